@@ -1,0 +1,20 @@
+import * as zlib from 'node:zlib';
+
+let table: Uint32Array | undefined;
+
+/** CRC-32 (IEEE). Uses node's zlib.crc32 where present (Node ≥ 20.15), else a table. */
+export function crc32(data: Uint8Array): number {
+  const native = (zlib as unknown as { crc32?: (d: Uint8Array) => number }).crc32;
+  if (native) return native(data) >>> 0;
+  if (!table) {
+    table = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      table[n] = c >>> 0;
+    }
+  }
+  let crc = 0xffffffff;
+  for (let i = 0; i < data.length; i++) crc = table[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}

@@ -1,0 +1,38 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** fsync a directory so a rename or a new file in it survives a power cut. */
+export function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // Some platforms (Windows) cannot open directories; the rename is still atomic there.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** Write bytes to `file` atomically: temp file → fsync → rename → fsync the directory. */
+export async function writeFileAtomic(file: string, data: Uint8Array): Promise<void> {
+  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
+  const fh = await fs.promises.open(tmp, 'w');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fs.promises.rename(tmp, file);
+  fsyncDir(path.dirname(file));
+}
+
+/** Keep bytes we could not use (a corrupt log tail, a bad snapshot) instead of deleting them. */
+export function preserveBytes(dir: string, name: string, data: Uint8Array): string {
+  const quarantine = path.join(dir, 'quarantine');
+  fs.mkdirSync(quarantine, { recursive: true });
+  const file = path.join(quarantine, `${new Date().toISOString().replace(/[:.]/g, '-')}-${name}`);
+  fs.writeFileSync(file, data);
+  return file;
+}

@@ -1,0 +1,39 @@
+/**
+ * Versioned schema migrations: `migrations/NNNN_name.sql`, applied in order, each in
+ * the transaction that records it in `schema_migrations`.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The migrations folder: next to the bundle (dist/migrations) or at the repo root. */
+export function defaultMigrationsDir(): string {
+  const candidates = [
+    process.env.AGENT_MEMORY_MIGRATIONS,
+    path.join(__dirname, 'migrations'),
+    path.join(__dirname, '..', 'migrations'),
+    path.resolve(__dirname, '..', '..', '..', 'migrations'),
+  ];
+  for (const c of candidates) if (c && fs.existsSync(c)) return c;
+  throw new Error(`migrations folder not found (looked in ${candidates.filter(Boolean).join(', ')})`);
+}
+
+export function loadMigrations(dir: string): Migration[] {
+  const out: Migration[] = [];
+  for (const file of fs.readdirSync(dir).sort()) {
+    const m = /^(\d{4})_([a-z0-9_]+)\.sql$/.exec(file);
+    if (!m) continue;
+    out.push({ version: Number(m[1]), name: m[2]!, sql: fs.readFileSync(path.join(dir, file), 'utf8') });
+  }
+  for (let i = 0; i < out.length; i++) {
+    if (out[i]!.version !== i + 1) {
+      throw new Error(`migrations must be numbered 0001, 0002, … without gaps; found ${out[i]!.version} at position ${i + 1}`);
+    }
+  }
+  return out;
+}

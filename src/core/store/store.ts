@@ -1,0 +1,463 @@
+/**
+ * The durable embedded store: sql.js in memory, made durable by an operation log
+ * (one fdatasync'ed record per committed transaction) and periodic atomic snapshots.
+ *
+ * Contract (DESIGN.md "Storage"): a transaction is acknowledged only after its log
+ * record is on disk; opening = load the newest valid snapshot + replay the log after
+ * its watermark; a torn or corrupt tail is dropped with a warning and kept in
+ * quarantine/. Transactions are synchronous functions: no await (so no LLM or
+ * embedding call) can happen inside one.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Database, Statement } from 'sql.js';
+import { OpLog } from './opLog';
+import type { Op, SqlValue } from './opCodec';
+import { StoreLock } from './lock';
+import { loadSqlJs } from './sqljs';
+import { defaultMigrationsDir, loadMigrations, type Migration } from './migrations';
+import { fsyncDir, preserveBytes } from './fsutil';
+import { UserFacingError, errorMessage } from '../util/errors';
+
+export type Row = Record<string, SqlValue>;
+export type Params = SqlValue[];
+
+export interface StoreOptions {
+  dir: string;
+  migrationsDir?: string;
+  sqlWasmPath?: string;
+  /** Who holds the lock, for the message a second process sees. */
+  purpose?: string;
+  /** Called for recoverable problems (dropped log tail, fallback snapshot). */
+  onWarning?: (message: string) => void;
+  /** Read-only: no lock, no writes, no snapshots (a second window on the same store). */
+  readOnly?: boolean;
+}
+
+export interface SnapshotPolicy {
+  /** Snapshot when the active log segment is at least this big. */
+  logBytes: number;
+  /** …or when the oldest unsnapshotted write is older than this. */
+  maxAgeMs: number;
+}
+
+export interface StoreStats {
+  seq: number;
+  snapshotSeq: number;
+  logBytes: number;
+  snapshotBytes: number;
+  schemaVersion: number;
+  openMs: number;
+  replayedRecords: number;
+}
+
+const SNAPSHOT = 'snapshot.sqlite';
+const SNAPSHOT_PREV = 'snapshot.prev.sqlite';
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+/** Non-deterministic SQL cannot be replayed exactly: values must be bound from JS. */
+const NON_DETERMINISTIC = /\b(current_timestamp|current_date|current_time|random\s*\(|randomblob\s*\(|changes\s*\(\s*\))|\b(datetime|date|time|julianday|unixepoch|strftime)\s*\([^)]*'now'/i;
+
+function stripSqlComments(sql: string): string {
+  return sql.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
+}
+
+export class StoreCorruptError extends UserFacingError {
+  constructor(message: string) {
+    super(message, 'store_corrupt');
+  }
+}
+
+export class SchemaTooNewError extends UserFacingError {
+  constructor(found: number, known: number) {
+    super(
+      `This memory store uses schema version ${found}, written by a newer version of Agent Memory; ` +
+        `this version knows schema versions up to ${known}. Update the extension to open it.`,
+      'schema_too_new',
+    );
+  }
+}
+
+/** The write handle passed to a transaction body. */
+export interface Tx {
+  run(sql: string, params?: Params): void;
+  /** Rows changed by the last run(). */
+  changes(): number;
+  get<T = Row>(sql: string, params?: Params): T | undefined;
+  all<T = Row>(sql: string, params?: Params): T[];
+}
+
+export class Store {
+  private readonly statements = new Map<string, Statement>();
+  private seq = 0;
+  private snapshotSeq = 0;
+  private snapshotting: Promise<void> | undefined;
+  private oldestUnsnapshottedAt: number | undefined;
+  private inTx = false;
+  private closed = false;
+  readonly warnings: string[] = [];
+  private openMs = 0;
+  private replayed = 0;
+  private schemaVersion = 0;
+
+  private constructor(
+    private readonly db: Database,
+    private readonly log: OpLog | undefined,
+    private readonly lock: StoreLock | undefined,
+    readonly dir: string,
+    private readonly opts: StoreOptions,
+  ) {}
+
+  static async open(opts: StoreOptions): Promise<Store> {
+    const t0 = performance.now();
+    const dir = path.resolve(opts.dir);
+    fs.mkdirSync(dir, { recursive: true });
+    const lock = opts.readOnly ? undefined : StoreLock.acquire(dir, opts.purpose);
+    try {
+      const SQL = await loadSqlJs(opts.sqlWasmPath);
+      const warnings: string[] = [];
+      if (lock?.tookOverStale) {
+        warnings.push(`took over a stale lock left by pid ${lock.tookOverStale.pid} (it is no longer running)`);
+      }
+      const { db, snapshotSeq } = Store.loadSnapshot(SQL, dir, warnings);
+      const log = opts.readOnly ? undefined : new OpLog(dir);
+      const store = new Store(db, log, lock, dir, opts);
+      store.exec('PRAGMA foreign_keys = ON');
+      store.snapshotSeq = snapshotSeq;
+      store.seq = snapshotSeq;
+      const reader = log ?? new OpLog(dir);
+      const { records, lastSeq, warnings: logWarnings } = opts.readOnly ? Store.readOnlyLog(dir, snapshotSeq) : reader.read(snapshotSeq);
+      warnings.push(...logWarnings);
+      if (records.length && records[0]!.seq !== snapshotSeq + 1) {
+        warnings.push(
+          `the log starts at record ${records[0]!.seq} but the snapshot ends at ${snapshotSeq}: ` +
+            `records ${snapshotSeq + 1}–${records[0]!.seq - 1} are missing`,
+        );
+      }
+      for (const rec of records) {
+        try {
+          store.applyOps(rec.ops);
+        } catch (e) {
+          warnings.push(`could not replay log record ${rec.seq}: ${errorMessage(e)}`);
+        }
+        store.replayed++;
+      }
+      store.seq = Math.max(snapshotSeq, lastSeq);
+      if (records.length) store.oldestUnsnapshottedAt = Date.now();
+      log?.openForAppend(store.seq + 1);
+      store.migrate(opts.migrationsDir ?? defaultMigrationsDir());
+      for (const w of warnings) store.warn(w);
+      store.openMs = performance.now() - t0;
+      return store;
+    } catch (e) {
+      lock?.release();
+      throw e;
+    }
+  }
+
+  private static readOnlyLog(dir: string, afterSeq: number) {
+    // Read-only openers must not cut or quarantine anything: read a copy of the segments.
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'am-ro-'));
+    try {
+      const src = path.join(dir, 'log');
+      fs.mkdirSync(path.join(tmp, 'log'));
+      if (fs.existsSync(src)) for (const f of fs.readdirSync(src)) fs.copyFileSync(path.join(src, f), path.join(tmp, 'log', f));
+      return new OpLog(tmp).read(afterSeq);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+
+  /** Newest valid snapshot; falls back to the previous one, then to an empty database. */
+  private static loadSnapshot(
+    SQL: Awaited<ReturnType<typeof loadSqlJs>>,
+    dir: string,
+    warnings: string[],
+  ): { db: Database; snapshotSeq: number } {
+    for (const name of [SNAPSHOT, SNAPSHOT_PREV]) {
+      const file = path.join(dir, name);
+      if (!fs.existsSync(file)) continue;
+      const bytes = fs.readFileSync(file);
+      try {
+        if (bytes.length < 100 || !bytes.subarray(0, 16).equals(SQLITE_HEADER)) throw new Error('not an SQLite file');
+        const db = new SQL.Database(bytes);
+        const ok = db.exec('PRAGMA quick_check(1)')[0]?.values[0]?.[0];
+        if (ok !== 'ok') throw new Error(`quick_check: ${String(ok)}`);
+        let seq = 0;
+        try {
+          const r = db.exec("SELECT value FROM store_meta WHERE key = 'log_seq'");
+          seq = Number(r[0]?.values[0]?.[0] ?? 0);
+        } catch {
+          seq = 0;
+        }
+        if (name === SNAPSHOT_PREV) warnings.push(`used the previous snapshot because ${SNAPSHOT} was missing or damaged`);
+        return { db, snapshotSeq: seq };
+      } catch (e) {
+        const kept = preserveBytes(dir, name, bytes);
+        fs.unlinkSync(file);
+        warnings.push(`snapshot ${name} is damaged (${errorMessage(e)}); kept in ${path.relative(dir, kept)}`);
+      }
+    }
+    return { db: new SQL.Database(), snapshotSeq: 0 };
+  }
+
+  private warn(message: string): void {
+    this.warnings.push(message);
+    this.opts.onWarning?.(message);
+  }
+
+  private exec(sql: string): void {
+    this.db.exec(sql);
+  }
+
+  private stmt(sql: string): Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  private applyOps(ops: Op[]): void {
+    this.db.exec('BEGIN');
+    try {
+      for (const op of ops) this.execOp(op.sql, op.params);
+      this.db.exec('COMMIT');
+    } catch (e) {
+      this.db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
+  private execOp(sql: string, params: Params): void {
+    if (params.length === 0) {
+      this.db.exec(sql);
+      return;
+    }
+    const s = this.stmt(sql);
+    try {
+      s.bind(params);
+      s.step();
+    } finally {
+      s.reset();
+    }
+  }
+
+  private migrate(dir: string): void {
+    const migrations = loadMigrations(dir);
+    const known = migrations.length;
+    const hasTable = this.get<{ n: number }>(
+      "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+    )!.n;
+    const current = hasTable
+      ? Number(this.get<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')?.v ?? 0)
+      : 0;
+    if (current > known) throw new SchemaTooNewError(current, known);
+    this.schemaVersion = current;
+    const pending: Migration[] = migrations.filter((m) => m.version > current);
+    if (!pending.length) return;
+    if (this.opts.readOnly) {
+      throw new UserFacingError(
+        `This memory store needs schema migration ${pending[0]!.version}, which a read-only opener cannot apply.`,
+        'store_needs_migration',
+      );
+    }
+    for (const m of pending) {
+      this.transaction((tx) => {
+        if (!hasTable && m.version === 1) {
+          tx.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+        }
+        tx.run(m.sql);
+        tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()]);
+      });
+      this.schemaVersion = m.version;
+    }
+  }
+
+  /**
+   * Run `fn` as one transaction. Its writes are logged and fdatasync'ed before the
+   * commit; when this returns, the transaction is durable. `fn` must be synchronous.
+   */
+  transaction<T>(fn: (tx: Tx) => T): T {
+    this.assertWritable();
+    if (this.inTx) throw new Error('nested transactions are not supported');
+    const ops: Op[] = [];
+    let lastChanges = 0;
+    const tx: Tx = {
+      run: (sql, params = []) => {
+        if (NON_DETERMINISTIC.test(stripSqlComments(sql))) {
+          throw new Error(`non-deterministic SQL cannot be logged for replay; bind the value from JS instead: ${sql.slice(0, 120)}`);
+        }
+        this.execOp(sql, params);
+        lastChanges = this.db.getRowsModified();
+        ops.push({ sql, params: params.slice() });
+      },
+      changes: () => lastChanges,
+      get: (sql, params) => this.get(sql, params),
+      all: (sql, params) => this.all(sql, params),
+    };
+    this.inTx = true;
+    this.db.exec('BEGIN');
+    let result: T;
+    try {
+      result = fn(tx);
+      if (result instanceof Promise) {
+        throw new Error('transaction bodies must be synchronous (no awaits inside a transaction)');
+      }
+      if (ops.length) {
+        // Durable first: if the log write fails, the transaction is rolled back.
+        this.log!.append({ seq: this.seq + 1, ops });
+      }
+    } catch (e) {
+      this.db.exec('ROLLBACK');
+      this.inTx = false;
+      throw e;
+    }
+    this.db.exec('COMMIT');
+    this.inTx = false;
+    if (ops.length) {
+      this.seq++;
+      this.oldestUnsnapshottedAt ??= Date.now();
+    }
+    return result;
+  }
+
+  get<T = Row>(sql: string, params: Params = []): T | undefined {
+    const s = this.stmt(sql);
+    try {
+      if (params.length) s.bind(params);
+      return s.step() ? (s.getAsObject() as T) : undefined;
+    } finally {
+      s.reset();
+    }
+  }
+
+  all<T = Row>(sql: string, params: Params = []): T[] {
+    const s = this.stmt(sql);
+    const out: T[] = [];
+    try {
+      if (params.length) s.bind(params);
+      while (s.step()) out.push(s.getAsObject() as T);
+    } finally {
+      s.reset();
+    }
+    return out;
+  }
+
+  /** Register a JS function usable from SQL (e.g. bm25). Connection-level, not logged. */
+  registerFunction(name: string, fn: (...args: any[]) => SqlValue): void {
+    this.db.create_function(name, fn);
+  }
+
+  private assertWritable(): void {
+    if (this.closed) throw new Error('the store is closed');
+    if (this.opts.readOnly) throw new UserFacingError('This memory store is open read-only (another window owns it).', 'store_read_only');
+  }
+
+  /** Whether a snapshot is due under `policy`. */
+  snapshotDue(policy: SnapshotPolicy, now = Date.now()): boolean {
+    if (this.opts.readOnly || this.seq === this.snapshotSeq) return false;
+    return (
+      this.log!.activeSegmentBytes >= policy.logBytes ||
+      (this.oldestUnsnapshottedAt !== undefined && now - this.oldestUnsnapshottedAt >= policy.maxAgeMs)
+    );
+  }
+
+  /**
+   * Take a snapshot: export (synchronous, consistent at the current seq), start a new
+   * log segment, then write the file atomically while writes continue in the new segment.
+   */
+  snapshot(): Promise<void> {
+    if (this.opts.readOnly) return Promise.resolve();
+    if (this.snapshotting) return this.snapshotting;
+    if (this.seq === this.snapshotSeq && fs.existsSync(path.join(this.dir, SNAPSHOT))) return Promise.resolve();
+    if (this.inTx) throw new Error('cannot snapshot inside a transaction');
+    const seq = this.seq;
+    // The watermark lives inside the snapshot; this write is not logged on purpose.
+    this.db.run("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('log_seq', ?)", [String(seq)]);
+    const bytes = this.db.export();
+    this.log!.rotate(seq + 1);
+    const startedAt = this.oldestUnsnapshottedAt;
+    this.oldestUnsnapshottedAt = undefined;
+    this.snapshotting = (async () => {
+      try {
+        await this.writeSnapshotFile(bytes);
+        const prevSeq = this.snapshotSeq;
+        this.snapshotSeq = seq;
+        // Keep the segments the previous snapshot still needs, in case the newest is damaged.
+        this.log!.removeCoveredSegments(prevSeq);
+      } catch (e) {
+        this.oldestUnsnapshottedAt = startedAt ?? Date.now();
+        throw e;
+      } finally {
+        this.snapshotting = undefined;
+      }
+    })();
+    return this.snapshotting;
+  }
+
+  private async writeSnapshotFile(bytes: Uint8Array): Promise<void> {
+    const file = path.join(this.dir, SNAPSHOT);
+    const tmp = `${file}.tmp`;
+    const fh = await fs.promises.open(tmp, 'w');
+    try {
+      await fh.writeFile(bytes);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    if (fs.existsSync(file)) fs.renameSync(file, path.join(this.dir, SNAPSHOT_PREV));
+    fs.renameSync(tmp, file);
+    fsyncDir(this.dir);
+  }
+
+  /** PRAGMA integrity_check plus FTS4's own integrity check; empty when healthy. */
+  integrityCheck(): string[] {
+    const problems: string[] = [];
+    const rows = this.db.exec('PRAGMA integrity_check')[0]?.values ?? [];
+    for (const r of rows) if (r[0] !== 'ok') problems.push(String(r[0]));
+    try {
+      // Runs the check without changing anything; not logged.
+      this.db.exec("INSERT INTO memories_fts(memories_fts) VALUES('integrity-check')");
+    } catch (e) {
+      problems.push(`fts: ${errorMessage(e)}`);
+    }
+    return problems;
+  }
+
+  stats(): StoreStats {
+    const snap = path.join(this.dir, SNAPSHOT);
+    return {
+      seq: this.seq,
+      snapshotSeq: this.snapshotSeq,
+      logBytes: this.log?.totalBytes() ?? 0,
+      snapshotBytes: fs.existsSync(snap) ? fs.statSync(snap).size : 0,
+      schemaVersion: this.schemaVersion,
+      openMs: this.openMs,
+      replayedRecords: this.replayed,
+    };
+  }
+
+  get isReadOnly(): boolean {
+    return !!this.opts.readOnly;
+  }
+
+  /** Snapshot (if anything changed) and release the lock. */
+  async close(opts: { snapshot?: boolean } = {}): Promise<void> {
+    if (this.closed) return;
+    try {
+      if (opts.snapshot !== false && !this.opts.readOnly) {
+        await this.snapshotting?.catch(() => undefined);
+        await this.snapshot();
+      }
+    } finally {
+      this.closed = true;
+      for (const s of this.statements.values()) s.free();
+      this.statements.clear();
+      this.log?.close();
+      this.db.close();
+      this.lock?.release();
+    }
+  }
+}
