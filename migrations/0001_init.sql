@@ -81,14 +81,16 @@ CREATE VIRTUAL TABLE memories_fts USING fts4(content="memories", title, content,
 CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
   INSERT INTO memories_fts(docid, title, content, tags) VALUES (new.rid, new.title, new.content, new.tags);
 END;
+-- FTS4 external content: a BEFORE trigger deletes by docid while the old text is still
+-- in memories (FTS4 reads it from there), an AFTER trigger indexes the new text.
 CREATE TRIGGER memories_bu BEFORE UPDATE OF title, content, tags ON memories BEGIN
-  INSERT INTO memories_fts(memories_fts, docid, title, content, tags) VALUES ('delete', old.rid, old.title, old.content, old.tags);
+  DELETE FROM memories_fts WHERE docid = old.rid;
 END;
 CREATE TRIGGER memories_au AFTER UPDATE OF title, content, tags ON memories BEGIN
   INSERT INTO memories_fts(docid, title, content, tags) VALUES (new.rid, new.title, new.content, new.tags);
 END;
 CREATE TRIGGER memories_bd BEFORE DELETE ON memories BEGIN
-  INSERT INTO memories_fts(memories_fts, docid, title, content, tags) VALUES ('delete', old.rid, old.title, old.content, old.tags);
+  DELETE FROM memories_fts WHERE docid = old.rid;
 END;
 
 -- Vectors by embedding space and text hash (seed 000: upserts keyed by content hash).

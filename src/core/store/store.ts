@@ -19,6 +19,7 @@ import { loadSqlJs } from './sqljs';
 import { defaultMigrationsDir, loadMigrations, type Migration } from './migrations';
 import { fsyncDir, preserveBytes } from './fsutil';
 import { UserFacingError, errorMessage } from '../util/errors';
+import { registerBm25 } from '../search/bm25';
 
 export type Row = Record<string, SqlValue>;
 export type Params = SqlValue[];
@@ -123,6 +124,7 @@ export class Store {
       const log = opts.readOnly ? undefined : new OpLog(dir);
       const store = new Store(db, log, lock, dir, opts);
       store.exec('PRAGMA foreign_keys = ON');
+      registerBm25(db);
       store.snapshotSeq = snapshotSeq;
       store.seq = snapshotSeq;
       const reader = log ?? new OpLog(dir);

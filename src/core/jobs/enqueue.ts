@@ -1,0 +1,34 @@
+/** Enqueueing background jobs inside a write transaction (seed 000 "Worker Model"). */
+import { randomUUID } from 'node:crypto';
+import type { Tx } from '../store/store';
+
+export type JobType = 'extract' | 'document_ingest' | 'reembed' | 'embed';
+
+/**
+ * Enqueue a job for a memory unless one of the same type is already pending or
+ * leased for it. The partial unique index uq_jobs_open_memory makes this atomic.
+ * Returns whether a new job was created.
+ */
+export function enqueueMemoryJob(
+  tx: Tx,
+  type: JobType,
+  memoryId: string,
+  now: string,
+  opts: { maxAttempts?: number; payload?: Record<string, unknown> } = {},
+): boolean {
+  tx.run(
+    `INSERT OR IGNORE INTO memory_jobs (id, job_type, memory_id, payload_json, status, attempts, max_attempts, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+    [randomUUID(), type, memoryId, JSON.stringify(opts.payload ?? {}), opts.maxAttempts ?? 3, now, now],
+  );
+  return tx.changes() > 0;
+}
+
+/** Cancel open jobs of a memory (it was deleted). */
+export function cancelMemoryJobs(tx: Tx, memoryId: string, now: string): void {
+  tx.run(
+    `UPDATE memory_jobs SET status = 'cancelled', updated_at = ?, last_error = 'memory deleted'
+     WHERE memory_id = ? AND status = 'pending'`,
+    [now, memoryId],
+  );
+}

@@ -1,0 +1,432 @@
+/**
+ * The memory API: create / get / list / update / delete with history, over one store.
+ * Seed 002's write path (validate → skip rules → normalize → one transaction → durable),
+ * seed 000's normalization and content-hash dedup, seed 003's lifecycle defaults and
+ * seed 004's record semantics (doc_hash, partial update with version + 1, soft delete).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Store, Tx } from '../store/store';
+import { normalizeAndHashContent } from '../text/normalize';
+import { isLowValue, isPlaceholder } from '../text/quality';
+import { computeDocHash } from '../text/docHash';
+import { cancelMemoryJobs, enqueueMemoryJob } from '../jobs/enqueue';
+import { DuplicateContentError, NotFoundError, ValidationError, VersionConflictError } from './errors';
+import { DEFAULT_LIFECYCLE, LIMITS, type LifecycleSettings } from './limits';
+import { recordToColumns, rowToRecord, rowToSummary } from './rows';
+import { findNearDuplicate } from './nearDuplicate';
+import * as v from './validate';
+import type {
+  CreateMemoryInput,
+  CreateResult,
+  HistoryEntry,
+  ListOptions,
+  ListResult,
+  MemoryRecord,
+  UpdateMemoryInput,
+} from './types';
+
+export interface MemoryServiceOptions {
+  /** The normalized project id this store belongs to (src/core/project). */
+  projectId: string;
+  lifecycle?: Partial<LifecycleSettings>;
+  /** Enqueue an extraction job per write (pipeline enabled). */
+  enqueueExtraction?: boolean;
+  /** Injectable clock for tests. */
+  now?: () => Date;
+}
+
+const COLUMNS = Object.keys(
+  recordToColumns({
+    content: '', tags: [], mergedFrom: [], decisions: [], rationale: [], metadata: {},
+  } as unknown as MemoryRecord),
+);
+const INSERT_SQL = `INSERT INTO memories (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`;
+const UPDATE_SQL = `UPDATE memories SET ${COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = ?`).join(', ')} WHERE rid = ?`;
+
+export class MemoryService {
+  private readonly lifecycle: LifecycleSettings;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly store: Store,
+    private readonly opts: MemoryServiceOptions,
+  ) {
+    this.lifecycle = { ...DEFAULT_LIFECYCLE, ...opts.lifecycle };
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  get projectId(): string {
+    return this.opts.projectId;
+  }
+
+  /** TTL and expiry for a new or changed memory (seed 003 "Memory Lifecycle"). */
+  private lifecycleFor(importance: number, ttl: number | null | undefined, now: Date): { ttlSeconds: number | null; expiresAt: string | null } {
+    if (ttl === null || importance >= this.lifecycle.promoteImportance) return { ttlSeconds: null, expiresAt: null };
+    const seconds = ttl ?? this.lifecycle.defaultTtlSeconds;
+    if (!seconds) return { ttlSeconds: null, expiresAt: null };
+    return { ttlSeconds: seconds, expiresAt: new Date(now.getTime() + seconds * 1000).toISOString() };
+  }
+
+  create(input: CreateMemoryInput): CreateResult {
+    const prepared = this.prepareCreate(input);
+    if (prepared.status !== 'new') return prepared;
+    const memory = this.store.transaction((tx) => this.insertPrepared(tx, prepared.record, input));
+    return { status: 'created', memory, warnings: prepared.warnings };
+  }
+
+  /**
+   * Many creates in batched transactions (import, bulk load): the same validation and
+   * skip rules per item, one durable commit per batch. A bad item is reported in its
+   * result and does not stop the others.
+   */
+  createMany(
+    inputs: CreateMemoryInput[],
+    opts: { batchSize?: number; onProgress?: (done: number, total: number) => void } = {},
+  ): (CreateResult | { status: 'error'; error: string; field?: string })[] {
+    const batchSize = Math.max(1, Math.min(opts.batchSize ?? 500, 5000));
+    const results: (CreateResult | { status: 'error'; error: string; field?: string })[] = [];
+    for (let start = 0; start < inputs.length; start += batchSize) {
+      const batch = inputs.slice(start, start + batchSize);
+      this.store.transaction((tx) => {
+        for (const input of batch) {
+          try {
+            const prepared = this.prepareCreate(input);
+            if (prepared.status !== 'new') {
+              results.push(prepared);
+              continue;
+            }
+            const memory = this.insertPrepared(tx, prepared.record, input);
+            results.push({ status: 'created', memory, warnings: prepared.warnings });
+          } catch (e) {
+            if (!(e instanceof ValidationError)) throw e;
+            results.push({ status: 'error', error: e.message, field: e.field });
+          }
+        }
+      });
+      opts.onProgress?.(Math.min(start + batchSize, inputs.length), inputs.length);
+    }
+    return results;
+  }
+
+  /** Validation, skip rules and dedup (reads only); the record to insert when it is new. */
+  private prepareCreate(
+    input: CreateMemoryInput,
+  ): Exclude<CreateResult, { status: 'created' }> | { status: 'new'; record: MemoryRecord; warnings: string[] } {
+    if (!input || typeof input !== 'object') throw new ValidationError('input', 'must be an object');
+    const content = v.validateContent(input.content);
+    const title = v.validateTitle(input.title);
+    const importance = v.validateImportance(input.importance, 0.5);
+    const type = v.validateType(input.type, 'general');
+    const scope = v.validateScope(input.scope, 'project');
+    const { tags, warnings } = v.validateTags(input.tags);
+    const decisions = v.validateStringList(input.decisions, 'decisions');
+    const rationale = v.validateStringList(input.rationale, 'rationale');
+    const metadata = v.validateMetadata(input.metadata);
+    const ttl = v.validateTtl(input.ttlSeconds);
+    const summary = v.validateSummary(input.summary);
+
+    // Seed 002 stage 3: skip filler and placeholders with a reason (not an error).
+    if (isPlaceholder(content)) {
+      return { status: 'skipped', reason: 'placeholder', detail: 'The text is a placeholder, not content.', warnings };
+    }
+    if (isLowValue(content)) {
+      return { status: 'skipped', reason: 'low_value', detail: 'The text is filler with nothing to remember.', warnings };
+    }
+
+    const { storageContent, contentHash } = normalizeAndHashContent(content);
+    const projectId = this.opts.projectId;
+
+    const exact = this.store.get(
+      'SELECT * FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL',
+      [projectId, contentHash],
+    );
+    if (exact) return { status: 'duplicate', memory: rowToRecord(exact), warnings };
+
+    if (!input.allowNearDuplicate) {
+      const near = findNearDuplicate(this.store, projectId, storageContent, LIMITS.nearDuplicateThreshold);
+      if (near) {
+        return {
+          status: 'skipped',
+          reason: 'redundant',
+          existingId: near.id,
+          detail: `At least ${Math.round(LIMITS.nearDuplicateThreshold * 100)}% of its words are already in memory ${near.id}.`,
+          warnings,
+        };
+      }
+    }
+
+    const now = this.now();
+    const iso = now.toISOString();
+    const life = this.lifecycleFor(importance, ttl, now);
+    const record: MemoryRecord = {
+      id: randomUUID(),
+      rid: 0,
+      projectId,
+      scope,
+      type,
+      title,
+      content: storageContent,
+      summary,
+      contentHash,
+      docHash: computeDocHash({ topic: title, context: storageContent, decisions, rationale }),
+      tags,
+      importance,
+      source: v.validateShortString(input.source, 'source'),
+      agentSource: v.validateShortString(input.agentSource, 'agentSource'),
+      eventType: v.validateShortString(input.eventType, 'eventType'),
+      who: v.validateShortString(input.who, 'who') ?? 'user',
+      why: v.validateShortString(input.why, 'why', 1000),
+      extractionModel: v.validateShortString(input.extractionModel, 'extractionModel'),
+      tier: 'hot',
+      retentionStatus: 'active',
+      accessCount: 0,
+      lastAccessedAt: null,
+      ttlSeconds: life.ttlSeconds,
+      expiresAt: life.expiresAt,
+      version: 1,
+      mergedFrom: [],
+      replacedBy: null,
+      deletedAt: null,
+      deletedBy: null,
+      deleteReason: null,
+      embeddingStatus: 'pending',
+      embeddingVersion: null,
+      decisions,
+      rationale,
+      metadata,
+      pipelineStatus: this.opts.enqueueExtraction && !input.fromRecall ? 'pending' : 'complete',
+      createdAt: iso,
+      updatedAt: iso,
+    };
+    return { status: 'new', record, warnings };
+  }
+
+  private insertPrepared(tx: Tx, record: MemoryRecord, input: CreateMemoryInput): MemoryRecord {
+    tx.run(INSERT_SQL, Object.values(recordToColumns(record)));
+    const saved = rowToRecord(tx.get('SELECT * FROM memories WHERE id = ?', [record.id])!);
+    writeTags(tx, saved.rid, saved.tags);
+    writeHistory(tx, {
+      memoryId: saved.id, event: 'created', newContent: saved.content, newJson: saved,
+      changedBy: saved.who, reason: saved.why, createdAt: saved.createdAt,
+    });
+    if (this.opts.enqueueExtraction && !input.fromRecall) enqueueMemoryJob(tx, 'extract', saved.id, saved.createdAt);
+    return saved;
+  }
+
+  get(id: string, opts: { includeDeleted?: boolean } = {}): MemoryRecord | undefined {
+    if (typeof id !== 'string' || !id) throw new ValidationError('id', 'must be a non-empty string');
+    const row = this.store.get('SELECT * FROM memories WHERE id = ?', [id]);
+    if (!row) return undefined;
+    const rec = rowToRecord(row);
+    if (rec.deletedAt && !opts.includeDeleted) return undefined;
+    return rec;
+  }
+
+  /** Newest first, offset + limit pagination (seed 004 milestone 5), filtered by type, scope, tags. */
+  list(opts: ListOptions = {}): ListResult {
+    const offset = opts.offset ?? 0;
+    const limit = opts.limit ?? LIMITS.listDefault;
+    if (!Number.isInteger(offset) || offset < 0) throw new ValidationError('offset', `must be a whole number ≥ 0, got ${JSON.stringify(opts.offset)}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.listMax) {
+      throw new ValidationError('limit', `must be a whole number from 1 to ${LIMITS.listMax}, got ${JSON.stringify(opts.limit)}`);
+    }
+    const where: string[] = ['m.project_id = ?'];
+    const params: (string | number)[] = [this.opts.projectId];
+    if (!opts.includeDeleted) where.push('m.deleted_at IS NULL');
+    if (opts.types?.length) {
+      const types = opts.types.map((t) => v.validateType(t, 'general'));
+      where.push(`m.type IN (${types.map(() => '?').join(', ')})`);
+      params.push(...types);
+    }
+    if (opts.scope) {
+      where.push('m.scope = ?');
+      params.push(v.validateScope(opts.scope, 'project'));
+    }
+    if (opts.tags?.length) {
+      const { tags } = v.validateTags(opts.tags);
+      for (const tag of tags) {
+        where.push('EXISTS (SELECT 1 FROM memory_tags t WHERE t.tag = ? AND t.rid = m.rid)');
+        params.push(tag);
+      }
+    }
+    const clause = where.join(' AND ');
+    const total = Number(this.store.get<{ n: number }>(`SELECT count(*) AS n FROM memories m WHERE ${clause}`, params)!.n);
+    const rows = this.store.all(
+      `SELECT m.* FROM memories m WHERE ${clause} ORDER BY m.created_at DESC, m.rid DESC LIMIT ? OFFSET ?`,
+      [...params, limit, offset],
+    );
+    return { items: rows.map(rowToSummary), total, offset, limit };
+  }
+
+  /** Partial update: only given fields change; version + 1 and a history row when anything did. */
+  update(id: string, patch: UpdateMemoryInput): MemoryRecord {
+    if (!patch || typeof patch !== 'object') throw new ValidationError('patch', 'must be an object');
+    const current = this.get(id);
+    if (!current) throw new NotFoundError(id);
+    if (patch.expectedVersion !== undefined && patch.expectedVersion !== current.version) {
+      throw new VersionConflictError(id, patch.expectedVersion, current.version);
+    }
+    const next: MemoryRecord = { ...current };
+    if (patch.title !== undefined) next.title = v.validateTitle(patch.title);
+    if (patch.content !== undefined) {
+      const n = normalizeAndHashContent(v.validateContent(patch.content));
+      next.content = n.storageContent;
+      next.contentHash = n.contentHash;
+    }
+    if (patch.type !== undefined) next.type = v.validateType(patch.type, current.type);
+    if (patch.scope !== undefined) next.scope = v.validateScope(patch.scope, current.scope);
+    if (patch.tags !== undefined) next.tags = v.validateTags(patch.tags).tags;
+    if (patch.importance !== undefined) next.importance = v.validateImportance(patch.importance, current.importance);
+    if (patch.summary !== undefined) next.summary = v.validateSummary(patch.summary);
+    if (patch.decisions !== undefined) next.decisions = v.validateStringList(patch.decisions, 'decisions');
+    if (patch.rationale !== undefined) next.rationale = v.validateStringList(patch.rationale, 'rationale');
+    if (patch.metadata !== undefined) next.metadata = v.validateMetadata(patch.metadata);
+    const ttl = v.validateTtl(patch.ttlSeconds);
+    next.docHash = computeDocHash({ topic: next.title, context: next.content, decisions: next.decisions, rationale: next.rationale });
+
+    const now = this.now();
+    if (ttl !== undefined || next.importance !== current.importance) {
+      const life = this.lifecycleFor(next.importance, ttl === undefined ? current.ttlSeconds : ttl, now);
+      next.ttlSeconds = life.ttlSeconds;
+      next.expiresAt = life.expiresAt;
+    }
+    const changed = (Object.keys(next) as (keyof MemoryRecord)[]).filter(
+      (k) => JSON.stringify(next[k]) !== JSON.stringify(current[k]),
+    );
+    if (!changed.length) return current;
+
+    const textChanged = next.content !== current.content || next.title !== current.title;
+    if (next.contentHash !== current.contentHash) {
+      const clash = this.store.get<{ id: string }>(
+        'SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL AND id <> ?',
+        [next.projectId, next.contentHash, id],
+      );
+      if (clash) throw new DuplicateContentError(clash.id);
+    }
+    if (textChanged) {
+      next.embeddingStatus = 'pending';
+      if (this.opts.enqueueExtraction) next.pipelineStatus = 'pending';
+    }
+    next.version = current.version + 1;
+    next.updatedAt = now.toISOString();
+    next.who = v.validateShortString(patch.who, 'who') ?? current.who;
+    next.why = v.validateShortString(patch.why, 'why', 1000) ?? current.why;
+
+    return this.store.transaction((tx) => {
+      tx.run(UPDATE_SQL, [...Object.values(recordToColumns(next)).slice(1), current.rid]);
+      if (JSON.stringify(next.tags) !== JSON.stringify(current.tags)) writeTags(tx, current.rid, next.tags, true);
+      writeHistory(tx, {
+        memoryId: id, event: 'updated', oldContent: current.content, newContent: next.content,
+        oldJson: current, newJson: next, changedBy: patch.who ?? 'user', reason: patch.why ?? null,
+        metadata: { changed }, createdAt: next.updatedAt,
+      });
+      if (textChanged && this.opts.enqueueExtraction) enqueueMemoryJob(tx, 'extract', id, next.updatedAt);
+      return next;
+    });
+  }
+
+  /** Soft delete: a tombstone and a history row; idempotent. Returns the tombstoned record. */
+  delete(id: string, opts: { who?: string; reason?: string } = {}): MemoryRecord {
+    const current = this.get(id, { includeDeleted: true });
+    if (!current) throw new NotFoundError(id);
+    if (current.deletedAt) return current;
+    const iso = this.now().toISOString();
+    const next: MemoryRecord = {
+      ...current,
+      deletedAt: iso,
+      deletedBy: opts.who ?? 'user',
+      deleteReason: opts.reason ?? null,
+      retentionStatus: 'deleted',
+      version: current.version + 1,
+      updatedAt: iso,
+    };
+    return this.store.transaction((tx) => {
+      tx.run(
+        `UPDATE memories SET deleted_at = ?, deleted_by = ?, delete_reason = ?, retention_status = 'deleted', version = ?, updated_at = ? WHERE rid = ?`,
+        [iso, next.deletedBy, next.deleteReason, next.version, iso, current.rid],
+      );
+      cancelMemoryJobs(tx, id, iso);
+      writeHistory(tx, {
+        memoryId: id, event: 'deleted', oldContent: current.content, oldJson: current, newJson: next,
+        changedBy: next.deletedBy, reason: next.deleteReason, createdAt: iso,
+      });
+      return next;
+    });
+  }
+
+  /** Undo a soft delete (refused if a live memory now has the same content). */
+  restore(id: string, opts: { who?: string } = {}): MemoryRecord {
+    const current = this.get(id, { includeDeleted: true });
+    if (!current) throw new NotFoundError(id);
+    if (!current.deletedAt) return current;
+    const clash = this.store.get<{ id: string }>(
+      'SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL',
+      [current.projectId, current.contentHash],
+    );
+    if (clash) throw new DuplicateContentError(clash.id);
+    const iso = this.now().toISOString();
+    const next: MemoryRecord = {
+      ...current, deletedAt: null, deletedBy: null, deleteReason: null, retentionStatus: 'active',
+      version: current.version + 1, updatedAt: iso,
+    };
+    return this.store.transaction((tx) => {
+      tx.run(
+        `UPDATE memories SET deleted_at = NULL, deleted_by = NULL, delete_reason = NULL, retention_status = 'active', version = ?, updated_at = ? WHERE rid = ?`,
+        [next.version, iso, current.rid],
+      );
+      writeHistory(tx, { memoryId: id, event: 'restored', newContent: current.content, oldJson: current, newJson: next, changedBy: opts.who ?? 'user', createdAt: iso });
+      return next;
+    });
+  }
+
+  history(id: string): HistoryEntry[] {
+    return this.store
+      .all('SELECT * FROM memory_history WHERE memory_id = ? ORDER BY created_at, rowid', [id])
+      .map((r) => ({
+        id: String(r.id),
+        memoryId: r.memory_id === null ? null : String(r.memory_id),
+        event: String(r.event),
+        oldContent: r.old_content === null ? null : String(r.old_content),
+        newContent: r.new_content === null ? null : String(r.new_content),
+        changedBy: r.changed_by === null ? null : String(r.changed_by),
+        reason: r.reason === null ? null : String(r.reason),
+        metadata: JSON.parse(String(r.metadata_json ?? '{}')) as Record<string, unknown>,
+        createdAt: String(r.created_at),
+      }));
+  }
+
+  count(): number {
+    return Number(this.store.get<{ n: number }>('SELECT count(*) AS n FROM memories WHERE project_id = ? AND deleted_at IS NULL', [this.opts.projectId])!.n);
+  }
+}
+
+function writeTags(tx: Tx, rid: number, tags: string[], replace = false): void {
+  if (replace) tx.run('DELETE FROM memory_tags WHERE rid = ?', [rid]);
+  for (const tag of tags) tx.run('INSERT OR IGNORE INTO memory_tags (tag, rid) VALUES (?, ?)', [tag, rid]);
+}
+
+export interface HistoryInput {
+  memoryId: string | null;
+  event: string;
+  oldContent?: string | null;
+  newContent?: string | null;
+  oldJson?: unknown;
+  newJson?: unknown;
+  changedBy?: string | null;
+  reason?: string | null;
+  metadata?: Record<string, unknown>;
+  createdAt: string;
+}
+
+export function writeHistory(tx: Tx, h: HistoryInput): void {
+  tx.run(
+    `INSERT INTO memory_history (id, memory_id, event, old_content, new_content, old_json, new_json, changed_by, reason, metadata_json, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      randomUUID(), h.memoryId, h.event, h.oldContent ?? null, h.newContent ?? null,
+      h.oldJson === undefined ? null : JSON.stringify(h.oldJson),
+      h.newJson === undefined ? null : JSON.stringify(h.newJson),
+      h.changedBy ?? null, h.reason ?? null, JSON.stringify(h.metadata ?? {}), h.createdAt,
+    ],
+  );
+}

@@ -1,0 +1,153 @@
+/** The public shape of memories and the inputs of the memory API (seeds 000, 002, 003, 004). */
+
+export const MEMORY_TYPES = [
+  // seed 003
+  'general', 'solution', 'problem', 'code_pattern', 'fix', 'error', 'workflow', 'decision',
+  // seed 000 extraction types
+  'fact', 'preference', 'procedural', 'semantic',
+  // seed 000 document ingest
+  'document_chunk',
+] as const;
+export type MemoryType = (typeof MEMORY_TYPES)[number];
+
+export const MEMORY_SCOPES = ['project', 'global'] as const;
+export type MemoryScope = (typeof MEMORY_SCOPES)[number];
+
+export type EmbeddingStatus = 'pending' | 'ready' | 'failed' | 'none';
+
+export interface MemoryRecord {
+  id: string;
+  rid: number;
+  projectId: string;
+  scope: MemoryScope;
+  type: MemoryType;
+  title: string;
+  content: string;
+  summary: string | null;
+  contentHash: string;
+  docHash: string;
+  tags: string[];
+  importance: number;
+  source: string | null;
+  agentSource: string | null;
+  eventType: string | null;
+  who: string | null;
+  why: string | null;
+  extractionModel: string | null;
+  tier: string;
+  retentionStatus: string;
+  accessCount: number;
+  lastAccessedAt: string | null;
+  ttlSeconds: number | null;
+  expiresAt: string | null;
+  version: number;
+  mergedFrom: string[];
+  replacedBy: string | null;
+  deletedAt: string | null;
+  deletedBy: string | null;
+  deleteReason: string | null;
+  embeddingStatus: EmbeddingStatus;
+  embeddingVersion: string | null;
+  decisions: string[];
+  rationale: string[];
+  metadata: Record<string, unknown>;
+  pipelineStatus: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface MemorySummary {
+  id: string;
+  type: MemoryType;
+  scope: MemoryScope;
+  title: string;
+  preview: string;
+  tags: string[];
+  importance: number;
+  decisionCount: number;
+  accessCount: number;
+  expiresAt: string | null;
+  deletedAt: string | null;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreateMemoryInput {
+  content: string;
+  title?: string;
+  type?: string;
+  scope?: string;
+  tags?: unknown;
+  importance?: number;
+  source?: string;
+  agentSource?: string;
+  eventType?: string;
+  who?: string;
+  why?: string;
+  extractionModel?: string;
+  summary?: string;
+  decisions?: string[];
+  rationale?: string[];
+  metadata?: Record<string, unknown>;
+  /** Seconds; null = permanent. Absent = lifecycle default (seed 003). */
+  ttlSeconds?: number | null;
+  /** Skip the near-duplicate stage (the pipeline does its own dedup). */
+  allowNearDuplicate?: boolean;
+  /** Text that came out of recall must never be learned again (no extraction job). */
+  fromRecall?: boolean;
+}
+
+export type SkipReason = 'low_value' | 'placeholder' | 'redundant';
+
+export type CreateResult =
+  | { status: 'created'; memory: MemoryRecord; warnings: string[] }
+  | { status: 'duplicate'; memory: MemoryRecord; warnings: string[] }
+  | { status: 'skipped'; reason: SkipReason; existingId?: string; detail: string; warnings: string[] };
+
+export interface UpdateMemoryInput {
+  title?: string;
+  content?: string;
+  type?: string;
+  scope?: string;
+  tags?: unknown;
+  importance?: number;
+  summary?: string | null;
+  decisions?: string[];
+  rationale?: string[];
+  metadata?: Record<string, unknown>;
+  ttlSeconds?: number | null;
+  /** Optimistic concurrency: fail if the stored version differs. */
+  expectedVersion?: number;
+  who?: string;
+  why?: string;
+}
+
+export interface ListOptions {
+  offset?: number;
+  limit?: number;
+  types?: string[];
+  scope?: string;
+  /** Every listed tag must be present. */
+  tags?: string[];
+  includeDeleted?: boolean;
+}
+
+export interface ListResult {
+  items: MemorySummary[];
+  total: number;
+  offset: number;
+  limit: number;
+}
+
+export interface HistoryEntry {
+  id: string;
+  memoryId: string | null;
+  event: string;
+  oldContent: string | null;
+  newContent: string | null;
+  changedBy: string | null;
+  reason: string | null;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+}
