@@ -1,0 +1,133 @@
+// BM25 ranking for FTS4, computed in JS from `matchinfo(fts, 'pcnalx')` (sql.js has no FTS5).
+//
+// Blob layout (SQLite FTS4 docs, "matchinfo"), little-endian uint32 values in format order:
+//   p  1 value        number of matchable phrases in the query
+//   c  1 value        number of user columns in the FTS table
+//   n  1 value        number of rows in the table
+//   a  c values       average tokens per column over all rows (an integer)
+//   l  c values       tokens per column in the current row
+//   x  3*c*p values   for phrase i, column j at 3*(i*c + j):
+//                     [hits in this row, hits in all rows, rows with at least one hit]
+//
+// score = Σ_phrase Σ_column w_col · idf · tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen))
+// idf   = ln(1 + (N − df + 0.5) / (df + 0.5))   (Lucene's variant: never ≤ 0, so a term present
+//         in most rows of a small project store still counts a little, unlike FTS5's clamp)
+// df, tf, len and avglen are per column, since matchinfo reports them per column.
+//
+// SIGN: the SQL function `bm25(...)` returns the NEGATED score, like FTS5's bm25(): more
+// negative = more relevant, so `ORDER BY bm25(matchinfo(t, 'pcnalx')) ASC` lists the best first
+// and `-bm25(...)` is a positive relevance. The JS helper `bm25Relevance` returns the positive score.
+import type { Database } from 'sql.js';
+
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+export const MATCHINFO_FORMAT = 'pcnalx';
+
+export interface Bm25Params {
+  k1?: number;
+  b?: number;
+}
+
+export interface PhraseColumnHits {
+  /** Occurrences of the phrase in this column of the current row (tf). */
+  hitsThisRow: number;
+  /** Occurrences in this column over all rows. */
+  hitsAllRows: number;
+  /** Rows with at least one occurrence in this column (df). */
+  rowsWithHits: number;
+}
+
+export interface MatchinfoPcnalx {
+  phraseCount: number;
+  columnCount: number;
+  rowCount: number;
+  avgLength: number[];
+  length: number[];
+  /** hits[phrase][column] */
+  hits: PhraseColumnHits[][];
+}
+
+export function parseMatchinfoPcnalx(blob: Uint8Array): MatchinfoPcnalx {
+  if (blob.byteLength < 12 || blob.byteLength % 4 !== 0) throw new Error(`bm25: matchinfo blob of ${blob.byteLength} bytes is not 'pcnalx'`);
+  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+  const u = (i: number): number => view.getUint32(i * 4, true);
+  const p = u(0);
+  const c = u(1);
+  const expected = 3 + 2 * c + 3 * c * p;
+  if (blob.byteLength / 4 !== expected) {
+    throw new Error(`bm25: matchinfo has ${blob.byteLength / 4} values, 'pcnalx' with ${p} phrases × ${c} columns needs ${expected}`);
+  }
+  const avgLength: number[] = [];
+  const length: number[] = [];
+  for (let j = 0; j < c; j++) {
+    avgLength.push(u(3 + j));
+    length.push(u(3 + c + j));
+  }
+  const hits: PhraseColumnHits[][] = [];
+  const x = 3 + 2 * c;
+  for (let i = 0; i < p; i++) {
+    const row: PhraseColumnHits[] = [];
+    for (let j = 0; j < c; j++) {
+      const k = x + 3 * (i * c + j);
+      row.push({ hitsThisRow: u(k), hitsAllRows: u(k + 1), rowsWithHits: u(k + 2) });
+    }
+    hits.push(row);
+  }
+  return { phraseCount: p, columnCount: c, rowCount: u(2), avgLength, length, hits };
+}
+
+/**
+ * Positive BM25 relevance (higher = better) of the current row. `weights[j]` scales column j
+ * (default 1; 0 ignores the column).
+ */
+export function bm25Relevance(blob: Uint8Array, weights: readonly number[] = [], params: Bm25Params = {}): number {
+  const k1 = params.k1 ?? BM25_K1;
+  const b = params.b ?? BM25_B;
+  const m = parseMatchinfoPcnalx(blob);
+  const n = m.rowCount;
+  let score = 0;
+  for (let j = 0; j < m.columnCount; j++) {
+    const w = weights[j] ?? 1;
+    if (w === 0) continue;
+    const avg = m.avgLength[j]!;
+    // matchinfo rounds the average; an all-empty column reports 0, so fall back to "average length".
+    const lengthRatio = avg > 0 ? m.length[j]! / avg : 1;
+    const norm = k1 * (1 - b + b * lengthRatio);
+    for (let i = 0; i < m.phraseCount; i++) {
+      const h = m.hits[i]![j]!;
+      if (h.hitsThisRow === 0) continue;
+      const df = h.rowsWithHits;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      score += w * idf * ((h.hitsThisRow * (k1 + 1)) / (h.hitsThisRow + norm));
+    }
+  }
+  return score;
+}
+
+export interface RegisterBm25Options extends Bm25Params {
+  /** SQL function name. Default 'bm25'. */
+  name?: string;
+}
+
+/**
+ * Registers `bm25(matchinfo(fts, 'pcnalx') [, weight_col0, weight_col1, ...])` on a sql.js
+ * database. Returns the NEGATED score (see the file header). A NULL blob scores 0.
+ */
+export function registerBm25(db: Database, options: RegisterBm25Options = {}): void {
+  const params: Bm25Params = { k1: options.k1 ?? BM25_K1, b: options.b ?? BM25_B };
+  const fn = (...args: unknown[]): number => {
+    const blob = args[0];
+    if (blob === null || blob === undefined) return 0;
+    if (!(blob instanceof Uint8Array)) throw new Error(`bm25: first argument must be matchinfo(fts, '${MATCHINFO_FORMAT}')`);
+    const weights = args.slice(1).map((w, i) => {
+      const v = typeof w === 'number' ? w : Number(w);
+      if (!Number.isFinite(v)) throw new Error(`bm25: weight ${i + 1} is not a number`);
+      return v;
+    });
+    const score = bm25Relevance(blob, weights, params);
+    return score === 0 ? 0 : -score; // avoid returning -0
+  };
+  // sql.js registers a function with arity `func.length`; -1 tells SQLite "any number of arguments".
+  Object.defineProperty(fn, 'length', { value: -1 });
+  db.create_function(options.name ?? 'bm25', fn);
+}
