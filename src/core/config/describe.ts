@@ -1,0 +1,63 @@
+/** Human-readable descriptions of schema entries: accepted values and formatted values. */
+import { formatByteSize } from './byteSize.js';
+import { formatDurationMs } from './duration.js';
+import type { ConfigKeySpec } from './specTypes.js';
+
+const UNIT_WORD: Readonly<Record<string, string>> = {
+  chars: ' characters',
+  bytes: ' bytes',
+  ms: ' ms',
+  s: ' s',
+};
+
+function durationMs(spec: ConfigKeySpec & { type: 'duration' }, n: number): number {
+  return spec.unit === 's' ? n * 1000 : n;
+}
+
+/** A value as a person would read it, e.g. `300000 (5m)`, `10485760 (10MiB)`, `"qwen3:4b"`. */
+export function formatValue(spec: ConfigKeySpec, value: unknown): string {
+  if (typeof value === 'number') {
+    if (spec.type === 'duration') return `${value} (${formatDurationMs(durationMs(spec, value))})`;
+    if (spec.type === 'bytes') return `${value} (${formatByteSize(value)})`;
+    return String(value);
+  }
+  return showRaw(value);
+}
+
+/** Any raw value, briefly: strings quoted, objects as JSON, long text cut. */
+export function showRaw(value: unknown): string {
+  let text: string;
+  if (value === undefined) return 'undefined';
+  try {
+    text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** What a key accepts, e.g. `100–60000 ms (100ms–1m); a number of ms or a duration like "30s", "5m", "1h"`. */
+export function describeAllowed(spec: ConfigKeySpec): string {
+  switch (spec.type) {
+    case 'boolean':
+      return 'true or false';
+    case 'integer':
+      return `a whole number from ${spec.min} to ${spec.max}${UNIT_WORD[spec.unit] ?? ''}`;
+    case 'number':
+      return `a number from ${spec.min} to ${spec.max}`;
+    case 'duration': {
+      const lo = formatDurationMs(durationMs(spec, spec.min));
+      const hi = formatDurationMs(durationMs(spec, spec.max));
+      const unitName = spec.unit === 'ms' ? 'milliseconds' : 'seconds';
+      return `${spec.min}–${spec.max}${UNIT_WORD[spec.unit]} (${lo}–${hi}): a whole number of ${unitName} or a duration like "30s", "5m", "1h"`;
+    }
+    case 'bytes':
+      return `${spec.min}–${spec.max} bytes (${formatByteSize(spec.min)}–${formatByteSize(spec.max)}): a number of bytes or a size like "512KiB", "8MiB"`;
+    case 'string':
+      return `${spec.allowEmpty ? 'a string' : 'a non-empty string'} of at most ${spec.maxLength} characters`;
+    case 'enum':
+      return `one of: ${spec.values.join(', ')}`;
+    case 'url':
+      return 'an http:// or https:// URL with a port, e.g. http://127.0.0.1:11434';
+  }
+}

@@ -1,0 +1,70 @@
+/** Locating and reading agent.yaml in a project directory. Read errors become issues. */
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { errorMessage } from '../util/errors.js';
+import { parseConfig } from './parse.js';
+import { defaultConfig } from './tree.js';
+import type { ConfigResult } from './types.js';
+
+/** Candidate files, in order of preference. config.yaml only counts if it has a top-level `memory:` key. */
+export const CONFIG_FILE_CANDIDATES: readonly string[] = Object.freeze([
+  join('.agent-memory', 'agent.yaml'),
+  'agent.yaml',
+  'AGENT.yaml',
+  'config.yaml',
+]);
+
+const TOP_LEVEL_MEMORY = /^\uFEFF?(["']?)memory\1[ \t]*:(?:[ \t\r]|$)/m;
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function hasTopLevelMemoryKey(path: string): Promise<boolean> {
+  try {
+    return TOP_LEVEL_MEMORY.test(await readFile(path, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** The configuration file to use for the project in `dir`, or undefined if there is none. */
+export async function findConfigFile(dir: string): Promise<string | undefined> {
+  for (const name of CONFIG_FILE_CANDIDATES) {
+    const path = join(dir, name);
+    if (!(await isFile(path))) continue;
+    if (name === 'config.yaml' && !(await hasTopLevelMemoryKey(path))) continue;
+    return path;
+  }
+  return undefined;
+}
+
+export interface LoadedConfig extends ConfigResult {
+  /** The file that was read, if any. */
+  path?: string;
+}
+
+/** Reads and parses one configuration file. Never throws: a read error is an issue and defaults are used. */
+export async function loadConfigFile(path: string): Promise<LoadedConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    return {
+      path,
+      config: defaultConfig(),
+      issues: [{ severity: 'error', key: '', message: `cannot read ${path}: ${errorMessage(err)}; defaults are used`, source: path }],
+    };
+  }
+  return { path, ...parseConfig(text, path) };
+}
+
+/** findConfigFile + loadConfigFile; all defaults and no issues when the project has no file. */
+export async function loadProjectConfig(dir: string): Promise<LoadedConfig> {
+  const path = await findConfigFile(dir);
+  return path === undefined ? { config: defaultConfig(), issues: [] } : loadConfigFile(path);
+}

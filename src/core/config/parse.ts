@@ -1,0 +1,20 @@
+/** parseConfig: agent.yaml text → resolved configuration + issues. Never throws. */
+import { errorMessage } from '../util/errors.js';
+import { resolveEntries } from './resolve.js';
+import { defaultConfig } from './tree.js';
+import type { ConfigResult } from './types.js';
+import { readYamlEntries } from './yamlSource.js';
+
+export function parseConfig(text: string, sourceName?: string): ConfigResult {
+  try {
+    const read = readYamlEntries(text, sourceName);
+    const resolved = resolveEntries(defaultConfig(), read.entries, { source: sourceName, base: 'defaults' });
+    return { config: resolved.config, issues: [...read.issues, ...resolved.issues] };
+  } catch (err) {
+    // Defensive: nothing above is expected to throw, but a config problem must never take the engine down.
+    return {
+      config: defaultConfig(),
+      issues: [{ severity: 'error', key: '', message: `could not read the configuration: ${errorMessage(err)}; defaults are used`, ...(sourceName !== undefined ? { source: sourceName } : {}) }],
+    };
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Reads agent.yaml text into flat raw entries (dotted path, value, line, column) without
+ * judging the values. YAML errors come back as issues with their line and column.
+ */
+import { isAlias, isMap, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import type { RawEntry } from './resolve.js';
+import { isSection, specFor } from './schema.js';
+import type { ConfigIssue } from './types.js';
+
+export interface YamlEntries {
+  /** False when the text is not valid YAML; the entries are then empty. */
+  ok: boolean;
+  entries: RawEntry[];
+  issues: ConfigIssue[];
+}
+
+interface Pos {
+  line?: number;
+  column?: number;
+}
+
+export function readYamlEntries(text: string, source?: string): YamlEntries {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
+  const posAt = (offset: number | undefined): Pos => {
+    if (offset === undefined) return {};
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+  const src = source !== undefined ? { source } : {};
+  const issues: ConfigIssue[] = [];
+
+  for (const w of doc.warnings) {
+    issues.push({ severity: 'warning', key: '', message: `YAML: ${w.message}`, ...posAt(w.pos[0]), ...src });
+  }
+  if (doc.errors.length > 0) {
+    for (const e of doc.errors) {
+      const pos = posAt(e.pos[0]);
+      const where = pos.line !== undefined ? ` at line ${pos.line}, column ${pos.column}` : '';
+      issues.push({
+        severity: 'error',
+        key: '',
+        message: `YAML syntax error${where}: ${e.message}; the file is ignored and defaults are used`,
+        ...pos,
+        ...src,
+      });
+    }
+    return { ok: false, entries: [], issues };
+  }
+
+  const root = doc.contents;
+  if (root === null || (isScalar(root) && (root.value === null || root.value === ''))) {
+    return { ok: true, entries: [], issues };
+  }
+  if (!isMap(root)) {
+    issues.push({
+      severity: 'error',
+      key: '',
+      message: 'the file must be a mapping of keys (e.g. "memory:"); it is ignored and defaults are used',
+      ...posAt(root.range?.[0]),
+      ...src,
+    });
+    return { ok: true, entries: [], issues };
+  }
+
+  const entries: RawEntry[] = [];
+  walk(doc, root, '', entries, posAt);
+  return { ok: true, entries, issues };
+}
+
+function walk(doc: Document, map: Node, prefix: string, out: RawEntry[], posAt: (o: number | undefined) => Pos): void {
+  if (!isMap(map)) return;
+  for (const pair of map.items) {
+    const keyNode = pair.key as Node | null;
+    const keyText = isScalar(keyNode) ? String(keyNode.value ?? '') : keyNode === null ? '' : String(keyNode);
+    const path = prefix ? `${prefix}.${keyText}` : keyText;
+    let valueNode = pair.value as Node | null;
+    if (isAlias(valueNode)) valueNode = (valueNode.resolve(doc) as Node | undefined) ?? null;
+
+    if (isSection(path) && isMap(valueNode)) {
+      walk(doc, valueNode, path, out, posAt);
+      continue;
+    }
+    const value = valueNode === null ? null : (valueNode.toJS(doc) as unknown);
+    // Values of known keys are reported where the value is; anything else at its key.
+    const offset = specFor(path) && valueNode !== null ? valueNode.range?.[0] : keyNode?.range?.[0];
+    out.push({ path, value, ...posAt(offset) });
+  }
+}
