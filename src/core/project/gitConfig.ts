@@ -1,0 +1,150 @@
+/**
+ * A lenient parser for git's config format (`.git/config`), enough to read remotes and
+ * `url.<base>.insteadOf`. Follows git's syntax rules (quoted values, backslash escapes,
+ * line continuations, `#`/`;` comments, `[section "sub"]` and the old `[section.sub]`),
+ * but where git would reject the whole file this parser skips the bad line instead.
+ * `include`/`includeIf` files are not followed.
+ */
+
+export interface GitConfigEntry {
+  /** Lowercased section name (`remote`). */
+  section: string;
+  /** Subsection as written (`origin`); lowercased for the old `[remote.origin]` form. */
+  subsection?: string;
+  /** Lowercased key (`url`). */
+  key: string;
+  /** Value, or null for a bare key (boolean true in git). */
+  value: string | null;
+}
+
+const isSpace = (c: string | undefined): boolean => c === ' ' || c === '\t' || c === '\r';
+const isKeyChar = (c: string | undefined): boolean => c !== undefined && /[A-Za-z0-9-]/.test(c);
+
+export function parseGitConfig(text: string): GitConfigEntry[] {
+  const entries: GitConfigEntry[] = [];
+  const n = text.length;
+  let i = 0;
+  // undefined = before any header or after a malformed one: keys there are ignored.
+  let current: { section: string; subsection?: string } | undefined;
+
+  const skipLine = (): void => {
+    while (i < n && text[i] !== '\n') i++;
+  };
+
+  while (i < n) {
+    const c = text[i];
+    if (c === '\n' || isSpace(c)) {
+      i++;
+    } else if (c === '#' || c === ';') {
+      skipLine();
+    } else if (c === '[') {
+      const header = parseHeader(text, i + 1);
+      if (header) {
+        current = header.header;
+        i = header.end; // the rest of the line may hold a key (git allows `[core] bare = false`)
+      } else {
+        current = undefined;
+        skipLine();
+      }
+    } else if (/[A-Za-z]/.test(c)) {
+      const start = i;
+      while (isKeyChar(text[i])) i++;
+      const key = text.slice(start, i).toLowerCase();
+      while (isSpace(text[i])) i++;
+      let value: string | null;
+      if (text[i] === '=') {
+        const parsed = parseValue(text, i + 1);
+        value = parsed.value;
+        i = parsed.end;
+      } else if (i >= n || text[i] === '\n' || text[i] === '#' || text[i] === ';') {
+        value = null;
+        skipLine();
+      } else {
+        skipLine(); // junk after a key: not a config line
+        continue;
+      }
+      if (current) entries.push({ ...current, key, value });
+    } else {
+      skipLine(); // binary junk or a stray character
+    }
+  }
+  return entries;
+}
+
+/** Parses from just after `[`; returns the header and the index after `]`. */
+function parseHeader(
+  text: string,
+  from: number,
+): { header: { section: string; subsection?: string }; end: number } | undefined {
+  let i = from;
+  const start = i;
+  while (i < text.length && /[A-Za-z0-9.-]/.test(text[i])) i++;
+  const name = text.slice(start, i);
+  if (!name) return undefined;
+  if (text[i] === ']') {
+    const dot = name.indexOf('.');
+    // Old syntax `[remote.origin]`: git lowercases the whole name.
+    const header =
+      dot < 0
+        ? { section: name.toLowerCase() }
+        : { section: name.slice(0, dot).toLowerCase(), subsection: name.slice(dot + 1).toLowerCase() };
+    return { header, end: i + 1 };
+  }
+  if (name.includes('.')) return undefined;
+  while (text[i] === ' ' || text[i] === '\t') i++;
+  if (text[i] !== '"') return undefined;
+  i++;
+  let sub = '';
+  while (i < text.length && text[i] !== '"') {
+    if (text[i] === '\n') return undefined;
+    if (text[i] === '\\' && i + 1 < text.length && text[i + 1] !== '\n') i++;
+    sub += text[i];
+    i++;
+  }
+  if (text[i] !== '"' || text[i + 1] !== ']') return undefined;
+  return { header: { section: name.toLowerCase(), subsection: sub }, end: i + 2 };
+}
+
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', b: '\b', '"': '"', '\\': '\\' };
+
+/** Parses a value from just after `=` to the end of its (possibly continued) line. */
+function parseValue(text: string, from: number): { value: string; end: number } {
+  let i = from;
+  let out = '';
+  let quoted = false;
+  let pendingSpace = ''; // whitespace outside quotes is kept only when something follows it
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '\n') break;
+    if (!quoted && (c === '#' || c === ';')) {
+      while (i < text.length && text[i] !== '\n') i++;
+      break;
+    }
+    if (!quoted && isSpace(c)) {
+      if (out) pendingSpace += c === '\r' ? '' : ' ';
+      i++;
+      continue;
+    }
+    if (c === '\\') {
+      const next = text[i + 1];
+      if (next === '\n') {
+        i += 2;
+        continue;
+      }
+      if (next === '\r' && text[i + 2] === '\n') {
+        i += 3;
+        continue;
+      }
+      out += pendingSpace + (next === undefined ? '' : (ESCAPES[next] ?? next));
+      pendingSpace = '';
+      i += 2;
+      continue;
+    }
+    out += pendingSpace;
+    pendingSpace = '';
+    if (c === '"') quoted = !quoted;
+    else out += c;
+    i++;
+  }
+  return { value: out, end: i };
+}
