@@ -1,0 +1,218 @@
+/**
+ * Durable index files: a 64-byte checksummed header + the serialized index.
+ *
+ * Header (little endian):
+ *   0  8  magic "AMVECIDX"
+ *   8  u32 format version (1)
+ *  12  u32 header length (64)
+ *  16  u32 dimension
+ *  20  u32 space (1 = cosine)
+ *  24  u32 live vector count
+ *  28  u32 index kind (1 = HNSW)
+ *  32  f64 watermark (caller's op-log position the index is complete up to)
+ *  40  f64 payload length
+ *  48  u32 CRC-32 of the payload
+ *  52  8   reserved (0)
+ *  60  u32 CRC-32 of bytes 0..59
+ *
+ * Saving writes a temp file next to the target, fsyncs it, renames it over the target and
+ * fsyncs the directory, so a crash leaves either the old file or the new one. Loading checks
+ * everything and throws {@link CorruptIndexError} on any mismatch: the caller rebuilds.
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { crc32 } from '../store/checksum';
+import { fsyncDir } from '../store/fsutil';
+import { CorruptIndexError } from './errors';
+import { HnswIndex, type HnswParams } from './hnswIndex';
+import type { VectorSpace } from './types';
+
+export const INDEX_FILE_VERSION = 1;
+const MAGIC = Buffer.from('AMVECIDX', 'latin1');
+const HEADER = 64;
+const KIND_HNSW = 1;
+const SPACE_COSINE = 1;
+
+export interface IndexFileInfo {
+  formatVersion: number;
+  dim: number;
+  space: VectorSpace;
+  /** Live vectors in the index. */
+  count: number;
+  watermark: number;
+  payloadBytes: number;
+  fileBytes: number;
+}
+
+export interface SaveIndexOptions {
+  /** Crash-test hook: called with the temp file's path once it is complete and fsynced, before the rename. */
+  beforeRename?: (tmpFile: string) => void | Promise<void>;
+}
+
+/** Writes `index` to `file` atomically and durably. Resolves once the file and its directory entry are on disk. */
+export async function saveIndexFile(
+  file: string,
+  index: HnswIndex,
+  meta: { watermark: number },
+  opts: SaveIndexOptions = {},
+): Promise<IndexFileInfo> {
+  if (typeof meta?.watermark !== 'number' || !Number.isFinite(meta.watermark)) {
+    throw new RangeError(`saveIndexFile: watermark must be a finite number, got ${meta?.watermark}`);
+  }
+  const payload = index.serialize();
+  const header = Buffer.alloc(HEADER);
+  MAGIC.copy(header, 0);
+  header.writeUInt32LE(INDEX_FILE_VERSION, 8);
+  header.writeUInt32LE(HEADER, 12);
+  header.writeUInt32LE(index.dim, 16);
+  header.writeUInt32LE(SPACE_COSINE, 20);
+  header.writeUInt32LE(index.size, 24);
+  header.writeUInt32LE(KIND_HNSW, 28);
+  header.writeDoubleLE(meta.watermark, 32);
+  header.writeDoubleLE(payload.length, 40);
+  header.writeUInt32LE(crc32(payload), 48);
+  header.writeUInt32LE(crc32(header.subarray(0, 60)), 60);
+
+  const dir = path.dirname(file);
+  await fs.promises.mkdir(dir, { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fh = await fs.promises.open(tmp, 'wx');
+  let closed = false;
+  try {
+    await writeAll(fh, header);
+    await writeAll(fh, payload);
+    await fh.sync();
+    await fh.close();
+    closed = true;
+    await opts.beforeRename?.(tmp);
+    await fs.promises.rename(tmp, file);
+  } catch (err) {
+    if (!closed) await fh.close().catch(() => undefined);
+    await fs.promises.unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  fsyncDir(dir);
+  return {
+    formatVersion: INDEX_FILE_VERSION,
+    dim: index.dim,
+    space: 'cosine',
+    count: index.size,
+    watermark: meta.watermark,
+    payloadBytes: payload.length,
+    fileBytes: HEADER + payload.length,
+  };
+}
+
+async function writeAll(fh: fs.promises.FileHandle, data: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < data.length) {
+    const { bytesWritten } = await fh.write(data, off, data.length - off);
+    if (bytesWritten <= 0) throw new Error('saveIndexFile: write made no progress');
+    off += bytesWritten;
+  }
+}
+
+function parseHeader(file: string, header: Uint8Array, fileBytes: number): IndexFileInfo {
+  const corrupt = (reason: ConstructorParameters<typeof CorruptIndexError>[0], msg: string) => new CorruptIndexError(reason, msg, file);
+  if (fileBytes < HEADER || header.length < HEADER) throw corrupt('truncated', `index file is ${fileBytes} bytes, shorter than its header`);
+  const h = Buffer.from(header.buffer, header.byteOffset, HEADER);
+  if (!h.subarray(0, 8).equals(MAGIC)) throw corrupt('bad-magic', 'not an Agent Memory vector index file');
+  if (h.readUInt32LE(60) !== crc32(h.subarray(0, 60))) throw corrupt('header-checksum', 'index file header checksum mismatch');
+  const version = h.readUInt32LE(8);
+  if (version !== INDEX_FILE_VERSION) throw corrupt('unsupported-version', `index file format version ${version} is not supported`);
+  if (h.readUInt32LE(12) !== HEADER) throw corrupt('unsupported-version', `unexpected header length ${h.readUInt32LE(12)}`);
+  if (h.readUInt32LE(28) !== KIND_HNSW) throw corrupt('unsupported-version', `unknown index kind ${h.readUInt32LE(28)}`);
+  if (h.readUInt32LE(20) !== SPACE_COSINE) throw corrupt('unsupported-version', `unknown vector space ${h.readUInt32LE(20)}`);
+  const payloadBytes = h.readDoubleLE(40);
+  if (!Number.isSafeInteger(payloadBytes) || payloadBytes < 0) throw corrupt('bad-payload', `bad payload length ${payloadBytes}`);
+  if (fileBytes < HEADER + payloadBytes) {
+    throw corrupt('truncated', `index file is truncated (${fileBytes} bytes, expected ${HEADER + payloadBytes})`);
+  }
+  if (fileBytes > HEADER + payloadBytes) {
+    throw corrupt('bad-payload', `index file has ${fileBytes - HEADER - payloadBytes} unexpected trailing bytes`);
+  }
+  return {
+    formatVersion: version,
+    dim: h.readUInt32LE(16),
+    space: 'cosine',
+    count: h.readUInt32LE(24),
+    watermark: h.readDoubleLE(32),
+    payloadBytes,
+    fileBytes,
+  };
+}
+
+/** Reads and checks only the header (cheap): dimension, count, watermark. Missing file: rejects with ENOENT. */
+export async function readIndexFileInfo(file: string): Promise<IndexFileInfo> {
+  const fh = await fs.promises.open(file, 'r');
+  try {
+    const { size } = await fh.stat();
+    const header = Buffer.alloc(HEADER);
+    const { bytesRead } = await fh.read(header, 0, HEADER, 0);
+    return parseHeader(file, header.subarray(0, bytesRead), size);
+  } finally {
+    await fh.close();
+  }
+}
+
+export interface LoadIndexOptions extends Pick<Partial<HnswParams>, 'efSearch' | 'initialCapacity'> {
+  /** Refuse (CorruptIndexError 'mismatch') an index of another dimension. */
+  expectDim?: number;
+}
+
+/**
+ * Loads an index saved by {@link saveIndexFile}, verifying header, length and checksum.
+ * Throws {@link CorruptIndexError} when the file cannot be trusted, the fs error (ENOENT…) when
+ * it cannot be read.
+ */
+export async function loadIndexFile(file: string, opts: LoadIndexOptions = {}): Promise<{ index: HnswIndex; info: IndexFileInfo }> {
+  const bytes = await fs.promises.readFile(file);
+  const info = parseHeader(file, bytes, bytes.length);
+  if (opts.expectDim !== undefined && opts.expectDim !== info.dim) {
+    throw new CorruptIndexError('mismatch', `index has dimension ${info.dim}, expected ${opts.expectDim}`, file);
+  }
+  const payload = bytes.subarray(HEADER, HEADER + info.payloadBytes);
+  if (crc32(payload) !== bytes.readUInt32LE(48)) {
+    throw new CorruptIndexError('payload-checksum', 'index payload checksum mismatch', file);
+  }
+  let index: HnswIndex;
+  try {
+    index = await HnswIndex.deserialize(payload, { dim: info.dim, efSearch: opts.efSearch, initialCapacity: opts.initialCapacity });
+  } catch (err) {
+    if (err instanceof CorruptIndexError) throw new CorruptIndexError(err.reason, err.message, file, { cause: err });
+    throw err;
+  }
+  if (index.size !== info.count) {
+    index.dispose();
+    throw new CorruptIndexError('bad-payload', `header says ${info.count} vectors, payload holds ${index.size}`, file);
+  }
+  return { index, info };
+}
+
+/**
+ * Deletes temp files that a save interrupted by a crash left next to `file` (`<file>.tmp-<pid>-…`),
+ * except this process's own. Call on open, before saving. Returns how many were removed.
+ */
+export async function removeStaleIndexTemps(file: string): Promise<number> {
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.tmp-`;
+  const own = `${prefix}${process.pid}-`;
+  let names: string[];
+  try {
+    names = await fs.promises.readdir(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    if (!name.startsWith(prefix) || name.startsWith(own)) continue;
+    try {
+      await fs.promises.unlink(path.join(dir, name));
+      removed++;
+    } catch {
+      // gone already, or not ours to delete
+    }
+  }
+  return removed;
+}
