@@ -1,0 +1,144 @@
+/**
+ * Store benchmark at one size (run as a child of bench/index.ts so peak RSS is per size):
+ * durable create latency through the full write path, the naive export-per-write
+ * baseline in the same run, open time (snapshot only, and snapshot + log tail), disk size.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import initSqlJs from 'sql.js';
+import { Store } from '../src/core/store/store';
+import { MemoryService } from '../src/core/memory/memoryService';
+import { syntheticMemories } from './corpus';
+import { mean, median, peakRssMb, percentile, round } from './stats';
+
+export interface StoreBenchResult {
+  memories: number;
+  preload_ms: number;
+  create_p50_ms: number;
+  create_p99_ms: number;
+  create_mean_ms: number;
+  create_throughput_per_s: number;
+  create_samples: number;
+  naive_export_per_write_p50_ms: number;
+  naive_samples: number;
+  speedup_vs_naive_p50: number;
+  snapshot_ms: number;
+  open_ms_snapshot: number;
+  open_ms_with_log_tail: number;
+  log_tail_records: number;
+  snapshot_bytes: number;
+  disk_bytes: number;
+  peak_rss_mb: number;
+}
+
+function dirSize(dir: string): number {
+  let n = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    n += e.isDirectory() ? dirSize(p) : fs.statSync(p).size;
+  }
+  return n;
+}
+
+const progress = (s: string) => process.stderr.write(`  [store] ${s}\n`);
+
+export async function runStoreBench(size: number, workDir: string): Promise<StoreBenchResult> {
+  const dir = path.join(workDir, `store-${size}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  const projectId = 'bench/project';
+
+  // Preload in batched transactions (the import path), then snapshot.
+  let t = performance.now();
+  let store = await Store.open({ dir });
+  let svc = new MemoryService(store, { projectId, enqueueExtraction: true });
+  const batch: Parameters<MemoryService['create']>[0][] = [];
+  for (const m of syntheticMemories(size, 1)) {
+    batch.push({ ...m, allowNearDuplicate: true });
+    if (batch.length === 2000) svc.createMany(batch.splice(0), { batchSize: 2000 });
+  }
+  if (batch.length) svc.createMany(batch.splice(0), { batchSize: 2000 });
+  const preloadMs = performance.now() - t;
+  progress(`preloaded ${size} in ${Math.round(preloadMs)} ms`);
+  t = performance.now();
+  await store.snapshot();
+  const snapshotMs = performance.now() - t;
+  await store.close({ snapshot: false });
+
+  t = performance.now();
+  store = await Store.open({ dir });
+  const openSnapshotMs = performance.now() - t;
+  svc = new MemoryService(store, { projectId, enqueueExtraction: true });
+
+  // Durable creates through the whole write path (validation, exact + near-duplicate
+  // checks, insert + FTS + tags + history + job, log append + fdatasync).
+  const samples: number[] = [];
+  const writes = 1000;
+  const tAll = performance.now();
+  let i = 0;
+  for (const m of syntheticMemories(writes, 99)) {
+    const t0 = performance.now();
+    const r = svc.create({ ...m, content: `${m.content} w${i++}` });
+    samples.push(performance.now() - t0);
+    if (r.status !== 'created') throw new Error(`bench write was ${r.status}`);
+  }
+  const totalMs = performance.now() - tAll;
+  progress(`${writes} durable creates in ${Math.round(totalMs)} ms`);
+
+  await store.close({ snapshot: false });
+  const diskBytes = dirSize(dir);
+  t = performance.now();
+  store = await Store.open({ dir });
+  const openLogMs = performance.now() - t;
+  const replayed = store.stats().replayedRecords;
+  await store.close();
+  const snapshotBytes = fs.statSync(path.join(dir, 'snapshot.sqlite')).size;
+
+  // Naive baseline in the same run: one insert, then export the whole database and write
+  // it durably (temp + fsync + rename), per write.
+  const SQL = await initSqlJs();
+  const db = new SQL.Database(fs.readFileSync(path.join(dir, 'snapshot.sqlite')));
+  const naive: number[] = [];
+  const naiveWrites = size >= 100_000 ? 10 : 30;
+  const naiveFile = path.join(dir, 'naive.sqlite');
+  let k = 0;
+  for (const m of syntheticMemories(naiveWrites, 7)) {
+    const t0 = performance.now();
+    const now = new Date().toISOString();
+    db.run(
+      `INSERT INTO memories (id, project_id, content, normalized_content, content_hash, doc_hash, title, tags, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [`naive-${k}`, projectId, m.content, m.content.toLowerCase(), `naive-hash-${k++}`, 'x', m.title, JSON.stringify(m.tags), now, now],
+    );
+    const bytes = db.export();
+    const fd = fs.openSync(`${naiveFile}.tmp`, 'w');
+    fs.writeSync(fd, bytes);
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fs.renameSync(`${naiveFile}.tmp`, naiveFile);
+    naive.push(performance.now() - t0);
+  }
+  db.close();
+  fs.rmSync(naiveFile, { force: true });
+
+  const p50 = median(samples);
+  const naiveP50 = median(naive);
+  return {
+    memories: size,
+    preload_ms: round(preloadMs, 0),
+    create_p50_ms: round(p50),
+    create_p99_ms: round(percentile(samples, 99)),
+    create_mean_ms: round(mean(samples)),
+    create_throughput_per_s: round(writes / (totalMs / 1000), 1),
+    create_samples: samples.length,
+    naive_export_per_write_p50_ms: round(naiveP50),
+    naive_samples: naive.length,
+    speedup_vs_naive_p50: round(naiveP50 / p50, 1),
+    snapshot_ms: round(snapshotMs, 1),
+    open_ms_snapshot: round(openSnapshotMs, 1),
+    open_ms_with_log_tail: round(openLogMs, 1),
+    log_tail_records: replayed,
+    snapshot_bytes: snapshotBytes,
+    disk_bytes: diskBytes,
+    peak_rss_mb: peakRssMb(),
+  };
+}
