@@ -1,0 +1,122 @@
+// Bundles the extension.  `node esbuild.mjs [--watch] [--production]`  (npm run build)
+//
+//   src/extension/extension.ts -> dist/extension.js   (node, cjs; the extension host's entry)
+//   src/engine/worker.ts       -> dist/engine.js      (node, cjs; engine worker thread) if present
+//   webview/*.ts               -> dist/webview/*.js   (browser, iife; one per webview) if present
+// and copies the run-time assets next to the bundles:
+//   node_modules/sql.js/dist/sql-wasm.wasm -> dist/sql-wasm.wasm  (pass locateFile: __dirname)
+//   migrations/                            -> dist/migrations/
+// `vscode` is provided by the extension host. `@energetic-ai/*` stays external: it finds its
+// .wasm files through __dirname, so it ships in node_modules inside the VSIX (.vscodeignore).
+//
+// --production minifies (used by `npm run package`); --watch rebuilds on change (and re-copies
+// the assets after each rebuild). To add a bundle, add an entry to `targets()` below.
+import * as esbuild from 'esbuild';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(fileURLToPath(import.meta.url));
+const argv = new Set(process.argv.slice(2));
+const watch = argv.has('--watch');
+const production = argv.has('--production');
+const dist = join(root, 'dist');
+
+const nodeExternals = ['vscode', '@energetic-ai/*'];
+
+function targets() {
+  const list = [];
+  const node = {
+    platform: 'node',
+    format: 'cjs',
+    // The extension host of VS Code 1.101 (engines.vscode) runs Node 22; node20 is a safe floor.
+    target: 'node20',
+    external: nodeExternals,
+    // platform 'node' matters: sql.js's `browser` entry is a different build.
+  };
+  list.push({ ...node, entryPoints: { extension: join(root, 'src/extension/extension.ts') }, outdir: dist });
+  if (existsSync(join(root, 'src/engine/worker.ts'))) {
+    list.push({ ...node, entryPoints: { engine: join(root, 'src/engine/worker.ts') }, outdir: dist });
+  }
+  const webviewDir = join(root, 'webview');
+  const webviews = existsSync(webviewDir)
+    ? readdirSync(webviewDir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+    : [];
+  if (webviews.length) {
+    list.push({
+      platform: 'browser',
+      format: 'iife',
+      target: 'es2022',
+      entryPoints: Object.fromEntries(webviews.map((f) => [basename(f, '.ts'), join(webviewDir, f)])),
+      outdir: join(dist, 'webview'),
+    });
+  }
+  return list.map((t) => ({
+    bundle: true,
+    sourcemap: true,
+    minify: production,
+    keepNames: true,
+    logLevel: 'warning',
+    metafile: true,
+    define: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development') },
+    ...t,
+  }));
+}
+
+function copyAssets() {
+  mkdirSync(dist, { recursive: true });
+  const wasm = join(root, 'node_modules/sql.js/dist/sql-wasm.wasm');
+  if (existsSync(wasm)) cpSync(wasm, join(dist, 'sql-wasm.wasm'));
+  else console.warn('[esbuild] node_modules/sql.js/dist/sql-wasm.wasm not found (npm install?)');
+  const migrations = join(root, 'migrations');
+  if (existsSync(migrations)) {
+    rmSync(join(dist, 'migrations'), { recursive: true, force: true });
+    cpSync(migrations, join(dist, 'migrations'), { recursive: true });
+  }
+}
+
+/** Copies the assets after every (re)build and reports the outcome in watch mode. */
+const assetsPlugin = (label) => ({
+  name: 'assets',
+  setup(build) {
+    let first = true;
+    build.onEnd((result) => {
+      copyAssets();
+      if (watch) {
+        const when = new Date().toLocaleTimeString();
+        console.log(`[esbuild] ${first ? 'built' : 'rebuilt'} ${label} at ${when}` +
+          (result.errors.length ? ` with ${result.errors.length} error(s)` : ''));
+        first = false;
+      }
+    });
+  },
+});
+
+const t0 = Date.now();
+// A clean dist/ for one-off builds; watch mode keeps it, so a running VS Code never sees it gone.
+if (!watch) rmSync(dist, { recursive: true, force: true });
+const configs = targets();
+if (watch) {
+  for (const cfg of configs) {
+    const label = Object.keys(cfg.entryPoints).join(', ');
+    const ctx = await esbuild.context({ ...cfg, plugins: [assetsPlugin(label)] });
+    await ctx.watch();
+  }
+  console.log('[esbuild] watching for changes… (Ctrl+C to stop)');
+} else {
+  let failed = false;
+  const outputs = [];
+  for (const cfg of configs) {
+    try {
+      const result = await esbuild.build(cfg);
+      for (const [file, info] of Object.entries(result.metafile.outputs)) {
+        if (!file.endsWith('.map')) outputs.push(`${file} ${(info.bytes / 1024).toFixed(0)} KB`);
+      }
+    } catch {
+      failed = true; // esbuild already printed the errors
+    }
+  }
+  copyAssets();
+  if (failed) process.exit(1);
+  console.log(`[esbuild] ${production ? 'production ' : ''}build in ${Date.now() - t0} ms: ${outputs.join(', ')}`);
+}

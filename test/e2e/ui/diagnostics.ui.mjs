@@ -1,0 +1,17 @@
+// UI test: the command palette runs our command and the notification shows.
+import assert from 'node:assert/strict';
+import { runCommand, waitForNotification } from './workbench.mjs';
+
+export const tests = {
+  async 'palette: Agent Memory: Show Diagnostics shows "Agent Memory is active"'({ page, screenshot }) {
+    await screenshot('workbench');
+    await runCommand(page, 'Agent Memory: Show Diagnostics');
+    const toast = await waitForNotification(page, 'Agent Memory is active');
+    assert.match(await toast.innerText(), /Agent Memory is active/);
+    // The command also writes to the "Agent Memory" output channel and reveals it.
+    const output = page.locator('.part.panel .monaco-editor', { hasText: 'Diagnostics' }).first();
+    await output.waitFor({ state: 'visible', timeout: 15000 });
+    assert.match(await output.innerText(), /extensionVersion/);
+    await screenshot('show-diagnostics');
+  },
+};

@@ -1,0 +1,62 @@
+// Helpers for the Playwright UI tests (test/e2e/ui/*.ui.mjs), driving the real workbench
+// that code-server serves, in Debian's Chromium. Selectors measured on VS Code 1.139.1.
+
+/** Waits until the workbench is rendered and the extension host has had time to start. */
+export async function waitForWorkbench(page, { timeoutMs = 60000 } = {}) {
+  await page.waitForSelector('.monaco-workbench', { timeout: timeoutMs });
+  // The status bar appears once the workbench layout is complete.
+  await page.waitForSelector('.statusbar', { timeout: timeoutMs });
+}
+
+/**
+ * Runs a command by its palette title (e.g. "Agent Memory: Show Diagnostics") through F1.
+ * The palette lists the commands known when it opens; right after start-up an extension's
+ * contributions may not be known yet, so it is reopened until the entry shows up.
+ */
+export async function runCommand(page, title, { timeoutMs = 30000 } = {}) {
+  const input = page.locator('.quick-input-widget input');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  const t0 = Date.now();
+  for (;;) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    try {
+      await input.waitFor({ state: 'visible', timeout: 3000 });
+      await input.fill('>' + title);
+      await row.waitFor({ state: 'visible', timeout: 3000 });
+      break;
+    } catch (e) {
+      if (Date.now() - t0 > timeoutMs) throw new Error(`command "${title}" not found in the palette: ${e.message}`);
+      // Focus may still be elsewhere right after start-up: click into the editor area.
+      await page.locator('.monaco-workbench .part.editor').click({ trial: false }).catch(() => {});
+    }
+  }
+  await row.click();
+  await input.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
+}
+
+/** Resolves with the notification toast that contains `text`. */
+export async function waitForNotification(page, text, { timeoutMs = 20000 } = {}) {
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+  await toast.waitFor({ state: 'visible', timeout: timeoutMs });
+  return toast;
+}
+
+/** Clicks an activity-bar entry by the beginning of its title (e.g. "Explorer"). */
+export async function openViewContainer(page, title, { timeoutMs = 20000 } = {}) {
+  const entry = page.locator(`.activitybar a[aria-label^="${title}"]`).first();
+  await entry.waitFor({ state: 'visible', timeout: timeoutMs });
+  await entry.click();
+}
+
+/** Finds a webview's inner frame whose URL or content matches `predicate(frame)`. */
+export async function findFrame(page, predicate, { timeoutMs = 20000 } = {}) {
+  const t0 = Date.now();
+  for (;;) {
+    for (const frame of page.frames()) {
+      if (await predicate(frame).catch(() => false)) return frame;
+    }
+    if (Date.now() - t0 > timeoutMs) throw new Error('frame not found');
+    await page.waitForTimeout(250);
+  }
+}
