@@ -75,6 +75,16 @@ export class MemoryService {
   }
 
   /**
+   * `create` inside a caller's transaction (the pipeline's controlled writes, imports): the
+   * same validation, skip rules and dedup; durable when the caller's transaction commits.
+   */
+  createInTx(tx: Tx, input: CreateMemoryInput): CreateResult {
+    const prepared = this.prepareCreate(input);
+    if (prepared.status !== 'new') return prepared;
+    return { status: 'created', memory: this.insertPrepared(tx, prepared.record, input), warnings: prepared.warnings };
+  }
+
+  /**
    * Many creates in batched transactions (import, bulk load): the same validation and
    * skip rules per item, one durable commit per batch. A bad item is reported in its
    * result and does not stop the others.
@@ -260,6 +270,11 @@ export class MemoryService {
 
   /** Partial update: only given fields change; version + 1 and a history row when anything did. */
   update(id: string, patch: UpdateMemoryInput): MemoryRecord {
+    return this.store.transaction((tx) => this.updateInTx(tx, id, patch));
+  }
+
+  /** `update` inside a caller's transaction. */
+  updateInTx(tx: Tx, id: string, patch: UpdateMemoryInput): MemoryRecord {
     if (!patch || typeof patch !== 'object') throw new ValidationError('patch', 'must be an object');
     const current = this.get(id);
     if (!current) throw new NotFoundError(id);
@@ -312,21 +327,24 @@ export class MemoryService {
     next.who = v.validateShortString(patch.who, 'who') ?? current.who;
     next.why = v.validateShortString(patch.why, 'why', 1000) ?? current.why;
 
-    return this.store.transaction((tx) => {
-      tx.run(UPDATE_SQL, [...Object.values(recordToColumns(next)).slice(1), current.rid]);
-      if (JSON.stringify(next.tags) !== JSON.stringify(current.tags)) writeTags(tx, current.rid, next.tags, true);
-      writeHistory(tx, {
-        memoryId: id, event: 'updated', oldContent: current.content, newContent: next.content,
-        oldJson: current, newJson: next, changedBy: patch.who ?? 'user', reason: patch.why ?? null,
-        metadata: { changed }, createdAt: next.updatedAt,
-      });
-      if (textChanged && this.opts.enqueueExtraction) enqueueMemoryJob(tx, 'extract', id, next.updatedAt);
-      return next;
+    tx.run(UPDATE_SQL, [...Object.values(recordToColumns(next)).slice(1), current.rid]);
+    if (JSON.stringify(next.tags) !== JSON.stringify(current.tags)) writeTags(tx, current.rid, next.tags, true);
+    writeHistory(tx, {
+      memoryId: id, event: 'updated', oldContent: current.content, newContent: next.content,
+      oldJson: current, newJson: next, changedBy: patch.who ?? 'user', reason: patch.why ?? null,
+      metadata: { changed }, createdAt: next.updatedAt,
     });
+    if (textChanged && this.opts.enqueueExtraction) enqueueMemoryJob(tx, 'extract', id, next.updatedAt);
+    return next;
   }
 
   /** Soft delete: a tombstone and a history row; idempotent. Returns the tombstoned record. */
   delete(id: string, opts: { who?: string; reason?: string } = {}): MemoryRecord {
+    return this.store.transaction((tx) => this.deleteInTx(tx, id, opts));
+  }
+
+  /** `delete` inside a caller's transaction. */
+  deleteInTx(tx: Tx, id: string, opts: { who?: string; reason?: string } = {}): MemoryRecord {
     const current = this.get(id, { includeDeleted: true });
     if (!current) throw new NotFoundError(id);
     if (current.deletedAt) return current;
@@ -340,18 +358,16 @@ export class MemoryService {
       version: current.version + 1,
       updatedAt: iso,
     };
-    return this.store.transaction((tx) => {
-      tx.run(
-        `UPDATE memories SET deleted_at = ?, deleted_by = ?, delete_reason = ?, retention_status = 'deleted', version = ?, updated_at = ? WHERE rid = ?`,
-        [iso, next.deletedBy, next.deleteReason, next.version, iso, current.rid],
-      );
-      cancelMemoryJobs(tx, id, iso);
-      writeHistory(tx, {
-        memoryId: id, event: 'deleted', oldContent: current.content, oldJson: current, newJson: next,
-        changedBy: next.deletedBy, reason: next.deleteReason, createdAt: iso,
-      });
-      return next;
+    tx.run(
+      `UPDATE memories SET deleted_at = ?, deleted_by = ?, delete_reason = ?, retention_status = 'deleted', version = ?, updated_at = ? WHERE rid = ?`,
+      [iso, next.deletedBy, next.deleteReason, next.version, iso, current.rid],
+    );
+    cancelMemoryJobs(tx, id, iso);
+    writeHistory(tx, {
+      memoryId: id, event: 'deleted', oldContent: current.content, oldJson: current, newJson: next,
+      changedBy: next.deletedBy, reason: next.deleteReason, createdAt: iso,
     });
+    return next;
   }
 
   /** Undo a soft delete (refused if a live memory now has the same content). */
