@@ -15,6 +15,8 @@ import { DEFAULT_LIFECYCLE, LIMITS, type LifecycleSettings } from './limits';
 import { recordToColumns, rowToRecord, rowToSummary } from './rows';
 import { findNearDuplicate } from './nearDuplicate';
 import * as v from './validate';
+import { checkPreparedEmbedding, collectEmbedding, embeddingHashOf, writeEmbeddingRow } from './embedding';
+import type { PreparedEmbedding } from '../vectorstore/types';
 import type {
   CreateMemoryInput,
   CreateResult,
@@ -23,7 +25,24 @@ import type {
   ListResult,
   MemoryRecord,
   UpdateMemoryInput,
+  WriteOptions,
 } from './types';
+
+/** A create that passed validation, skip rules and dedup: the record to insert. */
+export type PreparedCreate = { status: 'new'; record: MemoryRecord; warnings: string[] };
+
+/** What a merge writes into the surviving memory (src/core/consolidation). */
+export interface MergePatch {
+  title?: string;
+  content: string;
+  tags?: string[];
+  importance?: number;
+  /** Ids absorbed by this merge (appended to merged_from). */
+  absorbedIds: string[];
+  embedding?: PreparedEmbedding;
+  who?: string;
+  why?: string;
+}
 
 export interface MemoryServiceOptions {
   /** The normalized project id this store belongs to (src/core/project). */
@@ -67,10 +86,10 @@ export class MemoryService {
     return { ttlSeconds: seconds, expiresAt: new Date(now.getTime() + seconds * 1000).toISOString() };
   }
 
-  create(input: CreateMemoryInput): CreateResult {
+  create(input: CreateMemoryInput, opts: WriteOptions = {}): CreateResult {
     const prepared = this.prepareCreate(input);
     if (prepared.status !== 'new') return prepared;
-    const memory = this.store.transaction((tx) => this.insertPrepared(tx, prepared.record, input));
+    const memory = this.store.transaction((tx) => this.insertPrepared(tx, prepared.record, input, opts, prepared.warnings));
     return { status: 'created', memory, warnings: prepared.warnings };
   }
 
@@ -78,10 +97,25 @@ export class MemoryService {
    * `create` inside a caller's transaction (the pipeline's controlled writes, imports): the
    * same validation, skip rules and dedup; durable when the caller's transaction commits.
    */
-  createInTx(tx: Tx, input: CreateMemoryInput): CreateResult {
+  createInTx(tx: Tx, input: CreateMemoryInput, opts: WriteOptions = {}): CreateResult {
     const prepared = this.prepareCreate(input);
     if (prepared.status !== 'new') return prepared;
-    return { status: 'created', memory: this.insertPrepared(tx, prepared.record, input), warnings: prepared.warnings };
+    return { status: 'created', memory: this.insertPrepared(tx, prepared.record, input, opts, prepared.warnings), warnings: prepared.warnings };
+  }
+
+  /**
+   * Inserts a record from {@link prepareCreate} (the smart store prepares, embeds outside any
+   * transaction, decides, then inserts). The exact-duplicate check is repeated here because
+   * other writes may have happened since.
+   */
+  insertPreparedInTx(tx: Tx, prepared: PreparedCreate, input: CreateMemoryInput, opts: WriteOptions = {}): CreateResult {
+    const exact = tx.get('SELECT * FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [
+      prepared.record.projectId, prepared.record.contentHash,
+    ]);
+    if (exact) return { status: 'duplicate', memory: rowToRecord(exact), warnings: prepared.warnings };
+    const warnings = [...prepared.warnings];
+    const memory = this.insertPrepared(tx, { ...prepared.record }, input, opts, warnings);
+    return { status: 'created', memory, warnings };
   }
 
   /**
@@ -105,7 +139,7 @@ export class MemoryService {
               results.push(prepared);
               continue;
             }
-            const memory = this.insertPrepared(tx, prepared.record, input);
+            const memory = this.insertPrepared(tx, prepared.record, input, {}, prepared.warnings);
             results.push({ status: 'created', memory, warnings: prepared.warnings });
           } catch (e) {
             if (!(e instanceof ValidationError)) throw e;
@@ -119,9 +153,7 @@ export class MemoryService {
   }
 
   /** Validation, skip rules and dedup (reads only); the record to insert when it is new. */
-  private prepareCreate(
-    input: CreateMemoryInput,
-  ): Exclude<CreateResult, { status: 'created' }> | { status: 'new'; record: MemoryRecord; warnings: string[] } {
+  prepareCreate(input: CreateMemoryInput): Exclude<CreateResult, { status: 'created' }> | PreparedCreate {
     if (!input || typeof input !== 'object') throw new ValidationError('input', 'must be an object');
     const content = v.validateContent(input.content);
     const title = v.validateTitle(input.title);
@@ -201,6 +233,7 @@ export class MemoryService {
       deleteReason: null,
       embeddingStatus: 'pending',
       embeddingVersion: null,
+      embeddingHash: null,
       decisions,
       rationale,
       metadata,
@@ -211,7 +244,8 @@ export class MemoryService {
     return { status: 'new', record, warnings };
   }
 
-  private insertPrepared(tx: Tx, record: MemoryRecord, input: CreateMemoryInput): MemoryRecord {
+  private insertPrepared(tx: Tx, record: MemoryRecord, input: CreateMemoryInput, opts: WriteOptions, warnings: string[]): MemoryRecord {
+    if (opts.embedding && this.attachEmbedding(record, opts.embedding, warnings)) writeEmbeddingRow(tx, opts.embedding, record.createdAt);
     tx.run(INSERT_SQL, Object.values(recordToColumns(record)));
     const saved = rowToRecord(tx.get('SELECT * FROM memories WHERE id = ?', [record.id])!);
     writeTags(tx, saved.rid, saved.tags);
@@ -221,6 +255,22 @@ export class MemoryService {
     });
     if (this.opts.enqueueExtraction && !input.fromRecall) enqueueMemoryJob(tx, 'extract', saved.id, saved.createdAt);
     return saved;
+  }
+
+  /**
+   * Marks `record` as embedded by `e` when `e` was computed from exactly its text; otherwise
+   * leaves it pending (the background embedder fills it in) and says why in `warnings`.
+   */
+  private attachEmbedding(record: MemoryRecord, e: PreparedEmbedding, warnings: string[]): boolean {
+    checkPreparedEmbedding(e);
+    if (e.textHash !== embeddingHashOf(record.title, record.content)) {
+      warnings.push('the embedding given was computed for other text; the memory will be embedded in the background');
+      return false;
+    }
+    record.embeddingStatus = 'ready';
+    record.embeddingVersion = e.space;
+    record.embeddingHash = e.textHash;
+    return true;
   }
 
   get(id: string, opts: { includeDeleted?: boolean } = {}): MemoryRecord | undefined {
@@ -269,12 +319,16 @@ export class MemoryService {
   }
 
   /** Partial update: only given fields change; version + 1 and a history row when anything did. */
-  update(id: string, patch: UpdateMemoryInput): MemoryRecord {
-    return this.store.transaction((tx) => this.updateInTx(tx, id, patch));
+  update(id: string, patch: UpdateMemoryInput, opts: WriteOptions = {}): MemoryRecord {
+    return this.store.transaction((tx) => this.updateInTx(tx, id, patch, opts));
   }
 
-  /** `update` inside a caller's transaction. */
-  updateInTx(tx: Tx, id: string, patch: UpdateMemoryInput): MemoryRecord {
+  /**
+   * `update` inside a caller's transaction. When the title or content changes the old vector
+   * no longer applies: `opts.embedding` (computed for the new text) replaces it, otherwise the
+   * memory becomes `pending` and leaves the vector index until it is embedded again.
+   */
+  updateInTx(tx: Tx, id: string, patch: UpdateMemoryInput, opts: WriteOptions = {}): MemoryRecord {
     if (!patch || typeof patch !== 'object') throw new ValidationError('patch', 'must be an object');
     const current = this.get(id);
     if (!current) throw new NotFoundError(id);
@@ -318,8 +372,11 @@ export class MemoryService {
       );
       if (clash) throw new DuplicateContentError(clash.id);
     }
+    const warnings: string[] = [];
     if (textChanged) {
       next.embeddingStatus = 'pending';
+      next.embeddingHash = null;
+      if (opts.embedding && this.attachEmbedding(next, opts.embedding, warnings)) writeEmbeddingRow(tx, opts.embedding, now.toISOString());
       if (this.opts.enqueueExtraction) next.pipelineStatus = 'pending';
     }
     next.version = current.version + 1;
@@ -328,11 +385,12 @@ export class MemoryService {
     next.why = v.validateShortString(patch.why, 'why', 1000) ?? current.why;
 
     tx.run(UPDATE_SQL, [...Object.values(recordToColumns(next)).slice(1), current.rid]);
+    if (current.embeddingHash !== next.embeddingHash) collectEmbedding(tx, current.embeddingHash);
     if (JSON.stringify(next.tags) !== JSON.stringify(current.tags)) writeTags(tx, current.rid, next.tags, true);
     writeHistory(tx, {
       memoryId: id, event: 'updated', oldContent: current.content, newContent: next.content,
       oldJson: current, newJson: next, changedBy: patch.who ?? 'user', reason: patch.why ?? null,
-      metadata: { changed }, createdAt: next.updatedAt,
+      metadata: warnings.length ? { changed, warnings } : { changed }, createdAt: next.updatedAt,
     });
     if (textChanged && this.opts.enqueueExtraction) enqueueMemoryJob(tx, 'extract', id, next.updatedAt);
     return next;
@@ -393,6 +451,102 @@ export class MemoryService {
       writeHistory(tx, { memoryId: id, event: 'restored', newContent: current.content, oldJson: current, newJson: next, changedBy: opts.who ?? 'user', createdAt: iso });
       return next;
     });
+  }
+
+  /**
+   * Fills in the vector of an existing memory (background embed, retry, re-embed) if it still
+   * has the text the vector was made from. Not a content change: no version bump, no history.
+   * Returns whether the memory now has this vector.
+   */
+  setEmbeddingInTx(tx: Tx, id: string, e: PreparedEmbedding): boolean {
+    checkPreparedEmbedding(e);
+    const current = this.get(id);
+    if (!current || e.textHash !== embeddingHashOf(current.title, current.content)) return false;
+    writeEmbeddingRow(tx, e, this.now().toISOString());
+    tx.run(`UPDATE memories SET embedding_status = 'ready', embedding_version = ?, embedding_hash = ? WHERE rid = ?`, [e.space, e.textHash, current.rid]);
+    if (current.embeddingHash && current.embeddingHash !== e.textHash) collectEmbedding(tx, current.embeddingHash);
+    return true;
+  }
+
+  /**
+   * Writes a merge into the surviving memory (seed 003 consolidation): new content, merged
+   * tags/importance, merged_from += absorbed ids, version + 1 even when the text did not change,
+   * a 'merged' history row. Throws DuplicateContentError when the merged text equals another
+   * live memory's.
+   */
+  mergeInTx(tx: Tx, targetId: string, patch: MergePatch): MemoryRecord {
+    const current = this.get(targetId);
+    if (!current) throw new NotFoundError(targetId);
+    const next: MemoryRecord = { ...current };
+    const n = normalizeAndHashContent(v.validateContent(patch.content));
+    next.content = n.storageContent;
+    next.contentHash = n.contentHash;
+    if (patch.title !== undefined) next.title = v.validateTitle(patch.title);
+    if (patch.tags !== undefined) next.tags = v.validateTags(patch.tags).tags;
+    if (patch.importance !== undefined) next.importance = v.validateImportance(patch.importance, current.importance);
+    next.mergedFrom = [...current.mergedFrom, ...patch.absorbedIds.filter((x) => !current.mergedFrom.includes(x))];
+    next.docHash = computeDocHash({ topic: next.title, context: next.content, decisions: next.decisions, rationale: next.rationale });
+    if (next.contentHash !== current.contentHash) {
+      const clash = tx.get<{ id: string }>(
+        'SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL AND id <> ? AND id NOT IN (SELECT value FROM json_each(?))',
+        [next.projectId, next.contentHash, targetId, JSON.stringify(patch.absorbedIds)],
+      );
+      if (clash) throw new DuplicateContentError(clash.id);
+    }
+    const now = this.now();
+    const iso = now.toISOString();
+    if (next.importance !== current.importance) {
+      const life = this.lifecycleFor(next.importance, current.ttlSeconds, now);
+      next.ttlSeconds = life.ttlSeconds;
+      next.expiresAt = life.expiresAt;
+    }
+    const warnings: string[] = [];
+    if (next.title !== current.title || next.content !== current.content) {
+      next.embeddingStatus = 'pending';
+      next.embeddingHash = null;
+      if (patch.embedding && this.attachEmbedding(next, patch.embedding, warnings)) writeEmbeddingRow(tx, patch.embedding, iso);
+      if (this.opts.enqueueExtraction) next.pipelineStatus = 'pending';
+    }
+    next.version = current.version + 1;
+    next.updatedAt = iso;
+    next.who = patch.who ?? current.who;
+    tx.run(UPDATE_SQL, [...Object.values(recordToColumns(next)).slice(1), current.rid]);
+    if (current.embeddingHash !== next.embeddingHash) collectEmbedding(tx, current.embeddingHash);
+    if (JSON.stringify(next.tags) !== JSON.stringify(current.tags)) writeTags(tx, current.rid, next.tags, true);
+    writeHistory(tx, {
+      memoryId: targetId, event: 'merged', oldContent: current.content, newContent: next.content,
+      oldJson: current, newJson: next, changedBy: patch.who ?? 'system', reason: patch.why ?? null,
+      metadata: { absorbed: patch.absorbedIds, ...(warnings.length ? { warnings } : {}) }, createdAt: iso,
+    });
+    if (next.content !== current.content && this.opts.enqueueExtraction) enqueueMemoryJob(tx, 'extract', targetId, iso);
+    return next;
+  }
+
+  /** Tombstones a memory absorbed by a merge: replaced_by = the survivor, retention 'merged'. */
+  absorbInTx(tx: Tx, sourceId: string, survivorId: string, opts: { who?: string } = {}): MemoryRecord {
+    const current = this.get(sourceId, { includeDeleted: true });
+    if (!current) throw new NotFoundError(sourceId);
+    const iso = this.now().toISOString();
+    const next: MemoryRecord = {
+      ...current,
+      deletedAt: current.deletedAt ?? iso,
+      deletedBy: current.deletedBy ?? opts.who ?? 'system',
+      deleteReason: current.deleteReason ?? `merged into ${survivorId}`,
+      retentionStatus: 'merged',
+      replacedBy: survivorId,
+      version: current.version + 1,
+      updatedAt: iso,
+    };
+    tx.run(
+      `UPDATE memories SET deleted_at = ?, deleted_by = ?, delete_reason = ?, retention_status = 'merged', replaced_by = ?, version = ?, updated_at = ? WHERE rid = ?`,
+      [next.deletedAt, next.deletedBy, next.deleteReason, survivorId, next.version, iso, current.rid],
+    );
+    cancelMemoryJobs(tx, sourceId, iso);
+    writeHistory(tx, {
+      memoryId: sourceId, event: 'merged_into', oldContent: current.content, oldJson: current, newJson: next,
+      changedBy: next.deletedBy, reason: next.deleteReason, metadata: { survivor: survivorId }, createdAt: iso,
+    });
+    return next;
   }
 
   history(id: string): HistoryEntry[] {

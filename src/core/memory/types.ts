@@ -47,7 +47,10 @@ export interface MemoryRecord {
   deletedBy: string | null;
   deleteReason: string | null;
   embeddingStatus: EmbeddingStatus;
+  /** Embedding space of the stored vector (set when it was written). */
   embeddingVersion: string | null;
+  /** embedTextHash of the text the stored vector was made from (null: no vector yet). */
+  embeddingHash: string | null;
   decisions: string[];
   rationale: string[];
   metadata: Record<string, unknown>;
@@ -96,6 +99,16 @@ export interface CreateMemoryInput {
   allowNearDuplicate?: boolean;
   /** Text that came out of recall must never be learned again (no extraction job). */
   fromRecall?: boolean;
+}
+
+/** Options of the write methods: a vector computed outside the transaction (see embedding.ts). */
+export interface WriteOptions {
+  /**
+   * Written with the memory in the same transaction (embeddings row + embedding_status
+   * 'ready'), so it is searchable by the next request. Ignored with a warning when it was
+   * computed for other text than what is stored (then the memory waits for a background embed).
+   */
+  embedding?: import('../vectorstore/types').PreparedEmbedding;
 }
 
 export type SkipReason = 'low_value' | 'placeholder' | 'redundant';

@@ -1,0 +1,64 @@
+/**
+ * The database side of vector sync: the change sequence maintained by the triggers of
+ * migrations/0002_vectors.sql, the rows changed since a watermark, and the full set of
+ * live vectors of a space (for a rebuild). Reads only.
+ */
+import type { Store } from '../store/store';
+import { blobToVector } from './blob';
+
+export interface VectorChange {
+  rid: number;
+  /** The memory's current vector in the space, or undefined when it has none or is not live. */
+  vector: Float32Array | undefined;
+  /** Why there is no vector though a blob exists (dimension mismatch). */
+  problem?: string;
+}
+
+/** Current value of the change sequence (one indexed single-row read). */
+export function currentVectorSeq(store: Store): number {
+  const row = store.get<{ seq: number }>('SELECT seq FROM vector_seq WHERE id = 1');
+  if (!row) throw new Error('vector_seq is missing: migration 0002_vectors has not been applied');
+  return Number(row.seq);
+}
+
+/** Every memory changed after `since`, with its current vector in `space` (ordered by change). */
+export function changesSince(store: Store, space: string, dim: number, since: number): VectorChange[] {
+  const rows = store.all<{ rid: number; vector: Uint8Array | null }>(
+    `SELECT d.rid AS rid, e.vector AS vector
+       FROM vector_dirty d
+       LEFT JOIN memories m ON m.rid = d.rid AND m.deleted_at IS NULL
+       LEFT JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
+      WHERE d.seq > ?
+      ORDER BY d.seq`,
+    [space, since],
+  );
+  return rows.map((r) => toChange(Number(r.rid), r.vector, dim));
+}
+
+function toChange(rid: number, blob: Uint8Array | null, dim: number): VectorChange {
+  if (blob === null || blob === undefined) return { rid, vector: undefined };
+  const vector = blobToVector(blob, dim);
+  return vector ? { rid, vector } : { rid, vector: undefined, problem: `stored vector of memory ${rid} has ${blob.byteLength / 4} dimensions, expected ${dim}` };
+}
+
+/** All live memories with a vector in `space`. */
+export function allLiveVectors(store: Store, space: string, dim: number): VectorChange[] {
+  const rows = store.all<{ rid: number; vector: Uint8Array }>(
+    `SELECT m.rid AS rid, e.vector AS vector
+       FROM memories m JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
+      WHERE m.deleted_at IS NULL`,
+    [space],
+  );
+  return rows.map((r) => toChange(Number(r.rid), r.vector, dim));
+}
+
+/** How many live memories have a vector of the right size in `space` (what a complete index holds). */
+export function liveVectorCount(store: Store, space: string, dim: number): number {
+  const row = store.get<{ n: number }>(
+    `SELECT count(*) AS n
+       FROM memories m JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
+      WHERE m.deleted_at IS NULL AND length(e.vector) = ?`,
+    [space, dim * 4],
+  );
+  return Number(row?.n ?? 0);
+}

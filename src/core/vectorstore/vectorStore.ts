@@ -1,0 +1,354 @@
+/**
+ * One HNSW index per embedding space over an open Store: label = memories.rid, cosine.
+ *
+ * Source of truth: the `embeddings` table (durable through the store's op log). The index is
+ * a cache of it, persisted to `<storeDir>/vectors/<space>.hnsw` with a watermark = the value
+ * of the change sequence (migrations/0002_vectors.sql) it is complete up to.
+ *
+ * - open: load the file and catch up from `vector_dirty` rows newer than its watermark. Only
+ *   when the file is missing, damaged, built with other M/efConstruction, ahead of the
+ *   database or disagreeing with it after catch-up is the index rebuilt, in the background
+ *   (batches, yielding to the event loop) while an ExactIndex over the stored vectors answers
+ *   searches, so results never silently degrade.
+ * - search/similarities call sync() first: one single-row read when nothing changed, so
+ *   every committed write (whoever made it, in whatever transaction) is visible to the next
+ *   search without the writer calling this class.
+ * - save(): after a store snapshot and on close (the engine calls it; see snapshotWithVectors).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Store } from '../store/store';
+import { errorMessage } from '../util/errors';
+import { ExactIndex } from '../vector/exactIndex';
+import { HnswIndex } from '../vector/hnswIndex';
+import { loadIndexFile, removeStaleIndexTemps, saveIndexFile, type IndexFileInfo } from '../vector/indexFile';
+import type { VectorIndex } from '../vector/types';
+import { allLiveVectors, changesSince, currentVectorSeq, liveVectorCount, type VectorChange } from './changes';
+import { DEFAULT_VECTOR_PARAMS, type VectorIndexParams, type VectorSearcher } from './types';
+
+export interface VectorStoreOptions {
+  store: Store;
+  /** Embedder.space: names the index file and selects rows of `embeddings`. */
+  space: string;
+  dimension: number;
+  params?: Partial<VectorIndexParams>;
+  /** Default `<store.dir>/vectors`. */
+  dir?: string;
+  /** Vectors added per step of a background rebuild before yielding. Default 500. */
+  rebuildBatch?: number;
+  onWarning?: (message: string) => void;
+}
+
+export type VectorStoreState = 'ready' | 'rebuilding' | 'closed';
+
+export interface VectorStoreStats {
+  space: string;
+  dimension: number;
+  state: VectorStoreState;
+  size: number;
+  watermark: number;
+  savedWatermark: number | undefined;
+  /** How open() got its index. */
+  openedFrom: 'file' | 'rebuild';
+  /** Why the index is being (or was) rebuilt. */
+  rebuildReason?: string;
+  /** Changes applied when catching up from the file's watermark. */
+  caughtUp: number;
+  rebuildMs?: number;
+}
+
+export class VectorStore implements VectorSearcher {
+  readonly space: string;
+  readonly dimension: number;
+  readonly file: string;
+  private readonly store: Store;
+  private readonly params: VectorIndexParams;
+  private readonly batch: number;
+  private hnsw: HnswIndex | undefined;
+  /** Answers while the HNSW index is rebuilt. */
+  private exact: ExactIndex | undefined;
+  private watermark = 0;
+  private savedWatermark: number | undefined;
+  private rebuilding: Promise<void> | undefined;
+  /** Bumped by every rebuild start: a superseded build stops at its next batch. */
+  private generation = 0;
+  private saving: Promise<IndexFileInfo | undefined> = Promise.resolve(undefined);
+  private closed = false;
+  private openedFrom: 'file' | 'rebuild' = 'file';
+  private rebuildReason: string | undefined;
+  private caughtUp = 0;
+  private rebuildMs: number | undefined;
+  readonly warnings: string[] = [];
+
+  private constructor(private readonly opts: VectorStoreOptions) {
+    if (!/^[a-z0-9._-]+$/.test(opts.space)) throw new RangeError(`embedding space name must be file-name safe, got ${JSON.stringify(opts.space)}`);
+    this.store = opts.store;
+    this.space = opts.space;
+    this.dimension = opts.dimension;
+    this.params = { ...DEFAULT_VECTOR_PARAMS, ...opts.params };
+    this.batch = Math.max(1, opts.rebuildBatch ?? 500);
+    this.file = path.join(opts.dir ?? path.join(opts.store.dir, 'vectors'), `${opts.space}.hnsw`);
+  }
+
+  /** Opens (load + catch up) or starts a background rebuild; resolves as soon as searches can be answered. */
+  static async open(opts: VectorStoreOptions): Promise<VectorStore> {
+    const vs = new VectorStore(opts);
+    await removeStaleIndexTemps(vs.file).catch(() => 0);
+    const reason = await vs.tryLoad();
+    if (reason !== undefined) {
+      vs.openedFrom = 'rebuild';
+      vs.startRebuild(reason);
+    }
+    return vs;
+  }
+
+  /** Loads the saved index and catches up; the reason it cannot be used, or undefined on success. */
+  private async tryLoad(): Promise<string | undefined> {
+    if (!fs.existsSync(this.file)) return 'no index file';
+    let index: HnswIndex;
+    let watermark: number;
+    try {
+      const loaded = await loadIndexFile(this.file, { expectDim: this.dimension, efSearch: this.params.efSearch });
+      index = loaded.index;
+      watermark = loaded.info.watermark;
+    } catch (e) {
+      return `index file unusable: ${errorMessage(e)}`;
+    }
+    const fail = (why: string) => {
+      index.dispose();
+      return why;
+    };
+    if (index.M !== this.params.M || index.efConstruction !== this.params.efConstruction) {
+      return fail(`index parameters changed (M ${index.M}→${this.params.M}, efConstruction ${index.efConstruction}→${this.params.efConstruction})`);
+    }
+    const seq = currentVectorSeq(this.store);
+    if (watermark > seq) return fail(`index watermark ${watermark} is ahead of the database (${seq})`);
+    this.hnsw = index;
+    this.watermark = watermark;
+    this.savedWatermark = watermark;
+    this.caughtUp = this.sync();
+    const expected = liveVectorCount(this.store, this.space, this.dimension);
+    if (this.hnsw.size !== expected) {
+      this.hnsw.dispose();
+      this.hnsw = undefined;
+      this.savedWatermark = undefined;
+      return `index holds ${index.size} vectors after catch-up, the database ${expected}`;
+    }
+    return undefined;
+  }
+
+  /** Exact index over the stored vectors now; HNSW built in the background, then swapped in. */
+  private startRebuild(reason: string): void {
+    this.rebuildReason = reason;
+    const gen = ++this.generation;
+    if (reason !== 'no index file') this.warn(`vector index ${this.space}: rebuilding in the background (${reason})`);
+    this.hnsw?.dispose();
+    this.hnsw = undefined;
+    const seq = currentVectorSeq(this.store);
+    const rows = allLiveVectors(this.store, this.space, this.dimension);
+    const exact = new ExactIndex({ dim: this.dimension, initialCapacity: Math.max(1024, rows.length) });
+    this.applyTo(exact, rows);
+    this.exact = exact;
+    this.watermark = seq;
+    const t0 = performance.now();
+    const run: Promise<void> = this.build(seq, exact, gen)
+      .then((done) => {
+        if (done) this.rebuildMs = performance.now() - t0;
+      })
+      .catch((e) => this.warn(`vector index ${this.space}: background rebuild failed, exact search continues: ${errorMessage(e)}`))
+      .finally(() => {
+        if (this.rebuilding === run) this.rebuilding = undefined;
+      });
+    this.rebuilding = run;
+  }
+
+  /** Builds HNSW from `exact` (complete at seq0) in batches; false when superseded or closed. */
+  private async build(seq0: number, exact: ExactIndex, gen: number): Promise<boolean> {
+    const stale = () => this.closed || gen !== this.generation;
+    // Labels as of seq0; each vector read from the exact index when it is added (it may be
+    // newer than seq0 — harmless, the catch-up below re-applies every change after seq0).
+    const labels = exact.labels();
+    const h = await HnswIndex.create({ dim: this.dimension, ...this.params, initialCapacity: Math.max(1024, labels.length) });
+    try {
+      for (let i = 0; i < labels.length; i += this.batch) {
+        if (stale()) throw new RebuildCancelled();
+        for (const label of labels.slice(i, i + this.batch)) {
+          const v = exact.getVector(label);
+          if (v) h.add(label, v);
+        }
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      if (stale()) throw new RebuildCancelled();
+    } catch (e) {
+      h.dispose();
+      if (e instanceof RebuildCancelled) return false;
+      throw e;
+    }
+    // Synchronous from here: catch up, swap, persist.
+    const seq = currentVectorSeq(this.store);
+    this.applyTo(h, changesSince(this.store, this.space, this.dimension, seq0));
+    this.hnsw = h;
+    this.exact = undefined;
+    this.watermark = seq;
+    this.savedWatermark = undefined;
+    this.rebuilding = undefined;
+    await this.save().catch((e) => this.warn(`vector index ${this.space}: rebuilt but not saved: ${errorMessage(e)}`));
+    return true;
+  }
+
+  get state(): VectorStoreState {
+    if (this.closed) return 'closed';
+    return this.hnsw ? 'ready' : 'rebuilding';
+  }
+
+  /** Resolves when no background rebuild is running (at once when none is). */
+  async whenReady(): Promise<void> {
+    while (this.rebuilding) await this.rebuilding;
+  }
+
+  private get active(): VectorIndex {
+    const idx = this.hnsw ?? this.exact;
+    if (!idx || this.closed) throw new Error(`vector store ${this.space} is closed`);
+    return idx;
+  }
+
+  /**
+   * Applies every committed change since the watermark. Cheap (one row read) when nothing
+   * changed. Returns the number of changes applied.
+   */
+  sync(): number {
+    const idx = this.active;
+    const seq = currentVectorSeq(this.store);
+    if (seq === this.watermark) return 0;
+    if (seq < this.watermark) {
+      // The database went back (an older snapshot was restored): the index cannot be trusted.
+      this.startRebuild(`database change sequence ${seq} is behind the index (${this.watermark})`);
+      return 0;
+    }
+    const changes = changesSince(this.store, this.space, this.dimension, this.watermark);
+    this.applyTo(idx, changes);
+    this.watermark = seq;
+    return changes.length;
+  }
+
+  private applyTo(idx: VectorIndex, changes: VectorChange[]): void {
+    for (const c of changes) {
+      if (c.problem) this.warn(c.problem);
+      if (!c.vector) {
+        idx.remove(c.rid);
+        continue;
+      }
+      try {
+        idx.add(c.rid, c.vector);
+      } catch (e) {
+        // A zero or non-finite vector has no direction: leave the memory to full-text search.
+        idx.remove(c.rid);
+        this.warn(`vector of memory ${c.rid} not indexed: ${errorMessage(e)}`);
+      }
+    }
+  }
+
+  search(query: Float32Array, k: number, filter?: (rid: number) => boolean): { rid: number; similarity: number }[] {
+    this.sync();
+    const idx = this.active;
+    if (idx.size === 0 || !(k >= 1)) return [];
+    return idx.search(query, k, filter).map((h) => ({ rid: h.label, similarity: h.similarity }));
+  }
+
+  similarities(query: Float32Array, rids: number[]): Map<number, number> {
+    this.sync();
+    const idx = this.active as HnswIndex | ExactIndex;
+    if (query.length !== this.dimension) throw new RangeError(`query vector has ${query.length} dimensions, the index has ${this.dimension}`);
+    let qn = 0;
+    for (let i = 0; i < query.length; i++) qn += query[i]! * query[i]!;
+    const out = new Map<number, number>();
+    if (!(qn > 0) || !Number.isFinite(qn)) return out;
+    const inv = 1 / Math.sqrt(qn);
+    for (const rid of rids) {
+      if (out.has(rid)) continue;
+      const v = idx.getVector(rid); // stored normalized
+      if (!v) continue;
+      let d = 0;
+      for (let i = 0; i < v.length; i++) d += v[i]! * query[i]!;
+      out.set(rid, Math.max(-1, Math.min(1, d * inv)));
+    }
+    return out;
+  }
+
+  /** The stored (normalized) vector of a live memory, if indexed. */
+  vectorOf(rid: number): Float32Array | undefined {
+    this.sync();
+    return (this.active as HnswIndex | ExactIndex).getVector(rid);
+  }
+
+  /** Live vectors in the index. */
+  get size(): number {
+    return this.hnsw?.size ?? this.exact?.size ?? 0;
+  }
+
+  /**
+   * Writes the HNSW index to its file (atomically, with the current watermark) if it changed
+   * since the last save. Skipped while rebuilding (the rebuild saves when done) and read-only.
+   */
+  save(): Promise<IndexFileInfo | undefined> {
+    const run = async (): Promise<IndexFileInfo | undefined> => {
+      if (this.closed || !this.hnsw || this.store.isReadOnly) return undefined;
+      this.sync();
+      if (this.savedWatermark === this.watermark && fs.existsSync(this.file)) return undefined;
+      const wm = this.watermark;
+      // saveIndexFile serializes synchronously before its first await: the bytes match `wm`.
+      const info = await saveIndexFile(this.file, this.hnsw, { watermark: wm });
+      this.savedWatermark = wm;
+      return info;
+    };
+    this.saving = this.saving.catch(() => undefined).then(run);
+    return this.saving;
+  }
+
+  stats(): VectorStoreStats {
+    return {
+      space: this.space,
+      dimension: this.dimension,
+      state: this.state,
+      size: this.closed ? 0 : this.size,
+      watermark: this.watermark,
+      savedWatermark: this.savedWatermark,
+      openedFrom: this.openedFrom,
+      rebuildReason: this.rebuildReason,
+      caughtUp: this.caughtUp,
+      rebuildMs: this.rebuildMs,
+    };
+  }
+
+  /** Stops a running rebuild, saves (unless `save: false`) and frees the index. Idempotent. */
+  async close(opts: { save?: boolean } = {}): Promise<void> {
+    if (this.closed) return;
+    this.generation++;
+    await this.rebuilding;
+    if (opts.save !== false) {
+      try {
+        await this.save();
+      } catch (e) {
+        this.warn(`vector index ${this.space}: could not save on close: ${errorMessage(e)}`);
+      }
+    }
+    await this.saving.catch(() => undefined);
+    this.closed = true;
+    this.hnsw?.dispose();
+    this.hnsw = undefined;
+    this.exact = undefined;
+  }
+
+  private warn(message: string): void {
+    this.warnings.push(message);
+    this.opts.onWarning?.(message);
+  }
+}
+
+class RebuildCancelled extends Error {}
+
+/** Snapshot the store, then save every vector index (the engine's periodic and shutdown step). */
+export async function snapshotWithVectors(store: Store, vectors: Iterable<VectorStore>): Promise<void> {
+  await store.snapshot();
+  for (const vs of vectors) await vs.save();
+}
