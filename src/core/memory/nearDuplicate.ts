@@ -20,8 +20,10 @@ export function findNearDuplicate(
   const match = buildFtsQuery(content, { mode: 'any', maxTerms: CANDIDATE_TERMS });
   if (!match) return undefined;
   const rows = store.all<{ id: string; content: string }>(
+    // CROSS JOIN pins the join order: left to itself, SQLite's planner may walk memories by
+    // project and run the whole full-text query once per row (13 s instead of 15 ms at 10k).
     `SELECT m.id, m.content FROM memories_fts
-       JOIN memories m ON m.rid = memories_fts.docid
+      CROSS JOIN memories m ON m.rid = memories_fts.docid
       WHERE memories_fts MATCH ? AND m.project_id = ? AND m.deleted_at IS NULL
       ORDER BY bm25(matchinfo(memories_fts, 'pcnalx')) LIMIT ?`,
     [match, projectId, LIMITS.nearDuplicateCandidates],
