@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../store/store';
 
+/** Job types sharing memory_jobs. Handlers are registered per type on a {@link JobWorker}. */
 export type JobType = 'extract' | 'document_ingest' | 'reembed' | 'embed';
 
 /**
@@ -22,6 +23,31 @@ export function enqueueMemoryJob(
     [randomUUID(), type, memoryId, JSON.stringify(opts.payload ?? {}), opts.maxAttempts ?? 3, now, now],
   );
   return tx.changes() > 0;
+}
+
+/**
+ * Enqueue a job for a document (document_ingest) unless one is already open for it. The
+ * check is in the same transaction as the insert (and migration 0003 adds a partial unique
+ * index as a backstop).
+ */
+export function enqueueDocumentJob(
+  tx: Tx,
+  type: JobType,
+  documentId: string,
+  now: string,
+  opts: { maxAttempts?: number; payload?: Record<string, unknown> } = {},
+): boolean {
+  const open = tx.get(
+    `SELECT 1 AS x FROM memory_jobs WHERE job_type = ? AND document_id = ? AND status IN ('pending', 'leased')`,
+    [type, documentId],
+  );
+  if (open) return false;
+  tx.run(
+    `INSERT INTO memory_jobs (id, job_type, document_id, payload_json, status, attempts, max_attempts, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+    [randomUUID(), type, documentId, JSON.stringify(opts.payload ?? {}), opts.maxAttempts ?? 3, now, now],
+  );
+  return true;
 }
 
 /** Cancel open jobs of a memory (it was deleted). */

@@ -1,0 +1,81 @@
+/**
+ * Provenance-aware garbage collection (seed 004 milestone 7): when a memory is deleted or
+ * its content changes, its mention and relation provenance goes; entities and relations
+ * that no memory supports any more go with it. Shared artifacts survive. Only artifacts
+ * that HAD provenance are candidates, so rows without any (legacy, manual) are never touched.
+ */
+import type { Store, Tx } from '../store/store';
+
+/**
+ * Remove `memoryId`'s graph provenance and collect the orphans. Entities whose canonical
+ * name is in `keepEntities` are not deleted even at zero mentions (they are about to be
+ * re-linked by the same transaction). Returns the numbers deleted.
+ */
+export function removeMemoryGraph(tx: Tx, memoryId: string, now: string, keepEntities?: ReadonlySet<string>): { entities: number; relations: number } {
+  let relations = 0;
+  let entities = 0;
+  const rels = tx.all<{ relation_id: string; confidence: number }>(
+    'SELECT relation_id, confidence FROM memory_relation_provenance WHERE memory_id = ?',
+    [memoryId],
+  );
+  for (const r of rels) {
+    tx.run('DELETE FROM memory_relation_provenance WHERE memory_id = ? AND relation_id = ?', [memoryId, r.relation_id]);
+    // Inverse of the running average: (avg × n − c) / (n − 1).
+    tx.run(
+      `UPDATE relations SET confidence = CASE WHEN mentions > 1 THEN (confidence * mentions - ?) / (mentions - 1) ELSE 0 END,
+         mentions = max(mentions - 1, 0), updated_at = ? WHERE id = ?`,
+      [Number(r.confidence), now, r.relation_id],
+    );
+    const left = tx.get('SELECT 1 AS x FROM memory_relation_provenance WHERE relation_id = ? LIMIT 1', [r.relation_id]);
+    if (!left) {
+      tx.run('DELETE FROM relations WHERE id = ?', [r.relation_id]);
+      relations += tx.changes();
+    }
+  }
+  const ments = tx.all<{ entity_id: string; canonical_name: string }>(
+    `SELECT mm.entity_id, e.canonical_name FROM memory_entity_mentions mm JOIN entities e ON e.id = mm.entity_id WHERE mm.memory_id = ?`,
+    [memoryId],
+  );
+  for (const m of ments) {
+    tx.run('DELETE FROM memory_entity_mentions WHERE memory_id = ? AND entity_id = ?', [memoryId, m.entity_id]);
+    tx.run('UPDATE entities SET mentions = max(mentions - 1, 0), updated_at = ? WHERE id = ?', [now, m.entity_id]);
+    if (keepEntities?.has(m.canonical_name)) continue;
+    const left = tx.get('SELECT 1 AS x FROM memory_entity_mentions WHERE entity_id = ? LIMIT 1', [m.entity_id]);
+    if (!left) {
+      // Relations touching it cascade (FK), their provenance with them.
+      const dangling = Number(tx.get<{ n: number }>(
+        'SELECT count(*) AS n FROM relations WHERE source_entity_id = ? OR target_entity_id = ?',
+        [m.entity_id, m.entity_id],
+      )!.n);
+      tx.run('DELETE FROM entities WHERE id = ?', [m.entity_id]);
+      if (tx.changes()) {
+        entities++;
+        relations += dangling;
+      }
+    }
+  }
+  return { entities, relations };
+}
+
+/**
+ * GC for memories that were soft-deleted since their graph was written (deleted through the
+ * memory API, which knows nothing of the graph). Batch-limited; each call is one transaction.
+ */
+export function collectDeletedMemoryGraphs(store: Store, now: Date, limit = 500): { memories: number; entities: number; relations: number } {
+  const iso = now.toISOString();
+  return store.transaction((tx) => {
+    const ids = tx.all<{ memory_id: string }>(
+      `SELECT DISTINCT mm.memory_id FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
+       WHERE m.deleted_at IS NOT NULL LIMIT ?`,
+      [limit],
+    );
+    const out = { memories: 0, entities: 0, relations: 0 };
+    for (const { memory_id } of ids) {
+      const r = removeMemoryGraph(tx, memory_id, iso);
+      out.memories++;
+      out.entities += r.entities;
+      out.relations += r.relations;
+    }
+    return out;
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * Writing extracted triples to the graph (seed 000 "Knowledge Graph", seed 004 provenance).
+ * Runs in its own transaction AFTER the fact writes; the caller treats a failure as a
+ * warning. Re-processing a memory first removes its old provenance (seed 004 update), so the
+ * result is idempotent: mentions count memories, relation confidence is the running average
+ * over the memories that asserted it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Tx } from '../store/store';
+import { canonicalEntityName, canonicalRelationType } from './canonical';
+import { removeMemoryGraph } from './gc';
+
+export interface Triple {
+  source: string;
+  relationship: string;
+  target: string;
+  confidence: number;
+}
+
+export interface GraphWriteStats {
+  entitiesCreated: number;
+  relationsCreated: number;
+  mentionsLinked: number;
+  relationLinks: number;
+  removed: { entities: number; relations: number };
+}
+
+/** Get or create an entity by canonical name; links it to the memory (mentions + 1 when new). */
+function linkEntity(tx: Tx, memoryId: string, name: string, confidence: number, now: string, stats: GraphWriteStats): string {
+  const canonical = canonicalEntityName(name);
+  let row = tx.get<{ id: string }>('SELECT id FROM entities WHERE canonical_name = ?', [canonical]);
+  if (!row) {
+    const id = randomUUID();
+    // OR IGNORE: a UNIQUE collision on `name` falls back to the existing row below.
+    tx.run(
+      `INSERT OR IGNORE INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at) VALUES (?, ?, ?, 'unknown', 0, ?, ?)`,
+      [id, name.trim().replace(/\s+/g, ' '), canonical, now, now],
+    );
+    if (tx.changes() > 0) stats.entitiesCreated++;
+    row = tx.get<{ id: string }>('SELECT id FROM entities WHERE canonical_name = ? OR name = ?', [canonical, name.trim().replace(/\s+/g, ' ')])!;
+  }
+  tx.run(
+    `INSERT OR IGNORE INTO memory_entity_mentions (memory_id, entity_id, mention_text, confidence, created_at) VALUES (?, ?, ?, ?, ?)`,
+    [memoryId, row.id, name, confidence, now],
+  );
+  if (tx.changes() > 0) {
+    stats.mentionsLinked++;
+    tx.run('UPDATE entities SET mentions = mentions + 1, updated_at = ? WHERE id = ?', [now, row.id]);
+  }
+  return row.id;
+}
+
+/** Replace the graph provenance of `memoryId` with `triples`. Call inside a transaction. */
+export function writeMemoryGraph(tx: Tx, memoryId: string, triples: Triple[], now: string): GraphWriteStats {
+  const stats: GraphWriteStats = { entitiesCreated: 0, relationsCreated: 0, mentionsLinked: 0, relationLinks: 0, removed: { entities: 0, relations: 0 } };
+  // Seed 004 update: drop the old provenance first; artifacts still asserted come right back.
+  const keep = new Set(triples.flatMap((t) => [canonicalEntityName(t.source), canonicalEntityName(t.target)]));
+  stats.removed = removeMemoryGraph(tx, memoryId, now, keep);
+  for (const t of triples) {
+    const src = linkEntity(tx, memoryId, t.source, t.confidence, now, stats);
+    const dst = linkEntity(tx, memoryId, t.target, t.confidence, now, stats);
+    const type = canonicalRelationType(t.relationship);
+    let rel = tx.get<{ id: string }>(
+      'SELECT id FROM relations WHERE source_entity_id = ? AND target_entity_id = ? AND relation_type = ?',
+      [src, dst, type],
+    );
+    if (!rel) {
+      rel = { id: randomUUID() };
+      tx.run(
+        `INSERT INTO relations (id, source_entity_id, target_entity_id, relation_type, strength, mentions, confidence, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 1.0, 0, 0, ?, ?)`,
+        [rel.id, src, dst, type, now, now],
+      );
+      stats.relationsCreated++;
+    }
+    tx.run(
+      `INSERT OR IGNORE INTO memory_relation_provenance (memory_id, relation_id, confidence, created_at) VALUES (?, ?, ?, ?)`,
+      [memoryId, rel.id, t.confidence, now],
+    );
+    if (tx.changes() > 0) {
+      stats.relationLinks++;
+      // Running average: (old_avg × n + new) / (n + 1).
+      tx.run(
+        `UPDATE relations SET confidence = (confidence * mentions + ?) / (mentions + 1), mentions = mentions + 1, updated_at = ? WHERE id = ?`,
+        [t.confidence, now, rel.id],
+      );
+    }
+  }
+  return stats;
+}

@@ -1,0 +1,195 @@
+/**
+ * The job queue over memory_jobs (seed 000 "Worker Model"): atomic leasing, completion,
+ * failure with retry-or-dead, release without counting an attempt, the stale-lease reaper,
+ * and dead-job requeue (maintenance). Every state change is one short transaction.
+ */
+import type { Store } from '../store/store';
+
+export type JobStatus = 'pending' | 'leased' | 'completed' | 'dead' | 'cancelled';
+
+export interface Job {
+  id: string;
+  jobType: string;
+  memoryId: string | null;
+  documentId: string | null;
+  payload: Record<string, unknown>;
+  status: JobStatus;
+  attempts: number;
+  maxAttempts: number;
+  leasedAt: string | null;
+  leasedBy: string | null;
+  lastError: string | null;
+  result: unknown;
+  createdAt: string;
+}
+
+function toJob(r: Record<string, unknown>): Job {
+  let payload: Record<string, unknown> = {};
+  try {
+    payload = JSON.parse(String(r.payload_json ?? '{}')) as Record<string, unknown>;
+  } catch {
+    payload = {};
+  }
+  let result: unknown = null;
+  try {
+    result = r.result_json == null ? null : JSON.parse(String(r.result_json));
+  } catch {
+    result = null;
+  }
+  return {
+    id: String(r.id),
+    jobType: String(r.job_type),
+    memoryId: r.memory_id == null ? null : String(r.memory_id),
+    documentId: r.document_id == null ? null : String(r.document_id),
+    payload,
+    status: String(r.status) as JobStatus,
+    attempts: Number(r.attempts),
+    maxAttempts: Number(r.max_attempts),
+    leasedAt: r.leased_at == null ? null : String(r.leased_at),
+    leasedBy: r.leased_by == null ? null : String(r.leased_by),
+    lastError: r.last_error == null ? null : String(r.last_error),
+    result,
+    createdAt: String(r.created_at),
+  };
+}
+
+export function getJob(store: Store, id: string): Job | undefined {
+  const r = store.get('SELECT * FROM memory_jobs WHERE id = ?', [id]);
+  return r ? toJob(r) : undefined;
+}
+
+export function listJobs(store: Store, filter: { status?: JobStatus; type?: string } = {}): Job[] {
+  const where: string[] = [];
+  const params: string[] = [];
+  if (filter.status) (where.push('status = ?'), params.push(filter.status));
+  if (filter.type) (where.push('job_type = ?'), params.push(filter.type));
+  return store
+    .all(`SELECT * FROM memory_jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, rowid`, params)
+    .map(toJob);
+}
+
+/**
+ * Lease the oldest pending job of one of `types`: select and mark it leased (leased_at,
+ * leased_by, attempts + 1) in ONE transaction, so no two workers can take the same job.
+ */
+export function leaseJob(store: Store, types: readonly string[], workerId: string, now: Date): Job | undefined {
+  if (!types.length) return undefined;
+  const iso = now.toISOString();
+  return store.transaction((tx) => {
+    const row = tx.get<{ id: string }>(
+      `SELECT id FROM memory_jobs
+       WHERE status = 'pending' AND job_type IN (${types.map(() => '?').join(', ')})
+         AND (run_after IS NULL OR run_after <= ?)
+       ORDER BY created_at, rowid LIMIT 1`,
+      [...types, iso],
+    );
+    if (!row) return undefined;
+    tx.run(
+      `UPDATE memory_jobs SET status = 'leased', leased_at = ?, leased_by = ?, attempts = attempts + 1, updated_at = ?
+       WHERE id = ? AND status = 'pending'`,
+      [iso, workerId, iso, row.id],
+    );
+    if (tx.changes() !== 1) return undefined;
+    return toJob(tx.get('SELECT * FROM memory_jobs WHERE id = ?', [row.id])!);
+  });
+}
+
+/** Mark a leased job completed with its result payload (warnings, counts). */
+export function completeJob(store: Store, id: string, result: unknown, now: Date): void {
+  const iso = now.toISOString();
+  store.transaction((tx) =>
+    tx.run(
+      `UPDATE memory_jobs SET status = 'completed', completed_at = ?, result_json = ?, leased_at = NULL, leased_by = NULL, updated_at = ?
+       WHERE id = ? AND status = 'leased'`,
+      [iso, JSON.stringify(result ?? null), iso, id],
+    ),
+  );
+}
+
+/**
+ * A leased job failed. Its attempt was counted at lease time: at `maxAttempts` it becomes
+ * `dead` (kept for audit and requeue), otherwise it goes back to pending.
+ */
+export function failJob(store: Store, id: string, error: string, maxAttempts: number, now: Date): 'pending' | 'dead' | 'gone' {
+  const iso = now.toISOString();
+  return store.transaction((tx) => {
+    const row = tx.get<{ attempts: number }>(`SELECT attempts FROM memory_jobs WHERE id = ? AND status = 'leased'`, [id]);
+    if (!row) return 'gone';
+    const dead = Number(row.attempts) >= maxAttempts;
+    tx.run(
+      `UPDATE memory_jobs SET status = ?, last_error = ?, failed_at = ?, leased_at = NULL, leased_by = NULL, updated_at = ?
+       WHERE id = ?`,
+      [dead ? 'dead' : 'pending', error.slice(0, 2000), iso, iso, id],
+    );
+    return dead ? 'dead' : 'pending';
+  });
+}
+
+/**
+ * Give a leased job back without counting the attempt: the failure was not the job's fault
+ * (LLM unreachable, clean shutdown). Nothing is lost and the retry budget is kept.
+ */
+export function releaseJob(store: Store, id: string, note: string | null, now: Date): void {
+  const iso = now.toISOString();
+  store.transaction((tx) =>
+    tx.run(
+      `UPDATE memory_jobs SET status = 'pending', attempts = max(attempts - 1, 0), last_error = coalesce(?, last_error),
+         leased_at = NULL, leased_by = NULL, updated_at = ?
+       WHERE id = ? AND status = 'leased'`,
+      [note, iso, id],
+    ),
+  );
+}
+
+/** Stale-lease reaper: leased longer than `leaseTimeoutMs` → pending again. Returns how many. */
+export function reapStaleLeases(store: Store, leaseTimeoutMs: number, now: Date): number {
+  const cutoff = new Date(now.getTime() - leaseTimeoutMs).toISOString();
+  const iso = now.toISOString();
+  return store.transaction((tx) => {
+    tx.run(
+      `UPDATE memory_jobs SET status = 'pending', leased_at = NULL, leased_by = NULL, updated_at = ?,
+         last_error = coalesce(last_error, 'lease expired')
+       WHERE status = 'leased' AND leased_at < ?`,
+      [iso, cutoff],
+    );
+    return tx.changes();
+  });
+}
+
+/**
+ * Leases held by anyone but `workerId` → pending. Only safe when this process owns the store
+ * (the store lock guarantees it): such leases were left by a process that died.
+ */
+export function recoverOrphanedLeases(store: Store, workerId: string, now: Date): number {
+  const iso = now.toISOString();
+  return store.transaction((tx) => {
+    tx.run(
+      `UPDATE memory_jobs SET status = 'pending', leased_at = NULL, leased_by = NULL, updated_at = ?,
+         last_error = coalesce(last_error, 'worker stopped while holding the lease')
+       WHERE status = 'leased' AND (leased_by IS NULL OR leased_by <> ?)`,
+      [iso, workerId],
+    );
+    return tx.changes();
+  });
+}
+
+/** Dead jobs → pending with a fresh attempt budget (maintenance "requeueDeadJobs"). */
+export function requeueDeadJobs(store: Store, limit: number, now: Date): number {
+  const iso = now.toISOString();
+  return store.transaction((tx) => {
+    tx.run(
+      `UPDATE memory_jobs SET status = 'pending', attempts = 0, failed_at = NULL, updated_at = ?
+       WHERE id IN (SELECT id FROM memory_jobs WHERE status = 'dead' ORDER BY failed_at LIMIT ?)`,
+      [iso, limit],
+    );
+    return tx.changes();
+  });
+}
+
+export function jobCounts(store: Store): Record<JobStatus, number> {
+  const out: Record<JobStatus, number> = { pending: 0, leased: 0, completed: 0, dead: 0, cancelled: 0 };
+  for (const r of store.all<{ status: JobStatus; n: number }>('SELECT status, count(*) AS n FROM memory_jobs GROUP BY status')) {
+    out[r.status] = Number(r.n);
+  }
+  return out;
+}

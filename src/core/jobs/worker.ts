@@ -1,0 +1,211 @@
+/**
+ * The polling job worker (seed 000 "Worker Model"): a setTimeout chain that leases one job
+ * per tick from memory_jobs, runs the handler registered for its type, and reschedules
+ * itself — right away while work is flowing, after `pollMs` when the queue is empty, after
+ * an exponential backoff when ticks fail. A 60 s interval reaps stale leases. `stop()` waits
+ * for the job in flight; if it must cut it short, the job is released (not left leased).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Store } from '../store/store';
+import { errorMessage } from '../util/errors';
+import { nextDelayMs } from './backoff';
+import { TransientJobError } from './errors';
+import { completeJob, failJob, leaseJob, reapStaleLeases, recoverOrphanedLeases, releaseJob, type Job } from './queue';
+
+export interface JobContext {
+  /** Aborted when the worker is stopping and will not wait longer. */
+  signal: AbortSignal;
+  workerId: string;
+}
+
+/** Returns the job's result payload (JSON-serializable; warnings, counts). */
+export type JobHandler = (job: Job, ctx: JobContext) => Promise<unknown>;
+
+export type WorkerEvent =
+  | { type: 'completed'; job: Job; result: unknown }
+  | { type: 'failed'; job: Job; error: string; status: 'pending' | 'dead' | 'gone' }
+  | { type: 'released'; job: Job; reason: string }
+  | { type: 'reaped'; count: number }
+  | { type: 'tick-error'; error: string };
+
+export interface JobWorkerOptions {
+  /** Job type → handler. Only these types are leased. */
+  handlers: Record<string, JobHandler>;
+  /** Delay between ticks when the queue is empty and nothing failed. Default 2000. */
+  pollMs?: number;
+  /** Attempts before a job is dead (workerMaxRetries). Default 3. */
+  maxRetries?: number;
+  /** Leases older than this are reaped. Default 300 000. */
+  leaseTimeoutMs?: number;
+  /** Reaper interval. Default 60 000. */
+  reaperIntervalMs?: number;
+  /** Delay after a successful job before the next tick (0: at once). Default 0. */
+  busyDelayMs?: number;
+  /**
+   * On start, return leases held by other worker ids to pending. True by default: the store
+   * lock guarantees this process is the only writer, so such leases belong to a dead process.
+   */
+  recoverOnStart?: boolean;
+  workerId?: string;
+  now?: () => Date;
+  random?: () => number;
+  onEvent?: (e: WorkerEvent) => void;
+}
+
+export class JobWorker {
+  readonly workerId: string;
+  private readonly types: string[];
+  private readonly now: () => Date;
+  private timer: NodeJS.Timeout | undefined;
+  private reaper: NodeJS.Timeout | undefined;
+  private running = false;
+  private inFlight: Promise<void> | undefined;
+  private abort = new AbortController();
+  private failures = 0;
+  private processed = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly opts: JobWorkerOptions,
+  ) {
+    this.workerId = opts.workerId ?? `worker-${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.types = Object.keys(opts.handlers);
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  get consecutiveFailures(): number {
+    return this.failures;
+  }
+
+  get jobsProcessed(): number {
+    return this.processed;
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.abort = new AbortController();
+    if (this.opts.recoverOnStart !== false) {
+      const n = recoverOrphanedLeases(this.store, this.workerId, this.now());
+      if (n) this.opts.onEvent?.({ type: 'reaped', count: n });
+    }
+    this.reaper = setInterval(() => this.reap(), this.opts.reaperIntervalMs ?? 60_000);
+    this.reaper.unref?.();
+    this.schedule(0);
+  }
+
+  /** Run the reaper now (also used by maintenance). */
+  reap(): number {
+    try {
+      const n = reapStaleLeases(this.store, this.opts.leaseTimeoutMs ?? 300_000, this.now());
+      if (n) this.opts.onEvent?.({ type: 'reaped', count: n });
+      return n;
+    } catch (e) {
+      this.opts.onEvent?.({ type: 'tick-error', error: errorMessage(e) });
+      return 0;
+    }
+  }
+
+  /**
+   * Stop ticking and wait for the job in flight. After `graceMs` (default: wait forever)
+   * the handler's signal is aborted; a job cut short is released, never left leased.
+   */
+  async stop(opts: { graceMs?: number } = {}): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.reaper) clearInterval(this.reaper);
+    this.timer = this.reaper = undefined;
+    const inFlight = this.inFlight;
+    if (!inFlight) return;
+    let grace: NodeJS.Timeout | undefined;
+    if (opts.graceMs !== undefined) grace = setTimeout(() => this.abort.abort(new Error('worker stopping')), opts.graceMs);
+    try {
+      await inFlight;
+    } finally {
+      if (grace) clearTimeout(grace);
+    }
+  }
+
+  private schedule(ms: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.inFlight = this.tick().then(
+        (r) => {
+          this.inFlight = undefined;
+          if (r === 'none') this.schedule(nextDelayMs(this.failures, this.opts.pollMs ?? 2000, this.opts.random));
+          else if (r === 'ok') this.schedule(this.opts.busyDelayMs ?? 0);
+          else this.schedule(nextDelayMs(this.failures, this.opts.pollMs ?? 2000, this.opts.random));
+        },
+        () => {
+          this.inFlight = undefined;
+          this.schedule(nextDelayMs(this.failures, this.opts.pollMs ?? 2000, this.opts.random));
+        },
+      );
+    }, ms);
+  }
+
+  /**
+   * One tick: lease and process at most one job. 'none' = queue empty, 'ok' = a job
+   * completed, 'failed' = a job or the tick itself failed. Callable directly (tests, on demand).
+   */
+  async tick(): Promise<'none' | 'ok' | 'failed'> {
+    let job: Job | undefined;
+    try {
+      job = leaseJob(this.store, this.types, this.workerId, this.now());
+    } catch (e) {
+      this.failures++;
+      this.opts.onEvent?.({ type: 'tick-error', error: errorMessage(e) });
+      return 'failed';
+    }
+    if (!job) return 'none';
+    const handler = this.opts.handlers[job.jobType]!;
+    try {
+      const result = await handler(job, { signal: this.abort.signal, workerId: this.workerId });
+      completeJob(this.store, job.id, result, this.now());
+      this.failures = 0;
+      this.processed++;
+      this.opts.onEvent?.({ type: 'completed', job, result });
+      return 'ok';
+    } catch (e) {
+      this.failures++;
+      const msg = errorMessage(e);
+      try {
+        if (e instanceof TransientJobError || this.abort.signal.aborted) {
+          releaseJob(this.store, job.id, msg, this.now());
+          this.opts.onEvent?.({ type: 'released', job, reason: msg });
+        } else {
+          const status = failJob(this.store, job.id, msg, Math.min(job.maxAttempts, this.opts.maxRetries ?? job.maxAttempts), this.now());
+          this.opts.onEvent?.({ type: 'failed', job, error: msg, status });
+        }
+      } catch (e2) {
+        // The store refused the bookkeeping (closed?): the lease stays and the reaper frees it.
+        this.opts.onEvent?.({ type: 'tick-error', error: errorMessage(e2) });
+      }
+      return 'failed';
+    }
+  }
+
+  /**
+   * Tick until the queue is empty, `maxJobs` ticks ran, or (unless `untilEmpty`) a tick
+   * failed — a failing job would otherwise be retried at once, without backoff.
+   */
+  async drain(opts: { maxJobs?: number; untilEmpty?: boolean } = {}): Promise<{ ok: number; failed: number }> {
+    const out = { ok: 0, failed: 0 };
+    const max = opts.maxJobs ?? Number.POSITIVE_INFINITY;
+    while (out.ok + out.failed < max) {
+      const r = await this.tick();
+      if (r === 'none') break;
+      if (r === 'ok') out.ok++;
+      else {
+        out.failed++;
+        if (!opts.untilEmpty) break;
+      }
+    }
+    return out;
+  }
+}
