@@ -1,0 +1,388 @@
+/**
+ * The UI-side RPC client of the engine worker (plain Node: used by src/extension and tests).
+ *
+ * - `request(method, params, {signal, timeoutMs})` is typed by protocol.ts; the promise settles
+ *   exactly once (result, EngineError from the engine, `cancelled`, `timeout`, …).
+ * - Requests made while the engine starts or restarts wait in a queue and go out once it is
+ *   ready: callers never see the restart, except writes that were in flight when it crashed
+ *   (they fail with `engine_crashed`: their outcome is unknown). Reads in flight are retried once.
+ * - A crash (thread exit without a shutdown) restarts the worker with exponential backoff;
+ *   too many crashes within a window → state `failed` until `restart()` is called.
+ * - `shutdown()` asks the engine to snapshot and close, then waits for the thread to end
+ *   (terminating it after a timeout).
+ */
+import { randomUUID } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import { EngineError } from './errors';
+import {
+  READ_ONLY_METHODS,
+  type EngineEvent, type EngineInit, type EngineMethod, type FromEngineMessage, type ParamsOf, type ReadyInfo, type ResultOf,
+  type ToEngineMessage,
+} from './protocol';
+
+export type EngineState = 'starting' | 'ready' | 'restarting' | 'failed' | 'stopping' | 'stopped';
+
+export interface EngineStateChange {
+  state: EngineState;
+  /** Why (crash message, fatal start-up error), when there is a reason. */
+  reason?: string;
+  /** Restarts so far within the crash window. */
+  restarts: number;
+  /** When restarting: the delay before the next start. */
+  retryInMs?: number;
+  ready?: ReadyInfo;
+}
+
+export interface BackoffOptions {
+  initialMs: number;
+  maxMs: number;
+  /** More crashes than this within `windowMs` → failed. */
+  maxRestarts: number;
+  windowMs: number;
+}
+
+export interface EngineClientOptions {
+  init: EngineInit;
+  /** Creates the worker thread (default: `new Worker(workerPath, { workerData: init })`). */
+  spawn?: (init: EngineInit) => Worker;
+  workerPath?: string;
+  backoff?: Partial<BackoffOptions>;
+  /** A worker that has not posted `ready` after this long is killed and counts as a crash. */
+  startTimeoutMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 250, maxMs: 30_000, maxRestarts: 5, windowMs: 120_000 };
+
+interface Pending {
+  id: number;
+  method: EngineMethod;
+  params: unknown;
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+  retried: boolean;
+  cleanup(): void;
+}
+
+export class EngineClient {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly inFlight = new Map<number, Pending>();
+  private queue: Pending[] = [];
+  private readonly eventListeners = new Set<(e: EngineEvent) => void>();
+  private readonly stateListeners = new Set<(s: EngineStateChange) => void>();
+  private crashTimes: number[] = [];
+  private restartTimer: NodeJS.Timeout | undefined;
+  private startTimer: NodeJS.Timeout | undefined;
+  private readyInfo: ReadyInfo | undefined;
+  private readyWaiters: { resolve(i: ReadyInfo): void; reject(e: Error): void }[] = [];
+  private failure: EngineError | undefined;
+  private _state: EngineState = 'stopped';
+  private readonly backoff: BackoffOptions;
+  private generation = 0;
+  private exitWaiters: (() => void)[] = [];
+  private readonly init: EngineInit;
+
+  constructor(private readonly opts: EngineClientOptions) {
+    this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
+    this.init = { ...opts.init, ownerId: opts.init.ownerId ?? randomUUID() };
+  }
+
+  get state(): EngineState {
+    return this._state;
+  }
+
+  get ready(): ReadyInfo | undefined {
+    return this.readyInfo;
+  }
+
+  /** Restarts within the current crash window. */
+  get restarts(): number {
+    return this.crashTimes.length;
+  }
+
+  onEvent(listener: (e: EngineEvent) => void): { dispose(): void } {
+    this.eventListeners.add(listener);
+    return { dispose: () => this.eventListeners.delete(listener) };
+  }
+
+  onStateChange(listener: (s: EngineStateChange) => void): { dispose(): void } {
+    this.stateListeners.add(listener);
+    return { dispose: () => this.stateListeners.delete(listener) };
+  }
+
+  /** Starts the worker; resolves when it is ready (rejects if it cannot start at all). */
+  start(): Promise<ReadyInfo> {
+    if (this._state === 'ready' && this.readyInfo) return Promise.resolve(this.readyInfo);
+    if (this._state === 'stopped' || this._state === 'failed') {
+      this.failure = undefined;
+      this.crashTimes = [];
+      const p = this.whenReady();
+      this.spawn('starting');
+      return p;
+    }
+    return this.whenReady();
+  }
+
+  /** Manual restart (after `failed`, or to pick up a new build). */
+  async restart(): Promise<ReadyInfo> {
+    if (this._state !== 'stopped' && this._state !== 'failed') await this.shutdown();
+    return this.start();
+  }
+
+  /** Resolves once the engine is ready (now, or after the running start/restart). */
+  whenReady(): Promise<ReadyInfo> {
+    if (this._state === 'ready' && this.readyInfo) return Promise.resolve(this.readyInfo);
+    if (this._state === 'failed' && this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
+  }
+
+  request<M extends EngineMethod>(method: M, params: ParamsOf<M>, opts: RequestOptions = {}): Promise<ResultOf<M>> {
+    if (this._state === 'stopped' || this._state === 'stopping') {
+      return Promise.reject(new EngineError('engine_stopped', 'The memory engine is not running.'));
+    }
+    if (this._state === 'failed') {
+      return Promise.reject(new EngineError('engine_unavailable', `The memory engine is not available: ${this.failure?.message ?? 'it stopped'}`));
+    }
+    if (opts.signal?.aborted) return Promise.reject(new EngineError('cancelled', 'The operation was cancelled.'));
+    return new Promise<ResultOf<M>>((resolve, reject) => {
+      const id = this.nextId++;
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => this.abandon(id, new EngineError('cancelled', 'The operation was cancelled.'));
+      const pending: Pending = {
+        id, method, params, retried: false,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        cleanup: () => {
+          if (timer) clearTimeout(timer);
+          opts.signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      if (opts.timeoutMs !== undefined) {
+        timer = setTimeout(() => this.abandon(id, new EngineError('timeout', `The memory engine did not answer "${method}" within ${opts.timeoutMs} ms.`)), opts.timeoutMs);
+      }
+      if (this._state === 'ready') this.send(pending);
+      else this.queue.push(pending);
+    });
+  }
+
+  /** Clean shutdown: the engine snapshots and closes its stores, then the thread ends. */
+  async shutdown(timeoutMs = 5000): Promise<void> {
+    if (this._state === 'stopped') return;
+    clearTimeout(this.restartTimer);
+    const worker = this.worker;
+    const wasReady = this._state === 'ready';
+    this.setState('stopping');
+    this.rejectQueued(new EngineError('engine_stopped', 'The memory engine is shutting down.'));
+    if (worker && wasReady) {
+      const id = this.nextId++;
+      const answered = new Promise<void>((resolve) => {
+        this.inFlight.set(id, { id, method: 'engine.shutdown', params: {}, retried: true, resolve: () => resolve(), reject: () => resolve(), cleanup: () => undefined });
+      });
+      worker.postMessage({ kind: 'request', id, method: 'engine.shutdown', params: {} } satisfies ToEngineMessage);
+      const exited = new Promise<void>((resolve) => this.exitWaiters.push(resolve));
+      const timedOut = await Promise.race([answered.then(() => exited).then(() => false), delay(timeoutMs).then(() => true)]);
+      if (timedOut) this.log(`engine did not stop within ${timeoutMs} ms: terminating the thread`);
+    }
+    if (this.worker) await this.worker.terminate().catch(() => undefined);
+    this.worker = undefined;
+    this.rejectInFlight(new EngineError('engine_stopped', 'The memory engine stopped.'), false);
+    this.setState('stopped');
+  }
+
+  // ── internals ─────────────────────────────────────────────────────────────────────────
+
+  private spawn(state: 'starting' | 'restarting'): void {
+    const gen = ++this.generation;
+    this.readyInfo = undefined;
+    this.setState(state);
+    let worker: Worker;
+    try {
+      worker = this.opts.spawn ? this.opts.spawn(this.init) : new Worker(this.workerPath(), { workerData: this.init });
+    } catch (e) {
+      this.crashed(gen, `could not start the engine thread: ${(e as Error).message}`);
+      return;
+    }
+    this.worker = worker;
+    let lastError: string | undefined;
+    worker.on('message', (m: FromEngineMessage) => {
+      if (gen === this.generation) this.receive(m);
+    });
+    worker.on('error', (e) => {
+      lastError = e?.stack ?? String(e);
+      this.log(`engine thread error: ${lastError}`);
+    });
+    worker.on('exit', (code) => {
+      if (gen !== this.generation) return;
+      this.worker = undefined;
+      const waiters = this.exitWaiters;
+      this.exitWaiters = [];
+      for (const w of waiters) w();
+      if (this._state === 'stopping' || this._state === 'stopped' || this._state === 'failed') return;
+      this.crashed(gen, lastError ? firstLine(lastError) : `the engine thread exited with code ${code}`);
+    });
+    const startTimeout = this.opts.startTimeoutMs ?? 60_000;
+    clearTimeout(this.startTimer);
+    this.startTimer = setTimeout(() => {
+      if (gen === this.generation && this._state !== 'ready' && this.worker === worker) {
+        this.log(`engine did not become ready within ${startTimeout} ms`);
+        void worker.terminate();
+      }
+    }, startTimeout);
+    this.startTimer.unref();
+  }
+
+  private workerPath(): string {
+    if (!this.opts.workerPath) throw new Error('EngineClient needs workerPath or spawn');
+    return this.opts.workerPath;
+  }
+
+  private receive(m: FromEngineMessage): void {
+    switch (m.kind) {
+      case 'ready': {
+        clearTimeout(this.startTimer);
+        this.readyInfo = m.info;
+        this.setState('ready', { ready: m.info });
+        const waiters = this.readyWaiters;
+        this.readyWaiters = [];
+        for (const w of waiters) w.resolve(m.info);
+        const queued = this.queue;
+        this.queue = [];
+        for (const p of queued) this.send(p);
+        return;
+      }
+      case 'response': {
+        const p = this.inFlight.get(m.id);
+        if (!p) return; // abandoned (cancelled, timed out)
+        this.inFlight.delete(m.id);
+        p.cleanup();
+        if (m.ok) p.resolve(m.result);
+        else p.reject(EngineError.fromPayload(m.error));
+        return;
+      }
+      case 'event':
+        for (const l of this.eventListeners) {
+          try {
+            l(m.event);
+          } catch (e) {
+            this.log(`engine event listener failed: ${(e as Error).message}`);
+          }
+        }
+        return;
+      case 'fatal': {
+        // The engine cannot open its stores: restarting would fail the same way.
+        clearTimeout(this.startTimer);
+        this.failure = EngineError.fromPayload(m.error);
+        this.log(`engine could not start: ${m.error.message}${m.error.detail ? `\n${m.error.detail}` : ''}`);
+        this.generation++; // ignore the thread's exit
+        void this.worker?.terminate();
+        this.worker = undefined;
+        this.fail(this.failure);
+        return;
+      }
+    }
+  }
+
+  private send(p: Pending): void {
+    this.inFlight.set(p.id, p);
+    this.worker!.postMessage({ kind: 'request', id: p.id, method: p.method, params: p.params } as ToEngineMessage);
+  }
+
+  /** Cancel/timeout: settle locally now; tell the engine to stop working on it. */
+  private abandon(id: number, err: EngineError): void {
+    const inFlight = this.inFlight.get(id);
+    const queuedIndex = this.queue.findIndex((p) => p.id === id);
+    const p = inFlight ?? this.queue[queuedIndex];
+    if (!p) return;
+    if (inFlight) {
+      this.inFlight.delete(id);
+      this.worker?.postMessage({ kind: 'cancel', id } satisfies ToEngineMessage);
+    } else {
+      this.queue.splice(queuedIndex, 1);
+    }
+    p.cleanup();
+    p.reject(err);
+  }
+
+  private crashed(gen: number, reason: string): void {
+    if (gen !== this.generation) return;
+    clearTimeout(this.startTimer);
+    const now = Date.now();
+    this.crashTimes = [...this.crashTimes.filter((t) => now - t < this.backoff.windowMs), now];
+    this.log(`engine crashed: ${reason}`);
+    // Reads in flight go again after the restart; writes may or may not have been committed.
+    this.rejectInFlight(
+      new EngineError('engine_crashed', `The memory engine stopped unexpectedly (${reason}); it is restarting. A change in progress may not have been saved: check and try again.`),
+      true,
+    );
+    if (this.crashTimes.length > this.backoff.maxRestarts) {
+      this.fail(new EngineError('engine_unavailable', `The memory engine crashed ${this.crashTimes.length} times within ${Math.round(this.backoff.windowMs / 1000)} s (last: ${reason}).`));
+      return;
+    }
+    const retryInMs = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** (this.crashTimes.length - 1));
+    this.setState('restarting', { reason, retryInMs });
+    this.restartTimer = setTimeout(() => this.spawn('restarting'), retryInMs);
+  }
+
+  private fail(err: EngineError): void {
+    this.failure = err;
+    this.rejectQueued(err);
+    this.rejectInFlight(err, false);
+    const waiters = this.readyWaiters;
+    this.readyWaiters = [];
+    for (const w of waiters) w.reject(err);
+    this.setState('failed', { reason: err.message });
+  }
+
+  private rejectInFlight(err: EngineError, retryReads: boolean): void {
+    for (const p of [...this.inFlight.values()]) {
+      this.inFlight.delete(p.id);
+      if (retryReads && !p.retried && READ_ONLY_METHODS.has(p.method)) {
+        p.retried = true;
+        this.queue.push(p);
+        continue;
+      }
+      p.cleanup();
+      p.reject(err);
+    }
+  }
+
+  private rejectQueued(err: EngineError): void {
+    const queued = this.queue;
+    this.queue = [];
+    for (const p of queued) {
+      p.cleanup();
+      p.reject(err);
+    }
+  }
+
+  private setState(state: EngineState, extra: Partial<EngineStateChange> = {}): void {
+    this._state = state;
+    const change: EngineStateChange = { state, restarts: this.crashTimes.length, ...extra };
+    for (const l of this.stateListeners) {
+      try {
+        l(change);
+      } catch (e) {
+        this.log(`engine state listener failed: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  private log(line: string): void {
+    this.opts.log?.(line);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0] ?? s;
+}

@@ -1,0 +1,603 @@
+/**
+ * MemoryEngine: the composition root of the engine thread. It resolves the workspace's
+ * project id (src/core/project), opens the project's store and the global store
+ * (scope = global), layers VS Code settings over agent.yaml (./config), and answers every
+ * protocol method (protocol.ts) over the core modules. It knows nothing of threads or VS Code:
+ * the worker (worker.ts) hosts it in a thread, the tests also host it directly.
+ *
+ * Pieces another module will replace are marked SEAM and listed in `SEAMS` (diagnostics show
+ * them): search (keyword only), suggestions accept (append merge), graph (relations + tags),
+ * pipeline status, re-embed.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Store } from '../core/store/store';
+import { MemoryService } from '../core/memory/memoryService';
+import type { CreateMemoryInput, CreateResult, ListOptions, ListResult, MemoryRecord, MemoryScope } from '../core/memory/types';
+import { LIMITS } from '../core/memory/limits';
+import { resolveProjectId, type ProjectIdResult } from '../core/project';
+import { pipelineMode, type ResolvedConfig } from '../core/config';
+import { UserFacingError, errorMessage } from '../core/util/errors';
+import { loadEngineConfig, type EngineConfig } from './config';
+import { EngineError, cancelledError } from './errors';
+import { searchStore } from './seams/keywordSearch';
+import { acceptSuggestion, clearSuggestions, listSuggestions, rejectSuggestion } from './seams/suggestions';
+import { queryGraph } from './seams/graph';
+import { readImportFile, writeExportFile } from './transfer';
+import {
+  PROTOCOL_VERSION,
+  type ConfigSummary, type EngineDiagnostics, type EngineEvent, type EngineInit, type EngineStats, type ExportFile,
+  type GraphData, type GraphParams, type ImportResult, type PipelineStatus, type SearchHit, type SearchParams,
+  type SearchResponse, type StoreInfo, type StoreName, type Suggestion,
+} from './protocol';
+
+/** Seams not yet wired to their final module, shown by diagnostics. */
+export const SEAMS: Record<string, string> = {
+  search: 'keyword (FTS4 + bm25) only: rewire to src/core/search hybrid search with the vector leg',
+  'suggestions.accept': 'append/latest_wins merge in src/engine/seams/suggestions.ts: rewire to src/core/consolidation',
+  graph: 'memory_relationships + shared tags: rewire to src/core/graph',
+  pipeline: 'status only (jobs table): rewire to the src/core/pipeline job worker',
+  reembed: 'marks memories pending: rewire to the src/core/vectorstore re-embed job',
+};
+
+export const GLOBAL_PROJECT_ID = 'global';
+const GRAPH_MAX_NODES = 300;
+const IMPORT_BATCH = 200;
+
+/** Per-call context given by the RPC server: cancellation and progress. */
+export interface CallContext {
+  signal: AbortSignal;
+  progress(done: number, total: number, message?: string): void;
+}
+
+const NO_CONTEXT: CallContext = { signal: new AbortController().signal, progress: () => undefined };
+
+interface Handle {
+  name: StoreName;
+  store: Store;
+  svc: MemoryService;
+  lastWriteAt: number;
+}
+
+export interface EngineOptions extends EngineInit {
+  now?: () => Date;
+  onEvent?: (event: EngineEvent) => void;
+  /** How often the snapshot policy is checked (ms). Default 5 s. */
+  snapshotTickMs?: number;
+}
+
+/** A short, file-system-safe folder name for a project id (readable prefix + hash). */
+export function storeFolderName(projectId: string): string {
+  const readable = projectId.replace(/[^a-zA-Z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 60) || 'project';
+  return `${readable}-${createHash('sha256').update(projectId).digest('hex').slice(0, 12)}`;
+}
+
+export class MemoryEngine {
+  private readonly startedAt = Date.now();
+  private readonly now: () => Date;
+  private readonly warnings: string[] = [];
+  private snapshotTimer: NodeJS.Timeout | undefined;
+  private snapshotting = false;
+  private closed = false;
+
+  private constructor(
+    private readonly opts: EngineOptions,
+    readonly project: ProjectIdResult,
+    private readonly projectHandle: Handle,
+    private readonly globalHandle: Handle,
+    private cfg: EngineConfig,
+    private readonly openMs: number,
+  ) {
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  static async open(opts: EngineOptions): Promise<MemoryEngine> {
+    const t0 = performance.now();
+    const root = opts.workspaceRoot;
+    const project: ProjectIdResult = root
+      ? await resolveProjectId(root)
+      : { id: 'no-workspace', kind: 'canonical', detail: 'no folder is open' };
+    const cfg = await loadEngineConfig(root, opts.settings);
+    const warnings: string[] = [...(project.warnings ?? [])];
+    const projectDir = path.join(opts.storageDir, 'projects', storeFolderName(project.id));
+    const globalDir = path.join(opts.globalStorageDir, 'global');
+    const projectStore = await openStore(projectDir, opts, warnings);
+    let globalStore: Store;
+    try {
+      globalStore = await openStore(globalDir, opts, warnings);
+    } catch (e) {
+      await projectStore.close();
+      throw e;
+    }
+    const handle = (name: StoreName, store: Store, projectId: string): Handle => ({
+      name, store, svc: new MemoryService(store, serviceOptions(projectId, cfg.config, opts.now)), lastWriteAt: 0,
+    });
+    const engine = new MemoryEngine(
+      opts, project, handle('project', projectStore, project.id), handle('global', globalStore, GLOBAL_PROJECT_ID), cfg,
+      performance.now() - t0,
+    );
+    for (const w of [...warnings, ...projectStore.warnings, ...globalStore.warnings]) engine.warn(w);
+    for (const i of cfg.summary.issues) engine.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
+    engine.startSnapshotTimer();
+    return engine;
+  }
+
+  get projectId(): string {
+    return this.project.id;
+  }
+
+  get config(): ResolvedConfig {
+    return this.cfg.config;
+  }
+
+  get startupWarnings(): string[] {
+    return [...this.warnings];
+  }
+
+  get openDurationMs(): number {
+    return this.openMs;
+  }
+
+  // ── memories ──────────────────────────────────────────────────────────────────────────
+
+  create(input: CreateMemoryInput): CreateResult {
+    if (!input || typeof input !== 'object') throw new EngineError('invalid_input', 'input: must be an object');
+    const h = this.handleForScope(input.scope === 'global' ? 'global' : 'project');
+    const result = this.write(h, () => h.svc.create(input));
+    if (result.status === 'created') this.changed('created', [result.memory.id], h.name);
+    return result;
+  }
+
+  get(id: string, includeDeleted = false): MemoryRecord | null {
+    const found = this.locate(id, includeDeleted);
+    return found ? found.record : null;
+  }
+
+  /** Both stores, project first then global, paged as one list when no scope is given. */
+  list(opts: ListOptions = {}): ListResult {
+    if (opts.scope === 'project' || opts.scope === 'global') return this.handleForScope(opts.scope).svc.list(opts);
+    if (opts.scope !== undefined) throw new EngineError('invalid_input', `scope: must be "project" or "global", got ${JSON.stringify(opts.scope)}`);
+    const offset = opts.offset ?? 0;
+    const limit = opts.limit ?? LIMITS.listDefault;
+    const p = this.projectHandle.svc.list({ ...opts, offset, limit });
+    const items = [...p.items];
+    // Offsets past the project's items continue into the global store.
+    const gOffset = Math.max(0, offset - p.total);
+    const need = limit - items.length;
+    const g = this.globalHandle.svc.list({ ...opts, offset: gOffset, limit: Math.max(1, need) });
+    if (need > 0) items.push(...g.items.slice(0, need));
+    return { items, total: p.total + g.total, offset, limit };
+  }
+
+  typeCounts(scope?: MemoryScope): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const h of this.handlesFor(scope)) {
+      for (const r of h.store.all('SELECT type, count(*) AS n FROM memories WHERE deleted_at IS NULL GROUP BY type')) {
+        out[String(r.type)] = (out[String(r.type)] ?? 0) + Number(r.n);
+      }
+    }
+    return out;
+  }
+
+  update(id: string, patch: Parameters<MemoryService['update']>[1]): MemoryRecord {
+    const found = this.mustLocate(id);
+    if (!patch || typeof patch !== 'object') throw new EngineError('invalid_input', 'patch: must be an object');
+    const target: StoreName | undefined = patch.scope === 'global' ? 'global' : patch.scope === 'project' ? 'project' : undefined;
+    if (target && target !== found.handle.name) return this.move(found.handle, found.record, target, patch);
+    const rec = this.write(found.handle, () => found.handle.svc.update(id, patch));
+    this.changed('updated', [id], found.handle.name);
+    return rec;
+  }
+
+  delete(id: string, reason?: string): MemoryRecord {
+    const found = this.mustLocate(id);
+    const rec = this.write(found.handle, () => found.handle.svc.delete(id, reason ? { reason } : {}));
+    this.changed('deleted', [id], found.handle.name);
+    return rec;
+  }
+
+  restore(id: string): MemoryRecord {
+    const found = this.mustLocate(id, true);
+    const rec = this.write(found.handle, () => found.handle.svc.restore(id));
+    this.changed('restored', [id], found.handle.name);
+    return rec;
+  }
+
+  history(id: string) {
+    return this.mustLocate(id, true).handle.svc.history(id);
+  }
+
+  /** Seed 003 manual promote: no TTL any more (permanent). */
+  promote(id: string): MemoryRecord {
+    const found = this.mustLocate(id);
+    const rec = this.write(found.handle, () => found.handle.svc.update(id, { ttlSeconds: null, why: 'promoted' }));
+    this.changed('promoted', [id], found.handle.name);
+    return rec;
+  }
+
+  // ── search, suggestions, graph ────────────────────────────────────────────────────────
+
+  search(params: SearchParams): SearchResponse {
+    const t0 = performance.now();
+    if (!params || typeof params.query !== 'string') throw new EngineError('invalid_input', 'query: must be a string');
+    const { default_limit: def, max_limit: max } = this.cfg.config.search;
+    const limit = params.limit ?? def;
+    if (!Number.isInteger(limit) || limit < 1 || limit > max) {
+      throw new EngineError('invalid_input', `limit: must be a whole number from 1 to ${max} (search.max_limit), got ${JSON.stringify(params.limit)}`);
+    }
+    const hits: SearchHit[] = [];
+    for (const h of this.handlesFor(params.scope)) {
+      const found = searchStore(h.store, {
+        query: params.query, limit, now: this.now(),
+        ...(params.types ? { types: params.types } : {}), ...(params.tags ? { tags: params.tags } : {}),
+      });
+      for (const f of found) hits.push({ memory: f.memory, content: f.content, score: f.keyword, legs: { keyword: f.keyword }, store: h.name });
+    }
+    // Ties broken by recency (DESIGN.md "Read path").
+    hits.sort((a, b) => b.score - a.score || b.memory.createdAt.localeCompare(a.memory.createdAt));
+    const minScore = this.cfg.config.search.min_score;
+    const kept = hits.filter((h) => h.score >= minScore).slice(0, limit);
+    return { query: params.query, hits: kept, legsUsed: ['keyword'], tookMs: performance.now() - t0 };
+  }
+
+  suggestions(status: Suggestion['status'] = 'pending', limit = 50): Suggestion[] {
+    return listSuggestions(this.projectHandle.store, status, Math.max(1, Math.min(limit, 200)));
+  }
+
+  acceptSuggestion(id: string): MemoryRecord {
+    const h = this.projectHandle;
+    const rec = this.write(h, () => acceptSuggestion(h.store, h.svc, id, this.cfg.config.memory.merge_strategy, this.now()));
+    this.changed('merged', [rec.id, ...rec.mergedFrom], 'project');
+    return rec;
+  }
+
+  rejectSuggestion(id: string): void {
+    const h = this.projectHandle;
+    this.write(h, () => rejectSuggestion(h.store, id, this.now()));
+  }
+
+  clearSuggestions(): number {
+    const h = this.projectHandle;
+    return this.write(h, () => clearSuggestions(h.store, this.now()));
+  }
+
+  graph(params: GraphParams = {}): GraphData {
+    const parts = this.handlesFor(undefined).map((h) =>
+      params.centerId && !this.hasMemory(h, params.centerId) ? { nodes: [], edges: [], truncated: false } : queryGraph(h.store, params, GRAPH_MAX_NODES),
+    );
+    if (params.centerId && parts.every((p) => p.nodes.length === 0)) throw new EngineError('not_found', `No memory with id ${params.centerId}.`);
+    return {
+      nodes: parts.flatMap((p) => p.nodes),
+      edges: parts.flatMap((p) => p.edges),
+      truncated: parts.some((p) => p.truncated),
+    };
+  }
+
+  // ── stats, diagnostics, pipeline ──────────────────────────────────────────────────────
+
+  stats(): EngineStats {
+    const pending = this.projectHandle.store.get<{ n: number }>(
+      `SELECT count(*) AS n FROM consolidation_suggestions WHERE status = 'pending'`,
+    );
+    return { project: this.storeInfo(this.projectHandle), global: this.storeInfo(this.globalHandle), suggestionsPending: Number(pending?.n ?? 0) };
+  }
+
+  pipelineStatus(): PipelineStatus {
+    const mode = pipelineMode(this.cfg.config);
+    const jobs: Record<string, number> = {};
+    for (const r of this.projectHandle.store.all('SELECT status, count(*) AS n FROM memory_jobs GROUP BY status')) jobs[String(r.status)] = Number(r.n);
+    const waiting = (jobs.pending ?? 0) + (jobs.leased ?? 0);
+    if (mode === 'off') return { state: 'off', mode, jobs, detail: 'The extraction pipeline is off (memory.pipelineV2.enabled is false).' };
+    // SEAM: no job worker runs in the engine yet; waiting jobs are reported, not processed.
+    if (waiting > 0) return { state: 'degraded', mode, jobs, detail: `${waiting} extraction job(s) waiting: the pipeline worker is not running in this build.` };
+    return { state: 'idle', mode, jobs, detail: 'No extraction job is waiting.' };
+  }
+
+  diagnostics(): EngineDiagnostics {
+    return {
+      protocolVersion: PROTOCOL_VERSION,
+      projectId: this.project.id,
+      projectIdKind: this.project.kind,
+      ...(this.opts.workspaceRoot ? { workspaceRoot: this.opts.workspaceRoot } : {}),
+      node: process.version,
+      uptimeMs: Date.now() - this.startedAt,
+      openMs: this.openMs,
+      stats: this.stats(),
+      pipeline: this.pipelineStatus(),
+      config: this.cfg.summary,
+      warnings: [...this.warnings],
+      seams: { ...SEAMS },
+    };
+  }
+
+  // ── maintenance ───────────────────────────────────────────────────────────────────────
+
+  /** Rebuilds the full-text index of both stores from the memories table. */
+  rebuildIndex(): number {
+    let n = 0;
+    for (const h of this.writableHandles()) {
+      this.write(h, () => h.store.transaction((tx) => tx.run(`INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')`)));
+      n += Number(h.store.get<{ n: number }>('SELECT count(*) AS n FROM memories WHERE deleted_at IS NULL')!.n);
+    }
+    this.changed('reindexed', [], 'both');
+    return n;
+  }
+
+  /** SEAM: marks every live memory for embedding again (the vector store re-embeds pending ones). */
+  reembed(): number {
+    let n = 0;
+    for (const h of this.writableHandles()) {
+      n += this.write(h, () =>
+        h.store.transaction((tx) => {
+          tx.run(`UPDATE memories SET embedding_status = 'pending' WHERE deleted_at IS NULL AND embedding_status <> 'pending'`);
+          return tx.changes();
+        }),
+      );
+    }
+    return n;
+  }
+
+  exportTo(file: string, scope?: MemoryScope): { path: string; count: number; bytes: number } {
+    const memories: MemoryRecord[] = [];
+    for (const h of this.handlesFor(scope)) {
+      for (const r of h.store.all('SELECT id FROM memories WHERE deleted_at IS NULL ORDER BY created_at, rid')) {
+        memories.push(h.svc.get(String(r.id))!);
+      }
+    }
+    const data: ExportFile = { format: 'agent-memory-export', version: 1, exportedAt: this.now().toISOString(), projectId: this.project.id, memories };
+    return { path: file, count: memories.length, bytes: writeExportFile(file, data) };
+  }
+
+  /** Creates the file's memories in batches (each batch durable); cancellable between batches. */
+  importFrom(file: string, ctx: CallContext = NO_CONTEXT): ImportResult {
+    const items = readImportFile(file);
+    const result: ImportResult = { total: items.length, created: 0, duplicates: 0, skipped: 0, errors: [] };
+    const ids: Record<StoreName, string[]> = { project: [], global: [] };
+    try {
+      for (let start = 0; start < items.length; start += IMPORT_BATCH) {
+        if (ctx.signal.aborted) throw cancelledError();
+        const batch = items.slice(start, start + IMPORT_BATCH);
+        for (const name of ['project', 'global'] as const) {
+          const idx = batch.map((it, i) => ({ it, i: start + i })).filter(({ it }) => !('invalid' in it) && ((it as CreateMemoryInput).scope === 'global') === (name === 'global'));
+          if (!idx.length) continue;
+          const h = this.handleForScope(name);
+          const out = this.write(h, () => h.svc.createMany(idx.map(({ it }) => it as CreateMemoryInput), { batchSize: IMPORT_BATCH }));
+          out.forEach((r, k) => {
+            if (r.status === 'created') { result.created++; ids[name].push(r.memory.id); }
+            else if (r.status === 'duplicate') result.duplicates++;
+            else if (r.status === 'skipped') result.skipped++;
+            else result.errors.push({ index: idx[k]!.i, message: r.error });
+          });
+        }
+        batch.forEach((it, i) => { if ('invalid' in it) result.errors.push({ index: start + i, message: it.invalid }); });
+        ctx.progress(Math.min(start + IMPORT_BATCH, items.length), items.length, `${result.created} created`);
+      }
+    } finally {
+      for (const name of ['project', 'global'] as const) if (ids[name].length) this.changed('imported', ids[name], name);
+    }
+    result.errors.sort((a, b) => a.index - b.index);
+    return result;
+  }
+
+  async reloadConfig(settings?: Record<string, unknown>): Promise<ConfigSummary> {
+    if (settings) this.opts.settings = settings;
+    this.cfg = await loadEngineConfig(this.opts.workspaceRoot, this.opts.settings);
+    // MemoryService holds the lifecycle settings: rebuild both over the same stores.
+    this.projectHandle.svc = new MemoryService(this.projectHandle.store, serviceOptions(this.project.id, this.cfg.config, this.opts.now));
+    this.globalHandle.svc = new MemoryService(this.globalHandle.store, serviceOptions(GLOBAL_PROJECT_ID, this.cfg.config, this.opts.now));
+    for (const i of this.cfg.summary.issues) this.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
+    this.emit({ type: 'pipeline.state', status: this.pipelineStatus() });
+    return this.cfg.summary;
+  }
+
+  // ── snapshots and shutdown ────────────────────────────────────────────────────────────
+
+  /** Snapshots both stores now; returns the sequence numbers they cover. */
+  async snapshotNow(): Promise<{ project: number; global: number }> {
+    for (const h of this.writableHandles()) {
+      await h.store.snapshot();
+      this.emit({ type: 'snapshot', store: h.name, seq: h.store.stats().snapshotSeq });
+    }
+    return { project: this.projectHandle.store.stats().snapshotSeq, global: this.globalHandle.store.stats().snapshotSeq };
+  }
+
+  /** The snapshot policy (DESIGN.md "Storage"): when idle, or on log size / age thresholds. */
+  async maybeSnapshot(nowMs = Date.now()): Promise<StoreName[]> {
+    if (this.snapshotting || this.closed) return [];
+    const s = this.cfg.config.store;
+    const taken: StoreName[] = [];
+    this.snapshotting = true;
+    try {
+      for (const h of this.writableHandles()) {
+        const st = h.store.stats();
+        const idle = st.seq > st.snapshotSeq && nowMs - h.lastWriteAt >= s.snapshotIdleMs;
+        if (idle || h.store.snapshotDue({ logBytes: s.snapshotLogBytes, maxAgeMs: s.snapshotMaxAgeMs }, nowMs)) {
+          await h.store.snapshot();
+          taken.push(h.name);
+          this.emit({ type: 'snapshot', store: h.name, seq: h.store.stats().snapshotSeq });
+        }
+      }
+    } catch (e) {
+      this.warn(`snapshot failed (the operation log still holds every write): ${errorMessage(e)}`);
+    } finally {
+      this.snapshotting = false;
+    }
+    return taken;
+  }
+
+  /** Clean shutdown: snapshot both stores and release their locks. */
+  async close(): Promise<boolean> {
+    if (this.closed) return false;
+    this.closed = true;
+    if (this.snapshotTimer) clearInterval(this.snapshotTimer);
+    const results = await Promise.allSettled([this.projectHandle.store.close(), this.globalHandle.store.close()]);
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed.length) throw new EngineError('internal', `Closing the memory stores failed: ${failed.map((f) => errorMessage(f.reason)).join('; ')}`);
+    return true;
+  }
+
+  // ── internals ─────────────────────────────────────────────────────────────────────────
+
+  private startSnapshotTimer(): void {
+    const tick = this.opts.snapshotTickMs ?? 5000;
+    if (tick <= 0) return;
+    this.snapshotTimer = setInterval(() => void this.maybeSnapshot(), tick);
+    this.snapshotTimer.unref();
+  }
+
+  private write<T>(h: Handle, fn: () => T): T {
+    if (this.closed) throw new EngineError('engine_stopped', 'The memory engine is shutting down.');
+    if (h.store.isReadOnly) {
+      throw new EngineError('store_read_only', `The ${h.name} memory store is open read-only because another VS Code window owns it; changes are only possible there.`);
+    }
+    try {
+      return fn();
+    } finally {
+      h.lastWriteAt = Date.now();
+    }
+  }
+
+  private handleForScope(scope: StoreName): Handle {
+    return scope === 'global' ? this.globalHandle : this.projectHandle;
+  }
+
+  private handlesFor(scope: MemoryScope | undefined): Handle[] {
+    if (scope === undefined) return [this.projectHandle, this.globalHandle];
+    if (scope === 'project' || scope === 'global') return [this.handleForScope(scope)];
+    throw new EngineError('invalid_input', `scope: must be "project" or "global", got ${JSON.stringify(scope)}`);
+  }
+
+  private writableHandles(): Handle[] {
+    return [this.projectHandle, this.globalHandle].filter((h) => !h.store.isReadOnly);
+  }
+
+  private hasMemory(h: Handle, id: string): boolean {
+    return !!h.store.get('SELECT 1 FROM memories WHERE id = ? AND deleted_at IS NULL', [id]);
+  }
+
+  private locate(id: string, includeDeleted = false): { handle: Handle; record: MemoryRecord } | undefined {
+    if (typeof id !== 'string' || !id) throw new EngineError('invalid_input', 'id: must be a non-empty string');
+    for (const handle of [this.projectHandle, this.globalHandle]) {
+      const record = handle.svc.get(id, { includeDeleted });
+      if (record) return { handle, record };
+    }
+    return undefined;
+  }
+
+  private mustLocate(id: string, includeDeleted = false): { handle: Handle; record: MemoryRecord } {
+    const found = this.locate(id, includeDeleted);
+    if (!found) throw new EngineError('not_found', `No memory with id ${id}.`);
+    return found;
+  }
+
+  /** Scope change = a move between stores: create in the target first, then delete, so nothing is lost. */
+  private move(from: Handle, rec: MemoryRecord, to: StoreName, patch: Parameters<MemoryService['update']>[1]): MemoryRecord {
+    if (patch.expectedVersion !== undefined && patch.expectedVersion !== rec.version) {
+      throw new EngineError('version_conflict', `Memory ${rec.id} changed meanwhile (expected version ${patch.expectedVersion}, found ${rec.version}). Reload and try again.`);
+    }
+    const target = this.handleForScope(to);
+    const input: CreateMemoryInput = {
+      content: patch.content ?? rec.content, title: patch.title ?? rec.title, type: patch.type ?? rec.type, scope: to,
+      tags: patch.tags ?? rec.tags, importance: patch.importance ?? rec.importance, decisions: patch.decisions ?? rec.decisions,
+      rationale: patch.rationale ?? rec.rationale, metadata: { ...(patch.metadata ?? rec.metadata), movedFrom: rec.id },
+      allowNearDuplicate: true, fromRecall: true, who: patch.who ?? 'user', why: patch.why ?? `moved from the ${from.name} store`,
+      ...(rec.summary ? { summary: rec.summary } : {}), ...(rec.source ? { source: rec.source } : {}),
+    };
+    const created = this.write(target, () => target.svc.create(input));
+    if (created.status === 'skipped') throw new EngineError('invalid_input', `Cannot move memory ${rec.id}: ${created.detail}`);
+    this.write(from, () => from.svc.delete(rec.id, { reason: `moved to the ${to} store as ${created.memory.id}` }));
+    this.changed('deleted', [rec.id], from.name);
+    this.changed('created', [created.memory.id], to);
+    return created.memory;
+  }
+
+  private storeInfo(h: Handle): StoreInfo {
+    const st = h.store.stats();
+    const byType: Record<string, number> = {};
+    let memories = 0;
+    for (const r of h.store.all('SELECT type, count(*) AS n FROM memories WHERE deleted_at IS NULL GROUP BY type')) {
+      byType[String(r.type)] = Number(r.n);
+      memories += Number(r.n);
+    }
+    const one = (sql: string) => Number(h.store.get<{ n: number }>(sql)!.n);
+    return {
+      dir: h.store.dir, readOnly: h.store.isReadOnly, projectId: h.svc.projectId, memories, byType,
+      deleted: one('SELECT count(*) AS n FROM memories WHERE deleted_at IS NOT NULL'),
+      pendingEmbeddings: one(`SELECT count(*) AS n FROM memories WHERE deleted_at IS NULL AND embedding_status = 'pending'`),
+      seq: st.seq, snapshotSeq: st.snapshotSeq, logBytes: st.logBytes, snapshotBytes: st.snapshotBytes,
+      schemaVersion: st.schemaVersion, openMs: st.openMs,
+    };
+  }
+
+  private changed(kind: Parameters<typeof changeEvent>[0], ids: string[], store: StoreName | 'both'): void {
+    this.emit(changeEvent(kind, ids, store));
+  }
+
+  private warn(message: string): void {
+    this.warnings.push(message);
+    if (this.warnings.length > 100) this.warnings.shift();
+    this.emit({ type: 'warning', message });
+  }
+
+  private emit(event: EngineEvent): void {
+    try {
+      this.opts.onEvent?.(event);
+    } catch {
+      // A listener's failure must not fail the write that triggered it.
+    }
+  }
+}
+
+function changeEvent(kind: Extract<EngineEvent, { type: 'memory.changed' }>['kind'], ids: string[], store: StoreName | 'both'): EngineEvent {
+  return { type: 'memory.changed', kind, ids, store };
+}
+
+function serviceOptions(projectId: string, config: ResolvedConfig, now?: () => Date) {
+  const m = config.memory;
+  return {
+    projectId,
+    lifecycle: {
+      defaultTtlSeconds: m.default_ttl,
+      promoteImportance: m.promote_importance,
+      promoteAccessCount: m.promote_access_count,
+      ttlExtendFactor: m.ttl_extend_factor,
+    },
+    enqueueExtraction: pipelineMode(config) !== 'off',
+    ...(now ? { now } : {}),
+  };
+}
+
+/** Opens a store writable; if another process holds it, read-only with a warning. */
+async function openStore(dir: string, opts: EngineOptions, warnings: string[]): Promise<Store> {
+  const purpose = `${opts.purpose ?? 'Agent Memory engine'}${opts.ownerId ? ` [${opts.ownerId}]` : ''}`;
+  if (opts.ownerId && reclaimOwnLock(dir, purpose)) warnings.push(`reclaimed the lock of ${dir} left by a crashed engine thread of this window`);
+  const base = {
+    dir,
+    purpose,
+    ...(opts.sqlWasmPath ? { sqlWasmPath: opts.sqlWasmPath } : {}),
+    ...(opts.migrationsDir ? { migrationsDir: opts.migrationsDir } : {}),
+  };
+  try {
+    return await Store.open(base);
+  } catch (e) {
+    if (!(e instanceof UserFacingError) || e.code !== 'store_locked') throw e;
+    warnings.push(`${e.message} Opened read-only: memories can be read and searched here, changed only in the owning window.`);
+    return Store.open({ ...base, readOnly: true });
+  }
+}
+
+
+/** Removes a lock left in `dir` by an earlier engine thread of the same owner in this process. */
+function reclaimOwnLock(dir: string, purpose: string): boolean {
+  const file = path.join(dir, 'store.lock');
+  try {
+    const owner = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid?: number; host?: string; purpose?: string };
+    if (owner.pid !== process.pid || owner.host !== os.hostname() || owner.purpose !== purpose) return false;
+    fs.unlinkSync(file);
+    return true;
+  } catch {
+    return false; // no lock, or not readable: Store.open decides
+  }
+}

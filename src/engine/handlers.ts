@@ -1,0 +1,73 @@
+/**
+ * The method table: protocol method → MemoryEngine call. Params are checked for shape here
+ * (the engine and the core check values); a missing or mistyped param is an invalid_input
+ * error naming it, never a crash.
+ */
+import type { CallContext, MemoryEngine } from './engine';
+import { EngineError } from './errors';
+import type { EngineMethod, EngineMethods, ParamsOf, ResultOf } from './protocol';
+
+type Handler<M extends EngineMethod> = (engine: MemoryEngine, params: ParamsOf<M>, ctx: CallContext) => ResultOf<M> | Promise<ResultOf<M>>;
+export type HandlerTable = { [M in EngineMethod]: Handler<M> };
+
+function str(params: unknown, key: string): string {
+  const v = (params as Record<string, unknown> | undefined)?.[key];
+  if (typeof v !== 'string' || v === '') throw new EngineError('invalid_input', `${key}: must be a non-empty string`);
+  return v;
+}
+
+export function createHandlers(opts: { allowDebug: boolean; exit: (code: number) => void }): HandlerTable {
+  const debugOnly = () => {
+    if (!opts.allowDebug) throw new EngineError('unknown_method', 'Debug methods are disabled.');
+  };
+  return {
+    'memory.create': (e, p) => e.create(p),
+    'memory.get': (e, p) => e.get(str(p, 'id'), !!p.includeDeleted),
+    'memory.list': (e, p) => e.list(p ?? {}),
+    'memory.update': (e, p) => e.update(str(p, 'id'), p.patch),
+    'memory.delete': (e, p) => e.delete(str(p, 'id'), p.reason),
+    'memory.restore': (e, p) => e.restore(str(p, 'id')),
+    'memory.history': (e, p) => e.history(str(p, 'id')),
+    'memory.promote': (e, p) => e.promote(str(p, 'id')),
+    'memory.typeCounts': (e, p) => e.typeCounts(p?.scope),
+    'search': (e, p) => e.search(p),
+    'suggestions.list': (e, p) => e.suggestions(p?.status, p?.limit),
+    'suggestions.accept': (e, p) => e.acceptSuggestion(str(p, 'id')),
+    'suggestions.reject': (e, p) => {
+      const id = str(p, 'id');
+      e.rejectSuggestion(id);
+      return { id };
+    },
+    'suggestions.clear': (e) => ({ cleared: e.clearSuggestions() }),
+    'graph.query': (e, p) => e.graph(p ?? {}),
+    'stats': (e) => e.stats(),
+    'diagnostics': (e) => e.diagnostics(),
+    'pipeline.status': (e) => e.pipelineStatus(),
+    'index.rebuild': (e) => ({ memories: e.rebuildIndex() }),
+    'embeddings.reembed': (e) => ({ queued: e.reembed() }),
+    'export': (e, p) => e.exportTo(str(p, 'path'), p.scope),
+    'import': (e, p, ctx) => e.importFrom(str(p, 'path'), ctx),
+    'config.reload': (e, p) => e.reloadConfig(p?.settings),
+    'engine.snapshot': (e) => e.snapshotNow(),
+    'engine.shutdown': async (e) => {
+      const snapshotted = await e.close();
+      return { snapshotted };
+    },
+    'debug.crash': (_e, p) => {
+      debugOnly();
+      if (p.how === 'exit') opts.exit(3);
+      // Thrown outside the request's promise chain: an uncaught exception kills the thread.
+      setImmediate(() => {
+        throw new Error('debug.crash: deliberate crash of the engine thread');
+      });
+      return new Promise<never>(() => undefined);
+    },
+    'debug.hang': (_e, _p, ctx) => {
+      debugOnly();
+      return new Promise((resolve) => {
+        if (ctx.signal.aborted) resolve({ cancelled: true });
+        ctx.signal.addEventListener('abort', () => resolve({ cancelled: true }), { once: true });
+      });
+    },
+  } satisfies { [M in keyof EngineMethods]: Handler<M> };
+}

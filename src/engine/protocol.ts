@@ -1,0 +1,333 @@
+/**
+ * The ONE typed protocol between the UI thread (src/extension, or any plain Node host) and
+ * the engine worker thread (src/engine/worker.ts). Every request, response and event that
+ * crosses the MessagePort is a type here; nothing else is sent.
+ *
+ *   UI → engine : RequestMessage | CancelMessage
+ *   engine → UI : ReadyMessage | ResponseMessage | EventMessage | FatalMessage
+ *
+ * Requests carry an id; exactly one ResponseMessage answers each id (ok or error). A
+ * CancelMessage asks the engine to abort a running request: it then answers with the
+ * `cancelled` error code. Events are unsolicited (memory changed, progress, warnings,
+ * pipeline and engine state).
+ *
+ * Only structured-cloneable data crosses: plain objects, arrays, strings, numbers, booleans,
+ * null. Errors are turned into EngineErrorPayload (code + user-facing message).
+ */
+import type {
+  CreateMemoryInput,
+  CreateResult,
+  HistoryEntry,
+  ListOptions,
+  ListResult,
+  MemoryRecord,
+  MemoryScope,
+  MemorySummary,
+  UpdateMemoryInput,
+} from '../core/memory/types';
+
+export type { CreateMemoryInput, CreateResult, HistoryEntry, ListOptions, ListResult, MemoryRecord, MemoryScope, MemorySummary, UpdateMemoryInput };
+
+export const PROTOCOL_VERSION = 1;
+
+// ── Start-up ────────────────────────────────────────────────────────────────────────────────
+
+/** workerData of the engine thread: everything it needs to open its stores. */
+export interface EngineInit {
+  /** Folder of the open workspace (project id source, agent.yaml location); absent = no folder open. */
+  workspaceRoot?: string;
+  /** Where per-project stores live (VS Code: the extension's workspace storage). */
+  storageDir: string;
+  /** Where the global store (scope = global) lives (VS Code: the extension's global storage). */
+  globalStorageDir: string;
+  /** agent.yaml keys set in the host's settings (dotted paths); they win over agent.yaml. */
+  settings?: Record<string, unknown>;
+  /** Explicit sql-wasm.wasm / migrations locations (bundled builds find them next to dist/engine.js). */
+  sqlWasmPath?: string;
+  migrationsDir?: string;
+  /** Test hooks (crash on request): refused unless set. */
+  allowDebug?: boolean;
+  /** Who owns the store, shown to a second process that finds it locked. */
+  purpose?: string;
+  /**
+   * Identifies the client that runs this engine (EngineClient sets one). The client runs one
+   * worker at a time, so a store lock held by this process under the same owner was left by
+   * a crashed predecessor thread and is reclaimed (a pid check cannot tell: the pid is ours).
+   */
+  ownerId?: string;
+}
+
+// ── Domain shapes carried by requests and responses ──────────────────────────────────────────
+
+/** Which store a memory lives in: the project's or the global one. */
+export type StoreName = 'project' | 'global';
+
+export interface SearchParams {
+  query: string;
+  limit?: number;
+  types?: string[];
+  /** Undefined: both stores. */
+  scope?: MemoryScope;
+  tags?: string[];
+  /** Bump access counts / TTL of the hits (seed 003). Default true; recall for display only passes false. */
+  recordAccess?: boolean;
+}
+
+export type SearchLeg = 'keyword' | 'vector' | 'graph';
+
+export interface SearchHit {
+  memory: MemorySummary;
+  /** Combined score, higher is better (not comparable across queries). */
+  score: number;
+  /** Which legs matched and their raw scores (DESIGN.md "Read path": every result says so). */
+  legs: Partial<Record<SearchLeg, number>>;
+  store: StoreName;
+  /** Full content (search panels and recall show it; summaries only carry a preview). */
+  content: string;
+}
+
+export interface SearchResponse {
+  query: string;
+  hits: SearchHit[];
+  /** Legs that actually ran (e.g. only 'keyword' until the vector leg is wired). */
+  legsUsed: SearchLeg[];
+  tookMs: number;
+}
+
+export interface Suggestion {
+  id: string;
+  similarity: number;
+  status: 'pending' | 'accepted' | 'rejected';
+  a: MemorySummary;
+  b: MemorySummary;
+  createdAt: string;
+}
+
+export interface GraphNode {
+  id: string;
+  label: string;
+  type: string;
+  scope: MemoryScope;
+  importance: number;
+}
+
+export interface GraphEdge {
+  from: string;
+  to: string;
+  /** Stored relationship (SOLVES, SUPERSEDES, …) or 'shared_tag:<tag>' for tag links. */
+  kind: string;
+  strength: number;
+}
+
+export interface GraphParams {
+  /** Centre the graph on this memory (its neighbourhood); absent = most recent memories. */
+  centerId?: string;
+  limit?: number;
+}
+
+export interface GraphData {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  truncated: boolean;
+}
+
+export interface StoreInfo {
+  dir: string;
+  readOnly: boolean;
+  projectId: string;
+  memories: number;
+  deleted: number;
+  byType: Record<string, number>;
+  pendingEmbeddings: number;
+  seq: number;
+  snapshotSeq: number;
+  logBytes: number;
+  snapshotBytes: number;
+  schemaVersion: number;
+  openMs: number;
+}
+
+export interface EngineStats {
+  project: StoreInfo;
+  global: StoreInfo;
+  suggestionsPending: number;
+}
+
+export type PipelineState = 'off' | 'idle' | 'running' | 'degraded';
+
+export interface PipelineStatus {
+  state: PipelineState;
+  mode: string;
+  jobs: Record<string, number>;
+  detail: string;
+}
+
+export interface ConfigSummary {
+  /** The agent.yaml that was read, if any. */
+  file?: string;
+  /** Keys whose value comes from host settings. */
+  overridden: string[];
+  issues: { severity: 'error' | 'warning'; key: string; message: string; source?: string }[];
+}
+
+export interface EngineDiagnostics {
+  protocolVersion: number;
+  projectId: string;
+  projectIdKind: string;
+  workspaceRoot?: string;
+  node: string;
+  uptimeMs: number;
+  openMs: number;
+  stats: EngineStats;
+  pipeline: PipelineStatus;
+  config: ConfigSummary;
+  warnings: string[];
+  /** Seams not yet wired to their final core module (coordinator: see the engine README). */
+  seams: Record<string, string>;
+}
+
+/** A JSON export file (Agent Memory: Export). */
+export interface ExportFile {
+  format: 'agent-memory-export';
+  version: 1;
+  exportedAt: string;
+  projectId: string;
+  memories: MemoryRecord[];
+}
+
+export interface ImportResult {
+  total: number;
+  created: number;
+  duplicates: number;
+  skipped: number;
+  errors: { index: number; message: string }[];
+}
+
+export interface ReadyInfo {
+  protocolVersion: number;
+  projectId: string;
+  openMs: number;
+  warnings: string[];
+}
+
+// ── Requests: method name → params and result ───────────────────────────────────────────────
+
+export interface EngineMethods {
+  'memory.create': { params: CreateMemoryInput; result: CreateResult };
+  'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
+  'memory.list': { params: ListOptions; result: ListResult };
+  'memory.update': { params: { id: string; patch: UpdateMemoryInput }; result: MemoryRecord };
+  'memory.delete': { params: { id: string; reason?: string }; result: MemoryRecord };
+  'memory.restore': { params: { id: string }; result: MemoryRecord };
+  'memory.history': { params: { id: string }; result: HistoryEntry[] };
+  /** Seed 003 manual promote: TTL removed, permanent. */
+  'memory.promote': { params: { id: string }; result: MemoryRecord };
+  /** Counts per type over both stores (the tree's groups). */
+  'memory.typeCounts': { params: { scope?: MemoryScope }; result: Record<string, number> };
+  'search': { params: SearchParams; result: SearchResponse };
+  'suggestions.list': { params: { status?: 'pending' | 'accepted' | 'rejected'; limit?: number }; result: Suggestion[] };
+  'suggestions.accept': { params: { id: string }; result: MemoryRecord };
+  'suggestions.reject': { params: { id: string }; result: { id: string } };
+  /** Rejects every pending suggestion. */
+  'suggestions.clear': { params: Record<string, never>; result: { cleared: number } };
+  'graph.query': { params: GraphParams; result: GraphData };
+  'stats': { params: Record<string, never>; result: EngineStats };
+  'diagnostics': { params: Record<string, never>; result: EngineDiagnostics };
+  'pipeline.status': { params: Record<string, never>; result: PipelineStatus };
+  /** Rebuilds the full-text index (and, once wired, the vector index). */
+  'index.rebuild': { params: Record<string, never>; result: { memories: number } };
+  /** Marks every memory for re-embedding in the current embedding space. */
+  'embeddings.reembed': { params: Record<string, never>; result: { queued: number } };
+  /** Writes both stores' live memories to a JSON file. */
+  'export': { params: { path: string; scope?: MemoryScope }; result: { path: string; count: number; bytes: number } };
+  /** Reads a JSON export (or a plain array of {content,…}) and creates its memories. */
+  'import': { params: { path: string }; result: ImportResult };
+  'config.reload': { params: { settings?: Record<string, unknown> }; result: ConfigSummary };
+  /** Snapshot both stores now. */
+  'engine.snapshot': { params: Record<string, never>; result: { project: number; global: number } };
+  /** Clean shutdown: snapshot + release the locks. The worker exits after answering. */
+  'engine.shutdown': { params: Record<string, never>; result: { snapshotted: boolean } };
+  /** Test hook (EngineInit.allowDebug): crash the worker thread, or hang until cancelled. */
+  'debug.crash': { params: { how: 'throw' | 'exit' }; result: never };
+  'debug.hang': { params: Record<string, never>; result: { cancelled: boolean } };
+}
+
+export type EngineMethod = keyof EngineMethods;
+export type ParamsOf<M extends EngineMethod> = EngineMethods[M]['params'];
+export type ResultOf<M extends EngineMethod> = EngineMethods[M]['result'];
+
+/** Methods that only read: the client retries them once across an engine restart. */
+export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod>([
+  'memory.get', 'memory.list', 'memory.history', 'memory.typeCounts', 'search', 'suggestions.list',
+  'graph.query', 'stats', 'diagnostics', 'pipeline.status',
+]);
+
+// ── Events ──────────────────────────────────────────────────────────────────────────────────
+
+export type MemoryChangeKind = 'created' | 'updated' | 'deleted' | 'restored' | 'promoted' | 'merged' | 'imported' | 'reindexed';
+
+export type EngineEvent =
+  | { type: 'memory.changed'; kind: MemoryChangeKind; ids: string[]; store: StoreName | 'both' }
+  | { type: 'progress'; requestId: number; title: string; done: number; total: number; message?: string }
+  | { type: 'warning'; message: string }
+  | { type: 'pipeline.state'; status: PipelineStatus }
+  | { type: 'snapshot'; store: StoreName; seq: number };
+
+// ── Errors ──────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Error codes. From the core (UserFacingError codes): invalid_input, not_found,
+ * version_conflict, duplicate_content, store_corrupt, schema_too_new, store_locked,
+ * store_read_only. From the RPC layer: the rest.
+ */
+export type EngineErrorCode =
+  | 'invalid_input' | 'not_found' | 'version_conflict' | 'duplicate_content'
+  | 'store_corrupt' | 'schema_too_new' | 'store_locked' | 'store_read_only'
+  | 'cancelled' | 'unknown_method' | 'engine_crashed' | 'engine_unavailable' | 'engine_stopped'
+  | 'timeout' | 'internal';
+
+export interface EngineErrorPayload {
+  code: EngineErrorCode | string;
+  /** A sentence a person can read (shown as it is in notifications). */
+  message: string;
+  /** Extra detail for the log (stack of an internal error). */
+  detail?: string;
+}
+
+// ── Messages on the port ────────────────────────────────────────────────────────────────────
+
+export interface RequestMessage<M extends EngineMethod = EngineMethod> {
+  kind: 'request';
+  id: number;
+  method: M;
+  params: ParamsOf<M>;
+}
+
+export interface CancelMessage {
+  kind: 'cancel';
+  id: number;
+}
+
+export type ToEngineMessage = RequestMessage | CancelMessage;
+
+export interface ReadyMessage {
+  kind: 'ready';
+  info: ReadyInfo;
+}
+
+export type ResponseMessage =
+  | { kind: 'response'; id: number; ok: true; result: unknown }
+  | { kind: 'response'; id: number; ok: false; error: EngineErrorPayload };
+
+export interface EventMessage {
+  kind: 'event';
+  event: EngineEvent;
+}
+
+/** The engine could not start (store locked by another process, corrupt, …). */
+export interface FatalMessage {
+  kind: 'fatal';
+  error: EngineErrorPayload;
+}
+
+export type FromEngineMessage = ReadyMessage | ResponseMessage | EventMessage | FatalMessage;

@@ -1,0 +1,28 @@
+/** Starts the real engine worker thread (src/engine/worker.ts through tsx) for the engine tests. */
+import { Worker } from 'node:worker_threads';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EngineClient, type EngineClientOptions } from '../../src/engine/client';
+import type { EngineInit } from '../../src/engine/protocol';
+import { tmpDir } from '../helpers/tmp';
+
+export const WORKER_TS = path.resolve(__dirname, '../../src/engine/worker.ts');
+
+export function spawnTsWorker(init: EngineInit): Worker {
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(WORKER_TS)});`, { eval: true, workerData: init });
+}
+
+export function engineDirs(): Pick<EngineInit, 'storageDir' | 'globalStorageDir' | 'workspaceRoot'> {
+  const root = tmpDir('am-engine-');
+  fs.mkdirSync(path.join(root, 'workspace'));
+  return { storageDir: path.join(root, 'ws-storage'), globalStorageDir: path.join(root, 'global-storage'), workspaceRoot: path.join(root, 'workspace') };
+}
+
+export function startClient(init: EngineInit, opts: Partial<EngineClientOptions> = {}): EngineClient {
+  const logs: string[] = [];
+  const client = new EngineClient({
+    init, spawn: spawnTsWorker, backoff: { initialMs: 20, maxMs: 200, maxRestarts: 5, windowMs: 60_000 },
+    log: (l) => logs.push(l), ...opts,
+  });
+  return client;
+}
