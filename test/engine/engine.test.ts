@@ -1,0 +1,193 @@
+// MemoryEngine hosted directly (no thread): configuration precedence, snapshot policy,
+// global scope, export/import, suggestions, graph, a second window on the same store.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { MemoryEngine, storeFolderName } from '../../src/engine/engine';
+import { EngineError } from '../../src/engine/errors';
+import { Store } from '../../src/core/store/store';
+import type { EngineEvent } from '../../src/engine/protocol';
+import { engineDirs } from './harness';
+
+async function open(dirs = engineDirs(), extra: Partial<Parameters<typeof MemoryEngine.open>[0]> = {}) {
+  const events: EngineEvent[] = [];
+  const engine = await MemoryEngine.open({ ...dirs, snapshotTickMs: 0, onEvent: (e) => events.push(e), ...extra });
+  return { engine, events, dirs };
+}
+
+function created(r: ReturnType<MemoryEngine['create']>) {
+  assert.equal(r.status, 'created', JSON.stringify(r));
+  if (r.status !== 'created') throw new Error('not created');
+  return r.memory;
+}
+
+test('settings win over agent.yaml, which wins over the defaults; bad values are reported and ignored', async () => {
+  const dirs = engineDirs();
+  fs.writeFileSync(path.join(dirs.workspaceRoot!, 'agent.yaml'), 'search:\n  default_limit: 5\n  max_limit: 50\n');
+  const a = await open(dirs);
+  assert.equal(a.engine.config.search.default_limit, 5);
+  assert.equal(a.engine.config.search.max_limit, 50);
+  const summary = await a.engine.reloadConfig({ 'search.default_limit': 7, 'search.max_limit': 'lots' });
+  assert.equal(a.engine.config.search.default_limit, 7, 'the setting wins');
+  assert.equal(a.engine.config.search.max_limit, 50, 'an invalid setting keeps the agent.yaml value');
+  assert.deepEqual(summary.overridden, ['search.default_limit']);
+  assert.ok(summary.issues.some((i) => i.key === 'search.max_limit' && i.source === 'VS Code settings'));
+  assert.ok(a.events.some((e) => e.type === 'warning' && e.message.includes('search.max_limit')), 'the issue is a warning event');
+  assert.match(summary.file ?? '', /agent\.yaml$/);
+  await a.engine.close();
+});
+
+test('snapshots when idle and on shutdown; nothing when nothing changed', async () => {
+  const { engine, events, dirs } = await open(undefined, { settings: { 'store.snapshotIdleMs': 1000 } });
+  // A new store's migrations are in the log only: the first idle check snapshots them.
+  assert.deepEqual(await engine.maybeSnapshot(Date.now() + 60_000), ['project', 'global']);
+  assert.deepEqual(await engine.maybeSnapshot(Date.now() + 120_000), [], 'nothing changed since: no snapshot');
+  created(engine.create({ content: 'Integration tests need the docker daemon running locally.' }));
+  assert.deepEqual(await engine.maybeSnapshot(Date.now()), [], 'not idle yet right after a write');
+  assert.deepEqual(await engine.maybeSnapshot(Date.now() + 5_000), ['project'], 'idle beyond store.snapshotIdleMs');
+  assert.ok(events.some((e) => e.type === 'snapshot' && e.store === 'project'));
+  created(engine.create({ content: 'Global: always run prettier before committing code.', scope: 'global' }));
+  assert.equal(await engine.close(), true);
+  const globalDir = path.join(dirs.globalStorageDir, 'global');
+  const store = await Store.open({ dir: globalDir });
+  assert.equal(store.stats().replayedRecords, 0, 'shutdown snapshot covers the global write');
+  await store.close({ snapshot: false });
+});
+
+test('global memories live in the global store, are listed after project ones, and can move between stores', async () => {
+  const { engine } = await open();
+  const p = created(engine.create({ content: 'The API gateway times out after 29 seconds.', type: 'fact' }));
+  const g = created(engine.create({ content: 'I prefer tabs over spaces in every project.', scope: 'global', type: 'preference' }));
+  const all = engine.list({ limit: 10 });
+  assert.deepEqual(all.items.map((i) => i.id), [p.id, g.id]);
+  assert.equal(all.total, 2);
+  assert.deepEqual(engine.list({ offset: 1, limit: 1 }).items.map((i) => i.id), [g.id], 'paging continues into the global store');
+  assert.deepEqual(engine.list({ scope: 'global' }).items.map((i) => i.id), [g.id]);
+  assert.deepEqual(engine.typeCounts(), { fact: 1, preference: 1 });
+  const stats = engine.stats();
+  assert.equal(stats.project.memories, 1);
+  assert.equal(stats.global.memories, 1);
+  const moved = engine.update(p.id, { scope: 'global' });
+  assert.equal(moved.scope, 'global');
+  assert.equal(engine.get(p.id), null, 'the project copy is tombstoned');
+  assert.equal(engine.get(moved.id)?.content, p.content);
+  assert.equal(engine.stats().global.memories, 2);
+  await engine.close();
+});
+
+test('export then import into a fresh project restores the memories; bad files are refused clearly', async () => {
+  const a = await open();
+  created(a.engine.create({ content: 'Use the <script> tag sparingly & escape "quotes".', tags: ['html'] }));
+  created(a.engine.create({ content: 'Release branches are cut every second Thursday.', scope: 'global' }));
+  const file = path.join(a.dirs.storageDir, '..', 'export.json');
+  const out = a.engine.exportTo(file);
+  assert.equal(out.count, 2);
+  await a.engine.close();
+
+  const b = await open();
+  const progress: number[] = [];
+  const r = b.engine.importFrom(file, { signal: new AbortController().signal, progress: (done) => progress.push(done) });
+  assert.deepEqual({ ...r, errors: r.errors.length }, { total: 2, created: 2, duplicates: 0, skipped: 0, errors: 0 });
+  assert.equal(b.engine.stats().global.memories, 1, 'the global memory went back to the global store');
+  assert.deepEqual(progress, [2]);
+  assert.equal(b.engine.search({ query: 'script tag' }).hits[0]?.content, 'Use the <script> tag sparingly & escape "quotes".');
+  const again = b.engine.importFrom(file);
+  assert.equal(again.duplicates, 2, 'importing twice creates nothing new');
+
+  const bad = path.join(b.dirs.storageDir, '..', 'bad.json');
+  fs.writeFileSync(bad, '{ not json');
+  assert.throws(() => b.engine.importFrom(bad), (e: unknown) => e instanceof EngineError && e.code === 'invalid_input' && /not valid JSON/.test(e.message));
+  fs.writeFileSync(bad, JSON.stringify({ hello: 1 }));
+  assert.throws(() => b.engine.importFrom(bad), /neither an Agent Memory export/);
+  fs.writeFileSync(bad, JSON.stringify([{ content: 'The CI cache key includes the lockfile hash.' }, 42, { title: 'no content' }]));
+  const mixed = b.engine.importFrom(bad);
+  assert.equal(mixed.created, 1);
+  assert.deepEqual(mixed.errors.map((e) => e.index), [1, 2], 'bad items are reported by index, the good one is kept');
+  assert.throws(() => b.engine.importFrom('relative.json'), /must be absolute/);
+  await b.engine.close();
+});
+
+test('import can be cancelled between batches; what was imported stays', async () => {
+  const { engine, dirs } = await open();
+  const file = path.join(dirs.storageDir, '..', 'many.json');
+  fs.writeFileSync(file, JSON.stringify(Array.from({ length: 450 }, (_, i) => ({ content: `Imported fact number ${i}: service ${randomUUID()} owns queue ${i}.` }))));
+  const ac = new AbortController();
+  assert.throws(
+    () => engine.importFrom(file, { signal: ac.signal, progress: (done) => { if (done >= 200) ac.abort(); } }),
+    (e: unknown) => e instanceof EngineError && e.code === 'cancelled',
+  );
+  assert.equal(engine.stats().project.memories, 200, 'the first batch was committed');
+  await engine.close();
+});
+
+test('consolidation suggestions: list, accept merges with a SUPERSEDES link, reject and clear', async () => {
+  const dirs = engineDirs();
+  const a = await open(dirs);
+  const m1 = created(a.engine.create({ content: 'Redis runs on port 6379 in development.', tags: ['redis'] }));
+  const m2 = created(a.engine.create({ content: 'In dev, the cache (Redis) listens on 6379.', tags: ['cache'] }));
+  const m3 = created(a.engine.create({ content: 'Postgres 16 is required for the pgvector migration.' }));
+  const projectId = a.engine.projectId;
+  await a.engine.close();
+  const store = await Store.open({ dir: path.join(dirs.storageDir, 'projects', storeFolderName(projectId)) });
+  store.transaction((tx) => {
+    for (const [id, x, y, sim] of [['s1', m1.id, m2.id, 0.88], ['s2', m1.id, m3.id, 0.76]] as const) {
+      tx.run(`INSERT INTO consolidation_suggestions (id, memory_a_id, memory_b_id, similarity, status, project_id, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
+        [id, x, y, sim, projectId, new Date().toISOString()]);
+    }
+  });
+  await store.close();
+
+  const b = await open(dirs);
+  assert.deepEqual(b.engine.suggestions().map((s) => s.id), ['s1', 's2']);
+  assert.equal(b.engine.stats().suggestionsPending, 2);
+  const merged = b.engine.acceptSuggestion('s1');
+  assert.equal(merged.id, m1.id);
+  assert.match(merged.content, /6379 in development\.\s+In dev, the cache/);
+  assert.deepEqual(merged.tags.sort(), ['cache', 'redis']);
+  assert.equal(b.engine.get(m2.id), null, 'the absorbed memory is tombstoned');
+  const graph = b.engine.graph({ centerId: m1.id });
+  assert.ok(graph.nodes.some((n) => n.id === m1.id));
+  assert.throws(() => b.engine.acceptSuggestion('s1'), /already accepted/);
+  assert.equal(b.engine.clearSuggestions(), 1);
+  assert.deepEqual(b.engine.suggestions(), []);
+  assert.throws(() => b.engine.rejectSuggestion('nope'), (e: unknown) => e instanceof EngineError && e.code === 'not_found');
+  await b.engine.close();
+});
+
+test('graph: relationships and shared tags become edges; unknown centre is not_found', async () => {
+  const { engine } = await open();
+  const a = created(engine.create({ content: 'Auth tokens expire after 15 minutes.', tags: ['auth'] }));
+  const b = created(engine.create({ content: 'Refresh tokens are rotated on every use.', tags: ['auth'] }));
+  created(engine.create({ content: 'The design system uses an 8px spacing grid.', tags: ['ui'] }));
+  const g = engine.graph({});
+  assert.equal(g.nodes.length, 3);
+  assert.deepEqual(g.edges.map((e) => [e.from, e.to, e.kind]), [[a.id, b.id, 'shared_tag:auth']]);
+  assert.throws(() => engine.graph({ centerId: 'missing' }), (e: unknown) => e instanceof EngineError && e.code === 'not_found');
+  await engine.close();
+});
+
+test('a second engine on the same store (another window) opens read-only: reads work, writes are refused with a reason', async () => {
+  const dirs = engineDirs();
+  const owner = await open(dirs);
+  created(owner.engine.create({ content: 'Only the owning window may write to the store.' }));
+  const second = await open(dirs, { ownerId: 'other-window' });
+  assert.ok(second.engine.startupWarnings.some((w) => /read-only/.test(w)));
+  assert.equal(second.engine.search({ query: 'owning window' }).hits.length, 1);
+  assert.throws(() => second.engine.create({ content: 'This write must be refused by the engine.' }), (e: unknown) => e instanceof EngineError && e.code === 'store_read_only');
+  await second.engine.close();
+  await owner.engine.close();
+});
+
+test('search filters by type and tags and keeps HTML as plain text', async () => {
+  const { engine } = await open();
+  created(engine.create({ content: 'Never call <img src=x onerror=alert(1)> in templates.', type: 'code_pattern', tags: ['security'] }));
+  created(engine.create({ content: 'Templates are rendered on the server side only.', type: 'decision' }));
+  assert.equal(engine.search({ query: 'templates' }).hits.length, 2);
+  assert.deepEqual(engine.search({ query: 'templates', types: ['decision'] }).hits.map((h) => h.memory.type), ['decision']);
+  assert.deepEqual(engine.search({ query: 'templates', tags: ['Security'] }).hits.map((h) => h.memory.type), ['code_pattern']);
+  assert.equal(engine.search({ query: '"' }).hits.length, 0, 'nothing searchable → no hits, no error');
+  assert.match(engine.search({ query: 'onerror' }).hits[0]!.content, /<img src=x onerror=alert\(1\)>/);
+  await engine.close();
+});
