@@ -1,0 +1,218 @@
+/**
+ * Applying decisions (seed 000 "Controlled Writes", beyond it for UPDATE/DELETE): ONE short
+ * transaction after every LLM and embedding call is done. Per mode:
+ *   shadow     — nothing written but the audit row of every proposal;
+ *   controlled — ADD through the gates (confidence, empty content, content-hash dedup);
+ *                NONE recorded; UPDATE/DELETE blocked;
+ *   full       — as controlled, plus UPDATE (supersede: old version stays in history) and
+ *                DELETE (soft delete, tombstone) applied, unless the contradiction detector
+ *                flags them: then they wait in pipeline_reviews for a person.
+ * Every proposal gets an audit row in memory_history, whatever its outcome.
+ */
+import type { Store, Tx } from '../store/store';
+import type { MemoryService } from '../memory/memoryService';
+import { DuplicateContentError, NotFoundError, ValidationError } from '../memory/errors';
+import type { PreparedEmbedding } from '../vectorstore/types';
+import { normalizeAndHashContent } from '../text/normalize';
+import { detectContradiction } from '../text/contradiction';
+import { errorMessage } from '../util/errors';
+import type { Proposal } from './decision';
+import { embeddingFor } from './embeddings';
+import { latestHistoryId, PIPELINE_WHO, PIPELINE_WHY, writeProposalAudit } from './audit';
+import { insertReview } from './reviews';
+
+export type WriteMode = 'shadow' | 'controlled' | 'full';
+
+export type OutcomeStatus =
+  | 'shadow' // shadow mode: recorded only
+  | 'created'
+  | 'deduped'
+  | 'skipped'
+  | 'recorded' // NONE
+  | 'blocked' // UPDATE/DELETE without allowUpdateDelete
+  | 'updated'
+  | 'deleted'
+  | 'review'; // UPDATE/DELETE flagged reviewNeeded, waiting for a person
+
+export interface Outcome {
+  action: Proposal['action'];
+  status: OutcomeStatus;
+  reason?: string;
+  /** The memory created, deduplicated against, updated or deleted. */
+  memoryId?: string;
+  /** The proposal's audit row. */
+  auditId: string;
+  /** The memory API's history row of an applied change (what `undo` takes). */
+  historyId?: string;
+  reviewId?: string;
+  reviewNeeded: boolean;
+}
+
+export interface ApplyContext {
+  store: Store;
+  /** A MemoryService built WITHOUT enqueueExtraction: derived facts are never re-extracted. */
+  memory: MemoryService;
+  mode: WriteMode;
+  minFactConfidenceForWrite: number;
+  extractionModel: string;
+  sourceMemoryId: string | null;
+  factCount: number;
+  entityCount: number;
+  embeddings: Map<string, PreparedEmbedding>;
+  now: Date;
+}
+
+export interface ApplyResult {
+  outcomes: Outcome[];
+  counts: Record<OutcomeStatus, number>;
+  /** Memories whose content changed or that were deleted: their graph provenance must be collected. */
+  changedTargets: string[];
+}
+
+const emptyCounts = (): Record<OutcomeStatus, number> => ({
+  shadow: 0, created: 0, deduped: 0, skipped: 0, recorded: 0, blocked: 0, updated: 0, deleted: 0, review: 0,
+});
+
+export function applyPhaseCWrites(ctx: ApplyContext, proposals: Proposal[]): ApplyResult {
+  const iso = ctx.now.toISOString();
+  return ctx.store.transaction((tx) => {
+    const result: ApplyResult = { outcomes: [], counts: emptyCounts(), changedTargets: [] };
+    for (const p of proposals) {
+      const o = applyOne(tx, ctx, p, iso);
+      result.outcomes.push(o);
+      result.counts[o.status]++;
+      if ((o.status === 'updated' || o.status === 'deleted') && o.memoryId) result.changedTargets.push(o.memoryId);
+    }
+    return result;
+  });
+}
+
+function applyOne(tx: Tx, ctx: ApplyContext, p: Proposal, iso: string): Outcome {
+  const conflict =
+    (p.action === 'UPDATE' || p.action === 'DELETE') && p.targetContent !== undefined ? detectContradiction(p.fact.content, p.targetContent) : { contradicts: false };
+  const reviewNeeded = conflict.contradicts;
+  let status: OutcomeStatus;
+  let reason: string | undefined;
+  let memoryId: string | undefined;
+  let historyId: string | undefined;
+  let review = false;
+
+  if (ctx.mode === 'shadow') {
+    status = 'shadow';
+  } else if (p.action === 'NONE') {
+    status = 'recorded';
+  } else if (p.action === 'ADD') {
+    ({ status, reason, memoryId, historyId } = applyAdd(tx, ctx, p));
+  } else if (ctx.mode !== 'full') {
+    status = 'blocked';
+    reason = 'destructive_mutations_not_allowed';
+  } else if (reviewNeeded) {
+    status = 'review';
+    reason = `review_needed: ${conflict.reason ?? 'contradiction'}`;
+    review = true;
+  } else if (p.confidence < ctx.minFactConfidenceForWrite) {
+    status = 'skipped';
+    reason = 'low_decision_confidence';
+  } else {
+    ({ status, reason, memoryId, historyId } = applyDestructive(tx, ctx.memory, p, ctx.embeddings));
+  }
+
+  const auditId = writeProposalAudit(tx, {
+    sourceMemoryId: ctx.sourceMemoryId,
+    action: p.action,
+    outcome: status,
+    factContent: p.fact.content,
+    reason: p.reason,
+    createdAt: iso,
+    metadata: {
+      mode: ctx.mode,
+      factType: p.fact.type,
+      factConfidence: p.fact.confidence,
+      confidence: p.confidence,
+      outcomeReason: reason ?? null,
+      targetId: p.targetId ?? null,
+      resultMemoryId: memoryId ?? null,
+      appliedHistoryId: historyId ?? null,
+      sourceMemoryId: ctx.sourceMemoryId,
+      extractionModel: ctx.extractionModel,
+      factCount: ctx.factCount,
+      entityCount: ctx.entityCount,
+      reviewNeeded,
+      conflict: conflict.contradicts ? (conflict as { reason?: string }).reason ?? null : null,
+      usedLlm: p.usedLlm,
+      candidates: p.candidates,
+    },
+  });
+  const out: Outcome = { action: p.action, status, reason, memoryId, historyId, auditId, reviewNeeded };
+  if (review) out.reviewId = insertReview(tx, p, auditId, ctx.sourceMemoryId, (conflict as { reason?: string }).reason ?? null, iso);
+  return out;
+}
+
+type Applied = { status: OutcomeStatus; reason?: string; memoryId?: string; historyId?: string };
+
+function applyAdd(tx: Tx, ctx: ApplyContext, p: Proposal): Applied {
+  if (p.fact.confidence < ctx.minFactConfidenceForWrite) return { status: 'skipped', reason: 'low_fact_confidence' };
+  const { storageContent, contentHash } = normalizeAndHashContent(p.fact.content);
+  if (!storageContent) return { status: 'skipped', reason: 'empty_fact_content' };
+  const existing = tx.get<{ id: string }>(
+    'SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL',
+    [ctx.memory.projectId, contentHash],
+  );
+  if (existing) return { status: 'deduped', reason: 'content_hash_match', memoryId: String(existing.id) };
+  try {
+    const r = ctx.memory.createInTx(
+      tx,
+      {
+        content: storageContent,
+        type: p.fact.type,
+        who: PIPELINE_WHO,
+        why: PIPELINE_WHY,
+        agentSource: PIPELINE_WHO,
+        extractionModel: ctx.extractionModel,
+        importance: 0.5,
+        allowNearDuplicate: true,
+        metadata: { sourceMemoryId: ctx.sourceMemoryId, factConfidence: p.fact.confidence },
+      },
+      { embedding: embeddingFor(ctx.embeddings, storageContent) },
+    );
+    if (r.status === 'created') return { status: 'created', memoryId: r.memory.id, historyId: latestHistoryId(tx, r.memory.id) ?? undefined };
+    if (r.status === 'duplicate') return { status: 'deduped', reason: 'content_hash_match', memoryId: r.memory.id };
+    return { status: 'skipped', reason: r.reason, memoryId: r.existingId };
+  } catch (e) {
+    // Defensive: the live-content UNIQUE index fired after all (same hash raced in).
+    if (/UNIQUE/i.test(errorMessage(e))) {
+      const dup = tx.get<{ id: string }>('SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [ctx.memory.projectId, contentHash]);
+      return { status: 'deduped', reason: 'unique_collision', memoryId: dup ? String(dup.id) : undefined };
+    }
+    if (e instanceof ValidationError) return { status: 'skipped', reason: `invalid: ${e.message}` };
+    throw e;
+  }
+}
+
+/** UPDATE (supersede through the memory API) or DELETE (soft delete). Shared with review approval. */
+export function applyDestructive(tx: Tx, memory: MemoryService, p: Pick<Proposal, 'action' | 'targetId' | 'fact' | 'reason'>, embeddings: Map<string, PreparedEmbedding>, who = PIPELINE_WHO): Applied {
+  const targetId = p.targetId!;
+  try {
+    if (p.action === 'UPDATE') {
+      const target = memory.get(targetId);
+      if (!target) return { status: 'skipped', reason: 'target_missing', memoryId: targetId };
+      const next = memory.updateInTx(
+        tx,
+        targetId,
+        { content: p.fact.content, who, why: `${PIPELINE_WHY}: ${p.reason}`.slice(0, 1000), expectedVersion: target.version },
+        { embedding: embeddingFor(embeddings, p.fact.content, target.title) },
+      );
+      if (next.version === target.version) return { status: 'deduped', reason: 'unchanged', memoryId: targetId };
+      return { status: 'updated', memoryId: targetId, historyId: latestHistoryId(tx, targetId) ?? undefined };
+    }
+    const before = memory.get(targetId);
+    if (!before) return { status: 'skipped', reason: 'target_missing', memoryId: targetId };
+    memory.deleteInTx(tx, targetId, { who, reason: `${PIPELINE_WHY}: ${p.reason}`.slice(0, 1000) });
+    return { status: 'deleted', memoryId: targetId, historyId: latestHistoryId(tx, targetId) ?? undefined };
+  } catch (e) {
+    if (e instanceof DuplicateContentError) return { status: 'deduped', reason: 'content_hash_match', memoryId: e.existingId };
+    if (e instanceof NotFoundError) return { status: 'skipped', reason: 'target_missing', memoryId: targetId };
+    if (e instanceof ValidationError) return { status: 'skipped', reason: `invalid: ${e.message}` };
+    throw e;
+  }
+}
