@@ -1,0 +1,319 @@
+/**
+ * Seed 003 smart store on top of the embed-on-write path:
+ *   validate + skip rules + exact dedup (MemoryService.prepareCreate)
+ *   → embed OUTSIDE any transaction (failure: store with embedding 'pending', no consolidation)
+ *   → nearest live neighbours in the same project (VectorStore, synced with the DB)
+ *   → similarity ≥ auto_merge_threshold: merge into the neighbour with merge_strategy;
+ *     ≥ similarity_threshold: store and record pending suggestions; else store
+ *   → ONE short transaction for everything written.
+ *
+ * An auto-merged write is kept as a tombstone (replaced_by = survivor, retention 'merged'),
+ * so merged_from, the SUPERSEDES relationship and the audit log all point at a real row and
+ * the incoming text is never lost. Accepting a suggestion merges the newer memory into the
+ * older one the same way.
+ */
+import type { Store } from '../store/store';
+import type { MergeStrategy } from '../config/types';
+import { UserFacingError } from '../util/errors';
+import { normalizeAndHashContent } from '../text/normalize';
+import type { ActiveSpace } from '../vectorstore/activeSpace';
+import type { PreparedEmbedding } from '../vectorstore/types';
+import { embedMemoryText, type EmbedResult } from '../memory/ingest';
+import { DuplicateContentError, ValidationError } from '../memory/errors';
+import type { MemoryService, PreparedCreate } from '../memory/memoryService';
+import type { CreateMemoryInput, MemoryRecord, SkipReason } from '../memory/types';
+import { mergeContent } from './merge';
+import {
+  getSuggestion,
+  logMergeInTx,
+  resolveSuggestionInTx,
+  suggestInTx,
+  supersedesInTx,
+  type ConsolidationLogEntry,
+  type Suggestion,
+} from './records';
+import { checkSettings, DEFAULT_CONSOLIDATION, type ConsolidationSettings } from './settings';
+
+export type StoreAction = 'stored' | 'merged' | 'skipped' | 'duplicate';
+
+export interface SmartStoreResult {
+  action: StoreAction;
+  /** stored: the new memory; merged: the surviving memory; duplicate: the existing one. */
+  memory?: MemoryRecord;
+  /** Pending suggestions recorded by this write. */
+  suggestions: Suggestion[];
+  /** Whether `memory` has its vector ('none' when nothing was stored). */
+  embedding: 'ready' | 'pending' | 'none';
+  embeddingError?: string;
+  skipped?: { reason: SkipReason; detail: string; existingId?: string };
+  merge?: { targetId: string; absorbedId: string; similarity: number; strategy: MergeStrategy; logId: string };
+  warnings: string[];
+}
+
+export interface AcceptResult {
+  memory: MemoryRecord;
+  absorbed: MemoryRecord;
+  log: ConsolidationLogEntry;
+  embedding: 'ready' | 'pending';
+}
+
+export interface SmartStoreDeps {
+  store: Store;
+  memory: MemoryService;
+  space: ActiveSpace;
+  settings?: Partial<ConsolidationSettings>;
+  /** Called when a memory was committed without its vector (start the backfill). */
+  onPending?: () => void;
+}
+
+/** How often a decision is re-made when the neighbour changed between embedding and commit. */
+const ATTEMPTS = 3;
+
+export class SmartStore {
+  readonly settings: ConsolidationSettings;
+
+  constructor(private readonly deps: SmartStoreDeps) {
+    this.settings = checkSettings({ ...DEFAULT_CONSOLIDATION, ...deps.settings });
+  }
+
+  private get store(): Store {
+    return this.deps.store;
+  }
+  private get memory(): MemoryService {
+    return this.deps.memory;
+  }
+
+  /** Store a memory the smart way (see the file comment). */
+  async save(input: CreateMemoryInput & { performedBy?: string }): Promise<SmartStoreResult> {
+    const performedBy = input.performedBy ?? input.agentSource ?? input.who ?? 'user';
+    const prepared = this.memory.prepareCreate(input);
+    if (prepared.status === 'skipped') {
+      return {
+        action: 'skipped', suggestions: [], embedding: 'none', warnings: prepared.warnings,
+        skipped: { reason: prepared.reason, detail: prepared.detail, existingId: prepared.existingId },
+      };
+    }
+    if (prepared.status === 'duplicate') return this.duplicate(prepared.memory, prepared.warnings);
+
+    const { embedder, vectors } = this.deps.space.current;
+    const emb = await embedMemoryText(embedder, this.store, prepared.record.title, prepared.record.content);
+    if (!emb.ok) return this.insert(prepared, input, undefined, [], emb.error);
+
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const hits = this.neighbours(vectors.search.bind(vectors), emb.embedding.vector, prepared.record.projectId);
+      const best = hits[0];
+      if (!best || best.similarity < this.settings.autoMergeThreshold) {
+        const near = hits
+          .filter((h) => h.similarity >= this.settings.similarityThreshold)
+          .slice(0, this.settings.maxSuggestions);
+        return this.insert(prepared, input, emb.embedding, near);
+      }
+      const target = this.memory.get(best.id);
+      if (!target) continue;
+      const outcome = await this.autoMerge(prepared, input, emb.embedding, target, best.similarity, performedBy);
+      if (outcome) return outcome;
+    }
+    return this.insert(prepared, input, emb.embedding, [], undefined, ['the nearest memory kept changing; stored without merging']);
+  }
+
+  /** Nearest live memories of `projectId`, best first, as memory ids. */
+  private neighbours(
+    search: (q: Float32Array, k: number, f?: (rid: number) => boolean) => { rid: number; similarity: number }[],
+    vector: Float32Array,
+    projectId: string,
+    excludeRid?: number,
+  ): { id: string; rid: number; similarity: number }[] {
+    const projectOf = new Map<number, string | undefined>();
+    const filter = (rid: number): boolean => {
+      if (rid === excludeRid) return false;
+      if (!projectOf.has(rid)) {
+        projectOf.set(rid, this.store.get<{ p: string }>('SELECT project_id AS p FROM memories WHERE rid = ? AND deleted_at IS NULL', [rid])?.p);
+      }
+      return projectOf.get(rid) === projectId;
+    };
+    const hits = search(vector, this.settings.neighbours, filter);
+    const out: { id: string; rid: number; similarity: number }[] = [];
+    for (const h of hits) {
+      const row = this.store.get<{ id: string }>('SELECT id FROM memories WHERE rid = ? AND deleted_at IS NULL', [h.rid]);
+      if (row) out.push({ id: String(row.id), rid: h.rid, similarity: h.similarity });
+    }
+    return out;
+  }
+
+  private duplicate(memory: MemoryRecord, warnings: string[]): SmartStoreResult {
+    return { action: 'duplicate', memory, suggestions: [], embedding: memory.embeddingStatus === 'ready' ? 'ready' : 'pending', warnings };
+  }
+
+  private insert(
+    prepared: PreparedCreate,
+    input: CreateMemoryInput,
+    embedding: PreparedEmbedding | undefined,
+    near: { id: string; similarity: number }[],
+    embeddingError?: string,
+    extraWarnings: string[] = [],
+  ): SmartStoreResult {
+    const out = this.store.transaction((tx) => {
+      const res = this.memory.insertPreparedInTx(tx, prepared, input, embedding ? { embedding } : {});
+      if (res.status !== 'created') return { res, suggestions: [] as Suggestion[] };
+      const suggestions: Suggestion[] = [];
+      for (const n of near) {
+        const s = suggestInTx(tx, n.id, res.memory.id, n.similarity, res.memory.projectId, res.memory.createdAt);
+        if (s) suggestions.push(s);
+      }
+      return { res, suggestions };
+    });
+    const { res } = out;
+    if (res.status === 'duplicate') return this.duplicate(res.memory, res.warnings);
+    if (res.status !== 'created') throw new Error('unexpected skip after preparation');
+    const ready = res.memory.embeddingStatus === 'ready';
+    if (!ready) this.deps.onPending?.();
+    return {
+      action: 'stored',
+      memory: res.memory,
+      suggestions: out.suggestions,
+      embedding: ready ? 'ready' : 'pending',
+      embeddingError: ready ? undefined : (embeddingError ?? res.warnings.at(-1)),
+      warnings: [...res.warnings, ...extraWarnings],
+    };
+  }
+
+  /** Embeds the merged text (outside any transaction) unless it is the target's own text. */
+  private async embedMerged(target: MemoryRecord, title: string, content: string): Promise<{ title: string; content: string; emb?: EmbedResult }> {
+    const storage = normalizeAndHashContent(content).storageContent;
+    if (title === target.title && storage === target.content) return { title, content: storage };
+    const { embedder } = this.deps.space.current;
+    return { title, content: storage, emb: await embedMemoryText(embedder, this.store, title, storage) };
+  }
+
+  /** Auto-merge of a new write into `target`; undefined when the target changed meanwhile (decide again). */
+  private async autoMerge(
+    prepared: PreparedCreate,
+    input: CreateMemoryInput,
+    embedding: PreparedEmbedding,
+    target: MemoryRecord,
+    similarity: number,
+    performedBy: string,
+  ): Promise<SmartStoreResult | undefined> {
+    const strategy = this.settings.mergeStrategy;
+    const source = prepared.record;
+    const merged = mergeContent(strategy, target, source);
+    const m = await this.embedMerged(target, merged.title, merged.content);
+    try {
+      const out = this.store.transaction((tx) => {
+        const t = this.memory.get(target.id);
+        if (!t || t.version !== target.version) return undefined;
+        const ins = this.memory.insertPreparedInTx(tx, prepared, input, { embedding });
+        if (ins.status !== 'created') return { kind: 'not-created' as const, res: ins };
+        const iso = ins.memory.createdAt;
+        // Tombstone first, so a merged text equal to the incoming one is not a live duplicate.
+        const absorbed = this.memory.absorbInTx(tx, ins.memory.id, t.id, { who: performedBy });
+        const survivor = this.memory.mergeInTx(tx, t.id, {
+          title: m.title,
+          content: m.content,
+          tags: [...new Set([...t.tags, ...source.tags])],
+          importance: Math.max(t.importance, source.importance),
+          absorbedIds: [absorbed.id],
+          embedding: m.emb?.ok ? m.emb.embedding : undefined,
+          who: performedBy,
+          why: `auto-merge (${strategy}, similarity ${similarity.toFixed(3)})`,
+        });
+        const log = logMergeInTx(tx, {
+          targetId: t.id, sourceIds: [absorbed.id], mergeStrategy: strategy, similarityScore: similarity,
+          contentBefore: t.content, contentAfter: survivor.content, performedBy, createdAt: iso,
+        });
+        supersedesInTx(tx, t.id, absorbed.id, 1, `auto-merge on write (${strategy}, similarity ${similarity.toFixed(3)})`, iso);
+        return { kind: 'merged' as const, survivor, absorbed, log, warnings: ins.warnings };
+      });
+      if (!out) return undefined;
+      if (out.kind === 'not-created') {
+        const d = out.res;
+        if (d.status === 'duplicate') return this.duplicate(d.memory, d.warnings);
+        throw new Error('unexpected skip after preparation');
+      }
+      const ready = out.survivor.embeddingStatus === 'ready';
+      if (!ready) this.deps.onPending?.();
+      return {
+        action: 'merged',
+        memory: out.survivor,
+        suggestions: [],
+        embedding: ready ? 'ready' : 'pending',
+        embeddingError: ready ? undefined : m.emb && !m.emb.ok ? m.emb.error : undefined,
+        merge: { targetId: out.survivor.id, absorbedId: out.absorbed.id, similarity, strategy, logId: out.log.id },
+        warnings: out.warnings,
+      };
+    } catch (e) {
+      // The merged text is too long, or equals a third memory: keep both, as a plain store.
+      if (e instanceof ValidationError || e instanceof DuplicateContentError) {
+        return this.insert(prepared, input, embedding, [{ id: target.id, similarity }], undefined, [`not merged: ${e.message}`]);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Accept a pending suggestion: the newer memory (b) is merged into the older one (a) with
+   * `strategy` (default the configured one), logged, linked by SUPERSEDES and tombstoned.
+   */
+  async accept(suggestionId: string, opts: { by?: string; strategy?: MergeStrategy } = {}): Promise<AcceptResult> {
+    const by = opts.by ?? 'user';
+    const strategy = opts.strategy ?? this.settings.mergeStrategy;
+    checkSettings({ ...this.settings, mergeStrategy: strategy });
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const s = getSuggestion(this.store, suggestionId);
+      if (!s) throw new UserFacingError(`No consolidation suggestion with id ${suggestionId}.`, 'not_found');
+      if (s.status !== 'pending') throw new UserFacingError(`Suggestion ${suggestionId} is already ${s.status}.`, 'suggestion_resolved');
+      const a = this.memory.get(s.memoryAId);
+      const b = this.memory.get(s.memoryBId);
+      if (!a || !b) {
+        this.store.transaction((tx) => resolveSuggestionInTx(tx, s.id, 'rejected', 'system: a memory no longer exists', new Date().toISOString()));
+        throw new UserFacingError(`Suggestion ${suggestionId} refers to a memory that was deleted; it was dismissed.`, 'suggestion_stale');
+      }
+      const merged = mergeContent(strategy, a, b);
+      const m = await this.embedMerged(a, merged.title, merged.content);
+      const out = this.store.transaction((tx) => {
+        const a2 = this.memory.get(a.id);
+        const b2 = this.memory.get(b.id);
+        if (!a2 || !b2 || a2.version !== a.version || b2.version !== b.version) return undefined;
+        const iso = new Date().toISOString();
+        const absorbed = this.memory.absorbInTx(tx, b.id, a.id, { who: by });
+        const survivor = this.memory.mergeInTx(tx, a.id, {
+          title: m.title,
+          content: m.content,
+          tags: [...new Set([...a.tags, ...b.tags])],
+          importance: Math.max(a.importance, b.importance),
+          absorbedIds: [b.id],
+          embedding: m.emb?.ok ? m.emb.embedding : undefined,
+          who: by,
+          why: `accepted suggestion ${s.id} (${strategy})`,
+        });
+        const log = logMergeInTx(tx, {
+          targetId: a.id, sourceIds: [b.id], mergeStrategy: strategy, similarityScore: s.similarity,
+          contentBefore: a.content, contentAfter: survivor.content, performedBy: by, createdAt: iso,
+        });
+        supersedesInTx(tx, a.id, b.id, 1, `accepted consolidation suggestion (${strategy})`, iso);
+        resolveSuggestionInTx(tx, s.id, 'accepted', by, iso);
+        // Other open suggestions about the absorbed memory no longer make sense.
+        tx.run(
+          `UPDATE consolidation_suggestions SET status = 'rejected', resolved_at = ?, resolved_by = 'system: memory was merged'
+            WHERE status = 'pending' AND id <> ? AND (memory_a_id = ? OR memory_b_id = ?)`,
+          [iso, s.id, b.id, b.id],
+        );
+        return { survivor, absorbed, log };
+      });
+      if (!out) continue;
+      const ready = out.survivor.embeddingStatus === 'ready';
+      if (!ready) this.deps.onPending?.();
+      return { memory: out.survivor, absorbed: out.absorbed, log: out.log, embedding: ready ? 'ready' : 'pending' };
+    }
+    throw new UserFacingError('The memories of this suggestion kept changing; try again.', 'version_conflict');
+  }
+
+  /** Reject a pending suggestion (both memories stay as they are). */
+  reject(suggestionId: string, opts: { by?: string } = {}): Suggestion {
+    const s = getSuggestion(this.store, suggestionId);
+    if (!s) throw new UserFacingError(`No consolidation suggestion with id ${suggestionId}.`, 'not_found');
+    if (s.status !== 'pending') throw new UserFacingError(`Suggestion ${suggestionId} is already ${s.status}.`, 'suggestion_resolved');
+    this.store.transaction((tx) => resolveSuggestionInTx(tx, s.id, 'rejected', opts.by ?? 'user', new Date().toISOString()));
+    return getSuggestion(this.store, suggestionId)!;
+  }
+}

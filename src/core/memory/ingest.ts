@@ -1,0 +1,105 @@
+/**
+ * Embed-on-write (seed 002 stages 5–7, seed 000 two-phase): the vector is computed OUTSIDE
+ * any transaction, then the memory row and its embeddings row commit in ONE short
+ * transaction, so the memory is searchable by the very next request. When embedding fails
+ * (provider down, timeout) the memory still commits with embedding_status 'pending' and the
+ * caller is told `pending`; {@link EmbeddingBackfill} fills it in later.
+ */
+import type { Store } from '../store/store';
+import type { Embedder } from '../embed/types';
+import { embedTextHash } from '../embed/cache';
+import { errorMessage } from '../util/errors';
+import { normalizeAndHashContent } from '../text/normalize';
+import type { ActiveSpace } from '../vectorstore/activeSpace';
+import type { PreparedEmbedding } from '../vectorstore/types';
+import { embeddingText, storedEmbedding } from './embedding';
+import { NotFoundError } from './errors';
+import type { MemoryService } from './memoryService';
+import type { CreateMemoryInput, CreateResult, MemoryRecord, UpdateMemoryInput } from './types';
+import * as v from './validate';
+
+export type EmbeddingOutcome = 'ready' | 'pending';
+
+export type EmbedResult = { ok: true; embedding: PreparedEmbedding; cached: boolean } | { ok: false; error: string };
+
+/**
+ * The vector of (title, storage content) in the embedder's space: from the embeddings table
+ * when this exact text was embedded before (durable cache), else from the embedder (wrap it in
+ * a CachedEmbedder for the in-memory cache). Never throws: failures come back as `ok: false`.
+ */
+export async function embedMemoryText(embedder: Embedder, store: Store, title: string, storageContent: string): Promise<EmbedResult> {
+  const text = embeddingText(title, storageContent);
+  const textHash = embedTextHash(text);
+  const space = embedder.space;
+  const stored = storedEmbedding(store, space, textHash);
+  if (stored && stored.length === embedder.dimension) return { ok: true, embedding: { space, textHash, vector: stored }, cached: true };
+  try {
+    const [vector] = await embedder.embed([text], 'document');
+    if (!vector || vector.length !== embedder.dimension) {
+      return { ok: false, error: `${embedder.id} returned a vector of ${vector?.length ?? 0} dimensions, expected ${embedder.dimension}` };
+    }
+    // The space of an embedder may only become known with its first answer (Ollama).
+    return { ok: true, embedding: { space: embedder.space, textHash, vector }, cached: false };
+  } catch (e) {
+    return { ok: false, error: errorMessage(e) };
+  }
+}
+
+export interface IngestResult {
+  result: CreateResult;
+  /** Whether the stored memory has its vector (undefined when nothing was stored). */
+  embedding?: EmbeddingOutcome;
+  /** Why the vector is pending. */
+  embeddingError?: string;
+  embedMs: number;
+}
+
+/**
+ * Creates and updates memories with their vectors (no consolidation; see
+ * src/core/consolidation/smartStore.ts for the smart store built on the same steps).
+ */
+export class MemoryIngest {
+  constructor(
+    private readonly store: Store,
+    private readonly memory: MemoryService,
+    private readonly space: ActiveSpace,
+    private readonly opts: { onPending?: () => void } = {},
+  ) {}
+
+  async create(input: CreateMemoryInput): Promise<IngestResult> {
+    const prepared = this.memory.prepareCreate(input);
+    if (prepared.status !== 'new') return { result: prepared, embedMs: 0 };
+    const t0 = performance.now();
+    const emb = await embedMemoryText(this.space.embedder, this.store, prepared.record.title, prepared.record.content);
+    const embedMs = performance.now() - t0;
+    const result = this.store.transaction((tx) =>
+      this.memory.insertPreparedInTx(tx, prepared, input, emb.ok ? { embedding: emb.embedding } : {}),
+    );
+    return this.outcome(result, emb, embedMs);
+  }
+
+  /** Update; when the title or content changes the new text is embedded first (outside the transaction). */
+  async update(id: string, patch: UpdateMemoryInput): Promise<{ memory: MemoryRecord; embedding: EmbeddingOutcome; embeddingError?: string }> {
+    const current = this.memory.get(id);
+    if (!current) throw new NotFoundError(id);
+    const title = patch.title !== undefined ? v.validateTitle(patch.title) : current.title;
+    const content = patch.content !== undefined ? normalizeAndHashContent(v.validateContent(patch.content)).storageContent : current.content;
+    let emb: EmbedResult | undefined;
+    if (title !== current.title || content !== current.content) emb = await embedMemoryText(this.space.embedder, this.store, title, content);
+    const memory = this.memory.update(id, patch, emb?.ok ? { embedding: emb.embedding } : {});
+    if (memory.embeddingStatus !== 'ready') this.opts.onPending?.();
+    return { memory, embedding: memory.embeddingStatus === 'ready' ? 'ready' : 'pending', embeddingError: emb && !emb.ok ? emb.error : undefined };
+  }
+
+  private outcome(result: CreateResult, emb: EmbedResult, embedMs: number): IngestResult {
+    if (result.status !== 'created') return { result, embedMs };
+    const ready = result.memory.embeddingStatus === 'ready';
+    if (!ready) this.opts.onPending?.();
+    return {
+      result,
+      embedding: ready ? 'ready' : 'pending',
+      embeddingError: ready ? undefined : emb.ok ? result.warnings.at(-1) : emb.error,
+      embedMs,
+    };
+  }
+}
