@@ -1,0 +1,184 @@
+/**
+ * Document ingest (seed 000): a document row + a `document_ingest` job in one transaction;
+ * the job walks extracting → chunking → embedding → indexing → done. Each chunk is embedded
+ * outside any transaction, then written as a `document_chunk` memory (importance 0.3, tagged
+ * with the title) in its own transaction together with its document_memories link, so a
+ * retry resumes after the last chunk written. After the last attempt the document is
+ * `failed` with the error.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Store } from '../store/store';
+import type { MemoryService } from '../memory/memoryService';
+import type { Embedder } from '../embed/types';
+import type { Job } from '../jobs/queue';
+import type { JobContext } from '../jobs/worker';
+import { enqueueDocumentJob } from '../jobs/enqueue';
+import { normalizeAndHashContent } from '../text/normalize';
+import { errorMessage, UserFacingError } from '../util/errors';
+import { chunkText } from './chunk';
+import { createLocalDocumentFetcher, type DocumentFetcher } from './fetch';
+import { embeddingFor, factEmbeddingText, prepareEmbeddings } from '../pipeline/embeddings';
+
+export type DocumentStatus = 'pending' | 'extracting' | 'chunking' | 'embedding' | 'indexing' | 'done' | 'failed';
+
+export interface DocumentRow {
+  id: string;
+  sourceType: string;
+  sourceUrl: string | null;
+  title: string | null;
+  status: DocumentStatus;
+  error: string | null;
+  chunkCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DocumentSettings {
+  chunkSize: number;
+  chunkOverlap: number;
+  maxContentBytes: number;
+  maxRetries: number;
+}
+
+export interface CreateDocumentInput {
+  sourceType: 'url' | 'text' | 'file';
+  url?: string;
+  title?: string;
+  content?: string;
+}
+
+export function createDocument(store: Store, projectId: string, input: CreateDocumentInput, now: Date, maxAttempts = 3): DocumentRow {
+  if (input.sourceType === 'url') {
+    if (!input.url || typeof input.url !== 'string') throw new UserFacingError('A url document needs a url.', 'invalid_input');
+  } else if (typeof input.content !== 'string' || !input.content.trim()) {
+    throw new UserFacingError('A text document needs non-empty content.', 'invalid_input');
+  }
+  const id = randomUUID();
+  const iso = now.toISOString();
+  store.transaction((tx) => {
+    tx.run(
+      `INSERT INTO documents (id, project_id, source_type, source_url, title, raw_content, status, chunk_count, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+      [id, projectId, input.sourceType, input.url ?? null, input.title?.trim() || null, input.content ?? null, iso, iso],
+    );
+    enqueueDocumentJob(tx, 'document_ingest', id, iso, { maxAttempts });
+  });
+  return getDocument(store, id)!;
+}
+
+export function getDocument(store: Store, id: string): DocumentRow | undefined {
+  const r = store.get('SELECT * FROM documents WHERE id = ?', [id]);
+  if (!r) return undefined;
+  return {
+    id: String(r.id),
+    sourceType: String(r.source_type),
+    sourceUrl: r.source_url == null ? null : String(r.source_url),
+    title: r.title == null ? null : String(r.title),
+    status: String(r.status) as DocumentStatus,
+    error: r.error == null ? null : String(r.error),
+    chunkCount: Number(r.chunk_count),
+    createdAt: String(r.created_at),
+    updatedAt: String(r.updated_at),
+  };
+}
+
+/** Chunk memory ids of a document, in order. */
+export function documentMemoryIds(store: Store, documentId: string): string[] {
+  return store
+    .all<{ memory_id: string }>('SELECT memory_id FROM document_memories WHERE document_id = ? ORDER BY chunk_index', [documentId])
+    .map((r) => String(r.memory_id));
+}
+
+export interface DocumentDeps {
+  store: Store;
+  /** Built without enqueueExtraction: chunks are not run through fact extraction. */
+  memory: MemoryService;
+  embedder?: Embedder;
+  fetchDocument?: DocumentFetcher;
+  settings: () => DocumentSettings;
+  now: () => Date;
+  /** Called after each status change (progress for a UI). */
+  onStatus?: (documentId: string, status: DocumentStatus) => void;
+}
+
+export function createDocumentHandler(deps: DocumentDeps) {
+  const fetcher = deps.fetchDocument ?? createLocalDocumentFetcher();
+  const setStatus = (id: string, status: DocumentStatus, extra: { error?: string | null; title?: string; chunkCount?: number } = {}) => {
+    const iso = deps.now().toISOString();
+    deps.store.transaction((tx) =>
+      tx.run(
+        `UPDATE documents SET status = ?, error = ?, title = coalesce(title, ?), chunk_count = coalesce(?, chunk_count), updated_at = ? WHERE id = ?`,
+        [status, extra.error ?? null, extra.title ?? null, extra.chunkCount ?? null, iso, id],
+      ),
+    );
+    deps.onStatus?.(id, status);
+  };
+
+  return async (job: Job, ctx: JobContext): Promise<unknown> => {
+    const s = deps.settings();
+    const doc = job.documentId ? getDocument(deps.store, job.documentId) : undefined;
+    if (!doc) return { skipped: 'document_missing' };
+    if (doc.status === 'done') return { skipped: 'already_done', chunks: doc.chunkCount };
+    const warnings: string[] = [];
+    try {
+      setStatus(doc.id, 'extracting');
+      let content: string;
+      let title = doc.title ?? undefined;
+      if (doc.sourceType === 'url') {
+        const fetched = await fetcher(doc.sourceUrl!, { maxBytes: s.maxContentBytes, signal: ctx.signal });
+        content = fetched.content;
+        if (!title && fetched.title) title = fetched.title; // backfill
+      } else {
+        content = String(deps.store.get<{ raw_content: string | null }>('SELECT raw_content FROM documents WHERE id = ?', [doc.id])?.raw_content ?? '');
+        if (Buffer.byteLength(content, 'utf8') > s.maxContentBytes) throw new UserFacingError(`The document is larger than ${s.maxContentBytes} bytes (documentMaxContentBytes).`, 'document_too_large');
+      }
+      setStatus(doc.id, 'chunking', { title });
+      const chunks = chunkText(content, s.chunkSize, s.chunkOverlap);
+      setStatus(doc.id, 'embedding');
+      const done = new Set(deps.store.all<{ chunk_index: number }>('SELECT chunk_index FROM document_memories WHERE document_id = ?', [doc.id]).map((r) => Number(r.chunk_index)));
+      let written = 0;
+      let deduped = 0;
+      for (const [i, chunk] of chunks.entries()) {
+        if (done.has(i)) continue; // written by an earlier attempt
+        const { storageContent, contentHash } = normalizeAndHashContent(chunk);
+        if (!storageContent) continue;
+        // Embed outside the transaction, then one short transaction per chunk.
+        const vectors = await prepareEmbeddings(deps.embedder, [factEmbeddingText(storageContent, title ?? '')], warnings);
+        const iso = deps.now().toISOString();
+        deps.store.transaction((tx) => {
+          const linked = tx.get<{ id: string }>(
+            `SELECT m.id FROM document_memories dm JOIN memories m ON m.id = dm.memory_id WHERE dm.document_id = ? AND m.content_hash = ? AND m.deleted_at IS NULL`,
+            [doc.id, contentHash],
+          );
+          let memoryId = linked?.id;
+          if (!memoryId) {
+            const r = deps.memory.createInTx(
+              tx,
+              {
+                content: storageContent, title: title?.slice(0, 500), type: 'document_chunk', importance: 0.3, tags: title ? [title.slice(0, 50)] : [],
+                source: doc.sourceUrl ?? `document:${doc.id}`, who: 'document-ingest', why: 'document-chunk', allowNearDuplicate: true, ttlSeconds: null,
+                metadata: { documentId: doc.id, chunkIndex: i },
+              },
+              { embedding: embeddingFor(vectors, storageContent, title ?? '') },
+            );
+            if (r.status === 'skipped') {
+              warnings.push(`chunk ${i} skipped: ${r.reason}`);
+              return;
+            }
+            memoryId = r.memory.id;
+            if (r.status === 'duplicate') deduped++;
+            else written++;
+          } else deduped++;
+          tx.run('INSERT OR IGNORE INTO document_memories (document_id, chunk_index, memory_id, created_at) VALUES (?, ?, ?, ?)', [doc.id, i, memoryId, iso]);
+        });
+      }
+      setStatus(doc.id, 'indexing'); // FTS and vector marks are maintained by triggers in the same transactions
+      setStatus(doc.id, 'done', { chunkCount: chunks.length });
+      return { chunks: chunks.length, written, deduped, title: title ?? null, warnings };
+    } catch (e) {
+      // Out of attempts: the document is failed with the error (the job goes dead).
+      if (job.attempts >= Math.min(job.maxAttempts, s.maxRetries)) setStatus(doc.id, 'failed', { error: errorMessage(e).slice(0, 2000) });
+      throw e;
+    }
+  };
+}

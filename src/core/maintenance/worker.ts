@@ -1,0 +1,151 @@
+/**
+ * The maintenance worker (seed 000): diagnostics → recommendations → (execute mode) rate-
+ * limited repairs → diagnostics again, recording the health delta. The interval only runs
+ * when autonomousEnabled and not autonomousFrozen; `tick()` is always callable on demand.
+ */
+import type { Store } from '../store/store';
+import { requeueDeadJobs, reapStaleLeases } from '../jobs/queue';
+import { runRetentionSweep, type RetentionWindows } from '../retention/sweep';
+import { errorMessage } from '../util/errors';
+import { getDiagnostics, type DiagnosticsReport } from './diagnostics';
+import { buildRecommendations, type Recommendation, type RepairAction } from './recommendations';
+import { HaltTracker, RepairRateLimiter, type RateLimit } from './limits';
+
+export interface MaintenanceSettings {
+  enabled: boolean; // autonomousEnabled && !autonomousFrozen
+  mode: 'observe' | 'execute';
+  intervalMs: number;
+  leaseTimeoutMs: number;
+  reembed: RateLimit;
+  requeue: RateLimit;
+  retention: RetentionWindows;
+}
+
+export interface RepairRun {
+  action: RepairAction;
+  status: 'executed' | 'rate_limited' | 'halted' | 'failed';
+  detail?: string;
+}
+
+export interface MaintenanceCycle {
+  mode: 'observe' | 'execute';
+  before: DiagnosticsReport;
+  recommendations: Recommendation[];
+  repairs: RepairRun[];
+  after?: DiagnosticsReport;
+  delta?: number;
+  halted: RepairAction[];
+}
+
+/** Which config budget governs which action: job repairs use the requeue limits, index/storage repairs the (heavier) re-embed limits. */
+function limitFor(s: MaintenanceSettings, a: RepairAction): RateLimit {
+  return a === 'requeueDeadJobs' || a === 'releaseStaleLeases' ? s.requeue : s.reembed;
+}
+
+export class MaintenanceWorker {
+  readonly halt = new HaltTracker();
+  private readonly limiter: RepairRateLimiter;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  readonly log: MaintenanceCycle[] = [];
+
+  constructor(
+    private readonly store: Store,
+    private readonly settings: () => MaintenanceSettings,
+    private readonly opts: { now?: () => Date; repairs?: Partial<Record<RepairAction, () => string>>; onCycle?: (c: MaintenanceCycle) => void } = {},
+  ) {
+    this.limiter = new RepairRateLimiter((a) => limitFor(this.settings(), a));
+  }
+
+  private now(): Date {
+    return (this.opts.now ?? (() => new Date()))();
+  }
+
+  /** Starts the interval only when scheduled (autonomousEnabled && !autonomousFrozen). */
+  start(): boolean {
+    if (this.running || !this.settings().enabled) return false;
+    this.running = true;
+    this.schedule();
+    return true;
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      try {
+        this.tick();
+      } catch {
+        // a failed cycle is retried at the next interval
+      }
+      this.schedule();
+    }, this.settings().intervalMs);
+    this.timer.unref?.();
+  }
+
+  private repair(a: RepairAction): string {
+    const custom = this.opts.repairs?.[a];
+    if (custom) return custom();
+    const s = this.settings();
+    const now = this.now();
+    switch (a) {
+      case 'requeueDeadJobs':
+        return `requeued ${requeueDeadJobs(this.store, 500, now)} dead job(s)`;
+      case 'releaseStaleLeases':
+        return `released ${reapStaleLeases(this.store, s.leaseTimeoutMs, now)} stale lease(s)`;
+      case 'checkFtsConsistency':
+        // FTS4 external content: 'rebuild' re-reads every memory row; deterministic, so it replays.
+        this.store.transaction((tx) => tx.run(`INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')`));
+        return 'rebuilt the full-text index';
+      case 'triggerRetentionSweep': {
+        const r = runRetentionSweep(this.store, s.retention, now);
+        return `retention removed ${r.steps.reduce((x, y) => x + y.removed, 0)} row(s)`;
+      }
+    }
+  }
+
+  /** One cycle, synchronous (every step is a short transaction). */
+  tick(): MaintenanceCycle {
+    const s = this.settings();
+    const before = getDiagnostics(this.store, { leaseTimeoutMs: s.leaseTimeoutMs, now: this.now() });
+    const recommendations = buildRecommendations(before);
+    const cycle: MaintenanceCycle = { mode: s.mode, before, recommendations, repairs: [], halted: [] };
+    if (!recommendations.length) this.halt.reset();
+    if (s.mode === 'execute' && recommendations.length) {
+      const ran: RepairAction[] = [];
+      for (const rec of recommendations) {
+        if (this.halt.isHalted(rec.action)) {
+          cycle.repairs.push({ action: rec.action, status: 'halted' });
+          continue;
+        }
+        const t = this.now().getTime();
+        const blocked = this.limiter.blocked(rec.action, t);
+        if (blocked) {
+          cycle.repairs.push({ action: rec.action, status: 'rate_limited', detail: blocked });
+          continue;
+        }
+        this.limiter.record(rec.action, t);
+        try {
+          cycle.repairs.push({ action: rec.action, status: 'executed', detail: this.repair(rec.action) });
+          ran.push(rec.action);
+        } catch (e) {
+          cycle.repairs.push({ action: rec.action, status: 'failed', detail: errorMessage(e) });
+          ran.push(rec.action);
+        }
+      }
+      cycle.after = getDiagnostics(this.store, { leaseTimeoutMs: s.leaseTimeoutMs, now: this.now() });
+      cycle.delta = Math.round((cycle.after.score - before.score) * 1000) / 1000;
+      for (const a of ran) this.halt.record(a, cycle.delta > 0);
+    }
+    cycle.halted = this.halt.haltedActions();
+    this.log.push(cycle);
+    if (this.log.length > 50) this.log.shift();
+    this.opts.onCycle?.(cycle);
+    return cycle;
+  }
+}
