@@ -281,8 +281,10 @@ export class VectorStore implements VectorSearcher {
     return (this.active as HnswIndex | ExactIndex).getVector(rid);
   }
 
-  /** Live vectors in the index. */
+  /** Live vectors in the index (after syncing with the database). */
   get size(): number {
+    if (this.closed) return 0;
+    this.sync();
     return this.hnsw?.size ?? this.exact?.size ?? 0;
   }
 
@@ -310,7 +312,7 @@ export class VectorStore implements VectorSearcher {
       space: this.space,
       dimension: this.dimension,
       state: this.state,
-      size: this.closed ? 0 : this.size,
+      size: this.size,
       watermark: this.watermark,
       savedWatermark: this.savedWatermark,
       openedFrom: this.openedFrom,
