@@ -6,6 +6,7 @@
 // and copies the run-time assets next to the bundles:
 //   node_modules/sql.js/dist/sql-wasm.wasm -> dist/sql-wasm.wasm  (pass locateFile: __dirname)
 //   migrations/                            -> dist/migrations/
+//   node_modules/@vscode/codicons/dist/codicon.{css,ttf} -> dist/webview/codicons/ (webview icons)
 // `vscode` is provided by the extension host. `@energetic-ai/*` stays external: it finds its
 // .wasm files through __dirname, so it ships in node_modules inside the VSIX (.vscodeignore).
 //
@@ -68,6 +69,12 @@ function copyAssets() {
   const wasm = join(root, 'node_modules/sql.js/dist/sql-wasm.wasm');
   if (existsSync(wasm)) cpSync(wasm, join(dist, 'sql-wasm.wasm'));
   else console.warn('[esbuild] node_modules/sql.js/dist/sql-wasm.wasm not found (npm install?)');
+  // Codicons for the webviews: only the stylesheet and the font (the package is 1 MB+).
+  const codicons = join(root, 'node_modules/@vscode/codicons/dist');
+  if (existsSync(codicons)) {
+    mkdirSync(join(dist, 'webview', 'codicons'), { recursive: true });
+    for (const f of ['codicon.css', 'codicon.ttf']) cpSync(join(codicons, f), join(dist, 'webview', 'codicons', f));
+  } else console.warn('[esbuild] node_modules/@vscode/codicons not found (npm install?)');
   const migrations = join(root, 'migrations');
   if (existsSync(migrations)) {
     rmSync(join(dist, 'migrations'), { recursive: true, force: true });

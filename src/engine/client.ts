@@ -55,6 +55,8 @@ export interface EngineClientOptions {
 export interface RequestOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** Progress events the engine sends for this request (import, …). */
+  onProgress?: (done: number, total: number, message?: string) => void;
 }
 
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 250, maxMs: 30_000, maxRestarts: 5, windowMs: 120_000 };
@@ -67,6 +69,7 @@ interface Pending {
   reject(err: Error): void;
   retried: boolean;
   cleanup(): void;
+  onProgress?: RequestOptions['onProgress'];
 }
 
 export class EngineClient {
@@ -155,7 +158,7 @@ export class EngineClient {
       let timer: NodeJS.Timeout | undefined;
       const onAbort = () => this.abandon(id, new EngineError('cancelled', 'The operation was cancelled.'));
       const pending: Pending = {
-        id, method, params, retried: false,
+        id, method, params, retried: false, onProgress: opts.onProgress,
         resolve: resolve as (v: unknown) => void,
         reject,
         cleanup: () => {
@@ -267,6 +270,7 @@ export class EngineClient {
         return;
       }
       case 'event':
+        if (m.event.type === 'progress') this.inFlight.get(m.event.requestId)?.onProgress?.(m.event.done, m.event.total, m.event.message);
         for (const l of this.eventListeners) {
           try {
             l(m.event);

@@ -1,9 +1,20 @@
-// Extension entry point (UI thread of the extension host). Minimal for now: it proves the
-// extension loads in a real VS Code and gives a diagnostics command; the engine, views and
-// chat integration plug in here later (see shared DESIGN.md, "Shape").
+// Extension entry point (UI thread of the extension host). It starts the engine worker and
+// wires the surfaces to it: commands, the memory tree, search and graph panels, the @memory
+// chat participant, language-model tools, the status bar and the log. The UI thread never
+// opens a store: everything goes through the EngineClient (src/engine/client.ts).
 import * as vscode from 'vscode';
+import type { EngineClient } from '../engine/client';
+import type { EngineDiagnostics, SearchResponse } from '../engine/protocol';
+import { createLogger, OUTPUT_CHANNEL_NAME } from './log';
+import { startEngine } from './engineHost';
+import { StatusBar } from './statusBar';
+import { MemoryTreeProvider, TREE_VIEW_ID } from './memoryTree';
+import { MEMORY_SCHEME, MemoryDocumentProvider } from './memoryDocument';
+import { registerCommands } from './commands';
+import { createChatHandler, registerChatParticipant, type ChatHandler } from './chatParticipant';
+import { registerTools } from './lmTools';
 
-export const OUTPUT_CHANNEL_NAME = 'Agent Memory';
+export { OUTPUT_CHANNEL_NAME };
 export const COMMAND_SHOW_DIAGNOSTICS = 'agentMemory.showDiagnostics';
 
 /** What "Agent Memory: Show Diagnostics" reports (also its return value, used by tests). */
@@ -19,11 +30,22 @@ export interface Diagnostics {
   workspaceFolders: string[];
   globalStorage: string;
   workspaceStorage: string | undefined;
+  engineState: string;
+  /** activate() start → return, in ms. */
+  activationMs: number;
+  /** activate() start → the first recall answered (search, chat or tool), if one happened yet. */
+  firstRecallMs?: number;
+  engineReadyMs?: number;
+  engine?: EngineDiagnostics;
+  engineError?: string;
 }
 
 /** The API returned by `activate` (what `vscode.extensions.getExtension(...).exports` gives). */
 export interface AgentMemoryApi {
   diagnostics(): Diagnostics;
+  engine: EngineClient;
+  tree: MemoryTreeProvider;
+  chatHandler: ChatHandler;
 }
 
 function modeName(mode: vscode.ExtensionMode): Diagnostics['extensionMode'] {
@@ -34,47 +56,85 @@ function modeName(mode: vscode.ExtensionMode): Diagnostics['extensionMode'] {
   }
 }
 
-function collectDiagnostics(context: vscode.ExtensionContext): Diagnostics {
-  const pkg = context.extension.packageJSON as { version?: unknown };
-  return {
-    active: true,
-    extensionVersion: typeof pkg.version === 'string' ? pkg.version : 'unknown',
-    vscodeVersion: vscode.version,
-    appHost: vscode.env.appHost,
-    uiKind: vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop',
-    extensionMode: modeName(context.extensionMode),
-    node: process.version,
-    platform: `${process.platform}-${process.arch}`,
-    workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
-    globalStorage: context.globalStorageUri.fsPath,
-    workspaceStorage: context.storageUri?.fsPath,
-  };
-}
+let engineRef: EngineClient | undefined;
 
 export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
-  const output = vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME);
-  const log = (line: string) => output.appendLine(`[${new Date().toISOString()}] ${line}`);
-  context.subscriptions.push(output);
+  const t0 = performance.now();
+  const timings: { activationMs: number; firstRecallMs?: number; engineReadyMs?: number } = { activationMs: 0 };
+  const log = createLogger();
+  context.subscriptions.push(log.channel);
+
+  const engine = startEngine(context, log);
+  engineRef = engine;
+  void engine.whenReady().then(() => { timings.engineReadyMs ??= performance.now() - t0; }, () => undefined);
+  const onRecall = (r: SearchResponse) => {
+    if (timings.firstRecallMs !== undefined) return;
+    timings.firstRecallMs = performance.now() - t0;
+    log.info(`first recall answered ${timings.firstRecallMs.toFixed(0)} ms after activation began (${r.hits.length} hits, ${r.tookMs.toFixed(1)} ms in the engine)`);
+  };
+
+  const tree = new MemoryTreeProvider(engine);
+  const statusBar = new StatusBar(engine);
+  const docs = new MemoryDocumentProvider(engine);
+  context.subscriptions.push(
+    tree, statusBar, docs,
+    vscode.window.createTreeView(TREE_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true }),
+    vscode.workspace.registerTextDocumentContentProvider(MEMORY_SCHEME, docs),
+  );
+  registerCommands({ context, engine, tree, log, onRecall });
+  const chatHandler = createChatHandler(engine, onRecall);
+  registerChatParticipant(context, chatHandler);
+  registerTools(context, engine, onRecall);
+
+  const baseDiagnostics = (): Diagnostics => {
+    const pkg = context.extension.packageJSON as { version?: unknown };
+    return {
+      active: true,
+      extensionVersion: typeof pkg.version === 'string' ? pkg.version : 'unknown',
+      vscodeVersion: vscode.version,
+      appHost: vscode.env.appHost,
+      uiKind: vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop',
+      extensionMode: modeName(context.extensionMode),
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+      globalStorage: context.globalStorageUri.fsPath,
+      workspaceStorage: context.storageUri?.fsPath,
+      engineState: engine.state,
+      ...timings,
+    };
+  };
 
   context.subscriptions.push(
-    vscode.commands.registerCommand(COMMAND_SHOW_DIAGNOSTICS, (): Diagnostics => {
-      const d = collectDiagnostics(context);
-      log('Diagnostics');
-      for (const [key, value] of Object.entries(d)) {
-        output.appendLine(`  ${key}: ${Array.isArray(value) ? value.join(', ') || '(none)' : String(value)}`);
+    vscode.commands.registerCommand(COMMAND_SHOW_DIAGNOSTICS, async (): Promise<Diagnostics> => {
+      const d = baseDiagnostics();
+      try {
+        d.engine = await engine.request('diagnostics', {}, { timeoutMs: 10_000 });
+      } catch (e) {
+        d.engineError = (e as Error).message;
       }
-      output.show(true);
+      log.info('Diagnostics');
+      for (const [key, value] of Object.entries(d)) {
+        const shown = Array.isArray(value) ? value.join(', ') || '(none)' : typeof value === 'object' ? JSON.stringify(value, null, 2) : String(value);
+        log.channel.appendLine(`  ${key}: ${shown}`);
+      }
+      log.channel.show(true);
       // Not awaited: the promise settles only when the notification is dismissed.
-      void vscode.window.showInformationMessage('Agent Memory is active');
+      void vscode.window.showInformationMessage(
+        d.engine ? `Agent Memory is active: ${d.engine.stats.project.memories + d.engine.stats.global.memories} memories, project ${d.engine.projectId}` : `Agent Memory is active (engine: ${d.engineError ?? engine.state})`,
+      );
       return d;
     }),
   );
 
-  log(`Agent Memory ${collectDiagnostics(context).extensionVersion} activated ` +
+  timings.activationMs = performance.now() - t0;
+  log.info(`Agent Memory ${baseDiagnostics().extensionVersion} activated in ${timings.activationMs.toFixed(1)} ms ` +
     `(VS Code ${vscode.version}, ${modeName(context.extensionMode)} mode)`);
-  return { diagnostics: () => collectDiagnostics(context) };
+  return { diagnostics: baseDiagnostics, engine, tree, chatHandler };
 }
 
-export function deactivate(): void {
-  // Disposables registered on context.subscriptions are released by VS Code.
+/** VS Code waits for this promise (a few seconds): the engine snapshots and releases its locks. */
+export async function deactivate(): Promise<void> {
+  await engineRef?.shutdown(4000);
+  engineRef = undefined;
 }

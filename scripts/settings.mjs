@@ -1,0 +1,16 @@
+// `npm run settings`: regenerates package.json `contributes.configuration` from CONFIG_SCHEMA
+// (src/core/config/schema.ts) through src/extension/settingsSchema.ts. Run after changing the
+// configuration schema; test/engine/settings.test.ts fails while package.json is out of date.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+require('tsx/cjs'); // lets require() load the TypeScript sources
+const root = new URL('..', import.meta.url);
+const { CONFIG_SCHEMA } = require('../src/core/config/schema.ts');
+const { settingsContribution } = require('../src/extension/settingsSchema.ts');
+const file = new URL('package.json', root);
+const pkg = JSON.parse(readFileSync(file, 'utf8'));
+pkg.contributes.configuration = settingsContribution(CONFIG_SCHEMA);
+writeFileSync(file, JSON.stringify(pkg, null, 2) + '\n');
+console.log(`[settings] ${CONFIG_SCHEMA.length} settings written to package.json`);

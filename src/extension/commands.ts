@@ -1,0 +1,312 @@
+/**
+ * Command palette and context-menu actions. Every command that acts on a memory accepts an id,
+ * a tree node, or nothing (then asks with a quick pick). Commands return their outcome, so
+ * tests and other extensions can run them with arguments instead of prompts.
+ */
+import * as vscode from 'vscode';
+import type { EngineClient } from '../engine/client';
+import { EngineError } from '../engine/errors';
+import type { CreateResult, MemoryRecord, SearchResponse } from '../engine/protocol';
+import { MEMORY_TYPES } from '../core/memory/types';
+import type { Logger } from './log';
+import type { MemoryTreeProvider, TreeNode } from './memoryTree';
+import { memoryUri } from './memoryDocument';
+import { GraphPanel, SearchPanel, type PanelActions } from './panels';
+import { stripRecall } from './recall';
+
+export const COMMANDS = {
+  addMemory: 'agentMemory.addMemory',
+  addSelection: 'agentMemory.addSelection',
+  search: 'agentMemory.search',
+  openSearch: 'agentMemory.openSearch',
+  openGraph: 'agentMemory.openGraph',
+  openMemory: 'agentMemory.openMemory',
+  editMemory: 'agentMemory.editMemory',
+  deleteMemory: 'agentMemory.deleteMemory',
+  promoteMemory: 'agentMemory.promoteMemory',
+  reindex: 'agentMemory.reindex',
+  reembed: 'agentMemory.reembed',
+  exportJson: 'agentMemory.exportJson',
+  importJson: 'agentMemory.importJson',
+  reviewSuggestions: 'agentMemory.reviewSuggestions',
+  clearSuggestions: 'agentMemory.clearSuggestions',
+  refreshTree: 'agentMemory.refreshTree',
+  treeLoadMore: 'agentMemory.treeLoadMore',
+  restartEngine: 'agentMemory.restartEngine',
+  showLog: 'agentMemory.showLog',
+} as const;
+
+type MemoryArg = string | TreeNode | { id: string } | undefined;
+
+function idOf(arg: MemoryArg): string | undefined {
+  if (typeof arg === 'string') return arg;
+  if (arg && typeof arg === 'object') {
+    if ('kind' in arg) return arg.kind === 'memory' ? arg.memory.id : undefined;
+    if ('id' in arg && typeof arg.id === 'string') return arg.id;
+  }
+  return undefined;
+}
+
+export interface CommandDeps {
+  context: vscode.ExtensionContext;
+  engine: EngineClient;
+  tree: MemoryTreeProvider;
+  log: Logger;
+  /** Called after each successful recall (time-to-first-recall measurement). */
+  onRecall(r: SearchResponse): void;
+}
+
+/** Shows an engine error as a notification (its message is written for people) and logs it. */
+export function reportError(log: Logger, what: string, e: unknown): void {
+  log.error(what, e);
+  const msg = e instanceof EngineError || e instanceof Error ? e.message : String(e);
+  if (e instanceof EngineError && e.code === 'cancelled') return;
+  void vscode.window.showErrorMessage(`Agent Memory: ${what}: ${msg}`);
+}
+
+export function describeCreate(r: CreateResult): string {
+  switch (r.status) {
+    case 'created': return `Memory saved: ${r.memory.title || r.memory.content.slice(0, 60)}`;
+    case 'duplicate': return `Already remembered (memory ${r.memory.id}).`;
+    case 'skipped': return `Not saved: ${r.detail}`;
+  }
+}
+
+export function registerCommands(d: CommandDeps): void {
+  const { context, engine, tree, log } = d;
+  const run = <A extends unknown[], R>(id: string, what: string, fn: (...args: A) => Promise<R>) =>
+    context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: A) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        reportError(log, what, e);
+        return undefined;
+      }
+    }));
+
+  async function pickMemory(placeHolder: string): Promise<string | undefined> {
+    const query = await vscode.window.showInputBox({ prompt: placeHolder, placeHolder: 'Search text (empty: most recent)' });
+    if (query === undefined) return undefined;
+    const items = query.trim()
+      ? (await engine.request('search', { query, limit: 30, recordAccess: false })).hits.map((h) => h.memory)
+      : (await engine.request('memory.list', { limit: 30 })).items;
+    const pick = await vscode.window.showQuickPick(
+      items.map((m) => ({ label: m.title || m.preview.split('\n')[0]!, description: `${m.type}${m.scope === 'global' ? ' · global' : ''}`, detail: m.preview, id: m.id })),
+      { placeHolder, matchOnDescription: true, matchOnDetail: true },
+    );
+    return pick?.id;
+  }
+
+  async function create(content: string, extra: { source?: string; type?: string; title?: string } = {}): Promise<CreateResult> {
+    const { text, fromRecall } = stripRecall(content);
+    const r = await engine.request('memory.create', {
+      content: text, agentSource: 'user', ...(fromRecall ? { fromRecall } : {}),
+      ...(extra.type ? { type: extra.type } : {}), ...(extra.title ? { title: extra.title } : {}), ...(extra.source ? { source: extra.source } : {}),
+    });
+    const message = describeCreate(r);
+    log.info(message);
+    if (r.status === 'created') void vscode.window.showInformationMessage(message);
+    else void vscode.window.showWarningMessage(message);
+    return r;
+  }
+
+  const openMemory = async (arg: MemoryArg) => {
+    const id = idOf(arg) ?? (await pickMemory('Open which memory?'));
+    if (!id) return undefined;
+    const m = await engine.request('memory.get', { id });
+    if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
+    const doc = await vscode.workspace.openTextDocument(memoryUri(m.id, m.title));
+    await vscode.window.showTextDocument(doc, { preview: true });
+    return m;
+  };
+
+  const deleteMemory = async (arg: MemoryArg, opts?: { confirm?: boolean }) => {
+    const id = idOf(arg) ?? (await pickMemory('Delete which memory?'));
+    if (!id) return undefined;
+    if (opts?.confirm !== false) {
+      const m = await engine.request('memory.get', { id });
+      if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
+      const ok = await vscode.window.showWarningMessage(`Delete the memory "${(m.title || m.content).slice(0, 80)}"?`, { modal: true, detail: 'It can be restored from its history.' }, 'Delete');
+      if (ok !== 'Delete') return undefined;
+    }
+    const rec = await engine.request('memory.delete', { id, reason: 'deleted by the user' });
+    void vscode.window.showInformationMessage('Memory deleted.', 'Undo').then((pick) => {
+      if (pick === 'Undo') engine.request('memory.restore', { id }).catch((e) => reportError(log, 'restore', e));
+    });
+    return rec;
+  };
+
+  const promoteMemory = async (arg: MemoryArg) => {
+    const id = idOf(arg) ?? (await pickMemory('Promote which memory to permanent?'));
+    if (!id) return undefined;
+    const rec = await engine.request('memory.promote', { id });
+    void vscode.window.showInformationMessage(`Memory promoted: it is permanent now.`);
+    return rec;
+  };
+
+  const actions: PanelActions = {
+    open: (id) => vscode.commands.executeCommand(COMMANDS.openMemory, id),
+    delete: (id) => vscode.commands.executeCommand(COMMANDS.deleteMemory, id),
+    promote: (id) => vscode.commands.executeCommand(COMMANDS.promoteMemory, id),
+  };
+
+  run(COMMANDS.addMemory, 'add memory', async (text?: unknown) => {
+    const content = typeof text === 'string' ? text : await vscode.window.showInputBox({
+      title: 'Add Memory', prompt: 'What should be remembered about this project?',
+      placeHolder: 'e.g. We use pnpm; the staging database runs on port 5433.', ignoreFocusOut: true,
+      validateInput: (v) => (v.trim().length < 10 ? 'At least 10 characters' : undefined),
+    });
+    if (!content) return undefined;
+    return create(content);
+  });
+
+  run(COMMANDS.addSelection, 'add selection', async () => {
+    const editor = vscode.window.activeTextEditor;
+    const text = editor?.document.getText(editor.selection);
+    if (!editor || !text?.trim()) {
+      void vscode.window.showWarningMessage('Select some text in an editor first.');
+      return undefined;
+    }
+    const file = vscode.workspace.asRelativePath(editor.document.uri);
+    const isCode = editor.document.languageId !== 'markdown' && editor.document.languageId !== 'plaintext';
+    return create(text, { source: `${file}:${editor.selection.start.line + 1}`, ...(isCode ? { type: 'code_pattern' } : {}) });
+  });
+
+  run(COMMANDS.search, 'search', async (q?: unknown) => {
+    const query = typeof q === 'string' ? q : await vscode.window.showInputBox({ title: 'Search Memories', prompt: 'Search text' });
+    if (!query) return undefined;
+    const r = await engine.request('search', { query, limit: 30 });
+    d.onRecall(r);
+    if (typeof q === 'string') return r; // programmatic use: no UI
+    if (!r.hits.length) {
+      void vscode.window.showInformationMessage(`No memory matches "${query}".`);
+      return r;
+    }
+    const pick = await vscode.window.showQuickPick(
+      r.hits.map((h) => ({ label: h.memory.title || h.content.split('\n')[0]!, description: `${h.memory.type} · ${h.score.toFixed(2)}`, detail: h.content, id: h.memory.id })),
+      { placeHolder: `${r.hits.length} result(s) for "${query}"`, matchOnDetail: true },
+    );
+    if (pick) await openMemory(pick.id);
+    return r;
+  });
+
+  run(COMMANDS.openSearch, 'open search', async (q?: unknown) => {
+    SearchPanel.show(context, engine, actions, typeof q === 'string' ? q : undefined);
+  });
+  run(COMMANDS.openGraph, 'open graph', async (arg?: MemoryArg) => {
+    GraphPanel.show(context, engine, actions, idOf(arg));
+  });
+  run(COMMANDS.openMemory, 'open memory', openMemory);
+  run(COMMANDS.deleteMemory, 'delete memory', deleteMemory);
+  run(COMMANDS.promoteMemory, 'promote memory', promoteMemory);
+
+  run(COMMANDS.editMemory, 'edit memory', async (arg: MemoryArg, patch?: Record<string, unknown>) => {
+    const id = idOf(arg) ?? (await pickMemory('Edit which memory?'));
+    if (!id) return undefined;
+    const m = await engine.request('memory.get', { id });
+    if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
+    if (patch && typeof patch === 'object') return engine.request('memory.update', { id, patch: { ...patch, expectedVersion: m.version } });
+    return editInteractively(engine, m);
+  });
+
+  run(COMMANDS.reindex, 'rebuild index', async () =>
+    withProgress('Rebuilding the search index…', (signal) => engine.request('index.rebuild', {}, { signal })).then((r) => {
+      void vscode.window.showInformationMessage(`Search index rebuilt (${r.memories} memories).`);
+      return r;
+    }));
+
+  run(COMMANDS.reembed, 're-embed', async () =>
+    withProgress('Queueing memories for re-embedding…', (signal) => engine.request('embeddings.reembed', {}, { signal })).then((r) => {
+      void vscode.window.showInformationMessage(`${r.queued} memories will be embedded again in the background.`);
+      return r;
+    }));
+
+  run(COMMANDS.exportJson, 'export', async (target?: unknown) => {
+    const uri = typeof target === 'string' ? vscode.Uri.file(target) : await vscode.window.showSaveDialog({
+      title: 'Export Memories', filters: { JSON: ['json'] },
+      defaultUri: vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? context.globalStorageUri, 'agent-memory-export.json'),
+    });
+    if (!uri) return undefined;
+    const r = await withProgress('Exporting memories…', (signal) => engine.request('export', { path: uri.fsPath }, { signal }));
+    if (typeof target !== 'string') void vscode.window.showInformationMessage(`Exported ${r.count} memories to ${uri.fsPath}.`);
+    return r;
+  });
+
+  run(COMMANDS.importJson, 'import', async (source?: unknown) => {
+    const uri = typeof source === 'string' ? vscode.Uri.file(source)
+      : (await vscode.window.showOpenDialog({ title: 'Import Memories', filters: { JSON: ['json'] }, canSelectMany: false }))?.[0];
+    if (!uri) return undefined;
+    const r = await withProgress('Importing memories…', (signal, report) => engine.request('import', { path: uri.fsPath }, { signal, onProgress: report }));
+    const msg = `Imported ${r.created} of ${r.total} memories (${r.duplicates} already there, ${r.skipped} skipped, ${r.errors.length} invalid).`;
+    log.info(msg + r.errors.map((e) => `\n  item ${e.index}: ${e.message}`).join(''));
+    void vscode.window.showInformationMessage(msg);
+    return r;
+  });
+
+  run(COMMANDS.reviewSuggestions, 'review suggestions', async () => {
+    const list = await engine.request('suggestions.list', {});
+    if (!list.length) {
+      void vscode.window.showInformationMessage('No consolidation suggestions are waiting.');
+      return list;
+    }
+    const pick = await vscode.window.showQuickPick(
+      list.map((s) => ({ label: `${(s.similarity * 100).toFixed(0)}% similar`, detail: `A: ${s.a.preview}\nB: ${s.b.preview}`, id: s.id })),
+      { placeHolder: 'Pick a suggestion to merge or dismiss' },
+    );
+    if (!pick) return list;
+    const action = await vscode.window.showQuickPick(['Merge B into A', 'Dismiss'], { placeHolder: 'What should happen?' });
+    if (action === 'Merge B into A') await engine.request('suggestions.accept', { id: pick.id });
+    else if (action === 'Dismiss') await engine.request('suggestions.reject', { id: pick.id });
+    return list;
+  });
+
+  run(COMMANDS.clearSuggestions, 'clear suggestions', async () => {
+    const r = await engine.request('suggestions.clear', {});
+    void vscode.window.showInformationMessage(`${r.cleared} consolidation suggestion(s) dismissed.`);
+    return r;
+  });
+
+  run(COMMANDS.refreshTree, 'refresh', async () => tree.refresh());
+  run(COMMANDS.treeLoadMore, 'load more', async (type: unknown) => { if (typeof type === 'string') tree.loadMore(type); });
+  run(COMMANDS.restartEngine, 'restart engine', async () => {
+    const info = await engine.restart();
+    void vscode.window.showInformationMessage(`Agent Memory engine restarted (project ${info.projectId}).`);
+    return info;
+  });
+  run(COMMANDS.showLog, 'show log', async () => log.channel.show(true));
+}
+
+/** A notification with a progress bar and a Cancel button wired to the request's AbortSignal. */
+function withProgress<T>(title: string, fn: (signal: AbortSignal, report: (done: number, total: number, message?: string) => void) => Promise<T>): Promise<T> {
+  return Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+    const ac = new AbortController();
+    token.onCancellationRequested(() => ac.abort());
+    let last = 0;
+    return fn(ac.signal, (done, total, message) => {
+      const pct = total ? (done / total) * 100 : 0;
+      progress.report({ increment: pct - last, message: message ?? `${done}/${total}` });
+      last = pct;
+    });
+  }));
+}
+
+async function editInteractively(engine: EngineClient, m: MemoryRecord): Promise<MemoryRecord | undefined> {
+  const field = await vscode.window.showQuickPick(['Content', 'Title', 'Tags', 'Type', 'Importance'], { placeHolder: `Edit "${(m.title || m.content).slice(0, 60)}": which field?` });
+  if (!field) return undefined;
+  const patch: Record<string, unknown> = { expectedVersion: m.version };
+  if (field === 'Type') {
+    const t = await vscode.window.showQuickPick([...MEMORY_TYPES], { placeHolder: `Type (now ${m.type})` });
+    if (!t) return undefined;
+    patch.type = t;
+  } else {
+    // Input boxes are one line: line breaks are shown as ⏎ and restored on save.
+    const current = field === 'Content' ? m.content.replace(/\n/g, '⏎') : field === 'Title' ? m.title : field === 'Tags' ? m.tags.join(', ') : String(m.importance);
+    const value = await vscode.window.showInputBox({ title: `Edit ${field.toLowerCase()}`, value: current, ignoreFocusOut: true, prompt: field === 'Tags' ? 'Comma-separated' : field === 'Importance' ? 'A number from 0 to 1' : undefined });
+    if (value === undefined || value === current) return undefined;
+    if (field === 'Content') patch.content = value.replace(/⏎/g, '\n');
+    if (field === 'Title') patch.title = value;
+    if (field === 'Tags') patch.tags = value;
+    if (field === 'Importance') patch.importance = Number(value);
+  }
+  return engine.request('memory.update', { id: m.id, patch });
+}

@@ -1,0 +1,75 @@
+/**
+ * Starts the engine worker (dist/engine.js) for this window and keeps it in step with VS Code:
+ * settings and agent.yaml changes → config.reload; crashes are shown (the client restarts the
+ * worker with backoff); deactivation → clean shutdown (snapshot). The UI thread only talks to
+ * the engine through the EngineClient: it never opens a store.
+ */
+import * as vscode from 'vscode';
+import { EngineClient, type EngineStateChange } from '../engine/client';
+import type { EngineInit } from '../engine/protocol';
+import { CONFIG_FILE_CANDIDATES } from '../core/config/files';
+import type { Logger } from './log';
+import { readSettingOverrides } from './settings';
+import { SETTINGS_SECTION } from './settingsSchema';
+
+export function engineInit(context: vscode.ExtensionContext): EngineInit {
+  const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
+  const globalDir = context.globalStorageUri.fsPath;
+  return {
+    ...(folder ? { workspaceRoot: folder.uri.fsPath } : {}),
+    // No folder open: project memories go to a "no workspace" project in global storage.
+    storageDir: context.storageUri?.fsPath ?? `${globalDir}/no-workspace`,
+    globalStorageDir: globalDir,
+    settings: readSettingOverrides(),
+    purpose: `VS Code window (pid ${process.pid})`,
+    allowDebug: context.extensionMode === vscode.ExtensionMode.Test,
+  };
+}
+
+export function startEngine(context: vscode.ExtensionContext, log: Logger): EngineClient {
+  const client = new EngineClient({
+    init: engineInit(context),
+    workerPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'engine.js').fsPath,
+    log: (line) => log.info(`engine: ${line}`),
+  });
+  client.onStateChange((s) => onState(s, log));
+  client.onEvent((e) => {
+    if (e.type === 'warning') log.info(`engine warning: ${e.message}`);
+  });
+
+  const reload = (why: string) => {
+    if (client.state !== 'ready') return;
+    log.info(`reloading configuration (${why})`);
+    client.request('config.reload', { settings: readSettingOverrides() }).then(
+      (s) => { for (const i of s.issues) log.info(`config ${i.severity}: ${i.key} ${i.message}${i.source ? ` (${i.source})` : ''}`); },
+      (e) => log.error('config reload failed', e),
+    );
+  };
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration(SETTINGS_SECTION)) reload('settings changed'); }),
+  );
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (folder) {
+    const pattern = new vscode.RelativePattern(folder, `{${CONFIG_FILE_CANDIDATES.join(',')}}`);
+    const watcher = vscode.workspace.createFileSystemWatcher(pattern);
+    for (const ev of [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete]) ev(() => reload('agent.yaml changed'), undefined, context.subscriptions);
+    context.subscriptions.push(watcher);
+  }
+  client.start().then(
+    (info) => log.info(`engine ready: project ${info.projectId}, stores opened in ${info.openMs.toFixed(0)} ms` + (info.warnings.length ? `; warnings: ${info.warnings.join(' | ')}` : '')),
+    (e) => log.error('engine could not start', e),
+  );
+  return client;
+}
+
+function onState(s: EngineStateChange, log: Logger): void {
+  log.info(`engine state: ${s.state}${s.reason ? ` (${s.reason})` : ''}${s.retryInMs !== undefined ? `, restart in ${s.retryInMs} ms` : ''}`);
+  if (s.state === 'failed') {
+    void vscode.window.showErrorMessage(`Agent Memory: the memory engine stopped. ${s.reason ?? ''}`, 'Restart Engine', 'Show Log').then((pick) => {
+      if (pick === 'Restart Engine') void vscode.commands.executeCommand('agentMemory.restartEngine');
+      if (pick === 'Show Log') log.channel.show(true);
+    });
+  } else if (s.state === 'restarting' && s.restarts === 1) {
+    void vscode.window.showWarningMessage(`Agent Memory: the memory engine crashed and is restarting (${s.reason ?? 'unknown reason'}).`);
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * The search and graph webview panels. One panel of each kind; reopening reveals it. All data
+ * goes to the webview as typed messages (webviewMessages.ts) and is rendered with textContent.
+ */
+import * as vscode from 'vscode';
+import type { EngineClient } from '../engine/client';
+import { MEMORY_TYPES } from '../core/memory/types';
+import { isMessage, type FromGraphView, type FromSearchView, type ToGraphView, type ToSearchView } from './webviewMessages';
+import { nonce, webviewShell } from './webviewHtml';
+
+export const SEARCH_PANEL_TYPE = 'agentMemory.search';
+export const GRAPH_PANEL_TYPE = 'agentMemory.graph';
+
+export interface PanelActions {
+  open(id: string): Thenable<unknown>;
+  delete(id: string): Thenable<unknown>;
+  promote(id: string): Thenable<unknown>;
+}
+
+function createPanel(context: vscode.ExtensionContext, viewType: string, title: string, script: string, body: string): vscode.WebviewPanel {
+  const dist = vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview');
+  const media = vscode.Uri.joinPath(context.extensionUri, 'media');
+  const panel = vscode.window.createWebviewPanel(viewType, title, vscode.ViewColumn.Active, {
+    enableScripts: true,
+    retainContextWhenHidden: false,
+    localResourceRoots: [dist, media],
+  });
+  panel.iconPath = vscode.Uri.joinPath(media, 'memory.svg');
+  const w = panel.webview;
+  w.html = webviewShell({
+    title,
+    cspSource: w.cspSource,
+    nonce: nonce(),
+    scriptUri: w.asWebviewUri(vscode.Uri.joinPath(dist, `${script}.js`)).toString(),
+    styleUri: w.asWebviewUri(vscode.Uri.joinPath(media, 'webview.css')).toString(),
+    codiconUri: w.asWebviewUri(vscode.Uri.joinPath(dist, 'codicons', 'codicon.css')).toString(),
+    body,
+  });
+  return panel;
+}
+
+export class SearchPanel {
+  private static current: SearchPanel | undefined;
+  private readonly subs: vscode.Disposable[] = [];
+  private lastQuery: string | undefined;
+
+  static show(context: vscode.ExtensionContext, engine: EngineClient, actions: PanelActions, query?: string): SearchPanel {
+    if (SearchPanel.current) {
+      SearchPanel.current.panel.reveal();
+      if (query !== undefined) void SearchPanel.current.post({ type: 'init', memoryTypes: [...MEMORY_TYPES], query });
+      return SearchPanel.current;
+    }
+    const panel = createPanel(context, SEARCH_PANEL_TYPE, 'Memory Search', 'search', `
+<div class="bar"><span class="codicon codicon-search" aria-hidden="true"></span>
+<input id="query" type="search" placeholder="Search memories…" aria-label="Search memories">
+<select id="type" aria-label="Memory type"></select></div>
+<div id="status" role="status"></div>
+<ul id="results" aria-label="Results"></ul>`);
+    SearchPanel.current = new SearchPanel(panel, engine, actions, query);
+    return SearchPanel.current;
+  }
+
+  private constructor(readonly panel: vscode.WebviewPanel, private readonly engine: EngineClient, private readonly actions: PanelActions, private readonly initialQuery?: string) {
+    this.subs.push(
+      panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
+      panel.onDidDispose(() => this.dispose()),
+      engine.onEvent((e) => { if (e.type === 'memory.changed' && this.lastQuery) void this.search(this.lastQuery); }),
+    );
+  }
+
+  private post(m: ToSearchView): Thenable<boolean> {
+    return this.panel.webview.postMessage(m);
+  }
+
+  private async receive(m: unknown): Promise<void> {
+    if (!isMessage<FromSearchView>(m, ['ready', 'search', 'open', 'delete', 'promote'])) return;
+    switch (m.type) {
+      case 'ready':
+        return void this.post({ type: 'init', memoryTypes: [...MEMORY_TYPES], ...(this.initialQuery !== undefined ? { query: this.initialQuery } : {}) });
+      case 'search':
+        if (typeof m.query === 'string') return this.search(m.query, typeof m.memoryType === 'string' ? m.memoryType : undefined);
+        return;
+      default:
+        if (typeof m.id !== 'string') return;
+        await this.actions[m.type](m.id);
+    }
+  }
+
+  private memoryType: string | undefined;
+
+  private async search(query: string, memoryType = this.memoryType): Promise<void> {
+    this.lastQuery = query;
+    this.memoryType = memoryType;
+    try {
+      const r = await this.engine.request('search', { query, limit: 50, ...(memoryType ? { types: [memoryType] } : {}) });
+      await this.post({
+        type: 'results', query, legsUsed: r.legsUsed, tookMs: r.tookMs,
+        results: r.hits.map((h) => ({
+          id: h.memory.id, title: h.memory.title, content: h.content, type: h.memory.type, scope: h.memory.scope,
+          tags: h.memory.tags, score: h.score, legs: h.legs, createdAt: h.memory.createdAt,
+        })),
+      });
+    } catch (e) {
+      await this.post({ type: 'error', message: `Search failed: ${(e as Error).message}` });
+    }
+  }
+
+  dispose(): void {
+    SearchPanel.current = undefined;
+    for (const s of this.subs) s.dispose();
+    this.panel.dispose();
+  }
+}
+
+export class GraphPanel {
+  private static current: GraphPanel | undefined;
+  private readonly subs: vscode.Disposable[] = [];
+  private centerId: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  static show(context: vscode.ExtensionContext, engine: EngineClient, actions: PanelActions, centerId?: string): GraphPanel {
+    if (GraphPanel.current) {
+      GraphPanel.current.panel.reveal();
+      GraphPanel.current.centerId = centerId;
+      void GraphPanel.current.load();
+      return GraphPanel.current;
+    }
+    const panel = createPanel(context, GRAPH_PANEL_TYPE, 'Memory Graph', 'graph', `
+<div class="bar"><span class="codicon codicon-type-hierarchy" aria-hidden="true"></span>
+<button id="refresh" title="Refresh"><span class="codicon codicon-refresh" aria-hidden="true"></span>Refresh</button>
+<button id="all" title="Show the most recent memories"><span class="codicon codicon-home" aria-hidden="true"></span>All</button>
+<div id="legend"></div></div>
+<div id="status" role="status"></div>
+<div id="canvas"></div>`);
+    GraphPanel.current = new GraphPanel(panel, engine, actions, centerId);
+    return GraphPanel.current;
+  }
+
+  private constructor(readonly panel: vscode.WebviewPanel, private readonly engine: EngineClient, private readonly actions: PanelActions, centerId?: string) {
+    this.centerId = centerId;
+    this.subs.push(
+      panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
+      panel.onDidDispose(() => this.dispose()),
+      engine.onEvent((e) => {
+        if (e.type !== 'memory.changed') return;
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => void this.load(), 300);
+      }),
+    );
+  }
+
+  private post(m: ToGraphView): Thenable<boolean> {
+    return this.panel.webview.postMessage(m);
+  }
+
+  private async receive(m: unknown): Promise<void> {
+    if (!isMessage<FromGraphView>(m, ['ready', 'refresh', 'open', 'center'])) return;
+    switch (m.type) {
+      case 'ready':
+      case 'refresh':
+        return this.load();
+      case 'center':
+        this.centerId = typeof m.id === 'string' ? m.id : undefined;
+        return this.load();
+      case 'open':
+        if (typeof m.id === 'string') await this.actions.open(m.id);
+    }
+  }
+
+  private async load(): Promise<void> {
+    try {
+      const data = await this.engine.request('graph.query', { limit: 150, ...(this.centerId ? { centerId: this.centerId } : {}) });
+      await this.post({ type: 'graph', data });
+    } catch (e) {
+      await this.post({ type: 'error', message: `Cannot load the graph: ${(e as Error).message}` });
+    }
+  }
+
+  dispose(): void {
+    GraphPanel.current = undefined;
+    clearTimeout(this.timer);
+    for (const s of this.subs) s.dispose();
+    this.panel.dispose();
+  }
+}

@@ -1,0 +1,85 @@
+/** The status bar item: engine and pipeline state at a glance; click → diagnostics. */
+import * as vscode from 'vscode';
+import type { EngineClient } from '../engine/client';
+import type { PipelineStatus } from '../engine/protocol';
+
+export class StatusBar implements vscode.Disposable {
+  readonly item = vscode.window.createStatusBarItem('agentMemory.status', vscode.StatusBarAlignment.Left, 10);
+  private count: number | undefined;
+  private pipeline: PipelineStatus | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly subs: vscode.Disposable[] = [];
+
+  constructor(private readonly engine: EngineClient) {
+    this.item.name = 'Agent Memory';
+    this.item.command = 'agentMemory.showDiagnostics';
+    this.render();
+    this.item.show();
+    this.subs.push(
+      engine.onStateChange(() => { this.render(); this.refreshSoon(); }),
+      engine.onEvent((e) => {
+        if (e.type === 'memory.changed') this.refreshSoon();
+        if (e.type === 'pipeline.state') { this.pipeline = e.status; this.render(); }
+      }),
+    );
+  }
+
+  /** Re-reads counts and pipeline state (debounced: a burst of writes is one refresh). */
+  refreshSoon(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.refresh(), 300);
+  }
+
+  async refresh(): Promise<void> {
+    if (this.engine.state !== 'ready') return this.render();
+    try {
+      const [stats, pipeline] = await Promise.all([this.engine.request('stats', {}), this.engine.request('pipeline.status', {})]);
+      this.count = stats.project.memories + stats.global.memories;
+      this.pipeline = pipeline;
+    } catch {
+      // The state listener renders engine problems.
+    }
+    this.render();
+  }
+
+  private render(): void {
+    const state = this.engine.state;
+    const tip = new vscode.MarkdownString(undefined, true);
+    tip.appendMarkdown('**Agent Memory**\n\n');
+    switch (state) {
+      case 'ready': {
+        const degraded = this.pipeline?.state === 'degraded';
+        this.item.text = `$(${degraded ? 'warning' : 'database'}) Memory${this.count !== undefined ? `: ${this.count}` : ''}`;
+        this.item.backgroundColor = undefined;
+        tip.appendText(`Engine ready (project ${this.engine.ready?.projectId ?? '?'}). `);
+        if (this.pipeline) tip.appendText(`Pipeline: ${this.pipeline.state} — ${this.pipeline.detail}`);
+        break;
+      }
+      case 'starting':
+        this.item.text = '$(sync~spin) Memory: starting';
+        tip.appendText('The memory engine is starting.');
+        break;
+      case 'restarting':
+        this.item.text = `$(sync~spin) Memory: restarting`;
+        this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+        tip.appendText(`The memory engine crashed and is restarting (restart ${this.engine.restarts}).`);
+        break;
+      case 'failed':
+        this.item.text = '$(error) Memory: stopped';
+        this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+        tip.appendText('The memory engine stopped. Run "Agent Memory: Restart Engine".');
+        break;
+      default:
+        this.item.text = '$(circle-slash) Memory: off';
+        tip.appendText('The memory engine is not running.');
+    }
+    tip.appendMarkdown('\n\nClick for diagnostics.');
+    this.item.tooltip = tip;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    for (const s of this.subs) s.dispose();
+    this.item.dispose();
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Typed messages between the extension and its webviews (search, graph). The webview bundles
+ * (webview/*.ts) import these types only; nothing here may import `vscode`.
+ */
+import type { GraphData, SearchLeg } from '../engine/protocol';
+
+export interface SearchResultView {
+  id: string;
+  title: string;
+  content: string;
+  type: string;
+  scope: string;
+  tags: string[];
+  score: number;
+  legs: Partial<Record<SearchLeg, number>>;
+  createdAt: string;
+}
+
+/** Extension → search webview. */
+export type ToSearchView =
+  | { type: 'init'; memoryTypes: string[]; query?: string }
+  | { type: 'results'; query: string; results: SearchResultView[]; legsUsed: SearchLeg[]; tookMs: number }
+  | { type: 'error'; message: string };
+
+/** Search webview → extension. */
+export type FromSearchView =
+  | { type: 'ready' }
+  | { type: 'search'; query: string; memoryType?: string }
+  | { type: 'open'; id: string }
+  | { type: 'delete'; id: string }
+  | { type: 'promote'; id: string };
+
+/** Extension → graph webview. */
+export type ToGraphView =
+  | { type: 'graph'; data: GraphData }
+  | { type: 'error'; message: string };
+
+/** Graph webview → extension. */
+export type FromGraphView =
+  | { type: 'ready' }
+  | { type: 'refresh' }
+  | { type: 'open'; id: string }
+  | { type: 'center'; id?: string };
+
+/** Runtime check of an incoming message's discriminator (a webview is untrusted input). */
+export function isMessage<T extends { type: string }>(m: unknown, types: readonly T['type'][]): m is T {
+  return !!m && typeof m === 'object' && typeof (m as { type?: unknown }).type === 'string' && types.includes((m as { type: T['type'] }).type);
+}
