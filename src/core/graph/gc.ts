@@ -6,19 +6,30 @@
  */
 import type { Store, Tx } from '../store/store';
 
+/** What a re-processed memory still asserts: its provenance for these is kept untouched. */
+export interface KeepSet {
+  /** Canonical entity names. */
+  entities: ReadonlySet<string>;
+  /** `source canonical|relation type|target canonical`. */
+  relations: ReadonlySet<string>;
+}
+
 /**
- * Remove `memoryId`'s graph provenance and collect the orphans. Entities whose canonical
- * name is in `keepEntities` are not deleted even at zero mentions (they are about to be
- * re-linked by the same transaction). Returns the numbers deleted.
+ * Remove `memoryId`'s graph provenance (except what `keep` lists) and collect the orphans.
+ * Returns the numbers of entities and relations deleted.
  */
-export function removeMemoryGraph(tx: Tx, memoryId: string, now: string, keepEntities?: ReadonlySet<string>): { entities: number; relations: number } {
+export function removeMemoryGraph(tx: Tx, memoryId: string, now: string, keep?: KeepSet): { entities: number; relations: number } {
   let relations = 0;
   let entities = 0;
-  const rels = tx.all<{ relation_id: string; confidence: number }>(
-    'SELECT relation_id, confidence FROM memory_relation_provenance WHERE memory_id = ?',
+  const rels = tx.all<{ relation_id: string; confidence: number; k: string }>(
+    `SELECT p.relation_id, p.confidence, s.canonical_name || '|' || r.relation_type || '|' || d.canonical_name AS k
+     FROM memory_relation_provenance p JOIN relations r ON r.id = p.relation_id
+     JOIN entities s ON s.id = r.source_entity_id JOIN entities d ON d.id = r.target_entity_id
+     WHERE p.memory_id = ?`,
     [memoryId],
   );
   for (const r of rels) {
+    if (keep?.relations.has(r.k)) continue;
     tx.run('DELETE FROM memory_relation_provenance WHERE memory_id = ? AND relation_id = ?', [memoryId, r.relation_id]);
     // Inverse of the running average: (avg × n − c) / (n − 1).
     tx.run(
@@ -37,9 +48,9 @@ export function removeMemoryGraph(tx: Tx, memoryId: string, now: string, keepEnt
     [memoryId],
   );
   for (const m of ments) {
+    if (keep?.entities.has(m.canonical_name)) continue;
     tx.run('DELETE FROM memory_entity_mentions WHERE memory_id = ? AND entity_id = ?', [memoryId, m.entity_id]);
     tx.run('UPDATE entities SET mentions = max(mentions - 1, 0), updated_at = ? WHERE id = ?', [now, m.entity_id]);
-    if (keepEntities?.has(m.canonical_name)) continue;
     const left = tx.get('SELECT 1 AS x FROM memory_entity_mentions WHERE entity_id = ? LIMIT 1', [m.entity_id]);
     if (!left) {
       // Relations touching it cascade (FK), their provenance with them.

@@ -1,6 +1,6 @@
 /** Knowledge graph: persistence with provenance, GC, graph-boost lookup, read views. */
 export { canonicalEntityName, canonicalRelationType } from './canonical';
 export { writeMemoryGraph, type GraphWriteStats, type Triple } from './persist';
-export { collectDeletedMemoryGraphs, removeMemoryGraph } from './gc';
+export { collectDeletedMemoryGraphs, removeMemoryGraph, type KeepSet } from './gc';
 export { GRAPH_BOOST_LIMITS, getGraphBoostIds, graphQueryTokens, type GraphBoostResult, type GraphReader } from './boost';
 export { entityMemories, entityNeighbours, getEntity, listEntities, type EntityView, type NeighbourView } from './read';

@@ -53,8 +53,11 @@ function linkEntity(tx: Tx, memoryId: string, name: string, confidence: number, 
 /** Replace the graph provenance of `memoryId` with `triples`. Call inside a transaction. */
 export function writeMemoryGraph(tx: Tx, memoryId: string, triples: Triple[], now: string): GraphWriteStats {
   const stats: GraphWriteStats = { entitiesCreated: 0, relationsCreated: 0, mentionsLinked: 0, relationLinks: 0, removed: { entities: 0, relations: 0 } };
-  // Seed 004 update: drop the old provenance first; artifacts still asserted come right back.
-  const keep = new Set(triples.flatMap((t) => [canonicalEntityName(t.source), canonicalEntityName(t.target)]));
+  // Seed 004 update: drop the provenance this memory no longer asserts; keep the rest as is.
+  const keep = {
+    entities: new Set(triples.flatMap((t) => [canonicalEntityName(t.source), canonicalEntityName(t.target)])),
+    relations: new Set(triples.map((t) => `${canonicalEntityName(t.source)}|${canonicalRelationType(t.relationship)}|${canonicalEntityName(t.target)}`)),
+  };
   stats.removed = removeMemoryGraph(tx, memoryId, now, keep);
   for (const t of triples) {
     const src = linkEntity(tx, memoryId, t.source, t.confidence, now, stats);
