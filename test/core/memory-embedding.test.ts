@@ -12,6 +12,8 @@ import { openWritePath, sampleTexts } from '../fixtures/writePath';
 import { OllamaEmbedder } from '../../src/core/embed/ollama';
 import { HashEmbedder } from '../../src/core/embed/hashEmbedder';
 import { EmbeddingBackfill } from '../../src/core/memory/backfill';
+import { MemoryIngest } from '../../src/core/memory/ingest';
+import { ActiveSpace } from '../../src/core/vectorstore/activeSpace';
 import { embeddingTextForInput } from '../../src/core/memory/embedding';
 import { countMissing, reembedAll, recordedActiveSpace, type ReembedProgress } from '../../src/core/memory/reembed';
 import type { MemoryRecord } from '../../src/core/memory/types';
@@ -121,8 +123,6 @@ test('pipeline writes without a vector are backfilled; a text update that cannot
     assert.equal(w.vectors.search(oldVec, 1)[0]?.rid, c.memory.rid);
     const failing = new HashEmbedder({ dimension: 512 });
     failing.dispose(); // embed() now rejects: stands in for a provider outage
-    const { MemoryIngest } = await import('../../src/core/memory/ingest');
-    const { ActiveSpace } = await import('../../src/core/vectorstore/activeSpace');
     const outage = new MemoryIngest(w.store, w.svc, new ActiveSpace(failing, w.vectors));
     const u = await outage.update(c.memory.id, { content: 'Extraction: the team now prefers rebase merges on main.' });
     assert.equal(u.embedding, 'pending');
