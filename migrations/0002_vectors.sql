@@ -52,6 +52,15 @@ CREATE TRIGGER memories_vec_ad AFTER DELETE ON memories BEGIN
     AND NOT EXISTS (SELECT 1 FROM vector_dirty WHERE rid = old.rid);
 END;
 
+-- A hard delete (purge) also drops the vectors of its text unless another memory (live or
+-- tombstoned) still has that text.
+CREATE TRIGGER memories_vec_gc AFTER DELETE ON memories
+WHEN old.embedding_hash IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM memories WHERE embedding_hash = old.embedding_hash)
+BEGIN
+  DELETE FROM embeddings WHERE text_hash = old.embedding_hash;
+END;
+
 -- A vector appearing or disappearing (new space filled by a re-embed, garbage collection)
 -- changes every memory with that text.
 CREATE TRIGGER embeddings_vec_ai AFTER INSERT ON embeddings BEGIN

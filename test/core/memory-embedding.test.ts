@@ -15,7 +15,9 @@ import { EmbeddingBackfill } from '../../src/core/memory/backfill';
 import { MemoryIngest } from '../../src/core/memory/ingest';
 import { ActiveSpace } from '../../src/core/vectorstore/activeSpace';
 import { embeddingTextForInput } from '../../src/core/memory/embedding';
-import { countMissing, reembedAll, recordedActiveSpace, type ReembedProgress } from '../../src/core/memory/reembed';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { countMissing, dropEmbeddingSpace, reembedAll, recordedActiveSpace, type ReembedProgress } from '../../src/core/memory/reembed';
 import type { MemoryRecord } from '../../src/core/memory/types';
 
 async function waitFor(cond: () => boolean, what: string, limitMs = 15_000): Promise<void> {
@@ -182,7 +184,16 @@ test('changing embedder re-embeds in the background with progress; the old space
     const q = (await newE.embed([embeddingTextForInput({ content: 'Written during the re-embed: the api gateway rate limits per token.' })], 'document'))[0]!;
     const hit = w.space.vectors.search(q, 1)[0]!;
     assert.ok(hit.similarity > 0.999);
+    // The old space can be freed once the new one is active.
+    assert.ok(res.status === 'switched');
     if (res.status === 'switched') await res.previous.vectors.close();
+    const oldFile = path.join(dir, 'vectors', `${oldE.space}.hnsw`);
+    assert.ok(fs.existsSync(oldFile));
+    await assert.rejects(dropEmbeddingSpace(w.store, newE.space, { active: w.space.embedder.space }), /active/);
+    assert.equal(await dropEmbeddingSpace(w.store, oldE.space, { active: w.space.embedder.space }), 61);
+    assert.equal(fs.existsSync(oldFile), false);
+    assert.equal(w.store.get<{ n: number }>('SELECT count(*) AS n FROM embeddings WHERE space = ?', [oldE.space])!.n, 0);
+    assert.equal(w.space.vectors.search(q, 1)[0]!.similarity > 0.999, true, 'new space unaffected');
   } finally {
     await w.close();
   }

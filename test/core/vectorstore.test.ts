@@ -267,3 +267,23 @@ test('the vector store only looks at its own space', async () => {
     await w.close();
   }
 });
+
+test('a hard delete (purge) by any writer leaves the index and drops the unshared vector', async () => {
+  const w = await openWritePath({ dir: tmpDir('am-vs-') });
+  try {
+    const a = await w.ingest.create({ content: 'Purge me: temporary note about the flaky integration test.' });
+    const b = await w.ingest.create({ content: 'Keep me: the integration tests need docker running.' });
+    assert.ok(a.result.status === 'created' && b.result.status === 'created');
+    if (a.result.status !== 'created' || b.result.status !== 'created') return;
+    const ma = a.result.memory;
+    assert.equal(w.vectors.size, 2);
+    w.store.transaction((tx) => tx.run('DELETE FROM memories WHERE id = ?', [ma.id]));
+    assert.equal(w.vectors.size, 1);
+    const q = (await w.embedder.embed([embeddingTextForInput(ma)], 'document'))[0]!;
+    assert.ok(!w.vectors.search(q, 2).some((h) => h.rid === ma.rid));
+    assert.equal(w.store.get<{ n: number }>('SELECT count(*) AS n FROM embeddings WHERE text_hash = ?', [ma.embeddingHash])!.n, 0);
+    assert.equal(w.store.get<{ n: number }>('SELECT count(*) AS n FROM embeddings')!.n, 1);
+  } finally {
+    await w.close();
+  }
+});

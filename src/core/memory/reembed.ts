@@ -5,6 +5,8 @@
  * always works); the new space becomes active only when it holds every live memory that has
  * a vector. Interrupted runs resume: vectors already written stay in the embeddings table.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Store } from '../store/store';
 import type { Embedder } from '../embed/types';
 import { embedTextHash } from '../embed/cache';
@@ -170,4 +172,18 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/**
+ * Frees an embedding space that is no longer active: its vectors in the database (one
+ * transaction) and its index file. Refuses the active space.
+ */
+export async function dropEmbeddingSpace(store: Store, space: string, opts: { active: string; vectorDir?: string }): Promise<number> {
+  if (space === opts.active) throw new Error(`embedding space ${space} is active and cannot be dropped`);
+  if (!/^[a-z0-9._-]+$/.test(space)) throw new RangeError(`not an embedding space name: ${JSON.stringify(space)}`);
+  const n = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM embeddings WHERE space = ?', [space])!.n);
+  store.transaction((tx) => tx.run('DELETE FROM embeddings WHERE space = ?', [space]));
+  const file = path.join(opts.vectorDir ?? path.join(store.dir, 'vectors'), `${space}.hnsw`);
+  await fs.promises.rm(file, { force: true });
+  return n;
 }
