@@ -1,6 +1,11 @@
 // The registry of named retriever configs that `bench/locomo/run.ts` runs, in this order.
-// Add engine-backed configs (full-text only, each embedder alone, hybrid) here: each entry is
-// a factory that gets a fresh work directory for its per-sample stores (see retriever.ts).
+// Each entry is a factory that gets a fresh work directory for its per-sample stores (see
+// retriever.ts). Engine configs run the product's read path (src/core/search) over real stores.
+import { HashEmbedder } from '../../src/core/embed/hashEmbedder';
+import { UseLiteEmbedder } from '../../src/core/embed/useLite';
+import type { Embedder } from '../../src/core/embed/types';
+import type { SearchSettings } from '../../src/core/search/types';
+import { EngineRetriever } from './engineRetriever';
 import { ReferenceBm25Retriever } from './referenceBm25';
 import type { RetrieverFactory } from './retriever';
 
@@ -10,12 +15,32 @@ export interface RetrieverConfig {
   create: RetrieverFactory;
 }
 
-export const configs: Record<string, RetrieverConfig> = {
-  'reference-bm25': {
-    description: 'README reference: plain in-memory BM25 (k1 1.2, b 0.75, stop words, no stemming)',
-    create: () => new ReferenceBm25Retriever(),
-  },
-};
+const hash = (): Embedder => new HashEmbedder({ dimension: 512 });
+const useLite = (): Embedder => new UseLiteEmbedder();
+
+function engine(name: string, description: string, embedder: (() => Embedder) | undefined, settings: Partial<SearchSettings> = {}): [string, RetrieverConfig] {
+  return [name, { description, create: (ctx) => EngineRetriever.create(name, ctx, { embedder, settings }) }];
+}
+
+const VECTOR_ONLY: Partial<SearchSettings> = { vectorWeight: 1, keywordWeight: 0 };
+
+export const configs: Record<string, RetrieverConfig> = Object.fromEntries([
+  [
+    'reference-bm25',
+    {
+      description: 'README reference: plain in-memory BM25 (k1 1.2, b 0.75, stop words, no stemming)',
+      create: () => new ReferenceBm25Retriever(),
+    },
+  ],
+  engine('fts', 'engine, full text only: FTS4 porter + bm25', undefined),
+  engine('hash', 'engine, hash embedder alone (vector weight 1)', hash, VECTOR_ONLY),
+  engine('use', 'engine, built-in USE-lite alone (vector weight 1)', useLite, VECTOR_ONLY),
+  engine('hybrid-hash', 'engine, FTS + hash, min-max, 0.5/0.5', hash, { vectorWeight: 0.5, keywordWeight: 0.5 }),
+  engine('hybrid-use-0.7', 'engine, FTS + USE-lite, min-max, 0.7/0.3 (seed 003 weights)', useLite, { vectorWeight: 0.7, keywordWeight: 0.3 }),
+  engine('hybrid-use', 'engine, FTS + USE-lite, min-max, 0.5/0.5', useLite, { vectorWeight: 0.5, keywordWeight: 0.5 }),
+  engine('hybrid-use-inverse', 'engine, FTS + USE-lite, seed 000 1/(1+|bm25|), 0.5/0.5', useLite, { vectorWeight: 0.5, keywordWeight: 0.5, normalization: 'inverse' }),
+  engine('hybrid-use-saturate', 'engine, FTS + USE-lite, |bm25|/(1+|bm25|), 0.5/0.5', useLite, { vectorWeight: 0.5, keywordWeight: 0.5, normalization: 'saturate' }),
+]);
 
 /** The config that stands for "the default offline configuration" (issue 3's target). */
-export const DEFAULT_CONFIG = 'reference-bm25';
+export const DEFAULT_CONFIG = 'hybrid-use';

@@ -1,0 +1,124 @@
+// LoCoMo through the product's read path: one real store per sample (sql.js + op log on disk
+// under the harness's work dir), every turn one memory, FTS4/porter via the schema's triggers,
+// vectors in an in-memory ExactIndex behind the VectorSearcher interface, HybridSearch on top.
+//
+// Turns are inserted as rows directly (not through MemoryService.create): the benchmark counts
+// every turn as a memory, while the write path would skip filler ("Cute!") and near-duplicates
+// and give them a TTL. What is measured is retrieval, with the same schema, FTS, bm25, filters
+// and fusion code the engine runs.
+import { createHash, randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { Store } from '../../src/core/store/store';
+import type { Embedder } from '../../src/core/embed/types';
+import { ExactIndex } from '../../src/core/vector/exactIndex';
+import { HybridSearch } from '../../src/core/search/hybrid';
+import { IndexVectorSearcher } from '../../src/core/search/indexSearcher';
+import type { SearchSettings } from '../../src/core/search/types';
+import { PerSampleRetriever, type RetrieverContext, type RetrieverDoc } from './retriever';
+import { parseSessionDate } from './sessionDate';
+
+const PROJECT = 'locomo';
+
+export interface EngineRetrieverOptions {
+  /** Makes the embedder for this config (undefined = full-text only). */
+  embedder?: () => Embedder | Promise<Embedder>;
+  settings?: Partial<SearchSettings>;
+}
+
+interface SampleStore {
+  store: Store;
+  search: HybridSearch;
+  idOf: Map<string, string>;
+}
+
+/** Embeddings computed once per process, shared by every config with the same space. */
+const embedCache = new Map<string, Float32Array>();
+
+async function embedAll(embedder: Embedder, texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
+  const key = (t: string) => `${embedder.space}\u0000${kind}\u0000${t}`;
+  const todo = [...new Set(texts.filter((t) => !embedCache.has(key(t))))];
+  for (let i = 0; i < todo.length; i += 64) {
+    const batch = todo.slice(i, i + 64);
+    const vecs = await embedder.embed(batch, kind);
+    batch.forEach((t, j) => embedCache.set(key(t), vecs[j]!));
+  }
+  return texts.map((t) => embedCache.get(key(t))!);
+}
+
+/** An Embedder that answers queries from the shared cache (the search asks it for kind 'query'). */
+function cachedQueries(inner: Embedder): Embedder {
+  return {
+    id: inner.id,
+    space: inner.space,
+    dimension: inner.dimension,
+    embed: (texts, kind) => embedAll(inner, texts, kind),
+    available: () => inner.available(),
+    dispose: () => inner.dispose(),
+  };
+}
+
+export class EngineRetriever extends PerSampleRetriever<SampleStore> {
+  private embedder: Embedder | undefined;
+
+  private constructor(
+    name: string,
+    private readonly ctx: RetrieverContext,
+    private readonly opts: EngineRetrieverOptions,
+  ) {
+    super(name);
+  }
+
+  static async create(name: string, ctx: RetrieverContext, opts: EngineRetrieverOptions): Promise<EngineRetriever> {
+    const r = new EngineRetriever(name, ctx, opts);
+    if (opts.embedder) r.embedder = cachedQueries(await opts.embedder());
+    return r;
+  }
+
+  protected async open(sampleId: string, docs: RetrieverDoc[]): Promise<SampleStore> {
+    const store = await Store.open({ dir: path.join(this.ctx.workDir, sampleId.replace(/[^\w.-]+/g, '_')) });
+    const idOf = new Map<string, string>();
+    const ridOf = new Map<string, number>();
+    store.transaction((tx) => {
+      docs.forEach((d, i) => {
+        // Session time + turn order, so "newer" means later in the conversation.
+        const base = parseSessionDate(d.date)?.getTime() ?? Date.UTC(2000, 0, 1);
+        const iso = new Date(base + i * 1000).toISOString();
+        const id = randomUUID();
+        const hash = createHash('sha256').update(`${d.id}\u0000${d.text}`).digest('hex');
+        tx.run(
+          `INSERT INTO memories (id, project_id, content, normalized_content, content_hash, doc_hash, metadata_json, embedding_status, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+          [id, PROJECT, d.text, d.text.toLowerCase(), hash, hash, JSON.stringify({ diaId: d.id, date: d.date }), iso, iso],
+        );
+        idOf.set(id, d.id);
+        ridOf.set(d.id, Number(tx.get<{ rid: number }>('SELECT rid FROM memories WHERE id = ?', [id])!.rid));
+      });
+    });
+    let vectors: IndexVectorSearcher | undefined;
+    if (this.embedder) {
+      const vecs = await embedAll(this.embedder, docs.map((d) => d.text), 'document');
+      const index = new ExactIndex({ dim: this.embedder.dimension, initialCapacity: docs.length });
+      docs.forEach((d, i) => index.add(ridOf.get(d.id)!, vecs[i]!));
+      vectors = new IndexVectorSearcher(index, this.embedder.space);
+    }
+    const search = new HybridSearch(store, { projectId: PROJECT, embedder: this.embedder, vectors, settings: this.opts.settings });
+    return { store, search, idOf };
+  }
+
+  protected async query(s: SampleStore, query: string, k: number): Promise<string[]> {
+    const r = await s.search.search({ query, limit: k });
+    return r.results.map((x) => s.idOf.get(x.memory.id)!);
+  }
+
+  protected async dispose(s: SampleStore): Promise<void> {
+    await s.store.close({ snapshot: false });
+  }
+
+  override async close(): Promise<void> {
+    try {
+      await super.close();
+    } finally {
+      this.embedder?.dispose();
+    }
+  }
+}

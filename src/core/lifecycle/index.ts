@@ -1,0 +1,6 @@
+/** Seed 003 memory lifecycle on the read side: visibility, access bookkeeping, promotion, expiry sweep. */
+export { LIVE_MEMORY_SQL, liveParam, isLive } from './visibility';
+export { AccessTracker, applyAccesses, type AccessTrackerOptions, type AccessFlushResult } from './access';
+export { promoteMemory, type PromoteResult } from './promote';
+export { cleanupExpired, startCleanupScheduler, type CleanupOptions, type CleanupResult } from './cleanup';
+export { resolveLifecycle, DEFAULT_LIFECYCLE, type LifecycleSettings } from './settings';

@@ -1,0 +1,42 @@
+/**
+ * The WHERE clause shared by both legs: project, live (not tombstoned, not expired), and the
+ * caller's type/scope/tag filters, all applied in SQL (seed 001 "Tag Filtering": at the
+ * database level). Bad filter values are refused with a ValidationError naming the field.
+ */
+import type { SqlValue } from '../store/opCodec';
+import { LIVE_MEMORY_SQL, liveParam } from '../lifecycle/visibility';
+import { validateScope, validateTags, validateType } from '../memory/validate';
+import { ValidationError } from '../memory/errors';
+import type { SearchFilters } from './types';
+
+export interface WhereClause {
+  /** Conditions over alias `m` of `memories`, joined with AND. */
+  sql: string;
+  params: SqlValue[];
+}
+
+export function buildMemoryFilter(projectId: string, filters: SearchFilters, now: Date): WhereClause {
+  const where: string[] = ['m.project_id = ?', LIVE_MEMORY_SQL];
+  const params: SqlValue[] = [projectId, liveParam(now)];
+  if (filters.types !== undefined) {
+    if (!Array.isArray(filters.types)) throw new ValidationError('types', 'must be a list of memory types');
+    if (filters.types.length) {
+      const types = [...new Set(filters.types.map((t) => validateType(t, 'general')))];
+      where.push(`m.type IN (${types.map(() => '?').join(', ')})`);
+      params.push(...types);
+    }
+  }
+  if (filters.scope !== undefined) {
+    where.push('m.scope = ?');
+    params.push(validateScope(filters.scope, 'project'));
+  }
+  if (filters.tags !== undefined) {
+    if (!Array.isArray(filters.tags)) throw new ValidationError('tags', 'must be a list of tags');
+    const { tags } = validateTags(filters.tags);
+    for (const tag of tags) {
+      where.push('EXISTS (SELECT 1 FROM memory_tags t WHERE t.tag = ? AND t.rid = m.rid)');
+      params.push(tag);
+    }
+  }
+  return { sql: where.join(' AND '), params };
+}

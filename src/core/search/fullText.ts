@@ -1,0 +1,74 @@
+/**
+ * The full-text leg: BM25 (registered JS function over FTS4 matchinfo, see bm25.ts) over
+ * `memories_fts` joined to `memories`, with the shared filters in the same statement. User
+ * text only ever reaches MATCH through the safe query builder (ftsQuery.ts), so quotes,
+ * operators, column filters and unicode cannot break or widen the query.
+ * CROSS JOIN pins the FTS table as the outer loop: otherwise SQLite may walk memories by the
+ * project index and run the full-text query once per row (measured: 250 ms instead of 1 ms).
+ */
+import type { Store } from '../store/store';
+import type { SqlValue } from '../store/opCodec';
+import { buildFtsQuery, type FtsQueryOptions } from './ftsQuery';
+import type { WhereClause } from './filters';
+
+export interface TextHit {
+  rid: number;
+  id: string;
+  createdAt: string;
+  /** Positive BM25 relevance (higher = better). */
+  bm25: number;
+}
+
+/** Column weights title, content, tags (bm25 arguments after matchinfo). */
+export const FTS_COLUMN_WEIGHTS = [1, 1, 1] as const;
+
+/** The MATCH expression for `query`, or null when nothing searchable is left. */
+export function ftsExpression(query: string, opts: FtsQueryOptions = {}): string | null {
+  return buildFtsQuery(query, { mode: 'any', ...opts });
+}
+
+function selectSql(where: WhereClause, extra: string): string {
+  const w = FTS_COLUMN_WEIGHTS.join(', ');
+  return (
+    `SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at, bm25(matchinfo(memories_fts, 'pcnalx'), ${w}) AS score ` +
+    `FROM memories_fts CROSS JOIN memories m ON m.rid = memories_fts.docid ` +
+    `WHERE memories_fts MATCH ? AND ${where.sql}${extra}`
+  );
+}
+
+function toHit(r: Record<string, SqlValue>): TextHit {
+  return { rid: Number(r.rid), id: String(r.id), createdAt: String(r.created_at), bm25: -Number(r.score) };
+}
+
+/** Best `k` live memories matching `expr`, best first (ties: newer first). */
+export function fullTextSearch(store: Store, expr: string, where: WhereClause, k: number): TextHit[] {
+  const sql = `${selectSql(where, '')} ORDER BY score ASC, m.created_at DESC, m.rid DESC LIMIT ?`;
+  return store.all(sql, [expr, ...where.params, k]).map(toHit);
+}
+
+/** BM25 of specific memories (the union's vector-only candidates); non-matching ones are absent. */
+export function fullTextScores(store: Store, expr: string, where: WhereClause, rids: readonly number[]): Map<number, TextHit> {
+  const out = new Map<number, TextHit>();
+  // Chunked so the statement never hits SQLite's bound-parameter limit.
+  for (let i = 0; i < rids.length; i += 500) {
+    const chunk = padded(rids.slice(i, i + 500));
+    const sql = selectSql(where, ` AND memories_fts.docid IN (${chunk.map(() => '?').join(', ')})`);
+    for (const r of store.all(sql, [expr, ...where.params, ...chunk])) {
+      const h = toHit(r);
+      out.set(h.rid, h);
+    }
+  }
+  return out;
+}
+
+/**
+ * `rids` padded with -1 (no memory has it) to the next power of two: the store caches one
+ * prepared statement per SQL text, so IN-lists come in a few sizes instead of hundreds.
+ */
+export function padded(rids: readonly number[]): number[] {
+  let n = 1;
+  while (n < rids.length) n *= 2;
+  const out = rids.slice();
+  while (out.length < n) out.push(-1);
+  return out;
+}

@@ -1,0 +1,106 @@
+/**
+ * Score normalization and the weighted merge of the two legs over the candidate UNION.
+ *
+ *   minmax   (seed 001): each leg scaled to [0,1] over the candidates that leg scored:
+ *            (s − min) / (max − min); all-equal → 1. Unscored → 0.
+ *   inverse  (seed 000, literally): text = 1 / (1 + |bm25|); vector = cosine clamped to [0,1].
+ *            NOTE: this map DEcreases as |bm25| grows, so it inverts the keyword ranking;
+ *            kept for the measurement that documents why it is not the default.
+ *   saturate text = |bm25| / (1 + |bm25|): seed 000's bounded, per-query-independent map made
+ *            monotone; vector as `inverse`.
+ * final = wV·vector + wK·text (seed 001). When one leg did not run at all, its weight goes to
+ * the other so scores stay on the same 0…1 scale for `min_score`.
+ */
+import type { MatchType, Normalization } from './types';
+
+export interface Candidate {
+  rid: number;
+  id: string;
+  createdAt: string;
+  /** Positive BM25 relevance when the full-text query matched this memory. */
+  bm25?: number;
+  /** Cosine similarity when this memory has a vector in the active space. */
+  similarity?: number;
+  /** Found by the full-text MATCH. */
+  keywordHit: boolean;
+  /** Found in the vector leg's top-k. */
+  vectorHit: boolean;
+}
+
+export interface Fused extends Candidate {
+  textScore: number;
+  vectorScore: number;
+  /** Weighted sum before any graph boost. */
+  hybridScore: number;
+  matchType: MatchType;
+}
+
+export interface FuseWeights {
+  vector: number;
+  keyword: number;
+}
+
+/** Seed 000's literal map. */
+export function inverseBm25(score: number): number {
+  return 1 / (1 + Math.abs(score));
+}
+
+export function saturateBm25(score: number): number {
+  const a = Math.abs(score);
+  return a / (1 + a);
+}
+
+export function clampCosine(similarity: number): number {
+  return Math.min(1, Math.max(0, similarity));
+}
+
+/** Min-max scaling of the defined entries; undefined stays undefined. */
+export function minMax(values: readonly (number | undefined)[]): (number | undefined)[] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of values) {
+    if (v === undefined) continue;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  const span = hi - lo;
+  return values.map((v) => (v === undefined ? undefined : span > 0 ? (v - lo) / span : 1));
+}
+
+function normalizeText(values: (number | undefined)[], mode: Normalization): (number | undefined)[] {
+  if (mode === 'minmax') return minMax(values);
+  const f = mode === 'inverse' ? inverseBm25 : saturateBm25;
+  return values.map((v) => (v === undefined ? undefined : f(v)));
+}
+
+function normalizeVector(values: (number | undefined)[], mode: Normalization): (number | undefined)[] {
+  return mode === 'minmax' ? minMax(values) : values.map((v) => (v === undefined ? undefined : clampCosine(v)));
+}
+
+/** Weights of the legs that ran, rescaled to sum 1 (a leg that did not run gets 0). */
+export function effectiveWeights(w: FuseWeights, legs: { keyword: boolean; vector: boolean }): FuseWeights {
+  const v = legs.vector ? Math.max(0, w.vector) : 0;
+  const k = legs.keyword ? Math.max(0, w.keyword) : 0;
+  const sum = v + k;
+  if (sum <= 0) return legs.vector ? { vector: 1, keyword: 0 } : { vector: 0, keyword: 1 };
+  return { vector: v / sum, keyword: k / sum };
+}
+
+export function fuse(cands: readonly Candidate[], weights: FuseWeights, mode: Normalization, legs: { keyword: boolean; vector: boolean }): Fused[] {
+  const w = effectiveWeights(weights, legs);
+  const text = normalizeText(cands.map((c) => (c.bm25 !== undefined && c.bm25 > 0 ? c.bm25 : undefined)), mode);
+  const vec = normalizeVector(cands.map((c) => c.similarity), mode);
+  return cands.map((c, i) => {
+    const textScore = text[i] ?? 0;
+    const vectorScore = legs.vector ? (vec[i] ?? 0) : 0;
+    const matchType: MatchType = c.keywordHit && c.vectorHit ? 'hybrid' : c.keywordHit ? 'keyword' : 'vector';
+    return { ...c, textScore, vectorScore, hybridScore: w.vector * vectorScore + w.keyword * textScore, matchType };
+  });
+}
+
+/** Best first; equal scores → newer first (created_at), then higher rid (inserted later). */
+export function compareRanked(a: { finalScore: number; createdAt: string; rid: number }, b: { finalScore: number; createdAt: string; rid: number }): number {
+  if (a.finalScore !== b.finalScore) return b.finalScore - a.finalScore;
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  return b.rid - a.rid;
+}

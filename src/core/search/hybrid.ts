@@ -1,0 +1,232 @@
+/**
+ * Hybrid recall (issue 3, DESIGN "Read path"): a full-text leg (BM25 over FTS4) and a vector
+ * leg (ANN over the active embedding space), both restricted by the same SQL filters, merged
+ * over the UNION of their candidates: every candidate gets both scores where they exist
+ * (exact cosine for keyword-only candidates, BM25 for vector-only ones), then normalization,
+ * weights, graph boost, min_score, recency tie-break, optional rerank, limit.
+ *
+ * Degradation, never failure: no embedder / embedding error / space mismatch → full-text only
+ * with a warning; a query with no searchable words → vector only; graph boost errors or
+ * timeouts → a warning; reranker failure → original order.
+ */
+import type { Store } from '../store/store';
+import type { Row } from '../store/store';
+import type { Embedder } from '../embed/types';
+import { removeStopwords } from '../embed/stopwords';
+import { rowToSummary } from '../memory/rows';
+import { ValidationError } from '../memory/errors';
+import { errorMessage } from '../util/errors';
+import { buildMemoryFilter, type WhereClause } from './filters';
+import { ftsExpression, fullTextScores, fullTextSearch, padded } from './fullText';
+import { compareRanked, fuse, type Candidate } from './fuse';
+import { DEFAULT_RERANK_CONFIG, rerank, type RerankConfig } from './rerank';
+import { resolveSearchSettings } from './settings';
+import type { HybridSearchDeps, SearchRequest, SearchResponse, SearchResult, SearchSettings, VectorSearcher } from './types';
+
+/** Longest query text looked at (the FTS builder and embedders cut further). */
+export const MAX_QUERY_CHARS = 10_000;
+
+interface Ranked extends Candidate {
+  textScore: number;
+  vectorScore: number;
+  graphBoost: number;
+  finalScore: number;
+  matchType: SearchResult['matchType'];
+}
+
+export class HybridSearch {
+  readonly settings: SearchSettings;
+  private readonly now: () => Date;
+  private readonly rerankConfig: RerankConfig;
+
+  constructor(
+    private readonly store: Store,
+    private readonly deps: HybridSearchDeps,
+  ) {
+    if (typeof deps.projectId !== 'string' || !deps.projectId) throw new ValidationError('projectId', 'must be a non-empty string');
+    this.settings = resolveSearchSettings(deps.settings);
+    this.now = deps.now ?? (() => new Date());
+    this.rerankConfig = { ...DEFAULT_RERANK_CONFIG, ...deps.reranker?.config };
+  }
+
+  /** Checks the request; the limit it will use. */
+  private validate(req: SearchRequest): { query: string; limit: number; minScore: number } {
+    if (!req || typeof req !== 'object') throw new ValidationError('request', 'must be an object');
+    if (typeof req.query !== 'string') throw new ValidationError('query', 'must be a string');
+    const { defaultLimit, maxLimit } = this.settings;
+    const limit = req.limit ?? defaultLimit;
+    if (!Number.isInteger(limit) || limit < 1) throw new ValidationError('limit', `must be a whole number from 1 to ${maxLimit}, got ${JSON.stringify(req.limit)}`);
+    if (limit > maxLimit) throw new ValidationError('limit', `at most ${maxLimit} results per search (search.max_limit), asked for ${limit}`);
+    const minScore = req.minScore ?? 0;
+    if (typeof minScore !== 'number' || !Number.isFinite(minScore) || minScore < 0) {
+      throw new ValidationError('minScore', `must be a number ≥ 0, got ${JSON.stringify(req.minScore)}`);
+    }
+    return { query: req.query.slice(0, MAX_QUERY_CHARS), limit, minScore };
+  }
+
+  async search(req: SearchRequest): Promise<SearchResponse> {
+    const { query, limit, minScore } = this.validate(req);
+    const now = this.now();
+    const where = buildMemoryFilter(this.deps.projectId, req, now);
+    const warnings: string[] = [];
+    const empty = (): SearchResponse => ({ results: [], warnings, legs: { keyword: false, vector: false }, timings: { embedMs: 0, searchMs: 0 } });
+    if (!/[\p{L}\p{N}]/u.test(query)) {
+      warnings.push('The query has no letters or digits to search for.');
+      return empty();
+    }
+
+    // Query embedding: timed apart, never part of the search latency.
+    const t0 = performance.now();
+    const qvec = await this.embedQuery(query, warnings);
+    const embedMs = performance.now() - t0;
+
+    const t1 = performance.now();
+    const expr = ftsExpression(query);
+    const legs = { keyword: expr !== null, vector: qvec !== undefined };
+    const k = Math.max(this.settings.minCandidates, Math.ceil(limit * this.settings.candidateMultiplier));
+    const union = new Map<number, Candidate>();
+
+    if (expr !== null) {
+      for (const h of fullTextSearch(this.store, expr, where, k)) {
+        union.set(h.rid, { rid: h.rid, id: h.id, createdAt: h.createdAt, bm25: h.bm25, keywordHit: true, vectorHit: false });
+      }
+    }
+    if (qvec !== undefined) {
+      const vectors = this.deps.vectors!;
+      for (const h of this.vectorLeg(vectors, qvec, k, where)) {
+        const c = union.get(h.rid);
+        if (c) {
+          c.vectorHit = true;
+          c.similarity = h.similarity;
+        } else {
+          union.set(h.rid, { rid: h.rid, id: h.id, createdAt: h.createdAt, similarity: h.similarity, keywordHit: false, vectorHit: true });
+        }
+      }
+      // Union semantics: keyword-only candidates get their exact cosine…
+      const missing = [...union.values()].filter((c) => c.similarity === undefined).map((c) => c.rid);
+      if (missing.length) for (const [rid, sim] of vectors.similarities(qvec, missing)) union.get(rid)!.similarity = sim;
+    }
+    if (expr !== null && qvec !== undefined) {
+      // …and vector-only candidates their BM25 (they may match beyond the keyword top-k).
+      const missing = [...union.values()].filter((c) => c.bm25 === undefined).map((c) => c.rid);
+      if (missing.length) {
+        for (const [rid, h] of fullTextScores(this.store, expr, where, missing)) {
+          const c = union.get(rid)!;
+          c.bm25 = h.bm25;
+          c.keywordHit = true;
+        }
+      }
+    }
+
+    const fused = fuse([...union.values()], { vector: this.settings.vectorWeight, keyword: this.settings.keywordWeight }, this.settings.normalization, legs);
+    const boosted = this.applyGraphBoost(req, query, fused, warnings);
+    let ranked = boosted.filter((c) => c.finalScore >= minScore).sort(compareRanked);
+
+    let rows: Map<number, Row>;
+    if (this.deps.reranker && !req.noRerank && ranked.length > 1) {
+      const headN = Math.max(limit, this.rerankConfig.topN);
+      rows = this.rows(ranked.slice(0, headN).map((c) => c.rid));
+      const items = ranked.slice(0, headN).map((c) => ({ ...c, id: c.id, content: String(rows.get(c.rid)?.content ?? ''), score: c.finalScore }));
+      const out = await rerank(query, items, this.deps.reranker.provider, this.rerankConfig);
+      if (out.status === 'timeout' || out.status === 'failed') warnings.push(`Reranking skipped: ${out.error ?? out.status}; original order kept.`);
+      ranked = [...out.items, ...ranked.slice(headN)];
+    }
+    ranked = ranked.slice(0, limit);
+    rows = this.rows(ranked.map((c) => c.rid));
+    const results: SearchResult[] = [];
+    for (const c of ranked) {
+      const row = rows.get(c.rid);
+      if (!row) continue; // vanished between the legs and hydration (cannot happen on one thread; cheap to guard)
+      results.push({
+        memory: rowToSummary(row),
+        vectorScore: c.vectorScore,
+        textScore: c.textScore,
+        graphBoost: c.graphBoost,
+        finalScore: c.finalScore,
+        matchType: c.matchType,
+      });
+    }
+    const searchMs = performance.now() - t1;
+    // Lifecycle bookkeeping is queued only; its write happens after this response.
+    if (results.length) this.deps.access?.record(ranked.map((c) => c.rid));
+    return { results, warnings, legs, timings: { embedMs, searchMs } };
+  }
+
+  private async embedQuery(query: string, warnings: string[]): Promise<Float32Array | undefined> {
+    const { embedder, vectors } = this.deps;
+    if (!embedder || !vectors) return undefined;
+    if (embedder.space !== vectors.space || embedder.dimension !== vectors.dimension) {
+      warnings.push(`Vector search skipped: the query embedder (${embedder.space}) does not match the vector index (${vectors.space}).`);
+      return undefined;
+    }
+    const text = this.settings.queryStopwords ? removeStopwords(query) : query;
+    try {
+      const [v] = await (embedder as Embedder).embed([text], 'query');
+      if (!v || v.length !== vectors.dimension) throw new Error(`expected one ${vectors.dimension}-d vector`);
+      return v;
+    } catch (e) {
+      warnings.push(`Vector search skipped (full-text only): the query could not be embedded: ${errorMessage(e)}`);
+      return undefined;
+    }
+  }
+
+  /**
+   * ANN top-k restricted to what the filters allow. First an unfiltered over-fetch checked in
+   * SQL (cheap when most memories qualify); if too few survive, a filtered search with the
+   * allowed rid set (selective filters).
+   */
+  private vectorLeg(vectors: VectorSearcher, q: Float32Array, k: number, where: WhereClause): { rid: number; id: string; createdAt: string; similarity: number }[] {
+    const over = k * 2;
+    let hits = vectors.search(q, over);
+    let meta = this.meta(hits.map((h) => h.rid), where);
+    let kept = hits.filter((h) => meta.has(h.rid));
+    if (kept.length < k && hits.length >= over) {
+      const allowed = new Set(this.store.all<{ rid: number }>(`SELECT m.rid AS rid FROM memories m WHERE ${where.sql}`, where.params).map((r) => Number(r.rid)));
+      hits = vectors.search(q, k, (rid) => allowed.has(rid));
+      meta = this.meta(hits.map((h) => h.rid), where);
+      kept = hits.filter((h) => meta.has(h.rid));
+    }
+    return kept.slice(0, k).map((h) => ({ ...meta.get(h.rid)!, rid: h.rid, similarity: h.similarity }));
+  }
+
+  /** id and created_at of the rids that pass the filters. */
+  private meta(rids: number[], where: WhereClause): Map<number, { id: string; createdAt: string }> {
+    const out = new Map<number, { id: string; createdAt: string }>();
+    for (let i = 0; i < rids.length; i += 500) {
+      const chunk = padded(rids.slice(i, i + 500));
+      const sql = `SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at FROM memories m WHERE m.rid IN (${chunk.map(() => '?').join(', ')}) AND ${where.sql}`;
+      for (const r of this.store.all(sql, [...chunk, ...where.params])) out.set(Number(r.rid), { id: String(r.id), createdAt: String(r.created_at) });
+    }
+    return out;
+  }
+
+  private rows(rids: number[]): Map<number, Row> {
+    const out = new Map<number, Row>();
+    for (let i = 0; i < rids.length; i += 500) {
+      const chunk = padded(rids.slice(i, i + 500));
+      for (const r of this.store.all(`SELECT * FROM memories WHERE rid IN (${chunk.map(() => '?').join(', ')})`, chunk)) out.set(Number(r.rid), r);
+    }
+    return out;
+  }
+
+  /** Seed 000: ids from the graph provider get + graphBoostWeight; errors and timeouts are warnings. */
+  private applyGraphBoost(req: SearchRequest, query: string, fused: ReturnType<typeof fuse>, warnings: string[]): Ranked[] {
+    const plain = (): Ranked[] => fused.map((c) => ({ ...c, graphBoost: 0, finalScore: c.hybridScore }));
+    const provider = this.deps.graphBoost;
+    if (!req.graphBoost || !provider || fused.length === 0) return plain();
+    let ids: Set<string>;
+    try {
+      const r = provider(query, Date.now() + this.settings.graphBoostTimeoutMs);
+      ids = r.memoryIds instanceof Set ? r.memoryIds : new Set();
+      if (r.timedOut) warnings.push(`Graph boost timed out after ${this.settings.graphBoostTimeoutMs} ms; partial boost applied.`);
+    } catch (e) {
+      warnings.push(`Graph boost skipped: ${errorMessage(e)}`);
+      return plain();
+    }
+    const w = this.settings.graphBoostWeight;
+    return fused.map((c) => {
+      const boost = ids.has(c.id) ? w : 0;
+      return { ...c, graphBoost: boost, finalScore: c.hybridScore + boost };
+    });
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * A {@link VectorSearcher} over one in-memory VectorIndex (HnswIndex or ExactIndex) whose labels
+ * are memories.rid. Used by tests and benchmarks; the engine uses src/core/vectorstore.
+ */
+import type { VectorIndex } from '../vector/types';
+import type { VectorSearcher } from './types';
+
+type IndexWithVectors = VectorIndex & { getVector(label: number): Float32Array | undefined };
+
+export class IndexVectorSearcher implements VectorSearcher {
+  constructor(
+    private readonly index: IndexWithVectors,
+    readonly space: string,
+  ) {}
+
+  get dimension(): number {
+    return this.index.dim;
+  }
+
+  search(query: Float32Array, k: number, filter?: (rid: number) => boolean): { rid: number; similarity: number }[] {
+    return this.index.search(query, k, filter).map((h) => ({ rid: h.label, similarity: h.similarity }));
+  }
+
+  /** Exact cosine of the query with each stored vector; rids without a vector are absent. */
+  similarities(query: Float32Array, rids: number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    let qq = 0;
+    for (let i = 0; i < query.length; i++) qq += query[i]! * query[i]!;
+    const qn = Math.sqrt(qq);
+    if (!(qn > 0)) return out;
+    for (const rid of rids) {
+      const v = this.index.getVector(rid);
+      if (!v || v.length !== query.length) continue;
+      let d = 0;
+      let vv = 0;
+      for (let i = 0; i < v.length; i++) {
+        d += v[i]! * query[i]!;
+        vv += v[i]! * v[i]!;
+      }
+      if (vv > 0) out.set(rid, d / (qn * Math.sqrt(vv)));
+    }
+    return out;
+  }
+}

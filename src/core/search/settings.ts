@@ -1,0 +1,40 @@
+/**
+ * Defaults of the read path (seed 003 search.* tunables, seed 000 graph boost), and their checks.
+ *
+ * Fusion defaults were chosen by measurement on LoCoMo (bench/locomo/RESULTS.md): see there for
+ * the figures behind `normalization` and the weights.
+ */
+import type { SearchSettings } from './types';
+
+export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
+  vectorWeight: 0.7,
+  keywordWeight: 0.3,
+  normalization: 'minmax',
+  defaultLimit: 20,
+  maxLimit: 100,
+  candidateMultiplier: 3,
+  minCandidates: 50,
+  graphBoostWeight: 0.15,
+  graphBoostTimeoutMs: 500,
+  queryStopwords: true,
+};
+
+export function resolveSearchSettings(partial: Partial<SearchSettings> = {}): SearchSettings {
+  const s: SearchSettings = { ...DEFAULT_SEARCH_SETTINGS };
+  for (const [k, v] of Object.entries(partial)) if (v !== undefined) (s as unknown as Record<string, unknown>)[k] = v;
+  const bad = (key: string, why: string): never => {
+    throw new RangeError(`search setting ${key} ${why}`);
+  };
+  for (const key of ['vectorWeight', 'keywordWeight', 'graphBoostWeight'] as const) {
+    if (!Number.isFinite(s[key]) || s[key] < 0 || s[key] > 1) bad(key, `must be a number from 0 to 1, got ${String(s[key])}`);
+  }
+  if (s.vectorWeight + s.keywordWeight <= 0) bad('vectorWeight + keywordWeight', 'must be above 0');
+  if (!['minmax', 'inverse', 'saturate'].includes(s.normalization)) bad('normalization', `must be minmax, inverse or saturate, got ${String(s.normalization)}`);
+  for (const key of ['defaultLimit', 'maxLimit', 'minCandidates'] as const) {
+    if (!Number.isInteger(s[key]) || s[key] < 1) bad(key, `must be a whole number ≥ 1, got ${String(s[key])}`);
+  }
+  if (s.defaultLimit > s.maxLimit) bad('defaultLimit', `(${s.defaultLimit}) must not exceed maxLimit (${s.maxLimit})`);
+  if (!Number.isFinite(s.candidateMultiplier) || s.candidateMultiplier < 1) bad('candidateMultiplier', `must be ≥ 1, got ${String(s.candidateMultiplier)}`);
+  if (!Number.isFinite(s.graphBoostTimeoutMs) || s.graphBoostTimeoutMs < 1) bad('graphBoostTimeoutMs', `must be ≥ 1, got ${String(s.graphBoostTimeoutMs)}`);
+  return s;
+}

@@ -1,0 +1,108 @@
+/** The read path's public shapes: what a search asks for and what it answers. */
+import type { Embedder } from '../embed/types';
+import type { MemoryScope, MemorySummary } from '../memory/types';
+
+/**
+ * The vector leg's view of a vector store (implemented by src/core/vectorstore; tests and
+ * benchmarks use {@link IndexVectorSearcher} over an ExactIndex/HnswIndex). `rid` is the
+ * memories.rid of the memory a vector belongs to; similarity is cosine (1 … −1).
+ */
+export interface VectorSearcher {
+  readonly space: string;
+  readonly dimension: number;
+  search(query: Float32Array, k: number, filter?: (rid: number) => boolean): { rid: number; similarity: number }[];
+  similarities(query: Float32Array, rids: number[]): Map<number, number>;
+}
+
+/** `minmax` (seed 001): scale each leg to [0,1] over the candidate union.
+ *  `inverse` (seed 000 literally): text = 1/(1+|bm25|), vector = cosine clamped to [0,1].
+ *  `saturate`: text = |bm25|/(1+|bm25|) (seed 000's bounded map, made monotone), vector as `inverse`. */
+export type Normalization = 'minmax' | 'inverse' | 'saturate';
+
+export type MatchType = 'hybrid' | 'vector' | 'keyword';
+
+/** Seed 000 "Graph-Augmented Search": ids to boost, computed under a deadline. */
+export type GraphBoostProvider = (query: string, deadlineMs: number) => { memoryIds: Set<string>; timedOut: boolean };
+
+export interface SearchFilters {
+  /** Memory types to keep (any of). */
+  types?: string[];
+  scope?: MemoryScope;
+  /** Every listed tag must be present. */
+  tags?: string[];
+}
+
+export interface SearchRequest extends SearchFilters {
+  query: string;
+  /** Default `search.default_limit` (20); more than `search.max_limit` (100) is an error. */
+  limit?: number;
+  /** Results whose final score is below this are dropped (0…1). Default 0. */
+  minScore?: number;
+  /** Ask for the graph boost (used only when a provider is configured). */
+  graphBoost?: boolean;
+  /** Skip the reranker for this request even when one is configured. */
+  noRerank?: boolean;
+}
+
+export interface SearchResult {
+  memory: MemorySummary;
+  /** Normalized vector score (0 when the memory has no vector in this space or the leg was off). */
+  vectorScore: number;
+  /** Normalized full-text score (0 when the text did not match). */
+  textScore: number;
+  /** Added by the graph boost (0 when not boosted). */
+  graphBoost: number;
+  finalScore: number;
+  /** Which legs found it: full-text MATCH, vector top-k, or both. */
+  matchType: MatchType;
+}
+
+export interface SearchTimings {
+  /** Query embedding (not part of the search latency). */
+  embedMs: number;
+  /** Everything else: both legs, fusion, boost, rerank, hydration. */
+  searchMs: number;
+}
+
+export interface SearchResponse {
+  results: SearchResult[];
+  /** Degradations that did not fail the search (embedding failed, graph boost timed out, …). */
+  warnings: string[];
+  /** Which legs ran. */
+  legs: { keyword: boolean; vector: boolean };
+  timings: SearchTimings;
+}
+
+export interface SearchSettings {
+  /** `search.vector_weight`. */
+  vectorWeight: number;
+  /** `search.keyword_weight`. */
+  keywordWeight: number;
+  normalization: Normalization;
+  defaultLimit: number;
+  maxLimit: number;
+  /** Candidates fetched per leg = max(limit × this, minCandidates). */
+  candidateMultiplier: number;
+  minCandidates: number;
+  /** Seed 000 graphBoostWeight. */
+  graphBoostWeight: number;
+  /** Seed 000 graphBoostTimeoutMs. */
+  graphBoostTimeoutMs: number;
+  /** Drop English stop-words from the query before embedding it (measured on LoCoMo). */
+  queryStopwords: boolean;
+}
+
+export interface HybridSearchDeps {
+  /** Project whose memories are searched (memories.project_id). */
+  projectId: string;
+  embedder?: Embedder;
+  vectors?: VectorSearcher;
+  graphBoost?: GraphBoostProvider;
+  settings?: Partial<SearchSettings>;
+  /** Injectable clock (expiry is judged against it). */
+  now?: () => Date;
+  /** Told which memories a search returned, after the results are built (lifecycle bookkeeping). */
+  access?: { record(rids: Iterable<number>): void };
+  /** Seed 000 optional reranking (off when absent). */
+  reranker?: { provider: import('./rerank').RerankProvider; config?: Partial<import('./rerank').RerankConfig> };
+}
