@@ -151,12 +151,17 @@ describe('hybrid search: union, scores, ordering', () => {
     assert.equal(byId.get(both.id)?.matchType, 'hybrid');
     assert.equal(byId.get(vec.id)?.matchType, 'vector');
     assert.equal(byId.get(vec.id)?.textScore, 0);
-    const r2 = await s.search({ query: 'alpha', limit: 5 });
+    // 'alpha': FTS finds `kw` and `both`; the vector top-2 is filler and `both`, so `kw` is
+    // keyword-only, and its vector score is its exact cosine (0.3) computed for the union.
+    table.set('alpha', [0, 0.3, Math.sqrt(1 - 0.09)]);
+    const s2 = f.searcher({ settings: { minCandidates: 2, candidateMultiplier: 1, normalization: 'saturate', vectorWeight: 0.01, keywordWeight: 0.99 } });
+    const r2 = await s2.search({ query: 'alpha', limit: 2 });
     const k = r2.results.find((x) => x.memory.id === kw.id)!;
     assert.ok(k, 'keyword-only memory found');
     assert.equal(k.matchType, 'keyword');
-    // Its vector score comes from the exact cosine computed for the union, not from the ANN top-k.
-    assert.equal(typeof k.vectorScore, 'number');
+    assert.ok(Math.abs(k.vectorScore - 0.3) < 1e-6, String(k.vectorScore));
+    assert.ok(k.textScore > 0);
+    assert.equal(r2.results.find((x) => x.memory.id === both.id)?.matchType, 'hybrid');
     assert.ok(r2.legs.keyword && r2.legs.vector);
     await f.store.close();
   });
