@@ -33,6 +33,11 @@ export interface WriteBenchResult {
   create_p50_ms: number;
   create_p99_ms: number;
   create_mean_ms: number;
+  /** The durable transaction alone (row + FTS + embeddings row + history, fsync). */
+  create_tx_p50_ms: number;
+  /** The HNSW insert alone (VectorStore.sync after the commit). */
+  index_update_p50_ms: number;
+  index_update_p99_ms: number;
   embed_p50_ms: number;
   embed_p99_ms: number;
   /** Smart store (embed excluded): neighbour search, decision, transaction, index sync. */
@@ -86,6 +91,8 @@ export async function runWriteBench(size: number, workDir: string): Promise<Writ
   const space = new ActiveSpace(embedder, vectors);
   const createMs: number[] = [];
   const embedMs: number[] = [];
+  const txMs: number[] = [];
+  const syncMs: number[] = [];
   for (const input of sampleItems) {
     const t0 = performance.now();
     const prepared = svc.prepareCreate(input);
@@ -95,8 +102,11 @@ export async function runWriteBench(size: number, workDir: string): Promise<Writ
     const t2 = performance.now();
     if (!emb.ok) throw new Error(emb.error);
     store.transaction((tx) => svc.insertPreparedInTx(tx, prepared, input, { embedding: emb.embedding }));
+    const tc = performance.now();
     vectors.sync();
     const t3 = performance.now();
+    txMs.push(tc - t2);
+    syncMs.push(t3 - tc);
     createMs.push(t1 - t0 + (t3 - t2));
     embedMs.push(t2 - t1);
   }
@@ -147,6 +157,9 @@ export async function runWriteBench(size: number, workDir: string): Promise<Writ
     create_p50_ms: round(percentile(createMs, 50)),
     create_p99_ms: round(percentile(createMs, 99)),
     create_mean_ms: round(mean(createMs)),
+    create_tx_p50_ms: round(percentile(txMs, 50)),
+    index_update_p50_ms: round(percentile(syncMs, 50)),
+    index_update_p99_ms: round(percentile(syncMs, 99)),
     embed_p50_ms: round(percentile(embedMs, 50)),
     embed_p99_ms: round(percentile(embedMs, 99)),
     smart_store_p50_ms: round(percentile(smartMs, 50)),

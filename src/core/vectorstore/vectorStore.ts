@@ -128,11 +128,12 @@ export class VectorStore implements VectorSearcher {
     this.savedWatermark = watermark;
     this.caughtUp = this.sync();
     const expected = liveVectorCount(this.store, this.space, this.dimension);
-    if (this.hnsw.size !== expected) {
+    const held = this.hnsw.size;
+    if (held !== expected) {
       this.hnsw.dispose();
       this.hnsw = undefined;
       this.savedWatermark = undefined;
-      return `index holds ${index.size} vectors after catch-up, the database ${expected}`;
+      return `index holds ${held} vectors after catch-up, the database ${expected}`;
     }
     return undefined;
   }
