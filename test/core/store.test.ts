@@ -28,10 +28,14 @@ function ids(store: Store): string[] {
 test('a new store applies the migrations and records them', async () => {
   const dir = tmpDir();
   const store = await openStore(dir);
-  const rows = store.all<{ version: number; name: string }>('SELECT version, name FROM schema_migrations');
-  assert.deepEqual(rows.map((r) => r.version), [1]);
+  const rows = store.all<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+  // Every NNNN_name.sql of migrations/, in order, each recorded once.
+  const files = fs.readdirSync(path.join(__dirname, '..', '..', 'migrations')).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
+  assert.ok(files.length >= 1);
+  assert.deepEqual(rows.map((r) => r.version), files.map((f) => Number(f.slice(0, 4))));
+  assert.deepEqual(rows.map((r) => r.name), files.map((f) => f.slice(5, -4)));
   assert.equal(rows[0]!.name, 'init');
-  assert.equal(store.stats().schemaVersion, 1);
+  assert.equal(store.stats().schemaVersion, files.length);
   await store.close();
 });
 
@@ -43,7 +47,8 @@ test('committed writes survive close without snapshot (log replay)', async () =>
   assert.equal(fs.existsSync(path.join(dir, 'snapshot.sqlite')), false);
   const b = await openStore(dir);
   assert.equal(ids(b).length, 10);
-  assert.equal(b.stats().replayedRecords, 11); // migration + 10 writes
+  const migrations = b.all('SELECT version FROM schema_migrations').length;
+  assert.equal(b.stats().replayedRecords, migrations + 10); // one record per migration + 10 writes
   assert.deepEqual(b.integrityCheck(), []);
   await b.close();
 });
@@ -220,4 +225,32 @@ test('blobs and floats round-trip exactly through log replay', async () => {
   assert.deepEqual(Array.from(new Float32Array(row.vector.slice().buffer)), Array.from(vec));
   assert.equal(b.get<{ value: string }>("SELECT value FROM store_meta WHERE key='f'")!.value, String(0.1 + 0.2));
   await b.close();
+});
+
+test('full-text segments are merged in the background after every N writes, and replay reproduces them', async () => {
+  const dir = tmpDir();
+  const segments = (s: Store) => Number(s.get<{ n: number }>('SELECT count(*) AS n FROM memories_fts_segdir')!.n);
+  const unmerged = await openStore(tmpDir(), { ftsMerge: false });
+  for (let i = 0; i < 80; i++) insertNote(unmerged, i);
+  await new Promise((r) => setImmediate(r));
+  const without = segments(unmerged);
+  await unmerged.close();
+
+  let store = await openStore(dir, { ftsMerge: { tables: ['memories_fts'], every: 16 } });
+  for (let i = 0; i < 80; i++) {
+    insertNote(store, i);
+    await new Promise((r) => setImmediate(r)); // one write per macrotask, as the engine serves them
+  }
+  const merged = segments(store);
+  assert.ok(without >= 16, `FTS4 leaves many segments without merging (got ${without})`);
+  assert.ok(merged < without / 2, `merging keeps few segments: ${merged} vs ${without}`);
+  const matches = store.all<{ docid: number }>(`SELECT docid FROM memories_fts WHERE memories_fts MATCH '"number"'`).length;
+  assert.equal(matches, 80);
+  await store.close({ snapshot: false });
+
+  store = await openStore(dir, { ftsMerge: false });
+  assert.equal(segments(store), merged, 'log replay reproduces the merged index');
+  assert.deepEqual(store.integrityCheck(), []);
+  assert.equal(store.all(`SELECT docid FROM memories_fts WHERE memories_fts MATCH '"number"'`).length, 80);
+  await store.close();
 });
