@@ -11,7 +11,8 @@ const vscode = channel<ToGraphView, FromGraphView>();
 const canvas = byId<HTMLElement>('canvas');
 const status = byId<HTMLElement>('status');
 const legend = byId<HTMLElement>('legend');
-const PALETTE = ['--vscode-charts-blue', '--vscode-charts-orange', '--vscode-charts-green', '--vscode-charts-purple', '--vscode-charts-red', '--vscode-charts-yellow', '--vscode-charts-foreground'];
+/** Colour classes tc0…tc6 (media/webview.css: --vscode-charts-*). Classes, because the CSP forbids style attributes. */
+const PALETTE_SIZE = 7;
 
 interface P { x: number; y: number; vx: number; vy: number }
 
@@ -53,7 +54,7 @@ function layout(data: GraphData, w: number, hgt: number): Map<string, P> {
 }
 
 function colourOf(types: string[], t: string): string {
-  return `var(${PALETTE[types.indexOf(t) % PALETTE.length]})`;
+  return `tc${types.indexOf(t) % PALETTE_SIZE}`;
 }
 
 function render(data: GraphData): void {
@@ -61,7 +62,7 @@ function render(data: GraphData): void {
   clear(legend);
   const w = Math.max(300, canvas.clientWidth), hgt = Math.max(300, canvas.clientHeight);
   const types = [...new Set(data.nodes.map((n) => n.type))].sort();
-  for (const t of types) legend.appendChild(h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: `background:${colourOf(types, t)}` }), t));
+  for (const t of types) legend.appendChild(h('span', { class: 'legend-item' }, h('span', { class: `swatch ${colourOf(types, t)}` }), t));
   status.textContent = data.nodes.length
     ? `${data.nodes.length} memories, ${data.edges.length} links${data.truncated ? ' (most recent shown)' : ''}. Click a node to open it; double-click to centre on it.`
     : 'No memories yet.';
@@ -79,7 +80,7 @@ function render(data: GraphData): void {
 function nodeEl(node: GraphNode, p: P, colour: string): SVGGElement {
   const label = node.label.length > 40 ? `${node.label.slice(0, 39)}…` : node.label;
   const g = svg('g', { class: 'node', 'data-id': node.id, tabindex: 0, transform: `translate(${p.x.toFixed(1)},${p.y.toFixed(1)})` },
-    svg('circle', { r: 6 + node.importance * 6, style: `fill:${colour}` }),
+    svg('circle', { r: 6 + node.importance * 6, class: colour }),
     svg('text', { x: 12, y: 4 }, label),
     svg('title', {}, `${node.type}${node.scope === 'global' ? ' (global)' : ''}: ${node.label}`),
   );

@@ -114,9 +114,20 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
         d.engineError = (e as Error).message;
       }
       log.info('Diagnostics');
+      if (d.engine) {
+        const e = d.engine;
+        log.channel.appendLine(`  engine: project ${e.projectId} (${e.projectIdKind}), stores opened in ${e.openMs.toFixed(0)} ms, up ${(e.uptimeMs / 1000).toFixed(0)} s`);
+        for (const s of [e.stats.project, e.stats.global]) {
+          log.channel.appendLine(`  store ${s.projectId}: ${s.memories} memories (${s.deleted} deleted), seq ${s.seq}/${s.snapshotSeq} snapshotted, log ${s.logBytes} B, snapshot ${s.snapshotBytes} B${s.readOnly ? ', READ-ONLY' : ''} — ${s.dir}`);
+        }
+        log.channel.appendLine(`  pipeline: ${e.pipeline.state} (${e.pipeline.mode}) — ${e.pipeline.detail}`);
+        log.channel.appendLine(`  config: ${e.config.file ?? 'no agent.yaml'}; from settings: ${e.config.overridden.join(', ') || 'none'}; ${e.config.issues.length} issue(s)`);
+        for (const w of e.warnings) log.channel.appendLine(`  warning: ${w}`);
+        for (const [k, v] of Object.entries(e.seams)) log.channel.appendLine(`  seam ${k}: ${v}`);
+      }
       for (const [key, value] of Object.entries(d)) {
-        const shown = Array.isArray(value) ? value.join(', ') || '(none)' : typeof value === 'object' ? JSON.stringify(value, null, 2) : String(value);
-        log.channel.appendLine(`  ${key}: ${shown}`);
+        if (key === 'engine') continue;
+        log.channel.appendLine(`  ${key}: ${Array.isArray(value) ? value.join(', ') || '(none)' : String(value)}`);
       }
       log.channel.show(true);
       // Not awaited: the promise settles only when the notification is dismissed.

@@ -1,0 +1,99 @@
+// UI tests as a new user would go: add a memory from the palette, see it in the sidebar tree,
+// find it in the search panel, open the graph, ask @memory in chat; and memory text with HTML
+// and <script> stays inert text in every webview. Screenshots: test-artifacts/e2e/memory--*.png.
+import assert from 'node:assert/strict';
+import { findFrame, openViewContainer, runCommand, waitForNotification } from './workbench.mjs';
+
+/** Types into the open quick input (an input box of a command) and submits it. */
+async function answerInputBox(page, text) {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(text);
+  await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => {});
+}
+
+async function addMemoryFromPalette(page, text) {
+  await runCommand(page, 'Agent Memory: Add Memory…');
+  await answerInputBox(page, text);
+  await waitForNotification(page, 'Memory saved');
+}
+
+/** The inner frame of a webview panel whose document has `selector`. */
+function webviewFrame(page, selector) {
+  return findFrame(page, async (f) => (await f.locator(selector).count()) > 0, { timeoutMs: 30000 });
+}
+
+const XSS = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>inert-probe</b> never render memory text as HTML';
+
+export const tests = {
+  async 'palette → tree → search panel → graph: a new user finds the memory they added'({ page, screenshot }) {
+    const text = 'Our staging database listens on port 5433 (not 5432) since the March migration.';
+    await addMemoryFromPalette(page, text);
+    await screenshot('added-toast');
+
+    await openViewContainer(page, 'Agent Memory');
+    const row = page.locator('.monaco-list-row', { hasText: 'staging database listens on port 5433' }).first();
+    await row.waitFor({ state: 'visible', timeout: 20000 });
+    await page.locator('.monaco-list-row', { hasText: 'general' }).first().waitFor({ state: 'visible' });
+    await screenshot('tree');
+
+    await runCommand(page, 'Agent Memory: Open Search Panel');
+    const search = await webviewFrame(page, '#query');
+    await search.locator('#query').fill('staging database port');
+    const result = search.locator('.result', { hasText: 'listens on port 5433' }).first();
+    await result.waitFor({ state: 'visible', timeout: 20000 });
+    assert.match(await search.locator('#status').innerText(), /1 result/);
+    await screenshot('search-panel');
+
+    await runCommand(page, 'Agent Memory: Open Memory Graph');
+    const graph = await webviewFrame(page, 'svg .node');
+    assert.ok((await graph.locator('svg .node').count()) >= 1);
+    assert.match(await graph.locator('svg .node text').first().textContent(), /staging database/);
+    await screenshot('graph-panel');
+
+    // Clicking a node opens the memory as a document.
+    await graph.locator('svg .node', { hasText: 'staging database' }).first().click();
+    await page.locator('.tab', { hasText: /\.md/ }).first().waitFor({ state: 'visible', timeout: 15000 });
+    await screenshot('memory-document');
+  },
+
+  async 'memory text with HTML and <script> is inert in the search and graph webviews'({ page, screenshot }) {
+    await addMemoryFromPalette(page, XSS);
+
+    await runCommand(page, 'Agent Memory: Open Search Panel');
+    const search = await webviewFrame(page, '#query');
+    await search.locator('#query').fill('inert-probe');
+    const content = search.locator('.result .content').first();
+    await content.waitFor({ state: 'visible', timeout: 20000 });
+    assert.equal(await content.textContent(), XSS, 'shown as the literal text');
+    assert.equal(await search.evaluate(() => document.querySelectorAll('#results img, #results script, #results b').length), 0, 'no element was created from memory text');
+    assert.equal(await search.evaluate(() => window.__pwned), undefined, 'no script ran');
+    await screenshot('xss-search');
+
+    await runCommand(page, 'Agent Memory: Open Memory Graph');
+    const graph = await webviewFrame(page, 'svg .node');
+    const label = graph.locator('svg .node text', { hasText: '<img src=x onerror=' }).first();
+    await label.waitFor({ state: 'attached', timeout: 20000 });
+    assert.match(await label.textContent(), /^<img src=x onerror=/);
+    assert.equal(await graph.evaluate(() => document.querySelectorAll('svg img, svg script, svg b, svg foreignObject').length), 0);
+    assert.equal(await graph.evaluate(() => window.__pwned), undefined);
+    await screenshot('xss-graph');
+  },
+
+  async '@memory in chat answers from memory without a language model'({ page, screenshot }) {
+    await addMemoryFromPalette(page, 'Release notes are written in CHANGELOG.md by the release captain.');
+    // The chat view: open it through its command, then write to @memory in its input.
+    await runCommand(page, 'Chat: Open Chat', { timeoutMs: 20000 }).catch(() => runCommand(page, 'View: Toggle Chat'));
+    const input = page.locator('.interactive-input-part .monaco-editor textarea, .chat-input-container .monaco-editor textarea').first();
+    await input.waitFor({ state: 'attached', timeout: 20000 });
+    await screenshot('chat-open');
+    await input.focus();
+    await page.keyboard.type('@memory who writes the release notes?');
+    await page.keyboard.press('Enter');
+    const answer = page.locator('.interactive-response, .chat-response', { hasText: 'CHANGELOG.md' }).first();
+    await answer.waitFor({ state: 'visible', timeout: 30000 });
+    assert.match(await answer.innerText(), /Recalled 1 memory|release captain/);
+    await screenshot('chat-answer');
+  },
+};
