@@ -254,3 +254,18 @@ test('full-text segments are merged in the background after every N writes, and 
   assert.equal(store.all(`SELECT docid FROM memories_fts WHERE memories_fts MATCH '"number"'`).length, 80);
   await store.close();
 });
+
+test('compactFullTextIndex merges an index of single writes down to one segment per level without losing a document', async () => {
+  const store = await openStore(tmpDir(), { ftsMerge: false });
+  for (let i = 0; i < 40; i++) insertNote(store, i);
+  const before = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM memories_fts_segdir')!.n);
+  const left = await store.compactFullTextIndex({ maxSegments: 1 });
+  const perLevel = store.all<{ level: number; n: number }>('SELECT level, count(*) AS n FROM memories_fts_segdir GROUP BY level');
+  assert.ok(before >= 8, `single writes leave many segments (${before})`);
+  assert.equal(left.memories_fts, perLevel.length);
+  assert.ok(perLevel.every((l) => l.n === 1), JSON.stringify(perLevel));
+  assert.ok(perLevel.length <= 3, `${before} segments → ${perLevel.length} levels`);
+  assert.equal(store.all(`SELECT docid FROM memories_fts WHERE memories_fts MATCH '"note"'`).length, 40);
+  assert.deepEqual(store.integrityCheck(), []);
+  await store.close();
+});

@@ -44,8 +44,8 @@ export interface StoreOptions {
   ftsMerge?: { tables: string[]; every: number } | false;
 }
 
-/** FTS4 incremental merge: up to 300 pages of work, merging any level that has ≥ 4 segments. */
-const FTS_MERGE_COMMAND = 'merge=300,4';
+/** FTS4 incremental merge steps: up to 300 pages of work, merging a level that has ≥ N segments. */
+const FTS_MERGE_PAGES = 300;
 
 export interface SnapshotPolicy {
   /** Snapshot when the active log segment is at least this big. */
@@ -378,15 +378,42 @@ export class Store {
    * One bounded FTS4 merge step per table, each a logged transaction (so replay keeps the
    * same segments). Failure only costs speed: it is recorded as a warning.
    */
-  mergeFullTextSegments(tables: string[] = ['memories_fts']): void {
+  mergeFullTextSegments(tables: string[] = ['memories_fts'], minSegmentsPerLevel = 4): void {
+    if (!Number.isInteger(minSegmentsPerLevel) || minSegmentsPerLevel < 2) throw new RangeError('minSegmentsPerLevel must be an integer ≥ 2');
     for (const t of tables) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(t)) throw new Error(`not a table name: ${t}`);
       try {
-        this.transaction((tx) => tx.run(`INSERT INTO ${t}(${t}) VALUES('${FTS_MERGE_COMMAND}')`));
+        this.transaction((tx) => tx.run(`INSERT INTO ${t}(${t}) VALUES('merge=${FTS_MERGE_PAGES},${minSegmentsPerLevel}')`));
       } catch (e) {
         this.warn(`merging the segments of the full-text index ${t} failed: ${errorMessage(e)}`);
       }
     }
+  }
+
+  /**
+   * Merge full-text segments in bounded steps, yielding to the event loop between them,
+   * until at most `maxSegments` remain per table or steps stop making progress (then each
+   * level holds one segment: levels are never merged with each other). For idle time
+   * (after a bulk import, before a snapshot). Returns the segments left per table.
+   */
+  async compactFullTextIndex(opts: { tables?: string[]; maxSegments?: number; maxSteps?: number } = {}): Promise<Record<string, number>> {
+    const tables = opts.tables ?? ['memories_fts'];
+    const left: Record<string, number> = {};
+    for (const t of tables) {
+      const count = () => Number(this.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}_segdir`)!.n);
+      let before = count();
+      for (let step = 0; step < (opts.maxSteps ?? 10_000) && before > (opts.maxSegments ?? 4); step++) {
+        await new Promise((r) => setImmediate(r));
+        if (this.closed) break;
+        this.mergeFullTextSegments([t], 2);
+        const after = count();
+        // A step may only rewrite part of a level: progress shows as fewer segments within a few steps.
+        if (after >= before && step % 8 === 7) break;
+        before = Math.min(before, after);
+      }
+      left[t] = this.closed ? before : count();
+    }
+    return left;
   }
 
   /** Register a JS function usable from SQL (e.g. bm25). Connection-level, not logged. */
