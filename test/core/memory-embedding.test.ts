@@ -14,6 +14,7 @@ import { HashEmbedder } from '../../src/core/embed/hashEmbedder';
 import { EmbeddingBackfill } from '../../src/core/memory/backfill';
 import { MemoryIngest } from '../../src/core/memory/ingest';
 import { ActiveSpace } from '../../src/core/vectorstore/activeSpace';
+import { VectorStore } from '../../src/core/vectorstore/vectorStore';
 import { embeddingTextForInput } from '../../src/core/memory/embedding';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -30,15 +31,19 @@ async function waitFor(cond: () => boolean, what: string, limitMs = 15_000): Pro
 
 test('embedding failure (HTTP 500, timeout, refused) still commits the memory as pending; the backfill makes it searchable once Ollama recovers', async () => {
   const fake = await FakeOllama.start();
-  const w = await openWritePath({ dir: tmpDir('am-emb-'), embedder: new OllamaEmbedder({ host: fake.url, timeoutMs: 500 }) });
+  // A generous time limit for normal answers (the machine may be busy) and a short one for the hang.
+  const w = await openWritePath({ dir: tmpDir('am-emb-'), embedder: new OllamaEmbedder({ host: fake.url, timeoutMs: 10_000 }) });
   try {
+    const impatient = new OllamaEmbedder({ host: fake.url, timeoutMs: 300 });
+    assert.equal(impatient.space, w.embedder.space);
+    const impatientIngest = new MemoryIngest(w.store, w.svc, new ActiveSpace(impatient, w.vectors));
     fake.enqueue('embed', { status: 500, body: { error: 'model crashed' } });
     const r1 = await w.ingest.create({ content: 'The staging database is reset every night at 02:00 UTC.' });
     assert.equal(r1.result.status, 'created');
     assert.equal(r1.embedding, 'pending');
     assert.match(r1.embeddingError ?? '', /500|crashed/);
     fake.enqueue('embed', { hang: true });
-    const r2 = await w.ingest.create({ content: 'Feature flags live in config/flags.yaml and are read at startup.' });
+    const r2 = await impatientIngest.create({ content: 'Feature flags live in config/flags.yaml and are read at startup.' });
     assert.equal(r2.embedding, 'pending');
     assert.match(r2.embeddingError ?? '', /did not answer .* within/);
     const m1 = r1.result.status === 'created' ? r1.result.memory : (undefined as never as MemoryRecord);
@@ -81,7 +86,7 @@ test('embedding failure (HTTP 500, timeout, refused) still commits the memory as
 
 test('the backfill loop retries with backoff until the provider recovers', async () => {
   const fake = await FakeOllama.start();
-  const w = await openWritePath({ dir: tmpDir('am-emb-'), embedder: new OllamaEmbedder({ host: fake.url, timeoutMs: 2000 }) });
+  const w = await openWritePath({ dir: tmpDir('am-emb-'), embedder: new OllamaEmbedder({ host: fake.url, timeoutMs: 10_000 }) });
   const warnings: string[] = [];
   const backfill = new EmbeddingBackfill(w.store, w.svc, w.space, { minDelayMs: 5, maxDelayMs: 40, idleMs: 60_000, onWarning: (m) => warnings.push(m) });
   try {
@@ -218,6 +223,38 @@ test('a cancelled re-embed keeps the old space active and resumes where it stopp
     assert.equal(r2.done, 30);
     assert.equal(w.space.vectors.size, 50);
     if (r2.status === 'switched') await r2.previous.vectors.close();
+  } finally {
+    await w.close();
+  }
+});
+
+test('a write whose embedding finishes after the embedder was switched is embedded again in the new space', async () => {
+  const oldE = new HashEmbedder({ dimension: 64 });
+  const w = await openWritePath({ dir: tmpDir('am-emb-'), embedder: oldE });
+  try {
+    const newE = new HashEmbedder({ dimension: 96 });
+    const newVectors = await VectorStore.open({ store: w.store, space: newE.space, dimension: newE.dimension });
+    // The old embedder switches the space while it is computing (as a finishing re-embed would).
+    let switched = false;
+    const racing = Object.create(oldE) as HashEmbedder;
+    racing.embed = async (texts, kind) => {
+      const out = await oldE.embed(texts, kind);
+      if (!switched) {
+        switched = true;
+        w.space.switchTo(newE, newVectors);
+      }
+      return out;
+    };
+    w.space.switchTo(racing, w.vectors);
+    const ingest = new MemoryIngest(w.store, w.svc, w.space);
+    const r = await ingest.create({ content: 'Written across an embedder switch: vectors must come from the new space.' });
+    assert.equal(switched, true);
+    assert.equal(r.embedding, 'ready');
+    assert.ok(r.result.status === 'created');
+    if (r.result.status !== 'created') return;
+    assert.equal(r.result.memory.embeddingVersion, newE.space);
+    assert.equal(newVectors.size, 1);
+    await w.vectors.close(); // the replaced space (w.close() closes the active one)
   } finally {
     await w.close();
   }

@@ -18,7 +18,7 @@ import { UserFacingError } from '../util/errors';
 import { normalizeAndHashContent } from '../text/normalize';
 import type { ActiveSpace } from '../vectorstore/activeSpace';
 import type { PreparedEmbedding } from '../vectorstore/types';
-import { embedMemoryText, type EmbedResult } from '../memory/ingest';
+import { embedForActiveSpace, embedMemoryText, type EmbedResult } from '../memory/ingest';
 import { DuplicateContentError, ValidationError } from '../memory/errors';
 import type { MemoryService, PreparedCreate } from '../memory/memoryService';
 import type { CreateMemoryInput, MemoryRecord, SkipReason } from '../memory/types';
@@ -95,11 +95,13 @@ export class SmartStore {
     }
     if (prepared.status === 'duplicate') return this.duplicate(prepared.memory, prepared.warnings);
 
-    const { embedder, vectors } = this.deps.space.current;
-    const emb = await embedMemoryText(embedder, this.store, prepared.record.title, prepared.record.content);
+    const emb = await embedForActiveSpace(this.deps.space, this.store, prepared.record.title, prepared.record.content);
     if (!emb.ok) return this.insert(prepared, input, undefined, [], emb.error);
+    const pair = this.deps.space.current;
+    const { vectors } = pair;
 
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      if (this.deps.space.current !== pair) return this.save(input); // embedder switched during an await: start over
       const hits = this.neighbours(vectors.search.bind(vectors), emb.embedding.vector, prepared.record.projectId);
       const best = hits[0];
       if (!best || best.similarity < this.settings.autoMergeThreshold) {
@@ -202,6 +204,7 @@ export class SmartStore {
       const out = this.store.transaction((tx) => {
         const t = this.memory.get(target.id);
         if (!t || t.version !== target.version) return undefined;
+        if (this.deps.space.current.embedder.space !== embedding.space) return undefined;
         const ins = this.memory.insertPreparedInTx(tx, prepared, input, { embedding });
         if (ins.status !== 'created') return { kind: 'not-created' as const, res: ins };
         const iso = ins.memory.createdAt;
@@ -274,6 +277,7 @@ export class SmartStore {
         const a2 = this.memory.get(a.id);
         const b2 = this.memory.get(b.id);
         if (!a2 || !b2 || a2.version !== a.version || b2.version !== b.version) return undefined;
+        if (m.emb?.ok && m.emb.embedding.space !== this.deps.space.current.embedder.space) return undefined; // switched meanwhile
         const iso = new Date().toISOString();
         const absorbed = this.memory.absorbInTx(tx, b.id, a.id, { who: by });
         const survivor = this.memory.mergeInTx(tx, a.id, {

@@ -87,6 +87,8 @@ export class EmbeddingBackfill {
       this.lastError = error;
       return { embedded: 0, skipped: 0, remaining: this.pendingCount(), error };
     }
+    // The embedder was switched meanwhile: these vectors belong to the replaced space.
+    if (this.space.current.embedder !== embedder) return { embedded: 0, skipped: items.length, remaining: this.pendingCount() };
     let embedded = 0;
     this.store.transaction((tx) => {
       for (const it of items) {

@@ -45,6 +45,19 @@ export async function embedMemoryText(embedder: Embedder, store: Store, title: s
   }
 }
 
+/**
+ * Embeds with the active embedder and returns only when the active space did not change
+ * during the await (a re-embed switched it): the caller commits synchronously right after,
+ * so a vector of a replaced space can never be committed as the memory's current one.
+ */
+export async function embedForActiveSpace(space: ActiveSpace, store: Store, title: string, storageContent: string): Promise<EmbedResult> {
+  for (let attempt = 0; ; attempt++) {
+    const pair = space.current;
+    const r = await embedMemoryText(pair.embedder, store, title, storageContent);
+    if (space.current === pair || attempt >= 3) return r;
+  }
+}
+
 export interface IngestResult {
   result: CreateResult;
   /** Whether the stored memory has its vector (undefined when nothing was stored). */
@@ -70,7 +83,7 @@ export class MemoryIngest {
     const prepared = this.memory.prepareCreate(input);
     if (prepared.status !== 'new') return { result: prepared, embedMs: 0 };
     const t0 = performance.now();
-    const emb = await embedMemoryText(this.space.embedder, this.store, prepared.record.title, prepared.record.content);
+    const emb = await embedForActiveSpace(this.space, this.store, prepared.record.title, prepared.record.content);
     const embedMs = performance.now() - t0;
     const result = this.store.transaction((tx) =>
       this.memory.insertPreparedInTx(tx, prepared, input, emb.ok ? { embedding: emb.embedding } : {}),
@@ -85,7 +98,7 @@ export class MemoryIngest {
     const title = patch.title !== undefined ? v.validateTitle(patch.title) : current.title;
     const content = patch.content !== undefined ? normalizeAndHashContent(v.validateContent(patch.content)).storageContent : current.content;
     let emb: EmbedResult | undefined;
-    if (title !== current.title || content !== current.content) emb = await embedMemoryText(this.space.embedder, this.store, title, content);
+    if (title !== current.title || content !== current.content) emb = await embedForActiveSpace(this.space, this.store, title, content);
     const memory = this.memory.update(id, patch, emb?.ok ? { embedding: emb.embedding } : {});
     if (memory.embeddingStatus !== 'ready') this.opts.onPending?.();
     return { memory, embedding: memory.embeddingStatus === 'ready' ? 'ready' : 'pending', embeddingError: emb && !emb.ok ? emb.error : undefined };
