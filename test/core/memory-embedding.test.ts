@@ -46,6 +46,8 @@ test('embedding failure (HTTP 500, timeout, refused) still commits the memory as
     const r2 = await impatientIngest.create({ content: 'Feature flags live in config/flags.yaml and are read at startup.' });
     assert.equal(r2.embedding, 'pending');
     assert.match(r2.embeddingError ?? '', /did not answer .* within/);
+    // On a busy machine the client may give up before the hang was served: drop it from the script.
+    fake.reset();
     const m1 = r1.result.status === 'created' ? r1.result.memory : (undefined as never as MemoryRecord);
     assert.equal(w.svc.get(m1.id)!.embeddingStatus, 'pending');
     assert.equal(w.vectors.size, 0, 'nothing searchable by vector yet');
