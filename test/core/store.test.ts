@@ -269,3 +269,33 @@ test('compactFullTextIndex merges an index of single writes down to one segment 
   assert.deepEqual(store.integrityCheck(), []);
   await store.close();
 });
+
+test('a snapshot is verified by its checksum sidecar; without one (or a stale one) by quick_check', async () => {
+  const dir = tmpDir();
+  const a = await openStore(dir);
+  insertNote(a, 0);
+  await a.snapshot();
+  insertNote(a, 1);
+  await a.close(); // snapshot on close
+  const snap = path.join(dir, 'snapshot.sqlite');
+  assert.match(fs.readFileSync(`${snap}.crc32`, 'utf8'), /^crc32 [0-9a-f]{8} \d+\n$/);
+  assert.ok(fs.existsSync(path.join(dir, 'snapshot.prev.sqlite.crc32')), 'the previous snapshot keeps its checksum');
+
+  let b = await openStore(dir);
+  assert.equal(b.stats().snapshotVerifiedBy, 'checksum');
+  assert.deepEqual(ids(b), ['id-0', 'id-1']);
+  await b.close({ snapshot: false });
+
+  // A crash between the renames leaves a checksum of the other file: the slow check decides.
+  fs.copyFileSync(path.join(dir, 'snapshot.prev.sqlite.crc32'), `${snap}.crc32`);
+  b = await openStore(dir);
+  assert.equal(b.stats().snapshotVerifiedBy, 'quick_check');
+  assert.deepEqual(ids(b), ['id-0', 'id-1']);
+  await b.close({ snapshot: false });
+
+  fs.rmSync(`${snap}.crc32`);
+  b = await openStore(dir);
+  assert.equal(b.stats().snapshotVerifiedBy, 'quick_check');
+  assert.deepEqual(ids(b), ['id-0', 'id-1']);
+  await b.close();
+});
