@@ -11,7 +11,9 @@
 //   (b) UI tests — test/e2e/ui/*.ui.mjs, Playwright driving the workbench page of a second
 //       code-server without the smoke-test driver (which would hide notification toasts),
 //       with the extension installed the way `npm start` does it (scripts/vscode-env.mjs
-//       linkExtension). Screenshots go to test-artifacts/e2e/.
+//       linkExtension). Screenshots go to test-artifacts/e2e/. That instance also gets the
+//       test/e2e/fixtures/default-chat extension (a default chat participant, which VS Code
+//       needs before it shows its chat view; Copilot is that participant for real users).
 // The last line printed is `N passed, N failed` over both kinds; the exit code is non-zero on
 // any failure (or when no test ran).
 //
@@ -34,7 +36,7 @@
 //          --install-extension, instead of the linked working tree: checks .vscodeignore).
 //          After `--`: npm run test:e2e -- --ui-only --vsix agent-memory-0.1.0.vsix
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import util from 'node:util';
@@ -42,7 +44,7 @@ import * as esbuild from 'esbuild';
 import { chromium } from 'playwright-core';
 import {
   ROOT, CACHE, CHROMIUM, CHROMIUM_ARGS, createSampleWorkspace, developmentUrl, ensureVsCodeEnv, installVsix,
-  linkExtension, startCodeServer, workbenchUrl,
+  linkExtension, registerExtension, startCodeServer, workbenchUrl,
 } from './vscode-env.mjs';
 
 const args = process.argv.slice(2);
@@ -186,6 +188,16 @@ async function runUiTests(context, server) {
   return { passed, failed };
 }
 
+const DEFAULT_CHAT_FIXTURE_ID = 'agent-memory-e2e.default-chat';
+
+/** Copies test/e2e/fixtures/default-chat into the UI instance's extensions folder. */
+function installDefaultChatFixture(extensionsDir) {
+  const pkg = { publisher: 'agent-memory-e2e', name: 'default-chat', version: '0.0.1' };
+  const target = join(extensionsDir, `${pkg.publisher}.${pkg.name}-${pkg.version}`);
+  cpSync(join(ROOT, 'test', 'e2e', 'fixtures', 'default-chat'), target, { recursive: true });
+  registerExtension(extensionsDir, pkg, target);
+}
+
 async function main() {
   rmSync(ARTIFACTS, { recursive: true, force: true });
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -226,9 +238,15 @@ async function main() {
     if (runUi) {
       // No smoke-test driver here: it hides notification toasts. The extension is installed
       // (linked) into this instance's extensions folder, as a user would have it.
+      // The default-chat fixture stands in for Copilot (VS Code enables its chat view only when a
+      // default chat agent exists); it needs a proposed API, enabled for it alone.
       const server = await startCodeServer({
         name: 'e2e-ui', fresh: true, workspace: WORKSPACE, env: hostEnv,
-        beforeStart: (dirs) => (vsix ? installVsix(vsix, dirs) : linkExtension(dirs.extensionsDir)),
+        extraArgs: ['--enable-proposed-api', DEFAULT_CHAT_FIXTURE_ID],
+        beforeStart: async (dirs) => {
+          await (vsix ? installVsix(vsix, dirs) : linkExtension(dirs.extensionsDir));
+          installDefaultChatFixture(dirs.extensionsDir);
+        },
       });
       servers.push(server);
       parts.push(await runUiTests(context, server));

@@ -81,7 +81,8 @@ async function main() {
   say(watch
     ? 'edits rebuild automatically; then run "Developer: Reload Window" (F1) to load them.'
     : 'run `npm run build`, then "Developer: Reload Window" (F1), to load changes.');
-  say('try F1 → "Agent Memory: Show Diagnostics". Ctrl+C stops code-server.');
+  say('try F1 → "Agent Memory: Add Memory…", the Agent Memory sidebar, F1 → "Agent Memory: Open Search Panel",');
+  say('"@memory" in the chat view, or F1 → "Agent Memory: Show Diagnostics". Ctrl+C stops code-server.');
   say(`code-server log: ${server.logFile}`);
 }
 

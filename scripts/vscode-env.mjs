@@ -260,12 +260,13 @@ export function developmentUrl(base, folder, extra = {}) {
  *              extensionDevelopmentPath/extensionTestsPath URL payload, but it also turns
  *              notification toasts off (they only reach the notification center)
  *   beforeStart({ extensionsDir, userDataDir })  called once the folders exist, before start
+ *   extraArgs  more code-server arguments (e.g. --enable-proposed-api for a test fixture)
  * Returns { url, port, authority, pid, instanceDir, userDataDir, extensionsDir, logFile,
  * stop(timeoutMs = 5000), keepAlive() }.
  */
 export async function startCodeServer({
   name = 'default', fresh = false, workspace, env = {}, settings = {}, echo = false, readyTimeoutMs = 60000, port: wantedPort,
-  smokeTestDriver = false, beforeStart,
+  smokeTestDriver = false, beforeStart, extraArgs = [],
 } = {}) {
   const { node, entry } = await ensureVsCodeEnv();
   const instanceDir = join(CACHE, 'instances', name);
@@ -301,6 +302,7 @@ export async function startCodeServer({
     '--disable-getting-started-override',
   ];
   if (smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');
+  args.push(...extraArgs);
   if (workspace) args.push(workspace);
 
   const logFile = join(instanceDir, 'code-server.log');
@@ -403,7 +405,7 @@ export function linkExtension(extensionsDir) {
  * Once that file exists VS Code trusts it: a folder it does not list is marked obsolete (in
  * `.obsolete`) and deleted, instead of being loaded.
  */
-function registerExtension(extensionsDir, pkg, folder) {
+export function registerExtension(extensionsDir, pkg, folder) {
   const id = `${pkg.publisher}.${pkg.name}`.toLowerCase();
   const file = join(extensionsDir, 'extensions.json');
   let list = [];

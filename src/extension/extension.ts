@@ -113,10 +113,11 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
       } catch (e) {
         d.engineError = (e as Error).message;
       }
-      log.info('Diagnostics');
+      // Engine details first, the summary last: the output view shows the end.
       if (d.engine) {
         const e = d.engine;
-        log.channel.appendLine(`  engine: project ${e.projectId} (${e.projectIdKind}), stores opened in ${e.openMs.toFixed(0)} ms, up ${(e.uptimeMs / 1000).toFixed(0)} s`);
+        log.info('Engine');
+        log.channel.appendLine(`  project ${e.projectId} (${e.projectIdKind}), stores opened in ${e.openMs.toFixed(0)} ms, up ${(e.uptimeMs / 1000).toFixed(0)} s`);
         for (const s of [e.stats.project, e.stats.global]) {
           log.channel.appendLine(`  store ${s.projectId}: ${s.memories} memories (${s.deleted} deleted), seq ${s.seq}/${s.snapshotSeq} snapshotted, log ${s.logBytes} B, snapshot ${s.snapshotBytes} B${s.readOnly ? ', READ-ONLY' : ''} — ${s.dir}`);
         }
@@ -125,10 +126,12 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
         for (const w of e.warnings) log.channel.appendLine(`  warning: ${w}`);
         for (const [k, v] of Object.entries(e.seams)) log.channel.appendLine(`  seam ${k}: ${v}`);
       }
-      for (const [key, value] of Object.entries(d)) {
-        if (key === 'engine') continue;
-        log.channel.appendLine(`  ${key}: ${Array.isArray(value) ? value.join(', ') || '(none)' : String(value)}`);
-      }
+      const ms = (v: number | undefined) => (v === undefined ? '—' : `${v.toFixed(0)} ms`);
+      log.info('Diagnostics');
+      log.channel.appendLine(`  extensionVersion: ${d.extensionVersion} (${d.extensionMode} mode) · VS Code ${d.vscodeVersion} (${d.uiKind}, ${d.appHost}) · Node ${d.node} ${d.platform}`);
+      log.channel.appendLine(`  engine: ${d.engineState}${d.engineError ? ` (${d.engineError})` : ''} · activation ${ms(d.activationMs)} · engine ready after ${ms(d.engineReadyMs)} · first recall after ${ms(d.firstRecallMs)}`);
+      log.channel.appendLine(`  workspace: ${d.workspaceFolders.join(', ') || '(none)'}`);
+      log.channel.appendLine(`  storage: ${d.workspaceStorage ?? '(no workspace storage)'} · global ${d.globalStorage}`);
       log.channel.show(true);
       // Not awaited: the promise settles only when the notification is dismissed.
       void vscode.window.showInformationMessage(

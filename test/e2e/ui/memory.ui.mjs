@@ -1,5 +1,5 @@
 // UI tests as a new user would go: add a memory from the palette, see it in the sidebar tree,
-// find it in the search panel, open the graph, ask @memory in chat; and memory text with HTML
+// find it in the search panel, open the graph, reach @memory in chat; and memory text with HTML
 // and <script> stays inert text in every webview. Screenshots: test-artifacts/e2e/memory--*.png.
 import assert from 'node:assert/strict';
 import { findFrame, openViewContainer, runCommand, waitForNotification } from './workbench.mjs';
@@ -81,19 +81,30 @@ export const tests = {
     await screenshot('xss-graph');
   },
 
-  async '@memory in chat answers from memory without a language model'({ page, screenshot }) {
+  // The chat view sends a request only with a language model selected, and code-server has
+  // none: this test stops at what a person can see without one — the chat input offers @memory
+  // and the memory tools (#memorySearch/#memorySave show as @-references in agent mode) and
+  // decorates "@memory" as a participant. The answer itself (recall without a model,
+  // /remember, /forget) is covered through the real participant handler by
+  // test/e2e/suite/surfaces.test.ts.
+  async 'chat view offers @memory and the memory tools'({ page, screenshot }) {
     await addMemoryFromPalette(page, 'Release notes are written in CHANGELOG.md by the release captain.');
-    // The chat view: open it through its command, then write to @memory in its input.
-    await runCommand(page, 'Chat: Open Chat', { timeoutMs: 20000 }).catch(() => runCommand(page, 'View: Toggle Chat'));
-    const input = page.locator('.interactive-input-part .monaco-editor textarea, .chat-input-container .monaco-editor textarea').first();
-    await input.waitFor({ state: 'attached', timeout: 20000 });
-    await screenshot('chat-open');
-    await input.focus();
-    await page.keyboard.type('@memory who writes the release notes?');
-    await page.keyboard.press('Enter');
-    const answer = page.locator('.interactive-response, .chat-response', { hasText: 'CHANGELOG.md' }).first();
-    await answer.waitFor({ state: 'visible', timeout: 30000 });
-    assert.match(await answer.innerText(), /Recalled 1 memory|release captain/);
-    await screenshot('chat-answer');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+Alt+KeyI'); // View: Toggle Chat
+    const input = page.locator('.interactive-input-editor').first();
+    await input.waitFor({ state: 'visible', timeout: 20000 });
+    await input.click();
+    await page.keyboard.type('@', { delay: 100 });
+    await page.keyboard.press('Control+Space');
+    const rows = page.locator('.suggest-widget .monaco-list-row');
+    await rows.filter({ hasText: /^@memory$/ }).first().waitFor({ state: 'visible', timeout: 15000 });
+    const offered = await rows.allInnerTexts();
+    for (const name of ['@memory', '@memorySearch', '@memorySave']) assert.ok(offered.includes(name), `${name} is offered: ${offered.join(', ')}`);
+    await screenshot('chat-suggestions');
+    await page.keyboard.press('Escape');
+    await page.keyboard.type('memory who writes the release notes?', { delay: 20 });
+    const participant = page.locator('.interactive-input-editor .view-line span[class*="ced-chat"]', { hasText: '@memory' }).first();
+    await participant.waitFor({ state: 'visible', timeout: 10000 });
+    await screenshot('chat-participant');
   },
 };
