@@ -265,3 +265,27 @@ test('dedup scanner: budgeted passes find exactly the same-project pairs above t
     await w.close();
   }
 });
+
+test('neighbours of the own project are found even when another project crowds the neighbourhood', async () => {
+  const w = await openWritePath({ dir: tmpDir('am-cons-') });
+  try {
+    const other = new MemoryService(w.store, { projectId: 'github.com/acme/other' });
+    const smartOther = new SmartStore({ store: w.store, memory: other, space: w.space, settings: { similarityThreshold: 0.99, autoMergeThreshold: 0.999 } });
+    const crowd = Array.from({ length: 30 }, (_, i) => `${POOL_MORE.slice(0, -1)} and retry ${i} times.`);
+    for (const t of crowd) assert.equal((await smartOther.save({ content: t, allowNearDuplicate: true })).action, 'stored');
+    const smart = new SmartStore({ store: w.store, memory: w.svc, space: w.space });
+    const mine = await smart.save({ content: POOL });
+    // Precondition: all 30 of the other project are nearer to the new text than our memory is.
+    const q = (await w.embedder.embed([embeddingTextForInput({ content: POOL_MORE })], 'document'))[0]!;
+    const ranked = w.vectors.search(q, 31);
+    assert.equal(ranked.at(-1)!.rid, mine.memory!.rid, 'our memory ranks last among 31');
+    const r = await smart.save({ content: POOL_MORE });
+    assert.equal(r.action, 'stored');
+    assert.equal(r.suggestions.length, 1);
+    assert.equal(r.suggestions[0]!.memoryAId, mine.memory!.id);
+    const scan = scanForDuplicates(w.store, w.vectors, { projectId: w.svc.projectId });
+    assert.deepEqual(scan.created, [], 'the pair is already suggested; nothing across projects');
+  } finally {
+    await w.close();
+  }
+});

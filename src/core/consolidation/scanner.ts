@@ -7,6 +7,7 @@
  */
 import type { Store } from '../store/store';
 import type { VectorStore } from '../vectorstore/vectorStore';
+import { projectNeighbours } from './neighbours';
 import { suggestInTx, type Suggestion } from './records';
 
 export interface ScanOptions {
@@ -45,26 +46,15 @@ export function scanForDuplicates(store: Store, vectors: VectorStore, opts: Scan
     `SELECT rid, id, project_id FROM memories WHERE ${where.join(' AND ')} ORDER BY rid LIMIT ?`,
     [...params, budget],
   );
-  const info = new Map<number, { id: string; project: string } | undefined>();
-  const lookup = (rid: number) => {
-    if (!info.has(rid)) {
-      const r = store.get<{ id: string; p: string }>('SELECT id, project_id AS p FROM memories WHERE rid = ? AND deleted_at IS NULL', [rid]);
-      info.set(rid, r ? { id: String(r.id), project: String(r.p) } : undefined);
-    }
-    return info.get(rid);
-  };
   const pairs: { a: string; b: string; similarity: number; project: string }[] = [];
   for (const row of rows) {
     const rid = Number(row.rid);
     const v = vectors.vectorOf(rid);
     if (!v) continue;
     const project = String(row.project_id);
-    const hits = vectors.search(v, k, (other) => other !== rid && lookup(other)?.project === project);
-    for (const h of hits) {
+    for (const h of projectNeighbours(store, vectors, v, project, k, rid)) {
       if (h.similarity < threshold) break;
-      const other = lookup(h.rid);
-      if (!other) continue;
-      const [a, b] = rid < h.rid ? [String(row.id), other.id] : [other.id, String(row.id)];
+      const [a, b] = rid < h.rid ? [String(row.id), h.id] : [h.id, String(row.id)];
       pairs.push({ a, b, similarity: h.similarity, project });
     }
   }

@@ -23,6 +23,7 @@ import { DuplicateContentError, ValidationError } from '../memory/errors';
 import type { MemoryService, PreparedCreate } from '../memory/memoryService';
 import type { CreateMemoryInput, MemoryRecord, SkipReason } from '../memory/types';
 import { mergeContent } from './merge';
+import { projectNeighbours } from './neighbours';
 import {
   getSuggestion,
   logMergeInTx,
@@ -102,7 +103,7 @@ export class SmartStore {
 
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (this.deps.space.current !== pair) return this.save(input); // embedder switched during an await: start over
-      const hits = this.neighbours(vectors.search.bind(vectors), emb.embedding.vector, prepared.record.projectId);
+      const hits = projectNeighbours(this.store, vectors, emb.embedding.vector, prepared.record.projectId, this.settings.neighbours);
       const best = hits[0];
       if (!best || best.similarity < this.settings.autoMergeThreshold) {
         const near = hits
@@ -116,30 +117,6 @@ export class SmartStore {
       if (outcome) return outcome;
     }
     return this.insert(prepared, input, emb.embedding, [], undefined, ['the nearest memory kept changing; stored without merging']);
-  }
-
-  /** Nearest live memories of `projectId`, best first, as memory ids. */
-  private neighbours(
-    search: (q: Float32Array, k: number, f?: (rid: number) => boolean) => { rid: number; similarity: number }[],
-    vector: Float32Array,
-    projectId: string,
-    excludeRid?: number,
-  ): { id: string; rid: number; similarity: number }[] {
-    const projectOf = new Map<number, string | undefined>();
-    const filter = (rid: number): boolean => {
-      if (rid === excludeRid) return false;
-      if (!projectOf.has(rid)) {
-        projectOf.set(rid, this.store.get<{ p: string }>('SELECT project_id AS p FROM memories WHERE rid = ? AND deleted_at IS NULL', [rid])?.p);
-      }
-      return projectOf.get(rid) === projectId;
-    };
-    const hits = search(vector, this.settings.neighbours, filter);
-    const out: { id: string; rid: number; similarity: number }[] = [];
-    for (const h of hits) {
-      const row = this.store.get<{ id: string }>('SELECT id FROM memories WHERE rid = ? AND deleted_at IS NULL', [h.rid]);
-      if (row) out.push({ id: String(row.id), rid: h.rid, similarity: h.similarity });
-    }
-    return out;
   }
 
   private duplicate(memory: MemoryRecord, warnings: string[]): SmartStoreResult {
