@@ -863,3 +863,17 @@ describe('pipelineMode', () => {
     }
   });
 });
+
+test('pipeline modes: allowUpdateDelete is documented as applied (full mode), and the modes derive from the five flags', async () => {
+  const { CONFIG_SCHEMA: schema, defaultConfig: defaults, pipelineMode: mode } = await import('../../src/core/config/index.js');
+  const spec = schema.find((s) => s.path === 'memory.pipelineV2.allowUpdateDelete')!;
+  assert.match(spec.description, /apply UPDATE/);
+  assert.doesNotMatch(spec.description, /blocked/);
+  const base = defaults();
+  const withP = (p: Partial<typeof base.memory.pipelineV2>) => ({ ...base, memory: { ...base.memory, pipelineV2: { ...base.memory.pipelineV2, ...p } } });
+  assert.equal(mode(base), 'off');
+  assert.equal(mode(withP({ enabled: true })), 'controlled');
+  assert.equal(mode(withP({ enabled: true, allowUpdateDelete: true })), 'full');
+  assert.equal(mode(withP({ enabled: true, allowUpdateDelete: true, mutationsFrozen: true })), 'shadow');
+  assert.equal(mode(withP({ enabled: true, shadowMode: true })), 'shadow');
+});

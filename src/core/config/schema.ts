@@ -82,7 +82,7 @@ const ENTRIES = [
   // ── memory.pipelineV2: flags (seed 000 "Pipeline Modes") ───────────────────────────────
   bool(`${P}.enabled`, false, 'Master switch of the background extraction pipeline. When false, no extraction jobs are processed.'),
   bool(`${P}.shadowMode`, false, 'Run extraction and decisions and record every proposal to memory history, but write no facts.'),
-  bool(`${P}.allowUpdateDelete`, false, 'Permit UPDATE/DELETE decisions to mutate existing memories (full mode). Destructive mutations are currently recognised but blocked and logged.'),
+  bool(`${P}.allowUpdateDelete`, false, 'Full mode: apply UPDATE (the old version stays in history) and DELETE (soft delete) decisions to existing memories. Proposals the contradiction detector flags wait for review; every applied change can be undone.'),
   bool(`${P}.graphEnabled`, false, 'Persist extracted entity triples to the knowledge graph and allow graph-boosted search.'),
   bool(`${P}.autonomousEnabled`, false, 'Run the maintenance worker (diagnostics and optional self-repair) on its interval.'),
   bool(`${P}.mutationsFrozen`, false, 'Emergency brake: disables all pipeline writes even when shadowMode is false.'),

@@ -20,7 +20,7 @@ export function createFtsCandidateFinder(store: Store, opts: { projectId?: strin
     if (!match) return [];
     const rows = store.all<{ id: string; type: string; content: string; s: number }>(
       `SELECT m.id, m.type, m.content, bm25(matchinfo(memories_fts, 'pcnalx')) AS s
-       FROM memories_fts JOIN memories m ON m.rid = memories_fts.docid
+       FROM memories_fts CROSS JOIN memories m ON m.rid = memories_fts.docid
        WHERE memories_fts MATCH ? AND m.deleted_at IS NULL ${opts.projectId ? 'AND m.project_id = ?' : ''}
        ORDER BY s ASC LIMIT ?`,
       opts.projectId ? [match, opts.projectId, limit * 2] : [match, limit * 2],
