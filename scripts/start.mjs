@@ -82,7 +82,7 @@ async function main() {
     ? 'edits rebuild automatically; then run "Developer: Reload Window" (F1) to load them.'
     : 'run `npm run build`, then "Developer: Reload Window" (F1), to load changes.');
   say('try F1 → "Agent Memory: Add Memory…", the Agent Memory sidebar, F1 → "Agent Memory: Open Search Panel",');
-  say('"@memory" in the chat view, or F1 → "Agent Memory: Show Diagnostics". Ctrl+C stops code-server.');
+  say('"@memory" in chat (with a chat provider such as Copilot), or F1 → "Agent Memory: Show Diagnostics". Ctrl+C stops code-server.');
   say(`code-server log: ${server.logFile}`);
 }
 

@@ -13,6 +13,7 @@ const status = byId<HTMLElement>('status');
 const legend = byId<HTMLElement>('legend');
 /** Colour classes tc0…tc6 (media/webview.css: --vscode-charts-*). Classes, because the CSP forbids style attributes. */
 const PALETTE_SIZE = 7;
+const LABEL_ROOM = 260;
 
 interface P { x: number; y: number; vx: number; vy: number }
 
@@ -24,7 +25,8 @@ function layout(data: GraphData, w: number, hgt: number): Map<string, P> {
     pos.set(node.id, { x: w / 2 + Math.cos(a) * w * 0.3, y: hgt / 2 + Math.sin(a) * hgt * 0.3, vx: 0, vy: 0 });
   });
   const nodes = [...pos.values()];
-  const k = Math.sqrt((w * hgt) / Math.max(1, n)) * 0.6;
+  // Ideal edge length; capped so a handful of nodes stay together instead of flying to the edges.
+  const k = Math.min(160, Math.sqrt((w * hgt) / Math.max(1, n)) * 0.6);
   for (let step = 0; step < 250; step++) {
     for (let i = 0; i < nodes.length; i++) {
       for (let j = i + 1; j < nodes.length; j++) {
@@ -45,7 +47,8 @@ function layout(data: GraphData, w: number, hgt: number): Map<string, P> {
     }
     for (const p of nodes) {
       p.vx += (w / 2 - p.x) * 0.005; p.vy += (hgt / 2 - p.y) * 0.005;
-      p.x = Math.min(w - 20, Math.max(20, p.x + Math.max(-20, Math.min(20, p.vx))));
+      // Room on the right for the label (up to 40 characters).
+      p.x = Math.min(w - LABEL_ROOM, Math.max(20, p.x + Math.max(-20, Math.min(20, p.vx))));
       p.y = Math.min(hgt - 20, Math.max(20, p.y + Math.max(-20, Math.min(20, p.vy))));
       p.vx *= 0.6; p.vy *= 0.6;
     }
