@@ -6,6 +6,17 @@ import { OllamaProvider } from '../../src/core/llm/ollamaProvider';
 import { LlmError, isTransientLlmError } from '../../src/core/llm/types';
 import { EXTRACTION_SCHEMA } from '../../src/core/pipeline/extraction';
 
+/** The error a call rejects with (fails the test if it resolves). */
+async function failure(p: Promise<unknown>): Promise<LlmError> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof LlmError, `expected an LlmError, got ${String(e)}`);
+    return e;
+  }
+  throw new Error('expected the call to fail');
+}
+
 const fakes: FakeOllama[] = [];
 after(async () => {
   for (const f of fakes) await f.close();
@@ -45,7 +56,7 @@ test('HTTP errors name the status and the first 200 characters of the body', asy
   const long = 'x'.repeat(500);
   f.enqueue('generate', { status: 500, body: `model runner crashed ${long}` });
   const llm = new OllamaProvider({ host: f.url });
-  const err = await llm.generate('x').catch((e) => e as LlmError);
+  const err = await failure(llm.generate('x'));
   assert.ok(err instanceof LlmError);
   assert.equal(err.code, 'http');
   assert.equal(err.status, 500);
@@ -58,19 +69,19 @@ test('HTTP errors name the status and the first 200 characters of the body', asy
 test('missing model → model-missing (transient); socket destroyed → connection error', async () => {
   const f = await fake();
   const llm = new OllamaProvider({ host: f.url, model: 'llama3.2:1b' });
-  const err = await llm.generate('x').catch((e) => e as LlmError);
+  const err = await failure(llm.generate('x'));
   assert.equal(err.code, 'model-missing');
   assert.match(err.message, /ollama pull llama3.2:1b/);
   assert.equal(isTransientLlmError(err), true);
   const ok = new OllamaProvider({ host: f.url });
   f.enqueue('generate', { destroySocket: true });
-  const e2 = await ok.generate('x').catch((e) => e as LlmError);
+  const e2 = await failure(ok.generate('x'));
   assert.equal(e2.code, 'connection');
 });
 
 test('Ollama absent: a clear message, available() false, transient error', async () => {
   const llm = new OllamaProvider({ host: await closedPortUrl() });
-  const err = await llm.generate('x').catch((e) => e as LlmError);
+  const err = await failure(llm.generate('x'));
   assert.equal(err.code, 'unreachable');
   assert.match(err.message, /not reachable .*ollama serve/i);
   assert.equal(isTransientLlmError(err), true);

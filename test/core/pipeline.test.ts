@@ -51,7 +51,7 @@ async function setup(settings: Partial<ExtractSettings> = {}, opts: { timeoutMs?
 function proposals(store: import('../../src/core/store/store').Store) {
   return store
     .all<{ metadata_json: string; new_content: string }>(`SELECT metadata_json, new_content FROM memory_history WHERE event = 'pipeline_proposal' ORDER BY rowid`)
-    .map((r) => ({ ...(JSON.parse(r.metadata_json) as Record<string, any>), fact: r.new_content }));
+    .map((r) => ({ ...(JSON.parse(r.metadata_json) as Record<string, any>), fact: r.new_content }) as Record<string, any>);
 }
 
 test('controlled mode: facts become memories with pipeline stamps; every proposal audited; no re-learning loop', async () => {
