@@ -7,6 +7,7 @@
 // and give them a TTL. What is measured is retrieval, with the same schema, FTS, bm25, filters
 // and fusion code the engine runs.
 import { createHash, randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Store } from '../../src/core/store/store';
 import type { Embedder } from '../../src/core/embed/types';
@@ -34,14 +35,45 @@ interface SampleStore {
 /** Embeddings computed once per process, shared by every config with the same space. */
 const embedCache = new Map<string, Float32Array>();
 
+/**
+ * Optional on-disk copy of that cache (LOCOMO_EMBED_CACHE=<dir>): USE-lite takes minutes for
+ * the 2,960 turns, so repeated measurements reuse its vectors. Off unless the variable is set.
+ */
+const diskDir = process.env.LOCOMO_EMBED_CACHE;
+const diskLoaded = new Set<string>();
+const dirty = new Set<string>();
+
+function diskFile(space: string): string {
+  return path.join(diskDir!, `${space}.json`);
+}
+
+function loadDisk(space: string): void {
+  if (!diskDir || diskLoaded.has(space)) return;
+  diskLoaded.add(space);
+  if (!fs.existsSync(diskFile(space))) return;
+  const data = JSON.parse(fs.readFileSync(diskFile(space), 'utf8')) as Record<string, number[]>;
+  for (const [k, v] of Object.entries(data)) embedCache.set(k, Float32Array.from(v));
+}
+
+function saveDisk(space: string): void {
+  if (!diskDir) return;
+  fs.mkdirSync(diskDir, { recursive: true });
+  const prefix = `${space}\u0000`;
+  const out: Record<string, number[]> = {};
+  for (const [k, v] of embedCache) if (k.startsWith(prefix)) out[k] = Array.from(v);
+  fs.writeFileSync(diskFile(space), JSON.stringify(out));
+}
+
 async function embedAll(embedder: Embedder, texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
   const key = (t: string) => `${embedder.space}\u0000${kind}\u0000${t}`;
+  loadDisk(embedder.space);
   const todo = [...new Set(texts.filter((t) => !embedCache.has(key(t))))];
   for (let i = 0; i < todo.length; i += 64) {
     const batch = todo.slice(i, i + 64);
     const vecs = await embedder.embed(batch, kind);
     batch.forEach((t, j) => embedCache.set(key(t), vecs[j]!));
   }
+  if (todo.length) dirty.add(embedder.space);
   return texts.map((t) => embedCache.get(key(t))!);
 }
 
@@ -118,6 +150,7 @@ export class EngineRetriever extends PerSampleRetriever<SampleStore> {
     try {
       await super.close();
     } finally {
+      if (this.embedder && dirty.delete(this.embedder.space)) saveDisk(this.embedder.space);
       this.embedder?.dispose();
     }
   }

@@ -40,8 +40,29 @@ function toHit(r: Record<string, SqlValue>): TextHit {
   return { rid: Number(r.rid), id: String(r.id), createdAt: String(r.created_at), bm25: -Number(r.score) };
 }
 
-/** Best `k` live memories matching `expr`, best first (ties: newer first). */
+/** Over-fetch of the ranking-only first pass (see fullTextSearch). */
+const FIRST_PASS_FACTOR = 4;
+
+/**
+ * Best `k` live memories matching `expr`, best first (ties: newer first).
+ * Two passes, because joining `memories` for every matching row costs as much as ranking it:
+ * first rank over the FTS table alone and keep the top k×4 (ties: higher rid, i.e. newer), then
+ * join and filter only those. When the filters reject so many that fewer than k survive, the
+ * one-pass query (filters inside) answers instead, so the result is the same either way.
+ */
 export function fullTextSearch(store: Store, expr: string, where: WhereClause, k: number): TextHit[] {
+  const w = FTS_COLUMN_WEIGHTS.join(', ');
+  const first = k * FIRST_PASS_FACTOR;
+  const twoPass =
+    `SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at, r.score AS score ` +
+    `FROM (SELECT docid, bm25(matchinfo(memories_fts, 'pcnalx'), ${w}) AS score FROM memories_fts ` +
+    `WHERE memories_fts MATCH ? ORDER BY score ASC, docid DESC LIMIT ?) AS r ` +
+    `CROSS JOIN memories m ON m.rid = r.docid WHERE ${where.sql} ORDER BY r.score ASC, m.created_at DESC, m.rid DESC LIMIT ?`;
+  const rows = store.all(twoPass, [expr, first, ...where.params, k]);
+  if (rows.length >= k) return rows.map(toHit);
+  // Fewer than k survived: either fewer than k match at all, or the filters are selective.
+  const matched = Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM (SELECT docid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)`, [expr, first])!.n);
+  if (matched < first) return rows.map(toHit);
   const sql = `${selectSql(where, '')} ORDER BY score ASC, m.created_at DESC, m.rid DESC LIMIT ?`;
   return store.all(sql, [expr, ...where.params, k]).map(toHit);
 }

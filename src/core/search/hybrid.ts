@@ -103,10 +103,10 @@ export class HybridSearch {
         }
       }
       // Union semantics: keyword-only candidates get their exact cosine…
-      const missing = [...union.values()].filter((c) => c.similarity === undefined).map((c) => c.rid);
+      const missing = this.settings.fillVectorScores ? [...union.values()].filter((c) => c.similarity === undefined).map((c) => c.rid) : [];
       if (missing.length) for (const [rid, sim] of vectors.similarities(qvec, missing)) union.get(rid)!.similarity = sim;
     }
-    if (expr !== null && qvec !== undefined) {
+    if (expr !== null && qvec !== undefined && this.settings.fillTextScores) {
       // …and vector-only candidates their BM25 (they may match beyond the keyword top-k).
       const missing = [...union.values()].filter((c) => c.bm25 === undefined).map((c) => c.rid);
       if (missing.length) {

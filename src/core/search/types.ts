@@ -90,6 +90,10 @@ export interface SearchSettings {
   graphBoostTimeoutMs: number;
   /** Drop English stop-words from the query before embedding it (measured on LoCoMo). */
   queryStopwords: boolean;
+  /** Score keyword-only candidates on the vector leg (exact cosine). */
+  fillVectorScores: boolean;
+  /** Score vector-only candidates on the keyword leg (BM25 restricted to them). */
+  fillTextScores: boolean;
 }
 
 export interface HybridSearchDeps {
