@@ -126,9 +126,11 @@ test('save, more writes, reopen: loaded from the file and caught up, never rebui
     if (r.result.status === 'created') rids.push(r.result.memory.rid);
   }
   await w.vectors.whenReady();
-  const saved = await w.vectors.save();
-  assert.ok(saved && saved.count === 100, 'index saved with 100 vectors');
-  const watermark = saved!.watermark;
+  await w.vectors.save(); // a no-op when the finished rebuild already saved this state
+  const saved = await readIndexFileInfo(path.join(dir, 'vectors', `${w.embedder.space}.hnsw`));
+  assert.equal(saved.count, 100, 'index saved with 100 vectors');
+  assert.equal(saved.watermark, currentVectorSeq(w.store));
+  const watermark = saved.watermark;
   // Writes after the save: creates, a delete and a content update.
   for (const t of texts.slice(100)) await w.ingest.create({ content: t, allowNearDuplicate: true });
   const victim = w.svc.list({ limit: 100 }).items.at(-1)!;
@@ -165,6 +167,7 @@ test('corrupt, missing or re-parameterized index file: exact search answers whil
   const dir = tmpDir('am-vs-');
   const w = await openWritePath({ dir, params: { efSearch: 300 } });
   for (const t of sampleTexts(150, 5)) await w.ingest.create({ content: t, allowNearDuplicate: true });
+  await w.vectors.whenReady(); // closing during a rebuild cancels it (and saves nothing)
   await w.close();
   const file = path.join(dir, 'vectors', `${w.embedder.space}.hnsw`);
   const queries = ['the router shards messages', 'logger snapshots files after a crash', 'tokenizer compresses rows'];
@@ -226,6 +229,7 @@ test('an index file ahead of the database (older snapshot restored) is not trust
   const dir = tmpDir('am-vs-');
   const w = await openWritePath({ dir });
   for (const t of sampleTexts(20, 9)) await w.ingest.create({ content: t, allowNearDuplicate: true });
+  await w.vectors.whenReady();
   await w.close();
   const file = path.join(dir, 'vectors', `${w.embedder.space}.hnsw`);
   const keep = fs.readFileSync(file);
@@ -285,5 +289,63 @@ test('a hard delete (purge) by any writer leaves the index and drops the unshare
     assert.equal(w.store.get<{ n: number }>('SELECT count(*) AS n FROM embeddings')!.n, 1);
   } finally {
     await w.close();
+  }
+});
+
+test('a long tail of changes is caught up in the background while exact search answers', async () => {
+  const dir = tmpDir('am-vs-');
+  const w = await openWritePath({ dir });
+  const texts = sampleTexts(90, 17);
+  for (const t of texts.slice(0, 50)) await w.ingest.create({ content: t, allowNearDuplicate: true });
+  await w.vectors.whenReady();
+  await w.vectors.save();
+  for (const t of texts.slice(50)) await w.ingest.create({ content: t, allowNearDuplicate: true });
+  w.svc.delete(w.svc.list({ limit: 100 }).items.at(-1)!.id); // the oldest: saved in the file
+  await w.close({ saveIndex: false });
+
+  const w2 = await openWritePath({ dir, inlineCatchUpMax: 5 });
+  try {
+    const st = w2.vectors.stats();
+    assert.equal(st.openedFrom, 'file');
+    assert.equal(st.backgroundCatchUp, true);
+    assert.equal(st.state, 'rebuilding');
+    const q = (await w2.embedder.embed(['the indexer throttles vectors per workspace'], 'query'))[0]!;
+    const truth = exactNeighbours(w2.store, w2.embedder.space, 512, q, 5).map((h) => h.rid);
+    assert.equal(w2.vectors.state, 'rebuilding');
+    assert.deepEqual(w2.vectors.search(q, 5).map((h) => h.rid), truth, 'exact answers during the catch-up');
+    assert.equal(w2.vectors.size, 89);
+    await w2.vectors.whenReady();
+    assert.equal(w2.vectors.state, 'ready');
+    assert.equal(w2.vectors.stats().caughtUp, 41, '40 new memories + 1 deleted');
+    assert.equal(w2.vectors.stats().rebuildReason, undefined, 'caught up, not rebuilt');
+    assert.deepEqual(w2.vectors.search(q, 5).map((h) => h.rid), truth, 'HNSW after the catch-up');
+  } finally {
+    await w2.close();
+  }
+  const w3 = await openWritePath({ dir, inlineCatchUpMax: 5 });
+  try {
+    assert.equal(w3.vectors.state, 'ready', 'the caught-up index was saved');
+    assert.equal(w3.vectors.stats().caughtUp, 0);
+    assert.equal(w3.vectors.size, 89);
+  } finally {
+    await w3.close();
+  }
+});
+
+test('closing during a background rebuild cancels it cleanly; the next open rebuilds', async () => {
+  const dir = tmpDir('am-vs-');
+  const w = await openWritePath({ dir });
+  for (const t of sampleTexts(40, 23)) await w.ingest.create({ content: t, allowNearDuplicate: true });
+  assert.equal(w.vectors.state, 'rebuilding', 'no macrotask has run: the build has not swapped yet');
+  await w.close();
+  assert.equal(fs.existsSync(path.join(dir, 'vectors', `${w.embedder.space}.hnsw`)), false);
+  const w2 = await openWritePath({ dir });
+  try {
+    assert.equal(w2.vectors.stats().rebuildReason, 'no index file');
+    assert.equal(w2.vectors.size, 40, 'the exact index answers at once');
+    await w2.vectors.whenReady();
+    assert.equal(w2.vectors.size, 40);
+  } finally {
+    await w2.close();
   }
 });

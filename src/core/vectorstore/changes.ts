@@ -21,6 +21,11 @@ export function currentVectorSeq(store: Store): number {
   return Number(row.seq);
 }
 
+/** How many memories changed after `since` (indexed count). */
+export function pendingChanges(store: Store, since: number): number {
+  return Number(store.get<{ n: number }>('SELECT count(*) AS n FROM vector_dirty WHERE seq > ?', [since])!.n);
+}
+
 /** Every memory changed after `since`, with its current vector in `space` (ordered by change). */
 export function changesSince(store: Store, space: string, dim: number, since: number): VectorChange[] {
   const rows = store.all<{ rid: number; vector: Uint8Array | null }>(

@@ -23,7 +23,7 @@ import { ExactIndex } from '../vector/exactIndex';
 import { HnswIndex } from '../vector/hnswIndex';
 import { loadIndexFile, removeStaleIndexTemps, saveIndexFile, type IndexFileInfo } from '../vector/indexFile';
 import type { VectorIndex } from '../vector/types';
-import { allLiveVectors, changesSince, currentVectorSeq, liveVectorCount, type VectorChange } from './changes';
+import { allLiveVectors, changesSince, currentVectorSeq, liveVectorCount, pendingChanges, type VectorChange } from './changes';
 import { DEFAULT_VECTOR_PARAMS, type VectorIndexParams, type VectorSearcher } from './types';
 
 export interface VectorStoreOptions {
@@ -34,8 +34,15 @@ export interface VectorStoreOptions {
   params?: Partial<VectorIndexParams>;
   /** Default `<store.dir>/vectors`. */
   dir?: string;
-  /** Vectors added per step of a background rebuild before yielding. Default 500. */
+  /** Background work yields to the event loop after this many vectors… Default 256. */
   rebuildBatch?: number;
+  /** …or after this many milliseconds, whichever comes first. Default 15. */
+  sliceMs?: number;
+  /**
+   * Catch-ups of more changes than this run in the background (exact search answers
+   * meanwhile) instead of delaying open. Each change costs an HNSW insert (~2–10 ms). Default 500.
+   */
+  inlineCatchUpMax?: number;
   onWarning?: (message: string) => void;
 }
 
@@ -50,6 +57,8 @@ export interface VectorStoreStats {
   savedWatermark: number | undefined;
   /** How open() got its index. */
   openedFrom: 'file' | 'rebuild';
+  /** The file's changes were caught up in the background (exact search answered meanwhile). */
+  backgroundCatchUp: boolean;
   /** Why the index is being (or was) rebuilt. */
   rebuildReason?: string;
   /** Changes applied when catching up from the file's watermark. */
@@ -64,6 +73,7 @@ export class VectorStore implements VectorSearcher {
   private readonly store: Store;
   private readonly params: VectorIndexParams;
   private readonly batch: number;
+  private readonly sliceMs: number;
   private hnsw: HnswIndex | undefined;
   /** Answers while the HNSW index is rebuilt. */
   private exact: ExactIndex | undefined;
@@ -78,6 +88,8 @@ export class VectorStore implements VectorSearcher {
   private rebuildReason: string | undefined;
   private caughtUp = 0;
   private rebuildMs: number | undefined;
+  private backgroundCatchUp = false;
+  private readonly inlineMax: number;
   readonly warnings: string[] = [];
 
   private constructor(private readonly opts: VectorStoreOptions) {
@@ -86,7 +98,9 @@ export class VectorStore implements VectorSearcher {
     this.space = opts.space;
     this.dimension = opts.dimension;
     this.params = { ...DEFAULT_VECTOR_PARAMS, ...opts.params };
-    this.batch = Math.max(1, opts.rebuildBatch ?? 500);
+    this.batch = Math.max(1, opts.rebuildBatch ?? 256);
+    this.sliceMs = Math.max(1, opts.sliceMs ?? 15);
+    this.inlineMax = Math.max(0, opts.inlineCatchUpMax ?? 500);
     this.file = path.join(opts.dir ?? path.join(opts.store.dir, 'vectors'), `${opts.space}.hnsw`);
   }
 
@@ -123,6 +137,11 @@ export class VectorStore implements VectorSearcher {
     }
     const seq = currentVectorSeq(this.store);
     if (watermark > seq) return fail(`index watermark ${watermark} is ahead of the database (${seq})`);
+    const pending = pendingChanges(this.store, watermark);
+    if (pending > this.inlineMax) {
+      this.startBackgroundCatchUp(index, watermark, pending);
+      return undefined;
+    }
     this.hnsw = index;
     this.watermark = watermark;
     this.savedWatermark = watermark;
@@ -138,11 +157,8 @@ export class VectorStore implements VectorSearcher {
     return undefined;
   }
 
-  /** Exact index over the stored vectors now; HNSW built in the background, then swapped in. */
-  private startRebuild(reason: string): void {
-    this.rebuildReason = reason;
-    const gen = ++this.generation;
-    if (reason !== 'no index file') this.warn(`vector index ${this.space}: rebuilding in the background (${reason})`);
+  /** Answers from an exact index over the stored vectors (complete at the returned seq) from now on. */
+  private useExact(): { seq: number; exact: ExactIndex } {
     this.hnsw?.dispose();
     this.hnsw = undefined;
     const seq = currentVectorSeq(this.store);
@@ -151,16 +167,67 @@ export class VectorStore implements VectorSearcher {
     this.applyTo(exact, rows);
     this.exact = exact;
     this.watermark = seq;
+    return { seq, exact };
+  }
+
+  private track(work: Promise<boolean>, what: string): void {
     const t0 = performance.now();
-    const run: Promise<void> = this.build(seq, exact, gen)
+    const run: Promise<void> = work
       .then((done) => {
         if (done) this.rebuildMs = performance.now() - t0;
       })
-      .catch((e) => this.warn(`vector index ${this.space}: background rebuild failed, exact search continues: ${errorMessage(e)}`))
+      .catch((e) => this.warn(`vector index ${this.space}: background ${what} failed, exact search continues: ${errorMessage(e)}`))
       .finally(() => {
         if (this.rebuilding === run) this.rebuilding = undefined;
       });
     this.rebuilding = run;
+  }
+
+  /** Exact index over the stored vectors now; HNSW built in the background, then swapped in. */
+  private startRebuild(reason: string): void {
+    this.rebuildReason = reason;
+    const gen = ++this.generation;
+    if (reason !== 'no index file') this.warn(`vector index ${this.space}: rebuilding in the background (${reason})`);
+    const { seq, exact } = this.useExact();
+    this.track(this.build(seq, exact, gen), 'rebuild');
+  }
+
+  /** A long log tail: exact search now, the loaded index brought up to date in the background. */
+  private startBackgroundCatchUp(loaded: HnswIndex, fileWatermark: number, pending: number): void {
+    const gen = ++this.generation;
+    this.backgroundCatchUp = true;
+    this.savedWatermark = fileWatermark;
+    const { seq } = this.useExact();
+    this.track(this.catchUp(loaded, fileWatermark, seq, gen, pending), 'catch-up');
+  }
+
+  private async catchUp(h: HnswIndex, from: number, seq0: number, gen: number, pending: number): Promise<boolean> {
+    const stale = () => this.closed || gen !== this.generation;
+    try {
+      // Current vectors of everything changed after the file's watermark: the state at seq0.
+      const changes = changesSince(this.store, this.space, this.dimension, from);
+      await this.sliced(changes, (c) => this.applyTo(h, [c]), stale);
+    } catch (e) {
+      h.dispose();
+      if (e instanceof RebuildCancelled) return false;
+      throw e;
+    }
+    this.applyTo(h, changesSince(this.store, this.space, this.dimension, seq0));
+    const seq = currentVectorSeq(this.store);
+    const expected = liveVectorCount(this.store, this.space, this.dimension);
+    if (h.size !== expected) {
+      const held = h.size;
+      h.dispose();
+      this.startRebuild(`index holds ${held} vectors after catch-up, the database ${expected}`);
+      return false;
+    }
+    this.caughtUp = pending;
+    this.hnsw = h;
+    this.exact = undefined;
+    this.watermark = seq;
+    this.rebuilding = undefined;
+    await this.save().catch((e) => this.warn(`vector index ${this.space}: caught up but not saved: ${errorMessage(e)}`));
+    return true;
   }
 
   /** Builds HNSW from `exact` (complete at seq0) in batches; false when superseded or closed. */
@@ -171,15 +238,10 @@ export class VectorStore implements VectorSearcher {
     const labels = exact.labels();
     const h = await HnswIndex.create({ dim: this.dimension, ...this.params, initialCapacity: Math.max(1024, labels.length) });
     try {
-      for (let i = 0; i < labels.length; i += this.batch) {
-        if (stale()) throw new RebuildCancelled();
-        for (const label of labels.slice(i, i + this.batch)) {
-          const v = exact.getVector(label);
-          if (v) h.add(label, v);
-        }
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-      if (stale()) throw new RebuildCancelled();
+      await this.sliced(labels, (label) => {
+        const v = exact.getVector(label);
+        if (v) h.add(label, v);
+      }, stale);
     } catch (e) {
       h.dispose();
       if (e instanceof RebuildCancelled) return false;
@@ -195,6 +257,27 @@ export class VectorStore implements VectorSearcher {
     this.rebuilding = undefined;
     await this.save().catch((e) => this.warn(`vector index ${this.space}: rebuilt but not saved: ${errorMessage(e)}`));
     return true;
+  }
+
+  /**
+   * Runs `fn` over `items` in slices of at most `batch` items or `sliceMs`, yielding to the
+   * event loop before each slice (so open() returns and queries run in between).
+   * Throws RebuildCancelled when `stale()` becomes true.
+   */
+  private async sliced<T>(items: T[], fn: (item: T) => void, stale: () => boolean): Promise<void> {
+    let i = 0;
+    while (i < items.length) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (stale()) throw new RebuildCancelled();
+      const end = Math.min(items.length, i + this.batch);
+      const t0 = performance.now();
+      while (i < end) {
+        fn(items[i++]!);
+        if (performance.now() - t0 >= this.sliceMs) break;
+      }
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (stale()) throw new RebuildCancelled();
   }
 
   get state(): VectorStoreState {
@@ -317,6 +400,7 @@ export class VectorStore implements VectorSearcher {
       watermark: this.watermark,
       savedWatermark: this.savedWatermark,
       openedFrom: this.openedFrom,
+      backgroundCatchUp: this.backgroundCatchUp,
       rebuildReason: this.rebuildReason,
       caughtUp: this.caughtUp,
       rebuildMs: this.rebuildMs,
