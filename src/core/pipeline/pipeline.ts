@@ -44,6 +44,8 @@ export interface PipelineDeps {
   /** URL documents; default: file: and 127.0.0.1/localhost only. */
   fetchDocument?: DocumentFetcher;
   now?: () => Date;
+  /** How often graph provenance of memories deleted through the memory API is collected. Default 60 000. */
+  graphGcIntervalMs?: number;
   onEvent?: (e: WorkerEvent | { type: 'log'; message: string }) => void;
 }
 
@@ -61,6 +63,7 @@ export class MemoryPipeline {
   readonly retention: RetentionWorker;
   readonly maintenance: MaintenanceWorker;
   private readonly now: () => Date;
+  private gcTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: PipelineDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -148,12 +151,25 @@ export class MemoryPipeline {
     }
     this.retention.start();
     this.maintenance.start();
+    if (!this.gcTimer) {
+      // Deletes through the memory API know nothing of the graph: collect their provenance (seed 004 GC).
+      this.gcTimer = setInterval(() => {
+        try {
+          this.collectGraphGarbage();
+        } catch (e) {
+          this.deps.onEvent?.({ type: 'log', message: `graph GC failed: ${(e as Error).message}` });
+        }
+      }, this.deps.graphGcIntervalMs ?? 60_000);
+      this.gcTimer.unref?.();
+    }
   }
 
   /** Stop everything; waits for jobs in flight (cut short after `graceMs` and released). */
   async stop(opts: { graceMs?: number } = {}): Promise<void> {
     this.retention.stop();
     this.maintenance.stop();
+    if (this.gcTimer) clearInterval(this.gcTimer);
+    this.gcTimer = undefined;
     await Promise.all([this.extractWorker.stop(opts), this.documentWorker.stop(opts)]);
   }
 
