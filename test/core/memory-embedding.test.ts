@@ -11,6 +11,8 @@ import { FakeOllama, closedPortUrl } from '../helpers/fakeOllama';
 import { openWritePath, sampleTexts } from '../fixtures/writePath';
 import { OllamaEmbedder } from '../../src/core/embed/ollama';
 import { HashEmbedder } from '../../src/core/embed/hashEmbedder';
+import { CachedEmbedder, EmbeddingCache } from '../../src/core/embed/cache';
+import { MemoryService } from '../../src/core/memory/memoryService';
 import { EmbeddingBackfill } from '../../src/core/memory/backfill';
 import { MemoryIngest } from '../../src/core/memory/ingest';
 import { ActiveSpace } from '../../src/core/vectorstore/activeSpace';
@@ -257,6 +259,43 @@ test('a write whose embedding finishes after the embedder was switched is embedd
     assert.equal(r.result.memory.embeddingVersion, newE.space);
     assert.equal(newVectors.size, 1);
     await w.vectors.close(); // the replaced space (w.close() closes the active one)
+  } finally {
+    await w.close();
+  }
+});
+
+test('embeddings are cached by content hash: the EmbeddingCache in memory, the embeddings table on disk', async () => {
+  const inner = new HashEmbedder({ dimension: 512 });
+  let calls = 0;
+  const counting = Object.create(inner) as HashEmbedder;
+  counting.embed = async (texts, kind) => {
+    calls += texts.length;
+    return inner.embed(texts, kind);
+  };
+  const cache = new EmbeddingCache();
+  const w = await openWritePath({ dir: tmpDir('am-emb-'), embedder: new CachedEmbedder(counting, cache) });
+  try {
+    const A = 'The nightly job compacts the full-text index after bulk imports.';
+    const B = 'The nightly job vacuums the database after bulk deletes.';
+    const r = await w.ingest.create({ content: A });
+    assert.equal(calls, 1);
+    if (r.result.status !== 'created') throw new Error('not created');
+    const id = r.result.memory.id;
+    await w.ingest.update(id, { content: B });
+    assert.equal(calls, 2);
+    // A's row was collected (no memory has that text any more): the in-memory cache answers.
+    assert.equal(w.store.get<{ n: number }>('SELECT count(*) AS n FROM embeddings')!.n, 1);
+    const u = await w.ingest.update(id, { content: A });
+    assert.equal(u.embedding, 'ready');
+    assert.equal(calls, 2, 'cache hit');
+    assert.ok(cache.stats().hits >= 1);
+    // Same text in another project's memory: the stored row answers, no embed call.
+    const other = new MemoryService(w.store, { projectId: 'github.com/acme/other' });
+    const ingestOther = new MemoryIngest(w.store, other, w.space);
+    cache.clear();
+    const o = await ingestOther.create({ content: A });
+    assert.equal(o.embedding, 'ready');
+    assert.equal(calls, 2, 'durable hit from the embeddings table');
   } finally {
     await w.close();
   }
