@@ -177,7 +177,7 @@ export function createDocumentHandler(deps: DocumentDeps) {
       return { chunks: chunks.length, written, deduped, title: title ?? null, warnings };
     } catch (e) {
       // Out of attempts: the document is failed with the error (the job goes dead).
-      if (job.attempts >= Math.min(job.maxAttempts, s.maxRetries)) setStatus(doc.id, 'failed', { error: errorMessage(e).slice(0, 2000) });
+      if (job.attempts >= s.maxRetries) setStatus(doc.id, 'failed', { error: errorMessage(e).slice(0, 2000) });
       throw e;
     }
   };

@@ -65,3 +65,16 @@ export function getGraphBoostIds(
     return empty;
   }
 }
+
+/**
+ * The shape src/core/search's HybridSearch takes as `graphBoost` (GraphBoostProvider):
+ * `(query, deadlineMs) => { memoryIds: Set<string>; timedOut }`. `enabled` is read per call
+ * so `graphEnabled` can change at run time.
+ */
+export function createGraphBoostProvider(db: GraphReader, enabled: () => boolean = () => true) {
+  return (query: string, deadlineMs: number): { memoryIds: Set<string>; timedOut: boolean } => {
+    if (!enabled()) return { memoryIds: new Set(), timedOut: false };
+    const r = getGraphBoostIds(db, query, { deadlineMs });
+    return { memoryIds: new Set(r.memoryIds), timedOut: r.timedOut };
+  };
+}

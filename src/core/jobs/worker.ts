@@ -179,7 +179,8 @@ export class JobWorker {
           releaseJob(this.store, job.id, msg, this.now());
           this.opts.onEvent?.({ type: 'released', job, reason: msg });
         } else {
-          const status = failJob(this.store, job.id, msg, Math.min(job.maxAttempts, this.opts.maxRetries ?? job.maxAttempts), this.now());
+          // workerMaxRetries (config) governs; the row's max_attempts only when the worker has none.
+          const status = failJob(this.store, job.id, msg, this.opts.maxRetries ?? job.maxAttempts, this.now());
           this.opts.onEvent?.({ type: 'failed', job, error: msg, status });
         }
       } catch (e2) {

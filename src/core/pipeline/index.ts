@@ -11,6 +11,7 @@ export {
 } from './decision';
 export { applyPhaseCWrites, type ApplyContext, type ApplyResult, type Outcome, type OutcomeStatus, type WriteMode } from './apply';
 export { createFtsCandidateFinder } from './ftsCandidates';
+export { createSearchCandidateFinder, type CandidateSearch } from './searchCandidates';
 export { parseLlmJson, stripFences, stripThink } from './parseJson';
 export { approveReview, listPendingReviews, rejectReview, ReviewError, type PendingReview } from './reviews';
 export { undoHistory, UndoError, type UndoResult } from './undo';

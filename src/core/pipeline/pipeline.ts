@@ -14,6 +14,7 @@ import type { Embedder } from '../embed/types';
 import type { LlmProvider } from '../llm/types';
 import type { PipelineMode, PipelineV2Config } from '../config/types';
 import { JobWorker, type WorkerEvent } from '../jobs/worker';
+import { jobCounts } from '../jobs/queue';
 import { createDocumentHandler, createDocument, type CreateDocumentInput, type DocumentRow } from '../documents/ingest';
 import type { DocumentFetcher } from '../documents/fetch';
 import { RetentionWorker } from '../retention/worker';
@@ -183,6 +184,27 @@ export class MemoryPipeline {
     }
     if (this.deps.config().autonomousEnabled && !this.deps.config().autonomousFrozen) this.maintenance.start();
     else this.maintenance.stop();
+  }
+
+  /** For the engine's status view: mode, worker state, queue, reviews waiting. */
+  status(): { mode: PipelineMode; running: boolean; consecutiveFailures: number; jobsProcessed: number; jobs: ReturnType<typeof jobCounts>; pendingReviews: number } {
+    return {
+      mode: this.mode,
+      running: this.extractWorker.isRunning,
+      consecutiveFailures: this.extractWorker.consecutiveFailures,
+      jobsProcessed: this.extractWorker.jobsProcessed + this.documentWorker.jobsProcessed,
+      jobs: jobCounts(this.deps.store),
+      pendingReviews: Number(this.deps.store.get<{ n: number }>(`SELECT count(*) AS n FROM pipeline_reviews WHERE status = 'pending'`)?.n ?? 0),
+    };
+  }
+
+  /**
+   * Seed 003 "Model auto-pull" for the LLM: present / pulled / missing. Only providers that
+   * support it (OllamaProvider); others report 'present'. Throws when Ollama is unreachable.
+   */
+  async ensureModel(opts: { pull: boolean }): Promise<'present' | 'pulled' | 'missing'> {
+    const llm = this.deps.llm as LlmProvider & { ensureModel?: (o: { pull: boolean }) => Promise<'present' | 'pulled' | 'missing'> };
+    return llm.ensureModel ? llm.ensureModel(opts) : 'present';
   }
 
   ingestDocument(input: CreateDocumentInput): DocumentRow {
