@@ -2,6 +2,7 @@
 //
 //   src/extension/extension.ts -> dist/extension.js   (node, cjs; the extension host's entry)
 //   src/engine/worker.ts       -> dist/engine.js      (node, cjs; engine worker thread) if present
+//   src/core/embed/useLiteWorker.ts -> dist/useLiteWorker.js (the built-in embedder's thread)
 //   webview/*.ts               -> dist/webview/*.js   (browser, iife; one per webview) if present
 // and copies the run-time assets next to the bundles:
 //   node_modules/sql.js/dist/sql-wasm.wasm -> dist/sql-wasm.wasm  (pass locateFile: __dirname)
@@ -38,6 +39,10 @@ function targets() {
   list.push({ ...node, entryPoints: { extension: join(root, 'src/extension/extension.ts') }, outdir: dist });
   if (existsSync(join(root, 'src/engine/worker.ts'))) {
     list.push({ ...node, entryPoints: { engine: join(root, 'src/engine/worker.ts') }, outdir: dist });
+  }
+  // The built-in embedder's own worker thread: useLite.ts starts `<dir of the bundle>/useLiteWorker.js`.
+  if (existsSync(join(root, 'src/core/embed/useLiteWorker.ts'))) {
+    list.push({ ...node, entryPoints: { useLiteWorker: join(root, 'src/core/embed/useLiteWorker.ts') }, outdir: dist });
   }
   const webviewDir = join(root, 'webview');
   const webviews = existsSync(webviewDir)

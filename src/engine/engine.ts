@@ -23,6 +23,9 @@ import { UserFacingError, errorMessage } from '../core/util/errors';
 import { loadEngineConfig, type EngineConfig } from './config';
 import { EngineError, cancelledError } from './errors';
 import { searchStore } from './seams/keywordSearch';
+import { chooseEmbedder, composeRetrieval, openVectors, type Retrieval } from './retrieval';
+import type { Embedder } from '../core/embed/types';
+import type { SearchResult } from '../core/search/types';
 import { acceptSuggestion, clearSuggestions, listSuggestions, rejectSuggestion } from './seams/suggestions';
 import { queryGraph } from './seams/graph';
 import { readImportFile, writeExportFile } from './transfer';
@@ -35,12 +38,21 @@ import {
 
 /** Seams not yet wired to their final module, shown by diagnostics. */
 export const SEAMS: Record<string, string> = {
-  search: 'keyword (FTS4 + bm25) only: rewire to src/core/search hybrid search with the vector leg',
   'suggestions.accept': 'append/latest_wins merge in src/engine/seams/suggestions.ts: rewire to src/core/consolidation',
   graph: 'memory_relationships + shared tags: rewire to src/core/graph',
   pipeline: 'status only (jobs table): rewire to the src/core/pipeline job worker',
-  reembed: 'marks memories pending: rewire to the src/core/vectorstore re-embed job',
+  reembed: 'marks memories pending for the backfill (same space): rewire to src/core/memory/reembed reembedAll for a space switch',
+  'smart store': 'memory.create embeds on write (MemoryIngest) without consolidation: rewire to src/core/consolidation SmartStore.save',
+  access: 'search does not bump access counts / TTL yet: rewire to src/core/lifecycle AccessTracker',
 };
+
+/** What diagnostics say about the embedder. */
+export interface EmbedderInfo {
+  provider: string;
+  space: string;
+  reason: string;
+  degraded: boolean;
+}
 
 export const GLOBAL_PROJECT_ID = 'global';
 const GRAPH_MAX_NODES = 300;
@@ -59,6 +71,8 @@ interface Handle {
   store: Store;
   svc: MemoryService;
   lastWriteAt: number;
+  /** The vector side (embed-on-write, hybrid search); absent → keyword-only seam. */
+  retrieval?: Retrieval;
 }
 
 export interface EngineOptions extends EngineInit {
@@ -89,6 +103,8 @@ export class MemoryEngine {
     private readonly globalHandle: Handle,
     private cfg: EngineConfig,
     private readonly openMs: number,
+    private readonly embedder: Embedder | undefined,
+    readonly embedderInfo: EmbedderInfo | undefined,
   ) {
     this.now = opts.now ?? (() => new Date());
   }
@@ -114,10 +130,9 @@ export class MemoryEngine {
     const handle = (name: StoreName, store: Store, projectId: string): Handle => ({
       name, store, svc: new MemoryService(store, serviceOptions(projectId, cfg.config, opts.now)), lastWriteAt: 0,
     });
-    const engine = new MemoryEngine(
-      opts, project, handle('project', projectStore, project.id), handle('global', globalStore, GLOBAL_PROJECT_ID), cfg,
-      performance.now() - t0,
-    );
+    const handles = [handle('project', projectStore, project.id), handle('global', globalStore, GLOBAL_PROJECT_ID)] as const;
+    const { embedder, info } = await openVectorSide(handles, cfg.config, warnings);
+    const engine = new MemoryEngine(opts, project, handles[0], handles[1], cfg, performance.now() - t0, embedder, info);
     for (const w of [...warnings, ...projectStore.warnings, ...globalStore.warnings]) engine.warn(w);
     for (const i of cfg.summary.issues) engine.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
     engine.startSnapshotTimer();
@@ -142,10 +157,10 @@ export class MemoryEngine {
 
   // ── memories ──────────────────────────────────────────────────────────────────────────
 
-  create(input: CreateMemoryInput): CreateResult {
+  async create(input: CreateMemoryInput): Promise<CreateResult> {
     if (!input || typeof input !== 'object') throw new EngineError('invalid_input', 'input: must be an object');
     const h = this.handleForScope(input.scope === 'global' ? 'global' : 'project');
-    const result = this.write(h, () => h.svc.create(input));
+    const result = await this.write(h, () => (h.retrieval ? h.retrieval.create(input) : h.svc.create(input)));
     if (result.status === 'created') this.changed('created', [result.memory.id], h.name);
     return result;
   }
@@ -181,12 +196,13 @@ export class MemoryEngine {
     return out;
   }
 
-  update(id: string, patch: Parameters<MemoryService['update']>[1]): MemoryRecord {
+  async update(id: string, patch: Parameters<MemoryService['update']>[1]): Promise<MemoryRecord> {
     const found = this.mustLocate(id);
     if (!patch || typeof patch !== 'object') throw new EngineError('invalid_input', 'patch: must be an object');
     const target: StoreName | undefined = patch.scope === 'global' ? 'global' : patch.scope === 'project' ? 'project' : undefined;
     if (target && target !== found.handle.name) return this.move(found.handle, found.record, target, patch);
-    const rec = this.write(found.handle, () => found.handle.svc.update(id, patch));
+    const h = found.handle;
+    const rec = await this.write(h, () => (h.retrieval ? h.retrieval.update(id, patch) : h.svc.update(id, patch)));
     this.changed('updated', [id], found.handle.name);
     return rec;
   }
@@ -219,7 +235,7 @@ export class MemoryEngine {
 
   // ── search, suggestions, graph ────────────────────────────────────────────────────────
 
-  search(params: SearchParams): SearchResponse {
+  async search(params: SearchParams): Promise<SearchResponse> {
     const t0 = performance.now();
     if (!params || typeof params.query !== 'string') throw new EngineError('invalid_input', 'query: must be a string');
     const { default_limit: def, max_limit: max } = this.cfg.config.search;
@@ -227,19 +243,30 @@ export class MemoryEngine {
     if (!Number.isInteger(limit) || limit < 1 || limit > max) {
       throw new EngineError('invalid_input', `limit: must be a whole number from 1 to ${max} (search.max_limit), got ${JSON.stringify(params.limit)}`);
     }
+    const filters = { ...(params.types ? { types: params.types } : {}), ...(params.tags ? { tags: params.tags } : {}) };
     const hits: SearchHit[] = [];
+    const legs = new Set<SearchHit['legs'] extends Partial<Record<infer L, number>> ? L : never>();
     for (const h of this.handlesFor(params.scope)) {
-      const found = searchStore(h.store, {
-        query: params.query, limit, now: this.now(),
-        ...(params.types ? { types: params.types } : {}), ...(params.tags ? { tags: params.tags } : {}),
-      });
-      for (const f of found) hits.push({ memory: f.memory, content: f.content, score: f.keyword, legs: { keyword: f.keyword }, store: h.name });
+      if (h.retrieval) {
+        const r = await h.retrieval.search({ query: params.query, limit, minScore: this.cfg.config.search.min_score, ...filters });
+        if (r.legs.keyword) legs.add('keyword');
+        if (r.legs.vector) legs.add('vector');
+        for (const w of r.warnings) this.warn(`search: ${w}`);
+        for (const res of r.results) {
+          const content = h.svc.get(res.memory.id)?.content;
+          if (content !== undefined) hits.push({ memory: res.memory, content, score: res.finalScore, legs: legScores(res), store: h.name });
+        }
+      } else {
+        // SEAM: keyword-only when the vector side could not open (see diagnostics).
+        legs.add('keyword');
+        for (const f of searchStore(h.store, { query: params.query, limit, now: this.now(), ...filters })) {
+          if (f.keyword >= this.cfg.config.search.min_score) hits.push({ memory: f.memory, content: f.content, score: f.keyword, legs: { keyword: f.keyword }, store: h.name });
+        }
+      }
     }
-    // Ties broken by recency (DESIGN.md "Read path").
+    // Both stores' scores are on the same scale only within one kind of search; ties by recency.
     hits.sort((a, b) => b.score - a.score || b.memory.createdAt.localeCompare(a.memory.createdAt));
-    const minScore = this.cfg.config.search.min_score;
-    const kept = hits.filter((h) => h.score >= minScore).slice(0, limit);
-    return { query: params.query, hits: kept, legsUsed: ['keyword'], tookMs: performance.now() - t0 };
+    return { query: params.query, hits: hits.slice(0, limit), legsUsed: [...legs], tookMs: performance.now() - t0 };
   }
 
   suggestions(status: Suggestion['status'] = 'pending', limit = 50): Suggestion[] {
@@ -308,7 +335,8 @@ export class MemoryEngine {
       pipeline: this.pipelineStatus(),
       config: this.cfg.summary,
       warnings: [...this.warnings],
-      seams: { ...SEAMS },
+      ...(this.embedderInfo ? { embedder: this.embedderInfo } : {}),
+      seams: { ...SEAMS, ...(this.projectHandle.retrieval ? {} : { search: 'keyword (FTS4 + bm25) only: the vector side did not open (see warnings)' }) },
     };
   }
 
@@ -335,6 +363,7 @@ export class MemoryEngine {
           return tx.changes();
         }),
       );
+      h.retrieval?.kickBackfill();
     }
     return n;
   }
@@ -375,7 +404,11 @@ export class MemoryEngine {
         ctx.progress(Math.min(start + IMPORT_BATCH, items.length), items.length, `${result.created} created`);
       }
     } finally {
-      for (const name of ['project', 'global'] as const) if (ids[name].length) this.changed('imported', ids[name], name);
+      for (const name of ['project', 'global'] as const) {
+        if (!ids[name].length) continue;
+        this.changed('imported', ids[name], name);
+        this.handleForScope(name).retrieval?.kickBackfill(); // imported rows wait for their vectors
+      }
     }
     result.errors.sort((a, b) => a.index - b.index);
     return result;
@@ -385,8 +418,14 @@ export class MemoryEngine {
     if (settings) this.opts.settings = settings;
     this.cfg = await loadEngineConfig(this.opts.workspaceRoot, this.opts.settings);
     // MemoryService holds the lifecycle settings: rebuild both over the same stores.
-    this.projectHandle.svc = new MemoryService(this.projectHandle.store, serviceOptions(this.project.id, this.cfg.config, this.opts.now));
-    this.globalHandle.svc = new MemoryService(this.globalHandle.store, serviceOptions(GLOBAL_PROJECT_ID, this.cfg.config, this.opts.now));
+    for (const [h, projectId] of [[this.projectHandle, this.project.id], [this.globalHandle, GLOBAL_PROJECT_ID]] as const) {
+      h.svc = new MemoryService(h.store, serviceOptions(projectId, this.cfg.config, this.opts.now));
+      if (h.retrieval && this.embedder) {
+        // Same index, new settings (search weights, limits, lifecycle). Changing the embedder needs a restart.
+        await h.retrieval.close();
+        h.retrieval = composeRetrieval(h.store, h.svc, this.embedder, h.retrieval.vectors, this.cfg.config, (m) => this.warn(m));
+      }
+    }
     for (const i of this.cfg.summary.issues) this.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
     this.emit({ type: 'pipeline.state', status: this.pipelineStatus() });
     return this.cfg.summary;
@@ -397,7 +436,7 @@ export class MemoryEngine {
   /** Snapshots both stores now; returns the sequence numbers they cover. */
   async snapshotNow(): Promise<{ project: number; global: number }> {
     for (const h of this.writableHandles()) {
-      await h.store.snapshot();
+      await snapshotHandle(h);
       this.emit({ type: 'snapshot', store: h.name, seq: h.store.stats().snapshotSeq });
     }
     return { project: this.projectHandle.store.stats().snapshotSeq, global: this.globalHandle.store.stats().snapshotSeq };
@@ -414,7 +453,7 @@ export class MemoryEngine {
         const st = h.store.stats();
         const idle = st.seq > st.snapshotSeq && nowMs - h.lastWriteAt >= s.snapshotIdleMs;
         if (idle || h.store.snapshotDue({ logBytes: s.snapshotLogBytes, maxAgeMs: s.snapshotMaxAgeMs }, nowMs)) {
-          await h.store.snapshot();
+          await snapshotHandle(h);
           taken.push(h.name);
           this.emit({ type: 'snapshot', store: h.name, seq: h.store.stats().snapshotSeq });
         }
@@ -432,7 +471,8 @@ export class MemoryEngine {
     if (this.closed) return false;
     this.closed = true;
     if (this.snapshotTimer) clearInterval(this.snapshotTimer);
-    const results = await Promise.allSettled([this.projectHandle.store.close(), this.globalHandle.store.close()]);
+    const results = await Promise.allSettled([closeHandle(this.projectHandle), closeHandle(this.globalHandle)]);
+    this.embedder?.dispose();
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed.length) throw new EngineError('internal', `Closing the memory stores failed: ${failed.map((f) => errorMessage(f.reason)).join('; ')}`);
     return true;
@@ -452,11 +492,18 @@ export class MemoryEngine {
     if (h.store.isReadOnly) {
       throw new EngineError('store_read_only', `The ${h.name} memory store is open read-only because another VS Code window owns it; changes are only possible there.`);
     }
+    const done = () => { h.lastWriteAt = Date.now(); };
+    let result: T;
     try {
-      return fn();
-    } finally {
-      h.lastWriteAt = Date.now();
+      result = fn();
+    } catch (e) {
+      done();
+      throw e;
     }
+    // Async writes (embed, then commit): the write happened when the promise settles.
+    if (result instanceof Promise) return result.finally(done) as T;
+    done();
+    return result;
   }
 
   private handleForScope(scope: StoreName): Handle {
@@ -600,4 +647,55 @@ function reclaimOwnLock(dir: string, purpose: string): boolean {
   } catch {
     return false; // no lock, or not readable: Store.open decides
   }
+}
+
+function legScores(r: SearchResult): SearchHit['legs'] {
+  const legs: SearchHit['legs'] = {};
+  if (r.matchType !== 'vector') legs.keyword = r.textScore;
+  if (r.matchType !== 'keyword') legs.vector = r.vectorScore;
+  if (r.graphBoost > 0) legs.graph = r.graphBoost;
+  return legs;
+}
+
+/** Store snapshot, then the vector index with its watermark (vectorstore: snapshotWithVectors). */
+async function snapshotHandle(h: Handle): Promise<void> {
+  await h.store.snapshot();
+  await h.retrieval?.vectors.save();
+}
+
+/** Stops the backfill, saves and closes the index, then snapshots and closes the store. */
+async function closeHandle(h: Handle): Promise<void> {
+  try {
+    await h.retrieval?.close();
+    await h.retrieval?.vectors.close({ save: !h.store.isReadOnly });
+  } finally {
+    await h.store.close();
+  }
+}
+
+/**
+ * Chooses the embedder (agent.yaml/settings `embedding.*`) and opens each store's vector index.
+ * Any failure leaves that store on keyword-only search with a warning: the engine still starts.
+ */
+async function openVectorSide(handles: readonly Handle[], config: ResolvedConfig, warnings: string[]): Promise<{ embedder?: Embedder; info?: EmbedderInfo }> {
+  let embedder: Embedder;
+  let info: EmbedderInfo;
+  try {
+    const sel = await chooseEmbedder(config);
+    embedder = sel.embedder;
+    info = { provider: sel.provider, space: sel.embedder.space, reason: sel.reason, degraded: sel.degraded };
+    if (sel.degraded) warnings.push(`embedder: ${sel.reason}`);
+  } catch (e) {
+    warnings.push(`no embedder (${errorMessage(e)}): search is keyword-only`);
+    return {};
+  }
+  for (const h of handles) {
+    try {
+      const vectors = await openVectors(h.store, embedder, config, (m) => warnings.push(`${h.name} vectors: ${m}`));
+      h.retrieval = composeRetrieval(h.store, h.svc, embedder, vectors, config, (m) => warnings.push(`${h.name} backfill: ${m}`));
+    } catch (e) {
+      warnings.push(`${h.name} store: the vector index could not open (${errorMessage(e)}): search is keyword-only`);
+    }
+  }
+  return { embedder, info };
 }

@@ -182,6 +182,8 @@ export interface EngineDiagnostics {
   pipeline: PipelineStatus;
   config: ConfigSummary;
   warnings: string[];
+  /** The embedder in use (provider, embedding space, why it was chosen). */
+  embedder?: { provider: string; space: string; reason: string; degraded: boolean };
   /** Seams not yet wired to their final core module (coordinator: see the engine README). */
   seams: Record<string, string>;
 }

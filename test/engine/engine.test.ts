@@ -11,13 +11,17 @@ import { Store } from '../../src/core/store/store';
 import type { EngineEvent } from '../../src/engine/protocol';
 import { engineDirs } from './harness';
 
+const HASH = { 'embedding.provider': 'hash' };
+
 async function open(dirs = engineDirs(), extra: Partial<Parameters<typeof MemoryEngine.open>[0]> = {}) {
   const events: EngineEvent[] = [];
-  const engine = await MemoryEngine.open({ ...dirs, snapshotTickMs: 0, onEvent: (e) => events.push(e), ...extra });
+  // The hash embedder: deterministic and light (the built-in model has its own test below).
+  const engine = await MemoryEngine.open({ ...dirs, snapshotTickMs: 0, onEvent: (e) => events.push(e), ...extra, settings: { ...HASH, ...extra.settings } });
   return { engine, events, dirs };
 }
 
-function created(r: ReturnType<MemoryEngine['create']>) {
+async function created(p: ReturnType<MemoryEngine['create']>) {
+  const r = await p;
   assert.equal(r.status, 'created', JSON.stringify(r));
   if (r.status !== 'created') throw new Error('not created');
   return r.memory;
@@ -44,11 +48,11 @@ test('snapshots when idle and on shutdown; nothing when nothing changed', async 
   // A new store's migrations are in the log only: the first idle check snapshots them.
   assert.deepEqual(await engine.maybeSnapshot(Date.now() + 60_000), ['project', 'global']);
   assert.deepEqual(await engine.maybeSnapshot(Date.now() + 120_000), [], 'nothing changed since: no snapshot');
-  created(engine.create({ content: 'Integration tests need the docker daemon running locally.' }));
+  await created(engine.create({ content: 'Integration tests need the docker daemon running locally.' }));
   assert.deepEqual(await engine.maybeSnapshot(Date.now()), [], 'not idle yet right after a write');
   assert.deepEqual(await engine.maybeSnapshot(Date.now() + 5_000), ['project'], 'idle beyond store.snapshotIdleMs');
   assert.ok(events.some((e) => e.type === 'snapshot' && e.store === 'project'));
-  created(engine.create({ content: 'Global: always run prettier before committing code.', scope: 'global' }));
+  await created(engine.create({ content: 'Global: always run prettier before committing code.', scope: 'global' }));
   assert.equal(await engine.close(), true);
   const globalDir = path.join(dirs.globalStorageDir, 'global');
   const store = await Store.open({ dir: globalDir });
@@ -58,8 +62,8 @@ test('snapshots when idle and on shutdown; nothing when nothing changed', async 
 
 test('global memories live in the global store, are listed after project ones, and can move between stores', async () => {
   const { engine } = await open();
-  const p = created(engine.create({ content: 'The API gateway times out after 29 seconds.', type: 'fact' }));
-  const g = created(engine.create({ content: 'I prefer tabs over spaces in every project.', scope: 'global', type: 'preference' }));
+  const p = await created(engine.create({ content: 'The API gateway times out after 29 seconds.', type: 'fact' }));
+  const g = await created(engine.create({ content: 'I prefer tabs over spaces in every project.', scope: 'global', type: 'preference' }));
   const all = engine.list({ limit: 10 });
   assert.deepEqual(all.items.map((i) => i.id), [p.id, g.id]);
   assert.equal(all.total, 2);
@@ -69,7 +73,7 @@ test('global memories live in the global store, are listed after project ones, a
   const stats = engine.stats();
   assert.equal(stats.project.memories, 1);
   assert.equal(stats.global.memories, 1);
-  const moved = engine.update(p.id, { scope: 'global' });
+  const moved = await engine.update(p.id, { scope: 'global' });
   assert.equal(moved.scope, 'global');
   assert.equal(engine.get(p.id), null, 'the project copy is tombstoned');
   assert.equal(engine.get(moved.id)?.content, p.content);
@@ -79,8 +83,8 @@ test('global memories live in the global store, are listed after project ones, a
 
 test('export then import into a fresh project restores the memories; bad files are refused clearly', async () => {
   const a = await open();
-  created(a.engine.create({ content: 'Use the <script> tag sparingly & escape "quotes".', tags: ['html'] }));
-  created(a.engine.create({ content: 'Release branches are cut every second Thursday.', scope: 'global' }));
+  await created(a.engine.create({ content: 'Use the <script> tag sparingly & escape "quotes".', tags: ['html'] }));
+  await created(a.engine.create({ content: 'Release branches are cut every second Thursday.', scope: 'global' }));
   const file = path.join(a.dirs.storageDir, '..', 'export.json');
   const out = a.engine.exportTo(file);
   assert.equal(out.count, 2);
@@ -92,7 +96,7 @@ test('export then import into a fresh project restores the memories; bad files a
   assert.deepEqual({ ...r, errors: r.errors.length }, { total: 2, created: 2, duplicates: 0, skipped: 0, errors: 0 });
   assert.equal(b.engine.stats().global.memories, 1, 'the global memory went back to the global store');
   assert.deepEqual(progress, [2]);
-  assert.equal(b.engine.search({ query: 'script tag' }).hits[0]?.content, 'Use the <script> tag sparingly & escape "quotes".');
+  assert.equal((await b.engine.search({ query: 'script tag' })).hits[0]?.content, 'Use the <script> tag sparingly & escape "quotes".');
   const again = b.engine.importFrom(file);
   assert.equal(again.duplicates, 2, 'importing twice creates nothing new');
 
@@ -125,9 +129,9 @@ test('import can be cancelled between batches; what was imported stays', async (
 test('consolidation suggestions: list, accept merges with a SUPERSEDES link, reject and clear', async () => {
   const dirs = engineDirs();
   const a = await open(dirs);
-  const m1 = created(a.engine.create({ content: 'Redis runs on port 6379 in development.', tags: ['redis'] }));
-  const m2 = created(a.engine.create({ content: 'In dev, the cache (Redis) listens on 6379.', tags: ['cache'] }));
-  const m3 = created(a.engine.create({ content: 'Postgres 16 is required for the pgvector migration.' }));
+  const m1 = await created(a.engine.create({ content: 'Redis runs on port 6379 in development.', tags: ['redis'] }));
+  const m2 = await created(a.engine.create({ content: 'In dev, the cache (Redis) listens on 6379.', tags: ['cache'] }));
+  const m3 = await created(a.engine.create({ content: 'Postgres 16 is required for the pgvector migration.' }));
   const projectId = a.engine.projectId;
   await a.engine.close();
   const store = await Store.open({ dir: path.join(dirs.storageDir, 'projects', storeFolderName(projectId)) });
@@ -158,9 +162,9 @@ test('consolidation suggestions: list, accept merges with a SUPERSEDES link, rej
 
 test('graph: relationships and shared tags become edges; unknown centre is not_found', async () => {
   const { engine } = await open();
-  const a = created(engine.create({ content: 'Auth tokens expire after 15 minutes.', tags: ['auth'] }));
-  const b = created(engine.create({ content: 'Refresh tokens are rotated on every use.', tags: ['auth'] }));
-  created(engine.create({ content: 'The design system uses an 8px spacing grid.', tags: ['ui'] }));
+  const a = await created(engine.create({ content: 'Auth tokens expire after 15 minutes.', tags: ['auth'] }));
+  const b = await created(engine.create({ content: 'Refresh tokens are rotated on every use.', tags: ['auth'] }));
+  await created(engine.create({ content: 'The design system uses an 8px spacing grid.', tags: ['ui'] }));
   const g = engine.graph({});
   assert.equal(g.nodes.length, 3);
   assert.deepEqual(g.edges.map((e) => [e.from, e.to, e.kind]), [[a.id, b.id, 'shared_tag:auth']]);
@@ -171,23 +175,40 @@ test('graph: relationships and shared tags become edges; unknown centre is not_f
 test('a second engine on the same store (another window) opens read-only: reads work, writes are refused with a reason', async () => {
   const dirs = engineDirs();
   const owner = await open(dirs);
-  created(owner.engine.create({ content: 'Only the owning window may write to the store.' }));
+  await created(owner.engine.create({ content: 'Only the owning window may write to the store.' }));
   const second = await open(dirs, { ownerId: 'other-window' });
   assert.ok(second.engine.startupWarnings.some((w) => /read-only/.test(w)));
-  assert.equal(second.engine.search({ query: 'owning window' }).hits.length, 1);
-  assert.throws(() => second.engine.create({ content: 'This write must be refused by the engine.' }), (e: unknown) => e instanceof EngineError && e.code === 'store_read_only');
+  assert.equal((await second.engine.search({ query: 'owning window' })).hits.length, 1);
+  await assert.rejects(second.engine.create({ content: 'This write must be refused by the engine.' }), (e: unknown) => e instanceof EngineError && e.code === 'store_read_only');
   await second.engine.close();
   await owner.engine.close();
 });
 
 test('search filters by type and tags and keeps HTML as plain text', async () => {
   const { engine } = await open();
-  created(engine.create({ content: 'Never call <img src=x onerror=alert(1)> in templates.', type: 'code_pattern', tags: ['security'] }));
-  created(engine.create({ content: 'Templates are rendered on the server side only.', type: 'decision' }));
-  assert.equal(engine.search({ query: 'templates' }).hits.length, 2);
-  assert.deepEqual(engine.search({ query: 'templates', types: ['decision'] }).hits.map((h) => h.memory.type), ['decision']);
-  assert.deepEqual(engine.search({ query: 'templates', tags: ['Security'] }).hits.map((h) => h.memory.type), ['code_pattern']);
-  assert.equal(engine.search({ query: '"' }).hits.length, 0, 'nothing searchable → no hits, no error');
-  assert.match(engine.search({ query: 'onerror' }).hits[0]!.content, /<img src=x onerror=alert\(1\)>/);
+  await created(engine.create({ content: 'Never call <img src=x onerror=alert(1)> in templates.', type: 'code_pattern', tags: ['security'] }));
+  await created(engine.create({ content: 'Templates are rendered on the server side only.', type: 'decision' }));
+  assert.equal((await engine.search({ query: 'templates' })).hits.length, 2);
+  assert.deepEqual((await engine.search({ query: 'templates', types: ['decision'] })).hits.map((h) => h.memory.type), ['decision']);
+  assert.deepEqual((await engine.search({ query: 'templates', tags: ['Security'] })).hits.map((h) => h.memory.type), ['code_pattern']);
+  assert.equal((await engine.search({ query: '"' })).hits.length, 0, 'nothing searchable → no hits, no error');
+  assert.match((await engine.search({ query: 'onerror' })).hits[0]!.content, /<img src=x onerror=alert\(1\)>/);
   await engine.close();
+});
+
+test('default configuration: auto picks the built-in model (no Ollama here); hybrid search finds by meaning through the vector leg', async () => {
+  const dirs = engineDirs();
+  const engine = await MemoryEngine.open({ ...dirs, snapshotTickMs: 0 });
+  try {
+    assert.equal(engine.embedderInfo?.provider, 'builtin', engine.embedderInfo?.reason);
+    const m = await created(engine.create({ content: 'The nightly backup job copies the Postgres database to cold storage.' }));
+    await created(engine.create({ content: 'Buttons use the primary brand colour on hover.' }));
+    const r = await engine.search({ query: 'where do we archive our data every night?', limit: 1 });
+    assert.ok(r.legsUsed.includes('vector'));
+    assert.equal(r.hits[0]?.memory.id, m.id);
+    assert.ok((r.hits[0]?.legs.vector ?? 0) > 0);
+    assert.equal(engine.stats().project.pendingEmbeddings, 0, 'embedded on write');
+  } finally {
+    await engine.close();
+  }
 });

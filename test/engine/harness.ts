@@ -21,7 +21,8 @@ export function engineDirs(): Pick<EngineInit, 'storageDir' | 'globalStorageDir'
 export function startClient(init: EngineInit, opts: Partial<EngineClientOptions> = {}): EngineClient {
   const logs: string[] = [];
   const client = new EngineClient({
-    init, spawn: spawnTsWorker, backoff: { initialMs: 20, maxMs: 200, maxRestarts: 5, windowMs: 60_000 },
+    // The hash embedder unless a test asks for another: deterministic and light.
+    init: { ...init, settings: { 'embedding.provider': 'hash', ...init.settings } }, spawn: spawnTsWorker, backoff: { initialMs: 20, maxMs: 200, maxRestarts: 5, windowMs: 60_000 },
     log: (l) => logs.push(l), ...opts,
   });
   return client;

@@ -50,7 +50,8 @@ test('memory CRUD, search and events through the worker thread', async () => {
     const found = await client.request('search', { query: 'why is esbuild pinned?' });
     assert.deepEqual(found.hits.map((h) => h.memory.id), [id]);
     assert.ok(found.hits[0]!.legs.keyword! > 0, 'the keyword leg says it matched');
-    assert.deepEqual(found.legsUsed, ['keyword']);
+    assert.ok(found.hits[0]!.legs.vector! > 0, 'the vector leg too (hybrid search over the hash embedder)');
+    assert.deepEqual(found.legsUsed, ['keyword', 'vector']);
 
     const updated = await client.request('memory.update', { id, patch: { title: 'esbuild version pin', expectedVersion: 1 } });
     assert.equal(updated.version, 2);

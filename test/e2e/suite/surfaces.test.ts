@@ -85,7 +85,7 @@ suite('Surfaces', () => {
 
     await vscode.commands.executeCommand('agentMemory.deleteMemory', m.id, { confirm: false });
     const after = await vscode.commands.executeCommand<SearchResponse>('agentMemory.search', 'kestrel staging cluster');
-    assert.equal(after.hits.length, 0);
+    assert.ok(!after.hits.some((h) => h.memory.id === m.id), 'a deleted memory is found by neither leg');
   });
 
   test('export and import JSON through the commands', async () => {
@@ -111,7 +111,7 @@ suite('Surfaces', () => {
 
     const ask = recordingStream();
     const answer = await api.chatHandler({ prompt: 'how often are billing webhooks retried?', command: undefined, ...(model ? { model } : {}) }, chatContext, ask.stream, noToken);
-    assert.deepEqual(answer.metadata.recalled, saved.metadata.recalled);
+    assert.equal(answer.metadata.recalled[0], saved.metadata.recalled[0], 'the saved memory is recalled first');
     if (!answer.metadata.usedModel) assert.match(ask.text(), /retries webhooks 5 times/, 'the memory itself is the answer');
 
     const forget = recordingStream();
@@ -119,8 +119,9 @@ suite('Surfaces', () => {
     assert.match(forget.text(), /Forgot/);
     assert.deepEqual(gone.metadata.recalled, saved.metadata.recalled);
     const again = recordingStream();
-    await api.chatHandler({ prompt: 'billing webhooks retried', command: undefined }, chatContext, again.stream, noToken);
-    assert.match(again.text(), /no memory about/);
+    const after = await api.chatHandler({ prompt: 'billing webhooks retried', command: undefined }, chatContext, again.stream, noToken);
+    assert.ok(!after.metadata.recalled.includes(saved.metadata.recalled[0]!), 'a forgotten memory is not recalled');
+    assert.doesNotMatch(again.text(), /retries webhooks 5 times/);
   });
 
   test('recalled text pasted into /remember is saved as recall (never re-learned)', async () => {

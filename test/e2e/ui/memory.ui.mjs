@@ -64,7 +64,7 @@ export const tests = {
     await runCommand(page, 'Agent Memory: Open Search Panel');
     const search = await webviewFrame(page, '#query');
     await search.locator('#query').fill('inert-probe');
-    const content = search.locator('.result .content').first();
+    const content = search.locator('.result .content', { hasText: 'inert-probe' }).first();
     await content.waitFor({ state: 'visible', timeout: 20000 });
     assert.equal(await content.textContent(), XSS, 'shown as the literal text');
     assert.equal(await search.evaluate(() => document.querySelectorAll('#results img, #results script, #results b').length), 0, 'no element was created from memory text');
