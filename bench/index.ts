@@ -1,69 +1,130 @@
 /**
  * `npm run bench` — scale and speed figures, each with its baseline measured in the same
- * run. Every size runs in its own child process so peak RSS is per size.
- *   npm run bench                      readable table
- *   npm run bench -- --json            one JSON object on stdout, nothing else
- *   npm run bench -- --sizes 10000     choose sizes (default 10000,100000)
+ * run. Every (section, size) runs in its own child process so peak RSS is per size.
+ *   npm run bench                          readable tables
+ *   npm run bench -- --json                one JSON object on stdout, nothing else
+ *   npm run bench -- --sizes 10000         choose sizes (default 10000,100000)
+ *   npm run bench -- --sections search     choose sections (default: all, in list order)
+ *
+ * To add a section, append to SECTIONS: `perSize` sections run once per size, the others once.
+ * Output: { machine, <section>: { <size>: result } | result, targets }.
  */
 import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runStoreBench, type StoreBenchResult } from './store.bench';
+import { runStoreBench } from './store.bench';
+import { runSearchBench } from './search.bench';
+import { runEmbedBench } from './embed.bench';
+
+type Result = Record<string, unknown>;
+
+export interface BenchSection {
+  name: string;
+  /** Run once per size (else once per bench run). */
+  perSize: boolean;
+  run(size: number, workDir: string): Promise<object>;
+  /** Target per figure, keyed `<section>.<figure>@<size>` (or without @ for once-only sections). */
+  targets?: Record<string, string>;
+}
+
+export const SECTIONS: BenchSection[] = [
+  {
+    name: 'store',
+    perSize: true,
+    run: runStoreBench,
+    targets: {
+      'store.create_p50_ms@100000': '≤ 3',
+      'store.speedup_vs_naive_p50@100000': '≥ 50',
+      'store.open_ms_snapshot@100000': '≤ 2000',
+    },
+  },
+  {
+    name: 'search',
+    perSize: true,
+    run: runSearchBench,
+    targets: {
+      'search.hybrid_p50_ms@100000': '≤ 5',
+      'search.hybrid_p99_ms@100000': '≤ 20',
+      'search.ann_recall_at_10@100000': '≥ 0.98',
+      'search.peak_rss_mb@100000': '≤ 700',
+    },
+  },
+  { name: 'embed', perSize: false, run: () => runEmbedBench() },
+  // Coordinator: { name: 'write', perSize: true, run: runWriteBench }, { name: 'pipeline', … }
+];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
-const sizesArg = args[args.indexOf('--sizes') + 1];
-const sizes = args.includes('--sizes') && sizesArg ? sizesArg.split(',').map(Number) : [10_000, 100_000];
+const opt = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const sizes = (opt('--sizes') ?? '10000,100000').split(',').map(Number);
+const wanted = opt('--sections')?.split(',');
 const workDir = path.resolve(__dirname, '..', '.bench');
-
-const TARGETS = {
-  'store.create_p50_ms@100000': '≤ 3',
-  'store.speedup_vs_naive_p50@100000': '≥ 50',
-  'store.open_ms_snapshot@100000': '≤ 2000',
-};
-
-async function child(size: number): Promise<void> {
-  const store = await runStoreBench(size, workDir);
-  process.stdout.write(JSON.stringify({ store }) + '\n');
-}
 
 function log(line: string): void {
   (json ? process.stderr : process.stdout).write(line + '\n');
 }
 
-function table(rows: StoreBenchResult[]): void {
-  const keys = Object.keys(rows[0]!) as (keyof StoreBenchResult)[];
-  const w = Math.max(...keys.map((k) => k.length));
+async function child(section: string, size: number): Promise<void> {
+  const s = SECTIONS.find((x) => x.name === section);
+  if (!s) throw new Error(`unknown bench section ${section}`);
+  // Anything a library prints goes to stderr: the child's stdout carries its one JSON line.
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest)) as typeof process.stdout.write;
+  const r = await s.run(size, workDir);
+  write(JSON.stringify(r) + '\n');
+}
+
+function runChild(section: string, size: number): Result {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', section, String(size)], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (r.status !== 0) throw new Error(`bench child ${section}@${size} failed (exit ${r.status})`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Result;
+}
+
+function table(name: string, bySize: Record<string, Result>): void {
+  const cols = Object.entries(bySize);
+  const keys = [...new Set(cols.flatMap(([, r]) => Object.keys(r)))];
+  const w = Math.max(name.length, ...keys.map((k) => k.length));
+  const cell = (v: unknown) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)).padStart(14);
   log('');
-  log(`${'store'.padEnd(w)}  ${rows.map((r) => String(r.memories).padStart(12)).join('')}`);
-  for (const k of keys.slice(1)) log(`${k.padEnd(w)}  ${rows.map((r) => String(r[k]).padStart(12)).join('')}`);
+  log(`${name.padEnd(w)}  ${cols.map(([size]) => size.padStart(14)).join('')}`);
+  for (const k of keys) log(`${k.padEnd(w)}  ${cols.map(([, r]) => cell(r[k])).join('')}`);
 }
 
 async function main(): Promise<void> {
   const ci = args.indexOf('--child');
-  if (ci >= 0) return child(Number(args[ci + 1]));
-  const results: Record<string, { store: StoreBenchResult }> = {};
-  for (const size of sizes) {
-    log(`bench: ${size} memories…`);
-    const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', String(size)], {
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    if (r.status !== 0) throw new Error(`bench child for ${size} failed (exit ${r.status})`);
-    const last = r.stdout.trim().split('\n').pop()!;
-    results[String(size)] = JSON.parse(last);
-  }
-  const out = {
+  if (ci >= 0) return child(args[ci + 1]!, Number(args[ci + 2]));
+  const sections = SECTIONS.filter((s) => !wanted || wanted.includes(s.name));
+  if (wanted) for (const w of wanted) if (!SECTIONS.some((s) => s.name === w)) throw new Error(`unknown section ${w} (known: ${SECTIONS.map((s) => s.name).join(', ')})`);
+  const out: Record<string, unknown> = {
     machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? '?', node: process.version, platform: `${os.platform()} ${os.arch()}` },
-    store: Object.fromEntries(Object.entries(results).map(([k, v]) => [k, v.store])),
-    targets: TARGETS,
   };
+  const targets: Record<string, string> = {};
+  for (const s of sections) {
+    Object.assign(targets, s.targets ?? {});
+    if (s.perSize) {
+      const bySize: Record<string, Result> = {};
+      for (const size of sizes) {
+        log(`bench: ${s.name} at ${size} memories…`);
+        bySize[String(size)] = runChild(s.name, size);
+      }
+      out[s.name] = bySize;
+      if (!json) table(s.name, bySize);
+    } else {
+      log(`bench: ${s.name}…`);
+      const r = runChild(s.name, 0);
+      out[s.name] = r;
+      if (!json) table(s.name, { '': r });
+    }
+  }
+  out.targets = targets;
   if (json) process.stdout.write(JSON.stringify(out) + '\n');
   else {
-    table(Object.values(results).map((r) => r.store));
     log('');
-    log('targets: ' + Object.entries(TARGETS).map(([k, v]) => `${k} ${v}`).join('; '));
+    log('targets: ' + Object.entries(targets).map(([k, v]) => `${k} ${v}`).join('; '));
   }
 }
 

@@ -16,18 +16,21 @@ export interface WhereClause {
 }
 
 export function buildMemoryFilter(projectId: string, filters: SearchFilters, now: Date): WhereClause {
-  const where: string[] = ['m.project_id = ?', LIVE_MEMORY_SQL];
+  // Unary `+` keeps SQLite from driving the query by the project/type indexes: every search
+  // query is driven by a candidate rid set or the FTS table, and an index walk over the whole
+  // project instead of rowid look-ups was measured 5–10× slower.
+  const where: string[] = ['+m.project_id = ?', LIVE_MEMORY_SQL];
   const params: SqlValue[] = [projectId, liveParam(now)];
   if (filters.types !== undefined) {
     if (!Array.isArray(filters.types)) throw new ValidationError('types', 'must be a list of memory types');
     if (filters.types.length) {
       const types = [...new Set(filters.types.map((t) => validateType(t, 'general')))];
-      where.push(`m.type IN (${types.map(() => '?').join(', ')})`);
+      where.push(`+m.type IN (${types.map(() => '?').join(', ')})`);
       params.push(...types);
     }
   }
   if (filters.scope !== undefined) {
-    where.push('m.scope = ?');
+    where.push('+m.scope = ?');
     params.push(validateScope(filters.scope, 'project'));
   }
   if (filters.tags !== undefined) {

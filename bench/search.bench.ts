@@ -1,0 +1,256 @@
+/**
+ * Search benchmark at one size (a child of bench/index.ts, so peak RSS is per size):
+ * hybrid search latency (query embedding excluded) over a real store + HNSW, the same search
+ * with an exact brute-force vector leg as the in-run baseline, raw ANN vs exact latency and
+ * recall@10, and RSS. Memories: the Zipf synthetic corpus (bench/corpus.ts); vectors: 512-d
+ * clustered (the shape of real embeddings, as in bench/vector.bench.ts), vector i ↔ memory i.
+ *
+ * Queries: 2 words from one memory's text that are not among the vocabulary's 100 most frequent
+ * + 1 word of any frequency (what a person types: a couple of distinctive terms and a common
+ * one). `common_terms_*` reports a worst case: 3 of the 30 most frequent words.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomUUID, createHash } from 'node:crypto';
+import { Store } from '../src/core/store/store';
+import { HnswIndex } from '../src/core/vector/hnswIndex';
+import { ExactIndex } from '../src/core/vector/exactIndex';
+import { recallAtK } from '../src/core/vector/recall';
+import { IndexVectorSearcher } from '../src/core/search/indexSearcher';
+import { HybridSearch } from '../src/core/search/hybrid';
+import { ftsExpression } from '../src/core/search/fullText';
+import type { Embedder } from '../src/core/embed/types';
+import { Rng, syntheticMemories, vocabulary } from './corpus';
+import { gaussian, rng } from '../test/core/vector-data';
+import { median, peakRssMb, percentile, round } from './stats';
+
+export interface SearchBenchResult {
+  memories: number;
+  dim: number;
+  queries: number;
+  preload_ms: number;
+  hnsw_build_ms: number;
+  hybrid_p50_ms: number;
+  hybrid_p99_ms: number;
+  hybrid_exact_baseline_p50_ms: number;
+  hybrid_exact_baseline_p99_ms: number;
+  hybrid_speedup_vs_exact_p50: number;
+  fts_matches_p50: number;
+  common_terms_hybrid_p50_ms: number;
+  common_terms_fts_matches_p50: number;
+  ann_p50_ms: number;
+  ann_p99_ms: number;
+  exact_p50_ms: number;
+  exact_p99_ms: number;
+  ann_recall_at_10: number;
+  rss_after_hnsw_mb: number;
+  peak_rss_mb: number;
+}
+
+const DIM = 512;
+const QUERIES = 300;
+const PROJECT = 'bench/search';
+const progress = (s: string) => process.stderr.write(`  [search] ${s}\n`);
+
+/** clusteredVectors() streamed: the same distribution without holding n vectors twice. */
+function* vectorStream(n: number, dim: number, clusters: number, seed: number): Generator<Float32Array> {
+  const g = gaussian(rng(seed));
+  const centres: Float32Array[] = [];
+  for (let c = 0; c < clusters; c++) centres.push(Float32Array.from({ length: dim }, () => g()));
+  for (let i = 0; i < n; i++) {
+    const c = centres[i % clusters]!;
+    const v = new Float32Array(dim);
+    for (let j = 0; j < dim; j++) v[j] = c[j]! + 0.35 * g();
+    yield v;
+  }
+}
+
+/** Hands the search the query's precomputed vector: embedding is not part of search latency. */
+class PrecomputedEmbedder implements Embedder {
+  readonly id = 'bench:precomputed';
+  readonly dimension = DIM;
+  next: Float32Array | undefined;
+  constructor(readonly space: string) {}
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return texts.map(() => this.next!);
+  }
+  async available(): Promise<boolean> {
+    return true;
+  }
+  dispose(): void {}
+}
+
+function makeQueries(size: number, count: number, seed: number): { text: string[]; common: string[] } {
+  const vocab = vocabulary(20000);
+  const rank = new Map(vocab.map((w, i) => [w, i]));
+  const picks = new Set<number>();
+  const r = new Rng(seed);
+  while (picks.size < count) picks.add(r.int(size));
+  const wanted = [...picks].sort((a, b) => a - b);
+  const text: string[] = [];
+  let i = 0;
+  let w = 0;
+  for (const m of syntheticMemories(size, 1)) {
+    if (i++ !== wanted[w]) continue;
+    w++;
+    const words = m.content.split(' ').filter((x) => /^[a-z]+$/.test(x));
+    const rare = [...new Set(words.filter((x) => (rank.get(x) ?? 0) >= 100))];
+    const q = [rare[r.int(rare.length)] ?? words[0]!, rare[r.int(rare.length)] ?? words[1]!, words[r.int(words.length)]!];
+    text.push(q.join(' '));
+    if (w >= wanted.length) break;
+  }
+  const common = Array.from({ length: count }, () => [0, 1, 2].map(() => vocab[8 + r.int(30)]!).join(' '));
+  return { text, common };
+}
+
+async function timeSearch(search: HybridSearch, emb: PrecomputedEmbedder, texts: string[], vecs: Float32Array[]): Promise<{ times: number[] }> {
+  const times: number[] = [];
+  for (let i = 0; i < Math.min(30, texts.length); i++) {
+    emb.next = vecs[i]!;
+    await search.search({ query: texts[i]! }); // warm-up
+  }
+  for (let i = 0; i < texts.length; i++) {
+    emb.next = vecs[i]!;
+    const r = await search.search({ query: texts[i]! });
+    times.push(r.timings.searchMs);
+  }
+  return { times };
+}
+
+function ftsMatchCount(store: Store, texts: string[]): number[] {
+  return texts.slice(0, 50).map((t) => Number(store.get<{ n: number }>('SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH ?', [ftsExpression(t)!])!.n));
+}
+
+export async function runSearchBench(size: number, workDir: string): Promise<SearchBenchResult> {
+  const dir = path.join(workDir, `search-${size}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  const store = await Store.open({ dir });
+  try {
+    // Preload rows directly in big transactions (the write path is measured by store/write benches).
+    let t = performance.now();
+    const iso = new Date('2026-01-01T00:00:00Z').getTime();
+    let batch: unknown[][] = [];
+    const flush = () => {
+      const rows = batch;
+      batch = [];
+      store.transaction((tx) => {
+        for (const p of rows) {
+          tx.run(
+            'INSERT INTO memories (rid, id, project_id, type, title, content, normalized_content, content_hash, doc_hash, tags, importance, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            p as never,
+          );
+        }
+      });
+    };
+    let i = 0;
+    for (const m of syntheticMemories(size, 1)) {
+      const h = createHash('sha256').update(m.content).digest('hex');
+      const at = new Date(iso + i * 1000).toISOString();
+      batch.push([i + 1, randomUUID(), PROJECT, m.type, m.title, m.content, m.content.toLowerCase(), h, h, JSON.stringify(m.tags), m.importance, at, at]);
+      i++;
+      if (batch.length === 5000) flush();
+    }
+    if (batch.length) flush();
+    const preloadMs = performance.now() - t;
+    progress(`${size} memories preloaded in ${Math.round(preloadMs)} ms`);
+    // Merge FTS4 segments as the idle engine does after a bulk import.
+    await store.compactFullTextIndex();
+
+    // HNSW over the same vectors (rid = i + 1), built once and reused for every measurement.
+    t = performance.now();
+    const hnsw = await HnswIndex.create({ dim: DIM, M: 16, efConstruction: 100, efSearch: 64, initialCapacity: size });
+    const clusters = Math.max(10, Math.round(size / 100));
+    let labels: number[] = [];
+    let vecs: Float32Array[] = [];
+    let n = 0;
+    // Stored vectors for exact similarities of keyword-only candidates (HnswIndex.getVector is slow).
+    const copy = new Float32Array(size * DIM);
+    const qvecs: Float32Array[] = [];
+    for (const v of vectorStream(size + QUERIES, DIM, clusters, 42)) {
+      // The last QUERIES draws are the queries: same clusters as the memories, not in the index.
+      if (n >= size) {
+        qvecs.push(v);
+        continue;
+      }
+      copy.set(v, n * DIM);
+      labels.push(++n);
+      vecs.push(v);
+      if (labels.length === 2000) {
+        hnsw.addMany(labels, vecs);
+        labels = [];
+        vecs = [];
+        if (n % 20000 === 0) progress(`HNSW ${n}/${size} (${Math.round((performance.now() - t) / 1000)} s)`);
+      }
+    }
+    if (labels.length) hnsw.addMany(labels, vecs);
+    const buildMs = performance.now() - t;
+    progress(`HNSW built in ${Math.round(buildMs / 1000)} s`);
+
+    const { text, common } = makeQueries(size, QUERIES, 7);
+    const space = 'bench-512';
+    const emb = new PrecomputedEmbedder(space);
+    const vectorOf = (rid: number) => (rid >= 1 && rid <= size ? copy.subarray((rid - 1) * DIM, rid * DIM) : undefined);
+    const hybrid = new HybridSearch(store, { projectId: PROJECT, embedder: emb, vectors: new IndexVectorSearcher(hnsw, space, vectorOf) });
+    const h = await timeSearch(hybrid, emb, text, qvecs);
+    const hc = await timeSearch(hybrid, emb, common.slice(0, 100), qvecs);
+    const ann = qvecs.map((q) => {
+      const t0 = performance.now();
+      const r = hnsw.search(q, 10);
+      return { ms: performance.now() - t0, r };
+    });
+    const rssAfterHnsw = round(process.memoryUsage().rss / 1024 / 1024, 1);
+
+    // The exact baseline, same data, same run.
+    t = performance.now();
+    const exact = new ExactIndex({ dim: DIM, initialCapacity: size });
+    n = 0;
+    for (let i = 0; i < size; i++) exact.add(i + 1, copy.subarray(i * DIM, (i + 1) * DIM));
+    progress(`exact index built in ${Math.round(performance.now() - t)} ms`);
+    const ex = qvecs.map((q) => {
+      const t0 = performance.now();
+      const r = exact.search(q, 10);
+      return { ms: performance.now() - t0, r };
+    });
+    const hybridExact = new HybridSearch(store, { projectId: PROJECT, embedder: emb, vectors: new IndexVectorSearcher(exact, space) });
+    const he = await timeSearch(hybridExact, emb, text.slice(0, 100), qvecs);
+
+    const p50 = median(h.times);
+    const ep50 = median(he.times);
+    return {
+      memories: size,
+      dim: DIM,
+      queries: text.length,
+      preload_ms: Math.round(preloadMs),
+      hnsw_build_ms: Math.round(buildMs),
+      hybrid_p50_ms: round(p50),
+      hybrid_p99_ms: round(percentile(h.times, 99)),
+      hybrid_exact_baseline_p50_ms: round(ep50),
+      hybrid_exact_baseline_p99_ms: round(percentile(he.times, 99)),
+      hybrid_speedup_vs_exact_p50: round(ep50 / p50, 2),
+      fts_matches_p50: median(ftsMatchCount(store, text)),
+      common_terms_hybrid_p50_ms: round(median(hc.times)),
+      common_terms_fts_matches_p50: median(ftsMatchCount(store, common)),
+      ann_p50_ms: round(median(ann.map((a) => a.ms))),
+      ann_p99_ms: round(percentile(ann.map((a) => a.ms), 99)),
+      exact_p50_ms: round(median(ex.map((a) => a.ms))),
+      exact_p99_ms: round(percentile(ex.map((a) => a.ms), 99)),
+      ann_recall_at_10: round(recallAtK(ann.map((a) => a.r), ex.map((a) => a.r)), 4),
+      rss_after_hnsw_mb: rssAfterHnsw,
+      peak_rss_mb: peakRssMb(),
+    };
+  } finally {
+    await store.close({ snapshot: false });
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  const size = Number(process.argv[2] ?? 10_000);
+  runSearchBench(size, path.resolve(__dirname, '..', '.bench')).then(
+    (r) => process.stdout.write(JSON.stringify(r, null, 2) + '\n'),
+    (e) => {
+      process.stderr.write(`${(e as Error).stack}\n`);
+      process.exit(1);
+    },
+  );
+}
