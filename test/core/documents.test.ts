@@ -14,7 +14,7 @@ import { JobWorker } from '../../src/core/jobs/worker';
 import { listJobs } from '../../src/core/jobs/queue';
 import { chunkText } from '../../src/core/documents/chunk';
 import { createLocalDocumentFetcher } from '../../src/core/documents/fetch';
-import { createDocument, createDocumentHandler, documentMemoryIds, getDocument, type DocumentStatus } from '../../src/core/documents/ingest';
+import { createDocument, createDocumentHandler, deleteDocument, documentMemoryIds, getDocument, type DocumentStatus } from '../../src/core/documents/ingest';
 
 test('chunking: overlapping windows, short text unsplit, bad settings refused', () => {
   assert.deepEqual(chunkText('short text', 100, 10), ['short text']);
@@ -72,6 +72,13 @@ test('text document: extracting → chunking → embedding → indexing → done
   await worker.drain();
   assert.deepEqual(documentMemoryIds(store, again.id), ids);
   assert.equal((listJobs(store).find((j) => j.documentId === again.id)!.result as any).deduped, ids.length);
+  // Deleting one document keeps the chunks the other still links; deleting that one removes them.
+  assert.equal(deleteDocument(store, memory, doc.id), 0);
+  assert.equal(getDocument(store, doc.id), undefined);
+  assert.ok(ids.every((id) => memory.get(id)));
+  assert.equal(deleteDocument(store, memory, again.id), ids.length);
+  assert.ok(ids.every((id) => !memory.get(id) && memory.get(id, { includeDeleted: true })!.deletedAt));
+  assert.throws(() => deleteDocument(store, memory, again.id), /No document/);
   await store.close();
 });
 

@@ -219,3 +219,26 @@ test('a restarted worker recovers leases orphaned by a dead process at start', a
   assert.equal(listJobs(store)[0]!.status, 'completed');
   await store.close();
 });
+
+test('a long job keeps its lease alive (heartbeat) and is not reaped while it runs', async () => {
+  const { store, enqueue } = await setup();
+  enqueue('m1');
+  const worker = new JobWorker(store, {
+    leaseTimeoutMs: 3000, // heartbeat every second
+    handlers: {
+      extract: async (job) => {
+        const t0 = Date.now();
+        while (getJob(store, job.id)!.leasedAt === job.leasedAt) {
+          if (Date.now() - t0 > 10_000) return { renewed: false };
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const renewed = getJob(store, job.id)!;
+        // Reaping with the renewed time as "now" finds nothing stale.
+        return { renewed: true, reaped: reapStaleLeases(store, 3000, new Date(Date.parse(renewed.leasedAt!) + 1000)) };
+      },
+    },
+  });
+  assert.equal(await worker.tick(), 'ok');
+  assert.deepEqual(listJobs(store)[0]!.result, { renewed: true, reaped: 0 });
+  await store.close();
+});

@@ -102,6 +102,11 @@ test('controlled mode: facts become memories with pipeline stamps; every proposa
     assert.equal(a.factCount, 3);
     assert.equal(a.entityCount, 1);
   }
+  // Undo of a created fact from its history row: the fact is soft-deleted.
+  const createdOutcome = audit.find((a) => a.outcome === 'created')!;
+  const undone = undoHistory(store, memory, createdOutcome.appliedHistoryId);
+  assert.equal(undone.undone, 'created');
+  assert.ok(memory.get(createdOutcome.resultMemoryId, { includeDeleted: true })!.deletedAt);
   // Derived facts enqueue no extraction of their own.
   assert.equal(listJobs(store, { type: 'extract' }).length, 1);
   assert.equal(jobCounts(store).pending, 0);

@@ -4,6 +4,7 @@ export { createLocalDocumentFetcher, DocumentFetchError, htmlTitle, htmlToText, 
 export {
   createDocument,
   createDocumentHandler,
+  deleteDocument,
   documentMemoryIds,
   getDocument,
   type CreateDocumentInput,

@@ -182,3 +182,28 @@ export function createDocumentHandler(deps: DocumentDeps) {
     }
   };
 }
+
+/**
+ * Delete a document as a unit: its chunk memories are soft-deleted (unless another document
+ * still links them), open jobs cancelled, the document row and its links removed. One
+ * transaction; returns the chunk memories deleted.
+ */
+export function deleteDocument(store: Store, memory: MemoryService, id: string, opts: { who?: string; now?: Date } = {}): number {
+  const iso = (opts.now ?? new Date()).toISOString();
+  return store.transaction((tx) => {
+    const doc = tx.get('SELECT id FROM documents WHERE id = ?', [id]);
+    if (!doc) throw new UserFacingError(`No document with id ${id}.`, 'not_found');
+    let n = 0;
+    const ids = tx.all<{ memory_id: string }>('SELECT DISTINCT memory_id FROM document_memories WHERE document_id = ?', [id]);
+    for (const { memory_id } of ids) {
+      const shared = tx.get('SELECT 1 AS x FROM document_memories WHERE memory_id = ? AND document_id <> ? LIMIT 1', [memory_id, id]);
+      if (shared || !memory.get(memory_id)) continue;
+      memory.deleteInTx(tx, memory_id, { who: opts.who ?? 'user', reason: `document ${id} deleted` });
+      n++;
+    }
+    tx.run(`UPDATE memory_jobs SET status = 'cancelled', last_error = 'document deleted', updated_at = ? WHERE document_id = ? AND status = 'pending'`, [iso, id]);
+    tx.run('DELETE FROM document_memories WHERE document_id = ?', [id]);
+    tx.run('DELETE FROM documents WHERE id = ?', [id]);
+    return n;
+  });
+}

@@ -94,6 +94,18 @@ export function leaseJob(store: Store, types: readonly string[], workerId: strin
   });
 }
 
+/**
+ * Renew a lease still held by `workerId` (a long job must not look stale to the reaper).
+ * Returns false when the lease was lost.
+ */
+export function renewLease(store: Store, id: string, workerId: string, now: Date): boolean {
+  const iso = now.toISOString();
+  return store.transaction((tx) => {
+    tx.run(`UPDATE memory_jobs SET leased_at = ?, updated_at = ? WHERE id = ? AND status = 'leased' AND leased_by = ?`, [iso, iso, id, workerId]);
+    return tx.changes() === 1;
+  });
+}
+
 /** Mark a leased job completed with its result payload (warnings, counts). */
 export function completeJob(store: Store, id: string, result: unknown, now: Date): void {
   const iso = now.toISOString();

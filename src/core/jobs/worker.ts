@@ -10,7 +10,7 @@ import type { Store } from '../store/store';
 import { errorMessage } from '../util/errors';
 import { nextDelayMs } from './backoff';
 import { TransientJobError } from './errors';
-import { completeJob, failJob, leaseJob, reapStaleLeases, recoverOrphanedLeases, releaseJob, type Job } from './queue';
+import { completeJob, failJob, leaseJob, reapStaleLeases, recoverOrphanedLeases, releaseJob, renewLease, type Job } from './queue';
 
 export interface JobContext {
   /** Aborted when the worker is stopping and will not wait longer. */
@@ -164,6 +164,17 @@ export class JobWorker {
     }
     if (!job) return 'none';
     const handler = this.opts.handlers[job.jobType]!;
+    // Heartbeat: renew the lease every third of the lease timeout while the handler runs, so a
+    // long job (many LLM calls) is not reaped and run twice.
+    const leaseMs = this.opts.leaseTimeoutMs ?? 300_000;
+    const heartbeat = setInterval(() => {
+      try {
+        renewLease(this.store, job!.id, this.workerId, this.now());
+      } catch {
+        // store busy or closed: the next beat retries
+      }
+    }, Math.max(1000, Math.floor(leaseMs / 3)));
+    heartbeat.unref?.();
     try {
       const result = await handler(job, { signal: this.abort.signal, workerId: this.workerId });
       completeJob(this.store, job.id, result, this.now());
@@ -188,6 +199,8 @@ export class JobWorker {
         this.opts.onEvent?.({ type: 'tick-error', error: errorMessage(e2) });
       }
       return 'failed';
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 
