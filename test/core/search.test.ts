@@ -330,3 +330,35 @@ describe('hybrid search: access bookkeeping', () => {
     await store.close();
   });
 });
+
+describe('search settings', () => {
+  test('agent.yaml values map onto search and lifecycle settings; nonsense is refused', async () => {
+    const { defaultConfig } = await import('../../src/core/config');
+    const { searchSettingsFromConfig, resolveSearchSettings } = await import('../../src/core/search/settings');
+    const { lifecycleFromConfig } = await import('../../src/core/lifecycle/settings');
+    const cfg = defaultConfig();
+    const s = resolveSearchSettings(searchSettingsFromConfig(cfg));
+    assert.equal(s.vectorWeight, cfg.search.vector_weight);
+    assert.equal(s.keywordWeight, cfg.search.keyword_weight);
+    assert.equal(s.maxLimit, cfg.search.max_limit);
+    assert.equal(s.graphBoostWeight, cfg.memory.pipelineV2.graphBoostWeight);
+    const l = lifecycleFromConfig(cfg.memory);
+    assert.equal(l.ttlExtendFactor, cfg.memory.ttl_extend_factor);
+    assert.equal(l.promoteAccessCount, cfg.memory.promote_access_count);
+    assert.throws(() => resolveSearchSettings({ vectorWeight: 2 }), /vectorWeight/);
+    assert.throws(() => resolveSearchSettings({ vectorWeight: 0, keywordWeight: 0 }), /above 0/);
+    assert.throws(() => resolveSearchSettings({ defaultLimit: 200 }), /maxLimit/);
+    assert.throws(() => resolveSearchSettings({ normalization: 'rrf' as never }), /normalization/);
+  });
+
+  test('search.min_score from settings applies when the request gives none', async () => {
+    const f = await seeded();
+    const all = await f.searcher().search({ query: 'dark mode server auth' });
+    const cut = all.results[1]!.finalScore;
+    const s = f.searcher({ settings: { minScore: cut } });
+    const r = await s.search({ query: 'dark mode server auth' });
+    assert.ok(r.results.length >= 1 && r.results.length < all.results.length);
+    for (const x of r.results) assert.ok(x.finalScore >= cut);
+    await f.store.close();
+  });
+});

@@ -3,4 +3,4 @@ export { LIVE_MEMORY_SQL, liveParam, isLive } from './visibility';
 export { AccessTracker, applyAccesses, type AccessTrackerOptions, type AccessFlushResult } from './access';
 export { promoteMemory, type PromoteResult } from './promote';
 export { cleanupExpired, startCleanupScheduler, type CleanupOptions, type CleanupResult } from './cleanup';
-export { resolveLifecycle, DEFAULT_LIFECYCLE, type LifecycleSettings } from './settings';
+export { resolveLifecycle, lifecycleFromConfig, DEFAULT_LIFECYCLE, type LifecycleSettings } from './settings';

@@ -13,3 +13,18 @@ export function resolveLifecycle(partial: Partial<LifecycleSettings> = {}): Life
   }
   return s;
 }
+
+/** The engine's agent.yaml `memory.*` values as lifecycle settings (the sweep interval is memory.cleanup_interval, in ms). */
+export function lifecycleFromConfig(memory: {
+  default_ttl: number;
+  promote_importance: number;
+  promote_access_count: number;
+  ttl_extend_factor: number;
+}): LifecycleSettings {
+  return resolveLifecycle({
+    defaultTtlSeconds: memory.default_ttl,
+    promoteImportance: memory.promote_importance,
+    promoteAccessCount: memory.promote_access_count,
+    ttlExtendFactor: memory.ttl_extend_factor,
+  });
+}

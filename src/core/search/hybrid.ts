@@ -57,7 +57,7 @@ export class HybridSearch {
     const limit = req.limit ?? defaultLimit;
     if (!Number.isInteger(limit) || limit < 1) throw new ValidationError('limit', `must be a whole number from 1 to ${maxLimit}, got ${JSON.stringify(req.limit)}`);
     if (limit > maxLimit) throw new ValidationError('limit', `at most ${maxLimit} results per search (search.max_limit), asked for ${limit}`);
-    const minScore = req.minScore ?? 0;
+    const minScore = req.minScore ?? this.settings.minScore;
     if (typeof minScore !== 'number' || !Number.isFinite(minScore) || minScore < 0) {
       throw new ValidationError('minScore', `must be a number ≥ 0, got ${JSON.stringify(req.minScore)}`);
     }

@@ -14,6 +14,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   normalization: 'minmax',
   defaultLimit: 20,
   maxLimit: 100,
+  minScore: 0,
   candidateMultiplier: 3,
   minCandidates: 50,
   graphBoostWeight: 0.15,
@@ -38,7 +39,24 @@ export function resolveSearchSettings(partial: Partial<SearchSettings> = {}): Se
     if (!Number.isInteger(s[key]) || s[key] < 1) bad(key, `must be a whole number ≥ 1, got ${String(s[key])}`);
   }
   if (s.defaultLimit > s.maxLimit) bad('defaultLimit', `(${s.defaultLimit}) must not exceed maxLimit (${s.maxLimit})`);
+  if (!Number.isFinite(s.minScore) || s.minScore < 0) bad('minScore', `must be a number ≥ 0, got ${String(s.minScore)}`);
   if (!Number.isFinite(s.candidateMultiplier) || s.candidateMultiplier < 1) bad('candidateMultiplier', `must be ≥ 1, got ${String(s.candidateMultiplier)}`);
   if (!Number.isFinite(s.graphBoostTimeoutMs) || s.graphBoostTimeoutMs < 1) bad('graphBoostTimeoutMs', `must be ≥ 1, got ${String(s.graphBoostTimeoutMs)}`);
   return s;
+}
+
+/** The engine's agent.yaml values (src/core/config) as search settings. */
+export function searchSettingsFromConfig(cfg: {
+  search: { vector_weight: number; keyword_weight: number; default_limit: number; max_limit: number; min_score: number };
+  memory: { pipelineV2: { graphBoostWeight: number; graphBoostTimeoutMs: number } };
+}): Partial<SearchSettings> {
+  return {
+    vectorWeight: cfg.search.vector_weight,
+    keywordWeight: cfg.search.keyword_weight,
+    defaultLimit: cfg.search.default_limit,
+    maxLimit: cfg.search.max_limit,
+    minScore: cfg.search.min_score,
+    graphBoostWeight: cfg.memory.pipelineV2.graphBoostWeight,
+    graphBoostTimeoutMs: cfg.memory.pipelineV2.graphBoostTimeoutMs,
+  };
 }

@@ -81,6 +81,8 @@ export interface SearchSettings {
   normalization: Normalization;
   defaultLimit: number;
   maxLimit: number;
+  /** `search.min_score`: default for requests that do not give one. */
+  minScore: number;
   /** Candidates fetched per leg = max(limit × this, minCandidates). */
   candidateMultiplier: number;
   minCandidates: number;
