@@ -242,3 +242,14 @@ test('a long job keeps its lease alive (heartbeat) and is not reaped while it ru
   assert.deepEqual(listJobs(store)[0]!.result, { renewed: true, reaped: 0 });
   await store.close();
 });
+
+test('recovery and reaping only touch the worker\'s own job types', async () => {
+  const { store, enqueue } = await setup();
+  enqueue('m1');
+  store.transaction((tx) => enqueueMemoryJob(tx, 'embed', 'm1', new Date(T0).toISOString()));
+  leaseJob(store, ['extract'], 'dead-process', new Date(T0));
+  leaseJob(store, ['embed'], 'embed-worker', new Date(T0));
+  assert.equal(reapStaleLeases(store, 1000, new Date(T0 + 5000), ['extract']), 1);
+  assert.equal(listJobs(store, { type: 'embed' })[0]!.status, 'leased', "another worker's lease is left alone");
+  await store.close();
+});

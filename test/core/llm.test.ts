@@ -116,3 +116,16 @@ test('a cancelled call reports aborted', async () => {
   setTimeout(() => ac.abort(), 50);
   await assert.rejects(p, (e: unknown) => e instanceof LlmError && e.code === 'aborted');
 });
+
+test('provider from config: url, model and timeout of memory.pipelineV2', async () => {
+  const { ollamaProviderFromConfig } = await import('../../src/core/llm/ollamaProvider');
+  const { defaultConfig } = await import('../../src/core/config/tree');
+  const f = await fake({ models: ['llama3.2:3b'] });
+  const p = { ...defaultConfig().memory.pipelineV2, ollamaUrl: f.url, extractionModel: 'llama3.2:3b', extractionTimeout: 5000 };
+  const llm = ollamaProviderFromConfig(p);
+  assert.equal(llm.model, 'llama3.2:3b');
+  assert.equal(await llm.available(), true);
+  f.enqueue('generate', { hang: true });
+  const err = await failure(llm.generate('x'));
+  assert.match(err.message, /within 5000 ms/);
+});

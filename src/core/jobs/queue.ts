@@ -153,33 +153,46 @@ export function releaseJob(store: Store, id: string, note: string | null, now: D
   );
 }
 
-/** Stale-lease reaper: leased longer than `leaseTimeoutMs` → pending again. Returns how many. */
-export function reapStaleLeases(store: Store, leaseTimeoutMs: number, now: Date): number {
+/** `AND job_type IN (…)` for an optional list of types (other workers' jobs are left alone). */
+function typeFilter(types: readonly string[] | undefined): { sql: string; params: string[] } {
+  if (!types) return { sql: '', params: [] };
+  if (!types.length) return { sql: ' AND 0', params: [] };
+  return { sql: ` AND job_type IN (${types.map(() => '?').join(', ')})`, params: [...types] };
+}
+
+/**
+ * Stale-lease reaper: leased longer than `leaseTimeoutMs` → pending again. Limited to
+ * `types` when given (each worker reaps its own job types). Returns how many.
+ */
+export function reapStaleLeases(store: Store, leaseTimeoutMs: number, now: Date, types?: readonly string[]): number {
   const cutoff = new Date(now.getTime() - leaseTimeoutMs).toISOString();
   const iso = now.toISOString();
+  const f = typeFilter(types);
   return store.transaction((tx) => {
     tx.run(
       `UPDATE memory_jobs SET status = 'pending', leased_at = NULL, leased_by = NULL, updated_at = ?,
          last_error = coalesce(last_error, 'lease expired')
-       WHERE status = 'leased' AND leased_at < ?`,
-      [iso, cutoff],
+       WHERE status = 'leased' AND leased_at < ?${f.sql}`,
+      [iso, cutoff, ...f.params],
     );
     return tx.changes();
   });
 }
 
 /**
- * Leases held by anyone but `workerId` → pending. Only safe when this process owns the store
- * (the store lock guarantees it): such leases were left by a process that died.
+ * Leases of `types` held by anyone but `workerId` → pending. Only safe when this process owns
+ * the store (the store lock guarantees it) and no other worker of the same types runs in it:
+ * such leases were left by a process that died.
  */
-export function recoverOrphanedLeases(store: Store, workerId: string, now: Date): number {
+export function recoverOrphanedLeases(store: Store, workerId: string, now: Date, types?: readonly string[]): number {
   const iso = now.toISOString();
+  const f = typeFilter(types);
   return store.transaction((tx) => {
     tx.run(
       `UPDATE memory_jobs SET status = 'pending', leased_at = NULL, leased_by = NULL, updated_at = ?,
          last_error = coalesce(last_error, 'worker stopped while holding the lease')
-       WHERE status = 'leased' AND (leased_by IS NULL OR leased_by <> ?)`,
-      [iso, workerId],
+       WHERE status = 'leased' AND (leased_by IS NULL OR leased_by <> ?)${f.sql}`,
+      [iso, workerId, ...f.params],
     );
     return tx.changes();
   });

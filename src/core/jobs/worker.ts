@@ -42,8 +42,9 @@ export interface JobWorkerOptions {
   /** Delay after a successful job before the next tick (0: at once). Default 0. */
   busyDelayMs?: number;
   /**
-   * On start, return leases held by other worker ids to pending. True by default: the store
-   * lock guarantees this process is the only writer, so such leases belong to a dead process.
+   * On start, return leases of this worker's job types held by other worker ids to pending.
+   * True by default: the store lock guarantees this process is the only writer, so such leases
+   * belong to a dead process (other job types are left to their own workers).
    */
   recoverOnStart?: boolean;
   workerId?: string;
@@ -90,7 +91,7 @@ export class JobWorker {
     this.running = true;
     this.abort = new AbortController();
     if (this.opts.recoverOnStart !== false) {
-      const n = recoverOrphanedLeases(this.store, this.workerId, this.now());
+      const n = recoverOrphanedLeases(this.store, this.workerId, this.now(), this.types);
       if (n) this.opts.onEvent?.({ type: 'reaped', count: n });
     }
     this.reaper = setInterval(() => this.reap(), this.opts.reaperIntervalMs ?? 60_000);
@@ -101,7 +102,7 @@ export class JobWorker {
   /** Run the reaper now (also used by maintenance). */
   reap(): number {
     try {
-      const n = reapStaleLeases(this.store, this.opts.leaseTimeoutMs ?? 300_000, this.now());
+      const n = reapStaleLeases(this.store, this.opts.leaseTimeoutMs ?? 300_000, this.now(), this.types);
       if (n) this.opts.onEvent?.({ type: 'reaped', count: n });
       return n;
     } catch (e) {

@@ -132,3 +132,11 @@ export class OllamaProvider implements LlmProvider {
     return 'pulled';
   }
 }
+
+/** The pipeline's provider from `memory.pipelineV2` (ollamaUrl, extractionModel, extractionTimeout). */
+export function ollamaProviderFromConfig(
+  p: { ollamaUrl: string; extractionModel: string; extractionTimeout: number },
+  opts: { fetch?: typeof fetch } = {},
+): OllamaProvider {
+  return new OllamaProvider({ host: p.ollamaUrl, model: p.extractionModel, timeoutMs: p.extractionTimeout, fetch: opts.fetch });
+}

@@ -108,8 +108,6 @@ export class MemoryPipeline {
       pollMs: cfg().documentWorkerIntervalMs,
       maxRetries: cfg().workerMaxRetries,
       leaseTimeoutMs: cfg().leaseTimeoutMs,
-      // The extraction worker already recovered orphaned leases for the whole table.
-      recoverOnStart: false,
       now: this.now,
       onEvent,
     });
