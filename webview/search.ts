@@ -59,8 +59,10 @@ vscode.onMessage((m) => {
       typeSelect.appendChild(h('option', { value: '' }, 'All types'));
       for (const t of m.memoryTypes) typeSelect.appendChild(h('option', { value: t }, t));
       const saved = vscode.getState<{ query?: string; type?: string }>();
-      input.value = m.query ?? saved?.query ?? '';
-      typeSelect.value = saved?.type ?? '';
+      // Never overwrite what the person already typed while the panel was loading.
+      if (m.query !== undefined) input.value = m.query;
+      else if (!input.value) input.value = saved?.query ?? '';
+      if (!typeSelect.value) typeSelect.value = saved?.type ?? '';
       search();
       input.focus();
       return;

@@ -43,7 +43,8 @@ export const tests = {
     await search.locator('#query').fill('staging database port');
     const result = search.locator('.result', { hasText: 'listens on port 5433' }).first();
     await result.waitFor({ state: 'visible', timeout: 20000 });
-    assert.match(await search.locator('#status').innerText(), /1 result/);
+    // "keyword + vector": the built-in embedding model runs (also from an installed VSIX).
+    assert.match(await search.locator('#status').innerText(), /1 result \(keyword \+ vector/);
     await screenshot('search-panel');
 
     await runCommand(page, 'Agent Memory: Open Memory Graph');
