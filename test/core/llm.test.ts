@@ -2,7 +2,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeOllama, closedPortUrl, type FakeOllamaOptions } from '../helpers/fakeOllama';
-import { OllamaProvider } from '../../src/core/llm/ollamaProvider';
+import { OllamaProvider, ollamaProviderFromConfig } from '../../src/core/llm/ollamaProvider';
+import { defaultConfig } from '../../src/core/config/tree';
 import { LlmError, isTransientLlmError } from '../../src/core/llm/types';
 import { EXTRACTION_SCHEMA } from '../../src/core/pipeline/extraction';
 
@@ -118,14 +119,12 @@ test('a cancelled call reports aborted', async () => {
 });
 
 test('provider from config: url, model and timeout of memory.pipelineV2', async () => {
-  const { ollamaProviderFromConfig } = await import('../../src/core/llm/ollamaProvider');
-  const { defaultConfig } = await import('../../src/core/config/tree');
   const f = await fake({ models: ['llama3.2:3b'] });
-  const p = { ...defaultConfig().memory.pipelineV2, ollamaUrl: f.url, extractionModel: 'llama3.2:3b', extractionTimeout: 5000 };
+  const p = { ...defaultConfig().memory.pipelineV2, ollamaUrl: f.url, extractionModel: 'llama3.2:3b', extractionTimeout: 300 };
   const llm = ollamaProviderFromConfig(p);
   assert.equal(llm.model, 'llama3.2:3b');
   assert.equal(await llm.available(), true);
   f.enqueue('generate', { hang: true });
   const err = await failure(llm.generate('x'));
-  assert.match(err.message, /within 5000 ms/);
+  assert.match(err.message, /within 300 ms/);
 });
