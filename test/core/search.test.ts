@@ -117,6 +117,26 @@ describe('hybrid search: filters and visibility', () => {
     await f.store.close();
   });
 
+  test('a selective filter still finds its few matches among many (two-pass ranking falls back)', async () => {
+    const f = await searchFixture();
+    const inputs = Array.from({ length: 320 }, (_, i) => ({
+      content: `Canary rollout step ${i} for service ${i % 17} ${'canary '.repeat(1 + (i % 3))}`,
+      tags: i % 100 === 7 ? ['rare'] : ['common'],
+      ttlSeconds: null,
+      allowNearDuplicate: true,
+    }));
+    const made = f.svc.createMany(inputs);
+    assert.equal(made.filter((r) => r.status === 'created').length, 320);
+    const s = f.searcher({ embedder: undefined, vectors: undefined });
+    // 320 rows match; the first pass keeps the best 4 × 50 = 200, which need not hold the 4 rare ones.
+    const r = await s.search({ query: 'canary', tags: ['rare'], limit: 10 });
+    assert.equal(r.results.length, 4);
+    for (const x of r.results) assert.deepEqual(x.memory.tags, ['rare']);
+    const all = await s.search({ query: 'canary', limit: 100 });
+    assert.equal(all.results.length, 100);
+    await f.store.close();
+  });
+
   test('other projects are not searched', async () => {
     const dir = tmpDir('am-search-proj-');
     const f = await searchFixture(undefined, dir);
