@@ -57,8 +57,8 @@ describe('buildFtsQuery', () => {
     test(`no input makes FTS4 (${tokenizer}) raise, in either mode, with bm25 ranking`, () => {
       const db = makeDb(tokenizer);
       for (const input of NASTY) {
-        for (const mode of ['any', 'all'] as const) {
-          const q = buildFtsQuery(input, { mode });
+        for (const [mode, pairs] of [['any', false], ['all', false], ['any', true]] as const) {
+          const q = buildFtsQuery(input, { mode, pairs });
           if (q === null) continue;
           assert.match(q, SAFE_SHAPE, `unsafe shape for ${JSON.stringify(input.slice(0, 40))}: ${q.slice(0, 80)}`);
           assert.doesNotThrow(
@@ -135,6 +135,23 @@ describe('buildFtsQuery', () => {
     const many = Array.from({ length: 100 }, (_, i) => `term${i}`).join(' ');
     assert.equal(buildFtsQuery(many)!.split(' OR ').length, FTS_MAX_TERMS);
     assert.equal(buildFtsQuery(many, { maxTerms: 5 }), '"term0" OR "term1" OR "term2" OR "term3" OR "term4"');
+  });
+
+  test('pairs: adjacent non-stop words also become phrases, after the single terms, within the cap', () => {
+    assert.equal(
+      buildFtsQuery('the LGBTQ support group meets', { pairs: true }),
+      '"lgbtq" OR "support" OR "group" OR "meets" OR "lgbtq support" OR "support group" OR "group meets"',
+    );
+    // No pair across a stop-word or a quoted phrase; prefixes stay single.
+    assert.equal(buildFtsQuery('support of group "dark mode" auth*', { pairs: true }), '"support" OR "group" OR "dark mode" OR "auth*"');
+    assert.equal(buildFtsQuery('support group', { pairs: false }), '"support" OR "group"');
+    assert.equal(buildFtsQuery('support group', { pairs: true, mode: 'all' }), '"support" "group"');
+    assert.equal(buildFtsQuery('a b c d e f', { pairs: true, maxTerms: 3, stopWords: false }), '"a" OR "b" OR "c"');
+    const db = makeDb('porter');
+    const ids = (q: string) => (db.exec(`SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(matchinfo(docs, 'pcnalx')), rowid`, [q])[0]?.values ?? []).map((r) => r[0]);
+    // "dark mode" adjacent (row 3) outranks dark … mode apart (row 4) once the pair is a term.
+    assert.equal(ids(buildFtsQuery('dark mode', { pairs: true })!)[0], 3);
+    db.close();
   });
 
   test('unicode words survive, case-folded', () => {

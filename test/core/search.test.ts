@@ -6,6 +6,9 @@ import { AccessTracker } from '../../src/core/lifecycle/access';
 import { ValidationError } from '../../src/core/memory/errors';
 import { FailingEmbedder, TableEmbedder, searchFixture } from './search-fixture';
 import { tmpDir } from '../helpers/tmp';
+import { defaultConfig } from '../../src/core/config';
+import { resolveSearchSettings, searchSettingsFromConfig } from '../../src/core/search/settings';
+import { lifecycleFromConfig } from '../../src/core/lifecycle/settings';
 
 const NOTES = [
   { content: 'Authentication uses JWT tokens issued by the auth server.', type: 'decision', tags: ['auth', 'security'] },
@@ -352,10 +355,7 @@ describe('hybrid search: access bookkeeping', () => {
 });
 
 describe('search settings', () => {
-  test('agent.yaml values map onto search and lifecycle settings; nonsense is refused', async () => {
-    const { defaultConfig } = await import('../../src/core/config');
-    const { searchSettingsFromConfig, resolveSearchSettings } = await import('../../src/core/search/settings');
-    const { lifecycleFromConfig } = await import('../../src/core/lifecycle/settings');
+  test('agent.yaml values map onto search and lifecycle settings; nonsense is refused', () => {
     const cfg = defaultConfig();
     const s = resolveSearchSettings(searchSettingsFromConfig(cfg));
     assert.equal(s.vectorWeight, cfg.search.vector_weight);

@@ -18,6 +18,12 @@ export interface FtsQueryOptions {
   stopWords?: ReadonlySet<string> | false;
   /** Shortest stem accepted for a prefix query (`ab*`); shorter ones become plain words. Default 2. */
   minPrefixLength?: number;
+  /**
+   * Also emit each pair of adjacent non-stop words as a phrase (`"support group"`), after the
+   * single terms: documents with the exact pair rank higher (a light sequential-dependence
+   * model). Only meaningful with mode 'any'. Default false.
+   */
+  pairs?: boolean;
 }
 
 export const FTS_MAX_TERMS = 32;
@@ -83,6 +89,16 @@ export function buildFtsQuery(input: string, options: FtsQueryOptions = {}): str
 
   let kept = stop ? terms.filter((t) => !(t.kind === 'word' && stop.has(t.text))) : terms;
   if (kept.length === 0) kept = terms; // "what is it" → search the stop-words rather than nothing
+
+  if (options.pairs && mode === 'any') {
+    const extra: FtsTerm[] = [];
+    for (let i = 0; i + 1 < terms.length; i++) {
+      const a = terms[i]!;
+      const b = terms[i + 1]!;
+      if (a.kind === 'word' && b.kind === 'word' && !stop?.has(a.text) && !stop?.has(b.text)) extra.push({ kind: 'phrase', words: [a.text, b.text] });
+    }
+    kept = [...kept, ...extra];
+  }
 
   const rendered: string[] = [];
   const seen = new Set<string>();

@@ -81,7 +81,7 @@ export class HybridSearch {
     const embedMs = performance.now() - t0;
 
     const t1 = performance.now();
-    const expr = ftsExpression(query);
+    const expr = ftsExpression(query, { pairs: this.settings.phrasePairs });
     const legs = { keyword: expr !== null, vector: qvec !== undefined };
     const k = Math.max(this.settings.minCandidates, Math.ceil(limit * this.settings.candidateMultiplier));
     const union = new Map<number, Candidate>();

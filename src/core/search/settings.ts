@@ -20,6 +20,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   graphBoostWeight: 0.15,
   graphBoostTimeoutMs: 500,
   queryStopwords: true,
+  phrasePairs: false,
   fillVectorScores: true,
   fillTextScores: true,
 };

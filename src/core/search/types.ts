@@ -92,6 +92,8 @@ export interface SearchSettings {
   graphBoostTimeoutMs: number;
   /** Drop English stop-words from the query before embedding it (measured on LoCoMo). */
   queryStopwords: boolean;
+  /** Add adjacent word pairs as phrases to the full-text query (ftsQuery `pairs`). */
+  phrasePairs: boolean;
   /** Score keyword-only candidates on the vector leg (exact cosine). */
   fillVectorScores: boolean;
   /** Score vector-only candidates on the keyword leg (BM25 restricted to them). */
