@@ -15,7 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../core/store/store';
 import { MemoryService } from '../core/memory/memoryService';
-import type { CreateMemoryInput, CreateResult, ListOptions, ListResult, MemoryRecord, MemoryScope } from '../core/memory/types';
+import type { CreateMemoryInput, ListOptions, ListResult, MemoryRecord, MemoryScope } from '../core/memory/types';
 import { LIMITS } from '../core/memory/limits';
 import { resolveProjectId, type ProjectIdResult } from '../core/project';
 import { pipelineMode, type ResolvedConfig } from '../core/config';
@@ -31,18 +31,17 @@ import { queryGraph } from './seams/graph';
 import { readImportFile, writeExportFile } from './transfer';
 import {
   PROTOCOL_VERSION,
-  type ConfigSummary, type EngineDiagnostics, type EngineEvent, type EngineInit, type EngineStats, type ExportFile,
+  type ConfigSummary, type CreateMemoryResult, type EngineDiagnostics, type EngineEvent, type EngineInit, type EngineStats, type ExportFile,
   type GraphData, type GraphParams, type ImportResult, type PipelineStatus, type SearchHit, type SearchParams,
   type SearchResponse, type StoreInfo, type StoreName, type Suggestion,
 } from './protocol';
 
 /** Seams not yet wired to their final module, shown by diagnostics. */
 export const SEAMS: Record<string, string> = {
-  'suggestions.accept': 'append/latest_wins merge in src/engine/seams/suggestions.ts: rewire to src/core/consolidation',
+  'suggestions.list/clear': 'SQL over consolidation_suggestions in src/engine/seams/suggestions.ts (accept/reject go through SmartStore)',
   graph: 'memory_relationships + shared tags: rewire to src/core/graph',
   pipeline: 'status only (jobs table): rewire to the src/core/pipeline job worker',
   reembed: 'marks memories pending for the backfill (same space): rewire to src/core/memory/reembed reembedAll for a space switch',
-  'smart store': 'memory.create embeds on write (MemoryIngest) without consolidation: rewire to src/core/consolidation SmartStore.save',
   access: 'search does not bump access counts / TTL yet: rewire to src/core/lifecycle AccessTracker',
 };
 
@@ -157,7 +156,7 @@ export class MemoryEngine {
 
   // ── memories ──────────────────────────────────────────────────────────────────────────
 
-  async create(input: CreateMemoryInput): Promise<CreateResult> {
+  async create(input: CreateMemoryInput): Promise<CreateMemoryResult> {
     if (!input || typeof input !== 'object') throw new EngineError('invalid_input', 'input: must be an object');
     const h = this.handleForScope(input.scope === 'global' ? 'global' : 'project');
     const result = await this.write(h, () => (h.retrieval ? h.retrieval.create(input) : h.svc.create(input)));
@@ -273,8 +272,15 @@ export class MemoryEngine {
     return listSuggestions(this.projectHandle.store, status, Math.max(1, Math.min(limit, 200)));
   }
 
-  acceptSuggestion(id: string): MemoryRecord {
+  async acceptSuggestion(id: string): Promise<MemoryRecord> {
     const h = this.projectHandle;
+    if (h.retrieval) {
+      const retrieval = h.retrieval;
+      const r = await this.write(h, () => retrieval.accept(id));
+      this.changed('merged', [r.memory.id, r.absorbed.id], 'project');
+      return r.memory;
+    }
+    // SEAM: without the vector side, an append/latest_wins merge over SQL.
     const rec = this.write(h, () => acceptSuggestion(h.store, h.svc, id, this.cfg.config.memory.merge_strategy, this.now()));
     this.changed('merged', [rec.id, ...rec.mergedFrom], 'project');
     return rec;
@@ -282,7 +288,8 @@ export class MemoryEngine {
 
   rejectSuggestion(id: string): void {
     const h = this.projectHandle;
-    this.write(h, () => rejectSuggestion(h.store, id, this.now()));
+    const retrieval = h.retrieval;
+    this.write(h, () => (retrieval ? retrieval.reject(id) : rejectSuggestion(h.store, id, this.now())));
   }
 
   clearSuggestions(): number {

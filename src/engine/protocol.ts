@@ -30,6 +30,13 @@ export type { CreateMemoryInput, CreateResult, HistoryEntry, ListOptions, ListRe
 
 export const PROTOCOL_VERSION = 1;
 
+/** CreateResult plus what the smart store did (absent when the engine runs keyword-only). */
+export type CreateMemoryResult = CreateResult & {
+  action?: 'stored' | 'merged' | 'skipped' | 'duplicate';
+  embedding?: 'ready' | 'pending' | 'none';
+  suggestions?: string[];
+};
+
 // ── Start-up ────────────────────────────────────────────────────────────────────────────────
 
 /** workerData of the engine thread: everything it needs to open its stores. */
@@ -215,7 +222,8 @@ export interface ReadyInfo {
 // ── Requests: method name → params and result ───────────────────────────────────────────────
 
 export interface EngineMethods {
-  'memory.create': { params: CreateMemoryInput; result: CreateResult };
+  /** Through the smart store (seed 003): may merge into an existing memory (status duplicate, action merged). */
+  'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
   'memory.list': { params: ListOptions; result: ListResult };
   'memory.update': { params: { id: string; patch: UpdateMemoryInput }; result: MemoryRecord };

@@ -11,15 +11,30 @@ import { EmbeddingBackfill } from '../core/memory/backfill';
 import { VectorStore } from '../core/vectorstore/vectorStore';
 import { ActiveSpace } from '../core/vectorstore/activeSpace';
 import { HybridSearch } from '../core/search/hybrid';
+import { SmartStore, type AcceptResult } from '../core/consolidation/smartStore';
+import { consolidationSettingsFrom } from '../core/consolidation/settings';
 import type { SearchRequest, SearchResponse } from '../core/search/types';
 import type { Embedder } from '../core/embed/types';
 import { selectEmbedder, type EmbedderSelection } from '../core/embed/select';
 import type { ResolvedConfig } from '../core/config';
 import type { CreateMemoryInput, CreateResult, MemoryRecord, UpdateMemoryInput } from '../core/memory/types';
 
+/** The result of a create through the smart store (seed 003): CreateResult plus what happened. */
+export type SmartCreateResult = CreateResult & {
+  /** stored / merged (auto-merge ≥ memory.auto_merge_threshold) / skipped / duplicate. */
+  action: 'stored' | 'merged' | 'skipped' | 'duplicate';
+  embedding?: 'ready' | 'pending' | 'none';
+  /** Ids of the consolidation suggestions this write recorded (similarity_threshold … auto_merge_threshold). */
+  suggestions?: string[];
+};
+
 export interface Retrieval {
   readonly vectors: VectorStore;
-  create(input: CreateMemoryInput): Promise<CreateResult & { embedding?: 'ready' | 'pending' }>;
+  /** Embed, consolidate (auto-merge / suggest / store) and commit: the smart store. */
+  create(input: CreateMemoryInput): Promise<SmartCreateResult>;
+  /** Merges a consolidation suggestion (memory.merge_strategy). */
+  accept(suggestionId: string): Promise<AcceptResult>;
+  reject(suggestionId: string): void;
   /** Update; a changed text is embedded again before the commit. */
   update(id: string, patch: UpdateMemoryInput): Promise<MemoryRecord>;
   search(req: SearchRequest): Promise<SearchResponse>;
@@ -60,6 +75,7 @@ export function composeRetrieval(
   const space = new ActiveSpace(embedder, vectors);
   const backfill = new EmbeddingBackfill(store, svc, space, { onWarning });
   const ingest = new MemoryIngest(store, svc, space, { onPending: () => backfill.kick() });
+  const smart = new SmartStore({ store, memory: svc, space, settings: consolidationSettingsFrom(config.memory), onPending: () => backfill.kick() });
   backfill.start();
   const s = config.search;
   const hybrid = new HybridSearch(store, {
@@ -69,9 +85,22 @@ export function composeRetrieval(
   return {
     vectors,
     async create(input) {
-      const r = await ingest.create(input);
-      return r.embedding ? { ...r.result, embedding: r.embedding } : r.result;
+      const r = await smart.save(input);
+      const extra = { action: r.action, embedding: r.embedding, suggestions: r.suggestions.map((x) => x.id) };
+      switch (r.action) {
+        case 'stored':
+          return { status: 'created', memory: r.memory!, warnings: r.warnings, ...extra };
+        case 'merged':
+          // Already remembered: the surviving memory now holds this text too.
+          return { status: 'duplicate', memory: r.memory!, warnings: [...r.warnings, `merged into ${r.memory!.id} (similarity ${r.merge?.similarity.toFixed(2)})`], ...extra };
+        case 'duplicate':
+          return { status: 'duplicate', memory: r.memory!, warnings: r.warnings, ...extra };
+        case 'skipped':
+          return { status: 'skipped', reason: r.skipped!.reason, detail: r.skipped!.detail, ...(r.skipped!.existingId ? { existingId: r.skipped!.existingId } : {}), warnings: r.warnings, ...extra };
+      }
     },
+    accept: (id) => smart.accept(id, { by: 'user' }),
+    reject: (id) => { smart.reject(id, { by: 'user' }); },
     update: async (id, patch) => (await ingest.update(id, patch)).memory,
     search: (req) => hybrid.search(req),
     kickBackfill: () => backfill.kick(),

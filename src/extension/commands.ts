@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
-import type { CreateResult, MemoryRecord, SearchResponse } from '../engine/protocol';
+import type { CreateMemoryResult, MemoryRecord, SearchResponse } from '../engine/protocol';
 import { MEMORY_TYPES } from '../core/memory/types';
 import type { Logger } from './log';
 import type { MemoryTreeProvider, TreeNode } from './memoryTree';
@@ -64,9 +64,10 @@ export function reportError(log: Logger, what: string, e: unknown): void {
   void vscode.window.showErrorMessage(`Agent Memory: ${what}: ${msg}`);
 }
 
-export function describeCreate(r: CreateResult): string {
+export function describeCreate(r: CreateMemoryResult): string {
+  if (r.action === 'merged' && r.status === 'duplicate') return `Merged into an existing, very similar memory: ${r.memory.title || r.memory.content.slice(0, 60)}`;
   switch (r.status) {
-    case 'created': return `Memory saved: ${r.memory.title || r.memory.content.slice(0, 60)}`;
+    case 'created': return `Memory saved: ${r.memory.title || r.memory.content.slice(0, 60)}${r.suggestions?.length ? ` (similar to ${r.suggestions.length} other memor${r.suggestions.length === 1 ? 'y' : 'ies'}: review the consolidation suggestions)` : ''}`;
     case 'duplicate': return `Already remembered (memory ${r.memory.id}).`;
     case 'skipped': return `Not saved: ${r.detail}`;
   }
@@ -97,7 +98,7 @@ export function registerCommands(d: CommandDeps): void {
     return pick?.id;
   }
 
-  async function create(content: string, extra: { source?: string; type?: string; title?: string } = {}): Promise<CreateResult> {
+  async function create(content: string, extra: { source?: string; type?: string; title?: string } = {}): Promise<CreateMemoryResult> {
     const { text, fromRecall } = stripRecall(content);
     const r = await engine.request('memory.create', {
       content: text, agentSource: 'user', ...(fromRecall ? { fromRecall } : {}),

@@ -146,17 +146,18 @@ test('consolidation suggestions: list, accept merges with a SUPERSEDES link, rej
   const b = await open(dirs);
   assert.deepEqual(b.engine.suggestions().map((s) => s.id), ['s1', 's2']);
   assert.equal(b.engine.stats().suggestionsPending, 2);
-  const merged = b.engine.acceptSuggestion('s1');
-  assert.equal(merged.id, m1.id);
-  assert.match(merged.content, /6379 in development\.\s+In dev, the cache/);
-  assert.deepEqual(merged.tags.sort(), ['cache', 'redis']);
+  const merged = await b.engine.acceptSuggestion('s1');
+  assert.equal(merged.id, m1.id, 'memory a survives');
+  assert.match(merged.content, /Redis runs on port 6379 in development/);
+  assert.match(merged.content, /cache \(Redis\) listens on 6379/, 'smart_merge keeps what only b said');
+  assert.deepEqual([...merged.tags].sort(), ['cache', 'redis']);
   assert.equal(b.engine.get(m2.id), null, 'the absorbed memory is tombstoned');
   const graph = b.engine.graph({ centerId: m1.id });
   assert.ok(graph.nodes.some((n) => n.id === m1.id));
-  assert.throws(() => b.engine.acceptSuggestion('s1'), /already accepted/);
+  await assert.rejects(b.engine.acceptSuggestion('s1'));
   assert.equal(b.engine.clearSuggestions(), 1);
   assert.deepEqual(b.engine.suggestions(), []);
-  assert.throws(() => b.engine.rejectSuggestion('nope'), (e: unknown) => e instanceof EngineError && e.code === 'not_found');
+  assert.throws(() => b.engine.rejectSuggestion('nope'), (e: unknown) => (e as { code?: string }).code === 'not_found' && /No consolidation suggestion/.test((e as Error).message));
   await b.engine.close();
 });
 

@@ -43,6 +43,8 @@ test('memory CRUD, search and events through the worker thread', async () => {
   try {
     const created = await client.request('memory.create', { content: 'We pin esbuild to 0.28 because 0.29 breaks the wasm loader.', title: 'esbuild pin', tags: ['build'] });
     assert.equal(created.status, 'created');
+    assert.equal(created.action, 'stored', 'through the smart store');
+    assert.equal(created.embedding, 'ready', 'embedded on write');
     if (created.status !== 'created') return;
     const id = created.memory.id;
     assert.equal((await client.request('memory.get', { id }))?.title, 'esbuild pin');
