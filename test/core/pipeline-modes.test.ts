@@ -140,3 +140,31 @@ test('full: UPDATE and DELETE applied as well', async () => {
   assert.equal(f.xContent, FACTS[0]!.content);
   assert.equal(f.yDeleted, true);
 });
+
+test('reconfigure at run time: turning the pipeline on processes the waiting jobs; documents go through the document worker', async () => {
+  const fake = await FakeOllama.start({ models: ['qwen3:4b'] });
+  fakes.push(fake);
+  const store = await openPipelineStore(tmpDir('am-reconf-'));
+  const cfg: PipelineV2Config = { ...defaultConfig().memory.pipelineV2, workerPollMs: 20, documentWorkerIntervalMs: 1000 };
+  const pipeline = new MemoryPipeline({ store, projectId: 'p', llm: new OllamaProvider({ host: fake.url, timeoutMs: 5000 }), config: () => cfg });
+  const user = new MemoryService(store, { projectId: 'p', enqueueExtraction: true });
+  pipeline.start();
+  user.create({ content: 'The search index is rebuilt every night at two.' });
+  assert.equal(pipeline.status().running, false);
+  assert.equal(pipeline.status().jobs.pending, 1);
+  fake.enqueue('generate', { reply: JSON.stringify({ facts: [{ content: 'The search index is rebuilt nightly at 02:00.', type: 'fact', confidence: 0.9 }], entities: [] }) });
+  cfg.enabled = true;
+  await pipeline.reconfigure();
+  await until(() => jobCounts(store).completed === 1, 'the waiting job');
+  const doc = pipeline.ingestDocument({ sourceType: 'text', title: 'Ops', content: 'Backups run hourly and are kept for thirty days in the cold bucket.' });
+  await until(() => jobCounts(store).completed === 2, 'the document job');
+  assert.equal(store.get<{ status: string }>('SELECT status FROM documents WHERE id = ?', [doc.id])!.status, 'done');
+  const s = pipeline.status();
+  assert.equal(s.mode, 'controlled');
+  assert.equal(s.jobsProcessed, 2);
+  cfg.enabled = false;
+  await pipeline.reconfigure();
+  assert.equal(pipeline.status().running, false);
+  await pipeline.stop();
+  await store.close();
+});
