@@ -334,3 +334,25 @@ async function FakeOllamaOnPort(port: number): Promise<FakeOllama> {
   after(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
   return fake;
 }
+
+test('a failing graph write is non-fatal: the facts stay, the job completes with a warning', async () => {
+  const { fake, store, user, worker } = await setup({ graphEnabled: true });
+  // Break the graph tables so the separate graph transaction fails.
+  store.transaction((tx) => tx.run('DROP TABLE memory_relation_provenance'));
+  user.create({ content: 'The mobile app talks to the gateway over gRPC with TLS.' });
+  fake.enqueue('generate', {
+    reply: extraction(
+      [{ content: 'The mobile app uses gRPC to reach the gateway.', type: 'fact', confidence: 0.9 }],
+      [{ source: 'mobile app', relationship: 'uses', target: 'gRPC', confidence: 0.9 }],
+    ),
+  });
+  await worker.drain();
+  const job = listJobs(store)[0]!;
+  assert.equal(job.status, 'completed');
+  const res = job.result as any;
+  assert.deepEqual(res.outcomes, { created: 1 });
+  assert.ok(res.warnings.some((w: string) => /graph write failed \(facts kept\)/.test(w)));
+  assert.equal(store.get<{ n: number }>('SELECT count(*) AS n FROM entities')!.n, 0, 'the graph transaction rolled back as a whole');
+  assert.equal(store.get<{ n: number }>(`SELECT count(*) AS n FROM memories WHERE who = 'pipeline-v2'`)!.n, 1);
+  await store.close();
+});
