@@ -29,7 +29,7 @@ export function withReference(readme: string): string {
 }
 
 if (process.argv[1] && /config-reference\.ts$/.test(process.argv[1])) {
-  const file = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'README.md');
+  const file = join(__dirname, '..', 'README.md');
   const current = readFileSync(file, 'utf8');
   const next = withReference(current);
   if (process.argv.includes('--check')) {
