@@ -250,7 +250,7 @@ export class MemoryService {
     const saved = rowToRecord(tx.get('SELECT * FROM memories WHERE id = ?', [record.id])!);
     writeTags(tx, saved.rid, saved.tags);
     writeHistory(tx, {
-      memoryId: saved.id, event: 'created', newContent: saved.content, newJson: saved,
+      memoryId: saved.id, event: 'created', newContent: saved.content, newJson: createdSummary(saved),
       changedBy: saved.who, reason: saved.why, createdAt: saved.createdAt,
     });
     if (this.opts.enqueueExtraction && !input.fromRecall) enqueueMemoryJob(tx, 'extract', saved.id, saved.createdAt);
@@ -568,6 +568,19 @@ export class MemoryService {
   count(): number {
     return Number(this.store.get<{ n: number }>('SELECT count(*) AS n FROM memories WHERE project_id = ? AND deleted_at IS NULL', [this.opts.projectId])!.n);
   }
+}
+
+/**
+ * What a `created` history row keeps of the new record. The memory row itself is that state
+ * (later changes record the full prior record in old_json) and the text is in new_content,
+ * so the whole record here only doubled the history's size: it was a quarter of the store.
+ */
+function createdSummary(m: MemoryRecord): Partial<MemoryRecord> {
+  return {
+    id: m.id, version: m.version, type: m.type, scope: m.scope, title: m.title, tags: m.tags,
+    importance: m.importance, source: m.source, agentSource: m.agentSource, contentHash: m.contentHash,
+    expiresAt: m.expiresAt, createdAt: m.createdAt,
+  };
 }
 
 function writeTags(tx: Tx, rid: number, tags: string[], replace = false): void {
