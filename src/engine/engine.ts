@@ -24,6 +24,7 @@ import { loadEngineConfig, type EngineConfig } from './config';
 import { EngineError, cancelledError } from './errors';
 import { searchStore } from './seams/keywordSearch';
 import { chooseEmbedder, composeRetrieval, openVectors, type Retrieval } from './retrieval';
+import { startUpkeep, type Upkeep } from './upkeep';
 import type { Embedder } from '../core/embed/types';
 import type { SearchResult } from '../core/search/types';
 import { acceptSuggestion, clearSuggestions, listSuggestions, rejectSuggestion } from './seams/suggestions';
@@ -42,7 +43,6 @@ export const SEAMS: Record<string, string> = {
   graph: 'memory_relationships + shared tags: rewire to src/core/graph',
   pipeline: 'status only (jobs table): rewire to the src/core/pipeline job worker',
   reembed: 'marks memories pending for the backfill (same space): rewire to src/core/memory/reembed reembedAll for a space switch',
-  access: 'search does not bump access counts / TTL yet: rewire to src/core/lifecycle AccessTracker',
 };
 
 /** What diagnostics say about the embedder. */
@@ -72,6 +72,8 @@ interface Handle {
   lastWriteAt: number;
   /** The vector side (embed-on-write, hybrid search); absent → keyword-only seam. */
   retrieval?: Retrieval;
+  /** Access bumps and the expiry sweep (absent when read-only). */
+  upkeep?: Upkeep;
 }
 
 export interface EngineOptions extends EngineInit {
@@ -130,11 +132,15 @@ export class MemoryEngine {
       name, store, svc: new MemoryService(store, serviceOptions(projectId, cfg.config, opts.now)), lastWriteAt: 0,
     });
     const handles = [handle('project', projectStore, project.id), handle('global', globalStore, GLOBAL_PROJECT_ID)] as const;
-    const { embedder, info } = await openVectorSide(handles, cfg.config, warnings);
+    // Warnings of the vector side go to the list until the engine exists, then to the engine.
+    const sink: { warn: (m: string) => void } = { warn: (m) => { warnings.push(m); } };
+    const { embedder, info } = await openVectorSide(handles, cfg.config, (m) => sink.warn(m), opts.now);
     const engine = new MemoryEngine(opts, project, handles[0], handles[1], cfg, performance.now() - t0, embedder, info);
     for (const w of [...warnings, ...projectStore.warnings, ...globalStore.warnings]) engine.warn(w);
+    sink.warn = (m) => engine.warn(m);
     for (const i of cfg.summary.issues) engine.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
     engine.startSnapshotTimer();
+    engine.startUpkeep();
     return engine;
   }
 
@@ -251,10 +257,15 @@ export class MemoryEngine {
         if (r.legs.keyword) legs.add('keyword');
         if (r.legs.vector) legs.add('vector');
         for (const w of r.warnings) this.warn(`search: ${w}`);
+        const rids: number[] = [];
         for (const res of r.results) {
-          const content = h.svc.get(res.memory.id)?.content;
-          if (content !== undefined) hits.push({ memory: res.memory, content, score: res.finalScore, legs: legScores(res), store: h.name });
+          const rec = h.svc.get(res.memory.id);
+          if (!rec) continue;
+          rids.push(rec.rid);
+          hits.push({ memory: res.memory, content: rec.content, score: res.finalScore, legs: legScores(res), store: h.name });
         }
+        // Seed 003: each hit is an access (TTL extended, promoted at promote_access_count), written after the answer.
+        if (params.recordAccess !== false) h.upkeep?.recordAccess(rids);
       } else {
         // SEAM: keyword-only when the vector side could not open (see diagnostics).
         legs.add('keyword');
@@ -430,9 +441,10 @@ export class MemoryEngine {
       if (h.retrieval && this.embedder) {
         // Same index, new settings (search weights, limits, lifecycle). Changing the embedder needs a restart.
         await h.retrieval.close();
-        h.retrieval = composeRetrieval(h.store, h.svc, this.embedder, h.retrieval.vectors, this.cfg.config, (m) => this.warn(m));
+        h.retrieval = composeRetrieval(h.store, h.svc, this.embedder, h.retrieval.vectors, this.cfg.config, (m) => this.warn(m), this.opts.now);
       }
     }
+    this.startUpkeep(); // new lifecycle settings and cleanup interval
     for (const i of this.cfg.summary.issues) this.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
     this.emit({ type: 'pipeline.state', status: this.pipelineStatus() });
     return this.cfg.summary;
@@ -478,6 +490,7 @@ export class MemoryEngine {
     if (this.closed) return false;
     this.closed = true;
     if (this.snapshotTimer) clearInterval(this.snapshotTimer);
+    for (const h of [this.projectHandle, this.globalHandle]) h.upkeep?.close();
     const results = await Promise.allSettled([closeHandle(this.projectHandle), closeHandle(this.globalHandle)]);
     this.embedder?.dispose();
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -486,6 +499,22 @@ export class MemoryEngine {
   }
 
   // ── internals ─────────────────────────────────────────────────────────────────────────
+
+  private startUpkeep(): void {
+    for (const h of [this.projectHandle, this.globalHandle]) {
+      h.upkeep?.close();
+      h.upkeep = startUpkeep(h.store, this.cfg.config, {
+        onExpired: (ids) => this.changed('deleted', ids, h.name),
+        onPromoted: (ids) => this.changed('promoted', ids, h.name),
+        onWarning: (m) => this.warn(m),
+      }, this.now);
+    }
+  }
+
+  /** Runs the expiry sweep of both stores now (the scheduler runs it every memory.cleanup_interval). */
+  sweepExpired(): string[] {
+    return [this.projectHandle, this.globalHandle].flatMap((h) => h.upkeep?.sweep() ?? []);
+  }
 
   private startSnapshotTimer(): void {
     const tick = this.opts.snapshotTickMs ?? 5000;
@@ -684,24 +713,24 @@ async function closeHandle(h: Handle): Promise<void> {
  * Chooses the embedder (agent.yaml/settings `embedding.*`) and opens each store's vector index.
  * Any failure leaves that store on keyword-only search with a warning: the engine still starts.
  */
-async function openVectorSide(handles: readonly Handle[], config: ResolvedConfig, warnings: string[]): Promise<{ embedder?: Embedder; info?: EmbedderInfo }> {
+async function openVectorSide(handles: readonly Handle[], config: ResolvedConfig, warn: (message: string) => void, now?: () => Date): Promise<{ embedder?: Embedder; info?: EmbedderInfo }> {
   let embedder: Embedder;
   let info: EmbedderInfo;
   try {
     const sel = await chooseEmbedder(config);
     embedder = sel.embedder;
     info = { provider: sel.provider, space: sel.embedder.space, reason: sel.reason, degraded: sel.degraded };
-    if (sel.degraded) warnings.push(`embedder: ${sel.reason}`);
+    if (sel.degraded) warn(`embedder: ${sel.reason}`);
   } catch (e) {
-    warnings.push(`no embedder (${errorMessage(e)}): search is keyword-only`);
+    warn(`no embedder (${errorMessage(e)}): search is keyword-only`);
     return {};
   }
   for (const h of handles) {
     try {
-      const vectors = await openVectors(h.store, embedder, config, (m) => warnings.push(`${h.name} vectors: ${m}`));
-      h.retrieval = composeRetrieval(h.store, h.svc, embedder, vectors, config, (m) => warnings.push(`${h.name} backfill: ${m}`));
+      const vectors = await openVectors(h.store, embedder, config, (m) => warn(`${h.name} vectors: ${m}`));
+      h.retrieval = composeRetrieval(h.store, h.svc, embedder, vectors, config, (m) => warn(`${h.name} backfill: ${m}`), now);
     } catch (e) {
-      warnings.push(`${h.name} store: the vector index could not open (${errorMessage(e)}): search is keyword-only`);
+      warn(`${h.name} store: the vector index could not open (${errorMessage(e)}): search is keyword-only`);
     }
   }
   return { embedder, info };

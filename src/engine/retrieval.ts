@@ -71,6 +71,7 @@ export function composeRetrieval(
   vectors: VectorStore,
   config: ResolvedConfig,
   onWarning: (message: string) => void,
+  now?: () => Date,
 ): Retrieval {
   const space = new ActiveSpace(embedder, vectors);
   const backfill = new EmbeddingBackfill(store, svc, space, { onWarning });
@@ -79,7 +80,7 @@ export function composeRetrieval(
   backfill.start();
   const s = config.search;
   const hybrid = new HybridSearch(store, {
-    projectId: svc.projectId, embedder, vectors,
+    projectId: svc.projectId, embedder, vectors, ...(now ? { now } : {}),
     settings: { vectorWeight: s.vector_weight, keywordWeight: s.keyword_weight, defaultLimit: s.default_limit, maxLimit: s.max_limit },
   });
   return {

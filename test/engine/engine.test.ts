@@ -213,3 +213,25 @@ test('default configuration: auto picks the built-in model (no Ollama here); hyb
     await engine.close();
   }
 });
+
+test('lifecycle: search hits count as accesses (written after the answer), expired short-term memories are swept', async () => {
+  const dirs = engineDirs();
+  let now = new Date('2026-05-01T10:00:00.000Z');
+  const clock = () => new Date(now);
+  const a = await open(dirs, { now: clock });
+  const kept = await created(a.engine.create({ content: 'The payments service owns the invoices table.', importance: 0.5 }));
+  const brief = await created(a.engine.create({ content: 'Temporary: the demo environment is frozen this week.', ttlSeconds: 120 }));
+  assert.equal((await a.engine.search({ query: 'payments invoices table', limit: 1 })).hits[0]?.memory.id, kept.id);
+  await a.engine.search({ query: 'who owns the invoices table', limit: 1 });
+  await a.engine.search({ query: 'invoices', limit: 1, recordAccess: false });
+  now = new Date(now.getTime() + 10 * 60_000); // the 120 s memory is past its TTL
+  assert.deepEqual(a.engine.sweepExpired(), [brief.id]);
+  assert.ok(a.events.some((e) => e.type === 'memory.changed' && e.kind === 'deleted' && e.ids.includes(brief.id)));
+  assert.equal(a.engine.get(brief.id), null);
+  await a.engine.close(); // flushes the queued accesses
+  const b = await open(dirs, { now: clock });
+  const after = b.engine.get(kept.id)!;
+  assert.equal(after.accessCount, 2, 'two searches with recordAccess, one without');
+  assert.ok(after.expiresAt! > kept.expiresAt!, 'each access extends the TTL');
+  await b.engine.close();
+});
