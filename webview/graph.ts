@@ -13,7 +13,7 @@ const status = byId<HTMLElement>('status');
 const legend = byId<HTMLElement>('legend');
 /** Colour classes tc0…tc6 (media/webview.css: --vscode-charts-*). Classes, because the CSP forbids style attributes. */
 const PALETTE_SIZE = 7;
-const LABEL_ROOM = 260;
+const LABEL_ROOM = 300;
 
 interface P { x: number; y: number; vx: number; vy: number }
 
@@ -26,7 +26,7 @@ function layout(data: GraphData, w: number, hgt: number): Map<string, P> {
   });
   const nodes = [...pos.values()];
   // Ideal edge length; capped so a handful of nodes stay together instead of flying to the edges.
-  const k = Math.min(160, Math.sqrt((w * hgt) / Math.max(1, n)) * 0.6);
+  const k = Math.min(120, Math.sqrt((w * hgt) / Math.max(1, n)) * 0.6);
   for (let step = 0; step < 250; step++) {
     for (let i = 0; i < nodes.length; i++) {
       for (let j = i + 1; j < nodes.length; j++) {
@@ -46,7 +46,7 @@ function layout(data: GraphData, w: number, hgt: number): Map<string, P> {
       a.vx += dx * f; a.vy += dy * f; b.vx -= dx * f; b.vy -= dy * f;
     }
     for (const p of nodes) {
-      p.vx += (w / 2 - p.x) * 0.005; p.vy += (hgt / 2 - p.y) * 0.005;
+      p.vx += (w / 2 - p.x) * 0.02; p.vy += (hgt / 2 - p.y) * 0.02;
       // Room on the right for the label (up to 40 characters).
       p.x = Math.min(w - LABEL_ROOM, Math.max(20, p.x + Math.max(-20, Math.min(20, p.vx))));
       p.y = Math.min(hgt - 20, Math.max(20, p.y + Math.max(-20, Math.min(20, p.vy))));
