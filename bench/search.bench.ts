@@ -43,7 +43,10 @@ export interface SearchBenchResult {
   exact_p50_ms: number;
   exact_p99_ms: number;
   ann_recall_at_10: number;
+  /** RSS with the store, HNSW and the side copy of the vectors (below), before the exact baseline exists. */
   rss_after_hnsw_mb: number;
+  /** The side copy of the vectors used for exact similarities of keyword-only candidates. */
+  vector_copy_mb: number;
   peak_rss_mb: number;
 }
 
@@ -236,6 +239,7 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
       exact_p99_ms: round(percentile(ex.map((a) => a.ms), 99)),
       ann_recall_at_10: round(recallAtK(ann.map((a) => a.r), ex.map((a) => a.r)), 4),
       rss_after_hnsw_mb: rssAfterHnsw,
+      vector_copy_mb: round(copy.byteLength / 1024 / 1024, 1),
       peak_rss_mb: peakRssMb(),
     };
   } finally {

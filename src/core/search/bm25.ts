@@ -134,15 +134,19 @@ export interface RegisterBm25Options extends Bm25Params {
  */
 export function registerBm25(db: Database, options: RegisterBm25Options = {}): void {
   const params: Bm25Params = { k1: options.k1 ?? BM25_K1, b: options.b ?? BM25_B };
+  const weights: number[] = [];
   const fn = (...args: unknown[]): number => {
     const blob = args[0];
     if (blob === null || blob === undefined) return 0;
     if (!(blob instanceof Uint8Array)) throw new Error(`bm25: first argument must be matchinfo(fts, '${MATCHINFO_FORMAT}')`);
-    const weights = args.slice(1).map((w, i) => {
+    // Called once per matching row: reuse one weights array instead of slice/map per call.
+    weights.length = args.length - 1;
+    for (let i = 1; i < args.length; i++) {
+      const w = args[i];
       const v = typeof w === 'number' ? w : Number(w);
-      if (!Number.isFinite(v)) throw new Error(`bm25: weight ${i + 1} is not a number`);
-      return v;
-    });
+      if (!Number.isFinite(v)) throw new Error(`bm25: weight ${i} is not a number`);
+      weights[i - 1] = v;
+    }
     const score = bm25Relevance(blob, weights, params);
     return score === 0 ? 0 : -score; // avoid returning -0
   };

@@ -81,6 +81,20 @@ export function parseFtsTerms(input: string, minPrefixLength = 2): FtsTerm[] {
  * from bare words unless that would leave no term at all.
  */
 export function buildFtsQuery(input: string, options: FtsQueryOptions = {}): string | null {
+  const terms = buildFtsTerms(input, options);
+  return terms === null ? null : joinFtsTerms(terms, options.mode ?? 'any');
+}
+
+/** Joins rendered terms as {@link buildFtsQuery} does. */
+export function joinFtsTerms(terms: readonly string[], mode: FtsMode = 'any'): string {
+  return terms.join(mode === 'all' ? ' ' : ' OR ');
+}
+
+/**
+ * The rendered terms (`"word"`, `"pre*"`, `"a phrase"`) {@link buildFtsQuery} joins, or null when
+ * nothing searchable is left. Each one is a safe MATCH expression on its own.
+ */
+export function buildFtsTerms(input: string, options: FtsQueryOptions = {}): string[] | null {
   const mode = options.mode ?? 'any';
   const maxTerms = Math.max(1, Math.floor(options.maxTerms ?? FTS_MAX_TERMS));
   const stop = options.stopWords === false ? undefined : (options.stopWords ?? STOP_WORDS);
@@ -109,7 +123,7 @@ export function buildFtsQuery(input: string, options: FtsQueryOptions = {}): str
     rendered.push(r);
     if (rendered.length >= maxTerms) break;
   }
-  return rendered.join(mode === 'all' ? ' ' : ' OR ');
+  return rendered;
 }
 
 function renderTerm(t: FtsTerm): string {
