@@ -7,6 +7,7 @@
  * An invalid value at any level is reported as an issue and the level below is kept.
  */
 import { applyOverrides, defaultConfig, loadProjectConfig, type ResolvedConfig } from '../core/config';
+import type { LifecycleSettings } from '../core/memory/limits';
 import type { ConfigSummary } from './protocol';
 
 export const SETTINGS_SOURCE = 'VS Code settings';
@@ -33,5 +34,16 @@ export async function loadEngineConfig(workspaceRoot: string | undefined, settin
       overridden: Object.keys(settings).filter((k) => settings[k] !== undefined && !rejected.has(k)).sort(),
       issues,
     },
+  };
+}
+
+/** Seed 003 lifecycle settings (memory.* tunables) in the shape the core's services take. */
+export function lifecycleFrom(config: ResolvedConfig): LifecycleSettings {
+  const m = config.memory;
+  return {
+    defaultTtlSeconds: m.default_ttl,
+    promoteImportance: m.promote_importance,
+    promoteAccessCount: m.promote_access_count,
+    ttlExtendFactor: m.ttl_extend_factor,
   };
 }

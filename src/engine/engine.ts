@@ -20,7 +20,7 @@ import { LIMITS } from '../core/memory/limits';
 import { resolveProjectId, type ProjectIdResult } from '../core/project';
 import { pipelineMode, type ResolvedConfig } from '../core/config';
 import { UserFacingError, errorMessage } from '../core/util/errors';
-import { loadEngineConfig, type EngineConfig } from './config';
+import { lifecycleFrom, loadEngineConfig, type EngineConfig } from './config';
 import { EngineError, cancelledError } from './errors';
 import { searchStore } from './seams/keywordSearch';
 import { chooseEmbedder, composeRetrieval, openVectors, type Retrieval } from './retrieval';
@@ -269,7 +269,7 @@ export class MemoryEngine {
       } else {
         // SEAM: keyword-only when the vector side could not open (see diagnostics).
         legs.add('keyword');
-        for (const f of searchStore(h.store, { query: params.query, limit, now: this.now(), ...filters })) {
+        for (const f of searchStore(h.store, { projectId: h.svc.projectId, query: params.query, limit, now: this.now(), ...filters })) {
           if (f.keyword >= this.cfg.config.search.min_score) hits.push({ memory: f.memory, content: f.content, score: f.keyword, legs: { keyword: f.keyword }, store: h.name });
         }
       }
@@ -638,15 +638,9 @@ function changeEvent(kind: Extract<EngineEvent, { type: 'memory.changed' }>['kin
 }
 
 function serviceOptions(projectId: string, config: ResolvedConfig, now?: () => Date) {
-  const m = config.memory;
   return {
     projectId,
-    lifecycle: {
-      defaultTtlSeconds: m.default_ttl,
-      promoteImportance: m.promote_importance,
-      promoteAccessCount: m.promote_access_count,
-      ttlExtendFactor: m.ttl_extend_factor,
-    },
+    lifecycle: lifecycleFrom(config),
     enqueueExtraction: pipelineMode(config) !== 'off',
     ...(now ? { now } : {}),
   };

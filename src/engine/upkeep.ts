@@ -8,6 +8,7 @@ import { AccessTracker } from '../core/lifecycle/access';
 import { cleanupExpired, startCleanupScheduler } from '../core/lifecycle/cleanup';
 import type { ResolvedConfig } from '../core/config';
 import { errorMessage } from '../core/util/errors';
+import { lifecycleFrom } from './config';
 
 export interface Upkeep {
   recordAccess(rids: number[]): void;
@@ -23,18 +24,13 @@ export function startUpkeep(
   now: () => Date = () => new Date(),
 ): Upkeep | undefined {
   if (store.isReadOnly) return undefined;
-  const m = config.memory;
-  const lifecycle = {
-    defaultTtlSeconds: m.default_ttl, promoteImportance: m.promote_importance,
-    promoteAccessCount: m.promote_access_count, ttlExtendFactor: m.ttl_extend_factor,
-  };
-  const access = new AccessTracker(store, { lifecycle, now, delayMs: 250, onError: (msg) => events.onWarning(`access tracking: ${msg}`) });
+  const access = new AccessTracker(store, { lifecycle: lifecycleFrom(config), now, delayMs: 250, onError: (msg) => events.onWarning(`access tracking: ${msg}`) });
   const sweep = () => {
     const r = cleanupExpired(store, { now: now() });
     if (r.ids.length) events.onExpired(r.ids);
     return r.ids;
   };
-  const scheduler = startCleanupScheduler(sweep, m.cleanup_interval, (e) => events.onWarning(`expiry sweep failed: ${errorMessage(e)}`));
+  const scheduler = startCleanupScheduler(sweep, config.memory.cleanup_interval, (e) => events.onWarning(`expiry sweep failed: ${errorMessage(e)}`));
   return {
     recordAccess(rids) {
       access.record(rids);

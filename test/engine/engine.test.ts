@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { MemoryEngine, storeFolderName } from '../../src/engine/engine';
 import { EngineError } from '../../src/engine/errors';
 import { Store } from '../../src/core/store/store';
+import { MemoryService } from '../../src/core/memory/memoryService';
+import { searchStore } from '../../src/engine/seams/keywordSearch';
 import type { EngineEvent } from '../../src/engine/protocol';
 import { engineDirs } from './harness';
 
@@ -234,4 +236,24 @@ test('lifecycle: search hits count as accesses (written after the answer), expir
   assert.equal(after.accessCount, 2, 'two searches with recordAccess, one without');
   assert.ok(after.expiresAt! > kept.expiresAt!, 'each access extends the TTL');
   await b.engine.close();
+});
+
+test('keyword fallback (vector side unavailable): the core full-text leg with the shared filters', async () => {
+  const dir = engineDirs().storageDir;
+  const store = await Store.open({ dir });
+  try {
+    const svc = new MemoryService(store, { projectId: 'p1' });
+    svc.create({ content: 'Webhooks are verified with an HMAC signature header.', type: 'fact', tags: ['security'] });
+    svc.create({ content: 'Webhook retries stop after five attempts.', type: 'decision' });
+    const now = new Date();
+    const all = searchStore(store, { projectId: 'p1', query: 'webhooks', limit: 10, now });
+    assert.equal(all.length, 2, 'the porter tokenizer matches webhook and webhooks');
+    assert.ok(all.every((h) => h.keyword > 0));
+    assert.deepEqual(searchStore(store, { projectId: 'p1', query: 'webhooks', limit: 10, now, types: ['decision'] }).map((h) => h.memory.type), ['decision']);
+    assert.deepEqual(searchStore(store, { projectId: 'p1', query: 'webhooks', limit: 10, now, tags: ['Security'] }).map((h) => h.memory.type), ['fact']);
+    assert.deepEqual(searchStore(store, { projectId: 'other', query: 'webhook', limit: 10, now }), [], 'another project sees nothing');
+    assert.deepEqual(searchStore(store, { projectId: 'p1', query: '"', limit: 10, now }), []);
+  } finally {
+    await store.close();
+  }
 });

@@ -1,21 +1,19 @@
 /**
- * SEAM (rewire to src/core/search hybrid search when it lands): keyword-only search of one
- * store with the safe FTS4 query builder and the registered bm25() SQL function. The engine
- * calls it through `searchStore`, so swapping in the hybrid search (FTS + vector leg over a
- * VectorSearcher, fused 0.7/0.3) changes this file only.
+ * Fallback search of one store when its vector side could not open (no embedder, index
+ * error): the core's full-text leg alone (safe FTS4 query, bm25, the shared live/type/scope/tag
+ * filter). The engine uses HybridSearch whenever it can; this keeps search working otherwise.
  */
 import type { Store } from '../../core/store/store';
-import { buildFtsQuery } from '../../core/search/ftsQuery';
-import { MATCHINFO_FORMAT } from '../../core/search/bm25';
+import { ftsExpression, fullTextSearch } from '../../core/search/fullText';
+import { buildMemoryFilter } from '../../core/search/filters';
 import { rowToSummary } from '../../core/memory/rows';
-import { normalizeTags } from '../../core/text/tags';
 import type { MemorySummary } from '../../core/memory/types';
 
 export interface StoreSearchOptions {
+  projectId: string;
   query: string;
   limit: number;
   types?: string[];
-  scope?: string;
   tags?: string[];
   now: Date;
 }
@@ -28,29 +26,11 @@ export interface StoreHit {
 }
 
 export function searchStore(store: Store, opts: StoreSearchOptions): StoreHit[] {
-  const match = buildFtsQuery(opts.query);
-  if (match === null) return [];
-  const where = ['memories_fts MATCH ?', 'm.deleted_at IS NULL', '(m.expires_at IS NULL OR m.expires_at > ?)'];
-  const params: (string | number)[] = [match, opts.now.toISOString()];
-  if (opts.types?.length) {
-    where.push(`m.type IN (${opts.types.map(() => '?').join(', ')})`);
-    params.push(...opts.types);
-  }
-  if (opts.scope) {
-    where.push('m.scope = ?');
-    params.push(opts.scope);
-  }
-  for (const tag of normalizeTags(opts.tags ?? []).tags) {
-    where.push('EXISTS (SELECT 1 FROM memory_tags t WHERE t.rid = m.rid AND t.tag = ?)');
-    params.push(tag);
-  }
-  const rows = store.all(
-    `SELECT m.*, -bm25(matchinfo(memories_fts, '${MATCHINFO_FORMAT}')) AS kw
-       FROM memories_fts JOIN memories m ON m.rid = memories_fts.docid
-      WHERE ${where.join(' AND ')}
-      ORDER BY kw DESC, m.created_at DESC
-      LIMIT ?`,
-    [...params, opts.limit],
-  );
-  return rows.map((r) => ({ memory: rowToSummary(r), content: String(r.content), keyword: Number(r.kw) }));
+  const expr = ftsExpression(opts.query);
+  if (expr === null) return [];
+  const where = buildMemoryFilter(opts.projectId, { ...(opts.types ? { types: opts.types } : {}), ...(opts.tags ? { tags: opts.tags } : {}) }, opts.now);
+  return fullTextSearch(store, expr, where, opts.limit).flatMap((hit) => {
+    const row = store.get('SELECT * FROM memories WHERE rid = ?', [hit.rid]);
+    return row ? [{ memory: rowToSummary(row), content: String(row.content), keyword: hit.bm25 }] : [];
+  });
 }
