@@ -25,6 +25,8 @@ import { EngineError, cancelledError } from './errors';
 import { searchStore } from './seams/keywordSearch';
 import { chooseEmbedder, composeRetrieval, openVectors, type Retrieval } from './retrieval';
 import { startUpkeep, type Upkeep } from './upkeep';
+import { MemoryPipeline } from '../core/pipeline/pipeline';
+import { ollamaProviderFromConfig } from '../core/llm/ollamaProvider';
 import type { Embedder } from '../core/embed/types';
 import type { SearchResult } from '../core/search/types';
 import { acceptSuggestion, clearSuggestions, listSuggestions, rejectSuggestion } from './seams/suggestions';
@@ -41,7 +43,7 @@ import {
 export const SEAMS: Record<string, string> = {
   'suggestions.list/clear': 'SQL over consolidation_suggestions in src/engine/seams/suggestions.ts (accept/reject go through SmartStore)',
   graph: 'memory_relationships + shared tags: rewire to src/core/graph',
-  pipeline: 'status only (jobs table): rewire to the src/core/pipeline job worker',
+  pipeline: 'MemoryPipeline on the project store only (the global store gets no extraction, retention or maintenance)',
   reembed: 'marks memories pending for the backfill (same space): rewire to src/core/memory/reembed reembedAll for a space switch',
 };
 
@@ -94,6 +96,8 @@ export class MemoryEngine {
   private readonly now: () => Date;
   private readonly warnings: string[] = [];
   private snapshotTimer: NodeJS.Timeout | undefined;
+  /** Seed 000 pipeline (extraction jobs, retention, maintenance) of the project store. */
+  private pipeline: MemoryPipeline | undefined;
   private snapshotting = false;
   private closed = false;
 
@@ -141,6 +145,7 @@ export class MemoryEngine {
     for (const i of cfg.summary.issues) engine.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
     engine.startSnapshotTimer();
     engine.startUpkeep();
+    engine.startPipeline();
     return engine;
   }
 
@@ -335,9 +340,15 @@ export class MemoryEngine {
     for (const r of this.projectHandle.store.all('SELECT status, count(*) AS n FROM memory_jobs GROUP BY status')) jobs[String(r.status)] = Number(r.n);
     const waiting = (jobs.pending ?? 0) + (jobs.leased ?? 0);
     if (mode === 'off') return { state: 'off', mode, jobs, detail: 'The extraction pipeline is off (memory.pipelineV2.enabled is false).' };
-    // SEAM: no job worker runs in the engine yet; waiting jobs are reported, not processed.
-    if (waiting > 0) return { state: 'degraded', mode, jobs, detail: `${waiting} extraction job(s) waiting: the pipeline worker is not running in this build.` };
-    return { state: 'idle', mode, jobs, detail: 'No extraction job is waiting.' };
+    const p = this.pipeline?.status();
+    if (!p || !p.running) return { state: 'degraded', mode, jobs, detail: `${waiting} extraction job(s) waiting: the pipeline worker is not running${this.pipeline ? '' : ' (see the warnings)'}.` };
+    if (p.consecutiveFailures > 0) {
+      return { state: 'degraded', mode, jobs, detail: `${p.consecutiveFailures} failure(s) in a row (is Ollama running at ${this.cfg.config.memory.pipelineV2.ollamaUrl}?); ${waiting} job(s) waiting.` };
+    }
+    return {
+      state: waiting > 0 ? 'running' : 'idle', mode, jobs,
+      detail: `${waiting} job(s) waiting, ${p.jobsProcessed} processed${p.pendingReviews ? `, ${p.pendingReviews} review(s) pending` : ''}.`,
+    };
   }
 
   diagnostics(): EngineDiagnostics {
@@ -445,6 +456,7 @@ export class MemoryEngine {
       }
     }
     this.startUpkeep(); // new lifecycle settings and cleanup interval
+    await this.pipeline?.reconfigure(); // reads the live config: start/stop its workers
     for (const i of this.cfg.summary.issues) this.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
     this.emit({ type: 'pipeline.state', status: this.pipelineStatus() });
     return this.cfg.summary;
@@ -491,6 +503,7 @@ export class MemoryEngine {
     this.closed = true;
     if (this.snapshotTimer) clearInterval(this.snapshotTimer);
     for (const h of [this.projectHandle, this.globalHandle]) h.upkeep?.close();
+    await this.pipeline?.stop({ graceMs: 2000 }).catch((e) => this.warn(`pipeline stop: ${errorMessage(e)}`));
     const results = await Promise.allSettled([closeHandle(this.projectHandle), closeHandle(this.globalHandle)]);
     this.embedder?.dispose();
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -508,6 +521,33 @@ export class MemoryEngine {
         onPromoted: (ids) => this.changed('promoted', ids, h.name),
         onWarning: (m) => this.warn(m),
       }, this.now);
+    }
+  }
+
+  private startPipeline(): void {
+    const h = this.projectHandle;
+    if (h.store.isReadOnly) return;
+    try {
+      this.pipeline = new MemoryPipeline({
+        store: h.store,
+        projectId: this.project.id,
+        // Only called when extraction jobs run (memory.pipelineV2.enabled); Ollama on 127.0.0.1 by default.
+        llm: ollamaProviderFromConfig(this.cfg.config.memory.pipelineV2),
+        ...(this.embedder ? { embedder: this.embedder } : {}),
+        config: () => this.cfg.config.memory.pipelineV2,
+        minScore: this.cfg.config.search.min_score,
+        ...(this.opts.now ? { now: this.opts.now } : {}),
+        onEvent: (e) => {
+          if (e.type === 'completed') this.changed('updated', e.job.memoryId ? [e.job.memoryId] : [], 'project');
+          else if (e.type === 'failed' && e.status === 'dead') this.warn(`pipeline: job ${e.job.id} (${e.job.jobType}) failed for good: ${e.error}`);
+          else if (e.type === 'tick-error') this.warn(`pipeline: ${e.error}`);
+          if (e.type === 'completed' || e.type === 'failed') this.emit({ type: 'pipeline.state', status: this.pipelineStatus() });
+        },
+      });
+      this.pipeline.start();
+    } catch (e) {
+      this.pipeline = undefined;
+      this.warn(`the pipeline could not start: ${errorMessage(e)}`);
     }
   }
 

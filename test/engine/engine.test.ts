@@ -12,6 +12,7 @@ import { MemoryService } from '../../src/core/memory/memoryService';
 import { searchStore } from '../../src/engine/seams/keywordSearch';
 import type { EngineEvent } from '../../src/engine/protocol';
 import { engineDirs } from './harness';
+import { FakeOllama } from '../helpers/fakeOllama';
 
 const HASH = { 'embedding.provider': 'hash' };
 
@@ -255,5 +256,35 @@ test('keyword fallback (vector side unavailable): the core full-text leg with th
     assert.deepEqual(searchStore(store, { projectId: 'p1', query: '"', limit: 10, now }), []);
   } finally {
     await store.close();
+  }
+});
+
+test('pipeline: off by default; enabled, a new memory is extracted through Ollama (fake, 127.0.0.1) into fact memories', async () => {
+  const off = await open();
+  assert.equal(off.engine.pipelineStatus().state, 'off');
+  await off.engine.close();
+
+  const fake = await FakeOllama.start({ models: ['qwen3:4b'] });
+  try {
+    fake.enqueue('generate', { reply: JSON.stringify({ facts: [{ content: 'The API server runs on Fastify, not Express.', type: 'decision', confidence: 0.9 }], entities: [] }) });
+    const { engine, events } = await open(undefined, {
+      settings: { 'memory.pipelineV2.enabled': true, 'memory.pipelineV2.ollamaUrl': fake.url, 'memory.pipelineV2.workerPollMs': 100 },
+    });
+    try {
+      assert.equal(engine.pipelineStatus().mode, 'controlled');
+      const src = await created(engine.create({ content: 'We moved the API server from Express to Fastify because Express was too slow for us.' }));
+      // Wait (no time bound asserted) until the worker has processed the job.
+      for (let i = 0; i < 200 && !engine.pipelineStatus().jobs.completed; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(engine.pipelineStatus().jobs.completed, 1, JSON.stringify(engine.pipelineStatus()));
+      const facts = engine.list({ types: ['decision'] }).items;
+      assert.deepEqual(facts.map((f) => f.preview), ['The API server runs on Fastify, not Express.']);
+      assert.ok(facts[0]!.id !== src.id);
+      assert.ok(events.some((e) => e.type === 'pipeline.state'));
+      assert.equal(engine.pipelineStatus().state, 'idle');
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    await fake.close();
   }
 });
