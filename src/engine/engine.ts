@@ -28,7 +28,7 @@ import { startUpkeep, type Upkeep } from './upkeep';
 import { MemoryPipeline } from '../core/pipeline/pipeline';
 import { ollamaProviderFromConfig } from '../core/llm/ollamaProvider';
 import type { Embedder } from '../core/embed/types';
-import type { SearchResult } from '../core/search/types';
+import type { GraphBoostProvider, SearchResult } from '../core/search/types';
 import { acceptSuggestion, clearSuggestions, listSuggestions, rejectSuggestion } from './seams/suggestions';
 import { queryGraph } from './seams/graph';
 import { readImportFile, writeExportFile } from './transfer';
@@ -42,7 +42,7 @@ import {
 /** Seams not yet wired to their final module, shown by diagnostics. */
 export const SEAMS: Record<string, string> = {
   'suggestions.list/clear': 'SQL over consolidation_suggestions in src/engine/seams/suggestions.ts (accept/reject go through SmartStore)',
-  graph: 'memory_relationships + shared tags: rewire to src/core/graph',
+  graph: 'memory-level view (relationships, shared entities, shared tags); entity-level views of src/core/graph/read.ts are not exposed yet',
   pipeline: 'MemoryPipeline on the project store only (the global store gets no extraction, retention or maintenance)',
   reembed: 'marks memories pending for the backfill (same space): rewire to src/core/memory/reembed reembedAll for a space switch',
 };
@@ -138,10 +138,14 @@ export class MemoryEngine {
     const handles = [handle('project', projectStore, project.id), handle('global', globalStore, GLOBAL_PROJECT_ID)] as const;
     // Warnings of the vector side go to the list until the engine exists, then to the engine.
     const sink: { warn: (m: string) => void } = { warn: (m) => { warnings.push(m); } };
-    const { embedder, info } = await openVectorSide(handles, cfg.config, (m) => sink.warn(m), opts.now);
+    // The graph boost comes from the pipeline, which starts after the engine exists: bound late.
+    const boost: { fn?: GraphBoostProvider } = {};
+    const graphBoost: GraphBoostProvider = (q, deadline) => boost.fn?.(q, deadline) ?? { memoryIds: new Set(), timedOut: false };
+    const { embedder, info } = await openVectorSide(handles, cfg.config, (m) => sink.warn(m), opts.now, graphBoost);
     const engine = new MemoryEngine(opts, project, handles[0], handles[1], cfg, performance.now() - t0, embedder, info);
     for (const w of [...warnings, ...projectStore.warnings, ...globalStore.warnings]) engine.warn(w);
     sink.warn = (m) => engine.warn(m);
+    boost.fn = engine.graphBoost;
     for (const i of cfg.summary.issues) engine.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
     engine.startSnapshotTimer();
     engine.startUpkeep();
@@ -258,7 +262,10 @@ export class MemoryEngine {
     const legs = new Set<SearchHit['legs'] extends Partial<Record<infer L, number>> ? L : never>();
     for (const h of this.handlesFor(params.scope)) {
       if (h.retrieval) {
-        const r = await h.retrieval.search({ query: params.query, limit, minScore: this.cfg.config.search.min_score, ...filters });
+        const r = await h.retrieval.search({
+          query: params.query, limit, minScore: this.cfg.config.search.min_score, ...filters,
+          graphBoost: this.cfg.config.memory.pipelineV2.graphEnabled,
+        });
         if (r.legs.keyword) legs.add('keyword');
         if (r.legs.vector) legs.add('vector');
         for (const w of r.warnings) this.warn(`search: ${w}`);
@@ -452,7 +459,8 @@ export class MemoryEngine {
       if (h.retrieval && this.embedder) {
         // Same index, new settings (search weights, limits, lifecycle). Changing the embedder needs a restart.
         await h.retrieval.close();
-        h.retrieval = composeRetrieval(h.store, h.svc, this.embedder, h.retrieval.vectors, this.cfg.config, (m) => this.warn(m), this.opts.now);
+        h.retrieval = composeRetrieval(h.store, h.svc, this.embedder, h.retrieval.vectors, this.cfg.config, (m) => this.warn(m), this.opts.now,
+          h.name === 'project' ? this.graphBoost : undefined);
       }
     }
     this.startUpkeep(); // new lifecycle settings and cleanup interval
@@ -523,6 +531,12 @@ export class MemoryEngine {
       }, this.now);
     }
   }
+
+  /** Seed 000 graph-boosted search: memories linked to the query's entities (memory.pipelineV2.graphEnabled). */
+  private readonly graphBoost: GraphBoostProvider = (query) => {
+    const r = this.pipeline?.graphBoost(query);
+    return { memoryIds: new Set(r?.memoryIds ?? []), timedOut: r?.timedOut ?? false };
+  };
 
   private startPipeline(): void {
     const h = this.projectHandle;
@@ -747,7 +761,9 @@ async function closeHandle(h: Handle): Promise<void> {
  * Chooses the embedder (agent.yaml/settings `embedding.*`) and opens each store's vector index.
  * Any failure leaves that store on keyword-only search with a warning: the engine still starts.
  */
-async function openVectorSide(handles: readonly Handle[], config: ResolvedConfig, warn: (message: string) => void, now?: () => Date): Promise<{ embedder?: Embedder; info?: EmbedderInfo }> {
+async function openVectorSide(
+  handles: readonly Handle[], config: ResolvedConfig, warn: (message: string) => void, now?: () => Date, graphBoost?: GraphBoostProvider,
+): Promise<{ embedder?: Embedder; info?: EmbedderInfo }> {
   let embedder: Embedder;
   let info: EmbedderInfo;
   try {
@@ -762,7 +778,8 @@ async function openVectorSide(handles: readonly Handle[], config: ResolvedConfig
   for (const h of handles) {
     try {
       const vectors = await openVectors(h.store, embedder, config, (m) => warn(`${h.name} vectors: ${m}`));
-      h.retrieval = composeRetrieval(h.store, h.svc, embedder, vectors, config, (m) => warn(`${h.name} backfill: ${m}`), now);
+      h.retrieval = composeRetrieval(h.store, h.svc, embedder, vectors, config, (m) => warn(`${h.name} backfill: ${m}`), now,
+        h.name === 'project' ? graphBoost : undefined);
     } catch (e) {
       warn(`${h.name} store: the vector index could not open (${errorMessage(e)}): search is keyword-only`);
     }

@@ -121,7 +121,7 @@ export interface GraphNode {
 export interface GraphEdge {
   from: string;
   to: string;
-  /** Stored relationship (SOLVES, SUPERSEDES, …) or 'shared_tag:<tag>' for tag links. */
+  /** Stored relationship (SOLVES, SUPERSEDES, …), 'entity:<name>' (both mention a knowledge-graph entity) or 'shared_tag:<tag>'. */
   kind: string;
   strength: number;
 }

@@ -13,7 +13,7 @@ import { ActiveSpace } from '../core/vectorstore/activeSpace';
 import { HybridSearch } from '../core/search/hybrid';
 import { SmartStore, type AcceptResult } from '../core/consolidation/smartStore';
 import { consolidationSettingsFrom } from '../core/consolidation/settings';
-import type { SearchRequest, SearchResponse } from '../core/search/types';
+import type { GraphBoostProvider, SearchRequest, SearchResponse } from '../core/search/types';
 import type { Embedder } from '../core/embed/types';
 import { selectEmbedder, type EmbedderSelection } from '../core/embed/select';
 import type { ResolvedConfig } from '../core/config';
@@ -72,6 +72,7 @@ export function composeRetrieval(
   config: ResolvedConfig,
   onWarning: (message: string) => void,
   now?: () => Date,
+  graphBoost?: GraphBoostProvider,
 ): Retrieval {
   const space = new ActiveSpace(embedder, vectors);
   const backfill = new EmbeddingBackfill(store, svc, space, { onWarning });
@@ -80,8 +81,11 @@ export function composeRetrieval(
   backfill.start();
   const s = config.search;
   const hybrid = new HybridSearch(store, {
-    projectId: svc.projectId, embedder, vectors, ...(now ? { now } : {}),
-    settings: { vectorWeight: s.vector_weight, keywordWeight: s.keyword_weight, defaultLimit: s.default_limit, maxLimit: s.max_limit },
+    projectId: svc.projectId, embedder, vectors, ...(now ? { now } : {}), ...(graphBoost ? { graphBoost } : {}),
+    settings: {
+      vectorWeight: s.vector_weight, keywordWeight: s.keyword_weight, defaultLimit: s.default_limit, maxLimit: s.max_limit,
+      graphBoostWeight: config.memory.pipelineV2.graphBoostWeight, graphBoostTimeoutMs: config.memory.pipelineV2.graphBoostTimeoutMs,
+    },
   });
   return {
     vectors,

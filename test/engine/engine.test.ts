@@ -164,16 +164,30 @@ test('consolidation suggestions: list, accept merges with a SUPERSEDES link, rej
   await b.engine.close();
 });
 
-test('graph: relationships and shared tags become edges; unknown centre is not_found', async () => {
-  const { engine } = await open();
+test('graph: relationships, shared entities and shared tags become edges; unknown centre is not_found', async () => {
+  const dirs = engineDirs();
+  const { engine } = await open(dirs);
   const a = await created(engine.create({ content: 'Auth tokens expire after 15 minutes.', tags: ['auth'] }));
   const b = await created(engine.create({ content: 'Refresh tokens are rotated on every use.', tags: ['auth'] }));
-  await created(engine.create({ content: 'The design system uses an 8px spacing grid.', tags: ['ui'] }));
+  const c = await created(engine.create({ content: 'The design system uses an 8px spacing grid.', tags: ['ui'] }));
   const g = engine.graph({});
   assert.equal(g.nodes.length, 3);
   assert.deepEqual(g.edges.map((e) => [e.from, e.to, e.kind]), [[a.id, b.id, 'shared_tag:auth']]);
   assert.throws(() => engine.graph({ centerId: 'missing' }), (e: unknown) => e instanceof EngineError && e.code === 'not_found');
+  const projectId = engine.projectId;
   await engine.close();
+  // What the pipeline's graph writer leaves: an entity both b and c mention.
+  const store = await Store.open({ dir: path.join(dirs.storageDir, 'projects', storeFolderName(projectId)) });
+  const iso = new Date().toISOString();
+  store.transaction((tx) => {
+    tx.run(`INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at) VALUES ('e1', 'Design Tokens', 'design tokens', 'concept', 2, ?, ?)`, [iso, iso]);
+    for (const m of [b.id, c.id]) tx.run(`INSERT INTO memory_entity_mentions (memory_id, entity_id, mention_text, confidence, created_at) VALUES (?, 'e1', 'tokens', 0.9, ?)`, [m, iso]);
+  });
+  await store.close();
+  const again = await open(dirs);
+  const kinds = again.engine.graph({}).edges.map((e) => [e.from, e.to, e.kind]);
+  assert.deepEqual(kinds, [[a.id, b.id, 'shared_tag:auth'], [b.id, c.id, 'entity:Design Tokens']]);
+  await again.engine.close();
 });
 
 test('a second engine on the same store (another window) opens read-only: reads work, writes are refused with a reason', async () => {

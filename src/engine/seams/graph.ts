@@ -1,12 +1,13 @@
 /**
- * SEAM (rewire to src/core/graph when the knowledge graph lands): the memory graph of one
- * store: memories as nodes, stored relationships (memory_relationships) as edges, plus
- * "shared tag" edges so a fresh store without extracted relations still shows its structure.
+ * The memory graph of one store for the graph panel: memories as nodes; edges from stored
+ * relationships (memory_relationships: SUPERSEDES, …), from entities of the knowledge graph
+ * two memories both mention (src/core/graph tables, filled by the pipeline), and from shared
+ * tags, so a fresh store without extracted entities still shows its structure.
  */
 import type { Store } from '../../core/store/store';
 import type { GraphData, GraphEdge, GraphNode, GraphParams } from '../protocol';
 
-const MAX_TAG_EDGES_PER_TAG = 12;
+const MAX_GROUP_EDGES = 12;
 
 export function queryGraph(store: Store, params: GraphParams, maxNodes: number): GraphData {
   const limit = Math.max(1, Math.min(params.limit ?? 100, maxNodes));
@@ -47,20 +48,27 @@ export function queryGraph(store: Store, params: GraphParams, maxNodes: number):
     )) {
       edges.push({ from: String(r.from_memory_id), to: String(r.to_memory_id), kind: String(r.relationship), strength: Number(r.strength) });
     }
-    const byTag = new Map<string, string[]>();
-    for (const r of store.all(
-      `SELECT t.tag, m.id FROM memory_tags t JOIN memories m ON m.rid = t.rid WHERE m.id IN (${marks}) ORDER BY t.tag, m.created_at`,
-      [...ids],
-    )) {
-      const list = byTag.get(String(r.tag)) ?? [];
-      list.push(String(r.id));
-      byTag.set(String(r.tag), list);
-    }
-    for (const [tag, members] of byTag) {
-      // A chain, not a clique: n-1 edges per tag keep big tags readable.
-      const m = members.slice(0, MAX_TAG_EDGES_PER_TAG + 1);
-      for (let i = 1; i < m.length; i++) edges.push({ from: m[i - 1]!, to: m[i]!, kind: `shared_tag:${tag}`, strength: 0.5 });
+    // Memories sharing a tag, or an entity of the knowledge graph (pipeline extraction).
+    const groups: [string, string][] = [
+      ...store.all(`SELECT t.tag AS k, m.id FROM memory_tags t JOIN memories m ON m.rid = t.rid WHERE m.id IN (${marks}) ORDER BY t.tag, m.created_at`, [...ids])
+        .map((r): [string, string] => [`shared_tag:${String(r.k)}`, String(r.id)]),
+      ...(hasTable(store, 'memory_entity_mentions')
+        ? store.all(`SELECT e.name AS k, x.memory_id AS id FROM memory_entity_mentions x JOIN entities e ON e.id = x.entity_id JOIN memories m ON m.id = x.memory_id
+                      WHERE x.memory_id IN (${marks}) ORDER BY e.name, m.created_at`, [...ids])
+            .map((r): [string, string] => [`entity:${String(r.k)}`, String(r.id)])
+        : []),
+    ];
+    const byKey = new Map<string, string[]>();
+    for (const [key, id] of groups) byKey.set(key, [...(byKey.get(key) ?? []), id]);
+    for (const [kind, members] of byKey) {
+      // A chain, not a clique: n-1 edges per group keep big groups readable.
+      const m = members.slice(0, MAX_GROUP_EDGES + 1);
+      for (let i = 1; i < m.length; i++) edges.push({ from: m[i - 1]!, to: m[i]!, kind, strength: kind.startsWith('entity:') ? 0.8 : 0.5 });
     }
   }
   return { nodes, edges, truncated };
+}
+
+function hasTable(store: Store, name: string): boolean {
+  return !!store.get(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, [name]);
 }
