@@ -44,7 +44,7 @@ export const SEAMS: Record<string, string> = {
   'suggestions.list/clear': 'SQL over consolidation_suggestions in src/engine/seams/suggestions.ts (accept/reject go through SmartStore)',
   graph: 'memory-level view (relationships, shared entities, shared tags); entity-level views of src/core/graph/read.ts are not exposed yet',
   pipeline: 'MemoryPipeline on the project store only (the global store gets no extraction, retention or maintenance)',
-  reembed: 'marks memories pending for the backfill (same space): rewire to src/core/memory/reembed reembedAll for a space switch',
+  reembed: 'memories without a vector in the active space are re-embedded by the backfill (at open and on request); a live switch without restart would use src/core/memory/reembed reembedAll',
 };
 
 /** What diagnostics say about the embedder. */
@@ -389,17 +389,16 @@ export class MemoryEngine {
     return n;
   }
 
-  /** SEAM: marks every live memory for embedding again (the vector store re-embeds pending ones). */
+  /**
+   * Embeds, in the background, every live memory that has no vector in the active embedding
+   * space (imported, embedded by another model, failed before). Returns how many were queued.
+   */
   reembed(): number {
     let n = 0;
     for (const h of this.writableHandles()) {
-      n += this.write(h, () =>
-        h.store.transaction((tx) => {
-          tx.run(`UPDATE memories SET embedding_status = 'pending' WHERE deleted_at IS NULL AND embedding_status <> 'pending'`);
-          return tx.changes();
-        }),
-      );
-      h.retrieval?.kickBackfill();
+      if (!h.retrieval || !this.embedder) continue;
+      n += this.write(h, () => queueMissingVectors(h.store, this.embedder!.space));
+      h.retrieval.kickBackfill();
     }
     return n;
   }
@@ -780,9 +779,28 @@ async function openVectorSide(
       const vectors = await openVectors(h.store, embedder, config, (m) => warn(`${h.name} vectors: ${m}`));
       h.retrieval = composeRetrieval(h.store, h.svc, embedder, vectors, config, (m) => warn(`${h.name} backfill: ${m}`), now,
         h.name === 'project' ? graphBoost : undefined);
+      // Another model embedded these (e.g. auto picked Ollama last time): embed them again in this space.
+      const queued = h.store.isReadOnly ? 0 : queueMissingVectors(h.store, embedder.space);
+      if (queued) {
+        warn(`${h.name} store: ${queued} memories have no vector from ${embedder.space} yet; they are embedded in the background (keyword search finds them meanwhile)`);
+        h.retrieval.kickBackfill();
+      }
     } catch (e) {
       warn(`${h.name} store: the vector index could not open (${errorMessage(e)}): search is keyword-only`);
     }
   }
   return { embedder, info };
+}
+
+/** Marks live memories without a vector in `space` as pending for the backfill; how many. */
+function queueMissingVectors(store: Store, space: string): number {
+  return store.transaction((tx) => {
+    tx.run(
+      `UPDATE memories SET embedding_status = 'pending'
+        WHERE deleted_at IS NULL AND embedding_status <> 'pending'
+          AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.space = ? AND e.text_hash = memories.embedding_hash)`,
+      [space],
+    );
+    return tx.changes();
+  });
 }

@@ -246,7 +246,7 @@ export interface EngineMethods {
   'pipeline.status': { params: Record<string, never>; result: PipelineStatus };
   /** Rebuilds the full-text index (and, once wired, the vector index). */
   'index.rebuild': { params: Record<string, never>; result: { memories: number } };
-  /** Marks every memory for re-embedding in the current embedding space. */
+  /** Queues every live memory without a vector in the active embedding space for the background embedder. */
   'embeddings.reembed': { params: Record<string, never>; result: { queued: number } };
   /** Writes both stores' live memories to a JSON file. */
   'export': { params: { path: string; scope?: MemoryScope }; result: { path: string; count: number; bytes: number } };

@@ -302,3 +302,23 @@ test('pipeline: off by default; enabled, a new memory is extracted through Ollam
     await fake.close();
   }
 });
+
+test('a different embedding model at the next start embeds the existing memories again in the background', async () => {
+  const dirs = engineDirs();
+  const a = await open(dirs); // hash embedder
+  const m = await created(a.engine.create({ content: 'Feature flags are evaluated on the server, never in the browser.' }));
+  assert.equal(a.engine.reembed(), 0, 'nothing is missing in the active space');
+  await a.engine.close();
+  const b = await MemoryEngine.open({ ...dirs, snapshotTickMs: 0, settings: { 'embedding.provider': 'builtin' } });
+  try {
+    assert.equal(b.embedderInfo?.provider, 'builtin');
+    assert.ok(b.startupWarnings.some((w) => /1 memories have no vector from builtin/.test(w)), b.startupWarnings.join('\n'));
+    for (let i = 0; i < 200 && b.stats().project.pendingEmbeddings > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(b.stats().project.pendingEmbeddings, 0, 'the backfill embedded it');
+    const r = await b.search({ query: 'where are toggles decided?', limit: 1 });
+    assert.equal(r.hits[0]?.memory.id, m.id);
+    assert.ok((r.hits[0]?.legs.vector ?? 0) > 0, 'found through the new space');
+  } finally {
+    await b.close();
+  }
+});
