@@ -121,6 +121,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
         for (const s of [e.stats.project, e.stats.global]) {
           log.channel.appendLine(`  store ${s.projectId}: ${s.memories} memories (${s.deleted} deleted), seq ${s.seq}/${s.snapshotSeq} snapshotted, log ${s.logBytes} B, snapshot ${s.snapshotBytes} B${s.readOnly ? ', READ-ONLY' : ''} — ${s.dir}`);
         }
+        if (e.embedder) log.channel.appendLine(`  embedder: ${e.embedder.provider} (${e.embedder.space})${e.embedder.degraded ? ' DEGRADED' : ''} — ${e.embedder.reason}`);
         log.channel.appendLine(`  pipeline: ${e.pipeline.state} (${e.pipeline.mode}) — ${e.pipeline.detail}`);
         log.channel.appendLine(`  config: ${e.config.file ?? 'no agent.yaml'}; from settings: ${e.config.overridden.join(', ') || 'none'}; ${e.config.issues.length} issue(s)`);
         for (const w of e.warnings) log.channel.appendLine(`  warning: ${w}`);
