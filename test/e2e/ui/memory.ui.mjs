@@ -43,8 +43,11 @@ export const tests = {
     await search.locator('#query').fill('staging database port');
     const result = search.locator('.result', { hasText: 'listens on port 5433' }).first();
     await result.waitFor({ state: 'visible', timeout: 20000 });
-    // "keyword + vector": the built-in embedding model runs (also from an installed VSIX).
-    assert.match(await search.locator('#status').innerText(), /1 result \(keyword \+ vector/);
+    // "keyword + vector": the built-in embedding model runs (also from an installed VSIX). The
+    // status may still say "Searching…" when the panel's init re-ran the search: wait for the answer.
+    const status = search.locator('#status', { hasText: /result/ });
+    await status.waitFor({ state: 'visible', timeout: 20000 });
+    assert.match(await status.innerText(), /^1 result \(keyword \+ vector, \d+ ms\)$/);
     await screenshot('search-panel');
 
     await runCommand(page, 'Agent Memory: Open Memory Graph');
