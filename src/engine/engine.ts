@@ -203,9 +203,7 @@ export class MemoryEngine {
   typeCounts(scope?: MemoryScope): Record<string, number> {
     const out: Record<string, number> = {};
     for (const h of this.handlesFor(scope)) {
-      for (const r of h.store.all('SELECT type, count(*) AS n FROM memories WHERE deleted_at IS NULL GROUP BY type')) {
-        out[String(r.type)] = (out[String(r.type)] ?? 0) + Number(r.n);
-      }
+      for (const [type, n] of Object.entries(countByType(h.store))) out[type] = (out[type] ?? 0) + n;
     }
     return out;
   }
@@ -651,12 +649,8 @@ export class MemoryEngine {
 
   private storeInfo(h: Handle): StoreInfo {
     const st = h.store.stats();
-    const byType: Record<string, number> = {};
-    let memories = 0;
-    for (const r of h.store.all('SELECT type, count(*) AS n FROM memories WHERE deleted_at IS NULL GROUP BY type')) {
-      byType[String(r.type)] = Number(r.n);
-      memories += Number(r.n);
-    }
+    const byType = countByType(h.store);
+    const memories = Object.values(byType).reduce((a, b) => a + b, 0);
     const one = (sql: string) => Number(h.store.get<{ n: number }>(sql)!.n);
     return {
       dir: h.store.dir, readOnly: h.store.isReadOnly, projectId: h.svc.projectId, memories, byType,
@@ -803,4 +797,11 @@ function queueMissingVectors(store: Store, space: string): number {
     );
     return tx.changes();
   });
+}
+
+/** Live memories per type. */
+function countByType(store: Store): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of store.all('SELECT type, count(*) AS n FROM memories WHERE deleted_at IS NULL GROUP BY type')) out[String(r.type)] = Number(r.n);
+  return out;
 }
