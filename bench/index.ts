@@ -15,6 +15,8 @@ import * as path from 'node:path';
 import { runStoreBench } from './store.bench';
 import { runSearchBench } from './search.bench';
 import { runEmbedBench } from './embed.bench';
+import { runWriteBench } from './write.bench';
+import { runPipelineBench } from './pipeline.bench';
 
 type Result = Record<string, unknown>;
 
@@ -49,8 +51,9 @@ export const SECTIONS: BenchSection[] = [
       'search.peak_rss_mb@100000': '≤ 700',
     },
   },
+  { name: 'write', perSize: true, run: runWriteBench },
   { name: 'embed', perSize: false, run: () => runEmbedBench() },
-  // Coordinator: { name: 'write', perSize: true, run: runWriteBench }, { name: 'pipeline', … }
+  { name: 'pipeline', perSize: false, run: (_size, workDir) => runPipelineBench(workDir) },
 ];
 
 const args = process.argv.slice(2);
