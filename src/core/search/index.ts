@@ -9,3 +9,4 @@ export { fullTextSearch, fullTextScores, ftsExpression, type TextHit } from './f
 export { buildFtsQuery, parseFtsTerms } from './ftsQuery';
 export { registerBm25, bm25Relevance } from './bm25';
 export type * from './types';
+export { llmReranker, rerankPrompt } from './llmRerank';
