@@ -107,12 +107,15 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
 
   context.subscriptions.push(
     vscode.commands.registerCommand(COMMAND_SHOW_DIAGNOSTICS, async (): Promise<Diagnostics> => {
-      const d = baseDiagnostics();
+      let engineDiagnostics: EngineDiagnostics | undefined;
+      let engineError: string | undefined;
       try {
-        d.engine = await engine.request('diagnostics', {}, { timeoutMs: 10_000 });
+        engineDiagnostics = await engine.request('diagnostics', {}, { timeoutMs: 10_000 });
       } catch (e) {
-        d.engineError = (e as Error).message;
+        engineError = (e as Error).message;
       }
+      // Taken after the engine answered, so state and timings are current.
+      const d: Diagnostics = { ...baseDiagnostics(), ...(engineDiagnostics ? { engine: engineDiagnostics } : {}), ...(engineError ? { engineError } : {}) };
       // Engine details first, the summary last: the output view shows the end.
       if (d.engine) {
         const e = d.engine;
