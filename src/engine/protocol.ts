@@ -138,6 +138,11 @@ export interface GraphData {
   truncated: boolean;
 }
 
+/**
+ * One store: its counts plus the durable store's figures (op log sequence, snapshot, sizes).
+ * Spelled out rather than derived from the core's StoreStats: the protocol is a fixed contract
+ * that the webviews typecheck too, without Node types.
+ */
 export interface StoreInfo {
   dir: string;
   readOnly: boolean;
