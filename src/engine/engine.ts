@@ -26,6 +26,7 @@ import { searchStore } from './seams/keywordSearch';
 import { chooseEmbedder, composeRetrieval, openVectors, type Retrieval } from './retrieval';
 import { startUpkeep, type Upkeep } from './upkeep';
 import { MemoryPipeline } from '../core/pipeline/pipeline';
+import { runDedupScan } from '../core/consolidation/scanner';
 import { ollamaProviderFromConfig } from '../core/llm/ollamaProvider';
 import type { Embedder } from '../core/embed/types';
 import type { GraphBoostProvider, SearchResult } from '../core/search/types';
@@ -98,6 +99,9 @@ export class MemoryEngine {
   private snapshotTimer: NodeJS.Timeout | undefined;
   /** Seed 000 pipeline (extraction jobs, retention, maintenance) of the project store. */
   private pipeline: MemoryPipeline | undefined;
+  /** Seed 003 background dedup scanner of the project store (memory.dedup_scan_interval). */
+  private dedupTimer: NodeJS.Timeout | undefined;
+  private dedupRun: Promise<number> | undefined;
   private snapshotting = false;
   private closed = false;
 
@@ -150,6 +154,7 @@ export class MemoryEngine {
     engine.startSnapshotTimer();
     engine.startUpkeep();
     engine.startPipeline();
+    engine.startDedupScanner();
     return engine;
   }
 
@@ -461,6 +466,7 @@ export class MemoryEngine {
       }
     }
     this.startUpkeep(); // new lifecycle settings and cleanup interval
+    this.startDedupScanner(); // new dedup_scan_interval
     await this.pipeline?.reconfigure(); // reads the live config: start/stop its workers
     for (const i of this.cfg.summary.issues) this.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
     this.emit({ type: 'pipeline.state', status: this.pipelineStatus() });
@@ -508,6 +514,8 @@ export class MemoryEngine {
     this.closed = true;
     if (this.snapshotTimer) clearInterval(this.snapshotTimer);
     for (const h of [this.projectHandle, this.globalHandle]) h.upkeep?.close();
+    clearInterval(this.dedupTimer);
+    await this.dedupRun;
     await this.pipeline?.stop({ graceMs: 2000 }).catch((e) => this.warn(`pipeline stop: ${errorMessage(e)}`));
     const results = await Promise.allSettled([closeHandle(this.projectHandle), closeHandle(this.globalHandle)]);
     this.embedder?.dispose();
@@ -560,6 +568,26 @@ export class MemoryEngine {
       this.pipeline = undefined;
       this.warn(`the pipeline could not start: ${errorMessage(e)}`);
     }
+  }
+
+  private startDedupScanner(): void {
+    clearInterval(this.dedupTimer);
+    if (!this.projectHandle.retrieval || this.projectHandle.store.isReadOnly) return;
+    this.dedupTimer = setInterval(() => void this.scanDuplicates(), this.cfg.config.memory.dedup_scan_interval);
+    this.dedupTimer.unref();
+  }
+
+  /** One pass of the dedup scanner over the project store; how many suggestions it created. */
+  scanDuplicates(): Promise<number> {
+    const h = this.projectHandle;
+    if (!h.retrieval || h.store.isReadOnly || this.closed) return Promise.resolve(0);
+    this.dedupRun ??= runDedupScan(h.store, h.retrieval.vectors, { threshold: this.cfg.config.memory.similarity_threshold, projectId: this.project.id, now: this.now })
+      .then((r) => r.created.length, (e) => {
+        this.warn(`dedup scan failed: ${errorMessage(e)}`);
+        return 0;
+      })
+      .finally(() => { this.dedupRun = undefined; });
+    return this.dedupRun;
   }
 
   /** Runs the expiry sweep of both stores now (the scheduler runs it every memory.cleanup_interval). */

@@ -39,6 +39,7 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
       return { id };
     },
     'suggestions.clear': (e) => ({ cleared: e.clearSuggestions() }),
+    'suggestions.scan': async (e) => ({ created: await e.scanDuplicates() }),
     'graph.query': (e, p) => e.graph(p ?? {}),
     'stats': (e) => e.stats(),
     'diagnostics': (e) => e.diagnostics(),

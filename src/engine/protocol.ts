@@ -243,6 +243,8 @@ export interface EngineMethods {
   'suggestions.list': { params: { status?: 'pending' | 'accepted' | 'rejected'; limit?: number }; result: Suggestion[] };
   'suggestions.accept': { params: { id: string }; result: MemoryRecord };
   'suggestions.reject': { params: { id: string }; result: { id: string } };
+  /** Runs the dedup scanner now (it also runs every memory.dedup_scan_interval): suggestions created. */
+  'suggestions.scan': { params: Record<string, never>; result: { created: number } };
   /** Rejects every pending suggestion. */
   'suggestions.clear': { params: Record<string, never>; result: { cleared: number } };
   'graph.query': { params: GraphParams; result: GraphData };

@@ -30,6 +30,7 @@ export const COMMANDS = {
   importJson: 'agentMemory.importJson',
   reviewSuggestions: 'agentMemory.reviewSuggestions',
   clearSuggestions: 'agentMemory.clearSuggestions',
+  scanDuplicates: 'agentMemory.scanDuplicates',
   refreshTree: 'agentMemory.refreshTree',
   treeLoadMore: 'agentMemory.treeLoadMore',
   restartEngine: 'agentMemory.restartEngine',
@@ -259,6 +260,13 @@ export function registerCommands(d: CommandDeps): void {
     if (action === 'Merge B into A') await engine.request('suggestions.accept', { id: pick.id });
     else if (action === 'Dismiss') await engine.request('suggestions.reject', { id: pick.id });
     return list;
+  });
+
+  run(COMMANDS.scanDuplicates, 'scan for duplicates', async () => {
+    const r = await withProgress('Scanning memories for duplicates…', (signal) => engine.request('suggestions.scan', {}, { signal }));
+    const pick = await vscode.window.showInformationMessage(`${r.created} new consolidation suggestion(s).`, ...(r.created ? ['Review'] : []));
+    if (pick === 'Review') await vscode.commands.executeCommand(COMMANDS.reviewSuggestions);
+    return r;
   });
 
   run(COMMANDS.clearSuggestions, 'clear suggestions', async () => {

@@ -322,3 +322,22 @@ test('a different embedding model at the next start embeds the existing memories
     await b.close();
   }
 });
+
+test('dedup scanner: pairs above memory.similarity_threshold become suggestions; listed with both memories', async () => {
+  // No suggestions at write time (thresholds at the top), then a lower threshold for the scan.
+  const { engine } = await open(undefined, { settings: { 'memory.similarity_threshold': 0.99, 'memory.auto_merge_threshold': 1 } });
+  try {
+    await created(engine.create({ content: 'The billing service sends invoices by email every Monday morning.' }));
+    await created(engine.create({ content: 'Every Monday morning the billing service emails the invoices to customers.', allowNearDuplicate: true }));
+    await created(engine.create({ content: 'The design system uses an 8px spacing grid.' }));
+    assert.deepEqual(engine.suggestions(), []);
+    await engine.reloadConfig({ 'embedding.provider': 'hash', 'memory.similarity_threshold': 0.5, 'memory.auto_merge_threshold': 1 });
+    assert.ok((await engine.scanDuplicates()) >= 1);
+    const list = engine.suggestions();
+    assert.ok(list.length >= 1);
+    assert.ok(list.every((s) => s.similarity >= 0.5 && s.a.id !== s.b.id));
+    assert.ok(list.some((s) => /billing/.test(s.a.preview) && /billing/.test(s.b.preview)), JSON.stringify(list.map((s) => [s.a.preview, s.b.preview, s.similarity])));
+  } finally {
+    await engine.close();
+  }
+});

@@ -1,38 +1,31 @@
 /**
- * SEAM (rewire to src/core/consolidation when it lands): consolidation suggestions of one
- * store (seed 003 "Memory Consolidation", table consolidation_suggestions). Listing and
- * rejecting are final; accepting merges with the `append` / `latest_wins` strategies here
- * (smart_merge falls back to append until the consolidation module provides it).
+ * Consolidation suggestions of one store (seed 003 "Memory Consolidation"): listing (core
+ * records + memory summaries) and clearing. Accept and reject go through the core SmartStore
+ * when the vector side is open; the SQL accept/reject here is the fallback without it
+ * (append / latest_wins merge; smart_merge falls back to append).
  */
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../core/store/store';
 import type { MemoryService } from '../../core/memory/memoryService';
 import { rowToSummary } from '../../core/memory/rows';
+import { listSuggestions as coreListSuggestions } from '../../core/consolidation/records';
 import type { MemoryRecord } from '../../core/memory/types';
 import type { MergeStrategy } from '../../core/config/types';
 import { EngineError } from '../errors';
 import type { Suggestion } from '../protocol';
 
+/** Suggestions (core records) with both memories' summaries; pairs with a deleted side are left out. */
 export function listSuggestions(store: Store, status: Suggestion['status'], limit: number): Suggestion[] {
-  const rows = store.all(
-    `SELECT s.id AS s_id, s.similarity AS s_similarity, s.status AS s_status, s.created_at AS s_created_at,
-            s.memory_a_id AS a_id, s.memory_b_id AS b_id
-       FROM consolidation_suggestions s
-       JOIN memories a ON a.id = s.memory_a_id AND a.deleted_at IS NULL
-       JOIN memories b ON b.id = s.memory_b_id AND b.deleted_at IS NULL
-      WHERE s.status = ?
-      ORDER BY s.similarity DESC, s.created_at DESC
-      LIMIT ?`,
-    [status, limit],
-  );
-  return rows.map((r) => ({
-    id: String(r.s_id),
-    similarity: Number(r.s_similarity),
-    status: r.s_status as Suggestion['status'],
-    createdAt: String(r.s_created_at),
-    a: rowToSummary(store.get('SELECT * FROM memories WHERE id = ?', [String(r.a_id)])!),
-    b: rowToSummary(store.get('SELECT * FROM memories WHERE id = ?', [String(r.b_id)])!),
-  }));
+  const out: Suggestion[] = [];
+  // Over-fetch: some pairs may have lost a memory since the suggestion was made.
+  for (const s of coreListSuggestions(store, { status, limit: limit * 2 })) {
+    const a = store.get('SELECT * FROM memories WHERE id = ? AND deleted_at IS NULL', [s.memoryAId]);
+    const b = store.get('SELECT * FROM memories WHERE id = ? AND deleted_at IS NULL', [s.memoryBId]);
+    if (!a || !b) continue;
+    out.push({ id: s.id, similarity: s.similarity, status: s.status, createdAt: s.createdAt, a: rowToSummary(a), b: rowToSummary(b) });
+    if (out.length >= limit) break;
+  }
+  return out;
 }
 
 function pendingSuggestion(store: Store, id: string): { a: string; b: string; similarity: number } {
