@@ -17,7 +17,9 @@ import { rowToSummary } from '../memory/rows';
 import { ValidationError } from '../memory/errors';
 import { errorMessage } from '../util/errors';
 import { buildMemoryFilter, type WhereClause } from './filters';
-import { ftsExpression, fullTextScores, fullTextSearch, padded } from './fullText';
+import { fullTextScores, fullTextSearch, padded } from './fullText';
+import { buildFtsTerms, joinFtsTerms } from './ftsQuery';
+import { CommonTermFilter } from './commonTerms';
 import { compareRanked, fuse, type Candidate } from './fuse';
 import { DEFAULT_RERANK_CONFIG, rerank, type RerankConfig } from './rerank';
 import { resolveSearchSettings } from './settings';
@@ -38,6 +40,7 @@ export class HybridSearch {
   readonly settings: SearchSettings;
   private readonly now: () => Date;
   private readonly rerankConfig: RerankConfig;
+  private readonly commonTerms: CommonTermFilter;
 
   constructor(
     private readonly store: Store,
@@ -47,6 +50,7 @@ export class HybridSearch {
     this.settings = resolveSearchSettings(deps.settings);
     this.now = deps.now ?? (() => new Date());
     this.rerankConfig = { ...DEFAULT_RERANK_CONFIG, ...deps.reranker?.config };
+    this.commonTerms = new CommonTermFilter(store, { share: this.settings.commonTermShare, minRows: this.settings.commonTermMinRows });
   }
 
   /** Checks the request; the limit it will use. */
@@ -81,7 +85,7 @@ export class HybridSearch {
     const embedMs = performance.now() - t0;
 
     const t1 = performance.now();
-    const expr = ftsExpression(query, { pairs: this.settings.phrasePairs });
+    const expr = this.fullTextQuery(query, warnings);
     const legs = { keyword: expr !== null, vector: qvec !== undefined };
     const k = Math.max(this.settings.minCandidates, Math.ceil(limit * this.settings.candidateMultiplier));
     const union = new Map<number, Candidate>();
@@ -150,6 +154,15 @@ export class HybridSearch {
     // Lifecycle bookkeeping is queued only; its write happens after this response.
     if (results.length) this.deps.access?.record(ranked.map((c) => c.rid));
     return { results, warnings, legs, timings: { embedMs, searchMs } };
+  }
+
+  /** The MATCH expression: safe terms, minus the store's very common ones (commonTerms.ts). */
+  private fullTextQuery(query: string, warnings: string[]): string | null {
+    const terms = buildFtsTerms(query, { pairs: this.settings.phrasePairs });
+    if (terms === null) return null;
+    const { kept, dropped } = this.commonTerms.prune(terms);
+    if (dropped.length) warnings.push(`Very common words left out of the keyword search: ${dropped.join(' ')}`);
+    return joinFtsTerms(kept);
   }
 
   private async embedQuery(query: string, warnings: string[]): Promise<Float32Array | undefined> {

@@ -20,6 +20,8 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   graphBoostWeight: 0.15,
   graphBoostTimeoutMs: 500,
   queryStopwords: true,
+  commonTermShare: 0.05,
+  commonTermMinRows: 20_000,
   phrasePairs: false,
   fillVectorScores: true,
   fillTextScores: true,
@@ -40,6 +42,7 @@ export function resolveSearchSettings(partial: Partial<SearchSettings> = {}): Se
     if (!Number.isInteger(s[key]) || s[key] < 1) bad(key, `must be a whole number ≥ 1, got ${String(s[key])}`);
   }
   if (s.defaultLimit > s.maxLimit) bad('defaultLimit', `(${s.defaultLimit}) must not exceed maxLimit (${s.maxLimit})`);
+  if (!Number.isFinite(s.commonTermShare) || s.commonTermShare < 0 || s.commonTermShare > 1) bad('commonTermShare', `must be a number from 0 to 1, got ${String(s.commonTermShare)}`);
   if (!Number.isFinite(s.minScore) || s.minScore < 0) bad('minScore', `must be a number ≥ 0, got ${String(s.minScore)}`);
   if (!Number.isFinite(s.candidateMultiplier) || s.candidateMultiplier < 1) bad('candidateMultiplier', `must be ≥ 1, got ${String(s.candidateMultiplier)}`);
   if (!Number.isFinite(s.graphBoostTimeoutMs) || s.graphBoostTimeoutMs < 1) bad('graphBoostTimeoutMs', `must be ≥ 1, got ${String(s.graphBoostTimeoutMs)}`);

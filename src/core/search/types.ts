@@ -92,6 +92,10 @@ export interface SearchSettings {
   graphBoostTimeoutMs: number;
   /** Drop English stop-words from the query before embedding it (measured on LoCoMo). */
   queryStopwords: boolean;
+  /** Dynamic stop-words (commonTerms.ts): drop query terms in more than this share of rows… (0 = off) */
+  commonTermShare: number;
+  /** …once the store has at least this many memories. */
+  commonTermMinRows: number;
   /** Add adjacent word pairs as phrases to the full-text query (ftsQuery `pairs`). */
   phrasePairs: boolean;
   /** Score keyword-only candidates on the vector leg (exact cosine). */
