@@ -23,10 +23,9 @@ import { UserFacingError, errorMessage } from '../core/util/errors';
 import { lifecycleFrom, loadEngineConfig, type EngineConfig } from './config';
 import { EngineError, cancelledError } from './errors';
 import { searchStore } from './seams/keywordSearch';
-import { chooseEmbedder, composeRetrieval, openVectors, type Retrieval } from './retrieval';
+import { chooseEmbedder, openRetrieval, type Retrieval } from './retrieval';
 import { startUpkeep, type Upkeep } from './upkeep';
 import { MemoryPipeline } from '../core/pipeline/pipeline';
-import { runDedupScan } from '../core/consolidation/scanner';
 import { ollamaProviderFromConfig } from '../core/llm/ollamaProvider';
 import type { Embedder } from '../core/embed/types';
 import type { GraphBoostProvider, SearchResult } from '../core/search/types';
@@ -459,10 +458,16 @@ export class MemoryEngine {
     for (const [h, projectId] of [[this.projectHandle, this.project.id], [this.globalHandle, GLOBAL_PROJECT_ID]] as const) {
       h.svc = new MemoryService(h.store, serviceOptions(projectId, this.cfg.config, this.opts.now));
       if (h.retrieval && this.embedder) {
-        // Same index, new settings (search weights, limits, lifecycle). Changing the embedder needs a restart.
+        // The write path holds the memory service and the consolidation settings: reopen it over the
+        // same store and index file (saved on close). Changing the embedder needs a restart.
         await h.retrieval.close();
-        h.retrieval = composeRetrieval(h.store, h.svc, this.embedder, h.retrieval.vectors, this.cfg.config, (m) => this.warn(m), this.opts.now,
-          h.name === 'project' ? this.graphBoost : undefined);
+        h.retrieval = undefined;
+        try {
+          h.retrieval = await openRetrieval(h.store, h.svc, this.embedder, this.cfg.config, (m) => this.warn(m), this.opts.now,
+            h.name === 'project' ? this.graphBoost : undefined);
+        } catch (e) {
+          this.warn(`${h.name} store: the vector index could not reopen (${errorMessage(e)}): search is keyword-only`);
+        }
       }
     }
     this.startUpkeep(); // new lifecycle settings and cleanup interval
@@ -581,8 +586,8 @@ export class MemoryEngine {
   scanDuplicates(): Promise<number> {
     const h = this.projectHandle;
     if (!h.retrieval || h.store.isReadOnly || this.closed) return Promise.resolve(0);
-    this.dedupRun ??= runDedupScan(h.store, h.retrieval.vectors, { threshold: this.cfg.config.memory.similarity_threshold, projectId: this.project.id, now: this.now })
-      .then((r) => r.created.length, (e) => {
+    this.dedupRun ??= h.retrieval.dedupScan(this.project.id)
+      .then((n) => n, (e) => {
         this.warn(`dedup scan failed: ${errorMessage(e)}`);
         return 0;
       })
@@ -762,17 +767,15 @@ function legScores(r: SearchResult): SearchHit['legs'] {
   return legs;
 }
 
-/** Store snapshot, then the vector index with its watermark (vectorstore: snapshotWithVectors). */
+/** Store snapshot, then the vector index with its watermark (WritePath.snapshot). */
 async function snapshotHandle(h: Handle): Promise<void> {
-  await h.store.snapshot();
-  await h.retrieval?.vectors.save();
+  await (h.retrieval ? h.retrieval.snapshot() : h.store.snapshot());
 }
 
 /** Stops the backfill, saves and closes the index, then snapshots and closes the store. */
 async function closeHandle(h: Handle): Promise<void> {
   try {
     await h.retrieval?.close();
-    await h.retrieval?.vectors.close({ save: !h.store.isReadOnly });
   } finally {
     await h.store.close();
   }
@@ -798,8 +801,7 @@ async function openVectorSide(
   }
   for (const h of handles) {
     try {
-      const vectors = await openVectors(h.store, embedder, config, (m) => warn(`${h.name} vectors: ${m}`));
-      h.retrieval = composeRetrieval(h.store, h.svc, embedder, vectors, config, (m) => warn(`${h.name} backfill: ${m}`), now,
+      h.retrieval = await openRetrieval(h.store, h.svc, embedder, config, (m) => warn(`${h.name} vectors: ${m}`), now,
         h.name === 'project' ? graphBoost : undefined);
       // Another model embedded these (e.g. auto picked Ollama last time): embed them again in this space.
       const queued = h.store.isReadOnly ? 0 : queueMissingVectors(h.store, embedder.space);

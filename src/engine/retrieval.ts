@@ -1,17 +1,16 @@
 /**
- * The vector side of one store, composed from the core: its VectorStore (HNSW index of the
- * active embedding space), embed-on-write (MemoryIngest) and the hybrid search (FTS4 bm25 +
- * vector leg, fused). The engine creates one per store over one shared embedder; when the
- * vector side cannot open, the engine keeps serving with the keyword-only seam and says why.
+ * The vector side of one store: the core's WritePath (vector store of the active embedding
+ * space, embed-on-write, smart store, backfill, dedup scan, snapshot/close) plus the hybrid
+ * search over the same index. The engine opens one per store over one shared embedder; when
+ * it cannot open, the engine keeps serving with the keyword-only fallback and says why.
  */
 import type { Store } from '../core/store/store';
 import type { MemoryService } from '../core/memory/memoryService';
-import { MemoryIngest } from '../core/memory/ingest';
-import { EmbeddingBackfill } from '../core/memory/backfill';
-import { VectorStore } from '../core/vectorstore/vectorStore';
-import { ActiveSpace } from '../core/vectorstore/activeSpace';
+import { WritePath } from '../core/memory/writePath';
+import type { VectorStore } from '../core/vectorstore/vectorStore';
 import { HybridSearch } from '../core/search/hybrid';
-import { SmartStore, type AcceptResult } from '../core/consolidation/smartStore';
+import { searchSettingsFromConfig } from '../core/search/settings';
+import type { AcceptResult } from '../core/consolidation/smartStore';
 import { consolidationSettingsFrom } from '../core/consolidation/settings';
 import type { GraphBoostProvider, SearchRequest, SearchResponse } from '../core/search/types';
 import type { Embedder } from '../core/embed/types';
@@ -32,15 +31,19 @@ export interface Retrieval {
   readonly vectors: VectorStore;
   /** Embed, consolidate (auto-merge / suggest / store) and commit: the smart store. */
   create(input: CreateMemoryInput): Promise<SmartCreateResult>;
+  /** Update; a changed text is embedded again before the commit. */
+  update(id: string, patch: UpdateMemoryInput): Promise<MemoryRecord>;
   /** Merges a consolidation suggestion (memory.merge_strategy). */
   accept(suggestionId: string): Promise<AcceptResult>;
   reject(suggestionId: string): void;
-  /** Update; a changed text is embedded again before the commit. */
-  update(id: string, patch: UpdateMemoryInput): Promise<MemoryRecord>;
   search(req: SearchRequest): Promise<SearchResponse>;
+  /** One pass of the dedup scanner over the index: suggestions created. */
+  dedupScan(projectId: string): Promise<number>;
   /** Memories waiting for their vector (imports, failed embeds) are embedded in the background. */
   kickBackfill(): void;
-  /** Stops the background backfill (the VectorStore stays open). */
+  /** Store snapshot, then the index. */
+  snapshot(): Promise<void>;
+  /** Stops the background work and saves and closes the index (the store stays open). */
   close(): Promise<void>;
 }
 
@@ -50,47 +53,28 @@ export function chooseEmbedder(config: ResolvedConfig): Promise<EmbedderSelectio
   return selectEmbedder({ provider: e.provider, model: e.model, ollamaUrl: e.ollama_url });
 }
 
-/** Opens (or catches up) the HNSW index of the embedder's space for one store. */
-export function openVectors(store: Store, embedder: Embedder, config: ResolvedConfig, onWarning: (message: string) => void): Promise<VectorStore> {
-  const v = config.vector;
-  return VectorStore.open({
-    store, space: embedder.space, dimension: embedder.dimension,
-    params: { M: v.M, efConstruction: v.efConstruction, efSearch: v.efSearch },
-    onWarning,
-  });
-}
-
-/**
- * Composes the write and read path over an open VectorStore. Cheap: a configuration reload
- * composes again over the same index. `close()` stops the backfill; `closeVectors` the index.
- */
-export function composeRetrieval(
+export async function openRetrieval(
   store: Store,
   svc: MemoryService,
   embedder: Embedder,
-  vectors: VectorStore,
   config: ResolvedConfig,
   onWarning: (message: string) => void,
   now?: () => Date,
   graphBoost?: GraphBoostProvider,
-): Retrieval {
-  const space = new ActiveSpace(embedder, vectors);
-  const backfill = new EmbeddingBackfill(store, svc, space, { onWarning });
-  const ingest = new MemoryIngest(store, svc, space, { onPending: () => backfill.kick() });
-  const smart = new SmartStore({ store, memory: svc, space, settings: consolidationSettingsFrom(config.memory), onPending: () => backfill.kick() });
-  backfill.start();
-  const s = config.search;
+): Promise<Retrieval> {
+  const wp = await WritePath.open({
+    store, memory: svc, embedder, vector: config.vector, consolidation: consolidationSettingsFrom(config.memory), onWarning,
+  });
   const hybrid = new HybridSearch(store, {
-    projectId: svc.projectId, embedder, vectors, ...(now ? { now } : {}), ...(graphBoost ? { graphBoost } : {}),
-    settings: {
-      vectorWeight: s.vector_weight, keywordWeight: s.keyword_weight, defaultLimit: s.default_limit, maxLimit: s.max_limit,
-      graphBoostWeight: config.memory.pipelineV2.graphBoostWeight, graphBoostTimeoutMs: config.memory.pipelineV2.graphBoostTimeoutMs,
-    },
+    projectId: svc.projectId, embedder, vectors: wp.vectors, settings: searchSettingsFromConfig(config),
+    ...(now ? { now } : {}), ...(graphBoost ? { graphBoost } : {}),
   });
   return {
-    vectors,
+    get vectors() {
+      return wp.vectors;
+    },
     async create(input) {
-      const r = await smart.save(input);
+      const r = await wp.smart.save(input);
       const extra = { action: r.action, embedding: r.embedding, suggestions: r.suggestions.map((x) => x.id) };
       switch (r.action) {
         case 'stored':
@@ -104,11 +88,13 @@ export function composeRetrieval(
           return { status: 'skipped', reason: r.skipped!.reason, detail: r.skipped!.detail, ...(r.skipped!.existingId ? { existingId: r.skipped!.existingId } : {}), warnings: r.warnings, ...extra };
       }
     },
-    accept: (id) => smart.accept(id, { by: 'user' }),
-    reject: (id) => { smart.reject(id, { by: 'user' }); },
-    update: async (id, patch) => (await ingest.update(id, patch)).memory,
+    update: async (id, patch) => (await wp.ingest.update(id, patch)).memory,
+    accept: (id) => wp.smart.accept(id, { by: 'user' }),
+    reject: (id) => { wp.smart.reject(id, { by: 'user' }); },
     search: (req) => hybrid.search(req),
-    kickBackfill: () => backfill.kick(),
-    close: () => backfill.stop(),
+    dedupScan: async (projectId) => (await wp.dedupScan({ projectId })).created.length,
+    kickBackfill: () => wp.backfill.kick(),
+    snapshot: () => wp.snapshot(),
+    close: () => wp.close(),
   };
 }
