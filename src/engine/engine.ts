@@ -31,10 +31,11 @@ import type { Embedder } from '../core/embed/types';
 import type { GraphBoostProvider, SearchResult } from '../core/search/types';
 import { acceptSuggestion, clearSuggestions, listSuggestions, rejectSuggestion } from './seams/suggestions';
 import { queryGraph } from './seams/graph';
-import { readImportFile, writeExportFile } from './transfer';
+import { exportFormatFor, importBatch, readImportFile, readImportItems, writeExportFile, writeJsonlExport, type ImportItem } from './transfer';
+import { createdRange } from './createdRange';
 import {
   PROTOCOL_VERSION,
-  type ConfigSummary, type CreateMemoryResult, type EngineDiagnostics, type EngineEvent, type EngineInit, type EngineStats, type ExportFile,
+  type ConfigSummary, type CreateMemoryResult, type EngineDiagnostics, type EngineEvent, type EngineInit, type EngineStats, type ExportFile, type ExportFormat,
   type GraphData, type GraphParams, type ImportResult, type PipelineStatus, type SearchHit, type SearchParams,
   type SearchResponse, type StoreInfo, type StoreName, type Suggestion,
 } from './protocol';
@@ -260,12 +261,16 @@ export class MemoryEngine {
       throw new EngineError('invalid_input', `limit: must be a whole number from 1 to ${max} (search.max_limit), got ${JSON.stringify(params.limit)}`);
     }
     const filters = { ...(params.types ? { types: params.types } : {}), ...(params.tags ? { tags: params.tags } : {}) };
+    // The core's search filters (src/core/search/filters.ts) have no date range: with one, ask
+    // each store for search.max_limit candidates and keep those in the range (createdRange.ts).
+    const range = createdRange(params);
+    const fetchLimit = range ? max : limit;
     const hits: SearchHit[] = [];
     const legs = new Set<SearchHit['legs'] extends Partial<Record<infer L, number>> ? L : never>();
     for (const h of this.handlesFor(params.scope)) {
       if (h.retrieval) {
         const r = await h.retrieval.search({
-          query: params.query, limit, minScore: this.cfg.config.search.min_score, ...filters,
+          query: params.query, limit: fetchLimit, minScore: this.cfg.config.search.min_score, ...filters,
           graphBoost: this.cfg.config.memory.pipelineV2.graphEnabled,
         });
         if (r.legs.keyword) legs.add('keyword');
@@ -273,17 +278,19 @@ export class MemoryEngine {
         for (const w of r.warnings) this.warn(`search: ${w}`);
         const rids: number[] = [];
         for (const res of r.results) {
+          if (range && !range.has(res.memory.createdAt)) continue;
           const rec = h.svc.get(res.memory.id);
           if (!rec) continue;
           rids.push(rec.rid);
-          hits.push({ memory: res.memory, content: rec.content, score: res.finalScore, legs: legScores(res), store: h.name });
+          hits.push({ memory: res.memory, content: rec.content, score: res.finalScore, legs: legScores(res), store: h.name, matchType: res.matchType });
         }
         // Seed 003: each hit is an access (TTL extended, promoted at promote_access_count), written after the answer.
         if (params.recordAccess !== false) h.upkeep?.recordAccess(rids);
       } else {
         // SEAM: keyword-only when the vector side could not open (see diagnostics).
         legs.add('keyword');
-        for (const f of searchStore(h.store, { projectId: h.svc.projectId, query: params.query, limit, now: this.now(), ...filters })) {
+        for (const f of searchStore(h.store, { projectId: h.svc.projectId, query: params.query, limit: fetchLimit, now: this.now(), ...filters })) {
+          if (range && !range.has(f.memory.createdAt)) continue;
           if (f.keyword >= this.cfg.config.search.min_score) hits.push({ memory: f.memory, content: f.content, score: f.keyword, legs: { keyword: f.keyword }, store: h.name });
         }
       }
@@ -405,7 +412,8 @@ export class MemoryEngine {
     return n;
   }
 
-  exportTo(file: string, scope?: MemoryScope): { path: string; count: number; bytes: number } {
+  exportTo(file: string, scope?: MemoryScope, format?: ExportFormat): { path: string; count: number; bytes: number } {
+    if ((format ?? exportFormatFor(file)) === 'jsonl') return this.exportJsonl(file, scope);
     const memories: MemoryRecord[] = [];
     for (const h of this.handlesFor(scope)) {
       for (const r of h.store.all('SELECT id FROM memories WHERE deleted_at IS NULL ORDER BY created_at, rid')) {
@@ -414,6 +422,63 @@ export class MemoryEngine {
     }
     const data: ExportFile = { format: 'agent-memory-export', version: 1, exportedAt: this.now().toISOString(), projectId: this.project.id, memories };
     return { path: file, count: memories.length, bytes: writeExportFile(file, data) };
+  }
+
+  /** JSONL: header + one memory per line, read back from the stores as they are written out. */
+  private exportJsonl(file: string, scope?: MemoryScope): { path: string; count: number; bytes: number } {
+    const handles = this.handlesFor(scope);
+    const count = handles.reduce((n, h) => n + Number(h.store.get<{ n: number }>('SELECT count(*) AS n FROM memories WHERE deleted_at IS NULL')!.n), 0);
+    function* records(): Generator<MemoryRecord> {
+      for (const h of handles) {
+        for (const r of h.store.all('SELECT id FROM memories WHERE deleted_at IS NULL ORDER BY created_at, rid')) {
+          const m = h.svc.get(String(r.id));
+          if (m) yield m;
+        }
+      }
+    }
+    const bytes = writeJsonlExport(file, { exportedAt: this.now().toISOString(), projectId: this.project.id, count }, records());
+    return { path: file, count, bytes };
+  }
+
+  /**
+   * Import of any supported file (JSONL, JSON export, plain array) through the RPC: batches of
+   * IMPORT_BATCH, each one durable transaction keeping the original created_at; between batches
+   * it yields to the event loop so a cancel can arrive (what was imported stays). Exact
+   * duplicates are counted, not added; bad lines are reported with their line numbers.
+   */
+  async importFile(file: string, ctx: CallContext = NO_CONTEXT): Promise<ImportResult> {
+    const { format, items } = readImportItems(file);
+    const result: ImportResult = { total: items.length, created: 0, duplicates: 0, skipped: 0, errors: [], format };
+    const ids: Record<StoreName, string[]> = { project: [], global: [] };
+    const fail = (it: ImportItem, message: string) => result.errors.push({ index: it.index, ...(it.line !== undefined ? { line: it.line } : {}), message });
+    try {
+      for (let start = 0; start < items.length; start += IMPORT_BATCH) {
+        await new Promise((r) => setImmediate(r));
+        if (ctx.signal.aborted) throw cancelledError();
+        const batch = items.slice(start, start + IMPORT_BATCH);
+        for (const name of ['project', 'global'] as const) {
+          const mine = batch.filter((it): it is Extract<ImportItem, { input: CreateMemoryInput }> => 'input' in it && (it.input.scope === 'global') === (name === 'global'));
+          if (!mine.length) continue;
+          const h = this.handleForScope(name);
+          for (const r of this.write(h, () => importBatch(h.store, h.svc, mine))) {
+            if (r.status === 'created') { result.created++; ids[name].push(r.id!); }
+            else if (r.status === 'duplicate') result.duplicates++;
+            else if (r.status === 'skipped') result.skipped++;
+            else fail(r.item, `${r.item.line !== undefined ? `line ${r.item.line}` : `item ${r.item.index}`}: ${r.message}`);
+          }
+        }
+        for (const it of batch) if ('invalid' in it) fail(it, it.invalid);
+        ctx.progress(Math.min(start + IMPORT_BATCH, items.length), items.length, `${result.created} created`);
+      }
+    } finally {
+      for (const name of ['project', 'global'] as const) {
+        if (!ids[name].length) continue;
+        this.changed('imported', ids[name], name);
+        this.handleForScope(name).retrieval?.kickBackfill(); // imported rows wait for their vectors
+      }
+    }
+    result.errors.sort((a, b) => a.index - b.index);
+    return result;
   }
 
   /** Creates the file's memories in batches (each batch durable); cancellable between batches. */

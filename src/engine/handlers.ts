@@ -46,8 +46,8 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'pipeline.status': (e) => e.pipelineStatus(),
     'index.rebuild': (e) => ({ memories: e.rebuildIndex() }),
     'embeddings.reembed': (e) => ({ queued: e.reembed() }),
-    'export': (e, p) => e.exportTo(str(p, 'path'), p.scope),
-    'import': (e, p, ctx) => e.importFrom(str(p, 'path'), ctx),
+    'export': (e, p) => e.exportTo(str(p, 'path'), p.scope, p.format),
+    'import': (e, p, ctx) => e.importFile(str(p, 'path'), ctx),
     'config.reload': (e, p) => e.reloadConfig(p?.settings),
     'engine.snapshot': (e) => e.snapshotNow(),
     'engine.shutdown': async (e) => {

@@ -78,6 +78,9 @@ export interface SearchParams {
   tags?: string[];
   /** Bump access counts / TTL of the hits (seed 003). Default true; recall for display only passes false. */
   recordAccess?: boolean;
+  /** Only memories created at or after / before this ISO date or date-time (search panel filters). */
+  createdAfter?: string;
+  createdBefore?: string;
 }
 
 export type SearchLeg = 'keyword' | 'vector' | 'graph';
@@ -91,6 +94,8 @@ export interface SearchHit {
   store: StoreName;
   /** Full content (search panels and recall show it; summaries only carry a preview). */
   content: string;
+  /** Which legs found it (absent from the keyword-only fallback, where it is always keyword). */
+  matchType?: 'hybrid' | 'vector' | 'keyword';
 }
 
 export interface SearchResponse {
@@ -200,6 +205,9 @@ export interface EngineDiagnostics {
   seams: Record<string, string>;
 }
 
+/** JSONL (default: header line + one memory per line, src/engine/transfer.ts) or the older JSON ExportFile. */
+export type ExportFormat = 'jsonl' | 'json';
+
 /** A JSON export file (Agent Memory: Export). */
 export interface ExportFile {
   format: 'agent-memory-export';
@@ -214,7 +222,10 @@ export interface ImportResult {
   created: number;
   duplicates: number;
   skipped: number;
-  errors: { index: number; message: string }[];
+  /** `line`: 1-based line of a JSONL file; `index`: item position (JSON) or line position. */
+  errors: { index: number; line?: number; message: string }[];
+  /** Which format the file was read as. */
+  format?: 'jsonl' | 'json';
 }
 
 export interface ReadyInfo {
@@ -255,9 +266,9 @@ export interface EngineMethods {
   'index.rebuild': { params: Record<string, never>; result: { memories: number } };
   /** Queues every live memory without a vector in the active embedding space for the background embedder. */
   'embeddings.reembed': { params: Record<string, never>; result: { queued: number } };
-  /** Writes both stores' live memories to a JSON file. */
-  'export': { params: { path: string; scope?: MemoryScope }; result: { path: string; count: number; bytes: number } };
-  /** Reads a JSON export (or a plain array of {content,…}) and creates its memories. */
+  /** Writes both stores' live memories to a file: JSONL (default; .json paths get the older JSON format unless `format` says otherwise). */
+  'export': { params: { path: string; scope?: MemoryScope; format?: ExportFormat }; result: { path: string; count: number; bytes: number } };
+  /** Reads a JSONL export, a JSON export or a plain array of {content,…} and creates its memories (bad lines reported, never fatal). */
   'import': { params: { path: string }; result: ImportResult };
   'config.reload': { params: { settings?: Record<string, unknown> }; result: ConfigSummary };
   /** Snapshot both stores now. */

@@ -1,11 +1,17 @@
 /**
- * JSON export and import of memories. The file format is ExportFile (protocol.ts); import also
- * accepts a plain array of objects with at least `content`. Bad files are refused with a
- * message saying what is wrong; bad items are reported per item and never stop the others.
+ * Export and import of memories. The export format is JSONL: a header line
+ * `{"format":"agent-memory-jsonl","version":1,…}` then one memory per line (a bad line costs
+ * that line only, and a file can be streamed or diffed). The older JSON ExportFile
+ * (protocol.ts) and a plain array of objects with at least `content` are still read, and
+ * written when asked for. Bad files are refused with a message saying what is wrong; bad
+ * items are reported per line/item and never stop the others.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CreateMemoryInput, MemoryRecord } from '../core/memory/types';
+import type { MemoryService } from '../core/memory/memoryService';
+import { ValidationError } from '../core/memory/errors';
+import type { Store } from '../core/store/store';
 import { errorMessage } from '../core/util/errors';
 import { EngineError } from './errors';
 import type { ExportFile } from './protocol';
@@ -28,8 +34,12 @@ export function writeExportFile(file: string, data: ExportFile): number {
   return Buffer.byteLength(text);
 }
 
-/** Reads an import file → create inputs (one per item; `null` where an item is not an object). */
+/** Reads an import file → create inputs (one per item; `{invalid}` where an item is not an object). */
 export function readImportFile(file: string): (CreateMemoryInput | { invalid: string })[] {
+  return parseJsonItems(file, readImportText(file)).map((it) => ('invalid' in it ? { invalid: it.invalid } : it.input));
+}
+
+function readImportText(file: string): string {
   if (!path.isAbsolute(file)) throw new EngineError('invalid_input', `Import path must be absolute, got "${file}".`);
   let size: number;
   try {
@@ -38,17 +48,28 @@ export function readImportFile(file: string): (CreateMemoryInput | { invalid: st
     throw new EngineError('invalid_input', `Cannot read ${file}: ${errorMessage(e)}`);
   }
   if (size > MAX_IMPORT_BYTES) throw new EngineError('invalid_input', `${file} is ${size} bytes; the import limit is ${MAX_IMPORT_BYTES}.`);
+  return fs.readFileSync(file, 'utf8');
+}
+
+/** The JSON formats: an ExportFile or a plain array of objects with at least `content`. */
+function parseJsonItems(file: string, text: string): ImportItem[] {
   let data: unknown;
   try {
-    data = JSON.parse(fs.readFileSync(file, 'utf8'));
+    data = JSON.parse(text);
   } catch (e) {
     throw new EngineError('invalid_input', `${path.basename(file)} is not valid JSON: ${errorMessage(e)}`);
   }
   const items = Array.isArray(data) ? data : isExportFile(data) ? data.memories : undefined;
   if (!items) {
-    throw new EngineError('invalid_input', `${path.basename(file)} is neither an Agent Memory export (format "agent-memory-export") nor an array of memories.`);
+    throw new EngineError('invalid_input', `${path.basename(file)} is neither an Agent Memory export (format "agent-memory-export" or "${JSONL_FORMAT}") nor an array of memories.`);
   }
-  return items.map((item, i) => (item && typeof item === 'object' && !Array.isArray(item) ? toInput(item as Partial<MemoryRecord>) : { invalid: `item ${i} is not an object` }));
+  return items.map((item, i) => (item && typeof item === 'object' && !Array.isArray(item)
+    ? { index: i, input: toInput(item as Partial<MemoryRecord>), ...dates(item as Partial<MemoryRecord>) }
+    : { index: i, invalid: `item ${i} is not an object` }));
+}
+
+function dates(r: Partial<MemoryRecord>): { createdAt?: string; updatedAt?: string } {
+  return { ...(isIsoDate(r.createdAt) ? { createdAt: r.createdAt } : {}), ...(isIsoDate(r.updatedAt) ? { updatedAt: r.updatedAt } : {}) };
 }
 
 function isExportFile(d: unknown): d is ExportFile {
@@ -74,4 +95,161 @@ function toInput(r: Partial<MemoryRecord>): CreateMemoryInput {
   // An import restores what was there: the pipeline already learned from it once.
   input.fromRecall = true;
   return input;
+}
+
+// ── JSONL (one memory per line after a header line) ─────────────────────────────────────────
+
+/** The header line's `format`; `version` says which line shape follows. */
+export const JSONL_FORMAT = 'agent-memory-jsonl';
+export const JSONL_VERSION = 1;
+
+export interface JsonlHeader {
+  format: typeof JSONL_FORMAT;
+  version: number;
+  exportedAt: string;
+  projectId: string;
+  count: number;
+}
+
+/** Store-internal fields a memory line leaves out (row ids, hashes, embedding bookkeeping). */
+const INTERNAL_FIELDS = ['rid', 'contentHash', 'docHash', 'embeddingStatus', 'embeddingVersion', 'embeddingHash'] as const;
+
+/** One memory as its JSONL line (no trailing newline). */
+export function memoryLine(r: MemoryRecord): string {
+  const out: Record<string, unknown> = { ...r };
+  for (const f of INTERNAL_FIELDS) delete out[f];
+  return JSON.stringify(out);
+}
+
+/** Writes header + one line per memory through a temp file and an atomic rename. */
+export function writeJsonlExport(file: string, header: Omit<JsonlHeader, 'format' | 'version'>, records: Iterable<MemoryRecord>): number {
+  if (!path.isAbsolute(file)) throw new EngineError('invalid_input', `Export path must be absolute, got "${file}".`);
+  const tmp = `${file}.${process.pid}.tmp`;
+  let bytes = 0;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(tmp, 'w');
+    const put = (line: string) => { bytes += fs.writeSync(fd!, line + '\n'); };
+    put(JSON.stringify({ format: JSONL_FORMAT, version: JSONL_VERSION, ...header } satisfies JsonlHeader));
+    for (const r of records) put(memoryLine(r));
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    if (fd !== undefined) fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw new EngineError('invalid_input', `Could not write ${file}: ${errorMessage(e)}`);
+  }
+  return bytes;
+}
+
+/** One parsed item of an import: a create input (with the original timestamps) or why it is bad. */
+export type ImportItem =
+  | { line?: number; index: number; input: CreateMemoryInput; createdAt?: string; updatedAt?: string }
+  | { line?: number; index: number; invalid: string };
+
+/** Whether `text` starts with a JSONL header line (or the file is named *.jsonl). */
+export function looksLikeJsonl(file: string, text: string): boolean {
+  if (/\.jsonl$/i.test(file)) return true;
+  const first = text.slice(0, text.indexOf('\n') >= 0 ? text.indexOf('\n') : text.length).trim();
+  try {
+    const h = JSON.parse(first) as { format?: unknown };
+    return !!h && typeof h === 'object' && h.format === JSONL_FORMAT;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Parses JSONL text: an optional header line (a newer version is refused as a whole: its
+ * lines may mean something else), then one memory object per line. A bad line is reported
+ * with its 1-based line number and skipped; blank lines are ignored.
+ */
+export function parseJsonl(text: string): { header?: JsonlHeader; items: ImportItem[] } {
+  const lines = text.split(/\r?\n/);
+  const items: ImportItem[] = [];
+  let header: JsonlHeader | undefined;
+  lines.forEach((raw, i) => {
+    const line = i + 1;
+    if (!raw.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (e) {
+      items.push({ line, index: items.length, invalid: `line ${line} is not valid JSON: ${errorMessage(e)}` });
+      return;
+    }
+    if (value && typeof value === 'object' && (value as { format?: unknown }).format === JSONL_FORMAT) {
+      const h = value as JsonlHeader;
+      if (items.length || header) {
+        items.push({ line, index: items.length, invalid: `line ${line} is a second header line` });
+        return;
+      }
+      if (typeof h.version !== 'number' || h.version > JSONL_VERSION) {
+        throw new EngineError('invalid_input', `This export has format version ${JSON.stringify(h.version)}; this Agent Memory reads version ${JSONL_VERSION} or older. Update the extension to import it.`);
+      }
+      header = h;
+      return;
+    }
+    items.push(toItem(value, items.length, line));
+  });
+  return { ...(header ? { header } : {}), items };
+}
+
+/** A record-like value → an import item (bad shape → invalid with the line or index). */
+export function toItem(value: unknown, index: number, line?: number): ImportItem {
+  const where = line !== undefined ? `line ${line}` : `item ${index}`;
+  const at = line !== undefined ? { line, index } : { index };
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { ...at, invalid: `${where} is not an object` };
+  const r = value as Partial<MemoryRecord>;
+  if (typeof r.content !== 'string' || !r.content.trim()) return { ...at, invalid: `${where} has no "content" text` };
+  const item: ImportItem = { ...at, input: toInput(r) };
+  if (isIsoDate(r.createdAt)) item.createdAt = r.createdAt;
+  if (isIsoDate(r.updatedAt)) item.updatedAt = r.updatedAt;
+  return item;
+}
+
+function isIsoDate(v: unknown): v is string {
+  return typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v));
+}
+
+/** Reads an import file of either format: JSONL (header + lines) or the JSON export / array. */
+export function readImportItems(file: string): { format: 'jsonl' | 'json'; items: ImportItem[] } {
+  const text = readImportText(file);
+  if (looksLikeJsonl(file, text)) return { format: 'jsonl', items: parseJsonl(text).items };
+  return { format: 'json', items: parseJsonItems(file, text) };
+}
+
+/**
+ * Creates a batch of import items in ONE transaction (durable when it returns), keeping each
+ * memory's original created_at/updated_at. Exact duplicates (same content) are reported as
+ * such and not added again; near-duplicates are kept (they were separate memories before).
+ */
+export function importBatch(store: Store, svc: MemoryService, items: readonly Extract<ImportItem, { input: CreateMemoryInput }>[]):
+  { item: ImportItem; status: 'created' | 'duplicate' | 'skipped' | 'error'; id?: string; message?: string }[] {
+  const out: { item: ImportItem; status: 'created' | 'duplicate' | 'skipped' | 'error'; id?: string; message?: string }[] = [];
+  store.transaction((tx) => {
+    for (const item of items) {
+      try {
+        const r = svc.createInTx(tx, { ...item.input, allowNearDuplicate: true });
+        if (r.status === 'created') {
+          if (item.createdAt) {
+            tx.run('UPDATE memories SET created_at = ?, updated_at = ? WHERE rid = ?', [item.createdAt, item.updatedAt ?? item.createdAt, r.memory.rid]);
+          }
+          out.push({ item, status: 'created', id: r.memory.id });
+        } else if (r.status === 'duplicate') out.push({ item, status: 'duplicate', id: r.memory.id });
+        else out.push({ item, status: 'skipped', message: r.detail });
+      } catch (e) {
+        if (!(e instanceof ValidationError)) throw e;
+        out.push({ item, status: 'error', message: e.message });
+      }
+    }
+  });
+  return out;
+}
+
+/** The export format a path asks for: `.json` keeps the older JSON file, anything else is JSONL. */
+export function exportFormatFor(file: string): 'jsonl' | 'json' {
+  return /\.json$/i.test(file) ? 'json' : 'jsonl';
 }
