@@ -24,6 +24,7 @@ import { HnswIndex } from '../vector/hnswIndex';
 import { loadIndexFile, removeStaleIndexTemps, saveIndexFile, type IndexFileInfo } from '../vector/indexFile';
 import type { VectorIndex } from '../vector/types';
 import { allLiveVectors, changesSince, currentVectorSeq, liveVectorCount, pendingChanges, type VectorChange } from './changes';
+import { storedSimilarities } from './storedSimilarities';
 import { DEFAULT_VECTOR_PARAMS, type VectorIndexParams, type VectorSearcher } from './types';
 
 export interface VectorStoreOptions {
@@ -339,24 +340,15 @@ export class VectorStore implements VectorSearcher {
     return idx.search(query, k, filter).map((h) => ({ rid: h.label, similarity: h.similarity }));
   }
 
+  /**
+   * Exact cosine with the stored vectors of `rids` (absent: no live vector). Read from the
+   * `embeddings` table in one statement, not from the index (see storedSimilarities.ts); after
+   * sync() both hold the same live vectors.
+   */
   similarities(query: Float32Array, rids: number[]): Map<number, number> {
     this.sync();
-    const idx = this.active as HnswIndex | ExactIndex;
-    if (query.length !== this.dimension) throw new RangeError(`query vector has ${query.length} dimensions, the index has ${this.dimension}`);
-    let qn = 0;
-    for (let i = 0; i < query.length; i++) qn += query[i]! * query[i]!;
-    const out = new Map<number, number>();
-    if (!(qn > 0) || !Number.isFinite(qn)) return out;
-    const inv = 1 / Math.sqrt(qn);
-    for (const rid of rids) {
-      if (out.has(rid)) continue;
-      const v = idx.getVector(rid); // stored normalized
-      if (!v) continue;
-      let d = 0;
-      for (let i = 0; i < v.length; i++) d += v[i]! * query[i]!;
-      out.set(rid, Math.max(-1, Math.min(1, d * inv)));
-    }
-    return out;
+    void this.active; // throws when closed
+    return storedSimilarities(this.store, this.space, this.dimension, query, rids);
   }
 
   /** The stored (normalized) vector of a live memory, if indexed. */
