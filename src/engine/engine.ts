@@ -30,20 +30,24 @@ import { ollamaProviderFromConfig } from '../core/llm/ollamaProvider';
 import type { Embedder } from '../core/embed/types';
 import type { GraphBoostProvider, SearchResult } from '../core/search/types';
 import { acceptSuggestion, clearSuggestions, listSuggestions, rejectSuggestion } from './seams/suggestions';
+import * as pc from './pipelineControl';
+import type { DocumentIngestResult, PipelineChange, PipelineDiagnostics, PipelineModeName, PipelineReview } from './protocol';
+import { listPendingReviews } from '../core/pipeline/reviews';
 import { queryGraph } from './seams/graph';
+import { entityCount, entityWithMemories, queryEntityGraph } from './graphView';
 import { exportFormatFor, importBatch, readImportFile, readImportItems, writeExportFile, writeJsonlExport, type ImportItem } from './transfer';
 import { createdRange } from './createdRange';
 import {
   PROTOCOL_VERSION,
   type ConfigSummary, type CreateMemoryResult, type EngineDiagnostics, type EngineEvent, type EngineInit, type EngineStats, type ExportFile, type ExportFormat,
-  type GraphData, type GraphParams, type ImportResult, type PipelineStatus, type SearchHit, type SearchParams,
+  type EntityMemory, type EntityNode, type GraphData, type GraphParams, type GraphView, type ImportResult, type PipelineStatus, type SearchHit, type SearchParams,
   type SearchResponse, type StoreInfo, type StoreName, type Suggestion,
 } from './protocol';
 
 /** Seams not yet wired to their final module, shown by diagnostics. */
 export const SEAMS: Record<string, string> = {
-  'suggestions.list/clear': 'SQL over consolidation_suggestions in src/engine/seams/suggestions.ts (accept/reject go through SmartStore)',
-  graph: 'memory-level view (relationships, shared entities, shared tags); entity-level views of src/core/graph/read.ts are not exposed yet',
+  'suggestions.accept/reject': 'SmartStore when the vector side is open; without it the append/latest_wins fallback of src/engine/seams/suggestions.ts (list/clear use src/core/consolidation records)',
+  graph: 'graph.query serves the knowledge graph of the project store (src/engine/graphView.ts over src/core/graph); the memory-level view (relationships, shared entities, shared tags) is its fallback',
   pipeline: 'MemoryPipeline on the project store only (the global store gets no extraction, retention or maintenance)',
   reembed: 'memories without a vector in the active space are re-embedded by the backfill (at open and on request); a live switch without restart would use src/core/memory/reembed reembedAll',
 };
@@ -104,6 +108,8 @@ export class MemoryEngine {
   private dedupRun: Promise<number> | undefined;
   private snapshotting = false;
   private closed = false;
+  /** pipeline.pause: the job workers stay stopped (also across config reloads) until pipeline.resume. */
+  private paused = false;
 
   private constructor(
     private readonly opts: EngineOptions,
@@ -116,6 +122,7 @@ export class MemoryEngine {
     readonly embedderInfo: EmbedderInfo | undefined,
   ) {
     this.now = opts.now ?? (() => new Date());
+    this.paused = !!opts.pipelinePaused;
   }
 
   static async open(opts: EngineOptions): Promise<MemoryEngine> {
@@ -341,6 +348,38 @@ export class MemoryEngine {
     };
   }
 
+  /**
+   * graph.query: the knowledge graph of the project store (the pipeline writes it there), or
+   * the memory view when asked for, when the graph is empty, or when graphEnabled is off.
+   */
+  graphView(params: GraphParams = {}): GraphView {
+    if (params.mode !== undefined && params.mode !== 'entities' && params.mode !== 'memories') {
+      throw new EngineError('invalid_input', `mode: must be "entities" or "memories", got ${JSON.stringify(params.mode)}`);
+    }
+    if (params.minMentions !== undefined && (typeof params.minMentions !== 'number' || !Number.isFinite(params.minMentions))) {
+      throw new EngineError('invalid_input', 'minMentions: must be a number');
+    }
+    if (params.entityTypes !== undefined && !Array.isArray(params.entityTypes)) throw new EngineError('invalid_input', 'entityTypes: must be an array of strings');
+    if (params.search !== undefined && typeof params.search !== 'string') throw new EngineError('invalid_input', 'search: must be a string');
+    const memoryView = (notice?: string): GraphData => ({ ...this.graph({ ...params, limit: Math.min(params.limit ?? 150, GRAPH_MAX_NODES) }), mode: 'memories', ...(notice ? { notice } : {}) });
+    if (params.mode === 'memories' || params.centerId) return memoryView();
+    const store = this.projectHandle.store;
+    if (!this.cfg.config.memory.pipelineV2.graphEnabled) {
+      return memoryView('The knowledge graph is off: enable memory.pipelineV2.graphEnabled and the pipeline to extract entities. Showing memories instead.');
+    }
+    if (entityCount(store) === 0) {
+      return memoryView('The knowledge graph is empty: enable memory.pipelineV2.graphEnabled and the pipeline to extract entities. Showing memories instead.');
+    }
+    return queryEntityGraph(store, params);
+  }
+
+  /** graph.entityMemories: an entity of the knowledge graph and the memories mentioning it. */
+  entityMemories(entityId: string, limit?: number): { entity: EntityNode; memories: EntityMemory[] } {
+    const found = entityWithMemories(this.projectHandle.store, entityId, limit);
+    if (!found) throw new EngineError('not_found', `No entity with id ${entityId}.`);
+    return found;
+  }
+
   // ── stats, diagnostics, pipeline ──────────────────────────────────────────────────────
 
   stats(): EngineStats {
@@ -351,6 +390,109 @@ export class MemoryEngine {
   }
 
   pipelineStatus(): PipelineStatus {
+    const base = this.opts.restricted
+      ? { state: 'off' as const, mode: pipelineMode(this.cfg.config), jobs: {}, detail: 'Restricted mode: this workspace is not trusted, so memories are read-only and the pipeline does not run.' }
+      : this.pipelineState();
+    const pendingReviews = Number(this.projectHandle.store.get<{ n: number }>(`SELECT count(*) AS n FROM pipeline_reviews WHERE status = 'pending'`)?.n ?? 0);
+    if (this.paused && !this.opts.restricted && base.mode !== 'off') {
+      const waiting = (base.jobs.pending ?? 0) + (base.jobs.leased ?? 0);
+      return { ...base, state: 'idle', detail: `Paused: ${waiting} job(s) wait until the pipeline is resumed.`, paused: true, pendingReviews };
+    }
+    return { ...base, paused: this.paused, pendingReviews, ...(this.opts.restricted ? { restricted: true } : {}) };
+  }
+
+  // ── pipeline controls (src/engine/pipelineControl.ts) ─────────────────────────────────
+
+  async pausePipeline(): Promise<PipelineStatus> {
+    this.mustControlPipeline();
+    this.paused = true;
+    if (this.pipeline) await pc.pauseWorkers(this.pipeline);
+    return this.pipelineStateChanged();
+  }
+
+  async resumePipeline(): Promise<PipelineStatus> {
+    this.mustControlPipeline();
+    this.paused = false;
+    await this.pipeline?.reconfigure(); // starts the job workers unless the mode is off
+    return this.pipelineStateChanged();
+  }
+
+  /** The mode's flags become settings overrides of this engine (the host persists them in workspace settings). */
+  async setPipelineMode(mode: PipelineModeName): Promise<{ mode: PipelineModeName; settings: Record<string, boolean>; status: PipelineStatus }> {
+    const settings = pc.modeSettings(mode);
+    this.mustControlPipeline();
+    await this.reloadConfig({ ...(this.opts.settings ?? {}), ...settings });
+    return { mode, settings, status: this.pipelineStatus() };
+  }
+
+  async pipelineDiagnostics(): Promise<PipelineDiagnostics> {
+    return pc.pipelineDiagnostics(this.projectHandle.store, this.cfg.config.memory.pipelineV2, this.now(), {
+      status: this.pipelineStatus(), ...(this.embedderInfo ? { embedder: this.embedderInfo } : {}),
+    });
+  }
+
+  reviews(limit = 100): PipelineReview[] {
+    return listPendingReviews(this.projectHandle.store, limit).map(pc.toReview);
+  }
+
+  approveReview(id: string): ReturnType<MemoryPipeline['approveReview']> {
+    const p = this.mustControlPipeline();
+    const r = this.write(this.projectHandle, () => p.approveReview(id, 'user'));
+    this.afterPipelineWrite();
+    return r;
+  }
+
+  rejectReview(id: string): void {
+    const p = this.mustControlPipeline();
+    this.write(this.projectHandle, () => p.rejectReview(id, 'user'));
+    this.emit({ type: 'pipeline.state', status: this.pipelineStatus() });
+  }
+
+  pipelineChanges(limit?: number): PipelineChange[] {
+    return pc.pipelineChanges(this.projectHandle.store, limit);
+  }
+
+  undoHistory(historyId: string): ReturnType<MemoryPipeline['undo']> {
+    const p = this.mustControlPipeline();
+    const r = this.write(this.projectHandle, () => p.undo(historyId, 'user'));
+    this.afterPipelineWrite(r.memoryId);
+    return r;
+  }
+
+  async ingestDocument(file: string, title: string | undefined, wait: boolean, ctx: CallContext = NO_CONTEXT): Promise<DocumentIngestResult> {
+    const p = this.mustControlPipeline();
+    const h = this.projectHandle;
+    const doc = pc.readDocumentFile(file, this.cfg.config.memory.pipelineV2.documentMaxContentBytes);
+    const row = this.write(h, () => p.ingestDocument({ sourceType: 'file', url: file, title: title ?? doc.title, content: doc.content }));
+    if (!wait) return { documentId: row.id, status: row.status, chunkCount: 0, memoryIds: [], error: null };
+    const r = await this.write(h, () => pc.waitForDocument(h.store, p, row.id, ctx.signal, ctx.progress));
+    if (r.memoryIds.length) {
+      this.changed('created', r.memoryIds, 'project');
+      h.retrieval?.kickBackfill(); // chunks written without a vector get theirs in the background
+    }
+    return r;
+  }
+
+  /** The project pipeline, or a clear error when it cannot act (restricted, read-only, not started). */
+  private mustControlPipeline(): MemoryPipeline {
+    if (this.opts.restricted) throw new EngineError('store_read_only', 'This workspace is not trusted: Agent Memory runs in restricted mode (read-only, no pipeline). Trust the workspace to change memories.');
+    if (this.projectHandle.store.isReadOnly) throw new EngineError('store_read_only', 'The project memory store is open read-only because another VS Code window owns it; the pipeline runs there.');
+    if (!this.pipeline) throw new EngineError('engine_unavailable', 'The pipeline did not start (see the engine warnings).');
+    return this.pipeline;
+  }
+
+  private pipelineStateChanged(): PipelineStatus {
+    const status = this.pipelineStatus();
+    this.emit({ type: 'pipeline.state', status });
+    return status;
+  }
+
+  private afterPipelineWrite(memoryId?: string): void {
+    this.changed('updated', memoryId ? [memoryId] : [], 'project');
+    this.emit({ type: 'pipeline.state', status: this.pipelineStatus() });
+  }
+
+  private pipelineState(): PipelineStatus {
     const mode = pipelineMode(this.cfg.config);
     const jobs: Record<string, number> = {};
     for (const r of this.projectHandle.store.all('SELECT status, count(*) AS n FROM memory_jobs GROUP BY status')) jobs[String(r.status)] = Number(r.n);
@@ -538,6 +680,7 @@ export class MemoryEngine {
     this.startUpkeep(); // new lifecycle settings and cleanup interval
     this.startDedupScanner(); // new dedup_scan_interval
     await this.pipeline?.reconfigure(); // reads the live config: start/stop its workers
+    if (this.paused && this.pipeline) await pc.pauseWorkers(this.pipeline); // a reload does not undo pipeline.pause
     for (const i of this.cfg.summary.issues) this.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
     this.emit({ type: 'pipeline.state', status: this.pipelineStatus() });
     return this.cfg.summary;
@@ -597,6 +740,7 @@ export class MemoryEngine {
   // ── internals ─────────────────────────────────────────────────────────────────────────
 
   private startUpkeep(): void {
+    if (this.opts.restricted) return; // untrusted workspace: no access bumps, no expiry sweep
     for (const h of [this.projectHandle, this.globalHandle]) {
       h.upkeep?.close();
       h.upkeep = startUpkeep(h.store, this.cfg.config, {
@@ -615,7 +759,7 @@ export class MemoryEngine {
 
   private startPipeline(): void {
     const h = this.projectHandle;
-    if (h.store.isReadOnly) return;
+    if (h.store.isReadOnly || this.opts.restricted) return;
     try {
       this.pipeline = new MemoryPipeline({
         store: h.store,
@@ -634,6 +778,8 @@ export class MemoryEngine {
         },
       });
       this.pipeline.start();
+      // Stopped before their first tick (scheduled, not run yet): nothing is leased.
+      if (this.paused) void pc.pauseWorkers(this.pipeline);
     } catch (e) {
       this.pipeline = undefined;
       this.warn(`the pipeline could not start: ${errorMessage(e)}`);
@@ -642,7 +788,7 @@ export class MemoryEngine {
 
   private startDedupScanner(): void {
     clearInterval(this.dedupTimer);
-    if (!this.projectHandle.retrieval || this.projectHandle.store.isReadOnly) return;
+    if (!this.projectHandle.retrieval || this.projectHandle.store.isReadOnly || this.opts.restricted) return;
     this.dedupTimer = setInterval(() => void this.scanDuplicates(), this.cfg.config.memory.dedup_scan_interval);
     this.dedupTimer.unref();
   }
@@ -674,6 +820,9 @@ export class MemoryEngine {
 
   private write<T>(h: Handle, fn: () => T): T {
     if (this.closed) throw new EngineError('engine_stopped', 'The memory engine is shutting down.');
+    if (this.opts.restricted) {
+      throw new EngineError('store_read_only', 'This workspace is not trusted: Agent Memory runs in restricted mode and changes no memories. Trust the workspace to make changes.');
+    }
     if (h.store.isReadOnly) {
       throw new EngineError('store_read_only', `The ${h.name} memory store is open read-only because another VS Code window owns it; changes are only possible there.`);
     }
@@ -801,6 +950,15 @@ async function openStore(dir: string, opts: EngineOptions, warnings: string[]): 
     ...(opts.sqlWasmPath ? { sqlWasmPath: opts.sqlWasmPath } : {}),
     ...(opts.migrationsDir ? { migrationsDir: opts.migrationsDir } : {}),
   };
+  if (opts.restricted) {
+    // Untrusted workspace: read-only when the store exists and is current; otherwise open it
+    // writable (creating it) and let the engine refuse every write.
+    try {
+      return await Store.open({ ...base, readOnly: true });
+    } catch {
+      warnings.push(`${dir}: not openable read-only (new or needs a migration); opened writable, but restricted mode refuses writes`);
+    }
+  }
   try {
     return await Store.open(base);
   } catch (e) {

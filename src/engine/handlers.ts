@@ -16,6 +16,13 @@ function str(params: unknown, key: string): string {
   return v;
 }
 
+/** An optional limit: absent, or a whole number from 1 to 1000. */
+function optLimit(v: unknown): number | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 1000) throw new EngineError('invalid_input', `limit: must be a whole number from 1 to 1000, got ${JSON.stringify(v)}`);
+  return v;
+}
+
 export function createHandlers(opts: { allowDebug: boolean; exit: (code: number) => void }): HandlerTable {
   const debugOnly = () => {
     if (!opts.allowDebug) throw new EngineError('unknown_method', 'Debug methods are disabled.');
@@ -40,10 +47,28 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     },
     'suggestions.clear': (e) => ({ cleared: e.clearSuggestions() }),
     'suggestions.scan': async (e) => ({ created: await e.scanDuplicates() }),
-    'graph.query': (e, p) => e.graph(p ?? {}),
+    'graph.query': (e, p) => e.graphView(p ?? {}),
+    'graph.entityMemories': (e, p) => e.entityMemories(str(p, 'entityId'), typeof p.limit === 'number' ? p.limit : undefined),
     'stats': (e) => e.stats(),
     'diagnostics': (e) => e.diagnostics(),
     'pipeline.status': (e) => e.pipelineStatus(),
+    'pipeline.pause': (e) => e.pausePipeline(),
+    'pipeline.resume': (e) => e.resumePipeline(),
+    'pipeline.setMode': (e, p) => e.setPipelineMode(str(p, 'mode') as ParamsOf<'pipeline.setMode'>['mode']),
+    'pipeline.diagnostics': (e) => e.pipelineDiagnostics(),
+    'reviews.list': (e, p) => e.reviews(optLimit(p?.limit)),
+    'reviews.approve': (e, p) => e.approveReview(str(p, 'id')),
+    'reviews.reject': (e, p) => {
+      const id = str(p, 'id');
+      e.rejectReview(id);
+      return { id };
+    },
+    'history.pipelineChanges': (e, p) => e.pipelineChanges(optLimit(p?.limit)),
+    'history.undo': (e, p) => e.undoHistory(str(p, 'historyId')),
+    'documents.ingest': (e, p, ctx) => {
+      if (p.title !== undefined && typeof p.title !== 'string') throw new EngineError('invalid_input', 'title: must be a string');
+      return e.ingestDocument(str(p, 'path'), p.title || undefined, p.wait !== false, ctx);
+    },
     'index.rebuild': (e) => ({ memories: e.rebuildIndex() }),
     'embeddings.reembed': (e) => ({ queued: e.reembed() }),
     'export': (e, p) => e.exportTo(str(p, 'path'), p.scope, p.format),

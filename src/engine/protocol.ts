@@ -62,6 +62,13 @@ export interface EngineInit {
    * a crashed predecessor thread and is reclaimed (a pid check cannot tell: the pid is ours).
    */
   ownerId?: string;
+  /**
+   * Untrusted workspace (VS Code workspace trust): the stores open read-only when they exist
+   * (else writable but every write is refused), no pipeline, dedup scan or upkeep runs.
+   */
+  restricted?: boolean;
+  /** Start with the pipeline's job workers paused (pipeline.pause; the host remembers it per workspace). */
+  pipelinePaused?: boolean;
 }
 
 // ── Domain shapes carried by requests and responses ──────────────────────────────────────────
@@ -135,12 +142,70 @@ export interface GraphParams {
   /** Centre the graph on this memory (its neighbourhood); absent = most recent memories. */
   centerId?: string;
   limit?: number;
+  /**
+   * graph.query only: 'entities' (default) = the knowledge graph (entities + relations);
+   * 'memories' = memories linked by relationships, shared entities and tags. The entity view
+   * falls back to the memory view (with a `notice`) when the graph is empty or graphEnabled is off.
+   */
+  mode?: 'entities' | 'memories';
+  /** Entity view filters: entity types, at least this many mentions, a name substring. */
+  entityTypes?: string[];
+  minMentions?: number;
+  search?: string;
 }
 
 export interface GraphData {
   nodes: GraphNode[];
   edges: GraphEdge[];
   truncated: boolean;
+  /** Set by graph.query: this is the memory view. */
+  mode?: 'memories';
+  /** Why the memory view is shown instead of the entity view (graph empty, graphEnabled off). */
+  notice?: string;
+}
+
+/** A knowledge-graph entity (src/core/graph) as the graph panel draws it. */
+export interface EntityNode {
+  id: string;
+  name: string;
+  type: string;
+  /** How many memories mention it. */
+  mentions: number;
+}
+
+export interface EntityEdge {
+  id: string;
+  from: string;
+  to: string;
+  /** Canonical relation type (USES, DEPENDS_ON, …). */
+  type: string;
+  confidence: number;
+  mentions: number;
+}
+
+export interface EntityGraphData {
+  mode: 'entities';
+  nodes: EntityNode[];
+  edges: EntityEdge[];
+  /** More entities matched the filters than `limit` (the most mentioned are shown). */
+  truncated: boolean;
+  /** Every entity type of the graph with its count (for the type filter), not only the shown ones. */
+  types: { type: string; count: number }[];
+  /** Entities in the whole graph. */
+  totalEntities: number;
+}
+
+/** The answer of graph.query: the entity view, or the memory view (asked for, or the fallback). */
+export type GraphView = EntityGraphData | GraphData;
+
+/** A memory that mentions an entity (graph.entityMemories). */
+export interface EntityMemory {
+  id: string;
+  title: string;
+  preview: string;
+  type: string;
+  /** The text the memory used for the entity. */
+  mentionText: string;
 }
 
 /**
@@ -177,6 +242,67 @@ export interface PipelineStatus {
   mode: string;
   jobs: Record<string, number>;
   detail: string;
+  /** pipeline.pause: the job workers lease nothing until pipeline.resume. */
+  paused?: boolean;
+  /** Full-mode proposals waiting for a person (reviews.list). */
+  pendingReviews?: number;
+  /** The engine runs restricted (untrusted workspace): no pipeline, no writes. */
+  restricted?: boolean;
+}
+
+/** The seed 000 pipeline modes (flags: memory.pipelineV2.enabled / shadowMode / allowUpdateDelete / mutationsFrozen). */
+export type PipelineModeName = 'off' | 'shadow' | 'controlled' | 'full';
+
+/** A full-mode UPDATE/DELETE the contradiction detector held back (src/core/pipeline/reviews.ts). */
+export interface PipelineReview {
+  id: string;
+  action: 'UPDATE' | 'DELETE';
+  targetId: string;
+  targetContent: string | null;
+  sourceMemoryId: string | null;
+  factContent: string;
+  factType: string;
+  confidence: number;
+  reason: string;
+  conflict: string | null;
+  createdAt: string;
+}
+
+/** A change the pipeline applied to a memory (memory_history row), undo-able with history.undo. */
+export interface PipelineChange {
+  historyId: string;
+  memoryId: string;
+  event: 'created' | 'updated' | 'deleted';
+  changedBy: string;
+  reason: string | null;
+  oldContent: string | null;
+  newContent: string | null;
+  createdAt: string;
+}
+
+/** pipeline.diagnostics: maintenance health (src/core/maintenance) plus the providers in use. */
+export interface PipelineDiagnostics {
+  status: PipelineStatus;
+  health: {
+    score: number;
+    queue: { total: number; pending: number; leased: number; dead: number; deadRate: number; staleLeases: number };
+    index: { ftsRows: number; memoryRows: number; activeMemories: number; consistent: boolean };
+    storage: { tombstones: number; total: number; tombstoneRatio: number };
+    at: string;
+  };
+  /** Completed jobs (health.queue counts only those still in the table). */
+  completedJobs: number;
+  embedder?: { provider: string; space: string; reason: string; degraded: boolean };
+  /** The pipeline's LLM: Ollama reachable, model installed (checked without pulling). */
+  llm: { provider: 'ollama'; url: string; model: string; reachable: boolean; modelPresent: boolean; error?: string };
+}
+
+export interface DocumentIngestResult {
+  documentId: string;
+  status: 'pending' | 'extracting' | 'chunking' | 'embedding' | 'indexing' | 'done' | 'failed';
+  chunkCount: number;
+  memoryIds: string[];
+  error: string | null;
 }
 
 export interface ConfigSummary {
@@ -258,7 +384,9 @@ export interface EngineMethods {
   'suggestions.scan': { params: Record<string, never>; result: { created: number } };
   /** Rejects every pending suggestion. */
   'suggestions.clear': { params: Record<string, never>; result: { cleared: number } };
-  'graph.query': { params: GraphParams; result: GraphData };
+  'graph.query': { params: GraphParams; result: GraphView };
+  /** The memories mentioning one entity of the knowledge graph, newest first. */
+  'graph.entityMemories': { params: { entityId: string; limit?: number }; result: { entity: EntityNode; memories: EntityMemory[] } };
   'stats': { params: Record<string, never>; result: EngineStats };
   'diagnostics': { params: Record<string, never>; result: EngineDiagnostics };
   'pipeline.status': { params: Record<string, never>; result: PipelineStatus };
@@ -275,6 +403,24 @@ export interface EngineMethods {
   'engine.snapshot': { params: Record<string, never>; result: { project: number; global: number } };
   /** Clean shutdown: snapshot + release the locks. The worker exits after answering. */
   'engine.shutdown': { params: Record<string, never>; result: { snapshotted: boolean } };
+  /** Stop / start leasing pipeline jobs (this engine; the VS Code host remembers it per workspace across restarts). */
+  'pipeline.pause': { params: Record<string, never>; result: PipelineStatus };
+  'pipeline.resume': { params: Record<string, never>; result: PipelineStatus };
+  /**
+   * Applies a mode's flags as settings overrides of this engine (config layer) now; the VS Code
+   * host also writes them to the workspace settings so they survive a restart.
+   */
+  'pipeline.setMode': { params: { mode: PipelineModeName }; result: { mode: PipelineModeName; settings: Record<string, boolean>; status: PipelineStatus } };
+  'pipeline.diagnostics': { params: Record<string, never>; result: PipelineDiagnostics };
+  'reviews.list': { params: { limit?: number }; result: PipelineReview[] };
+  'reviews.approve': { params: { id: string }; result: { status: 'updated' | 'deleted' | 'stale'; historyId?: string; reason?: string } };
+  'reviews.reject': { params: { id: string }; result: { id: string } };
+  /** Recent changes the pipeline (or an approved review) applied to memories, newest first. */
+  'history.pipelineChanges': { params: { limit?: number }; result: PipelineChange[] };
+  /** Undoes one applied change from its history id (refused when the memory changed since). */
+  'history.undo': { params: { historyId: string }; result: { memoryId: string; undone: 'created' | 'updated' | 'deleted'; memory: MemoryRecord } };
+  /** Ingests a text file as a document (chunked into document_chunk memories); waits for the job, with progress. */
+  'documents.ingest': { params: { path: string; title?: string; wait?: boolean }; result: DocumentIngestResult };
   /** Test hook (EngineInit.allowDebug): crash the worker thread, or hang until cancelled. */
   'debug.crash': { params: { how: 'throw' | 'exit' }; result: never };
   'debug.hang': { params: Record<string, never>; result: { cancelled: boolean } };
@@ -287,7 +433,7 @@ export type ResultOf<M extends EngineMethod> = EngineMethods[M]['result'];
 /** Methods that only read: the client retries them once across an engine restart. */
 export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod>([
   'memory.get', 'memory.list', 'memory.history', 'memory.typeCounts', 'search', 'suggestions.list',
-  'graph.query', 'stats', 'diagnostics', 'pipeline.status',
+  'graph.query', 'graph.entityMemories', 'stats', 'diagnostics', 'pipeline.status',
 ]);
 
 // ── Events ──────────────────────────────────────────────────────────────────────────────────

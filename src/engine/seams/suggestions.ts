@@ -1,14 +1,16 @@
 /**
- * Consolidation suggestions of one store (seed 003 "Memory Consolidation"): listing (core
- * records + memory summaries) and clearing. Accept and reject go through the core SmartStore
- * when the vector side is open; the SQL accept/reject here is the fallback without it
- * (append / latest_wins merge; smart_merge falls back to append).
+ * Consolidation suggestions of one store (seed 003 "Memory Consolidation") for the engine:
+ * listing and clearing over src/core/consolidation (listSuggestions, getSuggestion,
+ * resolveSuggestionInTx). Accept and reject go through the core SmartStore when the vector
+ * side is open; the accept/reject here is only the fallback without it (append /
+ * latest_wins merge; smart_merge falls back to append).
  */
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../core/store/store';
 import type { MemoryService } from '../../core/memory/memoryService';
 import { rowToSummary } from '../../core/memory/rows';
-import { listSuggestions as coreListSuggestions } from '../../core/consolidation/records';
+import { getSuggestion, listSuggestions as coreListSuggestions } from '../../core/consolidation';
+import { resolveSuggestionInTx } from '../../core/consolidation/records';
 import type { MemoryRecord } from '../../core/memory/types';
 import type { MergeStrategy } from '../../core/config/types';
 import { EngineError } from '../errors';
@@ -17,36 +19,41 @@ import type { Suggestion } from '../protocol';
 /** Suggestions (core records) with both memories' summaries; pairs with a deleted side are left out. */
 export function listSuggestions(store: Store, status: Suggestion['status'], limit: number): Suggestion[] {
   const out: Suggestion[] = [];
-  // Over-fetch: some pairs may have lost a memory since the suggestion was made.
-  for (const s of coreListSuggestions(store, { status, limit: limit * 2 })) {
-    const a = store.get('SELECT * FROM memories WHERE id = ? AND deleted_at IS NULL', [s.memoryAId]);
-    const b = store.get('SELECT * FROM memories WHERE id = ? AND deleted_at IS NULL', [s.memoryBId]);
-    if (!a || !b) continue;
-    out.push({ id: s.id, similarity: s.similarity, status: s.status, createdAt: s.createdAt, a: rowToSummary(a), b: rowToSummary(b) });
-    if (out.length >= limit) break;
+  const live = (id: string) => store.get('SELECT * FROM memories WHERE id = ? AND deleted_at IS NULL', [id]);
+  // Paged: some pairs may have lost a memory since the suggestion was made.
+  for (let offset = 0; out.length < limit; offset += limit * 2) {
+    const page = coreListSuggestions(store, { status, limit: limit * 2, offset });
+    for (const s of page) {
+      const a = live(s.memoryAId);
+      const b = live(s.memoryBId);
+      if (!a || !b) continue;
+      out.push({ id: s.id, similarity: s.similarity, status: s.status, createdAt: s.createdAt, a: rowToSummary(a), b: rowToSummary(b) });
+      if (out.length >= limit) break;
+    }
+    if (page.length < limit * 2) break;
   }
   return out;
 }
 
 function pendingSuggestion(store: Store, id: string): { a: string; b: string; similarity: number } {
-  const row = store.get('SELECT * FROM consolidation_suggestions WHERE id = ?', [id]);
-  if (!row) throw new EngineError('not_found', `No consolidation suggestion with id ${id}.`);
-  if (row.status !== 'pending') throw new EngineError('invalid_input', `Suggestion ${id} is already ${String(row.status)}.`);
-  return { a: String(row.memory_a_id), b: String(row.memory_b_id), similarity: Number(row.similarity) };
+  const s = getSuggestion(store, id);
+  if (!s) throw new EngineError('not_found', `No consolidation suggestion with id ${id}.`);
+  if (s.status !== 'pending') throw new EngineError('invalid_input', `Suggestion ${id} is already ${s.status}.`);
+  return { a: s.memoryAId, b: s.memoryBId, similarity: s.similarity };
 }
 
 export function rejectSuggestion(store: Store, id: string, now: Date): void {
   pendingSuggestion(store, id);
-  store.transaction((tx) =>
-    tx.run(`UPDATE consolidation_suggestions SET status = 'rejected', resolved_at = ?, resolved_by = 'user' WHERE id = ?`, [now.toISOString(), id]),
-  );
+  store.transaction((tx) => resolveSuggestionInTx(tx, id, 'rejected', 'user', now.toISOString()));
 }
 
+/** Rejects every pending suggestion; how many. */
 export function clearSuggestions(store: Store, now: Date): number {
-  return store.transaction((tx) => {
-    tx.run(`UPDATE consolidation_suggestions SET status = 'rejected', resolved_at = ?, resolved_by = 'user' WHERE status = 'pending'`, [now.toISOString()]);
-    return tx.changes();
-  });
+  const ids = coreListSuggestions(store, { status: 'pending', limit: 1_000_000 }).map((s) => s.id);
+  if (!ids.length) return 0;
+  const iso = now.toISOString();
+  store.transaction((tx) => { for (const id of ids) resolveSuggestionInTx(tx, id, 'rejected', 'user', iso); });
+  return ids.length;
 }
 
 /** Merges memory b into memory a (a survives, b is soft-deleted with a SUPERSEDES link). */
