@@ -148,6 +148,7 @@ export function registerCommands(d: CommandDeps): void {
 
   const actions: PanelActions = {
     open: (id) => vscode.commands.executeCommand(COMMANDS.openMemory, id),
+    edit: (id) => vscode.commands.executeCommand(COMMANDS.editMemory, id),
     delete: (id) => vscode.commands.executeCommand(COMMANDS.deleteMemory, id),
     promote: (id) => vscode.commands.executeCommand(COMMANDS.promoteMemory, id),
   };

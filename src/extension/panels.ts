@@ -7,12 +7,16 @@ import type { EngineClient } from '../engine/client';
 import { MEMORY_TYPES } from '../core/memory/types';
 import { isMessage, type FromGraphView, type FromSearchView, type ToGraphView, type ToSearchView } from './webviewMessages';
 import { nonce, webviewShell } from './webviewHtml';
+import { resultView, sanitizeSearchFilters, searchParams } from './searchPanelModel';
+import type { SearchFiltersView } from './webviewMessages';
 
 export const SEARCH_PANEL_TYPE = 'agentMemory.search';
 export const GRAPH_PANEL_TYPE = 'agentMemory.graph';
 
 export interface PanelActions {
   open(id: string): Thenable<unknown>;
+  /** Edit from a search result (absent: the panel offers no edit). */
+  edit?(id: string): Thenable<unknown>;
   delete(id: string): Thenable<unknown>;
   promote(id: string): Thenable<unknown>;
 }
@@ -50,12 +54,21 @@ export class SearchPanel {
       if (query !== undefined) void SearchPanel.current.post({ type: 'init', memoryTypes: [...MEMORY_TYPES], query });
       return SearchPanel.current;
     }
+    // Static markup only: the type options and every result are built by webview/search.ts.
     const panel = createPanel(context, SEARCH_PANEL_TYPE, 'Memory Search', 'search', `
 <div class="bar"><span class="codicon codicon-search" aria-hidden="true"></span>
-<input id="query" type="search" placeholder="Search memories…" aria-label="Search memories">
-<select id="type" aria-label="Memory type"></select></div>
-<div id="status" role="status"></div>
-<ul id="results" aria-label="Results"></ul>`);
+<input id="query" type="search" placeholder="Search memories… ( / )" aria-label="Search memories" aria-controls="results" aria-keyshortcuts="/"></div>
+<div class="filters" role="group" aria-label="Filters">
+<details id="typesBox" class="types-box"><summary id="typesSummary">All types</summary><div id="types" class="type-list"></div></details>
+<label>Scope <select id="scope" aria-label="Scope"><option value="">All</option><option value="project">Project</option><option value="global">Global</option></select></label>
+<label>Tags <input id="tags" type="text" placeholder="tag, tag" aria-label="Tags (comma-separated, all must match)"></label>
+<label>After <input id="after" type="date" aria-label="Created on or after"></label>
+<label>Before <input id="before" type="date" aria-label="Created on or before"></label>
+<button id="clearFilters" title="Clear the filters"><span class="codicon codicon-clear-all" aria-hidden="true"></span>Clear</button>
+</div>
+<div id="status" role="status" aria-live="polite"></div>
+<ul id="results" role="listbox" aria-label="Results"></ul>
+<div class="keys" aria-hidden="true">↑/↓ move · Enter open · Delete delete · / search · Esc clear</div>`);
     SearchPanel.current = new SearchPanel(panel, engine, actions, query);
     return SearchPanel.current;
   }
@@ -73,33 +86,27 @@ export class SearchPanel {
   }
 
   private async receive(m: unknown): Promise<void> {
-    if (!isMessage<FromSearchView>(m, ['ready', 'search', 'open', 'delete', 'promote'])) return;
+    if (!isMessage<FromSearchView>(m, ['ready', 'search', 'open', 'edit', 'delete', 'promote'])) return;
     switch (m.type) {
       case 'ready':
         return void this.post({ type: 'init', memoryTypes: [...MEMORY_TYPES], ...(this.initialQuery !== undefined ? { query: this.initialQuery } : {}) });
       case 'search':
-        if (typeof m.query === 'string') return this.search(m.query, typeof m.memoryType === 'string' ? m.memoryType : undefined);
+        if (typeof m.query === 'string') return this.search(m.query, sanitizeSearchFilters(m.filters, m.memoryType));
         return;
       default:
         if (typeof m.id !== 'string') return;
-        await this.actions[m.type](m.id);
+        await this.actions[m.type]?.(m.id);
     }
   }
 
-  private memoryType: string | undefined;
+  private filters: SearchFiltersView = {};
 
-  private async search(query: string, memoryType = this.memoryType): Promise<void> {
+  private async search(query: string, filters = this.filters): Promise<void> {
     this.lastQuery = query;
-    this.memoryType = memoryType;
+    this.filters = filters;
     try {
-      const r = await this.engine.request('search', { query, limit: 50, ...(memoryType ? { types: [memoryType] } : {}) });
-      await this.post({
-        type: 'results', query, legsUsed: r.legsUsed, tookMs: r.tookMs,
-        results: r.hits.map((h) => ({
-          id: h.memory.id, title: h.memory.title, content: h.content, type: h.memory.type, scope: h.memory.scope,
-          tags: h.memory.tags, score: h.score, legs: h.legs, createdAt: h.memory.createdAt,
-        })),
-      });
+      const r = await this.engine.request('search', searchParams(query, filters, 50));
+      await this.post({ type: 'results', query, legsUsed: r.legsUsed, tookMs: r.tookMs, results: r.hits.map(resultView) });
     } catch (e) {
       await this.post({ type: 'error', message: `Search failed: ${(e as Error).message}` });
     }

@@ -14,6 +14,19 @@ export interface SearchResultView {
   score: number;
   legs: Partial<Record<SearchLeg, number>>;
   createdAt: string;
+  /** Which legs found it: hybrid (both), keyword or vector. */
+  matchType?: string;
+  importance?: number;
+}
+
+/** The search panel's filters (all optional; empty = no filter). */
+export interface SearchFiltersView {
+  types?: string[];
+  scope?: 'project' | 'global';
+  tags?: string[];
+  /** ISO dates (YYYY-MM-DD) from the date inputs. */
+  createdAfter?: string;
+  createdBefore?: string;
 }
 
 /** Extension → search webview. */
@@ -25,8 +38,9 @@ export type ToSearchView =
 /** Search webview → extension. */
 export type FromSearchView =
   | { type: 'ready' }
-  | { type: 'search'; query: string; memoryType?: string }
+  | { type: 'search'; query: string; memoryType?: string; filters?: SearchFiltersView }
   | { type: 'open'; id: string }
+  | { type: 'edit'; id: string }
   | { type: 'delete'; id: string }
   | { type: 'promote'; id: string };
 
