@@ -4,24 +4,49 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Store } from '../../src/core/store/store';
 import { MemoryService } from '../../src/core/memory/memoryService';
-import { candidateBigrams, findNearDuplicate } from '../../src/core/memory/nearDuplicate';
+import { candidateQuery, documentFrequencies, findNearDuplicate } from '../../src/core/memory/nearDuplicate';
 import { isNearDuplicate } from '../../src/core/text/overlap';
 import { tokenizeWords } from '../../src/core/text/tokenize';
 import { syntheticMemories } from '../../bench/corpus';
 import { tmpDir } from '../helpers/tmp';
 
-test('candidate bigrams: at most ⌊0.4·B⌋ + 1 distinct two-word phrases, content words first; none for short texts', () => {
-  assert.equal(candidateBigrams('hi there'), null);
-  const text = 'the cache of the build server is flushed every night by the cron job';
-  const b = candidateBigrams(text)!;
-  const words = tokenizeWords(text);
-  const distinct = new Set(words.slice(1).map((w, i) => `${words[i]} ${w}`)).size;
-  assert.equal(b.length, Math.floor(distinct * 0.4) + 1);
-  assert.equal(new Set(b).size, b.length);
-  for (const p of b) assert.match(p, /^"[a-z]+ [a-z]+"$/);
-  assert.ok(!b.slice(0, 3).some((p) => /"(the|of|is|by) |\s(the|of|is|by)"/.test(p)), `content bigrams first: ${b.join(' ')}`);
-  // Hostile text stays inside quoted phrases.
-  for (const p of candidateBigrams('a "quoted" OR NOT (x*) - y: NEAR/3 z^ done here')!) assert.match(p, /^"[^"]+"$/);
+test('candidate query: pairs of the m − z + 2 rarest indexed words, or null when too many words are in no document', () => {
+  // 10 distinct words at threshold 0.8: a near-duplicate may lack at most 2 of them.
+  const text = 'alpha beta gamma delta epsilon zeta eta theta iota kappa';
+  const df = new Map(text.split(' ').map((w, i) => [w, (i + 1) * 10]));
+  const freq = (ws: string[]) => new Map(ws.map((w) => [w, df.get(w) ?? 0]));
+  const pairsOf = (q: string) => q.split(' OR ').map((p) => p.split(' ').map((w) => w.replace(/"/g, '')).sort().join('+')).sort();
+  assert.deepEqual(pairsOf(candidateQuery(text, 0.8, freq)!), ['alpha+beta', 'alpha+delta', 'alpha+gamma', 'beta+delta', 'beta+gamma', 'delta+gamma']);
+  df.set('alpha', 0); // in no document: one fewer indexed word may be missing
+  assert.deepEqual(pairsOf(candidateQuery(text, 0.8, freq)!), ['beta+delta', 'beta+gamma', 'delta+gamma']);
+  df.set('beta', 0);
+  assert.deepEqual(pairsOf(candidateQuery(text, 0.8, freq)!), ['delta+gamma']);
+  df.set('gamma', 0); // three words nowhere: nothing can hold 80 % of them
+  assert.equal(candidateQuery(text, 0.8, freq), null);
+  assert.equal(candidateQuery('   ', 0.8, freq), null);
+  // Too few indexed words to pair: any one of the m − z + 1 rarest.
+  assert.equal(candidateQuery('solo', 0.8, () => new Map([['solo', 3]])), '"solo"');
+  // Long texts: single words, rarest first.
+  const long = Array.from({ length: 60 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`).join(' ');
+  const single = candidateQuery(long, 0.8, (ws) => new Map(ws.map((w, i) => [w, 100 - i])))!;
+  assert.equal(single.split(' OR ').length, 13);
+  assert.ok(!single.includes('" "'), single);
+});
+
+test('document frequencies come from the index in one query and match a count over the rows', async () => {
+  const store = await Store.open({ dir: tmpDir() });
+  const svc = new MemoryService(store, { projectId: 'p' });
+  const texts = [...syntheticMemories(200, 5)].map((m) => m.content.replace(/ #\d+$/, ''));
+  svc.createMany(texts.map((content) => ({ content, allowNearDuplicate: true })));
+  const words = [...new Set(texts.slice(0, 5).flatMap((t) => tokenizeWords(t)))].slice(0, 40);
+  const df = documentFrequencies(store, [...words, 'wordthatisnowhere']);
+  for (const w of words) {
+    const expected = store.all<{ content: string; title: string; tags: string }>('SELECT content, title, tags FROM memories')
+      .reduce((n, r) => n + Number(tokenizeWords(r.content).includes(w)), 0);
+    assert.ok(df.get(w)! >= expected && df.get(w)! >= 1, `${w}: ${df.get(w)} vs ${expected} in content`);
+  }
+  assert.equal(df.get('wordthatisnowhere'), 0);
+  await store.close();
 });
 
 test('findNearDuplicate agrees with brute force over a corpus and its edits', async () => {

@@ -1,17 +1,16 @@
 /**
  * Seed 002 near-duplicate stage: find a live memory that already holds ≥ 80% of the
  * new text's words. Candidates come from the full-text index (best bm25 first) through
- * a query over a few two-word phrases, so the check scores a handful of documents, not
- * every memory that shares a common word (30 ms at 10k memories that way).
+ * a query over the few rarest words that any near-duplicate must contain, so the check
+ * reads short doclists and scores a handful of documents.
  */
 import type { Store } from '../store/store';
-import { STOP_WORDS } from '../search/ftsQuery';
-import { BIGRAM_THRESHOLD, isNearDuplicate } from '../text/overlap';
+import { isNearDuplicate } from '../text/overlap';
 import { tokenizeWords } from '../text/tokenize';
 import { LIMITS } from './limits';
 
-/** Upper bound on the phrases of the candidate query (very long texts). */
-const MAX_CANDIDATE_TERMS = 24;
+/** Words per document-frequency query. */
+const MAX_LOOKUP_WORDS = 64;
 
 /**
  * Words as one FTS4 phrase. tokenizeWords yields only letters, digits, marks and inner
@@ -20,32 +19,97 @@ const MAX_CANDIDATE_TERMS = 24;
 const phrase = (...words: string[]) => `"${words.join(' ')}"`;
 
 /**
- * The bigram phrases to search for, or `null` for texts too short to have bigrams. A
- * near-duplicate (isNearDuplicate) also contains ≥ BIGRAM_THRESHOLD of the distinct word
- * bigrams of the new text, so it lacks at most ⌊(1 − BIGRAM_THRESHOLD) · B⌋ of them and
- * contains at least one of ANY ⌊(1 − BIGRAM_THRESHOLD) · B⌋ + 1. Two-word phrases match
- * few documents, so little is scored; bigrams made only of content words are preferred
- * (their doclists are short).
+ * How many documents contain each word, in one query: matchinfo's `x` gives, for every
+ * phrase of the query and every column, the number of rows with a hit, computed by FTS4 in
+ * C over the whole index. The largest column count stands for the word; words no document
+ * holds get 0. (Counts include tombstoned rows, which stay indexed.)
  */
-export function candidateBigrams(content: string): string[] | null {
-  const words = tokenizeWords(content);
-  if (words.length < 3) return null;
-  const seen = new Set<string>();
-  const bigrams: [string, string][] = [];
-  for (let i = 1; i < words.length; i++) {
-    const key = `${words[i - 1]} ${words[i]}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      bigrams.push([words[i - 1]!, words[i]!]);
-    }
+export function documentFrequencies(store: Store, words: string[]): Map<string, number> {
+  const out = new Map<string, number>(words.map((w) => [w, 0]));
+  if (!words.length) return out;
+  const row = store.get<{ mi: Uint8Array }>(
+    `SELECT matchinfo(memories_fts, 'pcx') AS mi FROM memories_fts WHERE memories_fts MATCH ? LIMIT 1`,
+    [words.map((w) => phrase(w)).join(' OR ')],
+  );
+  if (!row) return out;
+  const mi = new Uint32Array(row.mi.buffer, row.mi.byteOffset, row.mi.byteLength / 4);
+  const [p, c] = [mi[0]!, mi[1]!];
+  for (let i = 0; i < p && i < words.length; i++) {
+    let docs = 0;
+    for (let j = 0; j < c; j++) docs = Math.max(docs, mi[2 + 3 * (i * c + j) + 2]!);
+    out.set(words[i]!, docs);
   }
-  const need = Math.floor(bigrams.length * (1 - BIGRAM_THRESHOLD)) + 1;
-  const stops = (b: [string, string]) => Number(STOP_WORDS.has(b[0])) + Number(STOP_WORDS.has(b[1]));
-  return bigrams
-    .map((b, i) => ({ b, i, s: stops(b) }))
-    .sort((x, y) => x.s - y.s || y.b[0].length + y.b[1].length - x.b[0].length - x.b[1].length || x.i - y.i)
-    .slice(0, Math.min(need, MAX_CANDIDATE_TERMS))
-    .map(({ b }) => phrase(...b));
+  return out;
+}
+
+/**
+ * Document frequencies remembered per store. They only steer which words are searched
+ * (rare ones first), so slightly stale positive counts are harmless; the cache is dropped when it
+ * grows past its bound. Words repeat across memories, so after a warm-up almost every
+ * lookup is a hit and the misses are rare words, whose doclists are short.
+ */
+class FrequencyCache {
+  private readonly counts = new Map<string, number>();
+  constructor(private readonly store: Store, private readonly maxEntries = 50_000) {}
+
+  get(words: string[]): Map<string, number> {
+    const missing = words.filter((w) => !this.counts.has(w));
+    const fresh = new Map<string, number>();
+    if (missing.length) {
+      if (this.counts.size + missing.length > this.maxEntries) this.counts.clear();
+      for (let i = 0; i < missing.length; i += MAX_LOOKUP_WORDS) {
+        for (const [w, n] of documentFrequencies(this.store, missing.slice(i, i + MAX_LOOKUP_WORDS))) {
+          fresh.set(w, n);
+          // A zero is never kept: "in no document" must be true now, or a near-duplicate
+          // written since would be ruled out. A stale positive count only reorders words.
+          if (n > 0) this.counts.set(w, n);
+        }
+      }
+    }
+    return new Map(words.map((w) => [w, this.counts.get(w) ?? fresh.get(w) ?? 0]));
+  }
+}
+
+const caches = new WeakMap<Store, FrequencyCache>();
+
+/** Above this many chosen words the pair form has too many pairs; single words are used. */
+const MAX_PAIR_WORDS = 9;
+/** Cap on single words (very long texts): beyond it the check is best-effort. */
+const MAX_SINGLE_WORDS = 32;
+
+/**
+ * The MATCH expression of the candidate query, or `null` when no near-duplicate can exist.
+ * A near-duplicate at `threshold` lacks at most m = ⌊(1 − threshold) · n⌋ of the n distinct
+ * words, and surely lacks every word no document contains (z of them): if z > m there is
+ * none. Otherwise it lacks at most m − z of the indexed words, so it holds at least 2 of
+ * ANY m − z + 2 of them (when there are that many): the query asks for any pair of the
+ * m − z + 2 rarest, which few documents match and whose doclists are short. Long texts
+ * (many words to pair) ask for any one of the m − z + 1 rarest instead. Searching every
+ * word cost 30 ms at 10k memories; two-word phrases 5 ms at 100k; rare pairs about 1 ms.
+ */
+export function candidateQuery(
+  content: string,
+  threshold: number,
+  frequencies: (words: string[]) => Map<string, number>,
+): string | null {
+  const words = [...new Set(tokenizeWords(content))];
+  if (!words.length) return null;
+  // The epsilon keeps 10 × (1 − 0.8) = 1.9999… from flooring to 1.
+  const allowedMissing = Math.floor(words.length * (1 - threshold) + 1e-9);
+  const df = frequencies(words);
+  const indexed = words
+    .filter((w) => df.get(w)! > 0)
+    .sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
+  const absent = words.length - indexed.length;
+  if (absent > allowedMissing) return null;
+  const k = allowedMissing - absent + 2;
+  if (k <= indexed.length && k <= MAX_PAIR_WORDS) {
+    const chosen = indexed.slice(0, k);
+    const pairs: string[] = [];
+    for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) pairs.push(`${phrase(chosen[i]!)} ${phrase(chosen[j]!)}`);
+    return pairs.join(' OR '); // implicit AND binds tighter than OR in FTS4's enhanced syntax
+  }
+  return indexed.slice(0, Math.min(k - 1, MAX_SINGLE_WORDS)).map((w) => phrase(w)).join(' OR ');
 }
 
 export function findNearDuplicate(
@@ -54,8 +118,10 @@ export function findNearDuplicate(
   content: string,
   threshold: number,
 ): { id: string } | undefined {
-  const phrases = candidateBigrams(content) ?? [...new Set(tokenizeWords(content))].map((w) => phrase(w));
-  if (!phrases.length) return undefined;
+  let cache = caches.get(store);
+  if (!cache) caches.set(store, (cache = new FrequencyCache(store)));
+  const match = candidateQuery(content, threshold, (w) => cache.get(w));
+  if (!match) return undefined;
   const rows = store.all<{ id: string; content: string }>(
     // CROSS JOIN pins the join order: left to itself, SQLite's planner may walk memories by
     // project and run the whole full-text query once per row (13 s instead of 15 ms at 10k).
@@ -63,7 +129,7 @@ export function findNearDuplicate(
       CROSS JOIN memories m ON m.rid = memories_fts.docid
       WHERE memories_fts MATCH ? AND m.project_id = ? AND m.deleted_at IS NULL
       ORDER BY bm25(matchinfo(memories_fts, 'pcnalx')) LIMIT ?`,
-    [phrases.join(' OR '), projectId, LIMITS.nearDuplicateCandidates],
+    [match, projectId, LIMITS.nearDuplicateCandidates],
   );
   for (const r of rows) if (isNearDuplicate(content, r.content, threshold)) return { id: r.id };
   return undefined;
