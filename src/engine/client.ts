@@ -89,7 +89,8 @@ export class EngineClient {
   private readonly backoff: BackoffOptions;
   private generation = 0;
   private exitWaiters: (() => void)[] = [];
-  private readonly init: EngineInit;
+  /** Mutable only through updateInit: what the next (re)start of the worker opens. */
+  private init: EngineInit;
 
   constructor(private readonly opts: EngineClientOptions) {
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
@@ -130,6 +131,19 @@ export class EngineClient {
       return p;
     }
     return this.whenReady();
+  }
+
+  /**
+   * Changes what the next worker start opens (workspace trust granted, another project folder,
+   * pipeline paused). Takes effect on the next restart, including a crash restart.
+   */
+  updateInit(patch: Partial<Omit<EngineInit, 'ownerId'>>): void {
+    this.init = { ...this.init, ...patch };
+  }
+
+  /** The init of the next worker start (read-only copy). */
+  get currentInit(): Readonly<EngineInit> {
+    return { ...this.init };
   }
 
   /** Manual restart (after `failed`, or to pick up a new build). */

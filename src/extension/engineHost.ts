@@ -11,9 +11,14 @@ import { CONFIG_FILE_CANDIDATES } from '../core/config/files';
 import type { Logger } from './log';
 import { readSettingOverrides } from './settings';
 import { SETTINGS_SECTION } from './settingsSchema';
+import { pickProjectFolder } from './projectFolder';
+
+/** workspaceState key: pipeline.pause survives engine restarts and window reloads of this workspace. */
+export const PIPELINE_PAUSED_KEY = 'agentMemory.pipelinePaused';
 
 export function engineInit(context: vscode.ExtensionContext): EngineInit {
-  const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
+  // Multi-root: the chosen folder, else the active editor's, else the first (projectFolder.ts).
+  const folder = pickProjectFolder(context.workspaceState).folder;
   const globalDir = context.globalStorageUri.fsPath;
   return {
     ...(folder ? { workspaceRoot: folder.uri.fsPath } : {}),
@@ -23,6 +28,9 @@ export function engineInit(context: vscode.ExtensionContext): EngineInit {
     settings: readSettingOverrides(),
     purpose: `VS Code window (pid ${process.pid})`,
     allowDebug: context.extensionMode === vscode.ExtensionMode.Test,
+    // Untrusted workspace: read-only, no pipeline; trust granted → restarted writable (pipelineCommands.ts).
+    restricted: !vscode.workspace.isTrusted,
+    pipelinePaused: context.workspaceState.get<boolean>(PIPELINE_PAUSED_KEY) === true,
   };
 }
 

@@ -13,6 +13,7 @@ import { MEMORY_SCHEME, MemoryDocumentProvider } from './memoryDocument';
 import { registerCommands } from './commands';
 import { createChatHandler, registerChatParticipant, type ChatHandler } from './chatParticipant';
 import { registerTools } from './lmTools';
+import { registerPipelineSurfaces, type PipelineSurfaces } from './pipelineCommands';
 
 export { OUTPUT_CHANNEL_NAME };
 export const COMMAND_SHOW_DIAGNOSTICS = 'agentMemory.showDiagnostics';
@@ -46,6 +47,8 @@ export interface AgentMemoryApi {
   engine: EngineClient;
   tree: MemoryTreeProvider;
   chatHandler: ChatHandler;
+  /** The Suggestions and Pipeline views' data providers (pipelineCommands.ts). */
+  views: PipelineSurfaces;
 }
 
 function modeName(mode: vscode.ExtensionMode): Diagnostics['extensionMode'] {
@@ -82,6 +85,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     vscode.workspace.registerTextDocumentContentProvider(MEMORY_SCHEME, docs),
   );
   registerCommands({ context, engine, tree, log, onRecall });
+  const views = registerPipelineSurfaces({ context, engine, log });
   const chatHandler = createChatHandler(engine, onRecall);
   registerChatParticipant(context, chatHandler);
   registerTools(context, engine, onRecall);
@@ -148,7 +152,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   timings.activationMs = performance.now() - t0;
   log.info(`Agent Memory ${baseDiagnostics().extensionVersion} activated in ${timings.activationMs.toFixed(1)} ms ` +
     `(VS Code ${vscode.version}, ${modeName(context.extensionMode)} mode)`);
-  return { diagnostics: baseDiagnostics, engine, tree, chatHandler };
+  return { diagnostics: baseDiagnostics, engine, tree, chatHandler, views };
 }
 
 /** VS Code waits for this promise (a few seconds): the engine snapshots and releases its locks. */

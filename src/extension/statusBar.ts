@@ -49,10 +49,16 @@ export class StatusBar implements vscode.Disposable {
     switch (state) {
       case 'ready': {
         const degraded = this.pipeline?.state === 'degraded';
-        this.item.text = `$(${degraded ? 'warning' : 'database'}) Memory${this.count !== undefined ? `: ${this.count}` : ''}`;
+        // Paused / restricted / the pipeline mode at a glance (nothing extra when the pipeline is off).
+        const p = this.pipeline;
+        const flag = p?.restricted ? ' $(shield) read-only' : p?.paused ? ' $(debug-pause) paused' : p && p.mode !== 'off' ? ` · ${p.mode}` : '';
+        this.item.text = `$(${degraded ? 'warning' : 'database'}) Memory${this.count !== undefined ? `: ${this.count}` : ''}${flag}`;
         this.item.backgroundColor = undefined;
         tip.appendText(`Engine ready (project ${this.engine.ready?.projectId ?? '?'}). `);
-        if (this.pipeline) tip.appendText(`Pipeline: ${this.pipeline.state} — ${this.pipeline.detail}`);
+        if (this.pipeline) {
+          tip.appendText(`Pipeline: ${this.pipeline.mode} mode, ${this.pipeline.paused ? 'paused' : this.pipeline.state} — ${this.pipeline.detail}`);
+          if (this.pipeline.pendingReviews) tip.appendText(` ${this.pipeline.pendingReviews} proposal(s) wait for review.`);
+        }
         break;
       }
       case 'starting':

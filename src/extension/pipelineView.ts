@@ -1,0 +1,197 @@
+/**
+ * The "Pipeline" view: which project the engine serves, the seed 000 mode, whether the job
+ * workers run or are paused, queue counts, full-mode proposals waiting for review (approve /
+ * reject inline), the embedder and the LLM in use, and the maintenance health score.
+ * Everything comes from pipeline.diagnostics + reviews.list; refreshed on the engine's
+ * pipeline.state and memory.changed events.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { EngineClient } from '../engine/client';
+import type { PipelineDiagnostics, PipelineReview } from '../engine/protocol';
+
+export const PIPELINE_VIEW_ID = 'agentMemory.pipeline';
+
+export interface InfoNode {
+  kind: 'info';
+  key: string;
+  label: string;
+  description?: string;
+  icon: string;
+  tooltip?: string;
+  command?: vscode.Command;
+  contextValue?: string;
+  children?: PipelineNode[];
+}
+
+export type PipelineNode = InfoNode | { kind: 'review'; review: PipelineReview };
+
+const MODE_HELP: Record<string, string> = {
+  off: 'No extraction: memories are stored as given.',
+  shadow: 'Extraction and decisions run and are recorded in history; nothing is written.',
+  controlled: 'Extracted facts are added as new memories; existing memories are never changed.',
+  full: 'Facts may also update or delete existing memories; contradictions wait for your review; every change can be undone.',
+};
+
+export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<PipelineNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly subs: vscode.Disposable[] = [];
+  /** What the view showed last (tests read it). */
+  last: { diagnostics?: PipelineDiagnostics; reviews: PipelineReview[]; error?: string } = { reviews: [] };
+  view: vscode.TreeView<PipelineNode> | undefined;
+
+  constructor(private readonly engine: EngineClient) {
+    this.subs.push(
+      engine.onEvent((e) => { if (e.type === 'pipeline.state' || e.type === 'memory.changed') this.refreshSoon(); }),
+      engine.onStateChange(() => this.refresh()),
+    );
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  refreshSoon(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.refresh(), 300);
+  }
+
+  async getChildren(node?: PipelineNode): Promise<PipelineNode[]> {
+    if (node) return node.kind === 'info' ? node.children ?? [] : [];
+    return this.rootNodes();
+  }
+
+  /** The root items, read fresh from the engine. */
+  async rootNodes(): Promise<PipelineNode[]> {
+    const project = this.projectNode();
+    if (this.engine.state !== 'ready') {
+      return [project, { kind: 'info', key: 'engine', label: `Engine: ${this.engine.state}`, icon: 'sync~spin' }];
+    }
+    try {
+      const [d, reviews] = await Promise.all([this.engine.request('pipeline.diagnostics', {}), this.engine.request('reviews.list', {})]);
+      this.last = { diagnostics: d, reviews };
+      if (this.view) this.view.badge = reviews.length ? { value: reviews.length, tooltip: `${reviews.length} pipeline proposal(s) to review` } : undefined;
+      return [project, ...statusNodes(d, reviews)];
+    } catch (e) {
+      this.last = { reviews: [], error: (e as Error).message };
+      return [project, { kind: 'info', key: 'error', label: `Cannot read the pipeline state: ${(e as Error).message}`, icon: 'error' }];
+    }
+  }
+
+  private projectNode(): InfoNode {
+    const root = this.engine.currentInit.workspaceRoot;
+    const id = this.engine.ready?.projectId ?? '…';
+    const multi = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
+    return {
+      kind: 'info', key: 'project', label: `Project: ${root ? path.basename(root) : 'no folder'}`, description: id, icon: 'repo',
+      tooltip: `Memories of project ${id}${root ? `\nFolder: ${root}` : ''}${multi ? '\nClick to switch to another workspace folder.' : ''}`,
+      ...(multi ? { command: { command: 'agentMemory.switchProjectFolder', title: 'Switch Project Folder…' } } : {}),
+    };
+  }
+
+  getTreeItem(node: PipelineNode): vscode.TreeItem {
+    if (node.kind === 'review') return reviewItem(node.review);
+    const item = new vscode.TreeItem(node.label, node.children?.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    item.id = `pipeline:${node.key}`;
+    if (node.description) item.description = node.description;
+    item.iconPath = new vscode.ThemeIcon(node.icon);
+    if (node.tooltip) item.tooltip = node.tooltip;
+    if (node.command) item.command = node.command;
+    if (node.contextValue) item.contextValue = node.contextValue;
+    return item;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    for (const s of this.subs) s.dispose();
+    this.changed.dispose();
+  }
+}
+
+/** The status items below the project line (pure: the e2e tests check them through the provider). */
+export function statusNodes(d: PipelineDiagnostics, reviews: PipelineReview[]): PipelineNode[] {
+  const s = d.status;
+  const out: PipelineNode[] = [];
+  if (s.restricted) {
+    out.push({
+      kind: 'info', key: 'restricted', label: 'Restricted mode: workspace not trusted', description: 'read-only', icon: 'shield',
+      tooltip: 'Memories can be read and searched; nothing is written and the pipeline does not run until you trust this workspace.',
+      command: { command: 'workbench.trust.manage', title: 'Manage Workspace Trust' },
+    });
+  }
+  out.push({
+    kind: 'info', key: 'mode', label: `Mode: ${s.mode}`, icon: 'settings-gear', tooltip: `${MODE_HELP[s.mode] ?? ''}\nClick to switch the mode.`,
+    command: { command: 'agentMemory.switchPipelineMode', title: 'Switch Pipeline Mode…' }, contextValue: 'pipelineMode',
+  });
+  const worker = s.restricted ? 'not running (restricted)' : s.paused ? 'paused' : s.mode === 'off' ? 'off' : s.state === 'degraded' ? 'degraded' : 'running';
+  out.push({
+    kind: 'info', key: 'worker', label: `Worker: ${worker}`, description: s.state, tooltip: s.detail,
+    icon: s.paused ? 'debug-pause' : worker === 'running' ? 'play-circle' : worker === 'degraded' ? 'warning' : 'circle-slash',
+    contextValue: s.restricted ? 'pipelineWorker.restricted' : s.paused ? 'pipelineWorker.paused' : 'pipelineWorker.running',
+  });
+  const q = { pending: s.jobs.pending ?? 0, leased: s.jobs.leased ?? 0, dead: s.jobs.dead ?? 0, completed: s.jobs.completed ?? d.completedJobs };
+  out.push({
+    kind: 'info', key: 'queue', label: 'Queue', description: `${q.pending} pending · ${q.leased} leased · ${q.dead} dead · ${q.completed} completed`, icon: 'list-unordered',
+    children: (Object.entries(q) as [string, number][]).map(([k, n]) => ({ kind: 'info', key: `queue.${k}`, label: k, description: String(n), icon: k === 'dead' && n ? 'error' : 'circle-small' })),
+  });
+  out.push({
+    kind: 'info', key: 'reviews', label: 'Pending reviews', description: String(reviews.length), icon: reviews.length ? 'report' : 'pass',
+    tooltip: 'Full-mode UPDATE/DELETE proposals the contradiction detector held back. Approve applies them (undo-able); reject drops them.',
+    children: reviews.map((review) => ({ kind: 'review', review })),
+  });
+  const e = d.embedder;
+  out.push({
+    kind: 'info', key: 'embedder', label: `Embedder: ${e ? e.provider : 'none (keyword search only)'}`, description: e?.space ?? '',
+    icon: e?.degraded || !e ? 'warning' : 'symbol-array', tooltip: e?.reason ?? 'No embedder could be opened.',
+  });
+  const l = d.llm;
+  const llmState = !l.reachable ? 'Ollama not reachable' : l.modelPresent ? 'ready' : `model ${l.model} not installed`;
+  out.push({
+    kind: 'info', key: 'llm', label: `LLM: ${l.model}`, description: llmState, icon: l.reachable && l.modelPresent ? 'hubot' : 'warning',
+    tooltip: `Ollama at ${l.url}: ${llmState}${l.error ? ` (${l.error})` : ''}. Only the pipeline needs it (extraction and decisions).`,
+  });
+  const h = d.health;
+  out.push({
+    kind: 'info', key: 'health', label: 'Health', description: `${Math.round(h.score * 100)}%`, icon: h.score >= 0.8 ? 'heart' : 'warning',
+    tooltip: `Maintenance diagnostics of ${h.at}`,
+    children: [
+      { kind: 'info', key: 'health.dead', label: 'Dead jobs', description: `${h.queue.dead} (${(h.queue.deadRate * 100).toFixed(1)}%)`, icon: 'circle-small' },
+      { kind: 'info', key: 'health.stale', label: 'Stale leases', description: String(h.queue.staleLeases), icon: 'circle-small' },
+      { kind: 'info', key: 'health.index', label: 'Search index', description: h.index.consistent ? 'consistent' : `${h.index.ftsRows} rows for ${h.index.memoryRows} memories`, icon: 'circle-small' },
+      { kind: 'info', key: 'health.tombstones', label: 'Tombstones', description: `${h.storage.tombstones} of ${h.storage.total}`, icon: 'circle-small' },
+    ],
+  });
+  return out;
+}
+
+function reviewItem(r: PipelineReview): vscode.TreeItem {
+  const label = r.action === 'DELETE' ? `Delete: ${clip(r.targetContent ?? r.targetId)}` : `Update: ${clip(r.factContent)}`;
+  const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+  item.id = `review:${r.id}`;
+  item.description = `${Math.round(r.confidence * 100)}%${r.conflict ? ' · conflict' : ''}`;
+  const tip = new vscode.MarkdownString();
+  tip.appendMarkdown(`**${r.action}** of memory \`${r.targetId}\`\n\n**Now:** `);
+  tip.appendText(r.targetContent ?? '(gone)');
+  if (r.action === 'UPDATE') {
+    tip.appendMarkdown('\n\n**Proposed:** ');
+    tip.appendText(r.factContent);
+  }
+  tip.appendMarkdown('\n\n**Why:** ');
+  tip.appendText(r.reason);
+  if (r.conflict) {
+    tip.appendMarkdown('\n\n**Held back because:** ');
+    tip.appendText(r.conflict);
+  }
+  item.tooltip = tip;
+  item.iconPath = new vscode.ThemeIcon(r.action === 'DELETE' ? 'trash' : 'edit');
+  item.contextValue = 'pipelineReview';
+  item.command = { command: 'agentMemory.openMemory', title: 'Open Memory', arguments: [r.targetId] };
+  return item;
+}
+
+function clip(text: string, max = 60): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

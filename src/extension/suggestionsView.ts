@@ -1,0 +1,111 @@
+/**
+ * The "Suggestions" view: pending consolidation suggestions (seed 003: memory A ↔ memory B,
+ * similarity). Each suggestion expands to its two memories (click opens one); accept / reject
+ * are inline actions and context-menu items (commands in pipelineCommands.ts). Refreshes on
+ * the engine's memory.changed events and engine restarts.
+ */
+import * as vscode from 'vscode';
+import type { EngineClient } from '../engine/client';
+import type { MemorySummary, Suggestion } from '../engine/protocol';
+
+export const SUGGESTIONS_VIEW_ID = 'agentMemory.suggestions';
+/** How many pending suggestions the view lists (the engine's list limit is 200). */
+const LIST_LIMIT = 200;
+
+export type SuggestionNode =
+  | { kind: 'suggestion'; suggestion: Suggestion }
+  | { kind: 'side'; side: 'A' | 'B'; memory: MemorySummary; suggestionId: string }
+  | { kind: 'message'; text: string };
+
+export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<SuggestionNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly subs: vscode.Disposable[] = [];
+  /** The last list shown (tests and the view's badge read it). */
+  last: Suggestion[] = [];
+  view: vscode.TreeView<SuggestionNode> | undefined;
+
+  constructor(private readonly engine: EngineClient) {
+    this.subs.push(
+      engine.onEvent((e) => { if (e.type === 'memory.changed') this.refreshSoon(); }),
+      engine.onStateChange((s) => { if (s.state === 'ready' || s.state === 'failed') this.refresh(); }),
+    );
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  refreshSoon(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.refresh(), 150);
+  }
+
+  async getChildren(node?: SuggestionNode): Promise<SuggestionNode[]> {
+    if (node) {
+      if (node.kind !== 'suggestion') return [];
+      const s = node.suggestion;
+      return [
+        { kind: 'side', side: 'A', memory: s.a, suggestionId: s.id },
+        { kind: 'side', side: 'B', memory: s.b, suggestionId: s.id },
+      ];
+    }
+    try {
+      this.last = await this.engine.request('suggestions.list', { status: 'pending', limit: LIST_LIMIT });
+      if (this.view) this.view.badge = this.last.length ? { value: this.last.length, tooltip: `${this.last.length} consolidation suggestion(s)` } : undefined;
+      // Empty → no children, so the view's welcome content shows.
+      return this.last.map((suggestion) => ({ kind: 'suggestion', suggestion }));
+    } catch (e) {
+      return [{ kind: 'message', text: `Cannot list suggestions: ${(e as Error).message}` }];
+    }
+  }
+
+  getTreeItem(node: SuggestionNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'suggestion': {
+        const s = node.suggestion;
+        const item = new vscode.TreeItem(`${short(s.a)} ↔ ${short(s.b)}`, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `suggestion:${s.id}`;
+        item.description = `${Math.round(s.similarity * 100)}% similar`;
+        const tip = new vscode.MarkdownString();
+        tip.appendMarkdown('**A** (kept on accept): ');
+        tip.appendText(s.a.preview);
+        tip.appendMarkdown('\n\n**B** (merged into A): ');
+        tip.appendText(s.b.preview);
+        tip.appendMarkdown(`\n\n---\n`);
+        tip.appendText(`similarity ${s.similarity.toFixed(3)} · suggested ${s.createdAt}`);
+        item.tooltip = tip;
+        item.iconPath = new vscode.ThemeIcon('git-merge');
+        item.contextValue = 'suggestion';
+        return item;
+      }
+      case 'side': {
+        const m = node.memory;
+        const item = new vscode.TreeItem(`${node.side}: ${m.title || short(m, 70)}`, vscode.TreeItemCollapsibleState.None);
+        item.id = `suggestion:${node.suggestionId}:${node.side}`;
+        item.description = `${m.type}${m.scope === 'global' ? ' · global' : ''}`;
+        const tip = new vscode.MarkdownString();
+        tip.appendText(m.preview);
+        item.tooltip = tip;
+        item.iconPath = new vscode.ThemeIcon(node.side === 'A' ? 'arrow-small-left' : 'arrow-small-right');
+        item.contextValue = 'suggestionMemory';
+        item.command = { command: 'agentMemory.openMemory', title: 'Open Memory', arguments: [m.id] };
+        return item;
+      }
+      case 'message':
+        return new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+    }
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    for (const s of this.subs) s.dispose();
+    this.changed.dispose();
+  }
+}
+
+function short(m: MemorySummary, max = 40): string {
+  const line = (m.title || m.preview).split('\n')[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
