@@ -37,6 +37,7 @@ import { queryGraph } from './seams/graph';
 import { entityCount, entityWithMemories, queryEntityGraph } from './graphView';
 import { exportFormatFor, importBatch, readImportFile, readImportItems, writeExportFile, writeJsonlExport, type ImportItem } from './transfer';
 import { createdRange } from './createdRange';
+import { listUntagged, tagCounts, type TagCounts } from './tagGroups';
 import {
   PROTOCOL_VERSION,
   type ConfigSummary, type CreateMemoryResult, type EngineDiagnostics, type EngineEvent, type EngineInit, type EngineStats, type ExportFile, type ExportFormat,
@@ -218,6 +219,26 @@ export class MemoryEngine {
       for (const [type, n] of Object.entries(countByType(h.store))) out[type] = (out[type] ?? 0) + n;
     }
     return out;
+  }
+
+  /** Live memories per tag over both stores (or one), and how many have no tag. */
+  tagCounts(scope?: MemoryScope): TagCounts {
+    const out: TagCounts = { tags: {}, untagged: 0 };
+    for (const h of this.handlesFor(scope)) {
+      const c = tagCounts(h.store, h.svc.projectId);
+      for (const [tag, n] of Object.entries(c.tags)) out.tags[tag] = (out.tags[tag] ?? 0) + n;
+      out.untagged += c.untagged;
+    }
+    return out;
+  }
+
+  /** Untagged memories, paged across the project store then the global one (like list). */
+  listUntagged(offset: number, limit: number): ListResult {
+    if (!Number.isInteger(offset) || offset < 0) throw new EngineError('invalid_input', `offset: must be a whole number ≥ 0, got ${JSON.stringify(offset)}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.listMax) throw new EngineError('invalid_input', `limit: must be a whole number from 1 to ${LIMITS.listMax}, got ${JSON.stringify(limit)}`);
+    const p = listUntagged(this.projectHandle.store, this.projectHandle.svc.projectId, offset, limit);
+    const g = listUntagged(this.globalHandle.store, this.globalHandle.svc.projectId, Math.max(0, offset - p.total), limit);
+    return { items: [...p.items, ...g.items].slice(0, limit), total: p.total + g.total, offset, limit };
   }
 
   async update(id: string, patch: Parameters<MemoryService['update']>[1]): Promise<MemoryRecord> {

@@ -37,6 +37,8 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'memory.history': (e, p) => e.history(str(p, 'id')),
     'memory.promote': (e, p) => e.promote(str(p, 'id')),
     'memory.typeCounts': (e, p) => e.typeCounts(p?.scope),
+    'memory.tagCounts': (e, p) => e.tagCounts(p?.scope),
+    'memory.listUntagged': (e, p) => e.listUntagged(p?.offset ?? 0, p?.limit ?? 50),
     'search': (e, p) => e.search(p),
     'suggestions.list': (e, p) => e.suggestions(p?.status, p?.limit),
     'suggestions.accept': (e, p) => e.acceptSuggestion(str(p, 'id')),

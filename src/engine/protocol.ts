@@ -376,6 +376,10 @@ export interface EngineMethods {
   'memory.promote': { params: { id: string }; result: MemoryRecord };
   /** Counts per type over both stores (the tree's groups). */
   'memory.typeCounts': { params: { scope?: MemoryScope }; result: Record<string, number> };
+  /** Counts per tag over both stores, and how many memories have no tag (the tree's tag groups). */
+  'memory.tagCounts': { params: { scope?: MemoryScope }; result: { tags: Record<string, number>; untagged: number } };
+  /** Memories without any tag, newest first, project store then global (the tree's "untagged" group). */
+  'memory.listUntagged': { params: { offset?: number; limit?: number }; result: ListResult };
   'search': { params: SearchParams; result: SearchResponse };
   'suggestions.list': { params: { status?: 'pending' | 'accepted' | 'rejected'; limit?: number }; result: Suggestion[] };
   'suggestions.accept': { params: { id: string }; result: MemoryRecord };
@@ -432,7 +436,7 @@ export type ResultOf<M extends EngineMethod> = EngineMethods[M]['result'];
 
 /** Methods that only read: the client retries them once across an engine restart. */
 export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod>([
-  'memory.get', 'memory.list', 'memory.history', 'memory.typeCounts', 'search', 'suggestions.list',
+  'memory.get', 'memory.list', 'memory.history', 'memory.typeCounts', 'memory.tagCounts', 'memory.listUntagged', 'search', 'suggestions.list',
   'graph.query', 'graph.entityMemories', 'stats', 'diagnostics', 'pipeline.status',
 ]);
 

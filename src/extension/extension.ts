@@ -8,7 +8,7 @@ import type { EngineDiagnostics, SearchResponse } from '../engine/protocol';
 import { createLogger, OUTPUT_CHANNEL_NAME } from './log';
 import { startEngine } from './engineHost';
 import { StatusBar } from './statusBar';
-import { MemoryTreeProvider, TREE_VIEW_ID } from './memoryTree';
+import { MemoryTreeProvider, TREE_VIEW_ID, registerTreeCommands } from './memoryTree';
 import { MEMORY_SCHEME, MemoryDocumentProvider } from './memoryDocument';
 import { registerCommands } from './commands';
 import { createChatHandler, registerChatParticipant, type ChatHandler } from './chatParticipant';
@@ -76,7 +76,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     log.info(`first recall answered ${timings.firstRecallMs.toFixed(0)} ms after activation began (${r.hits.length} hits, ${r.tookMs.toFixed(1)} ms in the engine)`);
   };
 
-  const tree = new MemoryTreeProvider(engine);
+  const tree = new MemoryTreeProvider(engine, context.workspaceState);
   const statusBar = new StatusBar(engine);
   const docs = new MemoryDocumentProvider(engine);
   context.subscriptions.push(
@@ -85,6 +85,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     vscode.workspace.registerTextDocumentContentProvider(MEMORY_SCHEME, docs),
   );
   registerCommands({ context, engine, tree, log, onRecall });
+  registerTreeCommands(context, engine, tree);
   const views = registerPipelineSurfaces({ context, engine, log });
   const chatHandler = createChatHandler(engine, onRecall);
   registerChatParticipant(context, chatHandler);

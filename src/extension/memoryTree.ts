@@ -1,10 +1,12 @@
 /**
- * The sidebar tree: memories grouped by type (counts from the engine), newest first, paged
- * ("Load more…"). Refreshes on the engine's memory.changed events.
+ * The sidebar tree: memories grouped by type or by tag (a toggle in the view title; counts
+ * from the engine), newest first, paged ("Load more…"). Each memory shows its title, age,
+ * importance and scope. Refreshes on the engine's memory.changed events. Tree-only commands
+ * (grouping toggle, copy, open in search) are registered here.
  */
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
-import type { MemorySummary } from '../engine/protocol';
+import type { ListResult, MemorySummary } from '../engine/protocol';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;
@@ -15,11 +17,34 @@ const TYPE_ICONS: Record<string, string> = {
   semantic: 'symbol-key', document_chunk: 'file-text',
 };
 
+export type Grouping = 'type' | 'tag';
+/** Context key for the view-title toggle (package.json menus). */
+export const GROUPING_CONTEXT = 'agentMemory.treeGrouping';
+const GROUPING_STATE = 'agentMemory.treeGrouping';
+
 export type TreeNode =
   | { kind: 'type'; type: string; count: number }
-  | { kind: 'memory'; memory: MemorySummary }
+  /** A tag group; `tag: null` is the group of memories without a tag. */
+  | { kind: 'tag'; tag: string | null; count: number }
+  /** `group`: the tag group key when grouped by tag (a memory can be in several). */
+  | { kind: 'memory'; memory: MemorySummary; group?: string }
+  /** `type`: the group key given to treeLoadMore (a type, or `tag:<name>` / `tag:` for tag groups). */
   | { kind: 'more'; type: string; remaining: number }
   | { kind: 'message'; text: string };
+
+/** "just now", "5 min ago", "3 h ago", "3 d ago", "2 mo ago", "1 y ago". */
+export function age(iso: string, now = Date.now()): string {
+  const s = Math.max(0, (now - Date.parse(iso)) / 1000);
+  if (!Number.isFinite(s)) return '';
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  if (s < 86400 * 30) return `${Math.floor(s / 86400)} d ago`;
+  if (s < 86400 * 365) return `${Math.floor(s / (86400 * 30))} mo ago`;
+  return `${Math.floor(s / (86400 * 365))} y ago`;
+}
+
+const groupKey = (node: Extract<TreeNode, { kind: 'type' | 'tag' }>) => (node.kind === 'type' ? node.type : `tag:${node.tag ?? ''}`);
 
 export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
@@ -28,8 +53,12 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
   private readonly shown = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private readonly subs: vscode.Disposable[] = [];
+  private groupingMode: Grouping;
 
-  constructor(private readonly engine: EngineClient) {
+  /** `state` (the workspace state) keeps the grouping across sessions. */
+  constructor(private readonly engine: EngineClient, private readonly state?: vscode.Memento) {
+    this.groupingMode = state?.get<Grouping>(GROUPING_STATE) === 'tag' ? 'tag' : 'type';
+    void vscode.commands.executeCommand('setContext', GROUPING_CONTEXT, this.groupingMode);
     this.subs.push(
       engine.onEvent((e) => { if (e.type === 'memory.changed') this.refreshSoon(); }),
       engine.onStateChange((s) => { if (s.state === 'ready' || s.state === 'failed') this.refresh(); }),
@@ -45,6 +74,19 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
     this.timer = setTimeout(() => this.refresh(), 150);
   }
 
+  get grouping(): Grouping {
+    return this.groupingMode;
+  }
+
+  /** Switches between grouping by type and by tag (the view-title toggle). */
+  async setGrouping(mode: Grouping): Promise<void> {
+    this.groupingMode = mode;
+    this.shown.clear();
+    await this.state?.update(GROUPING_STATE, mode);
+    await vscode.commands.executeCommand('setContext', GROUPING_CONTEXT, mode);
+    this.refresh();
+  }
+
   loadMore(type: string): void {
     this.shown.set(type, (this.shown.get(type) ?? PAGE_SIZE) + PAGE_SIZE);
     this.refresh();
@@ -53,23 +95,34 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
   async getChildren(node?: TreeNode): Promise<TreeNode[]> {
     try {
       if (!node) {
-        const counts = await this.engine.request('memory.typeCounts', {});
         // Empty → no children, so the view's welcome content shows.
+        if (this.groupingMode === 'tag') {
+          const c = await this.engine.request('memory.tagCounts', {});
+          const groups: TreeNode[] = Object.entries(c.tags).sort(([a], [b]) => a.localeCompare(b)).map(([tag, count]) => ({ kind: 'tag', tag, count }));
+          if (c.untagged) groups.push({ kind: 'tag', tag: null, count: c.untagged });
+          return groups;
+        }
+        const counts = await this.engine.request('memory.typeCounts', {});
         return Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)).map(([type, count]) => ({ kind: 'type', type, count }));
       }
-      if (node.kind !== 'type') return [];
-      const want = this.shown.get(node.type) ?? PAGE_SIZE;
+      if (node.kind !== 'type' && node.kind !== 'tag') return [];
+      const key = groupKey(node);
+      const want = this.shown.get(key) ?? PAGE_SIZE;
+      const page = (offset: number, limit: number): Promise<ListResult> =>
+        node.kind === 'type' ? this.engine.request('memory.list', { types: [node.type], offset, limit })
+          : node.tag === null ? this.engine.request('memory.listUntagged', { offset, limit })
+            : this.engine.request('memory.list', { tags: [node.tag], offset, limit });
       const items: MemorySummary[] = [];
       let total = 0;
       // The engine pages by at most 100: fetch pages until `want` items are there.
       while (items.length < want) {
-        const page = await this.engine.request('memory.list', { types: [node.type], offset: items.length, limit: Math.min(100, want - items.length) });
-        total = page.total;
-        items.push(...page.items);
-        if (page.items.length === 0 || items.length >= total) break;
+        const p = await page(items.length, Math.min(100, want - items.length));
+        total = p.total;
+        items.push(...p.items);
+        if (p.items.length === 0 || items.length >= total) break;
       }
-      const out: TreeNode[] = items.map((memory) => ({ kind: 'memory', memory }));
-      if (total > items.length) out.push({ kind: 'more', type: node.type, remaining: total - items.length });
+      const out: TreeNode[] = items.map((memory) => (node.kind === 'tag' ? { kind: 'memory', memory, group: key } : { kind: 'memory', memory }));
+      if (total > items.length) out.push({ kind: 'more', type: key, remaining: total - items.length });
       return out;
     } catch (e) {
       return [{ kind: 'message', text: `Cannot list memories: ${(e as Error).message}` }];
@@ -86,16 +139,26 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         item.contextValue = 'memoryType';
         return item;
       }
+      case 'tag': {
+        const item = new vscode.TreeItem(node.tag === null ? '(untagged)' : `#${node.tag}`, vscode.TreeItemCollapsibleState.Expanded);
+        item.id = `tag:${node.tag ?? ''}`;
+        item.description = String(node.count);
+        item.iconPath = new vscode.ThemeIcon(node.tag === null ? 'circle-slash' : 'tag');
+        item.contextValue = 'memoryTag';
+        return item;
+      }
       case 'memory': {
         const m = node.memory;
         const label = m.title || firstLine(m.preview);
         const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
-        item.id = `memory:${m.id}`;
-        item.description = [m.scope === 'global' ? 'global' : '', ...m.tags.map((t) => `#${t}`), m.expiresAt ? '' : '📌'].filter(Boolean).join(' ');
+        // The same memory can sit in several tag groups: the id says which group it is in.
+        item.id = node.group !== undefined ? `memory:${node.group}:${m.id}` : `memory:${m.id}`;
+        item.description = [age(m.createdAt), `★ ${m.importance}`, m.scope, m.expiresAt ? '' : '📌', ...(this.groupingMode === 'type' ? m.tags.map((t) => `#${t}`) : [m.type])].filter(Boolean).join(' · ');
         const tip = new vscode.MarkdownString();
+        if (m.title) tip.appendText(`${m.title}\n\n`);
         tip.appendText(m.preview); // appendText escapes: memory text is never rendered as markdown
         tip.appendMarkdown(`\n\n---\n`);
-        tip.appendText(`${m.type} · ${m.scope} · importance ${m.importance} · ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'} · ${m.createdAt}`);
+        tip.appendText(`${m.type} · ${m.scope} · importance ${m.importance} · ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'} · created ${age(m.createdAt)} (${m.createdAt})${m.tags.length ? ` · ${m.tags.map((t) => `#${t}`).join(' ')}` : ''}`);
         item.tooltip = tip;
         item.contextValue = m.expiresAt ? 'memory' : 'memory.permanent';
         item.iconPath = new vscode.ThemeIcon(m.scope === 'global' ? 'globe' : 'circle-small-filled');
@@ -104,7 +167,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
       }
       case 'more': {
         const item = new vscode.TreeItem(`Load more… (${node.remaining} more)`, vscode.TreeItemCollapsibleState.None);
-        item.id = `more:${node.type}`;
+        item.id = `more:${node.type}`; // the group key (type, or tag:<name>)
         item.iconPath = new vscode.ThemeIcon('ellipsis');
         item.command = { command: 'agentMemory.treeLoadMore', title: 'Load More', arguments: [node.type] };
         return item;
@@ -124,4 +187,52 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
 function firstLine(text: string): string {
   const line = text.split('\n')[0] ?? '';
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/** The tree's own commands: grouping toggle, copy a memory's content, open it in the search panel. */
+export const TREE_COMMANDS = {
+  groupByTag: 'agentMemory.treeGroupByTag',
+  groupByType: 'agentMemory.treeGroupByType',
+  copyMemory: 'agentMemory.copyMemory',
+  openInSearch: 'agentMemory.openInSearch',
+} as const;
+
+function memoryOf(arg: unknown): { id: string; title?: string } | undefined {
+  if (typeof arg === 'string') return { id: arg };
+  const n = arg as TreeNode | undefined;
+  return n && typeof n === 'object' && n.kind === 'memory' ? { id: n.memory.id, title: n.memory.title || firstLine(n.memory.preview) } : undefined;
+}
+
+export function registerTreeCommands(context: vscode.ExtensionContext, engine: EngineClient, tree: MemoryTreeProvider): void {
+  const reg = (id: string, fn: (...args: unknown[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+    try {
+      return await fn(...args);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Agent Memory: ${(e as Error).message}`);
+      return undefined;
+    }
+  }));
+  reg(TREE_COMMANDS.groupByTag, () => tree.setGrouping('tag'));
+  reg(TREE_COMMANDS.groupByType, () => tree.setGrouping('type'));
+  reg(TREE_COMMANDS.copyMemory, async (arg) => {
+    const m = memoryOf(arg);
+    if (!m) return undefined;
+    const rec = await engine.request('memory.get', { id: m.id });
+    if (!rec) throw new Error(`No memory with id ${m.id}.`);
+    await vscode.env.clipboard.writeText(rec.content);
+    vscode.window.setStatusBarMessage('Memory copied to the clipboard.', 3000);
+    return rec.content;
+  });
+  reg(TREE_COMMANDS.openInSearch, async (arg) => {
+    const m = memoryOf(arg);
+    if (!m) return undefined;
+    let q = m.title;
+    if (q === undefined) {
+      const rec = await engine.request('memory.get', { id: m.id });
+      if (!rec) throw new Error(`No memory with id ${m.id}.`);
+      q = rec.title || firstLine(rec.content); // an untitled memory is searched by its first line
+    }
+    await vscode.commands.executeCommand('agentMemory.openSearch', q);
+    return q;
+  });
 }

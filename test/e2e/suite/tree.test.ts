@@ -1,0 +1,63 @@
+// The memory tree in the real extension host: grouping by tag (the view-title toggle) and back
+// by type, items with title, age, importance and scope, and the copy / open-in-search actions.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { suite, suiteSetup, test } from '../runner';
+import type { AgentMemoryApi } from '../../../src/extension/extension';
+import type { TreeNode } from '../../../src/extension/memoryTree';
+import type { CreateResult, MemoryRecord } from '../../../src/engine/protocol';
+
+const EXTENSION_ID = 'agent-memory.agent-memory';
+
+function created(r: CreateResult | undefined): MemoryRecord {
+  assert.ok(r && r.status === 'created', JSON.stringify(r));
+  return r.memory;
+}
+
+suite('Memory tree', () => {
+  let api: AgentMemoryApi;
+
+  suiteSetup(async () => {
+    const ext = vscode.extensions.getExtension<AgentMemoryApi>(EXTENSION_ID);
+    assert.ok(ext);
+    api = ext.isActive ? ext.exports : await ext.activate();
+    await api.engine.whenReady();
+  });
+
+  test('group by tag and back by type; items show title, age, importance and scope', async () => {
+    const m = created(await api.engine.request('memory.create', {
+      content: 'Tree-test: the koala cache is flushed at deploy time.', title: 'Koala cache flush', tags: ['koala', 'cache'], importance: 0.6,
+    }));
+    await vscode.commands.executeCommand('agentMemory.treeGroupByTag');
+    assert.equal(api.tree.grouping, 'tag');
+    const roots = await api.tree.getChildren();
+    const koala = roots.find((n): n is Extract<TreeNode, { kind: 'tag' }> => n.kind === 'tag' && n.tag === 'koala');
+    assert.ok(koala, `a #koala group among ${roots.map((n) => (n.kind === 'tag' ? n.tag : n.kind)).join(', ')}`);
+    assert.equal(koala.count, 1);
+    assert.equal(api.tree.getTreeItem(koala).label, '#koala');
+    const cache = roots.find((n) => n.kind === 'tag' && n.tag === 'cache')!;
+    const inKoala = (await api.tree.getChildren(koala)).find((n) => n.kind === 'memory' && n.memory.id === m.id)!;
+    const inCache = (await api.tree.getChildren(cache)).find((n) => n.kind === 'memory' && n.memory.id === m.id)!;
+    assert.ok(inKoala && inCache, 'the memory is in both of its tag groups');
+    const item = api.tree.getTreeItem(inKoala);
+    assert.notEqual(item.id, api.tree.getTreeItem(inCache).id, 'tree ids stay unique across tag groups');
+    assert.equal(item.label, 'Koala cache flush');
+    assert.match(String(item.description), /^just now · ★ 0\.6 · project/);
+    assert.equal(item.contextValue, 'memory');
+
+    await vscode.commands.executeCommand('agentMemory.treeGroupByType');
+    assert.equal(api.tree.grouping, 'type');
+    assert.ok((await api.tree.getChildren()).every((n) => n.kind === 'type'));
+  });
+
+  test('copy puts the content on the clipboard; open in search opens the panel with the title', async () => {
+    const m = created(await api.engine.request('memory.create', { content: 'Tree-test: dingo jobs retry three times before paging.', title: 'Dingo retries' }));
+    const node: TreeNode = { kind: 'memory', memory: (await api.engine.request('memory.list', { limit: 100 })).items.find((x) => x.id === m.id)! };
+    await vscode.commands.executeCommand('agentMemory.copyMemory', node);
+    assert.equal(await vscode.env.clipboard.readText(), m.content);
+    const q = await vscode.commands.executeCommand<string>('agentMemory.openInSearch', node);
+    assert.equal(q, 'Dingo retries');
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    assert.equal(tab?.label, 'Memory Search');
+  });
+});
