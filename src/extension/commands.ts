@@ -226,8 +226,9 @@ export function registerCommands(d: CommandDeps): void {
 
   run(COMMANDS.exportJson, 'export', async (target?: unknown) => {
     const uri = typeof target === 'string' ? vscode.Uri.file(target) : await vscode.window.showSaveDialog({
-      title: 'Export Memories', filters: { JSON: ['json'] },
-      defaultUri: vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? context.globalStorageUri, 'agent-memory-export.json'),
+      // JSONL (one memory per line) by default; a .json name writes the older JSON file.
+      title: 'Export Memories', filters: { 'JSON Lines': ['jsonl'], JSON: ['json'] },
+      defaultUri: vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? context.globalStorageUri, 'agent-memory-export.jsonl'),
     });
     if (!uri) return undefined;
     const r = await withProgress('Exporting memories…', (signal) => engine.request('export', { path: uri.fsPath }, { signal }));
@@ -237,12 +238,15 @@ export function registerCommands(d: CommandDeps): void {
 
   run(COMMANDS.importJson, 'import', async (source?: unknown) => {
     const uri = typeof source === 'string' ? vscode.Uri.file(source)
-      : (await vscode.window.showOpenDialog({ title: 'Import Memories', filters: { JSON: ['json'] }, canSelectMany: false }))?.[0];
+      : (await vscode.window.showOpenDialog({ title: 'Import Memories', filters: { 'Agent Memory export': ['jsonl', 'json'] }, canSelectMany: false }))?.[0];
     if (!uri) return undefined;
     const r = await withProgress('Importing memories…', (signal, report) => engine.request('import', { path: uri.fsPath }, { signal, onProgress: report }));
     const msg = `Imported ${r.created} of ${r.total} memories (${r.duplicates} already there, ${r.skipped} skipped, ${r.errors.length} invalid).`;
-    log.info(msg + r.errors.map((e) => `\n  item ${e.index}: ${e.message}`).join(''));
-    void vscode.window.showInformationMessage(msg);
+    log.info(msg + r.errors.map((e) => `\n  ${e.line !== undefined ? `line ${e.line}` : `item ${e.index}`}: ${e.message}`).join(''));
+    // Bad lines were skipped, never fatal: the log lists each with its line number.
+    void (r.errors.length ? vscode.window.showWarningMessage(msg, 'Show Log') : vscode.window.showInformationMessage(msg)).then((pick) => {
+      if (pick === 'Show Log') log.channel.show(true);
+    });
     return r;
   });
 

@@ -1,0 +1,171 @@
+// The search panel as a person uses it: memories imported from a JSONL file (one bad line is
+// reported, the good ones kept), then searched with the filters (type, scope, tags, dates) and
+// driven from the keyboard (↓/↑ between results, Delete asks to delete, / focuses the query,
+// Esc clears, Enter opens). Screenshots: test-artifacts/e2e/search--*.png.
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findFrame, openViewContainer, runCommand, waitForNotification } from './workbench.mjs';
+
+const HEADER = { format: 'agent-memory-jsonl', version: 1, exportedAt: '2026-01-01T00:00:00.000Z', projectId: 'e2e', count: 3 };
+const MEMORIES = [
+  { title: 'Wallaby keyboard decision', type: 'decision', tags: ['ui-nav'], importance: 0.7, createdAt: '2024-02-01T10:00:00.000Z',
+    content: 'Wallaby panel: keyboard navigation uses the arrow keys, Enter opens and Delete asks first.' },
+  { title: 'Wallaby flaky spec fix', type: 'fix', tags: ['ui-nav', 'flaky'], importance: 0.5, createdAt: '2025-06-01T10:00:00.000Z',
+    content: 'Wallaby fix: the flaky wallaby spec waited on a timer; it now waits for the answer instead.' },
+  { title: 'Wallaby region fact', type: 'fact', scope: 'global', tags: ['ui-nav'], importance: 0.4, createdAt: '2026-01-15T10:00:00.000Z',
+    content: 'Wallaby fact: the wallaby service runs in eu-central-1 with two replicas.' },
+];
+
+function webviewFrame(page, selector) {
+  return findFrame(page, async (f) => (await f.locator(selector).count()) > 0, { timeoutMs: 30000 });
+}
+
+/** Titles of the results shown, in order. */
+const titles = (frame) => frame.locator('#results .result .title').allInnerTexts();
+
+/** Waits until the status line says the answer for the current query and filters arrived. */
+async function answered(frame) {
+  await frame.locator('#status', { hasText: /result|No memory matches|later than/ }).waitFor({ state: 'visible', timeout: 20000 });
+}
+
+/** Waits until exactly these results (any order) are shown: the answer to the latest filters. */
+async function expectTitles(frame, expected) {
+  await answered(frame);
+  const want = [...expected].sort();
+  await frame.waitForFunction((w) => JSON.stringify([...document.querySelectorAll('#results .result .title')].map((e) => e.textContent).sort()) === JSON.stringify(w), want, { timeout: 20000 })
+    .catch(async () => assert.deepEqual((await titles(frame)).sort(), want));
+}
+
+const selectedIndex = (frame) => frame.evaluate(() => [...document.querySelectorAll('#results .result')].findIndex((e) => e.getAttribute('aria-selected') === 'true'));
+
+export const tests = {
+  async 'import JSONL, then filters and keyboard navigation in the search panel'({ page, screenshot, workspace }) {
+    const dir = join(workspace, '.e2e-search');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'wallaby.jsonl');
+    writeFileSync(file, [JSON.stringify(HEADER), ...MEMORIES.map((m) => JSON.stringify(m)), '{"content": "a truncated line'].join('\n') + '\n');
+
+    // Import through the palette and the open dialog (code-server's simple dialog: a path box).
+    await runCommand(page, 'Agent Memory: Import Memories (JSONL or JSON)…');
+    const pathBox = page.locator('.quick-input-widget input');
+    await pathBox.waitFor({ state: 'visible', timeout: 10000 });
+    await pathBox.fill(file);
+    await page.keyboard.press('Enter');
+    const toast = await waitForNotification(page, 'Imported 3 of 4 memories', { timeoutMs: 30000 });
+    assert.match(await toast.innerText(), /1 invalid/);
+    await screenshot('import-toast');
+
+    await runCommand(page, 'Agent Memory: Open Search Panel');
+    const frame = await webviewFrame(page, '#query');
+    const query = frame.locator('#query');
+    await query.fill('wallaby');
+    await answered(frame);
+    const shown = await titles(frame);
+    assert.deepEqual(shown.slice(0, 3).sort(), MEMORIES.map((m) => m.title).sort(), `the three wallaby memories come first: ${shown.join(' | ')}`);
+    // The full score breakdown and the match type on every result.
+    const first = frame.locator('#results .result').first();
+    assert.match(await first.locator('.score').innerText(), /^final \d\.\d\d\s+text (\d\.\d\d|—)\s+vector (\d\.\d\d|—)\s+graph (\d\.\d\d|—)$/);
+    assert.match(await first.locator('.match').innerText(), /^(hybrid|keyword|vector)$/);
+    await screenshot('results');
+
+    // Keyboard: ↓ from the query selects the first result, ↓ the second, ↑ back to the first.
+    await query.focus();
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await selectedIndex(frame), 0);
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await selectedIndex(frame), 1);
+    assert.equal(await frame.evaluate(() => document.activeElement?.getAttribute('aria-selected')), 'true', 'focus follows the selection');
+    await page.keyboard.press('ArrowUp');
+    assert.equal(await selectedIndex(frame), 0);
+    await screenshot('keyboard-selection');
+
+    // Delete asks first (a modal in the workbench); cancelling keeps the memory.
+    const selectedTitle = (await titles(frame))[0];
+    await page.keyboard.press('Delete');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 10000 });
+    assert.match(await dialog.innerText(), /Delete the memory/);
+    await screenshot('delete-confirm');
+    await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: 10000 });
+    assert.equal((await titles(frame))[0], selectedTitle, 'nothing was deleted');
+
+    // Filters: type (multi), scope, tags, created-at range; the empty and error states.
+    await frame.locator('#typesBox summary').click();
+    await frame.locator('#types input[value="fix"]').check();
+    await frame.locator('#types input[value="decision"]').check();
+    await expectTitles(frame, ['Wallaby keyboard decision', 'Wallaby flaky spec fix']);
+    assert.equal(await frame.locator('#typesSummary').innerText(), 'fix, decision');
+    await screenshot('filter-types');
+    await frame.locator('#types input[value="decision"]').uncheck();
+    await expectTitles(frame, ['Wallaby flaky spec fix']);
+    await frame.locator('#typesBox summary').click();
+    await frame.locator('#clearFilters').click();
+
+    await frame.locator('#scope').selectOption('global');
+    await expectTitles(frame, ['Wallaby region fact']);
+    await frame.locator('#scope').selectOption('');
+    await frame.locator('#tags').fill('flaky');
+    await expectTitles(frame, ['Wallaby flaky spec fix']);
+    await frame.locator('#tags').fill('');
+    await frame.locator('#before').fill('2024-12-31');
+    await expectTitles(frame, ['Wallaby keyboard decision']);
+    await frame.locator('#after').fill('2024-06-01');
+    await frame.locator('#before').fill('2025-12-31');
+    await expectTitles(frame, ['Wallaby flaky spec fix']);
+    await screenshot('filter-dates');
+    await frame.locator('#after').fill('2026-01-01');
+    await frame.locator('#status.error', { hasText: 'later than' }).waitFor({ state: 'visible', timeout: 10000 });
+    assert.equal(await frame.locator('#results .result').count(), 0);
+    await screenshot('filter-error');
+    await frame.locator('#before').fill('');
+    await frame.locator('#after').fill('');
+    await frame.locator('#tags').fill('no-such-tag');
+    await frame.locator('#status.empty', { hasText: 'No memory matches with these filters' }).waitFor({ state: 'visible', timeout: 20000 });
+    await screenshot('filter-empty');
+    await frame.locator('#clearFilters').click();
+    await answered(frame);
+    assert.equal(await frame.locator('#tags').inputValue(), '');
+
+    // "/" focuses the query from a result; Esc clears it.
+    await frame.locator('#results .result').first().click();
+    await page.keyboard.press('/');
+    assert.equal(await frame.evaluate(() => document.activeElement?.id), 'query');
+    await page.keyboard.press('Escape');
+    assert.equal(await query.inputValue(), '');
+    await frame.locator('#status', { hasText: 'Type to search' }).waitFor({ state: 'visible', timeout: 10000 });
+    assert.equal(await frame.locator('#results .result').count(), 0);
+
+    // Enter on a selected result opens the memory.
+    await query.fill('wallaby region');
+    await answered(frame);
+    await query.focus();
+    await page.keyboard.press('ArrowDown');
+    const openTitle = (await titles(frame))[0];
+    await page.keyboard.press('Enter');
+    await page.locator('.tab', { hasText: /\.md/ }).first().waitFor({ state: 'visible', timeout: 15000 });
+    assert.match(await page.locator('.tab.active').innerText(), new RegExp(openTitle.split(' ')[0]));
+    await screenshot('enter-opens');
+  },
+
+  async 'the memory tree grouped by tag, with age, importance and scope'({ page, screenshot }) {
+    await openViewContainer(page, 'Agent Memory');
+    await runCommand(page, 'Agent Memory: Group Memories by Tag');
+    const group = page.locator('.monaco-list-row', { hasText: '#ui-nav' }).first();
+    await group.waitFor({ state: 'visible', timeout: 20000 });
+    const row = page.locator('.monaco-list-row', { hasText: 'Wallaby flaky spec fix' }).first();
+    await row.waitFor({ state: 'visible', timeout: 20000 });
+    assert.match(await row.innerText(), /\d+ (d|mo|y) ago · ★ 0\.5 · project/);
+    await screenshot('tree-by-tag');
+    await row.click({ button: 'right' });
+    const menu = page.locator('.context-view .monaco-menu');
+    await menu.waitFor({ state: 'visible', timeout: 10000 });
+    const entries = await menu.locator('.action-label').allInnerTexts();
+    for (const e of ['Copy Memory Content', 'Open in Search Panel', 'Edit Memory…', 'Delete Memory']) assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
+    await screenshot('tree-context-menu');
+    await page.keyboard.press('Escape');
+    await runCommand(page, 'Agent Memory: Group Memories by Type');
+    await page.locator('.monaco-list-row', { hasText: /^fix/ }).first().waitFor({ state: 'visible', timeout: 20000 });
+  },
+};
