@@ -26,7 +26,6 @@ import { searchStore } from './seams/keywordSearch';
 import { chooseEmbedder, openRetrieval, type Retrieval } from './retrieval';
 import { startUpkeep, type Upkeep } from './upkeep';
 import { MemoryPipeline } from '../core/pipeline/pipeline';
-import { ollamaProviderFromConfig } from '../core/llm/ollamaProvider';
 import type { Embedder } from '../core/embed/types';
 import type { GraphBoostProvider, SearchResult } from '../core/search/types';
 import { acceptSuggestion, clearSuggestions, listSuggestions, rejectSuggestion } from './seams/suggestions';
@@ -786,7 +785,8 @@ export class MemoryEngine {
         store: h.store,
         projectId: this.project.id,
         // Only called when extraction jobs run (memory.pipelineV2.enabled); Ollama on 127.0.0.1 by default.
-        llm: ollamaProviderFromConfig(this.cfg.config.memory.pipelineV2),
+        // Follows config reloads (the Ollama URL/model may change without a restart).
+        llm: pc.liveOllama(() => this.cfg.config.memory.pipelineV2),
         ...(this.embedder ? { embedder: this.embedder } : {}),
         config: () => this.cfg.config.memory.pipelineV2,
         minScore: this.cfg.config.search.min_score,

@@ -12,7 +12,8 @@ import { PIPELINE_WHO } from '../core/pipeline/audit';
 import type { PendingReview } from '../core/pipeline/reviews';
 import { getDiagnostics } from '../core/maintenance/diagnostics';
 import { documentMemoryIds, getDocument } from '../core/documents/ingest';
-import { ollamaProviderFromConfig } from '../core/llm/ollamaProvider';
+import { ollamaProviderFromConfig, type OllamaProvider } from '../core/llm/ollamaProvider';
+import type { GenerateOptions, LlmProvider } from '../core/llm/types';
 import type { PipelineV2Config } from '../core/config/types';
 import { errorMessage } from '../core/util/errors';
 import { EngineError, cancelledError } from './errors';
@@ -133,4 +134,32 @@ export async function pipelineDiagnostics(
     llm.error = errorMessage(e);
   }
   return { ...base, health: { score: d.score, queue: d.queue, index: d.index, storage: d.storage, at: d.at }, completedJobs: completed, llm };
+}
+
+type OllamaCfg = Pick<PipelineV2Config, 'ollamaUrl' | 'extractionModel' | 'extractionTimeout'>;
+
+/**
+ * An LlmProvider that follows the live config: the pipeline is built once, but a config
+ * reload (settings, agent.yaml, pipeline.setMode) may change the Ollama URL, model or
+ * timeout. The Ollama client is rebuilt when one of them changes.
+ */
+export function liveOllama(cfg: () => OllamaCfg): LlmProvider & { ensureModel: OllamaProvider['ensureModel'] } {
+  let key = '';
+  let current: OllamaProvider | undefined;
+  const provider = (): OllamaProvider => {
+    const c = cfg();
+    const k = `${c.ollamaUrl}\n${c.extractionModel}\n${c.extractionTimeout}`;
+    if (!current || k !== key) {
+      current = ollamaProviderFromConfig(c);
+      key = k;
+    }
+    return current;
+  };
+  return {
+    get id() { return provider().id; },
+    get model() { return provider().model; },
+    generate: (prompt: string, opts?: GenerateOptions) => provider().generate(prompt, opts),
+    available: () => provider().available(),
+    ensureModel: (opts) => provider().ensureModel(opts),
+  };
 }

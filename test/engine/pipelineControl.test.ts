@@ -230,3 +230,17 @@ test('restricted (untrusted workspace): read-only store, no pipeline, every writ
   assert.equal((await fresh.client.request('stats', {})).project.memories, 0);
   await assert.rejects(fresh.client.request('memory.create', { content: 'Also refused in a new untrusted workspace store.' }), refused);
 });
+
+test('a config reload that changes the Ollama URL reaches the running pipeline (no restart needed)', async () => {
+  const fake = await FakeOllama.start({ models: [MODEL] });
+  fakes.push(fake);
+  const { client } = await start({ settings: { 'memory.pipelineV2.ollamaUrl': await closedPortUrl() } });
+  await client.request('config.reload', {
+    settings: { 'embedding.provider': 'hash', 'memory.pipelineV2.enabled': true, 'memory.pipelineV2.ollamaUrl': fake.url, 'memory.pipelineV2.workerPollMs': 100 },
+  });
+  fake.enqueue('generate', { reply: extraction([]) });
+  await client.request('memory.create', { content: 'The release train leaves every second Thursday at noon.' });
+  const st = await until(() => client.request('pipeline.status', {}), (s) => (s.jobs.completed ?? 0) === 1, 'the job completed against the new URL');
+  assert.equal(st.jobs.pending ?? 0, 0);
+  assert.equal(fake.count('generate'), 1);
+});

@@ -24,7 +24,7 @@ export const tests = {
     const row = (text) => page.locator('.monaco-list-row', { hasText: text }).first();
     await row('Project:').waitFor({ state: 'visible', timeout: 20000 });
     await row('Mode:').waitFor({ state: 'visible', timeout: 20000 });
-    await row('Health').waitFor({ state: 'visible', timeout: 20000 });
+    await row('Worker:').waitFor({ state: 'visible', timeout: 20000 });
     await row('deploys to production need two approvals').waitFor({ state: 'visible', timeout: 20000 });
     assert.match(await row('Project:').innerText(), /github\.com\/example-org\/sample-project/);
     await screenshot('three-views');
