@@ -195,3 +195,38 @@ describe('lifecycle: promote, expiry, cleanup', () => {
     assert.equal(errors.length, 1);
   });
 });
+
+describe('lifecycle: expired memories are invisible to get, list and count before the sweep', () => {
+  test('past expires_at: gone from get/list/count; includeDeleted still shows it; the sweep changes nothing visible', async () => {
+    const m = await openMemory();
+    try {
+      const short = m.svc.create({ content: 'Temporary: the staging box is down for maintenance today.', ttlSeconds: 60 });
+      const keep = m.svc.create({ content: 'The deploy script lives in tools/deploy.sh.', ttlSeconds: null });
+      assert.ok(short.status === 'created' && keep.status === 'created');
+      if (short.status !== 'created' || keep.status !== 'created') return;
+      const id = short.memory.id;
+      assert.equal(m.svc.count(), 2);
+      assert.equal(m.svc.list().total, 2);
+      assert.ok(m.svc.get(id));
+
+      m.clock.advance(60_000); // expires_at == now counts as expired (isLive)
+      assert.equal(m.svc.get(id), undefined);
+      assert.equal(m.svc.get(id, { includeDeleted: true })?.id, id, 'still in the table until the sweep');
+      assert.equal(m.svc.count(), 1);
+      const listed = m.svc.list();
+      assert.equal(listed.total, 1);
+      assert.deepEqual(listed.items.map((x) => x.id), [keep.memory.id]);
+      assert.deepEqual(new Set(m.svc.list({ includeDeleted: true }).items.map((x) => x.id)), new Set([id, keep.memory.id]));
+      // Same filters as before: a type filter still combines with the live clause.
+      assert.equal(m.svc.list({ types: [keep.memory.type] }).total, 1);
+
+      const swept = cleanupExpired(m.store, { now: m.clock.now() });
+      assert.deepEqual(swept.ids, [id]);
+      assert.equal(m.svc.count(), 1);
+      assert.equal(m.svc.list().total, 1);
+      assert.equal(m.svc.get(id), undefined);
+    } finally {
+      await m.store.close();
+    }
+  });
+});

@@ -236,11 +236,12 @@ test('createMany: batched commits, per-item results, bad items do not stop the b
 });
 
 test('acknowledged memories are on disk: reopen after close without a snapshot', async () => {
-  const { svc, store, dir } = await openMemory();
+  const { svc, store, dir, clock } = await openMemory();
   const m = created(svc.create({ content: 'Secrets are loaded from Vault at boot.', tags: ['security'] }));
   await store.close({ snapshot: false });
   const store2 = await Store.open({ dir });
-  const svc2 = new MemoryService(store2, { projectId: 'github.com/acme/app' });
+  // Same clock: the memory has the default TTL, and get() hides expired memories.
+  const svc2 = new MemoryService(store2, { projectId: 'github.com/acme/app', now: clock.now });
   assert.deepEqual(svc2.get(m.id), m);
   assert.deepEqual(store2.integrityCheck(), []);
   await store2.close();

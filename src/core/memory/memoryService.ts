@@ -14,6 +14,7 @@ import { DuplicateContentError, NotFoundError, ValidationError, VersionConflictE
 import { DEFAULT_LIFECYCLE, LIMITS, type LifecycleSettings } from './limits';
 import { recordToColumns, rowToRecord, rowToSummary } from './rows';
 import { findNearDuplicate } from './nearDuplicate';
+import { LIVE_MEMORY_SQL, isLive, liveParam } from '../lifecycle/visibility';
 import * as v from './validate';
 import { checkPreparedEmbedding, collectEmbedding, embeddingHashOf, writeEmbeddingRow } from './embedding';
 import type { PreparedEmbedding } from '../vectorstore/types';
@@ -278,7 +279,8 @@ export class MemoryService {
     const row = this.store.get('SELECT * FROM memories WHERE id = ?', [id]);
     if (!row) return undefined;
     const rec = rowToRecord(row);
-    if (rec.deletedAt && !opts.includeDeleted) return undefined;
+    // Expired memories are invisible before the cleanup sweep tombstones them (visibility.ts).
+    if (!opts.includeDeleted && !isLive(rec, this.now())) return undefined;
     return rec;
   }
 
@@ -292,7 +294,10 @@ export class MemoryService {
     }
     const where: string[] = ['m.project_id = ?'];
     const params: (string | number)[] = [this.opts.projectId];
-    if (!opts.includeDeleted) where.push('m.deleted_at IS NULL');
+    if (!opts.includeDeleted) {
+      where.push(LIVE_MEMORY_SQL);
+      params.push(liveParam(this.now()));
+    }
     if (opts.types?.length) {
       const types = opts.types.map((t) => v.validateType(t, 'general'));
       where.push(`m.type IN (${types.map(() => '?').join(', ')})`);
@@ -565,8 +570,9 @@ export class MemoryService {
       }));
   }
 
+  /** Live memories of the project (not deleted, not expired). */
   count(): number {
-    return Number(this.store.get<{ n: number }>('SELECT count(*) AS n FROM memories WHERE project_id = ? AND deleted_at IS NULL', [this.opts.projectId])!.n);
+    return Number(this.store.get<{ n: number }>(`SELECT count(*) AS n FROM memories m WHERE m.project_id = ? AND ${LIVE_MEMORY_SQL}`, [this.opts.projectId, liveParam(this.now())])!.n);
   }
 }
 
