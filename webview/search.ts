@@ -112,7 +112,7 @@ const fmt = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(2));
 
 function scoreBreakdown(r: SearchResultView): HTMLElement {
   const part = (name: string, value: number | undefined, title: string) =>
-    h('span', { class: `score-part${value === undefined ? ' missing' : ''}`, title }, `${name} `, h('b', {}, fmt(value)));
+    h('span', { class: `score-part${value === undefined ? ' missing' : ''}`, title }, `${name} `, h('span', { class: 'score-value' }, fmt(value)));
   return h('span', { class: 'score', title: 'Score breakdown' },
     part('final', r.score, 'Combined score (higher is better)'),
     part('text', r.legs.keyword, 'Full-text (BM25) score, normalized'),

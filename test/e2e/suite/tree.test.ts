@@ -14,6 +14,13 @@ function created(r: CreateResult | undefined): MemoryRecord {
   return r.memory;
 }
 
+/** The label of the search panel's tab once the workbench shows it (or of the active tab after 10 s). */
+async function searchTabLabel(): Promise<string | undefined> {
+  const find = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label === 'Memory Search' && t.isActive)?.label;
+  for (let i = 0; i < 100 && !find(); i++) await new Promise((r) => setTimeout(r, 100));
+  return find() ?? vscode.window.tabGroups.activeTabGroup.activeTab?.label;
+}
+
 suite('Memory tree', () => {
   let api: AgentMemoryApi;
 
@@ -57,7 +64,8 @@ suite('Memory tree', () => {
     assert.equal(await vscode.env.clipboard.readText(), m.content);
     const q = await vscode.commands.executeCommand<string>('agentMemory.openInSearch', node);
     assert.equal(q, 'Dingo retries');
-    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-    assert.equal(tab?.label, 'Memory Search');
+    // The panel is created in the workbench after the command returns: wait for its tab.
+    const label = await searchTabLabel();
+    assert.equal(label, 'Memory Search');
   });
 });

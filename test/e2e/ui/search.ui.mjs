@@ -41,7 +41,7 @@ const selectedIndex = (frame) => frame.evaluate(() => [...document.querySelector
 
 export const tests = {
   async 'import JSONL, then filters and keyboard navigation in the search panel'({ page, screenshot, workspace }) {
-    const dir = join(workspace, '.e2e-search');
+    const dir = join(workspace, 'e2e-search');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'wallaby.jsonl');
     writeFileSync(file, [JSON.stringify(HEADER), ...MEMORIES.map((m) => JSON.stringify(m)), '{"content": "a truncated line'].join('\n') + '\n');
