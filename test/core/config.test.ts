@@ -161,8 +161,8 @@ describe('CONFIG_SCHEMA', () => {
       'memory.auto_merge_threshold': 0.92,
       'memory.dedup_scan_interval': 3_600_000,
       'memory.merge_strategy': 'smart_merge',
-      'search.vector_weight': 0.7,
-      'search.keyword_weight': 0.3,
+      'search.vector_weight': 0.5,
+      'search.keyword_weight': 0.5,
       'search.default_limit': 20,
       'search.max_limit': 100,
       'search.min_score': 0,
@@ -690,13 +690,13 @@ describe('cross-field checks', () => {
   test('search weights: both zero is an error, a sum other than 1 a warning', () => {
     const zero = parseConfig('search:\n  vector_weight: 0\n  keyword_weight: 0\n');
     assert.equal(errors(zero.issues).length, 1);
-    assert.equal(zero.config.search.vector_weight, 0.7);
-    assert.equal(zero.config.search.keyword_weight, 0.3);
+    assert.equal(zero.config.search.vector_weight, 0.5, 'falls back to the defaults');
+    assert.equal(zero.config.search.keyword_weight, 0.5);
     const odd = parseConfig('search:\n  vector_weight: 0.6\n');
     assert.deepEqual(errors(odd.issues), []);
     assert.equal(warnings(odd.issues)[0]?.key, 'search.vector_weight');
     assert.equal(odd.config.search.vector_weight, 0.6);
-    assert.deepEqual(parseConfig('search:\n  vector_weight: 0.5\n  keyword_weight: 0.5\n').issues, []);
+    assert.deepEqual(parseConfig('search:\n  vector_weight: 0.7\n  keyword_weight: 0.3\n').issues, []);
   });
 });
 
