@@ -93,7 +93,10 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
 
   getTreeItem(node: PipelineNode): vscode.TreeItem {
     if (node.kind === 'review') return reviewItem(node.review);
-    const item = new vscode.TreeItem(node.label, node.children?.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    // Only the reviews open by themselves (they need a decision); queue and health details fold away.
+    const state = !node.children?.length ? vscode.TreeItemCollapsibleState.None
+      : node.key === 'reviews' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+    const item = new vscode.TreeItem(node.label, state);
     item.id = `pipeline:${node.key}`;
     if (node.description) item.description = node.description;
     item.iconPath = new vscode.ThemeIcon(node.icon);
@@ -127,7 +130,7 @@ export function statusNodes(d: PipelineDiagnostics, reviews: PipelineReview[]): 
   });
   const worker = s.restricted ? 'not running (restricted)' : s.paused ? 'paused' : s.mode === 'off' ? 'off' : s.state === 'degraded' ? 'degraded' : 'running';
   out.push({
-    kind: 'info', key: 'worker', label: `Worker: ${worker}`, description: s.state, tooltip: s.detail,
+    kind: 'info', key: 'worker', label: `Worker: ${worker}`, ...(worker.startsWith(s.state) ? {} : { description: s.state }), tooltip: s.detail,
     icon: s.paused ? 'debug-pause' : worker === 'running' ? 'play-circle' : worker === 'degraded' ? 'warning' : 'circle-slash',
     contextValue: s.restricted ? 'pipelineWorker.restricted' : s.paused ? 'pipelineWorker.paused' : 'pipelineWorker.running',
   });
