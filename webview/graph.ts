@@ -1,102 +1,296 @@
 /**
- * The memory graph panel (browser code): a small force-directed layout in SVG. Labels are SVG
- * text nodes (textContent); clicking a node opens the memory, double-click centres on it.
+ * The graph panel (browser code). Draws the knowledge graph (entities + relations) or, as the
+ * fallback, memories, with cytoscape on a canvas: zoom and pan with wheel and drag, Fit,
+ * filters (entity types, minimum mentions, name), click an entity to list the memories that
+ * mention it in the side panel, click a memory there to open it.
+ *
+ * Safety: names and memory text reach the DOM only through textContent (lib/dom.ts); on the
+ * canvas they are painted as text, never parsed. No inline styles: cytoscape's colours come
+ * from the --vscode-* variables read at run time (lib/graphTheme.ts).
  */
-import type { FromGraphView, ToGraphView } from '../src/extension/webviewMessages';
-import type { GraphData, GraphNode } from '../src/engine/protocol';
-import { byId, clear, h, svg } from './lib/dom';
+import cytoscape from 'cytoscape';
+import type { FromGraphView, GraphFilters, ToGraphView } from '../src/extension/webviewMessages';
+import type { EntityGraphData, EntityMemory, EntityNode, GraphData, GraphView } from '../src/engine/protocol';
+import { byId, clear, h } from './lib/dom';
+import { onThemeChange, readTheme, type GraphTheme } from './lib/graphTheme';
 import { channel } from './lib/vscodeApi';
 
 const vscode = channel<ToGraphView, FromGraphView>();
-const canvas = byId<HTMLElement>('canvas');
-const status = byId<HTMLElement>('status');
-const legend = byId<HTMLElement>('legend');
-/** Colour classes tc0…tc6 (media/webview.css: --vscode-charts-*). Classes, because the CSP forbids style attributes. */
+const el = {
+  canvas: byId<HTMLElement>('canvas'),
+  status: byId<HTMLElement>('status'),
+  notice: byId<HTMLElement>('notice'),
+  types: byId<HTMLFieldSetElement>('types'),
+  mode: byId<HTMLSelectElement>('mode'),
+  search: byId<HTMLInputElement>('gsearch'),
+  minMentions: byId<HTMLInputElement>('minMentions'),
+  side: byId<HTMLElement>('side'),
+  sideTitle: byId<HTMLElement>('sideTitle'),
+  sideMeta: byId<HTMLElement>('sideMeta'),
+  sideList: byId<HTMLUListElement>('sideList'),
+};
+
+/** Above this many nodes the force layout would block the panel for seconds: a cheap layout first. */
+const LARGE_GRAPH = 1500;
 const PALETTE_SIZE = 7;
-const LABEL_ROOM = 300;
 
-interface P { x: number; y: number; vx: number; vy: number }
+const filters: GraphFilters = { mode: 'entities', entityTypes: [], minMentions: 1, search: '', ...vscode.getState<Partial<GraphFilters>>() };
+let theme: GraphTheme = readTheme();
+/** Entity type (or memory type) → palette index, stable for the panel's life. */
+const typeIndex = new Map<string, number>();
 
-function layout(data: GraphData, w: number, hgt: number): Map<string, P> {
-  const pos = new Map<string, P>();
-  const n = data.nodes.length;
-  data.nodes.forEach((node, i) => {
-    const a = (2 * Math.PI * i) / Math.max(1, n);
-    pos.set(node.id, { x: w / 2 + Math.cos(a) * w * 0.3, y: hgt / 2 + Math.sin(a) * hgt * 0.3, vx: 0, vy: 0 });
+function colourIndex(type: string): number {
+  if (!typeIndex.has(type)) typeIndex.set(type, typeIndex.size % PALETTE_SIZE);
+  return typeIndex.get(type)!;
+}
+
+function styles(t: GraphTheme): cytoscape.StylesheetJson {
+  return [
+    {
+      selector: 'node',
+      style: {
+        'background-color': (n: cytoscape.NodeSingular) => t.palette[n.data('colour') as number] ?? t.foreground,
+        width: 'data(size)', height: 'data(size)',
+        label: 'data(label)', color: t.foreground, 'font-size': 11,
+        'text-valign': 'bottom', 'text-margin-y': 3, 'text-max-width': '160px', 'text-wrap': 'ellipsis',
+        // Labels appear once zoomed in far enough to read them: thousands of labels are noise and slow.
+        'min-zoomed-font-size': 9,
+        'text-background-color': t.background, 'text-background-opacity': 0.6, 'text-background-padding': '1px',
+        'border-width': 1, 'border-color': t.background,
+      },
+    },
+    {
+      selector: 'edge',
+      style: {
+        width: 'data(width)', 'line-color': t.edge, opacity: 0.55,
+        // haystack: the cheapest edges to draw (straight, no arrows): right for thousands of them.
+        'curve-style': 'haystack',
+      },
+    },
+    { selector: 'edge.directed', style: { 'curve-style': 'straight', 'target-arrow-shape': 'triangle', 'target-arrow-color': t.edge, 'arrow-scale': 0.8 } },
+    { selector: 'edge.focus', style: { label: 'data(label)', 'font-size': 10, color: t.muted, 'text-rotation': 'autorotate', opacity: 1, 'line-color': t.focus, 'target-arrow-color': t.focus, width: 2 } },
+    { selector: 'node.focus', style: { 'min-zoomed-font-size': 0, 'z-index': 10 } },
+    { selector: 'node:selected', style: { 'border-width': 3, 'border-color': t.focus, 'min-zoomed-font-size': 0, 'font-weight': 'bold', 'z-index': 20 } },
+    { selector: '.faded', style: { opacity: 0.15 } },
+  ];
+}
+
+let lastDrawMs = 0;
+let cy!: cytoscape.Core; // assigned right below; createGraph replaces it per drawing
+cy = createGraph(false, []);
+
+/** A fresh cytoscape per drawing: its viewport options depend on the graph's size. */
+function createGraph(large: boolean, elements: cytoscape.ElementDefinition[]): cytoscape.Core {
+  cy?.destroy();
+  const g = cytoscape({
+    container: el.canvas,
+    elements,
+    style: styles(theme),
+    layout: { name: 'preset' },
+    minZoom: 0.02,
+    maxZoom: 6,
+    wheelSensitivity: 0.3,
+    boxSelectionEnabled: false,
+    selectionType: 'single',
+    // Big graphs: pan and zoom over a cached bitmap without edges, so the panel stays fluid.
+    hideEdgesOnViewport: large,
+    textureOnViewport: large,
+    pixelRatio: large ? 1 : 'auto',
   });
-  const nodes = [...pos.values()];
-  // Ideal edge length; capped so a handful of nodes stay together instead of flying to the edges.
-  const k = Math.min(120, Math.sqrt((w * hgt) / Math.max(1, n)) * 0.6);
-  for (let step = 0; step < 250; step++) {
-    for (let i = 0; i < nodes.length; i++) {
-      for (let j = i + 1; j < nodes.length; j++) {
-        const a = nodes[i]!, b = nodes[j]!;
-        const dx = a.x - b.x || 0.01, dy = a.y - b.y || 0.01;
-        const d2 = dx * dx + dy * dy;
-        const f = (k * k) / d2;
-        a.vx += dx * f * 0.05; a.vy += dy * f * 0.05; b.vx -= dx * f * 0.05; b.vy -= dy * f * 0.05;
-      }
-    }
-    for (const e of data.edges) {
-      const a = pos.get(e.from), b = pos.get(e.to);
-      if (!a || !b) continue;
-      const dx = b.x - a.x, dy = b.y - a.y;
-      const d = Math.sqrt(dx * dx + dy * dy) || 1;
-      const f = ((d - k) / d) * 0.05;
-      a.vx += dx * f; a.vy += dy * f; b.vx -= dx * f; b.vy -= dy * f;
-    }
-    for (const p of nodes) {
-      p.vx += (w / 2 - p.x) * 0.02; p.vy += (hgt / 2 - p.y) * 0.02;
-      // Room on the right for the label (up to 40 characters).
-      p.x = Math.min(w - LABEL_ROOM, Math.max(20, p.x + Math.max(-20, Math.min(20, p.vx))));
-      p.y = Math.min(hgt - 20, Math.max(20, p.y + Math.max(-20, Math.min(20, p.vy))));
-      p.vx *= 0.6; p.vy *= 0.6;
-    }
-  }
-  return pos;
-}
-
-function colourOf(types: string[], t: string): string {
-  return `tc${types.indexOf(t) % PALETTE_SIZE}`;
-}
-
-function render(data: GraphData): void {
-  clear(canvas);
-  clear(legend);
-  const w = Math.max(300, canvas.clientWidth), hgt = Math.max(300, canvas.clientHeight);
-  const types = [...new Set(data.nodes.map((n) => n.type))].sort();
-  for (const t of types) legend.appendChild(h('span', { class: 'legend-item' }, h('span', { class: `swatch ${colourOf(types, t)}` }), t));
-  status.textContent = data.nodes.length
-    ? `${data.nodes.length} memories, ${data.edges.length} links${data.truncated ? ' (most recent shown)' : ''}. Click a node to open it; double-click to centre on it.`
-    : 'No memories yet.';
-  const pos = layout(data, w, hgt);
-  const root = svg('svg', { width: w, height: hgt, viewBox: `0 0 ${w} ${hgt}`, role: 'img', 'aria-label': 'Memory graph' });
-  for (const e of data.edges) {
-    const a = pos.get(e.from), b = pos.get(e.to);
-    if (!a || !b) continue;
-    root.appendChild(svg('line', { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: e.kind.startsWith('shared_tag:') ? 'edge tag' : 'edge' }, svg('title', {}, e.kind)));
-  }
-  for (const node of data.nodes) root.appendChild(nodeEl(node, pos.get(node.id)!, colourOf(types, node.type)));
-  canvas.appendChild(root);
-}
-
-function nodeEl(node: GraphNode, p: P, colour: string): SVGGElement {
-  const label = node.label.length > 40 ? `${node.label.slice(0, 39)}…` : node.label;
-  const g = svg('g', { class: 'node', 'data-id': node.id, tabindex: 0, transform: `translate(${p.x.toFixed(1)},${p.y.toFixed(1)})` },
-    svg('circle', { r: 6 + node.importance * 6, class: colour }),
-    svg('text', { x: 12, y: 4 }, label),
-    svg('title', {}, `${node.type}${node.scope === 'global' ? ' (global)' : ''}: ${node.label}`),
-  );
-  g.addEventListener('click', () => vscode.post({ type: 'open', id: node.id }));
-  g.addEventListener('dblclick', () => vscode.post({ type: 'center', id: node.id }));
-  g.addEventListener('keydown', (e) => { if (e.key === 'Enter') vscode.post({ type: 'open', id: node.id }); });
+  bindEvents(g);
+  // Tests and the developer console reach the graph here (the canvas has no DOM per node).
+  (window as unknown as { agentMemoryGraph: unknown }).agentMemoryGraph = { cy: g, lastDrawMs: () => lastDrawMs };
   return g;
 }
 
-vscode.onMessage((m) => {
-  if (m.type === 'graph') render(m.data);
-  else if (m.type === 'error') status.textContent = m.message;
+onThemeChange(() => {
+  theme = readTheme();
+  cy.style(styles(theme));
 });
+
+function sizeOf(mentions: number, max: number): number {
+  // Area grows with mentions; a log scale keeps one hub from dwarfing the rest.
+  return 10 + 26 * (Math.log1p(mentions) / Math.log1p(Math.max(1, max)));
+}
+
+function entityElements(data: EntityGraphData): cytoscape.ElementDefinition[] {
+  const max = data.nodes.reduce((m, n) => Math.max(m, n.mentions), 1);
+  const out: cytoscape.ElementDefinition[] = data.nodes.map((n) => ({
+    group: 'nodes', data: { id: n.id, label: n.name, kind: 'entity', type: n.type, mentions: n.mentions, colour: colourIndex(n.type), size: sizeOf(n.mentions, max) },
+  }));
+  for (const e of data.edges) {
+    out.push({
+      group: 'edges', classes: data.edges.length <= 2000 ? 'directed' : '',
+      data: { id: `r:${e.id}`, source: e.from, target: e.to, label: e.type, width: 1 + Math.min(3, Math.log1p(e.mentions)) * e.confidence },
+    });
+  }
+  return out;
+}
+
+function memoryElements(data: GraphData): cytoscape.ElementDefinition[] {
+  const out: cytoscape.ElementDefinition[] = data.nodes.map((n) => ({
+    group: 'nodes', data: { id: n.id, label: n.label.length > 60 ? `${n.label.slice(0, 59)}…` : n.label, kind: 'memory', type: n.type, colour: colourIndex(n.type), size: 12 + n.importance * 14 },
+  }));
+  data.edges.forEach((e, i) => out.push({ group: 'edges', data: { id: `m:${i}`, source: e.from, target: e.to, label: e.kind, width: 1 + e.strength } }));
+  return out;
+}
+
+/** Force layout for a readable picture; above LARGE_GRAPH nodes a concentric one (O(n)), most mentioned in the centre. */
+function layoutFor(n: number): cytoscape.LayoutOptions {
+  if (n > LARGE_GRAPH) {
+    return { name: 'concentric', animate: false, fit: true, minNodeSpacing: 4, concentric: (node: cytoscape.NodeSingular) => Number(node.data('mentions') ?? 1), levelWidth: () => 2 } as cytoscape.LayoutOptions;
+  }
+  return { name: 'cose', animate: false, fit: true, randomize: true, numIter: n > 500 ? 400 : 1000, nodeRepulsion: () => 8000, idealEdgeLength: () => 60, padding: 30 } as cytoscape.LayoutOptions;
+}
+
+function render(data: GraphView, receivedAt: number): void {
+  const entities = data.mode === 'entities';
+  el.mode.value = entities ? 'entities' : (filters.mode === 'entities' ? 'entities' : 'memories');
+  renderNotice(entities ? undefined : data.notice);
+  renderTypes(entities ? data : undefined);
+  const elements = entities ? entityElements(data) : memoryElements(data);
+  const nodeCount = data.nodes.length;
+  const large = nodeCount > LARGE_GRAPH;
+  cy = createGraph(large, elements);
+  el.status.textContent = large ? `Laying out ${nodeCount} nodes with a quick concentric layout…` : 'Laying out…';
+  const layout = cy.layout(layoutFor(nodeCount));
+  layout.one('layoutstop', () => {
+    cy.one('render', () => {
+      lastDrawMs = Math.round(performance.now() - receivedAt);
+      el.status.textContent = statusLine(data, large, lastDrawMs);
+    });
+  });
+  layout.run();
+}
+
+function statusLine(data: GraphView, large: boolean, ms: number): string {
+  const took = ` Drawn in ${ms} ms.`;
+  if (data.mode === 'entities') {
+    if (!data.nodes.length) return `No entity matches the filters (${data.totalEntities} in the graph).`;
+    const shown = `${data.nodes.length} of ${data.totalEntities} entities, ${data.edges.length} relations${data.truncated ? ' (the most mentioned shown: narrow with the filters)' : ''}.`;
+    const how = large ? ' Large graph: concentric layout (most mentioned in the centre); labels appear when you zoom in.' : '';
+    return `${shown}${how}${took} Click an entity to see its memories.`;
+  }
+  if (!data.nodes.length) return 'No memories yet.';
+  return `${data.nodes.length} memories, ${data.edges.length} links${data.truncated ? ' (most recent shown)' : ''}.${took} Click a memory to open it; double-click to centre on it.`;
+}
+
+function renderNotice(text: string | undefined): void {
+  el.notice.hidden = !text;
+  el.notice.textContent = text ?? '';
+}
+
+/** One checkbox per entity type of the graph (with its count); none checked = all types. */
+function renderTypes(data: EntityGraphData | undefined): void {
+  clear(el.types);
+  el.types.hidden = !data;
+  if (!data) return;
+  el.types.appendChild(h('legend', { class: 'legend-item' }, 'Types:'));
+  for (const { type, count } of data.types) {
+    const box = h('input', { type: 'checkbox', value: type });
+    box.checked = filters.entityTypes.includes(type);
+    box.addEventListener('change', () => {
+      filters.entityTypes = [...el.types.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value);
+      query();
+    });
+    el.types.appendChild(h('label', { title: `${count} ${type} entities` }, box, h('span', { class: `swatch tc${colourIndex(type)}` }), type, h('span', { class: 'count' }, `(${count})`)));
+  }
+}
+
+function query(): void {
+  vscode.setState(filters);
+  closeSide();
+  vscode.post({ type: 'query', filters: { ...filters } });
+}
+
+// ── selection and the side panel ─────────────────────────────────────────────────────────
+
+function focusNode(node: cytoscape.NodeSingular): void {
+  cy.elements().removeClass('focus faded');
+  const hood = node.closedNeighborhood();
+  cy.elements().not(hood).addClass('faded');
+  hood.addClass('focus');
+}
+
+function closeSide(): void {
+  el.side.hidden = true;
+  cy.elements().removeClass('focus faded');
+  cy.elements(':selected').unselect();
+}
+
+function showEntity(entity: EntityNode, memories: EntityMemory[]): void {
+  el.side.hidden = false;
+  el.sideTitle.textContent = entity.name;
+  el.sideMeta.textContent = `${entity.type} · mentioned by ${entity.mentions} ${entity.mentions === 1 ? 'memory' : 'memories'}`;
+  clear(el.sideList);
+  if (!memories.length) el.sideList.appendChild(h('li', { class: 'empty' }, 'No live memory mentions it any more.'));
+  for (const m of memories) {
+    const li = h('li', { tabindex: '0', 'data-id': m.id, title: 'Open this memory' },
+      h('div', {}, h('span', { class: 'm-title' }, m.title || m.preview.slice(0, 80)), h('span', { class: 'm-type' }, m.type)),
+      h('div', { class: 'm-preview' }, m.preview),
+    );
+    const open = () => vscode.post({ type: 'open', id: m.id });
+    li.addEventListener('click', open);
+    li.addEventListener('keydown', (e) => { if (e.key === 'Enter') open(); });
+    el.sideList.appendChild(li);
+  }
+}
+
+function bindEvents(cy: cytoscape.Core): void {
+cy.on('tap', 'node', (e) => {
+  const node = e.target as cytoscape.NodeSingular;
+  focusNode(node);
+  if (node.data('kind') === 'entity') {
+    el.side.hidden = false;
+    el.sideTitle.textContent = String(node.data('label'));
+    el.sideMeta.textContent = 'Loading its memories…';
+    clear(el.sideList);
+    vscode.post({ type: 'entity', id: node.id() });
+  } else {
+    vscode.post({ type: 'open', id: node.id() });
+  }
+});
+cy.on('dbltap', 'node', (e) => {
+  const node = e.target as cytoscape.NodeSingular;
+  if (node.data('kind') === 'memory') vscode.post({ type: 'center', id: node.id() });
+  else cy.animate({ fit: { eles: node.closedNeighborhood(), padding: 60 } }, { duration: 250 });
+});
+cy.on('tap', (e) => { if (e.target === cy) closeSide(); });
+}
+
+// ── controls ─────────────────────────────────────────────────────────────────────────────
+
+function debounce(fn: () => void, ms: number): () => void {
+  let t: ReturnType<typeof setTimeout> | undefined;
+  return () => { clearTimeout(t); t = setTimeout(fn, ms); };
+}
+
+el.mode.value = filters.mode;
+el.search.value = filters.search;
+el.minMentions.value = String(filters.minMentions);
+el.mode.addEventListener('change', () => { filters.mode = el.mode.value === 'memories' ? 'memories' : 'entities'; query(); });
+el.search.addEventListener('input', debounce(() => { filters.search = el.search.value.trim(); query(); }, 250));
+el.minMentions.addEventListener('change', () => {
+  const n = Math.max(1, Math.floor(Number(el.minMentions.value) || 1));
+  el.minMentions.value = String(n);
+  filters.minMentions = n;
+  query();
+});
+byId<HTMLButtonElement>('fit').addEventListener('click', () => cy.fit(undefined, 30));
 byId<HTMLButtonElement>('refresh').addEventListener('click', () => vscode.post({ type: 'refresh' }));
-byId<HTMLButtonElement>('all').addEventListener('click', () => vscode.post({ type: 'center' }));
-vscode.post({ type: 'ready' });
+byId<HTMLButtonElement>('all').addEventListener('click', () => {
+  Object.assign(filters, { entityTypes: [], minMentions: 1, search: '' });
+  el.search.value = '';
+  el.minMentions.value = '1';
+  query();
+});
+byId<HTMLButtonElement>('sideClose').addEventListener('click', closeSide);
+new ResizeObserver(debounce(() => cy.resize(), 100)).observe(el.canvas);
+
+vscode.onMessage((m) => {
+  if (m.type === 'graph') render(m.data, performance.now());
+  else if (m.type === 'entityMemories') showEntity(m.entity, m.memories);
+  else if (m.type === 'error') el.status.textContent = m.message;
+});
+// The extension answers 'ready' with the graph of its current filters: send ours first.
+vscode.post({ type: 'query', filters: { ...filters } });

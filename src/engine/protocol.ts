@@ -177,7 +177,7 @@ export interface EntityEdge {
   id: string;
   from: string;
   to: string;
-  /** Canonical relation type (USES, DEPENDS_ON, …). */
+  /** Canonical relation type (uses, depends_on, …). */
   type: string;
   confidence: number;
   mentions: number;

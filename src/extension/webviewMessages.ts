@@ -2,7 +2,7 @@
  * Typed messages between the extension and its webviews (search, graph). The webview bundles
  * (webview/*.ts) import these types only; nothing here may import `vscode`.
  */
-import type { GraphData, SearchLeg } from '../engine/protocol';
+import type { EntityMemory, EntityNode, GraphView, SearchLeg } from '../engine/protocol';
 
 export interface SearchResultView {
   id: string;
@@ -46,15 +46,26 @@ export type FromSearchView =
 
 /** Extension → graph webview. */
 export type ToGraphView =
-  | { type: 'graph'; data: GraphData }
+  | { type: 'graph'; data: GraphView }
+  | { type: 'entityMemories'; entity: EntityNode; memories: EntityMemory[] }
   | { type: 'error'; message: string };
+
+/** The graph panel's filters (entity view). */
+export interface GraphFilters {
+  mode: 'entities' | 'memories';
+  entityTypes: string[];
+  minMentions: number;
+  search: string;
+}
 
 /** Graph webview → extension. */
 export type FromGraphView =
   | { type: 'ready' }
   | { type: 'refresh' }
   | { type: 'open'; id: string }
-  | { type: 'center'; id?: string };
+  | { type: 'center'; id?: string }
+  | { type: 'query'; filters: GraphFilters }
+  | { type: 'entity'; id: string };
 
 /** Runtime check of an incoming message's discriminator (a webview is untrusted input). */
 export function isMessage<T extends { type: string }>(m: unknown, types: readonly T['type'][]): m is T {
