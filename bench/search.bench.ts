@@ -17,6 +17,9 @@ import { HnswIndex } from '../src/core/vector/hnswIndex';
 import { ExactIndex } from '../src/core/vector/exactIndex';
 import { recallAtK } from '../src/core/vector/recall';
 import { IndexVectorSearcher } from '../src/core/search/indexSearcher';
+import type { VectorSearcher } from '../src/core/search/types';
+import { storedSimilarities } from '../src/core/vectorstore/storedSimilarities';
+import { vectorToBlob } from '../src/core/vectorstore/blob';
 import { HybridSearch } from '../src/core/search/hybrid';
 import { ftsExpression } from '../src/core/search/fullText';
 import type { Embedder } from '../src/core/embed/types';
@@ -43,10 +46,12 @@ export interface SearchBenchResult {
   exact_p50_ms: number;
   exact_p99_ms: number;
   ann_recall_at_10: number;
-  /** RSS with the store, HNSW and the side copy of the vectors (below), before the exact baseline exists. */
+  /** RSS with the store (its `embeddings` table holds every vector) and HNSW, before the exact baseline exists. */
   rss_after_hnsw_mb: number;
-  /** The side copy of the vectors used for exact similarities of keyword-only candidates. */
-  vector_copy_mb: number;
+  /** Exact cosine of 60 rids (the keyword-only candidates of one search): HnswIndex.getVector per rid (p50 ms)… */
+  similarities_getvector_p50_ms: number;
+  /** …vs one SQL read of the stored blobs (what VectorStore.similarities does now). */
+  similarities_sql_p50_ms: number;
   peak_rss_mb: number;
 }
 
@@ -65,6 +70,25 @@ function* vectorStream(n: number, dim: number, clusters: number, seed: number): 
     const v = new Float32Array(dim);
     for (let j = 0; j < dim; j++) v[j] = c[j]! + 0.35 * g();
     yield v;
+  }
+}
+
+/**
+ * The engine's VectorStore read path without its file/sync machinery: ANN from the HNSW index,
+ * exact similarities from the stored blobs (storedSimilarities, as VectorStore.similarities).
+ */
+class StoredVectorSearcher implements VectorSearcher {
+  readonly dimension = DIM;
+  constructor(
+    private readonly store: Store,
+    private readonly index: HnswIndex,
+    readonly space: string,
+  ) {}
+  search(query: Float32Array, k: number, filter?: (rid: number) => boolean): { rid: number; similarity: number }[] {
+    return this.index.search(query, k, filter).map((h) => ({ rid: h.label, similarity: h.similarity }));
+  }
+  similarities(query: Float32Array, rids: number[]): Map<number, number> {
+    return storedSimilarities(this.store, this.space, DIM, query, rids);
   }
 }
 
@@ -120,6 +144,24 @@ async function timeSearch(search: HybridSearch, emb: PrecomputedEmbedder, texts:
   return { times };
 }
 
+/** Both ways of scoring 60 random rids per query, alternating, same rids (see SearchBenchResult). */
+function timeSimilarities(store: Store, hnsw: HnswIndex, space: string, size: number, qvecs: Float32Array[]): { getVector: number[]; sql: number[] } {
+  const r = new Rng(11);
+  const getVector: number[] = [];
+  const sql: number[] = [];
+  for (const q of qvecs) {
+    const rids = Array.from({ length: 60 }, () => 1 + r.int(size));
+    let t0 = performance.now();
+    const viaIndex = new IndexVectorSearcher(hnsw, space).similarities(q, rids);
+    getVector.push(performance.now() - t0);
+    t0 = performance.now();
+    const viaSql = storedSimilarities(store, space, DIM, q, rids);
+    sql.push(performance.now() - t0);
+    for (const [rid, s] of viaIndex) if (Math.abs((viaSql.get(rid) ?? NaN) - s) > 1e-4) throw new Error(`similarities disagree for rid ${rid}`);
+  }
+  return { getVector, sql };
+}
+
 function ftsMatchCount(store: Store, texts: string[]): number[] {
   return texts.slice(0, 50).map((t) => Number(store.get<{ n: number }>('SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH ?', [ftsExpression(t)!])!.n));
 }
@@ -139,7 +181,7 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
       store.transaction((tx) => {
         for (const p of rows) {
           tx.run(
-            'INSERT INTO memories (rid, id, project_id, type, title, content, normalized_content, content_hash, doc_hash, tags, importance, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            'INSERT INTO memories (rid, id, project_id, type, title, content, normalized_content, content_hash, doc_hash, tags, importance, created_at, updated_at, embedding_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
             p as never,
           );
         }
@@ -149,7 +191,7 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
     for (const m of syntheticMemories(size, 1)) {
       const h = createHash('sha256').update(m.content).digest('hex');
       const at = new Date(iso + i * 1000).toISOString();
-      batch.push([i + 1, randomUUID(), PROJECT, m.type, m.title, m.content, m.content.toLowerCase(), h, h, JSON.stringify(m.tags), m.importance, at, at]);
+      batch.push([i + 1, randomUUID(), PROJECT, m.type, m.title, m.content, m.content.toLowerCase(), h, h, JSON.stringify(m.tags), m.importance, at, at, `v${i + 1}`]);
       i++;
       if (batch.length === 5000) flush();
     }
@@ -159,15 +201,19 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
     // Merge FTS4 segments as the idle engine does after a bulk import.
     await store.compactFullTextIndex();
 
-    // HNSW over the same vectors (rid = i + 1), built once and reused for every measurement.
+    // HNSW over the same vectors (rid = i + 1), built once and reused for every measurement;
+    // the vectors are stored in `embeddings` too, as the engine does (the source of truth).
+    const space = 'bench-512';
+    const storeVectors = (first: number, vs: Float32Array[]) =>
+      store.transaction((tx) => {
+        vs.forEach((v, j) => tx.run('INSERT INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)', [space, `v${first + j}`, DIM, vectorToBlob(v), '2026-01-01T00:00:00Z']));
+      });
     t = performance.now();
     const hnsw = await HnswIndex.create({ dim: DIM, M: 16, efConstruction: 100, efSearch: 64, initialCapacity: size });
     const clusters = Math.max(10, Math.round(size / 100));
     let labels: number[] = [];
     let vecs: Float32Array[] = [];
     let n = 0;
-    // Stored vectors for exact similarities of keyword-only candidates (HnswIndex.getVector is slow).
-    const copy = new Float32Array(size * DIM);
     const qvecs: Float32Array[] = [];
     for (const v of vectorStream(size + QUERIES, DIM, clusters, 42)) {
       // The last QUERIES draws are the queries: same clusters as the memories, not in the index.
@@ -175,25 +221,26 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
         qvecs.push(v);
         continue;
       }
-      copy.set(v, n * DIM);
       labels.push(++n);
       vecs.push(v);
       if (labels.length === 2000) {
         hnsw.addMany(labels, vecs);
+        storeVectors(labels[0]!, vecs);
         labels = [];
         vecs = [];
         if (n % 20000 === 0) progress(`HNSW ${n}/${size} (${Math.round((performance.now() - t) / 1000)} s)`);
       }
     }
-    if (labels.length) hnsw.addMany(labels, vecs);
+    if (labels.length) {
+      hnsw.addMany(labels, vecs);
+      storeVectors(labels[0]!, vecs);
+    }
     const buildMs = performance.now() - t;
     progress(`HNSW built in ${Math.round(buildMs / 1000)} s`);
 
     const { text, common } = makeQueries(size, QUERIES, 7);
-    const space = 'bench-512';
     const emb = new PrecomputedEmbedder(space);
-    const vectorOf = (rid: number) => (rid >= 1 && rid <= size ? copy.subarray((rid - 1) * DIM, rid * DIM) : undefined);
-    const hybrid = new HybridSearch(store, { projectId: PROJECT, embedder: emb, vectors: new IndexVectorSearcher(hnsw, space, vectorOf) });
+    const hybrid = new HybridSearch(store, { projectId: PROJECT, embedder: emb, vectors: new StoredVectorSearcher(store, hnsw, space) });
     const h = await timeSearch(hybrid, emb, text, qvecs);
     const hc = await timeSearch(hybrid, emb, common.slice(0, 100), qvecs);
     const ann = qvecs.map((q) => {
@@ -202,12 +249,14 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
       return { ms: performance.now() - t0, r };
     });
     const rssAfterHnsw = round(process.memoryUsage().rss / 1024 / 1024, 1);
+    const sims = timeSimilarities(store, hnsw, space, size, qvecs);
+
 
     // The exact baseline, same data, same run.
     t = performance.now();
     const exact = new ExactIndex({ dim: DIM, initialCapacity: size });
     n = 0;
-    for (let i = 0; i < size; i++) exact.add(i + 1, copy.subarray(i * DIM, (i + 1) * DIM));
+    for (const v of vectorStream(size, DIM, clusters, 42)) exact.add(++n, v);
     progress(`exact index built in ${Math.round(performance.now() - t)} ms`);
     const ex = qvecs.map((q) => {
       const t0 = performance.now();
@@ -239,7 +288,8 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
       exact_p99_ms: round(percentile(ex.map((a) => a.ms), 99)),
       ann_recall_at_10: round(recallAtK(ann.map((a) => a.r), ex.map((a) => a.r)), 4),
       rss_after_hnsw_mb: rssAfterHnsw,
-      vector_copy_mb: round(copy.byteLength / 1024 / 1024, 1),
+      similarities_getvector_p50_ms: round(median(sims.getVector)),
+      similarities_sql_p50_ms: round(median(sims.sql)),
       peak_rss_mb: peakRssMb(),
     };
   } finally {

@@ -40,6 +40,8 @@ export const configs: Record<string, RetrieverConfig> = Object.fromEntries([
   engine('hybrid-use-0.7', 'engine, FTS + USE-lite, min-max, 0.7/0.3 (seed 003 weights)', useLite, { vectorWeight: 0.7, keywordWeight: 0.3 }),
   engine('hybrid-use-inverse', 'engine, FTS + USE-lite, seed 000 1/(1+|bm25|), 0.5/0.5', useLite, { vectorWeight: 0.5, keywordWeight: 0.5, normalization: 'inverse' }),
   engine('hybrid-use-saturate', 'engine, FTS + USE-lite, |bm25|/(1+|bm25|), 0.5/0.5', useLite, { vectorWeight: 0.5, keywordWeight: 0.5, normalization: 'saturate' }),
+  // Experiments without a code change: LOCOMO_EXP='{"feedbackDocs":3,"feedbackWeight":0.5}'.
+  engine('hybrid-use-exp', 'engine, FTS + USE-lite, product defaults overridden by the JSON in LOCOMO_EXP', useLite, JSON.parse(process.env.LOCOMO_EXP ?? '{}') as Partial<SearchSettings>),
 ]);
 
 /** The config that stands for "the default offline configuration" (issue 3's target). */

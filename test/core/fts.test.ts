@@ -223,7 +223,8 @@ describe('bm25 over matchinfo(pcnalx)', () => {
     assert.equal(BM25_K1, 1.2);
     assert.equal(BM25_B, 0.4);
     const db = new SQL.Database();
-    registerBm25(db, { k1: 1.2, b: 0.75 });
+    // coord 0: plain BM25 (the coordination factor has its own test in search-bm25-coord.test.ts).
+    registerBm25(db, { k1: 1.2, b: 0.75, coord: 0 });
     db.run('CREATE VIRTUAL TABLE t USING fts4(body)');
     // Lengths 3, 2, 4, 3: N = 4, average length exactly 3.
     for (const body of ['apple banana apple', 'banana cherry', 'cherry date elder fig', 'grape fig kiwi']) db.run('INSERT INTO t VALUES (?)', [body]);
@@ -248,8 +249,8 @@ describe('bm25 over matchinfo(pcnalx)', () => {
 
     // The JS helper returns the same magnitude, positive.
     const blob = db.exec(`SELECT matchinfo(t, 'pcnalx') FROM t WHERE t MATCH '"apple" OR "fig"' AND rowid = 1`)[0]!.values[0]![0] as Uint8Array;
-    assert.ok(Math.abs(bm25Relevance(blob) - s1) < 1e-12);
-    assert.ok(Math.abs(bm25Relevance(blob, [], { k1: 2, b: 0 }) - idf(1) * ((2 * 3) / (2 + 2))) < 1e-12);
+    assert.ok(Math.abs(bm25Relevance(blob, [], { b: 0.75, coord: 0 }) - s1) < 1e-12);
+    assert.ok(Math.abs(bm25Relevance(blob, [], { k1: 2, b: 0, coord: 0 }) - idf(1) * ((2 * 3) / (2 + 2))) < 1e-12);
     db.close();
   });
 

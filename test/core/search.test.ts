@@ -167,7 +167,8 @@ describe('hybrid search: union, scores, ordering', () => {
     const vec = await f.add({ content: 'Semantic neighbour without shared words.' });
     const both = await f.add({ content: 'zebra crossing rules apply at alpha junction.' });
     await f.add({ content: 'Unrelated filler sentence number one.' });
-    const s = f.searcher({ settings: { minCandidates: 2, candidateMultiplier: 1 } });
+    // Feedback off: this pins union scoring against the query itself (feedback has its own test).
+    const s = f.searcher({ settings: { minCandidates: 2, candidateMultiplier: 1, feedbackDocs: 0 } });
     const r = await s.search({ query: 'zebra crossing rules', limit: 2 });
     // limit 2 → candidate pools of 2: FTS finds `both` only; vectors find `both` and `vec`.
     const byId = new Map(r.results.map((x) => [x.memory.id, x]));
@@ -177,7 +178,7 @@ describe('hybrid search: union, scores, ordering', () => {
     // 'alpha': FTS finds `kw` and `both`; the vector top-2 is filler and `both`, so `kw` is
     // keyword-only, and its vector score is its exact cosine (0.3) computed for the union.
     table.set('alpha', [0, 0.3, Math.sqrt(1 - 0.09)]);
-    const s2 = f.searcher({ settings: { minCandidates: 2, candidateMultiplier: 1, normalization: 'saturate', vectorWeight: 0.01, keywordWeight: 0.99 } });
+    const s2 = f.searcher({ settings: { minCandidates: 2, candidateMultiplier: 1, normalization: 'saturate', vectorWeight: 0.01, keywordWeight: 0.99, feedbackDocs: 0 } });
     const r2 = await s2.search({ query: 'alpha', limit: 2 });
     const k = r2.results.find((x) => x.memory.id === kw.id)!;
     assert.ok(k, 'keyword-only memory found');

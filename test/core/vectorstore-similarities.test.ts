@@ -72,6 +72,11 @@ test('similarities follow create, update, delete, restore and purge, like the in
     assert.equal(bare.status, 'created');
     if (bare.status === 'created') assert.equal(w.vectors.similarities(q, [bare.memory.rid]).has(bare.memory.rid), false);
 
+    // vectorsOf (vector feedback) reads the same stored vectors: unit length, same cosine.
+    const vecs = w.vectors.vectorsOf([rids[0]!, rids[1]!, rids[2]!, 999_999]);
+    assert.deepEqual([...vecs.keys()].sort((a, b) => a - b), [rids[0]!, rids[1]!].sort((a, b) => a - b));
+    for (const [rid, v] of vecs) assert.ok(Math.abs(cosine(v, q) - w.vectors.similarities(q, [rid]).get(rid)!) < 1e-6);
+
     // Duplicated rids are answered once; more rids than one statement holds still all answer.
     assert.equal(w.vectors.similarities(q, [rids[3]!, rids[3]!]).size, 1);
     const many = Array.from({ length: 1500 }, (_, i) => (i % 3 === 0 ? rids[i % rids.length]! : 100_000 + i));

@@ -17,7 +17,8 @@ import { rowToSummary } from '../memory/rows';
 import { ValidationError } from '../memory/errors';
 import { errorMessage } from '../util/errors';
 import { buildMemoryFilter, type WhereClause } from './filters';
-import { fullTextScores, fullTextSearch, padded } from './fullText';
+import { fullTextScores, fullTextSearch, padded, type TextHit } from './fullText';
+import { rocchio } from './feedback';
 import { buildFtsTerms, joinFtsTerms } from './ftsQuery';
 import { CommonTermFilter } from './commonTerms';
 import { compareRanked, fuse, type Candidate } from './fuse';
@@ -88,41 +89,15 @@ export class HybridSearch {
     const expr = this.fullTextQuery(query, warnings);
     const legs = { keyword: expr !== null, vector: qvec !== undefined };
     const k = Math.max(this.settings.minCandidates, Math.ceil(limit * this.settings.candidateMultiplier));
-    const union = new Map<number, Candidate>();
-
-    if (expr !== null) {
-      for (const h of fullTextSearch(this.store, expr, where, k)) {
-        union.set(h.rid, { rid: h.rid, id: h.id, createdAt: h.createdAt, bm25: h.bm25, keywordHit: true, vectorHit: false });
-      }
+    const textHits = expr !== null ? fullTextSearch(this.store, expr, where, k) : [];
+    let union = this.collect(textHits, expr, qvec, where, k);
+    const weights = { vector: this.settings.vectorWeight, keyword: this.settings.keywordWeight };
+    let fused = fuse([...union.values()], weights, this.settings.normalization, legs);
+    const fb = qvec !== undefined ? this.feedbackQuery(qvec, fused) : undefined;
+    if (fb) {
+      union = this.collect(textHits, expr, fb, where, k);
+      fused = fuse([...union.values()], weights, this.settings.normalization, legs);
     }
-    if (qvec !== undefined) {
-      const vectors = this.deps.vectors!;
-      for (const h of this.vectorLeg(vectors, qvec, k, where)) {
-        const c = union.get(h.rid);
-        if (c) {
-          c.vectorHit = true;
-          c.similarity = h.similarity;
-        } else {
-          union.set(h.rid, { rid: h.rid, id: h.id, createdAt: h.createdAt, similarity: h.similarity, keywordHit: false, vectorHit: true });
-        }
-      }
-      // Union semantics: keyword-only candidates get their exact cosine…
-      const missing = this.settings.fillVectorScores ? [...union.values()].filter((c) => c.similarity === undefined).map((c) => c.rid) : [];
-      if (missing.length) for (const [rid, sim] of vectors.similarities(qvec, missing)) union.get(rid)!.similarity = sim;
-    }
-    if (expr !== null && qvec !== undefined && this.settings.fillTextScores) {
-      // …and vector-only candidates their BM25 (they may match beyond the keyword top-k).
-      const missing = [...union.values()].filter((c) => c.bm25 === undefined).map((c) => c.rid);
-      if (missing.length) {
-        for (const [rid, h] of fullTextScores(this.store, expr, where, missing)) {
-          const c = union.get(rid)!;
-          c.bm25 = h.bm25;
-          c.keywordHit = true;
-        }
-      }
-    }
-
-    const fused = fuse([...union.values()], { vector: this.settings.vectorWeight, keyword: this.settings.keywordWeight }, this.settings.normalization, legs);
     const boosted = this.applyGraphBoost(req, query, fused, warnings);
     let ranked = boosted.filter((c) => c.finalScore >= minScore).sort(compareRanked);
 
@@ -154,6 +129,60 @@ export class HybridSearch {
     // Lifecycle bookkeeping is queued only; its write happens after this response.
     if (results.length) this.deps.access?.record(ranked.map((c) => c.rid));
     return { results, warnings, legs, timings: { embedMs, searchMs } };
+  }
+
+  /**
+   * The candidate union: the keyword top-k (`textHits`) and the vector top-k of `qvec`, each
+   * candidate scored on both legs where it can be (see the file header).
+   */
+  private collect(textHits: readonly TextHit[], expr: string | null, qvec: Float32Array | undefined, where: WhereClause, k: number): Map<number, Candidate> {
+    const union = new Map<number, Candidate>();
+    for (const h of textHits) {
+      union.set(h.rid, { rid: h.rid, id: h.id, createdAt: h.createdAt, bm25: h.bm25, keywordHit: true, vectorHit: false });
+    }
+    if (qvec !== undefined) {
+      const vectors = this.deps.vectors!;
+      for (const h of this.vectorLeg(vectors, qvec, k, where)) {
+        const c = union.get(h.rid);
+        if (c) {
+          c.vectorHit = true;
+          c.similarity = h.similarity;
+        } else {
+          union.set(h.rid, { rid: h.rid, id: h.id, createdAt: h.createdAt, similarity: h.similarity, keywordHit: false, vectorHit: true });
+        }
+      }
+      // Union semantics: keyword-only candidates get their exact cosine…
+      const missing = this.settings.fillVectorScores ? [...union.values()].filter((c) => c.similarity === undefined).map((c) => c.rid) : [];
+      if (missing.length) for (const [rid, sim] of vectors.similarities(qvec, missing)) union.get(rid)!.similarity = sim;
+    }
+    if (expr !== null && qvec !== undefined && this.settings.fillTextScores) {
+      // …and vector-only candidates their BM25 (they may match beyond the keyword top-k).
+      const missing = [...union.values()].filter((c) => c.bm25 === undefined).map((c) => c.rid);
+      if (missing.length) {
+        for (const [rid, h] of fullTextScores(this.store, expr, where, missing)) {
+          const c = union.get(rid)!;
+          c.bm25 = h.bm25;
+          c.keywordHit = true;
+        }
+      }
+    }
+    return union;
+  }
+
+  /**
+   * Rocchio feedback on the vector leg: the query vector moved towards the mean of the stored
+   * vectors of the best `feedbackDocs` fused results (unit vectors, weight `feedbackWeight`
+   * relative to the unit query). Undefined when off or nothing to learn from.
+   */
+  private feedbackQuery(qvec: Float32Array, fused: ReturnType<typeof fuse>): Float32Array | undefined {
+    const n = this.settings.feedbackDocs;
+    const beta = this.settings.feedbackWeight;
+    const vectors = this.deps.vectors;
+    if (!(n > 0) || !(beta > 0) || !vectors?.vectorsOf) return undefined;
+    const top = [...fused].sort((a, b) => compareRanked({ ...a, finalScore: a.hybridScore }, { ...b, finalScore: b.hybridScore })).slice(0, n);
+    const vecs = vectors.vectorsOf(top.map((c) => c.rid));
+    if (vecs.size === 0) return undefined;
+    return rocchio(qvec, [...vecs.values()], beta);
   }
 
   /** The MATCH expression: safe terms, minus the store's very common ones (commonTerms.ts). */

@@ -27,6 +27,15 @@ export class IndexVectorSearcher implements VectorSearcher {
     return this.index.search(query, k, filter).map((h) => ({ rid: h.label, similarity: h.similarity }));
   }
 
+  vectorsOf(rids: number[]): Map<number, Float32Array> {
+    const out = new Map<number, Float32Array>();
+    for (const rid of rids) {
+      const v = this.vectorOf(rid);
+      if (v) out.set(rid, v);
+    }
+    return out;
+  }
+
   /** Exact cosine of the query with each stored vector; rids without a vector are absent. */
   similarities(query: Float32Array, rids: number[]): Map<number, number> {
     const out = new Map<number, number>();

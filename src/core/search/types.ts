@@ -12,6 +12,8 @@ export interface VectorSearcher {
   readonly dimension: number;
   search(query: Float32Array, k: number, filter?: (rid: number) => boolean): { rid: number; similarity: number }[];
   similarities(query: Float32Array, rids: number[]): Map<number, number>;
+  /** Stored vectors of live memories (absent: none); used by vector feedback. */
+  vectorsOf?(rids: number[]): Map<number, Float32Array>;
 }
 
 /** `minmax` (seed 001): scale each leg to [0,1] over the candidate union.
@@ -46,7 +48,10 @@ export interface SearchRequest extends SearchFilters {
 
 export interface SearchResult {
   memory: MemorySummary;
-  /** Normalized vector score (0 when the memory has no vector in this space or the leg was off). */
+  /**
+   * Normalized vector score (0 when the memory has no vector in this space or the leg was off);
+   * with vector feedback on (settings.feedbackDocs), of the cosine with the moved query.
+   */
   vectorScore: number;
   /** Normalized full-text score (0 when the text did not match). */
   textScore: number;
@@ -102,6 +107,13 @@ export interface SearchSettings {
   fillVectorScores: boolean;
   /** Score vector-only candidates on the keyword leg (BM25 restricted to them). */
   fillTextScores: boolean;
+  /**
+   * Vector feedback (Rocchio, feedback.ts): the best this many fused results of a first pass
+   * move the query vector, then the search runs again with it (0 = off)…
+   */
+  feedbackDocs: number;
+  /** …with this weight for the mean of their unit vectors, relative to the unit query. */
+  feedbackWeight: number;
 }
 
 export interface HybridSearchDeps {

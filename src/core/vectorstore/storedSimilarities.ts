@@ -12,6 +12,12 @@
  */
 import type { Store } from '../store/store';
 
+/*
+ * CROSS JOIN pins `memories` (by rid) as the outer loop: left to itself SQLite walks every
+ * embeddings row of the space and probes memories by embedding_hash (measured 211 ms for 60
+ * rids at 10k memories instead of well under 1 ms).
+ */
+
 /** Statement size: a few prepared statements (IN-lists padded to powers of two) instead of hundreds. */
 const CHUNK = 512;
 
@@ -22,21 +28,38 @@ export function storedSimilarities(store: Store, space: string, dim: number, que
   for (let i = 0; i < dim; i++) qq += query[i]! * query[i]!;
   if (!(qq > 0) || !Number.isFinite(qq)) return out;
   const qn = Math.sqrt(qq);
+  forStoredBlobs(store, space, rids, (rid, blob) => {
+    const sim = cosineWithBlob(query, qn, blob, dim);
+    if (sim !== undefined) out.set(rid, sim);
+  });
+  return out;
+}
+
+/** The stored vectors of `rids` (same rules as storedSimilarities: live, right size, non-zero, finite). */
+export function storedVectors(store: Store, space: string, dim: number, rids: readonly number[]): Map<number, Float32Array> {
+  const out = new Map<number, Float32Array>();
+  forStoredBlobs(store, space, rids, (rid, blob) => {
+    if (!(blob instanceof Uint8Array) || blob.byteLength !== dim * 4) return;
+    const v = readLittleEndian(blob, dim);
+    let vv = 0;
+    for (let i = 0; i < dim; i++) vv += v[i]! * v[i]!;
+    if (vv > 0 && Number.isFinite(vv)) out.set(rid, v);
+  });
+  return out;
+}
+
+function forStoredBlobs(store: Store, space: string, rids: readonly number[], fn: (rid: number, blob: unknown) => void): void {
   const unique = [...new Set(rids)];
   for (let i = 0; i < unique.length; i += CHUNK) {
     const chunk = padToPowerOfTwo(unique.slice(i, i + CHUNK));
     const rows = store.all<{ rid: number; vector: Uint8Array }>(
       `SELECT m.rid AS rid, e.vector AS vector
-         FROM memories m JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
+         FROM memories m CROSS JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
         WHERE m.rid IN (${chunk.map(() => '?').join(', ')}) AND m.deleted_at IS NULL`,
       [space, ...chunk],
     );
-    for (const r of rows) {
-      const sim = cosineWithBlob(query, qn, r.vector, dim);
-      if (sim !== undefined) out.set(Number(r.rid), sim);
-    }
+    for (const r of rows) fn(Number(r.rid), r.vector);
   }
-  return out;
 }
 
 /** Cosine of `query` (norm `qn`) with a little-endian float32 blob; undefined when unusable. */

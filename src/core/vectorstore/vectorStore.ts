@@ -24,7 +24,7 @@ import { HnswIndex } from '../vector/hnswIndex';
 import { loadIndexFile, removeStaleIndexTemps, saveIndexFile, type IndexFileInfo } from '../vector/indexFile';
 import type { VectorIndex } from '../vector/types';
 import { allLiveVectors, changesSince, currentVectorSeq, liveVectorCount, pendingChanges, type VectorChange } from './changes';
-import { storedSimilarities } from './storedSimilarities';
+import { storedSimilarities, storedVectors } from './storedSimilarities';
 import { DEFAULT_VECTOR_PARAMS, type VectorIndexParams, type VectorSearcher } from './types';
 
 export interface VectorStoreOptions {
@@ -349,6 +349,13 @@ export class VectorStore implements VectorSearcher {
     this.sync();
     void this.active; // throws when closed
     return storedSimilarities(this.store, this.space, this.dimension, query, rids);
+  }
+
+  /** Stored vectors of live memories (for vector feedback), read like similarities(). */
+  vectorsOf(rids: number[]): Map<number, Float32Array> {
+    this.sync();
+    void this.active; // throws when closed
+    return storedVectors(this.store, this.space, this.dimension, rids);
   }
 
   /** The stored (normalized) vector of a live memory, if indexed. */
