@@ -37,6 +37,27 @@ async function expectTitles(frame, expected) {
     .catch(async () => assert.deepEqual((await titles(frame)).sort(), want));
 }
 
+/**
+ * Answers the simple file dialog with `file`. The dialog fills its box with the workspace
+ * folder once it has read it, which can overwrite a path typed before: wait for that first,
+ * and type again until the box holds the path and the dialog lists the file.
+ */
+async function choosePath(page, file) {
+  const box = page.locator('.quick-input-widget input');
+  await box.waitFor({ state: 'visible', timeout: 10000 });
+  await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '').endsWith('/'), undefined, { timeout: 10000 });
+  const name = file.split('/').pop();
+  for (let attempt = 0; ; attempt++) {
+    await box.fill(file);
+    const listed = await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first()
+      .waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false);
+    if (listed && (await box.inputValue()) === file) break;
+    if (attempt >= 4) throw new Error(`the open dialog did not take the path ${file} (box: ${await box.inputValue()})`);
+  }
+  await page.keyboard.press('Enter');
+  await box.waitFor({ state: 'hidden', timeout: 10000 });
+}
+
 const selectedIndex = (frame) => frame.evaluate(() => [...document.querySelectorAll('#results .result')].findIndex((e) => e.getAttribute('aria-selected') === 'true'));
 
 export const tests = {
@@ -48,10 +69,7 @@ export const tests = {
 
     // Import through the palette and the open dialog (code-server's simple dialog: a path box).
     await runCommand(page, 'Agent Memory: Import Memories (JSONL or JSON)…');
-    const pathBox = page.locator('.quick-input-widget input');
-    await pathBox.waitFor({ state: 'visible', timeout: 10000 });
-    await pathBox.fill(file);
-    await page.keyboard.press('Enter');
+    await choosePath(page, file);
     const toast = await waitForNotification(page, 'Imported 3 of 4 memories', { timeoutMs: 30000 });
     assert.match(await toast.innerText(), /1 invalid/);
     await screenshot('import-toast');
