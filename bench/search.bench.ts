@@ -35,6 +35,15 @@ export interface SearchBenchResult {
   hnsw_build_ms: number;
   hybrid_p50_ms: number;
   hybrid_p99_ms: number;
+  /** 150 queries, three searchers alternating per query: the default (SQL similarities, feedback on)… */
+  ab_default_p50_ms: number;
+  /** …similarities from HnswIndex.getVector (what VectorStore did before)… */
+  ab_getvector_similarities_p50_ms: number;
+  /** …and vector feedback off. */
+  ab_no_feedback_p50_ms: number;
+  ab_default_p99_ms: number;
+  ab_getvector_similarities_p99_ms: number;
+  ab_no_feedback_p99_ms: number;
   hybrid_exact_baseline_p50_ms: number;
   hybrid_exact_baseline_p99_ms: number;
   hybrid_speedup_vs_exact_p50: number;
@@ -128,6 +137,19 @@ function makeQueries(size: number, count: number, seed: number): { text: string[
   }
   const common = Array.from({ length: count }, () => [0, 1, 2].map(() => vocab[8 + r.int(30)]!).join(' '));
   return { text, common };
+}
+
+/** Several searchers over the same queries, alternating per query (same load for each). */
+async function timeAlternating(searchers: HybridSearch[], emb: PrecomputedEmbedder, texts: string[], vecs: Float32Array[]): Promise<number[][]> {
+  const times = searchers.map(() => [] as number[]);
+  for (let i = 0; i < texts.length; i++) {
+    emb.next = vecs[i]!;
+    for (let j = 0; j < searchers.length; j++) {
+      const r = await searchers[j]!.search({ query: texts[i]! });
+      times[j]!.push(r.timings.searchMs);
+    }
+  }
+  return times;
 }
 
 async function timeSearch(search: HybridSearch, emb: PrecomputedEmbedder, texts: string[], vecs: Float32Array[]): Promise<{ times: number[] }> {
@@ -242,6 +264,10 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
     const emb = new PrecomputedEmbedder(space);
     const hybrid = new HybridSearch(store, { projectId: PROJECT, embedder: emb, vectors: new StoredVectorSearcher(store, hnsw, space) });
     const h = await timeSearch(hybrid, emb, text, qvecs);
+    // Same run, alternating: the old similarity source (getVector per rid) and feedback off.
+    const viaGetVector = new HybridSearch(store, { projectId: PROJECT, embedder: emb, vectors: new IndexVectorSearcher(hnsw, space) });
+    const noFeedback = new HybridSearch(store, { projectId: PROJECT, embedder: emb, vectors: new StoredVectorSearcher(store, hnsw, space), settings: { feedbackDocs: 0 } });
+    const [abDefault, abGetVector, abNoFeedback] = await timeAlternating([hybrid, viaGetVector, noFeedback], emb, text.slice(0, 150), qvecs);
     const hc = await timeSearch(hybrid, emb, common.slice(0, 100), qvecs);
     const ann = qvecs.map((q) => {
       const t0 = performance.now();
@@ -276,6 +302,12 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
       hnsw_build_ms: Math.round(buildMs),
       hybrid_p50_ms: round(p50),
       hybrid_p99_ms: round(percentile(h.times, 99)),
+      ab_default_p50_ms: round(median(abDefault!)),
+      ab_getvector_similarities_p50_ms: round(median(abGetVector!)),
+      ab_no_feedback_p50_ms: round(median(abNoFeedback!)),
+      ab_default_p99_ms: round(percentile(abDefault!, 99)),
+      ab_getvector_similarities_p99_ms: round(percentile(abGetVector!, 99)),
+      ab_no_feedback_p99_ms: round(percentile(abNoFeedback!, 99)),
       hybrid_exact_baseline_p50_ms: round(ep50),
       hybrid_exact_baseline_p99_ms: round(percentile(he.times, 99)),
       hybrid_speedup_vs_exact_p50: round(ep50 / p50, 2),

@@ -95,7 +95,7 @@ export class HybridSearch {
     let fused = fuse([...union.values()], weights, this.settings.normalization, legs);
     const fb = qvec !== undefined ? this.feedbackQuery(qvec, fused) : undefined;
     if (fb) {
-      union = this.collect(textHits, expr, fb, where, k);
+      union = this.collect(textHits, expr, fb, where, k, union);
       fused = fuse([...union.values()], weights, this.settings.normalization, legs);
     }
     const boosted = this.applyGraphBoost(req, query, fused, warnings);
@@ -133,9 +133,10 @@ export class HybridSearch {
 
   /**
    * The candidate union: the keyword top-k (`textHits`) and the vector top-k of `qvec`, each
-   * candidate scored on both legs where it can be (see the file header).
+   * candidate scored on both legs where it can be (see the file header). `earlier`: a previous
+   * union for the same text query, whose BM25 scores are reused instead of asked again.
    */
-  private collect(textHits: readonly TextHit[], expr: string | null, qvec: Float32Array | undefined, where: WhereClause, k: number): Map<number, Candidate> {
+  private collect(textHits: readonly TextHit[], expr: string | null, qvec: Float32Array | undefined, where: WhereClause, k: number, earlier?: Map<number, Candidate>): Map<number, Candidate> {
     const union = new Map<number, Candidate>();
     for (const h of textHits) {
       union.set(h.rid, { rid: h.rid, id: h.id, createdAt: h.createdAt, bm25: h.bm25, keywordHit: true, vectorHit: false });
@@ -157,7 +158,18 @@ export class HybridSearch {
     }
     if (expr !== null && qvec !== undefined && this.settings.fillTextScores) {
       // …and vector-only candidates their BM25 (they may match beyond the keyword top-k).
-      const missing = [...union.values()].filter((c) => c.bm25 === undefined).map((c) => c.rid);
+      let missing = [...union.values()].filter((c) => c.bm25 === undefined).map((c) => c.rid);
+      if (earlier) {
+        missing = missing.filter((rid) => {
+          const e = earlier.get(rid);
+          if (!e) return true;
+          if (e.bm25 !== undefined) {
+            union.get(rid)!.bm25 = e.bm25;
+            union.get(rid)!.keywordHit = true;
+          }
+          return false; // scored before (a miss stays a miss)
+        });
+      }
       if (missing.length) {
         for (const [rid, h] of fullTextScores(this.store, expr, where, missing)) {
           const c = union.get(rid)!;
