@@ -64,7 +64,7 @@ function styles(t: GraphTheme): cytoscape.StylesheetJson {
       style: {
         'background-color': t.foreground,
         width: 'data(size)', height: 'data(size)',
-        label: 'data(label)', color: t.foreground, 'font-size': 11,
+        label: 'data(short)', color: t.foreground, 'font-size': 11,
         'text-valign': 'bottom', 'text-margin-y': 3,
         // Labels appear once zoomed in far enough to read them: thousands of labels are noise and slow.
         'min-zoomed-font-size': 9,
@@ -123,6 +123,12 @@ onThemeChange(() => {
   cy.style(styles(theme));
 });
 
+/** Canvas labels are cut here (cheaper than cytoscape's measured ellipsis); the side panel shows the whole name. */
+function short(label: string): string {
+  const one = label.replace(/\s+/g, ' ');
+  return one.length > 40 ? `${one.slice(0, 39)}…` : one;
+}
+
 function sizeOf(mentions: number, max: number): number {
   // Area grows with mentions; a log scale keeps one hub from dwarfing the rest.
   return 10 + 26 * (Math.log1p(mentions) / Math.log1p(Math.max(1, max)));
@@ -131,7 +137,7 @@ function sizeOf(mentions: number, max: number): number {
 function entityElements(data: EntityGraphData): cytoscape.ElementDefinition[] {
   const max = data.nodes.reduce((m, n) => Math.max(m, n.mentions), 1);
   const out: cytoscape.ElementDefinition[] = data.nodes.map((n) => ({
-    group: 'nodes', classes: `c${colourIndex(n.type)}`, data: { id: n.id, label: n.name, kind: 'entity', type: n.type, mentions: n.mentions, size: sizeOf(n.mentions, max) },
+    group: 'nodes', classes: `c${colourIndex(n.type)}`, data: { id: n.id, label: n.name, short: short(n.name), kind: 'entity', type: n.type, mentions: n.mentions, size: sizeOf(n.mentions, max) },
   }));
   for (const e of data.edges) {
     out.push({
@@ -144,7 +150,7 @@ function entityElements(data: EntityGraphData): cytoscape.ElementDefinition[] {
 
 function memoryElements(data: GraphData): cytoscape.ElementDefinition[] {
   const out: cytoscape.ElementDefinition[] = data.nodes.map((n) => ({
-    group: 'nodes', classes: `c${colourIndex(n.type)}`, data: { id: n.id, label: n.label.length > 60 ? `${n.label.slice(0, 59)}…` : n.label, kind: 'memory', type: n.type, size: 12 + n.importance * 14 },
+    group: 'nodes', classes: `c${colourIndex(n.type)}`, data: { id: n.id, label: n.label, short: short(n.label), kind: 'memory', type: n.type, size: 12 + n.importance * 14 },
   }));
   data.edges.forEach((e, i) => out.push({ group: 'edges', data: { id: `m:${i}`, source: e.from, target: e.to, label: e.kind, width: 1 + e.strength } }));
   return out;
@@ -189,6 +195,8 @@ function render(data: GraphView, receivedAt: number): void {
     cy = createGraph(large, elements);
     timings.create = Math.round(performance.now() - t0);
     runLayout(nodeCount, false, () => {
+      // A handful of nodes fitted to the panel would be drawn huge: cap the initial zoom.
+      if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); }
       lastDrawMs = Math.round(performance.now() - receivedAt);
       el.status.textContent = statusLine(data, large, lastDrawMs);
     });
@@ -327,7 +335,7 @@ byId<HTMLButtonElement>('all').addEventListener('click', () => {
   query();
 });
 byId<HTMLButtonElement>('sideClose').addEventListener('click', closeSide);
-new ResizeObserver(debounce(() => cy.resize(), 100)).observe(el.canvas);
+new ResizeObserver(() => cy.resize()).observe(el.canvas);
 
 vscode.onMessage((m) => {
   if (m.type === 'graph') render(m.data, performance.now());
