@@ -159,12 +159,21 @@ function memoryElements(data: GraphData): cytoscape.ElementDefinition[] {
 /** See the measurements above; `force` asks for fcose whatever the size (the Force layout button). */
 function layoutFor(n: number, force = false): cytoscape.LayoutOptions {
   if (n > LARGE_GRAPH && !force) {
-    return { name: 'concentric', animate: false, fit: true, minNodeSpacing: 4, concentric: (node: cytoscape.NodeSingular) => Number(node.data('mentions') ?? 1), levelWidth: () => 2 } as cytoscape.LayoutOptions;
+    return { name: 'concentric', animate: false, fit: false, minNodeSpacing: 4, concentric: (node: cytoscape.NodeSingular) => Number(node.data('mentions') ?? 1), levelWidth: () => 2 } as cytoscape.LayoutOptions;
   }
   return {
-    name: 'fcose', quality: n > SMALL_GRAPH ? 'draft' : 'default', randomize: true, animate: false, fit: true, padding: 30,
+    name: 'fcose', quality: n > SMALL_GRAPH ? 'draft' : 'default', randomize: true, animate: false, fit: false, padding: 30,
     nodeRepulsion: () => 6000, idealEdgeLength: () => 70, nodeSeparation: 60,
   } as cytoscape.LayoutOptions;
+}
+
+/** Fit the graph to the panel, but a handful of nodes is not blown up to fill it. */
+function fitCapped(): void {
+  cy.fit(undefined, 30);
+  if (cy.zoom() > 1.5) {
+    cy.zoom(1.5);
+    cy.center();
+  }
 }
 
 function runLayout(n: number, force: boolean, then: () => void): void {
@@ -173,6 +182,7 @@ function runLayout(n: number, force: boolean, then: () => void): void {
   layout.one('layoutstop', () => {
     const t1 = performance.now();
     timings.layout = Math.round(t1 - t0);
+    fitCapped();
     cy.one('render', () => { timings.render = Math.round(performance.now() - t1); then(); });
   });
   layout.run();
@@ -195,8 +205,6 @@ function render(data: GraphView, receivedAt: number): void {
     cy = createGraph(large, elements);
     timings.create = Math.round(performance.now() - t0);
     runLayout(nodeCount, false, () => {
-      // A handful of nodes fitted to the panel would be drawn huge: cap the initial zoom.
-      if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); }
       lastDrawMs = Math.round(performance.now() - receivedAt);
       el.status.textContent = statusLine(data, large, lastDrawMs);
     });
@@ -222,7 +230,7 @@ function statusLine(data: GraphView, large: boolean, ms: number): string {
     return `${shown}${how}${took} Click an entity to see its memories.`;
   }
   if (!data.nodes.length) return 'No memories yet.';
-  return `${data.nodes.length} memories, ${data.edges.length} links${data.truncated ? ' (most recent shown)' : ''}.${took} Click a memory to open it; double-click to centre on it.`;
+  return `${data.nodes.length} ${data.nodes.length === 1 ? 'memory' : 'memories'}, ${data.edges.length} ${data.edges.length === 1 ? 'link' : 'links'}${data.truncated ? ' (most recent shown)' : ''}.${took} Click a memory to open it; double-click to centre on it.`;
 }
 
 function renderNotice(text: string | undefined): void {
@@ -326,7 +334,7 @@ el.minMentions.addEventListener('change', () => {
   filters.minMentions = n;
   query();
 });
-byId<HTMLButtonElement>('fit').addEventListener('click', () => cy.fit(undefined, 30));
+byId<HTMLButtonElement>('fit').addEventListener('click', fitCapped);
 byId<HTMLButtonElement>('refresh').addEventListener('click', () => vscode.post({ type: 'refresh' }));
 byId<HTMLButtonElement>('all').addEventListener('click', () => {
   Object.assign(filters, { entityTypes: [], minMentions: 1, search: '' });
