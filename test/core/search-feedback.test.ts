@@ -56,6 +56,11 @@ describe('hybrid search with vector feedback', () => {
       // Weight 0 is the same as off.
       assert.deepEqual(await order({ feedbackDocs: 1, feedbackWeight: 0 }), without);
 
+      // Vector-only ranking (keyword weight 0): no feedback, the first pass is too imprecise.
+      const vecOnly = { keywordWeight: 0, vectorWeight: 1 };
+      assert.deepEqual(await order({ ...vecOnly, feedbackDocs: 1, feedbackWeight: 1 }), await order({ ...vecOnly, feedbackDocs: 0 }));
+      assert.deepEqual(await order({ ...vecOnly, feedbackDocs: 0 }), [filler.id, top.id, near.id]);
+
       // Full text only (no vectors): feedback has nothing to move, results unchanged.
       const ft = await f.searcher({ embedder: undefined, vectors: undefined, settings: { ...base, feedbackDocs: 3, feedbackWeight: 0.7 } }).search({ query: 'alpha beta', limit: 3 });
       assert.deepEqual(ft.results.map((x) => x.memory.id), [top.id]);
