@@ -26,7 +26,7 @@ const titles = (frame) => frame.locator('#results .result .title').allInnerTexts
 
 /** Waits until the status line says the answer for the current query and filters arrived. */
 async function answered(frame) {
-  await frame.locator('#status', { hasText: /result|No memory matches|later than/ }).waitFor({ state: 'visible', timeout: 20000 });
+  await frame.locator('#status', { hasText: /^\d+ results? \(|^No memory matches|later than/ }).waitFor({ state: 'visible', timeout: 20000 });
 }
 
 /** Waits until exactly these results (any order) are shown: the answer to the latest filters. */
@@ -169,7 +169,10 @@ export const tests = {
 
   async 'the memory tree grouped by tag, with age, importance and scope'({ page, screenshot }) {
     await openViewContainer(page, 'Agent Memory');
-    await runCommand(page, 'Agent Memory: Group Memories by Tag');
+    // The toggle in the Memories view's title bar (its actions show while the header is hovered).
+    const header = page.locator('.pane-header', { hasText: 'Memories' }).first();
+    await header.hover();
+    await header.locator('a.action-label[aria-label^="Group Memories by Tag"]').click();
     const group = page.locator('.monaco-list-row', { hasText: '#ui-nav' }).first();
     await group.waitFor({ state: 'visible', timeout: 20000 });
     const row = page.locator('.monaco-list-row', { hasText: 'Wallaby flaky spec fix' }).first();
@@ -183,7 +186,8 @@ export const tests = {
     for (const e of ['Copy Memory Content', 'Open in Search Panel', 'Edit Memory…', 'Delete Memory']) assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
     await screenshot('tree-context-menu');
     await page.keyboard.press('Escape');
-    await runCommand(page, 'Agent Memory: Group Memories by Type');
+    await header.hover();
+    await header.locator('a.action-label[aria-label^="Group Memories by Type"]').click();
     await page.locator('.monaco-list-row', { hasText: /^fix/ }).first().waitFor({ state: 'visible', timeout: 20000 });
   },
 };
