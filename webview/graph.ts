@@ -284,7 +284,8 @@ function showEntity(entity: EntityNode, memories: EntityMemory[]): void {
   if (!memories.length) el.sideList.appendChild(h('li', { class: 'empty' }, 'No live memory mentions it any more.'));
   for (const m of memories) {
     const li = h('li', { tabindex: '0', 'data-id': m.id, title: 'Open this memory' },
-      h('div', {}, h('span', { class: 'm-title' }, m.title || m.preview.slice(0, 80)), h('span', { class: 'm-type' }, m.type)),
+      // Untitled memories show their text once (the preview), not a cut copy of it as a title.
+      h('div', {}, m.title ? h('span', { class: 'm-title' }, m.title) : null, h('span', { class: 'm-type' }, m.type)),
       h('div', { class: 'm-preview' }, m.preview),
     );
     const open = () => vscode.post({ type: 'open', id: m.id });
