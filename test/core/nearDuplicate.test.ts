@@ -4,33 +4,33 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Store } from '../../src/core/store/store';
 import { MemoryService } from '../../src/core/memory/memoryService';
-import { candidateQuery, documentFrequencies, findNearDuplicate } from '../../src/core/memory/nearDuplicate';
+import { candidateWords, documentFrequencies, findNearDuplicate } from '../../src/core/memory/nearDuplicate';
 import { isNearDuplicate } from '../../src/core/text/overlap';
 import { tokenizeWords } from '../../src/core/text/tokenize';
 import { syntheticMemories } from '../../bench/corpus';
 import { tmpDir } from '../helpers/tmp';
 
-test('candidate query: pairs of the m − z + 2 rarest indexed words, or null when too many words are in no document', () => {
+test('candidate words: the m − z + 2 rarest indexed words of which two must be held, or null when too many words are in no document', () => {
   // 10 distinct words at threshold 0.8: a near-duplicate may lack at most 2 of them.
   const text = 'alpha beta gamma delta epsilon zeta eta theta iota kappa';
   const df = new Map(text.split(' ').map((w, i) => [w, (i + 1) * 10]));
   const freq = (ws: string[]) => new Map(ws.map((w) => [w, df.get(w) ?? 0]));
-  const pairsOf = (q: string) => q.split(' OR ').map((p) => p.split(' ').map((w) => w.replace(/"/g, '')).sort().join('+')).sort();
-  assert.deepEqual(pairsOf(candidateQuery(text, 0.8, freq)!), ['alpha+beta', 'alpha+delta', 'alpha+gamma', 'beta+delta', 'beta+gamma', 'delta+gamma']);
+  assert.deepEqual(candidateWords(text, 0.8, freq), { words: ['alpha', 'beta', 'gamma', 'delta'], minHits: 2 });
   df.set('alpha', 0); // in no document: one fewer indexed word may be missing
-  assert.deepEqual(pairsOf(candidateQuery(text, 0.8, freq)!), ['beta+delta', 'beta+gamma', 'delta+gamma']);
+  assert.deepEqual(candidateWords(text, 0.8, freq), { words: ['beta', 'gamma', 'delta'], minHits: 2 });
   df.set('beta', 0);
-  assert.deepEqual(pairsOf(candidateQuery(text, 0.8, freq)!), ['delta+gamma']);
+  assert.deepEqual(candidateWords(text, 0.8, freq), { words: ['gamma', 'delta'], minHits: 2 });
   df.set('gamma', 0); // three words nowhere: nothing can hold 80 % of them
-  assert.equal(candidateQuery(text, 0.8, freq), null);
-  assert.equal(candidateQuery('   ', 0.8, freq), null);
-  // Too few indexed words to pair: any one of the m − z + 1 rarest.
-  assert.equal(candidateQuery('solo', 0.8, () => new Map([['solo', 3]])), '"solo"');
-  // Long texts: single words, rarest first.
-  const long = Array.from({ length: 60 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`).join(' ');
-  const single = candidateQuery(long, 0.8, (ws) => new Map(ws.map((w, i) => [w, 100 - i])))!;
-  assert.equal(single.split(' OR ').length, 13);
-  assert.ok(!single.includes('" "'), single);
+  assert.equal(candidateWords(text, 0.8, freq), null);
+  assert.equal(candidateWords('   ', 0.8, freq), null);
+  // Too few indexed words for two hits: any one of the m − z + 1 rarest.
+  assert.deepEqual(candidateWords('solo', 0.8, () => new Map([['solo', 3]])), { words: ['solo'], minHits: 1 });
+  // Very long texts: one hit of at most 32 words, rarest first.
+  const long = Array.from({ length: 200 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`).join(' ');
+  const c = candidateWords(long, 0.8, (ws: string[]) => new Map(ws.map((w: string, i: number) => [w, 1000 - i])))!;
+  assert.equal(c.minHits, 1);
+  assert.equal(c.words.length, 32);
+  assert.equal(c.words[0], long.split(' ')[199]);
 });
 
 test('document frequencies come from the index in one query and match a count over the rows', async () => {

@@ -6,7 +6,6 @@ export const LIMITS = {
   metadataMaxBytes: 16 * 1024,
   listDefault: 50,
   listMax: 100,
-  nearDuplicateCandidates: 5,
   nearDuplicateThreshold: 0.8,
 } as const;
 

@@ -7,7 +7,6 @@
 import type { Store } from '../store/store';
 import { isNearDuplicate } from '../text/overlap';
 import { tokenizeWords } from '../text/tokenize';
-import { LIMITS } from './limits';
 
 /** Words per document-frequency query. */
 const MAX_LOOKUP_WORDS = 64;
@@ -72,26 +71,33 @@ class FrequencyCache {
 
 const caches = new WeakMap<Store, FrequencyCache>();
 
-/** Above this many chosen words the pair form has too many pairs; single words are used. */
-const MAX_PAIR_WORDS = 9;
-/** Cap on single words (very long texts): beyond it the check is best-effort. */
-const MAX_SINGLE_WORDS = 32;
+/** Cap on the words looked up (very long texts): beyond it the check is best-effort. */
+const MAX_CANDIDATE_WORDS = 32;
+/** Documents (by most words held) whose text is compared with the new one. */
+const MAX_VERIFIED = 20;
+
+export interface CandidateWords {
+  /** The rarest indexed words of the new text. */
+  words: string[];
+  /** How many of them any near-duplicate must contain (1 or 2). */
+  minHits: number;
+}
 
 /**
- * The MATCH expression of the candidate query, or `null` when no near-duplicate can exist.
+ * The words whose documents are candidates, or `null` when no near-duplicate can exist.
  * A near-duplicate at `threshold` lacks at most m = ⌊(1 − threshold) · n⌋ of the n distinct
  * words, and surely lacks every word no document contains (z of them): if z > m there is
  * none. Otherwise it lacks at most m − z of the indexed words, so it holds at least 2 of
- * ANY m − z + 2 of them (when there are that many): the query asks for any pair of the
- * m − z + 2 rarest, which few documents match and whose doclists are short. Long texts
- * (many words to pair) ask for any one of the m − z + 1 rarest instead. Searching every
- * word cost 30 ms at 10k memories; two-word phrases 5 ms at 100k; rare pairs about 1 ms.
+ * ANY m − z + 2 of them (when there are that many), else at least 1 of any m − z + 1. The
+ * rarest are taken: their doclists are short, so few documents are counted. (Searching
+ * every word cost 30 ms at 10k memories; two-word phrases 5 ms at 100k; FTS4 pair queries
+ * 1.8 ms, because FTS4 reloads a word's doclist for every pair it is in.)
  */
-export function candidateQuery(
+export function candidateWords(
   content: string,
   threshold: number,
   frequencies: (words: string[]) => Map<string, number>,
-): string | null {
+): CandidateWords | null {
   const words = [...new Set(tokenizeWords(content))];
   if (!words.length) return null;
   // The epsilon keeps 10 × (1 − 0.8) = 1.9999… from flooring to 1.
@@ -102,14 +108,27 @@ export function candidateQuery(
     .sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
   const absent = words.length - indexed.length;
   if (absent > allowedMissing) return null;
-  const k = allowedMissing - absent + 2;
-  if (k <= indexed.length && k <= MAX_PAIR_WORDS) {
-    const chosen = indexed.slice(0, k);
-    const pairs: string[] = [];
-    for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) pairs.push(`${phrase(chosen[i]!)} ${phrase(chosen[j]!)}`);
-    return pairs.join(' OR '); // implicit AND binds tighter than OR in FTS4's enhanced syntax
+  const pairs = allowedMissing - absent + 2;
+  if (pairs <= indexed.length && pairs <= MAX_CANDIDATE_WORDS) return { words: indexed.slice(0, pairs), minHits: 2 };
+  return { words: indexed.slice(0, Math.min(pairs - 1, MAX_CANDIDATE_WORDS)), minHits: 1 };
+}
+
+/**
+ * Documents holding at least `minHits` of `words`, most words first: one doclist read per
+ * word (docids only, in C), counted in JS.
+ */
+function documentsHolding(store: Store, { words, minHits }: CandidateWords): number[] {
+  const hits = new Map<number, number>();
+  for (const w of words) {
+    for (const r of store.all<{ docid: number }>('SELECT docid FROM memories_fts WHERE memories_fts MATCH ?', [phrase(w)])) {
+      hits.set(r.docid, (hits.get(r.docid) ?? 0) + 1);
+    }
   }
-  return indexed.slice(0, Math.min(k - 1, MAX_SINGLE_WORDS)).map((w) => phrase(w)).join(' OR ');
+  return [...hits]
+    .filter(([, n]) => n >= minHits)
+    .sort((a, b) => b[1] - a[1] || b[0] - a[0])
+    .slice(0, MAX_VERIFIED)
+    .map(([docid]) => docid);
 }
 
 export function findNearDuplicate(
@@ -120,17 +139,18 @@ export function findNearDuplicate(
 ): { id: string } | undefined {
   let cache = caches.get(store);
   if (!cache) caches.set(store, (cache = new FrequencyCache(store)));
-  const match = candidateQuery(content, threshold, (w) => cache.get(w));
-  if (!match) return undefined;
-  const rows = store.all<{ id: string; content: string }>(
-    // CROSS JOIN pins the join order: left to itself, SQLite's planner may walk memories by
-    // project and run the whole full-text query once per row (13 s instead of 15 ms at 10k).
-    `SELECT m.id, m.content FROM memories_fts
-      CROSS JOIN memories m ON m.rid = memories_fts.docid
-      WHERE memories_fts MATCH ? AND m.project_id = ? AND m.deleted_at IS NULL
-      ORDER BY bm25(matchinfo(memories_fts, 'pcnalx')) LIMIT ?`,
-    [match, projectId, LIMITS.nearDuplicateCandidates],
+  const candidates = candidateWords(content, threshold, (w) => cache.get(w));
+  if (!candidates?.words.length) return undefined;
+  const rids = documentsHolding(store, candidates);
+  if (!rids.length) return undefined;
+  const rows = store.all<{ rid: number; id: string; content: string }>(
+    `SELECT rid, id, content FROM memories WHERE rid IN (${rids.map(() => '?').join(', ')}) AND project_id = ? AND deleted_at IS NULL`,
+    [...rids, projectId],
   );
-  for (const r of rows) if (isNearDuplicate(content, r.content, threshold)) return { id: r.id };
+  const byRid = new Map(rows.map((r) => [r.rid, r]));
+  for (const rid of rids) {
+    const r = byRid.get(rid);
+    if (r && isNearDuplicate(content, r.content, threshold)) return { id: r.id };
+  }
   return undefined;
 }
