@@ -34,7 +34,7 @@ import type { DocumentIngestResult, PipelineChange, PipelineDiagnostics, Pipelin
 import { listPendingReviews } from '../core/pipeline/reviews';
 import { queryGraph } from './seams/graph';
 import { entityCount, entityWithMemories, queryEntityGraph } from './graphView';
-import { exportFormatFor, importBatch, readImportFile, readImportItems, writeExportFile, writeJsonlExport, type ImportItem } from './transfer';
+import { exportFormatFor, importBatch, readImportItems, writeExportFile, writeJsonlExport, type ImportItem } from './transfer';
 import { createdRange } from './createdRange';
 import { listUntagged, tagCounts, type TagCounts } from './tagGroups';
 import {
@@ -630,41 +630,6 @@ export class MemoryEngine {
           }
         }
         for (const it of batch) if ('invalid' in it) fail(it, it.invalid);
-        ctx.progress(Math.min(start + IMPORT_BATCH, items.length), items.length, `${result.created} created`);
-      }
-    } finally {
-      for (const name of ['project', 'global'] as const) {
-        if (!ids[name].length) continue;
-        this.changed('imported', ids[name], name);
-        this.handleForScope(name).retrieval?.kickBackfill(); // imported rows wait for their vectors
-      }
-    }
-    result.errors.sort((a, b) => a.index - b.index);
-    return result;
-  }
-
-  /** Creates the file's memories in batches (each batch durable); cancellable between batches. */
-  importFrom(file: string, ctx: CallContext = NO_CONTEXT): ImportResult {
-    const items = readImportFile(file);
-    const result: ImportResult = { total: items.length, created: 0, duplicates: 0, skipped: 0, errors: [] };
-    const ids: Record<StoreName, string[]> = { project: [], global: [] };
-    try {
-      for (let start = 0; start < items.length; start += IMPORT_BATCH) {
-        if (ctx.signal.aborted) throw cancelledError();
-        const batch = items.slice(start, start + IMPORT_BATCH);
-        for (const name of ['project', 'global'] as const) {
-          const idx = batch.map((it, i) => ({ it, i: start + i })).filter(({ it }) => !('invalid' in it) && ((it as CreateMemoryInput).scope === 'global') === (name === 'global'));
-          if (!idx.length) continue;
-          const h = this.handleForScope(name);
-          const out = this.write(h, () => h.svc.createMany(idx.map(({ it }) => it as CreateMemoryInput), { batchSize: IMPORT_BATCH }));
-          out.forEach((r, k) => {
-            if (r.status === 'created') { result.created++; ids[name].push(r.memory.id); }
-            else if (r.status === 'duplicate') result.duplicates++;
-            else if (r.status === 'skipped') result.skipped++;
-            else result.errors.push({ index: idx[k]!.i, message: r.error });
-          });
-        }
-        batch.forEach((it, i) => { if ('invalid' in it) result.errors.push({ index: start + i, message: it.invalid }); });
         ctx.progress(Math.min(start + IMPORT_BATCH, items.length), items.length, `${result.created} created`);
       }
     } finally {

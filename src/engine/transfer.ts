@@ -34,11 +34,6 @@ export function writeExportFile(file: string, data: ExportFile): number {
   return Buffer.byteLength(text);
 }
 
-/** Reads an import file → create inputs (one per item; `{invalid}` where an item is not an object). */
-export function readImportFile(file: string): (CreateMemoryInput | { invalid: string })[] {
-  return parseJsonItems(file, readImportText(file)).map((it) => ('invalid' in it ? { invalid: it.invalid } : it.input));
-}
-
 function readImportText(file: string): string {
   if (!path.isAbsolute(file)) throw new EngineError('invalid_input', `Import path must be absolute, got "${file}".`);
   let size: number;

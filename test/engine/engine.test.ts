@@ -95,24 +95,24 @@ test('export then import into a fresh project restores the memories; bad files a
 
   const b = await open();
   const progress: number[] = [];
-  const r = b.engine.importFrom(file, { signal: new AbortController().signal, progress: (done) => progress.push(done) });
-  assert.deepEqual({ ...r, errors: r.errors.length }, { total: 2, created: 2, duplicates: 0, skipped: 0, errors: 0 });
+  const r = await b.engine.importFile(file, { signal: new AbortController().signal, progress: (done) => progress.push(done) });
+  assert.deepEqual({ ...r, errors: r.errors.length }, { format: 'json', total: 2, created: 2, duplicates: 0, skipped: 0, errors: 0 });
   assert.equal(b.engine.stats().global.memories, 1, 'the global memory went back to the global store');
   assert.deepEqual(progress, [2]);
   assert.equal((await b.engine.search({ query: 'script tag' })).hits[0]?.content, 'Use the <script> tag sparingly & escape "quotes".');
-  const again = b.engine.importFrom(file);
+  const again = await b.engine.importFile(file);
   assert.equal(again.duplicates, 2, 'importing twice creates nothing new');
 
   const bad = path.join(b.dirs.storageDir, '..', 'bad.json');
   fs.writeFileSync(bad, '{ not json');
-  assert.throws(() => b.engine.importFrom(bad), (e: unknown) => e instanceof EngineError && e.code === 'invalid_input' && /not valid JSON/.test(e.message));
+  await assert.rejects(() => b.engine.importFile(bad), (e: unknown) => e instanceof EngineError && e.code === 'invalid_input' && /not valid JSON/.test(e.message));
   fs.writeFileSync(bad, JSON.stringify({ hello: 1 }));
-  assert.throws(() => b.engine.importFrom(bad), /neither an Agent Memory export/);
+  await assert.rejects(() => b.engine.importFile(bad), /neither an Agent Memory export/);
   fs.writeFileSync(bad, JSON.stringify([{ content: 'The CI cache key includes the lockfile hash.' }, 42, { title: 'no content' }]));
-  const mixed = b.engine.importFrom(bad);
+  const mixed = await b.engine.importFile(bad);
   assert.equal(mixed.created, 1);
   assert.deepEqual(mixed.errors.map((e) => e.index), [1, 2], 'bad items are reported by index, the good one is kept');
-  assert.throws(() => b.engine.importFrom('relative.json'), /must be absolute/);
+  await assert.rejects(() => b.engine.importFile('relative.json'), /must be absolute/);
   await b.engine.close();
 });
 
@@ -121,8 +121,8 @@ test('import can be cancelled between batches; what was imported stays', async (
   const file = path.join(dirs.storageDir, '..', 'many.json');
   fs.writeFileSync(file, JSON.stringify(Array.from({ length: 450 }, (_, i) => ({ content: `Imported fact number ${i}: service ${randomUUID()} owns queue ${i}.` }))));
   const ac = new AbortController();
-  assert.throws(
-    () => engine.importFrom(file, { signal: ac.signal, progress: (done) => { if (done >= 200) ac.abort(); } }),
+  await assert.rejects(
+    () => engine.importFile(file, { signal: ac.signal, progress: (done) => { if (done >= 200) ac.abort(); } }),
     (e: unknown) => e instanceof EngineError && e.code === 'cancelled',
   );
   assert.equal(engine.stats().project.memories, 200, 'the first batch was committed');
