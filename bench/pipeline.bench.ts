@@ -6,6 +6,7 @@
  *  - create latency p50/p99 of the durable write path with the pipeline idle, then while the
  *    pipeline is busy draining the queue in the same process.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FakeOllama } from '../test/helpers/fakeOllama';
 import { Store } from '../src/core/store/store';
@@ -48,7 +49,9 @@ function reply(body: { prompt?: string }): string {
 export async function runPipelineBench(workDir: string): Promise<Record<string, number>> {
   const N = Number(process.env.PIPELINE_BENCH_N ?? 150);
   const fake = await FakeOllama.start({ models: ['qwen3:4b'], reply });
-  const store = await Store.open({ dir: path.join(workDir, 'pipeline-bench') });
+  const dir = path.join(workDir, 'pipeline-bench');
+  fs.rmSync(dir, { recursive: true, force: true }); // a fresh store per run: the notes repeat across runs
+  const store = await Store.open({ dir });
   try {
     const user = new MemoryService(store, { projectId: 'bench', enqueueExtraction: true });
     const base = defaultConfig().memory.pipelineV2;
