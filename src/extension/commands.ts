@@ -65,6 +65,23 @@ export function reportError(log: Logger, what: string, e: unknown): void {
   void vscode.window.showErrorMessage(`Agent Memory: ${what}: ${msg}`);
 }
 
+/**
+ * Registers commands whose failures become a notification (reportError) instead of an
+ * unhandled rejection; the command then returns undefined.
+ */
+export function commandRegistrar(context: vscode.ExtensionContext, log: Logger) {
+  return <A extends unknown[], R>(id: string, what: string, fn: (...args: A) => Promise<R>): void => {
+    context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: A) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        reportError(log, what, e);
+        return undefined;
+      }
+    }));
+  };
+}
+
 export function describeCreate(r: CreateMemoryResult): string {
   if (r.action === 'merged' && r.status === 'duplicate') return `Merged into an existing, very similar memory: ${r.memory.title || r.memory.content.slice(0, 60)}`;
   switch (r.status) {
@@ -76,15 +93,7 @@ export function describeCreate(r: CreateMemoryResult): string {
 
 export function registerCommands(d: CommandDeps): void {
   const { context, engine, tree, log } = d;
-  const run = <A extends unknown[], R>(id: string, what: string, fn: (...args: A) => Promise<R>) =>
-    context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: A) => {
-      try {
-        return await fn(...args);
-      } catch (e) {
-        reportError(log, what, e);
-        return undefined;
-      }
-    }));
+  const run = commandRegistrar(context, log);
 
   async function pickMemory(placeHolder: string): Promise<string | undefined> {
     const query = await vscode.window.showInputBox({ prompt: placeHolder, placeHolder: 'Search text (empty: most recent)' });

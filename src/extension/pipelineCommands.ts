@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { DocumentIngestResult, PipelineModeName, PipelineReview, PipelineStatus, Suggestion } from '../engine/protocol';
 import type { Logger } from './log';
-import { reportError } from './commands';
+import { commandRegistrar, reportError } from './commands';
 import { SETTINGS_SECTION } from './settingsSchema';
 import { PIPELINE_PAUSED_KEY } from './engineHost';
 import { fileFolders, pickProjectFolder, PROJECT_FOLDER_KEY } from './projectFolder';
@@ -96,15 +96,7 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
     engine.onStateChange((s) => { if (s.state === 'ready') engine.request('pipeline.status', {}).then(setKeys, () => undefined); }),
   );
 
-  const run = <A extends unknown[], R>(id: string, what: string, fn: (...args: A) => Promise<R>) =>
-    context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: A) => {
-      try {
-        return await fn(...args);
-      } catch (e) {
-        reportError(log, what, e);
-        return undefined;
-      }
-    }));
+  const run = commandRegistrar(context, log);
   const refreshAll = () => { suggestions.refresh(); pipeline.refresh(); };
 
   // ── suggestions ─────────────────────────────────────────────────────────────────────────
