@@ -7,8 +7,8 @@ import * as vscode from 'vscode';
 import { suite, suiteSetup, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
 import type { CreateResult, MemoryRecord } from '../../../src/engine/protocol';
+import { activeApi, EXTENSION_ID } from './activate';
 
-const EXTENSION_ID = 'agent-memory.agent-memory';
 
 function created(r: CreateResult | undefined): MemoryRecord {
   assert.ok(r && r.status === 'created', JSON.stringify(r));
@@ -54,10 +54,7 @@ suite('Chat participant', () => {
   let api: AgentMemoryApi;
 
   suiteSetup(async () => {
-    const ext = vscode.extensions.getExtension<AgentMemoryApi>(EXTENSION_ID);
-    assert.ok(ext);
-    api = ext.isActive ? ext.exports : await ext.activate();
-    await api.engine.whenReady();
+    api = await activeApi();
   });
 
   test('recalled memories go to the model as marked data with their ids; the answer references the cited ones', async () => {

@@ -7,8 +7,8 @@ import { suite, suiteSetup, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
 import type { TreeNode } from '../../../src/extension/memoryTree';
 import type { CreateResult, MemoryRecord, SearchResponse } from '../../../src/engine/protocol';
+import { activeApi, EXTENSION_ID } from './activate';
 
-const EXTENSION_ID = 'agent-memory.agent-memory';
 
 function created(r: CreateResult | undefined): MemoryRecord {
   assert.ok(r, 'the command returned a result');
@@ -40,10 +40,7 @@ suite('Surfaces', () => {
   let api: AgentMemoryApi;
 
   suiteSetup(async () => {
-    const ext = vscode.extensions.getExtension<AgentMemoryApi>(EXTENSION_ID);
-    assert.ok(ext);
-    api = ext.isActive ? ext.exports : await ext.activate();
-    await api.engine.whenReady();
+    api = await activeApi();
   });
 
   test('the engine runs in a worker thread and every contributed command is registered', async () => {

@@ -6,8 +6,8 @@ import { suite, suiteSetup, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
 import type { TreeNode } from '../../../src/extension/memoryTree';
 import type { CreateResult, MemoryRecord } from '../../../src/engine/protocol';
+import { activeApi } from './activate';
 
-const EXTENSION_ID = 'agent-memory.agent-memory';
 
 function created(r: CreateResult | undefined): MemoryRecord {
   assert.ok(r && r.status === 'created', JSON.stringify(r));
@@ -25,10 +25,7 @@ suite('Memory tree', () => {
   let api: AgentMemoryApi;
 
   suiteSetup(async () => {
-    const ext = vscode.extensions.getExtension<AgentMemoryApi>(EXTENSION_ID);
-    assert.ok(ext);
-    api = ext.isActive ? ext.exports : await ext.activate();
-    await api.engine.whenReady();
+    api = await activeApi();
   });
 
   test('group by tag and back by type; items show title, age, importance and scope', async () => {

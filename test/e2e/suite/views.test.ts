@@ -12,8 +12,8 @@ import type { InfoNode, PipelineNode } from '../../../src/extension/pipelineView
 import type { SuggestionNode } from '../../../src/extension/suggestionsView';
 import type { CreateMemoryResult, DocumentIngestResult, MemoryRecord, PipelineStatus, Suggestion } from '../../../src/engine/protocol';
 import { FakeOllama } from '../../helpers/fakeOllama';
+import { activeApi } from './activate';
 
-const EXTENSION_ID = 'agent-memory.agent-memory';
 const MODE_KEYS = ['enabled', 'shadowMode', 'allowUpdateDelete', 'mutationsFrozen'].map((k) => `memory.pipelineV2.${k}`);
 
 function info(nodes: PipelineNode[], key: string): InfoNode {
@@ -45,10 +45,7 @@ suite('Sidebar views', () => {
   const reload = (extra: Record<string, unknown>) => api.engine.request('config.reload', { settings: { ...baseSettings, ...extra } });
 
   suiteSetup(async () => {
-    const ext = vscode.extensions.getExtension<AgentMemoryApi>(EXTENSION_ID);
-    assert.ok(ext);
-    api = ext.isActive ? ext.exports : await ext.activate();
-    await api.engine.whenReady();
+    api = await activeApi();
     baseSettings = { ...(api.engine.currentInit.settings ?? {}) };
   });
 
