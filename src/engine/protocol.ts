@@ -25,6 +25,7 @@ import type {
   MemorySummary,
   UpdateMemoryInput,
 } from '../core/memory/types';
+import type { PendingReview } from '../core/pipeline/reviews';
 
 export type { CreateMemoryInput, CreateResult, HistoryEntry, ListOptions, ListResult, MemoryRecord, MemoryScope, MemorySummary, UpdateMemoryInput };
 
@@ -253,20 +254,11 @@ export interface PipelineStatus {
 /** The seed 000 pipeline modes (flags: memory.pipelineV2.enabled / shadowMode / allowUpdateDelete / mutationsFrozen). */
 export type PipelineModeName = 'off' | 'shadow' | 'controlled' | 'full';
 
-/** A full-mode UPDATE/DELETE the contradiction detector held back (src/core/pipeline/reviews.ts). */
-export interface PipelineReview {
-  id: string;
-  action: 'UPDATE' | 'DELETE';
-  targetId: string;
-  targetContent: string | null;
-  sourceMemoryId: string | null;
-  factContent: string;
-  factType: string;
-  confidence: number;
-  reason: string;
-  conflict: string | null;
-  createdAt: string;
-}
+/**
+ * A full-mode UPDATE/DELETE the contradiction detector held back: the core's pending review
+ * without its internal history link and status (only pending ones are listed).
+ */
+export type PipelineReview = Omit<PendingReview, 'historyId' | 'status'>;
 
 /** A change the pipeline applied to a memory (memory_history row), undo-able with history.undo. */
 export interface PipelineChange {
