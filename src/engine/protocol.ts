@@ -25,7 +25,7 @@ import type {
   MemorySummary,
   UpdateMemoryInput,
 } from '../core/memory/types';
-import type { PendingReview } from '../core/pipeline/reviews';
+import type { PendingReview } from '../core/pipeline/reviewTypes';
 
 export type { CreateMemoryInput, CreateResult, HistoryEntry, ListOptions, ListResult, MemoryRecord, MemoryScope, MemorySummary, UpdateMemoryInput };
 

@@ -11,22 +11,9 @@ import type { Proposal } from './decision';
 import type { FactType } from './extraction';
 import { applyDestructive } from './apply';
 import { writeProposalAudit } from './audit';
+import type { PendingReview } from './reviewTypes';
 
-export interface PendingReview {
-  id: string;
-  historyId: string;
-  action: 'UPDATE' | 'DELETE';
-  targetId: string;
-  targetContent: string | null;
-  sourceMemoryId: string | null;
-  factContent: string;
-  factType: string;
-  confidence: number;
-  reason: string;
-  conflict: string | null;
-  status: 'pending' | 'approved' | 'rejected' | 'stale';
-  createdAt: string;
-}
+export type { PendingReview } from './reviewTypes';
 
 export function insertReview(tx: Tx, p: Proposal, historyId: string, sourceMemoryId: string | null, conflict: string | null, iso: string): string {
   const id = randomUUID();
