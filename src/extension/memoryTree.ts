@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { ListResult, MemorySummary } from '../engine/protocol';
+import { Debounced } from './debounce';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;
@@ -51,7 +52,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
   readonly onDidChangeTreeData = this.changed.event;
   /** How many items of each type group are shown (grows by PAGE_SIZE with "Load more…"). */
   private readonly shown = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly refreshLater = new Debounced(() => this.refresh(), 150);
   private readonly subs: vscode.Disposable[] = [];
   private groupingMode: Grouping;
 
@@ -70,8 +71,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
   }
 
   refreshSoon(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.refresh(), 150);
+    this.refreshLater.trigger();
   }
 
   get grouping(): Grouping {
@@ -178,7 +178,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
+    this.refreshLater.cancel();
     for (const s of this.subs) s.dispose();
     this.changed.dispose();
   }

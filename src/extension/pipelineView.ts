@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { PipelineDiagnostics, PipelineReview } from '../engine/protocol';
+import { Debounced } from './debounce';
 
 export const PIPELINE_VIEW_ID = 'agentMemory.pipeline';
 
@@ -36,7 +37,7 @@ const MODE_HELP: Record<string, string> = {
 export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<PipelineNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly refreshLater = new Debounced(() => this.refresh(), 300);
   private readonly subs: vscode.Disposable[] = [];
   /** What the view showed last (tests read it). */
   last: { diagnostics?: PipelineDiagnostics; reviews: PipelineReview[]; error?: string } = { reviews: [] };
@@ -54,8 +55,7 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
   }
 
   refreshSoon(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.refresh(), 300);
+    this.refreshLater.trigger();
   }
 
   async getChildren(node?: PipelineNode): Promise<PipelineNode[]> {
@@ -107,7 +107,7 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
+    this.refreshLater.cancel();
     for (const s of this.subs) s.dispose();
     this.changed.dispose();
   }

@@ -2,12 +2,13 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { PipelineStatus } from '../engine/protocol';
+import { Debounced } from './debounce';
 
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem('agentMemory.status', vscode.StatusBarAlignment.Left, 10);
   private count: number | undefined;
   private pipeline: PipelineStatus | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly refreshLater = new Debounced(() => this.refresh(), 300);
   private readonly subs: vscode.Disposable[] = [];
 
   constructor(private readonly engine: EngineClient) {
@@ -26,8 +27,7 @@ export class StatusBar implements vscode.Disposable {
 
   /** Re-reads counts and pipeline state (debounced: a burst of writes is one refresh). */
   refreshSoon(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.refresh(), 300);
+    this.refreshLater.trigger();
   }
 
   async refresh(): Promise<void> {
@@ -84,7 +84,7 @@ export class StatusBar implements vscode.Disposable {
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
+    this.refreshLater.cancel();
     for (const s of this.subs) s.dispose();
     this.item.dispose();
   }

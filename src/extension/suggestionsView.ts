@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { MemorySummary, Suggestion } from '../engine/protocol';
+import { Debounced } from './debounce';
 
 export const SUGGESTIONS_VIEW_ID = 'agentMemory.suggestions';
 /** How many pending suggestions the view lists (the engine's list limit is 200). */
@@ -20,7 +21,7 @@ export type SuggestionNode =
 export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SuggestionNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly refreshLater = new Debounced(() => this.refresh(), 150);
   private readonly subs: vscode.Disposable[] = [];
   /** The last list shown (tests and the view's badge read it). */
   last: Suggestion[] = [];
@@ -38,8 +39,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
   }
 
   refreshSoon(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.refresh(), 150);
+    this.refreshLater.trigger();
   }
 
   async getChildren(node?: SuggestionNode): Promise<SuggestionNode[]> {
@@ -99,7 +99,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
+    this.refreshLater.cancel();
     for (const s of this.subs) s.dispose();
     this.changed.dispose();
   }
