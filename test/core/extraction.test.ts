@@ -39,6 +39,19 @@ test('entities: ≤ 50, each needs source, target and relationship', () => {
   assert.deepEqual(validateExtraction([1, 2]).warnings, ['the model answer is not a JSON object; no facts extracted']);
 });
 
+test('entity types: known ones kept (any case), absent → unknown silently, others → unknown with a warning', () => {
+  const r = validateExtraction({
+    facts: [],
+    entities: [
+      { source: 'API server', source_type: 'Service', relationship: 'uses', target: 'Fastify', target_type: 'library', confidence: 0.9 },
+      { source: 'user', relationship: 'prefers', target: 'tabs', confidence: 0.8 },
+      { source: 'CI', source_type: 'robot', relationship: 'runs', target: 'tests', target_type: 7, confidence: 0.7 },
+    ],
+  });
+  assert.deepEqual(r.entities.map((e) => [e.sourceType, e.targetType]), [['service', 'library'], ['unknown', 'unknown'], ['unknown', 'unknown']]);
+  assert.deepEqual(r.warnings, ['entity 3 source_type: unknown entity type "robot"; stored as "unknown"', 'entity 3 target_type: unknown entity type 7; stored as "unknown"']);
+});
+
 test('input over 12 000 characters is truncated before the prompt is built', () => {
   const warnings: string[] = [];
   const text = 'a'.repeat(15_000);

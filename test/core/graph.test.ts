@@ -17,7 +17,7 @@ async function setup() {
     assert.equal(r.status, 'created');
     return (r as { memory: { id: string } }).memory.id;
   };
-  const write = (id: string, triples: { source: string; relationship: string; target: string; confidence: number }[]) =>
+  const write = (id: string, triples: { source: string; relationship: string; target: string; confidence: number; sourceType?: string; targetType?: string }[]) =>
     store.transaction((tx) => writeMemoryGraph(tx, id, triples, new Date().toISOString()));
   const snapshot = () => ({
     entities: store.all('SELECT name, canonical_name, mentions FROM entities ORDER BY canonical_name'),
@@ -45,6 +45,21 @@ test('entities by canonical name, mentions per memory, running-average relation 
   assert.equal(Number(rel.strength), 1);
   const mentionTexts = store.all<{ mention_text: string }>('SELECT mention_text FROM memory_entity_mentions ORDER BY mention_text').map((r) => r.mention_text);
   assert.deepEqual(mentionTexts, ['API  Server', 'Fastify', 'api server', 'fastify'], 'raw mention text kept before canonicalization');
+  await store.close();
+});
+
+test('entity types: stored when extracted, an unknown type filled in later, a known type never overwritten', async () => {
+  const { store, mem, write } = await setup();
+  const a = mem('The API server uses Fastify for routing requests.');
+  const b = mem('Alice maintains the API server and chose Fastify.');
+  write(a, [{ source: 'API server', relationship: 'uses', target: 'Fastify', confidence: 0.9, targetType: 'library' }]);
+  const types = () => Object.fromEntries(store.all<{ canonical_name: string; entity_type: string }>('SELECT canonical_name, entity_type FROM entities').map((r) => [r.canonical_name, r.entity_type]));
+  assert.deepEqual(types(), { 'api server': 'unknown', fastify: 'library' });
+  write(b, [
+    { source: 'Alice', relationship: 'maintains', target: 'API server', confidence: 0.8, sourceType: 'person', targetType: 'service' },
+    { source: 'Alice', relationship: 'chose', target: 'Fastify', confidence: 0.8, sourceType: 'person', targetType: 'tool' },
+  ]);
+  assert.deepEqual(types(), { alice: 'person', 'api server': 'service', fastify: 'library' });
   await store.close();
 });
 

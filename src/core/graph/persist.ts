@@ -15,6 +15,9 @@ export interface Triple {
   relationship: string;
   target: string;
   confidence: number;
+  /** Entity types as extracted; absent or 'unknown' leaves the stored type as it is. */
+  sourceType?: string;
+  targetType?: string;
 }
 
 export interface GraphWriteStats {
@@ -26,19 +29,22 @@ export interface GraphWriteStats {
 }
 
 /** Get or create an entity by canonical name; links it to the memory (mentions + 1 when new). */
-function linkEntity(tx: Tx, memoryId: string, name: string, confidence: number, now: string, stats: GraphWriteStats): string {
+function linkEntity(tx: Tx, memoryId: string, name: string, type: string | undefined, confidence: number, now: string, stats: GraphWriteStats): string {
   const canonical = canonicalEntityName(name);
+  const known = type && type !== 'unknown' ? type : undefined;
   let row = tx.get<{ id: string }>('SELECT id FROM entities WHERE canonical_name = ?', [canonical]);
   if (!row) {
     const id = randomUUID();
     // OR IGNORE: a UNIQUE collision on `name` falls back to the existing row below.
     tx.run(
-      `INSERT OR IGNORE INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at) VALUES (?, ?, ?, 'unknown', 0, ?, ?)`,
-      [id, name.trim().replace(/\s+/g, ' '), canonical, now, now],
+      `INSERT OR IGNORE INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)`,
+      [id, name.trim().replace(/\s+/g, ' '), canonical, known ?? 'unknown', now, now],
     );
     if (tx.changes() > 0) stats.entitiesCreated++;
     row = tx.get<{ id: string }>('SELECT id FROM entities WHERE canonical_name = ? OR name = ?', [canonical, name.trim().replace(/\s+/g, ' ')])!;
   }
+  // The first known type sticks: a later extraction only fills in a type that was unknown.
+  if (known) tx.run(`UPDATE entities SET entity_type = ?, updated_at = ? WHERE id = ? AND entity_type = 'unknown'`, [known, now, row.id]);
   tx.run(
     `INSERT OR IGNORE INTO memory_entity_mentions (memory_id, entity_id, mention_text, confidence, created_at) VALUES (?, ?, ?, ?, ?)`,
     [memoryId, row.id, name, confidence, now],
@@ -60,8 +66,8 @@ export function writeMemoryGraph(tx: Tx, memoryId: string, triples: Triple[], no
   };
   stats.removed = removeMemoryGraph(tx, memoryId, now, keep);
   for (const t of triples) {
-    const src = linkEntity(tx, memoryId, t.source, t.confidence, now, stats);
-    const dst = linkEntity(tx, memoryId, t.target, t.confidence, now, stats);
+    const src = linkEntity(tx, memoryId, t.source, t.sourceType, t.confidence, now, stats);
+    const dst = linkEntity(tx, memoryId, t.target, t.targetType, t.confidence, now, stats);
     const type = canonicalRelationType(t.relationship);
     let rel = tx.get<{ id: string }>(
       'SELECT id FROM relations WHERE source_entity_id = ? AND target_entity_id = ? AND relation_type = ?',

@@ -9,6 +9,14 @@ import { parseLlmJson } from './parseJson';
 export const FACT_TYPES = ['fact', 'preference', 'decision', 'procedural', 'semantic'] as const;
 export type FactType = (typeof FACT_TYPES)[number];
 
+/**
+ * What an entity is, as the model names it (`source_type` / `target_type`). Optional in the
+ * answer: small models often leave it out, and then the entity is stored as `unknown` until a
+ * later extraction names its type.
+ */
+export const ENTITY_TYPES = ['person', 'tool', 'library', 'service', 'file', 'project', 'concept', 'other'] as const;
+export type EntityType = (typeof ENTITY_TYPES)[number] | 'unknown';
+
 export const EXTRACTION_LIMITS = {
   maxInputChars: 12_000,
   maxFacts: 20,
@@ -29,6 +37,8 @@ export interface ExtractedEntity {
   relationship: string;
   target: string;
   confidence: number;
+  sourceType: EntityType;
+  targetType: EntityType;
 }
 
 export interface ExtractionResult {
@@ -62,6 +72,8 @@ export const EXTRACTION_SCHEMA = {
           relationship: { type: 'string' },
           target: { type: 'string' },
           confidence: { type: 'number' },
+          source_type: { type: 'string', enum: [...ENTITY_TYPES] },
+          target_type: { type: 'string', enum: [...ENTITY_TYPES] },
         },
         required: ['source', 'relationship', 'target', 'confidence'],
       },
@@ -75,7 +87,7 @@ export function buildExtractionPrompt(input: string): string {
 
 Return ONLY a JSON object, no other text, of this shape:
 {"facts": [{"content": string, "type": "fact"|"preference"|"decision"|"procedural"|"semantic", "confidence": number 0..1}],
- "entities": [{"source": string, "relationship": string, "target": string, "confidence": number 0..1}]}
+ "entities": [{"source": string, "source_type": string, "relationship": string, "target": string, "target_type": string, "confidence": number 0..1}]}
 
 Rules:
 - Each fact is one self-contained statement that makes sense without the note (name the subject, no "it"/"this").
@@ -83,6 +95,7 @@ Rules:
   semantic = a general truth or definition; fact = anything else that is true about the project.
 - Skip ephemeral details: greetings, moods, what someone is doing right now, one-off timestamps, file line numbers.
 - entities are relationship triples between named things (tools, libraries, services, people, files, concepts).
+- source_type / target_type: one of ${ENTITY_TYPES.join(', ')}.
 - confidence is how sure you are the statement is true and lasting.
 - If there is nothing worth keeping, return {"facts": [], "entities": []}.
 
@@ -93,13 +106,13 @@ Example answer:
   {"content": "Express was replaced because it was too slow under load.", "type": "fact", "confidence": 0.8},
   {"content": "Tests are run with pnpm test.", "type": "procedural", "confidence": 0.9}],
  "entities": [
-  {"source": "API server", "relationship": "uses", "target": "Fastify", "confidence": 0.9},
-  {"source": "API server", "relationship": "replaced", "target": "Express", "confidence": 0.8}]}
+  {"source": "API server", "source_type": "service", "relationship": "uses", "target": "Fastify", "target_type": "library", "confidence": 0.9},
+  {"source": "API server", "source_type": "service", "relationship": "replaced", "target": "Express", "target_type": "library", "confidence": 0.8}]}
 
 Example note: "Good morning! I prefer tabs over spaces in this repo."
 Example answer:
 {"facts": [{"content": "The user prefers tabs over spaces for indentation in this repository.", "type": "preference", "confidence": 0.85}],
- "entities": [{"source": "user", "relationship": "prefers", "target": "tabs", "confidence": 0.85}]}
+ "entities": [{"source": "user", "source_type": "person", "relationship": "prefers", "target": "tabs", "target_type": "concept", "confidence": 0.85}]}
 
 Note:
 """
@@ -123,6 +136,15 @@ function clampConfidence(v: unknown, where: string, warnings: string[]): number 
   }
   if (n < 0 || n > 1) warnings.push(`${where}: confidence ${n} clamped to [0, 1]`);
   return Math.min(1, Math.max(0, n));
+}
+
+/** A known entity type, or `unknown` (absent: silently; anything else: with a warning). */
+function entityType(v: unknown, where: string, warnings: string[]): EntityType {
+  if (v === undefined || v === null || v === '') return 'unknown';
+  const t = typeof v === 'string' ? v.trim().toLowerCase() : '';
+  if ((ENTITY_TYPES as readonly string[]).includes(t)) return t as EntityType;
+  warnings.push(`${where}: unknown entity type ${JSON.stringify(v)}; stored as "unknown"`);
+  return 'unknown';
 }
 
 /** Validates a parsed model answer. Collects warnings; keeps every valid item. */
@@ -174,7 +196,14 @@ export function validateExtraction(value: unknown): ExtractionResult {
     if (!source || !target || !relationship) {
       return void warnings.push(`${where}: source, target and relationship must be non-empty; rejected`);
     }
-    entities.push({ source, target, relationship, confidence: clampConfidence(r.confidence, where, warnings) });
+    entities.push({
+      source,
+      target,
+      relationship,
+      confidence: clampConfidence(r.confidence, where, warnings),
+      sourceType: entityType(r.source_type, `${where} source_type`, warnings),
+      targetType: entityType(r.target_type, `${where} target_type`, warnings),
+    });
   });
   return { facts, entities, warnings };
 }
