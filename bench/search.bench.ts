@@ -8,18 +8,27 @@
  * Queries: 2 words from one memory's text that are not among the vocabulary's 100 most frequent
  * + 1 word of any frequency (what a person types: a couple of distinctive terms and a common
  * one). `common_terms_*` reports a worst case: 3 of the 30 most frequent words.
+ *
+ * Vectors are held as the engine holds them: the `embeddings` row is the compact (int8) blob and
+ * the HNSW index gets the vector read back from it (VectorStore syncs the index from the table).
+ *
+ * RSS: `peak_rss_mb` is the product's footprint — everything up to and including a snapshot of
+ * the store and a save of the index — taken BEFORE the exact baseline runs. The baseline is brute
+ * force over the stored rows, read in rid ranges (no third in-memory copy of the vectors);
+ * `peak_rss_with_baseline_mb` is the peak of the whole run.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID, createHash } from 'node:crypto';
 import { Store } from '../src/core/store/store';
 import { HnswIndex } from '../src/core/vector/hnswIndex';
-import { ExactIndex } from '../src/core/vector/exactIndex';
+import { loadHnswlib } from '../src/core/vector/hnswlib';
+import { saveIndexFile } from '../src/core/vector/indexFile';
 import { recallAtK } from '../src/core/vector/recall';
 import { IndexVectorSearcher } from '../src/core/search/indexSearcher';
 import type { VectorSearcher } from '../src/core/search/types';
 import { storedSimilarities } from '../src/core/vectorstore/storedSimilarities';
-import { vectorToBlob } from '../src/core/vectorstore/blob';
+import { blobToVector, cosineWithBlob, vectorToBlob } from '../src/core/vectorstore/blob';
 import { HybridSearch } from '../src/core/search/hybrid';
 import { ftsExpression } from '../src/core/search/fullText';
 import type { Embedder } from '../src/core/embed/types';
@@ -54,14 +63,27 @@ export interface SearchBenchResult {
   ann_p99_ms: number;
   exact_p50_ms: number;
   exact_p99_ms: number;
+  /** Against exact search over the same stored vectors (what the index is built from): the ANN error alone. */
   ann_recall_at_10: number;
-  /** RSS with the store (its `embeddings` table holds every vector) and HNSW, before the exact baseline exists. */
+  /** Against exact search over the float32 originals: ANN and int8 storage together. */
+  ann_recall_at_10_vs_float32: number;
+  /** RSS with the store (its `embeddings` table holds every vector) and HNSW, after the searches. */
   rss_after_hnsw_mb: number;
+  /** The database (page_count × page_size; sql.js keeps it in memory) and its vector rows. */
+  db_mb: number;
+  embeddings_mb: number;
+  /** hnswlib-wasm's heap (never shrinks). */
+  hnsw_heap_mb: number;
+  /** Store snapshot + index save (the engine's idle step), and RSS right after. */
+  snapshot_and_save_ms: number;
   /** Exact cosine of 60 rids (the keyword-only candidates of one search): HnswIndex.getVector per rid (p50 ms)… */
   similarities_getvector_p50_ms: number;
   /** …vs one SQL read of the stored blobs (what VectorStore.similarities does now). */
   similarities_sql_p50_ms: number;
+  /** Peak RSS of the product's work (preload, index, searches, snapshot, index save), before the baseline. */
   peak_rss_mb: number;
+  /** Peak RSS of the whole run, exact baseline included. */
+  peak_rss_with_baseline_mb: number;
 }
 
 const DIM = 512;
@@ -99,6 +121,77 @@ class StoredVectorSearcher implements VectorSearcher {
   similarities(query: Float32Array, rids: number[]): Map<number, number> {
     return storedSimilarities(this.store, this.space, DIM, query, rids);
   }
+}
+
+/**
+ * Exact brute force over the stored rows, read in rid ranges of CHUNK: the baseline, without
+ * holding a third copy of every vector in memory (an ExactIndex would add 195 MB at 100k).
+ */
+class StoredExactSearcher implements VectorSearcher {
+  readonly dimension = DIM;
+  private static readonly CHUNK = 4096;
+  private readonly maxRid: number;
+  constructor(
+    private readonly store: Store,
+    readonly space: string,
+  ) {
+    this.maxRid = Number(store.get<{ r: number }>('SELECT max(rid) AS r FROM memories')?.r ?? 0);
+  }
+  search(query: Float32Array, k: number, filter?: (rid: number) => boolean): { rid: number; similarity: number }[] {
+    const qn = Math.sqrt(query.reduce((a, x) => a + x * x, 0));
+    const top: { rid: number; similarity: number }[] = [];
+    for (let lo = 0; lo < this.maxRid; lo += StoredExactSearcher.CHUNK) {
+      const rows = this.store.all<{ rid: number; vector: Uint8Array }>(
+        `SELECT m.rid AS rid, e.vector AS vector
+           FROM memories m CROSS JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
+          WHERE m.rid > ? AND m.rid <= ? AND m.deleted_at IS NULL`,
+        [this.space, lo, lo + StoredExactSearcher.CHUNK],
+      );
+      for (const r of rows) {
+        const rid = Number(r.rid);
+        if (filter && !filter(rid)) continue;
+        const similarity = cosineWithBlob(query, qn, r.vector, DIM);
+        if (similarity === undefined || (top.length === k && similarity <= top[k - 1]!.similarity)) continue;
+        let i = top.length < k ? top.length : k - 1;
+        while (i > 0 && top[i - 1]!.similarity < similarity) i--;
+        top.splice(i, 0, { rid, similarity });
+        if (top.length > k) top.pop();
+      }
+    }
+    return top;
+  }
+  similarities(query: Float32Array, rids: number[]): Map<number, number> {
+    return storedSimilarities(this.store, this.space, DIM, query, rids);
+  }
+}
+
+/** Exact top-k of each query over the float32 originals, streamed (one vector in memory at a time). */
+function exactOverOriginals(size: number, clusters: number, queries: Float32Array[], k: number): number[][] {
+  const qs = queries.map((q) => {
+    const n = Math.sqrt(q.reduce((a, x) => a + x * x, 0));
+    return q.map((x) => x / n);
+  });
+  const tops = qs.map(() => [] as { rid: number; s: number }[]);
+  let rid = 0;
+  for (const v of vectorStream(size, DIM, clusters, 42)) {
+    rid++;
+    let vv = 0;
+    for (let j = 0; j < DIM; j++) vv += v[j]! * v[j]!;
+    const inv = 1 / Math.sqrt(vv);
+    for (let qi = 0; qi < qs.length; qi++) {
+      const q = qs[qi]!;
+      let d = 0;
+      for (let j = 0; j < DIM; j++) d += q[j]! * v[j]!;
+      const s = d * inv;
+      const top = tops[qi]!;
+      if (top.length === k && s <= top[k - 1]!.s) continue;
+      let i = top.length < k ? top.length : k - 1;
+      while (i > 0 && top[i - 1]!.s < s) i--;
+      top.splice(i, 0, { rid, s });
+      if (top.length > k) top.pop();
+    }
+  }
+  return tops.map((t) => t.map((x) => x.rid));
 }
 
 /** Hands the search the query's precomputed vector: embedding is not part of search latency. */
@@ -226,15 +319,16 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
     // HNSW over the same vectors (rid = i + 1), built once and reused for every measurement;
     // the vectors are stored in `embeddings` too, as the engine does (the source of truth).
     const space = 'bench-512';
-    const storeVectors = (first: number, vs: Float32Array[]) =>
+    const storeVectors = (first: number, blobs: Uint8Array[]) =>
       store.transaction((tx) => {
-        vs.forEach((v, j) => tx.run('INSERT INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)', [space, `v${first + j}`, DIM, vectorToBlob(v), '2026-01-01T00:00:00Z']));
+        blobs.forEach((b, j) => tx.run('INSERT INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)', [space, `v${first + j}`, DIM, b, '2026-01-01T00:00:00Z']));
       });
     t = performance.now();
     const hnsw = await HnswIndex.create({ dim: DIM, M: 16, efConstruction: 100, efSearch: 64, initialCapacity: size });
     const clusters = Math.max(10, Math.round(size / 100));
     let labels: number[] = [];
     let vecs: Float32Array[] = [];
+    let blobs: Uint8Array[] = [];
     let n = 0;
     const qvecs: Float32Array[] = [];
     for (const v of vectorStream(size + QUERIES, DIM, clusters, 42)) {
@@ -244,18 +338,21 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
         continue;
       }
       labels.push(++n);
-      vecs.push(v);
+      const blob = vectorToBlob(v);
+      blobs.push(blob);
+      vecs.push(blobToVector(blob, DIM)!);
       if (labels.length === 2000) {
         hnsw.addMany(labels, vecs);
-        storeVectors(labels[0]!, vecs);
+        storeVectors(labels[0]!, blobs);
         labels = [];
         vecs = [];
+        blobs = [];
         if (n % 20000 === 0) progress(`HNSW ${n}/${size} (${Math.round((performance.now() - t) / 1000)} s)`);
       }
     }
     if (labels.length) {
       hnsw.addMany(labels, vecs);
-      storeVectors(labels[0]!, vecs);
+      storeVectors(labels[0]!, blobs);
     }
     const buildMs = performance.now() - t;
     progress(`HNSW built in ${Math.round(buildMs / 1000)} s`);
@@ -276,20 +373,32 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
     });
     const rssAfterHnsw = round(process.memoryUsage().rss / 1024 / 1024, 1);
     const sims = timeSimilarities(store, hnsw, space, size, qvecs);
+    const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
+    const dbBytes = Number(store.get<{ n: number }>('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()')!.n);
+    const embBytes = Number(store.get<{ n: number }>('SELECT sum(length(vector)) AS n FROM embeddings')!.n);
+    const hnswHeap = (await loadHnswlib()).module.asm.memory.buffer.byteLength;
 
-
-    // The exact baseline, same data, same run.
+    // The engine's idle step: snapshot the store, save the index (both are part of its footprint).
     t = performance.now();
-    const exact = new ExactIndex({ dim: DIM, initialCapacity: size });
-    n = 0;
-    for (const v of vectorStream(size, DIM, clusters, 42)) exact.add(++n, v);
-    progress(`exact index built in ${Math.round(performance.now() - t)} ms`);
+    await store.snapshot();
+    const seq = Number(store.get<{ seq: number }>('SELECT seq FROM vector_seq WHERE id = 1')!.seq);
+    await saveIndexFile(path.join(dir, 'vectors', `${space}.hnsw`), hnsw, { watermark: seq });
+    const snapshotMs = performance.now() - t;
+    const productPeak = peakRssMb();
+    progress(`snapshot + index save in ${Math.round(snapshotMs)} ms; peak RSS so far ${productPeak} MB`);
+
+    // The exact baselines, same data, same run: brute force over the stored rows, and over the
+    // float32 originals (streamed) for the recall of ANN + int8 storage together.
+    const exact = new StoredExactSearcher(store, space);
     const ex = qvecs.map((q) => {
       const t0 = performance.now();
-      const r = exact.search(q, 10);
+      const r = exact.search(q, 10).map((h) => h.rid);
       return { ms: performance.now() - t0, r };
     });
-    const hybridExact = new HybridSearch(store, { projectId: PROJECT, embedder: emb, vectors: new IndexVectorSearcher(exact, space) });
+    t = performance.now();
+    const exF32 = exactOverOriginals(size, clusters, qvecs, 10);
+    progress(`exact over the float32 originals in ${Math.round(performance.now() - t)} ms`);
+    const hybridExact = new HybridSearch(store, { projectId: PROJECT, embedder: emb, vectors: exact });
     const he = await timeSearch(hybridExact, emb, text.slice(0, 100), qvecs);
 
     const p50 = median(h.times);
@@ -319,10 +428,16 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
       exact_p50_ms: round(median(ex.map((a) => a.ms))),
       exact_p99_ms: round(percentile(ex.map((a) => a.ms), 99)),
       ann_recall_at_10: round(recallAtK(ann.map((a) => a.r), ex.map((a) => a.r)), 4),
+      ann_recall_at_10_vs_float32: round(recallAtK(ann.map((a) => a.r), exF32), 4),
       rss_after_hnsw_mb: rssAfterHnsw,
+      db_mb: mb(dbBytes),
+      embeddings_mb: mb(embBytes),
+      hnsw_heap_mb: mb(hnswHeap),
+      snapshot_and_save_ms: Math.round(snapshotMs),
       similarities_getvector_p50_ms: round(median(sims.getVector)),
       similarities_sql_p50_ms: round(median(sims.sql)),
-      peak_rss_mb: peakRssMb(),
+      peak_rss_mb: productPeak,
+      peak_rss_with_baseline_mb: peakRssMb(),
     };
   } finally {
     await store.close({ snapshot: false });

@@ -1,6 +1,9 @@
 // LoCoMo through the product's read path: one real store per sample (sql.js + op log on disk
 // under the harness's work dir), every turn one memory, FTS4/porter via the schema's triggers,
-// vectors in an in-memory ExactIndex behind the VectorSearcher interface, HybridSearch on top.
+// vectors stored as the engine stores them (the `embeddings` table, compact int8 rows) and searched
+// through a VectorStore (HNSW synced from that table, exact similarities read from it), HybridSearch
+// on top. LOCOMO_FLOAT32_BLOBS=1 stores the rows as float32 instead (the format of older versions),
+// to measure what the compact format costs in recall.
 //
 // Turns are inserted as rows directly (not through MemoryService.create): the benchmark counts
 // every turn as a memory, while the write path would skip filler ("Cute!") and near-duplicates
@@ -11,9 +14,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Store } from '../../src/core/store/store';
 import type { Embedder } from '../../src/core/embed/types';
-import { ExactIndex } from '../../src/core/vector/exactIndex';
 import { HybridSearch } from '../../src/core/search/hybrid';
-import { IndexVectorSearcher } from '../../src/core/search/indexSearcher';
+import { VectorStore } from '../../src/core/vectorstore/vectorStore';
+import { vectorToBlob, vectorToFloat32Blob } from '../../src/core/vectorstore/blob';
 import type { SearchSettings } from '../../src/core/search/types';
 import { PerSampleRetriever, type RetrieverContext, type RetrieverDoc } from './retriever';
 import { parseSessionDate } from './sessionDate';
@@ -30,6 +33,7 @@ interface SampleStore {
   store: Store;
   search: HybridSearch;
   idOf: Map<string, string>;
+  vectors?: VectorStore;
 }
 
 /** Embeddings computed once per process, shared by every config with the same space. */
@@ -126,15 +130,23 @@ export class EngineRetriever extends PerSampleRetriever<SampleStore> {
         ridOf.set(d.id, Number(tx.get<{ rid: number }>('SELECT rid FROM memories WHERE id = ?', [id])!.rid));
       });
     });
-    let vectors: IndexVectorSearcher | undefined;
+    let vectors: VectorStore | undefined;
     if (this.embedder) {
       const vecs = await embedAll(this.embedder, docs.map((d) => d.text), 'document');
-      const index = new ExactIndex({ dim: this.embedder.dimension, initialCapacity: docs.length });
-      docs.forEach((d, i) => index.add(ridOf.get(d.id)!, vecs[i]!));
-      vectors = new IndexVectorSearcher(index, this.embedder.space);
+      const space = this.embedder.space;
+      const toBlob = process.env.LOCOMO_FLOAT32_BLOBS === '1' ? vectorToFloat32Blob : vectorToBlob;
+      store.transaction((tx) => {
+        docs.forEach((d, i) => {
+          const textHash = createHash('sha256').update(d.text).digest('hex');
+          tx.run("INSERT OR IGNORE INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, '2026-01-01T00:00:00.000Z')", [space, textHash, vecs[i]!.length, toBlob(vecs[i]!)]);
+          tx.run("UPDATE memories SET embedding_hash = ?, embedding_status = 'ready', embedding_version = ? WHERE rid = ?", [textHash, space, ridOf.get(d.id)!]);
+        });
+      });
+      vectors = await VectorStore.open({ store, space, dimension: this.embedder.dimension });
+      await vectors.whenReady();
     }
     const search = new HybridSearch(store, { projectId: PROJECT, embedder: this.embedder, vectors, settings: this.opts.settings });
-    return { store, search, idOf };
+    return { store, search, idOf, vectors };
   }
 
   protected async query(s: SampleStore, query: string, k: number): Promise<string[]> {
@@ -143,6 +155,7 @@ export class EngineRetriever extends PerSampleRetriever<SampleStore> {
   }
 
   protected async dispose(s: SampleStore): Promise<void> {
+    await s.vectors?.close({ save: false });
     await s.store.close({ snapshot: false });
   }
 

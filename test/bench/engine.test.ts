@@ -84,6 +84,10 @@ describe('search benchmark', () => {
     for (const [k, v] of Object.entries(r)) assert.ok(typeof v === 'number' && Number.isFinite(v), k);
     assert.ok(r.hybrid_p50_ms > 0 && r.hybrid_p99_ms >= r.hybrid_p50_ms);
     assert.ok(r.ann_recall_at_10 >= 0.9, String(r.ann_recall_at_10));
+    assert.ok(r.ann_recall_at_10_vs_float32 >= 0.9, String(r.ann_recall_at_10_vs_float32));
+    // The product's peak is taken before the baseline runs; the whole run's peak cannot be lower.
+    assert.ok(r.peak_rss_mb > 0 && r.peak_rss_mb <= r.peak_rss_with_baseline_mb);
+    assert.ok(r.embeddings_mb > 0 && r.embeddings_mb < r.db_mb);
     assert.ok(r.fts_matches_p50 >= 1, 'queries are drawn from memory text, so they match');
   });
 

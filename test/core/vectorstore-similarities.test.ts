@@ -10,7 +10,7 @@ import { tmpDir } from '../helpers/tmp';
 import { openWritePath, sampleTexts } from '../fixtures/writePath';
 import { cosine } from '../../src/core/embed/vector';
 import { cosineWithBlob } from '../../src/core/vectorstore/storedSimilarities';
-import { vectorToBlob } from '../../src/core/vectorstore/blob';
+import { vectorToBlob, vectorToFloat32Blob } from '../../src/core/vectorstore/blob';
 import { VectorStore } from '../../src/core/vectorstore/vectorStore';
 
 type W = Awaited<ReturnType<typeof openWritePath>>;
@@ -114,17 +114,22 @@ test('similarities agree with the index while it is rebuilt and after the rebuil
   }
 });
 
-test('cosineWithBlob: exact cosine of a stored blob; wrong size, zero or non-finite vectors are unusable', () => {
+test('cosineWithBlob: exact cosine of a stored blob (both formats); wrong size, zero or non-finite vectors are unusable', () => {
   const q = Float32Array.from([1, 2, 2]);
   const qn = 3;
   const v = Float32Array.from([2, 0, 0]);
-  assert.ok(Math.abs(cosineWithBlob(q, qn, vectorToBlob(v), 3)! - 1 / 3) < 1e-6);
-  // An unaligned view (sql.js may hand out any offset) reads the same numbers.
-  const shifted = new Uint8Array(13);
-  shifted.set(vectorToBlob(v), 1);
-  assert.ok(Math.abs(cosineWithBlob(q, qn, shifted.subarray(1), 3)! - 1 / 3) < 1e-6);
-  assert.equal(cosineWithBlob(q, qn, vectorToBlob(Float32Array.from([1, 2])), 3), undefined);
-  assert.equal(cosineWithBlob(q, qn, vectorToBlob(new Float32Array(3)), 3), undefined);
-  assert.equal(cosineWithBlob(q, qn, vectorToBlob(Float32Array.from([NaN, 1, 1])), 3), undefined);
+  // [2, 0, 0] is exactly representable in int8 (code 127 × scale 2/127): both formats are exact here.
+  for (const toBlob of [vectorToBlob, vectorToFloat32Blob]) {
+    const blob = toBlob(v);
+    assert.ok(Math.abs(cosineWithBlob(q, qn, blob, 3)! - 1 / 3) < 1e-6);
+    // An unaligned view (sql.js may hand out any offset) reads the same numbers.
+    const shifted = new Uint8Array(blob.length + 1);
+    shifted.set(blob, 1);
+    assert.ok(Math.abs(cosineWithBlob(q, qn, shifted.subarray(1), 3)! - 1 / 3) < 1e-6);
+    assert.equal(cosineWithBlob(q, qn, toBlob(Float32Array.from([1, 2])), 3), undefined);
+    assert.equal(cosineWithBlob(q, qn, toBlob(new Float32Array(3)), 3), undefined);
+    assert.equal(cosineWithBlob(q, qn, toBlob(Float32Array.from([NaN, 1, 1])), 3), undefined);
+    assert.equal(cosineWithBlob(q, qn, toBlob(Float32Array.from([Infinity, 1, 1])), 3), undefined);
+  }
   assert.equal(cosineWithBlob(q, qn, 'not a blob', 3), undefined);
 });

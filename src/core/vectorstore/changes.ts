@@ -4,7 +4,7 @@
  * live vectors of a space (for a rebuild). Reads only.
  */
 import type { Store } from '../store/store';
-import { blobToVector } from './blob';
+import { blobLength, blobToVector } from './blob';
 
 export interface VectorChange {
   rid: number;
@@ -43,7 +43,7 @@ export function changesSince(store: Store, space: string, dim: number, since: nu
 function toChange(rid: number, blob: Uint8Array | null, dim: number): VectorChange {
   if (blob === null || blob === undefined) return { rid, vector: undefined };
   const vector = blobToVector(blob, dim);
-  return vector ? { rid, vector } : { rid, vector: undefined, problem: `stored vector of memory ${rid} has ${blob.byteLength / 4} dimensions, expected ${dim}` };
+  return vector ? { rid, vector } : { rid, vector: undefined, problem: `stored vector of memory ${rid} is ${blob.byteLength} bytes, not a ${dim}-dimensional vector (${blobLength(dim, 'int8')} or ${blobLength(dim, 'float32')} bytes)` };
 }
 
 /** All live memories with a vector in `space`. */
@@ -62,8 +62,8 @@ export function liveVectorCount(store: Store, space: string, dim: number): numbe
   const row = store.get<{ n: number }>(
     `SELECT count(*) AS n
        FROM memories m JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
-      WHERE m.deleted_at IS NULL AND length(e.vector) = ?`,
-    [space, dim * 4],
+      WHERE m.deleted_at IS NULL AND length(e.vector) IN (?, ?)`,
+    [space, blobLength(dim, 'int8'), blobLength(dim, 'float32')],
   );
   return Number(row?.n ?? 0);
 }

@@ -7,10 +7,14 @@
  * 100k memories). One read of the blobs costs a fraction of that and needs no second in-memory
  * copy of every vector (100k × 512-d = 195 MB), which would break the RSS budget.
  *
+ * Both blob formats are read (blob.ts; int8 codes are scored without dequantizing).
  * Only live memories (not soft-deleted) with a vector of the right size count, i.e. exactly
  * the set a synced index holds; a zero or non-finite vector (never indexed) is absent too.
  */
 import type { Store } from '../store/store';
+import { blobToVector, cosineWithBlob } from './blob';
+
+export { cosineWithBlob } from './blob';
 
 /*
  * CROSS JOIN pins `memories` (by rid) as the outer loop: left to itself SQLite walks every
@@ -39,8 +43,8 @@ export function storedSimilarities(store: Store, space: string, dim: number, que
 export function storedVectors(store: Store, space: string, dim: number, rids: readonly number[]): Map<number, Float32Array> {
   const out = new Map<number, Float32Array>();
   forStoredBlobs(store, space, rids, (rid, blob) => {
-    if (!(blob instanceof Uint8Array) || blob.byteLength !== dim * 4) return;
-    const v = readLittleEndian(blob, dim);
+    const v = blobToVector(blob, dim);
+    if (!v) return;
     let vv = 0;
     for (let i = 0; i < dim; i++) vv += v[i]! * v[i]!;
     if (vv > 0 && Number.isFinite(vv)) out.set(rid, v);
@@ -60,30 +64,6 @@ function forStoredBlobs(store: Store, space: string, rids: readonly number[], fn
     );
     for (const r of rows) fn(Number(r.rid), r.vector);
   }
-}
-
-/** Cosine of `query` (norm `qn`) with a little-endian float32 blob; undefined when unusable. */
-export function cosineWithBlob(query: Float32Array, qn: number, blob: unknown, dim: number): number | undefined {
-  if (!(blob instanceof Uint8Array) || blob.byteLength !== dim * 4) return undefined;
-  const v = LITTLE && blob.byteOffset % 4 === 0 ? new Float32Array(blob.buffer, blob.byteOffset, dim) : readLittleEndian(blob, dim);
-  let d = 0;
-  let vv = 0;
-  for (let i = 0; i < dim; i++) {
-    const x = v[i]!;
-    d += x * query[i]!;
-    vv += x * x;
-  }
-  if (!(vv > 0) || !Number.isFinite(vv) || !Number.isFinite(d)) return undefined;
-  return Math.max(-1, Math.min(1, d / (qn * Math.sqrt(vv))));
-}
-
-const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-function readLittleEndian(blob: Uint8Array, dim: number): Float32Array {
-  const dv = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-  const out = new Float32Array(dim);
-  for (let i = 0; i < dim; i++) out[i] = dv.getFloat32(i * 4, true);
-  return out;
 }
 
 function padToPowerOfTwo(rids: number[]): number[] {
