@@ -18,6 +18,7 @@ import { ValidationError } from '../memory/errors';
 import { errorMessage } from '../util/errors';
 import { buildMemoryFilter, type WhereClause } from './filters';
 import { fullTextScores, fullTextSearch, padded, type TextHit } from './fullText';
+import { FullTextRanking } from './fullTextRank';
 import { rocchio } from './feedback';
 import { buildFtsTerms, joinFtsTerms } from './ftsQuery';
 import { CommonTermFilter } from './commonTerms';
@@ -86,11 +87,15 @@ export class HybridSearch {
     const embedMs = performance.now() - t0;
 
     const t1 = performance.now();
-    const expr = this.fullTextQuery(query, warnings);
-    const legs = { keyword: expr !== null, vector: qvec !== undefined };
+    const terms = this.fullTextTerms(query, warnings);
+    const legs = { keyword: terms !== null, vector: qvec !== undefined };
     const k = Math.max(this.settings.minCandidates, Math.ceil(limit * this.settings.candidateMultiplier));
-    const textHits = expr !== null ? fullTextSearch(this.store, expr, where, k) : [];
-    let union = this.collect(textHits, expr, qvec, where, k);
+    // The exact pruned top-k (fullTextRank.ts); the straightforward ranking when it does not apply.
+    const ranking = terms !== null ? FullTextRanking.prepare(this.store, terms, where) : null;
+    const expr = terms !== null ? joinFtsTerms(terms) : null;
+    const textHits = ranking ? ranking.topK(k) : expr !== null ? fullTextSearch(this.store, expr, where, k) : [];
+    const textScores = expr === null ? null : (rids: number[]) => (ranking ? ranking.scores(rids) : fullTextScores(this.store, expr, where, rids));
+    let union = this.collect(textHits, textScores, qvec, where, k);
     const weights = { vector: this.settings.vectorWeight, keyword: this.settings.keywordWeight };
     let fused = fuse([...union.values()], weights, this.settings.normalization, legs);
     // Feedback only when both legs rank: a vector-only first pass is too imprecise to learn from
@@ -98,7 +103,7 @@ export class HybridSearch {
     const hybridRanking = legs.keyword && this.settings.keywordWeight > 0 && this.settings.vectorWeight > 0;
     const fb = qvec !== undefined && hybridRanking ? this.feedbackQuery(qvec, fused) : undefined;
     if (fb) {
-      union = this.collect(textHits, expr, fb, where, k, union);
+      union = this.collect(textHits, textScores, fb, where, k, union);
       fused = fuse([...union.values()], weights, this.settings.normalization, legs);
     }
     const boosted = this.applyGraphBoost(req, query, fused, warnings);
@@ -139,7 +144,14 @@ export class HybridSearch {
    * candidate scored on both legs where it can be (see the file header). `earlier`: a previous
    * union for the same text query, whose BM25 scores are reused instead of asked again.
    */
-  private collect(textHits: readonly TextHit[], expr: string | null, qvec: Float32Array | undefined, where: WhereClause, k: number, earlier?: Map<number, Candidate>): Map<number, Candidate> {
+  private collect(
+    textHits: readonly TextHit[],
+    textScores: ((rids: number[]) => Map<number, TextHit>) | null,
+    qvec: Float32Array | undefined,
+    where: WhereClause,
+    k: number,
+    earlier?: Map<number, Candidate>,
+  ): Map<number, Candidate> {
     const union = new Map<number, Candidate>();
     for (const h of textHits) {
       union.set(h.rid, { rid: h.rid, id: h.id, createdAt: h.createdAt, bm25: h.bm25, keywordHit: true, vectorHit: false });
@@ -159,7 +171,7 @@ export class HybridSearch {
       const missing = this.settings.fillVectorScores ? [...union.values()].filter((c) => c.similarity === undefined).map((c) => c.rid) : [];
       if (missing.length) for (const [rid, sim] of vectors.similarities(qvec, missing)) union.get(rid)!.similarity = sim;
     }
-    if (expr !== null && qvec !== undefined && this.settings.fillTextScores) {
+    if (textScores !== null && qvec !== undefined && this.settings.fillTextScores) {
       // …and vector-only candidates their BM25 (they may match beyond the keyword top-k).
       let missing = [...union.values()].filter((c) => c.bm25 === undefined).map((c) => c.rid);
       if (earlier) {
@@ -174,7 +186,7 @@ export class HybridSearch {
         });
       }
       if (missing.length) {
-        for (const [rid, h] of fullTextScores(this.store, expr, where, missing)) {
+        for (const [rid, h] of textScores(missing)) {
           const c = union.get(rid)!;
           c.bm25 = h.bm25;
           c.keywordHit = true;
@@ -200,13 +212,13 @@ export class HybridSearch {
     return rocchio(qvec, [...vecs.values()], beta);
   }
 
-  /** The MATCH expression: safe terms, minus the store's very common ones (commonTerms.ts). */
-  private fullTextQuery(query: string, warnings: string[]): string | null {
+  /** The terms of the MATCH expression (OR-ed): safe terms, minus the store's very common ones (commonTerms.ts). */
+  private fullTextTerms(query: string, warnings: string[]): string[] | null {
     const terms = buildFtsTerms(query, { pairs: this.settings.phrasePairs });
     if (terms === null) return null;
     const { kept, dropped } = this.commonTerms.prune(terms);
     if (dropped.length) warnings.push(`Very common words left out of the keyword search: ${dropped.join(' ')}`);
-    return joinFtsTerms(kept);
+    return kept;
   }
 
   private async embedQuery(query: string, warnings: string[]): Promise<Float32Array | undefined> {

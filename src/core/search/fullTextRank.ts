@@ -1,0 +1,361 @@
+/**
+ * Exact top-k BM25 for the full-text leg without ranking every matching row (bm25.ts, fullText.ts).
+ *
+ * Why: FTS4 has no top-k pruning, and ranking a row through `bm25(matchinfo(t, 'pcnalx'))` costs
+ * ≈ 5 µs in sql.js (a %_docsize look-up for 'l', then the matchinfo blob copied byte by byte into
+ * a JS call), against ≈ 0.5 µs to enumerate it. A typical query at 100k memories matches ~1,600
+ * rows, of which only the top 60 are wanted.
+ *
+ * How (a MaxScore-style bound per row, exact):
+ * 1. One statement returns the docids of all matching rows and their `matchinfo 'y'` (hits per
+ *    phrase and column) as two strings: ≈ 0.5 µs per row, no per-row JS call.
+ * 2. From those rows: df per phrase and column (a row matching a phrase matches the OR query, so
+ *    counting them is FTS4's own "rows with a hit" statistic), hence the same idf as bm25.ts;
+ *    N and the average lengths come from `%_stat`, as matchinfo 'n' and 'a' do.
+ * 3. A row's score is then known up to its column lengths. Its upper bound takes the smallest
+ *    possible lengths (each hit is a token, so a column is at least as long as its largest tf),
+ *    with the same floating-point operations in the same order: since IEEE +, ×, ÷ are monotone,
+ *    bound ≥ score holds exactly, not just approximately.
+ * 4. Rows are scored exactly (lengths from `%_docsize`, filters from `memories`) in descending
+ *    bound order, by batches; a row whose bound is below the current k-th filtered score cannot
+ *    enter the top k and is never looked up.
+ * The result is the same ids, order and scores as fullTextSearch (test/core/search-fulltext-rank.test.ts
+ * compares them on randomized queries). Anything unexpected (a format this code does not know)
+ * returns null and the caller uses the straightforward path.
+ */
+import { Buffer } from 'node:buffer';
+import type { Store } from '../store/store';
+import type { WhereClause } from './filters';
+import { BM25_B, BM25_COORD, BM25_K1 } from './bm25';
+import { FTS_COLUMN_WEIGHTS, type TextHit } from './fullText';
+import { joinFtsTerms } from './ftsQuery';
+
+/** Rows per exact-scoring statement. */
+const BATCH_MAX = 1024;
+
+/**
+ * Every matching row with its per-phrase, per-column hit counts. `LIMIT -1` keeps the subquery
+ * from being flattened into the aggregate, where matchinfo() is not allowed.
+ */
+const ROWS_SQL =
+  "SELECT group_concat(docid) AS ids, group_concat(h, '') AS hits FROM (SELECT docid, hex(matchinfo(memories_fts, 'y')) AS h " +
+  'FROM memories_fts WHERE memories_fts MATCH ? LIMIT -1)';
+const STAT_SQL = 'SELECT value FROM memories_fts_stat WHERE id = 0';
+
+export class FullTextRanking {
+  private readonly p: number;
+  private readonly c: number;
+  /** Row index by docid. */
+  private readonly index = new Map<number, number>();
+  /** Exact score per row; NaN until its lengths are read. */
+  private exact!: Float64Array;
+  /** Filter verdict per row: 0 unknown, 1 passes, 2 filtered out. */
+  private verdict!: Uint8Array;
+  private readonly hits = new Map<number, TextHit>();
+  private idf!: Float64Array;
+  private avg!: number[];
+  private bounds!: Float64Array;
+
+  private constructor(
+    private readonly store: Store,
+    private readonly where: WhereClause,
+    p: number,
+    private readonly docids: Float64Array,
+    /** Hits, row-major: tf[row·p·c + phrase·c + column]. */
+    private readonly tf: Uint32Array,
+    readonly rows: number,
+  ) {
+    this.p = p;
+    this.c = FTS_COLUMN_WEIGHTS.length;
+    this.exact = new Float64Array(rows).fill(NaN);
+    this.verdict = new Uint8Array(rows);
+  }
+
+  /**
+   * Reads the matching rows of the OR of `terms` (rendered, see ftsQuery.buildFtsTerms); null when
+   * this path does not apply (then use fullTextSearch / fullTextScores).
+   */
+  static prepare(store: Store, terms: readonly string[], where: WhereClause): FullTextRanking | null {
+    const p = terms.length;
+    const c = FTS_COLUMN_WEIGHTS.length;
+    if (p < 1 || p > 32) return null;
+    const got = store.get<{ ids: string | null; hits: string | null }>(ROWS_SQL, [joinFtsTerms(terms)]);
+    const parsed = parseRows(got?.ids ?? '', got?.hits ?? '', p * c);
+    if (!parsed) return null;
+    const r = new FullTextRanking(store, where, p, parsed.docids, parsed.tf, parsed.rows);
+    for (let i = 0; i < parsed.rows; i++) r.index.set(parsed.docids[i]!, i);
+    if (parsed.rows > 0 && !r.initStats()) return null;
+    return r;
+  }
+
+  /** idf per phrase and column (df counted over the rows), N and average lengths, row bounds. */
+  private initStats(): boolean {
+    const { p, c, rows, tf } = this;
+    const stat = this.store.get<{ value: unknown }>(STAT_SQL)?.value;
+    if (!(stat instanceof Uint8Array)) return false;
+    const totals = readVarints(stat, c + 1);
+    if (!totals) return false;
+    const nDoc = totals[0]!;
+    if (!(nDoc > 0)) return false;
+    // matchinfo 'n' and 'a' exactly: n = (u32)nDoc, a = (u32)(((u32)tokens + nDoc/2) / nDoc) in int64.
+    const n = nDoc % 2 ** 32;
+    this.avg = [];
+    for (let j = 0; j < c; j++) this.avg.push(Math.floor(((totals[j + 1]! % 2 ** 32) + Math.floor(nDoc / 2)) / nDoc) % 2 ** 32);
+    const pc = p * c;
+    const df = new Float64Array(pc);
+    for (let r = 0; r < rows; r++) {
+      const base = r * pc;
+      for (let k = 0; k < pc; k++) if (tf[base + k]! > 0) df[k]!++;
+    }
+    this.idf = new Float64Array(pc);
+    for (let k = 0; k < pc; k++) this.idf[k] = Math.log(1 + (n - df[k]! + 0.5) / (df[k]! + 0.5));
+    this.bounds = new Float64Array(rows);
+    const minLen = new Float64Array(c);
+    for (let r = 0; r < rows; r++) {
+      const base = r * pc;
+      for (let j = 0; j < c; j++) {
+        let m = 0;
+        for (let i = 0; i < p; i++) m = Math.max(m, tf[base + i * c + j]!);
+        minLen[j] = m;
+      }
+      this.bounds[r] = this.score(r, minLen);
+    }
+    return true;
+  }
+
+  /**
+   * bm25.ts `bm25Relevance` for row `r` with column lengths `len`: the same operations in the same
+   * order (so the same double), with idf computed once per query instead of per row.
+   */
+  private score(r: number, len: ArrayLike<number>): number {
+    const { p, c, tf, idf, avg } = this;
+    const k1 = BM25_K1;
+    const b = BM25_B;
+    const coord = BM25_COORD;
+    const base = r * p * c;
+    let score = 0;
+    let matched = 0;
+    for (let j = 0; j < c; j++) {
+      const w: number = FTS_COLUMN_WEIGHTS[j] ?? 1;
+      if (w === 0) continue;
+      const a = avg[j]!;
+      const lengthRatio = a > 0 ? len[j]! / a : 1;
+      const norm = k1 * (1 - b + b * lengthRatio);
+      for (let i = 0; i < p; i++) {
+        const t = tf[base + i * c + j]!;
+        if (t === 0) continue;
+        matched |= 1 << i;
+        score += w * idf[i * c + j]! * ((t * (k1 + 1)) / (t + norm));
+      }
+    }
+    if (coord > 0 && p > 1 && p <= 32 && score > 0) score *= Math.pow(popcount(matched) / p, coord);
+    return score;
+  }
+
+  /**
+   * Exact scores of rows (indexes) from their column lengths in `%_docsize` (a small table that
+   * stays in SQLite's page cache, unlike `memories`). One statement per batch, rids in as one
+   * JSON parameter, answers out as concatenated lists: per-row binding and getAsObject cost more
+   * than the look-ups themselves in sql.js.
+   */
+  private scoreRows(rowIdx: readonly number[]): void {
+    for (let s = 0; s < rowIdx.length; s += BATCH_MAX) {
+      const part = rowIdx.slice(s, s + BATCH_MAX).filter((r) => Number.isNaN(this.exact[r]!));
+      if (part.length === 0) continue;
+      const got = this.store.get<{ rids: string | null; sizes: string | null }>(SIZES_SQL, [JSON.stringify(part.map((r) => this.docids[r]!))]);
+      const rids = got?.rids ? got.rids.split(',') : [];
+      const sizes = got?.sizes ? got.sizes.split(',') : [];
+      if (rids.length !== part.length || sizes.length !== part.length) throw new Error('full-text ranking: a matching row has no %_docsize entry');
+      for (let i = 0; i < rids.length; i++) {
+        const r = this.index.get(Number(rids[i]));
+        const len = readHexVarints(sizes[i]!, this.c);
+        if (r === undefined || !len) throw new Error(`full-text ranking: bad %_docsize entry for row ${rids[i]}`);
+        this.exact[r] = this.score(r, len);
+      }
+    }
+  }
+
+  /** Filter verdicts (and id, created_at) of scored rows, in one statement per batch. */
+  private check(rowIdx: readonly number[]): void {
+    for (let s = 0; s < rowIdx.length; s += BATCH_MAX) {
+      const part = rowIdx.slice(s, s + BATCH_MAX).filter((r) => this.verdict[r] === 0);
+      if (part.length === 0) continue;
+      for (const r of part) this.verdict[r] = 2;
+      const got = this.store.get<{ rids: string | null; ids: string | null; created: string | null }>(metaSql(this.where), [JSON.stringify(part.map((r) => this.docids[r]!)), ...this.where.params]);
+      if (!got?.rids) continue; // none passes the filters
+      const rids = got.rids.split(',');
+      const ids = String(got.ids).split(SEP);
+      const created = String(got.created).split(SEP);
+      if (ids.length !== rids.length || created.length !== rids.length) throw new Error('full-text ranking: look-up lists differ in length');
+      for (let i = 0; i < rids.length; i++) {
+        const rid = Number(rids[i]);
+        const r = this.index.get(rid)!;
+        const score = this.exact[r]!;
+        this.verdict[r] = 1;
+        // As fullText.ts's toHit(-(-score)), where bm25() returns 0 (not -0) for a zero score.
+        this.hits.set(r, { rid, id: ids[i]!, createdAt: created[i]!, bm25: -(score === 0 ? 0 : -score) });
+      }
+    }
+  }
+
+  /** Best `k` live matching memories, best first (ties: newer first): fullTextSearch's answer. */
+  topK(k: number): TextHit[] {
+    const { rows, bounds, exact, verdict } = this;
+    if (rows === 0 || k < 1) return [];
+    let best: TextHit[] = [];
+    let theta = -Infinity;
+    const batch = Math.max(4 * k, 64);
+    const take = (live: TextHit[]) => {
+      best.push(...live);
+      best.sort(compareHits);
+      if (best.length > k) best = best.slice(0, k);
+      if (best.length >= k) theta = best[k - 1]!.bm25;
+    };
+    for (;;) {
+      // Rows whose score is unknown and could still enter the top k (bound ≥ the k-th score: a tie may win on recency).
+      const open: number[] = [];
+      for (let r = 0; r < rows; r++) if (Number.isNaN(exact[r]!) && bounds[r]! >= theta) open.push(r);
+      if (open.length === 0) break;
+      this.scoreRows(highest(open, bounds, batch));
+      // Filter verdicts for scored rows that could enter, best first, until none is left above θ.
+      for (;;) {
+        const cand: number[] = [];
+        for (let r = 0; r < rows; r++) if (verdict[r] === 0 && exact[r]! >= theta) cand.push(r);
+        if (cand.length === 0) break;
+        const chunk = best.length >= k ? cand : highest(cand, exact, Math.max(k - best.length, 16));
+        this.check(chunk);
+        take(chunk.filter((r) => verdict[r] === 1).map((r) => this.hits.get(r)!));
+      }
+    }
+    return best;
+  }
+
+  /** BM25 of specific memories that pass the filters; non-matching ones are absent (fullTextScores). */
+  scores(rids: readonly number[]): Map<number, TextHit> {
+    const rowIdx: number[] = [];
+    for (const rid of new Set(rids)) {
+      const r = this.index.get(rid);
+      if (r !== undefined) rowIdx.push(r);
+    }
+    this.scoreRows(rowIdx);
+    this.check(rowIdx);
+    const out = new Map<number, TextHit>();
+    for (const r of rowIdx) if (this.verdict[r] === 1) out.set(this.docids[r]!, this.hits.get(r)!);
+    return out;
+  }
+}
+
+/** The `n` of `rowIdx` with the highest `key` (ties: the first ones; callers come back for the rest). */
+function highest(rowIdx: number[], key: Float64Array, n: number): number[] {
+  if (rowIdx.length <= n) return rowIdx;
+  const keys = new Float64Array(rowIdx.length);
+  for (let i = 0; i < rowIdx.length; i++) keys[i] = key[rowIdx[i]!]!;
+  const cut = keys.sort()[rowIdx.length - n]!;
+  const out = rowIdx.filter((r) => key[r]! > cut);
+  for (const r of rowIdx) {
+    if (out.length >= n) break;
+    if (key[r] === cut) out.push(r);
+  }
+  return out;
+}
+
+/** Separator of id and created_at lists (ASCII record separator: not in ids or ISO dates; counts are checked). */
+const SEP = '\x1e';
+
+const SIZES_SQL = "SELECT group_concat(docid) AS rids, group_concat(hex(size), ',') AS sizes FROM memories_fts_docsize WHERE docid IN (SELECT value FROM json_each(?))";
+
+function metaSql(where: WhereClause): string {
+  return (
+    `SELECT group_concat(m.rid) AS rids, group_concat(m.id, char(30)) AS ids, group_concat(m.created_at, char(30)) AS created ` +
+    `FROM memories m WHERE m.rid IN (SELECT value FROM json_each(?)) AND ${where.sql}`
+  );
+}
+
+/** fullTextSearch's order: higher BM25, then newer created_at, then higher rid. */
+function compareHits(a: TextHit, b: TextHit): number {
+  if (a.bm25 !== b.bm25) return b.bm25 - a.bm25;
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  return b.rid - a.rid;
+}
+
+function popcount(x: number): number {
+  let n = 0;
+  for (let v = x >>> 0; v; v &= v - 1) n++;
+  return n;
+}
+
+/**
+ * Parses ROWS_SQL's answer: `ids` = `docid,docid,…`, `hits` = each row's `width` little-endian
+ * uint32s in hex, concatenated in the same order. Null on anything else, so a surprise in the
+ * format falls back instead of ranking wrongly.
+ */
+export function parseRows(ids: string, hits: string, width: number): { docids: Float64Array; tf: Uint32Array; rows: number } | null {
+  if (ids.length === 0) return hits.length === 0 ? { docids: new Float64Array(0), tf: new Uint32Array(0), rows: 0 } : null;
+  const rows = hits.length / (8 * width);
+  if (!Number.isInteger(rows) || !/^[0-9A-F]*$/.test(hits)) return null;
+  const docids = new Float64Array(rows);
+  let n = 0;
+  let pos = 0;
+  const len = ids.length;
+  for (;;) {
+    let neg = false;
+    if (ids.charCodeAt(pos) === 45) {
+      neg = true;
+      pos++;
+    }
+    let d = 0;
+    const from = pos;
+    for (let ch = ids.charCodeAt(pos); ch >= 48 && ch <= 57; ch = ids.charCodeAt(++pos)) d = d * 10 + (ch - 48);
+    if (pos === from || n >= rows) return null;
+    docids[n++] = neg ? -d : d;
+    if (pos === len) break;
+    if (ids.charCodeAt(pos) !== 44 || pos + 1 === len) return null;
+    pos++;
+  }
+  if (n !== rows) return null;
+  // Native hex decoding; copied into a fresh (aligned) buffer, read as little-endian uint32s.
+  const bytes = new Uint8Array(rows * width * 4);
+  bytes.set(Buffer.from(hits, 'hex'));
+  const tf = LITTLE_ENDIAN ? new Uint32Array(bytes.buffer) : Uint32Array.from({ length: rows * width }, (_, i) => new DataView(bytes.buffer).getUint32(i * 4, true));
+  return { docids, tf, rows };
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** `count` FTS varints (little-endian base 128, as %_stat and %_docsize store them); null if short. */
+export function readVarints(blob: Uint8Array, count: number): number[] | null {
+  const out: number[] = [];
+  let pos = 0;
+  for (let i = 0; i < count; i++) {
+    let v = 0;
+    let mul = 1;
+    for (;;) {
+      if (pos >= blob.length || mul > 2 ** 63) return null;
+      const byte = blob[pos++]!;
+      v += (byte & 0x7f) * mul;
+      mul *= 128;
+      if (!(byte & 0x80)) break;
+    }
+    out.push(v);
+  }
+  return out;
+}
+
+/** readVarints over the hex text of the blob (`hex(size)`). */
+export function readHexVarints(hex: string, count: number): number[] | null {
+  if (hex.length % 2 !== 0) return null;
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) {
+    const hi = hexDigit(hex.charCodeAt(2 * i));
+    const lo = hexDigit(hex.charCodeAt(2 * i + 1));
+    if (hi < 0 || lo < 0) return null;
+    bytes[i] = hi * 16 + lo;
+  }
+  return readVarints(bytes, count);
+}
+
+function hexDigit(ch: number): number {
+  if (ch >= 48 && ch <= 57) return ch - 48;
+  if (ch >= 65 && ch <= 70) return ch - 55;
+  return -1;
+}
