@@ -12,6 +12,7 @@
  * the other so scores stay on the same 0…1 scale for `min_score`.
  */
 import type { MatchType, Normalization } from './types';
+import { inDateWindows, type DateWindow } from './queryDates';
 
 export interface Candidate {
   rid: number;
@@ -30,8 +31,10 @@ export interface Candidate {
 export interface Fused extends Candidate {
   textScore: number;
   vectorScore: number;
-  /** Weighted sum before any graph boost. */
+  /** Weighted sum (date boost included, see {@link applyDateBoost}) before any graph boost. */
   hybridScore: number;
+  /** Added to hybridScore because the memory was written on a date the query names (0: not). */
+  dateBoost: number;
   matchType: MatchType;
 }
 
@@ -94,8 +97,19 @@ export function fuse(cands: readonly Candidate[], weights: FuseWeights, mode: No
     const textScore = text[i] ?? 0;
     const vectorScore = legs.vector ? (vec[i] ?? 0) : 0;
     const matchType: MatchType = c.keywordHit && c.vectorHit ? 'hybrid' : c.keywordHit ? 'keyword' : 'vector';
-    return { ...c, textScore, vectorScore, hybridScore: w.vector * vectorScore + w.keyword * textScore, matchType };
+    return { ...c, textScore, vectorScore, hybridScore: w.vector * vectorScore + w.keyword * textScore, dateBoost: 0, matchType };
   });
+}
+
+/**
+ * The date boost: `weight` added to the hybrid score of every candidate whose created_at falls
+ * inside one of the windows the query names (queryDates.ts), each widened by `slackMs` on both
+ * sides (time zones: a memory written late on 20 May in UTC+2 is stored as 20 May UTC, one
+ * asked about "21 May" may be stored on the 20th or 22nd). No windows or weight 0: unchanged.
+ */
+export function applyDateBoost(fused: Fused[], windows: readonly DateWindow[], weight: number, slackMs: number): Fused[] {
+  if (windows.length === 0 || !(weight > 0)) return fused;
+  return fused.map((c) => (inDateWindows(c.createdAt, windows, slackMs) ? { ...c, hybridScore: c.hybridScore + weight, dateBoost: weight } : c));
 }
 
 /** Best first; equal scores → newer first (created_at), then higher rid (inserted later). */

@@ -3,7 +3,7 @@
  * leg (ANN over the active embedding space), both restricted by the same SQL filters, merged
  * over the UNION of their candidates: every candidate gets both scores where they exist
  * (exact cosine for keyword-only candidates, BM25 for vector-only ones), then normalization,
- * weights, graph boost, min_score, recency tie-break, optional rerank, limit.
+ * weights, date boost (queryDates.ts), graph boost, min_score, recency tie-break, optional rerank, limit.
  *
  * Degradation, never failure: no embedder / embedding error / space mismatch → full-text only
  * with a warning; a query with no searchable words → vector only; graph boost errors or
@@ -12,7 +12,7 @@
 import type { Store } from '../store/store';
 import type { Row } from '../store/store';
 import type { Embedder } from '../embed/types';
-import { removeStopwords } from '../embed/stopwords';
+import { prepareQueryEmbedText } from '../embed/queryText';
 import { rowToSummary } from '../memory/rows';
 import { ValidationError } from '../memory/errors';
 import { errorMessage } from '../util/errors';
@@ -22,7 +22,8 @@ import { FullTextRanking } from './fullTextRank';
 import { rocchio } from './feedback';
 import { buildFtsTerms, joinFtsTerms } from './ftsQuery';
 import { CommonTermFilter } from './commonTerms';
-import { compareRanked, fuse, type Candidate } from './fuse';
+import { applyDateBoost, compareRanked, fuse, type Candidate } from './fuse';
+import { parseQueryDates, type DateWindow } from './queryDates';
 import { DEFAULT_RERANK_CONFIG, rerank, type RerankConfig } from './rerank';
 import { resolveSearchSettings } from './settings';
 import type { HybridSearchDeps, SearchRequest, SearchResponse, SearchResult, SearchSettings, VectorSearcher } from './types';
@@ -43,6 +44,8 @@ export class HybridSearch {
   private readonly now: () => Date;
   private readonly rerankConfig: RerankConfig;
   private readonly commonTerms: CommonTermFilter;
+  /** Words in a large share of the store, left out of the embedded query (settings.queryCommonShare). */
+  private readonly queryCommonTerms: CommonTermFilter;
 
   constructor(
     private readonly store: Store,
@@ -53,6 +56,7 @@ export class HybridSearch {
     this.now = deps.now ?? (() => new Date());
     this.rerankConfig = { ...DEFAULT_RERANK_CONFIG, ...deps.reranker?.config };
     this.commonTerms = new CommonTermFilter(store, { share: this.settings.commonTermShare, minRows: this.settings.commonTermMinRows });
+    this.queryCommonTerms = new CommonTermFilter(store, { share: this.settings.queryCommonShare, minRows: this.settings.queryCommonMinRows });
   }
 
   /** Checks the request; the limit it will use. */
@@ -97,14 +101,16 @@ export class HybridSearch {
     const textScores = expr === null ? null : (rids: number[]) => (ranking ? ranking.scores(rids) : fullTextScores(this.store, expr, where, rids));
     let union = this.collect(textHits, textScores, qvec, where, k);
     const weights = { vector: this.settings.vectorWeight, keyword: this.settings.keywordWeight };
-    let fused = fuse([...union.values()], weights, this.settings.normalization, legs);
+    const dates = this.settings.dateBoost > 0 ? parseQueryDates(query) : [];
+    const fuseAll = (u: Map<number, Candidate>) => this.dateBoosted(fuse([...u.values()], weights, this.settings.normalization, legs), dates);
+    let fused = fuseAll(union);
     // Feedback only when both legs rank: a vector-only first pass is too imprecise to learn from
     // (hash embedder alone on LoCoMo: 0.454 → 0.368 with it; see RESULTS.md).
     const hybridRanking = legs.keyword && this.settings.keywordWeight > 0 && this.settings.vectorWeight > 0;
     const fb = qvec !== undefined && hybridRanking ? this.feedbackQuery(qvec, fused) : undefined;
     if (fb) {
       union = this.collect(textHits, textScores, fb, where, k, union);
-      fused = fuse([...union.values()], weights, this.settings.normalization, legs);
+      fused = fuseAll(union);
     }
     const boosted = this.applyGraphBoost(req, query, fused, warnings);
     let ranked = boosted.filter((c) => c.finalScore >= minScore).sort(compareRanked);
@@ -212,6 +218,31 @@ export class HybridSearch {
     return rocchio(qvec, [...vecs.values()], beta);
   }
 
+  /** The date boost (queryDates.ts): + settings.dateBoost for memories written on a date the query names. */
+  private dateBoosted(fused: ReturnType<typeof fuse>, dates: readonly DateWindow[]): ReturnType<typeof fuse> {
+    return applyDateBoost(fused, dates, this.settings.dateBoost, this.settings.dateSlackDays * 86_400_000);
+  }
+
+  /**
+   * Whitespace tokens of `text` whose every full-text term is in at least `queryCommonShare` of
+   * the store's memories (document frequencies from capped FTS counts, cached; commonTerms.ts).
+   */
+  private commonQueryWords(text: string): (token: string) => boolean {
+    const termsOf = new Map<string, string[]>();
+    for (const token of text.split(/\s+/)) {
+      if (token === '' || termsOf.has(token)) continue;
+      termsOf.set(token, buildFtsTerms(token) ?? []);
+    }
+    const all = [...new Set([...termsOf.values()].flat())];
+    const { dropped } = this.queryCommonTerms.prune(all);
+    if (dropped.length === 0) return () => false;
+    const common = new Set(dropped);
+    return (token) => {
+      const terms = termsOf.get(token) ?? [];
+      return terms.length > 0 && terms.every((t) => common.has(t));
+    };
+  }
+
   /** The terms of the MATCH expression (OR-ed): safe terms, minus the store's very common ones (commonTerms.ts). */
   private fullTextTerms(query: string, warnings: string[]): string[] | null {
     const terms = buildFtsTerms(query, { pairs: this.settings.phrasePairs });
@@ -228,7 +259,9 @@ export class HybridSearch {
       warnings.push(`Vector search skipped: the query embedder (${embedder.space}) does not match the vector index (${vectors.space}).`);
       return undefined;
     }
-    const text = this.settings.queryStopwords ? removeStopwords(query) : query;
+    const s = this.settings;
+    let text = prepareQueryEmbedText(query, { stopwords: s.queryStopwords, questionMarks: s.queryStripQuestionMarks });
+    if (s.queryCommonShare > 0) text = prepareQueryEmbedText(text, { stopwords: false, questionMarks: false, isCommon: this.commonQueryWords(text) });
     try {
       const [v] = await (embedder as Embedder).embed([text], 'query');
       if (!v || v.length !== vectors.dimension) throw new Error(`expected one ${vectors.dimension}-d vector`);

@@ -29,6 +29,14 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   // (a flat plateau from 2–5 documents and 0.7–1.0; RESULTS.md).
   feedbackDocs: 3,
   feedbackWeight: 0.7,
+  // Query text for the embedder (RESULTS.md round 3): no question marks, and no words that are
+  // in more than a fifth of the store's memories (a plateau from 0.1 to 0.3 on LoCoMo).
+  queryStripQuestionMarks: true,
+  queryCommonShare: 0.2,
+  queryCommonMinRows: 200,
+  // A memory written on a date the query names gets +0.2 (RESULTS.md round 3).
+  dateBoost: 0.2,
+  dateSlackDays: 1,
 };
 
 export function resolveSearchSettings(partial: Partial<SearchSettings> = {}): SearchSettings {
@@ -37,7 +45,7 @@ export function resolveSearchSettings(partial: Partial<SearchSettings> = {}): Se
   const bad = (key: string, why: string): never => {
     throw new RangeError(`search setting ${key} ${why}`);
   };
-  for (const key of ['vectorWeight', 'keywordWeight', 'graphBoostWeight'] as const) {
+  for (const key of ['vectorWeight', 'keywordWeight', 'graphBoostWeight', 'dateBoost'] as const) {
     if (!Number.isFinite(s[key]) || s[key] < 0 || s[key] > 1) bad(key, `must be a number from 0 to 1, got ${String(s[key])}`);
   }
   if (s.vectorWeight + s.keywordWeight <= 0) bad('vectorWeight + keywordWeight', 'must be above 0');
@@ -47,6 +55,9 @@ export function resolveSearchSettings(partial: Partial<SearchSettings> = {}): Se
   }
   if (s.defaultLimit > s.maxLimit) bad('defaultLimit', `(${s.defaultLimit}) must not exceed maxLimit (${s.maxLimit})`);
   if (!Number.isFinite(s.commonTermShare) || s.commonTermShare < 0 || s.commonTermShare > 1) bad('commonTermShare', `must be a number from 0 to 1, got ${String(s.commonTermShare)}`);
+  if (!Number.isFinite(s.queryCommonShare) || s.queryCommonShare < 0 || s.queryCommonShare > 1) bad('queryCommonShare', `must be a number from 0 to 1, got ${String(s.queryCommonShare)}`);
+  if (!Number.isInteger(s.queryCommonMinRows) || s.queryCommonMinRows < 0) bad('queryCommonMinRows', `must be a whole number ≥ 0, got ${String(s.queryCommonMinRows)}`);
+  if (!Number.isFinite(s.dateSlackDays) || s.dateSlackDays < 0) bad('dateSlackDays', `must be a number ≥ 0, got ${String(s.dateSlackDays)}`);
   if (!Number.isFinite(s.minScore) || s.minScore < 0) bad('minScore', `must be a number ≥ 0, got ${String(s.minScore)}`);
   if (!Number.isFinite(s.candidateMultiplier) || s.candidateMultiplier < 1) bad('candidateMultiplier', `must be ≥ 1, got ${String(s.candidateMultiplier)}`);
   if (!Number.isInteger(s.feedbackDocs) || s.feedbackDocs < 0) bad('feedbackDocs', `must be a whole number ≥ 0, got ${String(s.feedbackDocs)}`);

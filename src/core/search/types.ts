@@ -114,6 +114,22 @@ export interface SearchSettings {
   feedbackDocs: number;
   /** …with this weight for the mean of their unit vectors, relative to the unit query. */
   feedbackWeight: number;
+  /** Remove question marks from the query before embedding it (embed/queryText.ts). */
+  queryStripQuestionMarks: boolean;
+  /**
+   * Leave out of the EMBEDDED query the words found in more than this share of the store's
+   * memories (0 = off; the full-text query keeps them; one is kept if all are common)…
+   */
+  queryCommonShare: number;
+  /** …once the store has at least this many memories. */
+  queryCommonMinRows: number;
+  /**
+   * Added to the fused score of memories written on a date the query names ("on 21 May, 2023",
+   * "in July 2023", "in 2024"; queryDates.ts). 0 = off.
+   */
+  dateBoost: number;
+  /** Each named day, month or year is widened by this many days on both sides (time zones). */
+  dateSlackDays: number;
 }
 
 export interface HybridSearchDeps {
