@@ -19,6 +19,7 @@ import { StoreLock } from './lock';
 import { loadSqlJs } from './sqljs';
 import { defaultMigrationsDir, loadMigrations, type Migration } from './migrations';
 import { fsyncDir, preserveBytes } from './fsutil';
+import { changeCounter, openOnStorage, readIntoReserve, reserveFor, type LiveFile } from './liveFile';
 import { UserFacingError, errorMessage } from '../util/errors';
 import { registerBm25 } from '../search/bm25';
 
@@ -43,6 +44,11 @@ export interface StoreOptions {
    * slower at 40 segments than at 1.
    */
   ftsMerge?: { tables: string[]; every: number } | false;
+  /**
+   * Capacity reserved for the in-memory database file, given its size (default reserveFor in
+   * liveFile.ts: 2× and at least +256 MiB; reserved address space costs no memory until used).
+   */
+  fileReserve?: (size: number) => number;
 }
 
 /** FTS4 incremental merge steps: up to 300 pages of work, merging a level that has ≥ N segments. */
@@ -68,6 +74,8 @@ export interface StoreStats {
    * quick_check (no or stale sidecar: O(size)), or there was none.
    */
   snapshotVerifiedBy: 'checksum' | 'quick_check' | 'none';
+  /** How the last snapshot got the database's bytes: written from the live file, or a full export() copy. */
+  lastSnapshotFrom: 'live-file' | 'export' | undefined;
 }
 
 const SNAPSHOT = 'snapshot.sqlite';
@@ -95,6 +103,9 @@ async function writeDurably(file: string, data: Uint8Array | string): Promise<vo
 function stripSqlComments(sql: string): string {
   return sql.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
 }
+
+/** What a snapshot writes: an exported copy, or a temp file already written from the live file (to fsync). */
+type SnapshotContent = { bytes: Uint8Array } | { fd: number; checksum: string };
 
 export class StoreCorruptError extends UserFacingError {
   constructor(message: string) {
@@ -136,6 +147,9 @@ export class Store {
   private replayed = 0;
   private schemaVersion = 0;
   private snapshotVerifiedBy: StoreStats['snapshotVerifiedBy'] = 'none';
+  /** The database file's bytes in MEMFS, written out directly by snapshots (see liveFile.ts). */
+  private live: LiveFile | undefined;
+  private lastSnapshotFrom: StoreStats['lastSnapshotFrom'];
 
   private constructor(
     private readonly db: Database,
@@ -156,9 +170,10 @@ export class Store {
       if (lock?.tookOverStale) {
         warnings.push(`took over a stale lock left by pid ${lock.tookOverStale.pid} (it is no longer running)`);
       }
-      const { db, snapshotSeq, verifiedBy } = Store.loadSnapshot(SQL, dir, warnings);
+      const { db, live, snapshotSeq, verifiedBy } = Store.loadSnapshot(SQL, dir, warnings, opts.fileReserve ?? reserveFor);
       const log = opts.readOnly ? undefined : new OpLog(dir);
       const store = new Store(db, log, lock, dir, opts);
+      store.live = live;
       store.exec('PRAGMA foreign_keys = ON');
       registerBm25(db);
       store.snapshotSeq = snapshotSeq;
@@ -212,14 +227,17 @@ export class Store {
     SQL: Awaited<ReturnType<typeof loadSqlJs>>,
     dir: string,
     warnings: string[],
-  ): { db: Database; snapshotSeq: number; verifiedBy: StoreStats['snapshotVerifiedBy'] } {
+    reserve: (size: number) => number,
+  ): { db: Database; live: LiveFile | undefined; snapshotSeq: number; verifiedBy: StoreStats['snapshotVerifiedBy'] } {
     for (const name of [SNAPSHOT, SNAPSHOT_PREV]) {
       const file = path.join(dir, name);
       if (!fs.existsSync(file)) continue;
-      const bytes = fs.readFileSync(file);
+      // Read straight into the storage the database will live in (no second copy; see liveFile.ts).
+      const { storage, size } = readIntoReserve(file, reserve);
+      const bytes = Buffer.from(storage.buffer, storage.byteOffset, size);
       try {
         if (bytes.length < 100 || !bytes.subarray(0, 16).equals(SQLITE_HEADER)) throw new Error('not an SQLite file');
-        const db = new SQL.Database(bytes);
+        const { db, live } = openOnStorage(SQL, storage, size);
         // The checksum written with the snapshot proves these are the bytes that were
         // exported (0.4 s at 400 MB); without it (a crash between the two renames, an older
         // store) SQLite walks every page (3 s at 400 MB).
@@ -242,14 +260,26 @@ export class Store {
           seq = 0;
         }
         if (name === SNAPSHOT_PREV) warnings.push(`used the previous snapshot because ${SNAPSHOT} was missing or damaged`);
-        return { db, snapshotSeq: seq, verifiedBy };
+        return { db, live, snapshotSeq: seq, verifiedBy };
       } catch (e) {
         const kept = preserveBytes(dir, name, bytes);
         fs.unlinkSync(file);
         warnings.push(`snapshot ${name} is damaged (${errorMessage(e)}); kept in ${path.relative(dir, kept)}`);
       }
     }
-    return { db: new SQL.Database(), snapshotSeq: 0, verifiedBy: 'none' };
+    // A new database: its first page (written by setting user_version) moved into reserved storage.
+    const blank = new SQL.Database();
+    let first: Uint8Array;
+    try {
+      blank.exec('PRAGMA user_version = 1; PRAGMA user_version = 0');
+      first = blank.export();
+    } finally {
+      blank.close();
+    }
+    const storage = new Uint8Array(Math.max(first.length, reserve(first.length)));
+    storage.set(first);
+    const { db, live } = openOnStorage(SQL, storage, first.length);
+    return { db, live, snapshotSeq: 0, verifiedBy: 'none' };
   }
 
   private warn(message: string): void {
@@ -481,15 +511,22 @@ export class Store {
     if (this.seq === this.snapshotSeq && fs.existsSync(path.join(this.dir, SNAPSHOT))) return Promise.resolve();
     if (this.inTx) throw new Error('cannot snapshot inside a transaction');
     const seq = this.seq;
+    const counter = this.live ? changeCounter(this.live.storage) : 0;
     // The watermark lives inside the snapshot; this write is not logged on purpose.
     this.db.run("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('log_seq', ?)", [String(seq)]);
-    const bytes = this.db.export();
+    let content: SnapshotContent;
+    try {
+      content = this.liveFileUsable(counter) ? this.writeLiveSnapshotTemp() : { bytes: this.db.export() };
+      this.lastSnapshotFrom = 'bytes' in content ? 'export' : 'live-file';
+    } catch (e) {
+      return Promise.reject(e);
+    }
     this.log!.rotate(seq + 1);
     const startedAt = this.oldestUnsnapshottedAt;
     this.oldestUnsnapshottedAt = undefined;
     this.snapshotting = (async () => {
       try {
-        await this.writeSnapshotFile(bytes);
+        await this.writeSnapshotFile(content);
         const prevSeq = this.snapshotSeq;
         this.snapshotSeq = seq;
         // Keep the segments the previous snapshot still needs, in case the newest is damaged.
@@ -504,12 +541,69 @@ export class Store {
     return this.snapshotting;
   }
 
-  private async writeSnapshotFile(bytes: Uint8Array): Promise<void> {
+  /**
+   * Whether the live file view still is the database file: it fits its storage, and the
+   * change counter moved in it with the write just made (`before`: the counter before it).
+   */
+  private liveFileUsable(before: number): boolean {
+    if (!this.live) return false;
+    const size = this.fileSize();
+    const ok = size <= this.live.storage.length && changeCounter(this.live.storage) !== before;
+    if (!ok) {
+      this.live = undefined;
+      this.warn('snapshots now copy the whole database (its in-memory file outgrew the space reserved for it); reopening the store restores the direct write');
+    }
+    return ok;
+  }
+
+  /** page_count × page_size: the size of the database file. */
+  private fileSize(): number {
+    return Number(this.get<{ n: number }>('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()')!.n);
+  }
+
+  /**
+   * Writes the live database file to the temp snapshot synchronously (so no transaction can
+   * change it meanwhile: the bytes are consistent at this seq) into the OS's cache; the
+   * fsync and renames happen asynchronously. No copy of the database is made.
+   */
+  private writeLiveSnapshotTemp(): SnapshotContent {
+    const size = this.fileSize();
+    const tmp = path.join(this.dir, `${SNAPSHOT}.tmp`);
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      let crc = 0;
+      for (let off = 0; off < size; ) {
+        const part = this.live!.storage.subarray(off, Math.min(size, off + 16 * 1024 * 1024));
+        let done = 0;
+        while (done < part.length) done += fs.writeSync(fd, part, done, part.length - done);
+        crc = zlib.crc32(part, crc);
+        off += part.length;
+      }
+      return { fd, checksum: `crc32 ${crc.toString(16).padStart(8, '0')} ${size}\n` };
+    } catch (e) {
+      fs.closeSync(fd);
+      fs.rmSync(tmp, { force: true });
+      throw e;
+    }
+  }
+
+  private async writeSnapshotFile(content: SnapshotContent): Promise<void> {
     const file = path.join(this.dir, SNAPSHOT);
     const prev = path.join(this.dir, SNAPSHOT_PREV);
     const tmp = `${file}.tmp`;
-    await writeDurably(tmp, bytes);
-    await writeDurably(tmp + CHECKSUM_SUFFIX, checksumLine(bytes));
+    let checksum: string;
+    if ('bytes' in content) {
+      await writeDurably(tmp, content.bytes);
+      checksum = checksumLine(content.bytes);
+    } else {
+      try {
+        await new Promise<void>((resolve, reject) => fs.fsync(content.fd, (e) => (e ? reject(e) : resolve())));
+      } finally {
+        fs.closeSync(content.fd);
+      }
+      checksum = content.checksum;
+    }
+    await writeDurably(tmp + CHECKSUM_SUFFIX, checksum);
     // Each file moves with its checksum; a crash in between leaves a pair that disagrees,
     // which only means the slow check on the next open.
     if (fs.existsSync(file)) {
@@ -547,6 +641,7 @@ export class Store {
       openMs: this.openMs,
       replayedRecords: this.replayed,
       snapshotVerifiedBy: this.snapshotVerifiedBy,
+      lastSnapshotFrom: this.lastSnapshotFrom,
     };
   }
 
