@@ -5,8 +5,13 @@ import assert from 'node:assert/strict';
 import { Store } from '../../src/core/store/store';
 import { buildMemoryFilter, type WhereClause } from '../../src/core/search/filters';
 import { fullTextScores, fullTextSearch, type TextHit } from '../../src/core/search/fullText';
-import { FullTextRanking, parseRows, readVarints } from '../../src/core/search/fullTextRank';
+import { FullTextRanking, parseRows, readHexVarints, readVarints } from '../../src/core/search/fullTextRank';
 import { joinFtsTerms } from '../../src/core/search/ftsQuery';
+import { liveMeta } from '../../src/core/search/liveMeta';
+import { HybridSearch } from '../../src/core/search/hybrid';
+import { IndexVectorSearcher } from '../../src/core/search/indexSearcher';
+import { ExactIndex } from '../../src/core/vector/exactIndex';
+import { HashEmbedder } from '../../src/core/embed/hashEmbedder';
 import { tmpDir } from '../helpers/tmp';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
@@ -148,6 +153,30 @@ describe('FullTextRanking (exact pruned top-k)', () => {
     }
   });
 
+  test('HybridSearch answers the same with and without pruning (results, scores, match types)', async () => {
+    const embedder = new HashEmbedder({ dimension: 64 });
+    const index = new ExactIndex({ dim: 64 });
+    const rows = store.all<{ rid: number; content: string }>('SELECT rid, content FROM memories');
+    const vecs = await embedder.embed(rows.map((r) => String(r.content)), 'document');
+    rows.forEach((r, i) => index.add(Number(r.rid), vecs[i]!));
+    const vectors = new IndexVectorSearcher(index, embedder.space);
+    const deps = { projectId: PROJECTS[0]!, embedder, vectors, now: () => NOW };
+    const pruned = new HybridSearch(store, deps);
+    const plain = new HybridSearch(store, { ...deps, settings: { fullTextPruning: false } });
+    const r = rng(4242);
+    let keywordHits = 0;
+    for (let q = 0; q < 60; q++) {
+      const query = Array.from({ length: 1 + Math.floor(r() * 4) }, () => (r() < 0.3 ? VOCAB[Math.floor(r() * 8)]! : zipf(r))).join(' ');
+      const req = { query, limit: 1 + Math.floor(r() * 40), ...(r() < 0.3 ? { types: [TYPES[Math.floor(r() * 3)]!] } : {}) };
+      const a = await pruned.search(req as never);
+      const b = await plain.search(req as never);
+      const view = (x: typeof a) => x.results.map((h) => [h.memory.id, h.textScore, h.vectorScore, h.finalScore, h.matchType]);
+      assert.deepEqual(view(a), view(b), `query ${q}: ${query}`);
+      keywordHits += a.results.filter((h) => h.matchType !== 'vector').length;
+    }
+    assert.ok(keywordHits > 200, `results with a keyword match: ${keywordHits}`);
+  });
+
   test('an all-common-word query, a query with no match and fewer matches than k', () => {
     const where = buildMemoryFilter(PROJECTS[0]!, {}, NOW);
     for (const terms of [VOCAB.slice(0, 3).map((w) => `"${w}"`), ['"nosuchwordanywhere"'], [`"${VOCAB[390]}"`, '"nosuchwordanywhere"']]) {
@@ -197,5 +226,35 @@ describe('FullTextRanking (exact pruned top-k)', () => {
     ] as const) {
       assert.equal(parseRows(ids, hits, 2), null, `${ids} ${hits}`);
     }
+  });
+
+  test('readHexVarints reads multi-byte varints and refuses bad hex', () => {
+    assert.deepEqual(readHexVarints('0A8101FF7F', 3), [10, 129, 16383]);
+    assert.equal(readHexVarints('0A', 2), null);
+    assert.equal(readHexVarints('0G', 1), null);
+    assert.equal(readHexVarints('0', 1), null);
+  });
+
+  test('liveMeta: the rids that pass the filter, also when an id contains its list separator', () => {
+    const where = buildMemoryFilter(PROJECTS[0]!, {}, NOW);
+    const rids = Array.from({ length: 300 }, (_, i) => i * 5 - 3);
+    const want = new Map(
+      store
+        .all(`SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at FROM memories m WHERE m.rid IN (${rids.join(',')}) AND ${where.sql}`, where.params)
+        .map((r) => [Number(r.rid), { id: String(r.id), createdAt: String(r.created_at) }]),
+    );
+    assert.ok(want.size > 100 && want.size < 300);
+    assert.deepEqual(liveMeta(store, rids, where), want);
+    store.transaction((tx) =>
+      tx.run("INSERT INTO memories (rid, id, project_id, title, content, normalized_content, content_hash, doc_hash, created_at, updated_at) VALUES (?, ?, ?, '', 'x', 'x', 'hx', 'hx', ?, ?)", [
+        maxRid + 1000,
+        'odd\x1eid,with separators',
+        PROJECTS[0]!,
+        NOW.toISOString(),
+        NOW.toISOString(),
+      ]),
+    );
+    want.set(maxRid + 1000, { id: 'odd\x1eid,with separators', createdAt: NOW.toISOString() });
+    assert.deepEqual(liveMeta(store, [...rids, maxRid + 1000], where), want);
   });
 });

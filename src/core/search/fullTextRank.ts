@@ -29,6 +29,7 @@ import type { WhereClause } from './filters';
 import { BM25_B, BM25_COORD, BM25_K1 } from './bm25';
 import { FTS_COLUMN_WEIGHTS, type TextHit } from './fullText';
 import { joinFtsTerms } from './ftsQuery';
+import { liveMeta } from './liveMeta';
 
 /** Rows per exact-scoring statement. */
 const BATCH_MAX = 1024;
@@ -175,26 +176,18 @@ export class FullTextRanking {
     }
   }
 
-  /** Filter verdicts (and id, created_at) of scored rows, in one statement per batch. */
+  /** Filter verdicts (and id, created_at) of scored rows (liveMeta.ts). */
   private check(rowIdx: readonly number[]): void {
-    for (let s = 0; s < rowIdx.length; s += BATCH_MAX) {
-      const part = rowIdx.slice(s, s + BATCH_MAX).filter((r) => this.verdict[r] === 0);
-      if (part.length === 0) continue;
-      for (const r of part) this.verdict[r] = 2;
-      const got = this.store.get<{ rids: string | null; ids: string | null; created: string | null }>(metaSql(this.where), [JSON.stringify(part.map((r) => this.docids[r]!)), ...this.where.params]);
-      if (!got?.rids) continue; // none passes the filters
-      const rids = got.rids.split(',');
-      const ids = String(got.ids).split(SEP);
-      const created = String(got.created).split(SEP);
-      if (ids.length !== rids.length || created.length !== rids.length) throw new Error('full-text ranking: look-up lists differ in length');
-      for (let i = 0; i < rids.length; i++) {
-        const rid = Number(rids[i]);
-        const r = this.index.get(rid)!;
-        const score = this.exact[r]!;
-        this.verdict[r] = 1;
-        // As fullText.ts's toHit(-(-score)), where bm25() returns 0 (not -0) for a zero score.
-        this.hits.set(r, { rid, id: ids[i]!, createdAt: created[i]!, bm25: -(score === 0 ? 0 : -score) });
-      }
+    const part = rowIdx.filter((r) => this.verdict[r] === 0);
+    if (part.length === 0) return;
+    const live = liveMeta(this.store, part.map((r) => this.docids[r]!), this.where);
+    for (const r of part) {
+      const m = live.get(this.docids[r]!);
+      this.verdict[r] = m ? 1 : 2;
+      if (!m) continue;
+      const score = this.exact[r]!;
+      // As fullText.ts's toHit(-(-score)), where bm25() returns 0 (not -0) for a zero score.
+      this.hits.set(r, { rid: this.docids[r]!, id: m.id, createdAt: m.createdAt, bm25: -(score === 0 ? 0 : -score) });
     }
   }
 
@@ -259,17 +252,7 @@ function highest(rowIdx: number[], key: Float64Array, n: number): number[] {
   return out;
 }
 
-/** Separator of id and created_at lists (ASCII record separator: not in ids or ISO dates; counts are checked). */
-const SEP = '\x1e';
-
 const SIZES_SQL = "SELECT group_concat(docid) AS rids, group_concat(hex(size), ',') AS sizes FROM memories_fts_docsize WHERE docid IN (SELECT value FROM json_each(?))";
-
-function metaSql(where: WhereClause): string {
-  return (
-    `SELECT group_concat(m.rid) AS rids, group_concat(m.id, char(30)) AS ids, group_concat(m.created_at, char(30)) AS created ` +
-    `FROM memories m WHERE m.rid IN (SELECT value FROM json_each(?)) AND ${where.sql}`
-  );
-}
 
 /** fullTextSearch's order: higher BM25, then newer created_at, then higher rid. */
 function compareHits(a: TextHit, b: TextHit): number {

@@ -19,6 +19,7 @@ import { errorMessage } from '../util/errors';
 import { buildMemoryFilter, type WhereClause } from './filters';
 import { fullTextScores, fullTextSearch, padded, type TextHit } from './fullText';
 import { FullTextRanking } from './fullTextRank';
+import { liveMeta, type LiveMeta } from './liveMeta';
 import { rocchio } from './feedback';
 import { buildFtsTerms, joinFtsTerms } from './ftsQuery';
 import { CommonTermFilter } from './commonTerms';
@@ -44,6 +45,8 @@ export class HybridSearch {
   private readonly now: () => Date;
   private readonly rerankConfig: RerankConfig;
   private readonly commonTerms: CommonTermFilter;
+  /** meta() verdicts of the current search, keyed by its WhereClause (built per search). */
+  private readonly metaSeen = new WeakMap<WhereClause, Map<number, LiveMeta | null>>();
   /** Words in a large share of the store, left out of the embedded query (settings.queryCommonShare). */
   private readonly queryCommonTerms: CommonTermFilter;
 
@@ -95,7 +98,7 @@ export class HybridSearch {
     const legs = { keyword: terms !== null, vector: qvec !== undefined };
     const k = Math.max(this.settings.minCandidates, Math.ceil(limit * this.settings.candidateMultiplier));
     // The exact pruned top-k (fullTextRank.ts); the straightforward ranking when it does not apply.
-    const ranking = terms !== null ? FullTextRanking.prepare(this.store, terms, where) : null;
+    const ranking = terms !== null && this.settings.fullTextPruning ? FullTextRanking.prepare(this.store, terms, where) : null;
     const expr = terms !== null ? joinFtsTerms(terms) : null;
     const textHits = ranking ? ranking.topK(k) : expr !== null ? fullTextSearch(this.store, expr, where, k) : [];
     const textScores = expr === null ? null : (rids: number[]) => (ranking ? ranking.scores(rids) : fullTextScores(this.store, expr, where, rids));
@@ -291,13 +294,20 @@ export class HybridSearch {
     return kept.slice(0, k).map((h) => ({ ...meta.get(h.rid)!, rid: h.rid, similarity: h.similarity }));
   }
 
-  /** id and created_at of the rids that pass the filters. */
-  private meta(rids: number[], where: WhereClause): Map<number, { id: string; createdAt: string }> {
-    const out = new Map<number, { id: string; createdAt: string }>();
-    for (let i = 0; i < rids.length; i += 500) {
-      const chunk = padded(rids.slice(i, i + 500));
-      const sql = `SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at FROM memories m WHERE m.rid IN (${chunk.map(() => '?').join(', ')}) AND ${where.sql}`;
-      for (const r of this.store.all(sql, [...chunk, ...where.params])) out.set(Number(r.rid), { id: String(r.id), createdAt: String(r.created_at) });
+  /**
+   * id and created_at of the rids that pass the filters (liveMeta.ts). Verdicts are remembered per
+   * `where` (one per search), so the feedback pass only asks for the rids the first did not see.
+   */
+  private meta(rids: number[], where: WhereClause): Map<number, LiveMeta> {
+    let seen = this.metaSeen.get(where);
+    if (!seen) this.metaSeen.set(where, (seen = new Map()));
+    const ask = rids.filter((rid) => !seen.has(rid));
+    const got = liveMeta(this.store, ask, where);
+    for (const rid of ask) seen.set(rid, got.get(rid) ?? null);
+    const out = new Map<number, LiveMeta>();
+    for (const rid of rids) {
+      const m = seen.get(rid);
+      if (m) out.set(rid, m);
     }
     return out;
   }

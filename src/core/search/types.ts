@@ -108,6 +108,11 @@ export interface SearchSettings {
   /** Score vector-only candidates on the keyword leg (BM25 restricted to them). */
   fillTextScores: boolean;
   /**
+   * Keyword top-k by the exact pruned method (fullTextRank.ts) instead of ranking every matching
+   * row: same results, fewer rows scored. Off only for A/B measurements.
+   */
+  fullTextPruning: boolean;
+  /**
    * Vector feedback (Rocchio, feedback.ts): the best this many fused results of a first pass
    * move the query vector, then the search runs again with it (0 = off)…
    */
