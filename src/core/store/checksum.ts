@@ -2,10 +2,13 @@ import * as zlib from 'node:zlib';
 
 let table: Uint32Array | undefined;
 
-/** CRC-32 (IEEE). Uses node's zlib.crc32 where present (Node ≥ 20.15), else a table. */
-export function crc32(data: Uint8Array): number {
-  const native = (zlib as unknown as { crc32?: (d: Uint8Array) => number }).crc32;
-  if (native) return native(data) >>> 0;
+/**
+ * CRC-32 (IEEE). Uses node's zlib.crc32 where present (Node ≥ 20.15), else a table.
+ * `previous`: the CRC of the bytes before `data`, to checksum a stream in chunks.
+ */
+export function crc32(data: Uint8Array, previous = 0): number {
+  const native = (zlib as unknown as { crc32?: (d: Uint8Array, v?: number) => number }).crc32;
+  if (native) return native(data, previous) >>> 0;
   if (!table) {
     table = new Uint32Array(256);
     for (let n = 0; n < 256; n++) {
@@ -14,7 +17,7 @@ export function crc32(data: Uint8Array): number {
       table[n] = c >>> 0;
     }
   }
-  let crc = 0xffffffff;
+  let crc = (previous ^ 0xffffffff) >>> 0;
   for (let i = 0; i < data.length; i++) crc = table[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }

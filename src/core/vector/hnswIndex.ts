@@ -17,6 +17,7 @@
  * - `getUsedLabels()`/`getDeletedLabels()` are kept up to date (also after `readIndex`), but each
  *   call copies the whole list into JS, so live and deleted labels are tracked here as well.
  */
+import * as fs from 'node:fs';
 import { CorruptIndexError, HnswlibError } from './errors';
 import { loadHnswlib, VIRTUAL_DIR, type HnswlibRuntime, type NativeHnsw } from './hnswlib';
 import { checkDim, checkLabel, checkVector, type LabelFilter, type VectorHit, type VectorIndex, type VectorSpace } from './types';
@@ -47,6 +48,19 @@ const ADD_BATCH = 1000;
 /** Name of the scratch file used in the module's in-memory FS. Single-threaded: one at a time. */
 const SCRATCH = 'agent-memory-scratch.bin';
 const SCRATCH_PATH = `${VIRTUAL_DIR}/${SCRATCH}`;
+
+/** The fields of a serialized index's envelope header. */
+interface Envelope {
+  dim: number;
+  M: number;
+  efConstruction: number;
+  savedEf: number;
+  liveCount: number;
+  deletedCount: number;
+  nativeLength: number;
+  /** Offset of hnswlib's bytes in the payload (after the header and labels). */
+  labelsEnd: number;
+}
 
 export class HnswIndex implements VectorIndex {
   readonly space: VectorSpace = 'cosine';
@@ -257,26 +271,53 @@ export class HnswIndex implements VectorIndex {
    * hnswlib's own index file (its `writeIndex` output, captured at the syscall level).
    */
   serialize(): Uint8Array {
+    const chunks: Uint8Array[] = [];
+    const { envelope, length } = this.serializeTo((chunk) => chunks.push(chunk.slice()));
+    const out = new Uint8Array(length);
+    let at = 0;
+    for (const chunk of chunks) {
+      out.set(chunk, at);
+      at += chunk.length;
+    }
+    out.set(envelope, 0);
+    return out;
+  }
+
+  /**
+   * The same bytes as {@link serialize}, handed to `sink` as they are produced (views valid only
+   * during the call: copy or write them out at once), so no copy of the index is held. The
+   * envelope is emitted first with its hnswlib length still 0; the final one is returned (same
+   * size) for the caller to write over it.
+   */
+  serializeTo(sink: (chunk: Uint8Array) => void): { envelope: Uint8Array; length: number } {
     this.alive();
     const rt = this.rt;
-    const liveCount = this.live.size;
-    const deletedCount = this.maybeDeleted.size;
-    const labelsBytes = 4 * (liveCount + deletedCount);
-    let captured: { chunks: Uint8Array[]; bytes: number };
+    const labels = new Uint8Array(4 * (this.live.size + this.maybeDeleted.size));
+    const ldv = new DataView(labels.buffer);
+    let off = 0;
+    for (const l of this.live) {
+      ldv.setUint32(off, l, true);
+      off += 4;
+    }
+    for (const l of this.maybeDeleted) {
+      ldv.setUint32(off, l, true);
+      off += 4;
+    }
+    sink(this.envelope(0));
+    if (labels.length) sink(labels);
+    let captured: { bytes: number };
     try {
-      captured = rt.captureWrites(SCRATCH_PATH, () => rt.call('writeIndex', () => this.native.writeIndex(SCRATCH)));
+      captured = rt.captureWrites(SCRATCH_PATH, () => rt.call('writeIndex', () => this.native.writeIndex(SCRATCH)), sink);
     } finally {
       rt.truncateMemFile(SCRATCH_PATH);
     }
     if (captured.bytes === 0) throw new HnswlibError('hnswlib: writeIndex produced no bytes');
-    const out = new Uint8Array(ENVELOPE_HEADER + labelsBytes + captured.bytes);
-    let at = ENVELOPE_HEADER + labelsBytes;
-    for (const chunk of captured.chunks) {
-      out.set(chunk, at);
-      at += chunk.length;
-    }
-    const buf = out;
-    const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    return { envelope: this.envelope(captured.bytes), length: ENVELOPE_HEADER + labels.length + captured.bytes };
+  }
+
+  private envelope(nativeLength: number): Uint8Array {
+    const buf = new Uint8Array(ENVELOPE_HEADER);
+    const dv = new DataView(buf.buffer);
     dv.setUint32(0, ENVELOPE_MAGIC, true);
     dv.setUint32(4, ENVELOPE_VERSION, true);
     dv.setUint32(8, this.dim, true);
@@ -284,19 +325,10 @@ export class HnswIndex implements VectorIndex {
     dv.setUint32(16, this.M, true);
     dv.setUint32(20, this.efConstruction, true);
     dv.setUint32(24, this.ef, true);
-    dv.setUint32(28, liveCount, true);
-    dv.setUint32(32, deletedCount, true);
+    dv.setUint32(28, this.live.size, true);
+    dv.setUint32(32, this.maybeDeleted.size, true);
     dv.setUint32(36, this.vacant, true);
-    dv.setFloat64(40, buf.length - ENVELOPE_HEADER - labelsBytes, true);
-    let off = ENVELOPE_HEADER;
-    for (const l of this.live) {
-      dv.setUint32(off, l, true);
-      off += 4;
-    }
-    for (const l of this.maybeDeleted) {
-      dv.setUint32(off, l, true);
-      off += 4;
-    }
+    dv.setFloat64(40, nativeLength, true);
     return buf;
   }
 
@@ -311,53 +343,111 @@ export class HnswIndex implements VectorIndex {
   }
 
   static deserializeWith(rt: HnswlibRuntime, bytes: Uint8Array, params: Partial<HnswParams> = {}): HnswIndex {
+    const env = HnswIndex.readEnvelope(bytes, bytes.length, params);
+    if (bytes.length < env.labelsEnd) throw new CorruptIndexError('bad-payload', 'HNSW payload too short for its labels');
+    return HnswIndex.fromNative(rt, env, bytes.subarray(ENVELOPE_HEADER, env.labelsEnd), params, () => {
+      try {
+        rt.writeMemFile(SCRATCH_PATH, bytes.subarray(env.labelsEnd));
+        return true;
+      } catch (e) {
+        rt.truncateMemFile(SCRATCH_PATH);
+        throw e;
+      }
+    });
+  }
+
+  /**
+   * Like {@link deserialize}, from `length` bytes of the open file `fd` at `offset` (what
+   * {@link serializeTo} wrote there), without reading them into memory: hnswlib reads its part
+   * straight from the file into its heap. The caller checks the bytes (checksum) first.
+   */
+  static async loadFromFile(fd: number, offset: number, length: number, params: Partial<HnswParams> = {}): Promise<HnswIndex> {
+    const rt = await loadHnswlib();
+    const read = (at: number, n: number): Uint8Array => {
+      const buf = new Uint8Array(n);
+      let done = 0;
+      while (done < n) {
+        const got = fs.readSync(fd, buf, done, n - done, offset + at + done);
+        if (got <= 0) break;
+        done += got;
+      }
+      return buf.subarray(0, done);
+    };
+    const env = HnswIndex.readEnvelope(read(0, Math.min(length, ENVELOPE_HEADER)), length, params);
+    const labels = read(ENVELOPE_HEADER, env.labelsEnd - ENVELOPE_HEADER);
+    if (labels.length !== env.labelsEnd - ENVELOPE_HEADER) throw new CorruptIndexError('bad-payload', 'HNSW payload too short for its labels');
+    return HnswIndex.fromNative(rt, env, labels, params, (readIndex) => {
+      rt.readFromHostFile(SCRATCH_PATH, fd, offset + env.labelsEnd, env.nativeLength, readIndex);
+      return false;
+    });
+  }
+
+  /** Parses and checks the envelope header; `total`: the payload's full length. */
+  private static readEnvelope(head: Uint8Array, total: number, params: Partial<HnswParams>): Envelope {
     const bad = (reason: 'bad-payload' | 'mismatch' | 'unsupported-version', msg: string) => new CorruptIndexError(reason, msg);
-    if (bytes.length < ENVELOPE_HEADER) throw bad('bad-payload', `HNSW payload too short (${bytes.length} bytes)`);
-    const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (head.length < ENVELOPE_HEADER || total < ENVELOPE_HEADER) throw bad('bad-payload', `HNSW payload too short (${total} bytes)`);
+    const dv = new DataView(head.buffer, head.byteOffset, ENVELOPE_HEADER);
     if (dv.getUint32(0, true) !== ENVELOPE_MAGIC) throw bad('bad-payload', 'not a serialized HnswIndex (bad magic)');
     const version = dv.getUint32(4, true);
     if (version !== ENVELOPE_VERSION) throw bad('unsupported-version', `HnswIndex envelope version ${version} is not supported`);
-    const dim = dv.getUint32(8, true);
+    const env: Envelope = {
+      dim: dv.getUint32(8, true),
+      M: dv.getUint32(16, true),
+      efConstruction: dv.getUint32(20, true),
+      savedEf: dv.getUint32(24, true),
+      liveCount: dv.getUint32(28, true),
+      deletedCount: dv.getUint32(32, true),
+      nativeLength: dv.getFloat64(40, true),
+      labelsEnd: 0,
+    };
     const spaceCode = dv.getUint32(12, true);
-    const M = dv.getUint32(16, true);
-    const efConstruction = dv.getUint32(20, true);
-    const savedEf = dv.getUint32(24, true);
-    const liveCount = dv.getUint32(28, true);
-    const deletedCount = dv.getUint32(32, true);
-    const nativeLength = dv.getFloat64(40, true);
     if (spaceCode !== SPACE_CODES.cosine) throw bad('bad-payload', `unknown vector space code ${spaceCode}`);
-    if (params.dim !== undefined && params.dim !== dim) throw bad('mismatch', `index has dimension ${dim}, expected ${params.dim}`);
+    if (params.dim !== undefined && params.dim !== env.dim) throw bad('mismatch', `index has dimension ${env.dim}, expected ${params.dim}`);
     if (params.space !== undefined && params.space !== 'cosine') throw bad('mismatch', `index space is cosine, expected ${params.space}`);
-    const labelsEnd = ENVELOPE_HEADER + 4 * (liveCount + deletedCount);
-    if (labelsEnd + nativeLength !== bytes.length) {
-      throw bad('bad-payload', `HNSW payload length mismatch (${bytes.length} bytes, envelope says ${labelsEnd + nativeLength})`);
+    env.labelsEnd = ENVELOPE_HEADER + 4 * (env.liveCount + env.deletedCount);
+    if (env.labelsEnd + env.nativeLength !== total) {
+      throw bad('bad-payload', `HNSW payload length mismatch (${total} bytes, envelope says ${env.labelsEnd + env.nativeLength})`);
     }
-    checkDim(dim);
+    checkDim(env.dim);
+    return env;
+  }
 
-    const native = rt.newNative(dim);
+  /**
+   * A native index read by `load` (given the readIndex call to make; returns whether the
+   * scratch file must be emptied afterwards), checked against the envelope, with its labels.
+   */
+  private static fromNative(
+    rt: HnswlibRuntime,
+    env: Envelope,
+    labels: Uint8Array,
+    params: Partial<HnswParams>,
+    load: (readIndex: () => void) => boolean,
+  ): HnswIndex {
+    const bad = (msg: string) => new CorruptIndexError('bad-payload', msg);
+    const native = rt.newNative(env.dim);
     try {
+      const readIndex = () => rt.call('readIndex', () => native.readIndex(SCRATCH, Math.max(0, params.initialCapacity ?? 0)));
+      let cleanup = false;
       try {
-        rt.writeMemFile(SCRATCH_PATH, bytes.subarray(labelsEnd));
-        rt.call('readIndex', () => native.readIndex(SCRATCH, Math.max(0, params.initialCapacity ?? 0)));
+        cleanup = load(readIndex);
+        if (cleanup) readIndex();
       } finally {
-        rt.truncateMemFile(SCRATCH_PATH);
+        if (cleanup) rt.truncateMemFile(SCRATCH_PATH);
       }
       const nativeDim = rt.call('getNumDimensions', () => native.getNumDimensions());
       const count = rt.call('getCurrentCount', () => native.getCurrentCount());
       const used = rt.call('getUsedLabels', () => native.getUsedLabels().length);
-      if (nativeDim !== dim || count < liveCount || used !== liveCount) {
-        throw bad(
-          'bad-payload',
-          `HNSW payload disagrees with its envelope (dim ${nativeDim}/${dim}, live ${used}/${liveCount}, slots ${count})`,
-        );
+      if (nativeDim !== env.dim || count < env.liveCount || used !== env.liveCount) {
+        throw bad(`HNSW payload disagrees with its envelope (dim ${nativeDim}/${env.dim}, live ${used}/${env.liveCount}, slots ${count})`);
       }
-      const ef = params.efSearch ?? (savedEf || HNSW_DEFAULTS.efSearch);
-      const index = new HnswIndex(rt, native, dim, M, efConstruction, ef);
-      let off = ENVELOPE_HEADER;
-      for (let i = 0; i < liveCount; i++, off += 4) index.live.add(dv.getUint32(off, true));
-      for (let i = 0; i < deletedCount; i++, off += 4) index.maybeDeleted.add(dv.getUint32(off, true));
-      if (index.live.size !== liveCount) throw bad('bad-payload', 'duplicate live labels in HNSW payload');
-      index.vacant = count - liveCount;
+      const ef = params.efSearch ?? (env.savedEf || HNSW_DEFAULTS.efSearch);
+      const index = new HnswIndex(rt, native, env.dim, env.M, env.efConstruction, ef);
+      const dv = new DataView(labels.buffer, labels.byteOffset, labels.byteLength);
+      let off = 0;
+      for (let i = 0; i < env.liveCount; i++, off += 4) index.live.add(dv.getUint32(off, true));
+      for (let i = 0; i < env.deletedCount; i++, off += 4) index.maybeDeleted.add(dv.getUint32(off, true));
+      if (index.live.size !== env.liveCount) throw bad('duplicate live labels in HNSW payload');
+      index.vacant = count - env.liveCount;
       if (index.vacant === 0) index.maybeDeleted.clear();
       return index;
     } catch (err) {

@@ -23,6 +23,7 @@
  * - C++ exceptions surface as `WebAssembly.Exception`; {@link HnswlibRuntime.call} turns them into
  *   {@link HnswlibError} and frees the exception object (each one leaks ~150 bytes otherwise).
  */
+import * as fs from 'node:fs';
 import { HnswlibError } from './errors';
 
 /** The embind `HierarchicalNSW` object as this build really exposes it (the shipped typings differ). */
@@ -92,7 +93,15 @@ interface CaptureState {
   fds: Set<number>;
   chunks: Uint8Array[];
   bytes: number;
+  /** When set, captured writes go here (a view of the wasm heap, valid during the call) instead of `chunks`. */
+  sink: ((chunk: Uint8Array) => void) | undefined;
   memory: (() => ArrayBuffer) | undefined;
+  /** Read redirect (see {@link HnswlibRuntime.readFromHostFile}): reads of `path` come from a host file. */
+  redirect: { path: string; fds: Set<number>; hostFd: number; hostOffset: number; length: number; error?: unknown } | undefined;
+  /** What the sink threw: the write reports EIO to the C++ side, and captureWrites rethrows this. */
+  sinkError: unknown;
+  /** 8 bytes of wasm heap for the syscall wrappers (a file position). */
+  scratch: number;
 }
 
 /** Where hnswlib-wasm's `writeIndex(name)`/`readIndex(name)` put files: `${VIRTUAL_DIR}/${name}`. */
@@ -104,6 +113,7 @@ const O_WRONLY = 1;
 const O_CREAT = 0o100;
 const O_TRUNC = 0o1000;
 const SEEK_SET = 0;
+const SEEK_CUR = 1;
 const SEEK_END = 2;
 const CHUNK = 1 << 20;
 
@@ -211,21 +221,67 @@ export class HnswlibRuntime {
    * straight from its `fd_write` calls: the bytes never go into the in-memory FS, whose
    * 1.125x-growth appends made `writeIndex` copy a 20 MB index ~25 times.
    */
-  captureWrites(path: string, fn: () => void): { chunks: Uint8Array[]; bytes: number } {
+  captureWrites(path: string, fn: () => void, sink?: (chunk: Uint8Array) => void): { chunks: Uint8Array[]; bytes: number } {
     const c = this.capture;
     if (c.path !== undefined) throw new Error('captureWrites is not re-entrant');
     c.path = path;
     c.fds.clear();
     c.chunks = [];
     c.bytes = 0;
+    c.sink = sink;
+    c.sinkError = undefined;
     try {
       fn();
+      if (c.sinkError !== undefined) throw c.sinkError;
       return { chunks: c.chunks, bytes: c.bytes };
     } finally {
+      c.sinkError = undefined;
       c.path = undefined;
       c.fds.clear();
       c.chunks = [];
       c.bytes = 0;
+      c.sink = undefined;
+    }
+  }
+
+  /**
+   * Runs `fn` (which makes the C++ side read the file `path`) with `path` standing for
+   * `length` bytes of the host file `hostFd` from `hostOffset`: its reads are served by
+   * `fs.readSync` straight into the wasm heap. The in-memory file only gets the right size
+   * (its zero-filled storage is never written, so it costs no memory): loading an index no
+   * longer holds it in JS and in the in-memory FS on top of the heap.
+   */
+  readFromHostFile(path: string, hostFd: number, hostOffset: number, length: number, fn: () => void): void {
+    const c = this.capture;
+    if (c.redirect) throw new Error('readFromHostFile is not re-entrant');
+    this.sizeMemFile(path, length);
+    c.redirect = { path, fds: new Set(), hostFd, hostOffset, length };
+    try {
+      fn();
+      if (c.redirect.error) throw c.redirect.error;
+    } finally {
+      c.redirect = undefined;
+      this.truncateMemFile(path);
+    }
+  }
+
+  /** Creates or truncates `path` and gives it `length` zero bytes, writing only its last byte. */
+  private sizeMemFile(path: string, length: number): void {
+    const { malloc, free } = this.module.asm;
+    const fd = this.open(path, O_WRONLY | O_CREAT | O_TRUNC);
+    const scratch = malloc(16);
+    try {
+      if (length === 0) return;
+      this.seek(fd, length - 1, SEEK_SET, scratch);
+      this.heap()[scratch + 12] = 0;
+      const dv = this.view();
+      dv.setUint32(scratch, scratch + 12, true);
+      dv.setUint32(scratch + 4, 1, true);
+      const errno = this.env.fd_write(fd, scratch, 1, scratch + 8);
+      if (errno !== 0) throw new HnswlibError(`hnswlib: sizing ${path} in its in-memory FS failed (errno ${errno})`);
+    } finally {
+      free(scratch);
+      this.env.fd_close(fd);
     }
   }
 
@@ -359,7 +415,7 @@ async function doLoad(): Promise<HnswlibRuntime> {
   const addedWindow = g.window === undefined;
   let moduleRef: HnswlibModule | undefined;
   let env: WasmEnv | undefined;
-  const capture: CaptureState = { path: undefined, fds: new Set(), chunks: [], bytes: 0, memory: undefined };
+  const capture: CaptureState = { path: undefined, fds: new Set(), chunks: [], bytes: 0, sink: undefined, memory: undefined, redirect: undefined, sinkError: undefined, scratch: 0 };
 
   // 1. Capture the wasm imports (its syscalls) and neutralise the IDBFS sync, which aborts in Node.
   const wasm = wasmGlobal();
@@ -432,6 +488,7 @@ async function doLoad(): Promise<HnswlibRuntime> {
   }
   moduleRef = module;
   capture.memory = () => module.asm.memory.buffer;
+  capture.scratch = module.asm.malloc(16);
   safe(() => module.setIdbfsSynced(true)); // release the lock left by the sync on mount
   return new HnswlibRuntime(module, env, capture);
 }
@@ -443,17 +500,58 @@ async function doLoad(): Promise<HnswlibRuntime> {
 function wrapForCapture(env: WasmEnv, capture: CaptureState): void {
   const openat = env.__syscall_openat;
   const fdWrite = env.fd_write;
+  const fdRead = env.fd_read;
+  const fdSeek = env.fd_seek;
   const fdClose = env.fd_close;
   const decoder = new TextDecoder();
+  const pathAt = (pathPtr: number): string => {
+    const heap = new Uint8Array(capture.memory!());
+    let end = pathPtr;
+    while (heap[end] !== 0 && end < heap.length) end++;
+    return decoder.decode(heap.subarray(pathPtr, end));
+  };
   env.__syscall_openat = (dirfd, pathPtr, flags, varargs) => {
     const fd = openat(dirfd, pathPtr, flags, varargs);
     if (capture.path !== undefined && capture.memory && fd >= 0 && (flags & 3) !== O_RDONLY) {
-      const heap = new Uint8Array(capture.memory());
-      let end = pathPtr;
-      while (heap[end] !== 0 && end < heap.length) end++;
-      if (decoder.decode(heap.subarray(pathPtr, end)) === capture.path) capture.fds.add(fd);
+      if (pathAt(pathPtr) === capture.path) capture.fds.add(fd);
     }
+    const r = capture.redirect;
+    if (r && capture.memory && fd >= 0 && (flags & 3) === O_RDONLY && pathAt(pathPtr) === r.path) r.fds.add(fd);
     return fd;
+  };
+  env.fd_read = (fd, iov, iovcnt, pnum) => {
+    const r = capture.redirect;
+    if (!r || !r.fds.has(fd) || !capture.memory) return fdRead(fd, iov, iovcnt, pnum);
+    try {
+      // The position is the in-memory file's (its seeks stay authoritative); the bytes come from the host file.
+      const at = capture.scratch;
+      let errno = fdSeek(fd, 0, 0, SEEK_CUR, at);
+      if (errno !== 0) return errno;
+      let dv = new DataView(capture.memory());
+      const pos = dv.getUint32(at, true) + dv.getUint32(at + 4, true) * 2 ** 32;
+      let total = 0;
+      for (let i = 0; i < iovcnt; i++) {
+        const ptr = dv.getUint32(iov + 8 * i, true);
+        const want = dv.getUint32(iov + 8 * i + 4, true);
+        const len = Math.min(want, Math.max(0, r.length - pos - total));
+        let done = 0;
+        while (done < len) {
+          const n = fs.readSync(r.hostFd, new Uint8Array(capture.memory(), ptr + done, len - done), 0, len - done, r.hostOffset + pos + total + done);
+          if (n <= 0) throw new HnswlibError(`hnswlib: the index file ended early (at ${pos + total + done} of ${r.length} bytes)`);
+          done += n;
+        }
+        total += len;
+        if (len < want) break;
+      }
+      errno = fdSeek(fd, (pos + total) >>> 0, Math.floor((pos + total) / 2 ** 32), SEEK_SET, at);
+      if (errno !== 0) return errno;
+      dv = new DataView(capture.memory());
+      dv.setUint32(pnum, total, true);
+      return 0;
+    } catch (e) {
+      r.error ??= e;
+      return 29; // EIO
+    }
   };
   env.fd_write = (fd, iov, iovcnt, pnum) => {
     if (capture.fds.size === 0 || !capture.fds.has(fd) || !capture.memory) return fdWrite(fd, iov, iovcnt, pnum);
@@ -464,7 +562,14 @@ function wrapForCapture(env: WasmEnv, capture: CaptureState): void {
       const ptr = dv.getUint32(iov + 8 * i, true);
       const len = dv.getUint32(iov + 8 * i + 4, true);
       if (len === 0) continue;
-      capture.chunks.push(new Uint8Array(buffer, ptr, len).slice());
+      if (capture.sink) {
+        try {
+          capture.sink(new Uint8Array(buffer, ptr, len));
+        } catch (e) {
+          capture.sinkError ??= e;
+          return 29; // EIO: the C++ side gives up; captureWrites rethrows the real error
+        }
+      } else capture.chunks.push(new Uint8Array(buffer, ptr, len).slice());
       total += len;
     }
     capture.bytes += total;

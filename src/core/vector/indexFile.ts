@@ -60,57 +60,80 @@ export async function saveIndexFile(
   if (typeof meta?.watermark !== 'number' || !Number.isFinite(meta.watermark)) {
     throw new RangeError(`saveIndexFile: watermark must be a finite number, got ${meta?.watermark}`);
   }
-  const payload = index.serialize();
-  const header = Buffer.alloc(HEADER);
-  MAGIC.copy(header, 0);
-  header.writeUInt32LE(INDEX_FILE_VERSION, 8);
-  header.writeUInt32LE(HEADER, 12);
-  header.writeUInt32LE(index.dim, 16);
-  header.writeUInt32LE(SPACE_COSINE, 20);
-  header.writeUInt32LE(index.size, 24);
-  header.writeUInt32LE(KIND_HNSW, 28);
-  header.writeDoubleLE(meta.watermark, 32);
-  header.writeDoubleLE(payload.length, 40);
-  header.writeUInt32LE(crc32(payload), 48);
-  header.writeUInt32LE(crc32(header.subarray(0, 60)), 60);
-
+  // Streamed: the index goes from hnswlib's heap to the file chunk by chunk (no copy of it in
+  // memory; it was 2× its size before). All synchronous up to the fsync, so the bytes match
+  // `meta.watermark` whatever the caller does next; the data then sits in the OS's cache.
   const dir = path.dirname(file);
   await fs.promises.mkdir(dir, { recursive: true });
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const fh = await fs.promises.open(tmp, 'wx');
+  const fd = fs.openSync(tmp, 'wx+');
   let closed = false;
+  let payloadBytes: number;
+  let info: IndexFileInfo;
   try {
-    await writeAll(fh, header);
-    await writeAll(fh, payload);
-    await fh.sync();
-    await fh.close();
+    let at = HEADER;
+    const put = (chunk: Uint8Array, position: number) => {
+      let done = 0;
+      while (done < chunk.length) {
+        const n = fs.writeSync(fd, chunk, done, chunk.length - done, position + done);
+        if (n <= 0) throw new Error('saveIndexFile: write made no progress');
+        done += n;
+      }
+    };
+    const { envelope, length } = index.serializeTo((chunk) => {
+      put(chunk, at);
+      at += chunk.length;
+    });
+    if (at !== HEADER + length) throw new Error(`saveIndexFile: wrote ${at - HEADER} of ${length} payload bytes`);
+    put(envelope, HEADER);
+    payloadBytes = length;
+    const header = Buffer.alloc(HEADER);
+    MAGIC.copy(header, 0);
+    header.writeUInt32LE(INDEX_FILE_VERSION, 8);
+    header.writeUInt32LE(HEADER, 12);
+    header.writeUInt32LE(index.dim, 16);
+    header.writeUInt32LE(SPACE_COSINE, 20);
+    header.writeUInt32LE(index.size, 24);
+    header.writeUInt32LE(KIND_HNSW, 28);
+    header.writeDoubleLE(meta.watermark, 32);
+    header.writeDoubleLE(payloadBytes, 40);
+    header.writeUInt32LE(fileCrc(fd, HEADER, payloadBytes), 48);
+    header.writeUInt32LE(crc32(header.subarray(0, 60)), 60);
+    put(header, 0);
+    info = {
+      formatVersion: INDEX_FILE_VERSION,
+      dim: index.dim,
+      space: 'cosine',
+      count: index.size,
+      watermark: meta.watermark,
+      payloadBytes,
+      fileBytes: HEADER + payloadBytes,
+    };
+    await new Promise<void>((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(e) : resolve())));
+    fs.closeSync(fd);
     closed = true;
     await opts.beforeRename?.(tmp);
     await fs.promises.rename(tmp, file);
   } catch (err) {
-    if (!closed) await fh.close().catch(() => undefined);
+    if (!closed) fs.closeSync(fd);
     await fs.promises.unlink(tmp).catch(() => undefined);
     throw err;
   }
   fsyncDir(dir);
-  return {
-    formatVersion: INDEX_FILE_VERSION,
-    dim: index.dim,
-    space: 'cosine',
-    count: index.size,
-    watermark: meta.watermark,
-    payloadBytes: payload.length,
-    fileBytes: HEADER + payload.length,
-  };
+  return info;
 }
 
-async function writeAll(fh: fs.promises.FileHandle, data: Uint8Array): Promise<void> {
-  let off = 0;
-  while (off < data.length) {
-    const { bytesWritten } = await fh.write(data, off, data.length - off);
-    if (bytesWritten <= 0) throw new Error('saveIndexFile: write made no progress');
-    off += bytesWritten;
+/** CRC-32 of `length` bytes of the open file `fd` from `offset`, read in chunks. */
+function fileCrc(fd: number, offset: number, length: number): number {
+  const buf = Buffer.allocUnsafe(Math.min(length, 4 << 20) || 1);
+  let crc = 0;
+  for (let done = 0; done < length; ) {
+    const n = fs.readSync(fd, buf, 0, Math.min(buf.length, length - done), offset + done);
+    if (n <= 0) throw new CorruptIndexError('truncated', `index file ended after ${done} of ${length} payload bytes`);
+    crc = crc32(buf.subarray(0, n), crc);
+    done += n;
   }
+  return crc;
 }
 
 function parseHeader(file: string, header: Uint8Array, fileBytes: number): IndexFileInfo {
@@ -167,27 +190,43 @@ export interface LoadIndexOptions extends Pick<Partial<HnswParams>, 'efSearch' |
  * it cannot be read.
  */
 export async function loadIndexFile(file: string, opts: LoadIndexOptions = {}): Promise<{ index: HnswIndex; info: IndexFileInfo }> {
-  const bytes = await fs.promises.readFile(file);
-  const info = parseHeader(file, bytes, bytes.length);
-  if (opts.expectDim !== undefined && opts.expectDim !== info.dim) {
-    throw new CorruptIndexError('mismatch', `index has dimension ${info.dim}, expected ${opts.expectDim}`, file);
-  }
-  const payload = bytes.subarray(HEADER, HEADER + info.payloadBytes);
-  if (crc32(payload) !== bytes.readUInt32LE(48)) {
-    throw new CorruptIndexError('payload-checksum', 'index payload checksum mismatch', file);
-  }
-  let index: HnswIndex;
+  // Streamed: the checksum is computed over chunks, then hnswlib reads its part of the file
+  // straight into its heap (the file was read whole, then copied into hnswlib's in-memory FS:
+  // 2× the index on top of it, while loading).
+  const fd = fs.openSync(file, 'r');
   try {
-    index = await HnswIndex.deserialize(payload, { dim: info.dim, efSearch: opts.efSearch, initialCapacity: opts.initialCapacity });
-  } catch (err) {
-    if (err instanceof CorruptIndexError) throw new CorruptIndexError(err.reason, err.message, file, { cause: err });
-    throw err;
+    const size = fs.fstatSync(fd).size;
+    const header = Buffer.alloc(HEADER);
+    const got = fs.readSync(fd, header, 0, HEADER, 0);
+    const info = parseHeader(file, header.subarray(0, got), size);
+    if (opts.expectDim !== undefined && opts.expectDim !== info.dim) {
+      throw new CorruptIndexError('mismatch', `index has dimension ${info.dim}, expected ${opts.expectDim}`, file);
+    }
+    let crc: number;
+    try {
+      crc = fileCrc(fd, HEADER, info.payloadBytes);
+    } catch (err) {
+      if (err instanceof CorruptIndexError) throw new CorruptIndexError(err.reason, err.message, file, { cause: err });
+      throw err;
+    }
+    if (crc !== header.readUInt32LE(48)) {
+      throw new CorruptIndexError('payload-checksum', 'index payload checksum mismatch', file);
+    }
+    let index: HnswIndex;
+    try {
+      index = await HnswIndex.loadFromFile(fd, HEADER, info.payloadBytes, { dim: info.dim, efSearch: opts.efSearch, initialCapacity: opts.initialCapacity });
+    } catch (err) {
+      if (err instanceof CorruptIndexError) throw new CorruptIndexError(err.reason, err.message, file, { cause: err });
+      throw err;
+    }
+    if (index.size !== info.count) {
+      index.dispose();
+      throw new CorruptIndexError('bad-payload', `header says ${info.count} vectors, payload holds ${index.size}`, file);
+    }
+    return { index, info };
+  } finally {
+    fs.closeSync(fd);
   }
-  if (index.size !== info.count) {
-    index.dispose();
-    throw new CorruptIndexError('bad-payload', `header says ${info.count} vectors, payload holds ${index.size}`, file);
-  }
-  return { index, info };
 }
 
 /**
