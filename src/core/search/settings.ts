@@ -26,9 +26,11 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   fillVectorScores: true,
   fillTextScores: true,
   fullTextPruning: true,
-  // Rocchio on the vector leg: +0.009 recall_any@10 and +0.016 any@1 on LoCoMo at 3 / 0.7
-  // (a flat plateau from 2–5 documents and 0.7–1.0; RESULTS.md).
-  feedbackDocs: 3,
+  // Rocchio on the vector leg: off. It gained +0.009 recall_any@10 on LoCoMo while the query was
+  // embedded with its question mark and the speakers' names; with the cleaner query text below it
+  // costs 0.005–0.012 at @10 for every setting tried (it narrows multi-hop questions to one topic)
+  // and gains ≤ 0.012 at @1 (RESULTS.md round 3). 0.7 is the weight to use when turning it on.
+  feedbackDocs: 0,
   feedbackWeight: 0.7,
   // Query text for the embedder (RESULTS.md round 3): no question marks, and no words that are
   // in more than a fifth of the store's memories (a plateau from 0.1 to 0.3 on LoCoMo).
