@@ -8,7 +8,8 @@ import { fullTextScores, fullTextSearch, type TextHit } from '../../src/core/sea
 import { FullTextRanking, parseRows, readHexVarints, readVarints } from '../../src/core/search/fullTextRank';
 import { joinFtsTerms } from '../../src/core/search/ftsQuery';
 import { liveMeta } from '../../src/core/search/liveMeta';
-import { HybridSearch } from '../../src/core/search/hybrid';
+import { HYDRATE_COLUMNS, HybridSearch } from '../../src/core/search/hybrid';
+import { rowToSummary } from '../../src/core/memory/rows';
 import { IndexVectorSearcher } from '../../src/core/search/indexSearcher';
 import { ExactIndex } from '../../src/core/vector/exactIndex';
 import { HashEmbedder } from '../../src/core/embed/hashEmbedder';
@@ -256,5 +257,12 @@ describe('FullTextRanking (exact pruned top-k)', () => {
     );
     want.set(maxRid + 1000, { id: 'odd\x1eid,with separators', createdAt: NOW.toISOString() });
     assert.deepEqual(liveMeta(store, [...rids, maxRid + 1000], where), want);
+  });
+
+  test('HYDRATE_COLUMNS hold everything rowToSummary reads', () => {
+    const full = store.all('SELECT * FROM memories ORDER BY rid LIMIT 200');
+    const narrow = store.all(`SELECT ${HYDRATE_COLUMNS} FROM memories ORDER BY rid LIMIT 200`);
+    assert.equal(full.length, 200);
+    assert.deepEqual(narrow.map(rowToSummary), full.map(rowToSummary));
   });
 });

@@ -29,6 +29,13 @@ import { DEFAULT_RERANK_CONFIG, rerank, type RerankConfig } from './rerank';
 import { resolveSearchSettings } from './settings';
 import type { HybridSearchDeps, SearchRequest, SearchResponse, SearchResult, SearchSettings, VectorSearcher } from './types';
 
+/**
+ * The columns of a result row: those rowToSummary reads, plus rid. Not `*`: sql.js reads every
+ * column of every row through JS (0.45 → 0.18 ms for 20 rows). A test checks rowToSummary gives
+ * the same summary from these columns as from the whole row.
+ */
+export const HYDRATE_COLUMNS = 'rid, id, type, scope, title, content, tags, importance, decisions_json, access_count, expires_at, deleted_at, version, created_at, updated_at';
+
 /** Longest query text looked at (the FTS builder and embedders cut further). */
 export const MAX_QUERY_CHARS = 10_000;
 
@@ -312,11 +319,12 @@ export class HybridSearch {
     return out;
   }
 
+  /** The rows of the results, with the columns rowToSummary and the reranker read (HYDRATE_COLUMNS). */
   private rows(rids: number[]): Map<number, Row> {
     const out = new Map<number, Row>();
     for (let i = 0; i < rids.length; i += 500) {
       const chunk = padded(rids.slice(i, i + 500));
-      for (const r of this.store.all(`SELECT * FROM memories WHERE rid IN (${chunk.map(() => '?').join(', ')})`, chunk)) out.set(Number(r.rid), r);
+      for (const r of this.store.all(`SELECT ${HYDRATE_COLUMNS} FROM memories WHERE rid IN (${chunk.map(() => '?').join(', ')})`, chunk)) out.set(Number(r.rid), r);
     }
     return out;
   }
