@@ -4,7 +4,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dropCommonWords, prepareQueryEmbedText, stripQuestionMarks } from '../../src/core/embed/queryText';
+import { dropCommonWords, meanOfUnitVectors, prepareQueryEmbedText, stripQuestionMarks } from '../../src/core/embed/queryText';
 import { DEFAULT_SEARCH_SETTINGS, resolveSearchSettings } from '../../src/core/search/settings';
 import type { Embedder, EmbedKind } from '../../src/core/embed/types';
 import { searchFixture } from './search-fixture';
@@ -33,17 +33,33 @@ describe('query text for the embedder', () => {
     assert.equal(prepareQueryEmbedText(q, { stopwords: false, questionMarks: true }), 'What did John give to the shelter');
     assert.equal(prepareQueryEmbedText(q, { stopwords: true, questionMarks: true, isCommon: (t) => t === 'John' }), 'give shelter');
   });
+
+  test('meanOfUnitVectors: the unit mean of the unit vectors; zero vectors skipped', () => {
+    const m = meanOfUnitVectors([Float32Array.from([3, 0, 0]), Float32Array.from([0, 0.5, 0])]);
+    assert.deepEqual(Array.from(m).map((x) => Math.round(x * 1e6) / 1e6), [0.707107, 0.707107, 0]);
+    const z = meanOfUnitVectors([Float32Array.from([0, 2, 0]), new Float32Array(3)]);
+    assert.deepEqual(Array.from(z), [0, 1, 0]);
+    assert.deepEqual(Array.from(meanOfUnitVectors([new Float32Array(2)])), [0, 0]);
+    assert.throws(() => meanOfUnitVectors([new Float32Array(2), new Float32Array(3)]), RangeError);
+  });
 });
 
-/** Records the query texts it is asked to embed; every vector is the same (the leg is not under test). */
+/**
+ * Records each batch of query texts it is asked to embed. Vectors come from `table` (x axis for
+ * anything not in it), so a test can tell the views apart.
+ */
 class RecordingEmbedder implements Embedder {
   readonly id = 'recording:test';
   readonly space = 'recording-test-3';
   readonly dimension = 3;
-  readonly queries: string[] = [];
+  readonly calls: string[][] = [];
+  constructor(private readonly table = new Map<string, number[]>()) {}
+  get queries(): string[] {
+    return this.calls.map((c) => c[0]!);
+  }
   async embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]> {
-    if (kind === 'query') this.queries.push(...texts);
-    return texts.map(() => Float32Array.from([1, 0, 0]));
+    if (kind === 'query') this.calls.push(texts.slice());
+    return texts.map((t) => Float32Array.from(this.table.get(t) ?? [1, 0, 0]));
   }
   async available(): Promise<boolean> {
     return true;
@@ -64,7 +80,7 @@ describe('hybrid search: the embedded query', () => {
       await f.add({ content: "Maria's dog is called Coco." });
       await f.add({ content: 'John went hiking.' });
       const ask = async (settings: Record<string, unknown>) => {
-        emb.queries.length = 0;
+        emb.calls.length = 0;
         await f.searcher({ settings: { queryCommonMinRows: 5, ...settings } }).search({ query: "What medal did Maria's shelter give?" });
         return emb.queries.at(-1);
       };
@@ -79,7 +95,7 @@ describe('hybrid search: the embedded query', () => {
       // A query made only of common words still embeds one of them (counts are capped just above
       // the threshold, so which one is not specified).
       const only = async (query: string) => {
-        emb.queries.length = 0;
+        emb.calls.length = 0;
         await f.searcher({ settings: { queryCommonMinRows: 5, queryCommonShare: 0.3 } }).search({ query });
         return emb.queries.at(-1);
       };
@@ -90,7 +106,41 @@ describe('hybrid search: the embedded query', () => {
     }
   });
 
+  test('raw view: the query as written (no question marks) is embedded too, and the mean is searched', async () => {
+    // The prepared text points along x, the query as written along y; m3 sits between them.
+    const table = new Map<string, number[]>([
+      ['deploy staging', [1, 0, 0]],
+      ['How do we deploy to staging', [0, 1, 0]],
+      ['Memory one.', [1, 0, 0]],
+      ['Memory two.', [0, 1, 0]],
+      ['Memory three.', [1, 1, 0]],
+    ]);
+    const emb = new RecordingEmbedder(table);
+    const f = await searchFixture(emb);
+    try {
+      const m1 = await f.add({ content: 'Memory one.' });
+      await f.add({ content: 'Memory two.' });
+      const m3 = await f.add({ content: 'Memory three.' });
+      const vectorOnly = { keywordWeight: 0, vectorWeight: 1 };
+      const top = async (settings: Record<string, unknown>) =>
+        (await f.searcher({ settings: { ...vectorOnly, ...settings } }).search({ query: 'How do we deploy to staging?' })).results.map((r) => r.memory.id);
+
+      assert.equal((await top({}))[0], m3.id);
+      assert.deepEqual(emb.calls.at(-1), ['deploy staging', 'How do we deploy to staging']);
+      const off = await top({ queryRawView: false });
+      assert.equal(off[0], m1.id);
+      assert.deepEqual(emb.calls.at(-1), ['deploy staging']);
+      // Both views the same text (nothing removed): embedded once.
+      emb.calls.length = 0;
+      await f.searcher().search({ query: 'deploy staging' });
+      assert.deepEqual(emb.calls, [['deploy staging']]);
+    } finally {
+      await f.store.close();
+    }
+  });
+
   test('defaults are the measured ones; nonsense is refused', () => {
+    assert.equal(DEFAULT_SEARCH_SETTINGS.queryRawView, true);
     assert.equal(DEFAULT_SEARCH_SETTINGS.queryStripQuestionMarks, true);
     assert.equal(DEFAULT_SEARCH_SETTINGS.queryCommonShare, 0.2);
     assert.equal(DEFAULT_SEARCH_SETTINGS.queryCommonMinRows, 200);

@@ -205,6 +205,10 @@ describe('UseLiteEmbedder (built-in model in a worker thread)', () => {
     // deterministic
     const [db2] = await use.embed(['database configuration settings'], 'document');
     assert.ok(dot(db!, db2!) > 0.9999);
+    // A query is embedded as given (the hybrid search prepares query text itself): the same
+    // vector as the same text embedded as a document.
+    const [qAsDoc] = await use.embed(['how do I configure the database'], 'document');
+    assert.ok(dot(q!, qAsDoc!) > 0.9999);
   });
 
   test('queries jump ahead of queued documents', async (t) => {

@@ -13,7 +13,11 @@ import {
 } from './useLiteProtocol';
 
 export interface UseLiteEmbedderOptions {
-  /** Remove English stop-words from QUERY text before embedding (measured to help). Default true. */
+  /**
+   * Remove English stop-words from QUERY text before embedding. Default false: the hybrid search
+   * prepares query text itself (search settings `queryStopwords`, `queryRawView`; embed/queryText.ts)
+   * and needs the model to embed what it is given.
+   */
   queryStopwords?: boolean;
   /**
    * The worker entry. Default: `useLiteWorker.js` next to this module (the bundle), else
@@ -93,7 +97,7 @@ export class UseLiteEmbedder implements Embedder {
 
   constructor(options: UseLiteEmbedderOptions = {}) {
     this.opts = {
-      queryStopwords: options.queryStopwords ?? true,
+      queryStopwords: options.queryStopwords ?? false,
       workerPath: options.workerPath ?? defaultUseLiteWorkerPath(),
       loadTimeoutMs: options.loadTimeoutMs ?? 60_000,
       maxChars: options.maxChars ?? 10_000,

@@ -12,7 +12,7 @@
 import type { Store } from '../store/store';
 import type { Row } from '../store/store';
 import type { Embedder } from '../embed/types';
-import { prepareQueryEmbedText } from '../embed/queryText';
+import { meanOfUnitVectors, prepareQueryEmbedText } from '../embed/queryText';
 import { rowToSummary } from '../memory/rows';
 import { ValidationError } from '../memory/errors';
 import { errorMessage } from '../util/errors';
@@ -272,10 +272,16 @@ export class HybridSearch {
     const s = this.settings;
     let text = prepareQueryEmbedText(query, { stopwords: s.queryStopwords, questionMarks: s.queryStripQuestionMarks });
     if (s.queryCommonShare > 0) text = prepareQueryEmbedText(text, { stopwords: false, questionMarks: false, isCommon: this.commonQueryWords(text) });
+    // Second view (settings.queryRawView): the query as written, question marks removed.
+    const texts = [text];
+    if (s.queryRawView) {
+      const raw = prepareQueryEmbedText(query, { stopwords: false, questionMarks: s.queryStripQuestionMarks });
+      if (raw !== text) texts.push(raw);
+    }
     try {
-      const [v] = await (embedder as Embedder).embed([text], 'query');
-      if (!v || v.length !== vectors.dimension) throw new Error(`expected one ${vectors.dimension}-d vector`);
-      return v;
+      const vs = await (embedder as Embedder).embed(texts, 'query');
+      if (vs.length !== texts.length || vs.some((v) => !v || v.length !== vectors.dimension)) throw new Error(`expected ${texts.length} ${vectors.dimension}-d vector(s)`);
+      return vs.length === 1 ? vs[0] : meanOfUnitVectors(vs);
     } catch (e) {
       warnings.push(`Vector search skipped (full-text only): the query could not be embedded: ${errorMessage(e)}`);
       return undefined;

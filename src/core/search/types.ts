@@ -129,6 +129,11 @@ export interface SearchSettings {
   /** …once the store has at least this many memories. */
   queryCommonMinRows: number;
   /**
+   * Also embed the query as written (question marks removed, stop-words and common words kept)
+   * and search with the mean of the two unit vectors (one more query embedding per search).
+   */
+  queryRawView: boolean;
+  /**
    * Added to the fused score of memories written on a date the query names ("on 21 May, 2023",
    * "in July 2023", "in 2024"; queryDates.ts). 0 = off.
    */
