@@ -177,3 +177,40 @@ test('a store with float32 rows of an older version and new int8 rows: counted, 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("ExactIndex with storage 'int8': the stored vectors' exact cosine, same answers as float32 within the tolerance", () => {
+  const dim = 512;
+  const { vectors, queries } = clusteredVectors({ n: 800, dim, clusters: 16, queries: 30, seed: 12 });
+  const f32 = new ExactIndex({ dim, initialCapacity: 16 });
+  const q8 = new ExactIndex({ dim, storage: 'int8', initialCapacity: 16 }); // grows
+  vectors.forEach((v, i) => {
+    f32.add(i + 1, v);
+    q8.add(i + 1, v);
+  });
+  for (let l = 1; l <= 800; l += 9) {
+    assert.equal(q8.remove(l), true);
+    f32.remove(l);
+  }
+  assert.equal(q8.size, f32.size);
+  const filter = (l: number) => l % 2 === 0;
+  let agree = 0;
+  let total = 0;
+  for (const q of queries) {
+    const qn = Math.sqrt(q.reduce((a, x) => a + x * x, 0));
+    const a = q8.search(q, 10);
+    const b = f32.search(q, 10);
+    // Each similarity is the cosine of the row as the table stores it (int8 blob).
+    for (const h of a) assert.ok(Math.abs(h.similarity - cosineWithBlob(q, qn, vectorToBlob(vectors[h.label - 1]!), dim)!) < 1e-5);
+    for (const h of a) assert.ok(Math.abs(h.similarity - cosine(q, vectors[h.label - 1]!)) < COSINE_TOLERANCE);
+    const truth = new Set(b.map((h) => h.label));
+    agree += a.filter((h) => truth.has(h.label)).length;
+    total += b.length;
+    assert.ok(q8.search(q, 10, filter).every((h) => filter(h.label)));
+  }
+  assert.ok(agree / total >= 0.95, `top-10 overlap with float32 ${agree / total}`);
+  // getVector: the normalized dequantized row, whose cosine with itself stored is 1.
+  const v = q8.getVector(2)!;
+  assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-5);
+  assert.ok(cosine(v, vectors[1]!) > 0.9999);
+  assert.equal(q8.getVector(1), undefined);
+});

@@ -6,6 +6,11 @@
  * live (removal moves the last row into the hole), so a search is one linear pass. Top-k is a
  * bounded min-heap on preallocated typed arrays: most rows cost one comparison after the dot
  * product.
+ *
+ * `storage: 'int8'` keeps each row as int8 codes (max-abs scaled) and the inverse norm of the
+ * codes: a quarter of the memory, and the exact cosine of the vectors the `embeddings` table
+ * stores (src/core/vectorstore/blob.ts uses the same codes), which is what the vector store
+ * needs while it rebuilds HNSW.
  */
 import { checkDim, checkLabel, checkVector, type LabelFilter, type VectorHit, type VectorIndex, type VectorSpace } from './types';
 
@@ -14,12 +19,16 @@ export interface ExactParams {
   space?: VectorSpace;
   /** Rows allocated up front; grows by doubling. Default 1024. */
   initialCapacity?: number;
+  /** How rows are held (see above). Default 'float32'. */
+  storage?: 'float32' | 'int8';
 }
 
 export class ExactIndex implements VectorIndex {
   readonly space: VectorSpace = 'cosine';
   readonly dim: number;
-  private data: Float32Array;
+  private data: Float32Array | Int8Array;
+  /** int8 storage: 1 / |codes| per row (the row's cosine scale). */
+  private rowMul: Float32Array | undefined;
   private slotLabel: Uint32Array;
   private readonly slotOf = new Map<number, number>();
   private n = 0;
@@ -35,7 +44,10 @@ export class ExactIndex implements VectorIndex {
     if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`initialCapacity must be a positive integer, got ${cap}`);
     this.dim = params.dim;
     this.cap = cap;
-    this.data = new Float32Array(cap * params.dim);
+    const int8 = params.storage === 'int8';
+    if (params.storage !== undefined && !int8 && params.storage !== 'float32') throw new RangeError(`unknown storage ${String(params.storage)}`);
+    this.data = int8 ? new Int8Array(cap * params.dim) : new Float32Array(cap * params.dim);
+    this.rowMul = int8 ? new Float32Array(cap) : undefined;
     this.slotLabel = new Uint32Array(cap);
     this.q = new Float32Array(params.dim);
   }
@@ -70,7 +82,20 @@ export class ExactIndex implements VectorIndex {
     const d = this.dim;
     const data = this.data;
     const base = slot * d;
-    for (let i = 0; i < d; i++) data[base + i] = vector[i]! * inv;
+    if (!this.rowMul) {
+      for (let i = 0; i < d; i++) data[base + i] = vector[i]! * inv;
+      return;
+    }
+    let max = 0;
+    for (let i = 0; i < d; i++) max = Math.max(max, Math.abs(vector[i]!));
+    const toCode = 127 / max;
+    let cc = 0;
+    for (let i = 0; i < d; i++) {
+      const c = Math.max(-127, Math.min(127, Math.round(vector[i]! * toCode)));
+      data[base + i] = c;
+      cc += c * c;
+    }
+    this.rowMul[slot] = 1 / Math.sqrt(cc);
   }
 
   addMany(labels: ArrayLike<number>, vectors: ArrayLike<ArrayLike<number>>): void {
@@ -87,6 +112,7 @@ export class ExactIndex implements VectorIndex {
     if (slot !== last) {
       const d = this.dim;
       this.data.copyWithin(slot * d, last * d, last * d + d);
+      if (this.rowMul) this.rowMul[slot] = this.rowMul[last]!;
       const moved = this.slotLabel[last]!;
       this.slotLabel[slot] = moved;
       this.slotOf.set(moved, slot);
@@ -98,7 +124,10 @@ export class ExactIndex implements VectorIndex {
   getVector(label: number): Float32Array | undefined {
     const slot = this.slotOf.get(label);
     if (slot === undefined) return undefined;
-    return this.data.slice(slot * this.dim, slot * this.dim + this.dim);
+    const row = this.data.subarray(slot * this.dim, slot * this.dim + this.dim);
+    if (!this.rowMul) return (row as Float32Array).slice();
+    const mul = this.rowMul[slot]!;
+    return Float32Array.from(row, (c) => c * mul);
   }
 
   search(query: ArrayLike<number>, k: number, filter?: LabelFilter): VectorHit[] {
@@ -117,6 +146,7 @@ export class ExactIndex implements VectorIndex {
     const hs = this.heapScore;
     const hi = this.heapSlot;
     const data = this.data;
+    const rowMul = this.rowMul;
     const labels = this.slotLabel;
     const d4 = d - (d & 3);
     let size = 0;
@@ -136,7 +166,7 @@ export class ExactIndex implements VectorIndex {
         a3 += data[base + j + 3]! * q[j + 3]!;
       }
       for (; j < d; j++) a0 += data[base + j]! * q[j]!;
-      const score = a0 + a1 + (a2 + a3);
+      const score = rowMul === undefined ? a0 + a1 + (a2 + a3) : (a0 + a1 + (a2 + a3)) * rowMul[s]!;
 
       if (size < k) {
         // sift up
@@ -184,8 +214,13 @@ export class ExactIndex implements VectorIndex {
 
   private grow(min: number): void {
     const cap = Math.max(min, this.cap * 2);
-    const data = new Float32Array(cap * this.dim);
+    const data = this.rowMul ? new Int8Array(cap * this.dim) : new Float32Array(cap * this.dim);
     data.set(this.data.subarray(0, this.n * this.dim));
+    if (this.rowMul) {
+      const mul = new Float32Array(cap);
+      mul.set(this.rowMul.subarray(0, this.n));
+      this.rowMul = mul;
+    }
     const labels = new Uint32Array(cap);
     labels.set(this.slotLabel.subarray(0, this.n));
     this.data = data;

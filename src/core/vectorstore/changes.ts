@@ -46,13 +46,19 @@ function toChange(rid: number, blob: Uint8Array | null, dim: number): VectorChan
   return vector ? { rid, vector } : { rid, vector: undefined, problem: `stored vector of memory ${rid} is ${blob.byteLength} bytes, not a ${dim}-dimensional vector (${blobLength(dim, 'int8')} or ${blobLength(dim, 'float32')} bytes)` };
 }
 
-/** All live memories with a vector in `space`. */
-export function allLiveVectors(store: Store, space: string, dim: number): VectorChange[] {
+/**
+ * Live memories with a vector in `space` and rid > `afterRid`, by rid, at most `limit`: the
+ * full set is read in such pages (a rebuild never holds every vector in JS at once).
+ * CROSS JOIN keeps memories (by rid) the outer loop.
+ */
+export function liveVectorsAfter(store: Store, space: string, dim: number, afterRid: number, limit: number): VectorChange[] {
   const rows = store.all<{ rid: number; vector: Uint8Array }>(
     `SELECT m.rid AS rid, e.vector AS vector
-       FROM memories m JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
-      WHERE m.deleted_at IS NULL`,
-    [space],
+       FROM memories m CROSS JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
+      WHERE m.rid > ? AND m.deleted_at IS NULL
+      ORDER BY m.rid
+      LIMIT ?`,
+    [space, afterRid, limit],
   );
   return rows.map((r) => toChange(Number(r.rid), r.vector, dim));
 }
