@@ -296,8 +296,13 @@ export class HybridSearch {
   private vectorLeg(vectors: VectorSearcher, q: Float32Array, k: number, where: WhereClause): { rid: number; id: string; createdAt: string; similarity: number }[] {
     const over = k * 2;
     let hits = vectors.search(q, over);
-    let meta = this.meta(hits.map((h) => h.rid), where);
-    let kept = hits.filter((h) => meta.has(h.rid));
+    // Verdicts for the best k first: when they all pass (no selective filter) the rest is not needed.
+    let meta = this.meta(hits.slice(0, k).map((h) => h.rid), where);
+    let kept = hits.slice(0, k).filter((h) => meta.has(h.rid));
+    if (kept.length < k) {
+      meta = this.meta(hits.map((h) => h.rid), where);
+      kept = hits.filter((h) => meta.has(h.rid));
+    }
     if (kept.length < k && hits.length >= over) {
       const allowed = new Set(this.store.all<{ rid: number }>(`SELECT m.rid AS rid FROM memories m WHERE ${where.sql}`, where.params).map((r) => Number(r.rid)));
       hits = vectors.search(q, k, (rid) => allowed.has(rid));
