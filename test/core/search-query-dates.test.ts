@@ -57,7 +57,7 @@ describe('hybrid search: date boost', () => {
       f.clock.advance(10 * 86_400_000);
       const second = await f.add({ content: 'Signed the lease for the new office: bravo.' });
       const ids = async (query: string, settings: Record<string, number> = {}) =>
-        (await f.searcher({ embedder: undefined, vectors: undefined, settings }).search({ query })).results.map((r) => [r.memory.id, r.finalScore] as const);
+        (await f.searcher({ embedder: undefined, vectors: undefined, settings }).search({ query })).results.map((r) => [r.memory.id, r.finalScore, r.dateBoost] as const);
 
       // No date: equal scores, newer first (the recency tie-break).
       const plain = await ids('signed lease office');
@@ -66,6 +66,8 @@ describe('hybrid search: date boost', () => {
       const dated = await ids('signed lease office on 1 March 2026');
       assert.deepEqual(dated.map((r) => r[0]), [first.id, second.id]);
       assert.ok(Math.abs(dated[0]![1] - dated[1]![1] - DEFAULT_SEARCH_SETTINGS.dateBoost) < 1e-9);
+      assert.deepEqual(dated.map((r) => r[2]), [DEFAULT_SEARCH_SETTINGS.dateBoost, 0]);
+      assert.deepEqual(plain.map((r) => r[2]), [0, 0]);
       // The second note's month day; the month of both; boost off.
       assert.deepEqual((await ids('signed lease office on March 11, 2026')).map((r) => r[0]), [second.id, first.id]);
       const month = await ids('signed lease office in March 2026');

@@ -42,6 +42,7 @@ export const MAX_QUERY_CHARS = 10_000;
 interface Ranked extends Candidate {
   textScore: number;
   vectorScore: number;
+  dateBoost: number;
   graphBoost: number;
   finalScore: number;
   matchType: SearchResult['matchType'];
@@ -145,6 +146,7 @@ export class HybridSearch {
         vectorScore: c.vectorScore,
         textScore: c.textScore,
         graphBoost: c.graphBoost,
+        dateBoost: c.dateBoost,
         finalScore: c.finalScore,
         matchType: c.matchType,
       });

@@ -57,6 +57,9 @@ export interface SearchResult {
   textScore: number;
   /** Added by the graph boost (0 when not boosted). */
   graphBoost: number;
+  /** Added because the memory was written on a date the query names (settings.dateBoost; 0 when not). */
+  dateBoost: number;
+  /** weights · (vectorScore, textScore) + dateBoost + graphBoost (a reranker may reorder results, not rescore them). */
   finalScore: number;
   /** Which legs found it: full-text MATCH, vector top-k, or both. */
   matchType: MatchType;
