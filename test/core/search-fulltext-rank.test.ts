@@ -178,6 +178,27 @@ describe('FullTextRanking (exact pruned top-k)', () => {
     assert.ok(keywordHits > 200, `results with a keyword match: ${keywordHits}`);
   });
 
+  test('a failing length look-up falls back to the straightforward ranking instead of failing the search', () => {
+    const failing = new Proxy(store, {
+      get(target, prop) {
+        if (prop === 'get') {
+          return (sql: string, params?: unknown[]) => {
+            if (sql.includes('memories_fts_docsize')) throw new Error('simulated read failure');
+            return target.get(sql, params as never);
+          };
+        }
+        const v = Reflect.get(target, prop) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const where = buildMemoryFilter(PROJECTS[0]!, {}, NOW);
+    const terms = [`"${VOCAB[0]}"`, `"${VOCAB[20]}"`];
+    const ranking = FullTextRanking.prepare(failing, terms, where)!;
+    assertSameHits(ranking.topK(30), reference(joinFtsTerms(terms), where, 30), 'topK');
+    const rids = ranking.topK(5).map((h) => h.rid);
+    assert.deepEqual([...ranking.scores(rids).keys()].sort(), [...fullTextScores(store, joinFtsTerms(terms), where, rids).keys()].sort());
+  });
+
   test('an all-common-word query, a query with no match and fewer matches than k', () => {
     const where = buildMemoryFilter(PROJECTS[0]!, {}, NOW);
     for (const terms of [VOCAB.slice(0, 3).map((w) => `"${w}"`), ['"nosuchwordanywhere"'], [`"${VOCAB[390]}"`, '"nosuchwordanywhere"']]) {

@@ -27,7 +27,7 @@ import { Buffer } from 'node:buffer';
 import type { Store } from '../store/store';
 import type { WhereClause } from './filters';
 import { BM25_B, BM25_COORD, BM25_K1 } from './bm25';
-import { FTS_COLUMN_WEIGHTS, type TextHit } from './fullText';
+import { FTS_COLUMN_WEIGHTS, fullTextScores, fullTextSearch, type TextHit } from './fullText';
 import { joinFtsTerms } from './ftsQuery';
 import { liveMeta } from './liveMeta';
 
@@ -53,6 +53,8 @@ export class FullTextRanking {
   /** Filter verdict per row: 0 unknown, 1 passes, 2 filtered out. */
   private verdict!: Uint8Array;
   private readonly hits = new Map<number, TextHit>();
+  /** Set when a look-up failed: this query then answers the straightforward way. */
+  private broken = false;
   private idf!: Float64Array;
   private avg!: number[];
   private bounds!: Float64Array;
@@ -60,6 +62,7 @@ export class FullTextRanking {
   private constructor(
     private readonly store: Store,
     private readonly where: WhereClause,
+    private readonly expr: string,
     p: number,
     private readonly docids: Float64Array,
     /** Hits, row-major: tf[row·p·c + phrase·c + column]. */
@@ -80,10 +83,11 @@ export class FullTextRanking {
     const p = terms.length;
     const c = FTS_COLUMN_WEIGHTS.length;
     if (p < 1 || p > 32) return null;
-    const got = store.get<{ ids: string | null; hits: string | null }>(ROWS_SQL, [joinFtsTerms(terms)]);
+    const expr = joinFtsTerms(terms);
+    const got = store.get<{ ids: string | null; hits: string | null }>(ROWS_SQL, [expr]);
     const parsed = parseRows(got?.ids ?? '', got?.hits ?? '', p * c);
     if (!parsed) return null;
-    const r = new FullTextRanking(store, where, p, parsed.docids, parsed.tf, parsed.rows);
+    const r = new FullTextRanking(store, where, expr, p, parsed.docids, parsed.tf, parsed.rows);
     for (let i = 0; i < parsed.rows; i++) r.index.set(parsed.docids[i]!, i);
     if (parsed.rows > 0 && !r.initStats()) return null;
     return r;
@@ -128,7 +132,7 @@ export class FullTextRanking {
    * bm25.ts `bm25Relevance` for row `r` with column lengths `len`: the same operations in the same
    * order (so the same double), with idf computed once per query instead of per row.
    */
-  private score(r: number, len: ArrayLike<number>): number {
+  private score(r: number, len: Float64Array): number {
     const { p, c, tf, idf, avg } = this;
     const k1 = BM25_K1;
     const b = BM25_B;
@@ -160,6 +164,7 @@ export class FullTextRanking {
    * than the look-ups themselves in sql.js.
    */
   private scoreRows(rowIdx: readonly number[]): void {
+    const lenBuf = new Float64Array(this.c);
     for (let s = 0; s < rowIdx.length; s += BATCH_MAX) {
       const part = rowIdx.slice(s, s + BATCH_MAX).filter((r) => Number.isNaN(this.exact[r]!));
       if (part.length === 0) continue;
@@ -170,8 +175,9 @@ export class FullTextRanking {
       for (let i = 0; i < rids.length; i++) {
         const r = this.index.get(Number(rids[i]));
         const len = readHexVarints(sizes[i]!, this.c);
+        if (len) lenBuf.set(len);
         if (r === undefined || !len) throw new Error(`full-text ranking: bad %_docsize entry for row ${rids[i]}`);
-        this.exact[r] = this.score(r, len);
+        this.exact[r] = this.score(r, lenBuf);
       }
     }
   }
@@ -191,8 +197,23 @@ export class FullTextRanking {
     }
   }
 
-  /** Best `k` live matching memories, best first (ties: newer first): fullTextSearch's answer. */
+  /**
+   * Best `k` live matching memories, best first (ties: newer first): fullTextSearch's answer.
+   * A store that breaks this path's expectations (a %_docsize entry missing or unreadable) gets
+   * the straightforward ranking instead of an error.
+   */
   topK(k: number): TextHit[] {
+    if (!this.broken) {
+      try {
+        return this.prunedTopK(k);
+      } catch {
+        this.broken = true;
+      }
+    }
+    return fullTextSearch(this.store, this.expr, this.where, k);
+  }
+
+  private prunedTopK(k: number): TextHit[] {
     const { rows, bounds, exact, verdict } = this;
     if (rows === 0 || k < 1) return [];
     let best: TextHit[] = [];
@@ -225,6 +246,17 @@ export class FullTextRanking {
 
   /** BM25 of specific memories that pass the filters; non-matching ones are absent (fullTextScores). */
   scores(rids: readonly number[]): Map<number, TextHit> {
+    if (!this.broken) {
+      try {
+        return this.prunedScores(rids);
+      } catch {
+        this.broken = true;
+      }
+    }
+    return fullTextScores(this.store, this.expr, this.where, rids);
+  }
+
+  private prunedScores(rids: readonly number[]): Map<number, TextHit> {
     const rowIdx: number[] = [];
     for (const rid of new Set(rids)) {
       const r = this.index.get(rid);
@@ -275,7 +307,7 @@ function popcount(x: number): number {
 export function parseRows(ids: string, hits: string, width: number): { docids: Float64Array; tf: Uint32Array; rows: number } | null {
   if (ids.length === 0) return hits.length === 0 ? { docids: new Float64Array(0), tf: new Uint32Array(0), rows: 0 } : null;
   const rows = hits.length / (8 * width);
-  if (!Number.isInteger(rows) || !/^[0-9A-F]*$/.test(hits)) return null;
+  if (!Number.isInteger(rows)) return null;
   const docids = new Float64Array(rows);
   let n = 0;
   let pos = 0;
@@ -296,9 +328,12 @@ export function parseRows(ids: string, hits: string, width: number): { docids: F
     pos++;
   }
   if (n !== rows) return null;
-  // Native hex decoding; copied into a fresh (aligned) buffer, read as little-endian uint32s.
+  // Native hex decoding (it stops at the first non-hex pair, hence the length check); copied into
+  // a fresh (aligned) buffer, read as little-endian uint32s.
+  const decoded = Buffer.from(hits, 'hex');
+  if (decoded.length !== rows * width * 4) return null;
   const bytes = new Uint8Array(rows * width * 4);
-  bytes.set(Buffer.from(hits, 'hex'));
+  bytes.set(decoded);
   const tf = LITTLE_ENDIAN ? new Uint32Array(bytes.buffer) : Uint32Array.from({ length: rows * width }, (_, i) => new DataView(bytes.buffer).getUint32(i * 4, true));
   return { docids, tf, rows };
 }
