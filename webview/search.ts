@@ -118,6 +118,8 @@ function scoreBreakdown(r: SearchResultView): HTMLElement {
     part('text', r.legs.keyword, 'Full-text (BM25) score, normalized'),
     part('vector', r.legs.vector, 'Vector (cosine) score, normalized'),
     part('graph', r.legs.graph, 'Knowledge-graph boost'),
+    // Only when it applied: most queries name no date.
+    ...(r.legs.date !== undefined ? [part('date', r.legs.date, 'Written on a date the query names')] : []),
   );
 }
 

@@ -973,6 +973,7 @@ function legScores(r: SearchResult): SearchHit['legs'] {
   if (r.matchType !== 'vector') legs.keyword = r.textScore;
   if (r.matchType !== 'keyword') legs.vector = r.vectorScore;
   if (r.graphBoost > 0) legs.graph = r.graphBoost;
+  if (r.dateBoost > 0) legs.date = r.dateBoost;
   return legs;
 }
 

@@ -91,7 +91,8 @@ export interface SearchParams {
   createdBefore?: string;
 }
 
-export type SearchLeg = 'keyword' | 'vector' | 'graph';
+/** `date`: the boost for memories written on a date the query names (search.dateBoost). */
+export type SearchLeg = 'keyword' | 'vector' | 'graph' | 'date';
 
 export interface SearchHit {
   memory: MemorySummary;

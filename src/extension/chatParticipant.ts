@@ -64,7 +64,7 @@ function renderHits(stream: ChatStream, hits: readonly SearchHit[], withScores =
     stream.markdown(new vscode.MarkdownString(` — _${h.memory.type}${h.store === 'global' ? ', global' : ''}_`));
     if (withScores) {
       const s = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(2));
-      stream.markdown(new vscode.MarkdownString(` · score **${h.score.toFixed(2)}** (text ${s(h.legs.keyword)} · vector ${s(h.legs.vector)} · graph ${s(h.legs.graph)}, ${h.matchType ?? 'keyword'})`));
+      stream.markdown(new vscode.MarkdownString(` · score **${h.score.toFixed(2)}** (text ${s(h.legs.keyword)} · vector ${s(h.legs.vector)} · graph ${s(h.legs.graph)}${h.legs.date !== undefined ? ` · date ${s(h.legs.date)}` : ''}, ${h.matchType ?? 'keyword'})`));
     }
     stream.markdown('\n\n   ');
     const body = h.content.replace(/\s+/g, ' ').trim();

@@ -214,6 +214,17 @@ test('search filters by type and tags and keeps HTML as plain text', async () =>
   await engine.close();
 });
 
+test('a query that names the day a memory was written shows the date boost among its legs', async () => {
+  const { engine } = await open();
+  await created(engine.create({ content: 'The staging cluster was rebuilt from scratch.' }));
+  const today = new Date().toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }); // e.g. 23 November 2026
+  const dated = (await engine.search({ query: `staging cluster rebuilt on ${today}` })).hits[0]!;
+  assert.ok((dated.legs.date ?? 0) > 0, `date leg present: ${JSON.stringify(dated.legs)}`);
+  const plain = (await engine.search({ query: 'staging cluster rebuilt' })).hits[0]!;
+  assert.equal(plain.legs.date, undefined, 'no date named, no date leg');
+  await engine.close();
+});
+
 test('default configuration: auto picks the built-in model (no Ollama here); hybrid search finds by meaning through the vector leg', async () => {
   const dirs = engineDirs();
   const engine = await MemoryEngine.open({ ...dirs, snapshotTickMs: 0 });
