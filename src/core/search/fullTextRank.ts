@@ -46,8 +46,6 @@ const STAT_SQL = 'SELECT value FROM memories_fts_stat WHERE id = 0';
 export class FullTextRanking {
   private readonly p: number;
   private readonly c: number;
-  /** Row index by docid. */
-  private readonly index = new Map<number, number>();
   /** Exact score per row; NaN until its lengths are read. */
   private exact!: Float64Array;
   /** Filter verdict per row: 0 unknown, 1 passes, 2 filtered out. */
@@ -88,9 +86,23 @@ export class FullTextRanking {
     const parsed = parseRows(got?.ids ?? '', got?.hits ?? '', p * c);
     if (!parsed) return null;
     const r = new FullTextRanking(store, where, expr, p, parsed.docids, parsed.tf, parsed.rows);
-    for (let i = 0; i < parsed.rows; i++) r.index.set(parsed.docids[i]!, i);
     if (parsed.rows > 0 && !r.initStats()) return null;
     return r;
+  }
+
+  /** The row index of `docid` (rows are in ascending docid order, see parseRows), or undefined. */
+  private rowOf(docid: number): number | undefined {
+    const d = this.docids;
+    let lo = 0;
+    let hi = this.rows - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = d[mid]!;
+      if (v === docid) return mid;
+      if (v < docid) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
   }
 
   /** idf per phrase and column (df counted over the rows), N and average lengths, row bounds. */
@@ -173,7 +185,7 @@ export class FullTextRanking {
       const sizes = got?.sizes ? got.sizes.split(',') : [];
       if (rids.length !== part.length || sizes.length !== part.length) throw new Error('full-text ranking: a matching row has no %_docsize entry');
       for (let i = 0; i < rids.length; i++) {
-        const r = this.index.get(Number(rids[i]));
+        const r = this.rowOf(Number(rids[i]));
         const len = readHexVarints(sizes[i]!, this.c);
         if (len) lenBuf.set(len);
         if (r === undefined || !len) throw new Error(`full-text ranking: bad %_docsize entry for row ${rids[i]}`);
@@ -259,7 +271,7 @@ export class FullTextRanking {
   private prunedScores(rids: readonly number[]): Map<number, TextHit> {
     const rowIdx: number[] = [];
     for (const rid of new Set(rids)) {
-      const r = this.index.get(rid);
+      const r = this.rowOf(rid);
       if (r !== undefined) rowIdx.push(r);
     }
     this.scoreRows(rowIdx);
@@ -322,19 +334,27 @@ export function parseRows(ids: string, hits: string, width: number): { docids: F
     const from = pos;
     for (let ch = ids.charCodeAt(pos); ch >= 48 && ch <= 57; ch = ids.charCodeAt(++pos)) d = d * 10 + (ch - 48);
     if (pos === from || n >= rows) return null;
-    docids[n++] = neg ? -d : d;
+    const docid = neg ? -d : d;
+    // FTS4 returns rows by ascending docid; anything else is refused (rowOf searches them).
+    if (n > 0 && !(docid > docids[n - 1]!)) return null;
+    docids[n++] = docid;
     if (pos === len) break;
     if (ids.charCodeAt(pos) !== 44 || pos + 1 === len) return null;
     pos++;
   }
   if (n !== rows) return null;
-  // Native hex decoding (it stops at the first non-hex pair, hence the length check); copied into
-  // a fresh (aligned) buffer, read as little-endian uint32s.
+  // Native hex decoding (it stops at the first non-hex pair, hence the length check), read in
+  // place as little-endian uint32s (copied first if the Buffer is not 4-byte aligned).
   const decoded = Buffer.from(hits, 'hex');
   if (decoded.length !== rows * width * 4) return null;
-  const bytes = new Uint8Array(rows * width * 4);
-  bytes.set(decoded);
-  const tf = LITTLE_ENDIAN ? new Uint32Array(bytes.buffer) : Uint32Array.from({ length: rows * width }, (_, i) => new DataView(bytes.buffer).getUint32(i * 4, true));
+  let bytes: Uint8Array = decoded;
+  if (decoded.byteOffset % 4 !== 0) {
+    bytes = new Uint8Array(decoded.length);
+    bytes.set(decoded);
+  }
+  const tf = LITTLE_ENDIAN
+    ? new Uint32Array(bytes.buffer, bytes.byteOffset, rows * width)
+    : Uint32Array.from({ length: rows * width }, (_, i) => new DataView(bytes.buffer, bytes.byteOffset).getUint32(i * 4, true));
   return { docids, tf, rows };
 }
 
