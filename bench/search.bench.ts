@@ -17,6 +17,7 @@
  * force over the stored rows, read in rid ranges (no third in-memory copy of the vectors);
  * `peak_rss_with_baseline_mb` is the peak of the whole run.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID, createHash } from 'node:crypto';
@@ -35,6 +36,7 @@ import type { Embedder } from '../src/core/embed/types';
 import { Rng, syntheticMemories, vocabulary } from './corpus';
 import { gaussian, rng } from '../test/core/vector-data';
 import { median, peakRssMb, percentile, round } from './stats';
+import type { FootprintResult } from './footprint.child';
 
 export interface SearchBenchResult {
   memories: number;
@@ -73,7 +75,9 @@ export interface SearchBenchResult {
   ann_recall_at_10: number;
   /** Against exact search over the float32 originals: ANN and int8 storage together. */
   ann_recall_at_10_vs_float32: number;
-  /** RSS with the store (its `embeddings` table holds every vector) and HNSW, after the searches. */
+  /** RSS with the store (its `embeddings` table holds every vector) and HNSW, before any search… */
+  rss_before_search_mb: number;
+  /** …and after the searches. */
   rss_after_hnsw_mb: number;
   /** The database (page_count × page_size; sql.js keeps it in memory) and its vector rows. */
   db_mb: number;
@@ -90,6 +94,40 @@ export interface SearchBenchResult {
   peak_rss_mb: number;
   /** Peak RSS of the whole run, exact baseline included. */
   peak_rss_with_baseline_mb: number;
+  /**
+   * The product's footprint after a restart (bench/footprint.child.ts, own process): store opened
+   * from its snapshot, index from its file, the 300 queries through one HybridSearch, a write,
+   * snapshot, index save. No benchmark data in that process.
+   */
+  restart_open_ms: number;
+  restart_rss_after_open_mb: number;
+  restart_rss_after_search_mb: number;
+  restart_peak_rss_mb: number;
+}
+
+/** Runs bench/footprint.child.ts on the saved store and index; its figures as restart_*. */
+function footprintAfterRestart(dir: string, space: string, texts: string[], qvecs: Float32Array[], workDir: string): Pick<SearchBenchResult, 'restart_open_ms' | 'restart_rss_after_open_mb' | 'restart_rss_after_search_mb' | 'restart_peak_rss_mb'> {
+  const queries = path.join(workDir, `footprint-queries-${process.pid}.json`);
+  fs.writeFileSync(queries, JSON.stringify({ projectId: PROJECT, texts, vectors: qvecs.map((v) => Array.from(v)) }));
+  try {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'footprint.child.ts'), dir, space, queries], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    if (r.status !== 0) throw new Error(`footprint child failed (exit ${r.status}): ${r.stderr}`);
+    const f = JSON.parse(r.stdout.trim().split('\n').pop()!) as FootprintResult;
+    if (f.index_opened_from !== 'file' || f.snapshot_from !== 'live-file') throw new Error(`footprint child: index from ${f.index_opened_from}, snapshot from ${f.snapshot_from}`);
+    progress(`after a restart: open ${f.open_ms} ms, RSS ${f.rss_after_open_mb} MB, after searches ${f.rss_after_search_mb} MB, peak ${f.peak_rss_mb} MB`);
+    return {
+      restart_open_ms: f.open_ms,
+      restart_rss_after_open_mb: f.rss_after_open_mb,
+      restart_rss_after_search_mb: f.rss_after_search_mb,
+      restart_peak_rss_mb: f.peak_rss_mb,
+    };
+  } finally {
+    fs.rmSync(queries, { force: true });
+  }
 }
 
 const DIM = 512;
@@ -310,6 +348,7 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
   const dir = path.join(workDir, `search-${size}`);
   fs.rmSync(dir, { recursive: true, force: true });
   const store = await Store.open({ dir });
+  let closed = false;
   try {
     // Preload rows directly in big transactions (the write path is measured by store/write benches).
     let t = performance.now();
@@ -382,6 +421,7 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
     const buildMs = performance.now() - t;
     progress(`HNSW built in ${Math.round(buildMs / 1000)} s`);
 
+    const rssBeforeSearch = round(process.memoryUsage().rss / 1024 / 1024, 1);
     const { text, common } = makeQueries(size, QUERIES, 7);
     const emb = new PrecomputedEmbedder(space);
     const hybrid = new HybridSearch(store, { projectId: PROJECT, embedder: emb, vectors: new StoredVectorSearcher(store, hnsw, space) });
@@ -433,7 +473,7 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
 
     const p50 = median(h.times);
     const ep50 = median(he.times);
-    return {
+    const result: Omit<SearchBenchResult, keyof ReturnType<typeof footprintAfterRestart>> = {
       memories: size,
       dim: DIM,
       queries: text.length,
@@ -463,6 +503,7 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
       exact_p99_ms: round(percentile(ex.map((a) => a.ms), 99)),
       ann_recall_at_10: round(recallAtK(ann.map((a) => a.r), exStored), 4),
       ann_recall_at_10_vs_float32: round(recallAtK(ann.map((a) => a.r), exF32), 4),
+      rss_before_search_mb: rssBeforeSearch,
       rss_after_hnsw_mb: rssAfterHnsw,
       db_mb: mb(dbBytes),
       embeddings_mb: mb(embBytes),
@@ -473,8 +514,12 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
       peak_rss_mb: productPeak,
       peak_rss_with_baseline_mb: peakRssMb(),
     };
-  } finally {
+    // The same store and index after a restart, in a process of its own (the store must be closed: one owner).
     await store.close({ snapshot: false });
+    closed = true;
+    return { ...result, ...footprintAfterRestart(dir, space, text, qvecs, workDir) };
+  } finally {
+    if (!closed) await store.close({ snapshot: false });
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
