@@ -27,15 +27,19 @@ export interface FootprintResult {
 }
 
 const rss = () => round(process.memoryUsage().rss / 1024 / 1024, 1);
+/** Stages on stderr: RSS now and the peak so far. */
+const stage = (name: string) => process.stderr.write(`  [footprint] ${name}: RSS ${rss()} MB, peak ${peakRssMb()} MB\n`);
 
 async function main(dir: string, space: string, queriesFile: string): Promise<FootprintResult> {
   const q = JSON.parse(fs.readFileSync(queriesFile, 'utf8')) as { projectId: string; texts: string[]; vectors: number[][] };
   const vectors = q.vectors.map((v) => Float32Array.from(v));
   const t0 = performance.now();
   const store = await Store.open({ dir });
+  stage('store open');
   const vs = await VectorStore.open({ store, space, dimension: vectors[0]!.length });
   await vs.whenReady();
   const openMs = performance.now() - t0;
+  stage('index open');
   const afterOpen = rss();
   let next: Float32Array = vectors[0]!;
   const embedder: Embedder = {
@@ -52,11 +56,16 @@ async function main(dir: string, space: string, queriesFile: string): Promise<Fo
     await search.search({ query: q.texts[i]! });
   }
   const afterSearch = rss();
+  stage('searched');
   // A write (its vector changes too, so the index has something to save), then the idle step.
-  store.transaction((tx) => tx.run('UPDATE memories SET embedding_hash = (SELECT embedding_hash FROM memories WHERE rid = 2) WHERE rid = 1'));
+  const other = store.get<{ h: string }>('SELECT embedding_hash AS h FROM memories WHERE rid = 1')?.h === store.get<{ h: string }>('SELECT embedding_hash AS h FROM memories WHERE rid = 2')?.h ? 3 : 2;
+  store.transaction((tx) => tx.run('UPDATE memories SET embedding_hash = (SELECT embedding_hash FROM memories WHERE rid = ?) WHERE rid = 1', [other]));
   vs.sync();
+  stage('written');
   await store.snapshot();
+  stage('snapshot');
   await vs.save();
+  stage('index saved');
   const snapshotFrom = String(store.stats().lastSnapshotFrom);
   const openedFrom = vs.stats().openedFrom;
   await vs.close({ save: false });
