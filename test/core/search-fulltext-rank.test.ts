@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { Store } from '../../src/core/store/store';
 import { buildMemoryFilter, type WhereClause } from '../../src/core/search/filters';
 import { fullTextScores, fullTextSearch, type TextHit } from '../../src/core/search/fullText';
-import { FullTextRanking, parseRows, readHexVarints, readVarints } from '../../src/core/search/fullTextRank';
+import { FullTextRanking, parseIntList, parseRows, readHexVarints, readVarints } from '../../src/core/search/fullTextRank';
 import { joinFtsTerms } from '../../src/core/search/ftsQuery';
 import { liveMeta } from '../../src/core/search/liveMeta';
 import { HYDRATE_COLUMNS, HybridSearch } from '../../src/core/search/hybrid';
@@ -257,6 +257,8 @@ describe('FullTextRanking (exact pruned top-k)', () => {
     assert.equal(readHexVarints('0A', 2), null);
     assert.equal(readHexVarints('0G', 1), null);
     assert.equal(readHexVarints('0', 1), null);
+    assert.deepEqual(parseIntList('1,22,333'), [1, 22, 333]);
+    for (const bad of ['1,,2', '1,', ',1', '-1', '1;2']) assert.throws(() => parseIntList(bad), bad);
   });
 
   test('liveMeta: the rids that pass the filter, also when an id contains its list separator', () => {

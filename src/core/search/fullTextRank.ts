@@ -181,14 +181,15 @@ export class FullTextRanking {
       const part = rowIdx.slice(s, s + BATCH_MAX).filter((r) => Number.isNaN(this.exact[r]!));
       if (part.length === 0) continue;
       const got = this.store.get<{ rids: string | null; sizes: string | null }>(SIZES_SQL, [JSON.stringify(part.map((r) => this.docids[r]!))]);
-      const rids = got?.rids ? got.rids.split(',') : [];
-      const sizes = got?.sizes ? got.sizes.split(',') : [];
-      if (rids.length !== part.length || sizes.length !== part.length) throw new Error('full-text ranking: a matching row has no %_docsize entry');
+      const rids = got?.rids ? parseIntList(got.rids) : [];
+      const sizes = got?.sizes ?? '';
+      if (rids.length !== part.length) throw new Error('full-text ranking: a matching row has no %_docsize entry');
+      let pos = 0;
       for (let i = 0; i < rids.length; i++) {
-        const r = this.rowOf(Number(rids[i]));
-        const len = readHexVarints(sizes[i]!, this.c);
-        if (len) lenBuf.set(len);
-        if (r === undefined || !len) throw new Error(`full-text ranking: bad %_docsize entry for row ${rids[i]}`);
+        const end = i + 1 < rids.length ? sizes.indexOf(',', pos) : sizes.length;
+        const r = this.rowOf(rids[i]!);
+        if (r === undefined || end < 0 || !hexVarintsInto(sizes, pos, end, lenBuf)) throw new Error(`full-text ranking: bad %_docsize entry for row ${rids[i]}`);
+        pos = end + 1;
         this.exact[r] = this.score(r, lenBuf);
       }
     }
@@ -381,15 +382,52 @@ export function readVarints(blob: Uint8Array, count: number): number[] | null {
 
 /** readVarints over the hex text of the blob (`hex(size)`). */
 export function readHexVarints(hex: string, count: number): number[] | null {
-  if (hex.length % 2 !== 0) return null;
-  const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) {
-    const hi = hexDigit(hex.charCodeAt(2 * i));
-    const lo = hexDigit(hex.charCodeAt(2 * i + 1));
-    if (hi < 0 || lo < 0) return null;
-    bytes[i] = hi * 16 + lo;
+  const out = new Float64Array(count);
+  return hexVarintsInto(hex, 0, hex.length, out) ? [...out] : null;
+}
+
+/** `out.length` varints from the hex text s[start, end) into `out`, without allocating; false if short or not hex. */
+function hexVarintsInto(s: string, start: number, end: number, out: Float64Array): boolean {
+  if ((end - start) % 2 !== 0) return false;
+  let pos = start;
+  for (let i = 0; i < out.length; i++) {
+    let v = 0;
+    let mul = 1;
+    for (;;) {
+      if (pos >= end || mul > 2 ** 63) return false;
+      const hi = hexDigit(s.charCodeAt(pos));
+      const lo = hexDigit(s.charCodeAt(pos + 1));
+      if (hi < 0 || lo < 0) return false;
+      pos += 2;
+      const byte = hi * 16 + lo;
+      v += (byte & 0x7f) * mul;
+      mul *= 128;
+      if (!(byte & 0x80)) break;
+    }
+    out[i] = v;
   }
-  return readVarints(bytes, count);
+  return true;
+}
+
+/** `1,22,333` → [1, 22, 333] (non-negative integers, as group_concat(rid) gives them). */
+export function parseIntList(s: string): number[] {
+  const out: number[] = [];
+  let v = 0;
+  let digits = 0;
+  for (let i = 0; i <= s.length; i++) {
+    const ch = i < s.length ? s.charCodeAt(i) : 44;
+    if (ch >= 48 && ch <= 57) {
+      v = v * 10 + (ch - 48);
+      digits++;
+    } else if (ch === 44 && digits > 0) {
+      out.push(v);
+      v = 0;
+      digits = 0;
+    } else {
+      throw new Error(`not a list of integers: ${s.slice(0, 40)}`);
+    }
+  }
+  return out;
 }
 
 function hexDigit(ch: number): number {
