@@ -345,7 +345,8 @@ function ftsMatchCount(store: Store, texts: string[]): number[] {
 }
 
 export async function runSearchBench(size: number, workDir: string): Promise<SearchBenchResult> {
-  const dir = path.join(workDir, `search-${size}`);
+  // Per process: engineers run this bench at the same time, and each run deletes its directory first.
+  const dir = path.join(workDir, `search-${size}-${process.pid}`);
   fs.rmSync(dir, { recursive: true, force: true });
   const store = await Store.open({ dir });
   let closed = false;
