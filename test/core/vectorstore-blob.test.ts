@@ -12,7 +12,7 @@ import { openWritePath, exactNeighbours, sampleTexts } from '../fixtures/writePa
 import { cosine } from '../../src/core/embed/vector';
 import { blobFormat, blobLength, blobToVector, cosineWithBlob, vectorToBlob, vectorToFloat32Blob } from '../../src/core/vectorstore/blob';
 import { liveVectorCount } from '../../src/core/vectorstore/changes';
-import { VectorStore } from '../../src/core/vectorstore/vectorStore';
+import { VectorStore, withHeadroom } from '../../src/core/vectorstore/vectorStore';
 import { Store } from '../../src/core/store/store';
 import { ExactIndex } from '../../src/core/vector/exactIndex';
 import { recallAtK } from '../../src/core/vector/recall';
@@ -111,6 +111,7 @@ test('HNSW rebuilt from int8 rows: recall@10 against exact search over the float
       await vs.whenReady();
       assert.equal(vs.state, 'ready');
       assert.equal(vs.size, 3000);
+      assert.equal(vs.stats().capacity, withHeadroom(3000), 'free slots for the next memories');
       const ann = queries.map((q) => vs.search(q, 10).map((h) => h.rid));
       const exact = queries.map((q) => truth.search(q, 10));
       const recall = recallAtK(ann, exact);

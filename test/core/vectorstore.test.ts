@@ -13,7 +13,7 @@ import { embeddingTextForInput, embeddingHashOf } from '../../src/core/memory/em
 import { embedTextHash } from '../../src/core/embed/cache';
 import { currentVectorSeq } from '../../src/core/vectorstore/changes';
 import { readIndexFileInfo } from '../../src/core/vector/indexFile';
-import { VectorStore } from '../../src/core/vectorstore/vectorStore';
+import { VectorStore, withHeadroom } from '../../src/core/vectorstore/vectorStore';
 import type { HashEmbedder } from '../../src/core/embed/hashEmbedder';
 
 async function embedQuery(e: HashEmbedder, text: string): Promise<Float32Array> {
@@ -347,5 +347,26 @@ test('closing during a background rebuild cancels it cleanly; the next open rebu
     assert.equal(w2.vectors.size, 40);
   } finally {
     await w2.close();
+  }
+});
+
+test('the index keeps free slots after a rebuild and after a load, so the next memory does not make it grow (a copy of every vector)', async () => {
+  const dir = tmpDir('am-vs-');
+  const w = await openWritePath({ dir });
+  try {
+    for (const t of sampleTexts(40, 29)) await w.ingest.create({ content: t, allowNearDuplicate: true });
+    await w.vectors.whenReady();
+    assert.equal(w.vectors.stats().capacity, withHeadroom(0), 'rebuilt from an empty table: 1,024 free slots');
+    await w.vectors.close({ save: true });
+    const vs = await VectorStore.open({ store: w.store, space: w.embedder.space, dimension: w.embedder.dimension });
+    try {
+      assert.equal(vs.stats().openedFrom, 'file');
+      assert.equal(vs.stats().capacity, withHeadroom(40));
+      assert.equal(withHeadroom(100_000), 125_000);
+    } finally {
+      await vs.close({ save: false });
+    }
+  } finally {
+    await w.store.close();
   }
 });

@@ -65,6 +65,8 @@ export interface VectorStoreStats {
   /** Changes applied when catching up from the file's watermark. */
   caughtUp: number;
   rebuildMs?: number;
+  /** Slots of the HNSW index (free ones cost address space, not memory; see withHeadroom); undefined while rebuilding. */
+  capacity: number | undefined;
 }
 
 export class VectorStore implements VectorSearcher {
@@ -123,7 +125,8 @@ export class VectorStore implements VectorSearcher {
     let index: HnswIndex;
     let watermark: number;
     try {
-      const loaded = await loadIndexFile(this.file, { expectDim: this.dimension, efSearch: this.params.efSearch });
+      const capacity = withHeadroom(liveVectorCount(this.store, this.space, this.dimension));
+      const loaded = await loadIndexFile(this.file, { expectDim: this.dimension, efSearch: this.params.efSearch, initialCapacity: capacity });
       index = loaded.index;
       watermark = loaded.info.watermark;
     } catch (e) {
@@ -247,7 +250,7 @@ export class VectorStore implements VectorSearcher {
    */
   private async build(seq0: number, exact: ExactIndex, gen: number): Promise<boolean> {
     const stale = () => this.closed || gen !== this.generation;
-    const h = await HnswIndex.create({ dim: this.dimension, ...this.params, initialCapacity: Math.max(1024, exact.size) });
+    const h = await HnswIndex.create({ dim: this.dimension, ...this.params, initialCapacity: withHeadroom(exact.size) });
     try {
       for (let after = 0; ; ) {
         const rows = liveVectorsAfter(this.store, this.space, this.dimension, after, READ_PAGE);
@@ -423,6 +426,7 @@ export class VectorStore implements VectorSearcher {
       rebuildReason: this.rebuildReason,
       caughtUp: this.caughtUp,
       rebuildMs: this.rebuildMs,
+      capacity: this.hnsw?.capacity,
     };
   }
 
@@ -455,6 +459,16 @@ class RebuildCancelled extends Error {}
 
 /** Rows per read of the stored vectors when (re)building. */
 const READ_PAGE = 2048;
+
+/**
+ * Capacity for an index of `count` vectors: +25 % (at least 1,024) of free slots. hnswlib
+ * allocates them without writing them, so they cost address space, not memory; without them the
+ * first new memory after an open or a rebuild made the index grow — a copy of all its vectors
+ * inside the wasm heap, which never shrinks (+219 MB resident at 100k × 512-d).
+ */
+export function withHeadroom(count: number): number {
+  return count + Math.max(1024, Math.ceil(count / 4));
+}
 
 /** Snapshot the store, then save every vector index (the engine's periodic and shutdown step). */
 export async function snapshotWithVectors(store: Store, vectors: Iterable<VectorStore>): Promise<void> {
