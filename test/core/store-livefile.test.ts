@@ -126,3 +126,17 @@ test('a database that outgrows its reserved storage falls back to export(), with
   assert.equal(b.stats().lastSnapshotFrom, 'live-file', 'reopening restores the direct write');
   await b.close({ snapshot: false });
 });
+
+test('closing a store frees its in-memory file at once (a process that reopens a store does not hold two)', async () => {
+  const dir = tmpDir('am-live-');
+  const a = await Store.open({ dir });
+  insertNotes(a, 0, 10);
+  const before = process.memoryUsage().arrayBuffers;
+  await a.close();
+  const freed = before - process.memoryUsage().arrayBuffers;
+  // The reserved storage (256 MiB of address space for a small store) is gone, not left to a later GC.
+  assert.ok(freed >= 256 * 1024 * 1024, `freed ${freed} bytes`);
+  const b = await Store.open({ dir });
+  assert.equal(count(b), 10);
+  await b.close();
+});

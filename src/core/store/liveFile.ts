@@ -20,6 +20,7 @@
  * store falls back to export().
  */
 import * as fs from 'node:fs';
+import { MessageChannel } from 'node:worker_threads';
 import type { Database, SqlJsStatic } from 'sql.js';
 
 const MiB = 1024 * 1024;
@@ -76,4 +77,23 @@ export function readIntoReserve(file: string, reserve: (size: number) => number 
 /** SQLite's file change counter (header offset 24, big endian). */
 export function changeCounter(storage: Uint8Array): number {
   return ((storage[24]! << 24) | (storage[25]! << 16) | (storage[26]! << 8) | storage[27]!) >>> 0;
+}
+
+/**
+ * Frees the storage of a CLOSED database now instead of at some later garbage collection (a
+ * process that reopens a store would otherwise hold the old file's bytes, the size of the
+ * database, until then). Transferring the buffer through a closed channel detaches it here and
+ * drops its memory; sql.js unlinked the file on close, so nothing uses it any more.
+ */
+export async function releaseStorage(live: LiveFile): Promise<void> {
+  const { port1, port2 } = new MessageChannel();
+  // The message holding the memory is dropped when the receiving port has closed.
+  const closed = new Promise<void>((resolve) => port2.once('close', () => resolve()));
+  try {
+    port1.postMessage(null, [live.storage.buffer as ArrayBuffer]);
+  } finally {
+    port1.close();
+    port2.close();
+  }
+  await closed;
 }

@@ -19,7 +19,7 @@ import { StoreLock } from './lock';
 import { loadSqlJs } from './sqljs';
 import { defaultMigrationsDir, loadMigrations, type Migration } from './migrations';
 import { fsyncDir, preserveBytes } from './fsutil';
-import { changeCounter, openOnStorage, readIntoReserve, reserveFor, type LiveFile } from './liveFile';
+import { changeCounter, openOnStorage, readIntoReserve, releaseStorage, reserveFor, type LiveFile } from './liveFile';
 import { UserFacingError, errorMessage } from '../util/errors';
 import { registerBm25 } from '../search/bm25';
 
@@ -664,6 +664,9 @@ export class Store {
       this.statements.clear();
       this.log?.close();
       this.db.close();
+      const live = this.live;
+      this.live = undefined;
+      if (live) await releaseStorage(live).catch(() => undefined);
       this.lock?.release();
     }
   }
