@@ -112,10 +112,10 @@ function footprintAfterRestart(dir: string, space: string, texts: string[], qvec
   try {
     const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'footprint.child.ts'), dir, space, queries], {
       encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'inherit'], // its stages go to our stderr
       maxBuffer: 16 * 1024 * 1024,
     });
-    if (r.status !== 0) throw new Error(`footprint child failed (exit ${r.status}): ${r.stderr}`);
+    if (r.status !== 0) throw new Error(`footprint child failed (exit ${r.status})`);
     const f = JSON.parse(r.stdout.trim().split('\n').pop()!) as FootprintResult;
     if (f.index_opened_from !== 'file' || f.snapshot_from !== 'live-file') throw new Error(`footprint child: index from ${f.index_opened_from}, snapshot from ${f.snapshot_from}`);
     progress(`after a restart: open ${f.open_ms} ms, RSS ${f.rss_after_open_mb} MB, after searches ${f.rss_after_search_mb} MB, peak ${f.peak_rss_mb} MB`);
