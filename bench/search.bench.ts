@@ -134,6 +134,7 @@ const DIM = 512;
 const QUERIES = 300;
 const PROJECT = 'bench/search';
 const progress = (s: string) => process.stderr.write(`  [search] ${s}\n`);
+const rssMb = () => round(process.memoryUsage().rss / 1024 / 1024, 1);
 
 /** clusteredVectors() streamed: the same distribution without holding n vectors twice. */
 function* vectorStream(n: number, dim: number, clusters: number, seed: number): Generator<Float32Array> {
@@ -377,7 +378,7 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
     }
     if (batch.length) flush();
     const preloadMs = performance.now() - t;
-    progress(`${size} memories preloaded in ${Math.round(preloadMs)} ms`);
+    progress(`${size} memories preloaded in ${Math.round(preloadMs)} ms; RSS ${rssMb()} MB, peak ${peakRssMb()} MB`);
     // Merge FTS4 segments as the idle engine does after a bulk import.
     await store.compactFullTextIndex();
 
@@ -420,7 +421,7 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
       storeVectors(labels[0]!, blobs);
     }
     const buildMs = performance.now() - t;
-    progress(`HNSW built in ${Math.round(buildMs / 1000)} s`);
+    progress(`HNSW built in ${Math.round(buildMs / 1000)} s; RSS ${rssMb()} MB, peak ${peakRssMb()} MB`);
 
     const rssBeforeSearch = round(process.memoryUsage().rss / 1024 / 1024, 1);
     const { text, common } = makeQueries(size, QUERIES, 7);
@@ -439,7 +440,8 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
       const r = hnsw.search(q, 10);
       return { ms: performance.now() - t0, r };
     });
-    const rssAfterHnsw = round(process.memoryUsage().rss / 1024 / 1024, 1);
+    const rssAfterHnsw = rssMb();
+    progress(`searches done; RSS ${rssAfterHnsw} MB, peak ${peakRssMb()} MB`);
     const sims = timeSimilarities(store, hnsw, space, size, qvecs);
     const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
     const dbBytes = Number(store.get<{ n: number }>('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()')!.n);
