@@ -8,8 +8,8 @@ import { fullTextScores, fullTextSearch, type TextHit } from '../../src/core/sea
 import { FullTextRanking, parseIntList, parseRows, readHexVarints, readVarints } from '../../src/core/search/fullTextRank';
 import { joinFtsTerms } from '../../src/core/search/ftsQuery';
 import { liveMeta } from '../../src/core/search/liveMeta';
-import { HYDRATE_COLUMNS, HybridSearch } from '../../src/core/search/hybrid';
-import { rowToSummary } from '../../src/core/memory/rows';
+import { HYDRATE_COLUMNS, HybridSearch, SUMMARY_COLUMNS } from '../../src/core/search/hybrid';
+import { PREVIEW_CHARS, rowToSummary } from '../../src/core/memory/rows';
 import { IndexVectorSearcher } from '../../src/core/search/indexSearcher';
 import { ExactIndex } from '../../src/core/vector/exactIndex';
 import { HashEmbedder } from '../../src/core/embed/hashEmbedder';
@@ -289,5 +289,50 @@ describe('FullTextRanking (exact pruned top-k)', () => {
     const narrow = store.all(`SELECT ${HYDRATE_COLUMNS} FROM memories ORDER BY rid LIMIT 200`);
     assert.equal(full.length, 200);
     assert.deepEqual(narrow.map(rowToSummary), full.map(rowToSummary));
+  });
+
+  test('SUMMARY_COLUMNS (content cut for the preview) give the same summaries, whatever the content', () => {
+    const P = PREVIEW_CHARS;
+    const contents = [
+      '',
+      'short',
+      'a'.repeat(P - 1),
+      'a'.repeat(P),
+      'a'.repeat(P + 1),
+      'a'.repeat(P + 2),
+      'b'.repeat(5000),
+      '😀'.repeat(P), // astral: 2 UTF-16 units per code point
+      'x'.repeat(P - 1) + '😀' + 'y'.repeat(10), // the cut falls inside a surrogate pair
+      '😀'.repeat(Math.floor(P / 2)),
+      '😀'.repeat(Math.floor(P / 2)) + 'z',
+      'é漢字'.repeat(P),
+      'line\nbreaks\tand "quotes" ' + 'ü'.repeat(P),
+    ];
+    const base = 9_000_000;
+    store.transaction((tx) => {
+      contents.forEach((c, i) =>
+        tx.run("INSERT INTO memories (rid, id, project_id, title, content, normalized_content, content_hash, doc_hash, created_at, updated_at) VALUES (?, ?, ?, 't', ?, ?, ?, ?, ?, ?)", [
+          base + i,
+          `preview-${i}`,
+          PROJECTS[0]!,
+          c,
+          c,
+          `hp${i}`,
+          `hp${i}`,
+          NOW.toISOString(),
+          NOW.toISOString(),
+        ]),
+      );
+    });
+    const full = store.all('SELECT * FROM memories WHERE rid >= ? ORDER BY rid', [base]);
+    const narrow = store.all(`SELECT ${SUMMARY_COLUMNS} FROM memories WHERE rid >= ? ORDER BY rid`, [base]);
+    assert.equal(full.length, contents.length);
+    assert.deepEqual(narrow.map(rowToSummary), full.map(rowToSummary));
+    // And over the corpus rows.
+    assert.deepEqual(
+      store.all(`SELECT ${SUMMARY_COLUMNS} FROM memories ORDER BY rid LIMIT 200`).map(rowToSummary),
+      store.all('SELECT * FROM memories ORDER BY rid LIMIT 200').map(rowToSummary),
+    );
+    store.transaction((tx) => tx.run('DELETE FROM memories WHERE rid >= ?', [base]));
   });
 });

@@ -1,6 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clampCosine, compareRanked, effectiveWeights, fuse, inverseBm25, minMax, saturateBm25, type Candidate } from '../../src/core/search/fuse';
+import { applyDateBoost, clampCosine, compareRanked, compareScored, effectiveWeights, fuse, inverseBm25, minMax, saturateBm25, type Candidate, type FuseWeights, type Fused } from '../../src/core/search/fuse';
+import { inDateWindows, type DateWindow } from '../../src/core/search/queryDates';
+import type { MatchType, Normalization } from '../../src/core/search/types';
 import { DEFAULT_RERANK_CONFIG, noopReranker, rerank, type RerankCandidate } from '../../src/core/search/rerank';
 
 const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-12, `${a} ≠ ${b}`);
@@ -78,6 +80,58 @@ describe('normalization math', () => {
       { finalScore: 0.5, createdAt: '2026-02-01', rid: 4 },
     ];
     assert.deepEqual(items.sort(compareRanked).map((x) => x.rid), [2, 4, 3, 1]);
+  });
+});
+
+describe('fuse without object spreads: the same values as the spread-based code it replaced', () => {
+  // The code before (spreads per candidate), kept here as the reference.
+  function fuseBefore(cands: readonly Candidate[], weights: FuseWeights, mode: Normalization, legs: { keyword: boolean; vector: boolean }): Fused[] {
+    const w = effectiveWeights(weights, legs);
+    const textVals = cands.map((c) => (c.bm25 !== undefined && c.bm25 > 0 ? c.bm25 : undefined));
+    const text = mode === 'minmax' ? minMax(textVals) : textVals.map((v) => (v === undefined ? undefined : (mode === 'inverse' ? inverseBm25 : saturateBm25)(v)));
+    const vec = mode === 'minmax' ? minMax(cands.map((c) => c.similarity)) : cands.map((c) => (c.similarity === undefined ? undefined : clampCosine(c.similarity)));
+    return cands.map((c, i) => {
+      const textScore = text[i] ?? 0;
+      const vectorScore = legs.vector ? (vec[i] ?? 0) : 0;
+      const matchType: MatchType = c.keywordHit && c.vectorHit ? 'hybrid' : c.keywordHit ? 'keyword' : 'vector';
+      return { ...c, textScore, vectorScore, hybridScore: w.vector * vectorScore + w.keyword * textScore, dateBoost: 0, matchType };
+    });
+  }
+  const dateBefore = (fused: Fused[], windows: readonly DateWindow[], weight: number, slackMs: number): Fused[] =>
+    windows.length === 0 || !(weight > 0) ? fused : fused.map((c) => (inDateWindows(c.createdAt, windows, slackMs) ? { ...c, hybridScore: c.hybridScore + weight, dateBoost: weight } : c));
+  // Fields as the search reads them (an absent field and an undefined one read the same).
+  const fields = (f: Fused) => [f.rid, f.id, f.createdAt, f.bm25, f.similarity, f.keywordHit, f.vectorHit, f.textScore, f.vectorScore, f.hybridScore, f.dateBoost, f.matchType];
+
+  test('randomized candidates, every normalization, leg set and a date boost: identical fields, bit for bit', () => {
+    let seed = 12345;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const day = Date.UTC(2026, 0, 10);
+    for (let round = 0; round < 200; round++) {
+      const n = Math.floor(rnd() * 130);
+      const cands: Candidate[] = Array.from({ length: n }, (_, i) => {
+        const kw = rnd() < 0.6;
+        const c: Candidate = { rid: i + 1, id: `m${i}`, createdAt: new Date(day + Math.floor(rnd() * 20) * 86_400_000).toISOString(), keywordHit: kw, vectorHit: !kw || rnd() < 0.3 };
+        if (kw || rnd() < 0.5) c.bm25 = rnd() < 0.05 ? 0 : rnd() * 12;
+        if (!kw || rnd() < 0.8) c.similarity = rnd() * 2 - 1;
+        return c;
+      });
+      const mode = (['minmax', 'inverse', 'saturate'] as const)[round % 3]!;
+      const legs = [{ keyword: true, vector: true }, { keyword: true, vector: false }, { keyword: false, vector: true }][Math.floor(round / 3) % 3]!;
+      const w = { vector: rnd(), keyword: rnd() };
+      const windows = round % 2 ? [{ start: day + 5 * 86_400_000, end: day + 8 * 86_400_000 }] : [];
+      const got = applyDateBoost(fuse(cands, w, mode, legs), windows, 0.2, 86_400_000);
+      const want = dateBefore(fuseBefore(cands, w, mode, legs), windows, 0.2, 86_400_000);
+      assert.equal(got.length, want.length);
+      for (let i = 0; i < got.length; i++) {
+        const a = fields(got[i]!);
+        const b = fields(want[i]!);
+        for (let j = 0; j < a.length; j++) assert.ok(Object.is(a[j], b[j]), `round ${round}, candidate ${i}, field ${j}: ${String(a[j])} vs ${String(b[j])}`);
+      }
+      // compareScored on hybridScore orders like compareRanked on a copy with finalScore = hybridScore.
+      const byScored = [...got].sort((a, b) => compareScored(a.hybridScore, a, b.hybridScore, b)).map((x) => x.rid);
+      const byRanked = [...got].sort((a, b) => compareRanked({ ...a, finalScore: a.hybridScore }, { ...b, finalScore: b.hybridScore })).map((x) => x.rid);
+      assert.deepEqual(byScored, byRanked);
+    }
   });
 });
 

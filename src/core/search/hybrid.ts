@@ -13,7 +13,7 @@ import type { Store } from '../store/store';
 import type { Row } from '../store/store';
 import type { Embedder } from '../embed/types';
 import { meanOfUnitVectors, prepareQueryEmbedText } from '../embed/queryText';
-import { rowToSummary } from '../memory/rows';
+import { PREVIEW_CHARS, rowToSummary } from '../memory/rows';
 import { ValidationError } from '../memory/errors';
 import { errorMessage } from '../util/errors';
 import { buildMemoryFilter, type WhereClause } from './filters';
@@ -23,7 +23,7 @@ import { liveMeta, type LiveMeta } from './liveMeta';
 import { rocchio } from './feedback';
 import { buildFtsTerms, joinFtsTerms } from './ftsQuery';
 import { CommonTermFilter } from './commonTerms';
-import { applyDateBoost, compareRanked, fuse, type Candidate } from './fuse';
+import { applyDateBoost, compareRanked, compareScored, fuse, type Candidate, type Fused } from './fuse';
 import { parseQueryDates, type DateWindow } from './queryDates';
 import { DEFAULT_RERANK_CONFIG, rerank, type RerankConfig } from './rerank';
 import { resolveSearchSettings } from './settings';
@@ -36,6 +36,14 @@ import type { HybridSearchDeps, SearchRequest, SearchResponse, SearchResult, Sea
  */
 export const HYDRATE_COLUMNS = 'rid, id, type, scope, title, content, tags, importance, decisions_json, access_count, expires_at, deleted_at, version, created_at, updated_at';
 
+/**
+ * HYDRATE_COLUMNS with content cut to what rowToSummary's preview reads: PREVIEW_CHARS + 1 code
+ * points are at least as many UTF-16 units, so the preview (and whether it is cut) is the same.
+ * Copying whole contents out of sql.js was ≈ 150 KB of garbage per search at 100k. A test checks
+ * the summaries are equal (long, short, astral and boundary-length contents).
+ */
+export const SUMMARY_COLUMNS = HYDRATE_COLUMNS.replace(', content,', `, substr(content, 1, ${PREVIEW_CHARS + 1}) AS content,`);
+
 /** Longest query text looked at (the FTS builder and embedders cut further). */
 export const MAX_QUERY_CHARS = 10_000;
 
@@ -46,6 +54,33 @@ interface Ranked extends Candidate {
   graphBoost: number;
   finalScore: number;
   matchType: SearchResult['matchType'];
+}
+
+/*
+ * Candidates and ranked entries are built field by field, always in the same order (one object
+ * shape each), not with `{ ...c, … }`: the spreads were a good part of the ≈ 1.5 MB a search
+ * allocated at 100k memories, i.e. of the young-generation GCs that land in p50 and p99.
+ */
+function candidate(rid: number, id: string, createdAt: string, bm25: number | undefined, similarity: number | undefined, keywordHit: boolean, vectorHit: boolean): Candidate {
+  return { rid, id, createdAt, bm25, similarity, keywordHit, vectorHit };
+}
+
+function rankedEntry(c: Fused, graphBoost: number): Ranked {
+  return {
+    rid: c.rid,
+    id: c.id,
+    createdAt: c.createdAt,
+    bm25: c.bm25,
+    similarity: c.similarity,
+    keywordHit: c.keywordHit,
+    vectorHit: c.vectorHit,
+    textScore: c.textScore,
+    vectorScore: c.vectorScore,
+    dateBoost: c.dateBoost,
+    graphBoost,
+    finalScore: c.hybridScore + graphBoost,
+    matchType: c.matchType,
+  };
 }
 
 export class HybridSearch {
@@ -129,14 +164,14 @@ export class HybridSearch {
     let rows: Map<number, Row>;
     if (this.deps.reranker && !req.noRerank && ranked.length > 1) {
       const headN = Math.max(limit, this.rerankConfig.topN);
-      rows = this.rows(ranked.slice(0, headN).map((c) => c.rid));
+      rows = this.rows(ranked.slice(0, headN).map((c) => c.rid), HYDRATE_COLUMNS);
       const items = ranked.slice(0, headN).map((c) => ({ ...c, id: c.id, content: String(rows.get(c.rid)?.content ?? ''), score: c.finalScore }));
       const out = await rerank(query, items, this.deps.reranker.provider, this.rerankConfig);
       if (out.status === 'timeout' || out.status === 'failed') warnings.push(`Reranking skipped: ${out.error ?? out.status}; original order kept.`);
       ranked = [...out.items, ...ranked.slice(headN)];
     }
     ranked = ranked.slice(0, limit);
-    rows = this.rows(ranked.map((c) => c.rid));
+    rows = this.rows(ranked.map((c) => c.rid), SUMMARY_COLUMNS);
     const results: SearchResult[] = [];
     for (const c of ranked) {
       const row = rows.get(c.rid);
@@ -172,7 +207,7 @@ export class HybridSearch {
   ): Map<number, Candidate> {
     const union = new Map<number, Candidate>();
     for (const h of textHits) {
-      union.set(h.rid, { rid: h.rid, id: h.id, createdAt: h.createdAt, bm25: h.bm25, keywordHit: true, vectorHit: false });
+      union.set(h.rid, candidate(h.rid, h.id, h.createdAt, h.bm25, undefined, true, false));
     }
     if (qvec !== undefined) {
       const vectors = this.deps.vectors!;
@@ -182,7 +217,7 @@ export class HybridSearch {
           c.vectorHit = true;
           c.similarity = h.similarity;
         } else {
-          union.set(h.rid, { rid: h.rid, id: h.id, createdAt: h.createdAt, similarity: h.similarity, keywordHit: false, vectorHit: true });
+          union.set(h.rid, candidate(h.rid, h.id, h.createdAt, undefined, h.similarity, false, true));
         }
       }
       // Union semantics: keyword-only candidates get their exact cosine…
@@ -224,7 +259,7 @@ export class HybridSearch {
     const beta = this.settings.feedbackWeight;
     const vectors = this.deps.vectors;
     if (!(n > 0) || !(beta > 0) || !vectors?.vectorsOf) return undefined;
-    const top = [...fused].sort((a, b) => compareRanked({ ...a, finalScore: a.hybridScore }, { ...b, finalScore: b.hybridScore })).slice(0, n);
+    const top = [...fused].sort((a, b) => compareScored(a.hybridScore, a, b.hybridScore, b)).slice(0, n);
     const vecs = vectors.vectorsOf(top.map((c) => c.rid));
     if (vecs.size === 0) return undefined;
     return rocchio(qvec, [...vecs.values()], beta);
@@ -291,27 +326,36 @@ export class HybridSearch {
   }
 
   /**
-   * ANN top-k restricted to what the filters allow. First an unfiltered over-fetch checked in
-   * SQL (cheap when most memories qualify); if too few survive, a filtered search with the
-   * allowed rid set (selective filters).
+   * ANN top-k restricted to what the filters allow. HNSW is asked for k first; only when the
+   * filters reject some of those does it over-fetch 2×k (checked in SQL, cheap when most
+   * memories qualify), and if still too few survive, a filtered search with the allowed rid set
+   * (selective filters). Asking for k instead of 2×k when nothing is filtered out costs less
+   * (at 100k: hnswlib's ef is max(efSearch, k), so 64 instead of 120), and changes which
+   * neighbours an approximate search finds (RESULTS-search.md round 4).
    */
   private vectorLeg(vectors: VectorSearcher, q: Float32Array, k: number, where: WhereClause): { rid: number; id: string; createdAt: string; similarity: number }[] {
-    const over = k * 2;
-    let hits = vectors.search(q, over);
-    // Verdicts for the best k first: when they all pass (no selective filter) the rest is not needed.
-    let meta = this.meta(hits.slice(0, k).map((h) => h.rid), where);
-    let kept = hits.slice(0, k).filter((h) => meta.has(h.rid));
-    if (kept.length < k) {
+    let hits = vectors.search(q, k);
+    let meta = this.meta(hits.map((h) => h.rid), where);
+    let kept = hits.filter((h) => meta.has(h.rid));
+    if (kept.length < k && hits.length >= k) {
+      const over = k * 2;
+      hits = vectors.search(q, over);
       meta = this.meta(hits.map((h) => h.rid), where);
       kept = hits.filter((h) => meta.has(h.rid));
+      if (kept.length < k && hits.length >= over) {
+        const allowed = new Set(this.store.all<{ rid: number }>(`SELECT m.rid AS rid FROM memories m WHERE ${where.sql}`, where.params).map((r) => Number(r.rid)));
+        hits = vectors.search(q, k, (rid) => allowed.has(rid));
+        meta = this.meta(hits.map((h) => h.rid), where);
+        kept = hits.filter((h) => meta.has(h.rid));
+      }
     }
-    if (kept.length < k && hits.length >= over) {
-      const allowed = new Set(this.store.all<{ rid: number }>(`SELECT m.rid AS rid FROM memories m WHERE ${where.sql}`, where.params).map((r) => Number(r.rid)));
-      hits = vectors.search(q, k, (rid) => allowed.has(rid));
-      meta = this.meta(hits.map((h) => h.rid), where);
-      kept = hits.filter((h) => meta.has(h.rid));
+    const out: { rid: number; id: string; createdAt: string; similarity: number }[] = [];
+    for (let i = 0; i < kept.length && i < k; i++) {
+      const h = kept[i]!;
+      const m = meta.get(h.rid)!;
+      out.push({ rid: h.rid, id: m.id, createdAt: m.createdAt, similarity: h.similarity });
     }
-    return kept.slice(0, k).map((h) => ({ ...meta.get(h.rid)!, rid: h.rid, similarity: h.similarity }));
+    return out;
   }
 
   /**
@@ -332,19 +376,19 @@ export class HybridSearch {
     return out;
   }
 
-  /** The rows of the results, with the columns rowToSummary and the reranker read (HYDRATE_COLUMNS). */
-  private rows(rids: number[]): Map<number, Row> {
+  /** The rows of the results: `columns` is HYDRATE_COLUMNS (for the reranker) or SUMMARY_COLUMNS. */
+  private rows(rids: number[], columns: string): Map<number, Row> {
     const out = new Map<number, Row>();
     for (let i = 0; i < rids.length; i += 500) {
       const chunk = padded(rids.slice(i, i + 500));
-      for (const r of this.store.all(`SELECT ${HYDRATE_COLUMNS} FROM memories WHERE rid IN (${chunk.map(() => '?').join(', ')})`, chunk)) out.set(Number(r.rid), r);
+      for (const r of this.store.all(`SELECT ${columns} FROM memories WHERE rid IN (${chunk.map(() => '?').join(', ')})`, chunk)) out.set(Number(r.rid), r);
     }
     return out;
   }
 
   /** Seed 000: ids from the graph provider get + graphBoostWeight; errors and timeouts are warnings. */
   private applyGraphBoost(req: SearchRequest, query: string, fused: ReturnType<typeof fuse>, warnings: string[]): Ranked[] {
-    const plain = (): Ranked[] => fused.map((c) => ({ ...c, graphBoost: 0, finalScore: c.hybridScore }));
+    const plain = (): Ranked[] => fused.map((c) => rankedEntry(c, 0));
     const provider = this.deps.graphBoost;
     if (!req.graphBoost || !provider || fused.length === 0) return plain();
     let ids: Set<string>;
@@ -357,9 +401,6 @@ export class HybridSearch {
       return plain();
     }
     const w = this.settings.graphBoostWeight;
-    return fused.map((c) => {
-      const boost = ids.has(c.id) ? w : 0;
-      return { ...c, graphBoost: boost, finalScore: c.hybridScore + boost };
-    });
+    return fused.map((c) => rankedEntry(c, ids.has(c.id) ? w : 0));
   }
 }
