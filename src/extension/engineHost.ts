@@ -12,6 +12,7 @@ import type { Logger } from './log';
 import { readSettingOverrides } from './settings';
 import { SETTINGS_SECTION } from './settingsSchema';
 import { pickProjectFolder } from './projectFolder';
+import { SettingsWriter } from './settingsWriter';
 
 /** workspaceState key: pipeline.pause survives engine restarts and window reloads of this workspace. */
 export const PIPELINE_PAUSED_KEY = 'agentMemory.pipelinePaused';
@@ -34,7 +35,13 @@ export function engineInit(context: vscode.ExtensionContext): EngineInit {
   };
 }
 
-export function startEngine(context: vscode.ExtensionContext, log: Logger): EngineClient {
+export interface EngineHost {
+  engine: EngineClient;
+  /** Multi-key settings writes that reach the engine as one reload (settingsWriter.ts). */
+  settings: SettingsWriter;
+}
+
+export function startEngine(context: vscode.ExtensionContext, log: Logger): EngineHost {
   const client = new EngineClient({
     init: engineInit(context),
     workerPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'engine.js').fsPath,
@@ -45,16 +52,31 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
     if (e.type === 'warning') log.info(`engine warning: ${e.message}`);
   });
 
-  const reload = (why: string) => {
-    if (client.state !== 'ready') return;
+  // Resolves when the engine has applied the settings (or the reload failed and was logged).
+  // `settingsOnly`: skip when the settings are what was last sent (VS Code fires one event per
+  // written key, often after the write that caused it was already applied as a whole).
+  let lastSent = JSON.stringify(client.currentInit.settings ?? {});
+  const reloadNow = async (why: string, settingsOnly = false): Promise<void> => {
+    const overrides = readSettingOverrides();
+    const key = JSON.stringify(overrides);
+    if (settingsOnly && key === lastSent) return;
+    lastSent = key;
+    // A later (crash) restart starts with these settings, not the ones of activation time.
+    client.updateInit({ settings: overrides });
+    // Requests wait while the engine starts; a restarting engine picks up the new init instead.
+    if (client.state !== 'ready' && client.state !== 'starting') return;
     log.info(`reloading configuration (${why})`);
-    client.request('config.reload', { settings: readSettingOverrides() }).then(
-      (s) => { for (const i of s.issues) log.info(`config ${i.severity}: ${i.key} ${i.message}${i.source ? ` (${i.source})` : ''}`); },
-      (e) => log.error('config reload failed', e),
-    );
+    try {
+      const s = await client.request('config.reload', { settings: overrides });
+      for (const i of s.issues) log.info(`config ${i.severity}: ${i.key} ${i.message}${i.source ? ` (${i.source})` : ''}`);
+    } catch (e) {
+      log.error('config reload failed', e);
+    }
   };
+  const settings = new SettingsWriter(reloadNow);
+  const reload = (why: string, settingsOnly = false) => { if (!settings.holding) void reloadNow(why, settingsOnly); };
   context.subscriptions.push(
-    vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration(SETTINGS_SECTION)) reload('settings changed'); }),
+    vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration(SETTINGS_SECTION)) reload('settings changed', true); }),
   );
   const folder = vscode.workspace.workspaceFolders?.[0];
   if (folder) {
@@ -67,7 +89,7 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
     (info) => log.info(`engine ready: project ${info.projectId}, stores opened in ${info.openMs.toFixed(0)} ms` + (info.warnings.length ? `; warnings: ${info.warnings.join(' | ')}` : '')),
     (e) => log.error('engine could not start', e),
   );
-  return client;
+  return { engine: client, settings };
 }
 
 function onState(s: EngineStateChange, log: Logger): void {

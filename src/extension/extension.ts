@@ -67,7 +67,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   const log = createLogger();
   context.subscriptions.push(log.channel);
 
-  const engine = startEngine(context, log);
+  const { engine, settings } = startEngine(context, log);
   engineRef = engine;
   void engine.whenReady().then(() => { timings.engineReadyMs ??= performance.now() - t0; }, () => undefined);
   const onRecall = (r: SearchResponse) => {
@@ -86,7 +86,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   );
   registerCommands({ context, engine, tree, log, onRecall });
   registerTreeCommands(context, engine, tree);
-  const views = registerPipelineSurfaces({ context, engine, log });
+  const views = registerPipelineSurfaces({ context, engine, settings, log });
   const chatHandler = createChatHandler(engine, onRecall);
   registerChatParticipant(context, chatHandler);
   registerTools(context, engine, onRecall);

@@ -11,7 +11,7 @@ import type { EngineClient } from '../engine/client';
 import type { DocumentIngestResult, PipelineModeName, PipelineReview, PipelineStatus, Suggestion } from '../engine/protocol';
 import type { Logger } from './log';
 import { commandRegistrar, reportError } from './commands';
-import { SETTINGS_SECTION } from './settingsSchema';
+import type { SettingsWriter } from './settingsWriter';
 import { PIPELINE_PAUSED_KEY } from './engineHost';
 import { fileFolders, pickProjectFolder, PROJECT_FOLDER_KEY } from './projectFolder';
 import { SUGGESTIONS_VIEW_ID, SuggestionsProvider, type SuggestionNode } from './suggestionsView';
@@ -75,8 +75,8 @@ function reviewIdOf(arg: unknown): string | undefined {
   return undefined;
 }
 
-export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; engine: EngineClient; log: Logger }): PipelineSurfaces {
-  const { context, engine, log } = d;
+export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; engine: EngineClient; settings: SettingsWriter; log: Logger }): PipelineSurfaces {
+  const { context, engine, settings, log } = d;
   const suggestions = new SuggestionsProvider(engine);
   const pipeline = new PipelineViewProvider(engine);
   const suggestionsView = vscode.window.createTreeView(SUGGESTIONS_VIEW_ID, { treeDataProvider: suggestions, showCollapseAll: true });
@@ -167,13 +167,9 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
     if (!mode) return undefined;
     // Engine first: it validates the mode and applies it now.
     const r = await engine.request('pipeline.setMode', { mode });
-    // Then the workspace settings (the settings bridge), so the mode survives restarts; the
-    // settings change reloads the engine's config with the same values.
-    const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-    const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-    for (const [key, value] of Object.entries(r.settings)) {
-      if (cfg.get(key) !== value || cfg.inspect(key)?.workspaceValue !== undefined) await cfg.update(key, value, target);
-    }
+    // Then the workspace settings (the settings bridge), so the mode survives restarts: all
+    // keys as one change, followed by one config reload with the same values.
+    await settings.write(r.settings, `pipeline mode ${mode}`);
     pipeline.refresh();
     void vscode.window.showInformationMessage(`Agent Memory: pipeline mode is now ${mode}.`);
     return r;

@@ -113,6 +113,11 @@ suite('Sidebar views', () => {
     assert.equal(cfg.inspect('memory.pipelineV2.enabled')?.workspaceValue, true, 'written to the workspace settings');
     assert.equal(cfg.inspect('memory.pipelineV2.shadowMode')?.workspaceValue, true);
     assert.equal(info(await api.views.pipeline.getChildren(), 'mode').label, 'Mode: shadow');
+    // VS Code delivers one settings event per written key, some after the command returned:
+    // none of them may re-apply an in-between state (enabled without shadowMode = controlled).
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal((await api.engine.request('pipeline.status', {})).mode, 'shadow', 'still shadow once every settings event has arrived');
+    assert.equal(api.engine.currentInit.settings?.['memory.pipelineV2.shadowMode'], true, 'a crash restart would start in shadow mode too');
 
     const paused = await vscode.commands.executeCommand<PipelineStatus>('agentMemory.pausePipeline');
     assert.equal(paused.paused, true);
@@ -126,6 +131,8 @@ suite('Sidebar views', () => {
 
     await vscode.commands.executeCommand('agentMemory.switchPipelineMode', 'off');
     assert.equal((await api.engine.request('pipeline.status', {})).mode, 'off');
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal((await api.engine.request('pipeline.status', {})).mode, 'off', 'still off once every settings event has arrived');
     const bad = await vscode.commands.executeCommand('agentMemory.switchPipelineMode', 'turbo');
     assert.equal(bad, undefined, 'refused (an error notification), nothing changed');
     assert.equal((await api.engine.request('pipeline.status', {})).mode, 'off');

@@ -1,0 +1,36 @@
+/**
+ * Writes several agentMemory settings as one change. VS Code fires onDidChangeConfiguration
+ * once per key, and each event reloads the engine's configuration with what the settings say
+ * at that moment, so writing `enabled` then `shadowMode` would briefly apply a mode nobody
+ * chose (enabled without shadow = controlled) and, since the events arrive asynchronously,
+ * that in-between reload could land after the final one. While a batch is being written the
+ * reloads are held; afterwards one reload with the final values is sent and awaited.
+ */
+import * as vscode from 'vscode';
+import { SETTINGS_SECTION } from './settingsSchema';
+
+export class SettingsWriter {
+  private held = 0;
+
+  constructor(private readonly reloadNow: (why: string) => Promise<void>) {}
+
+  /** True while a batch is being written: the settings-changed handler skips its reload. */
+  get holding(): boolean {
+    return this.held > 0;
+  }
+
+  /** Writes each key whose value differs (or that has a workspace value to overwrite), then reloads once. */
+  async write(entries: Record<string, unknown>, why: string): Promise<void> {
+    const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    this.held++;
+    try {
+      for (const [key, value] of Object.entries(entries)) {
+        if (cfg.get(key) !== value || cfg.inspect(key)?.workspaceValue !== undefined) await cfg.update(key, value, target);
+      }
+    } finally {
+      this.held--;
+    }
+    if (!this.holding) await this.reloadNow(why);
+  }
+}
