@@ -9,8 +9,8 @@ import * as fs from 'node:fs';
 import { tmpDir } from '../helpers/tmp';
 import { openWritePath, sampleTexts } from '../fixtures/writePath';
 import { cosine } from '../../src/core/embed/vector';
-import { cosineWithBlob } from '../../src/core/vectorstore/storedSimilarities';
-import { vectorToBlob, vectorToFloat32Blob } from '../../src/core/vectorstore/blob';
+import { cosineWithBlob, storedSimilarities, storedVectors } from '../../src/core/vectorstore/storedSimilarities';
+import { blobToVector, vectorToBlob, vectorToFloat32Blob } from '../../src/core/vectorstore/blob';
 import { VectorStore } from '../../src/core/vectorstore/vectorStore';
 
 type W = Awaited<ReturnType<typeof openWritePath>>;
@@ -132,4 +132,48 @@ test('cosineWithBlob: exact cosine of a stored blob (both formats); wrong size, 
     assert.equal(cosineWithBlob(q, qn, toBlob(Float32Array.from([Infinity, 1, 1])), 3), undefined);
   }
   assert.equal(cosineWithBlob(q, qn, 'not a blob', 3), undefined);
+});
+
+test('storedSimilarities (one statement, hex-decoded) equals scoring each stored row read on its own, bit for bit, in both blob formats', async () => {
+  const w = await openWritePath({ dir: tmpDir('am-vsim-') });
+  try {
+    const rids: number[] = [];
+    for (const t of sampleTexts(30, 5)) {
+      const r = await w.ingest.create({ content: t, allowNearDuplicate: true });
+      if (r.result.status === 'created') rids.push(r.result.memory.rid);
+    }
+    const space = w.embedder.space;
+    // A third of the rows as older versions wrote them (float32), one with a blob of a wrong size.
+    w.store.transaction((tx) => {
+      const rows = tx.all<{ text_hash: string; vector: Uint8Array }>('SELECT text_hash, vector FROM embeddings WHERE space = ?', [space]);
+      rows.forEach((r, i) => {
+        if (i % 3 === 0) {
+          const v = blobToVector(r.vector, 512)!;
+          tx.run('UPDATE embeddings SET vector = ? WHERE space = ? AND text_hash = ?', [vectorToFloat32Blob(v), space, r.text_hash]);
+        } else if (i === 1) {
+          tx.run('UPDATE embeddings SET vector = ? WHERE space = ? AND text_hash = ?', [new Uint8Array(7), space, r.text_hash]);
+        }
+      });
+    });
+    const q = (await w.embedder.embed(['scheduler batches queries under load'], 'query'))[0]!;
+    let qq = 0;
+    for (const x of q) qq += x * x;
+    const asked = [...rids, rids[4]!, 424_242, -1];
+    const naive = new Map<number, number>();
+    for (const r of w.store.all<{ rid: number; vector: Uint8Array }>(
+      `SELECT m.rid AS rid, e.vector AS vector FROM memories m JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash WHERE m.deleted_at IS NULL`,
+      [space],
+    )) {
+      const sim = cosineWithBlob(q, Math.sqrt(qq), r.vector, 512);
+      if (sim !== undefined && asked.includes(Number(r.rid))) naive.set(Number(r.rid), sim);
+    }
+    const got = storedSimilarities(w.store, space, 512, q, asked);
+    assert.equal(got.size, naive.size);
+    assert.equal(got.size, rids.length - 1, 'every row but the wrong-sized one');
+    for (const [rid, sim] of naive) assert.ok(Object.is(got.get(rid), sim), `rid ${rid}: ${got.get(rid)} vs ${sim}`);
+    const vecs = storedVectors(w.store, space, 512, asked);
+    assert.deepEqual([...vecs.keys()].sort((a, b) => a - b), [...naive.keys()].sort((a, b) => a - b));
+  } finally {
+    await w.close();
+  }
 });
