@@ -299,3 +299,35 @@ test('a snapshot is verified by its checksum sidecar; without one (or a stale on
   assert.deepEqual(ids(b), ['id-0', 'id-1']);
   await b.close();
 });
+
+test('segments the snapshot covers are not read on open (a damaged one is left alone); a fallback to the previous snapshot reads them', async () => {
+  const dir = tmpDir();
+  const a = await openStore(dir);
+  for (let i = 0; i < 4; i++) insertNote(a, i); // segment 1: records 1–4 (no snapshot before it)
+  await a.snapshot(); // snapshot at 4; segment 1 is kept for a fallback to an empty database
+  insertNote(a, 4);
+  await a.close({ snapshot: false });
+  const logDir = path.join(dir, 'log');
+  const segs = fs.readdirSync(logDir).sort();
+  assert.equal(segs.length, 2, segs.join(','));
+  // Damage the covered segment's last record: a normal open never looks at it.
+  const first = path.join(logDir, segs[0]!);
+  const bytes = fs.readFileSync(first);
+  bytes[bytes.length - 3]! ^= 0xff;
+  fs.writeFileSync(first, bytes);
+  const warnings: string[] = [];
+  const b = await openStore(dir, { onWarning: (w) => warnings.push(w) });
+  assert.deepEqual(ids(b), ['id-0', 'id-1', 'id-2', 'id-3', 'id-4']);
+  assert.equal(b.stats().replayedRecords, 1);
+  assert.deepEqual(warnings, []);
+  await b.close({ snapshot: false });
+  assert.ok(fs.readFileSync(first).equals(bytes), 'the covered segment is untouched');
+
+  // Without the snapshot, the store falls back to the log from the start: now the damage is found.
+  fs.rmSync(path.join(dir, 'snapshot.sqlite'));
+  const fallbackWarnings: string[] = [];
+  const c = await openStore(dir, { onWarning: (w) => fallbackWarnings.push(w) });
+  assert.deepEqual(ids(c), ['id-0', 'id-1', 'id-2'], 'replay stops at the damaged record');
+  assert.ok(fallbackWarnings.some((w) => /checksum mismatch|undecodable|torn/.test(w)), fallbackWarnings.join('\n'));
+  await c.close();
+});

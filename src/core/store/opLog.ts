@@ -61,7 +61,15 @@ export class OpLog {
     let lastSeq = afterSeq;
     let expected: number | undefined;
     let broken = false;
-    for (const seg of this.segments()) {
+    const segs = this.segments();
+    for (let i = 0; i < segs.length; i++) {
+      const seg = segs[i]!;
+      // Every record of this segment is ≤ afterSeq when the next one starts at afterSeq + 1 or
+      // before: the snapshot has them, so they are not read. Such segments stay on disk only for
+      // a fallback to the previous snapshot, which reads them with its own, smaller afterSeq.
+      // (At 100k memories the first snapshot's segment holds the whole import: ≈ 290 MB, 1.2 s.)
+      const next = segs[i + 1];
+      if (!broken && next && next.firstSeq <= afterSeq + 1) continue;
       const buf = fs.readFileSync(seg.file);
       if (broken) {
         preserveBytes(this.storeDir, path.basename(seg.file), buf);

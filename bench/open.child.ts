@@ -1,0 +1,38 @@
+/**
+ * Opens a store in a process of its own, as a VS Code window's engine worker does on start,
+ * and prints how long Store.open took. The store bench spawns it so the figure does not depend
+ * on what the bench's own process did before (it built and closed the same database there).
+ *
+ *   node --import tsx bench/open.child.ts <storeDir>
+ * prints one JSON object: { open_ms, replayed_records, verified_by }. Closes without a snapshot,
+ * so the store is left as it was found.
+ */
+import { Store } from '../src/core/store/store';
+
+export interface OpenResult {
+  open_ms: number;
+  replayed_records: number;
+  verified_by: string;
+}
+
+async function main(dir: string): Promise<OpenResult> {
+  const t0 = performance.now();
+  const store = await Store.open({ dir });
+  const openMs = performance.now() - t0;
+  const s = store.stats();
+  await store.close({ snapshot: false });
+  return { open_ms: Math.round(openMs * 10) / 10, replayed_records: s.replayedRecords, verified_by: s.snapshotVerifiedBy };
+}
+
+const dir = process.argv[2];
+if (!dir) {
+  process.stderr.write('usage: node --import tsx bench/open.child.ts <storeDir>\n');
+  process.exit(2);
+}
+main(dir).then(
+  (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
+  (e: unknown) => {
+    process.stderr.write(`open.child: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exit(1);
+  },
+);
