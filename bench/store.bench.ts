@@ -120,6 +120,7 @@ export async function runStoreBench(size: number, workDir: string): Promise<Stor
   await store.close({ snapshot: false });
   const diskBytes = dirSize(dir);
   const openLog = openInFreshProcess(dir, writes);
+  // Fold the log tail into the snapshot the naive baseline below starts from.
   store = await Store.open({ dir });
   await store.close();
   const snapshotBytes = fs.statSync(path.join(dir, 'snapshot.sqlite')).size;

@@ -1,6 +1,6 @@
 /**
  * Exact cosine of a query with the STORED vectors of given memories, read in one SQL statement
- * per 500 rids from the `embeddings` table (the source of truth the index is a cache of).
+ * per 1,000 rids from the `embeddings` table (the source of truth the index is a cache of).
  *
  * Why not the index: HnswIndex.getVector copies each vector out of WASM through embind at
  * ~0.1–0.25 ms, and the hybrid search asks for ~60 keyword-only candidates per query (6–15 ms at
@@ -20,7 +20,8 @@ export { cosineWithBlob } from './blob';
  * One statement per chunk, one row out: the rids go in as a JSON array (json_each) and the
  * vectors come back as one comma-separated string of hex blobs. sql.js copies a BLOB column
  * into JS byte by byte and builds an object per row; a long string is decoded natively, and
- * Node's hex decoding is native too. Measured at 100k memories for ≈ 55 rids: 0.83 → 0.45 ms,
+ * Node's hex decoding is native too. Measured at 100k memories, alternating with the per-row
+ * statement: 0.83 → 0.45 ms for ≈ 55 rids of real searches, 0.52 → 0.47 ms for 60 random rids;
  * the same similarities bit for bit (test/core/vectorstore-similarities.test.ts).
  * CROSS JOIN pins the order (json_each → memories by rid → embeddings by key): left to itself
  * SQLite may walk every embeddings row of the space and probe memories by embedding_hash
