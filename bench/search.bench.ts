@@ -34,7 +34,7 @@ import { HybridSearch } from '../src/core/search/hybrid';
 import { ftsExpression } from '../src/core/search/fullText';
 import type { Embedder } from '../src/core/embed/types';
 import { Rng, syntheticMemories, vocabulary } from './corpus';
-import { gaussian, rng } from '../test/core/vector-data';
+import { gaussian, rng } from '../test/core/vector/data';
 import { median, peakRssMb, percentile, round } from './stats';
 import type { FootprintResult } from './footprint.child';
 

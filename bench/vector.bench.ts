@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ExactIndex, HnswIndex, loadHnswlib, loadIndexFile, recallAtK, saveIndexFile, type VectorHit } from '../src/core/vector';
-import { clusteredVectors } from '../test/core/vector-data';
+import { clusteredVectors } from '../test/core/vector/data';
 
 const N = Number(process.argv[2] ?? 10_000);
 const DIM = Number(process.argv[3] ?? 512);

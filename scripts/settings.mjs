@@ -1,6 +1,6 @@
 // `npm run settings`: regenerates package.json `contributes.configuration` from CONFIG_SCHEMA
 // (src/core/config/schema.ts) through src/extension/settingsSchema.ts. Run after changing the
-// configuration schema; test/engine/settings.test.ts fails while package.json is out of date.
+// configuration schema; test/extension/surfaces.test.ts fails while package.json is out of date.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 

@@ -1,0 +1,255 @@
+/** The job queue and worker: leasing, retries, dead jobs, dedup, reaper, backoff, clean stop, and kill -9 mid-job. */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { tmpDir } from '../../helpers/tmp';
+import { openPipelineStore } from '../../fixtures/pipelineStore';
+import { FakeOllama } from '../../helpers/fakeOllama';
+import { MemoryService } from '../../../src/core/memory/memoryService';
+import { enqueueDocumentJob, enqueueMemoryJob } from '../../../src/core/jobs/enqueue';
+import { getJob, jobCounts, leaseJob, listJobs, reapStaleLeases, requeueDeadJobs } from '../../../src/core/jobs/queue';
+import { JobWorker } from '../../../src/core/jobs/worker';
+import { TransientJobError } from '../../../src/core/jobs/errors';
+import { BACKOFF_CAP_MS, nextDelayMs } from '../../../src/core/jobs/backoff';
+import { OllamaProvider } from '../../../src/core/llm/ollamaProvider';
+import { createExtractHandler } from '../../../src/core/pipeline/extractJob';
+import { createFtsCandidateFinder } from '../../../src/core/pipeline/ftsCandidates';
+
+const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+
+async function setup() {
+  const store = await openPipelineStore(tmpDir('am-jobs-'));
+  const enqueue = (id: string, at = T0) => store.transaction((tx) => enqueueMemoryJob(tx, 'extract', id, new Date(at).toISOString()));
+  return { store, enqueue };
+}
+
+test('leasing takes the oldest pending job of the handled types, once; attempts counted at lease', async () => {
+  const { store, enqueue } = await setup();
+  enqueue('m2', T0 + 10);
+  enqueue('m1', T0);
+  store.transaction((tx) => enqueueDocumentJob(tx, 'document_ingest', 'd1', new Date(T0 - 5).toISOString()));
+  const a = leaseJob(store, ['extract'], 'w1', new Date(T0 + 100))!;
+  assert.equal(a.memoryId, 'm1');
+  assert.equal(a.status, 'leased');
+  assert.equal(a.attempts, 1);
+  assert.equal(a.leasedBy, 'w1');
+  const b = leaseJob(store, ['extract'], 'w2', new Date(T0 + 100))!;
+  assert.equal(b.memoryId, 'm2', 'a leased job is never handed out twice');
+  assert.equal(leaseJob(store, ['extract'], 'w3', new Date(T0 + 100)), undefined);
+  assert.equal(leaseJob(store, ['document_ingest'], 'w3', new Date(T0 + 100))!.documentId, 'd1');
+  await store.close();
+});
+
+test('enqueue deduplicates open jobs per memory and per document', async () => {
+  const { store, enqueue } = await setup();
+  assert.equal(enqueue('m1'), true);
+  assert.equal(enqueue('m1'), false);
+  assert.equal(store.transaction((tx) => enqueueDocumentJob(tx, 'document_ingest', 'd1', new Date(T0).toISOString())), true);
+  assert.equal(store.transaction((tx) => enqueueDocumentJob(tx, 'document_ingest', 'd1', new Date(T0).toISOString())), false);
+  assert.equal(listJobs(store).length, 2);
+  await store.close();
+});
+
+test('failures retry until workerMaxRetries, then dead; requeue gives a fresh budget; transient errors spend nothing', async () => {
+  const { store, enqueue } = await setup();
+  enqueue('m1');
+  let calls = 0;
+  let mode: 'fail' | 'transient' | 'ok' = 'fail';
+  const worker = new JobWorker(store, {
+    maxRetries: 2,
+    handlers: {
+      extract: async () => {
+        calls++;
+        if (mode === 'transient') throw new TransientJobError('llm away');
+        if (mode === 'fail') throw new Error(`boom ${calls}`);
+        return { fine: true };
+      },
+    },
+  });
+  assert.equal(await worker.tick(), 'failed');
+  assert.equal(listJobs(store)[0]!.status, 'pending');
+  assert.equal(await worker.tick(), 'failed');
+  const dead = listJobs(store)[0]!;
+  assert.equal(dead.status, 'dead');
+  assert.equal(dead.lastError, 'boom 2');
+  assert.equal(await worker.tick(), 'none');
+  assert.equal(requeueDeadJobs(store, 10, new Date(T0)), 1);
+  mode = 'transient';
+  for (let i = 0; i < 4; i++) assert.equal(await worker.tick(), 'failed');
+  assert.equal(listJobs(store)[0]!.attempts, 0);
+  assert.equal(listJobs(store)[0]!.status, 'pending');
+  mode = 'ok';
+  assert.equal(await worker.tick(), 'ok');
+  const done = listJobs(store)[0]!;
+  assert.equal(done.status, 'completed');
+  assert.deepEqual(done.result, { fine: true });
+  assert.equal(worker.consecutiveFailures, 0);
+  await store.close();
+});
+
+test('stale-lease reaper returns old leases to pending and leaves fresh ones', async () => {
+  const { store, enqueue } = await setup();
+  enqueue('m1');
+  enqueue('m2', T0 + 1);
+  leaseJob(store, ['extract'], 'w', new Date(T0));
+  leaseJob(store, ['extract'], 'w', new Date(T0 + 250_000));
+  assert.equal(reapStaleLeases(store, 300_000, new Date(T0 + 310_000)), 1);
+  const jobs = listJobs(store);
+  assert.equal(jobs.find((j) => j.memoryId === 'm1')!.status, 'pending');
+  assert.equal(jobs.find((j) => j.memoryId === 'm2')!.status, 'leased');
+  await store.close();
+});
+
+test('backoff: poll interval when healthy, 1 s doubling to a 30 s cap, jitter under 500 ms', () => {
+  assert.equal(nextDelayMs(0, 2000, () => 0.99), 2000);
+  assert.equal(nextDelayMs(1, 2000, () => 0), 1000);
+  assert.equal(nextDelayMs(2, 2000, () => 0), 2000);
+  assert.equal(nextDelayMs(3, 2000, () => 0), 4000);
+  assert.equal(nextDelayMs(6, 2000, () => 0), BACKOFF_CAP_MS);
+  assert.equal(nextDelayMs(60, 2000, () => 0), BACKOFF_CAP_MS);
+  assert.equal(nextDelayMs(60, 2000, () => 0.999), BACKOFF_CAP_MS + 499);
+});
+
+test('the setTimeout loop processes the queue; stop() waits for the job in flight and leaves nothing leased', async () => {
+  const { store, enqueue } = await setup();
+  for (let i = 0; i < 5; i++) enqueue(`m${i}`, T0 + i);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let started = 0;
+  const worker = new JobWorker(store, {
+    pollMs: 20,
+    handlers: {
+      extract: async (job) => {
+        started++;
+        if (job.memoryId === 'm2') await gate; // in flight when stop() is called
+        return { id: job.memoryId };
+      },
+    },
+  });
+  worker.start();
+  while (started < 3) await new Promise((r) => setTimeout(r, 5));
+  const stopping = worker.stop();
+  release();
+  await stopping;
+  const counts = jobCounts(store);
+  assert.equal(counts.leased, 0);
+  assert.equal(counts.completed, 3, 'the in-flight job finished before stop returned');
+  assert.equal(counts.pending, 2);
+  // A handler that never ends is cut short after the grace period and released.
+  const hang = new JobWorker(store, { pollMs: 20, handlers: { extract: (_job, ctx) => new Promise((_, rej) => ctx.signal.addEventListener('abort', () => rej(new Error('aborted')))) } });
+  hang.start();
+  while (jobCounts(store).leased === 0) await new Promise((r) => setTimeout(r, 5));
+  await hang.stop({ graceMs: 10 });
+  const after = listJobs(store, { status: 'pending' });
+  assert.equal(jobCounts(store).leased, 0);
+  assert.equal(after.length, 2);
+  assert.ok(after.every((j) => j.attempts === 0), 'a job cut short by shutdown keeps its attempt budget');
+  await store.close();
+});
+
+const fakes: FakeOllama[] = [];
+after(async () => {
+  for (const f of fakes) await f.close();
+});
+
+test('kill -9 while a worker holds a lease: the lease is reaped and the job finishes after restart', { timeout: 60_000 }, async () => {
+  const dir = tmpDir('am-jobcrash-');
+  let store = await openPipelineStore(dir);
+  const svc = new MemoryService(store, { projectId: 'p', enqueueExtraction: true });
+  const created = svc.create({ content: 'The build server caches node modules between pipeline runs.' });
+  assert.equal(created.status, 'created');
+  await store.close();
+
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', '..', 'fixtures', 'pipeline-crash-worker.ts'), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const leased = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const m = /LEASED (\S+) 1\n/.exec(buf);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`child exited early (${code}): ${stderr}`)));
+  });
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+
+  store = await openPipelineStore(dir);
+  const held = getJob(store, leased)!;
+  assert.equal(held.status, 'leased', 'the lease survived the crash on disk');
+  assert.equal(held.leasedBy, 'doomed-worker');
+  // The 60 s reaper with leaseTimeoutMs: not yet stale, then stale.
+  assert.equal(reapStaleLeases(store, 300_000, new Date()), 0);
+  assert.equal(reapStaleLeases(store, 300_000, new Date(Date.now() + 301_000)), 1);
+  assert.equal(getJob(store, leased)!.status, 'pending');
+  assert.equal(getJob(store, leased)!.attempts, 1, 'the crashed attempt counts');
+
+  // Restart: a real worker over the fake Ollama finishes it.
+  const fake = await FakeOllama.start({ models: ['qwen3:4b'] });
+  fakes.push(fake);
+  fake.enqueue('generate', { reply: JSON.stringify({ facts: [{ content: 'Node modules are cached between pipeline runs.', type: 'fact', confidence: 0.9 }], entities: [] }) });
+  const memory = new MemoryService(store, { projectId: 'p', enqueueExtraction: false });
+  const worker = new JobWorker(store, {
+    pollMs: 20,
+    handlers: {
+      extract: createExtractHandler({
+        store, memory, llm: new OllamaProvider({ host: fake.url, timeoutMs: 5000 }), findCandidates: createFtsCandidateFinder(store), now: () => new Date(),
+        settings: () => ({ mode: 'controlled', graphEnabled: false, minFactConfidenceForWrite: 0.7, extractionTimeoutMs: 5000 }),
+      }),
+    },
+  });
+  worker.start();
+  while (getJob(store, leased)!.status !== 'completed') await new Promise((r) => setTimeout(r, 10));
+  await worker.stop();
+  assert.equal((getJob(store, leased)!.result as any).outcomes.created, 1);
+  assert.equal(getJob(store, leased)!.attempts, 2);
+  await store.close();
+});
+
+test('a restarted worker recovers leases orphaned by a dead process at start', async () => {
+  const { store, enqueue } = await setup();
+  enqueue('m1');
+  leaseJob(store, ['extract'], 'dead-process', new Date());
+  const worker = new JobWorker(store, { pollMs: 10, handlers: { extract: async () => 'ok' } });
+  worker.start();
+  while (jobCounts(store).completed === 0) await new Promise((r) => setTimeout(r, 5));
+  await worker.stop();
+  assert.equal(listJobs(store)[0]!.status, 'completed');
+  await store.close();
+});
+
+test('a long job keeps its lease alive (heartbeat) and is not reaped while it runs', async () => {
+  const { store, enqueue } = await setup();
+  enqueue('m1');
+  const worker = new JobWorker(store, {
+    leaseTimeoutMs: 3000, // heartbeat every second
+    handlers: {
+      extract: async (job) => {
+        const t0 = Date.now();
+        while (getJob(store, job.id)!.leasedAt === job.leasedAt) {
+          if (Date.now() - t0 > 10_000) return { renewed: false };
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const renewed = getJob(store, job.id)!;
+        // Reaping with the renewed time as "now" finds nothing stale.
+        return { renewed: true, reaped: reapStaleLeases(store, 3000, new Date(Date.parse(renewed.leasedAt!) + 1000)) };
+      },
+    },
+  });
+  assert.equal(await worker.tick(), 'ok');
+  assert.deepEqual(listJobs(store)[0]!.result, { renewed: true, reaped: 0 });
+  await store.close();
+});
+
+test('recovery and reaping only touch the worker\'s own job types', async () => {
+  const { store, enqueue } = await setup();
+  enqueue('m1');
+  store.transaction((tx) => enqueueMemoryJob(tx, 'embed', 'm1', new Date(T0).toISOString()));
+  leaseJob(store, ['extract'], 'dead-process', new Date(T0));
+  leaseJob(store, ['embed'], 'embed-worker', new Date(T0));
+  assert.equal(reapStaleLeases(store, 1000, new Date(T0 + 5000), ['extract']), 1);
+  assert.equal(listJobs(store, { type: 'embed' })[0]!.status, 'leased', "another worker's lease is left alone");
+  await store.close();
+});
