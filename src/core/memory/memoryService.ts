@@ -288,9 +288,9 @@ export class MemoryService {
   list(opts: ListOptions = {}): ListResult {
     const offset = opts.offset ?? 0;
     const limit = opts.limit ?? LIMITS.listDefault;
-    if (!Number.isInteger(offset) || offset < 0) throw new ValidationError('offset', `must be a whole number ≥ 0, got ${JSON.stringify(opts.offset)}`);
+    if (!Number.isInteger(offset) || offset < 0) throw new ValidationError('offset', `must be a whole number ≥ 0, got ${v.shownValue(opts.offset)}`);
     if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.listMax) {
-      throw new ValidationError('limit', `must be a whole number from 1 to ${LIMITS.listMax}, got ${JSON.stringify(opts.limit)}`);
+      throw new ValidationError('limit', `must be a whole number from 1 to ${LIMITS.listMax}, got ${v.shownValue(opts.limit)}`);
     }
     const where: string[] = ['m.project_id = ?'];
     const params: (string | number)[] = [this.opts.projectId];
@@ -337,8 +337,9 @@ export class MemoryService {
     if (!patch || typeof patch !== 'object') throw new ValidationError('patch', 'must be an object');
     const current = this.get(id);
     if (!current) throw new NotFoundError(id);
-    if (patch.expectedVersion !== undefined && patch.expectedVersion !== current.version) {
-      throw new VersionConflictError(id, patch.expectedVersion, current.version);
+    const expectedVersion = v.validateExpectedVersion(patch.expectedVersion);
+    if (expectedVersion !== undefined && expectedVersion !== current.version) {
+      throw new VersionConflictError(id, expectedVersion, current.version);
     }
     const next: MemoryRecord = { ...current };
     if (patch.title !== undefined) next.title = v.validateTitle(patch.title);

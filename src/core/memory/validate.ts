@@ -5,6 +5,22 @@ import { MEMORY_SCOPES, MEMORY_TYPES, type MemoryScope, type MemoryType } from '
 import { MIN_CONTENT_CHARS } from '../text/quality';
 import { normalizeTags } from '../text/tags';
 
+/**
+ * A value as a person should read it in an error: JSON, except the numbers JSON cannot spell
+ * (`JSON.stringify(NaN)` is "null", which sent people looking for a null they never passed).
+ */
+export function shownValue(v: unknown): string {
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v === undefined) return 'nothing';
+  try {
+    return JSON.stringify(v) ?? typeof v;
+  } catch {
+    return typeof v;
+  }
+}
+
 export function validateContent(v: unknown, field = 'content'): string {
   if (typeof v !== 'string') throw new ValidationError(field, `must be a string, got ${v === null ? 'null' : typeof v}`);
   const stripped = v.replace(/\s+/g, '');
@@ -35,7 +51,7 @@ export function validateSummary(v: unknown): string | null {
 export function validateImportance(v: unknown, fallback: number): number {
   if (v === undefined || v === null) return fallback;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1) {
-    throw new ValidationError('importance', `must be a number from 0.0 to 1.0, got ${JSON.stringify(v)}`);
+    throw new ValidationError('importance', `must be a number from 0.0 to 1.0, got ${shownValue(v)}`);
   }
   return v;
 }
@@ -43,7 +59,7 @@ export function validateImportance(v: unknown, fallback: number): number {
 export function validateType(v: unknown, fallback: MemoryType): MemoryType {
   if (v === undefined || v === null || v === '') return fallback;
   if (typeof v !== 'string' || !(MEMORY_TYPES as readonly string[]).includes(v)) {
-    throw new ValidationError('type', `must be one of ${MEMORY_TYPES.join(', ')}; got ${JSON.stringify(v)}`);
+    throw new ValidationError('type', `must be one of ${MEMORY_TYPES.join(', ')}; got ${shownValue(v)}`);
   }
   return v as MemoryType;
 }
@@ -51,9 +67,29 @@ export function validateType(v: unknown, fallback: MemoryType): MemoryType {
 export function validateScope(v: unknown, fallback: MemoryScope): MemoryScope {
   if (v === undefined || v === null || v === '') return fallback;
   if (typeof v !== 'string' || !(MEMORY_SCOPES as readonly string[]).includes(v)) {
-    throw new ValidationError('scope', `must be one of ${MEMORY_SCOPES.join(', ')}; got ${JSON.stringify(v)}`);
+    throw new ValidationError('scope', `must be one of ${MEMORY_SCOPES.join(', ')}; got ${shownValue(v)}`);
   }
   return v as MemoryScope;
+}
+
+/**
+ * `expectedVersion` of an update: a whole number ≥ 1 or absent. A string "1" would never equal
+ * the stored version and came back as a confusing "expected version 1, found 1" conflict.
+ */
+export function validateExpectedVersion(v: unknown): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
+    throw new ValidationError('expectedVersion', `must be a whole number, got ${shownValue(v)}`);
+  }
+  return v;
+}
+
+/** Tags of a search filter: strict (a filter silently dropped would widen the search). */
+export function validateTagFilter(v: unknown): string[] {
+  if (!Array.isArray(v)) throw new ValidationError('tags', `must be a list of tags, got ${shownValue(v)}`);
+  const bad = v.findIndex((t) => typeof t !== 'string');
+  if (bad >= 0) throw new ValidationError('tags', `tag #${bad + 1} must be a string, got ${shownValue(v[bad])}`);
+  return normalizeTags(v).tags;
 }
 
 export function validateTags(v: unknown): { tags: string[]; warnings: string[] } {
@@ -86,7 +122,7 @@ export function validateTtl(v: unknown): number | null | undefined {
   if (v === undefined) return undefined;
   if (v === null) return null;
   if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0 || v > 100 * 365 * 86400) {
-    throw new ValidationError('ttlSeconds', `must be a positive whole number of seconds (or null for permanent), got ${JSON.stringify(v)}`);
+    throw new ValidationError('ttlSeconds', `must be a positive whole number of seconds (or null for permanent), got ${shownValue(v)}`);
   }
   return v;
 }

@@ -5,7 +5,7 @@
  */
 import type { SqlValue } from '../store/opCodec';
 import { LIVE_MEMORY_SQL, liveParam } from '../lifecycle/visibility';
-import { validateScope, validateTags, validateType } from '../memory/validate';
+import { validateScope, validateTagFilter, validateType } from '../memory/validate';
 import { ValidationError } from '../memory/errors';
 import type { SearchFilters } from './types';
 
@@ -34,9 +34,7 @@ export function buildMemoryFilter(projectId: string, filters: SearchFilters, now
     params.push(validateScope(filters.scope, 'project'));
   }
   if (filters.tags !== undefined) {
-    if (!Array.isArray(filters.tags)) throw new ValidationError('tags', 'must be a list of tags');
-    const { tags } = validateTags(filters.tags);
-    for (const tag of tags) {
+    for (const tag of validateTagFilter(filters.tags)) {
       where.push('EXISTS (SELECT 1 FROM memory_tags t WHERE t.tag = ? AND t.rid = m.rid)');
       params.push(tag);
     }

@@ -15,6 +15,7 @@ import type { Embedder } from '../embed/types';
 import { meanOfUnitVectors, prepareQueryEmbedText } from '../embed/queryText';
 import { PREVIEW_CHARS, rowToSummary } from '../memory/rows';
 import { ValidationError } from '../memory/errors';
+import { shownValue } from '../memory/validate';
 import { errorMessage } from '../util/errors';
 import { buildMemoryFilter, type WhereClause } from './filters';
 import { fullTextScores, fullTextSearch, padded, type TextHit } from './fullText';
@@ -111,11 +112,11 @@ export class HybridSearch {
     if (typeof req.query !== 'string') throw new ValidationError('query', 'must be a string');
     const { defaultLimit, maxLimit } = this.settings;
     const limit = req.limit ?? defaultLimit;
-    if (!Number.isInteger(limit) || limit < 1) throw new ValidationError('limit', `must be a whole number from 1 to ${maxLimit}, got ${JSON.stringify(req.limit)}`);
+    if (!Number.isInteger(limit) || limit < 1) throw new ValidationError('limit', `must be a whole number from 1 to ${maxLimit}, got ${shownValue(req.limit)}`);
     if (limit > maxLimit) throw new ValidationError('limit', `at most ${maxLimit} results per search (search.max_limit), asked for ${limit}`);
     const minScore = req.minScore ?? this.settings.minScore;
     if (typeof minScore !== 'number' || !Number.isFinite(minScore) || minScore < 0) {
-      throw new ValidationError('minScore', `must be a number ≥ 0, got ${JSON.stringify(req.minScore)}`);
+      throw new ValidationError('minScore', `must be a number ≥ 0, got ${shownValue(req.minScore)}`);
     }
     return { query: req.query.slice(0, MAX_QUERY_CHARS), limit, minScore };
   }
