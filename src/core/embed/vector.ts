@@ -36,3 +36,19 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   }
   return na > 0 && nb > 0 ? d / Math.sqrt(na * nb) : 0;
 }
+
+/**
+ * Why `v` cannot be used as an embedding, or undefined when it can: a NaN/Infinity component
+ * or an all-zero vector (no direction: cosine is undefined and the index refuses it). Every
+ * place that receives vectors from an embedder checks with this, so a broken model answer is
+ * an embedding failure (memory pending, query keyword-only), never an internal error.
+ */
+export function unusableVectorReason(v: ArrayLike<number>): string | undefined {
+  let nonZero = false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i]!;
+    if (!Number.isFinite(x)) return `holds ${String(x)} at position ${i}`;
+    if (x !== 0) nonZero = true;
+  }
+  return nonZero ? undefined : 'is all zeros';
+}

@@ -7,6 +7,7 @@
  */
 import type { Store } from '../store/store';
 import { embedTextHash } from '../embed/cache';
+import { unusableVectorReason } from '../embed/vector';
 import { errorMessage } from '../util/errors';
 import type { ActiveSpace } from '../vectorstore/activeSpace';
 import type { PreparedEmbedding } from '../vectorstore/types';
@@ -79,6 +80,8 @@ export class EmbeddingBackfill {
         if (vs.length !== misses.length) throw new Error(`${embedder.id} returned ${vs.length} vectors for ${misses.length} texts`);
         vs.forEach((v, i) => {
           if (v.length !== embedder.dimension) throw new Error(`${embedder.id} returned ${v.length} dimensions, expected ${embedder.dimension}`);
+          const unusable = unusableVectorReason(v);
+          if (unusable) throw new Error(`${embedder.id} returned an unusable vector: it ${unusable}`);
           misses[i]!.vector = v;
         });
       }

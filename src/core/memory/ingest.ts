@@ -8,6 +8,7 @@
 import type { Store } from '../store/store';
 import type { Embedder } from '../embed/types';
 import { embedTextHash } from '../embed/cache';
+import { unusableVectorReason } from '../embed/vector';
 import { errorMessage } from '../util/errors';
 import { normalizeAndHashContent } from '../text/normalize';
 import type { ActiveSpace } from '../vectorstore/activeSpace';
@@ -23,26 +24,57 @@ export type EmbeddingOutcome = 'ready' | 'pending';
 export type EmbedResult = { ok: true; embedding: PreparedEmbedding; cached: boolean } | { ok: false; error: string };
 
 /**
+ * How long a write waits for its vector. A hanging embedder (Ollama loading a model, a stalled
+ * socket) would otherwise hold the caller for the embedder's whole request limit (30 s); after
+ * this wait the memory commits as pending and the backfill embeds it in the background. Long
+ * enough for a warm local model (tens of ms) and most cold starts.
+ */
+export const WRITE_EMBED_WAIT_MS = 4_000;
+
+/**
  * The vector of (title, storage content) in the embedder's space: from the embeddings table
  * when this exact text was embedded before (durable cache), else from the embedder (wrap it in
- * a CachedEmbedder for the in-memory cache). Never throws: failures come back as `ok: false`.
+ * a CachedEmbedder for the in-memory cache), waiting at most `waitMs`. Never throws: failures —
+ * an error, no answer in time, an unusable vector (NaN, all zeros) — come back as `ok: false`.
  */
-export async function embedMemoryText(embedder: Embedder, store: Store, title: string, storageContent: string): Promise<EmbedResult> {
+export async function embedMemoryText(
+  embedder: Embedder,
+  store: Store,
+  title: string,
+  storageContent: string,
+  waitMs = WRITE_EMBED_WAIT_MS,
+): Promise<EmbedResult> {
   const text = embeddingText(title, storageContent);
   const textHash = embedTextHash(text);
   const space = embedder.space;
   const stored = storedEmbedding(store, space, textHash);
   if (stored && stored.length === embedder.dimension) return { ok: true, embedding: { space, textHash, vector: stored }, cached: true };
   try {
-    const [vector] = await embedder.embed([text], 'document');
+    const [vector] = await withinWait(embedder.embed([text], 'document'), waitMs, embedder.id);
     if (!vector || vector.length !== embedder.dimension) {
       return { ok: false, error: `${embedder.id} returned a vector of ${vector?.length ?? 0} dimensions, expected ${embedder.dimension}` };
     }
+    const unusable = unusableVectorReason(vector);
+    if (unusable) return { ok: false, error: `${embedder.id} returned an unusable vector: it ${unusable}` };
     // The space of an embedder may only become known with its first answer (Ollama).
     return { ok: true, embedding: { space: embedder.space, textHash, vector }, cached: false };
   } catch (e) {
     return { ok: false, error: errorMessage(e) };
   }
+}
+
+/** `p`, or a rejection after `ms`; `p` keeps running (its late failure is swallowed, its result unused). */
+function withinWait<T>(p: Promise<T>, ms: number, who: string): Promise<T> {
+  if (!(ms > 0 && Number.isFinite(ms))) return p;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${who} did not answer within ${ms} ms; the memory is stored and will be embedded in the background`)),
+      ms,
+    );
+  });
+  p.catch(() => undefined);
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /**

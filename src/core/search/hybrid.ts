@@ -13,6 +13,7 @@ import type { Store } from '../store/store';
 import type { Row } from '../store/store';
 import type { Embedder } from '../embed/types';
 import { meanOfUnitVectors, prepareQueryEmbedText } from '../embed/queryText';
+import { unusableVectorReason } from '../embed/vector';
 import { PREVIEW_CHARS, rowToSummary } from '../memory/rows';
 import { ValidationError } from '../memory/errors';
 import { shownValue } from '../memory/validate';
@@ -319,6 +320,8 @@ export class HybridSearch {
     try {
       const vs = await (embedder as Embedder).embed(texts, 'query');
       if (vs.length !== texts.length || vs.some((v) => !v || v.length !== vectors.dimension)) throw new Error(`expected ${texts.length} ${vectors.dimension}-d vector(s)`);
+      const unusable = vs.map(unusableVectorReason).find((r) => r !== undefined);
+      if (unusable) throw new Error(`${(embedder as Embedder).id} returned an unusable vector: it ${unusable}`);
       return vs.length === 1 ? vs[0] : meanOfUnitVectors(vs);
     } catch (e) {
       warnings.push(`Vector search skipped (full-text only): the query could not be embedded: ${errorMessage(e)}`);

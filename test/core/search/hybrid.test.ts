@@ -5,6 +5,7 @@ import { Store } from '../../../src/core/store/store';
 import { AccessTracker } from '../../../src/core/lifecycle/access';
 import { ValidationError } from '../../../src/core/memory/errors';
 import { FailingEmbedder, TableEmbedder, searchFixture } from './fixture';
+import { HashEmbedder } from '../../../src/core/embed/hashEmbedder';
 import { tmpDir } from '../../helpers/tmp';
 import { defaultConfig } from '../../../src/core/config';
 import { resolveSearchSettings, searchSettingsFromConfig } from '../../../src/core/search/settings';
@@ -262,6 +263,28 @@ describe('hybrid search: degradation, graph boost, rerank', () => {
     }
     await f.store.close();
   });
+
+  for (const [name, value, reason] of [
+    ['all-zero', 0, /unusable vector: it is all zeros/],
+    ['NaN', Number.NaN, /unusable vector: it holds NaN/],
+  ] as const) {
+    test(`an ${name} query vector runs keyword-only with a warning instead of throwing`, async () => {
+      const f = await seeded();
+      const broken = new (class extends HashEmbedder {
+        override async embed(texts: string[]): Promise<Float32Array[]> {
+          return texts.map(() => new Float32Array(this.dimension).fill(value));
+        }
+      })({ dimension: 256 });
+      assert.equal(broken.space, f.embedder.space);
+      const r = await f.searcher({ embedder: broken }).search({ query: 'dark mode' });
+      assert.equal(r.legs.vector, false);
+      assert.equal(r.legs.keyword, true);
+      assert.ok(r.results.length >= 1);
+      assert.match(r.warnings.join('\n'), reason);
+      for (const x of r.results) assert.equal(x.matchType, 'keyword');
+      await f.store.close();
+    });
+  }
 
   test('embedder of another space is not used against the index', async () => {
     const f = await seeded();
