@@ -26,6 +26,8 @@
  *   fake.enqueue('embed', { status: 500, body: 'boom: out of memory' });      // plain-text 500
  *   fake.enqueue('embed', { status: 500, body: { error: 'model crashed' } }); // JSON 500
  *   fake.enqueue('generate', { hang: true });                                 // never answers
+ *   fake.enqueue('generate', { reply: '{}', hangAfterHeaders: true });        // stalls after the headers
+ *   fake.enqueue('generate', { reply: '{"facts":[]}', dripMs: 500 });         // one character every 500 ms
  *   fake.enqueue('chat', { destroySocket: true });                            // connection reset
  *   fake.enqueue('pull', { stream: [{ status: 'pulling manifest' }, { error: 'no space left' }] });
  *
@@ -67,8 +69,13 @@ export interface ScriptedResponse {
   delayMs?: number;
   /** Never answer (the request stays open until the client gives up or `close()`). */
   hang?: boolean;
-  /** Send the status line, headers and any stream lines, then never finish the body. */
+  /** Stall after the headers: send the status line, headers and any stream lines, then never finish the body. */
   hangAfterHeaders?: boolean;
+  /**
+   * Drip the body: send the status line and headers at once, then the (non-streaming) body one
+   * character every `dripMs` ms — a model or proxy that trickles tokens slower than any limit.
+   */
+  dripMs?: number;
   /** Destroy the connection without answering (the client sees a reset / "other side closed"). */
   destroySocket?: boolean;
 }
@@ -277,6 +284,11 @@ export class FakeOllama {
     if (r.hang) return; // keep the socket open; close() destroys it
     const status = r.status ?? 200;
     if (r.reply !== undefined && (endpoint === 'generate' || endpoint === 'chat')) {
+      if (r.dripMs && body?.stream === false) {
+        res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', ...r.headers });
+        await this.drip(res, JSON.stringify(this.finalAnswer(endpoint, body, r.reply, r.replyFields ?? {})), r.dripMs);
+        return;
+      }
       await this.sendReply(res, endpoint, body, r.reply, r.replyFields ?? {}, status, r.headers, r.chunkDelayMs ?? 0, r.hangAfterHeaders);
       return;
     }
@@ -297,6 +309,10 @@ export class FakeOllama {
       type = 'application/json; charset=utf-8';
     }
     res.writeHead(status, { 'Content-Type': r.contentType ?? type, ...r.headers });
+    if (r.dripMs) {
+      await this.drip(res, payload.toString(), r.dripMs);
+      return;
+    }
     if (r.hangAfterHeaders) {
       res.flushHeaders();
       if (payload.length) res.write(payload);
@@ -323,6 +339,37 @@ export class FakeOllama {
     if (!hangAfter) res.end();
   }
 
+  private answerPart(endpoint: 'generate' | 'chat', body: any, content: string, done: boolean): Record<string, unknown> {
+    const base = { model: body?.model ?? 'unknown', created_at: new Date().toISOString() };
+    return endpoint === 'generate' ? { ...base, response: content, done } : { ...base, message: { role: 'assistant', content }, done };
+  }
+
+  /** The last (or only, when not streaming) object of a generate/chat answer. */
+  private finalAnswer(endpoint: 'generate' | 'chat', body: any, text: string, extra: Record<string, unknown>): Record<string, unknown> {
+    return {
+      ...this.answerPart(endpoint, body, body?.stream === false ? text : '', true),
+      done_reason: 'stop',
+      total_duration: 1_000_000,
+      load_duration: 1000,
+      prompt_eval_count: 10,
+      prompt_eval_duration: 1000,
+      eval_count: Math.max(1, Math.ceil(text.length / 4)),
+      eval_duration: 1000,
+      ...extra,
+    };
+  }
+
+  /** Writes `payload` one character every `ms` ms (headers already set), then ends it. */
+  private async drip(res: http.ServerResponse, payload: string, ms: number): Promise<void> {
+    res.flushHeaders();
+    for (const ch of payload) {
+      await this.wait(ms);
+      if (this.closed || res.destroyed) return;
+      res.write(ch);
+    }
+    res.end();
+  }
+
   private replyText(endpoint: 'generate' | 'chat', body: any): string {
     const r = this.options.reply;
     if (typeof r === 'function') return r(body, endpoint);
@@ -340,23 +387,8 @@ export class FakeOllama {
     chunkDelayMs = 0,
     hangAfter?: boolean,
   ): Promise<void> {
-    const model = body?.model ?? 'unknown';
-    const base = { model, created_at: new Date().toISOString() };
-    const part = (content: string, done: boolean) =>
-      endpoint === 'generate'
-        ? { ...base, response: content, done }
-        : { ...base, message: { role: 'assistant', content }, done };
-    const final = {
-      ...part(body?.stream === false ? text : '', true),
-      done_reason: 'stop',
-      total_duration: 1_000_000,
-      load_duration: 1000,
-      prompt_eval_count: 10,
-      prompt_eval_duration: 1000,
-      eval_count: Math.max(1, Math.ceil(text.length / 4)),
-      eval_duration: 1000,
-      ...extra,
-    };
+    const part = (content: string, done: boolean) => this.answerPart(endpoint, body, content, done);
+    const final = this.finalAnswer(endpoint, body, text, extra);
     if (body?.stream === false) {
       res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
       if (hangAfter) {

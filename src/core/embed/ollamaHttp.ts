@@ -80,35 +80,84 @@ export interface OllamaFetchOptions {
 }
 
 /**
- * A `fetch` to hand to `new Ollama({ fetch })`: adds `AbortSignal.timeout(timeoutMs)` (combined
- * with the caller's signal, if any) and throws an {@link OllamaError} for any non-2xx answer,
- * before the client's own error handling (which logs to the console) sees it.
- * The limit also covers reading the body, which the client does after this returns.
+ * A `fetch` to hand to `new Ollama({ fetch })`: one deadline of `timeoutMs` over the WHOLE
+ * request — connecting, waiting for the headers and reading the body — and an
+ * {@link OllamaError} for any non-2xx answer, before the client's own error handling (which
+ * logs to the console) sees it.
+ *
+ * The deadline is an explicit timer that aborts the request and rejects on its own, so it
+ * holds even if the underlying fetch ignores the signal. A non-streaming answer (every call
+ * but a streamed pull) is read completely inside the deadline and handed to the client as a
+ * buffered Response: a server that sends headers and then stalls, or drips one token at a
+ * time, is cut off at the limit instead of holding the caller (and the job behind it).
+ * A streamed request (`"stream": true`) is only covered by the abort signal while it streams.
  */
 export function createOllamaFetch(options: OllamaFetchOptions): typeof fetch {
   const base = options.fetchImpl ?? globalThis.fetch;
   const { host, timeoutMs } = options;
   return async (input, init) => {
-    const url = requestUrl(input);
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    let res: Response;
+    const path = pathOf(requestUrl(input));
+    const deadline = new Deadline(timeoutMs, host, path);
+    const signal = init?.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal;
+    const streaming = isStreamingRequest(init?.body);
     try {
-      res = await base(input, { ...init, signal });
+      const res = await deadline.race(base(input, { ...init, signal }));
+      if (!res.ok) throw httpError(host, path, res.status, res.statusText, await deadline.race(bodyText(res)));
+      if (streaming || !res.body) return res;
+      const bytes = await deadline.race(res.arrayBuffer());
+      return new Response(bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
     } catch (err) {
-      throw toOllamaError(err, { host, path: pathOf(url), timeoutMs });
+      throw toOllamaError(err, { host, path, timeoutMs });
+    } finally {
+      if (!streaming) deadline.clear();
     }
-    if (!res.ok) {
-      let body = '';
-      try {
-        body = await res.text();
-      } catch {
-        // body unreadable (connection dropped, timeout): the status alone must do
-      }
-      throw httpError(host, pathOf(url), res.status, res.statusText, body);
-    }
-    return res;
   };
+}
+
+/** A whole-request time limit: aborts its signal and rejects whatever it races when it expires. */
+class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly expired: Promise<never>;
+
+  constructor(timeoutMs: number, host: string, path: string) {
+    let fire: (e: Error) => void = () => undefined;
+    this.expired = new Promise<never>((_, reject) => (fire = reject));
+    this.expired.catch(() => undefined);
+    this.timer = setTimeout(() => {
+      const e = new DOMException(`Ollama at ${host} did not answer ${path} within ${timeoutMs} ms`, 'TimeoutError');
+      this.controller.abort(e);
+      fire(e);
+    }, timeoutMs);
+    // A streamed pull keeps the timer while it runs; it must not keep the process alive.
+    this.timer.unref?.();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  race<T>(p: Promise<T>): Promise<T> {
+    p.catch(() => undefined); // lost the race: a late rejection is not "unhandled"
+    return Promise.race([p, this.expired]);
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** Whether the client asked for a streamed answer (only `pull` does here). */
+function isStreamingRequest(body: unknown): boolean {
+  return typeof body === 'string' && /"stream"\s*:\s*true/.test(body);
+}
+
+async function bodyText(res: Response): Promise<string> {
+  try {
+    return await res.text();
+  } catch {
+    return ''; // body unreadable (connection dropped): the status alone must do
+  }
 }
 
 function httpError(host: string, path: string, status: number, statusText: string, body: string): OllamaError {

@@ -128,3 +128,27 @@ test('provider from config: url, model and timeout of memory.pipelineV2', async 
   const err = await failure(llm.generate('x'));
   assert.match(err.message, /within 300 ms/);
 });
+
+test('a generate answer that drips one character every 300 ms is aborted near the limit, not when it ends', async () => {
+  const f = await fake();
+  f.enqueue('generate', { reply: JSON.stringify({ facts: [{ text: 'x'.repeat(200) }] }), dripMs: 300 }); // > 1 min of dripping
+  const llm = new OllamaProvider({ host: f.url, timeoutMs: 1000 });
+  const t0 = Date.now();
+  const err = await failure(llm.generate('x'));
+  const ms = Date.now() - t0;
+  assert.equal(err.code, 'timeout');
+  assert.match(err.message, /within 1000 ms/);
+  assert.ok(ms >= 950 && ms < 4000, `aborted after ${ms} ms`);
+  f.enqueue('generate', { reply: 'ok' });
+  assert.equal(await llm.generate('y'), 'ok');
+});
+
+test('headers then silence: generate ends at the limit', async () => {
+  const f = await fake();
+  f.enqueue('generate', { reply: '{}', hangAfterHeaders: true });
+  const llm = new OllamaProvider({ host: f.url, timeoutMs: 500 });
+  const t0 = Date.now();
+  const err = await failure(llm.generate('x'));
+  assert.equal(err.code, 'timeout');
+  assert.ok(Date.now() - t0 < 3500, `aborted after ${Date.now() - t0} ms`);
+});
