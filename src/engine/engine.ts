@@ -520,6 +520,7 @@ export class MemoryEngine {
     if (mode === 'off') return { state: 'off', mode, jobs, detail: 'The extraction pipeline is off (memory.pipelineV2.enabled is false).' };
     const p = this.pipeline?.status();
     if (!p || !p.running) return { state: 'degraded', mode, jobs, detail: `${waiting} extraction job(s) waiting: the pipeline worker is not running${this.pipeline ? '' : ' (see the warnings)'}.` };
+    if (p.waitingForModel) return { state: 'degraded', mode, jobs, detail: `Waiting for the model since ${p.waitingSince}; ${waiting} job(s) waiting.` };
     if (p.consecutiveFailures > 0) {
       return { state: 'degraded', mode, jobs, detail: `${p.consecutiveFailures} failure(s) in a row (is Ollama running at ${this.cfg.config.memory.pipelineV2.ollamaUrl}?); ${waiting} job(s) waiting.` };
     }

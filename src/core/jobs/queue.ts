@@ -71,18 +71,19 @@ export function listJobs(store: Store, filter: { status?: JobStatus; type?: stri
 /**
  * Lease the oldest pending job of one of `types`: select and mark it leased (leased_at,
  * leased_by, attempts + 1) in ONE transaction, so no two workers can take the same job.
+ * Jobs never tried come first: a job being retried (its model call timed out, say) waits
+ * behind them, so one bad job cannot hold up the queue behind it while it spends its retries.
  */
 export function leaseJob(store: Store, types: readonly string[], workerId: string, now: Date): Job | undefined {
   if (!types.length) return undefined;
   const iso = now.toISOString();
+  const oldest = (retried: boolean) =>
+    `SELECT id FROM memory_jobs
+     WHERE status = 'pending' AND job_type IN (${types.map(() => '?').join(', ')})
+       AND (run_after IS NULL OR run_after <= ?)${retried ? '' : ' AND attempts = 0'}
+     ORDER BY created_at, rowid LIMIT 1`;
   return store.transaction((tx) => {
-    const row = tx.get<{ id: string }>(
-      `SELECT id FROM memory_jobs
-       WHERE status = 'pending' AND job_type IN (${types.map(() => '?').join(', ')})
-         AND (run_after IS NULL OR run_after <= ?)
-       ORDER BY created_at, rowid LIMIT 1`,
-      [...types, iso],
-    );
+    const row = tx.get<{ id: string }>(oldest(false), [...types, iso]) ?? tx.get<{ id: string }>(oldest(true), [...types, iso]);
     if (!row) return undefined;
     tx.run(
       `UPDATE memory_jobs SET status = 'leased', leased_at = ?, leased_by = ?, attempts = attempts + 1, updated_at = ?

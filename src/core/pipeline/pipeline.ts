@@ -12,6 +12,7 @@ import type { Store } from '../store/store';
 import { MemoryService } from '../memory/memoryService';
 import type { Embedder } from '../embed/types';
 import type { LlmProvider } from '../llm/types';
+import { ModelCallWatch, watchModelCalls, type ModelWaitState } from '../llm/callWatch';
 import type { PipelineMode, PipelineV2Config } from '../config/types';
 import { JobWorker, type WorkerEvent } from '../jobs/worker';
 import { jobCounts } from '../jobs/queue';
@@ -63,6 +64,8 @@ export class MemoryPipeline {
   readonly documentWorker: JobWorker;
   readonly retention: RetentionWorker;
   readonly maintenance: MaintenanceWorker;
+  /** Model calls of the extraction jobs: status() tells "waiting for the model" when they stall. */
+  readonly modelCalls = new ModelCallWatch();
   private readonly now: () => Date;
   private gcTimer: NodeJS.Timeout | undefined;
 
@@ -85,7 +88,7 @@ export class MemoryPipeline {
     this.extractWorker = new JobWorker(store, {
       handlers: {
         extract: createExtractHandler({
-          store, memory: this.memory, llm: deps.llm, embedder: deps.embedder, now: this.now, settings: extractSettings,
+          store, memory: this.memory, llm: watchModelCalls(deps.llm, this.modelCalls), embedder: deps.embedder, now: this.now, settings: extractSettings,
           findCandidates: deps.findCandidates ?? createFtsCandidateFinder(store, { projectId: deps.projectId, minScore: deps.minScore }),
         }),
       },
@@ -185,8 +188,11 @@ export class MemoryPipeline {
   }
 
   /** For the engine's status view: mode, worker state, queue, reviews waiting. */
-  status(): { mode: PipelineMode; running: boolean; consecutiveFailures: number; jobsProcessed: number; jobs: ReturnType<typeof jobCounts>; pendingReviews: number } {
+  status(): {
+    mode: PipelineMode; running: boolean; consecutiveFailures: number; jobsProcessed: number; jobs: ReturnType<typeof jobCounts>; pendingReviews: number;
+  } & ModelWaitState {
     return {
+      ...this.modelCalls.state(),
       mode: this.mode,
       running: this.extractWorker.isRunning,
       consecutiveFailures: this.extractWorker.consecutiveFailures,

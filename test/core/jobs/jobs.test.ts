@@ -253,3 +253,25 @@ test('recovery and reaping only touch the worker\'s own job types', async () => 
   assert.equal(listJobs(store, { type: 'embed' })[0]!.status, 'leased', "another worker's lease is left alone");
   await store.close();
 });
+
+test('a job being retried waits behind the jobs never tried: one failing job does not hold up the queue', async () => {
+  const { store, enqueue } = await setup();
+  enqueue('bad', T0);
+  enqueue('m1', T0 + 10);
+  enqueue('m2', T0 + 20);
+  const order: string[] = [];
+  const worker = new JobWorker(store, {
+    maxRetries: 3,
+    handlers: {
+      extract: async (job) => {
+        order.push(`${job.memoryId}#${job.attempts}`);
+        if (job.memoryId === 'bad' && job.attempts < 2) throw new Error('model call timed out');
+        return {};
+      },
+    },
+  });
+  for (let i = 0; i < 4; i++) await worker.tick();
+  assert.deepEqual(order, ['bad#1', 'm1#1', 'm2#1', 'bad#2']);
+  assert.deepEqual(jobCounts(store), { pending: 0, leased: 0, completed: 3, dead: 0, cancelled: 0 });
+  await store.close();
+});

@@ -18,6 +18,9 @@ import { createFtsCandidateFinder } from '../../../src/core/pipeline/ftsCandidat
 import { listPendingReviews, approveReview, rejectReview } from '../../../src/core/pipeline/reviews';
 import { undoHistory } from '../../../src/core/pipeline/undo';
 import { listEntities } from '../../../src/core/graph/read';
+import { MemoryPipeline } from '../../../src/core/pipeline/pipeline';
+import { defaultConfig } from '../../../src/core/config';
+import type { PipelineV2Config } from '../../../src/core/config/types';
 
 const PROJECT = 'github.com/acme/app';
 const MODEL = 'qwen3:4b';
@@ -355,4 +358,44 @@ test('a failing graph write is non-fatal: the facts stay, the job completes with
   assert.equal(store.get<{ n: number }>('SELECT count(*) AS n FROM entities')!.n, 0, 'the graph transaction rolled back as a whole');
   assert.equal(store.get<{ n: number }>(`SELECT count(*) AS n FROM memories WHERE who = 'pipeline-v2'`)!.n, 1);
   await store.close();
+});
+
+test('headers then silence from the model: the job is aborted at the limit and retried, the queue behind it moves on, status says waiting for the model', async () => {
+  const fake = await FakeOllama.start({ models: [MODEL], reply: '{"facts":[],"entities":[]}' });
+  fakes.push(fake);
+  const store = await openPipelineStore(tmpDir('am-pipe-stall-'));
+  const cfg: PipelineV2Config = { ...defaultConfig().memory.pipelineV2, enabled: true, workerPollMs: 20, extractionTimeout: 800, workerMaxRetries: 3 };
+  const pipeline = new MemoryPipeline({ store, projectId: PROJECT, llm: new OllamaProvider({ host: fake.url, model: MODEL, timeoutMs: 800 }), config: () => cfg });
+  const user = new MemoryService(store, { projectId: PROJECT, enqueueExtraction: true });
+  const stalled = user.create({ content: 'The billing export runs at midnight and writes to the finance bucket.' });
+  const next = user.create({ content: 'Feature flags are read from config/flags.yaml at startup.' });
+  assert.ok(stalled.status === 'created' && next.status === 'created');
+  fake.enqueue('generate', { reply: '{"facts":[],"entities":[]}', hangAfterHeaders: true });
+  const t0 = Date.now();
+  pipeline.start();
+  try {
+    const jobOf = (id: string) => listJobs(store).find((j) => j.memoryId === id)!;
+    let sawWaiting: string | undefined;
+    const end = Date.now() + 20_000;
+    while (jobCounts(store).completed < 2) {
+      if (Date.now() > end) throw new Error(`jobs did not complete: ${JSON.stringify(listJobs(store))}`);
+      const s = pipeline.status();
+      if (s.waitingForModel) sawWaiting ??= s.waitingSince;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const a = jobOf(stalled.memory.id);
+    const b = jobOf(next.memory.id);
+    assert.equal(a.attempts, 2, 'the stalled job was retried once');
+    assert.match(a.lastError ?? '', /did not answer \/api\/generate within 800 ms/);
+    assert.equal(b.attempts, 1);
+    const completedAt = (id: string) => String(store.get<{ c: string }>('SELECT completed_at AS c FROM memory_jobs WHERE id = ?', [id])!.c);
+    assert.ok(completedAt(b.id) <= completedAt(a.id), 'the job behind the stalled one did not wait for its retry');
+    assert.ok(sawWaiting, 'the status said waiting for the model after the stalled call');
+    assert.ok(Date.parse(sawWaiting!) >= t0 - 1000);
+    assert.equal(pipeline.status().waitingForModel, false, 'a successful call clears it');
+    assert.ok(Date.now() - t0 < 15_000);
+  } finally {
+    await pipeline.stop({ graceMs: 1000 });
+    await store.close();
+  }
 });
