@@ -29,7 +29,8 @@ export function showRaw(value: unknown): string {
   let text: string;
   if (value === undefined) return 'undefined';
   try {
-    text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+    // A long string is cut before quoting: a 50 MB value must not be copied to show 80 characters.
+    text = typeof value === 'string' ? JSON.stringify(value.length > 100 ? value.slice(0, 100) : value) : (JSON.stringify(value) ?? String(value));
   } catch {
     text = String(value);
   }

@@ -1,7 +1,8 @@
 /** Locating and reading agent.yaml in a project directory. Read errors become issues. */
-import { readFile, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorMessage } from '../util/errors.js';
+import { MAX_CONFIG_BYTES, tooLargeIssue } from './limits.js';
 import { parseConfig } from './parse.js';
 import { defaultConfig } from './tree.js';
 import type { ConfigResult } from './types.js';
@@ -24,9 +25,26 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * The file's text, but never more than `max` bytes of it (a file may grow while it is read), and
+ * its size on disk: an oversized file is refused without reading it into memory.
+ */
+async function readBounded(path: string, max: number): Promise<{ text: string; size: number }> {
+  const fh = await open(path, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const buf = Buffer.alloc(Math.min(size, max) + 1);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    return { text: buf.subarray(0, Math.min(bytesRead, max)).toString('utf8'), size: Math.max(size, bytesRead) };
+  } finally {
+    await fh.close();
+  }
+}
+
 async function hasTopLevelMemoryKey(path: string): Promise<boolean> {
   try {
-    return TOP_LEVEL_MEMORY.test(await readFile(path, 'utf8'));
+    // Another tool's config.yaml may be large: its head is enough to tell whether it is ours.
+    return TOP_LEVEL_MEMORY.test((await readBounded(path, MAX_CONFIG_BYTES)).text);
   } catch {
     return false;
   }
@@ -52,7 +70,9 @@ export interface LoadedConfig extends ConfigResult {
 export async function loadConfigFile(path: string): Promise<LoadedConfig> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    const read = await readBounded(path, MAX_CONFIG_BYTES);
+    if (read.size > MAX_CONFIG_BYTES) return { path, config: defaultConfig(), issues: [tooLargeIssue(read.size, path)] };
+    text = read.text;
   } catch (err) {
     return {
       path,

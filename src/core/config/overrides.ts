@@ -3,6 +3,7 @@
  * configuration, validated like agent.yaml. An invalid override keeps the previous value.
  */
 import { errorMessage } from '../util/errors.js';
+import { capIssues } from './limits.js';
 import { resolveEntries, type RawEntry } from './resolve.js';
 import { isSection, specFor } from './schema.js';
 import type { ConfigResult, ResolvedConfig } from './types.js';
@@ -24,7 +25,8 @@ function flatten(values: Record<string, unknown>, prefix: string, out: RawEntry[
 
 export function applyOverrides(config: ResolvedConfig, overrides: Record<string, unknown>, sourceName?: string): ConfigResult {
   try {
-    return resolveEntries(config, flatten(overrides, '', []), { source: sourceName, base: 'previous' });
+    const resolved = resolveEntries(config, flatten(overrides, '', []), { source: sourceName, base: 'previous' });
+    return { config: resolved.config, issues: capIssues(resolved.issues, sourceName) };
   } catch (err) {
     return {
       config,

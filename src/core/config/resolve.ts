@@ -6,6 +6,7 @@ import { CROSS_FIELD_RULES } from './crossField.js';
 import { describeAllowed, formatValue, showRaw } from './describe.js';
 import { CONFIG_SCHEMA, CONFIG_SECTIONS, isSection, specFor } from './schema.js';
 import { suggestKey } from './suggest.js';
+import { MAX_REPORTED_ISSUES } from './limits.js';
 import { deepFreeze, getAt, setAt, thaw } from './tree.js';
 import type { ConfigIssue, ConfigResult, ConfigShape, ResolvedConfig } from './types.js';
 import { checkValue } from './validate.js';
@@ -56,7 +57,8 @@ export function resolveEntries(base: ResolvedConfig, entries: readonly RawEntry[
         issues.push({ severity: 'error', key: path, value, message: `${path} is a section and must be a mapping of keys, not ${showRaw(value)}; the keys under it are left unchanged`, ...at(entry) });
         continue;
       }
-      const hint = suggestKey(path, KNOWN_NAMES);
+      // A suggestion only for issues that will be shown: a hostile file may hold 10⁵ unknown keys.
+      const hint = issues.length < MAX_REPORTED_ISSUES ? suggestKey(path, KNOWN_NAMES) : undefined;
       issues.push({
         severity: 'warning',
         key: path,

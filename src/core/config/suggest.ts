@@ -51,14 +51,19 @@ export function closest(word: string, candidates: readonly string[]): string | u
   let best: string | undefined;
   let bestD = Infinity;
   const w = loose(word);
+  const limit = threshold(word.length);
   for (const c of candidates) {
-    const d = loose(c) === w ? 0 : editDistance(w, loose(c));
+    const lc = loose(c);
+    // The distance is at least the difference in length: a candidate that cannot be near is
+    // skipped without the quadratic comparison (a hostile key may be megabytes long).
+    if (Math.abs(lc.length - w.length) > limit) continue;
+    const d = lc === w ? 0 : editDistance(w, lc);
     if (d < bestD) {
       bestD = d;
       best = c;
     }
   }
-  return best !== undefined && bestD <= threshold(word.length) ? best : undefined;
+  return best !== undefined && bestD <= limit ? best : undefined;
 }
 
 /**

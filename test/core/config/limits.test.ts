@@ -1,0 +1,106 @@
+/**
+ * agent.yaml as untrusted input: generated hostile files (hundreds of thousands of unknown keys,
+ * a 50 MB string, a megabyte-long key) load quickly with a clear, bounded list of issues.
+ * Time bounds are generous (a busy machine); before the limits these took 60 s and more.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { tmpDir } from '../../helpers/tmp';
+import { defaultConfig, loadConfigFile, loadProjectConfig, parseConfig } from '../../../src/core/config';
+import { capIssues, MAX_CONFIG_BYTES, MAX_REPORTED_ISSUES } from '../../../src/core/config/limits';
+import type { ConfigIssue } from '../../../src/core/config/types';
+
+function timed<T>(fn: () => T): { value: T; ms: number } {
+  const t0 = performance.now();
+  const value = fn();
+  return { value, ms: performance.now() - t0 };
+}
+
+function unknownKeys(n: number): string {
+  const lines = ['search:', '  vector_weight: 0.6'];
+  for (let i = 0; i < n; i++) lines.push(`zz_unknown_${i}: ${i}`);
+  return `${lines.join('\n')}\n`;
+}
+
+test('a 2.5 MB agent.yaml with 200,000 unknown keys is refused at once with a clear message', async () => {
+  const dir = tmpDir('am-cfg-hostile-');
+  const text = unknownKeys(200_000);
+  assert.ok(text.length > 2_500_000);
+  fs.writeFileSync(path.join(dir, 'agent.yaml'), text);
+  const t0 = performance.now();
+  const loaded = await loadProjectConfig(dir);
+  const ms = performance.now() - t0;
+  assert.ok(ms < 1000, `took ${ms} ms`);
+  assert.equal(loaded.issues.length, 1);
+  assert.equal(loaded.issues[0]!.severity, 'error');
+  assert.match(loaded.issues[0]!.message, /is \d+ KiB; the limit is 256 KiB, so it is ignored and defaults are used/);
+  assert.equal(loaded.issues[0]!.source, path.join(dir, 'agent.yaml'));
+  assert.deepEqual(loaded.config, defaultConfig());
+  // The same text handed to the parser directly is refused the same way.
+  const parsed = timed(() => parseConfig(text, 'agent.yaml'));
+  assert.ok(parsed.ms < 1000, `took ${parsed.ms} ms`);
+  assert.match(parsed.value.issues[0]!.message, /the limit is 256 KiB/);
+});
+
+test('as many unknown keys as fit under the size limit load in seconds with the first 50 issues reported', () => {
+  let n = 30_000;
+  let text = unknownKeys(n);
+  while (Buffer.byteLength(text) > MAX_CONFIG_BYTES) text = unknownKeys((n = Math.floor(n * 0.9)));
+  assert.ok(n > 10_000, `${n} keys`);
+  const { value, ms } = timed(() => parseConfig(text, 'agent.yaml'));
+  assert.ok(ms < 5000, `took ${ms} ms for ${n} unknown keys`);
+  assert.equal(value.config.search.vector_weight, 0.6, 'the known key still applies');
+  assert.equal(value.issues.length, MAX_REPORTED_ISSUES + 1);
+  assert.match(value.issues[0]!.message, /unknown key zz_unknown_0 is ignored/);
+  const last = value.issues.at(-1)!;
+  assert.equal(last.severity, 'warning');
+  const more = n + parseConfig(unknownKeys(0)).issues.length - MAX_REPORTED_ISSUES; // the known key may bring a warning of its own
+  assert.equal(last.message, `and ${more} more issue(s) not shown (${more} warning(s)); fix the ones above first`);
+});
+
+test('a 50 MB string costs neither seconds nor gigabytes', async () => {
+  const dir = tmpDir('am-cfg-50mb-');
+  const file = path.join(dir, 'agent.yaml');
+  const text = `search:\n  vector_weight: "${'x'.repeat(50 * 1024 * 1024)}"\n`;
+  fs.writeFileSync(file, text);
+  const rss0 = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const loaded = await loadConfigFile(file);
+  const fromText = parseConfig(text, file);
+  const ms = performance.now() - t0;
+  const grew = process.memoryUsage().rss - rss0;
+  assert.ok(ms < 2000, `took ${ms} ms`);
+  assert.ok(grew < 200 * 1024 * 1024, `memory grew by ${Math.round(grew / 1e6)} MB`);
+  for (const r of [loaded, fromText]) {
+    assert.equal(r.issues.length, 1);
+    assert.match(r.issues[0]!.message, /is 5\d{4} KiB; the limit is 256 KiB/);
+  }
+});
+
+test('a long unknown key and a long value under the size limit are handled quickly and shown briefly', () => {
+  const longKey = 'k'.repeat(200_000);
+  // An explicit key (`? key`): YAML limits implicit keys to 1024 characters.
+  const text = `? ${longKey}\n: 1\nsearch:\n  vector_weight: "${'y'.repeat(50_000)}"\n`;
+  const { value, ms } = timed(() => parseConfig(text));
+  assert.ok(ms < 2000, `took ${ms} ms`);
+  const messages = value.issues.map((i) => i.message);
+  assert.ok(messages.some((m) => m.startsWith('unknown key kkkk')));
+  const bad = value.issues.find((i) => i.key === 'search.vector_weight');
+  assert.ok(bad, JSON.stringify(messages.map((m) => m.slice(0, 100))));
+  assert.ok(bad.message.length < 400, `message of ${bad.message.length} characters`);
+  // Typos are still suggested for the issues shown.
+  assert.match(parseConfig('search:\n  vector_wieght: 0.5\n').issues[0]!.message, /did you mean search\.vector_weight\?/);
+});
+
+test('capIssues keeps the first 50 and counts the rest by severity', () => {
+  const issue = (i: number, severity: ConfigIssue['severity']): ConfigIssue => ({ severity, key: `k${i}`, message: `m${i}` });
+  const few = [issue(0, 'warning')];
+  assert.equal(capIssues(few), few);
+  const many = [...Array.from({ length: 60 }, (_, i) => issue(i, 'warning')), issue(60, 'error')];
+  const capped = capIssues(many, 'agent.yaml');
+  assert.equal(capped.length, 51);
+  assert.deepEqual(capped.slice(0, 50), many.slice(0, 50));
+  assert.deepEqual(capped[50], { severity: 'error', key: '', message: 'and 11 more issue(s) not shown (1 error(s), 10 warning(s)); fix the ones above first', source: 'agent.yaml' });
+});
