@@ -554,7 +554,7 @@ export class MemoryEngine {
   rebuildIndex(): number {
     let n = 0;
     for (const h of this.writableHandles()) {
-      this.write(h, () => h.store.transaction((tx) => tx.run(`INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')`)));
+      this.write(h, () => h.store.transaction((tx) => ['memories_fts', 'memories_exact'].forEach((t) => tx.run(`INSERT INTO ${t}(${t}) VALUES ('rebuild')`))));
       n += Number(h.store.get<{ n: number }>('SELECT count(*) AS n FROM memories WHERE deleted_at IS NULL')!.n);
     }
     this.changed('reindexed', [], 'both');

@@ -100,7 +100,10 @@ export class MaintenanceWorker {
         return `released ${reapStaleLeases(this.store, s.leaseTimeoutMs, now)} stale lease(s)`;
       case 'checkFtsConsistency':
         // FTS4 external content: 'rebuild' re-reads every memory row; deterministic, so it replays.
-        this.store.transaction((tx) => tx.run(`INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')`));
+        this.store.transaction((tx) => {
+          tx.run(`INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')`);
+          tx.run(`INSERT INTO memories_exact(memories_exact) VALUES ('rebuild')`);
+        });
         return 'rebuilt the full-text index';
       case 'triggerRetentionSweep': {
         const r = runRetentionSweep(this.store, s.retention, now);

@@ -27,12 +27,18 @@ export function ftsExpression(query: string, opts: FtsQueryOptions = {}): string
   return buildFtsQuery(query, { mode: 'any', ...opts });
 }
 
-function selectSql(where: WhereClause, extra: string): string {
+/**
+ * The full-text tables over memories: `memories_fts` (porter stemming, the default) and
+ * `memories_exact` (unicode61, unstemmed: identifiers with digits, see fullTextExact.ts).
+ */
+export type FtsTable = 'memories_fts' | 'memories_exact';
+
+function selectSql(where: WhereClause, extra: string, table: FtsTable): string {
   const w = FTS_COLUMN_WEIGHTS.join(', ');
   return (
-    `SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at, bm25(matchinfo(memories_fts, 'pcnalx'), ${w}) AS score ` +
-    `FROM memories_fts CROSS JOIN memories m ON m.rid = memories_fts.docid ` +
-    `WHERE memories_fts MATCH ? AND ${where.sql}${extra}`
+    `SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at, bm25(matchinfo(${table}, 'pcnalx'), ${w}) AS score ` +
+    `FROM ${table} CROSS JOIN memories m ON m.rid = ${table}.docid ` +
+    `WHERE ${table} MATCH ? AND ${where.sql}${extra}`
   );
 }
 
@@ -50,30 +56,36 @@ const FIRST_PASS_FACTOR = 4;
  * join and filter only those. When the filters reject so many that fewer than k survive, the
  * one-pass query (filters inside) answers instead, so the result is the same either way.
  */
-export function fullTextSearch(store: Store, expr: string, where: WhereClause, k: number): TextHit[] {
+export function fullTextSearch(store: Store, expr: string, where: WhereClause, k: number, table: FtsTable = 'memories_fts'): TextHit[] {
   const w = FTS_COLUMN_WEIGHTS.join(', ');
   const first = k * FIRST_PASS_FACTOR;
   const twoPass =
     `SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at, r.score AS score ` +
-    `FROM (SELECT docid, bm25(matchinfo(memories_fts, 'pcnalx'), ${w}) AS score FROM memories_fts ` +
-    `WHERE memories_fts MATCH ? ORDER BY score ASC, docid DESC LIMIT ?) AS r ` +
+    `FROM (SELECT docid, bm25(matchinfo(${table}, 'pcnalx'), ${w}) AS score FROM ${table} ` +
+    `WHERE ${table} MATCH ? ORDER BY score ASC, docid DESC LIMIT ?) AS r ` +
     `CROSS JOIN memories m ON m.rid = r.docid WHERE ${where.sql} ORDER BY r.score ASC, m.created_at DESC, m.rid DESC LIMIT ?`;
   const rows = store.all(twoPass, [expr, first, ...where.params, k]);
   if (rows.length >= k) return rows.map(toHit);
   // Fewer than k survived: either fewer than k match at all, or the filters are selective.
-  const matched = Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM (SELECT docid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)`, [expr, first])!.n);
+  const matched = Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM (SELECT docid FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`, [expr, first])!.n);
   if (matched < first) return rows.map(toHit);
-  const sql = `${selectSql(where, '')} ORDER BY score ASC, m.created_at DESC, m.rid DESC LIMIT ?`;
+  const sql = `${selectSql(where, '', table)} ORDER BY score ASC, m.created_at DESC, m.rid DESC LIMIT ?`;
   return store.all(sql, [expr, ...where.params, k]).map(toHit);
 }
 
 /** BM25 of specific memories (the union's vector-only candidates); non-matching ones are absent. */
-export function fullTextScores(store: Store, expr: string, where: WhereClause, rids: readonly number[]): Map<number, TextHit> {
+export function fullTextScores(
+  store: Store,
+  expr: string,
+  where: WhereClause,
+  rids: readonly number[],
+  table: FtsTable = 'memories_fts',
+): Map<number, TextHit> {
   const out = new Map<number, TextHit>();
   // Chunked so the statement never hits SQLite's bound-parameter limit.
   for (let i = 0; i < rids.length; i += 500) {
     const chunk = padded(rids.slice(i, i + 500));
-    const sql = selectSql(where, ` AND memories_fts.docid IN (${chunk.map(() => '?').join(', ')})`);
+    const sql = selectSql(where, ` AND ${table}.docid IN (${chunk.map(() => '?').join(', ')})`, table);
     for (const r of store.all(sql, [expr, ...where.params, ...chunk])) {
       const h = toHit(r);
       out.set(h.rid, h);

@@ -19,11 +19,11 @@ import { ValidationError } from '../memory/errors';
 import { shownValue } from '../memory/validate';
 import { errorMessage } from '../util/errors';
 import { buildMemoryFilter, type WhereClause } from './filters';
-import { fullTextScores, fullTextSearch, padded, type TextHit } from './fullText';
-import { FullTextRanking } from './fullTextRank';
+import { padded, type TextHit } from './fullText';
+import { fullTextLeg } from './fullTextExact';
 import { liveMeta, type LiveMeta } from './liveMeta';
 import { rocchio } from './feedback';
-import { buildFtsTerms, joinFtsTerms } from './ftsQuery';
+import { buildFtsTerms } from './ftsQuery';
 import { CommonTermFilter } from './commonTerms';
 import { applyDateBoost, compareRanked, compareScored, fuse, type Candidate, type Fused } from './fuse';
 import { parseQueryDates, type DateWindow } from './queryDates';
@@ -142,11 +142,8 @@ export class HybridSearch {
     const terms = this.fullTextTerms(query, warnings);
     const legs = { keyword: terms !== null, vector: qvec !== undefined };
     const k = Math.max(this.settings.minCandidates, Math.ceil(limit * this.settings.candidateMultiplier));
-    // The exact pruned top-k (fullTextRank.ts); the straightforward ranking when it does not apply.
-    const ranking = terms !== null && this.settings.fullTextPruning ? FullTextRanking.prepare(this.store, terms, where) : null;
-    const expr = terms !== null ? joinFtsTerms(terms) : null;
-    const textHits = ranking ? ranking.topK(k) : expr !== null ? fullTextSearch(this.store, expr, where, k) : [];
-    const textScores = expr === null ? null : (rids: number[]) => (ranking ? ranking.scores(rids) : fullTextScores(this.store, expr, where, rids));
+    // Porter-stemmed words and exact identifiers (fullTextExact.ts); pruned top-k where it applies (fullTextRank.ts).
+    const { hits: textHits, scores: textScores } = fullTextLeg(this.store, terms, where, k, this.settings.fullTextPruning);
     let union = this.collect(textHits, textScores, qvec, where, k);
     const weights = { vector: this.settings.vectorWeight, keyword: this.settings.keywordWeight };
     const dates = this.settings.dateBoost > 0 ? parseQueryDates(query) : [];

@@ -38,7 +38,7 @@ export interface StoreOptions {
   readOnly?: boolean;
   /**
    * FTS4 tables whose index segments are merged in the background every `every` write
-   * transactions (default: memories_fts every 64; false disables). Each committed write adds
+   * transactions (default: memories_fts and memories_exact every 64; false disables). Each committed write adds
    * a segment and FTS4 only merges 16 at a time, so a store that takes single writes keeps
    * ~40 segments, and every term lookup seeks all of them: the near-duplicate check was 18×
    * slower at 40 segments than at 1.
@@ -200,6 +200,7 @@ export class Store {
       if (records.length) store.oldestUnsnapshottedAt = Date.now();
       log?.openForAppend(store.seq + 1);
       store.migrate(opts.migrationsDir ?? defaultMigrationsDir());
+      store.commitsSinceFtsMerge = 0; // schema migrations are not writes: the merge cadence counts writes only
       for (const w of warnings) store.warn(w);
       store.openMs = performance.now() - t0;
       return store;
@@ -428,7 +429,7 @@ export class Store {
   }
 
   private countCommitForFtsMerge(): void {
-    const merge = this.opts.ftsMerge ?? { tables: ['memories_fts'], every: 64 };
+    const merge = this.opts.ftsMerge ?? { tables: ['memories_fts', 'memories_exact'], every: 64 };
     if (!merge || this.ftsMergeTimer || ++this.commitsSinceFtsMerge < merge.every) return;
     // After the caller's write has returned: merging is maintenance, not part of any write.
     this.ftsMergeTimer = setImmediate(() => {
@@ -463,7 +464,7 @@ export class Store {
    * (after a bulk import, before a snapshot). Returns the segments left per table.
    */
   async compactFullTextIndex(opts: { tables?: string[]; maxSegments?: number; maxSteps?: number } = {}): Promise<Record<string, number>> {
-    const tables = opts.tables ?? ['memories_fts'];
+    const tables = opts.tables ?? ['memories_fts', 'memories_exact'];
     const left: Record<string, number> = {};
     for (const t of tables) {
       const count = () => Number(this.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}_segdir`)!.n);
@@ -624,6 +625,7 @@ export class Store {
     try {
       // Runs the check without changing anything; not logged.
       this.db.exec("INSERT INTO memories_fts(memories_fts) VALUES('integrity-check')");
+      this.db.exec("INSERT INTO memories_exact(memories_exact) VALUES('integrity-check')");
     } catch (e) {
       problems.push(`fts: ${errorMessage(e)}`);
     }
