@@ -123,7 +123,7 @@ class Deadline {
   constructor(timeoutMs: number, host: string, path: string) {
     let fire: (e: Error) => void = () => undefined;
     this.expired = new Promise<never>((_, reject) => (fire = reject));
-    this.expired.catch(() => undefined);
+    void this.expired.catch(() => undefined);
     this.timer = setTimeout(() => {
       const e = new DOMException(`Ollama at ${host} did not answer ${path} within ${timeoutMs} ms`, 'TimeoutError');
       this.controller.abort(e);
@@ -138,7 +138,7 @@ class Deadline {
   }
 
   race<T>(p: Promise<T>): Promise<T> {
-    p.catch(() => undefined); // lost the race: a late rejection is not "unhandled"
+    void p.catch(() => undefined); // lost the race: a late rejection is not "unhandled"
     return Promise.race([p, this.expired]);
   }
 

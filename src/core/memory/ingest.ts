@@ -73,7 +73,7 @@ function withinWait<T>(p: Promise<T>, ms: number, who: string): Promise<T> {
       ms,
     );
   });
-  p.catch(() => undefined);
+  void p.catch(() => undefined);
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
