@@ -59,10 +59,11 @@ export interface NativeHnsw {
   isDeleted(): boolean;
 }
 
+// Wasm exports and imports are plain functions (no `this`): typed as properties so they may be destructured.
 interface WasmExports {
   memory: { readonly buffer: ArrayBuffer };
-  malloc(size: number): number;
-  free(ptr: number): void;
+  malloc: (size: number) => number;
+  free: (ptr: number) => void;
   __cpp_exception?: unknown;
 }
 
@@ -78,12 +79,12 @@ export interface HnswlibModule {
 
 /** Syscall imports of the wasm module, bound to its (otherwise unexported) FS. */
 interface WasmEnv {
-  __syscall_openat(dirfd: number, path: number, flags: number, varargs: number): number;
-  fd_read(fd: number, iov: number, iovcnt: number, pnum: number): number;
-  fd_write(fd: number, iov: number, iovcnt: number, pnum: number): number;
-  fd_seek(fd: number, offsetLow: number, offsetHigh: number, whence: number, newOffset: number): number;
-  fd_close(fd: number): number;
-  syncIdb_js(populateFromFs: boolean): void;
+  __syscall_openat: (dirfd: number, path: number, flags: number, varargs: number) => number;
+  fd_read: (fd: number, iov: number, iovcnt: number, pnum: number) => number;
+  fd_write: (fd: number, iov: number, iovcnt: number, pnum: number) => number;
+  fd_seek: (fd: number, offsetLow: number, offsetHigh: number, whence: number, newOffset: number) => number;
+  fd_close: (fd: number) => number;
+  syncIdb_js: (populateFromFs: boolean) => void;
 }
 
 /** Write capture (see {@link HnswlibRuntime.captureWrites}), shared with the wrapped wasm imports. */
@@ -97,9 +98,9 @@ interface CaptureState {
   sink: ((chunk: Uint8Array) => void) | undefined;
   memory: (() => ArrayBuffer) | undefined;
   /** Read redirect (see {@link HnswlibRuntime.readFromHostFile}): reads of `path` come from a host file. */
-  redirect: { path: string; fds: Set<number>; hostFd: number; hostOffset: number; length: number; error?: unknown } | undefined;
+  redirect: { path: string; fds: Set<number>; hostFd: number; hostOffset: number; length: number; error?: { thrown: unknown } } | undefined;
   /** What the sink threw: the write reports EIO to the C++ side, and captureWrites rethrows this. */
-  sinkError: unknown;
+  sinkError: { thrown: unknown } | undefined;
   /** 8 bytes of wasm heap for the syscall wrappers (a file position). */
   scratch: number;
 }
@@ -232,7 +233,10 @@ export class HnswlibRuntime {
     c.sinkError = undefined;
     try {
       fn();
-      if (c.sinkError !== undefined) throw c.sinkError;
+      // fn() sets sinkError through the wrapped wasm imports (invisible to TypeScript's narrowing). Rethrows exactly
+      // what the sink threw: boxed, so that even a thrown `undefined` is not lost.
+      const failed = c.sinkError as CaptureState['sinkError'];
+      if (failed) throw failed.thrown;
       return { chunks: c.chunks, bytes: c.bytes };
     } finally {
       c.sinkError = undefined;
@@ -258,7 +262,7 @@ export class HnswlibRuntime {
     c.redirect = { path, fds: new Set(), hostFd, hostOffset, length };
     try {
       fn();
-      if (c.redirect.error) throw c.redirect.error;
+      if (c.redirect.error) throw c.redirect.error.thrown;
     } finally {
       c.redirect = undefined;
       this.truncateMemFile(path);
@@ -410,25 +414,52 @@ interface PackageShape {
 }
 
 async function doLoad(): Promise<HnswlibRuntime> {
-  const g = globalThis as Record<string, unknown>;
   const globalsBefore = new Set(Reflect.ownKeys(globalThis));
-  const addedWindow = g.window === undefined;
-  let moduleRef: HnswlibModule | undefined;
-  let env: WasmEnv | undefined;
+  const state: LoadState = { env: undefined, module: undefined };
   const capture: CaptureState = { path: undefined, fds: new Set(), chunks: [], bytes: 0, sink: undefined, memory: undefined, redirect: undefined, sinkError: undefined, scratch: 0 };
+  const unhook = hookInstantiate(state, capture);
+  const unquiet = quietConsole();
+  let module: HnswlibModule;
+  try {
+    module = await importHnswlib();
+  } finally {
+    unhook();
+    unquiet();
+    removeEmscriptenGlobals(globalsBefore);
+  }
+  const env = checkBuild(module, state.env);
+  state.module = module;
+  capture.memory = () => module.asm.memory.buffer;
+  capture.scratch = module.asm.malloc(16);
+  safe(() => module.setIdbfsSynced(true)); // release the lock left by the sync on mount
+  return new HnswlibRuntime(module, env, capture);
+}
 
-  // 1. Capture the wasm imports (its syscalls) and neutralise the IDBFS sync, which aborts in Node.
+/** What the instantiate hook captured while the factory ran, and the module once it is loaded. */
+interface LoadState {
+  env: WasmEnv | undefined;
+  module: HnswlibModule | undefined;
+}
+
+/**
+ * Captures the wasm imports (its syscalls) and neutralises the IDBFS sync, which aborts in Node; gives the factory
+ * the `window` it insists on. Returns the undo.
+ */
+function hookInstantiate(state: LoadState, capture: CaptureState): () => void {
+  const g = globalThis as Record<string, unknown>;
+  const addedWindow = g.window === undefined;
   const wasm = wasmGlobal();
   const originalInstantiate = wasm.instantiate;
   const hook = function (this: unknown, ...args: unknown[]): Promise<unknown> {
     const imports = args[1] as { env?: Partial<WasmEnv> } | undefined;
     const e = imports?.env;
-    if (!env && e && typeof e.__syscall_openat === 'function' && typeof e.syncIdb_js === 'function') {
-      env = e as WasmEnv;
-      wrapForCapture(env, capture);
+    if (!state.env && e && typeof e.__syscall_openat === 'function' && typeof e.syncIdb_js === 'function') {
+      state.env = e as WasmEnv;
+      wrapForCapture(state.env, capture);
       e.syncIdb_js = () => {
         // Nothing to sync: we never use IndexedDB. Report success so its sync lock is released.
-        if (moduleRef) safe(() => moduleRef!.setIdbfsSynced(true));
+        const module = state.module;
+        if (module) safe(() => module.setIdbfsSynced(true));
       };
       // The factory has passed its `typeof window` check by now; the shim can go.
       if (addedWindow && g.window === globalThis) delete g.window;
@@ -436,47 +467,47 @@ async function doLoad(): Promise<HnswlibRuntime> {
     return originalInstantiate.apply(wasm, args);
   };
   wasm.instantiate = hook;
-
-  // 2. Its factory insists on a browser.
   if (addedWindow) g.window = globalThis;
+  return () => {
+    if (wasm.instantiate === hook) wasm.instantiate = originalInstantiate;
+    if (addedWindow && g.window === globalThis) delete g.window;
+  };
+}
 
-  // 3. Quiet: it logs on mount, and binds console.log/console.warn as its stdout/stderr.
-  const methods = ['log', 'info', 'warn', 'error', 'debug'] as const;
-  const originals = new Map<string, (...a: unknown[]) => void>();
-  const wrappers = new Map<string, (...a: unknown[]) => void>();
-  for (const m of methods) {
-    const original = console[m] as (...a: unknown[]) => void;
+/** Quiets the module: it logs on mount, and binds console.log/console.warn as its stdout/stderr. Returns the undo. */
+function quietConsole(): () => void {
+  const target = console as unknown as Record<string, unknown>;
+  const undo: (() => void)[] = [];
+  for (const m of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+    const original = target[m] as (...a: unknown[]) => void;
     const level = m === 'warn' ? 'warn' : m === 'error' ? 'error' : 'log';
     const wrapper = (...args: unknown[]): void => {
       const text = args.map((a) => (typeof a === 'string' ? a : String(a))).join(' ');
       if (NOISE.test(text)) logSink?.(level, text);
       else original.apply(console, args);
     };
-    originals.set(m, original);
-    wrappers.set(m, wrapper);
-    (console as unknown as Record<string, unknown>)[m] = wrapper;
+    target[m] = wrapper;
+    undo.push(() => {
+      if (target[m] === wrapper) target[m] = original;
+    });
   }
+  return () => undo.forEach((u) => u());
+}
 
-  let module: HnswlibModule;
+async function importHnswlib(): Promise<HnswlibModule> {
   try {
     const pkg = (await import('hnswlib-wasm/dist/hnswlib.js')) as unknown as PackageShape;
     if (pkg.__tla) await pkg.__tla;
-    module = await pkg.loadHnswlib();
+    return await pkg.loadHnswlib();
   } catch (err) {
     throw new HnswlibError(`hnswlib: loading hnswlib-wasm failed: ${err instanceof Error ? err.message : String(err)}`, undefined, {
       cause: err,
     });
-  } finally {
-    if (wasm.instantiate === hook) wasm.instantiate = originalInstantiate;
-    if (addedWindow && g.window === globalThis) delete g.window;
-    for (const m of methods) {
-      if ((console as unknown as Record<string, unknown>)[m] === wrappers.get(m)) {
-        (console as unknown as Record<string, unknown>)[m] = originals.get(m);
-      }
-    }
-    removeEmscriptenGlobals(globalsBefore);
   }
+}
 
+/** The build must be the one this file was written against (0.8.x, with Module.asm and these imports). */
+function checkBuild(module: HnswlibModule, env: WasmEnv | undefined): WasmEnv {
   if (!env) {
     throw new HnswlibError('hnswlib: could not reach the wasm module (was hnswlib-wasm loaded earlier by other code?)');
   }
@@ -486,11 +517,7 @@ async function doLoad(): Promise<HnswlibRuntime> {
   for (const f of ['__syscall_openat', 'fd_read', 'fd_write', 'fd_seek', 'fd_close'] as const) {
     if (typeof env[f] !== 'function') throw new HnswlibError(`hnswlib: unsupported hnswlib-wasm build (no ${f} import)`);
   }
-  moduleRef = module;
-  capture.memory = () => module.asm.memory.buffer;
-  capture.scratch = module.asm.malloc(16);
-  safe(() => module.setIdbfsSynced(true)); // release the lock left by the sync on mount
-  return new HnswlibRuntime(module, env, capture);
+  return env;
 }
 
 /**
@@ -549,7 +576,7 @@ function wrapForCapture(env: WasmEnv, capture: CaptureState): void {
       dv.setUint32(pnum, total, true);
       return 0;
     } catch (e) {
-      r.error ??= e;
+      r.error ??= { thrown: e };
       return 29; // EIO
     }
   };
@@ -566,7 +593,7 @@ function wrapForCapture(env: WasmEnv, capture: CaptureState): void {
         try {
           capture.sink(new Uint8Array(buffer, ptr, len));
         } catch (e) {
-          capture.sinkError ??= e;
+          capture.sinkError ??= { thrown: e };
           return 29; // EIO: the C++ side gives up; captureWrites rethrows the real error
         }
       } else capture.chunks.push(new Uint8Array(buffer, ptr, len).slice());
@@ -591,6 +618,7 @@ function removeEmscriptenGlobals(before: Set<string | symbol>): void {
     if (before.has(key)) continue;
     const d = Object.getOwnPropertyDescriptor(globalThis, key);
     if (!d || !d.configurable || typeof d.get !== 'function') continue;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- only the getter's source text is read; it is never called
     const src = safe(() => Function.prototype.toString.call(d.get)) ?? '';
     if (/emscripten|library symbol|DEFAULT_LIBRARY_FUNCS_TO_INCLUDE/.test(src)) {
       delete (globalThis as Record<string | symbol, unknown>)[key];
