@@ -36,7 +36,12 @@ if [ -f eslint-suppressions.json ]; then
 const s = JSON.parse(require("node:fs").readFileSync("eslint-suppressions.json", "utf8"));
 const byRule = {};
 let total = 0;
-for (const rules of Object.values(s)) for (const [rule, { count }] of Object.entries(rules)) { byRule[rule] = (byRule[rule] ?? 0) + count; total += count; }
+for (const rules of Object.values(s)) {
+  for (const [rule, { count }] of Object.entries(rules)) {
+    byRule[rule] = (byRule[rule] ?? 0) + count;
+    total += count;
+  }
+}
 console.log(`[lint-all] ${total} violations in ${Object.keys(s).length} files suppressed:`);
 for (const [rule, n] of Object.entries(byRule).sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(4)} ${rule}`);
 '

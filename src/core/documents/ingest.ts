@@ -128,7 +128,13 @@ export function createDocumentHandler(deps: DocumentDeps) {
   };
 
   /** Chunk `i` as a memory linked to the document; a memory of the document with the same content is linked instead. */
-  const writeChunk = async (doc: DocumentRow, i: number, chunk: string, title: string | undefined, warnings: string[]): Promise<'written' | 'deduped' | 'skipped'> => {
+  const writeChunk = async (
+    doc: DocumentRow,
+    i: number,
+    chunk: string,
+    title: string | undefined,
+    warnings: string[],
+  ): Promise<'written' | 'deduped' | 'skipped'> => {
     const { storageContent, contentHash } = normalizeAndHashContent(chunk);
     if (!storageContent) return 'skipped';
     // Embed outside the transaction, then one short transaction per chunk.
