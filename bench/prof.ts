@@ -2,7 +2,7 @@ import { Store } from '../src/core/store/store';
 import { MemoryService } from '../src/core/memory/memoryService';
 import { syntheticMemories } from './corpus';
 import * as fs from 'node:fs';
-(async () => {
+void (async () => {
   fs.rmSync('/tmp/prof', { recursive: true, force: true });
   const store = await Store.open({ dir: '/tmp/prof' });
   const svc = new MemoryService(store, { projectId: 'p', enqueueExtraction: true });
@@ -14,5 +14,5 @@ import * as fs from 'node:fs';
   for (const m of items.slice(1000, 1100)) svc.create({ ...m, allowNearDuplicate: true });
   console.log('create x100 (no near-dup)', performance.now() - t); t = performance.now();
   for (const m of items.slice(1100, 1200)) svc.create({ ...m });
-  console.log('create x100 (near-dup)', performance.now() - t); t = performance.now();
+  console.log('create x100 (near-dup)', performance.now() - t);
 })();

@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-vector-bench-'));
   const file = path.join(dir, 'bench.idx');
   try {
-    const median = async (fn: () => unknown | Promise<unknown>) => {
+    const median = async (fn: () => unknown) => {
       const times: number[] = [];
       for (let i = 0; i < 5; i++) {
         const t0 = performance.now();

@@ -6,6 +6,7 @@
  * Run standalone: `node --import tsx bench/write.bench.ts 10000`.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../src/core/store/store';
 import { MemoryService } from '../src/core/memory/memoryService';
@@ -75,8 +76,8 @@ export async function runWriteBench(size: number, workDir: string): Promise<Writ
 
   // 1. Preload with vectors, in batched transactions (import path).
   let t = performance.now();
-  let store = await Store.open({ dir });
-  let svc = new MemoryService(store, { projectId: PROJECT });
+  const store = await Store.open({ dir });
+  const svc = new MemoryService(store, { projectId: PROJECT });
   await insertWithVectors(store, svc, embedder, preloadItems);
   await store.snapshot();
   const preloadMs = performance.now() - t;
@@ -205,14 +206,14 @@ async function insertWithVectors(store: Store, svc: MemoryService, embedder: Has
 
 if (require.main === module) {
   const size = Number(process.argv[2] ?? 1000);
-  const work = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'am-write-bench-'));
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'am-write-bench-'));
   runWriteBench(size, work)
     .then((r) => {
       process.stdout.write(JSON.stringify(r, null, 2) + '\n');
       fs.rmSync(work, { recursive: true, force: true });
     })
-    .catch((e) => {
-      process.stderr.write(String(e?.stack ?? e) + '\n');
+    .catch((e: unknown) => {
+      process.stderr.write(String((e as { stack?: unknown } | undefined)?.stack ?? e) + '\n');
       process.exit(1);
     });
 }

@@ -181,34 +181,48 @@ function inTextField(el: Element | null): boolean {
   return el instanceof HTMLInputElement || el instanceof HTMLSelectElement || el instanceof HTMLTextAreaElement;
 }
 
-document.addEventListener('keydown', (e) => {
-  if (e.altKey || e.ctrlKey || e.metaKey) return;
-  const onQuery = document.activeElement === input;
-  const inField = inTextField(document.activeElement);
-  switch (e.key) {
-    case '/':
+/** What a key does, given where the focus is: the query box, or any other text field. */
+type KeyHandler = (e: KeyboardEvent, focus: { onQuery: boolean; inField: boolean }) => void;
+
+// A Map, not an object literal: `e.key` must never find Object.prototype's members.
+const keyHandlers = new Map<string, KeyHandler>([
+  [
+    '/',
+    (e, { inField }) => {
       if (inField) return;
       e.preventDefault();
       input.focus();
       input.select();
-      return;
-    case 'Escape':
+    },
+  ],
+  [
+    'Escape',
+    (e) => {
       e.preventDefault();
       input.value = '';
       select(-1);
       search();
-      return;
-    case 'ArrowDown':
+    },
+  ],
+  [
+    'ArrowDown',
+    (e, { onQuery, inField }) => {
       if (inField && !onQuery) return;
       e.preventDefault();
       select(Math.min(selected + 1, results().length - 1));
-      return;
-    case 'ArrowUp':
+    },
+  ],
+  [
+    'ArrowUp',
+    (e, { onQuery, inField }) => {
       if (inField && !onQuery) return;
       e.preventDefault();
       select(selected - 1);
-      return;
-    case 'Enter': {
+    },
+  ],
+  [
+    'Enter',
+    (e, { onQuery, inField }) => {
       if (onQuery) {
         e.preventDefault();
         search(); // at once, without the debounce
@@ -218,55 +232,70 @@ document.addEventListener('keydown', (e) => {
       if (!id) return;
       e.preventDefault();
       vscode.post({ type: 'open', id });
-      return;
-    }
-    case 'Delete': {
+    },
+  ],
+  [
+    'Delete',
+    (e, { inField }) => {
       const id = !inField ? selectedId() : undefined;
       if (!id) return;
       e.preventDefault();
       vscode.post({ type: 'delete', id }); // the extension asks for confirmation
-      return;
-    }
-  }
+    },
+  ],
+]);
+
+document.addEventListener('keydown', (e) => {
+  if (e.altKey || e.ctrlKey || e.metaKey) return;
+  keyHandlers.get(e.key)?.(e, { onQuery: document.activeElement === input, inField: inTextField(document.activeElement) });
 });
 
 // ── messages ───────────────────────────────────────────────────────────────────────────────
 
+type InitMessage = Extract<ToSearchView, { type: 'init' }>;
+type ResultsMessage = Extract<ToSearchView, { type: 'results' }>;
+
+function onInit(m: InitMessage): void {
+  renderTypeOptions(m.memoryTypes);
+  const saved = vscode.getState<SavedState>();
+  // Never overwrite what the person already typed while the panel was loading.
+  if (m.query !== undefined) input.value = m.query;
+  else if (!input.value) input.value = saved?.query ?? '';
+  if (saved?.filters && !checkedTypes().length && !scopeSelect.value && !tagsInput.value && !afterInput.value && !beforeInput.value) applyFilters(saved.filters);
+  search();
+  input.focus();
+}
+
+function onResults(m: ResultsMessage): void {
+  if (m.query !== input.value) return; // an older answer
+  const keep = selectedId();
+  clear(list);
+  m.results.forEach((r, i) => list.appendChild(renderResult(r, i)));
+  selected = -1;
+  // After a refresh (a memory changed), keep the selection on the same memory if it is still there.
+  const again = keep ? m.results.findIndex((r) => r.id === keep) : -1;
+  if (again >= 0) {
+    results().forEach((el, k) => el.setAttribute('aria-selected', String(k === again)));
+    selected = again;
+    if (document.activeElement === document.body) results()[again]!.focus();
+  }
+  const f = currentFilters();
+  const filtered = Object.keys(f).length > 0;
+  if (m.results.length) {
+    setStatus(`${m.results.length} result${m.results.length === 1 ? '' : 's'} (${m.legsUsed.join(' + ')}, ${m.tookMs.toFixed(0)} ms)`);
+  } else {
+    setStatus(filtered ? 'No memory matches with these filters. Clear the filters to search everything.' : 'No memory matches.', 'empty');
+  }
+}
+
 vscode.onMessage((m) => {
   switch (m.type) {
-    case 'init': {
-      renderTypeOptions(m.memoryTypes);
-      const saved = vscode.getState<SavedState>();
-      // Never overwrite what the person already typed while the panel was loading.
-      if (m.query !== undefined) input.value = m.query;
-      else if (!input.value) input.value = saved?.query ?? '';
-      if (saved?.filters && !checkedTypes().length && !scopeSelect.value && !tagsInput.value && !afterInput.value && !beforeInput.value) applyFilters(saved.filters);
-      search();
-      input.focus();
+    case 'init':
+      onInit(m);
       return;
-    }
-    case 'results': {
-      if (m.query !== input.value) return; // an older answer
-      const keep = selectedId();
-      clear(list);
-      m.results.forEach((r, i) => list.appendChild(renderResult(r, i)));
-      selected = -1;
-      // After a refresh (a memory changed), keep the selection on the same memory if it is still there.
-      const again = keep ? m.results.findIndex((r) => r.id === keep) : -1;
-      if (again >= 0) {
-        results().forEach((el, k) => el.setAttribute('aria-selected', String(k === again)));
-        selected = again;
-        if (document.activeElement === document.body) results()[again]!.focus();
-      }
-      const f = currentFilters();
-      const filtered = Object.keys(f).length > 0;
-      if (m.results.length) {
-        setStatus(`${m.results.length} result${m.results.length === 1 ? '' : 's'} (${m.legsUsed.join(' + ')}, ${m.tookMs.toFixed(0)} ms)`);
-      } else {
-        setStatus(filtered ? 'No memory matches with these filters. Clear the filters to search everything.' : 'No memory matches.', 'empty');
-      }
+    case 'results':
+      onResults(m);
       return;
-    }
     case 'error':
       clear(list);
       selected = -1;

@@ -258,13 +258,13 @@ export function loadLocomo(file?: string): LocomoDataset {
     text = readFileSync(abs, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(`LoCoMo data: cannot read ${abs}${code ? ` (${code})` : ''}`);
+    throw new Error(`LoCoMo data: cannot read ${abs}${code ? ` (${code})` : ''}`, { cause: err });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new Error(`LoCoMo data: ${abs} is not valid JSON: ${(err as Error).message}`);
+    throw new Error(`LoCoMo data: ${abs} is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
   return parseLocomo(json, abs);
 }

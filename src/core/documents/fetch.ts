@@ -50,7 +50,7 @@ export function htmlToText(html: string): string {
 async function readBounded(res: Response, maxBytes: number, url: string): Promise<string> {
   const declared = Number(res.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw new DocumentFetchError(`${url} is ${declared} bytes; the limit is ${maxBytes} (documentMaxContentBytes).`);
-  const reader = res.body?.getReader();
+  const reader = (res.body as ReadableStream<Uint8Array> | null)?.getReader();
   if (!reader) return '';
   const parts: Uint8Array[] = [];
   let total = 0;
@@ -75,31 +75,39 @@ export function createLocalDocumentFetcher(opts: { fetchImpl?: typeof fetch; tim
     } catch {
       throw new DocumentFetchError(`Not a valid URL: ${url}`);
     }
-    if (u.protocol === 'file:') {
-      const file = fileURLToPath(u);
-      const st = await fs.promises.stat(file).catch(() => undefined);
-      if (!st?.isFile()) throw new DocumentFetchError(`No file at ${file}.`);
-      if (st.size > maxBytes) throw new DocumentFetchError(`${file} is ${st.size} bytes; the limit is ${maxBytes} (documentMaxContentBytes).`);
-      const content = await fs.promises.readFile(file, 'utf8');
-      return /\.html?$/i.test(file) ? { content: htmlToText(content), title: htmlTitle(content), contentType: 'text/html' } : { content };
-    }
+    if (u.protocol === 'file:') return readFileUrl(u, maxBytes);
     if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !LOCAL_HOSTS.has(u.hostname)) {
       throw new DocumentFetchError(
         `Refused to fetch ${url}: Agent Memory makes no requests outside this machine. Save the page and ingest the file, or paste its text.`,
       );
     }
     const timeout = AbortSignal.timeout(opts.timeoutMs ?? 30_000);
-    let res: Response;
-    try {
-      res = await (opts.fetchImpl ?? fetch)(u, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout, redirect: 'manual' });
-    } catch (e) {
-      throw new DocumentFetchError(`Could not fetch ${url}: ${(e as Error).message}`);
-    }
-    if (res.status >= 300 && res.status < 400) throw new DocumentFetchError(`${url} redirects (HTTP ${res.status}); redirects are not followed.`);
-    if (!res.ok) throw new DocumentFetchError(`${url} answered HTTP ${res.status}.`);
+    const res = await fetchManual(opts.fetchImpl ?? fetch, u, url, signal ? AbortSignal.any([signal, timeout]) : timeout);
     const contentType = res.headers.get('content-type') ?? undefined;
     const body = await readBounded(res, maxBytes, url);
     if (contentType && /html/i.test(contentType)) return { content: htmlToText(body), title: htmlTitle(body), contentType };
     return { content: body, contentType };
   };
+}
+
+async function readFileUrl(u: URL, maxBytes: number): Promise<FetchedDocument> {
+  const file = fileURLToPath(u);
+  const st = await fs.promises.stat(file).catch(() => undefined);
+  if (!st?.isFile()) throw new DocumentFetchError(`No file at ${file}.`);
+  if (st.size > maxBytes) throw new DocumentFetchError(`${file} is ${st.size} bytes; the limit is ${maxBytes} (documentMaxContentBytes).`);
+  const content = await fs.promises.readFile(file, 'utf8');
+  return /\.html?$/i.test(file) ? { content: htmlToText(content), title: htmlTitle(content), contentType: 'text/html' } : { content };
+}
+
+/** One request, redirects not followed; a network error, a redirect or a non-2xx status is a DocumentFetchError. */
+async function fetchManual(fetchImpl: typeof fetch, u: URL, url: string, signal: AbortSignal): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetchImpl(u, { signal, redirect: 'manual' });
+  } catch (e) {
+    throw new DocumentFetchError(`Could not fetch ${url}: ${(e as Error).message}`);
+  }
+  if (res.status >= 300 && res.status < 400) throw new DocumentFetchError(`${url} redirects (HTTP ${res.status}); redirects are not followed.`);
+  if (!res.ok) throw new DocumentFetchError(`${url} answered HTTP ${res.status}.`);
+  return res;
 }

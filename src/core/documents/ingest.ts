@@ -114,6 +114,61 @@ export function createDocumentHandler(deps: DocumentDeps) {
     deps.onStatus?.(id, status);
   };
 
+  /** The document's text: fetched for a url (the page's title backfills a missing one), else the stored raw content. */
+  const loadContent = async (doc: DocumentRow, s: DocumentSettings, signal: JobContext['signal']) => {
+    let title = doc.title ?? undefined;
+    if (doc.sourceType === 'url') {
+      const fetched = await fetcher(doc.sourceUrl!, { maxBytes: s.maxContentBytes, signal });
+      if (!title && fetched.title) title = fetched.title; // backfill
+      return { content: fetched.content, title };
+    }
+    const content = String(deps.store.get<{ raw_content: string | null }>('SELECT raw_content FROM documents WHERE id = ?', [doc.id])?.raw_content ?? '');
+    if (Buffer.byteLength(content, 'utf8') > s.maxContentBytes) throw new UserFacingError(`The document is larger than ${s.maxContentBytes} bytes (documentMaxContentBytes).`, 'document_too_large');
+    return { content, title };
+  };
+
+  /** Chunk `i` as a memory linked to the document; a memory of the document with the same content is linked instead. */
+  const writeChunk = async (
+    doc: DocumentRow,
+    i: number,
+    chunk: string,
+    title: string | undefined,
+    warnings: string[],
+  ): Promise<'written' | 'deduped' | 'skipped'> => {
+    const { storageContent, contentHash } = normalizeAndHashContent(chunk);
+    if (!storageContent) return 'skipped';
+    // Embed outside the transaction, then one short transaction per chunk.
+    const vectors = await prepareEmbeddings(deps.embedder, [factEmbeddingText(storageContent, title ?? '')], warnings);
+    const iso = deps.now().toISOString();
+    return deps.store.transaction((tx) => {
+      const linked = tx.get<{ id: string }>(
+        `SELECT m.id FROM document_memories dm JOIN memories m ON m.id = dm.memory_id WHERE dm.document_id = ? AND m.content_hash = ? AND m.deleted_at IS NULL`,
+        [doc.id, contentHash],
+      );
+      let memoryId = linked?.id;
+      let outcome: 'written' | 'deduped' = 'deduped';
+      if (!memoryId) {
+        const r = deps.memory.createInTx(
+          tx,
+          {
+            content: storageContent, title: title?.slice(0, 500), type: 'document_chunk', importance: 0.3, tags: title ? [title.slice(0, 50)] : [],
+            source: doc.sourceUrl ?? `document:${doc.id}`, who: 'document-ingest', why: 'document-chunk', allowNearDuplicate: true, ttlSeconds: null,
+            metadata: { documentId: doc.id, chunkIndex: i },
+          },
+          { embedding: embeddingFor(vectors, storageContent, title ?? '') },
+        );
+        if (r.status === 'skipped') {
+          warnings.push(`chunk ${i} skipped: ${r.reason}`);
+          return 'skipped';
+        }
+        memoryId = r.memory.id;
+        if (r.status !== 'duplicate') outcome = 'written';
+      }
+      tx.run('INSERT OR IGNORE INTO document_memories (document_id, chunk_index, memory_id, created_at) VALUES (?, ?, ?, ?)', [doc.id, i, memoryId, iso]);
+      return outcome;
+    });
+  };
+
   return async (job: Job, ctx: JobContext): Promise<unknown> => {
     const s = deps.settings();
     const doc = job.documentId ? getDocument(deps.store, job.documentId) : undefined;
@@ -122,16 +177,7 @@ export function createDocumentHandler(deps: DocumentDeps) {
     const warnings: string[] = [];
     try {
       setStatus(doc.id, 'extracting');
-      let content: string;
-      let title = doc.title ?? undefined;
-      if (doc.sourceType === 'url') {
-        const fetched = await fetcher(doc.sourceUrl!, { maxBytes: s.maxContentBytes, signal: ctx.signal });
-        content = fetched.content;
-        if (!title && fetched.title) title = fetched.title; // backfill
-      } else {
-        content = String(deps.store.get<{ raw_content: string | null }>('SELECT raw_content FROM documents WHERE id = ?', [doc.id])?.raw_content ?? '');
-        if (Buffer.byteLength(content, 'utf8') > s.maxContentBytes) throw new UserFacingError(`The document is larger than ${s.maxContentBytes} bytes (documentMaxContentBytes).`, 'document_too_large');
-      }
+      const { content, title } = await loadContent(doc, s, ctx.signal);
       setStatus(doc.id, 'chunking', { title });
       const chunks = chunkText(content, s.chunkSize, s.chunkOverlap);
       setStatus(doc.id, 'embedding');
@@ -140,37 +186,9 @@ export function createDocumentHandler(deps: DocumentDeps) {
       let deduped = 0;
       for (const [i, chunk] of chunks.entries()) {
         if (done.has(i)) continue; // written by an earlier attempt
-        const { storageContent, contentHash } = normalizeAndHashContent(chunk);
-        if (!storageContent) continue;
-        // Embed outside the transaction, then one short transaction per chunk.
-        const vectors = await prepareEmbeddings(deps.embedder, [factEmbeddingText(storageContent, title ?? '')], warnings);
-        const iso = deps.now().toISOString();
-        deps.store.transaction((tx) => {
-          const linked = tx.get<{ id: string }>(
-            `SELECT m.id FROM document_memories dm JOIN memories m ON m.id = dm.memory_id WHERE dm.document_id = ? AND m.content_hash = ? AND m.deleted_at IS NULL`,
-            [doc.id, contentHash],
-          );
-          let memoryId = linked?.id;
-          if (!memoryId) {
-            const r = deps.memory.createInTx(
-              tx,
-              {
-                content: storageContent, title: title?.slice(0, 500), type: 'document_chunk', importance: 0.3, tags: title ? [title.slice(0, 50)] : [],
-                source: doc.sourceUrl ?? `document:${doc.id}`, who: 'document-ingest', why: 'document-chunk', allowNearDuplicate: true, ttlSeconds: null,
-                metadata: { documentId: doc.id, chunkIndex: i },
-              },
-              { embedding: embeddingFor(vectors, storageContent, title ?? '') },
-            );
-            if (r.status === 'skipped') {
-              warnings.push(`chunk ${i} skipped: ${r.reason}`);
-              return;
-            }
-            memoryId = r.memory.id;
-            if (r.status === 'duplicate') deduped++;
-            else written++;
-          } else deduped++;
-          tx.run('INSERT OR IGNORE INTO document_memories (document_id, chunk_index, memory_id, created_at) VALUES (?, ?, ?, ?)', [doc.id, i, memoryId, iso]);
-        });
+        const outcome = await writeChunk(doc, i, chunk, title, warnings);
+        if (outcome === 'written') written++;
+        else if (outcome === 'deduped') deduped++;
       }
       setStatus(doc.id, 'indexing'); // FTS and vector marks are maintained by triggers in the same transactions
       setStatus(doc.id, 'done', { chunkCount: chunks.length });

@@ -28,8 +28,17 @@ export interface GraphWriteStats {
   removed: { entities: number; relations: number };
 }
 
+/** One memory's graph write: the transaction, the memory, the time stamp and the counts so far. */
+interface GraphWrite {
+  tx: Tx;
+  memoryId: string;
+  now: string;
+  stats: GraphWriteStats;
+}
+
 /** Get or create an entity by canonical name; links it to the memory (mentions + 1 when new). */
-function linkEntity(tx: Tx, memoryId: string, name: string, type: string | undefined, confidence: number, now: string, stats: GraphWriteStats): string {
+function linkEntity(w: GraphWrite, name: string, type: string | undefined, confidence: number): string {
+  const { tx, memoryId, now, stats } = w;
   const canonical = canonicalEntityName(name);
   const known = type && type !== 'unknown' ? type : undefined;
   let row = tx.get<{ id: string }>('SELECT id FROM entities WHERE canonical_name = ?', [canonical]);
@@ -65,9 +74,10 @@ export function writeMemoryGraph(tx: Tx, memoryId: string, triples: Triple[], no
     relations: new Set(triples.map((t) => `${canonicalEntityName(t.source)}|${canonicalRelationType(t.relationship)}|${canonicalEntityName(t.target)}`)),
   };
   stats.removed = removeMemoryGraph(tx, memoryId, now, keep);
+  const w: GraphWrite = { tx, memoryId, now, stats };
   for (const t of triples) {
-    const src = linkEntity(tx, memoryId, t.source, t.sourceType, t.confidence, now, stats);
-    const dst = linkEntity(tx, memoryId, t.target, t.targetType, t.confidence, now, stats);
+    const src = linkEntity(w, t.source, t.sourceType, t.confidence);
+    const dst = linkEntity(w, t.target, t.targetType, t.confidence);
     const type = canonicalRelationType(t.relationship);
     let rel = tx.get<{ id: string }>(
       'SELECT id FROM relations WHERE source_entity_id = ? AND target_entity_id = ? AND relation_type = ?',

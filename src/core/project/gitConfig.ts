@@ -28,7 +28,7 @@ export function parseGitConfig(text: string): GitConfigEntry[] {
   let current: { section: string; subsection?: string } | undefined;
 
   const skipLine = (): void => {
-    while (i < n && text[i] !== '\n') i++;
+    i = lineEnd(text, i);
   };
 
   while (i < n) {
@@ -47,28 +47,37 @@ export function parseGitConfig(text: string): GitConfigEntry[] {
         skipLine();
       }
     } else if (/[A-Za-z]/.test(c)) {
-      const start = i;
-      while (isKeyChar(text[i])) i++;
-      const key = text.slice(start, i).toLowerCase();
-      while (isSpace(text[i])) i++;
-      let value: string | null;
-      if (text[i] === '=') {
-        const parsed = parseValue(text, i + 1);
-        value = parsed.value;
-        i = parsed.end;
-      } else if (i >= n || text[i] === '\n' || text[i] === '#' || text[i] === ';') {
-        value = null;
-        skipLine();
-      } else {
-        skipLine(); // junk after a key: not a config line
-        continue;
-      }
-      if (current) entries.push({ ...current, key, value });
+      const line = parseKeyLine(text, i);
+      i = line.end;
+      if (current && line.entry) entries.push({ ...current, ...line.entry });
     } else {
       skipLine(); // binary junk or a stray character
     }
   }
   return entries;
+}
+
+/** Index of the end of the line at `i` (its newline, or the end of the text). */
+function lineEnd(text: string, i: number): number {
+  while (i < text.length && text[i] !== '\n') i++;
+  return i;
+}
+
+/**
+ * Parses a `key [= value]` line from its first letter: the entry (value null for a bare key) and where parsing
+ * goes on. No entry for junk after a key: that is not a config line.
+ */
+function parseKeyLine(text: string, from: number): { entry?: { key: string; value: string | null }; end: number } {
+  let i = from;
+  while (isKeyChar(text[i])) i++;
+  const key = text.slice(from, i).toLowerCase();
+  while (isSpace(text[i])) i++;
+  if (text[i] === '=') {
+    const parsed = parseValue(text, i + 1);
+    return { entry: { key, value: parsed.value }, end: parsed.end };
+  }
+  const bare = i >= text.length || text[i] === '\n' || text[i] === '#' || text[i] === ';';
+  return bare ? { entry: { key, value: null }, end: lineEnd(text, i) } : { end: lineEnd(text, i) };
 }
 
 /** Parses from just after `[`; returns the header and the index after `]`. */
@@ -93,7 +102,13 @@ function parseHeader(
   if (name.includes('.')) return undefined;
   while (text[i] === ' ' || text[i] === '\t') i++;
   if (text[i] !== '"') return undefined;
-  i++;
+  const sub = parseQuotedSubsection(text, i + 1);
+  return sub && { header: { section: name.toLowerCase(), subsection: sub.value }, end: sub.end };
+}
+
+/** Parses `sub"]` from just after the opening quote; returns the subsection and the index after `]`. */
+function parseQuotedSubsection(text: string, from: number): { value: string; end: number } | undefined {
+  let i = from;
   let sub = '';
   while (i < text.length && text[i] !== '"') {
     if (text[i] === '\n') return undefined;
@@ -102,7 +117,7 @@ function parseHeader(
     i++;
   }
   if (text[i] !== '"' || text[i + 1] !== ']') return undefined;
-  return { header: { section: name.toLowerCase(), subsection: sub }, end: i + 2 };
+  return { value: sub, end: i + 2 };
 }
 
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', b: '\b', '"': '"', '\\': '\\' };
@@ -117,7 +132,7 @@ function parseValue(text: string, from: number): { value: string; end: number } 
     const c = text[i];
     if (c === '\n') break;
     if (!quoted && (c === '#' || c === ';')) {
-      while (i < text.length && text[i] !== '\n') i++;
+      i = lineEnd(text, i);
       break;
     }
     if (!quoted && isSpace(c)) {
@@ -126,16 +141,12 @@ function parseValue(text: string, from: number): { value: string; end: number } 
       continue;
     }
     if (c === '\\') {
-      const next = text[i + 1];
-      if (next === '\n') {
-        i += 2;
+      const continuation = continuationLength(text, i);
+      if (continuation > 0) {
+        i += continuation;
         continue;
       }
-      if (next === '\r' && text[i + 2] === '\n') {
-        i += 3;
-        continue;
-      }
-      out += pendingSpace + (next === undefined ? '' : (ESCAPES[next] ?? next));
+      out += pendingSpace + escapedChar(text[i + 1]);
       pendingSpace = '';
       i += 2;
       continue;
@@ -147,4 +158,16 @@ function parseValue(text: string, from: number): { value: string; end: number } 
     i++;
   }
   return { value: out, end: i };
+}
+
+/** Length of a line continuation (a backslash ending the line, `\n` or `\r\n`) at `i`, or 0. */
+function continuationLength(text: string, i: number): number {
+  if (text[i + 1] === '\n') return 2;
+  if (text[i + 1] === '\r' && text[i + 2] === '\n') return 3;
+  return 0;
+}
+
+/** The character a backslash escape stands for (a backslash at the very end of the text stands for nothing). */
+function escapedChar(next: string | undefined): string {
+  return next === undefined ? '' : (ESCAPES[next] ?? next);
 }

@@ -169,47 +169,15 @@ export class ExactIndex implements VectorIndex {
       const score = rowMul === undefined ? a0 + a1 + (a2 + a3) : (a0 + a1 + (a2 + a3)) * rowMul[s]!;
 
       if (size < k) {
-        // sift up
-        let c = size++;
-        while (c > 0) {
-          const p = (c - 1) >> 1;
-          if (hs[p]! <= score) break;
-          hs[c] = hs[p]!;
-          hi[c] = hi[p]!;
-          c = p;
-        }
-        hs[c] = score;
-        hi[c] = s;
+        heapPush(hs, hi, size++, score, s);
         if (size === k) worst = hs[0]!;
       } else if (score > worst) {
-        // replace the root, sift down
-        let c = 0;
-        for (;;) {
-          const l = 2 * c + 1;
-          if (l >= k) break;
-          const r = l + 1;
-          const m = r < k && hs[r]! < hs[l]! ? r : l;
-          if (hs[m]! >= score) break;
-          hs[c] = hs[m]!;
-          hi[c] = hi[m]!;
-          c = m;
-        }
-        hs[c] = score;
-        hi[c] = s;
+        heapReplaceRoot(hs, hi, k, score, s);
         worst = hs[0]!;
       }
     }
 
-    const order = new Array<number>(size);
-    for (let i = 0; i < size; i++) order[i] = i;
-    order.sort((x, y) => hs[y]! - hs[x]! || labels[hi[x]!]! - labels[hi[y]!]!);
-    const out: VectorHit[] = new Array(size);
-    for (let i = 0; i < size; i++) {
-      const h = order[i]!;
-      const sim = Math.max(-1, Math.min(1, hs[h]!));
-      out[i] = { label: labels[hi[h]!]!, distance: 1 - sim, similarity: sim };
-    }
-    return out;
+    return rankedHits(hs, hi, size, labels);
   }
 
   private grow(min: number): void {
@@ -227,4 +195,51 @@ export class ExactIndex implements VectorIndex {
     this.slotLabel = labels;
     this.cap = cap;
   }
+}
+
+// The top-k min-heap of ExactIndex.search: scores in `hs`, slots in `hi`, the worst kept score at the root.
+
+/** Adds `score`/`slot` as element `size` of a heap that is not full (sift up). */
+function heapPush(hs: Float64Array, hi: Int32Array, size: number, score: number, slot: number): void {
+  let c = size;
+  while (c > 0) {
+    const p = (c - 1) >> 1;
+    if (hs[p]! <= score) break;
+    hs[c] = hs[p]!;
+    hi[c] = hi[p]!;
+    c = p;
+  }
+  hs[c] = score;
+  hi[c] = slot;
+}
+
+/** Replaces the root of a full heap of `k` with a better `score`/`slot` (sift down). */
+function heapReplaceRoot(hs: Float64Array, hi: Int32Array, k: number, score: number, slot: number): void {
+  let c = 0;
+  for (;;) {
+    const l = 2 * c + 1;
+    if (l >= k) break;
+    const r = l + 1;
+    const m = r < k && hs[r]! < hs[l]! ? r : l;
+    if (hs[m]! >= score) break;
+    hs[c] = hs[m]!;
+    hi[c] = hi[m]!;
+    c = m;
+  }
+  hs[c] = score;
+  hi[c] = slot;
+}
+
+/** The heap's `size` entries as hits, best first (ties: lower label first). */
+function rankedHits(hs: Float64Array, hi: Int32Array, size: number, labels: Uint32Array): VectorHit[] {
+  const order = new Array<number>(size);
+  for (let i = 0; i < size; i++) order[i] = i;
+  order.sort((x, y) => hs[y]! - hs[x]! || labels[hi[x]!]! - labels[hi[y]!]!);
+  const out = new Array<VectorHit>(size);
+  for (let i = 0; i < size; i++) {
+    const h = order[i]!;
+    const sim = Math.max(-1, Math.min(1, hs[h]!));
+    out[i] = { label: labels[hi[h]!]!, distance: 1 - sim, similarity: sim };
+  }
+  return out;
 }

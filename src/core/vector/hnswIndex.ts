@@ -73,17 +73,21 @@ export class HnswIndex implements VectorIndex {
   private ef: number;
   private disposed = false;
 
+  readonly dim: number;
+  readonly M: number;
+  readonly efConstruction: number;
+
   private constructor(
     private readonly rt: HnswlibRuntime,
     private native: NativeHnsw,
-    readonly dim: number,
-    readonly M: number,
-    readonly efConstruction: number,
-    ef: number,
+    shape: { dim: number; M: number; efConstruction: number; ef: number },
   ) {
+    this.dim = shape.dim;
+    this.M = shape.M;
+    this.efConstruction = shape.efConstruction;
     this.cap = rt.call('getMaxElements', () => native.getMaxElements());
-    this.ef = ef;
-    rt.call('setEfSearch', () => native.setEfSearch(ef));
+    this.ef = shape.ef;
+    rt.call('setEfSearch', () => native.setEfSearch(shape.ef));
   }
 
   /** A new empty index. Loads hnswlib-wasm on first use. */
@@ -98,7 +102,7 @@ export class HnswIndex implements VectorIndex {
     const native = rt.newNative(p.dim);
     try {
       rt.call('initIndex', () => native.initIndex(p.initialCapacity, p.M, p.efConstruction, p.randomSeed));
-      return new HnswIndex(rt, native, p.dim, p.M, p.efConstruction, p.efSearch);
+      return new HnswIndex(rt, native, { dim: p.dim, M: p.M, efConstruction: p.efConstruction, ef: p.efSearch });
     } catch (err) {
       native.delete();
       throw err;
@@ -258,7 +262,7 @@ export class HnswIndex implements VectorIndex {
       res = this.rt.call('search', () => this.native.searchKnn(q, kk, undefined));
     }
     const n = res.neighbors.length;
-    const out: VectorHit[] = new Array(n);
+    const out = new Array<VectorHit>(n);
     for (let i = 0; i < n; i++) {
       const d = Math.min(2, Math.max(0, res.distances[i]!));
       out[i] = { label: res.neighbors[i]!, distance: d, similarity: 1 - d };
@@ -403,7 +407,7 @@ export class HnswIndex implements VectorIndex {
     const spaceCode = dv.getUint32(12, true);
     if (spaceCode !== SPACE_CODES.cosine) throw bad('bad-payload', `unknown vector space code ${spaceCode}`);
     if (params.dim !== undefined && params.dim !== env.dim) throw bad('mismatch', `index has dimension ${env.dim}, expected ${params.dim}`);
-    if (params.space !== undefined && params.space !== 'cosine') throw bad('mismatch', `index space is cosine, expected ${params.space}`);
+    if (params.space !== undefined && params.space !== 'cosine') throw bad('mismatch', `index space is cosine, expected ${String(params.space)}`);
     env.labelsEnd = ENVELOPE_HEADER + 4 * (env.liveCount + env.deletedCount);
     if (env.labelsEnd + env.nativeLength !== total) {
       throw bad('bad-payload', `HNSW payload length mismatch (${total} bytes, envelope says ${env.labelsEnd + env.nativeLength})`);
@@ -441,7 +445,7 @@ export class HnswIndex implements VectorIndex {
         throw bad(`HNSW payload disagrees with its envelope (dim ${nativeDim}/${env.dim}, live ${used}/${env.liveCount}, slots ${count})`);
       }
       const ef = params.efSearch ?? (env.savedEf || HNSW_DEFAULTS.efSearch);
-      const index = new HnswIndex(rt, native, env.dim, env.M, env.efConstruction, ef);
+      const index = new HnswIndex(rt, native, { dim: env.dim, M: env.M, efConstruction: env.efConstruction, ef });
       const dv = new DataView(labels.buffer, labels.byteOffset, labels.byteLength);
       let off = 0;
       for (let i = 0; i < env.liveCount; i++, off += 4) index.live.add(dv.getUint32(off, true));
@@ -530,10 +534,14 @@ function resolveParams(params: HnswParams): Required<HnswParams> {
     initialCapacity: params.initialCapacity ?? HNSW_DEFAULTS.initialCapacity,
     randomSeed: params.randomSeed ?? HNSW_DEFAULTS.randomSeed,
   };
+  checkIntegerParams(p);
+  return p;
+}
+
+function checkIntegerParams(p: Required<HnswParams>): void {
   for (const key of ['M', 'efConstruction', 'efSearch', 'initialCapacity'] as const) {
     if (!Number.isInteger(p[key]) || p[key] < 1) throw new RangeError(`${key} must be a positive integer, got ${p[key]}`);
   }
   if (p.M < 2) throw new RangeError(`M must be at least 2, got ${p.M}`);
   if (!Number.isInteger(p.randomSeed) || p.randomSeed < 0) throw new RangeError(`randomSeed must be a non-negative integer`);
-  return p;
 }

@@ -23,8 +23,19 @@
  * - C++ exceptions surface as `WebAssembly.Exception`; {@link HnswlibRuntime.call} turns them into
  *   {@link HnswlibError} and frees the exception object (each one leaks ~150 bytes otherwise).
  */
-import * as fs from 'node:fs';
 import { HnswlibError } from './errors';
+import {
+  AT_FDCWD,
+  O_CREAT,
+  O_RDONLY,
+  O_TRUNC,
+  O_WRONLY,
+  SEEK_END,
+  SEEK_SET,
+  wrapForCapture,
+  type CaptureState,
+  type WasmEnv,
+} from './hnswlibSyscalls';
 
 /** The embind `HierarchicalNSW` object as this build really exposes it (the shipped typings differ). */
 export interface NativeHnsw {
@@ -59,10 +70,11 @@ export interface NativeHnsw {
   isDeleted(): boolean;
 }
 
+// Wasm exports and imports are plain functions (no `this`): typed as properties so they may be destructured.
 interface WasmExports {
   memory: { readonly buffer: ArrayBuffer };
-  malloc(size: number): number;
-  free(ptr: number): void;
+  malloc: (size: number) => number;
+  free: (ptr: number) => void;
   __cpp_exception?: unknown;
 }
 
@@ -76,45 +88,9 @@ export interface HnswlibModule {
   asm: WasmExports;
 }
 
-/** Syscall imports of the wasm module, bound to its (otherwise unexported) FS. */
-interface WasmEnv {
-  __syscall_openat(dirfd: number, path: number, flags: number, varargs: number): number;
-  fd_read(fd: number, iov: number, iovcnt: number, pnum: number): number;
-  fd_write(fd: number, iov: number, iovcnt: number, pnum: number): number;
-  fd_seek(fd: number, offsetLow: number, offsetHigh: number, whence: number, newOffset: number): number;
-  fd_close(fd: number): number;
-  syncIdb_js(populateFromFs: boolean): void;
-}
-
-/** Write capture (see {@link HnswlibRuntime.captureWrites}), shared with the wrapped wasm imports. */
-interface CaptureState {
-  /** Path being captured, or undefined when idle. */
-  path: string | undefined;
-  fds: Set<number>;
-  chunks: Uint8Array[];
-  bytes: number;
-  /** When set, captured writes go here (a view of the wasm heap, valid during the call) instead of `chunks`. */
-  sink: ((chunk: Uint8Array) => void) | undefined;
-  memory: (() => ArrayBuffer) | undefined;
-  /** Read redirect (see {@link HnswlibRuntime.readFromHostFile}): reads of `path` come from a host file. */
-  redirect: { path: string; fds: Set<number>; hostFd: number; hostOffset: number; length: number; error?: unknown } | undefined;
-  /** What the sink threw: the write reports EIO to the C++ side, and captureWrites rethrows this. */
-  sinkError: unknown;
-  /** 8 bytes of wasm heap for the syscall wrappers (a file position). */
-  scratch: number;
-}
-
 /** Where hnswlib-wasm's `writeIndex(name)`/`readIndex(name)` put files: `${VIRTUAL_DIR}/${name}`. */
 export const VIRTUAL_DIR = '/hnswlib-index';
 
-const AT_FDCWD = -100;
-const O_RDONLY = 0;
-const O_WRONLY = 1;
-const O_CREAT = 0o100;
-const O_TRUNC = 0o1000;
-const SEEK_SET = 0;
-const SEEK_CUR = 1;
-const SEEK_END = 2;
 const CHUNK = 1 << 20;
 
 type LogSink = (level: 'log' | 'warn' | 'error', text: string) => void;
@@ -232,7 +208,10 @@ export class HnswlibRuntime {
     c.sinkError = undefined;
     try {
       fn();
-      if (c.sinkError !== undefined) throw c.sinkError;
+      // fn() sets sinkError through the wrapped wasm imports (invisible to TypeScript's narrowing). Rethrows exactly
+      // what the sink threw: boxed, so that even a thrown `undefined` is not lost.
+      const failed = c.sinkError as CaptureState['sinkError'];
+      if (failed) throw failed.thrown;
       return { chunks: c.chunks, bytes: c.bytes };
     } finally {
       c.sinkError = undefined;
@@ -258,7 +237,7 @@ export class HnswlibRuntime {
     c.redirect = { path, fds: new Set(), hostFd, hostOffset, length };
     try {
       fn();
-      if (c.redirect.error) throw c.redirect.error;
+      if (c.redirect.error) throw c.redirect.error.thrown;
     } finally {
       c.redirect = undefined;
       this.truncateMemFile(path);
@@ -410,25 +389,52 @@ interface PackageShape {
 }
 
 async function doLoad(): Promise<HnswlibRuntime> {
-  const g = globalThis as Record<string, unknown>;
   const globalsBefore = new Set(Reflect.ownKeys(globalThis));
-  const addedWindow = g.window === undefined;
-  let moduleRef: HnswlibModule | undefined;
-  let env: WasmEnv | undefined;
+  const state: LoadState = { env: undefined, module: undefined };
   const capture: CaptureState = { path: undefined, fds: new Set(), chunks: [], bytes: 0, sink: undefined, memory: undefined, redirect: undefined, sinkError: undefined, scratch: 0 };
+  const unhook = hookInstantiate(state, capture);
+  const unquiet = quietConsole();
+  let module: HnswlibModule;
+  try {
+    module = await importHnswlib();
+  } finally {
+    unhook();
+    unquiet();
+    removeEmscriptenGlobals(globalsBefore);
+  }
+  const env = checkBuild(module, state.env);
+  state.module = module;
+  capture.memory = () => module.asm.memory.buffer;
+  capture.scratch = module.asm.malloc(16);
+  safe(() => module.setIdbfsSynced(true)); // release the lock left by the sync on mount
+  return new HnswlibRuntime(module, env, capture);
+}
 
-  // 1. Capture the wasm imports (its syscalls) and neutralise the IDBFS sync, which aborts in Node.
+/** What the instantiate hook captured while the factory ran, and the module once it is loaded. */
+interface LoadState {
+  env: WasmEnv | undefined;
+  module: HnswlibModule | undefined;
+}
+
+/**
+ * Captures the wasm imports (its syscalls) and neutralises the IDBFS sync, which aborts in Node; gives the factory
+ * the `window` it insists on. Returns the undo.
+ */
+function hookInstantiate(state: LoadState, capture: CaptureState): () => void {
+  const g = globalThis as Record<string, unknown>;
+  const addedWindow = g.window === undefined;
   const wasm = wasmGlobal();
   const originalInstantiate = wasm.instantiate;
   const hook = function (this: unknown, ...args: unknown[]): Promise<unknown> {
     const imports = args[1] as { env?: Partial<WasmEnv> } | undefined;
     const e = imports?.env;
-    if (!env && e && typeof e.__syscall_openat === 'function' && typeof e.syncIdb_js === 'function') {
-      env = e as WasmEnv;
-      wrapForCapture(env, capture);
+    if (!state.env && e && typeof e.__syscall_openat === 'function' && typeof e.syncIdb_js === 'function') {
+      state.env = e as WasmEnv;
+      wrapForCapture(state.env, capture);
       e.syncIdb_js = () => {
         // Nothing to sync: we never use IndexedDB. Report success so its sync lock is released.
-        if (moduleRef) safe(() => moduleRef!.setIdbfsSynced(true));
+        const module = state.module;
+        if (module) safe(() => module.setIdbfsSynced(true));
       };
       // The factory has passed its `typeof window` check by now; the shim can go.
       if (addedWindow && g.window === globalThis) delete g.window;
@@ -436,47 +442,47 @@ async function doLoad(): Promise<HnswlibRuntime> {
     return originalInstantiate.apply(wasm, args);
   };
   wasm.instantiate = hook;
-
-  // 2. Its factory insists on a browser.
   if (addedWindow) g.window = globalThis;
+  return () => {
+    if (wasm.instantiate === hook) wasm.instantiate = originalInstantiate;
+    if (addedWindow && g.window === globalThis) delete g.window;
+  };
+}
 
-  // 3. Quiet: it logs on mount, and binds console.log/console.warn as its stdout/stderr.
-  const methods = ['log', 'info', 'warn', 'error', 'debug'] as const;
-  const originals = new Map<string, (...a: unknown[]) => void>();
-  const wrappers = new Map<string, (...a: unknown[]) => void>();
-  for (const m of methods) {
-    const original = console[m] as (...a: unknown[]) => void;
+/** Quiets the module: it logs on mount, and binds console.log/console.warn as its stdout/stderr. Returns the undo. */
+function quietConsole(): () => void {
+  const target = console as unknown as Record<string, unknown>;
+  const undo: (() => void)[] = [];
+  for (const m of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+    const original = target[m] as (...a: unknown[]) => void;
     const level = m === 'warn' ? 'warn' : m === 'error' ? 'error' : 'log';
     const wrapper = (...args: unknown[]): void => {
       const text = args.map((a) => (typeof a === 'string' ? a : String(a))).join(' ');
       if (NOISE.test(text)) logSink?.(level, text);
       else original.apply(console, args);
     };
-    originals.set(m, original);
-    wrappers.set(m, wrapper);
-    (console as unknown as Record<string, unknown>)[m] = wrapper;
+    target[m] = wrapper;
+    undo.push(() => {
+      if (target[m] === wrapper) target[m] = original;
+    });
   }
+  return () => undo.forEach((u) => u());
+}
 
-  let module: HnswlibModule;
+async function importHnswlib(): Promise<HnswlibModule> {
   try {
     const pkg = (await import('hnswlib-wasm/dist/hnswlib.js')) as unknown as PackageShape;
     if (pkg.__tla) await pkg.__tla;
-    module = await pkg.loadHnswlib();
+    return await pkg.loadHnswlib();
   } catch (err) {
     throw new HnswlibError(`hnswlib: loading hnswlib-wasm failed: ${err instanceof Error ? err.message : String(err)}`, undefined, {
       cause: err,
     });
-  } finally {
-    if (wasm.instantiate === hook) wasm.instantiate = originalInstantiate;
-    if (addedWindow && g.window === globalThis) delete g.window;
-    for (const m of methods) {
-      if ((console as unknown as Record<string, unknown>)[m] === wrappers.get(m)) {
-        (console as unknown as Record<string, unknown>)[m] = originals.get(m);
-      }
-    }
-    removeEmscriptenGlobals(globalsBefore);
   }
+}
 
+/** The build must be the one this file was written against (0.8.x, with Module.asm and these imports). */
+function checkBuild(module: HnswlibModule, env: WasmEnv | undefined): WasmEnv {
   if (!env) {
     throw new HnswlibError('hnswlib: could not reach the wasm module (was hnswlib-wasm loaded earlier by other code?)');
   }
@@ -486,100 +492,7 @@ async function doLoad(): Promise<HnswlibRuntime> {
   for (const f of ['__syscall_openat', 'fd_read', 'fd_write', 'fd_seek', 'fd_close'] as const) {
     if (typeof env[f] !== 'function') throw new HnswlibError(`hnswlib: unsupported hnswlib-wasm build (no ${f} import)`);
   }
-  moduleRef = module;
-  capture.memory = () => module.asm.memory.buffer;
-  capture.scratch = module.asm.malloc(16);
-  safe(() => module.setIdbfsSynced(true)); // release the lock left by the sync on mount
-  return new HnswlibRuntime(module, env, capture);
-}
-
-/**
- * Wraps the file syscalls so that, while a capture is armed, writes to files opened under the
- * captured path land in JS chunks instead of the in-memory FS. Pass-through otherwise.
- */
-function wrapForCapture(env: WasmEnv, capture: CaptureState): void {
-  const openat = env.__syscall_openat;
-  const fdWrite = env.fd_write;
-  const fdRead = env.fd_read;
-  const fdSeek = env.fd_seek;
-  const fdClose = env.fd_close;
-  const decoder = new TextDecoder();
-  const pathAt = (pathPtr: number): string => {
-    const heap = new Uint8Array(capture.memory!());
-    let end = pathPtr;
-    while (heap[end] !== 0 && end < heap.length) end++;
-    return decoder.decode(heap.subarray(pathPtr, end));
-  };
-  env.__syscall_openat = (dirfd, pathPtr, flags, varargs) => {
-    const fd = openat(dirfd, pathPtr, flags, varargs);
-    if (capture.path !== undefined && capture.memory && fd >= 0 && (flags & 3) !== O_RDONLY) {
-      if (pathAt(pathPtr) === capture.path) capture.fds.add(fd);
-    }
-    const r = capture.redirect;
-    if (r && capture.memory && fd >= 0 && (flags & 3) === O_RDONLY && pathAt(pathPtr) === r.path) r.fds.add(fd);
-    return fd;
-  };
-  env.fd_read = (fd, iov, iovcnt, pnum) => {
-    const r = capture.redirect;
-    if (!r || !r.fds.has(fd) || !capture.memory) return fdRead(fd, iov, iovcnt, pnum);
-    try {
-      // The position is the in-memory file's (its seeks stay authoritative); the bytes come from the host file.
-      const at = capture.scratch;
-      let errno = fdSeek(fd, 0, 0, SEEK_CUR, at);
-      if (errno !== 0) return errno;
-      let dv = new DataView(capture.memory());
-      const pos = dv.getUint32(at, true) + dv.getUint32(at + 4, true) * 2 ** 32;
-      let total = 0;
-      for (let i = 0; i < iovcnt; i++) {
-        const ptr = dv.getUint32(iov + 8 * i, true);
-        const want = dv.getUint32(iov + 8 * i + 4, true);
-        const len = Math.min(want, Math.max(0, r.length - pos - total));
-        let done = 0;
-        while (done < len) {
-          const n = fs.readSync(r.hostFd, new Uint8Array(capture.memory(), ptr + done, len - done), 0, len - done, r.hostOffset + pos + total + done);
-          if (n <= 0) throw new HnswlibError(`hnswlib: the index file ended early (at ${pos + total + done} of ${r.length} bytes)`);
-          done += n;
-        }
-        total += len;
-        if (len < want) break;
-      }
-      errno = fdSeek(fd, (pos + total) >>> 0, Math.floor((pos + total) / 2 ** 32), SEEK_SET, at);
-      if (errno !== 0) return errno;
-      dv = new DataView(capture.memory());
-      dv.setUint32(pnum, total, true);
-      return 0;
-    } catch (e) {
-      r.error ??= e;
-      return 29; // EIO
-    }
-  };
-  env.fd_write = (fd, iov, iovcnt, pnum) => {
-    if (capture.fds.size === 0 || !capture.fds.has(fd) || !capture.memory) return fdWrite(fd, iov, iovcnt, pnum);
-    const buffer = capture.memory();
-    const dv = new DataView(buffer);
-    let total = 0;
-    for (let i = 0; i < iovcnt; i++) {
-      const ptr = dv.getUint32(iov + 8 * i, true);
-      const len = dv.getUint32(iov + 8 * i + 4, true);
-      if (len === 0) continue;
-      if (capture.sink) {
-        try {
-          capture.sink(new Uint8Array(buffer, ptr, len));
-        } catch (e) {
-          capture.sinkError ??= e;
-          return 29; // EIO: the C++ side gives up; captureWrites rethrows the real error
-        }
-      } else capture.chunks.push(new Uint8Array(buffer, ptr, len).slice());
-      total += len;
-    }
-    capture.bytes += total;
-    dv.setUint32(pnum, total, true);
-    return 0;
-  };
-  env.fd_close = (fd) => {
-    capture.fds.delete(fd);
-    return fdClose(fd);
-  };
+  return env;
 }
 
 /**
@@ -591,6 +504,7 @@ function removeEmscriptenGlobals(before: Set<string | symbol>): void {
     if (before.has(key)) continue;
     const d = Object.getOwnPropertyDescriptor(globalThis, key);
     if (!d || !d.configurable || typeof d.get !== 'function') continue;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- only the getter's source text is read; it is never called
     const src = safe(() => Function.prototype.toString.call(d.get)) ?? '';
     if (/emscripten|library symbol|DEFAULT_LIBRARY_FUNCS_TO_INCLUDE/.test(src)) {
       delete (globalThis as Record<string | symbol, unknown>)[key];
