@@ -446,6 +446,12 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'graph.query', 'graph.entityMemories', 'stats', 'diagnostics', 'pipeline.status',
 ]);
 
+/**
+ * memory.create params carry `metadata[IDEMPOTENCY_KEY]` (EngineClient adds one): stored with
+ * the memory, it lets the engine answer a retried create with the memory it already made.
+ */
+export const IDEMPOTENCY_KEY = 'idempotencyKey';
+
 // ── Events ──────────────────────────────────────────────────────────────────────────────────
 
 export type MemoryChangeKind = 'created' | 'updated' | 'deleted' | 'restored' | 'promoted' | 'merged' | 'imported' | 'reindexed';

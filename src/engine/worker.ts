@@ -8,9 +8,10 @@ import * as path from 'node:path';
 import * as fs from 'node:fs';
 import { MemoryEngine } from './engine';
 import { toErrorPayload } from './errors';
-import { createHandlers } from './handlers';
+import { createHandlers, type HandlerTable } from './handlers';
+import { EngineServer } from './server/engineServer';
 import { RpcServer, type Port } from './rpcServer';
-import { PROTOCOL_VERSION, type EngineInit, type FromEngineMessage } from './protocol';
+import { PROTOCOL_VERSION, type EngineInit, type FromEngineMessage, type ReadyInfo } from './protocol';
 
 /** dist/engine.js finds sql-wasm.wasm and migrations/ next to itself (esbuild copies them). */
 function besideBundle(name: string): string | undefined {
@@ -24,6 +25,8 @@ async function main(): Promise<void> {
   const post = (m: FromEngineMessage) => parentPort!.postMessage(m);
   const init = workerData as EngineInit;
   let engine: MemoryEngine;
+  // The store's socket server (init.serve) gets every event the owner's window gets.
+  let server: EngineServer | undefined;
   try {
     const sqlWasmPath = init.sqlWasmPath ?? besideBundle('sql-wasm.wasm');
     const migrationsDir = init.migrationsDir ?? besideBundle('migrations');
@@ -31,17 +34,36 @@ async function main(): Promise<void> {
       ...init,
       ...(sqlWasmPath ? { sqlWasmPath } : {}),
       ...(migrationsDir ? { migrationsDir } : {}),
-      onEvent: (event) => post({ kind: 'event', event }),
+      onEvent: (event) => {
+        post({ kind: 'event', event });
+        server?.broadcast(event);
+      },
     });
   } catch (e) {
     post({ kind: 'fatal', error: toErrorPayload(e) });
     return;
   }
-  new RpcServer(port, engine, createHandlers({ allowDebug: !!init.allowDebug, exit: (code) => process.exit(code) }), () => {
-    // Answered: let the thread end once the port has flushed.
-    setImmediate(() => port.close());
+  const handlers = createHandlers({ allowDebug: !!init.allowDebug, exit: (code) => process.exit(code) });
+  const info = () => ({ protocolVersion: PROTOCOL_VERSION, projectId: engine.projectId, openMs: engine.openDurationMs, warnings: engine.startupWarnings });
+  new RpcServer(port, engine, handlers, () => {
+    // Answered: let the thread end once the port has flushed and the clients are told.
+    void (server?.close() ?? Promise.resolve()).finally(() => setImmediate(() => port.close()));
   });
-  post({ kind: 'ready', info: { protocolVersion: PROTOCOL_VERSION, projectId: engine.projectId, openMs: engine.openDurationMs, warnings: engine.startupWarnings } });
+  if (init.serve) server = await serveStore(engine, handlers, info, (message) => post({ kind: 'event', event: { type: 'warning', message } }));
+  post({ kind: 'ready', info: info() });
+}
+
+/** The owner's socket (a failure leaves this window working alone, with a warning). */
+async function serveStore(
+  engine: MemoryEngine, handlers: HandlerTable, info: () => ReadyInfo, warn: (message: string) => void,
+): Promise<EngineServer | undefined> {
+  const storeDir = engine.stats().project.dir;
+  try {
+    return await EngineServer.start({ storeDir, engine, handlers, info, log: warn });
+  } catch (e) {
+    warn(`other windows and agents cannot reach this store: serving it on its socket failed (${toErrorPayload(e).message})`);
+    return undefined;
+  }
 }
 
 main().catch((e) => {
