@@ -10,6 +10,7 @@
  * clones with the same origin open the same store.
  */
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -46,4 +47,9 @@ export function legacyStoreDirs(storageDir: string | undefined, globalStorageDir
     ...(storageDir ? { project: path.join(storageDir, 'projects', storeFolderName(projectId)) } : {}),
     ...(globalStorageDir ? { global: path.join(globalStorageDir, GLOBAL_FOLDER) } : {}),
   };
+}
+
+/** Creates the home readable by its OS user only (0700): memories are private. An existing folder is left as it is. */
+export function ensurePrivateHome(home: string): void {
+  if (!fs.existsSync(home)) fs.mkdirSync(home, { recursive: true, mode: 0o700 });
 }

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { Store, type Row, type Tx } from '../core/store/store';
 import { errorMessage } from '../core/util/errors';
 import { EngineError } from './errors';
-import { GLOBAL_FOLDER, legacyStoreDirs, storeDirsIn, storeFolderName, type StoreDirs } from './storeLocation';
+import { GLOBAL_FOLDER, ensurePrivateHome, legacyStoreDirs, storeDirsIn, storeFolderName, type StoreDirs } from './storeLocation';
 
 export interface MigrationOutcome {
   from: string;
@@ -146,7 +146,10 @@ interface EngineStoreOptions extends StoreFiles {
 
 /** The engine's two store folders: under `home` when set, else the old per-window layout. */
 export function engineStoreDirs(opts: EngineStoreOptions, projectId: string): StoreDirs {
-  if (opts.home) return storeDirsIn(opts.home, projectId);
+  if (opts.home) {
+    ensurePrivateHome(opts.home);
+    return storeDirsIn(opts.home, projectId);
+  }
   if (!opts.storageDir || !opts.globalStorageDir) throw new EngineError('invalid_input', 'EngineInit needs `home` (or both storageDir and globalStorageDir).');
   return { project: path.join(opts.storageDir, 'projects', storeFolderName(projectId)), global: path.join(opts.globalStorageDir, GLOBAL_FOLDER) };
 }

@@ -10,7 +10,7 @@ import { RECALL_CLOSE, RECALL_CONTEXT_HEADER, RECALL_OPEN } from '../extension/r
 
 export const DEFAULT_CONTEXT_TOKENS = 1500;
 const CHARS_PER_TOKEN = 4;
-const SCAN = 200;
+const SCAN = 100;
 
 export const estimateTokens = (text: string): number => Math.ceil(text.length / CHARS_PER_TOKEN);
 

@@ -2,6 +2,7 @@
 // same origin open the same store folder (real engines, one after the other).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MemoryEngine } from '../../src/engine/engine';
@@ -30,6 +31,7 @@ test('two clones with the same origin open the same store and see each other\'s 
   const made = await first.create({ content: 'The widgets service reads its port from WIDGETS_PORT, never from a file.' });
   assert.equal(made.status, 'created');
   await first.close();
+  assert.equal(fs.statSync(home).mode & 0o777, 0o700, 'the home is private to its OS user');
   const second = await MemoryEngine.open({ home, workspaceRoot: b, settings, snapshotTickMs: 0 });
   try {
     assert.equal(second.projectId, first.projectId);
