@@ -9,8 +9,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CliArgs } from '../cli/args';
 import { connectEngine } from '../cli/connect';
 import { registerTools } from './tools';
+import { MCP_SERVER_NAME } from './serverName';
 
-export const MCP_SERVER_NAME = 'agent-memory';
 
 export async function runMcp(args: CliArgs, io: { err: (s: string) => void }): Promise<number> {
   if (args.http !== undefined) {
