@@ -33,7 +33,11 @@ async function main(): Promise<void> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'am-share-bench-'));
   const ws = path.join(root, 'ws');
   fs.mkdirSync(ws);
-  const init: EngineInit = { home: path.join(root, 'home'), workspaceRoot: ws, settings: { 'embedding.provider': 'hash', 'memory.pipelineV2.enabled': false } };
+  const init: EngineInit = {
+    home: path.join(root, 'home'),
+    workspaceRoot: ws,
+    settings: { 'embedding.provider': 'hash', 'memory.pipelineV2.enabled': false },
+  };
   const owner = shared(init, 'bench owner');
   await owner.client.start();
   const file = path.join(root, 'corpus.jsonl');
@@ -47,9 +51,15 @@ async function main(): Promise<void> {
   await client.client.start();
   if (owner.role() !== 'owner' || client.role() !== 'client') throw new Error(`roles: ${owner.role()} / ${client.role()}`);
   const queries = [...syntheticMemories(ROUNDS, 7)].map((m) => m.title);
-  const samples = { search_owner: [] as number[], search_client: [] as number[], create_owner: [] as number[], create_client: [] as number[] };
+  const samples = {
+    search_owner: [] as number[],
+    search_client: [] as number[],
+    create_owner: [] as number[],
+    create_client: [] as number[],
+  };
   // Warm-up, then alternate owner / client so both see the same machine load.
-  for (const q of queries.slice(0, 20)) await Promise.all([owner.client.request('search', { query: q }), client.client.request('search', { query: q })]);
+  for (const q of queries.slice(0, 20))
+    await Promise.all([owner.client.request('search', { query: q }), client.client.request('search', { query: q })]);
   for (let i = 0; i < ROUNDS; i++) {
     const q = queries[i]!;
     const [first, second] = i % 2 ? [owner, client] : [client, owner];
@@ -57,14 +67,20 @@ async function main(): Promise<void> {
     const b = await timed(() => second.client.request('search', { query: q, recordAccess: false }));
     samples[first === owner ? 'search_owner' : 'search_client'].push(a);
     samples[second === owner ? 'search_owner' : 'search_client'].push(b);
-    const c = await timed(() => owner.client.request('memory.create', { content: `owner bench note ${i}: ${q} ${q.split(' ').reverse().join(' ')} flag-${i}` }));
-    const d = await timed(() => client.client.request('memory.create', { content: `client bench note ${i}: ${q.split(' ').reverse().join(' ')} ${q} opt-${i}` }));
+    const c = await timed(() =>
+      owner.client.request('memory.create', { content: `owner bench note ${i}: ${q} ${q.split(' ').reverse().join(' ')} flag-${i}` }),
+    );
+    const d = await timed(() =>
+      client.client.request('memory.create', { content: `client bench note ${i}: ${q.split(' ').reverse().join(' ')} ${q} opt-${i}` }),
+    );
     samples.create_owner.push(c);
     samples.create_client.push(d);
   }
   const stat = (xs: number[]) => ({ p50_ms: round(percentile(xs, 50)), p99_ms: round(percentile(xs, 99)) });
   const out = {
-    memories: imported.created, import_ms: Math.round(importMs), rounds: ROUNDS,
+    memories: imported.created,
+    import_ms: Math.round(importMs),
+    rounds: ROUNDS,
     ...Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, stat(v)])),
     added_p50_ms: {
       search: round(percentile(samples.search_client, 50) - percentile(samples.search_owner, 50)),

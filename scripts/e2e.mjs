@@ -238,7 +238,8 @@ async function main() {
     if (runHost) {
       // The extensionTestsPath payload needs the smoke-test driver (VS Code 1.139).
       const server = await startCodeServer({
-        name: 'e2e-host', fresh: true, workspace: WORKSPACE, env: { ...hostEnv, AGENT_MEMORY_HOME: storeHome('e2e-host') }, smokeTestDriver: true,
+        name: 'e2e-host', fresh: true, workspace: WORKSPACE, smokeTestDriver: true,
+        env: { ...hostEnv, AGENT_MEMORY_HOME: storeHome('e2e-host') },
       });
       servers.push(server);
       parts.push(await runHostTests(context, server));

@@ -53,10 +53,22 @@ Options:
 Exit codes: 0 ok, 1 error (one line on stderr), 2 usage.`;
 
 const OPTIONS = {
-  workspace: { type: 'string' }, home: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' },
-  scope: { type: 'string' }, title: { type: 'string' }, type: { type: 'string' }, tags: { type: 'string' },
-  importance: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' }, content: { type: 'string' },
-  reason: { type: 'string' }, format: { type: 'string' }, http: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  workspace: { type: 'string' },
+  home: { type: 'string' },
+  json: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  scope: { type: 'string' },
+  title: { type: 'string' },
+  type: { type: 'string' },
+  tags: { type: 'string' },
+  importance: { type: 'string' },
+  limit: { type: 'string' },
+  offset: { type: 'string' },
+  content: { type: 'string' },
+  reason: { type: 'string' },
+  format: { type: 'string' },
+  http: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 export function parseCli(argv: string[], cwd: string): CliArgs | 'help' {
@@ -69,7 +81,8 @@ export function parseCli(argv: string[], cwd: string): CliArgs | 'help' {
   const { values: v, positionals } = parsed;
   if (v.help || positionals.length === 0) return 'help';
   const [command, ...rest] = positionals as [string, ...string[]];
-  if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command}" (one of: ${COMMANDS.join(', ')})`);
+  if (!(COMMANDS as readonly string[]).includes(command))
+    throw new UsageError(`unknown command "${command}" (one of: ${COMMANDS.join(', ')})`);
   return {
     command: command as CommandName,
     positionals: rest,
@@ -80,7 +93,12 @@ export function parseCli(argv: string[], cwd: string): CliArgs | 'help' {
     ...optional('scope', v.scope, (s) => oneOf(s, ['project', 'global'] as const, '--scope')),
     ...optional('title', v.title, (s) => s),
     ...optional('type', v.type, (s) => s),
-    ...optional('tags', v.tags, (s) => s.split(',').map((t) => t.trim()).filter(Boolean)),
+    ...optional('tags', v.tags, (s) =>
+      s
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
     ...optional('importance', v.importance, (s) => num(s, '--importance', 0, 1, false)),
     ...optional('limit', v.limit, (s) => num(s, '--limit', 1, 1000, true)),
     ...optional('offset', v.offset, (s) => num(s, '--offset', 0, Number.MAX_SAFE_INTEGER, true)),

@@ -24,16 +24,22 @@ const filters = (a: CliArgs) => ({
 export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> = {
   add: async (engine, a) => {
     const r = await engine.request('memory.create', {
-      content: need(a, 'text', true), agentSource: 'cli',
-      ...(a.title ? { title: a.title } : {}), ...(a.type ? { type: a.type } : {}), ...(a.tags ? { tags: a.tags } : {}),
-      ...(a.importance !== undefined ? { importance: a.importance } : {}), ...(a.scope ? { scope: a.scope } : {}),
+      content: need(a, 'text', true),
+      agentSource: 'cli',
+      ...(a.title ? { title: a.title } : {}),
+      ...(a.type ? { type: a.type } : {}),
+      ...(a.tags ? { tags: a.tags } : {}),
+      ...(a.importance !== undefined ? { importance: a.importance } : {}),
+      ...(a.scope ? { scope: a.scope } : {}),
     });
     const text = r.status === 'skipped' ? `skipped (${r.reason}): ${r.detail}` : `${r.status} ${r.memory.id} ${r.memory.title}`;
     return { json: r, text };
   },
   search: async (engine, a) => {
     const r = await engine.request('search', { query: need(a, 'query', true), ...(a.limit ? { limit: a.limit } : {}), ...filters(a) });
-    const lines = r.hits.map((h, i) => `${i + 1}. ${h.memory.id} [${h.memory.type}, ${h.store}] ${h.memory.title} (score ${h.score.toFixed(3)})`);
+    const lines = r.hits.map(
+      (h, i) => `${i + 1}. ${h.memory.id} [${h.memory.type}, ${h.store}] ${h.memory.title} (score ${h.score.toFixed(3)})`,
+    );
     return { json: r, text: lines.length ? lines.join('\n') : 'no matches' };
   },
   get: async (engine, a) => {
@@ -43,15 +49,23 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     return { json: m, text: describe(m) };
   },
   list: async (engine, a) => {
-    const r = await engine.request('memory.list', { ...(a.limit ? { limit: a.limit } : {}), ...(a.offset ? { offset: a.offset } : {}), ...filters(a) });
+    const r = await engine.request('memory.list', {
+      ...(a.limit ? { limit: a.limit } : {}),
+      ...(a.offset ? { offset: a.offset } : {}),
+      ...filters(a),
+    });
     return { json: r, text: [`${r.total} memories`, ...r.items.map(summaryLine)].join('\n') };
   },
   update: async (engine, a) => {
     const patch = {
-      ...(a.content !== undefined ? { content: a.content } : {}), ...(a.title !== undefined ? { title: a.title } : {}),
-      ...(a.type ? { type: a.type } : {}), ...(a.tags ? { tags: a.tags } : {}), ...(a.importance !== undefined ? { importance: a.importance } : {}),
+      ...(a.content !== undefined ? { content: a.content } : {}),
+      ...(a.title !== undefined ? { title: a.title } : {}),
+      ...(a.type ? { type: a.type } : {}),
+      ...(a.tags ? { tags: a.tags } : {}),
+      ...(a.importance !== undefined ? { importance: a.importance } : {}),
     };
-    if (!Object.keys(patch).length) throw new EngineError('invalid_input', 'update: nothing to change (give --content, --title, --type, --tags or --importance).');
+    if (!Object.keys(patch).length)
+      throw new EngineError('invalid_input', 'update: nothing to change (give --content, --title, --type, --tags or --importance).');
     const m = await engine.request('memory.update', { id: need(a, 'id'), patch });
     return { json: m, text: `updated ${m.id} (version ${m.version})` };
   },
@@ -65,7 +79,11 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     return { json: { id, history: entries }, text: entries.map(historyLine).join('\n') || 'no history' };
   },
   export: async (engine, a) => {
-    const r = await engine.request('export', { path: path.resolve(need(a, 'file')), ...(a.scope ? { scope: a.scope } : {}), ...(a.format ? { format: a.format } : {}) });
+    const r = await engine.request('export', {
+      path: path.resolve(need(a, 'file')),
+      ...(a.scope ? { scope: a.scope } : {}),
+      ...(a.format ? { format: a.format } : {}),
+    });
     return { json: r, text: `exported ${r.count} memories to ${r.path}` };
   },
   import: async (engine, a) => {
@@ -75,13 +93,21 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
   },
   stats: async (engine) => {
     const s = await engine.request('stats', {});
-    const text = [`project ${s.project.projectId}: ${s.project.memories} memories (${s.project.dir})`, `global: ${s.global.memories} memories (${s.global.dir})`].join('\n');
+    const text = [
+      `project ${s.project.projectId}: ${s.project.memories} memories (${s.project.dir})`,
+      `global: ${s.global.memories} memories (${s.global.dir})`,
+    ].join('\n');
     return { json: s, text };
   },
 };
 
 function describe(m: MemoryRecord): string {
-  return [`${m.id} [${m.type}, ${m.scope}] ${m.title}`, `tags: ${m.tags.join(', ') || '-'}  importance: ${m.importance}  version: ${m.version}`, '', m.content].join('\n');
+  return [
+    `${m.id} [${m.type}, ${m.scope}] ${m.title}`,
+    `tags: ${m.tags.join(', ') || '-'}  importance: ${m.importance}  version: ${m.version}`,
+    '',
+    m.content,
+  ].join('\n');
 }
 
 function summaryLine(m: MemorySummary): string {

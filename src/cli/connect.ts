@@ -39,7 +39,8 @@ export function connectEngine(opts: ConnectOptions): EngineClient {
   };
   return new EngineClient({
     init,
-    spawn: (i) => new SharedTransport({ init: i, spawnWorker: spawnEngineWorker, client: opts.client, ...(opts.log ? { log: opts.log } : {}) }),
+    spawn: (i) =>
+      new SharedTransport({ init: i, spawnWorker: spawnEngineWorker, client: opts.client, ...(opts.log ? { log: opts.log } : {}) }),
     ...(opts.log ? { log: opts.log } : {}),
   });
 }

@@ -31,7 +31,12 @@ export async function runCli(argv: string[], io: { out: (s: string) => void; err
 
 async function runOne(args: CliArgs, io: { out: (s: string) => void; err: (s: string) => void }): Promise<number> {
   const verbose = args.verbose;
-  const engine = connectEngine({ workspace: args.workspace, ...(args.home ? { home: args.home } : {}), client: `agent-memory ${args.command}`, ...(verbose ? { log: (l) => io.err(l) } : {}) });
+  const engine = connectEngine({
+    workspace: args.workspace,
+    ...(args.home ? { home: args.home } : {}),
+    client: `agent-memory ${args.command}`,
+    ...(verbose ? { log: (l) => io.err(l) } : {}),
+  });
   try {
     await engine.start();
     const command = COMMAND_TABLE[args.command as keyof typeof COMMAND_TABLE];
@@ -56,7 +61,11 @@ function oneLine(e: unknown): string {
 }
 
 if (require.main === module) {
-  runCli(process.argv.slice(2), { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`), cwd: process.cwd() }).then(
+  runCli(process.argv.slice(2), {
+    out: (s) => process.stdout.write(`${s}\n`),
+    err: (s) => process.stderr.write(`${s}\n`),
+    cwd: process.cwd(),
+  }).then(
     (code) => {
       // Flush stdout before leaving: a pipe reader must get the whole JSON object.
       process.stdout.write('', () => process.exit(code));

@@ -19,7 +19,11 @@ export const GLOBAL_FOLDER = 'global';
 
 /** A short, file-system-safe folder name for a project id (readable prefix + hash). */
 export function storeFolderName(projectId: string): string {
-  const readable = projectId.replace(/[^a-zA-Z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 60) || 'project';
+  const readable =
+    projectId
+      .replace(/[^a-zA-Z0-9._-]+/g, '_')
+      .replace(/^[._]+/, '')
+      .slice(0, 60) || 'project';
   return `${readable}-${createHash('sha256').update(projectId).digest('hex').slice(0, 12)}`;
 }
 
@@ -42,7 +46,11 @@ export function storeDirsIn(home: string, projectId: string): StoreDirs {
 }
 
 /** The per-window folders of earlier versions (VS Code workspace and global storage). */
-export function legacyStoreDirs(storageDir: string | undefined, globalStorageDir: string | undefined, projectId: string): Partial<StoreDirs> {
+export function legacyStoreDirs(
+  storageDir: string | undefined,
+  globalStorageDir: string | undefined,
+  projectId: string,
+): Partial<StoreDirs> {
   return {
     ...(storageDir ? { project: path.join(storageDir, 'projects', storeFolderName(projectId)) } : {}),
     ...(globalStorageDir ? { global: path.join(globalStorageDir, GLOBAL_FOLDER) } : {}),

@@ -32,7 +32,11 @@ interface StoreFiles {
 }
 
 /** Merges `legacyDir` into `target` unless it is absent or already migrated. */
-export async function migrateLegacyStore(target: Store, legacyDir: string | undefined, files: StoreFiles = {}): Promise<MigrationOutcome | undefined> {
+export async function migrateLegacyStore(
+  target: Store,
+  legacyDir: string | undefined,
+  files: StoreFiles = {},
+): Promise<MigrationOutcome | undefined> {
   if (!legacyDir || !fs.existsSync(legacyDir) || !hasStoreFiles(legacyDir)) return undefined;
   let old: Store | undefined;
   try {
@@ -69,7 +73,10 @@ function hasStoreFiles(dir: string): boolean {
 }
 
 function copyInto(old: Store, target: Store, from: string): MigrationOutcome {
-  const columns = target.all<{ name: string }>('PRAGMA table_info(memories)').map((c) => c.name).filter((c) => c !== 'rid');
+  const columns = target
+    .all<{ name: string }>('PRAGMA table_info(memories)')
+    .map((c) => c.name)
+    .filter((c) => c !== 'rid');
   const oldColumns = new Set(old.all<{ name: string }>('PRAGMA table_info(memories)').map((c) => c.name));
   const shared = columns.filter((c) => oldColumns.has(c));
   const outcome: MigrationOutcome = { from, copied: 0, duplicates: 0, history: 0 };
@@ -77,7 +84,11 @@ function copyInto(old: Store, target: Store, from: string): MigrationOutcome {
     // Vectors first: the vector triggers then mark the copied memories for the index catch-up.
     for (const e of old.all('SELECT space, text_hash, dim, vector, created_at FROM embeddings')) {
       tx.run('INSERT OR IGNORE INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)', [
-        e.space!, e.text_hash!, e.dim!, e.vector!, e.created_at!,
+        e.space!,
+        e.text_hash!,
+        e.dim!,
+        e.vector!,
+        e.created_at!,
       ]);
     }
     const idMap = new Map<string, string>();
@@ -88,7 +99,10 @@ function copyInto(old: Store, target: Store, from: string): MigrationOutcome {
         outcome.duplicates++;
         continue;
       }
-      tx.run(`INSERT INTO memories (${shared.join(', ')}) VALUES (${shared.map(() => '?').join(', ')})`, shared.map((c) => row[c] ?? null));
+      tx.run(
+        `INSERT INTO memories (${shared.join(', ')}) VALUES (${shared.map(() => '?').join(', ')})`,
+        shared.map((c) => row[c] ?? null),
+      );
       const rid = tx.get<{ rid: number }>('SELECT rid FROM memories WHERE id = ?', [row.id!])!.rid;
       for (const t of old.all<{ tag: string }>('SELECT tag FROM memory_tags WHERE rid = ?', [row.rid!])) {
         tx.run('INSERT OR IGNORE INTO memory_tags (tag, rid) VALUES (?, ?)', [t.tag, rid]);
@@ -106,7 +120,8 @@ function existingTwin(tx: Tx, row: Row): string | undefined {
   if (same) return same.id;
   if (row.deleted_at !== null && row.deleted_at !== undefined) return undefined;
   const twin = tx.get<{ id: string }>('SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [
-    row.project_id!, row.content_hash!,
+    row.project_id!,
+    row.content_hash!,
   ]);
   return twin?.id;
 }
@@ -117,8 +132,17 @@ function copyHistory(old: Store, tx: Tx, idMap: Map<string, string>): number {
   for (const h of old.all(`SELECT ${cols} FROM memory_history`)) {
     const memoryId = h.memory_id === null ? null : (idMap.get(String(h.memory_id)) ?? h.memory_id!);
     tx.run(`INSERT OR IGNORE INTO memory_history (${cols}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-      h.id!, memoryId, h.event!, h.old_content ?? null, h.new_content ?? null, h.old_json ?? null, h.new_json ?? null,
-      h.changed_by ?? null, h.reason ?? null, h.metadata_json ?? '{}', h.created_at!,
+      h.id!,
+      memoryId,
+      h.event!,
+      h.old_content ?? null,
+      h.new_content ?? null,
+      h.old_json ?? null,
+      h.new_json ?? null,
+      h.changed_by ?? null,
+      h.reason ?? null,
+      h.metadata_json ?? '{}',
+      h.created_at!,
     ]);
     n += tx.changes();
   }
@@ -130,8 +154,12 @@ function unverified(old: Store, target: Store): string | undefined {
   let missing = 0;
   for (const row of old.all('SELECT id, project_id, content_hash, deleted_at FROM memories')) {
     const byId = target.get('SELECT 1 AS x FROM memories WHERE id = ?', [row.id!]);
-    const byHash = row.deleted_at === null
-      && target.get('SELECT 1 AS x FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [row.project_id!, row.content_hash!]);
+    const byHash =
+      row.deleted_at === null &&
+      target.get('SELECT 1 AS x FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [
+        row.project_id!,
+        row.content_hash!,
+      ]);
     if (!byId && !byHash) missing++;
   }
   return missing ? `${missing} memories were not found in the shared store after the copy` : undefined;
@@ -150,21 +178,37 @@ export function engineStoreDirs(opts: EngineStoreOptions, projectId: string): St
     ensurePrivateHome(opts.home);
     return storeDirsIn(opts.home, projectId);
   }
-  if (!opts.storageDir || !opts.globalStorageDir) throw new EngineError('invalid_input', 'EngineInit needs `home` (or both storageDir and globalStorageDir).');
-  return { project: path.join(opts.storageDir, 'projects', storeFolderName(projectId)), global: path.join(opts.globalStorageDir, GLOBAL_FOLDER) };
+  if (!opts.storageDir || !opts.globalStorageDir)
+    throw new EngineError('invalid_input', 'EngineInit needs `home` (or both storageDir and globalStorageDir).');
+  return {
+    project: path.join(opts.storageDir, 'projects', storeFolderName(projectId)),
+    global: path.join(opts.globalStorageDir, GLOBAL_FOLDER),
+  };
 }
 
 /**
  * Merges the old per-window stores into the opened shared ones ([project, global]) and adds
  * one warning saying what moved. Skipped for read-only stores (restricted window, not the owner).
  */
-export async function migrateLegacyStores(opts: EngineStoreOptions, projectId: string, stores: [Store, Store], warnings: string[]): Promise<void> {
+export async function migrateLegacyStores(
+  opts: EngineStoreOptions,
+  projectId: string,
+  stores: [Store, Store],
+  warnings: string[],
+): Promise<void> {
   if (opts.restricted) return;
   const legacy = legacyStoreDirs(opts.storageDir, opts.globalStorageDir, projectId);
-  const files = { ...(opts.sqlWasmPath ? { sqlWasmPath: opts.sqlWasmPath } : {}), ...(opts.migrationsDir ? { migrationsDir: opts.migrationsDir } : {}) };
+  const files = {
+    ...(opts.sqlWasmPath ? { sqlWasmPath: opts.sqlWasmPath } : {}),
+    ...(opts.migrationsDir ? { migrationsDir: opts.migrationsDir } : {}),
+  };
   const outcomes: (MigrationOutcome | undefined)[] = [];
-  for (const [store, dir] of [[stores[0], legacy.project], [stores[1], legacy.global]] as const) {
-    if (!store.isReadOnly && dir && path.resolve(dir) !== path.resolve(store.dir)) outcomes.push(await migrateLegacyStore(store, dir, files));
+  for (const [store, dir] of [
+    [stores[0], legacy.project],
+    [stores[1], legacy.global],
+  ] as const) {
+    if (!store.isReadOnly && dir && path.resolve(dir) !== path.resolve(store.dir))
+      outcomes.push(await migrateLegacyStore(store, dir, files));
   }
   const message = describeMigration(outcomes);
   if (message) warnings.push(message);

@@ -44,12 +44,24 @@ async function main(): Promise<void> {
     return;
   }
   const handlers = createHandlers({ allowDebug: !!init.allowDebug, exit: (code) => process.exit(code) });
-  const info = () => ({ protocolVersion: PROTOCOL_VERSION, projectId: engine.projectId, openMs: engine.openDurationMs, warnings: engine.startupWarnings });
-  new RpcServer(port, engine, handlers, () => {
+  const info = (): ReadyInfo => ({
+    protocolVersion: PROTOCOL_VERSION, projectId: engine.projectId, openMs: engine.openDurationMs, warnings: engine.startupWarnings,
+  });
+  // The owner's own shutdown stops serving first: no client starts a request on a closing engine
+  // (they reconnect, and one of them takes the store over once the lock is released).
+  const ownHandlers: HandlerTable = {
+    ...handlers,
+    'engine.shutdown': async (e, p, c) => {
+      await server?.close();
+      return handlers['engine.shutdown'](e, p, c);
+    },
+  };
+  new RpcServer(port, engine, ownHandlers, () => {
     // Answered: let the thread end once the port has flushed and the clients are told.
     void (server?.close() ?? Promise.resolve()).finally(() => setImmediate(() => port.close()));
   });
-  if (init.serve) server = await serveStore(engine, handlers, info, (message) => post({ kind: 'event', event: { type: 'warning', message } }));
+  const warn = (message: string) => post({ kind: 'event', event: { type: 'warning', message } });
+  if (init.serve) server = await serveStore(engine, handlers, info, warn);
   post({ kind: 'ready', info: info() });
 }
 

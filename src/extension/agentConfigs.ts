@@ -49,25 +49,42 @@ export function agentConfigs(input: AgentSetupInput): AgentConfig[] {
   const inProject = (rel: string) => (input.workspace ? path.join(input.workspace, rel) : rel);
   return [
     {
-      agent: 'Claude Code', file: inProject('.mcp.json'), content: jsonServers(input), mergeableJson: true,
+      agent: 'Claude Code',
+      file: inProject('.mcp.json'),
+      content: jsonServers(input),
+      mergeableJson: true,
       note: `or: claude mcp add ${SERVER_KEY} -- ${[node, ...args].map(shellQuote).join(' ')}`,
     },
     { agent: 'Cursor', file: inProject(path.join('.cursor', 'mcp.json')), content: jsonServers(input), mergeableJson: true },
     {
-      agent: 'Codex', file: path.join('~', '.codex', 'config.toml'), mergeableJson: false,
+      agent: 'Codex',
+      file: path.join('~', '.codex', 'config.toml'),
+      mergeableJson: false,
       content: `[mcp_servers.${SERVER_KEY}]\ncommand = ${tomlString(node)}\nargs = [${args.map(tomlString).join(', ')}]\n`,
       note: 'append to the file (one [mcp_servers.agent-memory] table)',
     },
     {
-      agent: 'Continue', file: inProject(path.join('.continue', 'mcpServers', `${SERVER_KEY}.yaml`)), mergeableJson: false,
+      agent: 'Continue',
+      file: inProject(path.join('.continue', 'mcpServers', `${SERVER_KEY}.yaml`)),
+      mergeableJson: false,
       content: [
-        'name: Agent Memory', 'version: 0.0.1', 'schema: v1', 'mcpServers:', `  - name: ${SERVER_KEY}`, `    command: ${JSON.stringify(node)}`,
-        '    args:', ...args.map((a) => `      - ${JSON.stringify(a)}`), '',
+        'name: Agent Memory',
+        'version: 0.0.1',
+        'schema: v1',
+        'mcpServers:',
+        `  - name: ${SERVER_KEY}`,
+        `    command: ${JSON.stringify(node)}`,
+        '    args:',
+        ...args.map((a) => `      - ${JSON.stringify(a)}`),
+        '',
       ].join('\n'),
     },
     {
-      agent: 'Cline', file: 'cline_mcp_settings.json (Cline: MCP Servers → Configure MCP Servers)', content: jsonServers(input, { disabled: false }),
-      mergeableJson: false, note: 'merge the agent-memory entry into the mcpServers object Cline opens',
+      agent: 'Cline',
+      file: 'cline_mcp_settings.json (Cline: MCP Servers → Configure MCP Servers)',
+      content: jsonServers(input, { disabled: false }),
+      mergeableJson: false,
+      note: 'merge the agent-memory entry into the mcpServers object Cline opens',
     },
   ];
 }
@@ -89,7 +106,23 @@ export function mergeMcpJson(existing: string | undefined, entry: string): strin
 export function agentConfigsMarkdown(configs: AgentConfig[]): string {
   const parts = configs.map((c) => {
     const lang = c.file.endsWith('.toml') ? 'toml' : c.file.endsWith('.yaml') ? 'yaml' : 'json';
-    return [`## ${c.agent}`, '', `File: \`${c.file}\``, '', `\`\`\`${lang}`, c.content.trimEnd(), '```', ...(c.note ? ['', c.note] : []), ''].join('\n');
+    return [
+      `## ${c.agent}`,
+      '',
+      `File: \`${c.file}\``,
+      '',
+      `\`\`\`${lang}`,
+      c.content.trimEnd(),
+      '```',
+      ...(c.note ? ['', c.note] : []),
+      '',
+    ].join('\n');
   });
-  return ['# Connect other agents to Agent Memory', '', 'Each agent starts `agent-memory mcp` (Node 20+ must be on the PATH).', '', ...parts].join('\n');
+  return [
+    '# Connect other agents to Agent Memory',
+    '',
+    'Each agent starts `agent-memory mcp` (Node 20+ must be on the PATH).',
+    '',
+    ...parts,
+  ].join('\n');
 }

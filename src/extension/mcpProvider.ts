@@ -17,15 +17,26 @@ export function registerMcpProvider(context: vscode.ExtensionContext, log: Logge
     return;
   }
   const changed = new vscode.EventEmitter<void>();
-  context.subscriptions.push(changed, vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
-    onDidChangeMcpServerDefinitions: changed.event,
-    provideMcpServerDefinitions: () => {
-      const workspace = pickProjectFolder(context.workspaceState).folder?.uri.fsPath;
-      const args = [cliPath(context), 'mcp', ...(workspace ? ['--workspace', workspace] : [])];
-      const storeHome = vscode.workspace.getConfiguration('agentMemory').get<string>('storeHome');
-      const env: Record<string, string> = { ELECTRON_RUN_AS_NODE: '1', ...(storeHome ? { AGENT_MEMORY_HOME: storeHome } : {}) };
-      return [new vscode.McpStdioServerDefinition(MCP_SERVER_NAME, process.execPath, args, env, context.extension.packageJSON.version as string)];
-    },
-  }));
+  context.subscriptions.push(
+    changed,
+    vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
+      onDidChangeMcpServerDefinitions: changed.event,
+      provideMcpServerDefinitions: () => {
+        const workspace = pickProjectFolder(context.workspaceState).folder?.uri.fsPath;
+        const args = [cliPath(context), 'mcp', ...(workspace ? ['--workspace', workspace] : [])];
+        const storeHome = vscode.workspace.getConfiguration('agentMemory').get<string>('storeHome');
+        const env: Record<string, string> = { ELECTRON_RUN_AS_NODE: '1', ...(storeHome ? { AGENT_MEMORY_HOME: storeHome } : {}) };
+        return [
+          new vscode.McpStdioServerDefinition(
+            MCP_SERVER_NAME,
+            process.execPath,
+            args,
+            env,
+            context.extension.packageJSON.version as string,
+          ),
+        ];
+      },
+    }),
+  );
   context.subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()));
 }

@@ -44,8 +44,9 @@ export const HOST_SETTINGS: Record<string, JsonSchema> = {
     type: 'string',
     default: '',
     markdownDescription:
-      'Folder holding the memory stores shared by every window, clone, CLI and MCP server of a project (one folder per project id, plus `global`). '
-      + 'Empty: the `AGENT_MEMORY_HOME` environment variable, else `~/.agent-memory`. The `agent-memory` CLI reads `AGENT_MEMORY_HOME` or `--home`: set the same folder there. '
+      'Folder holding the memory stores shared by every window, clone, CLI and MCP server of a project '
+      + '(one folder per project id, plus `global`). Empty: the `AGENT_MEMORY_HOME` environment variable, else `~/.agent-memory`. '
+      + 'The `agent-memory` CLI reads `AGENT_MEMORY_HOME` or `--home`: set the same folder there. '
       + 'Takes effect when the engine restarts.',
     scope: 'machine',
   },

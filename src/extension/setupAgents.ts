@@ -17,23 +17,25 @@ export function cliPath(context: vscode.ExtensionContext): string {
 }
 
 export function registerSetupAgents(context: vscode.ExtensionContext, log: Logger): void {
-  context.subscriptions.push(vscode.commands.registerCommand(COMMAND_SETUP_AGENTS, async () => {
-    const workspace = pickProjectFolder(context.workspaceState).folder?.uri.fsPath;
-    const configs = agentConfigs({ cliPath: cliPath(context), ...(workspace ? { workspace } : {}) });
-    const writable = configs.filter((c) => c.mergeableJson && workspace);
-    const picks = [
-      { label: 'Show the configuration of every agent', configs: [] as AgentConfig[] },
-      ...writable.map((c) => ({ label: `Write ${c.agent}'s ${path.relative(workspace ?? '', c.file)}`, configs: [c] })),
-    ];
-    const pick = await vscode.window.showQuickPick(picks, { title: 'Agent Memory: Set Up Other Agents' });
-    if (!pick) return;
-    if (!pick.configs.length) {
-      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: agentConfigsMarkdown(configs) });
-      await vscode.window.showTextDocument(doc);
-      return;
-    }
-    for (const c of pick.configs) writeConfig(c, log);
-  }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand(COMMAND_SETUP_AGENTS, async () => {
+      const workspace = pickProjectFolder(context.workspaceState).folder?.uri.fsPath;
+      const configs = agentConfigs({ cliPath: cliPath(context), ...(workspace ? { workspace } : {}) });
+      const writable = configs.filter((c) => c.mergeableJson && workspace);
+      const picks = [
+        { label: 'Show the configuration of every agent', configs: [] as AgentConfig[] },
+        ...writable.map((c) => ({ label: `Write ${c.agent}'s ${path.relative(workspace ?? '', c.file)}`, configs: [c] })),
+      ];
+      const pick = await vscode.window.showQuickPick(picks, { title: 'Agent Memory: Set Up Other Agents' });
+      if (!pick) return;
+      if (!pick.configs.length) {
+        const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: agentConfigsMarkdown(configs) });
+        await vscode.window.showTextDocument(doc);
+        return;
+      }
+      for (const c of pick.configs) writeConfig(c, log);
+    }),
+  );
 }
 
 function writeConfig(c: AgentConfig, log: Logger): void {

@@ -20,7 +20,8 @@ export async function projectContext(engine: EngineClient, maxTokens = DEFAULT_C
     engine.request('memory.list', { scope: 'global', limit: SCAN }),
     engine.request('stats', {}),
   ]);
-  const byImportance = (xs: MemorySummary[]) => [...xs].sort((a, b) => b.importance - a.importance || b.updatedAt.localeCompare(a.updatedAt));
+  const byImportance = (xs: MemorySummary[]) =>
+    [...xs].sort((a, b) => b.importance - a.importance || b.updatedAt.localeCompare(a.updatedAt));
   const sections: [string, MemorySummary[]][] = [
     ['Most important', byImportance(project.items).filter((m) => m.importance >= 0.7)],
     ['Most recent', project.items],
@@ -38,7 +39,9 @@ export async function projectContext(engine: EngineClient, maxTokens = DEFAULT_C
   const body: string[] = [];
   let used = 0;
   for (const [title, items] of sections) {
-    const lines = items.filter((m) => !seen.has(m.id)).map((m) => ({ id: m.id, line: `- ${m.id} [${m.type}] ${clean(m.title)}: ${clean(m.preview)}` }));
+    const lines = items
+      .filter((m) => !seen.has(m.id))
+      .map((m) => ({ id: m.id, line: `- ${m.id} [${m.type}] ${clean(m.title)}: ${clean(m.preview)}` }));
     const header = `### ${title}`;
     for (const { id, line } of lines) {
       const cost = line.length + 1 + (body.includes(header) ? 0 : header.length + 1);

@@ -5,7 +5,15 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { CreateMemoryResult, EngineStats, HistoryEntry, ImportResult, ListResult, MemoryRecord, SearchResponse } from '../../src/engine/protocol';
+import type {
+  CreateMemoryResult,
+  EngineStats,
+  HistoryEntry,
+  ImportResult,
+  ListResult,
+  MemoryRecord,
+  SearchResponse,
+} from '../../src/engine/protocol';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { runCli, type CliRun } from '../helpers/cliProcess';
@@ -36,7 +44,18 @@ test('every command: --json output and exit codes, as owner and as client', { ti
   const cli = (...args: string[]) => runCli([...args, '--workspace', ws], env);
 
   // Nobody owns the store: the CLI opens it itself.
-  const added = oneObject<CreateMemoryResult>(await cli('add', 'Integration tests need', 'the docker daemon running locally.', '--title', 'docker for tests', '--tags', 'testing,docker', '--json'));
+  const added = oneObject<CreateMemoryResult>(
+    await cli(
+      'add',
+      'Integration tests need',
+      'the docker daemon running locally.',
+      '--title',
+      'docker for tests',
+      '--tags',
+      'testing,docker',
+      '--json',
+    ),
+  );
   assert.equal(added.status, 'created');
   if (added.status !== 'created') return;
   assert.equal(added.memory.content, 'Integration tests need the docker daemon running locally.');
@@ -53,11 +72,16 @@ test('every command: --json output and exit codes, as owner and as client', { ti
     assert.equal(got.id, id);
     const list = oneObject<ListResult>(await cli('list', '--limit', '5', '--json'));
     assert.equal(list.total, 1);
-    const updated = oneObject<MemoryRecord>(await cli('update', id, '--content', 'Integration tests need docker (daemon or rootless) running locally.', '--json'));
+    const updated = oneObject<MemoryRecord>(
+      await cli('update', id, '--content', 'Integration tests need docker (daemon or rootless) running locally.', '--json'),
+    );
     assert.equal(updated.version, 2);
-    assert.match((await owner.client.request('memory.get', { id }))?.content ?? '', /rootless/, 'the owner sees the client\'s update');
+    assert.match((await owner.client.request('memory.get', { id }))?.content ?? '', /rootless/, "the owner sees the client's update");
     const history = oneObject<{ id: string; history: HistoryEntry[] }>(await cli('history', id, '--json'));
-    assert.deepEqual(history.history.map((h) => h.event), ['created', 'updated']);
+    assert.deepEqual(
+      history.history.map((h) => h.event),
+      ['created', 'updated'],
+    );
     const globalAdd = oneObject<CreateMemoryResult>(await cli('add', 'Prefer small pull requests.', '--scope', 'global', '--json'));
     assert.equal(globalAdd.status === 'created' && globalAdd.memory.scope, 'global');
     const file = path.join(root, 'export.jsonl');

@@ -21,7 +21,7 @@ test('the store home: the setting wins over AGENT_MEMORY_HOME, which wins over ~
   assert.match(path.basename(dirs.project), /^github.com_acme_widgets-[0-9a-f]{12}$/);
 });
 
-test('two clones with the same origin open the same store and see each other\'s memories', async () => {
+test("two clones with the same origin open the same store and see each other's memories", async () => {
   const root = tmpDir('am-loc-');
   const home = path.join(root, 'home');
   const a = fakeClone(root, 'clone-a');

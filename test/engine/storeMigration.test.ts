@@ -31,7 +31,11 @@ test('two old per-window stores and the old global store merge into the shared s
   const winA = path.join(root, 'vscode-ws-a');
   const winB = path.join(root, 'vscode-ws-b');
   const shared = 'Release builds are signed with the key in the HSM, never with a developer key.';
-  const a = await oldWindow(winA, oldGlobal, ws, [shared, 'The staging database is reset every Sunday at 02:00 UTC.', 'Flaky test: payments retry spec, quarantined.']);
+  const a = await oldWindow(winA, oldGlobal, ws, [
+    shared,
+    'The staging database is reset every Sunday at 02:00 UTC.',
+    'Flaky test: payments retry spec, quarantined.',
+  ]);
   const updated = await a.engine.update(a.ids[1]!, { content: 'The staging database is reset every Sunday at 03:00 UTC (moved in May).' });
   assert.equal(updated.version, 2);
   await a.engine.delete(a.ids[2]!, 'fixed');
@@ -44,7 +48,15 @@ test('two old per-window stores and the old global store merge into the shared s
 
   const home = path.join(root, 'home');
   const events: EngineEvent[] = [];
-  const first = await MemoryEngine.open({ home, storageDir: winA, globalStorageDir: oldGlobal, workspaceRoot: ws, settings, snapshotTickMs: 0, onEvent: (e) => events.push(e) });
+  const first = await MemoryEngine.open({
+    home,
+    storageDir: winA,
+    globalStorageDir: oldGlobal,
+    workspaceRoot: ws,
+    settings,
+    snapshotTickMs: 0,
+    onEvent: (e) => events.push(e),
+  });
   const messages = [...first.startupWarnings].filter((w) => w.startsWith('Moved to the shared memory store'));
   assert.equal(messages.length, 1, `one message says what moved: ${first.startupWarnings.join(' | ')}`);
   assert.match(messages[0]!, /3 memories \(0 already present/);
@@ -64,11 +76,18 @@ test('two old per-window stores and the old global store merge into the shared s
     assert.deepEqual(history.map((h) => h.event).sort(), ['created', 'updated'], 'history moved with the memory');
     const deleted = second.get(a.ids[2]!, true);
     assert.ok(deleted?.deletedAt, 'the tombstone moved too');
-    assert.ok(second.get(b.ids[1]!), 'window B\'s own memory arrived');
-    assert.equal(second.get(b.ids[0]!), null, 'the text saved in both windows is kept once (window A\'s copy)');
-    assert.deepEqual(second.history(a.ids[0]!).filter((h) => h.event === 'created').length, 2, 'the duplicate\'s history points at the kept memory');
+    assert.ok(second.get(b.ids[1]!), "window B's own memory arrived");
+    assert.equal(second.get(b.ids[0]!), null, "the text saved in both windows is kept once (window A's copy)");
+    assert.deepEqual(
+      second.history(a.ids[0]!).filter((h) => h.event === 'created').length,
+      2,
+      "the duplicate's history points at the kept memory",
+    );
     const hits = await second.search({ query: 'LaunchDarkly feature flags' });
-    assert.ok(hits.hits.some((h) => h.memory.id === b.ids[1]), 'merged memories are searchable');
+    assert.ok(
+      hits.hits.some((h) => h.memory.id === b.ids[1]),
+      'merged memories are searchable',
+    );
     const globals = second.list({ scope: 'global', limit: 10 });
     assert.equal(globals.total, 1);
     const folder = storeFolderName(projectId);

@@ -8,7 +8,10 @@ const input = { cliPath: '/opt/vscode/extensions/agent-memory-0.1.0/dist/cli.js'
 
 test('every agent gets the absolute CLI path with `mcp` and the project folder', () => {
   const configs = agentConfigs(input);
-  assert.deepEqual(configs.map((c) => c.agent), ['Claude Code', 'Cursor', 'Codex', 'Continue', 'Cline']);
+  assert.deepEqual(
+    configs.map((c) => c.agent),
+    ['Claude Code', 'Cursor', 'Codex', 'Continue', 'Cline'],
+  );
   for (const c of configs) {
     assert.ok(c.content.includes(input.cliPath), `${c.agent}: the CLI path`);
     assert.ok(c.content.includes('"mcp"') || c.content.includes("'mcp'"), `${c.agent}: the mcp command`);
@@ -18,7 +21,10 @@ test('every agent gets the absolute CLI path with `mcp` and the project folder',
   assert.deepEqual(claude.mcpServers['agent-memory'], { command: 'node', args: [input.cliPath, 'mcp', '--workspace', input.workspace] });
   assert.equal(configs[0]!.file, '/home/dev/widgets/.mcp.json');
   assert.equal(configs[1]!.file, '/home/dev/widgets/.cursor/mcp.json');
-  assert.match(configs[2]!.content, /^\[mcp_servers\.agent-memory\]\ncommand = "node"\nargs = \["\/opt\/.*cli\.js", "mcp", "--workspace", "\/home\/dev\/widgets"\]\n$/);
+  assert.match(
+    configs[2]!.content,
+    /^\[mcp_servers\.agent-memory\]\ncommand = "node"\nargs = \["\/opt\/.*cli\.js", "mcp", "--workspace", "\/home\/dev\/widgets"\]\n$/,
+  );
   assert.match(configs[0]!.note ?? '', /^or: claude mcp add agent-memory -- node \/opt\/.*cli\.js mcp --workspace \/home\/dev\/widgets$/);
   assert.match(agentConfigsMarkdown(configs), /## Codex[\s\S]*```toml/);
 });

@@ -124,7 +124,9 @@ function checkHello(m: unknown, secret: string): string | undefined {
   if (!isHello(m)) return 'The first message must be a hello with the store secret.';
   const given = Buffer.from(m.secret);
   const expected = Buffer.from(secret);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'Wrong store secret: only the owner\'s OS user may connect.';
-  if (m.protocolVersion !== PROTOCOL_VERSION) return `Protocol ${m.protocolVersion} is not spoken here (the owner speaks ${PROTOCOL_VERSION}): update Agent Memory.`;
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return "Wrong store secret: only the owner's OS user may connect.";
+  if (m.protocolVersion !== PROTOCOL_VERSION)
+    return `Protocol ${m.protocolVersion} is not spoken here (the owner speaks ${PROTOCOL_VERSION}): update Agent Memory.`;
   return undefined;
 }

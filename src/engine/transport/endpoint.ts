@@ -47,7 +47,9 @@ export function readSecret(storeDir: string): string | undefined {
 }
 
 /** The project store folder an engine started with `init` opens (the project id as the engine resolves it). */
-export async function projectStoreDir(init: Pick<EngineInit, 'home' | 'storageDir' | 'globalStorageDir' | 'workspaceRoot'>): Promise<string> {
+export async function projectStoreDir(
+  init: Pick<EngineInit, 'home' | 'storageDir' | 'globalStorageDir' | 'workspaceRoot'>,
+): Promise<string> {
   const projectId = init.workspaceRoot ? (await resolveProjectId(init.workspaceRoot)).id : 'no-workspace';
   return engineStoreDirs(init, projectId).project;
 }

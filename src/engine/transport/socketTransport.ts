@@ -60,7 +60,10 @@ export class SocketTransport extends EventEmitter implements EngineTransport {
 
 /** Connects and waits for the owner's first answer: its ReadyMessage (the transport is usable), or undefined. */
 export function connectToOwner(
-  where: string, secret: string, client: string, timeoutMs = 5000,
+  where: string,
+  secret: string,
+  client: string,
+  timeoutMs = 5000,
 ): Promise<{ transport: SocketTransport; ready: FromEngineMessage } | undefined> {
   return new Promise((resolve) => {
     const t = new SocketTransport(where, secret, client);

@@ -13,7 +13,10 @@ import { tmpDir } from '../../helpers/tmp';
 import { fakeClone } from '../../helpers/clones';
 import { sharedClient } from './sharedHarness';
 
-function nextEvent(client: { onEvent(l: (e: EngineEvent) => void): { dispose(): void } }, pred: (e: EngineEvent) => boolean): Promise<EngineEvent> {
+function nextEvent(
+  client: { onEvent(l: (e: EngineEvent) => void): { dispose(): void } },
+  pred: (e: EngineEvent) => boolean,
+): Promise<EngineEvent> {
   return new Promise((resolve) => {
     const sub = client.onEvent((e) => {
       if (pred(e)) {
@@ -29,10 +32,14 @@ function refusalFor(where: string, secret: string): Promise<unknown> {
     const s = net.connect(where);
     s.on('error', reject);
     writeFrame(s, { kind: 'hello', secret, protocolVersion: 1 });
-    readFrames(s, (m) => {
-      resolve(m);
-      s.destroy();
-    }, reject);
+    readFrames(
+      s,
+      (m) => {
+        resolve(m);
+        s.destroy();
+      },
+      reject,
+    );
   });
 }
 

@@ -57,58 +57,67 @@ async function until(what: string, cond: () => boolean, timeoutMs = 60_000): Pro
   }
 }
 
-test(`SIGKILL of the owner during traffic from two clients, ${ROUNDS} rounds: no acknowledged write lost, none applied twice`, { timeout: 900_000 }, async () => {
-  const root = tmpDir('am-takeover-');
-  const home = path.join(root, 'home');
-  const ws = fakeClone(root, 'repo');
-  const dir = await projectStoreDir({ home, workspaceRoot: ws });
-  const writers: Writer[] = [];
-  const alive = new Set<Writer>();
-  const add = (name: string) => {
-    const w = startWriter(home, ws, name);
-    writers.push(w);
-    alive.add(w);
-    return w;
-  };
-  try {
-    await add('w0').ready;
-    await Promise.all([add('w1').ready, add('w2').ready]);
-    for (let round = 1; round <= ROUNDS; round++) {
-      const before = acks(writers);
-      await until('traffic', () => acks(writers) >= before + 4);
-      const owner = [...alive].find((w) => w.proc.pid === lockPid(dir));
-      assert.ok(owner, `round ${round}: the lock is held by one of the writers`);
-      owner.proc.kill('SIGKILL');
-      alive.delete(owner);
-      add(`r${round}`);
-      const afterKill = acks(writers);
-      await until(`takeover in round ${round}`, () => {
-        const pid = lockPid(dir);
-        return acks(writers) >= afterKill + 4 && [...alive].some((w) => w.proc.pid === pid);
-      });
+test(
+  `SIGKILL of the owner during traffic from two clients, ${ROUNDS} rounds: no acknowledged write lost, none applied twice`,
+  { timeout: 900_000 },
+  async () => {
+    const root = tmpDir('am-takeover-');
+    const home = path.join(root, 'home');
+    const ws = fakeClone(root, 'repo');
+    const dir = await projectStoreDir({ home, workspaceRoot: ws });
+    const writers: Writer[] = [];
+    const alive = new Set<Writer>();
+    const add = (name: string) => {
+      const w = startWriter(home, ws, name);
+      writers.push(w);
+      alive.add(w);
+      return w;
+    };
+    try {
+      await add('w0').ready;
+      await Promise.all([add('w1').ready, add('w2').ready]);
+      for (let round = 1; round <= ROUNDS; round++) {
+        const before = acks(writers);
+        await until('traffic', () => acks(writers) >= before + 4);
+        const owner = [...alive].find((w) => w.proc.pid === lockPid(dir));
+        assert.ok(owner, `round ${round}: the lock is held by one of the writers`);
+        owner.proc.kill('SIGKILL');
+        alive.delete(owner);
+        add(`r${round}`);
+        const afterKill = acks(writers);
+        await until(`takeover in round ${round}`, () => {
+          const pid = lockPid(dir);
+          return acks(writers) >= afterKill + 4 && [...alive].some((w) => w.proc.pid === pid);
+        });
+      }
+    } finally {
+      for (const w of alive) w.proc.kill('SIGTERM');
+      await Promise.all([...alive].map((w) => new Promise((r) => (w.proc.exitCode !== null ? r(null) : w.proc.once('exit', r)))));
     }
-  } finally {
-    for (const w of alive) w.proc.kill('SIGTERM');
-    await Promise.all([...alive].map((w) => new Promise((r) => (w.proc.exitCode !== null ? r(null) : w.proc.once('exit', r)))));
-  }
-  const all = writers.flatMap((w) => w.lines);
-  const acked = all.filter((l) => 'ack' in l);
-  assert.ok(acked.length >= ROUNDS * 8, `traffic in every round (${acked.length} acknowledged)`);
-  assert.deepEqual(acked.filter((l) => l.status !== 'created').map((l) => l.status), [], 'every acknowledged create says created (a retry is not a duplicate)');
-  const store = await Store.open({ dir, readOnly: true });
-  try {
-    const rows = store.all<{ id: string; content: string; key: string | null }>(
-      "SELECT id, content, json_extract(metadata_json, '$.idempotencyKey') AS key FROM memories WHERE deleted_at IS NULL",
+    const all = writers.flatMap((w) => w.lines);
+    const acked = all.filter((l) => 'ack' in l);
+    assert.ok(acked.length >= ROUNDS * 8, `traffic in every round (${acked.length} acknowledged)`);
+    assert.deepEqual(
+      acked.filter((l) => l.status !== 'created').map((l) => l.status),
+      [],
+      'every acknowledged create says created (a retry is not a duplicate)',
     );
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    for (const a of acked) assert.equal(byId.get(String(a.id))?.content, a.ack, `acknowledged write ${String(a.id)} is in the store`);
-    const keys = rows.map((r) => r.key).filter((k): k is string => !!k);
-    assert.equal(new Set(keys).size, keys.length, 'no idempotency key applied twice');
-    const contents = rows.map((r) => r.content);
-    assert.equal(new Set(contents).size, contents.length, 'no write applied twice');
-    const failed = all.filter((l) => 'fail' in l);
-    console.log(`takeover: ${ROUNDS} rounds, ${acked.length} acknowledged, ${failed.length} failed (${[...new Set(failed.map((f) => f.code))].join(', ')}), ${rows.length} in the store`);
-  } finally {
-    await store.close();
-  }
-});
+    const store = await Store.open({ dir, readOnly: true });
+    try {
+      const rows = store.all<{ id: string; content: string; key: string | null }>(
+        "SELECT id, content, json_extract(metadata_json, '$.idempotencyKey') AS key FROM memories WHERE deleted_at IS NULL",
+      );
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      for (const a of acked) assert.equal(byId.get(String(a.id))?.content, a.ack, `acknowledged write ${String(a.id)} is in the store`);
+      const keys = rows.map((r) => r.key).filter((k): k is string => !!k);
+      assert.equal(new Set(keys).size, keys.length, 'no idempotency key applied twice');
+      const contents = rows.map((r) => r.content);
+      assert.equal(new Set(contents).size, contents.length, 'no write applied twice');
+      const failed = all.filter((l) => 'fail' in l);
+      const codes = [...new Set(failed.map((f) => f.code))].join(', ');
+      console.log(`takeover: ${ROUNDS} rounds, ${acked.length} acknowledged, ${failed.length} failed (${codes}), ${rows.length} in the store`);
+    } finally {
+      await store.close();
+    }
+  },
+);
