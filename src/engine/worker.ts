@@ -10,6 +10,9 @@ import { MemoryEngine } from './engine';
 import { toErrorPayload } from './errors';
 import { createHandlers, type HandlerTable } from './handlers';
 import { EngineServer } from './server/engineServer';
+import { GlobalLink } from './server/globalLink';
+import { globalForwardingHandlers } from './server/globalForwarding';
+import { globalScopeHandlers } from './server/globalScope';
 import { RpcServer, type Port } from './rpcServer';
 import { PROTOCOL_VERSION, type EngineInit, type FromEngineMessage, type ReadyInfo } from './protocol';
 
@@ -25,8 +28,11 @@ async function main(): Promise<void> {
   const post = (m: FromEngineMessage) => parentPort!.postMessage(m);
   const init = workerData as EngineInit;
   let engine: MemoryEngine;
-  // The store's socket server (init.serve) gets every event the owner's window gets.
+  // The store's socket server (init.serve) gets every event the owner's window gets; the global
+  // store's server (this engine owns global/) only the global ones.
   let server: EngineServer | undefined;
+  let globalServer: EngineServer | undefined;
+  let link: GlobalLink | undefined;
   try {
     const sqlWasmPath = init.sqlWasmPath ?? besideBundle('sql-wasm.wasm');
     const migrationsDir = init.migrationsDir ?? besideBundle('migrations');
@@ -37,22 +43,36 @@ async function main(): Promise<void> {
       onEvent: (event) => {
         post({ kind: 'event', event });
         server?.broadcast(event);
+        if (event.type === 'memory.changed' && event.store !== 'project') globalServer?.broadcast(event);
       },
     });
   } catch (e) {
     post({ kind: 'fatal', error: toErrorPayload(e) });
     return;
   }
-  const handlers = createHandlers({ allowDebug: !!init.allowDebug, exit: (code) => process.exit(code) });
-  const info = (): ReadyInfo => ({
-    protocolVersion: PROTOCOL_VERSION, projectId: engine.projectId, openMs: engine.openDurationMs, warnings: engine.startupWarnings,
-  });
+  const local = createHandlers({ allowDebug: !!init.allowDebug, exit: (code) => process.exit(code) });
+  const warn = (message: string) => post({ kind: 'event', event: { type: 'warning', message } });
+  // Global memories: served to other projects when this engine owns global/, else reached through its owner.
+  const globalDir = engine.stats().global.dir;
+  if (init.serve && !engine.stats().global.readOnly) globalServer = await serveGlobal(engine, local, info, warn);
+  if (init.serve && engine.stats().global.readOnly) {
+    link = await GlobalLink.open(globalDir, `engine of ${engine.projectId}`, (event) => {
+      post({ kind: 'event', event });
+      server?.broadcast(event);
+    });
+  }
+  const handlers = link ? globalForwardingHandlers(local, link) : local;
+  function info(): ReadyInfo {
+    return {
+      protocolVersion: PROTOCOL_VERSION, projectId: engine.projectId, openMs: engine.openDurationMs, warnings: engine.startupWarnings,
+    };
+  }
   // The owner's own shutdown stops serving first: no client starts a request on a closing engine
   // (they reconnect, and one of them takes the store over once the lock is released).
   const ownHandlers: HandlerTable = {
     ...handlers,
     'engine.shutdown': async (e, p, c) => {
-      await server?.close();
+      await Promise.all([server?.close(), globalServer?.close(), link?.close()]);
       return handlers['engine.shutdown'](e, p, c);
     },
   };
@@ -60,7 +80,6 @@ async function main(): Promise<void> {
     // Answered: let the thread end once the port has flushed and the clients are told.
     void (server?.close() ?? Promise.resolve()).finally(() => setImmediate(() => port.close()));
   });
-  const warn = (message: string) => post({ kind: 'event', event: { type: 'warning', message } });
   if (init.serve) server = await serveStore(engine, handlers, info, warn);
   post({ kind: 'ready', info: info() });
 }
@@ -74,6 +93,19 @@ async function serveStore(
     return await EngineServer.start({ storeDir, engine, handlers, info, log: warn });
   } catch (e) {
     warn(`other windows and agents cannot reach this store: serving it on its socket failed (${toErrorPayload(e).message})`);
+    return undefined;
+  }
+}
+
+/** global/engine.sock, held to scope global (server/globalScope.ts); a failure costs other projects' windows their global writes. */
+async function serveGlobal(
+  engine: MemoryEngine, handlers: HandlerTable, info: () => ReadyInfo, warn: (message: string) => void,
+): Promise<EngineServer | undefined> {
+  try {
+    const storeDir = engine.stats().global.dir;
+    return await EngineServer.start({ storeDir, engine, handlers: globalScopeHandlers(handlers), info, log: warn });
+  } catch (e) {
+    warn(`other projects' windows cannot write global memories: serving the global store failed (${toErrorPayload(e).message})`);
     return undefined;
   }
 }

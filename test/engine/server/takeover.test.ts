@@ -115,7 +115,8 @@ test(
       assert.equal(new Set(contents).size, contents.length, 'no write applied twice');
       const failed = all.filter((l) => 'fail' in l);
       const codes = [...new Set(failed.map((f) => f.code))].join(', ');
-      console.log(`takeover: ${ROUNDS} rounds, ${acked.length} acknowledged, ${failed.length} failed (${codes}), ${rows.length} in the store`);
+      const counts = `${acked.length} acknowledged, ${failed.length} failed (${codes}), ${rows.length} in the store`;
+      console.log(`takeover: ${ROUNDS} rounds, ${counts}`);
     } finally {
       await store.close();
     }
