@@ -3,6 +3,7 @@
 //   src/extension/extension.ts -> dist/extension.js   (node, cjs; the extension host's entry)
 //   src/engine/worker.ts       -> dist/engine.js      (node, cjs; engine worker thread) if present
 //   src/core/embed/useLiteWorker.ts -> dist/useLiteWorker.js (the built-in embedder's thread)
+//   src/cli/main.ts            -> dist/cli.js         (node, cjs; the `agent-memory` CLI and MCP server, package.json bin)
 //   webview/*.ts               -> dist/webview/*.js   (browser, iife; one per webview) if present
 // and copies the run-time assets next to the bundles:
 //   node_modules/sql.js/dist/sql-wasm.wasm -> dist/sql-wasm.wasm  (pass locateFile: __dirname)
@@ -39,6 +40,10 @@ function targets() {
   list.push({ ...node, entryPoints: { extension: join(root, 'src/extension/extension.ts') }, outdir: dist });
   if (existsSync(join(root, 'src/engine/worker.ts'))) {
     list.push({ ...node, entryPoints: { engine: join(root, 'src/engine/worker.ts') }, outdir: dist });
+  }
+  // The agent-memory CLI (and its `mcp` server): starts dist/engine.js next to it when it owns the store.
+  if (existsSync(join(root, 'src/cli/main.ts'))) {
+    list.push({ ...node, entryPoints: { cli: join(root, 'src/cli/main.ts') }, outdir: dist, banner: { js: '#!/usr/bin/env node' } });
   }
   // The built-in embedder's own worker thread: useLite.ts starts `<dir of the bundle>/useLiteWorker.js`.
   if (existsSync(join(root, 'src/core/embed/useLiteWorker.ts'))) {

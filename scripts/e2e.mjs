@@ -210,6 +210,13 @@ async function main() {
 
   // Environment of code-server, hence of the extension host.
   const hostEnv = { AGENT_MEMORY_E2E: '1', ...(grep ? { AGENT_MEMORY_E2E_GREP: grep } : {}) };
+  // Each instance gets its own empty store home: never the user's ~/.agent-memory, never the last run's.
+  const storeHome = (name) => {
+    const dir = join(ARTIFACTS, `store-home-${name}`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  };
   const servers = [];
   let context;
   const cleanup = async () => {
@@ -230,7 +237,10 @@ async function main() {
     const parts = [];
     if (runHost) {
       // The extensionTestsPath payload needs the smoke-test driver (VS Code 1.139).
-      const server = await startCodeServer({ name: 'e2e-host', fresh: true, workspace: WORKSPACE, env: hostEnv, smokeTestDriver: true });
+      const server = await startCodeServer({
+        name: 'e2e-host', fresh: true, workspace: WORKSPACE, smokeTestDriver: true,
+        env: { ...hostEnv, AGENT_MEMORY_HOME: storeHome('e2e-host') },
+      });
       servers.push(server);
       parts.push(await runHostTests(context, server));
       if (!flag('--keep-server')) await server.stop();
@@ -241,7 +251,7 @@ async function main() {
       // The default-chat fixture stands in for Copilot (VS Code enables its chat view only when a
       // default chat agent exists); it needs a proposed API, enabled for it alone.
       const server = await startCodeServer({
-        name: 'e2e-ui', fresh: true, workspace: WORKSPACE, env: hostEnv,
+        name: 'e2e-ui', fresh: true, workspace: WORKSPACE, env: { ...hostEnv, AGENT_MEMORY_HOME: storeHome('e2e-ui') },
         extraArgs: ['--enable-proposed-api', DEFAULT_CHAT_FIXTURE_ID],
         beforeStart: async (dirs) => {
           await (vsix ? installVsix(vsix, dirs) : linkExtension(dirs.extensionsDir));

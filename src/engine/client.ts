@@ -14,8 +14,9 @@
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { EngineError } from './errors';
+import type { EngineTransport } from './transport/types';
 import {
-  READ_ONLY_METHODS,
+  IDEMPOTENCY_KEY, READ_ONLY_METHODS,
   type EngineEvent, type EngineInit, type EngineMethod, type FromEngineMessage, type ParamsOf, type ReadyInfo, type ResultOf,
   type ToEngineMessage,
 } from './protocol';
@@ -43,8 +44,11 @@ export interface BackoffOptions {
 
 export interface EngineClientOptions {
   init: EngineInit;
-  /** Creates the worker thread (default: `new Worker(workerPath, { workerData: init })`). */
-  spawn?: (init: EngineInit) => Worker;
+  /**
+   * Creates the engine's transport: a worker thread (default: `new Worker(workerPath, { workerData: init })`)
+   * or the owner-or-client connection of a shared store (transport/sharedTransport.ts).
+   */
+  spawn?: (init: EngineInit) => EngineTransport;
   workerPath?: string;
   backoff?: Partial<BackoffOptions>;
   /** A worker that has not posted `ready` after this long is killed and counts as a crash. */
@@ -73,7 +77,7 @@ interface Pending {
 }
 
 export class EngineClient {
-  private worker: Worker | undefined;
+  private worker: EngineTransport | undefined;
   private nextId = 1;
   private readonly inFlight = new Map<number, Pending>();
   private queue: Pending[] = [];
@@ -172,7 +176,7 @@ export class EngineClient {
       let timer: NodeJS.Timeout | undefined;
       const onAbort = () => this.abandon(id, new EngineError('cancelled', 'The operation was cancelled.'));
       const pending: Pending = {
-        id, method, params, retried: false, onProgress: opts.onProgress,
+        id, method, params: withIdempotencyKey(method, params), retried: false, onProgress: opts.onProgress,
         resolve: resolve as (v: unknown) => void,
         reject,
         cleanup: () => {
@@ -219,7 +223,7 @@ export class EngineClient {
     const gen = ++this.generation;
     this.readyInfo = undefined;
     this.setState(state);
-    let worker: Worker;
+    let worker: EngineTransport;
     try {
       worker = this.opts.spawn ? this.opts.spawn(this.init) : new Worker(this.workerPath(), { workerData: this.init });
     } catch (e) {
@@ -361,7 +365,7 @@ export class EngineClient {
   private rejectInFlight(err: EngineError, retryReads: boolean): void {
     for (const p of [...this.inFlight.values()]) {
       this.inFlight.delete(p.id);
-      if (retryReads && !p.retried && READ_ONLY_METHODS.has(p.method)) {
+      if (retryReads && !p.retried && (READ_ONLY_METHODS.has(p.method) || isKeyedCreate(p.method, p.params))) {
         p.retried = true;
         this.queue.push(p);
         continue;
@@ -395,6 +399,22 @@ export class EngineClient {
   private log(line: string): void {
     this.opts.log?.(line);
   }
+}
+
+/**
+ * Every memory.create carries an idempotency key in its metadata, written with the memory in
+ * the same transaction: a create retried after the engine (or the store's owner) died is
+ * recognized by the owner (server/idempotency.ts) instead of applied twice.
+ */
+function withIdempotencyKey(method: EngineMethod, params: unknown): unknown {
+  if (method !== 'memory.create' || !params || typeof params !== 'object') return params;
+  const p = params as ParamsOf<'memory.create'>;
+  if (typeof p.metadata?.[IDEMPOTENCY_KEY] === 'string') return params;
+  return { ...p, metadata: { ...p.metadata, [IDEMPOTENCY_KEY]: randomUUID() } };
+}
+
+function isKeyedCreate(method: EngineMethod, params: unknown): boolean {
+  return method === 'memory.create' && typeof (params as ParamsOf<'memory.create'>).metadata?.[IDEMPOTENCY_KEY] === 'string';
 }
 
 function delay(ms: number): Promise<void> {

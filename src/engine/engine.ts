@@ -9,7 +9,6 @@
  * them): search (keyword only), suggestions accept (append merge), graph (relations + tags),
  * pipeline status, re-embed.
  */
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -37,6 +36,7 @@ import { entityCount, entityWithMemories, queryEntityGraph } from './graphView';
 import { exportFormatFor, importBatch, readImportItems, writeExportFile, writeJsonlExport, type ImportItem } from './transfer';
 import { createdRange } from './createdRange';
 import { listUntagged, tagCounts, type TagCounts } from './tagGroups';
+import { engineStoreDirs, migrateLegacyStores } from './storeMigration';
 import {
   PROTOCOL_VERSION,
   type ConfigSummary, type CreateMemoryResult, type EngineDiagnostics, type EngineEvent, type EngineInit, type EngineStats, type ExportFile, type ExportFormat,
@@ -90,11 +90,7 @@ export interface EngineOptions extends EngineInit {
   snapshotTickMs?: number;
 }
 
-/** A short, file-system-safe folder name for a project id (readable prefix + hash). */
-export function storeFolderName(projectId: string): string {
-  const readable = projectId.replace(/[^a-zA-Z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 60) || 'project';
-  return `${readable}-${createHash('sha256').update(projectId).digest('hex').slice(0, 12)}`;
-}
+export { storeFolderName } from './storeLocation';
 
 export class MemoryEngine {
   private readonly startedAt = Date.now();
@@ -133,12 +129,12 @@ export class MemoryEngine {
       : { id: 'no-workspace', kind: 'canonical', detail: 'no folder is open' };
     const cfg = await loadEngineConfig(root, opts.settings);
     const warnings: string[] = [...(project.warnings ?? [])];
-    const projectDir = path.join(opts.storageDir, 'projects', storeFolderName(project.id));
-    const globalDir = path.join(opts.globalStorageDir, 'global');
-    const projectStore = await openStore(projectDir, opts, warnings);
+    const dirs = engineStoreDirs(opts, project.id);
+    const projectStore = await openStore(dirs.project, { ...opts, exclusive: !!opts.exclusive }, warnings);
     let globalStore: Store;
     try {
-      globalStore = await openStore(globalDir, opts, warnings);
+      globalStore = await openStore(dirs.global, { ...opts, exclusive: false }, warnings);
+      if (opts.home) await migrateLegacyStores(opts, project.id, [projectStore, globalStore], warnings);
     } catch (e) {
       await projectStore.close();
       throw e;
@@ -949,7 +945,7 @@ async function openStore(dir: string, opts: EngineOptions, warnings: string[]): 
   try {
     return await Store.open(base);
   } catch (e) {
-    if (!(e instanceof UserFacingError) || e.code !== 'store_locked') throw e;
+    if (!(e instanceof UserFacingError) || e.code !== 'store_locked' || opts.exclusive) throw e;
     warnings.push(`${e.message} Opened read-only: memories can be read and searched here, changed only in the owning window.`);
     return Store.open({ ...base, readOnly: true });
   }

@@ -5,6 +5,7 @@
  */
 import type { CallContext, MemoryEngine } from './engine';
 import { EngineError } from './errors';
+import { idempotentCreate } from './server/idempotency';
 import type { EngineMethod, EngineMethods, ParamsOf, ResultOf } from './protocol';
 
 type Handler<M extends EngineMethod> = (engine: MemoryEngine, params: ParamsOf<M>, ctx: CallContext) => ResultOf<M> | Promise<ResultOf<M>>;
@@ -28,7 +29,8 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     if (!opts.allowDebug) throw new EngineError('unknown_method', 'Debug methods are disabled.');
   };
   return {
-    'memory.create': (e, p) => e.create(p),
+    // A retried create (same idempotency key) answers with the memory it already made.
+    'memory.create': (e, p) => idempotentCreate(e, p),
     'memory.get': (e, p) => e.get(str(p, 'id'), !!p.includeDeleted),
     'memory.list': (e, p) => e.list(p ?? {}),
     'memory.update': (e, p) => e.update(str(p, 'id'), p.patch),

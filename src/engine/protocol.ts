@@ -44,10 +44,23 @@ export type CreateMemoryResult = CreateResult & {
 export interface EngineInit {
   /** Folder of the open workspace (project id source, agent.yaml location); absent = no folder open. */
   workspaceRoot?: string;
-  /** Where per-project stores live (VS Code: the extension's workspace storage). */
-  storageDir: string;
-  /** Where the global store (scope = global) lives (VS Code: the extension's global storage). */
-  globalStorageDir: string;
+  /**
+   * The shared store folder (src/engine/storeLocation.ts): `<home>/<project folder>` and
+   * `<home>/global`. When set, storageDir / globalStorageDir only name the old per-window
+   * stores, merged into the shared ones on first open (src/engine/storeMigration.ts).
+   */
+  home?: string;
+  /** Without `home`: where per-project stores live (`<storageDir>/projects/<folder>`); with it: the old location to migrate. */
+  storageDir?: string;
+  /** Without `home`: where the global store lives (`<globalStorageDir>/global`); with it: the old location to migrate. */
+  globalStorageDir?: string;
+  /**
+   * The project store must be opened writable: when another process holds its lock, start-up
+   * fails with `store_locked` (the caller then connects to that owner) instead of opening it read-only.
+   */
+  exclusive?: boolean;
+  /** Serve the engine on the store's local socket (src/engine/server) once open. */
+  serve?: boolean;
   /** agent.yaml keys set in the host's settings (dotted paths); they win over agent.yaml. */
   settings?: Record<string, unknown>;
   /** Explicit sql-wasm.wasm / migrations locations (bundled builds find them next to dist/engine.js). */
@@ -432,6 +445,12 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'memory.get', 'memory.list', 'memory.history', 'memory.typeCounts', 'memory.tagCounts', 'memory.listUntagged', 'search', 'suggestions.list',
   'graph.query', 'graph.entityMemories', 'stats', 'diagnostics', 'pipeline.status',
 ]);
+
+/**
+ * memory.create params carry `metadata[IDEMPOTENCY_KEY]` (EngineClient adds one): stored with
+ * the memory, it lets the engine answer a retried create with the memory it already made.
+ */
+export const IDEMPOTENCY_KEY = 'idempotencyKey';
 
 // ── Events ──────────────────────────────────────────────────────────────────────────────────
 

@@ -8,9 +8,13 @@ import * as path from 'node:path';
 import * as fs from 'node:fs';
 import { MemoryEngine } from './engine';
 import { toErrorPayload } from './errors';
-import { createHandlers } from './handlers';
+import { createHandlers, type HandlerTable } from './handlers';
+import { EngineServer } from './server/engineServer';
+import { GlobalLink } from './server/globalLink';
+import { globalForwardingHandlers } from './server/globalForwarding';
+import { globalScopeHandlers } from './server/globalScope';
 import { RpcServer, type Port } from './rpcServer';
-import { PROTOCOL_VERSION, type EngineInit, type FromEngineMessage } from './protocol';
+import { PROTOCOL_VERSION, type EngineInit, type FromEngineMessage, type ReadyInfo } from './protocol';
 
 /** dist/engine.js finds sql-wasm.wasm and migrations/ next to itself (esbuild copies them). */
 function besideBundle(name: string): string | undefined {
@@ -24,6 +28,11 @@ async function main(): Promise<void> {
   const post = (m: FromEngineMessage) => parentPort!.postMessage(m);
   const init = workerData as EngineInit;
   let engine: MemoryEngine;
+  // The store's socket server (init.serve) gets every event the owner's window gets; the global
+  // store's server (this engine owns global/) only the global ones.
+  let server: EngineServer | undefined;
+  let globalServer: EngineServer | undefined;
+  let link: GlobalLink | undefined;
   try {
     const sqlWasmPath = init.sqlWasmPath ?? besideBundle('sql-wasm.wasm');
     const migrationsDir = init.migrationsDir ?? besideBundle('migrations');
@@ -31,17 +40,74 @@ async function main(): Promise<void> {
       ...init,
       ...(sqlWasmPath ? { sqlWasmPath } : {}),
       ...(migrationsDir ? { migrationsDir } : {}),
-      onEvent: (event) => post({ kind: 'event', event }),
+      onEvent: (event) => {
+        post({ kind: 'event', event });
+        server?.broadcast(event);
+        if (event.type === 'memory.changed' && event.store !== 'project') globalServer?.broadcast(event);
+      },
     });
   } catch (e) {
     post({ kind: 'fatal', error: toErrorPayload(e) });
     return;
   }
-  new RpcServer(port, engine, createHandlers({ allowDebug: !!init.allowDebug, exit: (code) => process.exit(code) }), () => {
-    // Answered: let the thread end once the port has flushed.
-    setImmediate(() => port.close());
+  const local = createHandlers({ allowDebug: !!init.allowDebug, exit: (code) => process.exit(code) });
+  const warn = (message: string) => post({ kind: 'event', event: { type: 'warning', message } });
+  // Global memories: served to other projects when this engine owns global/, else reached through its owner.
+  const globalDir = engine.stats().global.dir;
+  if (init.serve && !engine.stats().global.readOnly) globalServer = await serveGlobal(engine, local, info, warn);
+  if (init.serve && engine.stats().global.readOnly) {
+    link = await GlobalLink.open(globalDir, `engine of ${engine.projectId}`, (event) => {
+      post({ kind: 'event', event });
+      server?.broadcast(event);
+    });
+  }
+  const handlers = link ? globalForwardingHandlers(local, link) : local;
+  function info(): ReadyInfo {
+    return {
+      protocolVersion: PROTOCOL_VERSION, projectId: engine.projectId, openMs: engine.openDurationMs, warnings: engine.startupWarnings,
+    };
+  }
+  // The owner's own shutdown stops serving first: no client starts a request on a closing engine
+  // (they reconnect, and one of them takes the store over once the lock is released).
+  const ownHandlers: HandlerTable = {
+    ...handlers,
+    'engine.shutdown': async (e, p, c) => {
+      await Promise.all([server?.close(), globalServer?.close(), link?.close()]);
+      return handlers['engine.shutdown'](e, p, c);
+    },
+  };
+  new RpcServer(port, engine, ownHandlers, () => {
+    // Answered: let the thread end once the port has flushed and the clients are told.
+    void (server?.close() ?? Promise.resolve()).finally(() => setImmediate(() => port.close()));
   });
-  post({ kind: 'ready', info: { protocolVersion: PROTOCOL_VERSION, projectId: engine.projectId, openMs: engine.openDurationMs, warnings: engine.startupWarnings } });
+  if (init.serve) server = await serveStore(engine, handlers, info, warn);
+  post({ kind: 'ready', info: info() });
+}
+
+/** The owner's socket (a failure leaves this window working alone, with a warning). */
+async function serveStore(
+  engine: MemoryEngine, handlers: HandlerTable, info: () => ReadyInfo, warn: (message: string) => void,
+): Promise<EngineServer | undefined> {
+  const storeDir = engine.stats().project.dir;
+  try {
+    return await EngineServer.start({ storeDir, engine, handlers, info, log: warn });
+  } catch (e) {
+    warn(`other windows and agents cannot reach this store: serving it on its socket failed (${toErrorPayload(e).message})`);
+    return undefined;
+  }
+}
+
+/** global/engine.sock, held to scope global (server/globalScope.ts); a failure costs other projects' windows their global writes. */
+async function serveGlobal(
+  engine: MemoryEngine, handlers: HandlerTable, info: () => ReadyInfo, warn: (message: string) => void,
+): Promise<EngineServer | undefined> {
+  try {
+    const storeDir = engine.stats().global.dir;
+    return await EngineServer.start({ storeDir, engine, handlers: globalScopeHandlers(handlers), info, log: warn });
+  } catch (e) {
+    warn(`other projects' windows cannot write global memories: serving the global store failed (${toErrorPayload(e).message})`);
+    return undefined;
+  }
 }
 
 main().catch((e) => {

@@ -1,11 +1,15 @@
 /**
- * Starts the engine worker (dist/engine.js) for this window and keeps it in step with VS Code:
+ * Starts the engine for this window — its own worker (dist/engine.js) owning the project's
+ * shared store, or a connection to the window or agent that owns it — and keeps it in step with VS Code:
  * settings and agent.yaml changes → config.reload; crashes are shown (the client restarts the
  * worker with backoff); deactivation → clean shutdown (snapshot). The UI thread only talks to
  * the engine through the EngineClient: it never opens a store.
  */
 import * as vscode from 'vscode';
+import { Worker } from 'node:worker_threads';
 import { EngineClient, type EngineStateChange } from '../engine/client';
+import { resolveStoreHome } from '../engine/storeLocation';
+import { SharedTransport } from '../engine/transport/sharedTransport';
 import type { EngineInit } from '../engine/protocol';
 import { CONFIG_FILE_CANDIDATES } from '../core/config/files';
 import type { Logger } from './log';
@@ -23,7 +27,9 @@ export function engineInit(context: vscode.ExtensionContext): EngineInit {
   const globalDir = context.globalStorageUri.fsPath;
   return {
     ...(folder ? { workspaceRoot: folder.uri.fsPath } : {}),
-    // No folder open: project memories go to a "no workspace" project in global storage.
+    // The shared store folder of every window, clone and agent (src/engine/storeLocation.ts).
+    home: resolveStoreHome(vscode.workspace.getConfiguration(SETTINGS_SECTION).get<string>('storeHome')),
+    // Where earlier versions kept this window's stores: merged into the shared ones on first open.
     storageDir: context.storageUri?.fsPath ?? `${globalDir}/no-workspace`,
     globalStorageDir: globalDir,
     settings: readSettingOverrides(),
@@ -42,9 +48,15 @@ export interface EngineHost {
 }
 
 export function startEngine(context: vscode.ExtensionContext, log: Logger): EngineHost {
+  const workerPath = vscode.Uri.joinPath(context.extensionUri, 'dist', 'engine.js').fsPath;
+  // Owner of the project's shared store (serving it to other windows and agents), or a client
+  // of the process that owns it; a client takes over when the owner goes (ARCHITECTURE.md).
   const client = new EngineClient({
     init: engineInit(context),
-    workerPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'engine.js').fsPath,
+    spawn: (init) => new SharedTransport({
+      init, client: `VS Code window (pid ${process.pid})`, log: (line) => log.info(`engine: ${line}`),
+      spawnWorker: (i) => new Worker(workerPath, { workerData: i }),
+    }),
     log: (line) => log.info(`engine: ${line}`),
   });
   client.onStateChange((s) => onState(s, log));

@@ -7,6 +7,7 @@ import type { EngineClient } from '../engine/client';
 import type { EngineDiagnostics, SearchResponse } from '../engine/protocol';
 import { createLogger, OUTPUT_CHANNEL_NAME } from './log';
 import { startEngine } from './engineHost';
+import { registerAgentAccess } from './mcpAccess';
 import { StatusBar } from './statusBar';
 import { MemoryTreeProvider, TREE_VIEW_ID, registerTreeCommands } from './memoryTree';
 import { MEMORY_SCHEME, MemoryDocumentProvider } from './memoryDocument';
@@ -68,6 +69,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   context.subscriptions.push(log.channel);
 
   const { engine, settings } = startEngine(context, log);
+  registerAgentAccess(context, log);
   engineRef = engine;
   void engine.whenReady().then(() => { timings.engineReadyMs ??= performance.now() - t0; }, () => undefined);
   const onRecall = (r: SearchResponse) => {

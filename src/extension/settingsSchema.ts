@@ -35,7 +35,24 @@ function schemaFor(spec: ConfigKeySpec): JsonSchema {
   }
 }
 
-/** One configuration section per top-level agent.yaml section, in schema order. */
+/**
+ * Settings of the VS Code host itself, not agent.yaml keys (the engine never sees them as
+ * configuration): where the shared store lives (src/engine/storeLocation.ts).
+ */
+export const HOST_SETTINGS: Record<string, JsonSchema> = {
+  [`${SETTINGS_SECTION}.storeHome`]: {
+    type: 'string',
+    default: '',
+    markdownDescription:
+      'Folder holding the memory stores shared by every window, clone, CLI and MCP server of a project '
+      + '(one folder per project id, plus `global`). Empty: the `AGENT_MEMORY_HOME` environment variable, else `~/.agent-memory`. '
+      + 'The `agent-memory` CLI reads `AGENT_MEMORY_HOME` or `--home`: set the same folder there. '
+      + 'Takes effect when the engine restarts.',
+    scope: 'machine',
+  },
+};
+
+/** One configuration section per top-level agent.yaml section, in schema order, then the host's own settings. */
 export function settingsContribution(schema: readonly ConfigKeySpec[]): JsonSchema[] {
   const sections = new Map<string, Record<string, JsonSchema>>();
   for (const spec of schema) {
@@ -44,5 +61,8 @@ export function settingsContribution(schema: readonly ConfigKeySpec[]): JsonSche
     props[`${SETTINGS_SECTION}.${spec.path}`] = schemaFor(spec);
     sections.set(top, props);
   }
-  return [...sections].map(([top, properties]) => ({ id: `${SETTINGS_SECTION}.${top}`, title: `Agent Memory: ${top}`, properties }));
+  return [
+    ...[...sections].map(([top, properties]) => ({ id: `${SETTINGS_SECTION}.${top}`, title: `Agent Memory: ${top}`, properties })),
+    { id: `${SETTINGS_SECTION}.storage`, title: 'Agent Memory: storage', properties: HOST_SETTINGS },
+  ];
 }

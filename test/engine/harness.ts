@@ -12,7 +12,7 @@ export function spawnTsWorker(init: EngineInit): Worker {
   return new Worker(`require('tsx/cjs'); require(${JSON.stringify(WORKER_TS)});`, { eval: true, workerData: init });
 }
 
-export function engineDirs(): Pick<EngineInit, 'storageDir' | 'globalStorageDir' | 'workspaceRoot'> {
+export function engineDirs(): { storageDir: string; globalStorageDir: string; workspaceRoot: string } {
   const root = tmpDir('am-engine-');
   fs.mkdirSync(path.join(root, 'workspace'));
   return { storageDir: path.join(root, 'ws-storage'), globalStorageDir: path.join(root, 'global-storage'), workspaceRoot: path.join(root, 'workspace') };

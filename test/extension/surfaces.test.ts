@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CONFIG_SCHEMA } from '../../src/core/config/schema';
-import { settingsContribution } from '../../src/extension/settingsSchema';
+import { HOST_SETTINGS, settingsContribution } from '../../src/extension/settingsSchema';
 import { contentSecurityPolicy, escapeHtml, webviewShell } from '../../src/extension/webviewHtml';
 import { RECALL_CLOSE, RECALL_OPEN, recallBlock, stripRecall } from '../../src/extension/recall';
 import type { SearchHit } from '../../src/engine/protocol';
@@ -17,7 +17,8 @@ test('package.json settings are generated from CONFIG_SCHEMA (run `npm run setti
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   assert.deepEqual(pkg.contributes.configuration, settingsContribution(CONFIG_SCHEMA));
   const keys = pkg.contributes.configuration.flatMap((s: { properties: object }) => Object.keys(s.properties));
-  assert.equal(keys.length, CONFIG_SCHEMA.length);
+  assert.equal(keys.length, CONFIG_SCHEMA.length + Object.keys(HOST_SETTINGS).length);
+  assert.ok(keys.includes('agentMemory.storeHome'));
   assert.ok(keys.every((k: string) => k.startsWith('agentMemory.')));
   assert.ok(keys.includes('agentMemory.search.vector_weight'));
 });

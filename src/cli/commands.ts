@@ -1,0 +1,119 @@
+/**
+ * The CLI commands over the engine protocol: each returns the one JSON object --json prints
+ * (the engine's own result type where there is one) and the lines a person reads otherwise.
+ */
+import * as path from 'node:path';
+import type { EngineClient } from '../engine/client';
+import { EngineError } from '../engine/errors';
+import type { HistoryEntry, MemoryRecord, MemorySummary } from '../engine/protocol';
+import { need, type CliArgs } from './args';
+
+export interface CommandOutput {
+  json: unknown;
+  text: string;
+}
+
+type Command = (engine: EngineClient, args: CliArgs) => Promise<CommandOutput>;
+
+const filters = (a: CliArgs) => ({
+  ...(a.type ? { types: [a.type] } : {}),
+  ...(a.tags ? { tags: a.tags } : {}),
+  ...(a.scope ? { scope: a.scope } : {}),
+});
+
+export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> = {
+  add: async (engine, a) => {
+    const r = await engine.request('memory.create', {
+      content: need(a, 'text', true),
+      agentSource: 'cli',
+      ...(a.title ? { title: a.title } : {}),
+      ...(a.type ? { type: a.type } : {}),
+      ...(a.tags ? { tags: a.tags } : {}),
+      ...(a.importance !== undefined ? { importance: a.importance } : {}),
+      ...(a.scope ? { scope: a.scope } : {}),
+    });
+    const text = r.status === 'skipped' ? `skipped (${r.reason}): ${r.detail}` : `${r.status} ${r.memory.id} ${r.memory.title}`;
+    return { json: r, text };
+  },
+  search: async (engine, a) => {
+    const r = await engine.request('search', { query: need(a, 'query', true), ...(a.limit ? { limit: a.limit } : {}), ...filters(a) });
+    const lines = r.hits.map(
+      (h, i) => `${i + 1}. ${h.memory.id} [${h.memory.type}, ${h.store}] ${h.memory.title} (score ${h.score.toFixed(3)})`,
+    );
+    return { json: r, text: lines.length ? lines.join('\n') : 'no matches' };
+  },
+  get: async (engine, a) => {
+    const id = need(a, 'id');
+    const m = await engine.request('memory.get', { id });
+    if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
+    return { json: m, text: describe(m) };
+  },
+  list: async (engine, a) => {
+    const r = await engine.request('memory.list', {
+      ...(a.limit ? { limit: a.limit } : {}),
+      ...(a.offset ? { offset: a.offset } : {}),
+      ...filters(a),
+    });
+    return { json: r, text: [`${r.total} memories`, ...r.items.map(summaryLine)].join('\n') };
+  },
+  update: async (engine, a) => {
+    const patch = {
+      ...(a.content !== undefined ? { content: a.content } : {}),
+      ...(a.title !== undefined ? { title: a.title } : {}),
+      ...(a.type ? { type: a.type } : {}),
+      ...(a.tags ? { tags: a.tags } : {}),
+      ...(a.importance !== undefined ? { importance: a.importance } : {}),
+    };
+    if (!Object.keys(patch).length)
+      throw new EngineError('invalid_input', 'update: nothing to change (give --content, --title, --type, --tags or --importance).');
+    const m = await engine.request('memory.update', { id: need(a, 'id'), patch });
+    return { json: m, text: `updated ${m.id} (version ${m.version})` };
+  },
+  delete: async (engine, a) => {
+    const m = await engine.request('memory.delete', { id: need(a, 'id'), ...(a.reason ? { reason: a.reason } : {}) });
+    return { json: m, text: `deleted ${m.id}` };
+  },
+  history: async (engine, a) => {
+    const id = need(a, 'id');
+    const entries = await engine.request('memory.history', { id });
+    return { json: { id, history: entries }, text: entries.map(historyLine).join('\n') || 'no history' };
+  },
+  export: async (engine, a) => {
+    const r = await engine.request('export', {
+      path: path.resolve(need(a, 'file')),
+      ...(a.scope ? { scope: a.scope } : {}),
+      ...(a.format ? { format: a.format } : {}),
+    });
+    return { json: r, text: `exported ${r.count} memories to ${r.path}` };
+  },
+  import: async (engine, a) => {
+    const r = await engine.request('import', { path: path.resolve(need(a, 'file')) });
+    const text = `imported ${r.created} of ${r.total} (${r.duplicates} duplicates, ${r.skipped} skipped, ${r.errors.length} errors)`;
+    return { json: r, text };
+  },
+  stats: async (engine) => {
+    const s = await engine.request('stats', {});
+    const text = [
+      `project ${s.project.projectId}: ${s.project.memories} memories (${s.project.dir})`,
+      `global: ${s.global.memories} memories (${s.global.dir})`,
+    ].join('\n');
+    return { json: s, text };
+  },
+};
+
+function describe(m: MemoryRecord): string {
+  return [
+    `${m.id} [${m.type}, ${m.scope}] ${m.title}`,
+    `tags: ${m.tags.join(', ') || '-'}  importance: ${m.importance}  version: ${m.version}`,
+    '',
+    m.content,
+  ].join('\n');
+}
+
+function summaryLine(m: MemorySummary): string {
+  return `${m.id} [${m.type}] ${m.title}`;
+}
+
+function historyLine(h: HistoryEntry): string {
+  return `${h.createdAt} ${h.event}${h.changedBy ? ` by ${h.changedBy}` : ''}${h.reason ? ` (${h.reason})` : ''}`;
+}

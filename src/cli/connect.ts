@@ -1,0 +1,46 @@
+/**
+ * The CLI's and MCP server's way to the engine: the same EngineClient as a VS Code window,
+ * through SharedTransport, so it is a client of the store's owner (a window, another agent)
+ * or, when nobody owns the store, its owner for as long as it runs.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { EngineClient } from '../engine/client';
+import type { EngineInit } from '../engine/protocol';
+import { resolveStoreHome } from '../engine/storeLocation';
+import { SharedTransport } from '../engine/transport/sharedTransport';
+import type { EngineTransport } from '../engine/transport/types';
+
+export interface ConnectOptions {
+  workspace: string;
+  home?: string;
+  /** Log lines (stderr with --verbose; never stdout, which carries the --json answer). */
+  log?: (line: string) => void;
+  /** Engine settings (dotted agent.yaml keys) when this process becomes the owner. */
+  settings?: Record<string, unknown>;
+  client: string;
+}
+
+/** dist/cli.js starts dist/engine.js; run from the sources (tsx), src/engine/worker.ts. */
+function spawnEngineWorker(init: EngineInit): EngineTransport {
+  const bundled = path.join(__dirname, 'engine.js');
+  if (fs.existsSync(bundled)) return new Worker(bundled, { workerData: init });
+  const source = path.resolve(__dirname, '../engine/worker.ts');
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true, workerData: init });
+}
+
+export function connectEngine(opts: ConnectOptions): EngineClient {
+  const init: EngineInit = {
+    home: resolveStoreHome(opts.home),
+    workspaceRoot: path.resolve(opts.workspace),
+    purpose: `${opts.client} (pid ${process.pid})`,
+    ...(opts.settings ? { settings: opts.settings } : {}),
+  };
+  return new EngineClient({
+    init,
+    spawn: (i) =>
+      new SharedTransport({ init: i, spawnWorker: spawnEngineWorker, client: opts.client, ...(opts.log ? { log: opts.log } : {}) }),
+    ...(opts.log ? { log: opts.log } : {}),
+  });
+}

@@ -1,0 +1,73 @@
+/**
+ * An engine whose global store is owned by another project's engine (it opened `global/`
+ * read-only) reaches the global memories through that owner's `global/engine.sock`
+ * (globalScope.ts). This is the connection: typed requests, the owner's events, and a clear
+ * error when the owner is gone (the global store stays read-only here until this engine restarts).
+ */
+import { EngineError } from '../errors';
+import type { EngineEvent, EngineMethod, FromEngineMessage, ParamsOf, ResultOf } from '../protocol';
+import { readSecret, socketPath } from '../transport/endpoint';
+import { connectToOwner, type SocketTransport } from '../transport/socketTransport';
+
+interface Waiter {
+  resolve(v: unknown): void;
+  reject(e: Error): void;
+}
+
+export class GlobalLink {
+  private nextId = 1;
+  private readonly waiting = new Map<number, Waiter>();
+  private closed = false;
+
+  private constructor(
+    private readonly transport: SocketTransport,
+    onEvent: (e: EngineEvent) => void,
+  ) {
+    transport.on('message', (m: FromEngineMessage) => {
+      if (m.kind === 'event') onEvent(m.event);
+      if (m.kind !== 'response') return;
+      const w = this.waiting.get(m.id);
+      this.waiting.delete(m.id);
+      if (m.ok) w?.resolve(m.result);
+      else w?.reject(EngineError.fromPayload(m.error));
+    });
+    transport.on('exit', () => {
+      this.closed = true;
+      for (const w of this.waiting.values()) w.reject(gone());
+      this.waiting.clear();
+    });
+  }
+
+  /** Connects to the owner of the global store in `globalDir`; undefined when nobody serves it. */
+  static async open(globalDir: string, client: string, onEvent: (e: EngineEvent) => void): Promise<GlobalLink | undefined> {
+    const secret = readSecret(globalDir);
+    if (!secret) return undefined;
+    const c = await connectToOwner(socketPath(globalDir), secret, client);
+    return c ? new GlobalLink(c.transport, onEvent) : undefined;
+  }
+
+  get connected(): boolean {
+    return !this.closed;
+  }
+
+  request<M extends EngineMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+    if (this.closed) return Promise.reject(gone());
+    const id = this.nextId++;
+    return new Promise<ResultOf<M>>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.transport.postMessage({ kind: 'request', id, method, params } as never);
+    });
+  }
+
+  close(): Promise<number> {
+    this.closed = true;
+    return this.transport.terminate();
+  }
+}
+
+function gone(): EngineError {
+  return new EngineError(
+    'engine_unavailable',
+    "The global memories are served by another project's window, which has closed: they are read-only here until the engine restarts.",
+  );
+}
