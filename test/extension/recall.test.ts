@@ -3,7 +3,7 @@
 // memory text can close neither the fence nor the block; citations map back to memories.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { RECALL_CLOSE, RECALL_CONTEXT_HEADER, RECALL_OPEN, citedIndexes, recallContext } from '../../src/extension/recall';
+import { RECALL_CLOSE, RECALL_CONTEXT_HEADER, RECALL_OPEN, citedIndexes, recallAnswerMarkdown, recallContext } from '../../src/extension/recall';
 import type { SearchHit } from '../../src/engine/protocol';
 
 const hit = (id: string, content: string, extra: Partial<SearchHit['memory']> = {}, store: SearchHit['store'] = 'project') =>
@@ -30,4 +30,12 @@ test('recallContext: header, markers, one fence longer than any backtick run, id
 test('citedIndexes: [mN] citations in order, unknown labels ignored', () => {
   assert.deepEqual(citedIndexes('Use 5433 [m2], see also [m1] and [m2] and [m9].', 3), [1, 0]);
   assert.deepEqual(citedIndexes('no citations here', 3), []);
+});
+
+test('recallAnswerMarkdown: the recalled memories as a numbered list, memory text escaped; "no relevant memories" when none', () => {
+  const md = recallAnswerMarkdown('staging port?', [hit('a1', 'Staging DB on *5433*.', { title: 'Port' }), hit('b2', 'Use [link](x)', {}, 'global')]);
+  assert.match(md, /^# Recall: staging port\?\n\nRecalled 2 memories for your question:\n\n/);
+  assert.ok(md.includes('1. **Port** — Staging DB on \\*5433\\*\\. (_fact_, id `a1`)'), md);
+  assert.ok(md.includes('2. Use \\[link\\]\\(x\\) (_fact, global_, id `b2`)'), md);
+  assert.match(recallAnswerMarkdown('xyzzy', []), /No relevant memories about this question/);
 });
