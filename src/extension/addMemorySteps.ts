@@ -30,7 +30,8 @@ export const LIFETIMES: readonly { label: string; ttlSeconds: number | null; det
 
 export const IMPORTANCE_LEVELS: readonly { label: string; importance: number; detail: string }[] = [
   { label: 'Normal', importance: 0.5, detail: 'Ranked like most memories.' },
-  { label: 'High', importance: 0.8, detail: 'Ranked above others of equal relevance.' },
+  // 0.7, not 0.8: memory.promote_importance (default 0.8) would make it permanent whatever lifetime was picked.
+  { label: 'High', importance: 0.7, detail: 'Ranked above others of equal relevance.' },
   { label: 'Low', importance: 0.3, detail: 'A detail: ranked below others of equal relevance.' },
 ];
 
@@ -56,10 +57,10 @@ export function parseTags(text: string): string[] {
   return out;
 }
 
-/** A title suggestion: the first sentence or line, at most 60 characters. */
+/** A title suggestion: the first sentence or line, at most 80 characters. */
 export function suggestTitle(content: string): string {
   const first = content.trim().split(/\n|(?<=[.!?])\s/)[0] ?? '';
-  return first.length > 60 ? `${first.slice(0, 59).trimEnd()}…` : first;
+  return first.length > 80 ? `${first.slice(0, 79).trimEnd()}…` : first;
 }
 
 export function validateContent(text: string): string | undefined {

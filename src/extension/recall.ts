@@ -71,25 +71,24 @@ export function citedIndexes(answer: string, count: number): number[] {
   return out;
 }
 
-/** One line of memory text for markdown: whitespace collapsed, markdown characters escaped, cut at `max`. */
-function inlineText(text: string, max: number): string {
+/** One line of memory text: whitespace collapsed, cut at `max`. */
+function oneLine(text: string, max: number): string {
   const one = text.replace(/\s+/g, ' ').trim();
-  const cut = one.length > max ? `${one.slice(0, max - 1)}…` : one;
-  return cut.replace(/[\\`*_{}[\]()#+\-.!<>|~&]/g, (c) => `\\${c}`);
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }
 
 /**
- * The answer to a question without a language model, as markdown: the recalled memories
- * themselves (title, type, scope, text), or a plain "no memory" line. What "Agent Memory:
- * Recall…" shows, the same answer @memory gives when it runs without a model.
+ * The answer to a question without a language model: the recalled memories themselves (title,
+ * text, type, scope, id), or a plain "no relevant memories" line. What "Agent Memory: Recall…"
+ * shows in a read-only text editor (never rendered, so memory text stays inert as typed) — the
+ * same answer @memory gives when it runs without a model.
  */
-export function recallAnswerMarkdown(query: string, hits: readonly SearchHit[]): string {
-  const head = `# Recall: ${inlineText(query, 120)}\n\n`;
+export function recallAnswerText(query: string, hits: readonly SearchHit[]): string {
+  const head = `# Recall: ${oneLine(query, 120)}\n\n`;
   if (!hits.length) return `${head}No relevant memories about this question. Save one with "Agent Memory: Add Memory…".\n`;
   const items = hits.map((h, i) => {
-    const title = h.memory.title ? `**${inlineText(h.memory.title, 100)}** — ` : '';
-    const where = `_${h.memory.type}${h.store === 'global' ? ', global' : ''}_`;
-    return `${i + 1}. ${title}${inlineText(h.content, 600)} (${where}, id \`${h.memory.id}\`)`;
+    const title = h.memory.title ? `${oneLine(h.memory.title, 100)} — ` : '';
+    return `${i + 1}. ${title}${oneLine(h.content, 600)}\n   (${h.memory.type}${h.store === 'global' ? ', global' : ''} · id ${h.memory.id})`;
   });
-  return `${head}Recalled ${hits.length} ${hits.length === 1 ? 'memory' : 'memories'} for your question:\n\n${items.join('\n')}\n`;
+  return `${head}Recalled ${hits.length} ${hits.length === 1 ? 'memory' : 'memories'} for your question:\n\n${items.join('\n\n')}\n`;
 }

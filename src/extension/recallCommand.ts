@@ -10,7 +10,7 @@ import type { EngineClient } from '../engine/client';
 import type { SearchResponse } from '../engine/protocol';
 import { commandRegistrar } from './commands';
 import type { Logger } from './log';
-import { recallAnswerMarkdown } from './recall';
+import { recallAnswerText } from './recall';
 
 export const RECALL_COMMAND = 'agentMemory.recall';
 const RECALL_SCHEME = 'agent-memory-recall';
@@ -19,7 +19,7 @@ const RECALL_LIMIT = 6;
 export interface RecallOutcome {
   query: string;
   response: SearchResponse;
-  markdown: string;
+  text: string;
 }
 
 /** Holds the latest answers, one document per question (read-only, in memory). */
@@ -28,10 +28,10 @@ class RecallDocuments implements vscode.TextDocumentContentProvider {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
 
-  put(query: string, markdown: string): vscode.Uri {
+  put(query: string, text: string): vscode.Uri {
     const name = query.replace(/[^\p{L}\p{N} _-]+/gu, '').trim().slice(0, 50) || 'recall';
     const uri = vscode.Uri.from({ scheme: RECALL_SCHEME, path: `/Recall - ${name}.md` });
-    this.texts.set(uri.toString(), markdown);
+    this.texts.set(uri.toString(), text);
     this.changed.fire(uri);
     return uri;
   }
@@ -52,14 +52,14 @@ export function registerRecallCommand(context: vscode.ExtensionContext, engine: 
     if (!query?.trim()) return undefined;
     const response = await engine.request('search', { query, limit: RECALL_LIMIT });
     onRecall(response);
-    const markdown = recallAnswerMarkdown(query, response.hits);
-    if (typeof q === 'string') return { query, response, markdown };
-    const doc = await vscode.workspace.openTextDocument(docs.put(query, markdown));
+    const text = recallAnswerText(query, response.hits);
+    if (typeof q === 'string') return { query, response, text };
+    const doc = await vscode.workspace.openTextDocument(docs.put(query, text));
     await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
     await vscode.window.showTextDocument(doc, { preview: true });
     if (response.hits.length) await pickAndOpen(query, response);
     else void vscode.window.showInformationMessage(`No relevant memories about "${query}".`);
-    return { query, response, markdown };
+    return { query, response, text };
   });
 }
 

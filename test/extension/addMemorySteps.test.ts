@@ -30,16 +30,16 @@ test('parseTags: commas or spaces, # and case dropped, no repeats, empty → non
   assert.deepEqual(parseTags('  ,  '), []);
 });
 
-test('suggestTitle: first sentence or line, at most 60 characters', () => {
+test('suggestTitle: first sentence or line, at most 80 characters', () => {
   assert.equal(suggestTitle('Staging DB is on 5433. It moved in March.'), 'Staging DB is on 5433.');
   assert.equal(suggestTitle('line one\nline two'), 'line one');
-  assert.equal(suggestTitle('a'.repeat(80)).length, 60);
+  assert.equal(suggestTitle('a'.repeat(100)).length, 80);
 });
 
 test('validateContent and describeDraft', () => {
   assert.equal(validateContent('too short'), 'At least 10 characters');
   assert.equal(validateContent('long enough text'), undefined);
-  assert.equal(describeDraft(defaultDraft('x', { tags: ['db'], ttlSeconds: 7 * DAY, importance: 0.8, scope: 'global' })),
+  assert.equal(describeDraft(defaultDraft('x', { tags: ['db'], ttlSeconds: 7 * DAY, importance: 0.7, scope: 'global' })),
     'general · #db · 7 days · high importance · global');
   assert.equal(describeDraft(defaultDraft('x')), 'general · no tags · permanent · normal importance · this project');
 });

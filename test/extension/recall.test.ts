@@ -3,7 +3,7 @@
 // memory text can close neither the fence nor the block; citations map back to memories.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { RECALL_CLOSE, RECALL_CONTEXT_HEADER, RECALL_OPEN, citedIndexes, recallAnswerMarkdown, recallContext } from '../../src/extension/recall';
+import { RECALL_CLOSE, RECALL_CONTEXT_HEADER, RECALL_OPEN, citedIndexes, recallAnswerText, recallContext } from '../../src/extension/recall';
 import type { SearchHit } from '../../src/engine/protocol';
 
 const hit = (id: string, content: string, extra: Partial<SearchHit['memory']> = {}, store: SearchHit['store'] = 'project') =>
@@ -32,10 +32,12 @@ test('citedIndexes: [mN] citations in order, unknown labels ignored', () => {
   assert.deepEqual(citedIndexes('no citations here', 3), []);
 });
 
-test('recallAnswerMarkdown: the recalled memories as a numbered list, memory text escaped; "no relevant memories" when none', () => {
-  const md = recallAnswerMarkdown('staging port?', [hit('a1', 'Staging DB on *5433*.', { title: 'Port' }), hit('b2', 'Use [link](x)', {}, 'global')]);
-  assert.match(md, /^# Recall: staging port\?\n\nRecalled 2 memories for your question:\n\n/);
-  assert.ok(md.includes('1. **Port** — Staging DB on \\*5433\\*\\. (_fact_, id `a1`)'), md);
-  assert.ok(md.includes('2. Use \\[link\\]\\(x\\) (_fact, global_, id `b2`)'), md);
-  assert.match(recallAnswerMarkdown('xyzzy', []), /No relevant memories about this question/);
+test('recallAnswerText: the recalled memories as a numbered list with type, scope and id; "no relevant memories" when none', () => {
+  const text = recallAnswerText('staging port?', [hit('a1', 'Staging DB on *5433*.\n\nSince March.', { title: 'Port' }), hit('b2', 'Use [link](x)', {}, 'global')]);
+  assert.equal(text, [
+    '# Recall: staging port?', '', 'Recalled 2 memories for your question:', '',
+    '1. Port — Staging DB on *5433*. Since March.', '   (fact · id a1)', '',
+    '2. Use [link](x)', '   (fact, global · id b2)', '',
+  ].join('\n'));
+  assert.match(recallAnswerText('xyzzy', []), /No relevant memories about this question/);
 });
