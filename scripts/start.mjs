@@ -49,9 +49,12 @@ async function main() {
     : createSampleWorkspace(join(CACHE, 'sample-workspace'), { fresh: flag('--fresh') });
 
   const port = Number(option('--port') ?? process.env.AGENT_MEMORY_PORT ?? DEFAULT_PORT);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`not a port: ${option('--port') ?? process.env.AGENT_MEMORY_PORT}`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new Error(`not a port: ${option('--port') ?? process.env.AGENT_MEMORY_PORT}`);
+  }
   if (!(await portIsFree(port))) {
-    throw new Error(`port ${port} is in use (another \`npm start\`?). Stop it, or pick another port: npm start -- --port N, or AGENT_MEMORY_PORT=N npm start`);
+    throw new Error(`port ${port} is in use (another \`npm start\`?). Stop it, or pick another port: ` +
+      'npm start -- --port N, or AGENT_MEMORY_PORT=N npm start');
   }
   // The extension folder must be in place before code-server scans its extensions folder.
   let installed;
@@ -82,7 +85,12 @@ async function main() {
     watchFiles(join(ROOT, 'dist'), { recursive: true }, () => {
       clearTimeout(timer);
       timer = setTimeout(() => {
-        try { syncBuild(installed); say('rebuilt: run "Developer: Reload Window" (F1) to load it'); } catch (e) { say(`copying the build failed: ${e.message}`); }
+        try {
+          syncBuild(installed);
+          say('rebuilt: run "Developer: Reload Window" (F1) to load it');
+        } catch (e) {
+          say(`copying the build failed: ${e.message}`);
+        }
       }, 500);
     }).unref();
   }

@@ -46,8 +46,15 @@ function pickStep<T>(title: string, items: Choice<T>[], current: T, apply: (d: A
 }
 
 /** Shows one InputBox step. */
-function inputStep(title: string, opts: { value: string; prompt: string; placeholder?: string; first?: boolean; validate?: (v: string) => string | undefined },
-  apply: (d: AddMemoryDraft, v: string) => void): Step {
+interface InputOptions {
+  value: string;
+  prompt: string;
+  placeholder?: string;
+  first?: boolean;
+  validate?: (v: string) => string | undefined;
+}
+
+function inputStep(title: string, opts: InputOptions, apply: (d: AddMemoryDraft, v: string) => void): Step {
   return (d, at) => new Promise<Outcome>((resolve) => {
     const box = vscode.window.createInputBox();
     box.title = `Add Memory: ${title}`;
@@ -89,9 +96,10 @@ function steps(d: AddMemoryDraft, askContent: boolean): (() => Step)[] {
   }
   list.push(
     () => pickStep('type', PICKABLE_TYPES.map((t) => ({ label: t, value: t })), d.type, (x, v) => { x.type = v; }),
-    () => inputStep('tags', { value: d.tags.join(', '), prompt: 'Tags, comma-separated (may be empty)', placeholder: 'e.g. database, staging' },
+    () => inputStep('tags', { value: d.tags.join(', '), prompt: 'Tags, comma-separated (may be empty)', placeholder: 'e.g. db, staging' },
       (x, v) => { x.tags = parseTags(v); }),
-    () => pickStep('lifetime', LIFETIMES.map((l) => ({ label: l.label, detail: l.detail, value: l.ttlSeconds })), d.ttlSeconds, (x, v) => { x.ttlSeconds = v; }),
+    () => pickStep('lifetime', LIFETIMES.map((l) => ({ label: l.label, detail: l.detail, value: l.ttlSeconds })), d.ttlSeconds,
+      (x, v) => { x.ttlSeconds = v; }),
     () => pickStep('importance', IMPORTANCE_LEVELS.map((l) => ({ label: l.label, detail: l.detail, value: l.importance })), d.importance,
       (x, v) => { x.importance = v; }),
     () => pickStep('scope', SCOPES.map((s) => ({ label: s.label, detail: s.detail, value: s.scope })), d.scope, (x, v) => { x.scope = v; }),

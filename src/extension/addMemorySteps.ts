@@ -85,5 +85,6 @@ export function createParams(d: AddMemoryDraft): CreateMemoryInput {
 export function describeDraft(d: AddMemoryDraft): string {
   const life = LIFETIMES.find((l) => l.ttlSeconds === d.ttlSeconds)?.label.toLowerCase() ?? `${Math.round((d.ttlSeconds ?? 0) / DAY)} days`;
   const imp = IMPORTANCE_LEVELS.find((l) => l.importance === d.importance)?.label.toLowerCase() ?? String(d.importance);
-  return `${d.type} · ${d.tags.length ? d.tags.map((t) => `#${t}`).join(' ') : 'no tags'} · ${life} · ${imp} importance · ${d.scope === 'global' ? 'global' : 'this project'}`;
+  const tags = d.tags.length ? d.tags.map((t) => `#${t}`).join(' ') : 'no tags';
+  return `${d.type} · ${tags} · ${life} · ${imp} importance · ${d.scope === 'global' ? 'global' : 'this project'}`;
 }

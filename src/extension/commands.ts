@@ -174,7 +174,8 @@ export function registerCommands(d: CommandDeps): void {
   // where a memory is permanent unless the person picks a lifetime.
   run(COMMANDS.addMemory, 'add memory', async (arg?: unknown) => {
     if (typeof arg === 'string') return create(programmatic(arg));
-    if (arg && typeof arg === 'object' && typeof (arg as AddMemoryDraft).content === 'string') return create(defaultDraft('', arg as Partial<AddMemoryDraft>));
+    const fields = arg as Partial<AddMemoryDraft> | undefined;
+    if (fields && typeof fields === 'object' && typeof fields.content === 'string') return create(defaultDraft('', fields));
     const draft = await askNewMemory();
     return draft ? create(draft) : undefined;
   });
@@ -330,7 +331,8 @@ async function editInteractively(engine: EngineClient, m: MemoryRecord): Promise
   const patch: Record<string, unknown> = { expectedVersion: m.version };
   if (field === 'Scope') {
     // Moving between the project and the global store keeps the id, text and history.
-    const s = await vscode.window.showQuickPick(SCOPES.map((x) => ({ label: x.label, detail: x.detail, description: x.scope === m.scope ? '(now)' : '', scope: x.scope })),
+    const items = SCOPES.map((x) => ({ ...x, description: x.scope === m.scope ? '(now)' : '' }));
+    const s = await vscode.window.showQuickPick(items,
       { placeHolder: `Scope (now ${m.scope === 'global' ? 'global' : 'this project'})` });
     if (!s || s.scope === m.scope) return undefined;
     patch.scope = s.scope;

@@ -8,7 +8,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { findConfigFile } from '../core/config';
+import { CONFIG_FILE_CANDIDATES, findConfigFile } from '../core/config';
 import { actionable, configProblems, notificationText, problemKey, type ConfigProblem } from './configProblems';
 import type { Logger } from './log';
 import { readSettingOverrides } from './settings';
@@ -55,7 +55,8 @@ export class ConfigDiagnostics implements vscode.Disposable {
   /** Starts watching; the first check runs at once. */
   start(): this {
     if (this.folder) {
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.folder, '{.agent-memory/agent.yaml,agent.yaml,AGENT.yaml,config.yaml}'));
+      const pattern = new vscode.RelativePattern(this.folder, `{${CONFIG_FILE_CANDIDATES.join(',')}}`);
+      const watcher = vscode.workspace.createFileSystemWatcher(pattern);
       for (const ev of [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete]) this.subs.push(ev(() => void this.check()));
       this.subs.push(watcher);
     }
@@ -121,7 +122,8 @@ export class ConfigDiagnostics implements vscode.Disposable {
     this.notified = fingerprint;
     if (!shown.length) return;
     const actions = [...(file ? ['Open agent.yaml'] : ['Open Settings']), 'Show Problems'];
-    void vscode.window.showWarningMessage(notificationText(file ? path.basename(file) : 'the configuration', shown), ...actions).then((pick) => {
+    const text = notificationText(file ? path.basename(file) : 'the configuration', shown);
+    void vscode.window.showWarningMessage(text, ...actions).then((pick) => {
       if (pick === 'Open agent.yaml' && file) void openAt(file, shown.find((p) => p.range)?.range);
       if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS_SECTION);
       if (pick === 'Show Problems') void vscode.commands.executeCommand('workbench.actions.view.problems');

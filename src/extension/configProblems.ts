@@ -67,14 +67,16 @@ export function configProblems(text: string, file: string, settings: Readonly<Re
   const rejected = new Set<string>();
   for (const i of layered.issues) {
     if (i.severity === 'error') rejected.add(i.key);
-    out.push({ severity: i.severity, key: i.key, message: `${SETTINGS_SECTION}.${i.key} (VS Code settings): ${problemText(i)}`, source: 'settings' });
+    const message = `${SETTINGS_SECTION}.${i.key} (VS Code settings): ${problemText(i)}`;
+    out.push({ severity: i.severity, key: i.key, message, source: 'settings' });
   }
   for (const entry of readYamlEntries(text).entries) {
     if (!(entry.path in settings) || settings[entry.path] === undefined || rejected.has(entry.path)) continue;
     out.push({
       severity: 'info',
       key: entry.path,
-      message: `${entry.path} is overridden by the VS Code setting ${SETTINGS_SECTION}.${entry.path} = ${shown(settings[entry.path])}: that value is used, not this one`,
+      message: `${entry.path} is overridden by the VS Code setting ${SETTINGS_SECTION}.${entry.path} = ${shown(settings[entry.path])}: ` +
+        'that value is used, not this one',
       range: issueRange(entry, lines),
       source: 'agent.yaml',
     });
@@ -98,5 +100,6 @@ export function notificationText(fileName: string, problems: readonly ConfigProb
   if (!first) return '';
   const where = first.range ? ` (line ${first.range.line + 1})` : '';
   const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
-  return `Agent Memory: ${fileName} has ${problems.length} problem${problems.length === 1 ? '' : 's'}: ${first.message}${where}${more}. Defaults are used for those values.`;
+  const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+  return `Agent Memory: ${fileName} has ${count}: ${first.message}${where}${more}. Defaults are used for those values.`;
 }

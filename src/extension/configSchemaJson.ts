@@ -42,7 +42,8 @@ function leafSchema(spec: ConfigKeySpec): JsonSchema {
       };
     }
     case 'string':
-      return { type: 'string', default: spec.default, maxLength: spec.maxLength, ...(spec.allowEmpty ? {} : { minLength: 1 }), description };
+      return { type: 'string', default: spec.default, maxLength: spec.maxLength, ...(spec.allowEmpty ? {} : { minLength: 1 }),
+        description };
     case 'enum':
       return { type: 'string', enum: [...spec.values], default: spec.default, description };
     case 'url':

@@ -200,8 +200,14 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
   const pickTarget = async (): Promise<'workspace' | 'user' | undefined> => {
     if (!vscode.workspace.workspaceFolders?.length) return 'user';
     const pick = await vscode.window.showQuickPick([
-      { label: 'This workspace', detail: 'Saved in the workspace settings (.vscode/settings.json, which may be committed with the repository).', where: 'workspace' as const },
-      { label: 'Me (user settings)', detail: 'Saved in your user settings: every workspace without its own setting uses this mode.', where: 'user' as const },
+      {
+        label: 'This workspace', where: 'workspace' as const,
+        detail: 'Saved in the workspace settings (.vscode/settings.json, which may be committed with the repository).',
+      },
+      {
+        label: 'Me (user settings)', where: 'user' as const,
+        detail: 'Saved in your user settings: every workspace without its own setting uses this mode.',
+      },
     ], { placeHolder: 'Save the pipeline mode for…' });
     return pick?.where;
   };
@@ -227,7 +233,7 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
   };
 
   const pullWithProgress = (llm: { url: string; model: string }) =>
-    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Pulling ${llm.model} from Ollama`, cancellable: false }, async (progress) => {
+    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Pulling ${llm.model}` }, async (progress) => {
       let last = 0;
       await pullPipelineModel(llm, (message, percent) => {
         const increment = percent !== undefined ? Math.max(0, percent - last) : 0;

@@ -7,26 +7,39 @@
 import { OllamaProvider } from '../core/llm/ollamaProvider';
 import type { PipelineDiagnostics, PipelineModeName } from '../engine/protocol';
 
+/** Where the pipeline's model lives (PipelineDiagnostics.llm). */
+export interface OllamaTarget {
+  url: string;
+  model: string;
+}
+
 export type Readiness =
   | { kind: 'ready' }
   | { kind: 'unreachable'; message: string }
   | { kind: 'model-missing'; message: string; model: string };
 
 /** What a mode needs: nothing for "off"; Ollama and the extraction model for the others. */
-export async function checkPipelineModel(mode: PipelineModeName, llm: { url: string; model: string }, fetchImpl?: typeof fetch): Promise<Readiness> {
+export async function checkPipelineModel(mode: PipelineModeName, llm: OllamaTarget, fetchImpl?: typeof fetch): Promise<Readiness> {
   if (mode === 'off') return { kind: 'ready' };
-  const probe = await new OllamaProvider({ host: llm.url, model: llm.model, probeTimeoutMs: 3000, ...(fetchImpl ? { fetch: fetchImpl } : {}) }).probe();
+  const fetchOption = fetchImpl ? { fetch: fetchImpl } : {};
+  const provider = new OllamaProvider({ host: llm.url, model: llm.model, probeTimeoutMs: 3000, ...fetchOption });
+  const probe = await provider.probe();
   if (!probe.reachable) {
-    return { kind: 'unreachable', message: `Ollama is not reachable at ${llm.url}${probe.error ? ` (${probe.error})` : ''}. In ${mode} mode the pipeline waits for it: jobs stay queued until it answers.` };
+    const why = probe.error ? ` (${probe.error})` : '';
+    const message = `Ollama is not reachable at ${llm.url}${why}. In ${mode} mode the pipeline waits for it: ` +
+      'jobs stay queued until it answers.';
+    return { kind: 'unreachable', message };
   }
   if (!probe.hasModel) {
-    return { kind: 'model-missing', model: llm.model, message: `Ollama at ${llm.url} does not have the extraction model ${llm.model}. In ${mode} mode the pipeline waits until it is installed.` };
+    const message = `Ollama at ${llm.url} does not have the extraction model ${llm.model}. ` +
+      `In ${mode} mode the pipeline waits until it is installed.`;
+    return { kind: 'model-missing', model: llm.model, message };
   }
   return { kind: 'ready' };
 }
 
 /** Pulls the model through Ollama's /api/pull; `onProgress` gets a percentage when Ollama reports sizes. */
-export async function pullPipelineModel(llm: { url: string; model: string }, onProgress: (message: string, percent?: number) => void,
+export async function pullPipelineModel(llm: OllamaTarget, onProgress: (message: string, percent?: number) => void,
   fetchImpl?: typeof fetch): Promise<'present' | 'pulled'> {
   const provider = new OllamaProvider({ host: llm.url, model: llm.model, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
   const r = await provider.ensureModel({

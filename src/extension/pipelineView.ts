@@ -133,7 +133,7 @@ export function statusNodes(d: PipelineDiagnostics, reviews: PipelineReview[]): 
   const waiting = worker.startsWith('waiting');
   out.push({
     kind: 'info', key: 'worker', label: `Worker: ${worker}`, ...(worker.startsWith(s.state) ? {} : { description: s.state }),
-    tooltip: waiting ? `${s.detail}\nJobs stay queued until Ollama at ${d.llm.url} answers with ${d.llm.model}; nothing is lost.` : s.detail,
+    tooltip: waiting ? `${s.detail}\nJobs stay queued until Ollama at ${d.llm.url} has ${d.llm.model}; nothing is lost.` : s.detail,
     icon: s.paused ? 'debug-pause' : worker === 'running' ? 'play-circle' : worker === 'degraded' || waiting ? 'warning' : 'circle-slash',
     contextValue: s.restricted ? 'pipelineWorker.restricted' : s.paused ? 'pipelineWorker.paused' : 'pipelineWorker.running',
   });

@@ -88,7 +88,8 @@ export function recallAnswerText(query: string, hits: readonly SearchHit[]): str
   if (!hits.length) return `${head}No relevant memories about this question. Save one with "Agent Memory: Add Memory…".\n`;
   const items = hits.map((h, i) => {
     const title = h.memory.title ? `${oneLine(h.memory.title, 100)} — ` : '';
-    return `${i + 1}. ${title}${oneLine(h.content, 600)}\n   (${h.memory.type}${h.store === 'global' ? ', global' : ''} · id ${h.memory.id})`;
+    const where = `${h.memory.type}${h.store === 'global' ? ', global' : ''}`;
+    return `${i + 1}. ${title}${oneLine(h.content, 600)}\n   (${where} · id ${h.memory.id})`;
   });
   return `${head}Recalled ${hits.length} ${hits.length === 1 ? 'memory' : 'memories'} for your question:\n\n${items.join('\n\n')}\n`;
 }

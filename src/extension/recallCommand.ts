@@ -41,13 +41,16 @@ class RecallDocuments implements vscode.TextDocumentContentProvider {
   }
 }
 
-export function registerRecallCommand(context: vscode.ExtensionContext, engine: EngineClient, log: Logger, onRecall: (r: SearchResponse) => void): void {
+export function registerRecallCommand(
+  context: vscode.ExtensionContext, engine: EngineClient, log: Logger, onRecall: (r: SearchResponse) => void,
+): void {
   const docs = new RecallDocuments();
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(RECALL_SCHEME, docs));
   const run = commandRegistrar(context, log);
   run(RECALL_COMMAND, 'recall', async (q?: unknown): Promise<RecallOutcome | undefined> => {
     const query = typeof q === 'string' ? q : await vscode.window.showInputBox({
-      title: 'Recall', prompt: 'Ask what this project\'s memory knows', placeHolder: 'e.g. which port does the staging database use?', ignoreFocusOut: true,
+      title: 'Recall', prompt: 'Ask what this project\'s memory knows', ignoreFocusOut: true,
+      placeHolder: 'e.g. which port does the staging database use?',
     });
     if (!query?.trim()) return undefined;
     const response = await engine.request('search', { query, limit: RECALL_LIMIT });
@@ -71,7 +74,7 @@ async function pickAndOpen(query: string, r: SearchResponse): Promise<void> {
       detail: h.content.replace(/\s+/g, ' ').slice(0, 300),
       id: h.memory.id,
     })),
-    { title: `Recall: ${query}`, placeHolder: `${r.hits.length} recalled — pick one to open it (Esc keeps the results document)`, matchOnDetail: true },
+    { title: `Recall: ${query}`, matchOnDetail: true, placeHolder: `${r.hits.length} recalled — pick one to open it` },
   );
   if (pick) await vscode.commands.executeCommand('agentMemory.openMemory', pick.id);
 }

@@ -32,7 +32,8 @@ export class SettingsWriter {
     this.held++;
     try {
       for (const [key, value] of Object.entries(entries)) {
-        if (toUser && hasFolder && cfg.inspect(key)?.workspaceValue !== undefined) await cfg.update(key, undefined, vscode.ConfigurationTarget.Workspace);
+        const inWorkspace = cfg.inspect(key)?.workspaceValue !== undefined;
+        if (toUser && hasFolder && inWorkspace) await cfg.update(key, undefined, vscode.ConfigurationTarget.Workspace);
         if (cfg.get(key) !== value || (!toUser && cfg.inspect(key)?.workspaceValue !== undefined)) await cfg.update(key, value, target);
       }
     } finally {

@@ -65,10 +65,15 @@ export class StatusBar implements vscode.Disposable {
         const p = this.pipeline;
         const flag = p?.restricted ? ' $(shield) read-only' : p?.paused ? ' $(debug-pause) paused' : p && p.mode !== 'off' ? ` · ${p.mode}` : '';
         const problems = this.config.errors + this.config.warnings;
-        this.item.text = `$(${degraded || problems ? 'warning' : 'database'}) Memory${this.count !== undefined ? `: ${this.count}` : ''}${flag}`;
+        const count = this.count !== undefined ? `: ${this.count}` : '';
+        this.item.text = `$(${degraded || problems ? 'warning' : 'database'}) Memory${count}${flag}`;
         this.item.backgroundColor = problems ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
         this.item.command = problems ? 'workbench.actions.view.problems' : 'agentMemory.showDiagnostics';
-        if (problems) tip.appendText(`Configuration: ${problems} problem${problems === 1 ? '' : 's'} in ${this.config.file ?? 'the settings'} (defaults are used for those values). Click for the Problems panel. `);
+        if (problems) {
+          const where = this.config.file ?? 'the settings';
+          tip.appendText(`Configuration: ${problems} problem${problems === 1 ? '' : 's'} in ${where} (defaults are used for them). `);
+          tip.appendText('Click for the Problems panel. ');
+        }
         tip.appendText(`Engine ready (project ${this.engine.ready?.projectId ?? '?'}). `);
         if (this.pipeline) {
           tip.appendText(`Pipeline: ${this.pipeline.mode} mode, ${this.pipeline.paused ? 'paused' : this.pipeline.state} — ${this.pipeline.detail}`);

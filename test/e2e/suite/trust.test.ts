@@ -45,9 +45,14 @@ suite('Trust surfaces', () => {
 
   suiteTeardown(async () => {
     for (const k of [...PIPELINE_KEYS, 'search.vector_weight']) {
-      await cfg().update(k, undefined, vscode.ConfigurationTarget.Workspace);
-      await cfg().update(k, undefined, vscode.ConfigurationTarget.Global);
+      const i = cfg().inspect(k);
+      if (i?.workspaceValue !== undefined) await cfg().update(k, undefined, vscode.ConfigurationTarget.Workspace);
+      if (i?.globalValue !== undefined) await cfg().update(k, undefined, vscode.ConfigurationTarget.Global);
     }
+    // VS Code delivers one settings event per key, some late; each reloads the engine's
+    // configuration. Let them all land here, not in the middle of the next suite's own reloads.
+    await until(() => api.engine.currentInit.settings ?? {}, (x) => PIPELINE_KEYS.every((k) => !(k in x)), 'settings cleared');
+    await new Promise((r) => setTimeout(r, 1500));
     fs.rmSync(path.join(folder(), 'agent.yaml'), { force: true });
     await fake?.close();
   });

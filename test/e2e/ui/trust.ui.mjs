@@ -77,7 +77,10 @@ export const tests = {
     await page.locator('.quick-input-widget', { hasText: 'title' }).first().waitFor({ state: 'visible', timeout: 10000 });
     assert.equal(await title.inputValue(), 'Deploys to production happen on Tuesdays and need two approvals.', 'the first sentence is suggested');
     await answer(page, 'Production deploy rule');
-    await waitForNotification(page, 'Memory saved: Production deploy rule');
+    const toast = await waitForNotification(page, 'Memory saved: Production deploy rule');
+    // VS Code names the extension that raised it (a linked dist/ made this "Null Extension Description").
+    await toast.hover();
+    assert.match(await toast.innerText(), /Source: Agent Memory/);
     await screenshot('saved');
 
     // What was saved, as the memory's document shows it.
