@@ -98,6 +98,10 @@ suite('Trust surfaces', () => {
     fs.writeFileSync(file, 'memory:\n  promote_importance: 0.9\n');
     await cfg().update('search.vector_weight', undefined, vscode.ConfigurationTarget.Workspace);
     await until(() => vscode.languages.getDiagnostics(uri), (x) => x.length === 0, 'fixed: no diagnostics');
+    // Gone again, and the engine has reloaded without it: a late file event would otherwise
+    // reload the configuration in the middle of another suite's test.
+    fs.rmSync(file);
+    await until(async () => (await api.engine.request('diagnostics', {})).config.file, (f) => f === undefined, 'the engine reloaded without agent.yaml');
   }, { timeoutMs: 40_000 });
 
   test('switching the pipeline mode checks Ollama, pulls the missing model and saves for the user; unreachable Ollama shows as waiting', async () => {
