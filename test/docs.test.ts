@@ -31,19 +31,22 @@ test('README shows how to start; the developer commands are in docs/DEVELOPMENT.
   assert.ok(readme.includes('## Connecting other agents (CLI, MCP)'), 'the heading the CLI / MCP documentation fills');
 });
 
+const TRUST_UI = 'test/e2e/ui/trust.ui.mjs';
+const READINESS = 'test/extension/pipelineReadiness.test.ts';
+
 /** Each claim of the README (a phrase it must contain) and the test that shows it is true. */
 const CLAIMS: { phrase: string; file: string; test: string }[] = [
-  { phrase: 'Recall…', file: 'test/e2e/ui/trust.ui.mjs', test: 'recall answers without a model' },
-  { phrase: 'VS Code does not pass chat requests to `@memory` at all', file: 'test/e2e/ui/trust.ui.mjs', test: 'recall answers without a model' },
-  { phrase: '**Save now** button', file: 'test/e2e/ui/trust.ui.mjs', test: 'Add Memory asks type, tags, lifetime' },
+  { phrase: 'Recall…', file: TRUST_UI, test: 'recall answers without a model' },
+  { phrase: 'VS Code does not pass chat requests to `@memory` at all', file: TRUST_UI, test: 'recall answers without a model' },
+  { phrase: '**Save now** button', file: TRUST_UI, test: 'Add Memory asks type, tags, lifetime' },
   { phrase: '**permanent**', file: 'test/extension/addMemorySteps.test.ts', test: 'defaults: permanent, general' },
   { phrase: 'scope (moves it between this project and global)', file: 'test/e2e/suite/trust.test.ts', test: 'Edit can change the scope' },
-  { phrase: 'appears in the **Problems** panel and as a squiggle at that', file: 'test/e2e/ui/trust.ui.mjs', test: 'invalid agent.yaml gives a Problems entry' },
+  { phrase: 'appears in the **Problems** panel and as a squiggle', file: TRUST_UI, test: 'invalid agent.yaml gives a Problems entry' },
   { phrase: 'the file says so at that value', file: 'test/extension/configProblems.test.ts', test: 'overrides' },
-  { phrase: 'status bar item turns to a\nwarning', file: 'test/e2e/ui/trust.ui.mjs', test: 'invalid agent.yaml gives a Problems entry' },
+  { phrase: 'status bar item turns to a\nwarning', file: TRUST_UI, test: 'invalid agent.yaml gives a Problems entry' },
   { phrase: 'JSON schema', file: 'test/extension/configSchemaJson.test.ts', test: 'package.json contributes it' },
-  { phrase: 'offers to pull a missing model (with progress)', file: 'test/extension/pipelineReadiness.test.ts', test: 'pulls through /api/pull' },
-  { phrase: '"waiting for Ollama"', file: 'test/extension/pipelineReadiness.test.ts', test: 'waiting for Ollama' },
+  { phrase: 'offers to pull a missing model (with progress)', file: READINESS, test: 'pulls through /api/pull' },
+  { phrase: '"waiting for Ollama"', file: READINESS, test: 'waiting for Ollama' },
   { phrase: 'Import keeps `created_at`', file: 'test/e2e/suite/surfaces.test.ts', test: 'export' },
 ];
 
@@ -62,7 +65,8 @@ function minNodeMajor(range: string): number {
 }
 
 test('the Node requirement the README and docs state matches the dependencies\' engines', () => {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  type Deps = { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Deps;
   const need = (name: string) => {
     const f = join(root, 'node_modules', name, 'package.json');
     const engines = existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as { engines?: { node?: string } }).engines : undefined;
@@ -74,6 +78,8 @@ test('the Node requirement the README and docs state matches the dependencies\' 
     if (name === '@vscode/vsce') continue; // only `npm run package`: checked below
     assert.ok(need(name) <= 20, `${name} needs Node ${need(name)}`);
   }
-  assert.ok(Math.max(...Object.keys(pkg.dependencies).map(need)) <= 18, 'run-time dependencies need at most Node 18, as docs/DEVELOPMENT.md says');
-  assert.ok(development.includes(`**Node ${need('@vscode/vsce')}**`), `docs/DEVELOPMENT.md names Node ${need('@vscode/vsce')} for npm run package`);
+  const runtime = Math.max(...Object.keys(pkg.dependencies).map(need));
+  assert.ok(runtime <= 18, `run-time dependencies need Node ${runtime}; docs/DEVELOPMENT.md says 18`);
+  const vsce = need('@vscode/vsce');
+  assert.ok(development.includes(`**Node ${vsce}**`), `docs/DEVELOPMENT.md names Node ${vsce} for npm run package`);
 });

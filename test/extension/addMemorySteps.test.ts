@@ -4,12 +4,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  createParams, DAY, defaultDraft, describeDraft, IMPORTANCE_LEVELS, LIFETIMES, parseTags, PICKABLE_TYPES, SCOPES, suggestTitle, validateContent,
+  createParams, DAY, defaultDraft, describeDraft, IMPORTANCE_LEVELS, LIFETIMES, parseTags, PICKABLE_TYPES, SCOPES, suggestTitle,
+  validateContent,
 } from '../../src/extension/addMemorySteps';
 
 test('defaults: permanent, general, normal importance, this project, no tags, no title', () => {
   const d = defaultDraft('We deploy on Tuesdays only.');
-  assert.deepEqual(d, { content: 'We deploy on Tuesdays only.', type: 'general', tags: [], ttlSeconds: null, importance: 0.5, scope: 'project', title: '' });
+  assert.deepEqual(d, {
+    content: 'We deploy on Tuesdays only.', type: 'general', tags: [], ttlSeconds: null, importance: 0.5, scope: 'project', title: '',
+  });
   assert.equal(LIFETIMES[0]!.ttlSeconds, null, 'the first (preselected) lifetime is permanent');
   assert.equal(IMPORTANCE_LEVELS[0]!.importance, 0.5);
   assert.equal(SCOPES[0]!.scope, 'project');
@@ -19,8 +22,12 @@ test('defaults: permanent, general, normal importance, this project, no tags, no
 test('createParams: explicit permanence (ttlSeconds null), tags and title only when given, a chosen lifetime in seconds', () => {
   assert.deepEqual(createParams(defaultDraft('We deploy on Tuesdays only.')),
     { content: 'We deploy on Tuesdays only.', type: 'general', scope: 'project', importance: 0.5, ttlSeconds: null });
-  const p = createParams(defaultDraft('x'.repeat(20), { tags: ['ops'], title: '  Deploy day ', ttlSeconds: 7 * DAY, scope: 'global', source: 'a.md:3' }));
-  assert.deepEqual(p, { content: 'x'.repeat(20), type: 'general', scope: 'global', importance: 0.5, ttlSeconds: 604800, tags: ['ops'], title: 'Deploy day', source: 'a.md:3' });
+  const chosen = { tags: ['ops'], title: '  Deploy day ', ttlSeconds: 7 * DAY, scope: 'global' as const, source: 'a.md:3' };
+  const p = createParams(defaultDraft('x'.repeat(20), chosen));
+  assert.deepEqual(p, {
+    content: 'x'.repeat(20), type: 'general', scope: 'global', importance: 0.5, ttlSeconds: 604800,
+    tags: ['ops'], title: 'Deploy day', source: 'a.md:3',
+  });
   const { ttlSeconds: _omit, ...lifecycleDefault } = defaultDraft('We deploy on Tuesdays only.');
   assert.equal('ttlSeconds' in createParams(lifecycleDefault), false, 'absent: the engine decides');
 });

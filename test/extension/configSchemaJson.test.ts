@@ -8,7 +8,16 @@ import { CONFIG_SCHEMA } from '../../src/core/config/schema';
 import { AGENT_YAML_FILE_MATCH, AGENT_YAML_SCHEMA_FILE, agentYamlJsonSchema } from '../../src/extension/configSchemaJson';
 
 const root = join(__dirname, '..', '..');
-type Schema = { properties?: Record<string, Schema>; type?: unknown; minimum?: number; maximum?: number; enum?: string[]; anyOf?: Schema[]; pattern?: string; default?: unknown };
+interface Schema {
+  properties?: Record<string, Schema>;
+  type?: unknown;
+  minimum?: number;
+  maximum?: number;
+  enum?: string[];
+  anyOf?: Schema[];
+  pattern?: string;
+  default?: unknown;
+}
 
 test('the shipped schema file is up to date (run `npm run settings`)', () => {
   const file = JSON.parse(readFileSync(join(root, AGENT_YAML_SCHEMA_FILE), 'utf8'));

@@ -42,7 +42,8 @@ test('pullPipelineModel pulls through /api/pull and reports progress with percen
 
 test('a pull Ollama refuses is an error naming the model', async () => {
   const fake = await start({ models: [], pullable: ['llama3:8b'] });
-  await assert.rejects(pullPipelineModel({ url: fake.url, model: 'qwen3:4b' }, () => undefined), /Could not pull qwen3:4b .*file does not exist/);
+  const pull = pullPipelineModel({ url: fake.url, model: 'qwen3:4b' }, () => undefined);
+  await assert.rejects(pull, /Could not pull qwen3:4b .*file does not exist/);
 });
 
 test('workerState: waiting for Ollama / the model instead of running; paused, off and restricted win', () => {

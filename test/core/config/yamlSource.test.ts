@@ -33,5 +33,6 @@ test('a YAML syntax error has its line, column and an end', () => {
   assert.equal(e.severity, 'error');
   assert.match(e.message, /YAML syntax error at line \d+, column \d+/);
   assert.ok(e.line !== undefined && e.column !== undefined);
-  assert.ok(e.endLine === undefined || e.endLine > e.line! || (e.endLine === e.line && e.endColumn! > e.column!), 'the end is after the start');
+  const endAfterStart = e.endLine === undefined || e.endLine > e.line! || (e.endLine === e.line && e.endColumn! > e.column!);
+  assert.ok(endAfterStart, 'the end is after the start');
 });

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { suite, suiteSetup, suiteTeardown, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
-import type { InfoNode } from '../../../src/extension/pipelineView';
+import type { InfoNode, PipelineNode } from '../../../src/extension/pipelineView';
 import type { RecallOutcome } from '../../../src/extension/recallCommand';
 import type { CreateResult, MemoryRecord, SearchResponse } from '../../../src/engine/protocol';
 import { closedPortUrl, FakeOllama } from '../../helpers/fakeOllama';
@@ -30,6 +30,8 @@ async function until<T>(read: () => T | Promise<T>, check: (v: T) => boolean, wh
   }
   return v;
 }
+
+const addMemory = (text: string) => vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', text);
 
 const PIPELINE_KEYS = ['enabled', 'shadowMode', 'allowUpdateDelete', 'mutationsFrozen', 'ollamaUrl'].map((k) => `memory.pipelineV2.${k}`);
 
@@ -58,7 +60,7 @@ suite('Trust surfaces', () => {
   });
 
   test('Edit can change the scope: the memory moves to the global store', async () => {
-    const m = created(await vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', 'Trust test: I prefer tabs over spaces in every project.'));
+    const m = created(await addMemory('Trust test: I prefer tabs over spaces in every project.'));
     assert.equal(m.scope, 'project');
     const moved = await vscode.commands.executeCommand<MemoryRecord>('agentMemory.editMemory', m.id, { scope: 'global' });
     assert.equal(moved.scope, 'global');
@@ -70,7 +72,7 @@ suite('Trust surfaces', () => {
   });
 
   test('Recall… answers with the recalled memories, without chat or a language model', async () => {
-    const m = created(await vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', 'Trust test: the wallaby cache server runs on port 6390.'));
+    const m = created(await addMemory('Trust test: the wallaby cache server runs on port 6390.'));
     const r = await vscode.commands.executeCommand<RecallOutcome>('agentMemory.recall', 'which port does the wallaby cache use?');
     assert.equal(r.response.hits[0]?.memory.id, m.id);
     assert.match(r.text, /^# Recall: which port does the wallaby cache use\?\n\nRecalled \d+ memor(y|ies) for your question:/);
@@ -81,7 +83,8 @@ suite('Trust surfaces', () => {
     const file = path.join(folder(), 'agent.yaml');
     fs.writeFileSync(file, 'memory:\n  promote_importance: 7\nsearch:\n  vector_weight: 0.5\n');
     const uri = vscode.Uri.file(file);
-    const errors = await until(() => vscode.languages.getDiagnostics(uri), (d) => d.some((x) => x.code === 'memory.promote_importance'), 'a diagnostic');
+    const diagnostics = () => vscode.languages.getDiagnostics(uri);
+    const errors = await until(diagnostics, (d) => d.some((x) => x.code === 'memory.promote_importance'), 'a diagnostic');
     const d = errors.find((x) => x.code === 'memory.promote_importance')!;
     assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
     assert.equal(d.source, 'Agent Memory');
@@ -89,7 +92,7 @@ suite('Trust surfaces', () => {
     assert.match(d.message, /memory\.promote_importance/);
 
     await cfg().update('search.vector_weight', 0.3, vscode.ConfigurationTarget.Workspace);
-    const notes = await until(() => vscode.languages.getDiagnostics(uri), (x) => x.some((y) => y.code === 'search.vector_weight'), 'an override note');
+    const notes = await until(diagnostics, (x) => x.some((y) => y.code === 'search.vector_weight'), 'an override note');
     const note = notes.find((x) => x.code === 'search.vector_weight')!;
     assert.equal(note.severity, vscode.DiagnosticSeverity.Information);
     assert.equal(note.range.start.line, 3);
@@ -97,21 +100,24 @@ suite('Trust surfaces', () => {
 
     fs.writeFileSync(file, 'memory:\n  promote_importance: 0.9\n');
     await cfg().update('search.vector_weight', undefined, vscode.ConfigurationTarget.Workspace);
-    await until(() => vscode.languages.getDiagnostics(uri), (x) => x.length === 0, 'fixed: no diagnostics');
+    await until(diagnostics, (x) => x.length === 0, 'fixed: no diagnostics');
     // Gone again, and the engine has reloaded without it: a late file event would otherwise
     // reload the configuration in the middle of another suite's test.
     fs.rmSync(file);
-    await until(async () => (await api.engine.request('diagnostics', {})).config.file, (f) => f === undefined, 'the engine reloaded without agent.yaml');
+    const configFile = async () => (await api.engine.request('diagnostics', {})).config.file;
+    await until(configFile, (f) => f === undefined, 'the engine reloaded without agent.yaml');
   }, { timeoutMs: 40_000 });
 
-  test('switching the pipeline mode checks Ollama, pulls the missing model and saves for the user; unreachable Ollama shows as waiting', async () => {
-    const worker = async () => (await api.views.pipeline.getChildren()).find((n): n is InfoNode => n.kind === 'info' && n.key === 'worker')?.label;
+  test('a mode switch checks Ollama, pulls the missing model, saves for the user; unreachable Ollama shows as waiting', async () => {
+    const isWorker = (n: PipelineNode): n is InfoNode => n.kind === 'info' && n.key === 'worker';
+    const worker = async () => (await api.views.pipeline.getChildren()).find(isWorker)?.label;
     const llmUrl = async () => (await api.engine.request('pipeline.diagnostics', {})).llm.url;
 
     fake = await FakeOllama.start({ models: [] });
     await cfg().update('memory.pipelineV2.ollamaUrl', fake.url, vscode.ConfigurationTarget.Workspace);
     await until(llmUrl, (u) => u === fake!.url, 'the engine uses the fake Ollama');
-    const r = await vscode.commands.executeCommand<{ mode: string }>('agentMemory.switchPipelineMode', 'controlled', { check: true, pull: true, where: 'user' });
+    const options = { check: true, pull: true, where: 'user' };
+    const r = await vscode.commands.executeCommand<{ mode: string }>('agentMemory.switchPipelineMode', 'controlled', options);
     assert.equal(r?.mode, 'controlled');
     assert.equal(fake.count('pull'), 1, 'the missing model was pulled through /api/pull');
     assert.ok(fake.models.has('qwen3:4b'));

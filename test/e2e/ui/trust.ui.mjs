@@ -76,7 +76,8 @@ export const tests = {
     await answer(page, 'Global', { waitFor: 'scope' });
     const title = quickInput(page);
     await page.locator('.quick-input-widget', { hasText: 'title' }).first().waitFor({ state: 'visible', timeout: 10000 });
-    assert.equal(await title.inputValue(), 'Deploys to production happen on Tuesdays and need two approvals.', 'the first sentence is suggested');
+    const suggested = await title.inputValue();
+    assert.equal(suggested, 'Deploys to production happen on Tuesdays and need two approvals.', 'the first sentence is suggested');
     await answer(page, 'Production deploy rule');
     const toast = await waitForNotification(page, 'Memory saved: Production deploy rule');
     // VS Code names the extension that raised it (a linked dist/ made this "Null Extension Description").
@@ -95,17 +96,17 @@ export const tests = {
     await screenshot('saved-memory');
   },
 
-  async 'an invalid agent.yaml gives a Problems entry at the right line, one notification, a warning status bar'({ page, screenshot, workspace }) {
+  async 'an invalid agent.yaml gives a Problems entry at the right line, one notification, a warning status bar'(t) {
+    const { page, screenshot, workspace } = t;
     const file = join(workspace, 'agent.yaml');
-    const yaml = ['# Agent Memory settings of this project', 'memory:', '  default_ttl: soon', 'search:', '  vector_weight: 0.5', ''].join('\n');
+    const yaml = ['# Agent Memory settings of this project', 'memory:', '  default_ttl: soon', 'search:', '  vector_weight: 0.5', '']
+      .join('\n');
     try {
       writeFileSync(file, yaml);
       const toast = await waitForNotification(page, 'agent.yaml has 1 problem', { timeoutMs: 30000 });
       assert.match(await toast.innerText(), /memory\.default_ttl.*\(line 3\)/s);
       assert.match(await toast.innerText(), /Open agent\.yaml/);
       const status = page.locator('.statusbar-item', { hasText: 'Memory' }).first();
-      await page.locator('.statusbar-item.warning-kind, .statusbar-item[style*="warning"]', { hasText: 'Memory' }).first().waitFor({ state: 'visible', timeout: 10000 })
-        .catch(() => undefined); // the class name differs between versions: the text is checked below
       assert.match(await status.innerHTML(), /codicon-warning/);
       await screenshot('notification');
 
@@ -119,10 +120,11 @@ export const tests = {
       await screenshot('squiggle');
 
       // Saving the same problems again is not a new notification.
-      await page.locator('.notifications-toasts .notification-toast .codicon-notifications-clear, .notifications-toasts .codicon-close').first().click().catch(() => undefined);
+      await page.keyboard.press('Escape'); // dismisses the toast
       writeFileSync(file, `${yaml}\n`);
       await page.waitForTimeout(3000);
-      assert.equal(await page.locator('.notifications-toasts .notification-toast', { hasText: 'agent.yaml has' }).count(), 0, 'one notification per change');
+      const again = page.locator('.notifications-toasts .notification-toast', { hasText: 'agent.yaml has' });
+      assert.equal(await again.count(), 0, 'one notification per change');
     } finally {
       rmSync(file, { force: true });
     }
