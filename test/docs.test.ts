@@ -42,6 +42,8 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   { phrase: '**permanent**', file: 'test/extension/addMemorySteps.test.ts', test: 'defaults: permanent, general' },
   { phrase: 'scope (moves it between this project and global)', file: 'test/e2e/suite/trust.test.ts', test: 'Edit can change the scope' },
   { phrase: 'appears in the **Problems** panel and as a squiggle', file: TRUST_UI, test: 'invalid agent.yaml gives a Problems entry' },
+  { phrase: 'each problem is written to the log once', file: 'test/extension/configProblems.test.ts', test: 'each problem logged once' },
+  { phrase: 'You get **one** notification', file: 'test/extension/configProblems.test.ts', test: 'one notification per distinct set' },
   { phrase: 'the file says so at that value', file: 'test/extension/configProblems.test.ts', test: 'overrides' },
   { phrase: 'status bar item turns to a\nwarning', file: TRUST_UI, test: 'invalid agent.yaml gives a Problems entry' },
   { phrase: 'JSON schema', file: 'test/extension/configSchemaJson.test.ts', test: 'package.json contributes it' },

@@ -9,7 +9,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CONFIG_FILE_CANDIDATES, findConfigFile } from '../core/config';
-import { actionable, configProblems, notificationText, problemKey, type ConfigProblem } from './configProblems';
+import { actionable, configProblems, notificationText, ProblemReporter, type ConfigProblem } from './configProblems';
 import type { Logger } from './log';
 import { readSettingOverrides } from './settings';
 import { SETTINGS_SECTION } from './settingsSchema';
@@ -40,8 +40,7 @@ function toDiagnostic(p: ConfigProblem): vscode.Diagnostic {
 export class ConfigDiagnostics implements vscode.Disposable {
   readonly collection = vscode.languages.createDiagnosticCollection('agentMemory.config');
   private readonly subs: vscode.Disposable[] = [this.collection];
-  private readonly logged = new Set<string>();
-  private notified = '';
+  private readonly reporter = new ProblemReporter();
   private running: Promise<ConfigProblemSummary> | undefined;
   private again = false;
   private last: ConfigProblemSummary = { errors: 0, warnings: 0 };
@@ -99,10 +98,8 @@ export class ConfigDiagnostics implements vscode.Disposable {
     this.collection.clear();
     if (file) this.collection.set(vscode.Uri.file(file), problems.filter((p) => p.range).map(toDiagnostic));
     const shown = actionable(problems);
-    for (const p of shown) {
-      const key = problemKey(p);
-      if (this.logged.has(key)) continue;
-      this.logged.add(key);
+    const { toLog, notify } = this.reporter.report(problems);
+    for (const p of toLog) {
       this.log.info(`config ${p.severity}: ${p.message}${p.range && file ? ` (${file}:${p.range.line + 1}:${p.range.column + 1})` : ''}`);
     }
     this.last = {
@@ -111,16 +108,12 @@ export class ConfigDiagnostics implements vscode.Disposable {
       ...(file ? { file } : {}),
     };
     this.onSummary(this.last);
-    this.notifyOnce(file, shown);
+    if (notify) this.notify(file, shown);
     return this.last;
   }
 
-  /** One notification per distinct set of problems: a reload with the same problems says nothing. */
-  private notifyOnce(file: string | undefined, shown: readonly ConfigProblem[]): void {
-    const fingerprint = shown.map(problemKey).join('\n');
-    if (fingerprint === this.notified) return;
-    this.notified = fingerprint;
-    if (!shown.length) return;
+  /** The one notification of a new set of problems, with the ways to see them. */
+  private notify(file: string | undefined, shown: readonly ConfigProblem[]): void {
     const actions = [...(file ? ['Open agent.yaml'] : ['Open Settings']), 'Show Problems'];
     const text = notificationText(file ? path.basename(file) : 'the configuration', shown);
     void vscode.window.showWarningMessage(text, ...actions).then((pick) => {

@@ -103,3 +103,27 @@ export function notificationText(fileName: string, problems: readonly ConfigProb
   const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
   return `Agent Memory: ${fileName} has ${count}: ${first.message}${where}${more}. Defaults are used for those values.`;
 }
+
+/**
+ * Remembers what was said already: each problem is logged once (until it is fixed and comes
+ * back), and the person is notified once per distinct set of problems — a reload or a save
+ * with the same problems says nothing new.
+ */
+export class ProblemReporter {
+  private readonly logged = new Set<string>();
+  private notified = '';
+
+  /** The problems to log now, and whether this set deserves a notification. */
+  report(problems: readonly ConfigProblem[]): { toLog: ConfigProblem[]; notify: boolean } {
+    const shown = actionable(problems);
+    const keys = shown.map(problemKey);
+    const toLog = shown.filter((_, i) => !this.logged.has(keys[i]!));
+    // Fixed problems are forgotten, so they are logged again if they come back.
+    for (const k of [...this.logged]) if (!keys.includes(k)) this.logged.delete(k);
+    for (const k of keys) this.logged.add(k);
+    const fingerprint = keys.join('\n');
+    const notify = fingerprint !== this.notified && shown.length > 0;
+    this.notified = fingerprint;
+    return { toLog, notify };
+  }
+}

@@ -3,7 +3,7 @@
 // settings reported without a range, one stable key per problem and the one notification text.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { actionable, configProblems, issueRange, notificationText, problemKey } from '../../src/extension/configProblems';
+import { actionable, configProblems, issueRange, notificationText, ProblemReporter, problemKey } from '../../src/extension/configProblems';
 
 const TEXT = ['# project memory', 'memory:', '  default_ttl: soon', '  promote_importance: 0.9', 'search:', '  vector_weight: 2', '']
   .join('\n');
@@ -58,4 +58,21 @@ test('problemKey is stable for the same problem; the notification names the coun
   assert.deepEqual(a.map(problemKey), b.map(problemKey));
   const text = notificationText('agent.yaml', a);
   assert.match(text, /^Agent Memory: agent\.yaml has 2 problems: memory\.default_ttl.*\(line 3\) and 1 more\./);
+});
+
+test('ProblemReporter: each problem logged once, one notification per distinct set, a reload with the same problems says nothing', () => {
+  const r = new ProblemReporter();
+  const two = configProblems(TEXT, 'agent.yaml', { 'memory.promote_importance': 0.5 });
+  const first = r.report(two);
+  assert.equal(first.toLog.length, 2, 'the two problems, not the override note');
+  assert.equal(first.notify, true);
+  const again = r.report(configProblems(TEXT, 'agent.yaml', { 'memory.promote_importance': 0.5 }));
+  assert.deepEqual(again, { toLog: [], notify: false }, 'a reload: nothing logged, no notification');
+  const fixedOne = TEXT.replace('default_ttl: soon', 'default_ttl: 7d');
+  const one = r.report(configProblems(fixedOne, 'agent.yaml', {}));
+  assert.deepEqual(one, { toLog: [], notify: true }, 'the set changed: notified, the remaining problem not logged again');
+  assert.deepEqual(r.report(configProblems('', 'agent.yaml', {})), { toLog: [], notify: false }, 'all fixed: no notification');
+  const back = r.report(configProblems(TEXT, 'agent.yaml', {}));
+  assert.equal(back.toLog.length, 2, 'problems that come back are logged again');
+  assert.equal(back.notify, true);
 });
