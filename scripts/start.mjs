@@ -50,11 +50,11 @@ async function main() {
 
   const port = Number(option('--port') ?? process.env.AGENT_MEMORY_PORT ?? DEFAULT_PORT);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new Error(`not a port: ${option('--port') ?? process.env.AGENT_MEMORY_PORT}`);
+    throw Object.assign(new Error(`not a port: ${option('--port') ?? process.env.AGENT_MEMORY_PORT}`), { expected: true });
   }
   if (!(await portIsFree(port))) {
-    throw new Error(`port ${port} is in use (another \`npm start\`?). Stop it, or pick another port: ` +
-      'npm start -- --port N, or AGENT_MEMORY_PORT=N npm start');
+    throw Object.assign(new Error(`port ${port} is in use (another \`npm start\`?). Stop it, or pick another port: ` +
+      'npm start -- --port N, or AGENT_MEMORY_PORT=N npm start'), { expected: true });
   }
   // The extension folder must be in place before code-server scans its extensions folder.
   let installed;
@@ -116,6 +116,7 @@ async function main() {
 }
 
 main().catch((e) => {
-  console.error(`[start] ${e?.stack ?? e}`);
+  // A problem the person can fix is said in one line; anything else with its stack.
+  console.error(`[start] ${e?.expected ? e.message : e?.stack ?? e}`);
   process.exit(1);
 });
