@@ -32,6 +32,7 @@ test('README shows how to start; the developer commands are in docs/DEVELOPMENT.
 });
 
 const TRUST_UI = 'test/e2e/ui/trust.ui.mjs';
+const TRUST_HOST = 'test/e2e/suite/trust.test.ts';
 const READINESS = 'test/extension/pipelineReadiness.test.ts';
 
 /** Each claim of the README (a phrase it must contain) and the test that shows it is true. */
@@ -40,7 +41,7 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   { phrase: 'VS Code does not pass chat requests to `@memory` at all', file: TRUST_UI, test: 'recall answers without a model' },
   { phrase: '**Save now** button', file: TRUST_UI, test: 'Add Memory asks type, tags, lifetime' },
   { phrase: '**permanent**', file: 'test/extension/addMemorySteps.test.ts', test: 'defaults: permanent, general' },
-  { phrase: 'scope (moves it between this project and global)', file: 'test/e2e/suite/trust.test.ts', test: 'Edit can change the scope' },
+  { phrase: 'scope (moves it between this project and global) or lifetime', file: TRUST_HOST, test: 'Edit can change the scope' },
   { phrase: 'appears in the **Problems** panel and as a squiggle', file: TRUST_UI, test: 'invalid agent.yaml gives a Problems entry' },
   { phrase: 'each problem is written to the log once', file: 'test/extension/configProblems.test.ts', test: 'each problem logged once' },
   { phrase: 'You get **one** notification', file: 'test/extension/configProblems.test.ts', test: 'one notification per distinct set' },

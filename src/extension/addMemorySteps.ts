@@ -1,7 +1,7 @@
 /**
  * What "Add Memory…" asks, with its defaults: the text, then type, tags, lifetime, importance,
  * scope and title. Each answer has a default, so "Save now" is possible at any step. A memory
- * a person adds on purpose is permanent unless they choose a lifetime (README "Using it").
+ * a person adds on purpose is permanent unless they choose a lifetime (README "Use").
  * Pure: no `vscode` import (addMemoryInput.ts shows the steps).
  */
 import { MEMORY_TYPES, type CreateMemoryInput } from '../core/memory/types';

@@ -2,7 +2,7 @@
  * What is wrong with an agent.yaml, as problems with an editor range: the configuration
  * loader's issues (src/core/config, with the line/column range of the value or key they are
  * about), plus a note on every value that a VS Code setting overrides (settings win over the
- * file, see docs/DEVELOPMENT.md "Configuration"). Invalid VS Code settings are problems too,
+ * file, see README "Configure"). Invalid VS Code settings are problems too,
  * without a range in the file. Pure: no `vscode` import, so it is unit-tested directly.
  */
 import { applyOverrides, parseConfig, type ConfigIssue } from '../core/config';

@@ -1,6 +1,6 @@
 /**
  * "Agent Memory: Recall…": the @memory answer without chat. VS Code 1.139 sends a chat request
- * only when a language model is selected (README "Recall without a language model"), so with no
+ * only when a language model is selected (README "Chat"), so with no
  * model installed the participant's handler never runs. This command asks for the question,
  * recalls the memories (both stores, as @memory does), shows them in a results document and a
  * quick pick that opens the one chosen. Programmatic use (a string argument) skips the UI.

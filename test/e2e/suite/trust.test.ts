@@ -59,7 +59,7 @@ suite('Trust surfaces', () => {
     await fake?.close();
   });
 
-  test('Edit can change the scope: the memory moves to the global store', async () => {
+  test('Edit can change the scope (the memory moves to the global store) and the lifetime', async () => {
     const m = created(await addMemory('Trust test: I prefer tabs over spaces in every project.'));
     assert.equal(m.scope, 'project');
     const moved = await vscode.commands.executeCommand<MemoryRecord>('agentMemory.editMemory', m.id, { scope: 'global' });
@@ -69,6 +69,12 @@ suite('Trust surfaces', () => {
     const hits = found.hits.filter((h) => h.content === m.content);
     assert.deepEqual(hits.map((h) => [h.memory.id, h.store]), [[moved.id, 'global']], 'found once, in the global store');
     assert.equal(await api.engine.request('memory.get', { id: m.id }), null, 'no longer in the project store');
+
+    const week = await vscode.commands.executeCommand<MemoryRecord>('agentMemory.editMemory', moved.id, { ttlSeconds: 7 * 86_400 });
+    const days = (Date.parse(week.expiresAt ?? '') - Date.now()) / 86_400_000;
+    assert.ok(days > 6.9 && days <= 7, `expires in 7 days: ${week.expiresAt}`);
+    const forever = await vscode.commands.executeCommand<MemoryRecord>('agentMemory.editMemory', moved.id, { ttlSeconds: null });
+    assert.equal(forever.expiresAt, null, 'permanent again');
   });
 
   test('Recall… answers with the recalled memories, without chat or a language model', async () => {
