@@ -1,6 +1,8 @@
 // `npm run settings`: regenerates package.json `contributes.configuration` from CONFIG_SCHEMA
-// (src/core/config/schema.ts) through src/extension/settingsSchema.ts. Run after changing the
-// configuration schema; test/extension/surfaces.test.ts fails while package.json is out of date.
+// (src/core/config/schema.ts) through src/extension/settingsSchema.ts, and agent.yaml's JSON
+// schema (media/agent-yaml.schema.json, contributed through `yamlValidation`) through
+// src/extension/configSchemaJson.ts. Run after changing the configuration schema;
+// test/extension/surfaces.test.ts and configSchemaJson.test.ts fail while they are out of date.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
@@ -9,8 +11,11 @@ require('tsx/cjs'); // lets require() load the TypeScript sources
 const root = new URL('..', import.meta.url);
 const { CONFIG_SCHEMA } = require('../src/core/config/schema.ts');
 const { settingsContribution } = require('../src/extension/settingsSchema.ts');
+const { agentYamlJsonSchema, AGENT_YAML_SCHEMA_FILE } = require('../src/extension/configSchemaJson.ts');
 const file = new URL('package.json', root);
 const pkg = JSON.parse(readFileSync(file, 'utf8'));
 pkg.contributes.configuration = settingsContribution(CONFIG_SCHEMA);
 writeFileSync(file, JSON.stringify(pkg, null, 2) + '\n');
 console.log(`[settings] ${CONFIG_SCHEMA.length} settings written to package.json`);
+writeFileSync(new URL(AGENT_YAML_SCHEMA_FILE, root), JSON.stringify(agentYamlJsonSchema(CONFIG_SCHEMA), null, 2) + '\n');
+console.log(`[settings] agent.yaml JSON schema written to ${AGENT_YAML_SCHEMA_FILE}`);

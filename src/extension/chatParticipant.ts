@@ -2,8 +2,10 @@
  * The `@memory` chat participant. Default (/recall): recall the memories that match the prompt
  * (project and global stores) and, when a language model is available, answer with them
  * injected as clearly marked DATA (recall.ts recallContext), then reference the memories the
- * answer cited; without a model (code-server has none) it answers with the recalled memories
- * themselves. Every memory shown links to it (a reference to its document and an "open"
+ * answer cited; when the model fails (no consent, quota, an error) it answers with the recalled
+ * memories themselves. With no chat model installed VS Code 1.139 does not call this handler at
+ * all (it answers "Language model unavailable" itself; README "Chat"): "Agent Memory: Recall…"
+ * (recallCommand.ts) gives the answer there. Every memory shown links to it (a reference to its document and an "open"
  * command link). Commands: /remember <text>, /forget <id or search>, /search <text> (results
  * with scores), /stats (counts per type, store size, embedder, pipeline mode).
  */

@@ -13,6 +13,8 @@ import type { MemoryTreeProvider, TreeNode } from './memoryTree';
 import { memoryUri } from './memoryDocument';
 import { GraphPanel, SearchPanel, type PanelActions } from './panels';
 import { stripRecall } from './recall';
+import { askNewMemory } from './addMemoryInput';
+import { createParams, defaultDraft, LIFETIMES, SCOPES, type AddMemoryDraft } from './addMemorySteps';
 
 export const COMMANDS = {
   addMemory: 'agentMemory.addMemory',
@@ -108,11 +110,16 @@ export function registerCommands(d: CommandDeps): void {
     return pick?.id;
   }
 
-  async function create(content: string, extra: { source?: string; type?: string; title?: string } = {}): Promise<CreateMemoryResult> {
-    const { text, fromRecall } = stripRecall(content);
+  const programmatic = (content: string, extra: Partial<AddMemoryDraft> = {}): AddMemoryDraft => {
+    const { ttlSeconds: _lifecycleDefault, ...draft } = defaultDraft(content, extra);
+    return draft;
+  };
+
+  /** Saves a draft (fromRecall when the text carries the recall marker) and says what happened. */
+  async function create(draft: AddMemoryDraft): Promise<CreateMemoryResult> {
+    const { text, fromRecall } = stripRecall(draft.content);
     const r = await engine.request('memory.create', {
-      content: text, agentSource: 'user', ...(fromRecall ? { fromRecall } : {}),
-      ...(extra.type ? { type: extra.type } : {}), ...(extra.title ? { title: extra.title } : {}), ...(extra.source ? { source: extra.source } : {}),
+      ...createParams({ ...draft, content: text }), agentSource: 'user', ...(fromRecall ? { fromRecall } : {}),
     });
     const message = describeCreate(r);
     log.info(message);
@@ -162,17 +169,18 @@ export function registerCommands(d: CommandDeps): void {
     promote: (id) => vscode.commands.executeCommand(COMMANDS.promoteMemory, id),
   };
 
-  run(COMMANDS.addMemory, 'add memory', async (text?: unknown) => {
-    const content = typeof text === 'string' ? text : await vscode.window.showInputBox({
-      title: 'Add Memory', prompt: 'What should be remembered about this project?',
-      placeHolder: 'e.g. We use pnpm; the staging database runs on port 5433.', ignoreFocusOut: true,
-      validateInput: (v) => (v.trim().length < 10 ? 'At least 10 characters' : undefined),
-    });
-    if (!content) return undefined;
-    return create(content);
+  // A string argument saves at once (general, this project, the engine's lifecycle default);
+  // an object may set the other fields; no argument asks step by step (addMemoryInput.ts),
+  // where a memory is permanent unless the person picks a lifetime.
+  run(COMMANDS.addMemory, 'add memory', async (arg?: unknown) => {
+    if (typeof arg === 'string') return create(programmatic(arg));
+    const fields = arg as Partial<AddMemoryDraft> | undefined;
+    if (fields && typeof fields === 'object' && typeof fields.content === 'string') return create(defaultDraft('', fields));
+    const draft = await askNewMemory();
+    return draft ? create(draft) : undefined;
   });
 
-  run(COMMANDS.addSelection, 'add selection', async () => {
+  run(COMMANDS.addSelection, 'add selection', async (opts?: { ask?: boolean }) => {
     const editor = vscode.window.activeTextEditor;
     const text = editor?.document.getText(editor.selection);
     if (!editor || !text?.trim()) {
@@ -181,7 +189,10 @@ export function registerCommands(d: CommandDeps): void {
     }
     const file = vscode.workspace.asRelativePath(editor.document.uri);
     const isCode = editor.document.languageId !== 'markdown' && editor.document.languageId !== 'plaintext';
-    return create(text, { source: `${file}:${editor.selection.start.line + 1}`, ...(isCode ? { type: 'code_pattern' } : {}) });
+    const extra = { source: `${file}:${editor.selection.start.line + 1}`, ...(isCode ? { type: 'code_pattern' } : {}) };
+    if (opts?.ask === false) return create(programmatic(text, extra));
+    const draft = await askNewMemory(text, extra);
+    return draft ? create(draft) : undefined;
   });
 
   run(COMMANDS.search, 'search', async (q?: unknown) => {
@@ -314,10 +325,23 @@ function withProgress<T>(title: string, fn: (signal: AbortSignal, report: (done:
 }
 
 async function editInteractively(engine: EngineClient, m: MemoryRecord): Promise<MemoryRecord | undefined> {
-  const field = await vscode.window.showQuickPick(['Content', 'Title', 'Tags', 'Type', 'Importance'], { placeHolder: `Edit "${(m.title || m.content).slice(0, 60)}": which field?` });
+  const fields = ['Content', 'Title', 'Tags', 'Type', 'Importance', 'Scope', 'Lifetime'];
+  const field = await vscode.window.showQuickPick(fields, { placeHolder: `Edit "${(m.title || m.content).slice(0, 60)}": which field?` });
   if (!field) return undefined;
   const patch: Record<string, unknown> = { expectedVersion: m.version };
-  if (field === 'Type') {
+  if (field === 'Scope') {
+    // Moving between the project and the global store keeps the id, text and history.
+    const items = SCOPES.map((x) => ({ ...x, description: x.scope === m.scope ? '(now)' : '' }));
+    const s = await vscode.window.showQuickPick(items,
+      { placeHolder: `Scope (now ${m.scope === 'global' ? 'global' : 'this project'})` });
+    if (!s || s.scope === m.scope) return undefined;
+    patch.scope = s.scope;
+  } else if (field === 'Lifetime') {
+    const l = await vscode.window.showQuickPick(LIFETIMES.map((x) => ({ label: x.label, detail: x.detail, ttl: x.ttlSeconds })),
+      { placeHolder: `Lifetime (now ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'})` });
+    if (!l) return undefined;
+    patch.ttlSeconds = l.ttl;
+  } else if (field === 'Type') {
     const t = await vscode.window.showQuickPick([...MEMORY_TYPES], { placeHolder: `Type (now ${m.type})` });
     if (!t) return undefined;
     patch.type = t;

@@ -61,7 +61,8 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
   });
   client.onStateChange((s) => onState(s, log));
   client.onEvent((e) => {
-    if (e.type === 'warning') log.info(`engine warning: ${e.message}`);
+    // Configuration problems are logged once each by configDiagnostics.ts, not on every reload.
+    if (e.type === 'warning' && !e.message.startsWith('config: ')) log.info(`engine warning: ${e.message}`);
   });
 
   // Resolves when the engine has applied the settings (or the reload failed and was logged).
@@ -79,8 +80,7 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
     if (client.state !== 'ready' && client.state !== 'starting') return;
     log.info(`reloading configuration (${why})`);
     try {
-      const s = await client.request('config.reload', { settings: overrides });
-      for (const i of s.issues) log.info(`config ${i.severity}: ${i.key} ${i.message}${i.source ? ` (${i.source})` : ''}`);
+      await client.request('config.reload', { settings: overrides });
     } catch (e) {
       log.error('config reload failed', e);
     }

@@ -15,6 +15,8 @@ import { registerCommands } from './commands';
 import { createChatHandler, registerChatParticipant, type ChatHandler } from './chatParticipant';
 import { registerTools } from './lmTools';
 import { registerPipelineSurfaces, type PipelineSurfaces } from './pipelineCommands';
+import { ConfigDiagnostics } from './configDiagnostics';
+import { registerRecallCommand } from './recallCommand';
 
 export { OUTPUT_CHANNEL_NAME };
 export const COMMAND_SHOW_DIAGNOSTICS = 'agentMemory.showDiagnostics';
@@ -87,6 +89,10 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     vscode.workspace.registerTextDocumentContentProvider(MEMORY_SCHEME, docs),
   );
   registerCommands({ context, engine, tree, log, onRecall });
+  registerRecallCommand(context, engine, log, onRecall);
+  // agent.yaml problems → Problems panel, one notification per change, status bar warning.
+  const configProblems = new ConfigDiagnostics(vscode.workspace.workspaceFolders?.[0]?.uri, log, (s) => statusBar.setConfigProblems(s));
+  context.subscriptions.push(configProblems.start());
   registerTreeCommands(context, engine, tree);
   const views = registerPipelineSurfaces({ context, engine, settings, log });
   const chatHandler = createChatHandler(engine, onRecall);

@@ -16,6 +16,16 @@ import { PIPELINE_PAUSED_KEY } from './engineHost';
 import { fileFolders, pickProjectFolder, PROJECT_FOLDER_KEY } from './projectFolder';
 import { SUGGESTIONS_VIEW_ID, SuggestionsProvider, type SuggestionNode } from './suggestionsView';
 import { PIPELINE_VIEW_ID, PipelineViewProvider, type PipelineNode } from './pipelineView';
+import { checkPipelineModel, pullPipelineModel } from './pipelineReadiness';
+
+/** Options of a programmatic switchPipelineMode(mode, options). */
+interface SwitchOptions {
+  where?: 'workspace' | 'user';
+  /** Probe Ollama and the model first (interactive switches always do). */
+  check?: boolean;
+  /** With `check`: pull a missing model instead of switching without it. */
+  pull?: boolean;
+}
 
 export const PIPELINE_COMMANDS = {
   acceptSuggestion: 'agentMemory.acceptSuggestion',
@@ -154,26 +164,85 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
   run(PIPELINE_COMMANDS.pause, 'pause pipeline', () => setPaused(true));
   run(PIPELINE_COMMANDS.resume, 'resume pipeline', () => setPaused(false));
 
-  run(PIPELINE_COMMANDS.switchMode, 'switch pipeline mode', async (arg?: unknown) => {
-    let mode = typeof arg === 'string' ? (arg as PipelineModeName) : undefined;
-    if (!mode) {
-      const current = (await engine.request('pipeline.status', {})).mode;
-      const pick = await vscode.window.showQuickPick(
-        MODES.map((m) => ({ label: m.label, description: m.mode === current ? '(current)' : '', detail: m.detail, mode: m.mode })),
-        { placeHolder: `Pipeline mode (now ${current}); saved in the workspace settings` },
-      );
-      mode = pick?.mode;
-    }
+  // Interactive: pick the mode, check Ollama and the model (offer to pull it), then ask where
+  // to save. Programmatic: switchPipelineMode(mode, { where, check, pull }) — without `check`
+  // nothing is probed (tests and other extensions decide themselves).
+  run(PIPELINE_COMMANDS.switchMode, 'switch pipeline mode', async (arg?: unknown, opts?: SwitchOptions) => {
+    const interactive = typeof arg !== 'string';
+    const mode = interactive ? await pickMode() : (arg as PipelineModeName);
     if (!mode) return undefined;
+    if (interactive || opts?.check) {
+      const go = await ensureReady(mode, interactive, opts?.pull === true);
+      if (!go) return undefined;
+    }
+    const where = opts?.where ?? (interactive ? await pickTarget() : 'workspace');
+    if (!where) return undefined;
     // Engine first: it validates the mode and applies it now.
     const r = await engine.request('pipeline.setMode', { mode });
-    // Then the workspace settings (the settings bridge), so the mode survives restarts: all
-    // keys as one change, followed by one config reload with the same values.
-    await settings.write(r.settings, `pipeline mode ${mode}`);
+    // Then the settings (the settings bridge), so the mode survives restarts: all keys as one
+    // change, followed by one config reload with the same values.
+    await settings.write(r.settings, `pipeline mode ${mode}`, where);
     pipeline.refresh();
-    void vscode.window.showInformationMessage(`Agent Memory: pipeline mode is now ${mode}.`);
+    const saved = where === 'user' ? 'your user settings' : 'this workspace\'s settings';
+    if (interactive) void vscode.window.showInformationMessage(`Agent Memory: pipeline mode is now ${mode} (saved in ${saved}).`);
     return r;
   });
+
+  const pickMode = async (): Promise<PipelineModeName | undefined> => {
+    const current = (await engine.request('pipeline.status', {})).mode;
+    const pick = await vscode.window.showQuickPick(
+      MODES.map((m) => ({ label: m.label, description: m.mode === current ? '(current)' : '', detail: m.detail, mode: m.mode })),
+      { placeHolder: `Pipeline mode (now ${current})` },
+    );
+    return pick?.mode;
+  };
+
+  const pickTarget = async (): Promise<'workspace' | 'user' | undefined> => {
+    if (!vscode.workspace.workspaceFolders?.length) return 'user';
+    const pick = await vscode.window.showQuickPick([
+      {
+        label: 'This workspace', where: 'workspace' as const,
+        detail: 'Saved in the workspace settings (.vscode/settings.json, which may be committed with the repository).',
+      },
+      {
+        label: 'Me (user settings)', where: 'user' as const,
+        detail: 'Saved in your user settings: every workspace without its own setting uses this mode.',
+      },
+    ], { placeHolder: 'Save the pipeline mode for…' });
+    return pick?.where;
+  };
+
+  /** Checks Ollama and the model; offers to pull a missing model. False: the person cancelled. */
+  const ensureReady = async (mode: PipelineModeName, interactive: boolean, pull: boolean): Promise<boolean> => {
+    const llm = (await engine.request('pipeline.diagnostics', {})).llm;
+    const readiness = await checkPipelineModel(mode, llm);
+    if (readiness.kind === 'ready') return true;
+    log.info(`switch to ${mode}: ${readiness.message}`);
+    if (readiness.kind === 'model-missing') {
+      const choice = interactive
+        ? await vscode.window.showWarningMessage(readiness.message, { modal: true }, `Pull ${readiness.model}`, 'Switch Anyway')
+        : pull ? `Pull ${readiness.model}` : 'Switch Anyway';
+      if (!choice) return false;
+      if (choice === 'Switch Anyway') return true;
+      await pullWithProgress(llm);
+      return true;
+    }
+    if (!interactive) return true;
+    const choice = await vscode.window.showWarningMessage(readiness.message, { modal: true }, 'Switch Anyway');
+    return choice === 'Switch Anyway';
+  };
+
+  const pullWithProgress = (llm: { url: string; model: string }) =>
+    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Pulling ${llm.model}` }, async (progress) => {
+      let last = 0;
+      await pullPipelineModel(llm, (message, percent) => {
+        const increment = percent !== undefined ? Math.max(0, percent - last) : 0;
+        if (percent !== undefined) last = Math.max(last, percent);
+        progress.report({ message: percent !== undefined ? `${message} (${percent}%)` : message, increment });
+      });
+      log.info(`pulled ${llm.model} from ${llm.url}`);
+      void vscode.window.showInformationMessage(`Agent Memory: ${llm.model} is installed in Ollama.`);
+    });
 
   // ── reviews ─────────────────────────────────────────────────────────────────────────────
   const decide = async (id: string, decision: 'approve' | 'reject') => {

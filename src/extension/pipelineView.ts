@@ -7,6 +7,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { workerState } from './pipelineReadiness';
 import type { EngineClient } from '../engine/client';
 import type { PipelineDiagnostics, PipelineReview } from '../engine/protocol';
 import { Debounced } from './debounce';
@@ -128,10 +129,12 @@ export function statusNodes(d: PipelineDiagnostics, reviews: PipelineReview[]): 
     kind: 'info', key: 'mode', label: `Mode: ${s.mode}`, icon: 'settings-gear', tooltip: `${MODE_HELP[s.mode] ?? ''}\nClick to switch the mode.`,
     command: { command: 'agentMemory.switchPipelineMode', title: 'Switch Pipeline Mode…' }, contextValue: 'pipelineMode',
   });
-  const worker = s.restricted ? 'not running (restricted)' : s.paused ? 'paused' : s.mode === 'off' ? 'off' : s.state === 'degraded' ? 'degraded' : 'running';
+  const worker = workerState(d);
+  const waiting = worker.startsWith('waiting');
   out.push({
-    kind: 'info', key: 'worker', label: `Worker: ${worker}`, ...(worker.startsWith(s.state) ? {} : { description: s.state }), tooltip: s.detail,
-    icon: s.paused ? 'debug-pause' : worker === 'running' ? 'play-circle' : worker === 'degraded' ? 'warning' : 'circle-slash',
+    kind: 'info', key: 'worker', label: `Worker: ${worker}`, ...(worker.startsWith(s.state) ? {} : { description: s.state }),
+    tooltip: waiting ? `${s.detail}\nJobs stay queued until Ollama at ${d.llm.url} has ${d.llm.model}; nothing is lost.` : s.detail,
+    icon: s.paused ? 'debug-pause' : worker === 'running' ? 'play-circle' : worker === 'degraded' || waiting ? 'warning' : 'circle-slash',
     contextValue: s.restricted ? 'pipelineWorker.restricted' : s.paused ? 'pipelineWorker.paused' : 'pipelineWorker.running',
   });
   const q = { pending: s.jobs.pending ?? 0, leased: s.jobs.leased ?? 0, dead: s.jobs.dead ?? 0, completed: s.jobs.completed ?? d.completedJobs };

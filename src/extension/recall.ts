@@ -70,3 +70,26 @@ export function citedIndexes(answer: string, count: number): number[] {
   }
   return out;
 }
+
+/** One line of memory text: whitespace collapsed, cut at `max`. */
+function oneLine(text: string, max: number): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
+
+/**
+ * The answer to a question without a language model: the recalled memories themselves (title,
+ * text, type, scope, id), or a plain "no relevant memories" line. What "Agent Memory: Recall…"
+ * shows in a read-only text editor (never rendered, so memory text stays inert as typed) — the
+ * same answer @memory gives when it runs without a model.
+ */
+export function recallAnswerText(query: string, hits: readonly SearchHit[]): string {
+  const head = `# Recall: ${oneLine(query, 120)}\n\n`;
+  if (!hits.length) return `${head}No relevant memories about this question. Save one with "Agent Memory: Add Memory…".\n`;
+  const items = hits.map((h, i) => {
+    const title = h.memory.title ? `${oneLine(h.memory.title, 100)} — ` : '';
+    const where = `${h.memory.type}${h.store === 'global' ? ', global' : ''}`;
+    return `${i + 1}. ${title}${oneLine(h.content, 600)}\n   (${where} · id ${h.memory.id})`;
+  });
+  return `${head}Recalled ${hits.length} ${hits.length === 1 ? 'memory' : 'memories'} for your question:\n\n${items.join('\n\n')}\n`;
+}

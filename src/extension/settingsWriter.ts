@@ -19,14 +19,22 @@ export class SettingsWriter {
     return this.held > 0;
   }
 
-  /** Writes each key whose value differs (or that has a workspace value to overwrite), then reloads once. */
-  async write(entries: Record<string, unknown>, why: string): Promise<void> {
+  /**
+   * Writes each key whose value differs (or that has a workspace value to overwrite), then
+   * reloads once. `where`: the workspace (default when a folder is open) or the user settings;
+   * writing to the user settings removes the workspace's value of those keys, which would win.
+   */
+  async write(entries: Record<string, unknown>, why: string, where?: 'workspace' | 'user'): Promise<void> {
     const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-    const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    const hasFolder = !!vscode.workspace.workspaceFolders?.length;
+    const toUser = where === 'user' || !hasFolder;
+    const target = toUser ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace;
     this.held++;
     try {
       for (const [key, value] of Object.entries(entries)) {
-        if (cfg.get(key) !== value || cfg.inspect(key)?.workspaceValue !== undefined) await cfg.update(key, value, target);
+        const inWorkspace = cfg.inspect(key)?.workspaceValue !== undefined;
+        if (toUser && hasFolder && inWorkspace) await cfg.update(key, undefined, vscode.ConfigurationTarget.Workspace);
+        if (cfg.get(key) !== value || (!toUser && cfg.inspect(key)?.workspaceValue !== undefined)) await cfg.update(key, value, target);
       }
     } finally {
       this.held--;

@@ -1,13 +1,18 @@
-/** The status bar item: engine and pipeline state at a glance; click → diagnostics. */
+/**
+ * The status bar item: engine and pipeline state at a glance; click → diagnostics. Problems in
+ * agent.yaml or the settings turn it into a warning (click → the Problems panel).
+ */
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { PipelineStatus } from '../engine/protocol';
+import type { ConfigProblemSummary } from './configDiagnostics';
 import { Debounced } from './debounce';
 
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem('agentMemory.status', vscode.StatusBarAlignment.Left, 10);
   private count: number | undefined;
   private pipeline: PipelineStatus | undefined;
+  private config: ConfigProblemSummary = { errors: 0, warnings: 0 };
   private readonly refreshLater = new Debounced(() => this.refresh(), 300);
   private readonly subs: vscode.Disposable[] = [];
 
@@ -23,6 +28,12 @@ export class StatusBar implements vscode.Disposable {
         if (e.type === 'pipeline.state') { this.pipeline = e.status; this.render(); }
       }),
     );
+  }
+
+  /** Configuration problems (configDiagnostics.ts): shown as a warning state until fixed. */
+  setConfigProblems(summary: ConfigProblemSummary): void {
+    this.config = summary;
+    this.render();
   }
 
   /** Re-reads counts and pipeline state (debounced: a burst of writes is one refresh). */
@@ -46,14 +57,23 @@ export class StatusBar implements vscode.Disposable {
     const state = this.engine.state;
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown('**Agent Memory**\n\n');
+    this.item.command = 'agentMemory.showDiagnostics';
     switch (state) {
       case 'ready': {
         const degraded = this.pipeline?.state === 'degraded';
         // Paused / restricted / the pipeline mode at a glance (nothing extra when the pipeline is off).
         const p = this.pipeline;
         const flag = p?.restricted ? ' $(shield) read-only' : p?.paused ? ' $(debug-pause) paused' : p && p.mode !== 'off' ? ` · ${p.mode}` : '';
-        this.item.text = `$(${degraded ? 'warning' : 'database'}) Memory${this.count !== undefined ? `: ${this.count}` : ''}${flag}`;
-        this.item.backgroundColor = undefined;
+        const problems = this.config.errors + this.config.warnings;
+        const count = this.count !== undefined ? `: ${this.count}` : '';
+        this.item.text = `$(${degraded || problems ? 'warning' : 'database'}) Memory${count}${flag}`;
+        this.item.backgroundColor = problems ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+        this.item.command = problems ? 'workbench.actions.view.problems' : 'agentMemory.showDiagnostics';
+        if (problems) {
+          const where = this.config.file ?? 'the settings';
+          tip.appendText(`Configuration: ${problems} problem${problems === 1 ? '' : 's'} in ${where} (defaults are used for them). `);
+          tip.appendText('Click for the Problems panel. ');
+        }
         tip.appendText(`Engine ready (project ${this.engine.ready?.projectId ?? '?'}). `);
         if (this.pipeline) {
           tip.appendText(`Pipeline: ${this.pipeline.mode} mode, ${this.pipeline.paused ? 'paused' : this.pipeline.state} — ${this.pipeline.detail}`);
@@ -79,7 +99,7 @@ export class StatusBar implements vscode.Disposable {
         this.item.text = '$(circle-slash) Memory: off';
         tip.appendText('The memory engine is not running.');
     }
-    tip.appendMarkdown('\n\nClick for diagnostics.');
+    if (this.item.command === 'agentMemory.showDiagnostics') tip.appendMarkdown('\n\nClick for diagnostics.');
     this.item.tooltip = tip;
   }
 

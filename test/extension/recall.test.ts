@@ -3,7 +3,9 @@
 // memory text can close neither the fence nor the block; citations map back to memories.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { RECALL_CLOSE, RECALL_CONTEXT_HEADER, RECALL_OPEN, citedIndexes, recallContext } from '../../src/extension/recall';
+import {
+  RECALL_CLOSE, RECALL_CONTEXT_HEADER, RECALL_OPEN, citedIndexes, recallAnswerText, recallContext,
+} from '../../src/extension/recall';
 import type { SearchHit } from '../../src/engine/protocol';
 
 const hit = (id: string, content: string, extra: Partial<SearchHit['memory']> = {}, store: SearchHit['store'] = 'project') =>
@@ -30,4 +32,15 @@ test('recallContext: header, markers, one fence longer than any backtick run, id
 test('citedIndexes: [mN] citations in order, unknown labels ignored', () => {
   assert.deepEqual(citedIndexes('Use 5433 [m2], see also [m1] and [m2] and [m9].', 3), [1, 0]);
   assert.deepEqual(citedIndexes('no citations here', 3), []);
+});
+
+test('recallAnswerText: the recalled memories as a numbered list with type, scope and id; "no relevant memories" when none', () => {
+  const hits = [hit('a1', 'Staging DB on *5433*.\n\nSince March.', { title: 'Port' }), hit('b2', 'Use [link](x)', {}, 'global')];
+  const text = recallAnswerText('staging port?', hits);
+  assert.equal(text, [
+    '# Recall: staging port?', '', 'Recalled 2 memories for your question:', '',
+    '1. Port — Staging DB on *5433*. Since March.', '   (fact · id a1)', '',
+    '2. Use [link](x)', '   (fact, global · id b2)', '',
+  ].join('\n'));
+  assert.match(recallAnswerText('xyzzy', []), /No relevant memories about this question/);
 });

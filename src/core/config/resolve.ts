@@ -16,6 +16,8 @@ export interface RawEntry {
   value: unknown;
   line?: number;
   column?: number;
+  endLine?: number;
+  endColumn?: number;
 }
 
 export interface ResolveOptions {
@@ -26,10 +28,14 @@ export interface ResolveOptions {
 
 const KNOWN_NAMES: readonly string[] = [...CONFIG_SCHEMA.map((s) => s.path), ...CONFIG_SECTIONS];
 
-function place(entry: RawEntry | undefined, source: string | undefined): Pick<ConfigIssue, 'line' | 'column' | 'source'> {
-  const out: Pick<ConfigIssue, 'line' | 'column' | 'source'> = {};
+type Place = Pick<ConfigIssue, 'line' | 'column' | 'endLine' | 'endColumn' | 'source'>;
+
+function place(entry: RawEntry | undefined, source: string | undefined): Place {
+  const out: Place = {};
   if (entry?.line !== undefined) out.line = entry.line;
   if (entry?.column !== undefined) out.column = entry.column;
+  if (entry?.endLine !== undefined) out.endLine = entry.endLine;
+  if (entry?.endColumn !== undefined) out.endColumn = entry.endColumn;
   if (source !== undefined) out.source = source;
   return out;
 }

@@ -142,6 +142,12 @@ export interface ConfigIssue {
   line?: number;
   /** 1-based column in the source file, when known. */
   column?: number;
+  /**
+   * 1-based line and column just after the value or key the issue is about, when known
+   * (editors underline line:column–endLine:endColumn).
+   */
+  endLine?: number;
+  endColumn?: number;
   /** File path or other name of where the value came from (e.g. "VS Code settings"). */
   source?: string;
 }

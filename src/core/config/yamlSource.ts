@@ -17,25 +17,32 @@ export interface YamlEntries {
 interface Pos {
   line?: number;
   column?: number;
+  endLine?: number;
+  endColumn?: number;
 }
+
+type PosAt = (offset: number | undefined, end?: number) => Pos;
 
 export function readYamlEntries(text: string, source?: string): YamlEntries {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
-  const posAt = (offset: number | undefined): Pos => {
+  // Start (and end, when given) of a range as 1-based line/column: editors show issues there.
+  const posAt: PosAt = (offset, end) => {
     if (offset === undefined) return {};
     const { line, col } = lineCounter.linePos(offset);
-    return { line, column: col };
+    if (end === undefined || end <= offset) return { line, column: col };
+    const e = lineCounter.linePos(end);
+    return { line, column: col, endLine: e.line, endColumn: e.col };
   };
   const src = source !== undefined ? { source } : {};
   const issues: ConfigIssue[] = [];
 
   for (const w of doc.warnings) {
-    issues.push({ severity: 'warning', key: '', message: `YAML: ${w.message}`, ...posAt(w.pos[0]), ...src });
+    issues.push({ severity: 'warning', key: '', message: `YAML: ${w.message}`, ...posAt(w.pos[0], w.pos[1]), ...src });
   }
   if (doc.errors.length > 0) {
     for (const e of doc.errors) {
-      const pos = posAt(e.pos[0]);
+      const pos = posAt(e.pos[0], e.pos[1]);
       const where = pos.line !== undefined ? ` at line ${pos.line}, column ${pos.column}` : '';
       issues.push({
         severity: 'error',
@@ -57,7 +64,7 @@ export function readYamlEntries(text: string, source?: string): YamlEntries {
       severity: 'error',
       key: '',
       message: 'the file must be a mapping of keys (e.g. "memory:"); it is ignored and defaults are used',
-      ...posAt(root.range?.[0]),
+      ...posAt(root.range?.[0], root.range?.[1]),
       ...src,
     });
     return { ok: true, entries: [], issues };
@@ -68,7 +75,7 @@ export function readYamlEntries(text: string, source?: string): YamlEntries {
   return { ok: true, entries, issues };
 }
 
-function walk(doc: Document, map: Node, prefix: string, out: RawEntry[], posAt: (o: number | undefined) => Pos): void {
+function walk(doc: Document, map: Node, prefix: string, out: RawEntry[], posAt: PosAt): void {
   if (!isMap(map)) return;
   for (const pair of map.items) {
     const keyNode = pair.key as Node | null;
@@ -83,7 +90,7 @@ function walk(doc: Document, map: Node, prefix: string, out: RawEntry[], posAt: 
     }
     const value = valueNode === null ? null : (valueNode.toJS(doc) as unknown);
     // Values of known keys are reported where the value is; anything else at its key.
-    const offset = specFor(path) && valueNode !== null ? valueNode.range?.[0] : keyNode?.range?.[0];
-    out.push({ path, value, ...posAt(offset) });
+    const range = specFor(path) && valueNode !== null ? valueNode.range : keyNode?.range;
+    out.push({ path, value, ...posAt(range?.[0], range?.[1]) });
   }
 }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findFrame, runCommand, waitForNotification } from './workbench.mjs';
+import { addMemoryFromPalette, findFrame, runCommand, waitForNotification } from './workbench.mjs';
 
 const MODEL = 'qwen3:4b';
 const XSS_ENTITY = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>inert-entity</b>';
@@ -55,11 +55,7 @@ async function answerInputBox(page, text) {
   await input.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => {});
 }
 
-async function addMemory(page, text) {
-  await runCommand(page, 'Agent Memory: Add Memory…');
-  await answerInputBox(page, text);
-  await waitForNotification(page, 'Memory saved');
-}
+const addMemory = addMemoryFromPalette;
 
 /** Agent Memory: Delete Memory → search text → pick → confirm (the modal's Delete). */
 async function deleteMemory(page, text) {

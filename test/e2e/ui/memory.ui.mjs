@@ -2,22 +2,7 @@
 // find it in the search panel, open the graph, reach @memory in chat; and memory text with HTML
 // and <script> stays inert text in every webview. Screenshots: test-artifacts/e2e/memory--*.png.
 import assert from 'node:assert/strict';
-import { findFrame, openViewContainer, runCommand, waitForNotification } from './workbench.mjs';
-
-/** Types into the open quick input (an input box of a command) and submits it. */
-async function answerInputBox(page, text) {
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 10000 });
-  await input.fill(text);
-  await page.keyboard.press('Enter');
-  await input.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => {});
-}
-
-async function addMemoryFromPalette(page, text) {
-  await runCommand(page, 'Agent Memory: Add Memory…');
-  await answerInputBox(page, text);
-  await waitForNotification(page, 'Memory saved');
-}
+import { addMemoryFromPalette, findFrame, openViewContainer, runCommand } from './workbench.mjs';
 
 /** The inner frame of a webview panel whose document has `selector`. */
 function webviewFrame(page, selector) {

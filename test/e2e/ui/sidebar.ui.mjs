@@ -2,16 +2,7 @@
 // pausing the pipeline from the palette shows in the Pipeline view and the status bar.
 // Screenshots: test-artifacts/e2e/sidebar--*.png.
 import assert from 'node:assert/strict';
-import { openViewContainer, runCommand, waitForNotification } from './workbench.mjs';
-
-async function addMemory(page, text) {
-  await runCommand(page, 'Agent Memory: Add Memory…');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 10000 });
-  await input.fill(text);
-  await page.keyboard.press('Enter');
-  await waitForNotification(page, 'Memory saved');
-}
+import { addMemoryFromPalette as addMemory, openViewContainer, runCommand } from './workbench.mjs';
 
 export const tests = {
   async 'sidebar shows Memories, Suggestions and Pipeline; pause shows in the view and the status bar'({ page, screenshot }) {

@@ -60,3 +60,25 @@ export async function findFrame(page, predicate, { timeoutMs = 20000 } = {}) {
     await page.waitForTimeout(250);
   }
 }
+
+/**
+ * "Agent Memory: Add Memory…" from the palette: types the text (step 1), Enter, then "Save now"
+ * on the type step (the defaults for the rest), and waits for the "Memory saved" toast.
+ */
+export async function addMemoryFromPalette(page, text) {
+  await runCommand(page, 'Agent Memory: Add Memory…');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(text);
+  await page.keyboard.press('Enter');
+  await clickQuickInputButton(page, 'Save now');
+  return waitForNotification(page, 'Memory saved');
+}
+
+/** Clicks a button of the open quick input's title bar by the start of its tooltip (e.g. "Save now", "Back"). */
+export async function clickQuickInputButton(page, tooltip, { timeoutMs = 10000 } = {}) {
+  const button = page.locator(`.quick-input-widget .quick-input-titlebar .action-label[aria-label^="${tooltip}"], ` +
+    `.quick-input-widget .quick-input-header .action-label[aria-label^="${tooltip}"]`).first();
+  await button.waitFor({ state: 'visible', timeout: timeoutMs });
+  await button.click();
+}

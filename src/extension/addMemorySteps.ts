@@ -1,0 +1,90 @@
+/**
+ * What "Add Memory…" asks, with its defaults: the text, then type, tags, lifetime, importance,
+ * scope and title. Each answer has a default, so "Save now" is possible at any step. A memory
+ * a person adds on purpose is permanent unless they choose a lifetime (README "Use").
+ * Pure: no `vscode` import (addMemoryInput.ts shows the steps).
+ */
+import { MEMORY_TYPES, type CreateMemoryInput } from '../core/memory/types';
+
+export interface AddMemoryDraft {
+  content: string;
+  type: string;
+  tags: string[];
+  /** null = permanent; absent = the engine's lifecycle default (programmatic saves). */
+  ttlSeconds?: number | null;
+  importance: number;
+  scope: 'project' | 'global';
+  title: string;
+  /** Where the text came from (a file and line for Add Selection). */
+  source?: string;
+}
+
+export const DAY = 86_400;
+
+export const LIFETIMES: readonly { label: string; ttlSeconds: number | null; detail: string }[] = [
+  { label: 'Permanent', ttlSeconds: null, detail: 'Kept until you delete it (the default for memories you add).' },
+  { label: '30 days', ttlSeconds: 30 * DAY, detail: 'Short-term: expires after 30 days unless it is used often or promoted.' },
+  { label: '7 days', ttlSeconds: 7 * DAY, detail: 'Short-term: expires after a week unless it is used often or promoted.' },
+  { label: '1 day', ttlSeconds: DAY, detail: 'Short-term: a note for today.' },
+];
+
+export const IMPORTANCE_LEVELS: readonly { label: string; importance: number; detail: string }[] = [
+  { label: 'Normal', importance: 0.5, detail: 'Ranked like most memories.' },
+  // 0.7, not 0.8: memory.promote_importance (default 0.8) would make it permanent whatever lifetime was picked.
+  { label: 'High', importance: 0.7, detail: 'Ranked above others of equal relevance.' },
+  { label: 'Low', importance: 0.3, detail: 'A detail: ranked below others of equal relevance.' },
+];
+
+export const SCOPES: readonly { label: string; scope: 'project' | 'global'; detail: string }[] = [
+  { label: 'This project', scope: 'project', detail: 'Shared by every clone, worktree and window of this project.' },
+  { label: 'Global', scope: 'global', detail: 'For every project (your preferences, habits that are not project-specific).' },
+];
+
+/** The types a person picks from (the pipeline's and document types are not offered). */
+export const PICKABLE_TYPES: readonly string[] = MEMORY_TYPES.filter((t) => t !== 'document_chunk');
+
+export function defaultDraft(content: string, extra: Partial<AddMemoryDraft> = {}): AddMemoryDraft {
+  return { content, type: 'general', tags: [], ttlSeconds: null, importance: 0.5, scope: 'project', title: '', ...extra };
+}
+
+/** "db, Staging  ops,db" → ["db", "staging", "ops"]: comma- or space-separated, lower case, no repeats. */
+export function parseTags(text: string): string[] {
+  const out: string[] = [];
+  for (const t of text.split(/[,\s]+/)) {
+    const tag = t.trim().replace(/^#/, '').toLowerCase();
+    if (tag && !out.includes(tag)) out.push(tag);
+  }
+  return out;
+}
+
+/** A title suggestion: the first sentence or line, at most 80 characters. */
+export function suggestTitle(content: string): string {
+  const first = content.trim().split(/\n|(?<=[.!?])\s/)[0] ?? '';
+  return first.length > 80 ? `${first.slice(0, 79).trimEnd()}…` : first;
+}
+
+export function validateContent(text: string): string | undefined {
+  return text.trim().length < 10 ? 'At least 10 characters' : undefined;
+}
+
+/** The memory.create parameters of a draft. */
+export function createParams(d: AddMemoryDraft): CreateMemoryInput {
+  return {
+    content: d.content,
+    type: d.type,
+    scope: d.scope,
+    importance: d.importance,
+    ...(d.ttlSeconds !== undefined ? { ttlSeconds: d.ttlSeconds } : {}),
+    ...(d.tags.length ? { tags: d.tags } : {}),
+    ...(d.title.trim() ? { title: d.title.trim() } : {}),
+    ...(d.source ? { source: d.source } : {}),
+  };
+}
+
+/** One line saying what will be saved (shown on every step). */
+export function describeDraft(d: AddMemoryDraft): string {
+  const life = LIFETIMES.find((l) => l.ttlSeconds === d.ttlSeconds)?.label.toLowerCase() ?? `${Math.round((d.ttlSeconds ?? 0) / DAY)} days`;
+  const imp = IMPORTANCE_LEVELS.find((l) => l.importance === d.importance)?.label.toLowerCase() ?? String(d.importance);
+  const tags = d.tags.length ? d.tags.map((t) => `#${t}`).join(' ') : 'no tags';
+  return `${d.type} · ${tags} · ${life} · ${imp} importance · ${d.scope === 'global' ? 'global' : 'this project'}`;
+}

@@ -1,0 +1,80 @@
+/**
+ * "Agent Memory: Recall…": the @memory answer without chat. VS Code 1.139 sends a chat request
+ * only when a language model is selected (README "Chat"), so with no
+ * model installed the participant's handler never runs. This command asks for the question,
+ * recalls the memories (both stores, as @memory does), shows them in a results document and a
+ * quick pick that opens the one chosen. Programmatic use (a string argument) skips the UI.
+ */
+import * as vscode from 'vscode';
+import type { EngineClient } from '../engine/client';
+import type { SearchResponse } from '../engine/protocol';
+import { commandRegistrar } from './commands';
+import type { Logger } from './log';
+import { recallAnswerText } from './recall';
+
+export const RECALL_COMMAND = 'agentMemory.recall';
+const RECALL_SCHEME = 'agent-memory-recall';
+const RECALL_LIMIT = 6;
+
+export interface RecallOutcome {
+  query: string;
+  response: SearchResponse;
+  text: string;
+}
+
+/** Holds the latest answers, one document per question (read-only, in memory). */
+class RecallDocuments implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  put(query: string, text: string): vscode.Uri {
+    const name = query.replace(/[^\p{L}\p{N} _-]+/gu, '').trim().slice(0, 50) || 'recall';
+    const uri = vscode.Uri.from({ scheme: RECALL_SCHEME, path: `/Recall - ${name}.md` });
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+    return uri;
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
+  }
+}
+
+export function registerRecallCommand(
+  context: vscode.ExtensionContext, engine: EngineClient, log: Logger, onRecall: (r: SearchResponse) => void,
+): void {
+  const docs = new RecallDocuments();
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(RECALL_SCHEME, docs));
+  const run = commandRegistrar(context, log);
+  run(RECALL_COMMAND, 'recall', async (q?: unknown): Promise<RecallOutcome | undefined> => {
+    const query = typeof q === 'string' ? q : await vscode.window.showInputBox({
+      title: 'Recall', prompt: 'Ask what this project\'s memory knows', ignoreFocusOut: true,
+      placeHolder: 'e.g. which port does the staging database use?',
+    });
+    if (!query?.trim()) return undefined;
+    const response = await engine.request('search', { query, limit: RECALL_LIMIT });
+    onRecall(response);
+    const text = recallAnswerText(query, response.hits);
+    if (typeof q === 'string') return { query, response, text };
+    const doc = await vscode.workspace.openTextDocument(docs.put(query, text));
+    await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
+    await vscode.window.showTextDocument(doc, { preview: true });
+    if (response.hits.length) await pickAndOpen(query, response);
+    else void vscode.window.showInformationMessage(`No relevant memories about "${query}".`);
+    return { query, response, text };
+  });
+}
+
+async function pickAndOpen(query: string, r: SearchResponse): Promise<void> {
+  const pick = await vscode.window.showQuickPick(
+    r.hits.map((h) => ({
+      label: h.memory.title || h.content.split('\n')[0]!.slice(0, 80),
+      description: `${h.memory.type}${h.store === 'global' ? ' · global' : ''}`,
+      detail: h.content.replace(/\s+/g, ' ').slice(0, 300),
+      id: h.memory.id,
+    })),
+    { title: `Recall: ${query}`, matchOnDetail: true, placeHolder: `${r.hits.length} recalled — pick one to open it` },
+  );
+  if (pick) await vscode.commands.executeCommand('agentMemory.openMemory', pick.id);
+}

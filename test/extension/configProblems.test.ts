@@ -1,0 +1,78 @@
+// agent.yaml problems for the Problems panel (src/extension/configProblems.ts): editor ranges
+// (0-based) of each issue, override notes where a VS Code setting wins over the file, invalid
+// settings reported without a range, one stable key per problem and the one notification text.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { actionable, configProblems, issueRange, notificationText, ProblemReporter, problemKey } from '../../src/extension/configProblems';
+
+const TEXT = ['# project memory', 'memory:', '  default_ttl: soon', '  promote_importance: 0.9', 'search:', '  vector_weight: 2', '']
+  .join('\n');
+
+test('each file problem has the 0-based range of its value, with the allowed values in the message', () => {
+  const problems = configProblems(TEXT, 'agent.yaml', {});
+  const ttl = problems.find((p) => p.key === 'memory.default_ttl')!;
+  assert.equal(ttl.severity, 'error');
+  assert.deepEqual(ttl.range, { line: 2, column: 15, endLine: 2, endColumn: 19 });
+  assert.match(ttl.message, /memory\.default_ttl/);
+  const weight = problems.find((p) => p.key === 'search.vector_weight')!;
+  assert.deepEqual(weight.range, { line: 5, column: 17, endLine: 5, endColumn: 18 });
+  assert.match(weight.message, /0.*1/);
+  assert.equal(actionable(problems).length, 2);
+});
+
+test('a value a VS Code setting overrides gets an information note at the value; the setting is not a problem', () => {
+  const problems = configProblems(TEXT, 'agent.yaml', { 'memory.promote_importance': 0.5 });
+  const note = problems.find((p) => p.key === 'memory.promote_importance')!;
+  assert.equal(note.severity, 'info');
+  assert.match(note.message, /overridden by the VS Code setting agentMemory\.memory\.promote_importance = 0\.5/);
+  assert.deepEqual(note.range, { line: 3, column: 22, endLine: 3, endColumn: 25 });
+  assert.equal(actionable(problems).length, 2, 'notes are not counted as problems');
+});
+
+test('an invalid setting is a problem without a range, and does not claim to override the file', () => {
+  const problems = configProblems(TEXT, 'agent.yaml', { 'memory.promote_importance': 'high' });
+  const bad = problems.find((p) => p.source === 'settings')!;
+  assert.equal(bad.severity, 'error');
+  assert.equal(bad.range, undefined);
+  assert.match(bad.message, /^agentMemory\.memory\.promote_importance \(VS Code settings\)/);
+  assert.ok(!problems.some((p) => p.severity === 'info'));
+});
+
+test('a YAML syntax error is one error at its line; no file gives no problems', () => {
+  const problems = configProblems('memory:\n  default_ttl: [1, 2\n', 'agent.yaml', {});
+  assert.ok(problems.length >= 1);
+  assert.equal(problems[0]!.severity, 'error');
+  assert.ok(problems[0]!.range!.line >= 1);
+  assert.deepEqual(configProblems('', 'agent.yaml', {}), []);
+});
+
+test('issueRange: the rest of the line when only the start is known, the first line when nothing is', () => {
+  const lines = ['memory:', '  x: 1'];
+  assert.deepEqual(issueRange({ line: 2, column: 3 }, lines), { line: 1, column: 2, endLine: 1, endColumn: 6 });
+  assert.deepEqual(issueRange({}, lines), { line: 0, column: 0, endLine: 0, endColumn: 7 });
+});
+
+test('problemKey is stable for the same problem; the notification names the count and the first problem with its line', () => {
+  const a = actionable(configProblems(TEXT, 'agent.yaml', {}));
+  const b = actionable(configProblems(TEXT, 'agent.yaml', {}));
+  assert.deepEqual(a.map(problemKey), b.map(problemKey));
+  const text = notificationText('agent.yaml', a);
+  assert.match(text, /^Agent Memory: agent\.yaml has 2 problems: memory\.default_ttl.*\(line 3\) and 1 more\./);
+});
+
+test('ProblemReporter: each problem logged once, one notification per distinct set, a reload with the same problems says nothing', () => {
+  const r = new ProblemReporter();
+  const two = configProblems(TEXT, 'agent.yaml', { 'memory.promote_importance': 0.5 });
+  const first = r.report(two);
+  assert.equal(first.toLog.length, 2, 'the two problems, not the override note');
+  assert.equal(first.notify, true);
+  const again = r.report(configProblems(TEXT, 'agent.yaml', { 'memory.promote_importance': 0.5 }));
+  assert.deepEqual(again, { toLog: [], notify: false }, 'a reload: nothing logged, no notification');
+  const fixedOne = TEXT.replace('default_ttl: soon', 'default_ttl: 7d');
+  const one = r.report(configProblems(fixedOne, 'agent.yaml', {}));
+  assert.deepEqual(one, { toLog: [], notify: true }, 'the set changed: notified, the remaining problem not logged again');
+  assert.deepEqual(r.report(configProblems('', 'agent.yaml', {})), { toLog: [], notify: false }, 'all fixed: no notification');
+  const back = r.report(configProblems(TEXT, 'agent.yaml', {}));
+  assert.equal(back.toLog.length, 2, 'problems that come back are logged again');
+  assert.equal(back.notify, true);
+});
