@@ -320,8 +320,6 @@ export interface EngineDiagnostics {
   warnings: string[];
   /** The embedder in use (provider, embedding space, why it was chosen). */
   embedder?: { provider: string; space: string; reason: string; degraded: boolean };
-  /** Seams not yet wired to their final core module (coordinator: see the engine README). */
-  seams: Record<string, string>;
 }
 
 /** JSONL (default: header line + one memory per line, src/engine/transfer.ts) or the older JSON ExportFile. */
@@ -442,7 +440,9 @@ export type EngineEvent =
   | { type: 'progress'; requestId: number; title: string; done: number; total: number; message?: string }
   | { type: 'warning'; message: string }
   | { type: 'pipeline.state'; status: PipelineStatus }
-  | { type: 'snapshot'; store: StoreName; seq: number };
+  | { type: 'snapshot'; store: StoreName; seq: number }
+  /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */
+  | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: 'running' | 'switched' | 'failed' | 'cancelled' };
 
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────
 

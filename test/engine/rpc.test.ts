@@ -68,7 +68,7 @@ test('memory CRUD, search and events through the worker thread', async () => {
     assert.equal((await client.request('search', { query: 'esbuild' })).hits.length, 0);
     await client.request('memory.restore', { id });
     const history = await client.request('memory.history', { id });
-    assert.deepEqual(history.map((h) => h.event), ['created', 'updated', 'updated', 'deleted', 'restored']);
+    assert.deepEqual(history.map((h) => h.event), ['created', 'updated', 'promoted', 'deleted', 'restored'], 'a manual promote is recorded as promoted');
 
     const list = await client.request('memory.list', {});
     assert.equal(list.total, 1);

@@ -22,7 +22,8 @@ import { MaintenanceWorker, type MaintenanceSettings } from '../maintenance/work
 import { getGraphBoostIds, type GraphBoostResult } from '../graph/boost';
 import { collectDeletedMemoryGraphs } from '../graph/gc';
 import { createExtractHandler, type ExtractSettings } from './extractJob';
-import { createFtsCandidateFinder } from './ftsCandidates';
+import { HybridSearch } from '../search/hybrid';
+import { createSearchCandidateFinder } from './searchCandidates';
 import type { FindCandidates } from './decision';
 import { approveReview, listPendingReviews, rejectReview, type PendingReview } from './reviews';
 import { undoHistory, type UndoResult } from './undo';
@@ -36,11 +37,14 @@ export interface PipelineDeps {
   llm: LlmProvider;
   /** Embeds facts and chunks before their transaction; absent → written `pending`. */
   embedder?: Embedder;
-  /** Hybrid search for decision candidates (src/core/search). Default: FTS-only over this store. */
+  /**
+   * Decision candidates: the host's hybrid search (createSearchCandidateFinder). Default: the
+   * same HybridSearch over this store with its keyword leg only.
+   */
   findCandidates?: FindCandidates;
   /** Live `memory.pipelineV2` config (re-read on every job). */
   config: () => Cfg;
-  /** `search.min_score`, for the default FTS candidate finder. */
+  /** `search.min_score`, for the default candidate finder. */
   minScore?: number;
   /** URL documents; default: file: and 127.0.0.1/localhost only. */
   fetchDocument?: DocumentFetcher;
@@ -86,7 +90,7 @@ export class MemoryPipeline {
       handlers: {
         extract: createExtractHandler({
           store, memory: this.memory, llm: deps.llm, embedder: deps.embedder, now: this.now, settings: extractSettings,
-          findCandidates: deps.findCandidates ?? createFtsCandidateFinder(store, { projectId: deps.projectId, minScore: deps.minScore }),
+          findCandidates: deps.findCandidates ?? keywordCandidates(store, deps.projectId, deps.minScore),
         }),
       },
       pollMs: cfg().workerPollMs,
@@ -235,4 +239,9 @@ export class MemoryPipeline {
   undo(historyId: string, who?: string): UndoResult {
     return undoHistory(this.deps.store, this.memory, historyId, { who, now: this.now() });
   }
+}
+
+/** Candidates from the hybrid search without vectors (its keyword leg), for hosts that give none. */
+function keywordCandidates(store: Store, projectId: string, minScore?: number): FindCandidates {
+  return createSearchCandidateFinder(store, new HybridSearch(store, { projectId }), minScore !== undefined ? { minScore } : {});
 }

@@ -5,12 +5,14 @@
  * tags, so a fresh store without extracted entities still shows its structure.
  */
 import type { Store } from '../../core/store/store';
+import { LIMIT_RANGES } from '../../core/memory/limits';
 import type { GraphData, GraphEdge, GraphNode, GraphParams } from '../protocol';
 
 const MAX_GROUP_EDGES = 12;
 
-export function queryGraph(store: Store, params: GraphParams, maxNodes: number): GraphData {
-  const limit = Math.max(1, Math.min(params.limit ?? 100, maxNodes));
+/** The memory view of one store: up to `params.limit` memories (checked by the handler). */
+export function queryMemoryGraph(store: Store, params: GraphParams): GraphData {
+  const limit = params.limit ?? LIMIT_RANGES.memoryGraph.default;
   let rows;
   if (params.centerId) {
     // The centre, its direct relations, then memories sharing a tag with it.
