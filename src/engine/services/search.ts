@@ -20,7 +20,7 @@ export class SearchService {
     // The core's search filters (src/core/search/filters.ts) have no date range: with one, ask
     // each store for search.max_limit candidates and keep those in the range (createdRange.ts).
     const range = createdRange(params);
-    const hits: SearchHit[] = [];
+    const perStore: SearchHit[][] = [];
     const legs = new Set<SearchLeg>();
     for (const rt of this.ctx.stores.forScope(params.scope)) {
       const r = await rt.search({
@@ -30,6 +30,8 @@ export class SearchService {
       if (r.legs.vector) legs.add('vector');
       for (const w of r.warnings) this.ctx.warn(`search: ${w}`);
       const rids: number[] = [];
+      const hits: SearchHit[] = [];
+      perStore.push(hits);
       for (const res of r.results) {
         if (range && !range.has(res.memory.createdAt)) continue;
         const rec = rt.memory.get(res.memory.id);
@@ -40,10 +42,31 @@ export class SearchService {
       // Each hit is an access (TTL extended, promoted at memory.promote_access_count), written after the answer.
       if (params.recordAccess !== false) rt.access?.record(rids);
     }
-    // Both stores' scores are on the same scale only within one kind of search; ties by recency.
-    hits.sort((a, b) => b.score - a.score || b.memory.createdAt.localeCompare(a.memory.createdAt));
-    return { query: params.query, hits: hits.slice(0, limit), legsUsed: [...legs], tookMs: performance.now() - t0 };
+    const hits = mergeInOrder(perStore, limit);
+    return { query: params.query, hits, legsUsed: [...legs], tookMs: performance.now() - t0 };
   }
+}
+
+/**
+ * Merges the stores' result lists by score (ties by recency) while keeping each list's own order:
+ * a reranked list is not sorted by score, and its order is the answer.
+ */
+function mergeInOrder(lists: SearchHit[][], limit: number): SearchHit[] {
+  const heads = lists.map(() => 0);
+  const out: SearchHit[] = [];
+  while (out.length < limit) {
+    let best = -1;
+    for (let i = 0; i < lists.length; i++) {
+      const h = lists[i]![heads[i]!];
+      if (!h) continue;
+      const b = best >= 0 ? lists[best]![heads[best]!]! : undefined;
+      if (!b || h.score > b.score || (h.score === b.score && h.memory.createdAt > b.memory.createdAt)) best = i;
+    }
+    if (best < 0) break;
+    out.push(lists[best]![heads[best]!]!);
+    heads[best]!++;
+  }
+  return out;
 }
 
 function legScores(r: SearchResult): SearchHit['legs'] {
