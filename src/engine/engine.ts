@@ -6,6 +6,7 @@
  * rebuilds the runtimes when the configuration is reloaded. It knows nothing of threads or
  * VS Code: the worker (worker.ts) hosts it in a thread, the tests also host it directly.
  */
+import * as path from 'node:path';
 import { resolveProjectId, type ProjectIdResult } from '../core/project';
 import type { ResolvedConfig } from '../core/config';
 import type { Embedder } from '../core/embed/types';
@@ -83,9 +84,8 @@ export class MemoryEngine {
 
   static async open(opts: EngineOptions): Promise<MemoryEngine> {
     const t0 = performance.now();
-    const root = opts.workspaceRoot;
-    const project: ProjectIdResult = root ? await resolveProjectId(root) : { id: 'no-workspace', kind: 'canonical', detail: 'no folder is open' };
-    const cfg = await loadEngineConfig(root, opts.settings);
+    const cfg = await loadEngineConfig(opts.workspaceRoot, opts.settings);
+    const project = await projectIdFor(opts.workspaceRoot, cfg.config);
     const warnings: string[] = [...(project.warnings ?? [])];
     const stores = await Stores.open(opts, project.id, warnings);
     warnings.push(...stores.project.warnings, ...stores.global.warnings);
@@ -241,6 +241,14 @@ export class MemoryEngine {
       this.ctx.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
     }
   }
+}
+
+/** The workspace's project id: VCS-agnostic (src/core/project) unless memory.normalize_project_id is off: then its folder path. */
+async function projectIdFor(root: string | undefined, config: ResolvedConfig): Promise<ProjectIdResult> {
+  if (!root) return { id: 'no-workspace', kind: 'canonical', detail: 'no folder is open' };
+  if (config.memory.normalize_project_id) return resolveProjectId(root);
+  const folder = path.resolve(root);
+  return { id: folder, kind: 'path', root: folder, detail: 'memory.normalize_project_id is off: the folder path is the project id' };
 }
 
 /** The configuration's embedder; undefined (keyword-only search, with a warning) when none can be had. */

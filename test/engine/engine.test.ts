@@ -330,3 +330,21 @@ test('dedup scanner: pairs above memory.similarity_threshold become suggestions;
     await engine.close();
   }
 });
+
+test('memory.normalize_project_id off: the workspace folder path is the project id (on: the VCS-agnostic id)', async () => {
+  const dirs = engineDirs();
+  const git = path.join(dirs.workspaceRoot!, '.git');
+  fs.mkdirSync(git);
+  fs.writeFileSync(path.join(git, 'HEAD'), 'ref: refs/heads/main\n');
+  fs.writeFileSync(path.join(git, 'config'), '[remote "origin"]\n\turl = https://github.com/acme/app.git\n');
+  const on = await open(dirs);
+  assert.equal(on.engine.project.kind, 'git-remote', JSON.stringify(on.engine.project));
+  await on.engine.close();
+  const off = await open(dirs, { settings: { 'memory.normalize_project_id': false } });
+  try {
+    assert.equal(off.engine.projectId, path.resolve(dirs.workspaceRoot!));
+    assert.equal(off.engine.project.kind, 'path');
+  } finally {
+    await off.engine.close();
+  }
+});
