@@ -94,12 +94,16 @@ export class EngineContext {
   assertWritable(rt: StoreRuntime): void {
     if (this.closing) throw new EngineError('engine_stopped', 'The memory engine is shutting down.');
     if (this.restricted) {
-      throw new EngineError('store_read_only',
-        'This workspace is not trusted: Agent Memory runs in restricted mode and changes no memories. Trust the workspace to make changes.');
+      throw new EngineError(
+        'store_read_only',
+        'This workspace is not trusted: Agent Memory runs in restricted mode and changes no memories. Trust the workspace to make changes.',
+      );
     }
     if (rt.store.isReadOnly) {
-      throw new EngineError('store_read_only',
-        `The ${rt.name} memory store is open read-only because another VS Code window owns it; changes are only possible there.`);
+      throw new EngineError(
+        'store_read_only',
+        `The ${rt.name} memory store is open read-only because another VS Code window owns it; changes are only possible there.`,
+      );
     }
   }
 }

@@ -77,9 +77,16 @@ export class MemoryEngine {
     this.pipelines = new PipelinesService(ctx, () => this.embedderInfo);
     this.maintenance = new MaintenanceService(ctx);
     this.diagnostics = new DiagnosticsService(ctx, {
-      pipelines: this.pipelines, suggestions: this.suggestions, embedderInfo: () => this.embedderInfo, openMs,
+      pipelines: this.pipelines,
+      suggestions: this.suggestions,
+      embedderInfo: () => this.embedderInfo,
+      openMs,
     });
-    this.scheduler = new Scheduler(ctx, { maintenance: this.maintenance, suggestions: this.suggestions, snapshotTickMs: opts.snapshotTickMs ?? 5000 });
+    this.scheduler = new Scheduler(ctx, {
+      maintenance: this.maintenance,
+      suggestions: this.suggestions,
+      snapshotTickMs: opts.snapshotTickMs ?? 5000,
+    });
   }
 
   static async open(opts: EngineOptions): Promise<MemoryEngine> {
@@ -145,7 +152,9 @@ export class MemoryEngine {
   }
 
   /** The mode's flags become settings overrides of this engine (the host persists them in workspace settings). */
-  async setPipelineMode(mode: PipelineModeName): Promise<{ mode: PipelineModeName; settings: Record<string, boolean>; status: PipelineStatus }> {
+  async setPipelineMode(
+    mode: PipelineModeName,
+  ): Promise<{ mode: PipelineModeName; settings: Record<string, boolean>; status: PipelineStatus }> {
     const settings = pc.modeSettings(mode);
     this.pipelines.checkControl();
     await this.reloadConfig({ ...(this.opts.settings ?? {}), ...settings });
@@ -168,7 +177,8 @@ export class MemoryEngine {
     const results = await this.ctx.stores.close();
     this.active?.embedder.dispose();
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed.length) throw new EngineError('internal', `Closing the memory stores failed: ${failed.map((f) => errorMessage(f.reason)).join('; ')}`);
+    if (failed.length)
+      throw new EngineError('internal', `Closing the memory stores failed: ${failed.map((f) => errorMessage(f.reason)).join('; ')}`);
     return true;
   }
 
@@ -176,17 +186,25 @@ export class MemoryEngine {
     this.generation++;
     const { ctx } = this;
     const llm = pc.liveOllama(() => ctx.config.memory.pipelineV2);
-    const open = (name: 'project' | 'global', projectId: string) => StoreRuntime.open({
-      name, store: ctx.stores.store(name), projectId, config: ctx.config, llm, restricted: ctx.restricted,
-      ...(this.active ? { embedder: this.active.embedder } : {}), ...(this.opts.now ? { now: this.opts.now } : {}),
-      onWarning: (m) => ctx.warn(m),
-      onPipelineEvent: (e) => {
-        if (e.type === 'completed') ctx.changed('updated', e.job.memoryId ? [e.job.memoryId] : [], name);
-        else if (e.type === 'failed' && e.status === 'dead') ctx.warn(`pipeline: job ${e.job.id} (${e.job.jobType}) failed for good: ${e.error}`);
-        else if (e.type === 'tick-error') ctx.warn(`pipeline: ${e.error}`);
-        if (e.type === 'completed' || e.type === 'failed') this.pipelines.stateChanged();
-      },
-    });
+    const open = (name: 'project' | 'global', projectId: string) =>
+      StoreRuntime.open({
+        name,
+        store: ctx.stores.store(name),
+        projectId,
+        config: ctx.config,
+        llm,
+        restricted: ctx.restricted,
+        ...(this.active ? { embedder: this.active.embedder } : {}),
+        ...(this.opts.now ? { now: this.opts.now } : {}),
+        onWarning: (m) => ctx.warn(m),
+        onPipelineEvent: (e) => {
+          if (e.type === 'completed') ctx.changed('updated', e.job.memoryId ? [e.job.memoryId] : [], name);
+          else if (e.type === 'failed' && e.status === 'dead')
+            ctx.warn(`pipeline: job ${e.job.id} (${e.job.jobType}) failed for good: ${e.error}`);
+          else if (e.type === 'tick-error') ctx.warn(`pipeline: ${e.error}`);
+          if (e.type === 'completed' || e.type === 'failed') this.pipelines.stateChanged();
+        },
+      });
     ctx.stores.setRuntimes(await open('project', ctx.project.id), await open('global', GLOBAL_PROJECT_ID));
   }
 
@@ -203,8 +221,10 @@ export class MemoryEngine {
     for (const rt of this.ctx.stores.all()) {
       const queued = rt.queueMissingVectors();
       if (!queued) continue;
-      this.ctx.warn(`${rt.name} store: ${queued} memories have no vector from ${rt.activeEmbedder!.space} yet; `
-        + 'they are embedded in the background (keyword search finds them meanwhile)');
+      this.ctx.warn(
+        `${rt.name} store: ${queued} memories have no vector from ${rt.activeEmbedder!.space} yet; ` +
+          'they are embedded in the background (keyword search finds them meanwhile)',
+      );
     }
   }
 
@@ -225,7 +245,11 @@ export class MemoryEngine {
       return;
     }
     const current = () => generation === this.generation;
-    const ok = await switchAll(this.ctx.stores.all(), next.embedder, { report: (e) => this.ctx.emit(e), warn: (m) => this.ctx.warn(m), current });
+    const ok = await switchAll(this.ctx.stores.all(), next.embedder, {
+      report: (e) => this.ctx.emit(e),
+      warn: (m) => this.ctx.warn(m),
+      current,
+    });
     if (!current()) {
       next.embedder.dispose(); // the runtimes that may have used it are closed
       return;
@@ -252,7 +276,11 @@ async function projectIdFor(root: string | undefined, config: ResolvedConfig): P
 }
 
 /** The configuration's embedder; undefined (keyword-only search, with a warning) when none can be had. */
-async function selectActive(choose: ChooseEmbedder, config: ResolvedConfig, warn: (m: string) => void): Promise<ActiveEmbedder | undefined> {
+async function selectActive(
+  choose: ChooseEmbedder,
+  config: ResolvedConfig,
+  warn: (m: string) => void,
+): Promise<ActiveEmbedder | undefined> {
   try {
     const sel = await choose(config);
     if (sel.degraded) warn(`embedder: ${sel.reason}`);

@@ -31,7 +31,8 @@ function optString(v: unknown, key: string): string | undefined {
 }
 
 function optStrings(v: unknown, key: string): void {
-  if (v !== undefined && (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))) throw new EngineError('invalid_input', `${key}: must be an array of strings`);
+  if (v !== undefined && (!Array.isArray(v) || v.some((x) => typeof x !== 'string')))
+    throw new EngineError('invalid_input', `${key}: must be an array of strings`);
 }
 
 function limit(params: unknown, range: LimitRange, what: string): number {
@@ -40,7 +41,8 @@ function limit(params: unknown, range: LimitRange, what: string): number {
 
 function offset(params: unknown): number {
   const v = (params as Params)?.offset ?? 0;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new EngineError('invalid_input', `offset: must be a whole number ≥ 0, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    throw new EngineError('invalid_input', `offset: must be a whole number ≥ 0, got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -65,7 +67,9 @@ function graphParams(p: GraphParams | undefined): GraphParams {
   optString(g.search, 'search');
   optString(g.centerId, 'centerId');
   const memoryView = g.mode === 'memories' || g.centerId !== undefined;
-  const l = memoryView ? limit(g, LIMIT_RANGES.memoryGraph, 'graph.query, memory view') : limit(g, LIMIT_RANGES.entityGraph, 'graph.query, entity view');
+  const l = memoryView
+    ? limit(g, LIMIT_RANGES.memoryGraph, 'graph.query, memory view')
+    : limit(g, LIMIT_RANGES.entityGraph, 'graph.query, entity view');
   return { ...g, limit: l };
 }
 
@@ -85,7 +89,7 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'memory.typeCounts': (e, p) => e.memories.typeCounts(p?.scope),
     'memory.tagCounts': (e, p) => e.memories.tagCounts(p?.scope),
     'memory.listUntagged': (e, p) => e.memories.listUntagged(offset(p), limit(p, LIMIT_RANGES.list, 'memory.listUntagged')),
-    'search': (e, p) => e.search.search(searchParams(e, p)),
+    search: (e, p) => e.search.search(searchParams(e, p)),
     'suggestions.list': (e, p) => e.suggestions.list(p?.status, limit(p, LIMIT_RANGES.suggestions, 'suggestions.list')),
     'suggestions.accept': (e, p) => e.suggestions.accept(str(p, 'id')),
     'suggestions.reject': (e, p) => {
@@ -96,9 +100,10 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'suggestions.clear': (e) => ({ cleared: e.suggestions.clear() }),
     'suggestions.scan': async (e) => ({ created: await e.suggestions.scan() }),
     'graph.query': (e, p) => e.graph.view(graphParams(p)),
-    'graph.entityMemories': (e, p) => e.graph.entityMemories(str(p, 'entityId'), limit(p, LIMIT_RANGES.entityMemories, 'graph.entityMemories')),
-    'stats': (e) => e.diagnostics.stats(),
-    'diagnostics': (e) => e.diagnostics.diagnostics(),
+    'graph.entityMemories': (e, p) =>
+      e.graph.entityMemories(str(p, 'entityId'), limit(p, LIMIT_RANGES.entityMemories, 'graph.entityMemories')),
+    stats: (e) => e.diagnostics.stats(),
+    diagnostics: (e) => e.diagnostics.diagnostics(),
     'pipeline.status': (e) => e.pipelines.status(),
     'pipeline.pause': (e) => e.pipelines.pause(),
     'pipeline.resume': (e) => e.pipelines.resume(),
@@ -113,11 +118,12 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     },
     'history.pipelineChanges': (e, p) => e.pipelines.changes(limit(p, LIMIT_RANGES.pipelineChanges, 'history.pipelineChanges')),
     'history.undo': (e, p) => e.pipelines.undo(str(p, 'historyId')),
-    'documents.ingest': (e, p, ctx) => e.pipelines.ingestDocument(str(p, 'path'), optString(p.title, 'title') || undefined, p.wait !== false, ctx),
+    'documents.ingest': (e, p, ctx) =>
+      e.pipelines.ingestDocument(str(p, 'path'), optString(p.title, 'title') || undefined, p.wait !== false, ctx),
     'index.rebuild': (e) => ({ memories: e.maintenance.rebuildIndex() }),
     'embeddings.reembed': (e) => ({ queued: e.maintenance.reembed() }),
-    'export': (e, p) => e.transfer.exportTo(str(p, 'path'), p.scope, p.format),
-    'import': (e, p, ctx) => e.transfer.importFile(str(p, 'path'), ctx),
+    export: (e, p) => e.transfer.exportTo(str(p, 'path'), p.scope, p.format),
+    import: (e, p, ctx) => e.transfer.importFile(str(p, 'path'), ctx),
     'config.reload': (e, p) => e.reloadConfig(p?.settings),
     'engine.snapshot': (e) => e.maintenance.snapshotNow(),
     'engine.shutdown': async (e) => {

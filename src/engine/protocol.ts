@@ -435,6 +435,9 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
 
 export type MemoryChangeKind = 'created' | 'updated' | 'deleted' | 'restored' | 'promoted' | 'merged' | 'imported' | 'reindexed';
 
+/** Where a store's background re-embedding stands. */
+export type ReembedState = 'running' | 'switched' | 'failed' | 'cancelled';
+
 export type EngineEvent =
   | { type: 'memory.changed'; kind: MemoryChangeKind; ids: string[]; store: StoreName | 'both' }
   | { type: 'progress'; requestId: number; title: string; done: number; total: number; message?: string }
@@ -442,7 +445,7 @@ export type EngineEvent =
   | { type: 'pipeline.state'; status: PipelineStatus }
   | { type: 'snapshot'; store: StoreName; seq: number }
   /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */
-  | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: 'running' | 'switched' | 'failed' | 'cancelled' };
+  | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState };
 
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────
 

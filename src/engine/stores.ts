@@ -22,7 +22,11 @@ export const GLOBAL_PROJECT_ID = 'global';
 
 /** A short, file-system-safe folder name for a project id (readable prefix + hash). */
 export function storeFolderName(projectId: string): string {
-  const readable = projectId.replace(/[^a-zA-Z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 60) || 'project';
+  const readable =
+    projectId
+      .replace(/[^a-zA-Z0-9._-]+/g, '_')
+      .replace(/^[._]+/, '')
+      .slice(0, 60) || 'project';
   return `${readable}-${createHash('sha256').update(projectId).digest('hex').slice(0, 12)}`;
 }
 
@@ -133,7 +137,8 @@ export class Stores {
 /** Opens a store writable; if another process holds it, read-only with a warning. */
 async function openStore(dir: string, opts: EngineInit, warnings: string[]): Promise<Store> {
   const purpose = `${opts.purpose ?? 'Agent Memory engine'}${opts.ownerId ? ` [${opts.ownerId}]` : ''}`;
-  if (opts.ownerId && reclaimOwnLock(dir, purpose)) warnings.push(`reclaimed the lock of ${dir} left by a crashed engine thread of this window`);
+  if (opts.ownerId && reclaimOwnLock(dir, purpose))
+    warnings.push(`reclaimed the lock of ${dir} left by a crashed engine thread of this window`);
   const base = {
     dir,
     purpose,

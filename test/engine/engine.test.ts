@@ -17,7 +17,13 @@ const HASH = { 'embedding.provider': 'hash' };
 async function open(dirs = engineDirs(), extra: Partial<Parameters<typeof MemoryEngine.open>[0]> = {}) {
   const events: EngineEvent[] = [];
   // The hash embedder: deterministic and light (the built-in model has its own test below).
-  const engine = await MemoryEngine.open({ ...dirs, snapshotTickMs: 0, onEvent: (e) => events.push(e), ...extra, settings: { ...HASH, ...extra.settings } });
+  const engine = await MemoryEngine.open({
+    ...dirs,
+    snapshotTickMs: 0,
+    onEvent: (e) => events.push(e),
+    ...extra,
+    settings: { ...HASH, ...extra.settings },
+  });
   return { engine, events, dirs };
 }
 
@@ -39,7 +45,10 @@ test('settings win over agent.yaml, which wins over the defaults; bad values are
   assert.equal(a.engine.config.search.max_limit, 50, 'an invalid setting keeps the agent.yaml value');
   assert.deepEqual(summary.overridden, ['search.default_limit']);
   assert.ok(summary.issues.some((i) => i.key === 'search.max_limit' && i.source === 'VS Code settings'));
-  assert.ok(a.events.some((e) => e.type === 'warning' && e.message.includes('search.max_limit')), 'the issue is a warning event');
+  assert.ok(
+    a.events.some((e) => e.type === 'warning' && e.message.includes('search.max_limit')),
+    'the issue is a warning event',
+  );
   assert.match(summary.file ?? '', /agent\.yaml$/);
   await a.engine.close();
 });
@@ -64,12 +73,24 @@ test('snapshots when idle and on shutdown; nothing when nothing changed', async 
 test('global memories live in the global store, are listed after project ones, and can move between stores', async () => {
   const { engine } = await open();
   const p = await created(engine.memories.create({ content: 'The API gateway times out after 29 seconds.', type: 'fact' }));
-  const g = await created(engine.memories.create({ content: 'I prefer tabs over spaces in every project.', scope: 'global', type: 'preference' }));
+  const g = await created(
+    engine.memories.create({ content: 'I prefer tabs over spaces in every project.', scope: 'global', type: 'preference' }),
+  );
   const all = engine.memories.list({ limit: 10 });
-  assert.deepEqual(all.items.map((i) => i.id), [p.id, g.id]);
+  assert.deepEqual(
+    all.items.map((i) => i.id),
+    [p.id, g.id],
+  );
   assert.equal(all.total, 2);
-  assert.deepEqual(engine.memories.list({ offset: 1, limit: 1 }).items.map((i) => i.id), [g.id], 'paging continues into the global store');
-  assert.deepEqual(engine.memories.list({ scope: 'global' }).items.map((i) => i.id), [g.id]);
+  assert.deepEqual(
+    engine.memories.list({ offset: 1, limit: 1 }).items.map((i) => i.id),
+    [g.id],
+    'paging continues into the global store',
+  );
+  assert.deepEqual(
+    engine.memories.list({ scope: 'global' }).items.map((i) => i.id),
+    [g.id],
+  );
   assert.deepEqual(engine.memories.typeCounts(), { fact: 1, preference: 1 });
   const stats = engine.diagnostics.stats();
   assert.equal(stats.project.memories, 1);
@@ -97,19 +118,29 @@ test('export then import into a fresh project restores the memories; bad files a
   assert.deepEqual({ ...r, errors: r.errors.length }, { format: 'json', total: 2, created: 2, duplicates: 0, skipped: 0, errors: 0 });
   assert.equal(b.engine.diagnostics.stats().global.memories, 1, 'the global memory went back to the global store');
   assert.deepEqual(progress, [2]);
-  assert.equal((await b.engine.search.search({ query: 'script tag' })).hits[0]?.content, 'Use the <script> tag sparingly & escape "quotes".');
+  assert.equal(
+    (await b.engine.search.search({ query: 'script tag' })).hits[0]?.content,
+    'Use the <script> tag sparingly & escape "quotes".',
+  );
   const again = await b.engine.transfer.importFile(file);
   assert.equal(again.duplicates, 2, 'importing twice creates nothing new');
 
   const bad = path.join(b.dirs.storageDir, '..', 'bad.json');
   fs.writeFileSync(bad, '{ not json');
-  await assert.rejects(() => b.engine.transfer.importFile(bad), (e: unknown) => e instanceof EngineError && e.code === 'invalid_input' && /not valid JSON/.test(e.message));
+  await assert.rejects(
+    () => b.engine.transfer.importFile(bad),
+    (e: unknown) => e instanceof EngineError && e.code === 'invalid_input' && /not valid JSON/.test(e.message),
+  );
   fs.writeFileSync(bad, JSON.stringify({ hello: 1 }));
   await assert.rejects(() => b.engine.transfer.importFile(bad), /neither an Agent Memory export/);
   fs.writeFileSync(bad, JSON.stringify([{ content: 'The CI cache key includes the lockfile hash.' }, 42, { title: 'no content' }]));
   const mixed = await b.engine.transfer.importFile(bad);
   assert.equal(mixed.created, 1);
-  assert.deepEqual(mixed.errors.map((e) => e.index), [1, 2], 'bad items are reported by index, the good one is kept');
+  assert.deepEqual(
+    mixed.errors.map((e) => e.index),
+    [1, 2],
+    'bad items are reported by index, the good one is kept',
+  );
   await assert.rejects(() => b.engine.transfer.importFile('relative.json'), /must be absolute/);
   await b.engine.close();
 });
@@ -117,10 +148,21 @@ test('export then import into a fresh project restores the memories; bad files a
 test('import can be cancelled between batches; what was imported stays', async () => {
   const { engine, dirs } = await open();
   const file = path.join(dirs.storageDir, '..', 'many.json');
-  fs.writeFileSync(file, JSON.stringify(Array.from({ length: 450 }, (_, i) => ({ content: `Imported fact number ${i}: service ${randomUUID()} owns queue ${i}.` }))));
+  fs.writeFileSync(
+    file,
+    JSON.stringify(
+      Array.from({ length: 450 }, (_, i) => ({ content: `Imported fact number ${i}: service ${randomUUID()} owns queue ${i}.` })),
+    ),
+  );
   const ac = new AbortController();
   await assert.rejects(
-    () => engine.transfer.importFile(file, { signal: ac.signal, progress: (done) => { if (done >= 200) ac.abort(); } }),
+    () =>
+      engine.transfer.importFile(file, {
+        signal: ac.signal,
+        progress: (done) => {
+          if (done >= 200) ac.abort();
+        },
+      }),
     (e: unknown) => e instanceof EngineError && e.code === 'cancelled',
   );
   assert.equal(engine.diagnostics.stats().project.memories, 200, 'the first batch was committed');
@@ -137,15 +179,23 @@ test('consolidation suggestions: list, accept merges with a SUPERSEDES link, rej
   await a.engine.close();
   const store = await Store.open({ dir: path.join(dirs.storageDir, 'projects', storeFolderName(projectId)) });
   store.transaction((tx) => {
-    for (const [id, x, y, sim] of [['s1', m1.id, m2.id, 0.88], ['s2', m1.id, m3.id, 0.76]] as const) {
-      tx.run(`INSERT INTO consolidation_suggestions (id, memory_a_id, memory_b_id, similarity, status, project_id, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
-        [id, x, y, sim, projectId, new Date().toISOString()]);
+    for (const [id, x, y, sim] of [
+      ['s1', m1.id, m2.id, 0.88],
+      ['s2', m1.id, m3.id, 0.76],
+    ] as const) {
+      tx.run(
+        `INSERT INTO consolidation_suggestions (id, memory_a_id, memory_b_id, similarity, status, project_id, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
+        [id, x, y, sim, projectId, new Date().toISOString()],
+      );
     }
   });
   await store.close();
 
   const b = await open(dirs);
-  assert.deepEqual(b.engine.suggestions.list().map((s) => s.id), ['s1', 's2']);
+  assert.deepEqual(
+    b.engine.suggestions.list().map((s) => s.id),
+    ['s1', 's2'],
+  );
   assert.equal(b.engine.diagnostics.stats().suggestionsPending, 2);
   const merged = await b.engine.suggestions.accept('s1');
   assert.equal(merged.id, m1.id, 'memory a survives');
@@ -158,7 +208,10 @@ test('consolidation suggestions: list, accept merges with a SUPERSEDES link, rej
   await assert.rejects(b.engine.suggestions.accept('s1'));
   assert.equal(b.engine.suggestions.clear(), 1);
   assert.deepEqual(b.engine.suggestions.list(), []);
-  assert.throws(() => b.engine.suggestions.reject('nope'), (e: unknown) => (e as { code?: string }).code === 'not_found' && /No consolidation suggestion/.test((e as Error).message));
+  assert.throws(
+    () => b.engine.suggestions.reject('nope'),
+    (e: unknown) => (e as { code?: string }).code === 'not_found' && /No consolidation suggestion/.test((e as Error).message),
+  );
   await b.engine.close();
 });
 
@@ -170,21 +223,37 @@ test('graph: relationships, shared entities and shared tags become edges; unknow
   const c = await created(engine.memories.create({ content: 'The design system uses an 8px spacing grid.', tags: ['ui'] }));
   const g = engine.graph.memories({});
   assert.equal(g.nodes.length, 3);
-  assert.deepEqual(g.edges.map((e) => [e.from, e.to, e.kind]), [[a.id, b.id, 'shared_tag:auth']]);
-  assert.throws(() => engine.graph.memories({ centerId: 'missing' }), (e: unknown) => e instanceof EngineError && e.code === 'not_found');
+  assert.deepEqual(
+    g.edges.map((e) => [e.from, e.to, e.kind]),
+    [[a.id, b.id, 'shared_tag:auth']],
+  );
+  assert.throws(
+    () => engine.graph.memories({ centerId: 'missing' }),
+    (e: unknown) => e instanceof EngineError && e.code === 'not_found',
+  );
   const projectId = engine.projectId;
   await engine.close();
   // What the pipeline's graph writer leaves: an entity both b and c mention.
   const store = await Store.open({ dir: path.join(dirs.storageDir, 'projects', storeFolderName(projectId)) });
   const iso = new Date().toISOString();
   store.transaction((tx) => {
-    tx.run(`INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at) VALUES ('e1', 'Design Tokens', 'design tokens', 'concept', 2, ?, ?)`, [iso, iso]);
-    for (const m of [b.id, c.id]) tx.run(`INSERT INTO memory_entity_mentions (memory_id, entity_id, mention_text, confidence, created_at) VALUES (?, 'e1', 'tokens', 0.9, ?)`, [m, iso]);
+    tx.run(
+      `INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at) VALUES ('e1', 'Design Tokens', 'design tokens', 'concept', 2, ?, ?)`,
+      [iso, iso],
+    );
+    for (const m of [b.id, c.id])
+      tx.run(
+        `INSERT INTO memory_entity_mentions (memory_id, entity_id, mention_text, confidence, created_at) VALUES (?, 'e1', 'tokens', 0.9, ?)`,
+        [m, iso],
+      );
   });
   await store.close();
   const again = await open(dirs);
   const kinds = again.engine.graph.memories({}).edges.map((e) => [e.from, e.to, e.kind]);
-  assert.deepEqual(kinds, [[a.id, b.id, 'shared_tag:auth'], [b.id, c.id, 'entity:Design Tokens']]);
+  assert.deepEqual(kinds, [
+    [a.id, b.id, 'shared_tag:auth'],
+    [b.id, c.id, 'entity:Design Tokens'],
+  ]);
   await again.engine.close();
 });
 
@@ -195,18 +264,29 @@ test('a second engine on the same store (another window) opens read-only: reads 
   const second = await open(dirs, { ownerId: 'other-window' });
   assert.ok(second.engine.startupWarnings.some((w) => /read-only/.test(w)));
   assert.equal((await second.engine.search.search({ query: 'owning window' })).hits.length, 1);
-  await assert.rejects(second.engine.memories.create({ content: 'This write must be refused by the engine.' }), (e: unknown) => e instanceof EngineError && e.code === 'store_read_only');
+  await assert.rejects(
+    second.engine.memories.create({ content: 'This write must be refused by the engine.' }),
+    (e: unknown) => e instanceof EngineError && e.code === 'store_read_only',
+  );
   await second.engine.close();
   await owner.engine.close();
 });
 
 test('search filters by type and tags and keeps HTML as plain text', async () => {
   const { engine } = await open();
-  await created(engine.memories.create({ content: 'Never call <img src=x onerror=alert(1)> in templates.', type: 'code_pattern', tags: ['security'] }));
+  await created(
+    engine.memories.create({ content: 'Never call <img src=x onerror=alert(1)> in templates.', type: 'code_pattern', tags: ['security'] }),
+  );
   await created(engine.memories.create({ content: 'Templates are rendered on the server side only.', type: 'decision' }));
   assert.equal((await engine.search.search({ query: 'templates' })).hits.length, 2);
-  assert.deepEqual((await engine.search.search({ query: 'templates', types: ['decision'] })).hits.map((h) => h.memory.type), ['decision']);
-  assert.deepEqual((await engine.search.search({ query: 'templates', tags: ['Security'] })).hits.map((h) => h.memory.type), ['code_pattern']);
+  assert.deepEqual(
+    (await engine.search.search({ query: 'templates', types: ['decision'] })).hits.map((h) => h.memory.type),
+    ['decision'],
+  );
+  assert.deepEqual(
+    (await engine.search.search({ query: 'templates', tags: ['Security'] })).hits.map((h) => h.memory.type),
+    ['code_pattern'],
+  );
   assert.equal((await engine.search.search({ query: '"' })).hits.length, 0, 'nothing searchable → no hits, no error');
   assert.match((await engine.search.search({ query: 'onerror' })).hits[0]!.content, /<img src=x onerror=alert\(1\)>/);
   await engine.close();
@@ -246,7 +326,9 @@ test('lifecycle: search hits count as accesses (written after the answer), expir
   const clock = () => new Date(now);
   const a = await open(dirs, { now: clock });
   const kept = await created(a.engine.memories.create({ content: 'The payments service owns the invoices table.', importance: 0.5 }));
-  const brief = await created(a.engine.memories.create({ content: 'Temporary: the demo environment is frozen this week.', ttlSeconds: 120 }));
+  const brief = await created(
+    a.engine.memories.create({ content: 'Temporary: the demo environment is frozen this week.', ttlSeconds: 120 }),
+  );
   assert.equal((await a.engine.search.search({ query: 'payments invoices table', limit: 1 })).hits[0]?.memory.id, kept.id);
   await a.engine.search.search({ query: 'who owns the invoices table', limit: 1 });
   await a.engine.search.search({ query: 'invoices', limit: 1, recordAccess: false });
@@ -269,18 +351,28 @@ test('pipeline: off by default; enabled, a new memory is extracted through Ollam
 
   const fake = await FakeOllama.start({ models: ['qwen3:4b'] });
   try {
-    fake.enqueue('generate', { reply: JSON.stringify({ facts: [{ content: 'The API server runs on Fastify, not Express.', type: 'decision', confidence: 0.9 }], entities: [] }) });
+    fake.enqueue('generate', {
+      reply: JSON.stringify({
+        facts: [{ content: 'The API server runs on Fastify, not Express.', type: 'decision', confidence: 0.9 }],
+        entities: [],
+      }),
+    });
     const { engine, events } = await open(undefined, {
       settings: { 'memory.pipelineV2.enabled': true, 'memory.pipelineV2.ollamaUrl': fake.url, 'memory.pipelineV2.workerPollMs': 100 },
     });
     try {
       assert.equal(engine.pipelines.status().mode, 'controlled');
-      const src = await created(engine.memories.create({ content: 'We moved the API server from Express to Fastify because Express was too slow for us.' }));
+      const src = await created(
+        engine.memories.create({ content: 'We moved the API server from Express to Fastify because Express was too slow for us.' }),
+      );
       // Wait (no time bound asserted) until the worker has processed the job.
       for (let i = 0; i < 200 && !engine.pipelines.status().jobs.completed; i++) await new Promise((r) => setTimeout(r, 50));
       assert.equal(engine.pipelines.status().jobs.completed, 1, JSON.stringify(engine.pipelines.status()));
       const facts = engine.memories.list({ types: ['decision'] }).items;
-      assert.deepEqual(facts.map((f) => f.preview), ['The API server runs on Fastify, not Express.']);
+      assert.deepEqual(
+        facts.map((f) => f.preview),
+        ['The API server runs on Fastify, not Express.'],
+      );
       assert.ok(facts[0]!.id !== src.id);
       assert.ok(events.some((e) => e.type === 'pipeline.state'));
       assert.equal(engine.pipelines.status().state, 'idle');
@@ -301,7 +393,10 @@ test('a different embedding model at the next start embeds the existing memories
   const b = await MemoryEngine.open({ ...dirs, snapshotTickMs: 0, settings: { 'embedding.provider': 'builtin' } });
   try {
     assert.equal(b.embedderInfo?.provider, 'builtin');
-    assert.ok(b.startupWarnings.some((w) => /1 memories have no vector from builtin/.test(w)), b.startupWarnings.join('\n'));
+    assert.ok(
+      b.startupWarnings.some((w) => /1 memories have no vector from builtin/.test(w)),
+      b.startupWarnings.join('\n'),
+    );
     for (let i = 0; i < 200 && b.diagnostics.stats().project.pendingEmbeddings > 0; i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal(b.diagnostics.stats().project.pendingEmbeddings, 0, 'the backfill embedded it');
     const r = await b.search.search({ query: 'where are toggles decided?', limit: 1 });
@@ -317,7 +412,12 @@ test('dedup scanner: pairs above memory.similarity_threshold become suggestions;
   const { engine } = await open(undefined, { settings: { 'memory.similarity_threshold': 0.99, 'memory.auto_merge_threshold': 1 } });
   try {
     await created(engine.memories.create({ content: 'The billing service sends invoices by email every Monday morning.' }));
-    await created(engine.memories.create({ content: 'Every Monday morning the billing service emails the invoices to customers.', allowNearDuplicate: true }));
+    await created(
+      engine.memories.create({
+        content: 'Every Monday morning the billing service emails the invoices to customers.',
+        allowNearDuplicate: true,
+      }),
+    );
     await created(engine.memories.create({ content: 'The design system uses an 8px spacing grid.' }));
     assert.deepEqual(engine.suggestions.list(), []);
     await engine.reloadConfig({ 'embedding.provider': 'hash', 'memory.similarity_threshold': 0.5, 'memory.auto_merge_threshold': 1 });
@@ -325,7 +425,10 @@ test('dedup scanner: pairs above memory.similarity_threshold become suggestions;
     const list = engine.suggestions.list();
     assert.ok(list.length >= 1);
     assert.ok(list.every((s) => s.similarity >= 0.5 && s.a.id !== s.b.id));
-    assert.ok(list.some((s) => /billing/.test(s.a.preview) && /billing/.test(s.b.preview)), JSON.stringify(list.map((s) => [s.a.preview, s.b.preview, s.similarity])));
+    assert.ok(
+      list.some((s) => /billing/.test(s.a.preview) && /billing/.test(s.b.preview)),
+      JSON.stringify(list.map((s) => [s.a.preview, s.b.preview, s.similarity])),
+    );
   } finally {
     await engine.close();
   }

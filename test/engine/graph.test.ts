@@ -51,17 +51,27 @@ async function seeded(settings: Record<string, unknown> = GRAPH_ON) {
 
   const triples: Triple[][] = [
     [{ source: 'API Gateway', relationship: 'uses', target: 'Redis', confidence: 0.9 }],
-    [{ source: 'Billing Service', relationship: 'depends on', target: 'Postgres', confidence: 0.8 },
-      { source: 'Billing Service', relationship: 'calls', target: 'API Gateway', confidence: 0.7 }],
-    [{ source: 'API Gateway', relationship: 'used', target: 'Memcached', confidence: 0.6 },
-      { source: '<img src=x onerror=alert(1)>', relationship: 'mentions', target: 'Redis', confidence: 0.5 }],
+    [
+      { source: 'Billing Service', relationship: 'depends on', target: 'Postgres', confidence: 0.8 },
+      { source: 'Billing Service', relationship: 'calls', target: 'API Gateway', confidence: 0.7 },
+    ],
+    [
+      { source: 'API Gateway', relationship: 'used', target: 'Memcached', confidence: 0.6 },
+      { source: '<img src=x onerror=alert(1)>', relationship: 'mentions', target: 'Redis', confidence: 0.5 },
+    ],
   ];
   const store = await Store.open({ dir: path.join(dirs.storageDir, 'projects', storeFolderName(projectId)) });
   const now = new Date().toISOString();
   store.transaction((tx) => {
     triples.forEach((t, i) => writeMemoryGraph(tx, ids[i]!, t, now));
     // The writer creates entities as 'unknown'; extraction assigns types. Here: by hand.
-    for (const [name, type] of [['API Gateway', 'service'], ['Billing Service', 'service'], ['Redis', 'technology'], ['Postgres', 'technology'], ['Memcached', 'technology']]) {
+    for (const [name, type] of [
+      ['API Gateway', 'service'],
+      ['Billing Service', 'service'],
+      ['Redis', 'technology'],
+      ['Postgres', 'technology'],
+      ['Memcached', 'technology'],
+    ]) {
       tx.run('UPDATE entities SET entity_type = ? WHERE name = ?', [type, name]);
     }
   });
@@ -88,7 +98,11 @@ test('graph.query: entities with types and mentions, relations among them, the t
     assert.equal(rel('Billing Service', 'Postgres')!.type, 'depends_on');
     assert.equal(rel('Billing Service', 'Postgres')!.confidence, 0.8);
     assert.equal(rel('Billing Service', 'Postgres')!.mentions, 1);
-    assert.deepEqual(g.types, [{ type: 'technology', count: 3 }, { type: 'service', count: 2 }, { type: 'unknown', count: 1 }]);
+    assert.deepEqual(g.types, [
+      { type: 'technology', count: 3 },
+      { type: 'service', count: 2 },
+      { type: 'unknown', count: 1 },
+    ]);
   } finally {
     await engine.close();
   }
@@ -104,12 +118,22 @@ test('graph.query filters: entity types, minimum mentions, name search, limit; e
 
     const services = entitiesOf(graphQuery(engine, { entityTypes: ['service', 'technology'], minMentions: 2 }));
     assert.deepEqual(names(services), ['API Gateway', 'Redis'], 'Billing Service has one mention');
-    assert.deepEqual(services.edges.map((e) => e.type), ['uses']);
+    assert.deepEqual(
+      services.edges.map((e) => e.type),
+      ['uses'],
+    );
     const both = entitiesOf(graphQuery(engine, { entityTypes: ['service'] }));
-    assert.deepEqual(both.edges.map((e) => e.type), ['calls']);
+    assert.deepEqual(
+      both.edges.map((e) => e.type),
+      ['calls'],
+    );
 
     assert.deepEqual(names(entitiesOf(graphQuery(engine, { minMentions: 3 }))), ['API Gateway']);
-    assert.deepEqual(names(entitiesOf(graphQuery(engine, { search: '  api  GATE' }))), ['API Gateway'], 'case and spaces as in canonical names');
+    assert.deepEqual(
+      names(entitiesOf(graphQuery(engine, { search: '  api  GATE' }))),
+      ['API Gateway'],
+      'case and spaces as in canonical names',
+    );
     assert.deepEqual(names(entitiesOf(graphQuery(engine, { search: '100%' }))), [], 'LIKE wildcards are literal');
     assert.deepEqual(names(entitiesOf(graphQuery(engine, { search: '<img' }))), ['<img src=x onerror=alert(1)>']);
 
@@ -117,10 +141,19 @@ test('graph.query filters: entity types, minimum mentions, name search, limit; e
     assert.equal(top2.nodes.length, 2);
     assert.equal(top2.truncated, true);
     assert.deepEqual(names(top2), ['API Gateway', 'Redis']);
-    assert.deepEqual(top2.edges.map((e) => e.type), ['uses']);
+    assert.deepEqual(
+      top2.edges.map((e) => e.type),
+      ['uses'],
+    );
 
-    assert.throws(() => graphQuery(engine, { mode: 'both' as never }), (e: unknown) => e instanceof EngineError && e.code === 'invalid_input');
-    assert.throws(() => graphQuery(engine, { minMentions: 'two' as never }), (e: unknown) => e instanceof EngineError && e.code === 'invalid_input');
+    assert.throws(
+      () => graphQuery(engine, { mode: 'both' as never }),
+      (e: unknown) => e instanceof EngineError && e.code === 'invalid_input',
+    );
+    assert.throws(
+      () => graphQuery(engine, { minMentions: 'two' as never }),
+      (e: unknown) => e instanceof EngineError && e.code === 'invalid_input',
+    );
 
     const memories = graphQuery(engine, { mode: 'memories' });
     assert.equal(memories.mode, 'memories');
@@ -145,10 +178,16 @@ test('graph.entityMemories: the memories mentioning an entity, newest first; del
     assert.equal(m0.type, 'general');
     assert.equal(m0.mentionText, 'Redis');
 
-    assert.deepEqual(engine.graph.entityMemories(id('Postgres')).memories.map((m) => m.id), [ids[1]]);
+    assert.deepEqual(
+      engine.graph.entityMemories(id('Postgres')).memories.map((m) => m.id),
+      [ids[1]],
+    );
     await engine.memories.delete(ids[1]!);
     assert.deepEqual(engine.graph.entityMemories(id('Postgres')).memories, [], 'a deleted memory is not listed');
-    assert.throws(() => engine.graph.entityMemories('no-such-entity'), (e: unknown) => e instanceof EngineError && e.code === 'not_found');
+    assert.throws(
+      () => engine.graph.entityMemories('no-such-entity'),
+      (e: unknown) => e instanceof EngineError && e.code === 'not_found',
+    );
   } finally {
     await engine.close();
   }
@@ -170,7 +209,10 @@ test('graph.query falls back to the memory view, saying why, when graphEnabled i
     const v = graphQuery(empty, {});
     assert.equal(v.mode, 'memories');
     assert.equal(v.nodes.length, 1);
-    assert.match((v as { notice?: string }).notice ?? '', /^The knowledge graph is empty: enable memory\.pipelineV2\.graphEnabled and the pipeline to extract entities/);
+    assert.match(
+      (v as { notice?: string }).notice ?? '',
+      /^The knowledge graph is empty: enable memory\.pipelineV2\.graphEnabled and the pipeline to extract entities/,
+    );
   } finally {
     await empty.close();
   }
@@ -198,7 +240,12 @@ test('graph.query at 3,000 entities and 6,000 relations (limit 5,000 cap; time p
       for (let j = 0; j < 200; j++) {
         const a = m * 100 + (j % 100);
         const b = rnd(3000);
-        triples.push({ source: `Component ${a}`, relationship: j % 2 ? 'uses' : 'calls', target: `Component ${b === a ? (b + 1) % 3000 : b}`, confidence: 0.8 });
+        triples.push({
+          source: `Component ${a}`,
+          relationship: j % 2 ? 'uses' : 'calls',
+          target: `Component ${b === a ? (b + 1) % 3000 : b}`,
+          confidence: 0.8,
+        });
       }
       writeMemoryGraph(tx, id, triples, now);
     });
@@ -213,8 +260,11 @@ test('graph.query at 3,000 entities and 6,000 relations (limit 5,000 cap; time p
     assert.equal(g.nodes.length, 3000);
     assert.ok(g.edges.length > 5500, `about 6,000 relations, got ${g.edges.length}`);
     console.log(`# graph.query: ${g.nodes.length} entities, ${g.edges.length} relations in ${ms.toFixed(0)} ms`);
-    assert.throws(() => graphQuery(engine, { limit: 99999 }), (e: unknown) => (e as EngineError).code === 'invalid_input' && /from 1 to 5000/.test((e as Error).message),
-      'the cap is 5,000: a larger limit is refused, naming the range');
+    assert.throws(
+      () => graphQuery(engine, { limit: 99999 }),
+      (e: unknown) => (e as EngineError).code === 'invalid_input' && /from 1 to 5000/.test((e as Error).message),
+      'the cap is 5,000: a larger limit is refused, naming the range',
+    );
     assert.equal(entitiesOf(graphQuery(engine, {})).nodes.length, 2000, 'default limit 2,000');
   } finally {
     await engine.close();
@@ -233,7 +283,10 @@ test('graph.query and graph.entityMemories through the worker thread', async () 
     const r = await client.request('graph.entityMemories', { entityId: e.nodes[0]!.id });
     assert.equal(r.entity.name, 'API Gateway');
     assert.equal(r.memories.length, 3);
-    await assert.rejects(client.request('graph.entityMemories', {} as never), (err: unknown) => err instanceof EngineError && err.code === 'invalid_input');
+    await assert.rejects(
+      client.request('graph.entityMemories', {} as never),
+      (err: unknown) => err instanceof EngineError && err.code === 'invalid_input',
+    );
   } finally {
     await client.shutdown();
   }

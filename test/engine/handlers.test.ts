@@ -24,9 +24,14 @@ async function refused(p: Promise<unknown>, range: RegExp): Promise<void> {
 }
 
 test('every limit outside its range is invalid_input naming the range; inside it is used as given', async () => {
-  const engine = await MemoryEngine.open({ ...engineDirs(), snapshotTickMs: 0, settings: { 'embedding.provider': 'hash', 'search.max_limit': 40 } });
+  const engine = await MemoryEngine.open({
+    ...engineDirs(),
+    snapshotTickMs: 0,
+    settings: { 'embedding.provider': 'hash', 'search.max_limit': 40 },
+  });
   try {
-    for (let i = 0; i < 3; i++) await call(engine, 'memory.create', { content: `Service ${i} logs to the central collector on port ${9000 + i}.` });
+    for (let i = 0; i < 3; i++)
+      await call(engine, 'memory.create', { content: `Service ${i} logs to the central collector on port ${9000 + i}.` });
     const cases: [EngineMethod, Record<string, unknown>, number][] = [
       ['memory.list', {}, LIMIT_RANGES.list.max],
       ['memory.listUntagged', {}, LIMIT_RANGES.list.max],

@@ -160,7 +160,9 @@ function applyAdd(tx: Tx, ctx: ApplyContext, p: Proposal): Applied {
   );
   if (existing) return { status: 'deduped', reason: 'content_hash_match', memoryId: String(existing.id) };
   // A fact keeps the scope of the memory it came from (the global store's memories are global).
-  const source = ctx.sourceMemoryId ? tx.get<{ scope: string }>('SELECT scope FROM memories WHERE id = ?', [ctx.sourceMemoryId]) : undefined;
+  const source = ctx.sourceMemoryId
+    ? tx.get<{ scope: string }>('SELECT scope FROM memories WHERE id = ?', [ctx.sourceMemoryId])
+    : undefined;
   try {
     const r = ctx.memory.createInTx(
       tx,

@@ -49,7 +49,10 @@ export interface PipelineDeps {
   /** URL documents; default: file: and 127.0.0.1/localhost only. */
   fetchDocument?: DocumentFetcher;
   now?: () => Date;
-  /** How often graph provenance of memories deleted through the memory API is collected. Default 60 000. */
+  /**
+   * How often graph provenance of memories deleted through the memory API is collected. Default
+   * 60 000; 0: never here (the host calls collectGraphGarbage on its own schedule).
+   */
   graphGcIntervalMs?: number;
   onEvent?: (e: WorkerEvent | { type: 'log'; message: string }) => void;
 }
@@ -154,8 +157,8 @@ export class MemoryPipeline {
     }
     this.retention.start();
     this.maintenance.start();
-    if (!this.gcTimer) {
-      // Deletes through the memory API know nothing of the graph: collect their provenance (seed 004 GC).
+    if (!this.gcTimer && this.deps.graphGcIntervalMs !== 0) {
+      // Deletes through the memory API know nothing of the graph: collect their provenance (graph GC).
       this.gcTimer = setInterval(() => {
         try {
           this.collectGraphGarbage();
@@ -201,7 +204,7 @@ export class MemoryPipeline {
   }
 
   /**
-   * Seed 003 "Model auto-pull" for the LLM: present / pulled / missing. Only providers that
+   * Model auto-pull for the LLM: present / pulled / missing. Only providers that
    * support it (OllamaProvider); others report 'present'. Throws when Ollama is unreachable.
    */
   async ensureModel(opts: { pull: boolean }): Promise<'present' | 'pulled' | 'missing'> {

@@ -19,14 +19,23 @@ export function toCreateResult(r: SmartStoreResult): SmartCreateResult {
     case 'merged':
       // Already remembered: the surviving memory now holds this text too.
       return {
-        status: 'duplicate', memory: r.memory!, ...extra,
+        status: 'duplicate',
+        memory: r.memory!,
+        ...extra,
         warnings: [...r.warnings, `merged into ${r.memory!.id} (similarity ${r.merge?.similarity.toFixed(2)})`],
       };
     case 'duplicate':
       return { status: 'duplicate', memory: r.memory!, warnings: r.warnings, ...extra };
     case 'skipped': {
       const s = r.skipped!;
-      return { status: 'skipped', reason: s.reason, detail: s.detail, ...(s.existingId ? { existingId: s.existingId } : {}), warnings: r.warnings, ...extra };
+      return {
+        status: 'skipped',
+        reason: s.reason,
+        detail: s.detail,
+        ...(s.existingId ? { existingId: s.existingId } : {}),
+        warnings: r.warnings,
+        ...extra,
+      };
     }
   }
 }

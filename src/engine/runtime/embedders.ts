@@ -46,7 +46,9 @@ export type ReembedEvent = Extract<EngineEvent, { type: 'embeddings.progress' }>
  * false stops (the runtimes were closed by a reload).
  */
 export async function switchAll(
-  runtimes: StoreRuntime[], next: Embedder, on: { report(e: ReembedEvent): void; warn(m: string): void; current(): boolean },
+  runtimes: StoreRuntime[],
+  next: Embedder,
+  on: { report(e: ReembedEvent): void; warn(m: string): void; current(): boolean },
 ): Promise<boolean> {
   const { report, warn } = on;
   let all = true;
@@ -56,14 +58,17 @@ export async function switchAll(
     const store: StoreName = rt.name;
     let r: ReembedResult;
     try {
-      r = await rt.switchEmbedder(next, (p) => report({ type: 'embeddings.progress', store, space: p.space, done: p.done, total: p.total, state: 'running' }));
+      r = await rt.switchEmbedder(next, (p) =>
+        report({ type: 'embeddings.progress', store, space: p.space, done: p.done, total: p.total, state: 'running' }),
+      );
     } catch (e) {
       r = { status: 'failed', done: 0, total: 0, space: next.space, error: errorMessage(e) };
     }
     report({ type: 'embeddings.progress', store, space: r.space, done: r.done, total: r.total, state: r.status });
     if (r.status !== 'switched') {
       all = false;
-      if (r.status === 'failed') warn(`${store} store: re-embedding with ${next.space} failed (${r.error ?? 'unknown error'}); search keeps the previous space`);
+      if (r.status === 'failed')
+        warn(`${store} store: re-embedding with ${next.space} failed (${r.error ?? 'unknown error'}); search keeps the previous space`);
     }
   }
   return all;

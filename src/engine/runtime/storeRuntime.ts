@@ -80,7 +80,10 @@ export class StoreRuntime {
     this.name = opts.name;
     this.store = store;
     this.memory = new MemoryService(store, {
-      projectId: opts.projectId, lifecycle: lifecycleFrom(config), enqueueExtraction: pipelineMode(config) !== 'off', ...(opts.now ? { now: opts.now } : {}),
+      projectId: opts.projectId,
+      lifecycle: lifecycleFrom(config),
+      enqueueExtraction: pipelineMode(config) !== 'off',
+      ...(opts.now ? { now: opts.now } : {}),
     });
     const warn = (m: string) => opts.onWarning(`${opts.name} vectors: ${m}`);
     this.backfill = space ? new EmbeddingBackfill(store, this.memory, space, { onWarning: warn }) : undefined;
@@ -88,8 +91,14 @@ export class StoreRuntime {
     this.smart = new SmartStore({ store, memory: this.memory, space, settings: consolidationSettingsFrom(config.memory), onPending: kick });
     this.ingest = space ? new MemoryIngest(store, this.memory, space, { onPending: kick }) : undefined;
     const writable = !store.isReadOnly && !opts.restricted;
-    this.access = writable ? new AccessTracker(store, { lifecycle: lifecycleFrom(config), delayMs: 250, ...(opts.now ? { now: opts.now } : {}),
-      onError: (m) => opts.onWarning(`access tracking: ${m}`) }) : undefined;
+    this.access = writable
+      ? new AccessTracker(store, {
+          lifecycle: lifecycleFrom(config),
+          delayMs: 250,
+          ...(opts.now ? { now: opts.now } : {}),
+          onError: (m) => opts.onWarning(`access tracking: ${m}`),
+        })
+      : undefined;
     const maxLimit = config.search.max_limit;
     const search = { search: (req: SearchRequest) => this.hybrid.search({ ...req, limit: Math.min(req.limit ?? maxLimit, maxLimit) }) };
     this.findCandidates = createSearchCandidateFinder(store, search, { minScore: config.search.min_score });
@@ -109,7 +118,11 @@ export class StoreRuntime {
       try {
         if (!embedder.dimension) throw new Error(`the embedder ${embedder.id} does not know its dimension`);
         const vectors = await VectorStore.open({
-          store, space: embedder.space, dimension: embedder.dimension, params: { ...opts.config.vector }, onWarning: (m) => opts.onWarning(`${opts.name} vectors: ${m}`),
+          store,
+          space: embedder.space,
+          dimension: embedder.dimension,
+          params: { ...opts.config.vector },
+          onWarning: (m) => opts.onWarning(`${opts.name} vectors: ${m}`),
         });
         space = new ActiveSpace(embedder, vectors);
       } catch (e) {
@@ -156,7 +169,10 @@ export class StoreRuntime {
   /** One pass of the dedup scanner over the index: suggestions created (0 without vectors). */
   async dedupScan(): Promise<number> {
     if (!this.space || this.store.isReadOnly) return 0;
-    const r = await runDedupScan(this.store, this.space.vectors, { projectId: this.projectId, threshold: this.smart.settings.similarityThreshold });
+    const r = await runDedupScan(this.store, this.space.vectors, {
+      projectId: this.projectId,
+      threshold: this.smart.settings.similarityThreshold,
+    });
     return r.created.length;
   }
 
@@ -192,13 +208,17 @@ export class StoreRuntime {
    * writes keep the old space until the new one is complete, then switch. One switch at a time.
    */
   switchEmbedder(next: Embedder, onProgress: (p: ReembedProgress) => void): Promise<ReembedResult> {
-    if (!this.space) return Promise.resolve({ status: 'failed', done: 0, total: 0, space: next.space, error: 'this store has no vector index' });
+    if (!this.space)
+      return Promise.resolve({ status: 'failed', done: 0, total: 0, space: next.space, error: 'this store has no vector index' });
     if (this.closed) return Promise.resolve({ status: 'cancelled', done: 0, total: 0, space: next.space });
     if (this.switching) return Promise.reject(new Error('an embedder switch is already running'));
     const abort = new AbortController();
     const space = this.space;
     const run = reembedAll(this.store, space, next, {
-      params: { ...this.opts.config.vector }, signal: abort.signal, onProgress, onWarning: (m) => this.opts.onWarning(`${this.name} vectors: ${m}`),
+      params: { ...this.opts.config.vector },
+      signal: abort.signal,
+      onProgress,
+      onWarning: (m) => this.opts.onWarning(`${this.name} vectors: ${m}`),
     })
       .then(async (r) => {
         if (r.status === 'switched' && r.previous.vectors !== space.vectors) await r.previous.vectors.close();
@@ -277,6 +297,7 @@ export class StoreRuntime {
         llm: this.opts.llm,
         ...(this.space ? { embedder: activeEmbedder(this.space) } : {}),
         findCandidates: this.findCandidates,
+        graphGcIntervalMs: 0, // the engine's scheduler runs the graph GC
         config: () => config.memory.pipelineV2,
         ...(this.opts.now ? { now: this.opts.now } : {}),
         ...(this.opts.onPipelineEvent ? { onEvent: this.opts.onPipelineEvent } : {}),

@@ -24,7 +24,11 @@ export class DiagnosticsService {
 
   stats(): EngineStats {
     const stores = this.ctx.stores;
-    return { project: storeInfo(stores.runtime('project')), global: storeInfo(stores.runtime('global')), suggestionsPending: this.deps.suggestions.pendingCount() };
+    return {
+      project: storeInfo(stores.runtime('project')),
+      global: storeInfo(stores.runtime('global')),
+      suggestionsPending: this.deps.suggestions.pendingCount(),
+    };
   }
 
   diagnostics(): EngineDiagnostics {
@@ -53,10 +57,18 @@ function storeInfo(rt: StoreRuntime): StoreInfo {
   const memories = Object.values(byType).reduce((a, b) => a + b, 0);
   const one = (sql: string) => Number(rt.store.get<{ n: number }>(sql)!.n);
   return {
-    dir: rt.store.dir, readOnly: rt.store.isReadOnly, projectId: rt.projectId, memories, byType,
+    dir: rt.store.dir,
+    readOnly: rt.store.isReadOnly,
+    projectId: rt.projectId,
+    memories,
+    byType,
     deleted: one('SELECT count(*) AS n FROM memories WHERE deleted_at IS NOT NULL'),
     pendingEmbeddings: one(`SELECT count(*) AS n FROM memories WHERE deleted_at IS NULL AND embedding_status = 'pending'`),
-    seq: st.seq, snapshotSeq: st.snapshotSeq, logBytes: st.logBytes, snapshotBytes: st.snapshotBytes,
-    schemaVersion: st.schemaVersion, openMs: st.openMs,
+    seq: st.seq,
+    snapshotSeq: st.snapshotSeq,
+    logBytes: st.logBytes,
+    snapshotBytes: st.snapshotBytes,
+    schemaVersion: st.schemaVersion,
+    openMs: st.openMs,
   };
 }

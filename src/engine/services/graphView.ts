@@ -10,15 +10,22 @@ import type { EntityMemory, EntityNode, GraphData, GraphParams, GraphView } from
 import { entityCount, entityWithMemories, queryEntityGraph } from './entityGraph';
 import { queryMemoryGraph } from './memoryGraph';
 
+const ENABLE_GRAPH = 'enable memory.pipelineV2.graphEnabled and the pipeline to extract entities. Showing memories instead.';
+
 export class GraphViewService {
   constructor(private readonly ctx: EngineContext) {}
 
   /** The memory view over both stores (centred on a memory when `centerId` is given). */
   memories(params: GraphParams = {}): GraphData {
-    const parts = this.ctx.stores.all().map((rt) =>
-      params.centerId && !hasLiveMemory(rt.store, params.centerId) ? { nodes: [], edges: [], truncated: false } : queryMemoryGraph(rt.store, params),
-    );
-    if (params.centerId && parts.every((p) => p.nodes.length === 0)) throw new EngineError('not_found', `No memory with id ${params.centerId}.`);
+    const parts = this.ctx.stores
+      .all()
+      .map((rt) =>
+        params.centerId && !hasLiveMemory(rt.store, params.centerId)
+          ? { nodes: [], edges: [], truncated: false }
+          : queryMemoryGraph(rt.store, params),
+      );
+    if (params.centerId && parts.every((p) => p.nodes.length === 0))
+      throw new EngineError('not_found', `No memory with id ${params.centerId}.`);
     return {
       nodes: parts.flatMap((p) => p.nodes),
       edges: parts.flatMap((p) => p.edges),
@@ -32,10 +39,10 @@ export class GraphViewService {
     if (params.mode === 'memories' || params.centerId) return memoryView();
     const store = this.ctx.stores.project;
     if (!this.ctx.config.memory.pipelineV2.graphEnabled) {
-      return memoryView('The knowledge graph is off: enable memory.pipelineV2.graphEnabled and the pipeline to extract entities. Showing memories instead.');
+      return memoryView(`The knowledge graph is off: ${ENABLE_GRAPH}`);
     }
     if (entityCount(store) === 0) {
-      return memoryView('The knowledge graph is empty: enable memory.pipelineV2.graphEnabled and the pipeline to extract entities. Showing memories instead.');
+      return memoryView(`The knowledge graph is empty: ${ENABLE_GRAPH}`);
     }
     return queryEntityGraph(store, params);
   }

@@ -94,16 +94,28 @@ export class MemoriesService {
   /** Scope change = a move between stores: create in the target first, then delete, so nothing is lost. */
   private move(from: StoreRuntime, rec: MemoryRecord, to: StoreName, patch: UpdateMemoryInput): MemoryRecord {
     if (patch.expectedVersion !== undefined && patch.expectedVersion !== rec.version) {
-      throw new EngineError('version_conflict',
-        `Memory ${rec.id} changed meanwhile (expected version ${patch.expectedVersion}, found ${rec.version}). Reload and try again.`);
+      throw new EngineError(
+        'version_conflict',
+        `Memory ${rec.id} changed meanwhile (expected version ${patch.expectedVersion}, found ${rec.version}). Reload and try again.`,
+      );
     }
     const target = this.ctx.stores.runtime(to);
     const input: CreateMemoryInput = {
-      content: patch.content ?? rec.content, title: patch.title ?? rec.title, type: patch.type ?? rec.type, scope: to,
-      tags: patch.tags ?? rec.tags, importance: patch.importance ?? rec.importance, decisions: patch.decisions ?? rec.decisions,
-      rationale: patch.rationale ?? rec.rationale, metadata: { ...(patch.metadata ?? rec.metadata), movedFrom: rec.id },
-      allowNearDuplicate: true, fromRecall: true, who: patch.who ?? 'user', why: patch.why ?? `moved from the ${from.name} store`,
-      ...(rec.summary ? { summary: rec.summary } : {}), ...(rec.source ? { source: rec.source } : {}),
+      content: patch.content ?? rec.content,
+      title: patch.title ?? rec.title,
+      type: patch.type ?? rec.type,
+      scope: to,
+      tags: patch.tags ?? rec.tags,
+      importance: patch.importance ?? rec.importance,
+      decisions: patch.decisions ?? rec.decisions,
+      rationale: patch.rationale ?? rec.rationale,
+      metadata: { ...(patch.metadata ?? rec.metadata), movedFrom: rec.id },
+      allowNearDuplicate: true,
+      fromRecall: true,
+      who: patch.who ?? 'user',
+      why: patch.why ?? `moved from the ${from.name} store`,
+      ...(rec.summary ? { summary: rec.summary } : {}),
+      ...(rec.source ? { source: rec.source } : {}),
     };
     const created = this.ctx.write(target, () => target.memory.create(input));
     if (created.status === 'skipped') throw new EngineError('invalid_input', `Cannot move memory ${rec.id}: ${created.detail}`);
@@ -118,6 +130,7 @@ export class MemoriesService {
 /** Live memories per type of one store. */
 export function countByType(rt: StoreRuntime): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const r of rt.store.all('SELECT type, count(*) AS n FROM memories WHERE deleted_at IS NULL GROUP BY type')) out[String(r.type)] = Number(r.n);
+  for (const r of rt.store.all('SELECT type, count(*) AS n FROM memories WHERE deleted_at IS NULL GROUP BY type'))
+    out[String(r.type)] = Number(r.n);
   return out;
 }

@@ -36,13 +36,25 @@ export class PipelinesService {
   status(): PipelineStatus {
     const restricted = this.ctx.restricted;
     const base = restricted
-      ? { state: 'off' as const, mode: pipelineMode(this.ctx.config), jobs: {},
-        detail: 'Restricted mode: this workspace is not trusted, so memories are read-only and the pipeline does not run.' }
+      ? {
+          state: 'off' as const,
+          mode: pipelineMode(this.ctx.config),
+          jobs: {},
+          detail: 'Restricted mode: this workspace is not trusted, so memories are read-only and the pipeline does not run.',
+        }
       : this.state();
-    const pendingReviews = Number(this.ctx.stores.project.get<{ n: number }>(`SELECT count(*) AS n FROM pipeline_reviews WHERE status = 'pending'`)?.n ?? 0);
+    const pendingReviews = Number(
+      this.ctx.stores.project.get<{ n: number }>(`SELECT count(*) AS n FROM pipeline_reviews WHERE status = 'pending'`)?.n ?? 0,
+    );
     if (this.paused && !restricted && base.mode !== 'off') {
       const waiting = (base.jobs.pending ?? 0) + (base.jobs.leased ?? 0);
-      return { ...base, state: 'idle', detail: `Paused: ${waiting} job(s) wait until the pipeline is resumed.`, paused: true, pendingReviews };
+      return {
+        ...base,
+        state: 'idle',
+        detail: `Paused: ${waiting} job(s) wait until the pipeline is resumed.`,
+        paused: true,
+        pendingReviews,
+      };
     }
     return { ...base, paused: this.paused, pendingReviews, ...(restricted ? { restricted: true } : {}) };
   }
@@ -69,7 +81,8 @@ export class PipelinesService {
   async diagnostics(): Promise<PipelineDiagnostics> {
     const embedder = this.embedderInfo();
     return pc.pipelineDiagnostics(this.ctx.stores.project, this.ctx.config.memory.pipelineV2, this.ctx.now(), {
-      status: this.status(), ...(embedder ? { embedder } : {}),
+      status: this.status(),
+      ...(embedder ? { embedder } : {}),
     });
   }
 
@@ -101,11 +114,18 @@ export class PipelinesService {
     return r;
   }
 
-  async ingestDocument(file: string, title: string | undefined, wait: boolean, call: CallContext = NO_CONTEXT): Promise<DocumentIngestResult> {
+  async ingestDocument(
+    file: string,
+    title: string | undefined,
+    wait: boolean,
+    call: CallContext = NO_CONTEXT,
+  ): Promise<DocumentIngestResult> {
     const p = this.mustControl();
     const rt = this.ctx.stores.runtime('project');
     const doc = pc.readDocumentFile(file, this.ctx.config.memory.pipelineV2.documentMaxContentBytes);
-    const row = this.ctx.write(rt, () => p.ingestDocument({ sourceType: 'file', url: file, title: title ?? doc.title, content: doc.content }));
+    const row = this.ctx.write(rt, () =>
+      p.ingestDocument({ sourceType: 'file', url: file, title: title ?? doc.title, content: doc.content }),
+    );
     if (!wait) return { documentId: row.id, status: row.status, chunkCount: 0, memoryIds: [], error: null };
     const r = await this.ctx.write(rt, () => pc.waitForDocument(rt.store, p, row.id, call.signal, call.progress));
     if (r.memoryIds.length) {
@@ -129,11 +149,17 @@ export class PipelinesService {
   /** The project pipeline, or a clear error when it cannot act (restricted, read-only, not started). */
   private mustControl(): MemoryPipeline {
     if (this.ctx.restricted) {
-      throw new EngineError('store_read_only',
-        'This workspace is not trusted: Agent Memory runs in restricted mode (read-only, no pipeline). Trust the workspace to change memories.');
+      throw new EngineError(
+        'store_read_only',
+        'This workspace is not trusted: Agent Memory runs in restricted mode (read-only, no pipeline). ' +
+          'Trust the workspace to change memories.',
+      );
     }
     if (this.ctx.stores.project.isReadOnly) {
-      throw new EngineError('store_read_only', 'The project memory store is open read-only because another VS Code window owns it; the pipeline runs there.');
+      throw new EngineError(
+        'store_read_only',
+        'The project memory store is open read-only because another VS Code window owns it; the pipeline runs there.',
+      );
     }
     const p = this.ctx.stores.runtime('project').pipeline;
     if (!p) throw new EngineError('engine_unavailable', 'The pipeline did not start (see the engine warnings).');
@@ -148,22 +174,35 @@ export class PipelinesService {
   private state(): PipelineStatus {
     const mode = pipelineMode(this.ctx.config);
     const jobs: Record<string, number> = {};
-    for (const r of this.ctx.stores.project.all('SELECT status, count(*) AS n FROM memory_jobs GROUP BY status')) jobs[String(r.status)] = Number(r.n);
+    for (const r of this.ctx.stores.project.all('SELECT status, count(*) AS n FROM memory_jobs GROUP BY status'))
+      jobs[String(r.status)] = Number(r.n);
     const waiting = (jobs.pending ?? 0) + (jobs.leased ?? 0);
     if (mode === 'off') return { state: 'off', mode, jobs, detail: 'The extraction pipeline is off (memory.pipelineV2.enabled is false).' };
     const pipeline = this.ctx.stores.runtime('project').pipeline;
     const p = pipeline?.status();
     if (!p || !p.running) {
-      return { state: 'degraded', mode, jobs,
-        detail: `${waiting} extraction job(s) waiting: the pipeline worker is not running${pipeline ? '' : ' (see the warnings)'}.` };
+      return {
+        state: 'degraded',
+        mode,
+        jobs,
+        detail: `${waiting} extraction job(s) waiting: the pipeline worker is not running${pipeline ? '' : ' (see the warnings)'}.`,
+      };
     }
     if (p.consecutiveFailures > 0) {
       const url = this.ctx.config.memory.pipelineV2.ollamaUrl;
-      return { state: 'degraded', mode, jobs, detail: `${p.consecutiveFailures} failure(s) in a row (is Ollama running at ${url}?); ${waiting} job(s) waiting.` };
+      return {
+        state: 'degraded',
+        mode,
+        jobs,
+        detail: `${p.consecutiveFailures} failure(s) in a row (is Ollama running at ${url}?); ${waiting} job(s) waiting.`,
+      };
     }
+    const reviews = p.pendingReviews ? `, ${p.pendingReviews} review(s) pending` : '';
     return {
-      state: waiting > 0 ? 'running' : 'idle', mode, jobs,
-      detail: `${waiting} job(s) waiting, ${p.jobsProcessed} processed${p.pendingReviews ? `, ${p.pendingReviews} review(s) pending` : ''}.`,
+      state: waiting > 0 ? 'running' : 'idle',
+      mode,
+      jobs,
+      detail: `${waiting} job(s) waiting, ${p.jobsProcessed} processed${reviews}.`,
     };
   }
 }

@@ -24,7 +24,11 @@ export class SearchService {
     const legs = new Set<SearchLeg>();
     for (const rt of this.ctx.stores.forScope(params.scope)) {
       const r = await rt.search({
-        query: params.query, limit: range ? max : limit, minScore, ...filters, graphBoost: this.ctx.config.memory.pipelineV2.graphEnabled,
+        query: params.query,
+        limit: range ? max : limit,
+        minScore,
+        ...filters,
+        graphBoost: this.ctx.config.memory.pipelineV2.graphEnabled,
       });
       if (r.legs.keyword) legs.add('keyword');
       if (r.legs.vector) legs.add('vector');
@@ -37,7 +41,14 @@ export class SearchService {
         const rec = rt.memory.get(res.memory.id);
         if (!rec) continue;
         rids.push(rec.rid);
-        hits.push({ memory: res.memory, content: rec.content, score: res.finalScore, legs: legScores(res), store: rt.name, matchType: res.matchType });
+        hits.push({
+          memory: res.memory,
+          content: rec.content,
+          score: res.finalScore,
+          legs: legScores(res),
+          store: rt.name,
+          matchType: res.matchType,
+        });
       }
       // Each hit is an access (TTL extended, promoted at memory.promote_access_count), written after the answer.
       if (params.recordAccess !== false) rt.access?.record(rids);

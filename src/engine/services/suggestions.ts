@@ -27,9 +27,13 @@ export class SuggestionsService {
 
   /** Pending suggestions of both stores. */
   pendingCount(): number {
-    return this.ctx.stores.all().reduce((n, rt) => n + Number(rt.store.get<{ n: number }>(
-      `SELECT count(*) AS n FROM consolidation_suggestions WHERE status = 'pending'`,
-    )?.n ?? 0), 0);
+    return this.ctx.stores
+      .all()
+      .reduce(
+        (n, rt) =>
+          n + Number(rt.store.get<{ n: number }>(`SELECT count(*) AS n FROM consolidation_suggestions WHERE status = 'pending'`)?.n ?? 0),
+        0,
+      );
   }
 
   async accept(id: string): Promise<MemoryRecord> {
@@ -51,9 +55,11 @@ export class SuggestionsService {
     for (const rt of this.ctx.stores.all()) {
       const ids = listSuggestions(rt.store, { status: 'pending', limit: 1_000_000 }).map((s) => s.id);
       if (!ids.length) continue;
-      this.ctx.write(rt, () => rt.store.transaction((tx) => {
-        for (const sid of ids) resolveSuggestionInTx(tx, sid, 'rejected', 'user', iso);
-      }));
+      this.ctx.write(rt, () =>
+        rt.store.transaction((tx) => {
+          for (const sid of ids) resolveSuggestionInTx(tx, sid, 'rejected', 'user', iso);
+        }),
+      );
       n += ids.length;
     }
     return n;

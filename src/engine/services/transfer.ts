@@ -36,7 +36,10 @@ export class TransferService {
       return { path: file, count: memories.length, bytes: writeExportFile(file, data) };
     }
     // JSONL: header + one memory per line, read back from the stores as they are written out.
-    const count = runtimes.reduce((n, rt) => n + Number(rt.store.get<{ n: number }>('SELECT count(*) AS n FROM memories WHERE deleted_at IS NULL')!.n), 0);
+    const count = runtimes.reduce(
+      (n, rt) => n + Number(rt.store.get<{ n: number }>('SELECT count(*) AS n FROM memories WHERE deleted_at IS NULL')!.n),
+      0,
+    );
     const bytes = writeJsonlExport(file, { exportedAt, projectId, count }, liveRecords(runtimes));
     return { path: file, count, bytes };
   }

@@ -16,17 +16,29 @@ class GatedEmbedder implements Embedder {
   /** Query embeddings asked of this embedder (a search in its space). */
   queries = 0;
   constructor(private readonly inner: HashEmbedder) {}
-  get id() { return this.inner.id; }
-  get space() { return this.inner.space; }
-  get dimension() { return this.inner.dimension; }
+  get id() {
+    return this.inner.id;
+  }
+  get space() {
+    return this.inner.space;
+  }
+  get dimension() {
+    return this.inner.dimension;
+  }
   async embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]> {
     if (kind === 'document') await this.gate;
     else this.queries++;
     return this.inner.embed(texts, kind);
   }
-  available() { return this.inner.available(); }
-  dispose() { this.inner.dispose(); }
-  open() { this.release(); }
+  available() {
+    return this.inner.available();
+  }
+  dispose() {
+    this.inner.dispose();
+  }
+  open() {
+    this.release();
+  }
 }
 
 test('a new embedding.model on reload re-embeds in the background; search keeps the old space until the switch', async () => {
@@ -41,10 +53,20 @@ test('a new embedding.model on reload re-embeds in the background; search keeps 
   };
   const events: EngineEvent[] = [];
   const settings = { 'embedding.provider': 'hash', 'embedding.model': 'dim-64' };
-  const engine = await MemoryEngine.open({ ...engineDirs(), snapshotTickMs: 0, chooseEmbedder: choose, onEvent: (e) => events.push(e), settings });
+  const engine = await MemoryEngine.open({
+    ...engineDirs(),
+    snapshotTickMs: 0,
+    chooseEmbedder: choose,
+    onEvent: (e) => events.push(e),
+    settings,
+  });
   const progress = () => events.filter((e): e is Extract<EngineEvent, { type: 'embeddings.progress' }> => e.type === 'embeddings.progress');
   try {
-    for (const content of ['Feature flags are evaluated on the server.', 'The nightly job compacts the audit log.', 'Billing runs on the first of the month.']) {
+    for (const content of [
+      'Feature flags are evaluated on the server.',
+      'The nightly job compacts the audit log.',
+      'Billing runs on the first of the month.',
+    ]) {
       assert.equal((await engine.memories.create({ content })).status, 'created');
     }
     const oldSpace = engine.embedderInfo!.space;
@@ -53,7 +75,10 @@ test('a new embedding.model on reload re-embeds in the background; search keeps 
     const next = [...gated.values()][0]!;
     assert.notEqual(next.space, oldSpace);
     for (let i = 0; i < 100 && !progress().some((p) => p.state === 'running'); i++) await new Promise((r) => setTimeout(r, 20));
-    assert.ok(progress().some((p) => p.state === 'running' && p.store === 'project' && p.total === 3), JSON.stringify(progress()));
+    assert.ok(
+      progress().some((p) => p.state === 'running' && p.store === 'project' && p.total === 3),
+      JSON.stringify(progress()),
+    );
 
     // Mid-switch: the old space answers, writes keep working.
     assert.equal(engine.embedderInfo!.space, oldSpace);
@@ -65,7 +90,10 @@ test('a new embedding.model on reload re-embeds in the background; search keeps 
 
     next.open();
     await engine.whenEmbedderSwitched();
-    assert.ok(progress().some((p) => p.state === 'switched' && p.store === 'project' && p.space === next.space), JSON.stringify(progress()));
+    assert.ok(
+      progress().some((p) => p.state === 'switched' && p.store === 'project' && p.space === next.space),
+      JSON.stringify(progress()),
+    );
     assert.equal(engine.embedderInfo!.space, next.space);
     const after = await engine.search.search({ query: 'support tickets business day', limit: 1 });
     assert.match(after.hits[0]!.content, /Support tickets/, 'a write made during the switch is in the new space too');

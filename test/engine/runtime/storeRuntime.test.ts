@@ -17,8 +17,14 @@ async function runtime(store: Store, projectId: string, embedder?: Embedder, set
   const { config } = await loadEngineConfig(undefined, settings);
   const warnings: string[] = [];
   const rt = await StoreRuntime.open({
-    name: 'project', store, projectId, config, llm: liveOllama(() => config.memory.pipelineV2), restricted: false,
-    ...(embedder ? { embedder } : {}), onWarning: (m) => warnings.push(m),
+    name: 'project',
+    store,
+    projectId,
+    config,
+    llm: liveOllama(() => config.memory.pipelineV2),
+    restricted: false,
+    ...(embedder ? { embedder } : {}),
+    onWarning: (m) => warnings.push(m),
   });
   return { rt, warnings };
 }
@@ -34,10 +40,19 @@ test('without an embedder: the hybrid search runs its keyword leg with the share
     const all = await rt.search({ query: 'webhooks', limit: 10 });
     assert.equal(all.results.length, 2, 'the porter tokenizer matches webhook and webhooks');
     assert.deepEqual(all.legs, { keyword: true, vector: false });
-    assert.ok(all.results.every((h) => h.matchType === 'keyword'), 'found by the keyword leg');
+    assert.ok(
+      all.results.every((h) => h.matchType === 'keyword'),
+      'found by the keyword leg',
+    );
     assert.equal(all.results[0]!.textScore, 1, 'normalized keyword scores (min_score compares like with like)');
-    assert.deepEqual((await rt.search({ query: 'webhooks', limit: 10, types: ['decision'] })).results.map((h) => h.memory.type), ['decision']);
-    assert.deepEqual((await rt.search({ query: 'webhooks', limit: 10, tags: ['Security'] })).results.map((h) => h.memory.type), ['fact']);
+    assert.deepEqual(
+      (await rt.search({ query: 'webhooks', limit: 10, types: ['decision'] })).results.map((h) => h.memory.type),
+      ['decision'],
+    );
+    assert.deepEqual(
+      (await rt.search({ query: 'webhooks', limit: 10, tags: ['Security'] })).results.map((h) => h.memory.type),
+      ['fact'],
+    );
     assert.deepEqual((await other.rt.search({ query: 'webhook', limit: 10 })).results, [], 'another project sees nothing');
     assert.deepEqual((await rt.search({ query: '"', limit: 10 })).results, []);
   } finally {
@@ -60,20 +75,32 @@ test('without an embedder: writes are stored pending, exact duplicates found, an
     if (a.status !== 'created' || b.status !== 'created' || c.status !== 'created') throw new Error('not created');
     const now = new Date().toISOString();
     store.transaction((tx) => {
-      for (const [id, x, y] of [['s1', a.memory.id, b.memory.id], ['s2', b.memory.id, c.memory.id]] as const) {
-        tx.run(`INSERT INTO consolidation_suggestions (id, memory_a_id, memory_b_id, similarity, status, project_id, created_at) VALUES (?, ?, ?, 0.9, 'pending', 'p1', ?)`,
-          [id, x, y, now]);
+      for (const [id, x, y] of [
+        ['s1', a.memory.id, b.memory.id],
+        ['s2', b.memory.id, c.memory.id],
+      ] as const) {
+        tx.run(
+          `INSERT INTO consolidation_suggestions (id, memory_a_id, memory_b_id, similarity, status, project_id, created_at)
+            VALUES (?, ?, ?, 0.9, 'pending', 'p1', ?)`,
+          [id, x, y, now],
+        );
       }
     });
     const r = await rt.accept('s1');
     assert.equal(r.memory.id, a.memory.id, 'the older memory survives');
     assert.match(r.memory.content, /listens on 6379/);
     assert.equal(rt.memory.get(b.memory.id), undefined, 'the absorbed memory is tombstoned');
-    const rel = store.get(`SELECT relationship FROM memory_relationships WHERE from_memory_id = ? AND to_memory_id = ?`, [a.memory.id, b.memory.id]);
+    const rel = store.get(`SELECT relationship FROM memory_relationships WHERE from_memory_id = ? AND to_memory_id = ?`, [
+      a.memory.id,
+      b.memory.id,
+    ]);
     assert.equal(rel?.relationship, 'SUPERSEDES');
     const s2 = store.get(`SELECT status FROM consolidation_suggestions WHERE id = 's2'`);
     assert.equal(s2?.status, 'rejected', 'other suggestions about the absorbed memory are closed');
-    assert.throws(() => rt.reject('s1'), (e: unknown) => (e as { code?: string }).code === 'suggestion_resolved');
+    assert.throws(
+      () => rt.reject('s1'),
+      (e: unknown) => (e as { code?: string }).code === 'suggestion_resolved',
+    );
     assert.ok(rt.memory.history(a.memory.id).some((h) => h.reason?.includes('accepted suggestion s1')));
   } finally {
     await rt.close();
@@ -115,7 +142,12 @@ test('with vectors: smart store, embedder switch with progress, dedup scan, snap
   try {
     assert.equal(rt.space!.vectors.stats().openedFrom, 'file');
     assert.equal(rt.space!.vectors.state, 'ready');
-    const q = (await second.embed([embeddingTextForInput({ content: 'Postgres connection pool size is 20 in production and 5 in staging.' })], 'document'))[0]!;
+    const q = (
+      await second.embed(
+        [embeddingTextForInput({ content: 'Postgres connection pool size is 20 in production and 5 in staging.' })],
+        'document',
+      )
+    )[0]!;
     assert.equal(rt.space!.vectors.search(q, 1)[0]!.rid, a.memory.rid);
   } finally {
     await rt.close();
@@ -123,7 +155,7 @@ test('with vectors: smart store, embedder switch with progress, dedup scan, snap
   }
 });
 
-test('decision candidates of the pipeline come from the runtime\'s hybrid search (scores and legs of recall)', async () => {
+test("decision candidates of the pipeline come from the runtime's hybrid search (scores and legs of recall)", async () => {
   const store = await Store.open({ dir: tmpDir('am-rt-') });
   const { rt } = await runtime(store, 'p1', new HashEmbedder({ dimension: 128 }));
   try {
@@ -133,8 +165,15 @@ test('decision candidates of the pipeline come from the runtime\'s hybrid search
     const recall = await rt.search({ query: 'rate limits per key', limit: 5, noRerank: true });
     assert.equal(recall.legs.vector, true);
     const candidates = await rt.findCandidates('rate limits per key', 5);
-    assert.deepEqual(candidates.map((c) => c.id), recall.results.map((r) => r.memory.id));
-    assert.deepEqual(candidates.map((c) => c.score), recall.results.map((r) => r.finalScore), 'fused hybrid scores, not a full-text-only score');
+    assert.deepEqual(
+      candidates.map((c) => c.id),
+      recall.results.map((r) => r.memory.id),
+    );
+    assert.deepEqual(
+      candidates.map((c) => c.score),
+      recall.results.map((r) => r.finalScore),
+      'fused hybrid scores, not a full-text-only score',
+    );
     assert.match(candidates[0]!.content, /Rate limits are enforced/, 'full content, not the preview');
   } finally {
     await rt.close();

@@ -8,7 +8,12 @@ import { engineDirs } from '../harness';
 
 test('manual promote removes the TTL and records a promoted history event, in either store', async () => {
   const events: EngineEvent[] = [];
-  const engine = await MemoryEngine.open({ ...engineDirs(), snapshotTickMs: 0, onEvent: (e) => events.push(e), settings: { 'embedding.provider': 'hash' } });
+  const engine = await MemoryEngine.open({
+    ...engineDirs(),
+    snapshotTickMs: 0,
+    onEvent: (e) => events.push(e),
+    settings: { 'embedding.provider': 'hash' },
+  });
   try {
     for (const scope of ['project', 'global'] as const) {
       const r = await engine.memories.create({ content: `Short-lived note about the ${scope} build cache.`, ttlSeconds: 3600, scope });
@@ -19,9 +24,14 @@ test('manual promote removes the TTL and records a promoted history event, in ei
       assert.equal(promoted.ttlSeconds, null);
       assert.equal(promoted.expiresAt, null);
       const history = engine.memories.history(r.memory.id);
-      assert.deepEqual(history.map((h) => h.event), ['created', 'promoted']);
+      assert.deepEqual(
+        history.map((h) => h.event),
+        ['created', 'promoted'],
+      );
       assert.equal(history[1]!.changedBy, 'user');
-      assert.ok(events.some((e) => e.type === 'memory.changed' && e.kind === 'promoted' && e.store === scope && e.ids.includes(r.memory.id)));
+      assert.ok(
+        events.some((e) => e.type === 'memory.changed' && e.kind === 'promoted' && e.store === scope && e.ids.includes(r.memory.id)),
+      );
       engine.memories.promote(r.memory.id);
       assert.equal(engine.memories.history(r.memory.id).length, 2, 'already permanent: nothing written');
     }
