@@ -35,6 +35,17 @@ function optStrings(v: unknown, key: string): void {
     throw new EngineError('invalid_input', `${key}: must be an array of strings`);
 }
 
+/** An optional value that must be one of `allowed`. */
+function optOneOf<T extends string>(v: T | undefined, allowed: readonly T[], key: string): T | undefined {
+  if (v !== undefined && !allowed.includes(v)) {
+    throw new EngineError('invalid_input', `${key}: must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+const SUGGESTION_STATUSES = ['pending', 'accepted', 'rejected'] as const;
+const EXPORT_FORMATS = ['jsonl', 'json'] as const;
+
 function limit(params: unknown, range: LimitRange, what: string): number {
   return checkLimit((params as Params)?.limit, range, what);
 }
@@ -90,7 +101,8 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'memory.tagCounts': (e, p) => e.memories.tagCounts(p?.scope),
     'memory.listUntagged': (e, p) => e.memories.listUntagged(offset(p), limit(p, LIMIT_RANGES.list, 'memory.listUntagged')),
     search: (e, p) => e.search.search(searchParams(e, p)),
-    'suggestions.list': (e, p) => e.suggestions.list(p?.status, limit(p, LIMIT_RANGES.suggestions, 'suggestions.list')),
+    'suggestions.list': (e, p) =>
+      e.suggestions.list(optOneOf(p?.status, SUGGESTION_STATUSES, 'status'), limit(p, LIMIT_RANGES.suggestions, 'suggestions.list')),
     'suggestions.accept': (e, p) => e.suggestions.accept(str(p, 'id')),
     'suggestions.reject': (e, p) => {
       const id = str(p, 'id');
@@ -122,7 +134,7 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
       e.pipelines.ingestDocument(str(p, 'path'), optString(p.title, 'title') || undefined, p.wait !== false, ctx),
     'index.rebuild': (e) => ({ memories: e.maintenance.rebuildIndex() }),
     'embeddings.reembed': (e) => ({ queued: e.maintenance.reembed() }),
-    export: (e, p) => e.transfer.exportTo(str(p, 'path'), p.scope, p.format),
+    export: (e, p) => e.transfer.exportTo(str(p, 'path'), p.scope, optOneOf(p.format, EXPORT_FORMATS, 'format')),
     import: (e, p, ctx) => e.transfer.importFile(str(p, 'path'), ctx),
     'config.reload': (e, p) => e.reloadConfig(p?.settings),
     'engine.snapshot': (e) => e.maintenance.snapshotNow(),

@@ -68,6 +68,8 @@ test('wire params of the wrong type are invalid_input naming them', async () => 
     await refused(call(engine, 'graph.query', { entityTypes: 'person' } as never), /^entityTypes: must be an array of strings/);
     await refused(call(engine, 'documents.ingest', { path: '/x', title: 4 } as never), /^title: must be a string/);
     await refused(call(engine, 'memory.delete', { id: 'x', reason: 5 } as never), /^reason: must be a string/);
+    await refused(call(engine, 'suggestions.list', { status: 'open' } as never), /^status: must be one of pending, accepted, rejected/);
+    await refused(call(engine, 'export', { path: '/tmp/x', format: 'csv' } as never), /^format: must be one of jsonl, json/);
   } finally {
     await engine.close();
   }
