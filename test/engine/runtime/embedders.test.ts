@@ -71,10 +71,10 @@ test('a new embedding.model on reload re-embeds in the background; search keeps 
     }
     const oldSpace = engine.embedderInfo!.space;
     await engine.reloadConfig({ ...settings, 'embedding.model': 'dim-96' });
-    for (let i = 0; i < 100 && gated.size === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 500 && gated.size === 0; i++) await new Promise((r) => setTimeout(r, 20));
     const next = [...gated.values()][0]!;
     assert.notEqual(next.space, oldSpace);
-    for (let i = 0; i < 100 && !progress().some((p) => p.state === 'running'); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 500 && !progress().some((p) => p.state === 'running'); i++) await new Promise((r) => setTimeout(r, 20));
     assert.ok(
       progress().some((p) => p.state === 'running' && p.store === 'project' && p.total === 3),
       JSON.stringify(progress()),

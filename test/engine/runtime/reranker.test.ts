@@ -11,19 +11,15 @@ import { engineDirs } from '../harness';
 test('search results are reranked by the LLM when rerankerEnabled; error and timeout keep the order, with a warning', async () => {
   const fake = await FakeOllama.start({ models: ['qwen3:4b', 'rerank-model'] });
   const events: EngineEvent[] = [];
-  const engine = await MemoryEngine.open({
-    ...engineDirs(),
-    snapshotTickMs: 0,
-    onEvent: (e) => events.push(e),
-    settings: {
-      'embedding.provider': 'hash',
-      'memory.pipelineV2.ollamaUrl': fake.url,
-      'memory.pipelineV2.rerankerEnabled': true,
-      'memory.pipelineV2.rerankerModel': 'rerank-model',
-      'memory.pipelineV2.rerankerTopN': 5,
-      'memory.pipelineV2.rerankerTimeoutMs': 300,
-    },
-  });
+  const settings = {
+    'embedding.provider': 'hash',
+    'memory.pipelineV2.ollamaUrl': fake.url,
+    'memory.pipelineV2.rerankerEnabled': true,
+    'memory.pipelineV2.rerankerModel': 'rerank-model',
+    'memory.pipelineV2.rerankerTopN': 5,
+    'memory.pipelineV2.rerankerTimeoutMs': 10_000,
+  };
+  const engine = await MemoryEngine.open({ ...engineDirs(), snapshotTickMs: 0, onEvent: (e) => events.push(e), settings });
   const warnings = () => events.filter((e): e is Extract<EngineEvent, { type: 'warning' }> => e.type === 'warning').map((e) => e.message);
   try {
     for (const content of [
@@ -48,8 +44,10 @@ test('search results are reranked by the LLM when rerankerEnabled; error and tim
     assert.equal(asked.body.model, 'rerank-model', 'memory.pipelineV2.rerankerModel is the model asked');
     assert.match(String(asked.body.prompt), /Query: deploy/);
 
+    // A generous deadline above (a busy machine must not time out); a short one for the timeout case.
+    await engine.reloadConfig({ ...settings, 'memory.pipelineV2.rerankerTimeoutMs': 300 });
     const before = warnings().length;
-    fake.enqueue('generate', { delayMs: 2000, reply: JSON.stringify({ order: [2, 3, 1] }) });
+    fake.enqueue('generate', { delayMs: 3000, reply: JSON.stringify({ order: [2, 3, 1] }) });
     assert.deepEqual(await ids(), original, 'a timeout keeps the original order');
     assert.ok(
       warnings()
