@@ -1,27 +1,88 @@
 /**
- * The method table: protocol method → MemoryEngine call. Params are checked for shape here
- * (the engine and the core check values); a missing or mistyped param is an invalid_input
- * error naming it, never a crash.
+ * The method table: protocol method → engine service call. This is the one place that checks
+ * wire params: a missing or mistyped param, or a limit outside its documented range
+ * (src/core/memory/limits.ts), is an invalid_input error naming it — never a crash, never a
+ * silent clamp. The services and the core then check values (content size, versions, …).
  */
+import { LIMIT_RANGES, checkLimit, searchRange, type LimitRange } from '../core/memory/limits';
 import type { CallContext, MemoryEngine } from './engine';
 import { EngineError } from './errors';
 import { idempotentCreate } from './server/idempotency';
-import type { EngineMethod, EngineMethods, ParamsOf, ResultOf } from './protocol';
+import type { EngineMethod, EngineMethods, GraphParams, ParamsOf, ResultOf, SearchParams } from './protocol';
 
 type Handler<M extends EngineMethod> = (engine: MemoryEngine, params: ParamsOf<M>, ctx: CallContext) => ResultOf<M> | Promise<ResultOf<M>>;
 export type HandlerTable = { [M in EngineMethod]: Handler<M> };
 
+type Params = Record<string, unknown> | undefined;
+
 function str(params: unknown, key: string): string {
-  const v = (params as Record<string, unknown> | undefined)?.[key];
+  const v = (params as Params)?.[key];
   if (typeof v !== 'string' || v === '') throw new EngineError('invalid_input', `${key}: must be a non-empty string`);
   return v;
 }
 
-/** An optional limit: absent, or a whole number from 1 to 1000. */
-function optLimit(v: unknown): number | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 1000) throw new EngineError('invalid_input', `limit: must be a whole number from 1 to 1000, got ${JSON.stringify(v)}`);
+function obj<T>(v: T, key: string): T {
+  if (!v || typeof v !== 'object') throw new EngineError('invalid_input', `${key}: must be an object`);
   return v;
+}
+
+function optString(v: unknown, key: string): string | undefined {
+  if (v !== undefined && typeof v !== 'string') throw new EngineError('invalid_input', `${key}: must be a string`);
+  return v;
+}
+
+function optStrings(v: unknown, key: string): void {
+  if (v !== undefined && (!Array.isArray(v) || v.some((x) => typeof x !== 'string')))
+    throw new EngineError('invalid_input', `${key}: must be an array of strings`);
+}
+
+/** An optional value that must be one of `allowed`. */
+function optOneOf<T extends string>(v: T | undefined, allowed: readonly T[], key: string): T | undefined {
+  if (v !== undefined && !allowed.includes(v)) {
+    throw new EngineError('invalid_input', `${key}: must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+const SUGGESTION_STATUSES = ['pending', 'accepted', 'rejected'] as const;
+const EXPORT_FORMATS = ['jsonl', 'json'] as const;
+
+function limit(params: unknown, range: LimitRange, what: string): number {
+  return checkLimit((params as Params)?.limit, range, what);
+}
+
+function offset(params: unknown): number {
+  const v = (params as Params)?.offset ?? 0;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    throw new EngineError('invalid_input', `offset: must be a whole number ≥ 0, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function searchParams(e: MemoryEngine, p: SearchParams): SearchParams {
+  obj(p, 'params');
+  if (typeof p.query !== 'string') throw new EngineError('invalid_input', 'query: must be a string');
+  const l = checkLimit(p.limit, searchRange(e.config.search), 'search.max_limit');
+  optStrings(p.types, 'types');
+  optStrings(p.tags, 'tags');
+  return { ...p, limit: l };
+}
+
+function graphParams(p: GraphParams | undefined): GraphParams {
+  const g = p ?? {};
+  if (g.mode !== undefined && g.mode !== 'entities' && g.mode !== 'memories') {
+    throw new EngineError('invalid_input', `mode: must be "entities" or "memories", got ${JSON.stringify(g.mode)}`);
+  }
+  if (g.minMentions !== undefined && (typeof g.minMentions !== 'number' || !Number.isFinite(g.minMentions))) {
+    throw new EngineError('invalid_input', 'minMentions: must be a number');
+  }
+  optStrings(g.entityTypes, 'entityTypes');
+  optString(g.search, 'search');
+  optString(g.centerId, 'centerId');
+  const memoryView = g.mode === 'memories' || g.centerId !== undefined;
+  const l = memoryView
+    ? limit(g, LIMIT_RANGES.memoryGraph, 'graph.query, memory view')
+    : limit(g, LIMIT_RANGES.entityGraph, 'graph.query, entity view');
+  return { ...g, limit: l };
 }
 
 export function createHandlers(opts: { allowDebug: boolean; exit: (code: number) => void }): HandlerTable {
@@ -30,55 +91,55 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
   };
   return {
     // A retried create (same idempotency key) answers with the memory it already made.
-    'memory.create': (e, p) => idempotentCreate(e, p),
-    'memory.get': (e, p) => e.get(str(p, 'id'), !!p.includeDeleted),
-    'memory.list': (e, p) => e.list(p ?? {}),
-    'memory.update': (e, p) => e.update(str(p, 'id'), p.patch),
-    'memory.delete': (e, p) => e.delete(str(p, 'id'), p.reason),
-    'memory.restore': (e, p) => e.restore(str(p, 'id')),
-    'memory.history': (e, p) => e.history(str(p, 'id')),
-    'memory.promote': (e, p) => e.promote(str(p, 'id')),
-    'memory.typeCounts': (e, p) => e.typeCounts(p?.scope),
-    'memory.tagCounts': (e, p) => e.tagCounts(p?.scope),
-    'memory.listUntagged': (e, p) => e.listUntagged(p?.offset ?? 0, p?.limit ?? 50),
-    'search': (e, p) => e.search(p),
-    'suggestions.list': (e, p) => e.suggestions(p?.status, p?.limit),
-    'suggestions.accept': (e, p) => e.acceptSuggestion(str(p, 'id')),
+    'memory.create': (e, p) => idempotentCreate(e, obj(p, 'input')),
+    'memory.get': (e, p) => e.memories.get(str(p, 'id'), !!p.includeDeleted),
+    'memory.list': (e, p) => e.memories.list({ ...(p ?? {}), offset: offset(p), limit: limit(p, LIMIT_RANGES.list, 'memory.list') }),
+    'memory.update': (e, p) => e.memories.update(str(p, 'id'), p.patch), // an unknown id is not_found before a bad patch
+    'memory.delete': (e, p) => e.memories.delete(str(p, 'id'), optString(p.reason, 'reason')),
+    'memory.restore': (e, p) => e.memories.restore(str(p, 'id')),
+    'memory.history': (e, p) => e.memories.history(str(p, 'id')),
+    'memory.promote': (e, p) => e.memories.promote(str(p, 'id')),
+    'memory.typeCounts': (e, p) => e.memories.typeCounts(p?.scope),
+    'memory.tagCounts': (e, p) => e.memories.tagCounts(p?.scope),
+    'memory.listUntagged': (e, p) => e.memories.listUntagged(offset(p), limit(p, LIMIT_RANGES.list, 'memory.listUntagged')),
+    search: (e, p) => e.search.search(searchParams(e, p)),
+    'suggestions.list': (e, p) =>
+      e.suggestions.list(optOneOf(p?.status, SUGGESTION_STATUSES, 'status'), limit(p, LIMIT_RANGES.suggestions, 'suggestions.list')),
+    'suggestions.accept': (e, p) => e.suggestions.accept(str(p, 'id')),
     'suggestions.reject': (e, p) => {
       const id = str(p, 'id');
-      e.rejectSuggestion(id);
+      e.suggestions.reject(id);
       return { id };
     },
-    'suggestions.clear': (e) => ({ cleared: e.clearSuggestions() }),
-    'suggestions.scan': async (e) => ({ created: await e.scanDuplicates() }),
-    'graph.query': (e, p) => e.graphView(p ?? {}),
-    'graph.entityMemories': (e, p) => e.entityMemories(str(p, 'entityId'), typeof p.limit === 'number' ? p.limit : undefined),
-    'stats': (e) => e.stats(),
-    'diagnostics': (e) => e.diagnostics(),
-    'pipeline.status': (e) => e.pipelineStatus(),
-    'pipeline.pause': (e) => e.pausePipeline(),
-    'pipeline.resume': (e) => e.resumePipeline(),
+    'suggestions.clear': (e) => ({ cleared: e.suggestions.clear() }),
+    'suggestions.scan': async (e) => ({ created: await e.suggestions.scan() }),
+    'graph.query': (e, p) => e.graph.view(graphParams(p)),
+    'graph.entityMemories': (e, p) =>
+      e.graph.entityMemories(str(p, 'entityId'), limit(p, LIMIT_RANGES.entityMemories, 'graph.entityMemories')),
+    stats: (e) => e.diagnostics.stats(),
+    diagnostics: (e) => e.diagnostics.diagnostics(),
+    'pipeline.status': (e) => e.pipelines.status(),
+    'pipeline.pause': (e) => e.pipelines.pause(),
+    'pipeline.resume': (e) => e.pipelines.resume(),
     'pipeline.setMode': (e, p) => e.setPipelineMode(str(p, 'mode') as ParamsOf<'pipeline.setMode'>['mode']),
-    'pipeline.diagnostics': (e) => e.pipelineDiagnostics(),
-    'reviews.list': (e, p) => e.reviews(optLimit(p?.limit)),
-    'reviews.approve': (e, p) => e.approveReview(str(p, 'id')),
+    'pipeline.diagnostics': (e) => e.pipelines.diagnostics(),
+    'reviews.list': (e, p) => e.pipelines.reviews(limit(p, LIMIT_RANGES.reviews, 'reviews.list')),
+    'reviews.approve': (e, p) => e.pipelines.approveReview(str(p, 'id')),
     'reviews.reject': (e, p) => {
       const id = str(p, 'id');
-      e.rejectReview(id);
+      e.pipelines.rejectReview(id);
       return { id };
     },
-    'history.pipelineChanges': (e, p) => e.pipelineChanges(optLimit(p?.limit)),
-    'history.undo': (e, p) => e.undoHistory(str(p, 'historyId')),
-    'documents.ingest': (e, p, ctx) => {
-      if (p.title !== undefined && typeof p.title !== 'string') throw new EngineError('invalid_input', 'title: must be a string');
-      return e.ingestDocument(str(p, 'path'), p.title || undefined, p.wait !== false, ctx);
-    },
-    'index.rebuild': (e) => ({ memories: e.rebuildIndex() }),
-    'embeddings.reembed': (e) => ({ queued: e.reembed() }),
-    'export': (e, p) => e.exportTo(str(p, 'path'), p.scope, p.format),
-    'import': (e, p, ctx) => e.importFile(str(p, 'path'), ctx),
+    'history.pipelineChanges': (e, p) => e.pipelines.changes(limit(p, LIMIT_RANGES.pipelineChanges, 'history.pipelineChanges')),
+    'history.undo': (e, p) => e.pipelines.undo(str(p, 'historyId')),
+    'documents.ingest': (e, p, ctx) =>
+      e.pipelines.ingestDocument(str(p, 'path'), optString(p.title, 'title') || undefined, p.wait !== false, ctx),
+    'index.rebuild': (e) => ({ memories: e.maintenance.rebuildIndex() }),
+    'embeddings.reembed': (e) => ({ queued: e.maintenance.reembed() }),
+    export: (e, p) => e.transfer.exportTo(str(p, 'path'), p.scope, optOneOf(p.format, EXPORT_FORMATS, 'format')),
+    import: (e, p, ctx) => e.transfer.importFile(str(p, 'path'), ctx),
     'config.reload': (e, p) => e.reloadConfig(p?.settings),
-    'engine.snapshot': (e) => e.snapshotNow(),
+    'engine.snapshot': (e) => e.maintenance.snapshotNow(),
     'engine.shutdown': async (e) => {
       const snapshotted = await e.close();
       return { snapshotted };

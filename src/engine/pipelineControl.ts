@@ -1,7 +1,7 @@
 /**
  * The engine's pipeline controls over src/core: pause/resume of the job workers, mode flags,
  * reviews, the pipeline's change history (for undo), document ingest with progress and the
- * maintenance diagnostics. MemoryEngine keeps the state (which pipeline, paused or not) and
+ * maintenance diagnostics. services/pipelines.ts keeps the state (which pipeline, paused or not) and
  * calls these; they hold none.
  */
 import * as fs from 'node:fs';
@@ -16,12 +16,13 @@ import { ollamaProviderFromConfig, type OllamaProvider } from '../core/llm/ollam
 import type { GenerateOptions, LlmProvider } from '../core/llm/types';
 import type { PipelineV2Config } from '../core/config/types';
 import { errorMessage } from '../core/util/errors';
+import { LIMIT_RANGES } from '../core/memory/limits';
 import { EngineError, cancelledError } from './errors';
 import type { DocumentIngestResult, PipelineChange, PipelineDiagnostics, PipelineModeName, PipelineReview } from './protocol';
 
 export const PIPELINE_MODES: readonly PipelineModeName[] = ['off', 'shadow', 'controlled', 'full'];
 
-/** The seed 000 flags of a mode, as dotted setting keys (`mutationsFrozen` is the emergency brake: cleared). */
+/** The flags of a pipeline mode, as dotted setting keys (`mutationsFrozen` is the emergency brake: cleared). */
 export function modeSettings(mode: PipelineModeName): Record<string, boolean> {
   if (!PIPELINE_MODES.includes(mode)) {
     throw new EngineError('invalid_input', `mode: must be one of ${PIPELINE_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
@@ -51,8 +52,8 @@ export function toReview(r: PendingReview): PipelineReview {
  * Changes applied by the pipeline or by an approved review (changed_by `pipeline-v2…` or
  * `… (approved pipeline review)`), newest first: what "Undo Last Pipeline Change" offers.
  */
-export function pipelineChanges(store: Store, limit = 20): PipelineChange[] {
-  const n = Math.max(1, Math.min(Math.trunc(limit) || 20, 200));
+export function pipelineChanges(store: Store, limit: number = LIMIT_RANGES.pipelineChanges.default): PipelineChange[] {
+  const n = limit; // checked by the handler (LIMIT_RANGES.pipelineChanges)
   return store
     .all(
       `SELECT id, memory_id, event, changed_by, reason, old_content, new_content, created_at FROM memory_history

@@ -333,8 +333,6 @@ export interface EngineDiagnostics {
   warnings: string[];
   /** The embedder in use (provider, embedding space, why it was chosen). */
   embedder?: { provider: string; space: string; reason: string; degraded: boolean };
-  /** Seams not yet wired to their final core module (coordinator: see the engine README). */
-  seams: Record<string, string>;
 }
 
 /** JSONL (default: header line + one memory per line, src/engine/transfer.ts) or the older JSON ExportFile. */
@@ -456,12 +454,17 @@ export const IDEMPOTENCY_KEY = 'idempotencyKey';
 
 export type MemoryChangeKind = 'created' | 'updated' | 'deleted' | 'restored' | 'promoted' | 'merged' | 'imported' | 'reindexed';
 
+/** Where a store's background re-embedding stands. */
+export type ReembedState = 'running' | 'switched' | 'failed' | 'cancelled';
+
 export type EngineEvent =
   | { type: 'memory.changed'; kind: MemoryChangeKind; ids: string[]; store: StoreName | 'both' }
   | { type: 'progress'; requestId: number; title: string; done: number; total: number; message?: string }
   | { type: 'warning'; message: string }
   | { type: 'pipeline.state'; status: PipelineStatus }
-  | { type: 'snapshot'; store: StoreName; seq: number };
+  | { type: 'snapshot'; store: StoreName; seq: number }
+  /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */
+  | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState };
 
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────
 

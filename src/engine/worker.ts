@@ -53,9 +53,9 @@ async function main(): Promise<void> {
   const local = createHandlers({ allowDebug: !!init.allowDebug, exit: (code) => process.exit(code) });
   const warn = (message: string) => post({ kind: 'event', event: { type: 'warning', message } });
   // Global memories: served to other projects when this engine owns global/, else reached through its owner.
-  const globalDir = engine.stats().global.dir;
-  if (init.serve && !engine.stats().global.readOnly) globalServer = await serveGlobal(engine, local, info, warn);
-  if (init.serve && engine.stats().global.readOnly) {
+  const globalDir = engine.diagnostics.stats().global.dir;
+  if (init.serve && !engine.diagnostics.stats().global.readOnly) globalServer = await serveGlobal(engine, local, info, warn);
+  if (init.serve && engine.diagnostics.stats().global.readOnly) {
     link = await GlobalLink.open(globalDir, `engine of ${engine.projectId}`, (event) => {
       post({ kind: 'event', event });
       server?.broadcast(event);
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
 async function serveStore(
   engine: MemoryEngine, handlers: HandlerTable, info: () => ReadyInfo, warn: (message: string) => void,
 ): Promise<EngineServer | undefined> {
-  const storeDir = engine.stats().project.dir;
+  const storeDir = engine.diagnostics.stats().project.dir;
   try {
     return await EngineServer.start({ storeDir, engine, handlers, info, log: warn });
   } catch (e) {
@@ -102,7 +102,7 @@ async function serveGlobal(
   engine: MemoryEngine, handlers: HandlerTable, info: () => ReadyInfo, warn: (message: string) => void,
 ): Promise<EngineServer | undefined> {
   try {
-    const storeDir = engine.stats().global.dir;
+    const storeDir = engine.diagnostics.stats().global.dir;
     return await EngineServer.start({ storeDir, engine, handlers: globalScopeHandlers(handlers), info, log: warn });
   } catch (e) {
     warn(`other projects' windows cannot write global memories: serving the global store failed (${toErrorPayload(e).message})`);

@@ -141,7 +141,6 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
         log.channel.appendLine(`  pipeline: ${e.pipeline.state} (${e.pipeline.mode}) — ${e.pipeline.detail}`);
         log.channel.appendLine(`  config: ${e.config.file ?? 'no agent.yaml'}; from settings: ${e.config.overridden.join(', ') || 'none'}; ${e.config.issues.length} issue(s)`);
         for (const w of e.warnings) log.channel.appendLine(`  warning: ${w}`);
-        for (const [k, v] of Object.entries(e.seams)) log.channel.appendLine(`  seam ${k}: ${v}`);
       }
       const ms = (v: number | undefined) => (v === undefined ? '—' : `${v.toFixed(0)} ms`);
       log.info('Diagnostics');

@@ -9,8 +9,16 @@ import { MemoryEngine, storeFolderName } from '../../src/engine/engine';
 import { EngineError } from '../../src/engine/errors';
 import { Store } from '../../src/core/store/store';
 import { writeMemoryGraph, type Triple } from '../../src/core/graph/persist';
-import type { EntityGraphData, GraphView } from '../../src/engine/protocol';
+import type { EntityGraphData, GraphParams, GraphView } from '../../src/engine/protocol';
+import { createHandlers } from '../../src/engine/handlers';
 import { engineDirs, startClient } from './harness';
+
+const handlers = createHandlers({ allowDebug: false, exit: () => undefined });
+const NO_CALL = { signal: new AbortController().signal, progress: () => undefined };
+/** graph.query as the protocol answers it (the handler checks the params). */
+function graphQuery(engine: MemoryEngine, params: GraphParams) {
+  return handlers['graph.query'](engine, params, NO_CALL) as GraphView;
+}
 
 const GRAPH_ON = { 'embedding.provider': 'hash', 'memory.pipelineV2.graphEnabled': true };
 
@@ -34,7 +42,7 @@ async function seeded(settings: Record<string, unknown> = GRAPH_ON) {
     'The billing service depends on Postgres and calls the API gateway.',
     'Old note: the API gateway used Memcached before Redis.',
   ]) {
-    const r = await first.create({ content });
+    const r = await first.memories.create({ content });
     assert.equal(r.status, 'created');
     if (r.status === 'created') ids.push(r.memory.id);
   }
@@ -43,17 +51,27 @@ async function seeded(settings: Record<string, unknown> = GRAPH_ON) {
 
   const triples: Triple[][] = [
     [{ source: 'API Gateway', relationship: 'uses', target: 'Redis', confidence: 0.9 }],
-    [{ source: 'Billing Service', relationship: 'depends on', target: 'Postgres', confidence: 0.8 },
-      { source: 'Billing Service', relationship: 'calls', target: 'API Gateway', confidence: 0.7 }],
-    [{ source: 'API Gateway', relationship: 'used', target: 'Memcached', confidence: 0.6 },
-      { source: '<img src=x onerror=alert(1)>', relationship: 'mentions', target: 'Redis', confidence: 0.5 }],
+    [
+      { source: 'Billing Service', relationship: 'depends on', target: 'Postgres', confidence: 0.8 },
+      { source: 'Billing Service', relationship: 'calls', target: 'API Gateway', confidence: 0.7 },
+    ],
+    [
+      { source: 'API Gateway', relationship: 'used', target: 'Memcached', confidence: 0.6 },
+      { source: '<img src=x onerror=alert(1)>', relationship: 'mentions', target: 'Redis', confidence: 0.5 },
+    ],
   ];
   const store = await Store.open({ dir: path.join(dirs.storageDir, 'projects', storeFolderName(projectId)) });
   const now = new Date().toISOString();
   store.transaction((tx) => {
     triples.forEach((t, i) => writeMemoryGraph(tx, ids[i]!, t, now));
     // The writer creates entities as 'unknown'; extraction assigns types. Here: by hand.
-    for (const [name, type] of [['API Gateway', 'service'], ['Billing Service', 'service'], ['Redis', 'technology'], ['Postgres', 'technology'], ['Memcached', 'technology']]) {
+    for (const [name, type] of [
+      ['API Gateway', 'service'],
+      ['Billing Service', 'service'],
+      ['Redis', 'technology'],
+      ['Postgres', 'technology'],
+      ['Memcached', 'technology'],
+    ]) {
       tx.run('UPDATE entities SET entity_type = ? WHERE name = ?', [type, name]);
     }
   });
@@ -65,7 +83,7 @@ async function seeded(settings: Record<string, unknown> = GRAPH_ON) {
 test('graph.query: entities with types and mentions, relations among them, the type list', async () => {
   const { engine } = await seeded();
   try {
-    const g = entitiesOf(engine.graphView({}));
+    const g = entitiesOf(graphQuery(engine, {}));
     assert.deepEqual(names(g), ['<img src=x onerror=alert(1)>', 'API Gateway', 'Billing Service', 'Memcached', 'Postgres', 'Redis']);
     assert.equal(g.totalEntities, 6);
     assert.equal(g.truncated, false);
@@ -80,7 +98,11 @@ test('graph.query: entities with types and mentions, relations among them, the t
     assert.equal(rel('Billing Service', 'Postgres')!.type, 'depends_on');
     assert.equal(rel('Billing Service', 'Postgres')!.confidence, 0.8);
     assert.equal(rel('Billing Service', 'Postgres')!.mentions, 1);
-    assert.deepEqual(g.types, [{ type: 'technology', count: 3 }, { type: 'service', count: 2 }, { type: 'unknown', count: 1 }]);
+    assert.deepEqual(g.types, [
+      { type: 'technology', count: 3 },
+      { type: 'service', count: 2 },
+      { type: 'unknown', count: 1 },
+    ]);
   } finally {
     await engine.close();
   }
@@ -89,32 +111,51 @@ test('graph.query: entities with types and mentions, relations among them, the t
 test('graph.query filters: entity types, minimum mentions, name search, limit; edges only between shown entities', async () => {
   const { engine } = await seeded();
   try {
-    const tech = entitiesOf(engine.graphView({ entityTypes: ['technology'] }));
+    const tech = entitiesOf(graphQuery(engine, { entityTypes: ['technology'] }));
     assert.deepEqual(names(tech), ['Memcached', 'Postgres', 'Redis']);
     assert.deepEqual(tech.edges, [], 'no relation joins two technologies');
     assert.equal(tech.totalEntities, 6, 'the total is the whole graph');
 
-    const services = entitiesOf(engine.graphView({ entityTypes: ['service', 'technology'], minMentions: 2 }));
+    const services = entitiesOf(graphQuery(engine, { entityTypes: ['service', 'technology'], minMentions: 2 }));
     assert.deepEqual(names(services), ['API Gateway', 'Redis'], 'Billing Service has one mention');
-    assert.deepEqual(services.edges.map((e) => e.type), ['uses']);
-    const both = entitiesOf(engine.graphView({ entityTypes: ['service'] }));
-    assert.deepEqual(both.edges.map((e) => e.type), ['calls']);
+    assert.deepEqual(
+      services.edges.map((e) => e.type),
+      ['uses'],
+    );
+    const both = entitiesOf(graphQuery(engine, { entityTypes: ['service'] }));
+    assert.deepEqual(
+      both.edges.map((e) => e.type),
+      ['calls'],
+    );
 
-    assert.deepEqual(names(entitiesOf(engine.graphView({ minMentions: 3 }))), ['API Gateway']);
-    assert.deepEqual(names(entitiesOf(engine.graphView({ search: '  api  GATE' }))), ['API Gateway'], 'case and spaces as in canonical names');
-    assert.deepEqual(names(entitiesOf(engine.graphView({ search: '100%' }))), [], 'LIKE wildcards are literal');
-    assert.deepEqual(names(entitiesOf(engine.graphView({ search: '<img' }))), ['<img src=x onerror=alert(1)>']);
+    assert.deepEqual(names(entitiesOf(graphQuery(engine, { minMentions: 3 }))), ['API Gateway']);
+    assert.deepEqual(
+      names(entitiesOf(graphQuery(engine, { search: '  api  GATE' }))),
+      ['API Gateway'],
+      'case and spaces as in canonical names',
+    );
+    assert.deepEqual(names(entitiesOf(graphQuery(engine, { search: '100%' }))), [], 'LIKE wildcards are literal');
+    assert.deepEqual(names(entitiesOf(graphQuery(engine, { search: '<img' }))), ['<img src=x onerror=alert(1)>']);
 
-    const top2 = entitiesOf(engine.graphView({ limit: 2 }));
+    const top2 = entitiesOf(graphQuery(engine, { limit: 2 }));
     assert.equal(top2.nodes.length, 2);
     assert.equal(top2.truncated, true);
     assert.deepEqual(names(top2), ['API Gateway', 'Redis']);
-    assert.deepEqual(top2.edges.map((e) => e.type), ['uses']);
+    assert.deepEqual(
+      top2.edges.map((e) => e.type),
+      ['uses'],
+    );
 
-    assert.throws(() => engine.graphView({ mode: 'both' as never }), (e: unknown) => e instanceof EngineError && e.code === 'invalid_input');
-    assert.throws(() => engine.graphView({ minMentions: 'two' as never }), (e: unknown) => e instanceof EngineError && e.code === 'invalid_input');
+    assert.throws(
+      () => graphQuery(engine, { mode: 'both' as never }),
+      (e: unknown) => e instanceof EngineError && e.code === 'invalid_input',
+    );
+    assert.throws(
+      () => graphQuery(engine, { minMentions: 'two' as never }),
+      (e: unknown) => e instanceof EngineError && e.code === 'invalid_input',
+    );
 
-    const memories = engine.graphView({ mode: 'memories' });
+    const memories = graphQuery(engine, { mode: 'memories' });
     assert.equal(memories.mode, 'memories');
     assert.equal(memories.nodes.length, 3);
     assert.equal((memories as { notice?: string }).notice, undefined, 'asked for: no notice');
@@ -126,9 +167,9 @@ test('graph.query filters: entity types, minimum mentions, name search, limit; e
 test('graph.entityMemories: the memories mentioning an entity, newest first; deleted ones leave; unknown id is not_found', async () => {
   const { engine, ids } = await seeded();
   try {
-    const g = entitiesOf(engine.graphView({}));
+    const g = entitiesOf(graphQuery(engine, {}));
     const id = (name: string) => g.nodes.find((n) => n.name === name)!.id;
-    const redis = engine.entityMemories(id('Redis'));
+    const redis = engine.graph.entityMemories(id('Redis'));
     assert.equal(redis.entity.name, 'Redis');
     assert.equal(redis.entity.type, 'technology');
     assert.deepEqual(redis.memories.map((m) => m.id).sort(), [ids[0], ids[2]].sort());
@@ -137,10 +178,16 @@ test('graph.entityMemories: the memories mentioning an entity, newest first; del
     assert.equal(m0.type, 'general');
     assert.equal(m0.mentionText, 'Redis');
 
-    assert.deepEqual(engine.entityMemories(id('Postgres')).memories.map((m) => m.id), [ids[1]]);
-    await engine.delete(ids[1]!);
-    assert.deepEqual(engine.entityMemories(id('Postgres')).memories, [], 'a deleted memory is not listed');
-    assert.throws(() => engine.entityMemories('no-such-entity'), (e: unknown) => e instanceof EngineError && e.code === 'not_found');
+    assert.deepEqual(
+      engine.graph.entityMemories(id('Postgres')).memories.map((m) => m.id),
+      [ids[1]],
+    );
+    await engine.memories.delete(ids[1]!);
+    assert.deepEqual(engine.graph.entityMemories(id('Postgres')).memories, [], 'a deleted memory is not listed');
+    assert.throws(
+      () => engine.graph.entityMemories('no-such-entity'),
+      (e: unknown) => e instanceof EngineError && e.code === 'not_found',
+    );
   } finally {
     await engine.close();
   }
@@ -149,7 +196,7 @@ test('graph.entityMemories: the memories mentioning an entity, newest first; del
 test('graph.query falls back to the memory view, saying why, when graphEnabled is off or the graph is empty', async () => {
   const off = await seeded({ 'embedding.provider': 'hash' });
   try {
-    const v = off.engine.graphView({});
+    const v = graphQuery(off.engine, {});
     assert.equal(v.mode, 'memories');
     assert.equal(v.nodes.length, 3, 'the memories are still drawn');
     assert.match((v as { notice?: string }).notice ?? '', /enable memory\.pipelineV2\.graphEnabled and the pipeline to extract entities/);
@@ -158,11 +205,14 @@ test('graph.query falls back to the memory view, saying why, when graphEnabled i
   }
   const empty = await MemoryEngine.open({ ...engineDirs(), snapshotTickMs: 0, settings: GRAPH_ON });
   try {
-    await empty.create({ content: 'A memory without any extracted entity yet, in a fresh store.' });
-    const v = empty.graphView({});
+    await empty.memories.create({ content: 'A memory without any extracted entity yet, in a fresh store.' });
+    const v = graphQuery(empty, {});
     assert.equal(v.mode, 'memories');
     assert.equal(v.nodes.length, 1);
-    assert.match((v as { notice?: string }).notice ?? '', /^The knowledge graph is empty: enable memory\.pipelineV2\.graphEnabled and the pipeline to extract entities/);
+    assert.match(
+      (v as { notice?: string }).notice ?? '',
+      /^The knowledge graph is empty: enable memory\.pipelineV2\.graphEnabled and the pipeline to extract entities/,
+    );
   } finally {
     await empty.close();
   }
@@ -173,7 +223,7 @@ test('graph.query at 3,000 entities and 6,000 relations (limit 5,000 cap; time p
   const first = await MemoryEngine.open({ ...dirs, snapshotTickMs: 0, settings: GRAPH_ON });
   const ids: string[] = [];
   for (let i = 0; i < 30; i++) {
-    const r = await first.create({ content: `Service number ${i} talks to a set of components described in note ${i * 7919}.` });
+    const r = await first.memories.create({ content: `Service number ${i} talks to a set of components described in note ${i * 7919}.` });
     if (r.status === 'created') ids.push(r.memory.id);
   }
   assert.equal(ids.length, 30);
@@ -190,7 +240,12 @@ test('graph.query at 3,000 entities and 6,000 relations (limit 5,000 cap; time p
       for (let j = 0; j < 200; j++) {
         const a = m * 100 + (j % 100);
         const b = rnd(3000);
-        triples.push({ source: `Component ${a}`, relationship: j % 2 ? 'uses' : 'calls', target: `Component ${b === a ? (b + 1) % 3000 : b}`, confidence: 0.8 });
+        triples.push({
+          source: `Component ${a}`,
+          relationship: j % 2 ? 'uses' : 'calls',
+          target: `Component ${b === a ? (b + 1) % 3000 : b}`,
+          confidence: 0.8,
+        });
       }
       writeMemoryGraph(tx, id, triples, now);
     });
@@ -199,14 +254,18 @@ test('graph.query at 3,000 entities and 6,000 relations (limit 5,000 cap; time p
   const engine = await MemoryEngine.open({ ...dirs, snapshotTickMs: 0, settings: GRAPH_ON });
   try {
     const t0 = performance.now();
-    const g = entitiesOf(engine.graphView({ limit: 5000 }));
+    const g = entitiesOf(graphQuery(engine, { limit: 5000 }));
     const ms = performance.now() - t0;
     assert.equal(g.totalEntities, 3000);
     assert.equal(g.nodes.length, 3000);
     assert.ok(g.edges.length > 5500, `about 6,000 relations, got ${g.edges.length}`);
     console.log(`# graph.query: ${g.nodes.length} entities, ${g.edges.length} relations in ${ms.toFixed(0)} ms`);
-    assert.equal(entitiesOf(engine.graphView({ limit: 99999 })).nodes.length, 3000, 'the cap is 5,000: all 3,000 fit');
-    assert.equal(entitiesOf(engine.graphView({})).nodes.length, 2000, 'default limit 2,000');
+    assert.throws(
+      () => graphQuery(engine, { limit: 99999 }),
+      (e: unknown) => (e as EngineError).code === 'invalid_input' && /from 1 to 5000/.test((e as Error).message),
+      'the cap is 5,000: a larger limit is refused, naming the range',
+    );
+    assert.equal(entitiesOf(graphQuery(engine, {})).nodes.length, 2000, 'default limit 2,000');
   } finally {
     await engine.close();
   }
@@ -224,7 +283,10 @@ test('graph.query and graph.entityMemories through the worker thread', async () 
     const r = await client.request('graph.entityMemories', { entityId: e.nodes[0]!.id });
     assert.equal(r.entity.name, 'API Gateway');
     assert.equal(r.memories.length, 3);
-    await assert.rejects(client.request('graph.entityMemories', {} as never), (err: unknown) => err instanceof EngineError && err.code === 'invalid_input');
+    await assert.rejects(
+      client.request('graph.entityMemories', {} as never),
+      (err: unknown) => err instanceof EngineError && err.code === 'invalid_input',
+    );
   } finally {
     await client.shutdown();
   }

@@ -15,15 +15,22 @@ export function spawnTsWorker(init: EngineInit): Worker {
 export function engineDirs(): { storageDir: string; globalStorageDir: string; workspaceRoot: string } {
   const root = tmpDir('am-engine-');
   fs.mkdirSync(path.join(root, 'workspace'));
-  return { storageDir: path.join(root, 'ws-storage'), globalStorageDir: path.join(root, 'global-storage'), workspaceRoot: path.join(root, 'workspace') };
+  return {
+    storageDir: path.join(root, 'ws-storage'),
+    globalStorageDir: path.join(root, 'global-storage'),
+    workspaceRoot: path.join(root, 'workspace'),
+  };
 }
 
 export function startClient(init: EngineInit, opts: Partial<EngineClientOptions> = {}): EngineClient {
   const logs: string[] = [];
   const client = new EngineClient({
     // The hash embedder unless a test asks for another: deterministic and light.
-    init: { ...init, settings: { 'embedding.provider': 'hash', ...init.settings } }, spawn: spawnTsWorker, backoff: { initialMs: 20, maxMs: 200, maxRestarts: 5, windowMs: 60_000 },
-    log: (l) => logs.push(l), ...opts,
+    init: { ...init, settings: { 'embedding.provider': 'hash', ...init.settings } },
+    spawn: spawnTsWorker,
+    backoff: { initialMs: 20, maxMs: 200, maxRestarts: 5, windowMs: 60_000 },
+    log: (l) => logs.push(l),
+    ...opts,
   });
   return client;
 }

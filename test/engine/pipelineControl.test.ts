@@ -47,8 +47,11 @@ async function fullModeEngine(extra: Partial<EngineInit> = {}) {
   const fake = await FakeOllama.start({ models: [MODEL] });
   fakes.push(fake);
   const settings = {
-    'memory.pipelineV2.enabled': true, 'memory.pipelineV2.allowUpdateDelete': true,
-    'memory.pipelineV2.ollamaUrl': fake.url, 'memory.pipelineV2.extractionModel': MODEL, 'memory.pipelineV2.workerPollMs': 100,
+    'memory.pipelineV2.enabled': true,
+    'memory.pipelineV2.allowUpdateDelete': true,
+    'memory.pipelineV2.ollamaUrl': fake.url,
+    'memory.pipelineV2.extractionModel': MODEL,
+    'memory.pipelineV2.workerPollMs': 100,
   };
   const e = await start({ settings, ...extra });
   return { ...e, fake, settings };
@@ -62,7 +65,9 @@ test('pause holds the jobs; resume runs them; full-mode proposals wait for revie
 
   const b = await client.request('memory.create', { content: 'Feature flags for the billing module live in LaunchDarkly today.' });
   const c = await client.request('memory.create', { content: 'The response cache of the search service is enabled in production.' });
-  const src = await client.request('memory.create', { content: 'Migration notes: billing flags moved away; the search cache was turned off.' });
+  const src = await client.request('memory.create', {
+    content: 'Migration notes: billing flags moved away; the search cache was turned off.',
+  });
   assert.ok(b.status === 'created' && c.status === 'created' && src.status === 'created');
   st = await client.request('pipeline.status', {});
   assert.equal(st.jobs.pending, 3, 'paused: nothing leased');
@@ -83,7 +88,11 @@ test('pause holds the jobs; resume runs them; full-mode proposals wait for revie
   );
   const resumed = await client.request('pipeline.resume', {});
   assert.equal(resumed.paused, false);
-  st = await until(() => client.request('pipeline.status', {}), (s) => (s.jobs.completed ?? 0) === 3, 'three extraction jobs completed');
+  st = await until(
+    () => client.request('pipeline.status', {}),
+    (s) => (s.jobs.completed ?? 0) === 3,
+    'three extraction jobs completed',
+  );
   assert.equal(st.pendingReviews, 2);
 
   const reviews = await client.request('reviews.list', {});
@@ -99,7 +108,10 @@ test('pause holds the jobs; resume runs them; full-mode proposals wait for revie
   assert.equal(approved.status, 'deleted');
   assert.equal(await client.request('memory.get', { id: b.memory.id }), null, 'soft-deleted');
   assert.deepEqual(await client.request('reviews.reject', { id: upd.id }), { id: upd.id });
-  assert.equal((await client.request('memory.get', { id: c.memory.id }))!.content, 'The response cache of the search service is enabled in production.');
+  assert.equal(
+    (await client.request('memory.get', { id: c.memory.id }))!.content,
+    'The response cache of the search service is enabled in production.',
+  );
   assert.deepEqual(await client.request('reviews.list', {}), []);
   await assert.rejects(client.request('reviews.approve', { id: del.id }), /already approved/);
   await assert.rejects(client.request('reviews.reject', { id: 'nope' }), /No pipeline review with id nope/);
@@ -113,9 +125,15 @@ test('pause holds the jobs; resume runs them; full-mode proposals wait for revie
 
   const undone = await client.request('history.undo', { historyId: change.historyId });
   assert.equal(undone.undone, 'deleted');
-  assert.equal((await client.request('memory.get', { id: b.memory.id }))!.content, 'Feature flags for the billing module live in LaunchDarkly today.');
+  assert.equal(
+    (await client.request('memory.get', { id: b.memory.id }))!.content,
+    'Feature flags for the billing module live in LaunchDarkly today.',
+  );
   await assert.rejects(client.request('history.undo', { historyId: 'missing' }), /No history entry with id missing/);
-  await assert.rejects(client.request('history.undo', {} as never), (e: Error & { code?: string }) => e.code === 'invalid_input' && /historyId/.test(e.message));
+  await assert.rejects(
+    client.request('history.undo', {} as never),
+    (e: Error & { code?: string }) => e.code === 'invalid_input' && /historyId/.test(e.message),
+  );
 
   // Paused again: a new memory's job stays pending.
   assert.equal((await client.request('pipeline.pause', {})).paused, true);
@@ -136,12 +154,18 @@ test('setMode writes the seed-000 flags; bad modes are refused; diagnostics repo
   assert.equal((await client.request('pipeline.status', {})).mode, 'off');
   const r = await client.request('pipeline.setMode', { mode: 'full' });
   assert.deepEqual(r.settings, {
-    'memory.pipelineV2.enabled': true, 'memory.pipelineV2.shadowMode': false, 'memory.pipelineV2.allowUpdateDelete': true, 'memory.pipelineV2.mutationsFrozen': false,
+    'memory.pipelineV2.enabled': true,
+    'memory.pipelineV2.shadowMode': false,
+    'memory.pipelineV2.allowUpdateDelete': true,
+    'memory.pipelineV2.mutationsFrozen': false,
   });
   assert.equal(r.status.mode, 'full');
   assert.equal((await client.request('pipeline.setMode', { mode: 'shadow' })).status.mode, 'shadow');
   assert.equal((await client.request('pipeline.setMode', { mode: 'controlled' })).status.mode, 'controlled');
-  await assert.rejects(client.request('pipeline.setMode', { mode: 'turbo' as never }), (e: Error & { code?: string }) => e.code === 'invalid_input' && /off, shadow, controlled, full/.test(e.message));
+  await assert.rejects(
+    client.request('pipeline.setMode', { mode: 'turbo' as never }),
+    (e: Error & { code?: string }) => e.code === 'invalid_input' && /off, shadow, controlled, full/.test(e.message),
+  );
 
   await client.request('memory.create', { content: 'The database migrations run with knex before each deploy.' });
   const d = await client.request('pipeline.diagnostics', {});
@@ -149,7 +173,10 @@ test('setMode writes the seed-000 flags; bad modes are refused; diagnostics repo
   assert.ok(d.health.score >= 0 && d.health.score <= 1);
   assert.equal(d.health.index.activeMemories, 1);
   assert.equal(d.health.index.consistent, true);
-  assert.deepEqual({ reachable: d.llm.reachable, modelPresent: d.llm.modelPresent, model: d.llm.model, url: d.llm.url }, { reachable: true, modelPresent: true, model: MODEL, url: fake.url });
+  assert.deepEqual(
+    { reachable: d.llm.reachable, modelPresent: d.llm.modelPresent, model: d.llm.model, url: d.llm.url },
+    { reachable: true, modelPresent: true, model: MODEL, url: fake.url },
+  );
   assert.equal(d.embedder?.provider, 'hash');
 
   const down = await start({ settings: { 'memory.pipelineV2.ollamaUrl': await closedPortUrl() } });
@@ -160,12 +187,19 @@ test('setMode writes the seed-000 flags; bad modes are refused; diagnostics repo
 });
 
 test('documents.ingest: a workspace text file becomes document_chunk memories, with progress; bad paths are refused', async () => {
-  const { client, dirs } = await start({ settings: { 'memory.pipelineV2.documentChunkSize': 200, 'memory.pipelineV2.documentChunkOverlap': 20 } });
+  const { client, dirs } = await start({
+    settings: { 'memory.pipelineV2.documentChunkSize': 200, 'memory.pipelineV2.documentChunkOverlap': 20 },
+  });
   const file = path.join(dirs.workspaceRoot!, 'ARCHITECTURE.md');
-  const para = (i: number) => `Section ${i}: the ingest service ${i} validates uploads, writes them to object storage and records checksum ${i * 7919} in the ledger.`;
+  const para = (i: number) =>
+    `Section ${i}: the ingest service ${i} validates uploads, writes them to object storage and records checksum ${i * 7919} in the ledger.`;
   fs.writeFileSync(file, Array.from({ length: 6 }, (_, i) => para(i)).join('\n\n'));
   const progress: string[] = [];
-  const r = await client.request('documents.ingest', { path: file }, { onProgress: (done, total, msg) => progress.push(`${done}/${total} ${msg ?? ''}`) });
+  const r = await client.request(
+    'documents.ingest',
+    { path: file },
+    { onProgress: (done, total, msg) => progress.push(`${done}/${total} ${msg ?? ''}`) },
+  );
   assert.equal(r.status, 'done', JSON.stringify(r));
   assert.ok(r.chunkCount >= 2, `chunked: ${r.chunkCount}`);
   assert.equal(r.memoryIds.length, r.chunkCount);
@@ -174,10 +208,19 @@ test('documents.ingest: a workspace text file becomes document_chunk memories, w
   assert.match(chunk.content, /Section 0/);
   assert.ok(progress.length >= 1 && progress.at(-1)!.startsWith('5/5'), progress.join(' | '));
   const hits = await client.request('search', { query: 'checksum ledger object storage' });
-  assert.ok(hits.hits.some((h) => r.memoryIds.includes(h.memory.id)), 'the chunks are searchable');
+  assert.ok(
+    hits.hits.some((h) => r.memoryIds.includes(h.memory.id)),
+    'the chunks are searchable',
+  );
 
-  await assert.rejects(client.request('documents.ingest', { path: path.join(dirs.workspaceRoot!, 'missing.md') }), (e: Error & { code?: string }) => e.code === 'not_found');
-  await assert.rejects(client.request('documents.ingest', { path: 'relative.md' }), (e: Error & { code?: string }) => e.code === 'invalid_input' && /absolute/.test(e.message));
+  await assert.rejects(
+    client.request('documents.ingest', { path: path.join(dirs.workspaceRoot!, 'missing.md') }),
+    (e: Error & { code?: string }) => e.code === 'not_found',
+  );
+  await assert.rejects(
+    client.request('documents.ingest', { path: 'relative.md' }),
+    (e: Error & { code?: string }) => e.code === 'invalid_input' && /absolute/.test(e.message),
+  );
   fs.writeFileSync(path.join(dirs.workspaceRoot!, 'empty.txt'), '  \n');
   await assert.rejects(client.request('documents.ingest', { path: path.join(dirs.workspaceRoot!, 'empty.txt') }), /is empty/);
   fs.writeFileSync(path.join(dirs.workspaceRoot!, 'blob.bin'), Buffer.from([1, 0, 2, 3]));
@@ -187,10 +230,15 @@ test('documents.ingest: a workspace text file becomes document_chunk memories, w
 test('suggestions list and clear over the core records, through the worker', async () => {
   const { client } = await start({ settings: { 'memory.similarity_threshold': 0.99, 'memory.auto_merge_threshold': 1 } });
   const a = await client.request('memory.create', { content: 'The billing service sends invoices by email every Monday morning.' });
-  const b = await client.request('memory.create', { content: 'Every Monday morning the billing service emails the invoices to customers.', allowNearDuplicate: true });
+  const b = await client.request('memory.create', {
+    content: 'Every Monday morning the billing service emails the invoices to customers.',
+    allowNearDuplicate: true,
+  });
   assert.ok(a.status === 'created' && b.status === 'created');
   assert.deepEqual(await client.request('suggestions.list', {}), []);
-  await client.request('config.reload', { settings: { 'embedding.provider': 'hash', 'memory.similarity_threshold': 0.5, 'memory.auto_merge_threshold': 1 } });
+  await client.request('config.reload', {
+    settings: { 'embedding.provider': 'hash', 'memory.similarity_threshold': 0.5, 'memory.auto_merge_threshold': 1 },
+  });
   assert.ok((await client.request('suggestions.scan', {})).created >= 1);
   const list = await client.request('suggestions.list', {});
   const s = list.find((x) => [x.a.id, x.b.id].sort().join() === [a.memory.id, b.memory.id].sort().join())!;
@@ -215,7 +263,10 @@ test('restricted (untrusted workspace): read-only store, no pipeline, every writ
   const stats = await client.request('stats', {});
   assert.equal(stats.project.readOnly, true);
   assert.equal(stats.project.memories, 1);
-  assert.equal((await client.request('memory.get', { id: m.memory.id }))!.content, 'The API gateway rate-limits clients to 100 requests per second.');
+  assert.equal(
+    (await client.request('memory.get', { id: m.memory.id }))!.content,
+    'The API gateway rate-limits clients to 100 requests per second.',
+  );
   const st = await client.request('pipeline.status', {});
   assert.equal(st.restricted, true);
   assert.equal(st.state, 'off');
@@ -236,11 +287,20 @@ test('a config reload that changes the Ollama URL reaches the running pipeline (
   fakes.push(fake);
   const { client } = await start({ settings: { 'memory.pipelineV2.ollamaUrl': await closedPortUrl() } });
   await client.request('config.reload', {
-    settings: { 'embedding.provider': 'hash', 'memory.pipelineV2.enabled': true, 'memory.pipelineV2.ollamaUrl': fake.url, 'memory.pipelineV2.workerPollMs': 100 },
+    settings: {
+      'embedding.provider': 'hash',
+      'memory.pipelineV2.enabled': true,
+      'memory.pipelineV2.ollamaUrl': fake.url,
+      'memory.pipelineV2.workerPollMs': 100,
+    },
   });
   fake.enqueue('generate', { reply: extraction([]) });
   await client.request('memory.create', { content: 'The release train leaves every second Thursday at noon.' });
-  const st = await until(() => client.request('pipeline.status', {}), (s) => (s.jobs.completed ?? 0) === 1, 'the job completed against the new URL');
+  const st = await until(
+    () => client.request('pipeline.status', {}),
+    (s) => (s.jobs.completed ?? 0) === 1,
+    'the job completed against the new URL',
+  );
   assert.equal(st.jobs.pending ?? 0, 0);
   assert.equal(fake.count('generate'), 1);
 });

@@ -41,7 +41,11 @@ test('memory CRUD, search and events through the worker thread', async () => {
   const events: EngineEvent[] = [];
   client.onEvent((e) => events.push(e));
   try {
-    const created = await client.request('memory.create', { content: 'We pin esbuild to 0.28 because 0.29 breaks the wasm loader.', title: 'esbuild pin', tags: ['build'] });
+    const created = await client.request('memory.create', {
+      content: 'We pin esbuild to 0.28 because 0.29 breaks the wasm loader.',
+      title: 'esbuild pin',
+      tags: ['build'],
+    });
     assert.equal(created.status, 'created');
     assert.equal(created.action, 'stored', 'through the smart store');
     assert.equal(created.embedding, 'ready', 'embedded on write');
@@ -50,7 +54,10 @@ test('memory CRUD, search and events through the worker thread', async () => {
     assert.equal((await client.request('memory.get', { id }))?.title, 'esbuild pin');
 
     const found = await client.request('search', { query: 'why is esbuild pinned?' });
-    assert.deepEqual(found.hits.map((h) => h.memory.id), [id]);
+    assert.deepEqual(
+      found.hits.map((h) => h.memory.id),
+      [id],
+    );
     assert.ok(found.hits[0]!.legs.keyword! > 0, 'the keyword leg says it matched');
     assert.ok(found.hits[0]!.legs.vector! > 0, 'the vector leg too (hybrid search over the hash embedder)');
     assert.deepEqual(found.legsUsed, ['keyword', 'vector']);
@@ -68,7 +75,11 @@ test('memory CRUD, search and events through the worker thread', async () => {
     assert.equal((await client.request('search', { query: 'esbuild' })).hits.length, 0);
     await client.request('memory.restore', { id });
     const history = await client.request('memory.history', { id });
-    assert.deepEqual(history.map((h) => h.event), ['created', 'updated', 'updated', 'deleted', 'restored']);
+    assert.deepEqual(
+      history.map((h) => h.event),
+      ['created', 'updated', 'promoted', 'deleted', 'restored'],
+      'a manual promote is recorded as promoted',
+    );
 
     const list = await client.request('memory.list', {});
     assert.equal(list.total, 1);
@@ -126,7 +137,10 @@ for (const how of ['throw', 'exit'] as const) {
     try {
       const c = await client.request('memory.create', { content: 'The staging database lives on port 5433, not 5432.' });
       assert.equal(c.status, 'created');
-      const restarting = waitFor<EngineStateChange>((cb) => client.onStateChange(cb), (s) => s.state === 'restarting');
+      const restarting = waitFor<EngineStateChange>(
+        (cb) => client.onStateChange(cb),
+        (s) => s.state === 'restarting',
+      );
       const crash = client.request('debug.crash', { how });
       await rejectsWithCode(crash, 'engine_crashed');
       await restarting;
@@ -137,7 +151,10 @@ for (const how of ['throw', 'exit'] as const) {
       assert.equal(hits.hits.length, 1, 'the write before the crash was durable');
       assert.equal((await write).status, 'created');
       assert.equal(client.state, 'ready');
-      assert.deepEqual(states.map((s) => s.state).filter((s, i, a) => a.indexOf(s) === i), ['restarting', 'ready']);
+      assert.deepEqual(
+        states.map((s) => s.state).filter((s, i, a) => a.indexOf(s) === i),
+        ['restarting', 'ready'],
+      );
       assert.equal(states.find((s) => s.state === 'restarting')!.restarts, 1);
     } finally {
       await client.shutdown();
@@ -146,12 +163,18 @@ for (const how of ['throw', 'exit'] as const) {
 }
 
 test('too many crashes → failed; requests are refused with a reason; restart() recovers', async () => {
-  const client = startClient({ ...engineDirs(), allowDebug: true }, { backoff: { initialMs: 5, maxMs: 10, maxRestarts: 1, windowMs: 60_000 } });
+  const client = startClient(
+    { ...engineDirs(), allowDebug: true },
+    { backoff: { initialMs: 5, maxMs: 10, maxRestarts: 1, windowMs: 60_000 } },
+  );
   await client.start();
   try {
     await rejectsWithCode(client.request('debug.crash', { how: 'exit' }), 'engine_crashed');
     await client.whenReady();
-    const failed = waitFor<EngineStateChange>((cb) => client.onStateChange(cb), (s) => s.state === 'failed');
+    const failed = waitFor<EngineStateChange>(
+      (cb) => client.onStateChange(cb),
+      (s) => s.state === 'failed',
+    );
     await rejectsWithCode(client.request('debug.crash', { how: 'exit' }), 'engine_crashed');
     const f = await failed;
     assert.match(f.reason ?? '', /crashed 2 times/);
@@ -190,7 +213,10 @@ test('an engine that cannot open its store reports why and does not restart in a
   const dirs = engineDirs();
   fs.writeFileSync(dirs.storageDir, 'not a folder');
   const client = startClient({ ...dirs });
-  const err = await client.start().then(() => undefined, (e: unknown) => e);
+  const err = await client.start().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(err instanceof EngineError, 'start() rejects');
   assert.equal(client.state, 'failed');
   assert.ok(err.message.length > 0);

@@ -28,14 +28,14 @@ test("two clones with the same origin open the same store and see each other's m
   const b = fakeClone(root, 'clone-b');
   const settings = { 'embedding.provider': 'hash' };
   const first = await MemoryEngine.open({ home, workspaceRoot: a, settings, snapshotTickMs: 0 });
-  const made = await first.create({ content: 'The widgets service reads its port from WIDGETS_PORT, never from a file.' });
+  const made = await first.memories.create({ content: 'The widgets service reads its port from WIDGETS_PORT, never from a file.' });
   assert.equal(made.status, 'created');
   await first.close();
   assert.equal(fs.statSync(home).mode & 0o777, 0o700, 'the home is private to its OS user');
   const second = await MemoryEngine.open({ home, workspaceRoot: b, settings, snapshotTickMs: 0 });
   try {
     assert.equal(second.projectId, first.projectId);
-    const stats = await second.stats();
+    const stats = await second.diagnostics.stats();
     assert.equal(stats.project.dir, storeDirsIn(home, first.projectId).project);
     assert.equal(stats.project.memories, 1, 'the second clone sees the memory saved from the first');
   } finally {

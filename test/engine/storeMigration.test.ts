@@ -17,7 +17,7 @@ async function oldWindow(storageDir: string, globalStorageDir: string, workspace
   const engine = await MemoryEngine.open({ storageDir, globalStorageDir, workspaceRoot, settings, snapshotTickMs: 0 });
   const ids: string[] = [];
   for (const content of texts) {
-    const r = await engine.create({ content, tags: ['old'] });
+    const r = await engine.memories.create({ content, tags: ['old'] });
     assert.notEqual(r.status, 'skipped', JSON.stringify(r));
     if (r.status !== 'skipped') ids.push(r.memory.id);
   }
@@ -36,10 +36,10 @@ test('two old per-window stores and the old global store merge into the shared s
     'The staging database is reset every Sunday at 02:00 UTC.',
     'Flaky test: payments retry spec, quarantined.',
   ]);
-  const updated = await a.engine.update(a.ids[1]!, { content: 'The staging database is reset every Sunday at 03:00 UTC (moved in May).' });
+  const updated = await a.engine.memories.update(a.ids[1]!, { content: 'The staging database is reset every Sunday at 03:00 UTC (moved in May).' });
   assert.equal(updated.version, 2);
-  await a.engine.delete(a.ids[2]!, 'fixed');
-  const g = await a.engine.create({ content: 'Always answer in British English.', scope: 'global' });
+  await a.engine.memories.delete(a.ids[2]!, 'fixed');
+  const g = await a.engine.memories.create({ content: 'Always answer in British English.', scope: 'global' });
   assert.equal(g.status, 'created');
   const projectId = a.engine.projectId;
   await a.engine.close();
@@ -65,37 +65,37 @@ test('two old per-window stores and the old global store merge into the shared s
   const second = await MemoryEngine.open({ home, storageDir: winB, workspaceRoot: ws, settings, snapshotTickMs: 0 });
   assert.match(second.startupWarnings.join(' '), /1 memories \(1 already present/);
   try {
-    const list = second.list({ limit: 100, includeDeleted: true, scope: 'project' });
+    const list = second.memories.list({ limit: 100, includeDeleted: true, scope: 'project' });
     const contents = list.items.map((m) => m.preview ?? m.title);
     assert.equal(list.total, 4, `3 from window A (one deleted) + 1 new from window B: ${JSON.stringify(contents)}`);
-    const kept = second.get(a.ids[1]!);
+    const kept = second.memories.get(a.ids[1]!);
     assert.ok(kept, 'ids are kept');
     assert.equal(kept.version, 2);
     assert.match(kept.content, /03:00 UTC/);
-    const history = second.history(a.ids[1]!);
+    const history = second.memories.history(a.ids[1]!);
     assert.deepEqual(history.map((h) => h.event).sort(), ['created', 'updated'], 'history moved with the memory');
-    const deleted = second.get(a.ids[2]!, true);
+    const deleted = second.memories.get(a.ids[2]!, true);
     assert.ok(deleted?.deletedAt, 'the tombstone moved too');
-    assert.ok(second.get(b.ids[1]!), "window B's own memory arrived");
-    assert.equal(second.get(b.ids[0]!), null, "the text saved in both windows is kept once (window A's copy)");
+    assert.ok(second.memories.get(b.ids[1]!), "window B's own memory arrived");
+    assert.equal(second.memories.get(b.ids[0]!), null, "the text saved in both windows is kept once (window A's copy)");
     assert.deepEqual(
-      second.history(a.ids[0]!).filter((h) => h.event === 'created').length,
+      second.memories.history(a.ids[0]!).filter((h) => h.event === 'created').length,
       2,
       "the duplicate's history points at the kept memory",
     );
-    const hits = await second.search({ query: 'LaunchDarkly feature flags' });
+    const hits = await second.search.search({ query: 'LaunchDarkly feature flags' });
     assert.ok(
       hits.hits.some((h) => h.memory.id === b.ids[1]),
       'merged memories are searchable',
     );
-    const globals = second.list({ scope: 'global', limit: 10 });
+    const globals = second.memories.list({ scope: 'global', limit: 10 });
     assert.equal(globals.total, 1);
     const folder = storeFolderName(projectId);
     assert.ok(fs.existsSync(path.join(winA, 'projects', `${folder}.migrated`)), 'old folder kept, renamed after the check');
     assert.ok(fs.existsSync(path.join(winB, 'projects', `${folder}.migrated`)));
     assert.ok(fs.existsSync(path.join(oldGlobal, 'global.migrated')));
     assert.ok(!fs.existsSync(path.join(winA, 'projects', folder)));
-    assert.equal(second.stats().project.dir, storeDirsIn(home, projectId).project);
+    assert.equal(second.diagnostics.stats().project.dir, storeDirsIn(home, projectId).project);
   } finally {
     await second.close();
   }

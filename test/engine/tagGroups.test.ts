@@ -17,9 +17,16 @@ test('memory.tagCounts and memory.listUntagged', async () => {
     assert.deepEqual(await c.request('memory.tagCounts', { scope: 'global' }), { tags: { ops: 1 }, untagged: 1 });
     const all = await c.request('memory.listUntagged', {});
     assert.equal(all.total, 2);
-    assert.deepEqual(all.items.map((m) => m.scope), ['project', 'global'], 'project store first, then global');
+    assert.deepEqual(
+      all.items.map((m) => m.scope),
+      ['project', 'global'],
+      'project store first, then global',
+    );
     const second = await c.request('memory.listUntagged', { offset: 1, limit: 1 });
-    assert.deepEqual(second.items.map((m) => m.preview), ['Prefer small pull requests with one concern each.']);
+    assert.deepEqual(
+      second.items.map((m) => m.preview),
+      ['Prefer small pull requests with one concern each.'],
+    );
     await assert.rejects(c.request('memory.listUntagged', { limit: 0 }), /limit: must be a whole number/);
   } finally {
     await c.shutdown(4000);

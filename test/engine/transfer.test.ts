@@ -33,8 +33,17 @@ async function allMemories(c: EngineClient): Promise<MemoryRecord[]> {
 /** The fields a round-trip must keep. */
 function portable(m: MemoryRecord) {
   return {
-    content: m.content, title: m.title, type: m.type, tags: m.tags, importance: m.importance, scope: m.scope,
-    decisions: m.decisions, rationale: m.rationale, metadata: m.metadata, createdAt: m.createdAt, summary: m.summary,
+    content: m.content,
+    title: m.title,
+    type: m.type,
+    tags: m.tags,
+    importance: m.importance,
+    scope: m.scope,
+    decisions: m.decisions,
+    rationale: m.rationale,
+    metadata: m.metadata,
+    createdAt: m.createdAt,
+    summary: m.summary,
   };
 }
 
@@ -43,12 +52,27 @@ test('JSONL export → import into an empty store gives the same memories; impor
   const file = path.join(dir, 'memories.jsonl');
   const before = await withEngine(async (a) => {
     await a.request('memory.create', {
-      content: 'We chose Postgres over MySQL for the ledger service because of transactional DDL.', title: 'Ledger database',
-      type: 'decision', tags: ['db', 'ledger'], importance: 0.9, decisions: ['Use Postgres 16'], rationale: ['transactional DDL', 'pgvector'],
-      metadata: { ticket: 'ENG-42', reviewers: ['ana', 'bo'] }, summary: 'Postgres for the ledger',
+      content: 'We chose Postgres over MySQL for the ledger service because of transactional DDL.',
+      title: 'Ledger database',
+      type: 'decision',
+      tags: ['db', 'ledger'],
+      importance: 0.9,
+      decisions: ['Use Postgres 16'],
+      rationale: ['transactional DDL', 'pgvector'],
+      metadata: { ticket: 'ENG-42', reviewers: ['ana', 'bo'] },
+      summary: 'Postgres for the ledger',
     });
-    await a.request('memory.create', { content: 'Escape <script> & "quotes" in the HTML templates; never build markup by concatenation.', type: 'code_pattern', tags: ['html'] });
-    await a.request('memory.create', { content: 'Release branches are cut every second Thursday by the on-call engineer.', scope: 'global', type: 'workflow', importance: 0.3 });
+    await a.request('memory.create', {
+      content: 'Escape <script> & "quotes" in the HTML templates; never build markup by concatenation.',
+      type: 'code_pattern',
+      tags: ['html'],
+    });
+    await a.request('memory.create', {
+      content: 'Release branches are cut every second Thursday by the on-call engineer.',
+      scope: 'global',
+      type: 'workflow',
+      importance: 0.3,
+    });
     const out = await a.request('export', { path: file });
     assert.equal(out.count, 3);
     return allMemories(a);
@@ -67,13 +91,21 @@ test('JSONL export → import into an empty store gives the same memories; impor
     assert.deepEqual(r, { total: 3, created: 3, duplicates: 0, skipped: 0, errors: [], format: 'jsonl' });
     assert.deepEqual(progress, [3]);
     const after = await allMemories(b);
-    assert.deepEqual(after.map(portable), before.map(portable), 'same content, title, type, tags, importance, scope, decisions, rationale, metadata, created_at');
+    assert.deepEqual(
+      after.map(portable),
+      before.map(portable),
+      'same content, title, type, tags, importance, scope, decisions, rationale, metadata, created_at',
+    );
     assert.equal((await b.request('stats', {})).global.memories, 1, 'the global memory went back to the global store');
     const hit = (await b.request('search', { query: 'ledger database postgres' })).hits[0];
     assert.equal(hit?.memory.title, 'Ledger database', 'imported memories are searchable');
 
     const again = await b.request('import', { path: file });
-    assert.deepEqual({ created: again.created, duplicates: again.duplicates }, { created: 0, duplicates: 3 }, 'exact duplicates are counted, not re-added');
+    assert.deepEqual(
+      { created: again.created, duplicates: again.duplicates },
+      { created: 0, duplicates: 3 },
+      'exact duplicates are counted, not re-added',
+    );
     assert.equal((await b.request('memory.list', { limit: 100 })).total, 3);
   });
 });
@@ -81,43 +113,77 @@ test('JSONL export → import into an empty store gives the same memories; impor
 test('bad JSONL lines are reported with their line numbers and skipped; the good lines are kept', async () => {
   const dir = tmpDir('am-transfer-');
   const file = path.join(dir, 'mixed.jsonl');
-  fs.writeFileSync(file, [
-    JSON.stringify({ format: JSONL_FORMAT, version: 1, exportedAt: '2026-01-01T00:00:00.000Z', projectId: 'x', count: 5 }),
-    JSON.stringify({ content: 'The staging database listens on port 5433, not the default.', createdAt: '2024-01-02T03:04:05.000Z', tags: ['db'] }),
-    '{"content": "truncated line',
-    JSON.stringify({ title: 'no content at all' }),
-    JSON.stringify({ content: 'Importance out of range makes this line invalid for sure.', importance: 7 }),
-    '',
-    '42',
-    JSON.stringify({ content: 'Feature flags live in config/flags.yaml and are reloaded on SIGHUP.', type: 'fact' }),
-  ].join('\n') + '\n');
+  fs.writeFileSync(
+    file,
+    [
+      JSON.stringify({ format: JSONL_FORMAT, version: 1, exportedAt: '2026-01-01T00:00:00.000Z', projectId: 'x', count: 5 }),
+      JSON.stringify({
+        content: 'The staging database listens on port 5433, not the default.',
+        createdAt: '2024-01-02T03:04:05.000Z',
+        tags: ['db'],
+      }),
+      '{"content": "truncated line',
+      JSON.stringify({ title: 'no content at all' }),
+      JSON.stringify({ content: 'Importance out of range makes this line invalid for sure.', importance: 7 }),
+      '',
+      '42',
+      JSON.stringify({ content: 'Feature flags live in config/flags.yaml and are reloaded on SIGHUP.', type: 'fact' }),
+    ].join('\n') + '\n',
+  );
   await withEngine(async (c) => {
     const r = await c.request('import', { path: file });
     assert.equal(r.total, 6, 'five memory lines and one bad JSON line (the blank line is not counted)');
     assert.equal(r.created, 2);
-    assert.deepEqual(r.errors.map((e) => e.line), [3, 4, 5, 7]);
+    assert.deepEqual(
+      r.errors.map((e) => e.line),
+      [3, 4, 5, 7],
+    );
     assert.match(r.errors[0]!.message, /line 3 is not valid JSON/);
     assert.match(r.errors[1]!.message, /line 4 has no "content"/);
     assert.match(r.errors[2]!.message, /line 5: .*importance/i);
     assert.match(r.errors[3]!.message, /line 7 is not an object/);
     const kept = await allMemories(c);
-    assert.deepEqual(kept.map((m) => m.content), [
-      'Feature flags live in config/flags.yaml and are reloaded on SIGHUP.',
-      'The staging database listens on port 5433, not the default.',
-    ]);
+    assert.deepEqual(
+      kept.map((m) => m.content),
+      [
+        'Feature flags live in config/flags.yaml and are reloaded on SIGHUP.',
+        'The staging database listens on port 5433, not the default.',
+      ],
+    );
     assert.equal(kept[1]!.createdAt, '2024-01-02T03:04:05.000Z', 'created_at comes from the file');
 
     // The created-at range filter of the search (the engine filters over more candidates).
     const old = await c.request('search', { query: 'staging database port flags', createdBefore: '2025-01-01' });
-    assert.deepEqual(old.hits.map((h) => h.content), ['The staging database listens on port 5433, not the default.']);
+    assert.deepEqual(
+      old.hits.map((h) => h.content),
+      ['The staging database listens on port 5433, not the default.'],
+    );
     const recent = await c.request('search', { query: 'staging database port flags', createdAfter: '2025-01-01' });
-    assert.deepEqual(recent.hits.map((h) => h.content), ['Feature flags live in config/flags.yaml and are reloaded on SIGHUP.']);
-    assert.ok(recent.hits.every((h) => h.matchType !== undefined), 'every hit says how it matched');
-    await assert.rejects(c.request('search', { query: 'x', createdAfter: 'last tuesday' }), (e: unknown) => e instanceof EngineError && e.code === 'invalid_input' && /createdAfter/.test(e.message));
+    assert.deepEqual(
+      recent.hits.map((h) => h.content),
+      ['Feature flags live in config/flags.yaml and are reloaded on SIGHUP.'],
+    );
+    assert.ok(
+      recent.hits.every((h) => h.matchType !== undefined),
+      'every hit says how it matched',
+    );
+    await assert.rejects(
+      c.request('search', { query: 'x', createdAfter: 'last tuesday' }),
+      (e: unknown) => e instanceof EngineError && e.code === 'invalid_input' && /createdAfter/.test(e.message),
+    );
 
     const newer = path.join(dir, 'newer.jsonl');
-    fs.writeFileSync(newer, JSON.stringify({ format: JSONL_FORMAT, version: 99 }) + '\n' + JSON.stringify({ content: 'Something written by a future version of the extension.' }) + '\n');
-    await assert.rejects(c.request('import', { path: newer }), (e: unknown) => e instanceof EngineError && e.code === 'invalid_input' && /version 99/.test(e.message));
+    fs.writeFileSync(
+      newer,
+      JSON.stringify({ format: JSONL_FORMAT, version: 99 }) +
+        '\n' +
+        JSON.stringify({ content: 'Something written by a future version of the extension.' }) +
+        '\n',
+    );
+    await assert.rejects(
+      c.request('import', { path: newer }),
+      (e: unknown) => e instanceof EngineError && e.code === 'invalid_input' && /version 99/.test(e.message),
+    );
   });
 });
 
@@ -125,10 +191,15 @@ test('a JSONL import can be cancelled between batches; the committed batches sta
   const dir = tmpDir('am-transfer-');
   const file = path.join(dir, 'many.jsonl');
   const n = 3000;
-  fs.writeFileSync(file, [
-    JSON.stringify({ format: JSONL_FORMAT, version: 1, exportedAt: '2026-01-01T00:00:00.000Z', projectId: 'x', count: n }),
-    ...Array.from({ length: n }, (_, i) => JSON.stringify({ content: `Imported fact ${i}: service s${i} owns queue q${i} in region r${i % 7}.` })),
-  ].join('\n'));
+  fs.writeFileSync(
+    file,
+    [
+      JSON.stringify({ format: JSONL_FORMAT, version: 1, exportedAt: '2026-01-01T00:00:00.000Z', projectId: 'x', count: n }),
+      ...Array.from({ length: n }, (_, i) =>
+        JSON.stringify({ content: `Imported fact ${i}: service s${i} owns queue q${i} in region r${i % 7}.` }),
+      ),
+    ].join('\n'),
+  );
   await withEngine(async (c) => {
     const ac = new AbortController();
     await assert.rejects(
@@ -152,12 +223,18 @@ test('the older JSON export is still written on request and read back', async ()
   await withEngine(async (b) => {
     const r = await b.request('import', { path: file });
     assert.deepEqual({ created: r.created, format: r.format }, { created: 1, format: 'json' });
-    assert.deepEqual((await allMemories(b)).map((m) => m.tags), [['compat']]);
+    assert.deepEqual(
+      (await allMemories(b)).map((m) => m.tags),
+      [['compat']],
+    );
   });
 });
 
 test('parseJsonl: a headerless file is read line by line; a second header is a bad line', () => {
   const r = parseJsonl(`{"content":"first memory line without any header"}\n{"format":"${JSONL_FORMAT}","version":1}\n`);
   assert.equal(r.header, undefined);
-  assert.deepEqual(r.items.map((i) => ('invalid' in i ? i.invalid : 'ok')), ['ok', 'line 2 is a second header line']);
+  assert.deepEqual(
+    r.items.map((i) => ('invalid' in i ? i.invalid : 'ok')),
+    ['ok', 'line 2 is a second header line'],
+  );
 });

@@ -1,7 +1,8 @@
 /**
- * Seed 003 smart store on top of the embed-on-write path:
+ * The smart store on top of the embed-on-write path:
  *   validate + skip rules + exact dedup (MemoryService.prepareCreate)
- *   → embed OUTSIDE any transaction (failure: store with embedding 'pending', no consolidation)
+ *   → embed OUTSIDE any transaction (failure, or no vector space at all: store with embedding
+ *     'pending', no consolidation: the same rules, only without neighbours)
  *   → nearest live neighbours in the same project (VectorStore, synced with the DB)
  *   → similarity ≥ auto_merge_threshold: merge into the neighbour with merge_strategy;
  *     ≥ similarity_threshold: store and record pending suggestions; else store
@@ -61,7 +62,8 @@ export interface AcceptResult {
 export interface SmartStoreDeps {
   store: Store;
   memory: MemoryService;
-  space: ActiveSpace;
+  /** The active vector space; absent (no embedder) → no neighbours, every write stored `pending`. */
+  space?: ActiveSpace;
   settings?: Partial<ConsolidationSettings>;
   /** Called when a memory was committed without its vector (start the backfill). */
   onPending?: () => void;
@@ -96,13 +98,15 @@ export class SmartStore {
     }
     if (prepared.status === 'duplicate') return this.duplicate(prepared.memory, prepared.warnings);
 
-    const emb = await embedForActiveSpace(this.deps.space, this.store, prepared.record.title, prepared.record.content);
+    const space = this.deps.space;
+    if (!space) return this.insert(prepared, input, undefined, []);
+    const emb = await embedForActiveSpace(space, this.store, prepared.record.title, prepared.record.content);
     if (!emb.ok) return this.insert(prepared, input, undefined, [], emb.error);
-    const pair = this.deps.space.current;
+    const pair = space.current;
     const { vectors } = pair;
 
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (this.deps.space.current !== pair) return this.save(input); // embedder switched during an await: start over
+      if (space.current !== pair) return this.save(input); // embedder switched during an await: start over
       const hits = projectNeighbours(this.store, vectors, emb.embedding.vector, prepared.record.projectId, this.settings.neighbours);
       const best = hits[0];
       if (!best || best.similarity < this.settings.autoMergeThreshold) {
@@ -160,6 +164,7 @@ export class SmartStore {
   private async embedMerged(target: MemoryRecord, title: string, content: string): Promise<{ title: string; content: string; emb?: EmbedResult }> {
     const storage = normalizeAndHashContent(content).storageContent;
     if (title === target.title && storage === target.content) return { title, content: storage };
+    if (!this.deps.space) return { title, content: storage };
     const { embedder } = this.deps.space.current;
     return { title, content: storage, emb: await embedMemoryText(embedder, this.store, title, storage) };
   }
@@ -181,7 +186,7 @@ export class SmartStore {
       const out = this.store.transaction((tx) => {
         const t = this.memory.get(target.id);
         if (!t || t.version !== target.version) return undefined;
-        if (this.deps.space.current.embedder.space !== embedding.space) return undefined;
+        if (this.deps.space?.current.embedder.space !== embedding.space) return undefined;
         const ins = this.memory.insertPreparedInTx(tx, prepared, input, { embedding });
         if (ins.status !== 'created') return { kind: 'not-created' as const, res: ins };
         const iso = ins.memory.createdAt;
@@ -254,7 +259,7 @@ export class SmartStore {
         const a2 = this.memory.get(a.id);
         const b2 = this.memory.get(b.id);
         if (!a2 || !b2 || a2.version !== a.version || b2.version !== b.version) return undefined;
-        if (m.emb?.ok && m.emb.embedding.space !== this.deps.space.current.embedder.space) return undefined; // switched meanwhile
+        if (m.emb?.ok && m.emb.embedding.space !== this.deps.space?.current.embedder.space) return undefined; // switched meanwhile
         const iso = new Date().toISOString();
         const absorbed = this.memory.absorbInTx(tx, b.id, a.id, { who: by });
         const survivor = this.memory.mergeInTx(tx, a.id, {

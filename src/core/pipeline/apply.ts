@@ -159,12 +159,17 @@ function applyAdd(tx: Tx, ctx: ApplyContext, p: Proposal): Applied {
     [ctx.memory.projectId, contentHash],
   );
   if (existing) return { status: 'deduped', reason: 'content_hash_match', memoryId: String(existing.id) };
+  // A fact keeps the scope of the memory it came from (the global store's memories are global).
+  const source = ctx.sourceMemoryId
+    ? tx.get<{ scope: string }>('SELECT scope FROM memories WHERE id = ?', [ctx.sourceMemoryId])
+    : undefined;
   try {
     const r = ctx.memory.createInTx(
       tx,
       {
         content: storageContent,
         type: p.fact.type,
+        ...(source ? { scope: String(source.scope) } : {}),
         who: PIPELINE_WHO,
         why: PIPELINE_WHY,
         agentSource: PIPELINE_WHO,

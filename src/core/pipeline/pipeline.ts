@@ -23,7 +23,8 @@ import { MaintenanceWorker, type MaintenanceSettings } from '../maintenance/work
 import { getGraphBoostIds, type GraphBoostResult } from '../graph/boost';
 import { collectDeletedMemoryGraphs } from '../graph/gc';
 import { createExtractHandler, type ExtractSettings } from './extractJob';
-import { createFtsCandidateFinder } from './ftsCandidates';
+import { HybridSearch } from '../search/hybrid';
+import { createSearchCandidateFinder } from './searchCandidates';
 import type { FindCandidates } from './decision';
 import { approveReview, listPendingReviews, rejectReview, type PendingReview } from './reviews';
 import { undoHistory, type UndoResult } from './undo';
@@ -37,16 +38,22 @@ export interface PipelineDeps {
   llm: LlmProvider;
   /** Embeds facts and chunks before their transaction; absent → written `pending`. */
   embedder?: Embedder;
-  /** Hybrid search for decision candidates (src/core/search). Default: FTS-only over this store. */
+  /**
+   * Decision candidates: the host's hybrid search (createSearchCandidateFinder). Default: the
+   * same HybridSearch over this store with its keyword leg only.
+   */
   findCandidates?: FindCandidates;
   /** Live `memory.pipelineV2` config (re-read on every job). */
   config: () => Cfg;
-  /** `search.min_score`, for the default FTS candidate finder. */
+  /** `search.min_score`, for the default candidate finder. */
   minScore?: number;
   /** URL documents; default: file: and 127.0.0.1/localhost only. */
   fetchDocument?: DocumentFetcher;
   now?: () => Date;
-  /** How often graph provenance of memories deleted through the memory API is collected. Default 60 000. */
+  /**
+   * How often graph provenance of memories deleted through the memory API is collected. Default
+   * 60 000; 0: never here (the host calls collectGraphGarbage on its own schedule).
+   */
   graphGcIntervalMs?: number;
   onEvent?: (e: WorkerEvent | { type: 'log'; message: string }) => void;
 }
@@ -89,7 +96,7 @@ export class MemoryPipeline {
       handlers: {
         extract: createExtractHandler({
           store, memory: this.memory, llm: watchModelCalls(deps.llm, this.modelCalls), embedder: deps.embedder, now: this.now, settings: extractSettings,
-          findCandidates: deps.findCandidates ?? createFtsCandidateFinder(store, { projectId: deps.projectId, minScore: deps.minScore }),
+          findCandidates: deps.findCandidates ?? keywordCandidates(store, deps.projectId, deps.minScore),
         }),
       },
       pollMs: cfg().workerPollMs,
@@ -153,8 +160,8 @@ export class MemoryPipeline {
     }
     this.retention.start();
     this.maintenance.start();
-    if (!this.gcTimer) {
-      // Deletes through the memory API know nothing of the graph: collect their provenance (seed 004 GC).
+    if (!this.gcTimer && this.deps.graphGcIntervalMs !== 0) {
+      // Deletes through the memory API know nothing of the graph: collect their provenance (graph GC).
       this.gcTimer = setInterval(() => {
         try {
           this.collectGraphGarbage();
@@ -203,7 +210,7 @@ export class MemoryPipeline {
   }
 
   /**
-   * Seed 003 "Model auto-pull" for the LLM: present / pulled / missing. Only providers that
+   * Model auto-pull for the LLM: present / pulled / missing. Only providers that
    * support it (OllamaProvider); others report 'present'. Throws when Ollama is unreachable.
    */
   async ensureModel(opts: { pull: boolean }): Promise<'present' | 'pulled' | 'missing'> {
@@ -241,4 +248,9 @@ export class MemoryPipeline {
   undo(historyId: string, who?: string): UndoResult {
     return undoHistory(this.deps.store, this.memory, historyId, { who, now: this.now() });
   }
+}
+
+/** Candidates from the hybrid search without vectors (its keyword leg), for hosts that give none. */
+function keywordCandidates(store: Store, projectId: string, minScore?: number): FindCandidates {
+  return createSearchCandidateFinder(store, new HybridSearch(store, { projectId }), minScore !== undefined ? { minScore } : {});
 }

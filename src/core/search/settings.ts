@@ -1,5 +1,5 @@
 /**
- * Defaults of the read path (seed 003 search.* tunables, seed 000 graph boost), and their checks.
+ * Defaults of the read path (the search.* tunables and the graph boost), and their checks.
  *
  * Fusion defaults were chosen by measurement on LoCoMo (bench/locomo/RESULTS.md): see there for
  * the figures behind `normalization` and the weights.
@@ -7,7 +7,7 @@
 import type { SearchSettings } from './types';
 
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
-  // 0.5/0.5, not seed 003's 0.7/0.3: with the offline default embedder (USE-lite) the vector
+  // 0.5/0.5, not the specified 0.7/0.3: with the offline default embedder (USE-lite) the vector
   // leg is the weaker one; 0.7/0.3 measured 0.045 lower recall_any@10 on LoCoMo (RESULTS.md).
   vectorWeight: 0.5,
   keywordWeight: 0.5,

@@ -13,7 +13,7 @@ type IdMethod = 'memory.update' | 'memory.delete' | 'memory.restore' | 'memory.h
 
 /** A memory id that is not one of this engine's project memories is the global owner's to answer. */
 function isLocalProject(e: MemoryEngine, id: unknown): boolean {
-  const m = typeof id === 'string' ? e.get(id, true) : null;
+  const m = typeof id === 'string' ? e.memories.get(id, true) : null;
   return !!m && m.scope !== 'global';
 }
 

@@ -12,7 +12,7 @@ import type { EngineMethod } from '../protocol';
 type AnyHandler = (e: MemoryEngine, p: never, c: CallContext) => unknown;
 
 function globalMemory(e: MemoryEngine, id: unknown): void {
-  const m = typeof id === 'string' ? e.get(id, true) : null;
+  const m = typeof id === 'string' ? e.memories.get(id, true) : null;
   if (!m || m.scope !== 'global') throw new EngineError('not_found', `No global memory with id ${String(id)}.`);
 }
 
@@ -35,7 +35,7 @@ export function globalScopeHandlers(h: HandlerTable): HandlerTable {
     ...refused,
     'memory.create': (e, p, c) => h['memory.create'](e, { ...p, scope: 'global' }, c),
     'memory.get': (e, p) => {
-      const m = e.get(String(p?.id), !!p?.includeDeleted);
+      const m = e.memories.get(String(p?.id), !!p?.includeDeleted);
       return m && m.scope === 'global' ? m : null;
     },
     'memory.list': (e, p, c) => h['memory.list'](e, { ...p, scope: 'global' }, c),

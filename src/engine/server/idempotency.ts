@@ -9,7 +9,7 @@ import type { CallContext, MemoryEngine } from '../engine';
 import { IDEMPOTENCY_KEY, type CreateMemoryInput, type CreateMemoryResult } from '../protocol';
 
 export async function idempotentCreate(engine: MemoryEngine, input: CreateMemoryInput, _ctx?: CallContext): Promise<CreateMemoryResult> {
-  const result = await engine.create(input);
+  const result = await engine.memories.create(input);
   const key = input.metadata?.[IDEMPOTENCY_KEY];
   if (typeof key === 'string' && result.status === 'duplicate' && result.memory.metadata?.[IDEMPOTENCY_KEY] === key) {
     return { ...result, status: 'created', action: 'stored' };

@@ -3,11 +3,11 @@
  * it: the most mentioned entities that pass the panel's filters, and the relations between
  * them. Reads only; the per-entity reads come from src/core/graph/read.ts.
  */
-import type { GraphReader } from '../core/graph/boost';
-import { entityMemories as coreEntityMemories, getEntity } from '../core/graph/read';
-import type { EntityEdge, EntityGraphData, EntityMemory, EntityNode, GraphParams } from './protocol';
+import type { GraphReader } from '../../core/graph/boost';
+import { entityMemories as coreEntityMemories, getEntity } from '../../core/graph/read';
+import { LIMIT_RANGES } from '../../core/memory/limits';
+import type { EntityEdge, EntityGraphData, EntityMemory, EntityNode, GraphParams } from '../protocol';
 
-export const ENTITY_GRAPH_LIMITS = { defaultNodes: 2000, maxNodes: 5000, memories: 200 } as const;
 /** Relations scanned per query: far above what a panel of 5,000 nodes has, a guard against a runaway store. */
 const MAX_RELATIONS_SCANNED = 200_000;
 
@@ -15,9 +15,9 @@ export function entityCount(db: GraphReader): number {
   return Number(db.all<{ n: number }>('SELECT COUNT(*) AS n FROM entities')[0]?.n ?? 0);
 }
 
-/** Entities passing the filters (most mentioned first, up to `limit`) and the relations among them. */
+/** Entities passing the filters (most mentioned first, up to `limit`, checked by the handler) and the relations among them. */
 export function queryEntityGraph(db: GraphReader, params: GraphParams): EntityGraphData {
-  const limit = Math.max(1, Math.min(Math.floor(params.limit ?? ENTITY_GRAPH_LIMITS.defaultNodes), ENTITY_GRAPH_LIMITS.maxNodes));
+  const limit = params.limit ?? LIMIT_RANGES.entityGraph.default;
   const where: string[] = [];
   const args: (string | number)[] = [];
   if (params.minMentions !== undefined && params.minMentions > 0) {
@@ -41,7 +41,10 @@ export function queryEntityGraph(db: GraphReader, params: GraphParams): EntityGr
     [...args, limit + 1],
   );
   const nodes: EntityNode[] = rows.slice(0, limit).map((r) => ({
-    id: String(r.id), name: String(r.name), type: String(r.entity_type), mentions: Number(r.mentions),
+    id: String(r.id),
+    name: String(r.name),
+    type: String(r.entity_type),
+    mentions: Number(r.mentions),
   }));
   const ids = new Set(nodes.map((n) => n.id));
   // One scan with a set filter instead of `IN (5,000 ids)` twice: fewer bound variables, same result.
@@ -50,9 +53,17 @@ export function queryEntityGraph(db: GraphReader, params: GraphParams): EntityGr
     'SELECT id, source_entity_id, target_entity_id, relation_type, confidence, mentions FROM relations ORDER BY mentions DESC LIMIT ?',
     [MAX_RELATIONS_SCANNED],
   )) {
-    const from = String(r.source_entity_id), to = String(r.target_entity_id);
+    const from = String(r.source_entity_id),
+      to = String(r.target_entity_id);
     if (!ids.has(from) || !ids.has(to)) continue;
-    edges.push({ id: String(r.id), from, to, type: String(r.relation_type), confidence: Number(r.confidence), mentions: Number(r.mentions) });
+    edges.push({
+      id: String(r.id),
+      from,
+      to,
+      type: String(r.relation_type),
+      confidence: Number(r.confidence),
+      mentions: Number(r.mentions),
+    });
   }
   const typeRows = db.all('SELECT entity_type AS t, COUNT(*) AS n FROM entities GROUP BY entity_type ORDER BY n DESC, t');
   return {
@@ -66,13 +77,20 @@ export function queryEntityGraph(db: GraphReader, params: GraphParams): EntityGr
 }
 
 /** The entity and the live memories mentioning it (newest first), or undefined for an unknown id. */
-export function entityWithMemories(db: GraphReader, entityId: string, limit: number = ENTITY_GRAPH_LIMITS.memories): { entity: EntityNode; memories: EntityMemory[] } | undefined {
+export function entityWithMemories(
+  db: GraphReader,
+  entityId: string,
+  limit: number = LIMIT_RANGES.entityMemories.default,
+): { entity: EntityNode; memories: EntityMemory[] } | undefined {
   const e = getEntity(db, entityId);
   if (!e) return undefined;
-  const found = coreEntityMemories(db, entityId, Math.max(1, Math.min(limit, ENTITY_GRAPH_LIMITS.memories)));
+  const found = coreEntityMemories(db, entityId, limit);
   const titles = new Map<string, string>();
   if (found.length) {
-    for (const r of db.all(`SELECT id, title FROM memories WHERE id IN (${found.map(() => '?').join(', ')})`, found.map((m) => m.id))) {
+    for (const r of db.all(
+      `SELECT id, title FROM memories WHERE id IN (${found.map(() => '?').join(', ')})`,
+      found.map((m) => m.id),
+    )) {
       titles.set(String(r.id), r.title ? String(r.title) : '');
     }
   }

@@ -5,12 +5,14 @@
  * tags, so a fresh store without extracted entities still shows its structure.
  */
 import type { Store } from '../../core/store/store';
+import { LIMIT_RANGES } from '../../core/memory/limits';
 import type { GraphData, GraphEdge, GraphNode, GraphParams } from '../protocol';
 
 const MAX_GROUP_EDGES = 12;
 
-export function queryGraph(store: Store, params: GraphParams, maxNodes: number): GraphData {
-  const limit = Math.max(1, Math.min(params.limit ?? 100, maxNodes));
+/** The memory view of one store: up to `params.limit` memories (checked by the handler). */
+export function queryMemoryGraph(store: Store, params: GraphParams): GraphData {
+  const limit = params.limit ?? LIMIT_RANGES.memoryGraph.default;
   let rows;
   if (params.centerId) {
     // The centre, its direct relations, then memories sharing a tag with it.
@@ -46,15 +48,30 @@ export function queryGraph(store: Store, params: GraphParams, maxNodes: number):
         WHERE from_memory_id IN (${marks}) AND to_memory_id IN (${marks})`,
       [...ids, ...ids],
     )) {
-      edges.push({ from: String(r.from_memory_id), to: String(r.to_memory_id), kind: String(r.relationship), strength: Number(r.strength) });
+      edges.push({
+        from: String(r.from_memory_id),
+        to: String(r.to_memory_id),
+        kind: String(r.relationship),
+        strength: Number(r.strength),
+      });
     }
     // Memories sharing a tag, or an entity of the knowledge graph (pipeline extraction).
     const groups: [string, string][] = [
-      ...store.all(`SELECT t.tag AS k, m.id FROM memory_tags t JOIN memories m ON m.rid = t.rid WHERE m.id IN (${marks}) ORDER BY t.tag, m.created_at`, [...ids])
+      ...store
+        .all(
+          `SELECT t.tag AS k, m.id FROM memory_tags t JOIN memories m ON m.rid = t.rid
+            WHERE m.id IN (${marks}) ORDER BY t.tag, m.created_at`,
+          [...ids],
+        )
         .map((r): [string, string] => [`shared_tag:${String(r.k)}`, String(r.id)]),
       ...(hasTable(store, 'memory_entity_mentions')
-        ? store.all(`SELECT e.name AS k, x.memory_id AS id FROM memory_entity_mentions x JOIN entities e ON e.id = x.entity_id JOIN memories m ON m.id = x.memory_id
-                      WHERE x.memory_id IN (${marks}) ORDER BY e.name, m.created_at`, [...ids])
+        ? store
+            .all(
+              `SELECT e.name AS k, x.memory_id AS id FROM memory_entity_mentions x
+                JOIN entities e ON e.id = x.entity_id JOIN memories m ON m.id = x.memory_id
+                      WHERE x.memory_id IN (${marks}) ORDER BY e.name, m.created_at`,
+              [...ids],
+            )
             .map((r): [string, string] => [`entity:${String(r.k)}`, String(r.id)])
         : []),
     ];

@@ -1,0 +1,136 @@
+/**
+ * Memories across both stores: create (the store's smart store), read, list, update (a scope
+ * change moves the memory between stores), delete, restore, history, manual promote
+ * (src/core/lifecycle/promote.ts) and the counts the memory tree shows.
+ */
+import type { CreateMemoryInput, ListOptions, ListResult, MemoryRecord, MemoryScope, UpdateMemoryInput } from '../../core/memory/types';
+import { promoteMemory } from '../../core/lifecycle/promote';
+import type { EngineContext } from '../context';
+import { EngineError } from '../errors';
+import type { CreateMemoryResult, StoreName } from '../protocol';
+import type { StoreRuntime } from '../runtime/storeRuntime';
+import { tagCounts, type TagCounts } from '../tagGroups';
+
+export class MemoriesService {
+  constructor(private readonly ctx: EngineContext) {}
+
+  async create(input: CreateMemoryInput): Promise<CreateMemoryResult> {
+    const rt = this.ctx.stores.runtime(input.scope === 'global' ? 'global' : 'project');
+    const result = await this.ctx.write(rt, () => rt.create(input));
+    if (result.status === 'created') this.ctx.changed('created', [result.memory.id], rt.name);
+    return result;
+  }
+
+  get(id: string, includeDeleted = false): MemoryRecord | null {
+    return this.ctx.stores.locate(id, includeDeleted)?.record ?? null;
+  }
+
+  /** Both stores, project first then global, paged as one list when no scope is given. */
+  list(opts: ListOptions = {}): ListResult {
+    return this.ctx.stores.list(opts);
+  }
+
+  listUntagged(offset: number, limit: number): ListResult {
+    return this.ctx.stores.listUntagged(offset, limit);
+  }
+
+  /** Live memories per type over both stores (or one). */
+  typeCounts(scope?: MemoryScope): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const rt of this.ctx.stores.forScope(scope)) {
+      for (const [type, n] of Object.entries(countByType(rt))) out[type] = (out[type] ?? 0) + n;
+    }
+    return out;
+  }
+
+  /** Live memories per tag over both stores (or one), and how many have no tag. */
+  tagCounts(scope?: MemoryScope): TagCounts {
+    const out: TagCounts = { tags: {}, untagged: 0 };
+    for (const rt of this.ctx.stores.forScope(scope)) {
+      const c = tagCounts(rt.store, rt.projectId);
+      for (const [tag, n] of Object.entries(c.tags)) out.tags[tag] = (out.tags[tag] ?? 0) + n;
+      out.untagged += c.untagged;
+    }
+    return out;
+  }
+
+  async update(id: string, patch: UpdateMemoryInput): Promise<MemoryRecord> {
+    const found = this.ctx.stores.mustLocate(id);
+    if (!patch || typeof patch !== 'object') throw new EngineError('invalid_input', 'patch: must be an object');
+    const target: StoreName | undefined = patch.scope === 'global' || patch.scope === 'project' ? patch.scope : undefined;
+    if (target && target !== found.runtime.name) return this.move(found.runtime, found.record, target, patch);
+    const rt = found.runtime;
+    const rec = await this.ctx.write(rt, () => rt.update(id, patch));
+    this.ctx.changed('updated', [id], rt.name);
+    return rec;
+  }
+
+  delete(id: string, reason?: string): MemoryRecord {
+    const { runtime: rt } = this.ctx.stores.mustLocate(id);
+    const rec = this.ctx.write(rt, () => rt.memory.delete(id, reason ? { reason } : {}));
+    this.ctx.changed('deleted', [id], rt.name);
+    return rec;
+  }
+
+  restore(id: string): MemoryRecord {
+    const { runtime: rt } = this.ctx.stores.mustLocate(id, true);
+    const rec = this.ctx.write(rt, () => rt.memory.restore(id));
+    this.ctx.changed('restored', [id], rt.name);
+    return rec;
+  }
+
+  history(id: string) {
+    return this.ctx.stores.mustLocate(id, true).runtime.memory.history(id);
+  }
+
+  /** Manual promote: the TTL is removed (permanent) and a `promoted` history event says who. */
+  promote(id: string): MemoryRecord {
+    const { runtime: rt } = this.ctx.stores.mustLocate(id);
+    this.ctx.write(rt, () => promoteMemory(rt.store, id, { who: 'user', now: this.ctx.now() }));
+    this.ctx.changed('promoted', [id], rt.name);
+    return rt.memory.get(id)!;
+  }
+
+  /** Scope change = a move between stores: create in the target first, then delete, so nothing is lost. */
+  private move(from: StoreRuntime, rec: MemoryRecord, to: StoreName, patch: UpdateMemoryInput): MemoryRecord {
+    if (patch.expectedVersion !== undefined && patch.expectedVersion !== rec.version) {
+      throw new EngineError(
+        'version_conflict',
+        `Memory ${rec.id} changed meanwhile (expected version ${patch.expectedVersion}, found ${rec.version}). Reload and try again.`,
+      );
+    }
+    const target = this.ctx.stores.runtime(to);
+    const input: CreateMemoryInput = {
+      content: patch.content ?? rec.content,
+      title: patch.title ?? rec.title,
+      type: patch.type ?? rec.type,
+      scope: to,
+      tags: patch.tags ?? rec.tags,
+      importance: patch.importance ?? rec.importance,
+      decisions: patch.decisions ?? rec.decisions,
+      rationale: patch.rationale ?? rec.rationale,
+      metadata: { ...(patch.metadata ?? rec.metadata), movedFrom: rec.id },
+      allowNearDuplicate: true,
+      fromRecall: true,
+      who: patch.who ?? 'user',
+      why: patch.why ?? `moved from the ${from.name} store`,
+      ...(rec.summary ? { summary: rec.summary } : {}),
+      ...(rec.source ? { source: rec.source } : {}),
+    };
+    const created = this.ctx.write(target, () => target.memory.create(input));
+    if (created.status === 'skipped') throw new EngineError('invalid_input', `Cannot move memory ${rec.id}: ${created.detail}`);
+    this.ctx.write(from, () => from.memory.delete(rec.id, { reason: `moved to the ${to} store as ${created.memory.id}` }));
+    this.ctx.changed('deleted', [rec.id], from.name);
+    this.ctx.changed('created', [created.memory.id], to);
+    target.kickBackfill(); // the moved memory gets its vector in the target's space
+    return created.memory;
+  }
+}
+
+/** Live memories per type of one store. */
+export function countByType(rt: StoreRuntime): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of rt.store.all('SELECT type, count(*) AS n FROM memories WHERE deleted_at IS NULL GROUP BY type'))
+    out[String(r.type)] = Number(r.n);
+  return out;
+}

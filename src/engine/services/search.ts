@@ -1,0 +1,90 @@
+/**
+ * Search over both stores: each store's runtime runs the one hybrid search (keyword-only when
+ * it has no vectors), hits are merged by score (ties by recency), each hit counts as an access
+ * (written after the answer) unless the caller says it is for display only.
+ */
+import type { SearchResult } from '../../core/search/types';
+import type { EngineContext } from '../context';
+import { createdRange } from '../createdRange';
+import type { SearchHit, SearchLeg, SearchParams, SearchResponse } from '../protocol';
+
+export class SearchService {
+  constructor(private readonly ctx: EngineContext) {}
+
+  /** `params` are checked by the protocol handler (limit within search.default_limit … max_limit). */
+  async search(params: SearchParams): Promise<SearchResponse> {
+    const t0 = performance.now();
+    const { default_limit: def, max_limit: max, min_score: minScore } = this.ctx.config.search;
+    const limit = params.limit ?? def;
+    const filters = { ...(params.types ? { types: params.types } : {}), ...(params.tags ? { tags: params.tags } : {}) };
+    // The core's search filters (src/core/search/filters.ts) have no date range: with one, ask
+    // each store for search.max_limit candidates and keep those in the range (createdRange.ts).
+    const range = createdRange(params);
+    const perStore: SearchHit[][] = [];
+    const legs = new Set<SearchLeg>();
+    for (const rt of this.ctx.stores.forScope(params.scope)) {
+      const r = await rt.search({
+        query: params.query,
+        limit: range ? max : limit,
+        minScore,
+        ...filters,
+        graphBoost: this.ctx.config.memory.pipelineV2.graphEnabled,
+      });
+      if (r.legs.keyword) legs.add('keyword');
+      if (r.legs.vector) legs.add('vector');
+      for (const w of r.warnings) this.ctx.warn(`search: ${w}`);
+      const rids: number[] = [];
+      const hits: SearchHit[] = [];
+      perStore.push(hits);
+      for (const res of r.results) {
+        if (range && !range.has(res.memory.createdAt)) continue;
+        const rec = rt.memory.get(res.memory.id);
+        if (!rec) continue;
+        rids.push(rec.rid);
+        hits.push({
+          memory: res.memory,
+          content: rec.content,
+          score: res.finalScore,
+          legs: legScores(res),
+          store: rt.name,
+          matchType: res.matchType,
+        });
+      }
+      // Each hit is an access (TTL extended, promoted at memory.promote_access_count), written after the answer.
+      if (params.recordAccess !== false) rt.access?.record(rids);
+    }
+    const hits = mergeInOrder(perStore, limit);
+    return { query: params.query, hits, legsUsed: [...legs], tookMs: performance.now() - t0 };
+  }
+}
+
+/**
+ * Merges the stores' result lists by score (ties by recency) while keeping each list's own order:
+ * a reranked list is not sorted by score, and its order is the answer.
+ */
+function mergeInOrder(lists: SearchHit[][], limit: number): SearchHit[] {
+  const heads = lists.map(() => 0);
+  const out: SearchHit[] = [];
+  while (out.length < limit) {
+    let best = -1;
+    for (let i = 0; i < lists.length; i++) {
+      const h = lists[i]![heads[i]!];
+      if (!h) continue;
+      const b = best >= 0 ? lists[best]![heads[best]!]! : undefined;
+      if (!b || h.score > b.score || (h.score === b.score && h.memory.createdAt > b.memory.createdAt)) best = i;
+    }
+    if (best < 0) break;
+    out.push(lists[best]![heads[best]!]!);
+    heads[best]!++;
+  }
+  return out;
+}
+
+function legScores(r: SearchResult): SearchHit['legs'] {
+  const legs: SearchHit['legs'] = {};
+  if (r.matchType !== 'vector') legs.keyword = r.textScore;
+  if (r.matchType !== 'keyword') legs.vector = r.vectorScore;
+  if (r.graphBoost > 0) legs.graph = r.graphBoost;
+  if (r.dateBoost > 0) legs.date = r.dateBoost;
+  return legs;
+}
