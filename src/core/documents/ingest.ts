@@ -17,7 +17,7 @@ import { normalizeAndHashContent } from '../text/normalize';
 import { errorMessage, UserFacingError } from '../util/errors';
 import { chunkText } from './chunk';
 import { createLocalDocumentFetcher, type DocumentFetcher } from './fetch';
-import { embeddingFor, factEmbeddingText, prepareEmbeddings } from '../pipeline/embeddings';
+import { embeddingFor, factEmbeddingText, prepareEmbeddings } from '../memory/prepareEmbeddings';
 
 export type DocumentStatus = 'pending' | 'extracting' | 'chunking' | 'embedding' | 'indexing' | 'done' | 'failed';
 

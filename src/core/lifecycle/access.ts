@@ -9,7 +9,7 @@
  * ("Async increment access_count for results", seed 003 diagram).
  */
 import type { Store, Tx } from '../store/store';
-import { writeHistory } from '../memory/memoryService';
+import { writeHistory } from '../memory/history';
 import { errorMessage } from '../util/errors';
 import { resolveLifecycle, type LifecycleSettings } from './settings';
 

@@ -11,7 +11,7 @@
  */
 import type { Store } from '../store/store';
 import type { Row } from '../store/store';
-import { writeHistory } from '../memory/memoryService';
+import { writeHistory } from '../memory/history';
 import { rowToRecord } from '../memory/rows';
 import { cancelMemoryJobs } from '../jobs/enqueue';
 

@@ -14,7 +14,8 @@ import { DuplicateContentError, NotFoundError, ValidationError, VersionConflictE
 import { DEFAULT_LIFECYCLE, LIMITS, type LifecycleSettings } from './limits';
 import { recordToColumns, rowToRecord, rowToSummary } from './rows';
 import { findNearDuplicate } from './nearDuplicate';
-import { LIVE_MEMORY_SQL, isLive, liveParam } from '../lifecycle/visibility';
+import { LIVE_MEMORY_SQL, isLive, liveParam } from './visibility';
+import { writeHistory } from './history';
 import * as v from './validate';
 import { checkPreparedEmbedding, collectEmbedding, embeddingHashOf, writeEmbeddingRow } from './embedding';
 import type { PreparedEmbedding } from '../vectorstore/types';
@@ -593,30 +594,4 @@ function createdSummary(m: MemoryRecord): Partial<MemoryRecord> {
 function writeTags(tx: Tx, rid: number, tags: string[], replace = false): void {
   if (replace) tx.run('DELETE FROM memory_tags WHERE rid = ?', [rid]);
   for (const tag of tags) tx.run('INSERT OR IGNORE INTO memory_tags (tag, rid) VALUES (?, ?)', [tag, rid]);
-}
-
-export interface HistoryInput {
-  memoryId: string | null;
-  event: string;
-  oldContent?: string | null;
-  newContent?: string | null;
-  oldJson?: unknown;
-  newJson?: unknown;
-  changedBy?: string | null;
-  reason?: string | null;
-  metadata?: Record<string, unknown>;
-  createdAt: string;
-}
-
-export function writeHistory(tx: Tx, h: HistoryInput): void {
-  tx.run(
-    `INSERT INTO memory_history (id, memory_id, event, old_content, new_content, old_json, new_json, changed_by, reason, metadata_json, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      randomUUID(), h.memoryId, h.event, h.oldContent ?? null, h.newContent ?? null,
-      h.oldJson === undefined ? null : JSON.stringify(h.oldJson),
-      h.newJson === undefined ? null : JSON.stringify(h.newJson),
-      h.changedBy ?? null, h.reason ?? null, JSON.stringify(h.metadata ?? {}), h.createdAt,
-    ],
-  );
 }

@@ -7,7 +7,7 @@
  */
 import type { LlmProvider } from '../llm/types';
 import type { ExtractedFact } from './extraction';
-import { parseLlmJson } from './parseJson';
+import { parseLlmJson } from '../llm/parseJson';
 
 export const DECISION_ACTIONS = ['ADD', 'UPDATE', 'DELETE', 'NONE'] as const;
 export type DecisionAction = (typeof DECISION_ACTIONS)[number];

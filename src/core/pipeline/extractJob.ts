@@ -17,7 +17,7 @@ import { errorMessage } from '../util/errors';
 import { applyPhaseCWrites, type OutcomeStatus, type WriteMode } from './apply';
 import { runShadowDecisions, type FindCandidates } from './decision';
 import { extractFacts } from './extraction';
-import { factEmbeddingText, prepareEmbeddings } from './embeddings';
+import { factEmbeddingText, prepareEmbeddings } from '../memory/prepareEmbeddings';
 import { PIPELINE_WHO } from './audit';
 
 export interface ExtractSettings {

@@ -4,7 +4,7 @@
  * output: problems become warnings and whatever is valid is returned.
  */
 import type { LlmProvider } from '../llm/types';
-import { parseLlmJson } from './parseJson';
+import { parseLlmJson } from '../llm/parseJson';
 
 export const FACT_TYPES = ['fact', 'preference', 'decision', 'procedural', 'semantic'] as const;
 export type FactType = (typeof FACT_TYPES)[number];

@@ -11,6 +11,7 @@
  */
 import type { Store } from '../store/store';
 import { buildFtsQuery } from '../search/ftsQuery';
+import { ensureBm25 } from '../search/bm25';
 import type { Candidate, FindCandidates } from './decision';
 
 export function createFtsCandidateFinder(store: Store, opts: { projectId?: string; minScore?: number } = {}): FindCandidates {
@@ -18,6 +19,7 @@ export function createFtsCandidateFinder(store: Store, opts: { projectId?: strin
   return async (text, limit) => {
     const match = buildFtsQuery(text);
     if (!match) return [];
+    ensureBm25(store);
     const rows = store.all<{ id: string; type: string; content: string; s: number }>(
       `SELECT m.id, m.type, m.content, bm25(matchinfo(memories_fts, 'pcnalx')) AS s
        FROM memories_fts CROSS JOIN memories m ON m.rid = memories_fts.docid

@@ -12,7 +12,7 @@ export {
 export { applyPhaseCWrites, type ApplyContext, type ApplyResult, type Outcome, type OutcomeStatus, type WriteMode } from './apply';
 export { createFtsCandidateFinder } from './ftsCandidates';
 export { createSearchCandidateFinder, type CandidateSearch } from './searchCandidates';
-export { parseLlmJson, stripFences, stripThink } from './parseJson';
+export { parseLlmJson, stripFences, stripThink } from '../llm/parseJson';
 export { approveReview, listPendingReviews, rejectReview, ReviewError, type PendingReview } from './reviews';
 export { undoHistory, UndoError, type UndoResult } from './undo';
 export { PIPELINE_WHO, PIPELINE_WHY, PROPOSAL_EVENT } from './audit';

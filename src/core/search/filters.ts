@@ -4,7 +4,7 @@
  * database level). Bad filter values are refused with a ValidationError naming the field.
  */
 import type { SqlValue } from '../store/opCodec';
-import { LIVE_MEMORY_SQL, liveParam } from '../lifecycle/visibility';
+import { LIVE_MEMORY_SQL, liveParam } from '../memory/visibility';
 import { validateScope, validateTagFilter, validateType } from '../memory/validate';
 import { ValidationError } from '../memory/errors';
 import type { SearchFilters } from './types';

@@ -9,6 +9,7 @@
 import type { Store } from '../store/store';
 import type { SqlValue } from '../store/opCodec';
 import { buildFtsQuery, type FtsQueryOptions } from './ftsQuery';
+import { ensureBm25 } from './bm25';
 import type { WhereClause } from './filters';
 
 export interface TextHit {
@@ -57,6 +58,7 @@ const FIRST_PASS_FACTOR = 4;
  * one-pass query (filters inside) answers instead, so the result is the same either way.
  */
 export function fullTextSearch(store: Store, expr: string, where: WhereClause, k: number, table: FtsTable = 'memories_fts'): TextHit[] {
+  ensureBm25(store);
   const w = FTS_COLUMN_WEIGHTS.join(', ');
   const first = k * FIRST_PASS_FACTOR;
   const twoPass =
@@ -81,6 +83,7 @@ export function fullTextScores(
   rids: readonly number[],
   table: FtsTable = 'memories_fts',
 ): Map<number, TextHit> {
+  ensureBm25(store);
   const out = new Map<number, TextHit>();
   // Chunked so the statement never hits SQLite's bound-parameter limit.
   for (let i = 0; i < rids.length; i += 500) {

@@ -21,7 +21,6 @@ import { defaultMigrationsDir, loadMigrations, type Migration } from './migratio
 import { fsyncDir, preserveBytes } from './fsutil';
 import { changeCounter, openOnStorage, readIntoReserve, releaseStorage, reserveFor, type LiveFile } from './liveFile';
 import { UserFacingError, errorMessage } from '../util/errors';
-import { registerBm25 } from '../search/bm25';
 
 export type Row = Record<string, SqlValue>;
 export type Params = SqlValue[];
@@ -175,7 +174,6 @@ export class Store {
       const store = new Store(db, log, lock, dir, opts);
       store.live = live;
       store.exec('PRAGMA foreign_keys = ON');
-      registerBm25(db);
       store.snapshotSeq = snapshotSeq;
       store.snapshotVerifiedBy = verifiedBy;
       store.seq = snapshotSeq;

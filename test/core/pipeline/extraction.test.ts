@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EXTRACTION_LIMITS, buildExtractionPrompt, truncateInput, validateExtraction } from '../../../src/core/pipeline/extraction';
-import { parseLlmJson, stripFences, stripThink } from '../../../src/core/pipeline/parseJson';
+import { parseLlmJson, stripFences, stripThink } from '../../../src/core/llm/parseJson';
 import { validateDecision } from '../../../src/core/pipeline/decision';
 
 test('think blocks and fences are stripped before parsing', () => {

@@ -6,7 +6,7 @@
  */
 import type { Embedder } from '../embed/types';
 import { embedTextHash } from '../embed/cache';
-import { embeddingText } from '../memory/embedding';
+import { embeddingText } from './embedding';
 import type { PreparedEmbedding } from '../vectorstore/types';
 import { normalizeAndHashContent } from '../text/normalize';
 import { errorMessage } from '../util/errors';
