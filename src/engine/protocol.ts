@@ -26,6 +26,7 @@ import type {
   UpdateMemoryInput,
 } from '../core/memory/types';
 import type { PendingReview } from '../core/pipeline/reviewTypes';
+import type { ErrorCode } from '../core/util/errorCatalogue';
 
 export type { CreateMemoryInput, CreateResult, HistoryEntry, ListOptions, ListResult, MemoryRecord, MemoryScope, MemorySummary, UpdateMemoryInput };
 
@@ -466,18 +467,13 @@ export type EngineEvent =
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────
 
 /**
- * Error codes. From the core (UserFacingError codes): invalid_input, not_found,
- * version_conflict, duplicate_content, store_corrupt, schema_too_new, store_locked,
- * store_read_only. From the RPC layer: the rest.
+ * Error codes: the closed catalogue of src/core/util/errorCatalogue.ts (codes of the core, the
+ * engine and the client side of the port, each with its message template).
  */
-export type EngineErrorCode =
-  | 'invalid_input' | 'not_found' | 'version_conflict' | 'duplicate_content'
-  | 'store_corrupt' | 'schema_too_new' | 'store_locked' | 'store_read_only'
-  | 'cancelled' | 'unknown_method' | 'engine_crashed' | 'engine_unavailable' | 'engine_stopped'
-  | 'timeout' | 'internal';
+export type EngineErrorCode = ErrorCode;
 
 export interface EngineErrorPayload {
-  code: EngineErrorCode | string;
+  code: EngineErrorCode;
   /** A sentence a person can read (shown as it is in notifications). */
   message: string;
   /** Extra detail for the log (stack of an internal error). */

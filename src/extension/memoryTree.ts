@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { ListResult, MemorySummary } from '../engine/protocol';
 import { Debounced } from './debounce';
+import { errorNotification } from './errorText';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;
@@ -208,7 +209,7 @@ export function registerTreeCommands(context: vscode.ExtensionContext, engine: E
     try {
       return await fn(...args);
     } catch (e) {
-      void vscode.window.showErrorMessage(`Agent Memory: ${(e as Error).message}`);
+      void vscode.window.showErrorMessage(errorNotification('', e));
       return undefined;
     }
   }));
