@@ -1,8 +1,8 @@
 /**
  * The layer order of src/core, lowest first (ARCHITECTURE.md "Layers"). A file imports only its
  * own folder and folders of LOWER layers; folders that share a layer do not import each other,
- * and no two files of src/core import each other even indirectly. test/core/layers.test.ts
- * scans the sources and enforces both. A new folder must be placed here before it is used.
+ * and the files of src/core form no import cycle. test/core/layers.test.ts scans the sources
+ * and enforces both. A new folder must be placed here before it is used.
  */
 export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['util'], // errors and the error catalogue: imported by everyone, imports nothing

@@ -1,5 +1,5 @@
 /**
- * Document ingest (seed 000): a document row + a `document_ingest` job in one transaction;
+ * Document ingest (docs/pipeline.md "Documents"): a document row + a `document_ingest` job in one transaction;
  * the job walks extracting → chunking → embedding → indexing → done. Each chunk is embedded
  * outside any transaction, then written as a `document_chunk` memory (importance 0.3, tagged
  * with the title) in its own transaction together with its document_memories link, so a

@@ -1,4 +1,4 @@
-/** Seed 003 memory lifecycle on the read side: visibility, access bookkeeping, promotion, expiry sweep. */
+/** Memory lifecycle (docs/lifecycle.md) on the read side: visibility, access bookkeeping, promotion, expiry sweep. */
 export { LIVE_MEMORY_SQL, liveParam, isLive } from '../memory/visibility';
 export { AccessTracker, applyAccesses, type AccessTrackerOptions, type AccessFlushResult } from './access';
 export { promoteMemory, type PromoteResult } from './promote';

@@ -1,4 +1,4 @@
-/** Seed 003 "Manual promote": TTL removed, the memory becomes permanent; a history row says who. */
+/** Manual promote (docs/lifecycle.md): TTL removed, the memory becomes permanent; a history row says who. */
 import type { Store } from '../store/store';
 import { writeHistory } from '../memory/history';
 import { NotFoundError, ValidationError } from '../memory/errors';

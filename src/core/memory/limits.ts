@@ -9,7 +9,7 @@ export const LIMITS = {
   nearDuplicateThreshold: 0.8,
 } as const;
 
-/** Lifecycle settings of seed 003 (memory.* tunables). */
+/** Lifecycle settings (memory.* keys, docs/lifecycle.md). */
 export interface LifecycleSettings {
   defaultTtlSeconds: number;
   promoteImportance: number;

@@ -1,5 +1,5 @@
 /**
- * Applying decisions (seed 000 "Controlled Writes", beyond it for UPDATE/DELETE): ONE short
+ * Applying decisions (docs/pipeline.md "Controlled writes"): ONE short
  * transaction after every LLM and embedding call is done. Per mode:
  *   shadow     — nothing written but the audit row of every proposal;
  *   controlled — ADD through the gates (confidence, empty content, content-hash dedup);

@@ -1,5 +1,5 @@
 /**
- * Extraction stage (seed 000): one LLM pass that turns a raw memory into discrete facts and
+ * Extraction stage (docs/pipeline.md "Extraction"): one LLM pass that turns a raw memory into discrete facts and
  * entity triples, then strict, partial-failure-safe validation. Never throws for bad model
  * output: problems become warnings and whatever is valid is returned.
  */

@@ -1,4 +1,4 @@
-/** Memory pipeline v2 (seed 000): extraction, decisions, controlled writes, reviews, undo, and the host object. */
+/** Memory pipeline v2 (docs/pipeline.md): extraction, decisions, controlled writes, reviews, undo, and the host object. */
 export { MemoryPipeline, modeOf, type PipelineDeps } from './pipeline';
 export { createExtractHandler, type ExtractDeps, type ExtractJobResult, type ExtractSettings } from './extractJob';
 export {

@@ -154,7 +154,7 @@ export class MemoryPipeline {
     this.retention.start();
     this.maintenance.start();
     if (!this.gcTimer) {
-      // Deletes through the memory API know nothing of the graph: collect their provenance (seed 004 GC).
+      // Deletes through the memory API know nothing of the graph: collect their provenance (docs/pipeline.md "Knowledge graph").
       this.gcTimer = setInterval(() => {
         try {
           this.collectGraphGarbage();
@@ -203,7 +203,7 @@ export class MemoryPipeline {
   }
 
   /**
-   * Seed 003 "Model auto-pull" for the LLM: present / pulled / missing. Only providers that
+   * Model check and pull for the LLM (docs/pipeline.md "Providers"): present / pulled / missing. Only providers that
    * support it (OllamaProvider); others report 'present'. Throws when Ollama is unreachable.
    */
   async ensureModel(opts: { pull: boolean }): Promise<'present' | 'pulled' | 'missing'> {

@@ -25,14 +25,14 @@ import type { Store } from '../store/store';
 
 export const BM25_K1 = 1.2;
 /**
- * Length normalization. 0.4 rather than the textbook 0.75: memories are short notes, and on
- * LoCoMo (bench/locomo/RESULTS.md) hybrid recall_any@10 rises from 0.713 (b 0.75) to 0.732
- * (b 0.4) and stays flat down to b 0; 0.4 is the least aggressive value on that plateau.
+ * Length normalization. 0.4 rather than the textbook 0.75: memories are short notes; on LoCoMo
+ * recall rises from b 0.75 to 0.4 and stays flat below, and 0.4 is the least aggressive value on
+ * that plateau (bench/RESULTS-design-notes.md).
  */
 export const BM25_B = 0.4;
 /**
- * Coordination exponent. On LoCoMo (bench/locomo/RESULTS.md) 1 raised full-text recall_any@10
- * from 0.684 to 0.701 and hybrid recall_any@1 from 0.352 to 0.391 (any@10 flat); 2 was no better.
+ * Coordination exponent. On LoCoMo 1 raised full-text recall and hybrid recall at @1; 2 was no
+ * better (bench/RESULTS-design-notes.md).
  */
 export const BM25_COORD = 1;
 export const MATCHINFO_FORMAT = 'pcnalx';

@@ -4,7 +4,8 @@
  * text only ever reaches MATCH through the safe query builder (ftsQuery.ts), so quotes,
  * operators, column filters and unicode cannot break or widen the query.
  * CROSS JOIN pins the FTS table as the outer loop: otherwise SQLite may walk memories by the
- * project index and run the full-text query once per row (measured: 250 ms instead of 1 ms).
+ * project index and run the full-text query once per row (hundreds of times slower:
+ * bench/RESULTS-design-notes.md).
  */
 import type { Store } from '../store/store';
 import type { SqlValue } from '../store/opCodec';
