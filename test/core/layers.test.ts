@@ -30,7 +30,10 @@ function listFiles(dir: string, out: string[] = []): string[] {
 
 /** Relative specifiers of static imports, re-exports (`export … from`), `import()` and `require()`. */
 function importSpecifiers(source: string): string[] {
-  const re = /\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*['"]([^'"]+)['"]|\b(?:import|require)\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+  const fromClause = /\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]/.source;
+  const bare = /\bimport\s*['"]([^'"]+)['"]/.source;
+  const call = /\b(?:import|require)\s*\(\s*['"]([^'"]+)['"]\s*\)/.source;
+  const re = new RegExp(`${fromClause}|${bare}|${call}`, 'g');
   const out: string[] = [];
   for (const m of source.matchAll(re)) out.push((m[1] ?? m[2] ?? m[3])!);
   return out.filter((s) => s.startsWith('.'));
@@ -144,10 +147,13 @@ test('the checks catch an upward import, an outside import, an unknown folder an
     'util/errors.ts -> src/engine/errors.ts (src/core imports nothing outside src/core)',
     "misc/x.ts: folder 'misc' is not in CORE_LAYERS",
   ]);
-  assert.deepEqual(layerViolations(new Map([['graph/a.ts', ['search/b.ts']]]), [['graph', 'search']]), ['graph/a.ts -> search/b.ts'], 'same layer, other folder');
+  const sameLayer = layerViolations(new Map([['graph/a.ts', ['search/b.ts']]]), [['graph', 'search']]);
+  assert.deepEqual(sameLayer, ['graph/a.ts -> search/b.ts'], 'same layer, other folder');
   assert.deepEqual(importCycles(g), [['search/bm25.ts', 'store/store.ts']]);
   assert.deepEqual(
-    importSpecifiers(`import type { A } from './a';\nexport { b } from "../b";\nconst c = await import('./c');\nimport './d';\nimport x from 'node:fs';`),
+    importSpecifiers(
+      `import type { A } from './a';\nexport { b } from "../b";\nconst c = await import('./c');\nimport './d';\nimport x from 'node:fs';`,
+    ),
     ['./a', '../b', './c', './d'],
   );
 });

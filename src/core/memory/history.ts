@@ -22,7 +22,8 @@ export interface HistoryInput {
 
 export function writeHistory(tx: Tx, h: HistoryInput): void {
   tx.run(
-    `INSERT INTO memory_history (id, memory_id, event, old_content, new_content, old_json, new_json, changed_by, reason, metadata_json, created_at)
+    `INSERT INTO memory_history (id, memory_id, event, old_content, new_content, old_json, new_json, changed_by, reason, metadata_json,
+       created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       randomUUID(), h.memoryId, h.event, h.oldContent ?? null, h.newContent ?? null,

@@ -26,7 +26,13 @@ export type OutcomeStatus =
 export type Applied = { status: OutcomeStatus; reason?: string; memoryId?: string; historyId?: string };
 
 /** UPDATE (supersede through the memory API) or DELETE (soft delete). Shared with review approval. */
-export function applyDestructive(tx: Tx, memory: MemoryService, p: Pick<Proposal, 'action' | 'targetId' | 'fact' | 'reason'>, embeddings: Map<string, PreparedEmbedding>, who = PIPELINE_WHO): Applied {
+export function applyDestructive(
+  tx: Tx,
+  memory: MemoryService,
+  p: Pick<Proposal, 'action' | 'targetId' | 'fact' | 'reason'>,
+  embeddings: Map<string, PreparedEmbedding>,
+  who = PIPELINE_WHO,
+): Applied {
   const targetId = p.targetId!;
   try {
     if (p.action === 'UPDATE') {

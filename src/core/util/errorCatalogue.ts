@@ -42,10 +42,16 @@ export const ERROR_CATALOGUE = {
     origin: 'core',
     template: 'This memory store uses schema version {found}, written by a newer version of Agent Memory; update the extension to open it.',
   },
-  store_needs_migration: { origin: 'core', template: 'This memory store needs schema migration {version}, which a read-only opener cannot apply.' },
+  store_needs_migration: {
+    origin: 'core',
+    template: 'This memory store needs schema migration {version}, which a read-only opener cannot apply.',
+  },
   store_locked: { origin: 'core', template: 'The memory store at {dir} is in use by another process ({owner}).' },
   store_read_only: { origin: 'core', template: 'The memory store is open read-only: {reason}' },
-  disk_full: { origin: 'core', template: 'The disk holding the memory store at {dir} is full; changes are not saved until space is freed.' },
+  disk_full: {
+    origin: 'core',
+    template: 'The disk holding the memory store at {dir} is full; changes are not saved until space is freed.',
+  },
   io_error: { origin: 'core', template: 'Reading or writing the memory store at {dir} failed: {reason}' },
   // The engine and its port
   unknown_method: { origin: 'engine', template: 'Unknown engine method "{method}".' },
