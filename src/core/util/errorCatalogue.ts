@@ -8,7 +8,7 @@
  * the throw site; {reason} = a sentence written there); `formatErrorMessage` fills it where a
  * thrower has nothing more specific to say. `origin` says which layer throws it.
  *
- * Not in the list on purpose: the causes inside a layer (LlmError / OllamaError codes such as
+ * Not in the list on purpose: the causes inside a layer (LlmError / OllamaError / EmbedderError codes such as
  * `unreachable`, CorruptIndexError reasons, TransientJobError). They are handled where they
  * arise (retry, rebuild, a warning); one that escapes reaches callers as `internal`.
  */
