@@ -1,5 +1,5 @@
 /**
- * Smart store (docs/consolidation.md) on top of the embed-on-write path:
+ * The smart store on top of the embed-on-write path:
  *   validate + skip rules + exact dedup (MemoryService.prepareCreate)
  *   → embed OUTSIDE any transaction (failure: store with embedding 'pending', no consolidation)
  *   → nearest live neighbours in the same project (VectorStore, synced with the DB)
