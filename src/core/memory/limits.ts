@@ -9,7 +9,7 @@ export const LIMITS = {
   nearDuplicateThreshold: 0.8,
 } as const;
 
-/** Lifecycle settings (memory.* keys, docs/lifecycle.md). */
+/** Lifecycle settings (the memory.* tunables of the configuration). */
 export interface LifecycleSettings {
   defaultTtlSeconds: number;
   promoteImportance: number;
