@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { ListResult, MemorySummary } from '../engine/protocol';
 import { Debounced } from './debounce';
-import { errorNotification } from './errorText';
+import { errorLine, errorNotification } from './errorText';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;
@@ -126,7 +126,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
       if (total > items.length) out.push({ kind: 'more', type: key, remaining: total - items.length });
       return out;
     } catch (e) {
-      return [{ kind: 'message', text: `Cannot list memories: ${(e as Error).message}` }];
+      return [{ kind: 'message', text: `Cannot list memories: ${errorLine(e)}` }];
     }
   }
 

@@ -11,6 +11,7 @@ import { workerState } from './pipelineReadiness';
 import type { EngineClient } from '../engine/client';
 import type { PipelineDiagnostics, PipelineReview } from '../engine/protocol';
 import { Debounced } from './debounce';
+import { errorLine } from './errorText';
 
 export const PIPELINE_VIEW_ID = 'agentMemory.pipeline';
 
@@ -77,7 +78,7 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
       return [project, ...statusNodes(d, reviews)];
     } catch (e) {
       this.last = { reviews: [], error: (e as Error).message };
-      return [project, { kind: 'info', key: 'error', label: `Cannot read the pipeline state: ${(e as Error).message}`, icon: 'error' }];
+      return [project, { kind: 'info', key: 'error', label: `Cannot read the pipeline state: ${errorLine(e)}`, icon: 'error' }];
     }
   }
 
