@@ -1,5 +1,5 @@
 /**
- * The "Pipeline" view: which project the engine serves, the seed 000 mode, whether the job
+ * The "Pipeline" view: which project the engine serves, the pipeline mode (docs/pipeline.md), whether the job
  * workers run or are paused, queue counts, full-mode proposals waiting for review (approve /
  * reject inline), the embedder and the LLM in use, and the maintenance health score.
  * Everything comes from pipeline.diagnostics + reviews.list; refreshed on the engine's

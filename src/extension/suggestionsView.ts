@@ -1,5 +1,5 @@
 /**
- * The "Suggestions" view: pending consolidation suggestions (seed 003: memory A ↔ memory B,
+ * The "Suggestions" view: pending consolidation suggestions (docs/consolidation.md: memory A ↔ memory B,
  * similarity). Each suggestion expands to its two memories (click opens one); accept / reject
  * are inline actions and context-menu items (commands in pipelineCommands.ts). Refreshes on
  * the engine's memory.changed events and engine restarts.
