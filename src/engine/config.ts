@@ -37,7 +37,7 @@ export async function loadEngineConfig(workspaceRoot: string | undefined, settin
   };
 }
 
-/** Seed 003 lifecycle settings (memory.* tunables) in the shape the core's services take. */
+/** Lifecycle settings (memory.* keys, docs/lifecycle.md) in the shape the core's services take. */
 export function lifecycleFrom(config: ResolvedConfig): LifecycleSettings {
   const m = config.memory;
   return {

@@ -97,9 +97,9 @@ export class MemoryEngine {
   private readonly now: () => Date;
   private readonly warnings: string[] = [];
   private snapshotTimer: NodeJS.Timeout | undefined;
-  /** Seed 000 pipeline (extraction jobs, retention, maintenance) of the project store. */
+  /** The pipeline (docs/pipeline.md: extraction jobs, retention, maintenance) of the project store. */
   private pipeline: MemoryPipeline | undefined;
-  /** Seed 003 background dedup scanner of the project store (memory.dedup_scan_interval). */
+  /** Background dedup scanner (docs/consolidation.md) of the project store (memory.dedup_scan_interval). */
   private dedupTimer: NodeJS.Timeout | undefined;
   private dedupRun: Promise<number> | undefined;
   private snapshotting = false;
@@ -265,7 +265,7 @@ export class MemoryEngine {
     return this.mustLocate(id, true).handle.svc.history(id);
   }
 
-  /** Seed 003 manual promote: no TTL any more (permanent). */
+  /** Manual promote (docs/lifecycle.md): no TTL any more (permanent). */
   promote(id: string): MemoryRecord {
     const found = this.mustLocate(id);
     const rec = this.write(found.handle, () => found.handle.svc.update(id, { ttlSeconds: null, why: 'promoted' }));
@@ -307,7 +307,7 @@ export class MemoryEngine {
           rids.push(rec.rid);
           hits.push({ memory: res.memory, content: rec.content, score: res.finalScore, legs: legScores(res), store: h.name, matchType: res.matchType });
         }
-        // Seed 003: each hit is an access (TTL extended, promoted at promote_access_count), written after the answer.
+        // docs/lifecycle.md: each hit is an access (TTL extended, promoted at promote_access_count), written after the answer.
         if (params.recordAccess !== false) h.upkeep?.recordAccess(rids);
       } else {
         // SEAM: keyword-only when the vector side could not open (see diagnostics).
@@ -679,7 +679,7 @@ export class MemoryEngine {
     return { project: this.projectHandle.store.stats().snapshotSeq, global: this.globalHandle.store.stats().snapshotSeq };
   }
 
-  /** The snapshot policy (DESIGN.md "Storage"): when idle, or on log size / age thresholds. */
+  /** The snapshot policy (docs/storage.md): when idle, or on log size / age thresholds. */
   async maybeSnapshot(nowMs = Date.now()): Promise<StoreName[]> {
     if (this.snapshotting || this.closed) return [];
     const s = this.cfg.config.store;
@@ -733,7 +733,7 @@ export class MemoryEngine {
     }
   }
 
-  /** Seed 000 graph-boosted search: memories linked to the query's entities (memory.pipelineV2.graphEnabled). */
+  /** Graph-boosted search (docs/pipeline.md): memories linked to the query's entities (memory.pipelineV2.graphEnabled). */
   private readonly graphBoost: GraphBoostProvider = (query) => {
     const r = this.pipeline?.graphBoost(query);
     return { memoryIds: new Set(r?.memoryIds ?? []), timedOut: r?.timedOut ?? false };

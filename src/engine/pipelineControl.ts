@@ -21,7 +21,7 @@ import type { DocumentIngestResult, PipelineChange, PipelineDiagnostics, Pipelin
 
 export const PIPELINE_MODES: readonly PipelineModeName[] = ['off', 'shadow', 'controlled', 'full'];
 
-/** The seed 000 flags of a mode, as dotted setting keys (`mutationsFrozen` is the emergency brake: cleared). */
+/** The flags of a mode (docs/pipeline.md "Modes"), as dotted setting keys (`mutationsFrozen` is the emergency brake: cleared). */
 export function modeSettings(mode: PipelineModeName): Record<string, boolean> {
   if (!PIPELINE_MODES.includes(mode)) {
     throw new EngineError('invalid_input', `mode: must be one of ${PIPELINE_MODES.join(', ')}, got ${JSON.stringify(mode)}`);

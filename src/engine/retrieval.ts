@@ -18,7 +18,7 @@ import { selectEmbedder, type EmbedderSelection } from '../core/embed/select';
 import type { ResolvedConfig } from '../core/config';
 import type { CreateMemoryInput, CreateResult, MemoryRecord, UpdateMemoryInput } from '../core/memory/types';
 
-/** The result of a create through the smart store (seed 003): CreateResult plus what happened. */
+/** The result of a create through the smart store (docs/consolidation.md): CreateResult plus what happened. */
 export type SmartCreateResult = CreateResult & {
   /** stored / merged (auto-merge ≥ memory.auto_merge_threshold) / skipped / duplicate. */
   action: 'stored' | 'merged' | 'skipped' | 'duplicate';

@@ -1,5 +1,5 @@
 /**
- * Lifecycle upkeep of one store (seed 003 "TTL Lifecycle"): search hits bump access counts and
+ * Lifecycle upkeep of one store (docs/lifecycle.md): search hits bump access counts and
  * extend TTLs off the request path (AccessTracker, batched), and expired short-term memories
  * are swept every `memory.cleanup_interval`. Read-only stores do neither.
  */

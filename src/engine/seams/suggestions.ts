@@ -1,5 +1,5 @@
 /**
- * Consolidation suggestions of one store (seed 003 "Memory Consolidation") for the engine:
+ * Consolidation suggestions of one store (docs/consolidation.md) for the engine:
  * listing and clearing over src/core/consolidation (listSuggestions, getSuggestion,
  * resolveSuggestionInTx). Accept and reject go through the core SmartStore when the vector
  * side is open; the accept/reject here is only the fallback without it (append /
