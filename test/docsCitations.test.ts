@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '..');
-/** Source trees whose comments were rewritten to cite the repository's own pages. */
-const CHECKED = ['src/core'];
+/** Every source tree: comments cite the repository's own pages. */
+const CHECKED = ['src', 'webview'];
 
 function files(dir: string, re: RegExp, out: string[] = []): string[] {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
