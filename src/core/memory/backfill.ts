@@ -1,6 +1,6 @@
 /**
  * Background embedding of memories whose vector is missing (embedding_status 'pending'):
- * writes whose embedding failed (provider down, timeout — docs/write-path.md) and
+ * writes whose embedding failed (provider down, timeout: soft degradation) and
  * writes made without a vector (the pipeline's createInTx/updateInTx). Retries with
  * exponential backoff while the embedder fails; polls slowly when idle; kick() after a
  * pending write runs it at once.

@@ -1,5 +1,5 @@
 /**
- * Defaults of the read path (docs/recall.md; search.* settings and the graph boost), and their checks.
+ * Defaults of the read path (the search.* tunables and the graph boost), and their checks.
  *
  * Fusion defaults were chosen by measurement on LoCoMo (bench/locomo/RESULTS.md): see there for
  * the figures behind `normalization` and the weights.
