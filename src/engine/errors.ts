@@ -1,11 +1,12 @@
 /** Errors that cross the engine's MessagePort: a code and a sentence a person can read. */
 import { UserFacingError, errorMessage } from '../core/util/errors';
+import { formatErrorMessage, isErrorCode } from '../core/util/errorCatalogue';
 import type { EngineErrorCode, EngineErrorPayload } from './protocol';
 
 /** An error with a protocol code; thrown on both sides of the port. */
 export class EngineError extends Error {
   constructor(
-    readonly code: EngineErrorCode | string,
+    readonly code: EngineErrorCode,
     message: string,
     readonly detail?: string,
   ) {
@@ -17,8 +18,10 @@ export class EngineError extends Error {
     return { code: this.code, message: this.message, ...(this.detail ? { detail: this.detail } : {}) };
   }
 
+  /** A payload off the wire; a code outside the catalogue (another version's engine) becomes `internal`, its text kept. */
   static fromPayload(p: EngineErrorPayload): EngineError {
-    return new EngineError(p.code, p.message, p.detail);
+    if (isErrorCode(p.code)) return new EngineError(p.code, p.message, p.detail);
+    return new EngineError('internal', p.message, [`code ${JSON.stringify(p.code)}`, p.detail].filter(Boolean).join('\n'));
   }
 }
 
@@ -32,11 +35,11 @@ export function toErrorPayload(err: unknown): EngineErrorPayload {
   const msg = errorMessage(err);
   return {
     code: 'internal',
-    message: `Agent Memory hit an internal error: ${msg}`,
+    message: formatErrorMessage('internal', { reason: msg }),
     ...(err instanceof Error && err.stack ? { detail: err.stack } : {}),
   };
 }
 
 export function cancelledError(): EngineError {
-  return new EngineError('cancelled', 'The operation was cancelled.');
+  return new EngineError('cancelled', formatErrorMessage('cancelled'));
 }

@@ -26,6 +26,7 @@ import type {
   UpdateMemoryInput,
 } from '../core/memory/types';
 import type { PendingReview } from '../core/pipeline/reviewTypes';
+import type { ErrorCode } from '../core/util/errorCatalogue';
 
 export type { CreateMemoryInput, CreateResult, HistoryEntry, ListOptions, ListResult, MemoryRecord, MemoryScope, MemorySummary, UpdateMemoryInput };
 
@@ -97,7 +98,7 @@ export interface SearchParams {
   /** Undefined: both stores. */
   scope?: MemoryScope;
   tags?: string[];
-  /** Bump access counts / TTL of the hits (seed 003). Default true; recall for display only passes false. */
+  /** Bump access counts / TTL of the hits (docs/lifecycle.md). Default true; recall for display only passes false. */
   recordAccess?: boolean;
   /** Only memories created at or after / before this ISO date or date-time (search panel filters). */
   createdAfter?: string;
@@ -111,7 +112,7 @@ export interface SearchHit {
   memory: MemorySummary;
   /** Combined score, higher is better (not comparable across queries). */
   score: number;
-  /** Which legs matched and their raw scores (DESIGN.md "Read path": every result says so). */
+  /** Which legs matched and their raw scores (docs/recall.md: every result says so). */
   legs: Partial<Record<SearchLeg, number>>;
   store: StoreName;
   /** Full content (search panels and recall show it; summaries only carry a preview). */
@@ -265,7 +266,7 @@ export interface PipelineStatus {
   restricted?: boolean;
 }
 
-/** The seed 000 pipeline modes (flags: memory.pipelineV2.enabled / shadowMode / allowUpdateDelete / mutationsFrozen). */
+/** The pipeline modes of docs/pipeline.md (flags: memory.pipelineV2.enabled / shadowMode / allowUpdateDelete / mutationsFrozen). */
 export type PipelineModeName = 'off' | 'shadow' | 'controlled' | 'full';
 
 /**
@@ -368,7 +369,7 @@ export interface ReadyInfo {
 // ── Requests: method name → params and result ───────────────────────────────────────────────
 
 export interface EngineMethods {
-  /** Through the smart store (seed 003): may merge into an existing memory (status duplicate, action merged). */
+  /** Through the smart store (docs/consolidation.md): may merge into an existing memory (status duplicate, action merged). */
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
   'memory.list': { params: ListOptions; result: ListResult };
@@ -376,7 +377,7 @@ export interface EngineMethods {
   'memory.delete': { params: { id: string; reason?: string }; result: MemoryRecord };
   'memory.restore': { params: { id: string }; result: MemoryRecord };
   'memory.history': { params: { id: string }; result: HistoryEntry[] };
-  /** Seed 003 manual promote: TTL removed, permanent. */
+  /** Manual promote (docs/lifecycle.md): TTL removed, permanent. */
   'memory.promote': { params: { id: string }; result: MemoryRecord };
   /** Counts per type over both stores (the tree's groups). */
   'memory.typeCounts': { params: { scope?: MemoryScope }; result: Record<string, number> };
@@ -469,18 +470,13 @@ export type EngineEvent =
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────
 
 /**
- * Error codes. From the core (UserFacingError codes): invalid_input, not_found,
- * version_conflict, duplicate_content, store_corrupt, schema_too_new, store_locked,
- * store_read_only. From the RPC layer: the rest.
+ * Error codes: the closed catalogue of src/core/util/errorCatalogue.ts (codes of the core, the
+ * engine and the client side of the port, each with its message template).
  */
-export type EngineErrorCode =
-  | 'invalid_input' | 'not_found' | 'version_conflict' | 'duplicate_content'
-  | 'store_corrupt' | 'schema_too_new' | 'store_locked' | 'store_read_only'
-  | 'cancelled' | 'unknown_method' | 'engine_crashed' | 'engine_unavailable' | 'engine_stopped'
-  | 'timeout' | 'internal';
+export type EngineErrorCode = ErrorCode;
 
 export interface EngineErrorPayload {
-  code: EngineErrorCode | string;
+  code: EngineErrorCode;
   /** A sentence a person can read (shown as it is in notifications). */
   message: string;
   /** Extra detail for the log (stack of an internal error). */

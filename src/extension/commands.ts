@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
+import { errorNotification } from './errorText';
 import type { CreateMemoryResult, MemoryRecord, SearchResponse } from '../engine/protocol';
 import { MEMORY_TYPES } from '../core/memory/types';
 import type { Logger } from './log';
@@ -59,12 +60,11 @@ export interface CommandDeps {
   onRecall(r: SearchResponse): void;
 }
 
-/** Shows an engine error as a notification (its message is written for people) and logs it. */
+/** Shows an engine error as a notification (the code's sentence, the engine's message as detail) and logs it. */
 export function reportError(log: Logger, what: string, e: unknown): void {
   log.error(what, e);
-  const msg = e instanceof EngineError || e instanceof Error ? e.message : String(e);
   if (e instanceof EngineError && e.code === 'cancelled') return;
-  void vscode.window.showErrorMessage(`Agent Memory: ${what}: ${msg}`);
+  void vscode.window.showErrorMessage(errorNotification(what, e));
 }
 
 /**

@@ -8,6 +8,7 @@ import type { EngineClient } from '../engine/client';
 import type { SearchResponse } from '../engine/protocol';
 import { describeCreate } from './commands';
 import { recallBlock, stripRecall } from './recall';
+import { errorLine } from './errorText';
 
 export const SEARCH_TOOL = 'agentMemory_search';
 export const SAVE_TOOL = 'agentMemory_save';
@@ -62,7 +63,7 @@ export class SaveTool implements vscode.LanguageModelTool<SaveToolInput> {
       });
       return result(r.status === 'skipped' ? describeCreate(r) : `${describeCreate(r)} (id ${r.memory.id})`);
     } catch (e) {
-      return result(`Error: ${(e as Error).message}`);
+      return result(`Error: ${errorLine(e)}`);
     }
   }
 }

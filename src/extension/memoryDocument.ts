@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { MemoryRecord } from '../engine/protocol';
+import { errorLine } from './errorText';
 
 export const MEMORY_SCHEME = 'agent-memory';
 
@@ -54,7 +55,7 @@ export class MemoryDocumentProvider implements vscode.TextDocumentContentProvide
       const m = await this.engine.request('memory.get', { id });
       return m ? renderMemory(m) : `Memory ${id} does not exist (any more).\n`;
     } catch (e) {
-      return `Cannot load memory ${id}: ${(e as Error).message}\n`;
+      return `Cannot load memory ${id}: ${errorLine(e)}\n`;
     }
   }
 

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { ListResult, MemorySummary } from '../engine/protocol';
 import { Debounced } from './debounce';
+import { errorLine, errorNotification } from './errorText';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;
@@ -125,7 +126,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
       if (total > items.length) out.push({ kind: 'more', type: key, remaining: total - items.length });
       return out;
     } catch (e) {
-      return [{ kind: 'message', text: `Cannot list memories: ${(e as Error).message}` }];
+      return [{ kind: 'message', text: `Cannot list memories: ${errorLine(e)}` }];
     }
   }
 
@@ -208,7 +209,7 @@ export function registerTreeCommands(context: vscode.ExtensionContext, engine: E
     try {
       return await fn(...args);
     } catch (e) {
-      void vscode.window.showErrorMessage(`Agent Memory: ${(e as Error).message}`);
+      void vscode.window.showErrorMessage(errorNotification('', e));
       return undefined;
     }
   }));

@@ -9,6 +9,7 @@ import { isMessage, type FromGraphView, type FromSearchView, type GraphFilters, 
 import { nonce, webviewShell } from './webviewHtml';
 import { resultView, sanitizeSearchFilters, searchParams } from './searchPanelModel';
 import type { SearchFiltersView } from './webviewMessages';
+import { errorLine } from './errorText';
 
 export const SEARCH_PANEL_TYPE = 'agentMemory.search';
 export const GRAPH_PANEL_TYPE = 'agentMemory.graph';
@@ -111,7 +112,7 @@ export class SearchPanel {
       const r = await this.engine.request('search', searchParams(query, filters, 50));
       await this.post({ type: 'results', query, legsUsed: r.legsUsed, tookMs: r.tookMs, results: r.hits.map(resultView) });
     } catch (e) {
-      await this.post({ type: 'error', message: `Search failed: ${(e as Error).message}` });
+      await this.post({ type: 'error', message: `Search failed: ${errorLine(e)}` });
     }
   }
 
@@ -201,7 +202,7 @@ export class GraphPanel {
       const r = await this.engine.request('graph.entityMemories', { entityId: id });
       await this.post({ type: 'entityMemories', entity: r.entity, memories: r.memories });
     } catch (e) {
-      await this.post({ type: 'error', message: `Cannot load the entity's memories: ${(e as Error).message}` });
+      await this.post({ type: 'error', message: `Cannot load the entity's memories: ${errorLine(e)}` });
     }
   }
 
@@ -217,7 +218,7 @@ export class GraphPanel {
       });
       await this.post({ type: 'graph', data });
     } catch (e) {
-      await this.post({ type: 'error', message: `Cannot load the graph: ${(e as Error).message}` });
+      await this.post({ type: 'error', message: `Cannot load the graph: ${errorLine(e)}` });
     }
   }
 

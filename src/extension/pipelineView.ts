@@ -1,5 +1,5 @@
 /**
- * The "Pipeline" view: which project the engine serves, the seed 000 mode, whether the job
+ * The "Pipeline" view: which project the engine serves, the pipeline mode (docs/pipeline.md), whether the job
  * workers run or are paused, queue counts, full-mode proposals waiting for review (approve /
  * reject inline), the embedder and the LLM in use, and the maintenance health score.
  * Everything comes from pipeline.diagnostics + reviews.list; refreshed on the engine's
@@ -11,6 +11,7 @@ import { workerState } from './pipelineReadiness';
 import type { EngineClient } from '../engine/client';
 import type { PipelineDiagnostics, PipelineReview } from '../engine/protocol';
 import { Debounced } from './debounce';
+import { errorLine } from './errorText';
 
 export const PIPELINE_VIEW_ID = 'agentMemory.pipeline';
 
@@ -77,7 +78,7 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
       return [project, ...statusNodes(d, reviews)];
     } catch (e) {
       this.last = { reviews: [], error: (e as Error).message };
-      return [project, { kind: 'info', key: 'error', label: `Cannot read the pipeline state: ${(e as Error).message}`, icon: 'error' }];
+      return [project, { kind: 'info', key: 'error', label: `Cannot read the pipeline state: ${errorLine(e)}`, icon: 'error' }];
     }
   }
 

@@ -1,7 +1,7 @@
 /**
  * Marking recalled text. Memories injected into a chat or a tool result are wrapped in a
  * recall block; text that carries the marker is saved with `fromRecall` so the pipeline never
- * learns it again (seed 000: recalled text must not become new memories).
+ * learns it again (docs/pipeline.md: recalled text must not become new memories).
  */
 import type { SearchHit } from '../engine/protocol';
 

@@ -1,5 +1,5 @@
 /**
- * The "Suggestions" view: pending consolidation suggestions (seed 003: memory A ↔ memory B,
+ * The "Suggestions" view: pending consolidation suggestions (docs/consolidation.md: memory A ↔ memory B,
  * similarity). Each suggestion expands to its two memories (click opens one); accept / reject
  * are inline actions and context-menu items (commands in pipelineCommands.ts). Refreshes on
  * the engine's memory.changed events and engine restarts.
@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { MemorySummary, Suggestion } from '../engine/protocol';
 import { Debounced } from './debounce';
+import { errorLine } from './errorText';
 
 export const SUGGESTIONS_VIEW_ID = 'agentMemory.suggestions';
 /** How many pending suggestions the view lists (the engine's list limit is 200). */
@@ -57,7 +58,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
       // Empty → no children, so the view's welcome content shows.
       return this.last.map((suggestion) => ({ kind: 'suggestion', suggestion }));
     } catch (e) {
-      return [{ kind: 'message', text: `Cannot list suggestions: ${(e as Error).message}` }];
+      return [{ kind: 'message', text: `Cannot list suggestions: ${errorLine(e)}` }];
     }
   }
 

@@ -1,4 +1,4 @@
-/** Derived switches: the pipeline mode (seed 000 "Pipeline Modes") and the maintenance schedule. */
+/** Derived switches: the pipeline mode (docs/pipeline.md "Modes") and the maintenance schedule. */
 import type { PipelineMode, ResolvedConfig } from './types.js';
 
 /**

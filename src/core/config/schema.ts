@@ -79,7 +79,7 @@ function url<P extends KeyOf<string>>(path: P, def: string, description: string)
 const P = 'memory.pipelineV2';
 
 const ENTRIES = [
-  // ── memory.pipelineV2: flags (seed 000 "Pipeline Modes") ───────────────────────────────
+  // ── memory.pipelineV2: flags (docs/pipeline.md "Modes") ──────────────────────────────────
   bool(`${P}.enabled`, false, 'Master switch of the background extraction pipeline. When false, no extraction jobs are processed.'),
   bool(`${P}.shadowMode`, false, 'Run extraction and decisions and record every proposal to memory history, but write no facts.'),
   bool(`${P}.allowUpdateDelete`, false, 'Full mode: apply UPDATE (the old version stays in history) and DELETE (soft delete) decisions to existing memories. Proposals the contradiction detector flags wait for review; every applied change can be undone.'),
@@ -132,7 +132,7 @@ const ENTRIES = [
   ms(`${P}.completedJobRetentionMs`, { default: 14 * DAY, min: HOUR, max: 3650 * DAY }, 'Completed pipeline jobs older than this are purged.'),
   ms(`${P}.deadJobRetentionMs`, { default: 30 * DAY, min: HOUR, max: 3650 * DAY }, 'Dead pipeline jobs older than this are purged.'),
 
-  // ── memory lifecycle and consolidation (seed 003 "Tunable Parameters") ──────────────────
+  // ── memory lifecycle and consolidation (docs/lifecycle.md, docs/consolidation.md) ────────────
   seconds('memory.default_ttl', { default: 86_400, min: 60, max: 365 * 86_400 }, 'Time to live of a new short-term memory, in seconds.'),
   int('memory.promote_access_count', { default: 5, min: 1, max: 1000, unit: 'count' }, 'Access count at which a short-term memory is promoted to permanent.'),
   fraction('memory.promote_importance', 0.8, 'Memories stored with at least this importance are permanent (no TTL).'),
@@ -145,8 +145,8 @@ const ENTRIES = [
   oneOf('memory.merge_strategy', ['latest_wins', 'append', 'smart_merge'], 'smart_merge', 'How merged memories are combined.'),
 
   // ── search ──────────────────────────────────────────────────────────────────────────────
-  // 0.5/0.5, not seed 003's 0.7/0.3: with the offline embedder the vector leg is the weaker one;
-  // 0.7/0.3 measured 0.036 lower recall_any@10 on LoCoMo (bench/locomo/RESULTS.md).
+  // 0.5/0.5 rather than 0.7/0.3: with the offline embedder the vector leg is the weaker one
+  // (measured on LoCoMo: bench/locomo/RESULTS.md).
   fraction('search.vector_weight', 0.5, 'Weight of vector similarity in hybrid search (scores are min-max normalized per query).'),
   fraction('search.keyword_weight', 0.5, 'Weight of keyword (BM25) matching in hybrid search.'),
   int('search.default_limit', { default: 20, min: 1, max: 1000, unit: 'count' }, 'Results returned when the caller gives no limit.'),

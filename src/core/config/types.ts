@@ -9,7 +9,7 @@ export type MergeStrategy = 'latest_wins' | 'append' | 'smart_merge';
 export type EmbeddingProviderName = 'auto' | 'ollama' | 'builtin' | 'hash';
 export type PipelineMode = 'off' | 'shadow' | 'controlled' | 'full';
 
-/** `memory.pipelineV2.*` — seed 000 "Configuration Reference" plus retention and the Ollama URL. */
+/** `memory.pipelineV2.*` — the pipeline's settings (docs/pipeline.md), retention and the Ollama URL. */
 export interface PipelineV2Config {
   enabled: boolean;
   shadowMode: boolean;
@@ -56,7 +56,7 @@ export interface PipelineV2Config {
   deadJobRetentionMs: number;
 }
 
-/** `memory.*` — seed 003 "Tunable Parameters" (snake_case as the seed names them). */
+/** `memory.*` — lifetimes and consolidation (docs/lifecycle.md, docs/consolidation.md); snake_case keys. */
 export interface MemoryConfig {
   pipelineV2: PipelineV2Config;
   default_ttl: number;

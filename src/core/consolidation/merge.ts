@@ -1,5 +1,5 @@
 /**
- * Seed 003 merge strategies, deterministic (no LLM):
+ * Merge strategies (docs/consolidation.md), deterministic (no LLM):
  * - latest_wins: the target's content is replaced by the source's;
  * - append: the source's content is appended to the target's (unless already contained);
  * - smart_merge: the target's sentences, then every sentence of the source whose normalized

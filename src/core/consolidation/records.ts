@@ -137,7 +137,7 @@ export function consolidationLog(store: Store, opts: { targetId?: string; limit?
   }));
 }
 
-/** The surviving memory SUPERSEDES the absorbed one (seed 003). */
+/** The surviving memory SUPERSEDES the absorbed one (docs/consolidation.md). */
 export function supersedesInTx(tx: Tx, survivorId: string, absorbedId: string, strength: number, context: string, createdAt: string): void {
   tx.run(
     `INSERT OR IGNORE INTO memory_relationships (id, from_memory_id, to_memory_id, relationship, strength, context, created_at)

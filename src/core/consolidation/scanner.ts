@@ -1,5 +1,5 @@
 /**
- * Seed 003 background dedup scanner: walks live memories in rid order, looks up each one's
+ * Background dedup scanner (docs/consolidation.md): walks live memories in rid order, looks up each one's
  * nearest neighbours in the HNSW index (not an O(n²) pairwise pass) and records a pending
  * suggestion for every pair in the same project with similarity ≥ the threshold that has
  * none yet. Work is bounded per call (`budget` memories); the returned cursor resumes it.

@@ -1,4 +1,4 @@
-/** Seed 003 consolidation tunables (config `memory.similarity_threshold`, `auto_merge_threshold`, `merge_strategy`). */
+/** Consolidation settings (docs/consolidation.md): config `memory.similarity_threshold`, `auto_merge_threshold`, `merge_strategy`. */
 import type { MergeStrategy, MemoryConfig } from '../config/types';
 import { isMergeStrategy } from './merge';
 

@@ -1,5 +1,5 @@
 /**
- * Overlapping windows over a document (seed 000 "Document Ingest"): `size` characters each,
+ * Overlapping windows over a document (docs/pipeline.md "Documents"): `size` characters each,
  * each sharing `overlap` characters with the previous one. A text no longer than one window
  * is one chunk. A window end is moved back to the last white space in its final fifth, so
  * words are not cut where that is possible.

@@ -1,5 +1,5 @@
 /**
- * Document ingest (seed 000): a document row + a `document_ingest` job in one transaction;
+ * Document ingest (docs/pipeline.md "Documents"): a document row + a `document_ingest` job in one transaction;
  * the job walks extracting → chunking → embedding → indexing → done. Each chunk is embedded
  * outside any transaction, then written as a `document_chunk` memory (importance 0.3, tagged
  * with the title) in its own transaction together with its document_memories link, so a
@@ -17,7 +17,7 @@ import { normalizeAndHashContent } from '../text/normalize';
 import { errorMessage, UserFacingError } from '../util/errors';
 import { chunkText } from './chunk';
 import { createLocalDocumentFetcher, type DocumentFetcher } from './fetch';
-import { embeddingFor, factEmbeddingText, prepareEmbeddings } from '../pipeline/embeddings';
+import { embeddingFor, factEmbeddingText, prepareEmbeddings } from '../memory/prepareEmbeddings';
 
 export type DocumentStatus = 'pending' | 'extracting' | 'chunking' | 'embedding' | 'indexing' | 'done' | 'failed';
 
@@ -123,7 +123,7 @@ export function createDocumentHandler(deps: DocumentDeps) {
       return { content: fetched.content, title };
     }
     const content = String(deps.store.get<{ raw_content: string | null }>('SELECT raw_content FROM documents WHERE id = ?', [doc.id])?.raw_content ?? '');
-    if (Buffer.byteLength(content, 'utf8') > s.maxContentBytes) throw new UserFacingError(`The document is larger than ${s.maxContentBytes} bytes (documentMaxContentBytes).`, 'document_too_large');
+    if (Buffer.byteLength(content, 'utf8') > s.maxContentBytes) throw UserFacingError.of('document_too_large', { maxBytes: s.maxContentBytes });
     return { content, title };
   };
 
@@ -210,7 +210,7 @@ export function deleteDocument(store: Store, memory: MemoryService, id: string, 
   const iso = (opts.now ?? new Date()).toISOString();
   return store.transaction((tx) => {
     const doc = tx.get('SELECT id FROM documents WHERE id = ?', [id]);
-    if (!doc) throw new UserFacingError(`No document with id ${id}.`, 'not_found');
+    if (!doc) throw UserFacingError.of('not_found', { what: 'document', id });
     let n = 0;
     const ids = tx.all<{ memory_id: string }>('SELECT DISTINCT memory_id FROM document_memories WHERE document_id = ?', [id]);
     for (const { memory_id } of ids) {

@@ -196,7 +196,7 @@ export class OllamaEmbedder implements Embedder {
   }
 
   /**
-   * Seed 003 "Model auto-pull": `/api/show`; when the model is missing, `/api/pull` it — only if
+   * Model check and pull: `/api/show`; when the model is missing, `/api/pull` it — only if
    * `pull` is true — then check again. Learns the dimension from the model's metadata.
    * Throws an {@link EmbedderError} when Ollama cannot be asked or the pull fails.
    */

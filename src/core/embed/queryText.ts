@@ -1,18 +1,16 @@
 /**
  * Preparing a QUERY's text before it is embedded (documents are embedded as written).
  *
- * Measured on LoCoMo with the built-in USE-lite model (bench/locomo/RESULTS.md, round 3):
+ * Measured on LoCoMo with the built-in USE-lite model (figures: bench/RESULTS-design-notes.md):
  * - question marks pull a question towards the stored memories that are questions themselves
- *   ("How have you been?") instead of the statement that answers it: removing them raised the
- *   vector leg alone from 0.464 to 0.557 recall_any@10;
+ *   ("How have you been?") instead of the statement that answers it: removing them helps;
  * - words found in a large share of the store's memories (more than a fifth by default: a
  *   project's or a person's name that is in every other note) dominate a short query's
  *   embedding while telling the memories apart no better than stop-words do: leaving them out
- *   raised it further to 0.609 (on LoCoMo these are mostly the two speakers' names, which
- *   begin every turn's text).
+ *   helps further (on LoCoMo these are mostly the two speakers' names).
  * - the mean of two views — that prepared text and the query as written (question marks removed,
- *   stop-words and names kept) — beat either alone: the views err differently (hybrid any@1 / @5 /
- *   @10 +0.008 / +0.017 / +0.008, USE-lite alone 0.609 → 0.640 at @10; `settings.queryRawView`).
+ *   stop-words and names kept) — beat either alone: the views err differently
+ *   (`settings.queryRawView`).
  * The full-text leg still sees the whole query either way.
  */
 import { removeStopwords } from './stopwords';

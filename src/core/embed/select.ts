@@ -19,7 +19,7 @@ export interface SelectEmbedderConfig {
   /** Ollama reachability check limit (ms). Default 3 000. */
   probeTimeoutMs?: number;
   /**
-   * Seed 003 "Model auto-pull": when Ollama answers but lacks the model, pull it. This makes
+   * Model auto-pull: when Ollama answers but lacks the model, pull it. This makes
    * Ollama download from the internet, so it is off unless the user turned it on. Default false.
    */
   pullModel?: boolean;

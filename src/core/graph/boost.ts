@@ -1,5 +1,5 @@
 /**
- * Graph-augmented search (seed 000): memory ids linked to a query through the knowledge
+ * Graph-augmented search (docs/pipeline.md "Knowledge graph"): memory ids linked to a query through the knowledge
  * graph. Synchronous, deadline-bounded (checked after each step: on timeout the ids gathered
  * so far come back with `timedOut`), empty on any exception. Boosting is additive, so a
  * partial or empty answer never hurts recall correctness.

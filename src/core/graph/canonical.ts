@@ -1,4 +1,4 @@
-/** Canonical entity names (seed 000 "Knowledge Graph"): lowercase, whitespace-normalized. */
+/** Canonical entity names (docs/pipeline.md "Knowledge graph"): lowercase, whitespace-normalized. */
 export function canonicalEntityName(name: string): string {
   return name.trim().replace(/\s+/g, ' ').toLowerCase();
 }

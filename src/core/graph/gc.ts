@@ -1,5 +1,5 @@
 /**
- * Provenance-aware garbage collection (seed 004 milestone 7): when a memory is deleted or
+ * Provenance-aware garbage collection (docs/pipeline.md "Knowledge graph"): when a memory is deleted or
  * its content changes, its mention and relation provenance goes; entities and relations
  * that no memory supports any more go with it. Shared artifacts survive. Only artifacts
  * that HAD provenance are candidates, so rows without any (legacy, manual) are never touched.

@@ -1,7 +1,7 @@
 /**
- * Writing extracted triples to the graph (seed 000 "Knowledge Graph", seed 004 provenance).
+ * Writing extracted triples to the graph (docs/pipeline.md "Knowledge graph").
  * Runs in its own transaction AFTER the fact writes; the caller treats a failure as a
- * warning. Re-processing a memory first removes its old provenance (seed 004 update), so the
+ * warning. Re-processing a memory first removes its old provenance, so the
  * result is idempotent: mentions count memories, relation confidence is the running average
  * over the memories that asserted it.
  */
@@ -68,7 +68,7 @@ function linkEntity(w: GraphWrite, name: string, type: string | undefined, confi
 /** Replace the graph provenance of `memoryId` with `triples`. Call inside a transaction. */
 export function writeMemoryGraph(tx: Tx, memoryId: string, triples: Triple[], now: string): GraphWriteStats {
   const stats: GraphWriteStats = { entitiesCreated: 0, relationsCreated: 0, mentionsLinked: 0, relationLinks: 0, removed: { entities: 0, relations: 0 } };
-  // Seed 004 update: drop the provenance this memory no longer asserts; keep the rest as is.
+  // Re-processing: drop the provenance this memory no longer asserts; keep the rest as is.
   const keep = {
     entities: new Set(triples.flatMap((t) => [canonicalEntityName(t.source), canonicalEntityName(t.target)])),
     relations: new Set(triples.map((t) => `${canonicalEntityName(t.source)}|${canonicalRelationType(t.relationship)}|${canonicalEntityName(t.target)}`)),

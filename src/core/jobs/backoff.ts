@@ -1,4 +1,4 @@
-/** Worker tick delay (seed 000 "Worker Model"): poll interval when healthy, capped exponential backoff otherwise. */
+/** Worker tick delay (docs/pipeline.md "Jobs"): poll interval when healthy, capped exponential backoff otherwise. */
 export const BACKOFF_BASE_MS = 1000;
 export const BACKOFF_CAP_MS = 30_000;
 export const BACKOFF_JITTER_MS = 500;

@@ -1,4 +1,4 @@
-/** Enqueueing background jobs inside a write transaction (seed 000 "Worker Model"). */
+/** Enqueueing background jobs inside a write transaction (docs/pipeline.md "Jobs"). */
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../store/store';
 

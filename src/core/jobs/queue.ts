@@ -1,5 +1,5 @@
 /**
- * The job queue over memory_jobs (seed 000 "Worker Model"): atomic leasing, completion,
+ * The job queue over memory_jobs (docs/pipeline.md "Jobs"): atomic leasing, completion,
  * failure with retry-or-dead, release without counting an attempt, the stale-lease reaper,
  * and dead-job requeue (maintenance). Every state change is one short transaction.
  */

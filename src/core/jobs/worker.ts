@@ -1,5 +1,5 @@
 /**
- * The polling job worker (seed 000 "Worker Model"): a setTimeout chain that leases one job
+ * The polling job worker (docs/pipeline.md "Jobs"): a setTimeout chain that leases one job
  * per tick from memory_jobs, runs the handler registered for its type, and reschedules
  * itself — right away while work is flowing, after `pollMs` when the queue is empty, after
  * an exponential backoff when ticks fail. A 60 s interval reaps stale leases. `stop()` waits

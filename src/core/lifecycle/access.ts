@@ -1,15 +1,15 @@
 /**
- * Access bookkeeping on read (seed 003 "Memory Lifecycle"): every memory a search returns gets
+ * Access bookkeeping on read (docs/lifecycle.md): every memory a search returns gets
  * access_count + 1 and last_accessed_at = now; a short-term memory's expiry moves out by
  * ttl_extend_factor × its original TTL (ttl_seconds), and at promote_access_count accesses it
  * becomes permanent (TTL removed, a 'promoted' history row).
  *
  * The write is deferred and batched: `record` only queues rids; one durable transaction per
  * flush, scheduled after the current turn of the event loop, so a search never waits on it
- * ("Async increment access_count for results", seed 003 diagram).
+ * (docs/recall.md "Access bookkeeping").
  */
 import type { Store, Tx } from '../store/store';
-import { writeHistory } from '../memory/memoryService';
+import { writeHistory } from '../memory/history';
 import { errorMessage } from '../util/errors';
 import { resolveLifecycle, type LifecycleSettings } from './settings';
 

@@ -1,5 +1,5 @@
 /**
- * Seed 003 "TTL expiry … cleaned up by scheduler": expired memories are SOFT-deleted (tombstone
+ * Expiry (docs/lifecycle.md "Cleanup"): expired memories are SOFT-deleted (tombstone
  * with deleted_by 'lifecycle', reason 'expired', retention_status 'expired', a history row
  * holding the full prior record), in batches of short transactions.
  *
@@ -11,7 +11,7 @@
  */
 import type { Store } from '../store/store';
 import type { Row } from '../store/store';
-import { writeHistory } from '../memory/memoryService';
+import { writeHistory } from '../memory/history';
 import { rowToRecord } from '../memory/rows';
 import { cancelMemoryJobs } from '../jobs/enqueue';
 
@@ -76,7 +76,7 @@ export function cleanupExpired(store: Store, opts: CleanupOptions = {}): Cleanup
 }
 
 /**
- * Runs `sweep` every `intervalMs` (seed 003: 5 minutes) on a setTimeout chain, unref'ed so it
+ * Runs `sweep` every `intervalMs` (memory.cleanup_interval, 5 minutes by default) on a setTimeout chain, unref'ed so it
  * never keeps a process alive. A failing sweep is reported and the chain continues.
  */
 export function startCleanupScheduler(sweep: () => unknown, intervalMs: number, onError?: (e: unknown) => void): { stop(): void } {

@@ -1,5 +1,5 @@
-/** Seed 003 memory lifecycle on the read side: visibility, access bookkeeping, promotion, expiry sweep. */
-export { LIVE_MEMORY_SQL, liveParam, isLive } from './visibility';
+/** Memory lifecycle (docs/lifecycle.md) on the read side: visibility, access bookkeeping, promotion, expiry sweep. */
+export { LIVE_MEMORY_SQL, liveParam, isLive } from '../memory/visibility';
 export { AccessTracker, applyAccesses, type AccessTrackerOptions, type AccessFlushResult } from './access';
 export { promoteMemory, type PromoteResult } from './promote';
 export { cleanupExpired, startCleanupScheduler, type CleanupOptions, type CleanupResult } from './cleanup';

@@ -1,8 +1,8 @@
-/** Seed 003 "Manual promote": TTL removed, the memory becomes permanent; a history row says who. */
+/** Manual promote (docs/lifecycle.md): TTL removed, the memory becomes permanent; a history row says who. */
 import type { Store } from '../store/store';
-import { writeHistory } from '../memory/memoryService';
+import { writeHistory } from '../memory/history';
 import { NotFoundError, ValidationError } from '../memory/errors';
-import { isLive } from './visibility';
+import { isLive } from '../memory/visibility';
 
 export interface PromoteResult {
   id: string;

@@ -1,4 +1,4 @@
-/** Seed 003 lifecycle tunables (memory.*) as the lifecycle code reads them. */
+/** Lifecycle settings (memory.*, docs/lifecycle.md) as the lifecycle code reads them. */
 import { DEFAULT_LIFECYCLE, type LifecycleSettings } from '../memory/limits';
 
 export type { LifecycleSettings };

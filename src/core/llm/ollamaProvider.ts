@@ -3,7 +3,7 @@
  * Every call has a real time limit (a custom fetch with AbortSignal.timeout — the client's
  * non-streaming calls ignore abort()), JSON-schema structured output via `format`, errors
  * naming the HTTP status and the first 200 characters of the body, a 3 s `available()`
- * probe on `/api/tags`, and the model check + pull on request (seed 003 "Model auto-pull").
+ * probe on `/api/tags`, and the model check + pull on request (docs/pipeline.md "Providers").
  */
 import { Ollama } from 'ollama';
 import { createOllamaFetch, normalizeOllamaHost, toOllamaError } from '../embed/ollamaHttp';

@@ -1,4 +1,4 @@
-/** The LLM abstraction (seed 000 "Provider Abstraction"): one call, one answer, no streaming. */
+/** The LLM abstraction (docs/pipeline.md "Providers"): one call, one answer, no streaming. */
 
 export interface GenerateOptions {
   /** Structured output: a JSON schema (or `'json'`) the answer must follow. */

@@ -1,5 +1,5 @@
 /**
- * Health diagnostics (seed 000 "Maintenance Worker"): queue health (dead rate, stale
+ * Health diagnostics (docs/pipeline.md "Maintenance"): queue health (dead rate, stale
  * leases), index health (FTS rows vs memory rows), storage health (tombstone ratio), and a
  * composite score in [0, 1].
  * FTS note: this schema indexes every memory row, tombstones included (FTS4 external content

@@ -1,4 +1,4 @@
-/** Repair recommendations from a diagnostics report (seed 000 thresholds). */
+/** Repair recommendations from a diagnostics report (thresholds: docs/pipeline.md "Maintenance"). */
 import type { DiagnosticsReport } from './diagnostics';
 
 export const REPAIR_ACTIONS = ['requeueDeadJobs', 'releaseStaleLeases', 'checkFtsConsistency', 'triggerRetentionSweep'] as const;

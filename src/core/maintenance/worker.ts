@@ -1,5 +1,5 @@
 /**
- * The maintenance worker (seed 000): diagnostics → recommendations → (execute mode) rate-
+ * The maintenance worker (docs/pipeline.md "Maintenance"): diagnostics → recommendations → (execute mode) rate-
  * limited repairs → diagnostics again, recording the health delta. The interval only runs
  * when autonomousEnabled and not autonomousFrozen; `tick()` is always callable on demand.
  */

@@ -1,4 +1,5 @@
 import { UserFacingError } from '../util/errors';
+import { formatErrorMessage } from '../util/errorCatalogue';
 
 /** Bad input to the memory API: names the field and what is allowed. */
 export class ValidationError extends UserFacingError {
@@ -6,13 +7,13 @@ export class ValidationError extends UserFacingError {
     readonly field: string,
     message: string,
   ) {
-    super(`${field}: ${message}`, 'invalid_input');
+    super(formatErrorMessage('invalid_input', { field, reason: message }), 'invalid_input');
   }
 }
 
 export class NotFoundError extends UserFacingError {
   constructor(readonly id: string) {
-    super(`No memory with id ${id}.`, 'not_found');
+    super(formatErrorMessage('not_found', { what: 'memory', id }), 'not_found');
   }
 }
 
@@ -22,12 +23,12 @@ export class VersionConflictError extends UserFacingError {
     readonly expected: number,
     readonly actual: number,
   ) {
-    super(`Memory ${id} changed meanwhile (expected version ${expected}, found ${actual}). Reload and try again.`, 'version_conflict');
+    super(formatErrorMessage('version_conflict', { id, expected, actual }), 'version_conflict');
   }
 }
 
 export class DuplicateContentError extends UserFacingError {
   constructor(readonly existingId: string) {
-    super(`Another memory (${existingId}) already has exactly this content.`, 'duplicate_content');
+    super(formatErrorMessage('duplicate_content', { existingId }), 'duplicate_content');
   }
 }

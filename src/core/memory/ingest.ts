@@ -1,5 +1,5 @@
 /**
- * Embed-on-write (seed 002 stages 5–7, seed 000 two-phase): the vector is computed OUTSIDE
+ * Embed-on-write (docs/write-path.md "Embed outside any transaction"): the vector is computed OUTSIDE
  * any transaction, then the memory row and its embeddings row commit in ONE short
  * transaction, so the memory is searchable by the very next request. When embedding fails
  * (provider down, timeout) the memory still commits with embedding_status 'pending' and the

@@ -1,8 +1,8 @@
 /**
  * The memory API: create / get / list / update / delete with history, over one store.
- * Seed 002's write path (validate → skip rules → normalize → one transaction → durable),
- * seed 000's normalization and content-hash dedup, seed 003's lifecycle defaults and
- * seed 004's record semantics (doc_hash, partial update with version + 1, soft delete).
+ * The write path of docs/write-path.md (validate → skip rules → normalize → one transaction
+ * → durable) with content-hash dedup, the lifetime defaults of docs/lifecycle.md and the
+ * record semantics (doc_hash, partial update with version + 1, soft delete).
  */
 import { randomUUID } from 'node:crypto';
 import type { Store, Tx } from '../store/store';
@@ -14,7 +14,8 @@ import { DuplicateContentError, NotFoundError, ValidationError, VersionConflictE
 import { DEFAULT_LIFECYCLE, LIMITS, type LifecycleSettings } from './limits';
 import { recordToColumns, rowToRecord, rowToSummary } from './rows';
 import { findNearDuplicate } from './nearDuplicate';
-import { LIVE_MEMORY_SQL, isLive, liveParam } from '../lifecycle/visibility';
+import { LIVE_MEMORY_SQL, isLive, liveParam } from './visibility';
+import { writeHistory } from './history';
 import * as v from './validate';
 import { checkPreparedEmbedding, collectEmbedding, embeddingHashOf, writeEmbeddingRow } from './embedding';
 import type { PreparedEmbedding } from '../vectorstore/types';
@@ -79,7 +80,7 @@ export class MemoryService {
     return this.opts.projectId;
   }
 
-  /** TTL and expiry for a new or changed memory (seed 003 "Memory Lifecycle"). */
+  /** TTL and expiry for a new or changed memory (docs/lifecycle.md). */
   private lifecycleFor(importance: number, ttl: number | null | undefined, now: Date): { ttlSeconds: number | null; expiresAt: string | null } {
     if (ttl === null || importance >= this.lifecycle.promoteImportance) return { ttlSeconds: null, expiresAt: null };
     const seconds = ttl ?? this.lifecycle.defaultTtlSeconds;
@@ -168,7 +169,7 @@ export class MemoryService {
     const ttl = v.validateTtl(input.ttlSeconds);
     const summary = v.validateSummary(input.summary);
 
-    // Seed 002 stage 3: skip filler and placeholders with a reason (not an error).
+    // Skip rules (docs/write-path.md "Validate"): skip filler and placeholders with a reason (not an error).
     if (isPlaceholder(content)) {
       return { status: 'skipped', reason: 'placeholder', detail: 'The text is a placeholder, not content.', warnings };
     }
@@ -284,7 +285,7 @@ export class MemoryService {
     return rec;
   }
 
-  /** Newest first, offset + limit pagination (seed 004 milestone 5), filtered by type, scope, tags. */
+  /** Newest first, offset + limit pagination (docs/write-path.md "Record semantics"), filtered by type, scope, tags. */
   list(opts: ListOptions = {}): ListResult {
     const offset = opts.offset ?? 0;
     const limit = opts.limit ?? LIMITS.listDefault;
@@ -475,7 +476,7 @@ export class MemoryService {
   }
 
   /**
-   * Writes a merge into the surviving memory (seed 003 consolidation): new content, merged
+   * Writes a merge into the surviving memory (docs/consolidation.md): new content, merged
    * tags/importance, merged_from += absorbed ids, version + 1 even when the text did not change,
    * a 'merged' history row. Throws DuplicateContentError when the merged text equals another
    * live memory's.
@@ -593,30 +594,4 @@ function createdSummary(m: MemoryRecord): Partial<MemoryRecord> {
 function writeTags(tx: Tx, rid: number, tags: string[], replace = false): void {
   if (replace) tx.run('DELETE FROM memory_tags WHERE rid = ?', [rid]);
   for (const tag of tags) tx.run('INSERT OR IGNORE INTO memory_tags (tag, rid) VALUES (?, ?)', [tag, rid]);
-}
-
-export interface HistoryInput {
-  memoryId: string | null;
-  event: string;
-  oldContent?: string | null;
-  newContent?: string | null;
-  oldJson?: unknown;
-  newJson?: unknown;
-  changedBy?: string | null;
-  reason?: string | null;
-  metadata?: Record<string, unknown>;
-  createdAt: string;
-}
-
-export function writeHistory(tx: Tx, h: HistoryInput): void {
-  tx.run(
-    `INSERT INTO memory_history (id, memory_id, event, old_content, new_content, old_json, new_json, changed_by, reason, metadata_json, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      randomUUID(), h.memoryId, h.event, h.oldContent ?? null, h.newContent ?? null,
-      h.oldJson === undefined ? null : JSON.stringify(h.oldJson),
-      h.newJson === undefined ? null : JSON.stringify(h.newJson),
-      h.changedBy ?? null, h.reason ?? null, JSON.stringify(h.metadata ?? {}), h.createdAt,
-    ],
-  );
 }

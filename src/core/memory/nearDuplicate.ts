@@ -1,5 +1,5 @@
 /**
- * Seed 002 near-duplicate stage: find a live memory that already holds ≥ 80% of the
+ * Near-duplicate check (docs/write-path.md "Validate"): find a live memory that already holds ≥ 80% of the
  * new text's words. Candidates come from the full-text index (best bm25 first) through
  * a query over the few rarest words that any near-duplicate must contain, so the check
  * reads short doclists and scores a handful of documents.
@@ -89,9 +89,9 @@ export interface CandidateWords {
  * words, and surely lacks every word no document contains (z of them): if z > m there is
  * none. Otherwise it lacks at most m − z of the indexed words, so it holds at least 2 of
  * ANY m − z + 2 of them (when there are that many), else at least 1 of any m − z + 1. The
- * rarest are taken: their doclists are short, so few documents are counted. (Searching
- * every word cost 30 ms at 10k memories; two-word phrases 5 ms at 100k; FTS4 pair queries
- * 1.8 ms, because FTS4 reloads a word's doclist for every pair it is in.)
+ * rarest are taken: their doclists are short, so few documents are counted. (Searching every
+ * word, two-word phrases and FTS4 pair queries were all slower — FTS4 reloads a word's doclist
+ * for every pair it is in; figures: bench/RESULTS-design-notes.md.)
  */
 export function candidateWords(
   content: string,

@@ -1,11 +1,11 @@
-/** The public shape of memories and the inputs of the memory API (seeds 000, 002, 003, 004). */
+/** The public shape of memories and the inputs of the memory API (docs/write-path.md). */
 
 export const MEMORY_TYPES = [
-  // seed 003
+  // kinds of knowledge a person or agent saves
   'general', 'solution', 'problem', 'code_pattern', 'fix', 'error', 'workflow', 'decision',
-  // seed 000 extraction types
+  // fact types of the pipeline's extraction (docs/pipeline.md)
   'fact', 'preference', 'procedural', 'semantic',
-  // seed 000 document ingest
+  // document chunks (docs/pipeline.md "Documents")
   'document_chunk',
 ] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
@@ -93,7 +93,7 @@ export interface CreateMemoryInput {
   decisions?: string[];
   rationale?: string[];
   metadata?: Record<string, unknown>;
-  /** Seconds; null = permanent. Absent = lifecycle default (seed 003). */
+  /** Seconds; null = permanent. Absent = lifecycle default (docs/lifecycle.md). */
   ttlSeconds?: number | null;
   /** Skip the near-duplicate stage (the pipeline does its own dedup). */
   allowNearDuplicate?: boolean;

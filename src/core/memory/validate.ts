@@ -1,4 +1,4 @@
-/** Seed 002 stage 2 (schema validation) for the memory API: each bad field gets a clear error. */
+/** Input validation (docs/write-path.md "Validate") for the memory API: each bad field gets a clear error. */
 import { ValidationError } from './errors';
 import { LIMITS } from './limits';
 import { MEMORY_SCOPES, MEMORY_TYPES, type MemoryScope, type MemoryType } from './types';

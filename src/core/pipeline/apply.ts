@@ -1,5 +1,5 @@
 /**
- * Applying decisions (seed 000 "Controlled Writes", beyond it for UPDATE/DELETE): ONE short
+ * Applying decisions (docs/pipeline.md "Controlled writes"): ONE short
  * transaction after every LLM and embedding call is done. Per mode:
  *   shadow     — nothing written but the audit row of every proposal;
  *   controlled — ADD through the gates (confidence, empty content, content-hash dedup);
@@ -11,28 +11,20 @@
  */
 import type { Store, Tx } from '../store/store';
 import type { MemoryService } from '../memory/memoryService';
-import { DuplicateContentError, NotFoundError, ValidationError } from '../memory/errors';
+import { ValidationError } from '../memory/errors';
 import type { PreparedEmbedding } from '../vectorstore/types';
 import { normalizeAndHashContent } from '../text/normalize';
 import { detectContradiction } from '../text/contradiction';
 import { errorMessage } from '../util/errors';
 import type { Proposal } from './decision';
-import { embeddingFor } from './embeddings';
+import { embeddingFor } from '../memory/prepareEmbeddings';
 import { latestHistoryId, PIPELINE_WHO, PIPELINE_WHY, writeProposalAudit } from './audit';
 import { insertReview } from './reviews';
+import { applyDestructive, type Applied, type OutcomeStatus } from './destructive';
 
 export type WriteMode = 'shadow' | 'controlled' | 'full';
 
-export type OutcomeStatus =
-  | 'shadow' // shadow mode: recorded only
-  | 'created'
-  | 'deduped'
-  | 'skipped'
-  | 'recorded' // NONE
-  | 'blocked' // UPDATE/DELETE without allowUpdateDelete
-  | 'updated'
-  | 'deleted'
-  | 'review'; // UPDATE/DELETE flagged reviewNeeded, waiting for a person
+export type { OutcomeStatus } from './destructive';
 
 export interface Outcome {
   action: Proposal['action'];
@@ -148,7 +140,6 @@ function applyOne(tx: Tx, ctx: ApplyContext, p: Proposal, iso: string): Outcome 
   return out;
 }
 
-type Applied = { status: OutcomeStatus; reason?: string; memoryId?: string; historyId?: string };
 
 function applyAdd(tx: Tx, ctx: ApplyContext, p: Proposal): Applied {
   if (p.fact.confidence < ctx.minFactConfidenceForWrite) return { status: 'skipped', reason: 'low_fact_confidence' };
@@ -189,34 +180,6 @@ function applyAdd(tx: Tx, ctx: ApplyContext, p: Proposal): Applied {
       const dup = tx.get<{ id: string }>('SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [ctx.memory.projectId, contentHash]);
       return { status: 'deduped', reason: 'unique_collision', memoryId: dup ? String(dup.id) : undefined };
     }
-    if (e instanceof ValidationError) return { status: 'skipped', reason: `invalid: ${e.message}` };
-    throw e;
-  }
-}
-
-/** UPDATE (supersede through the memory API) or DELETE (soft delete). Shared with review approval. */
-export function applyDestructive(tx: Tx, memory: MemoryService, p: Pick<Proposal, 'action' | 'targetId' | 'fact' | 'reason'>, embeddings: Map<string, PreparedEmbedding>, who = PIPELINE_WHO): Applied {
-  const targetId = p.targetId!;
-  try {
-    if (p.action === 'UPDATE') {
-      const target = memory.get(targetId);
-      if (!target) return { status: 'skipped', reason: 'target_missing', memoryId: targetId };
-      const next = memory.updateInTx(
-        tx,
-        targetId,
-        { content: p.fact.content, who, why: `${PIPELINE_WHY}: ${p.reason}`.slice(0, 1000), expectedVersion: target.version },
-        { embedding: embeddingFor(embeddings, p.fact.content, target.title) },
-      );
-      if (next.version === target.version) return { status: 'deduped', reason: 'unchanged', memoryId: targetId };
-      return { status: 'updated', memoryId: targetId, historyId: latestHistoryId(tx, targetId) ?? undefined };
-    }
-    const before = memory.get(targetId);
-    if (!before) return { status: 'skipped', reason: 'target_missing', memoryId: targetId };
-    memory.deleteInTx(tx, targetId, { who, reason: `${PIPELINE_WHY}: ${p.reason}`.slice(0, 1000) });
-    return { status: 'deleted', memoryId: targetId, historyId: latestHistoryId(tx, targetId) ?? undefined };
-  } catch (e) {
-    if (e instanceof DuplicateContentError) return { status: 'deduped', reason: 'content_hash_match', memoryId: e.existingId };
-    if (e instanceof NotFoundError) return { status: 'skipped', reason: 'target_missing', memoryId: targetId };
     if (e instanceof ValidationError) return { status: 'skipped', reason: `invalid: ${e.message}` };
     throw e;
   }

@@ -1,4 +1,4 @@
-/** Audit rows for pipeline proposals in memory_history (seed 000: every proposal, every outcome). */
+/** Audit rows for pipeline proposals in memory_history (docs/pipeline.md "Controlled writes": every proposal, every outcome). */
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../store/store';
 

@@ -1,5 +1,5 @@
 /**
- * Decision stage (seed 000): for each extracted fact, the top-5 candidate memories from an
+ * Decision stage (docs/pipeline.md "Decisions"): for each extracted fact, the top-5 candidate memories from an
  * injected search function, then ADD / UPDATE / DELETE / NONE from the LLM. No candidates →
  * ADD without an LLM call. Validation drops proposals whose target id is not among the
  * candidates (hallucinated) or whose reason is empty. Named "shadow" because it writes
@@ -7,7 +7,7 @@
  */
 import type { LlmProvider } from '../llm/types';
 import type { ExtractedFact } from './extraction';
-import { parseLlmJson } from './parseJson';
+import { parseLlmJson } from '../llm/parseJson';
 
 export const DECISION_ACTIONS = ['ADD', 'UPDATE', 'DELETE', 'NONE'] as const;
 export type DecisionAction = (typeof DECISION_ACTIONS)[number];

@@ -17,7 +17,7 @@ import { errorMessage } from '../util/errors';
 import { applyPhaseCWrites, type OutcomeStatus, type WriteMode } from './apply';
 import { runShadowDecisions, type FindCandidates } from './decision';
 import { extractFacts } from './extraction';
-import { factEmbeddingText, prepareEmbeddings } from './embeddings';
+import { factEmbeddingText, prepareEmbeddings } from '../memory/prepareEmbeddings';
 import { PIPELINE_WHO } from './audit';
 
 export interface ExtractSettings {
@@ -113,7 +113,7 @@ export function createExtractHandler(deps: ExtractDeps) {
       if (o.reviewId) result.reviewIds.push(o.reviewId);
     }
 
-    // Graph: separate transaction, non-fatal (seed 000). Shadow mode writes nothing.
+    // Graph: separate transaction, non-fatal (docs/pipeline.md "Knowledge graph"). Shadow mode writes nothing.
     if (s.mode !== 'shadow' && (s.graphEnabled || applied.changedTargets.length)) {
       try {
         const iso = deps.now().toISOString();

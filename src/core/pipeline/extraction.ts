@@ -1,10 +1,10 @@
 /**
- * Extraction stage (seed 000): one LLM pass that turns a raw memory into discrete facts and
+ * Extraction stage (docs/pipeline.md "Extraction"): one LLM pass that turns a raw memory into discrete facts and
  * entity triples, then strict, partial-failure-safe validation. Never throws for bad model
  * output: problems become warnings and whatever is valid is returned.
  */
 import type { LlmProvider } from '../llm/types';
-import { parseLlmJson } from './parseJson';
+import { parseLlmJson } from '../llm/parseJson';
 
 export const FACT_TYPES = ['fact', 'preference', 'decision', 'procedural', 'semantic'] as const;
 export type FactType = (typeof FACT_TYPES)[number];

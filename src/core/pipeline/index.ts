@@ -1,4 +1,4 @@
-/** Memory pipeline v2 (seed 000): extraction, decisions, controlled writes, reviews, undo, and the host object. */
+/** Memory pipeline v2 (docs/pipeline.md): extraction, decisions, controlled writes, reviews, undo, and the host object. */
 export { MemoryPipeline, modeOf, type PipelineDeps } from './pipeline';
 export { createExtractHandler, type ExtractDeps, type ExtractJobResult, type ExtractSettings } from './extractJob';
 export {
@@ -12,7 +12,7 @@ export {
 export { applyPhaseCWrites, type ApplyContext, type ApplyResult, type Outcome, type OutcomeStatus, type WriteMode } from './apply';
 export { createFtsCandidateFinder } from './ftsCandidates';
 export { createSearchCandidateFinder, type CandidateSearch } from './searchCandidates';
-export { parseLlmJson, stripFences, stripThink } from './parseJson';
+export { parseLlmJson, stripFences, stripThink } from '../llm/parseJson';
 export { approveReview, listPendingReviews, rejectReview, ReviewError, type PendingReview } from './reviews';
 export { undoHistory, UndoError, type UndoResult } from './undo';
 export { PIPELINE_WHO, PIPELINE_WHY, PROPOSAL_EVENT } from './audit';

@@ -161,7 +161,7 @@ export class MemoryPipeline {
     this.retention.start();
     this.maintenance.start();
     if (!this.gcTimer && this.deps.graphGcIntervalMs !== 0) {
-      // Deletes through the memory API know nothing of the graph: collect their provenance (graph GC).
+      // Deletes through the memory API know nothing of the graph: collect their provenance (docs/pipeline.md "Knowledge graph").
       this.gcTimer = setInterval(() => {
         try {
           this.collectGraphGarbage();
@@ -210,7 +210,7 @@ export class MemoryPipeline {
   }
 
   /**
-   * Model auto-pull for the LLM: present / pulled / missing. Only providers that
+   * Model check and pull for the LLM (docs/pipeline.md "Providers"): present / pulled / missing. Only providers that
    * support it (OllamaProvider); others report 'present'. Throws when Ollama is unreachable.
    */
   async ensureModel(opts: { pull: boolean }): Promise<'present' | 'pulled' | 'missing'> {

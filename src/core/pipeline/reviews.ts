@@ -9,7 +9,7 @@ import type { MemoryService } from '../memory/memoryService';
 import { UserFacingError } from '../util/errors';
 import type { Proposal } from './decision';
 import type { FactType } from './extraction';
-import { applyDestructive } from './apply';
+import { applyDestructive } from './destructive';
 import { writeProposalAudit } from './audit';
 import type { PendingReview } from './reviewTypes';
 

@@ -1,5 +1,5 @@
 /**
- * Project id normalization (seed 003): agents send their working directory as the project
+ * Project id normalization (docs/project-id.md): agents send their working directory as the project
  * id; this turns it into a stable identity (override name, canonical remote URL, or path)
  * from files alone. The same resolver serves reads and writes.
  */

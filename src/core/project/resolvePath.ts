@@ -1,5 +1,5 @@
 /**
- * Project id of an absolute path (seed 003): walk up for an override file or a VCS remote;
+ * Project id of an absolute path (docs/project-id.md): walk up for an override file or a VCS remote;
  * failing that, strip an agent worktree suffix and try again; failing that, fall back to a path.
  */
 import * as path from 'node:path';

@@ -1,4 +1,4 @@
-/** Public types of the project id resolver (seed 003 "Project ID Normalization"). */
+/** Public types of the project id resolver (docs/project-id.md). */
 
 /**
  * How an id was obtained:

@@ -1,5 +1,5 @@
 /**
- * Retention sweep (seed 000 "Retention Worker"): six steps in a fixed order for referential
+ * Retention sweep (docs/pipeline.md "Retention"): six steps in a fixed order for referential
  * safety — graph links, embeddings, tombstones, history, completed jobs, dead jobs — each in
  * its own short transaction and limited to 500 rows; the rest waits for the next sweep.
  */

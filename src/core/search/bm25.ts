@@ -21,17 +21,18 @@
 // negative = more relevant, so `ORDER BY bm25(matchinfo(t, 'pcnalx')) ASC` lists the best first
 // and `-bm25(...)` is a positive relevance. The JS helper `bm25Relevance` returns the positive score.
 import type { Database } from 'sql.js';
+import type { Store } from '../store/store';
 
 export const BM25_K1 = 1.2;
 /**
- * Length normalization. 0.4 rather than the textbook 0.75: memories are short notes, and on
- * LoCoMo (bench/locomo/RESULTS.md) hybrid recall_any@10 rises from 0.713 (b 0.75) to 0.732
- * (b 0.4) and stays flat down to b 0; 0.4 is the least aggressive value on that plateau.
+ * Length normalization. 0.4 rather than the textbook 0.75: memories are short notes; on LoCoMo
+ * recall rises from b 0.75 to 0.4 and stays flat below, and 0.4 is the least aggressive value on
+ * that plateau (bench/RESULTS-design-notes.md).
  */
 export const BM25_B = 0.4;
 /**
- * Coordination exponent. On LoCoMo (bench/locomo/RESULTS.md) 1 raised full-text recall_any@10
- * from 0.684 to 0.701 and hybrid recall_any@1 from 0.352 to 0.391 (any@10 flat); 2 was no better.
+ * Coordination exponent. On LoCoMo 1 raised full-text recall and hybrid recall at @1; 2 was no
+ * better (bench/RESULTS-design-notes.md).
  */
 export const BM25_COORD = 1;
 export const MATCHINFO_FORMAT = 'pcnalx';
@@ -148,10 +149,10 @@ export interface RegisterBm25Options extends Bm25Params {
 }
 
 /**
- * Registers `bm25(matchinfo(fts, 'pcnalx') [, weight_col0, weight_col1, ...])` on a sql.js
- * database. Returns the NEGATED score (see the file header). A NULL blob scores 0.
+ * The SQL function `bm25(matchinfo(fts, 'pcnalx') [, weight_col0, weight_col1, ...])`. Returns
+ * the NEGATED score (see the file header). A NULL blob scores 0.
  */
-export function registerBm25(db: Database, options: RegisterBm25Options = {}): void {
+export function bm25SqlFunction(options: Partial<Bm25Params> = {}): (...args: unknown[]) => number {
   const params: Bm25Params = { k1: options.k1 ?? BM25_K1, b: options.b ?? BM25_B, coord: options.coord ?? BM25_COORD };
   const weights: number[] = [];
   const fn = (...args: unknown[]): number => {
@@ -171,5 +172,22 @@ export function registerBm25(db: Database, options: RegisterBm25Options = {}): v
   };
   // sql.js registers a function with arity `func.length`; -1 tells SQLite "any number of arguments".
   Object.defineProperty(fn, 'length', { value: -1 });
-  db.create_function(options.name ?? 'bm25', fn);
+  return fn;
+}
+
+/** Registers `bm25` on a bare sql.js database (tests, tools). */
+export function registerBm25(db: Database, options: RegisterBm25Options = {}): void {
+  db.create_function(options.name ?? 'bm25', bm25SqlFunction(options));
+}
+
+const storesWithBm25 = new WeakSet<Store>();
+
+/**
+ * Registers `bm25` on a store's connection once. The store sits below search and knows no
+ * ranking (ARCHITECTURE.md "Layers"): every query that ranks with bm25 calls this first.
+ */
+export function ensureBm25(store: Store): void {
+  if (storesWithBm25.has(store)) return;
+  store.registerFunction('bm25', bm25SqlFunction());
+  storesWithBm25.add(store);
 }

@@ -1,10 +1,10 @@
 /**
  * The WHERE clause shared by both legs: project, live (not tombstoned, not expired), and the
- * caller's type/scope/tag filters, all applied in SQL (seed 001 "Tag Filtering": at the
+ * caller's type/scope/tag filters, all applied in SQL (docs/recall.md: at the
  * database level). Bad filter values are refused with a ValidationError naming the field.
  */
 import type { SqlValue } from '../store/opCodec';
-import { LIVE_MEMORY_SQL, liveParam } from '../lifecycle/visibility';
+import { LIVE_MEMORY_SQL, liveParam } from '../memory/visibility';
 import { validateScope, validateTagFilter, validateType } from '../memory/validate';
 import { ValidationError } from '../memory/errors';
 import type { SearchFilters } from './types';
@@ -18,7 +18,7 @@ export interface WhereClause {
 export function buildMemoryFilter(projectId: string, filters: SearchFilters, now: Date): WhereClause {
   // Unary `+` keeps SQLite from driving the query by the project/type indexes: every search
   // query is driven by a candidate rid set or the FTS table, and an index walk over the whole
-  // project instead of rowid look-ups was measured 5–10× slower.
+  // project instead of rowid look-ups is several times slower (bench/RESULTS-design-notes.md).
   const where: string[] = ['+m.project_id = ?', LIVE_MEMORY_SQL];
   const params: SqlValue[] = [projectId, liveParam(now)];
   if (filters.types !== undefined) {

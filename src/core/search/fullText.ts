@@ -4,11 +4,13 @@
  * text only ever reaches MATCH through the safe query builder (ftsQuery.ts), so quotes,
  * operators, column filters and unicode cannot break or widen the query.
  * CROSS JOIN pins the FTS table as the outer loop: otherwise SQLite may walk memories by the
- * project index and run the full-text query once per row (measured: 250 ms instead of 1 ms).
+ * project index and run the full-text query once per row (hundreds of times slower:
+ * bench/RESULTS-design-notes.md).
  */
 import type { Store } from '../store/store';
 import type { SqlValue } from '../store/opCodec';
 import { buildFtsQuery, type FtsQueryOptions } from './ftsQuery';
+import { ensureBm25 } from './bm25';
 import type { WhereClause } from './filters';
 
 export interface TextHit {
@@ -57,6 +59,7 @@ const FIRST_PASS_FACTOR = 4;
  * one-pass query (filters inside) answers instead, so the result is the same either way.
  */
 export function fullTextSearch(store: Store, expr: string, where: WhereClause, k: number, table: FtsTable = 'memories_fts'): TextHit[] {
+  ensureBm25(store);
   const w = FTS_COLUMN_WEIGHTS.join(', ');
   const first = k * FIRST_PASS_FACTOR;
   const twoPass =
@@ -81,6 +84,7 @@ export function fullTextScores(
   rids: readonly number[],
   table: FtsTable = 'memories_fts',
 ): Map<number, TextHit> {
+  ensureBm25(store);
   const out = new Map<number, TextHit>();
   // Chunked so the statement never hits SQLite's bound-parameter limit.
   for (let i = 0; i < rids.length; i += 500) {

@@ -2,9 +2,9 @@
  * Exact top-k BM25 for the full-text leg without ranking every matching row (bm25.ts, fullText.ts).
  *
  * Why: FTS4 has no top-k pruning, and ranking a row through `bm25(matchinfo(t, 'pcnalx'))` costs
- * ≈ 5 µs in sql.js (a %_docsize look-up for 'l', then the matchinfo blob copied byte by byte into
- * a JS call), against ≈ 0.5 µs to enumerate it. A typical query at 100k memories matches ~1,600
- * rows, of which only the top 60 are wanted.
+ * about ten times enumerating it in sql.js (a %_docsize look-up for 'l', then the matchinfo blob
+ * copied byte by byte into a JS call). A typical query matches far more rows than the few dozen
+ * wanted (figures: bench/RESULTS-design-notes.md).
  *
  * How (a MaxScore-style bound per row, exact):
  * 1. One statement returns the docids of all matching rows and their `matchinfo 'y'` (hits per
@@ -19,7 +19,7 @@
  * 4. Rows are scored exactly (lengths from `%_docsize`, filters from `memories`) in descending
  *    bound order, by batches; a row whose bound is below the current k-th filtered score cannot
  *    enter the top k and is never looked up.
- * The result is the same ids, order and scores as fullTextSearch (test/core/search-fulltext-rank.test.ts
+ * The result is the same ids, order and scores as fullTextSearch (test/core/search/fullTextRank.test.ts
  * compares them on randomized queries). Anything unexpected (a format this code does not know)
  * returns null and the caller uses the straightforward path.
  */

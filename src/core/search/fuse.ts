@@ -1,14 +1,14 @@
 /**
  * Score normalization and the weighted merge of the two legs over the candidate UNION.
  *
- *   minmax   (seed 001): each leg scaled to [0,1] over the candidates that leg scored:
+ *   minmax   (default): each leg scaled to [0,1] over the candidates that leg scored:
  *            (s − min) / (max − min); all-equal → 1. Unscored → 0.
- *   inverse  (seed 000, literally): text = 1 / (1 + |bm25|); vector = cosine clamped to [0,1].
+ *   inverse  text = 1 / (1 + |bm25|); vector = cosine clamped to [0,1].
  *            NOTE: this map DEcreases as |bm25| grows, so it inverts the keyword ranking;
  *            kept for the measurement that documents why it is not the default.
- *   saturate text = |bm25| / (1 + |bm25|): seed 000's bounded, per-query-independent map made
- *            monotone; vector as `inverse`.
- * final = wV·vector + wK·text (seed 001). When one leg did not run at all, its weight goes to
+ *   saturate text = |bm25| / (1 + |bm25|): a bounded, per-query-independent map that keeps
+ *            the keyword order; vector as `inverse`.
+ * final = wV·vector + wK·text (docs/recall.md). When one leg did not run at all, its weight goes to
  * the other so scores stay on the same 0…1 scale for `min_score`.
  */
 import type { MatchType, Normalization } from './types';
@@ -43,7 +43,7 @@ export interface FuseWeights {
   keyword: number;
 }
 
-/** Seed 000's literal map. */
+/** The `inverse` map (docs/recall.md): kept to document why it is not used. */
 export function inverseBm25(score: number): number {
   return 1 / (1 + Math.abs(score));
 }

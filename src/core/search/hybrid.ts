@@ -33,7 +33,7 @@ import type { HybridSearchDeps, SearchRequest, SearchResponse, SearchResult, Sea
 
 /**
  * The columns of a result row: those rowToSummary reads, plus rid. Not `*`: sql.js reads every
- * column of every row through JS (0.45 → 0.18 ms for 20 rows). A test checks rowToSummary gives
+ * column of every row through JS (bench/RESULTS-design-notes.md). A test checks rowToSummary gives
  * the same summary from these columns as from the whole row.
  */
 export const HYDRATE_COLUMNS = 'rid, id, type, scope, title, content, tags, importance, decisions_json, access_count, expires_at, deleted_at, version, created_at, updated_at';
@@ -150,7 +150,7 @@ export class HybridSearch {
     const fuseAll = (u: Map<number, Candidate>) => this.dateBoosted(fuse([...u.values()], weights, this.settings.normalization, legs), dates);
     let fused = fuseAll(union);
     // Feedback only when both legs rank: a vector-only first pass is too imprecise to learn from
-    // (hash embedder alone on LoCoMo: 0.454 → 0.368 with it; see RESULTS.md).
+    // (with the hash embedder alone it lowered recall on LoCoMo: bench/RESULTS-design-notes.md).
     const hybridRanking = legs.keyword && this.settings.keywordWeight > 0 && this.settings.vectorWeight > 0;
     const fb = qvec !== undefined && hybridRanking ? this.feedbackQuery(qvec, fused) : undefined;
     if (fb) {
@@ -387,7 +387,7 @@ export class HybridSearch {
     return out;
   }
 
-  /** Seed 000: ids from the graph provider get + graphBoostWeight; errors and timeouts are warnings. */
+  /** Graph boost (docs/pipeline.md "Knowledge graph"): ids from the graph provider get + graphBoostWeight; failures are warnings. */
   private applyGraphBoost(req: SearchRequest, query: string, fused: ReturnType<typeof fuse>, warnings: string[]): Ranked[] {
     const plain = (): Ranked[] => fused.map((c) => rankedEntry(c, 0));
     const provider = this.deps.graphBoost;

@@ -2,8 +2,8 @@
  * id and created_at of the given memories that pass a filter, in one statement per 1,000 rids.
  * In sql.js a statement's per-row cost is mostly the JS side (binding one parameter per rid,
  * `getAsObject` per row), not SQLite: the rids go in as one JSON array (`json_each`) and the
- * answers come back as one row of concatenated lists. Measured at 100k memories: 240 rids in
- * 0.37 ms instead of 1.3 ms with an IN list of bound parameters and a row per memory.
+ * answers come back as one row of concatenated lists, several times faster than an IN list of
+ * bound parameters and a row per memory (figures: bench/RESULTS-design-notes.md).
  */
 import type { Store } from '../store/store';
 import type { WhereClause } from './filters';

@@ -6,7 +6,7 @@
  * keep the original order. The timeout is rerank()'s Promise.race plus the LLM call's own limit.
  */
 import type { LlmProvider } from '../llm/types';
-import { parseLlmJson } from '../pipeline/parseJson';
+import { parseLlmJson } from '../llm/parseJson';
 import type { RerankCandidate, RerankProvider } from './rerank';
 
 /** Characters of each candidate shown to the model. */

@@ -1,5 +1,5 @@
 /**
- * Seed 000 "Optional Reranking": reorder the head (`topN`) of a scored list with a provider
+ * Optional reranking (docs/recall.md): reorder the head (`topN`) of a scored list with a provider
  * (cross-encoder, LLM, …); the untouched tail is appended. If the provider throws or does not
  * answer within `timeoutMs` (Promise.race against a timer) the original order is returned.
  * There is no second attempt.
@@ -11,11 +11,11 @@ export interface RerankCandidate {
 }
 
 export interface RerankConfig {
-  /** Head size handed to the provider. Seed 000 default 20 (range 1–100). */
+  /** Head size handed to the provider. Default 20 (range 1–100). */
   topN: number;
-  /** Seed 000 default 2000 ms (range 100–30000). */
+  /** Default 2000 ms (range 100–30000). */
   timeoutMs: number;
-  /** Provider-specific model name (seed 000 rerankerModel). */
+  /** Provider-specific model name (memory.pipelineV2.rerankerModel). */
   model?: string;
 }
 

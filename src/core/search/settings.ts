@@ -7,8 +7,8 @@
 import type { SearchSettings } from './types';
 
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
-  // 0.5/0.5, not the specified 0.7/0.3: with the offline default embedder (USE-lite) the vector
-  // leg is the weaker one; 0.7/0.3 measured 0.045 lower recall_any@10 on LoCoMo (RESULTS.md).
+  // 0.5/0.5 rather than 0.7/0.3: with the offline default embedder (USE-lite) the vector leg is
+  // the weaker one (measured on LoCoMo: bench/locomo/RESULTS.md).
   vectorWeight: 0.5,
   keywordWeight: 0.5,
   normalization: 'minmax',
@@ -26,18 +26,17 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   fillVectorScores: true,
   fillTextScores: true,
   fullTextPruning: true,
-  // Rocchio on the vector leg: off. It gained +0.009 recall_any@10 on LoCoMo while the query was
-  // embedded with its question mark and the speakers' names; with the cleaner query text below it
-  // costs 0.005–0.012 at @10 for every setting tried (it narrows multi-hop questions to one topic)
-  // and gains ≤ 0.012 at @1 (RESULTS.md round 3). 0.7 is the weight to use when turning it on.
+  // Rocchio on the vector leg: off. With the cleaner query text below it costs recall at @10 (it
+  // narrows multi-hop questions to one topic; bench/locomo/RESULTS.md round 3). 0.7 is the weight
+  // to use when turning it on.
   feedbackDocs: 0,
   feedbackWeight: 0.7,
-  // Query text for the embedder (RESULTS.md round 3): no question marks, and no words that are
-  // in more than a fifth of the store's memories (a plateau from 0.1 to 0.3 on LoCoMo).
+  // Query text for the embedder (bench/locomo/RESULTS.md round 3): no question marks, and no words
+  // that are in more than a fifth of the store's memories (the middle of a plateau).
   queryStripQuestionMarks: true,
   queryCommonShare: 0.2,
   queryCommonMinRows: 200,
-  // …and the mean with the query as written (question marks removed): any@1/5/10 +0.008/+0.017/+0.008.
+  // …and the mean with the query as written (question marks removed): better at every depth.
   queryRawView: true,
   // A memory written on a date the query names gets +0.2 (RESULTS.md round 3).
   dateBoost: 0.2,

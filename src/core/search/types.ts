@@ -16,14 +16,14 @@ export interface VectorSearcher {
   vectorsOf?(rids: number[]): Map<number, Float32Array>;
 }
 
-/** `minmax` (seed 001): scale each leg to [0,1] over the candidate union.
- *  `inverse` (seed 000 literally): text = 1/(1+|bm25|), vector = cosine clamped to [0,1].
- *  `saturate`: text = |bm25|/(1+|bm25|) (seed 000's bounded map, made monotone), vector as `inverse`. */
+/** `minmax` (default): scale each leg to [0,1] over the candidate union.
+ *  `inverse`: text = 1/(1+|bm25|), vector = cosine clamped to [0,1].
+ *  `saturate`: text = |bm25|/(1+|bm25|) (bounded, keeps the keyword order), vector as `inverse`. */
 export type Normalization = 'minmax' | 'inverse' | 'saturate';
 
 export type MatchType = 'hybrid' | 'vector' | 'keyword';
 
-/** Seed 000 "Graph-Augmented Search": ids to boost, computed under a deadline. */
+/** Graph boost (docs/pipeline.md "Knowledge graph"): ids to boost, computed under a deadline. */
 export type GraphBoostProvider = (query: string, deadlineMs: number) => { memoryIds: Set<string>; timedOut: boolean };
 
 export interface SearchFilters {
@@ -94,9 +94,9 @@ export interface SearchSettings {
   /** Candidates fetched per leg = max(limit × this, minCandidates). */
   candidateMultiplier: number;
   minCandidates: number;
-  /** Seed 000 graphBoostWeight. */
+  /** memory.pipelineV2.graphBoostWeight. */
   graphBoostWeight: number;
-  /** Seed 000 graphBoostTimeoutMs. */
+  /** memory.pipelineV2.graphBoostTimeoutMs. */
   graphBoostTimeoutMs: number;
   /** Drop English stop-words from the query before embedding it (measured on LoCoMo). */
   queryStopwords: boolean;
@@ -156,6 +156,6 @@ export interface HybridSearchDeps {
   now?: () => Date;
   /** Told which memories a search returned, after the results are built (lifecycle bookkeeping). */
   access?: { record(rids: Iterable<number>): void };
-  /** Seed 000 optional reranking (off when absent). */
+  /** Optional reranking, docs/recall.md (off when absent). */
   reranker?: { provider: import('./rerank').RerankProvider; config?: Partial<import('./rerank').RerankConfig> };
 }

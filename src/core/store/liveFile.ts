@@ -3,8 +3,8 @@
  * nor snapshots copy the whole database.
  *
  * sql.js keeps the file in Emscripten's MEMFS as ONE Uint8Array. Two costs follow, each a
- * transient of the database's size on top of it (measured at 100k memories: ~600 MB each before
- * vectors were stored compactly):
+ * transient of the database's size on top of it (hundreds of MB at 100k memories:
+ * bench/RESULTS-design-notes.md):
  * - when SQLite extends the file past the array's capacity, MEMFS allocates 1.125× and copies;
  * - `db.export()` returns a full copy (sql.js 1.16 exposes no file system to read it otherwise).
  *

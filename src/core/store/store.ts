@@ -2,7 +2,7 @@
  * The durable embedded store: sql.js in memory, made durable by an operation log
  * (one fdatasync'ed record per committed transaction) and periodic atomic snapshots.
  *
- * Contract (DESIGN.md "Storage"): a transaction is acknowledged only after its log
+ * Contract (ARCHITECTURE.md "Storage"): a transaction is acknowledged only after its log
  * record is on disk; opening = load the newest valid snapshot + replay the log after
  * its watermark; a torn or corrupt tail is dropped with a warning and kept in
  * quarantine/. Transactions are synchronous functions: no await (so no LLM or
@@ -21,7 +21,6 @@ import { defaultMigrationsDir, loadMigrations, type Migration } from './migratio
 import { fsyncDir, preserveBytes } from './fsutil';
 import { changeCounter, openOnStorage, readIntoReserve, releaseStorage, reserveFor, type LiveFile } from './liveFile';
 import { UserFacingError, errorMessage } from '../util/errors';
-import { registerBm25 } from '../search/bm25';
 
 export type Row = Record<string, SqlValue>;
 export type Params = SqlValue[];
@@ -175,7 +174,6 @@ export class Store {
       const store = new Store(db, log, lock, dir, opts);
       store.live = live;
       store.exec('PRAGMA foreign_keys = ON');
-      registerBm25(db);
       store.snapshotSeq = snapshotSeq;
       store.snapshotVerifiedBy = verifiedBy;
       store.seq = snapshotSeq;

@@ -1,4 +1,4 @@
-// Lexical contradiction detector (seed 000 "Controlled Writes"): two texts about the same
+// Lexical contradiction detector (docs/pipeline.md "Controlled writes"): two texts about the same
 // thing (≥ 2 shared content tokens) where one is negated and the other is not, or where
 // they use opposite words of an antonym pair. A heuristic for flagging `reviewNeeded`,
 // not a proof: it favours catching "use X" vs "never use X" over precision.

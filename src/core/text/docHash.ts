@@ -1,4 +1,4 @@
-// doc_hash canonicalization (seed 004): SHA-256 over the UTF-8 bytes of a compact JSON object
+// doc_hash canonicalization (docs/write-path.md "Normalize"): SHA-256 over the UTF-8 bytes of a compact JSON object
 // with sorted keys {context, decisions, rationale, topic}. Topic and context are trimmed;
 // metadata is excluded, so editing metadata never changes the dedup key.
 import { createHash } from 'node:crypto';

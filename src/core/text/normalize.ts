@@ -1,4 +1,4 @@
-// Content normalization (seed 000 "Content Normalization"): one deterministic function that
+// Content normalization (docs/write-path.md "Normalize"): one deterministic function that
 // yields what is stored, what is indexed, and the exact-duplicate key.
 import { createHash } from 'node:crypto';
 

@@ -1,5 +1,5 @@
-// Near-duplicate test for the write path (seed 002: "near-duplicate of an existing memory,
-// ≥80% word overlap" → skipped as `redundant`). Overlap is asymmetric on purpose: we ask how
+// Near-duplicate test for the write path (docs/write-path.md "Validate"): an existing memory
+// covering ≥ 80% of the words → skipped as `redundant`. Overlap is asymmetric on purpose: we ask how
 // much of the NEW text the existing memory already covers, so a new memory that adds real
 // information to an old one is not dropped.
 import { detectContradiction } from './contradiction.js';

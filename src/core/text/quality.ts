@@ -1,4 +1,4 @@
-// Content quality gates of the write path (seed 002 stages 2–3): too short, pure filler,
+// Content quality gates of the write path (docs/write-path.md "Validate"): too short, pure filler,
 // non-content placeholder. Each failure is a `skipped` outcome with a reason, never an error.
 // The checks match the WHOLE text (after normalization) against filler/placeholder shapes, so
 // a real sentence that merely contains "ok" or "todo" passes.

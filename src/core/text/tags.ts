@@ -1,4 +1,4 @@
-// Tag normalization (seed 001 "Tag normalization"): trimmed, lowercased, deduplicated,
+// Tag normalization (docs/write-path.md "Normalize"): trimmed, lowercased, deduplicated,
 // capped at 16 entries of at most 64 characters. Bad entries are dropped with a warning,
 // never an error, so one odd tag cannot fail a write.
 

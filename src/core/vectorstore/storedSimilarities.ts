@@ -20,12 +20,11 @@ export { cosineWithBlob } from './blob';
  * One statement per chunk, one row out: the rids go in as a JSON array (json_each) and the
  * vectors come back as one comma-separated string of hex blobs. sql.js copies a BLOB column
  * into JS byte by byte and builds an object per row; a long string is decoded natively, and
- * Node's hex decoding is native too. Measured at 100k memories, alternating with the per-row
- * statement: 0.83 → 0.45 ms for ≈ 55 rids of real searches, 0.52 → 0.47 ms for 60 random rids;
- * the same similarities bit for bit (test/core/vectorstore-similarities.test.ts).
+ * Node's hex decoding is native too: faster than a per-row statement (bench/RESULTS-design-notes.md)
+ * with the same similarities bit for bit (test/core/vectorstore/similarities.test.ts).
  * CROSS JOIN pins the order (json_each → memories by rid → embeddings by key): left to itself
- * SQLite may walk every embeddings row of the space and probe memories by embedding_hash
- * (measured 211 ms for 60 rids at 10k memories instead of well under 1 ms).
+ * SQLite may walk every embeddings row of the space and probe memories by embedding_hash,
+ * hundreds of times slower.
  */
 const SQL =
   `SELECT group_concat(m.rid) AS rids, group_concat(hex(e.vector)) AS hexes

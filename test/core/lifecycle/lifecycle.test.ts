@@ -5,7 +5,7 @@ import { Store } from '../../../src/core/store/store';
 import { AccessTracker } from '../../../src/core/lifecycle/access';
 import { promoteMemory } from '../../../src/core/lifecycle/promote';
 import { cleanupExpired, startCleanupScheduler } from '../../../src/core/lifecycle/cleanup';
-import { isLive } from '../../../src/core/lifecycle/visibility';
+import { isLive } from '../../../src/core/memory/visibility';
 import { NotFoundError } from '../../../src/core/memory/errors';
 import { openMemory } from '../../helpers/memoryFixture';
 import { searchFixture } from '../search/fixture';

@@ -1,17 +1,8 @@
-/** Extraction validation limits and the JSON clean-up (pure functions; the HTTP path is in pipeline.test.ts). */
+/** Extraction validation limits (pure functions; the HTTP path is in pipeline.test.ts, reading the JSON in test/core/llm). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EXTRACTION_LIMITS, buildExtractionPrompt, truncateInput, validateExtraction } from '../../../src/core/pipeline/extraction';
-import { parseLlmJson, stripFences, stripThink } from '../../../src/core/pipeline/parseJson';
 import { validateDecision } from '../../../src/core/pipeline/decision';
-
-test('think blocks and fences are stripped before parsing', () => {
-  assert.equal(stripThink('<think>a\nb</think>{"x":1}'), '{"x":1}');
-  assert.equal(stripFences('```json\n{"x":1}\n```'), '{"x":1}');
-  assert.deepEqual(parseLlmJson('<think>hm</think>\n```json\n{"facts":[]}\n```'), { ok: true, value: { facts: [] } });
-  assert.deepEqual(parseLlmJson('Sure! {"a": 2} hope that helps'), { ok: true, value: { a: 2 } });
-  assert.equal(parseLlmJson('{"a": [1, 2').ok, false);
-});
 
 test('facts: ≤ 20 kept, < 10 chars rejected, > 2000 truncated, unknown type → fact, confidence clamped', () => {
   const facts = Array.from({ length: 25 }, (_, i) => ({ content: `Fact number ${i} is long enough.`, type: 'fact', confidence: 0.8 }));

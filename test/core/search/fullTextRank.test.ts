@@ -7,6 +7,7 @@ import { buildMemoryFilter, type WhereClause } from '../../../src/core/search/fi
 import { fullTextScores, fullTextSearch, type TextHit } from '../../../src/core/search/fullText';
 import { FullTextRanking, parseIntList, parseRows, readHexVarints, readVarints } from '../../../src/core/search/fullTextRank';
 import { joinFtsTerms } from '../../../src/core/search/ftsQuery';
+import { ensureBm25 } from '../../../src/core/search/bm25';
 import { liveMeta } from '../../../src/core/search/liveMeta';
 import { HYDRATE_COLUMNS, HybridSearch, SUMMARY_COLUMNS } from '../../../src/core/search/hybrid';
 import { PREVIEW_CHARS, rowToSummary } from '../../../src/core/memory/rows';
@@ -77,6 +78,7 @@ after(async () => {
 
 /** The one-pass definition of the keyword top-k: every matching row ranked, filters inside. */
 function reference(expr: string, where: WhereClause, k: number): TextHit[] {
+  ensureBm25(store); // the store knows no ranking functions until search registers them
   const sql =
     `SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at, bm25(matchinfo(memories_fts, 'pcnalx'), 1, 1, 1) AS score ` +
     `FROM memories_fts CROSS JOIN memories m ON m.rid = memories_fts.docid WHERE memories_fts MATCH ? AND ${where.sql} ` +

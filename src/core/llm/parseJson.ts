@@ -1,5 +1,5 @@
 /**
- * Reading an LLM's JSON answer (seed 000 "Extraction Stage"): strip `<think>` blocks
+ * Reading an LLM's JSON answer (docs/pipeline.md "Extraction"): strip `<think>` blocks
  * (qwen3 and other chain-of-thought models), then Markdown code fences, then parse.
  * Never throws: a failure is returned with a reason for the job's warnings.
  */

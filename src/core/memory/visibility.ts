@@ -1,5 +1,5 @@
 /**
- * Which memories a reader may see (seed 003 lifecycle): not tombstoned and not past
+ * Which memories a reader may see (docs/lifecycle.md "Visibility"): not tombstoned and not past
  * `expires_at`. Expired rows stay in the table until the cleanup sweep tombstones them, so
  * every read (search, list) must apply this clause itself; it is the one definition.
  * Timestamps are ISO-8601 UTC strings from `Date.toISOString()`, which compare as text.

@@ -1,12 +1,12 @@
 /**
  * Vectors for the facts a pipeline run may write, computed BEFORE the write transaction
- * (seed 000: the embedding fetch is intentionally outside the lock). Keyed by the hash of
+ * (docs/write-path.md: no model call inside a write transaction). Keyed by the hash of
  * the exact text the memory API embeds, so a vector is only used for that text. A failed
  * embed is a warning: the memory is written `pending` and the background embedder fills it.
  */
 import type { Embedder } from '../embed/types';
 import { embedTextHash } from '../embed/cache';
-import { embeddingText } from '../memory/embedding';
+import { embeddingText } from './embedding';
 import type { PreparedEmbedding } from '../vectorstore/types';
 import { normalizeAndHashContent } from '../text/normalize';
 import { errorMessage } from '../util/errors';

@@ -1,0 +1,35 @@
+/**
+ * The memory_history table's one writer: every change to a memory (create, update, delete,
+ * restore, merge, promote, expiry, access-driven lifetime changes) appends one row here, so
+ * undo, the history view and the audit read a single shape (docs/write-path.md).
+ * Below memoryService.ts so lifecycle/ and pipeline/ can record events without importing the service.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Tx } from '../store/store';
+
+export interface HistoryInput {
+  memoryId: string | null;
+  event: string;
+  oldContent?: string | null;
+  newContent?: string | null;
+  oldJson?: unknown;
+  newJson?: unknown;
+  changedBy?: string | null;
+  reason?: string | null;
+  metadata?: Record<string, unknown>;
+  createdAt: string;
+}
+
+export function writeHistory(tx: Tx, h: HistoryInput): void {
+  tx.run(
+    `INSERT INTO memory_history (id, memory_id, event, old_content, new_content, old_json, new_json, changed_by, reason, metadata_json,
+       created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      randomUUID(), h.memoryId, h.event, h.oldContent ?? null, h.newContent ?? null,
+      h.oldJson === undefined ? null : JSON.stringify(h.oldJson),
+      h.newJson === undefined ? null : JSON.stringify(h.newJson),
+      h.changedBy ?? null, h.reason ?? null, JSON.stringify(h.metadata ?? {}), h.createdAt,
+    ],
+  );
+}
