@@ -189,8 +189,13 @@ test('one writer per directory: a second open is refused, a stale lock is taken 
   const b = await openStore(dir, { onWarning: (w) => warnings.push(w) });
   assert.ok(warnings.some((w) => /stale lock/.test(w)));
   await b.close();
-  // A torn (empty) lock file from a crash mid-write is stale too.
-  fs.writeFileSync(path.join(dir, 'store.lock'), '');
+  // An empty lock file may be one an older version is writing right now: not stale while young…
+  const lockFile = path.join(dir, 'store.lock');
+  fs.writeFileSync(lockFile, '');
+  await assert.rejects(openStore(dir), (e: unknown) => (e as { code?: string }).code === 'store_locked');
+  // …but one left long ago by a crash mid-write is.
+  const old = new Date(Date.now() - 60_000);
+  fs.utimesSync(lockFile, old, old);
   const c = await openStore(dir);
   await c.close();
 });
@@ -270,7 +275,7 @@ test('compactFullTextIndex merges an index of single writes down to one segment 
   await store.close();
 });
 
-test('a snapshot is verified by its checksum sidecar; without one (or a stale one) by quick_check', async () => {
+test('a snapshot is used only when it matches a checksum sidecar; otherwise snapshot.prev + the log, and only then a full integrity check', async () => {
   const dir = tmpDir();
   const a = await openStore(dir);
   insertNote(a, 0);
@@ -286,16 +291,32 @@ test('a snapshot is verified by its checksum sidecar; without one (or a stale on
   assert.deepEqual(ids(b), ['id-0', 'id-1']);
   await b.close({ snapshot: false });
 
-  // A crash between the renames leaves a checksum of the other file: the slow check decides.
-  fs.copyFileSync(path.join(dir, 'snapshot.prev.sqlite.crc32'), `${snap}.crc32`);
-  b = await openStore(dir);
-  assert.equal(b.stats().snapshotVerifiedBy, 'quick_check');
+  // A sidecar that does not match: the snapshot is not trusted; the previous one and the log are used.
+  fs.writeFileSync(`${snap}.crc32`, 'crc32 00000000 1\n');
+  let warnings: string[] = [];
+  b = await openStore(dir, { onWarning: (w) => warnings.push(w) });
+  assert.equal(b.stats().snapshotVerifiedBy, 'checksum');
+  assert.ok(b.stats().snapshotSeq < b.stats().seq, 'the previous snapshot plus the log');
   assert.deepEqual(ids(b), ['id-0', 'id-1']);
+  assert.ok(warnings.some((w) => /previous snapshot/.test(w)), warnings.join('\n'));
+  assert.ok(warnings.some((w) => /snapshot\.sqlite is damaged or unverifiable.*kept in quarantine/.test(w)), warnings.join('\n'));
+  assert.equal(fs.existsSync(snap), false, 'the unverified snapshot is set aside, never to become snapshot.prev');
   await b.close({ snapshot: false });
 
-  fs.rmSync(`${snap}.crc32`);
+  // No sidecar matches any snapshot: loaded after a full integrity check, with a warning and a copy in quarantine.
+  for (const f of fs.readdirSync(dir)) if (f.endsWith('.crc32')) fs.rmSync(path.join(dir, f));
+  const quarantined = fs.readdirSync(path.join(dir, 'quarantine')).length;
+  warnings = [];
+  b = await openStore(dir, { onWarning: (w) => warnings.push(w) });
+  assert.equal(b.stats().snapshotVerifiedBy, 'integrity_check');
+  assert.deepEqual(ids(b), ['id-0', 'id-1']);
+  assert.ok(warnings.some((w) => /no snapshot matches its checksum: loaded snapshot\.prev\.sqlite after a full integrity check/.test(w)), warnings.join('\n'));
+  assert.equal(fs.readdirSync(path.join(dir, 'quarantine')).length, quarantined + 1);
+  const prevBytes = fs.readFileSync(path.join(dir, 'snapshot.prev.sqlite'));
+  await b.close(); // a new verified snapshot; the unverified one does not replace snapshot.prev
+  assert.ok(fs.readFileSync(path.join(dir, 'snapshot.prev.sqlite')).equals(prevBytes));
   b = await openStore(dir);
-  assert.equal(b.stats().snapshotVerifiedBy, 'quick_check');
+  assert.equal(b.stats().snapshotVerifiedBy, 'checksum');
   assert.deepEqual(ids(b), ['id-0', 'id-1']);
   await b.close();
 });
