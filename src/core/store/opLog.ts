@@ -207,10 +207,14 @@ export class OpLog {
     }
   }
 
-  /** A new segment whose first record will be firstSeq ('w': a retry after a torn header starts clean). */
+  /**
+   * A new segment whose first record will be firstSeq. Truncated (a retry after a torn header
+   * starts clean) and in append mode (after a cut-back, the next write lands at the new end).
+   */
   private startSegment(firstSeq: number): void {
     const file = path.join(this.dir, segmentName(firstSeq));
-    const fd = this.sfs.openSync(file, 'w');
+    const { O_WRONLY, O_CREAT, O_TRUNC, O_APPEND } = fs.constants;
+    const fd = this.sfs.openSync(file, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND);
     try {
       writeAll(this.sfs, fd, SEGMENT_MAGIC);
       this.sfs.fdatasyncSync(fd);

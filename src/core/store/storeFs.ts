@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 
 export interface StoreFs {
-  openSync(file: string, flags: string): number;
+  openSync(file: string, flags: string | number): number;
   /** May write fewer than `length` bytes (a short write); callers loop. */
   writeSync(fd: number, data: Uint8Array, offset: number, length: number): number;
   fdatasyncSync(fd: number): void;
