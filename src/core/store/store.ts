@@ -27,8 +27,8 @@ import { changeCounter, releaseStorage, reserveFor, type LiveFile } from './live
 import { UserFacingError, errorMessage } from '../util/errors';
 import { registerBm25 } from '../search/bm25';
 import { SNAPSHOT, loadSnapshot, discardSnapshotTemp, writeSnapshotFile, writeSnapshotTemp, type SnapshotContent, type VerifiedBy } from './snapshotFiles';
-import { isDiskFull, nodeFs, type StoreFs } from './storeFs';
-import { HealthTracker, SNAPSHOT_DISK_FULL, StoreIoError, WarningList, storeIoError, writeBlockFor, type StoreHealth } from './storeHealth';
+import { LOW_SPACE_BYTES, freeBytes, isDiskFull, nodeFs, type StoreFs } from './storeFs';
+import { HealthTracker, SNAPSHOT_DISK_FULL, StoreIoError, WarningList, diskFullAtOpen, storeIoError, writeBlockFor, type StoreHealth } from './storeHealth';
 import { quarantineUnreplayed, replayRecords, unreplayableMessage } from './replay';
 import { becomeWriter } from './writerCatchUp';
 import { RetryScheduler } from './retryScheduler';
@@ -100,7 +100,7 @@ export class Store extends SqlDb {
     } catch (e) {
       if (!isDiskFullError(e)) throw e;
       const store = await Store.openAs(opts, 'waiting-writer').catch(() => Promise.reject(e));
-      store.blockWrites({ code: 'disk_full', detail: storeIoError(store.dir, e, 'a change').message, needsSnapshot: false, needsWriter: true });
+      store.blockWrites(diskFullAtOpen(store.dir, true));
       return store;
     }
   }
@@ -127,6 +127,7 @@ export class Store extends SqlDb {
       store.replayLog(warnings);
       store.log?.openForAppend(store.seq + 1);
       store.migrate(opts.migrationsDir ?? defaultMigrationsDir());
+      if (store.log && (freeBytes(dir) ?? Infinity) < LOW_SPACE_BYTES) store.blockWrites(diskFullAtOpen(dir, false));
       for (const w of warnings) store.warn(w);
       store.refreshHealth();
       store.openMs = performance.now() - t0;

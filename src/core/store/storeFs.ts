@@ -50,3 +50,16 @@ export function isFsError(e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === 'string' && /^E[A-Z]+$/.test(code);
 }
+
+/** Below this much free space a store that opens counts the disk as full (its first write would fail). */
+export const LOW_SPACE_BYTES = 64 * 1024;
+
+/** Free bytes for unprivileged users on the file system holding `dir`; undefined where it cannot be told. */
+export function freeBytes(dir: string): number | undefined {
+  try {
+    const s = fs.statfsSync(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return undefined;
+  }
+}

@@ -120,3 +120,13 @@ export function writeBlockFor(err: StoreIoError, f: AppendFailure): WriteBlock {
       : `The disk reported an error (${errorMessage(f.error)}): changes are refused until the store has saved a verified copy of its data. Reads work.`;
   return { code, detail, needsSnapshot: f.stateUnknown || !f.repaired, needsWriter: false };
 }
+
+/** The disk was full when the store opened: readable now, the writer once space is back (`needsWriter`: no lock yet). */
+export function diskFullAtOpen(dir: string, needsWriter: boolean): WriteBlock {
+  return {
+    code: 'disk_full',
+    detail: `The disk holding the memory store at ${dir} is full: memories can be read, and changes are possible again by themselves once some space is free.`,
+    needsSnapshot: false,
+    needsWriter,
+  };
+}
