@@ -61,3 +61,29 @@ export async function compactFullTextIndex(host: FtsHost, opts: CompactOptions):
   }
   return left;
 }
+
+/** Runs a merge step after every `every` committed writes, once the caller's write has returned (maintenance, not part of it). */
+export class FtsMergeTimer {
+  private commits = 0;
+  private timer: NodeJS.Immediate | undefined;
+
+  constructor(
+    private readonly every: number,
+    private readonly run: () => void,
+  ) {}
+
+  countCommit(): void {
+    if (this.timer || ++this.commits < this.every) return;
+    this.timer = setImmediate(() => {
+      this.timer = undefined;
+      this.commits = 0;
+      this.run();
+    });
+    this.timer.unref?.();
+  }
+
+  stop(): void {
+    if (this.timer) clearImmediate(this.timer);
+    this.timer = undefined;
+  }
+}

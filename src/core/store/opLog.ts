@@ -15,7 +15,7 @@ import { crc32 } from './checksum';
 import { encodeTx, type TxRecord } from './opCodec';
 import { fsyncDir, preserveBytes } from './fsutil';
 import { nodeFs, writeAll, type StoreFs } from './storeFs';
-import { FRAME, SEGMENT_MAGIC, countIntactRecords, describeDropped, readFrame, type IntactCount } from './opLogScan';
+import { FRAME, SEGMENT_MAGIC, countIntactRecords, describeDropped, readFrame } from './opLogScan';
 
 interface Segment {
   firstSeq: number;
@@ -37,6 +37,17 @@ export interface AppendFailure {
   repaired: boolean;
   /** The failure came from fdatasync (or an I/O error): what reached the disk is unknown. */
   stateUnknown: boolean;
+}
+
+/** The state of one read() across segments. */
+interface ReadPass {
+  afterSeq: number;
+  repair: boolean;
+  out: LogReadResult;
+  /** The seq the next record must have (undefined before the first). */
+  expected?: number;
+  /** A damaged record was found: every later record is dropped. */
+  broken: boolean;
 }
 
 export class AppendError extends Error {
@@ -87,10 +98,8 @@ export class OpLog {
    * the gap); without it (a read-only opener) nothing on disk changes.
    */
   read(afterSeq: number, opts: { repair?: boolean } = {}): LogReadResult {
-    const repair = opts.repair ?? true;
     const out: LogReadResult = { records: [], lastSeq: afterSeq, warnings: [], dropped: 0 };
-    let expected: number | undefined;
-    let broken = false;
+    const pass: ReadPass = { afterSeq, repair: opts.repair ?? true, out, broken: false };
     const segs = this.segments();
     for (let i = 0; i < segs.length; i++) {
       const seg = segs[i]!;
@@ -99,20 +108,15 @@ export class OpLog {
       // a fallback to the previous snapshot, which reads them with its own, smaller afterSeq.
       // (At 100k memories the first snapshot's segment holds the whole import: ≈ 290 MB, 1.2 s.)
       const next = segs[i + 1];
-      if (!broken && next && next.firstSeq <= afterSeq + 1) continue;
+      if (!pass.broken && next && next.firstSeq <= afterSeq + 1) continue;
       const buf = fs.readFileSync(seg.file);
-      if (broken) {
-        this.dropSegment(seg, buf, repair, out);
-        continue;
-      }
-      const r = this.readSegment(seg, buf, afterSeq, expected, repair, out);
-      expected = r.expected;
-      broken = r.broken;
+      if (pass.broken) this.dropSegment(seg, buf, pass);
+      else this.readSegment(seg, buf, pass);
     }
-    return out;
+    return pass.out;
   }
 
-  private dropSegment(seg: Segment, buf: Buffer, repair: boolean, out: LogReadResult): void {
+  private dropSegment(seg: Segment, buf: Buffer, { repair, out }: ReadPass): void {
     const intact = countIntactRecords(buf, Math.min(buf.length, SEGMENT_MAGIC.length));
     out.dropped += intact.count;
     const name = path.basename(seg.file);
@@ -128,49 +132,45 @@ export class OpLog {
     );
   }
 
-  private readSegment(
-    seg: Segment,
-    buf: Buffer,
-    afterSeq: number,
-    expectedIn: number | undefined,
-    repair: boolean,
-    out: LogReadResult,
-  ): { expected: number | undefined; broken: boolean } {
-    let expected = expectedIn;
-    const name = path.basename(seg.file);
+  /** Reads one segment's records into `pass`; at the first bad one, reports it and marks the pass broken. */
+  private readSegment(seg: Segment, buf: Buffer, pass: ReadPass): void {
+    const { out, repair } = pass;
     if (buf.length < SEGMENT_MAGIC.length && SEGMENT_MAGIC.subarray(0, buf.length).equals(buf)) {
       // A segment torn while its header was being written: nothing in it.
       if (repair) this.cut(seg, buf, 0, buf.length ? out.warnings : []);
-      return { expected, broken: false };
+      return;
     }
     if (!buf.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC)) {
       const intact = countIntactRecords(buf, 0);
       out.dropped += intact.count;
-      out.warnings.push(`log segment ${name} has no valid header; dropped ${intact.count} changes`);
+      out.warnings.push(`log segment ${path.basename(seg.file)} has no valid header; dropped ${intact.count} changes`);
       if (repair) this.cut(seg, buf, 0, out.warnings);
-      return { expected, broken: true };
+      pass.broken = true;
+      return;
     }
     let off = SEGMENT_MAGIC.length;
     while (off < buf.length) {
       const f = readFrame(buf, off);
-      const why = f.ok ? (expected !== undefined && f.rec.seq !== expected ? `sequence gap (expected ${expected}, found ${f.rec.seq})` : undefined) : f.why;
-      if (why !== undefined) {
-        const intact = f.ok ? countIntactRecords(buf, off) : countIntactRecords(buf, off + 1);
-        this.reportDamage(seg, buf, off, why, intact, repair, out);
-        return { expected, broken: true };
+      const gap = f.ok && pass.expected !== undefined && f.rec.seq !== pass.expected;
+      if (!f.ok || gap) {
+        const why = f.ok ? `sequence gap (expected ${pass.expected}, found ${f.rec.seq})` : f.why;
+        this.reportDamage(seg, buf, off, why, pass);
+        return;
       }
-      const rec = (f as { rec: TxRecord }).rec;
-      expected = rec.seq + 1;
-      if (rec.seq > afterSeq) {
-        out.records.push(rec);
-        out.lastSeq = rec.seq;
+      pass.expected = f.rec.seq + 1;
+      if (f.rec.seq > pass.afterSeq) {
+        out.records.push(f.rec);
+        out.lastSeq = f.rec.seq;
       }
-      off = (f as { next: number }).next;
+      off = f.next;
     }
-    return { expected, broken: false };
   }
 
-  private reportDamage(seg: Segment, buf: Buffer, off: number, why: string, intact: IntactCount, repair: boolean, out: LogReadResult): void {
+  private reportDamage(seg: Segment, buf: Buffer, off: number, why: string, pass: ReadPass): void {
+    const { out, repair } = pass;
+    pass.broken = true;
+    // The damaged record itself is not counted: the count starts one byte into it.
+    const intact = countIntactRecords(buf, off + 1);
     out.dropped += intact.count;
     const damaged = why.startsWith('sequence gap') ? 'a record out of sequence' : 'the damaged record';
     out.warnings.push(

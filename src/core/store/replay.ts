@@ -10,7 +10,7 @@ import type { Op } from './opCodec';
 import { quarantineFile } from './fsutil';
 
 /** Copies (not moves: the log is left as it is) of every segment holding records after appliedSeq. */
-export function quarantineUnreplayed(dir: string, appliedSeq: number): { copies: string[]; error?: string } {
+export function quarantineUnreplayed(dir: string, appliedSeq: number): Kept {
   const segs = OpLog.list(dir);
   const copies: string[] = [];
   try {
@@ -25,7 +25,9 @@ export function quarantineUnreplayed(dir: string, appliedSeq: number): { copies:
   }
 }
 
-export function unreplayableMessage(dir: string, why: string, appliedSeq: number, kept: { copies: string[]; error?: string } | undefined): string {
+export type Kept = { copies: string[]; error?: string };
+
+export function unreplayableMessage(dir: string, why: string, appliedSeq: number, kept: Kept | undefined): string {
   const copies = !kept
     ? ''
     : kept.error
@@ -40,7 +42,13 @@ export function unreplayableMessage(dir: string, why: string, appliedSeq: number
 }
 
 /** Applies the records in order; stops at records missing before them or at one that fails to apply. */
-export function replayRecords(r: LogReadResult, snapshotSeq: number, apply: (ops: Op[]) => void): { seq: number; replayed: number; failure?: string } {
+export interface Replayed {
+  seq: number;
+  replayed: number;
+  failure?: string;
+}
+
+export function replayRecords(r: LogReadResult, snapshotSeq: number, apply: (ops: Op[]) => void): Replayed {
   const first = r.records[0]?.seq;
   if (first !== undefined && first !== snapshotSeq + 1) {
     const failure =

@@ -77,8 +77,9 @@ function watermark(db: Database): number {
 }
 
 /** Keep a copy of a snapshot we did not use in quarantine/ and remove it (the writer only). */
-function setAside(dir: string, name: string, bytes: Uint8Array, why: string, opts: LoadOptions, warnings: string[]): void {
-  if (!opts.repair) {
+function setAside(at: { dir: string; repair: boolean; warnings: string[] }, name: string, bytes: Uint8Array, why: string): void {
+  const { dir, warnings } = at;
+  if (!at.repair) {
     warnings.push(`snapshot ${name} ${why}; not used`);
     return;
   }
@@ -103,7 +104,7 @@ export function loadSnapshot(SQL: SqlJsStatic, dir: string, warnings: string[], 
       // A newer snapshot that failed its checksum is set aside: it must never become snapshot.prev.
       for (const bad of unverified) {
         const badBytes = fs.readFileSync(path.join(dir, bad));
-        setAside(dir, bad, badBytes, 'is damaged or unverifiable (it does not match its checksum)', opts, warnings);
+        setAside({ dir, repair: opts.repair, warnings }, bad, badBytes, 'is damaged or unverifiable (it does not match its checksum)');
       }
       const { db, live } = openOnStorage(SQL, snap.storage, snap.size);
       if (name === SNAPSHOT_PREV) warnings.push(`used the previous snapshot because ${SNAPSHOT} was missing or failed its checksum`);
@@ -115,7 +116,7 @@ export function loadSnapshot(SQL: SqlJsStatic, dir: string, warnings: string[], 
     const snap = readSnapshot(path.join(dir, name), opts.reserve);
     const loaded = loadUnverified(SQL, snap);
     if (typeof loaded === 'string') {
-      setAside(dir, name, snap.bytes, `is damaged (${loaded})`, opts, warnings);
+      setAside({ dir, repair: opts.repair, warnings }, name, snap.bytes, `is damaged (${loaded})`);
       continue;
     }
     let kept = '';
@@ -136,7 +137,9 @@ export function loadSnapshot(SQL: SqlJsStatic, dir: string, warnings: string[], 
 }
 
 /** Opens a snapshot without a checksum after a full integrity check; the reason when it fails. */
-function loadUnverified(SQL: SqlJsStatic, snap: { storage: Uint8Array; size: number; bytes: Buffer }): { db: Database; live: LiveFile | undefined } | string {
+type Opened = { db: Database; live: LiveFile | undefined };
+
+function loadUnverified(SQL: SqlJsStatic, snap: { storage: Uint8Array; size: number; bytes: Buffer }): Opened | string {
   if (snap.size < 100 || !snap.bytes.subarray(0, 16).equals(SQLITE_HEADER)) return 'not an SQLite file';
   let db: Database | undefined;
   try {

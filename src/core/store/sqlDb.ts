@@ -73,6 +73,7 @@ export abstract class SqlDb {
   }
 
   /** Register a JS function usable from SQL (e.g. bm25). Connection-level, not logged. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- SQLite passes whatever the SQL gives; each function checks its own
   registerFunction(name: string, fn: (...args: any[]) => SqlValue): void {
     this.db.create_function(name, fn);
   }

@@ -26,13 +26,13 @@ import { defaultMigrationsDir, loadMigrations, migrationOps, type Migration } fr
 import { changeCounter, releaseStorage, reserveFor, type LiveFile } from './liveFile';
 import { UserFacingError, errorMessage } from '../util/errors';
 import { registerBm25 } from '../search/bm25';
-import { SNAPSHOT, loadSnapshot, discardSnapshotTemp, writeSnapshotFile, writeSnapshotTemp, type SnapshotContent, type VerifiedBy } from './snapshotFiles';
+import { SNAPSHOT, loadSnapshot, discardSnapshotTemp, writeSnapshotFile, writeSnapshotTemp, type LoadedSnapshot, type SnapshotContent, type VerifiedBy } from './snapshotFiles';
 import { LOW_SPACE_BYTES, freeBytes, isDiskFull, nodeFs, type StoreFs } from './storeFs';
 import { HealthTracker, SNAPSHOT_DISK_FULL, StoreIoError, WarningList, diskFullAtOpen, storeIoError, writeBlockFor, type StoreHealth } from './storeHealth';
 import { quarantineUnreplayed, replayRecords, unreplayableMessage } from './replay';
 import { becomeWriter } from './writerCatchUp';
 import { RetryScheduler } from './retryScheduler';
-import { compactFullTextIndex, mergeFullTextSegments, type CompactOptions, type FtsHost } from './ftsMaintenance';
+import { FtsMergeTimer, compactFullTextIndex, mergeFullTextSegments, type CompactOptions, type FtsHost } from './ftsMaintenance';
 import { normalizeParams, stripSqlComments, NON_DETERMINISTIC } from './sqlText';
 
 export * from './storeTypes';
@@ -52,8 +52,7 @@ export class Store extends SqlDb {
   private oldestUnsnapshottedAt: number | undefined;
   private inTx = false;
   private closed = false;
-  private commitsSinceFtsMerge = 0;
-  private ftsMergeTimer: NodeJS.Immediate | undefined;
+  private readonly ftsMergeTimer: FtsMergeTimer | undefined;
   private readonly warningList = new WarningList();
   private readonly healthTracker = new HealthTracker();
   private openMs = 0;
@@ -87,6 +86,8 @@ export class Store extends SqlDb {
     this.sfs = opts.fs ?? nodeFs;
     this.retry = new RetryScheduler(opts.recoveryIntervalMs ?? 1000, MAX_RECOVERY_DELAY_MS, () => this.tryRecover());
     if (opts.onHealthChange) this.healthTracker.onChange(opts.onHealthChange);
+    const merge = opts.ftsMerge ?? { tables: ['memories_fts'], every: 64 };
+    if (merge) this.ftsMergeTimer = new FtsMergeTimer(merge.every, () => !this.closed && this.mergeFullTextSegments(merge.tables));
   }
 
   /**
@@ -99,7 +100,9 @@ export class Store extends SqlDb {
       return await Store.openAs(opts, 'writer');
     } catch (e) {
       if (!isDiskFullError(e)) throw e;
-      const store = await Store.openAs(opts, 'waiting-writer').catch(() => Promise.reject(e));
+      const store = await Store.openAs(opts, 'waiting-writer').catch(() => {
+        throw e instanceof Error ? e : new Error(String(e));
+      });
       store.blockWrites(diskFullAtOpen(store.dir, true));
       return store;
     }
@@ -118,24 +121,29 @@ export class Store extends SqlDb {
       const log = mode === 'writer' ? new OpLog(dir, opts.fs ?? nodeFs) : undefined;
       const store = new Store(snap.db, log, lock, dir, opts);
       if (mode === 'reader') store.readOnlyReason = opts.readOnlyReason ?? 'This memory store is open read-only.';
-      store.live = snap.live;
-      store.exec('PRAGMA foreign_keys = ON');
-      registerBm25(snap.db);
-      store.snapshotSeq = store.seq = snap.snapshotSeq;
-      store.snapshotVerifiedBy = snap.verifiedBy;
-      store.loadedUnverified = snap.verifiedBy === 'integrity_check';
-      store.replayLog(warnings);
-      store.log?.openForAppend(store.seq + 1);
-      store.migrate(opts.migrationsDir ?? defaultMigrationsDir());
-      if (store.log && (freeBytes(dir) ?? Infinity) < LOW_SPACE_BYTES) store.blockWrites(diskFullAtOpen(dir, false));
-      for (const w of warnings) store.warn(w);
-      store.refreshHealth();
+      store.startFrom(snap, warnings);
       store.openMs = performance.now() - t0;
       return store;
     } catch (e) {
       lock?.release();
       throw e;
     }
+  }
+
+  /** From the loaded snapshot: replay, open the log for appending, migrate, tell what happened. */
+  private startFrom(snap: LoadedSnapshot, warnings: string[]): void {
+    this.live = snap.live;
+    this.exec('PRAGMA foreign_keys = ON');
+    registerBm25(this.db);
+    this.snapshotSeq = this.seq = snap.snapshotSeq;
+    this.snapshotVerifiedBy = snap.verifiedBy;
+    this.loadedUnverified = snap.verifiedBy === 'integrity_check';
+    this.replayLog(warnings);
+    this.log?.openForAppend(this.seq + 1);
+    this.migrate(this.opts.migrationsDir ?? defaultMigrationsDir());
+    if (this.log && (freeBytes(this.dir) ?? Infinity) < LOW_SPACE_BYTES) this.blockWrites(diskFullAtOpen(this.dir, false));
+    for (const w of warnings) this.warn(w);
+    this.refreshHealth();
   }
 
   /** Replays the log after the snapshot; a log it cannot replay leaves the store read-only (one error). */
@@ -254,7 +262,7 @@ export class Store extends SqlDb {
     if (ops.length) {
       this.seq++;
       this.oldestUnsnapshottedAt ??= Date.now();
-      this.countCommitForFtsMerge();
+      this.ftsMergeTimer?.countCommit();
     }
     return result;
   }
@@ -293,7 +301,8 @@ export class Store extends SqlDb {
     try {
       await this.snapshotting?.catch(() => undefined);
       if (block.needsWriter) {
-        const w = becomeWriter({ dir: this.dir, sfs: this.sfs, purpose: this.opts.purpose, seq: this.seq }, (ops) => this.applyOps(ops), (m) => this.warn(m));
+        const state = { dir: this.dir, sfs: this.sfs, purpose: this.opts.purpose, seq: this.seq };
+        const w = becomeWriter(state, (ops) => this.applyOps(ops), (m) => this.warn(m));
         if ('lockedBy' in w) {
           this.readOnlyReason = `${w.lockedBy} This store stays read-only here.`;
           this.writeBlock = undefined;
@@ -315,19 +324,6 @@ export class Store extends SqlDb {
       this.warn(`re-establishing a durable state failed: ${errorMessage(e)}`, `recovery:${(e as NodeJS.ErrnoException).code ?? 'other'}`);
       return false;
     }
-  }
-
-  private countCommitForFtsMerge(): void {
-    const merge = this.opts.ftsMerge ?? { tables: ['memories_fts'], every: 64 };
-    if (!merge || this.ftsMergeTimer || ++this.commitsSinceFtsMerge < merge.every) return;
-    // After the caller's write has returned: merging is maintenance, not part of any write.
-    this.ftsMergeTimer = setImmediate(() => {
-      this.ftsMergeTimer = undefined;
-      if (this.closed) return;
-      this.commitsSinceFtsMerge = 0;
-      this.mergeFullTextSegments(merge.tables);
-    });
-    this.ftsMergeTimer.unref?.();
   }
 
   /**
@@ -388,7 +384,8 @@ export class Store extends SqlDb {
     this.db.run("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('log_seq', ?)", [String(seq)]);
     let content: SnapshotContent;
     try {
-      content = this.liveFileUsable(counter) ? writeSnapshotTemp(this.dir, this.sfs, this.live!.storage, this.fileSize()) : { bytes: this.db.export() };
+      const fromLive = this.liveFileUsable(counter);
+      content = fromLive ? writeSnapshotTemp(this.dir, this.sfs, this.live!.storage, this.fileSize()) : { bytes: this.db.export() };
       this.lastSnapshotFrom = 'bytes' in content ? 'export' : 'live-file';
       if (opts.rotate) this.rotateForSnapshot(seq, content);
     } catch (e) {
@@ -430,10 +427,10 @@ export class Store extends SqlDb {
   }
 
   /** A failed snapshot costs nothing (the log has every write); for lack of space, retries back off. */
-  private snapshotFailed(e: unknown): unknown {
+  private snapshotFailed(e: unknown): Error {
     if (!isDiskFullError(e)) {
       this.warn(`snapshot failed (the operation log still holds every write): ${errorMessage(e)}`, `snapshot:${errorMessage(e)}`);
-      return e;
+      return e instanceof Error ? e : new Error(errorMessage(e));
     }
     this.snapshotProblem = SNAPSHOT_DISK_FULL;
     this.snapshotRetryAt = Date.now() + 60_000;
@@ -486,7 +483,7 @@ export class Store extends SqlDb {
       }
     } finally {
       this.closed = true;
-      if (this.ftsMergeTimer) clearImmediate(this.ftsMergeTimer);
+      this.ftsMergeTimer?.stop();
       this.retry.stop();
       this.freeStatements();
       this.log?.close();

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as os from 'node:os';
 import initSqlJs from 'sql.js';
 import { Store, SchemaTooNewError } from '../../../src/core/store/store';
 import { StoreLockedError } from '../../../src/core/store/lock';
@@ -184,7 +185,7 @@ test('one writer per directory: a second open is refused, a stale lock is taken 
   await ro.close();
   await a.close();
   // A lock left by a process that no longer exists.
-  fs.writeFileSync(path.join(dir, 'store.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, host: require('node:os').hostname(), procStart: null, token: 'dead', acquiredAt: 'then' }));
+  fs.writeFileSync(path.join(dir, 'store.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, host: os.hostname(), procStart: null, token: 'dead', acquiredAt: 'then' }));
   const warnings: string[] = [];
   const b = await openStore(dir, { onWarning: (w) => warnings.push(w) });
   assert.ok(warnings.some((w) => /stale lock/.test(w)));

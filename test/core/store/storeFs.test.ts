@@ -69,7 +69,10 @@ test('a real full disk (8 MB tmpfs): clear errors, opens read-only-for-now, writ
     const filler = path.join(mnt, 'filler');
     let store = await Store.open({ dir, recoveryIntervalMs: 20 });
     const acked: string[] = [];
-    for (let i = 0; i < 5; i++) insert(store, `before-${i}`), acked.push(`before-${i}`);
+    for (let i = 0; i < 5; i++) {
+      insert(store, `before-${i}`);
+      acked.push(`before-${i}`);
+    }
     fill(filler);
     // The log's last page may still have room (tmpfs allocates whole pages): writes fit until it is full.
     for (let i = 0; store.health().state === 'ok'; i++) {
@@ -95,7 +98,10 @@ test('a real full disk (8 MB tmpfs): clear errors, opens read-only-for-now, writ
 
     fs.rmSync(filler); // space is back
     await until(() => store.health().state === 'ok');
-    for (let i = 0; i < 30; i++) insert(store, `after-${i}`), acked.push(`after-${i}`);
+    for (let i = 0; i < 30; i++) {
+      insert(store, `after-${i}`);
+      acked.push(`after-${i}`);
+    }
     await store.close({ snapshot: false });
 
     const again = await Store.open({ dir });
