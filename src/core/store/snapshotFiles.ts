@@ -1,7 +1,7 @@
 /**
  * Snapshot files: loading the newest one that can be trusted, and writing a new one atomically.
  *
- * Trust (ARCHITECTURE.md "Storage"): a snapshot is used when its bytes match a checksum sidecar
+ * Trust (docs/durability.md "Snapshots"): a snapshot is used when its bytes match a checksum sidecar
  * written with it. The newest verified one wins (snapshot.sqlite, then snapshot.prev.sqlite, whose
  * log segments are kept for this fallback). Only when no snapshot verifies is one loaded after a
  * full `PRAGMA integrity_check`, with a warning and a copy in quarantine/; such an unverified load

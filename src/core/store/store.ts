@@ -2,7 +2,7 @@
  * The durable embedded store: sql.js in memory, made durable by an operation log
  * (one fdatasync'ed record per committed transaction) and periodic atomic snapshots.
  *
- * Contract (ARCHITECTURE.md "Storage"): a transaction is acknowledged only after its log
+ * Contract (ARCHITECTURE.md "Durability contract"): a transaction is acknowledged only after its log
  * record is on disk; opening = load the newest verified snapshot + replay the log after
  * its watermark; a torn or corrupt tail is dropped with a warning and kept in
  * quarantine/. Transactions are synchronous functions: no await (so no LLM or
