@@ -99,14 +99,14 @@ function readLock(file: string): ReadLock {
 /** Creates `file` holding `content`, or returns false when it exists. Never leaves it empty or partial. */
 function createWithContent(file: string, content: string): boolean {
   const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
-  const fd = fs.openSync(tmp, 'wx');
   try {
-    fs.writeSync(fd, content);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
+    const fd = fs.openSync(tmp, 'wx');
+    try {
+      fs.writeSync(fd, content);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.linkSync(tmp, file); // atomic, and fails with EEXIST like O_EXCL
     return true;
   } catch (e) {

@@ -28,7 +28,7 @@ import { UserFacingError, errorMessage } from '../util/errors';
 import { registerBm25 } from '../search/bm25';
 import { SNAPSHOT, loadSnapshot, discardSnapshotTemp, writeSnapshotFile, writeSnapshotTemp, type LoadedSnapshot, type SnapshotContent, type VerifiedBy } from './snapshotFiles';
 import { LOW_SPACE_BYTES, freeBytes, isDiskFull, nodeFs, type StoreFs } from './storeFs';
-import { HealthTracker, SNAPSHOT_DISK_FULL, StoreIoError, WarningList, diskFullAtOpen, storeIoError, writeBlockFor, type StoreHealth } from './storeHealth';
+import { HealthTracker, SNAPSHOT_DISK_FULL, StoreIoError, WarningList, diskFullAtOpen, diskFullCannotOpen, storeIoError, writeBlockFor, type StoreHealth } from './storeHealth';
 import { quarantineUnreplayed, replayRecords, unreplayableMessage } from './replay';
 import { becomeWriter } from './writerCatchUp';
 import { RetryScheduler } from './retryScheduler';
@@ -100,9 +100,7 @@ export class Store extends SqlDb {
       return await Store.openAs(opts, 'writer');
     } catch (e) {
       if (!isDiskFullError(e)) throw e;
-      const store = await Store.openAs(opts, 'waiting-writer').catch(() => {
-        throw e instanceof Error ? e : new Error(String(e));
-      });
+      const store = await Store.openAs(opts, 'waiting-writer').catch(() => Promise.reject(diskFullCannotOpen(opts.dir, e)));
       store.blockWrites(diskFullAtOpen(store.dir, true));
       return store;
     }

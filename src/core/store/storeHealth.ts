@@ -130,3 +130,13 @@ export function diskFullAtOpen(dir: string, needsWriter: boolean): WriteBlock {
     needsWriter,
   };
 }
+
+/** The disk is full and the store cannot even be opened read-only (new, or needs a migration). */
+export function diskFullCannotOpen(dir: string, e: unknown): StoreIoError {
+  return new StoreIoError(
+    `The disk holding the memory store at ${dir} is full: the store cannot be created or upgraded until some space is free ` +
+      `(${errorMessage(e)}).`,
+    'disk_full',
+    e,
+  );
+}

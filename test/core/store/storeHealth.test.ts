@@ -135,6 +135,15 @@ test('disk full at open: the store opens read-only-for-now with health disk_full
   await again.close();
 });
 
+test('a new store on a full disk: a clear disk_full error, not a raw ENOSPC', async () => {
+  const ffs = new FaultFs();
+  ffs.diskFull = true;
+  await assert.rejects(
+    Store.open({ dir: tmpDir(), fs: ffs }),
+    (e: unknown) => e instanceof UserFacingError && e.code === 'disk_full' && /is full: the store cannot be created/.test(e.message),
+  );
+});
+
 test('tmpDir registers one exit listener however many directories a test run makes', () => {
   const before = process.listenerCount('exit');
   for (let i = 0; i < 15; i++) tmpDir();
