@@ -253,7 +253,7 @@ export class OpLog {
     return frame.length;
   }
 
-  /** Cut the segment back to its last good record and sync; on failure seal it (close it). */
+  /** Cut the segment back to its last good record and sync; on failure void the frame and seal the segment (close it). */
   private cutBack(): boolean {
     try {
       this.sfs.ftruncateSync(this.fd!, this.currentBytes);
@@ -261,7 +261,32 @@ export class OpLog {
       return true;
     } catch {
       this.closeFd();
+      this.voidFailedFrame();
       return false;
+    }
+  }
+
+  /**
+   * The cut failed: zero the failed frame's header, so that until a snapshot covers this segment
+   * (a crash before the store has re-established its state) every reader sees a torn record
+   * there, never the write that was reported as failed. Best effort: the disk is failing.
+   */
+  private voidFailedFrame(): void {
+    let fd: number | undefined;
+    try {
+      fd = this.sfs.openSync(this.current!.file, 'r+'); // not O_APPEND: a positional write lands where asked
+      const zeros = Buffer.alloc(FRAME);
+      let done = 0;
+      while (done < FRAME) {
+        const n = this.sfs.writeSync(fd, zeros, done, FRAME - done, this.currentBytes + done);
+        if (n <= 0) return;
+        done += n;
+      }
+      this.sfs.fdatasyncSync(fd);
+    } catch {
+      // Nothing more can be done now; the store's recovery snapshot covers this segment.
+    } finally {
+      if (fd !== undefined) this.sfs.closeSync(fd);
     }
   }
 

@@ -7,8 +7,8 @@ import * as fs from 'node:fs';
 
 export interface StoreFs {
   openSync(file: string, flags: string | number): number;
-  /** May write fewer than `length` bytes (a short write); callers loop. */
-  writeSync(fd: number, data: Uint8Array, offset: number, length: number): number;
+  /** May write fewer than `length` bytes (a short write); callers loop. `position`: write there (not in O_APPEND files). */
+  writeSync(fd: number, data: Uint8Array, offset: number, length: number, position?: number): number;
   fdatasyncSync(fd: number): void;
   fsyncSync(fd: number): void;
   ftruncateSync(fd: number, length: number): void;
@@ -20,7 +20,7 @@ export interface StoreFs {
 
 export const nodeFs: StoreFs = {
   openSync: (file, flags) => fs.openSync(file, flags),
-  writeSync: (fd, data, offset, length) => fs.writeSync(fd, data, offset, length),
+  writeSync: (fd, data, offset, length, position) => fs.writeSync(fd, data, offset, length, position ?? null),
   fdatasyncSync: (fd) => fs.fdatasyncSync(fd),
   fsyncSync: (fd) => fs.fsyncSync(fd),
   ftruncateSync: (fd, length) => fs.ftruncateSync(fd, length),

@@ -94,6 +94,21 @@ test('EIO from fdatasync: io_error, writes paused until a verified snapshot and 
   }
 });
 
+test('EIO from fdatasync and a failing cut, then a crash before the store recovered: the failed write still does not come back', async () => {
+  const dir = tmpDir();
+  const ffs = new FaultFs();
+  const store = await Store.open({ dir, fs: ffs, recoveryIntervalMs: 60_000 });
+  insert(store, 'a');
+  ffs.inject({ op: 'fdatasync', code: 'EIO', file: /\.log$/ }).inject({ op: 'ftruncate', code: 'EIO' });
+  insertFails(store, 'lost', 'io_error');
+  await store.close({ snapshot: false }); // the process dies before recovery: no snapshot, the segment as it is
+  const warnings: string[] = [];
+  const again = await Store.open({ dir, onWarning: (w) => warnings.push(w) });
+  assert.deepEqual(ids(again), ['a']);
+  assert.ok(warnings.some((w) => /torn record/.test(w)), warnings.join('\n'));
+  await again.close();
+});
+
 test('snapshots on a full disk: one warning however often they are tried, a temp file never left behind, close does not fail', async () => {
   const dir = tmpDir();
   const ffs = new FaultFs();
