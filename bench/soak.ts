@@ -22,7 +22,9 @@ async function main(): Promise<void> {
   const f = await runSoak({ dir, kills, diskErrors, log: (l) => console.log(l) });
   console.log(JSON.stringify(f, null, 2));
   console.log(
-    `\nkills ${f.kills} (${Object.entries(f.killsByPoint).map(([k, n]) => `${k} ${n}`).join(', ')}), acknowledged writes ${f.acknowledgedWrites}, ` +
+    `\nkills ${f.kills} (${Object.entries(f.killsByPoint)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}), acknowledged writes ${f.acknowledgedWrites}, ` +
       `lost writes ${f.lostWrites}, failed writes ${f.failedWrites} (resurrected ${f.resurrectedFailedWrites}), integrity failures ${f.integrityFailures}, ` +
       `injected disk errors ${f.diskErrorsInjected}, child failures ${f.childFailures}, ${f.seconds} s`,
   );

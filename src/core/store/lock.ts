@@ -56,12 +56,16 @@ type Verdict = { alive: true; why?: string } | { alive: false; tookOver: string 
 function judge(info: LockInfo, file: string): Verdict {
   const howTo = `If no Agent Memory process uses it any more, delete ${file} to take the store over.`;
   if (info.host !== os.hostname()) {
-    return { alive: true, why: `The lock was taken on another computer (${info.host}), so whether its owner still runs cannot be checked from here. ${howTo}` };
+    return {
+      alive: true,
+      why: `The lock was taken on another computer (${info.host}), so whether its owner still runs cannot be checked from here. ${howTo}`,
+    };
   }
   try {
     process.kill(info.pid, 0);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ESRCH') return { alive: false, tookOver: `took over a stale lock left by pid ${info.pid} (it is no longer running)` };
+    if ((e as NodeJS.ErrnoException).code === 'ESRCH')
+      return { alive: false, tookOver: `took over a stale lock left by pid ${info.pid} (it is no longer running)` };
   }
   if (!info.procStart) {
     return {
@@ -71,7 +75,10 @@ function judge(info: LockInfo, file: string): Verdict {
   }
   const now = processStartTime(info.pid);
   if (now !== null && now !== info.procStart) {
-    return { alive: false, tookOver: `took over a stale lock left by pid ${info.pid} (that process ended; the pid now belongs to another process)` };
+    return {
+      alive: false,
+      tookOver: `took over a stale lock left by pid ${info.pid} (that process ended; the pid now belongs to another process)`,
+    };
   }
   return { alive: true };
 }

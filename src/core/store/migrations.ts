@@ -43,9 +43,15 @@ export function loadMigrations(dir: string): Migration[] {
 export function migrationOps(m: Migration, createTable: boolean): Op[] {
   const ops: Op[] = [];
   if (createTable) {
-    ops.push({ sql: 'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)', params: [] });
+    ops.push({
+      sql: 'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+      params: [],
+    });
   }
   ops.push({ sql: m.sql, params: [] });
-  ops.push({ sql: 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', params: [m.version, m.name, new Date().toISOString()] });
+  ops.push({
+    sql: 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
+    params: [m.version, m.name, new Date().toISOString()],
+  });
   return ops;
 }

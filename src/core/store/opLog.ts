@@ -174,8 +174,7 @@ export class OpLog {
     out.dropped += intact.count;
     const damaged = why.startsWith('sequence gap') ? 'a record out of sequence' : 'the damaged record';
     out.warnings.push(
-      `log ${path.basename(seg.file)} @${off}: ${why}; dropped ${damaged} and ${describeDropped(intact)}` +
-        (repair ? '' : ' (not read)'),
+      `log ${path.basename(seg.file)} @${off}: ${why}; dropped ${damaged} and ${describeDropped(intact)}` + (repair ? '' : ' (not read)'),
     );
     if (repair) this.cut(seg, buf, off, out.warnings);
   }

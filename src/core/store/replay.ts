@@ -62,7 +62,11 @@ export function replayRecords(r: LogReadResult, snapshotSeq: number, apply: (ops
     try {
       apply(rec.ops);
     } catch (e) {
-      return { seq, replayed, failure: `record ${rec.seq} could not be replayed (${errorMessage(e)}), nor the ${r.lastSeq - rec.seq} after it` };
+      return {
+        seq,
+        replayed,
+        failure: `record ${rec.seq} could not be replayed (${errorMessage(e)}), nor the ${r.lastSeq - rec.seq} after it`,
+      };
     }
     replayed++;
     seq = rec.seq;

@@ -179,7 +179,7 @@ export function writeSnapshotTemp(dir: string, sfs: StoreFs, storage: Uint8Array
   const fd = sfs.openSync(tmp, 'w');
   try {
     let crc = 0;
-    for (let off = 0; off < size; ) {
+    for (let off = 0; off < size;) {
       const part = storage.subarray(off, Math.min(size, off + 16 * 1024 * 1024));
       writeAll(sfs, fd, part);
       crc = zlib.crc32(part, crc);
@@ -246,7 +246,8 @@ export async function writeSnapshotFile(dir: string, sfs: StoreFs, content: Snap
       }
       checksum = content.checksum;
     }
-    if (opts.verify && checksumLine(fs.readFileSync(tmp)) !== checksum) throw Object.assign(new Error('the snapshot read back differs from what was written'), { code: 'EIO' });
+    if (opts.verify && checksumLine(fs.readFileSync(tmp)) !== checksum)
+      throw Object.assign(new Error('the snapshot read back differs from what was written'), { code: 'EIO' });
     await writeDurably(sfs, tmp + CHECKSUM_SUFFIX, Buffer.from(checksum));
   } catch (e) {
     fs.rmSync(tmp, { force: true });

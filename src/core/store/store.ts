@@ -26,9 +26,28 @@ import { defaultMigrationsDir, loadMigrations, migrationOps, type Migration } fr
 import { changeCounter, releaseStorage, reserveFor, type LiveFile } from './liveFile';
 import { UserFacingError, errorMessage } from '../util/errors';
 import { registerBm25 } from '../search/bm25';
-import { SNAPSHOT, loadSnapshot, discardSnapshotTemp, writeSnapshotFile, writeSnapshotTemp, type LoadedSnapshot, type SnapshotContent, type VerifiedBy } from './snapshotFiles';
+import {
+  SNAPSHOT,
+  loadSnapshot,
+  discardSnapshotTemp,
+  writeSnapshotFile,
+  writeSnapshotTemp,
+  type LoadedSnapshot,
+  type SnapshotContent,
+  type VerifiedBy,
+} from './snapshotFiles';
 import { LOW_SPACE_BYTES, freeBytes, isDiskFull, nodeFs, type StoreFs } from './storeFs';
-import { HealthTracker, SNAPSHOT_DISK_FULL, StoreIoError, WarningList, diskFullAtOpen, diskFullCannotOpen, storeIoError, writeBlockFor, type StoreHealth } from './storeHealth';
+import {
+  HealthTracker,
+  SNAPSHOT_DISK_FULL,
+  StoreIoError,
+  WarningList,
+  diskFullAtOpen,
+  diskFullCannotOpen,
+  storeIoError,
+  writeBlockFor,
+  type StoreHealth,
+} from './storeHealth';
 import { quarantineUnreplayed, replayRecords, unreplayableMessage } from './replay';
 import { becomeWriter } from './writerCatchUp';
 import { RetryScheduler } from './retryScheduler';
@@ -195,9 +214,7 @@ export class Store extends SqlDb {
     const hasTable = this.get<{ n: number }>(
       "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
     )!.n;
-    const current = hasTable
-      ? Number(this.get<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')?.v ?? 0)
-      : 0;
+    const current = hasTable ? Number(this.get<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')?.v ?? 0) : 0;
     if (current > known) throw new SchemaTooNewError(current, known);
     this.schemaVersion = current;
     const pending: Migration[] = migrations.filter((m) => m.version > current);
@@ -300,7 +317,11 @@ export class Store extends SqlDb {
       await this.snapshotting?.catch(() => undefined);
       if (block.needsWriter) {
         const state = { dir: this.dir, sfs: this.sfs, purpose: this.opts.purpose, seq: this.seq };
-        const w = becomeWriter(state, (ops) => this.applyOps(ops), (m) => this.warn(m));
+        const w = becomeWriter(
+          state,
+          (ops) => this.applyOps(ops),
+          (m) => this.warn(m),
+        );
         if ('lockedBy' in w) {
           this.readOnlyReason = `${w.lockedBy} This store stays read-only here.`;
           this.writeBlock = undefined;
@@ -445,7 +466,9 @@ export class Store extends SqlDb {
     const ok = !!this.live && this.fileSize() <= this.live.storage.length && changeCounter(this.live.storage) !== before;
     if (this.live && !ok) {
       this.live = undefined;
-      this.warn('snapshots now copy the whole database (its in-memory file outgrew the space reserved for it); reopening the store restores the direct write');
+      this.warn(
+        'snapshots now copy the whole database (its in-memory file outgrew the space reserved for it); reopening the store restores the direct write',
+      );
     }
     return ok;
   }
@@ -477,7 +500,9 @@ export class Store extends SqlDb {
       if (opts.snapshot !== false && this.log) {
         await this.snapshotting?.catch(() => undefined);
         if (this.writeBlock) await this.recover();
-        await this.snapshot().catch((e) => this.warn(`snapshot on close failed (the log still holds every write): ${errorMessage(e)}`, 'close'));
+        await this.snapshot().catch((e) =>
+          this.warn(`snapshot on close failed (the log still holds every write): ${errorMessage(e)}`, 'close'),
+        );
       }
     } finally {
       this.closed = true;

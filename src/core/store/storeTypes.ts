@@ -41,7 +41,6 @@ export interface StoreOptions {
   recoveryIntervalMs?: number;
 }
 
-
 export interface SnapshotPolicy {
   /** Snapshot when the active log segment is at least this big. */
   logBytes: number;

@@ -33,7 +33,8 @@ export function becomeWriter(
     const log = new OpLog(s.dir, s.sfs);
     const r = log.read(s.seq, { repair: true });
     for (const w of r.warnings) warn(w);
-    if (r.records[0] && r.records[0].seq !== s.seq + 1) throw new Error('the log changed under this reader (a snapshot removed records): reopen the store');
+    if (r.records[0] && r.records[0].seq !== s.seq + 1)
+      throw new Error('the log changed under this reader (a snapshot removed records): reopen the store');
     let seq = s.seq;
     for (const rec of r.records) {
       apply(rec.ops);

@@ -46,7 +46,10 @@ test('a short write then ENOSPC is cut back: the next record follows the last go
   log.append(rec(3));
   log.close();
   const r = new OpLog(dir).read(0);
-  assert.deepEqual(r.records.map((x) => x.seq), [1, 2, 3]);
+  assert.deepEqual(
+    r.records.map((x) => x.seq),
+    [1, 2, 3],
+  );
   assert.deepEqual(r.warnings, []);
 });
 
@@ -60,7 +63,10 @@ test('EIO from fdatasync: the record is cut off (state unknown is reported) and 
   const err = appendFails(log, 2);
   assert.deepEqual([err.failure.repaired, err.failure.stateUnknown], [true, true]);
   log.close();
-  assert.deepEqual(new OpLog(dir).read(0).records.map((x) => x.seq), [1]);
+  assert.deepEqual(
+    new OpLog(dir).read(0).records.map((x) => x.seq),
+    [1],
+  );
 });
 
 test('when the cut fails too, the segment is sealed: no append follows the failed bytes', () => {
@@ -95,14 +101,20 @@ test('one damaged record mid-log: the warning counts the dropped changes (not by
   bytes[offsets[3]! + 20]! ^= 0x10; // inside record 4's payload
   fs.writeFileSync(file, bytes);
   const r = new OpLog(dir).read(0);
-  assert.deepEqual(r.records.map((x) => x.seq), [1, 2, 3]);
+  assert.deepEqual(
+    r.records.map((x) => x.seq),
+    [1, 2, 3],
+  );
   assert.equal(r.dropped, 6);
   assert.equal(r.warnings.length, 1, r.warnings.join('\n'));
   assert.match(r.warnings[0]!, /checksum mismatch; dropped the damaged record and 6 intact changes after it \(records 5–10\)/);
   assert.match(r.warnings[0]!, /kept in quarantine/);
   const kept = fs.readdirSync(path.join(dir, 'quarantine'));
   assert.equal(kept.length, 1);
-  assert.ok(fs.readFileSync(path.join(dir, 'quarantine', kept[0]!)).equals(bytes.subarray(offsets[3]!)), 'the whole rest of the segment is kept');
+  assert.ok(
+    fs.readFileSync(path.join(dir, 'quarantine', kept[0]!)).equals(bytes.subarray(offsets[3]!)),
+    'the whole rest of the segment is kept',
+  );
   assert.equal(fs.statSync(file).size, offsets[3]);
 });
 
@@ -117,7 +129,10 @@ test('a read-only reader of a damaged log changes nothing on disk', () => {
   bytes[bytes.length - 5]! ^= 0xff;
   fs.writeFileSync(file, bytes);
   const r = new OpLog(dir, undefined, { create: false }).read(0, { repair: false });
-  assert.deepEqual(r.records.map((x) => x.seq), [1, 2, 3, 4]);
+  assert.deepEqual(
+    r.records.map((x) => x.seq),
+    [1, 2, 3, 4],
+  );
   assert.match(r.warnings.join('\n'), /no intact change after it \(not read\)/);
   assert.ok(fs.readFileSync(file).equals(bytes));
   assert.equal(fs.existsSync(path.join(dir, 'quarantine')), false);

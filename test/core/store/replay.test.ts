@@ -49,7 +49,10 @@ test('both snapshots lost: read-only with one clear error, unreplayed segments i
   assert.match(warnings[0]!, /quarantine/);
   assert.equal(b.health().state, 'read_only');
   assert.equal(b.health().detail, warnings[0]);
-  assert.throws(() => insert(b, 999), (e: unknown) => e instanceof UserFacingError && e.code === 'store_read_only' && /cannot replay/.test(e.message));
+  assert.throws(
+    () => insert(b, 999),
+    (e: unknown) => e instanceof UserFacingError && e.code === 'store_read_only' && /cannot replay/.test(e.message),
+  );
   assert.equal(Number(b.get<{ n: number }>('SELECT count(*) AS n FROM memories')!.n), 0, 'the schema is there, empty');
   await b.close();
   const kept = fs.readdirSync(path.join(dir, 'quarantine')).filter((f) => f.endsWith('.log'));

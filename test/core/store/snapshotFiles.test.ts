@@ -56,41 +56,60 @@ function flipRandomBit(file: string): number {
   return bit;
 }
 
-test('60 random single-bit flips in snapshot.sqlite: every one falls back to snapshot.prev + the log, with a warning and the same data', { timeout: 300_000 }, async () => {
-  const base = await baseStore(true);
-  for (let i = 0; i < 60; i++) {
-    const dir = copyDir(base.dir);
-    const bit = flipRandomBit(path.join(dir, 'snapshot.sqlite'));
-    const warnings: string[] = [];
-    const s = await Store.open({ dir, onWarning: (w) => warnings.push(w) });
-    assert.ok(warnings.some((w) => /snapshot\.sqlite is damaged or unverifiable/.test(w)), `flip of bit ${bit}: ${warnings.join(' | ')}`);
-    assert.equal(s.stats().snapshotVerifiedBy, 'checksum');
-    assert.deepEqual(contents(s), base.expected, `flip of bit ${bit}`);
-    assert.deepEqual(s.integrityCheck(), []);
-    await s.close({ snapshot: false });
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test('20 random bit flips with no verified snapshot left: never loaded silently, a loaded one passed a full integrity check and is kept in quarantine', { timeout: 300_000 }, async () => {
-  const base = await baseStore(false);
-  let loaded = 0;
-  for (let i = 0; i < 20; i++) {
-    const dir = copyDir(base.dir);
-    const bit = flipRandomBit(path.join(dir, 'snapshot.sqlite'));
-    const warnings: string[] = [];
-    const s = await Store.open({ dir, onWarning: (w) => warnings.push(w) });
-    assert.ok(warnings.length > 0, `flip of bit ${bit} loaded silently`);
-    if (s.stats().snapshotVerifiedBy === 'integrity_check') {
-      loaded++;
-      assert.ok(warnings.some((w) => /full integrity check/.test(w)), warnings.join(' | '));
-      assert.equal(fs.readdirSync(path.join(dir, 'quarantine')).filter((f) => f.endsWith('snapshot.sqlite')).length, 1);
-    } else {
-      // Rejected: the log alone cannot rebuild what the lost snapshot held, so the store is read-only.
-      assert.ok(warnings.some((w) => /damaged/.test(w)), warnings.join(' | '));
+test(
+  '60 random single-bit flips in snapshot.sqlite: every one falls back to snapshot.prev + the log, with a warning and the same data',
+  { timeout: 300_000 },
+  async () => {
+    const base = await baseStore(true);
+    for (let i = 0; i < 60; i++) {
+      const dir = copyDir(base.dir);
+      const bit = flipRandomBit(path.join(dir, 'snapshot.sqlite'));
+      const warnings: string[] = [];
+      const s = await Store.open({ dir, onWarning: (w) => warnings.push(w) });
+      assert.ok(
+        warnings.some((w) => /snapshot\.sqlite is damaged or unverifiable/.test(w)),
+        `flip of bit ${bit}: ${warnings.join(' | ')}`,
+      );
+      assert.equal(s.stats().snapshotVerifiedBy, 'checksum');
+      assert.deepEqual(contents(s), base.expected, `flip of bit ${bit}`);
+      assert.deepEqual(s.integrityCheck(), []);
+      await s.close({ snapshot: false });
+      fs.rmSync(dir, { recursive: true, force: true });
     }
-    await s.close({ snapshot: false });
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-  console.log(`bit flips without a verified snapshot: ${loaded} of 20 loaded after integrity_check (with a warning), ${20 - loaded} rejected`);
-});
+  },
+);
+
+test(
+  '20 random bit flips with no verified snapshot left: never loaded silently, a loaded one passed a full integrity check and is kept in quarantine',
+  { timeout: 300_000 },
+  async () => {
+    const base = await baseStore(false);
+    let loaded = 0;
+    for (let i = 0; i < 20; i++) {
+      const dir = copyDir(base.dir);
+      const bit = flipRandomBit(path.join(dir, 'snapshot.sqlite'));
+      const warnings: string[] = [];
+      const s = await Store.open({ dir, onWarning: (w) => warnings.push(w) });
+      assert.ok(warnings.length > 0, `flip of bit ${bit} loaded silently`);
+      if (s.stats().snapshotVerifiedBy === 'integrity_check') {
+        loaded++;
+        assert.ok(
+          warnings.some((w) => /full integrity check/.test(w)),
+          warnings.join(' | '),
+        );
+        assert.equal(fs.readdirSync(path.join(dir, 'quarantine')).filter((f) => f.endsWith('snapshot.sqlite')).length, 1);
+      } else {
+        // Rejected: the log alone cannot rebuild what the lost snapshot held, so the store is read-only.
+        assert.ok(
+          warnings.some((w) => /damaged/.test(w)),
+          warnings.join(' | '),
+        );
+      }
+      await s.close({ snapshot: false });
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    console.log(
+      `bit flips without a verified snapshot: ${loaded} of 20 loaded after integrity_check (with a warning), ${20 - loaded} rejected`,
+    );
+  },
+);

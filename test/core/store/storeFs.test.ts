@@ -85,7 +85,10 @@ test('a real full disk (8 MB tmpfs): clear errors, opens read-only-for-now, writ
       }
     }
     for (let i = 0; i < 30; i++) {
-      assert.throws(() => insert(store, `refused-${i}`), (e: unknown) => e instanceof UserFacingError && e.code === 'disk_full');
+      assert.throws(
+        () => insert(store, `refused-${i}`),
+        (e: unknown) => e instanceof UserFacingError && e.code === 'disk_full',
+      );
     }
     assert.equal(store.health().state, 'disk_full');
     await store.close(); // its snapshot cannot be written: close still succeeds

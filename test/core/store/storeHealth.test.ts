@@ -105,7 +105,10 @@ test('EIO from fdatasync and a failing cut, then a crash before the store recove
   const warnings: string[] = [];
   const again = await Store.open({ dir, onWarning: (w) => warnings.push(w) });
   assert.deepEqual(ids(again), ['a']);
-  assert.ok(warnings.some((w) => /torn record/.test(w)), warnings.join('\n'));
+  assert.ok(
+    warnings.some((w) => /torn record/.test(w)),
+    warnings.join('\n'),
+  );
   await again.close();
 });
 
