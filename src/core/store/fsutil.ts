@@ -36,3 +36,12 @@ export function preserveBytes(dir: string, name: string, data: Uint8Array): stri
   fs.writeFileSync(file, data);
   return file;
 }
+
+/** Copy a file into quarantine/ (the original stays). */
+export function quarantineFile(dir: string, file: string): string {
+  const quarantine = path.join(dir, 'quarantine');
+  fs.mkdirSync(quarantine, { recursive: true });
+  const dest = path.join(quarantine, `${new Date().toISOString().replace(/[:.]/g, '-')}-${path.basename(file)}`);
+  fs.copyFileSync(file, dest);
+  return dest;
+}

@@ -1,7 +1,10 @@
 /**
- * One writer per store directory. The lock file holds the owner's pid, host and
- * process start time; a lock whose owner is gone (crash, kill -9) is stale and
- * taken over. Process start time guards against a recycled pid.
+ * One writer per store directory. The lock file holds the owner's pid, host and process start
+ * time, and is created atomically WITH its content (a temp file linked into place), so a
+ * contender never sees an empty lock of a live owner. A lock whose owner is gone (crash,
+ * kill -9) is stale and taken over; a lock whose owner may be alive never is: when that cannot
+ * be told (another host, no start time) the opener is refused with a message that says why and
+ * how to take the store over.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -9,7 +12,7 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { UserFacingError } from '../util/errors';
 
-interface LockInfo {
+export interface LockInfo {
   pid: number;
   host: string;
   procStart: string | null;
@@ -18,14 +21,19 @@ interface LockInfo {
   purpose?: string;
 }
 
+/** An unreadable (empty or partial) lock younger than this may still be being written: not stale. */
+const PARTIAL_LOCK_GRACE_MS = 10_000;
+
 export class StoreLockedError extends UserFacingError {
   constructor(
     readonly dir: string,
     readonly owner: LockInfo,
+    /** Why the owner counts as alive when that is not certain, and how to take over. */
+    readonly why?: string,
   ) {
     super(
-      `The memory store at ${dir} is in use by another process (pid ${owner.pid} on ${owner.host}` +
-        `${owner.purpose ? `, ${owner.purpose}` : ''}, since ${owner.acquiredAt}).`,
+      `The memory store at ${dir} is in use by ${owner.purpose ?? 'another process'} (pid ${owner.pid} on ${owner.host}` +
+        `, since ${owner.acquiredAt}).${why ? ` ${why}` : ''}`,
       'store_locked',
     );
   }
@@ -42,25 +50,90 @@ function processStartTime(pid: number): string | null {
   }
 }
 
-function isAlive(info: LockInfo): boolean {
-  if (info.host !== os.hostname()) return true; // cannot tell: assume alive (shared folder)
+type Verdict = { alive: true; why?: string } | { alive: false; tookOver: string };
+
+/** Whether the lock's owner may be alive; when it is surely gone, the warning for taking it over. */
+function judge(info: LockInfo, file: string): Verdict {
+  const howTo = `If no Agent Memory process uses it any more, delete ${file} to take the store over.`;
+  if (info.host !== os.hostname()) {
+    return {
+      alive: true,
+      why: `The lock was taken on another computer (${info.host}), so whether its owner still runs cannot be checked from here. ${howTo}`,
+    };
+  }
   try {
     process.kill(info.pid, 0);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    if ((e as NodeJS.ErrnoException).code === 'ESRCH')
+      return { alive: false, tookOver: `took over a stale lock left by pid ${info.pid} (it is no longer running)` };
   }
-  if (info.procStart) {
-    const now = processStartTime(info.pid);
-    if (now !== null && now !== info.procStart) return false; // pid was recycled
+  if (!info.procStart) {
+    return {
+      alive: true,
+      why: `The lock records no process start time (written by an older version), so pid ${info.pid}, which is running, may be a different program now. ${howTo}`,
+    };
   }
-  return true;
+  const now = processStartTime(info.pid);
+  if (now !== null && now !== info.procStart) {
+    return {
+      alive: false,
+      tookOver: `took over a stale lock left by pid ${info.pid} (that process ended; the pid now belongs to another process)`,
+    };
+  }
+  return { alive: true };
+}
+
+type ReadLock = { info: LockInfo } | { unreadable: true; ageMs: number } | { missing: true };
+
+function readLock(file: string): ReadLock {
+  let text: string;
+  let mtimeMs: number;
+  try {
+    mtimeMs = fs.statSync(file).mtimeMs;
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return { missing: true };
+  }
+  try {
+    const info = JSON.parse(text) as LockInfo;
+    if (typeof info.pid === 'number' && typeof info.token === 'string') return { info };
+  } catch {
+    // empty or partial
+  }
+  return { unreadable: true, ageMs: Date.now() - mtimeMs };
+}
+
+/** Creates `file` holding `content`, or returns false when it exists. Never leaves it empty or partial. */
+function createWithContent(file: string, content: string): boolean {
+  const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
+  try {
+    const fd = fs.openSync(tmp, 'wx');
+    try {
+      fs.writeSync(fd, content);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.linkSync(tmp, file); // atomic, and fails with EEXIST like O_EXCL
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 export class StoreLock {
   private constructor(
     private readonly file: string,
     private readonly token: string,
-    readonly tookOverStale: LockInfo | undefined,
+    /** The warning when a stale lock was taken over. */
+    readonly tookOver: string | undefined,
   ) {}
 
   static acquire(dir: string, purpose?: string): StoreLock {
@@ -74,41 +147,55 @@ export class StoreLock {
       acquiredAt: new Date().toISOString(),
       purpose,
     };
-    let staleOwner: LockInfo | undefined;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      try {
-        const fd = fs.openSync(file, 'wx');
-        fs.writeSync(fd, JSON.stringify(info));
-        fs.fsyncSync(fd);
-        fs.closeSync(fd);
-        return new StoreLock(file, info.token, staleOwner);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      }
-      let owner: LockInfo | undefined;
-      try {
-        owner = JSON.parse(fs.readFileSync(file, 'utf8')) as LockInfo;
-      } catch {
-        owner = undefined; // torn lock file from a crash mid-write: stale
-      }
-      if (owner && isAlive(owner)) throw new StoreLockedError(dir, owner);
-      // Stale: move it aside atomically; only one contender wins the rename.
-      const aside = `${file}.stale-${info.token}`;
-      try {
-        fs.renameSync(file, aside);
-        const moved = fs.readFileSync(aside, 'utf8');
-        // If someone else already replaced the stale lock with a live one, put it back.
-        if (owner && !moved.includes(owner.token)) {
-          fs.renameSync(aside, file);
+    let tookOver: string | undefined;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      if (createWithContent(file, JSON.stringify(info))) return new StoreLock(file, info.token, tookOver);
+      const cur = readLock(file);
+      if ('missing' in cur) continue;
+      let verdictOver: string;
+      if ('unreadable' in cur) {
+        if (cur.ageMs < PARTIAL_LOCK_GRACE_MS) {
+          sleepMs(100); // an older version may be writing it right now
           continue;
         }
-        fs.unlinkSync(aside);
-        staleOwner = owner ?? { pid: -1, host: '?', procStart: null, token: '?', acquiredAt: '?' };
-      } catch {
-        // Lost the race; try again.
+        verdictOver = `took over an unreadable lock file (empty or partial, last written ${Math.round(cur.ageMs / 1000)} s ago)`;
+      } else {
+        const v = judge(cur.info, file);
+        if (v.alive) throw new StoreLockedError(dir, cur.info, v.why);
+        verdictOver = v.tookOver;
       }
+      if (StoreLock.moveAside(file, info.token, 'info' in cur ? cur.info.token : undefined)) tookOver = verdictOver;
     }
-    throw new Error(`could not acquire the store lock at ${file}`);
+    const cur = readLock(file);
+    if ('info' in cur) throw new StoreLockedError(dir, cur.info);
+    throw new UserFacingError(
+      `The memory store at ${dir} is being locked by another process right now (its lock file is still incomplete); try again. ` +
+        `If this persists, delete ${file}.`,
+      'store_locked',
+    );
+  }
+
+  /** Moves a stale lock out of the way; only one contender wins the rename. False if it changed meanwhile. */
+  private static moveAside(file: string, myToken: string, staleToken: string | undefined): boolean {
+    const aside = `${file}.stale-${myToken}`;
+    try {
+      fs.renameSync(file, aside);
+    } catch {
+      return false; // lost the race
+    }
+    const moved = readLock(aside);
+    // Someone replaced the stale lock with a live one in between: put it back.
+    if ('info' in moved && moved.info.token !== staleToken) {
+      try {
+        fs.linkSync(aside, file);
+      } catch {
+        // the live owner's lock is gone or replaced again: nothing to restore
+      }
+      fs.rmSync(aside, { force: true });
+      return false;
+    }
+    fs.rmSync(aside, { force: true });
+    return true;
   }
 
   release(): void {

@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Op } from './opCodec';
 
 export interface Migration {
   version: number;
@@ -36,4 +37,21 @@ export function loadMigrations(dir: string): Migration[] {
     }
   }
   return out;
+}
+
+/** The statements that apply a migration and record it (the first also creates schema_migrations). */
+export function migrationOps(m: Migration, createTable: boolean): Op[] {
+  const ops: Op[] = [];
+  if (createTable) {
+    ops.push({
+      sql: 'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+      params: [],
+    });
+  }
+  ops.push({ sql: m.sql, params: [] });
+  ops.push({
+    sql: 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
+    params: [m.version, m.name, new Date().toISOString()],
+  });
+  return ops;
 }

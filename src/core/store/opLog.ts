@@ -4,17 +4,18 @@
  * written with one write() and made durable with fdatasync before the commit is
  * acknowledged. A torn or corrupt tail is detected by length/checksum on open,
  * kept in quarantine/ and cut off, so everything before it stays usable.
+ *
+ * A failed append never leaves a frame later records would follow: the segment is cut back
+ * to its last good offset and synced; if even that fails the segment is sealed and the store
+ * must re-establish a durable state (a snapshot) before a new segment takes records.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from './checksum';
-import { decodeTx, encodeTx, type TxRecord } from './opCodec';
+import { encodeTx, type TxRecord } from './opCodec';
 import { fsyncDir, preserveBytes } from './fsutil';
-
-const SEGMENT_MAGIC = Buffer.from('AMOPLOG1', 'ascii');
-const FRAME = 8;
-/** A single record larger than this is treated as corruption (no real transaction is this big). */
-const MAX_RECORD = 512 * 1024 * 1024;
+import { nodeFs, writeAll, type StoreFs } from './storeFs';
+import { FRAME, SEGMENT_MAGIC, countIntactRecords, describeDropped, readFrame } from './opLogScan';
 
 interface Segment {
   firstSeq: number;
@@ -25,6 +26,34 @@ export interface LogReadResult {
   records: TxRecord[];
   lastSeq: number;
   warnings: string[];
+  /** Intact records not returned because they follow a damaged one. */
+  dropped: number;
+}
+
+/** What a failed append left behind. */
+export interface AppendFailure {
+  error: unknown;
+  /** The failed bytes were cut off and the cut synced: the log ends at its last good record. */
+  repaired: boolean;
+  /** The failure came from fdatasync (or an I/O error): what reached the disk is unknown. */
+  stateUnknown: boolean;
+}
+
+/** The state of one read() across segments. */
+interface ReadPass {
+  afterSeq: number;
+  repair: boolean;
+  out: LogReadResult;
+  /** The seq the next record must have (undefined before the first). */
+  expected?: number;
+  /** A damaged record was found: every later record is dropped. */
+  broken: boolean;
+}
+
+export class AppendError extends Error {
+  constructor(readonly failure: AppendFailure) {
+    super(`op log append failed: ${(failure.error as Error)?.message ?? String(failure.error)}`);
+  }
 }
 
 function segmentName(firstSeq: number): string {
@@ -37,30 +66,40 @@ export class OpLog {
   private currentBytes = 0;
   private readonly dir: string;
 
-  constructor(private readonly storeDir: string) {
+  constructor(
+    private readonly storeDir: string,
+    private readonly sfs: StoreFs = nodeFs,
+    opts: { create?: boolean } = {},
+  ) {
     this.dir = path.join(storeDir, 'log');
-    fs.mkdirSync(this.dir, { recursive: true });
+    // A reader does not create it (nothing may be written: the disk may be full).
+    if (opts.create !== false) fs.mkdirSync(this.dir, { recursive: true });
+  }
+
+  /** Segment files in order (empty when the folder does not exist). */
+  static list(storeDir: string): Segment[] {
+    const dir = path.join(storeDir, 'log');
+    if (!fs.existsSync(dir)) return [];
+    return fs
+      .readdirSync(dir)
+      .filter((n) => /^\d{16}\.log$/.test(n))
+      .sort()
+      .map((n) => ({ firstSeq: Number(n.slice(0, 16)), file: path.join(dir, n) }));
   }
 
   private segments(): Segment[] {
-    return fs
-      .readdirSync(this.dir)
-      .filter((n) => /^\d{16}\.log$/.test(n))
-      .sort()
-      .map((n) => ({ firstSeq: Number(n.slice(0, 16)), file: path.join(this.dir, n) }));
+    return OpLog.list(this.storeDir);
   }
 
   /**
    * Read every valid record with seq > afterSeq. Stops at the first torn or corrupt
-   * record or sequence gap: the bad bytes are quarantined and cut from the segment,
-   * later segments are quarantined whole (they cannot be applied without the gap).
+   * record or sequence gap. With `repair` (the writer), the bad bytes are quarantined and cut
+   * from the segment and later segments are quarantined whole (they cannot be applied without
+   * the gap); without it (a read-only opener) nothing on disk changes.
    */
-  read(afterSeq: number): LogReadResult {
-    const warnings: string[] = [];
-    const records: TxRecord[] = [];
-    let lastSeq = afterSeq;
-    let expected: number | undefined;
-    let broken = false;
+  read(afterSeq: number, opts: { repair?: boolean } = {}): LogReadResult {
+    const out: LogReadResult = { records: [], lastSeq: afterSeq, warnings: [], dropped: 0 };
+    const pass: ReadPass = { afterSeq, repair: opts.repair ?? true, out, broken: false };
     const segs = this.segments();
     for (let i = 0; i < segs.length; i++) {
       const seg = segs[i]!;
@@ -69,68 +108,75 @@ export class OpLog {
       // a fallback to the previous snapshot, which reads them with its own, smaller afterSeq.
       // (At 100k memories the first snapshot's segment holds the whole import: ≈ 290 MB, 1.2 s.)
       const next = segs[i + 1];
-      if (!broken && next && next.firstSeq <= afterSeq + 1) continue;
+      if (!pass.broken && next && next.firstSeq <= afterSeq + 1) continue;
       const buf = fs.readFileSync(seg.file);
-      if (broken) {
-        preserveBytes(this.storeDir, path.basename(seg.file), buf);
-        fs.unlinkSync(seg.file);
-        warnings.push(`log segment ${path.basename(seg.file)} follows a damaged record and was moved to quarantine`);
-        continue;
-      }
-      let off = 0;
-      if (buf.length >= SEGMENT_MAGIC.length && buf.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC)) {
-        off = SEGMENT_MAGIC.length;
-      } else if (buf.length > 0 && !(buf.length < SEGMENT_MAGIC.length && SEGMENT_MAGIC.subarray(0, buf.length).equals(buf))) {
-        warnings.push(`log segment ${path.basename(seg.file)} has no valid header`);
-        this.cut(seg, buf, 0, warnings);
-        broken = true;
-        continue;
-      } else if (buf.length < SEGMENT_MAGIC.length) {
-        // A segment torn while its header was being written: nothing in it.
-        this.cut(seg, buf, 0, buf.length ? warnings : []);
-        continue;
-      }
-      while (off < buf.length) {
-        const bad = (why: string) => {
-          warnings.push(`log ${path.basename(seg.file)} @${off}: ${why}; dropped ${buf.length - off} bytes`);
-          this.cut(seg, buf, off, warnings);
-          broken = true;
-        };
-        if (buf.length - off < FRAME) {
-          bad('torn record header');
-          break;
-        }
-        const len = buf.readUInt32LE(off);
-        const sum = buf.readUInt32LE(off + 4);
-        if (len === 0 || len > MAX_RECORD || off + FRAME + len > buf.length) {
-          bad('torn record');
-          break;
-        }
-        const payload = buf.subarray(off + FRAME, off + FRAME + len);
-        if (crc32(payload) !== sum) {
-          bad('checksum mismatch');
-          break;
-        }
-        let rec: TxRecord;
-        try {
-          rec = decodeTx(payload);
-        } catch (e) {
-          bad(`undecodable record (${(e as Error).message})`);
-          break;
-        }
-        if (expected !== undefined && rec.seq !== expected) {
-          bad(`sequence gap (expected ${expected}, found ${rec.seq})`);
-          break;
-        }
-        expected = rec.seq + 1;
-        if (rec.seq > afterSeq) {
-          records.push(rec);
-          lastSeq = rec.seq;
-        }
-        off += FRAME + len;
-      }
+      if (pass.broken) this.dropSegment(seg, buf, pass);
+      else this.readSegment(seg, buf, pass);
     }
-    return { records, lastSeq, warnings };
+    return pass.out;
+  }
+
+  private dropSegment(seg: Segment, buf: Buffer, { repair, out }: ReadPass): void {
+    const intact = countIntactRecords(buf, Math.min(buf.length, SEGMENT_MAGIC.length));
+    out.dropped += intact.count;
+    const name = path.basename(seg.file);
+    if (!repair) {
+      out.warnings.push(`log segment ${name} (${intact.count} changes) follows a damaged record and was not read`);
+      return;
+    }
+    const kept = preserveBytes(this.storeDir, name, buf);
+    fs.unlinkSync(seg.file);
+    out.warnings.push(
+      `log segment ${name} follows a damaged record: its ${intact.count} changes were dropped and the segment ` +
+        `moved to ${path.relative(this.storeDir, kept)}`,
+    );
+  }
+
+  /** Reads one segment's records into `pass`; at the first bad one, reports it and marks the pass broken. */
+  private readSegment(seg: Segment, buf: Buffer, pass: ReadPass): void {
+    const { out, repair } = pass;
+    if (buf.length < SEGMENT_MAGIC.length && SEGMENT_MAGIC.subarray(0, buf.length).equals(buf)) {
+      // A segment torn while its header was being written: nothing in it.
+      if (repair) this.cut(seg, buf, 0, buf.length ? out.warnings : []);
+      return;
+    }
+    if (!buf.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC)) {
+      const intact = countIntactRecords(buf, 0);
+      out.dropped += intact.count;
+      out.warnings.push(`log segment ${path.basename(seg.file)} has no valid header; dropped ${intact.count} changes`);
+      if (repair) this.cut(seg, buf, 0, out.warnings);
+      pass.broken = true;
+      return;
+    }
+    let off = SEGMENT_MAGIC.length;
+    while (off < buf.length) {
+      const f = readFrame(buf, off);
+      const gap = f.ok && pass.expected !== undefined && f.rec.seq !== pass.expected;
+      if (!f.ok || gap) {
+        const why = f.ok ? `sequence gap (expected ${pass.expected}, found ${f.rec.seq})` : f.why;
+        this.reportDamage(seg, buf, off, why, pass);
+        return;
+      }
+      pass.expected = f.rec.seq + 1;
+      if (f.rec.seq > pass.afterSeq) {
+        out.records.push(f.rec);
+        out.lastSeq = f.rec.seq;
+      }
+      off = f.next;
+    }
+  }
+
+  private reportDamage(seg: Segment, buf: Buffer, off: number, why: string, pass: ReadPass): void {
+    const { out, repair } = pass;
+    pass.broken = true;
+    // The damaged record itself is not counted: the count starts one byte into it.
+    const intact = countIntactRecords(buf, off + 1);
+    out.dropped += intact.count;
+    const damaged = why.startsWith('sequence gap') ? 'a record out of sequence' : 'the damaged record';
+    out.warnings.push(
+      `log ${path.basename(seg.file)} @${off}: ${why}; dropped ${damaged} and ${describeDropped(intact)}` + (repair ? '' : ' (not read)'),
+    );
+    if (repair) this.cut(seg, buf, off, out.warnings);
   }
 
   /** Quarantine buf[from..] and truncate the segment to `from` bytes. */
@@ -153,24 +199,39 @@ export class OpLog {
     const last = segs[segs.length - 1];
     if (last) {
       this.current = last;
-      this.fd = fs.openSync(last.file, 'a');
+      this.fd = this.sfs.openSync(last.file, 'a');
       this.currentBytes = fs.fstatSync(this.fd).size;
     } else {
       this.startSegment(nextSeq);
     }
   }
 
+  /**
+   * A new segment whose first record will be firstSeq. Truncated (a retry after a torn header
+   * starts clean) and in append mode (after a cut-back, the next write lands at the new end).
+   */
   private startSegment(firstSeq: number): void {
     const file = path.join(this.dir, segmentName(firstSeq));
-    this.fd = fs.openSync(file, 'a');
-    fs.writeSync(this.fd, SEGMENT_MAGIC);
-    fs.fdatasyncSync(this.fd);
-    fsyncDir(this.dir);
+    const { O_WRONLY, O_CREAT, O_TRUNC, O_APPEND } = fs.constants;
+    const fd = this.sfs.openSync(file, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND);
+    try {
+      writeAll(this.sfs, fd, SEGMENT_MAGIC);
+      this.sfs.fdatasyncSync(fd);
+      fsyncDir(this.dir);
+    } catch (e) {
+      this.sfs.closeSync(fd);
+      throw e;
+    }
+    this.fd = fd;
     this.current = { firstSeq, file };
     this.currentBytes = SEGMENT_MAGIC.length;
   }
 
-  /** Append one record and make it durable. Returns the bytes written. */
+  /**
+   * Append one record and make it durable. Returns the bytes written. On failure throws an
+   * AppendError after cutting the failed bytes off (or, when that fails too, sealing the
+   * segment: no later record may follow them).
+   */
   append(rec: TxRecord): number {
     if (this.fd === undefined) throw new Error('op log is not open');
     const payload = encodeTx(rec);
@@ -178,16 +239,73 @@ export class OpLog {
     frame.writeUInt32LE(payload.length, 0);
     frame.writeUInt32LE(crc32(payload), 4);
     payload.copy(frame, FRAME);
-    let written = 0;
-    while (written < frame.length) written += fs.writeSync(this.fd, frame, written, frame.length - written);
-    fs.fdatasyncSync(this.fd);
+    let synced = false;
+    try {
+      writeAll(this.sfs, this.fd, frame);
+      synced = true;
+      this.sfs.fdatasyncSync(this.fd);
+    } catch (error) {
+      const stateUnknown = synced || (error as NodeJS.ErrnoException).code === 'EIO';
+      throw new AppendError({ error, repaired: this.cutBack(), stateUnknown });
+    }
     this.currentBytes += frame.length;
     return frame.length;
   }
 
+  /** Cut the segment back to its last good record and sync; on failure void the frame and seal the segment (close it). */
+  private cutBack(): boolean {
+    try {
+      this.sfs.ftruncateSync(this.fd!, this.currentBytes);
+      this.sfs.fdatasyncSync(this.fd!);
+      return true;
+    } catch {
+      this.closeFd();
+      this.voidFailedFrame();
+      return false;
+    }
+  }
+
+  /**
+   * The cut failed: zero the failed frame's header, so that until a snapshot covers this segment
+   * (a crash before the store has re-established its state) every reader sees a torn record
+   * there, never the write that was reported as failed. Best effort: the disk is failing.
+   */
+  private voidFailedFrame(): void {
+    let fd: number | undefined;
+    try {
+      fd = this.sfs.openSync(this.current!.file, 'r+'); // not O_APPEND: a positional write lands where asked
+      const zeros = Buffer.alloc(FRAME);
+      let done = 0;
+      while (done < FRAME) {
+        const n = this.sfs.writeSync(fd, zeros, done, FRAME - done, this.currentBytes + done);
+        if (n <= 0) return;
+        done += n;
+      }
+      this.sfs.fdatasyncSync(fd);
+    } catch {
+      // Nothing more can be done now; the store's recovery snapshot covers this segment.
+    } finally {
+      if (fd !== undefined) this.sfs.closeSync(fd);
+    }
+  }
+
+  /** Whether the log can take an append now (false after a failed cut: a new segment is needed). */
+  get writable(): boolean {
+    return this.fd !== undefined;
+  }
+
+  /**
+   * Start appending in a fresh segment at nextSeq. A current segment that already starts at
+   * nextSeq holds no record (all of its appends failed) and is rewritten.
+   */
+  restart(nextSeq: number): void {
+    this.closeFd();
+    this.startSegment(nextSeq);
+  }
+
   /** Close the current segment and start a new one whose first record will be nextSeq. */
   rotate(nextSeq: number): void {
-    if (this.current && this.current.firstSeq === nextSeq) return;
+    if (this.fd !== undefined && this.current && this.current.firstSeq === nextSeq) return;
     this.closeFd();
     this.startSegment(nextSeq);
   }
@@ -221,7 +339,11 @@ export class OpLog {
 
   private closeFd(): void {
     if (this.fd !== undefined) {
-      fs.closeSync(this.fd);
+      try {
+        this.sfs.closeSync(this.fd);
+      } catch {
+        // Closing after a failed write can report the same error again; the fd is gone either way.
+      }
       this.fd = undefined;
     }
   }

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as os from 'node:os';
 import initSqlJs from 'sql.js';
 import { Store, SchemaTooNewError } from '../../../src/core/store/store';
 import { StoreLockedError } from '../../../src/core/store/lock';
@@ -30,10 +31,19 @@ test('a new store applies the migrations and records them', async () => {
   const store = await openStore(dir);
   const rows = store.all<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
   // Every NNNN_name.sql of migrations/, in order, each recorded once.
-  const files = fs.readdirSync(path.join(__dirname, '..', '..', '..', 'migrations')).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
+  const files = fs
+    .readdirSync(path.join(__dirname, '..', '..', '..', 'migrations'))
+    .filter((f) => /^\d{4}_.+\.sql$/.test(f))
+    .sort();
   assert.ok(files.length >= 1);
-  assert.deepEqual(rows.map((r) => r.version), files.map((f) => Number(f.slice(0, 4))));
-  assert.deepEqual(rows.map((r) => r.name), files.map((f) => f.slice(5, -4)));
+  assert.deepEqual(
+    rows.map((r) => r.version),
+    files.map((f) => Number(f.slice(0, 4))),
+  );
+  assert.deepEqual(
+    rows.map((r) => r.name),
+    files.map((f) => f.slice(5, -4)),
+  );
   assert.equal(rows[0]!.name, 'init');
   assert.equal(store.stats().schemaVersion, files.length);
   await store.close();
@@ -65,7 +75,10 @@ test('snapshot + later writes: reopen has everything, old segments removed', asy
   const segs = fs.readdirSync(path.join(dir, 'log'));
   assert.ok(segs.length <= 3, `segments kept: ${segs.join(',')}`);
   const b = await openStore(dir);
-  assert.deepEqual(ids(b), Array.from({ length: 9 }, (_, i) => `id-${i}`));
+  assert.deepEqual(
+    ids(b),
+    Array.from({ length: 9 }, (_, i) => `id-${i}`),
+  );
   assert.equal(b.stats().replayedRecords, 1);
   await b.close();
 });
@@ -93,7 +106,10 @@ test('a torn log tail is dropped with a warning, kept in quarantine, and everyth
   const warnings: string[] = [];
   const b = await openStore(dir, { onWarning: (w) => warnings.push(w) });
   assert.deepEqual(ids(b), ['id-0', 'id-1', 'id-2']);
-  assert.ok(warnings.some((w) => /torn record/.test(w)), warnings.join('\n'));
+  assert.ok(
+    warnings.some((w) => /torn record/.test(w)),
+    warnings.join('\n'),
+  );
   assert.equal(fs.readdirSync(path.join(dir, 'quarantine')).length, 1);
   insertNote(b, 9); // appends continue after the cut point
   await b.close({ snapshot: false });
@@ -134,8 +150,14 @@ test('a damaged snapshot falls back to the previous one plus the log', async () 
   const warnings: string[] = [];
   const b = await openStore(dir, { onWarning: (w) => warnings.push(w) });
   assert.deepEqual(ids(b), ['id-0', 'id-1', 'id-2']);
-  assert.ok(warnings.some((w) => /damaged/.test(w)), warnings.join('\n'));
-  assert.ok(warnings.some((w) => /previous snapshot/.test(w)), warnings.join('\n'));
+  assert.ok(
+    warnings.some((w) => /damaged/.test(w)),
+    warnings.join('\n'),
+  );
+  assert.ok(
+    warnings.some((w) => /previous snapshot/.test(w)),
+    warnings.join('\n'),
+  );
   await b.close();
 });
 
@@ -168,7 +190,14 @@ test('non-deterministic SQL and async transaction bodies are refused and rolled 
   );
   assert.equal(s.get("SELECT value FROM store_meta WHERE key = 'y'"), undefined);
   const seq = s.stats().seq;
-  assert.throws(() => s.transaction((tx) => { tx.run("INSERT INTO store_meta (key, value) VALUES ('z', '1')"); throw new Error('boom'); }), /boom/);
+  assert.throws(
+    () =>
+      s.transaction((tx) => {
+        tx.run("INSERT INTO store_meta (key, value) VALUES ('z', '1')");
+        throw new Error('boom');
+      }),
+    /boom/,
+  );
   assert.equal(s.get("SELECT value FROM store_meta WHERE key = 'z'"), undefined);
   assert.equal(s.stats().seq, seq);
   await s.close();
@@ -184,13 +213,21 @@ test('one writer per directory: a second open is refused, a stale lock is taken 
   await ro.close();
   await a.close();
   // A lock left by a process that no longer exists.
-  fs.writeFileSync(path.join(dir, 'store.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, host: require('node:os').hostname(), procStart: null, token: 'dead', acquiredAt: 'then' }));
+  fs.writeFileSync(
+    path.join(dir, 'store.lock'),
+    JSON.stringify({ pid: 2 ** 22 + 12345, host: os.hostname(), procStart: null, token: 'dead', acquiredAt: 'then' }),
+  );
   const warnings: string[] = [];
   const b = await openStore(dir, { onWarning: (w) => warnings.push(w) });
   assert.ok(warnings.some((w) => /stale lock/.test(w)));
   await b.close();
-  // A torn (empty) lock file from a crash mid-write is stale too.
-  fs.writeFileSync(path.join(dir, 'store.lock'), '');
+  // An empty lock file may be one an older version is writing right now: not stale while young…
+  const lockFile = path.join(dir, 'store.lock');
+  fs.writeFileSync(lockFile, '');
+  await assert.rejects(openStore(dir), (e: unknown) => (e as { code?: string }).code === 'store_locked');
+  // …but one left long ago by a crash mid-write is.
+  const old = new Date(Date.now() - 60_000);
+  fs.utimesSync(lockFile, old, old);
   const c = await openStore(dir);
   await c.close();
 });
@@ -215,7 +252,11 @@ test('blobs and floats round-trip exactly through log replay', async () => {
   const vec = new Float32Array([0.1, -2.5e-8, 3.14159, 1e30]);
   a.transaction((tx) =>
     tx.run('INSERT INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)', [
-      's', 'h', 4, new Uint8Array(vec.buffer), 'now',
+      's',
+      'h',
+      4,
+      new Uint8Array(vec.buffer),
+      'now',
     ]),
   );
   a.transaction((tx) => tx.run("INSERT INTO store_meta (key, value) VALUES ('f', ?)", [String(0.1 + 0.2)]));
@@ -263,14 +304,17 @@ test('compactFullTextIndex merges an index of single writes down to one segment 
   const perLevel = store.all<{ level: number; n: number }>('SELECT level, count(*) AS n FROM memories_fts_segdir GROUP BY level');
   assert.ok(before >= 8, `single writes leave many segments (${before})`);
   assert.equal(left.memories_fts, perLevel.length);
-  assert.ok(perLevel.every((l) => l.n === 1), JSON.stringify(perLevel));
+  assert.ok(
+    perLevel.every((l) => l.n === 1),
+    JSON.stringify(perLevel),
+  );
   assert.ok(perLevel.length <= 3, `${before} segments → ${perLevel.length} levels`);
   assert.equal(store.all(`SELECT docid FROM memories_fts WHERE memories_fts MATCH '"note"'`).length, 40);
   assert.deepEqual(store.integrityCheck(), []);
   await store.close();
 });
 
-test('a snapshot is verified by its checksum sidecar; without one (or a stale one) by quick_check', async () => {
+test('a snapshot is used only when it matches a checksum sidecar; otherwise snapshot.prev + the log, and only then a full integrity check', async () => {
   const dir = tmpDir();
   const a = await openStore(dir);
   insertNote(a, 0);
@@ -286,16 +330,41 @@ test('a snapshot is verified by its checksum sidecar; without one (or a stale on
   assert.deepEqual(ids(b), ['id-0', 'id-1']);
   await b.close({ snapshot: false });
 
-  // A crash between the renames leaves a checksum of the other file: the slow check decides.
-  fs.copyFileSync(path.join(dir, 'snapshot.prev.sqlite.crc32'), `${snap}.crc32`);
-  b = await openStore(dir);
-  assert.equal(b.stats().snapshotVerifiedBy, 'quick_check');
+  // A sidecar that does not match: the snapshot is not trusted; the previous one and the log are used.
+  fs.writeFileSync(`${snap}.crc32`, 'crc32 00000000 1\n');
+  let warnings: string[] = [];
+  b = await openStore(dir, { onWarning: (w) => warnings.push(w) });
+  assert.equal(b.stats().snapshotVerifiedBy, 'checksum');
+  assert.ok(b.stats().snapshotSeq < b.stats().seq, 'the previous snapshot plus the log');
   assert.deepEqual(ids(b), ['id-0', 'id-1']);
+  assert.ok(
+    warnings.some((w) => /previous snapshot/.test(w)),
+    warnings.join('\n'),
+  );
+  assert.ok(
+    warnings.some((w) => /snapshot\.sqlite is damaged or unverifiable.*kept in quarantine/.test(w)),
+    warnings.join('\n'),
+  );
+  assert.equal(fs.existsSync(snap), false, 'the unverified snapshot is set aside, never to become snapshot.prev');
   await b.close({ snapshot: false });
 
-  fs.rmSync(`${snap}.crc32`);
+  // No sidecar matches any snapshot: loaded after a full integrity check, with a warning and a copy in quarantine.
+  for (const f of fs.readdirSync(dir)) if (f.endsWith('.crc32')) fs.rmSync(path.join(dir, f));
+  const quarantined = fs.readdirSync(path.join(dir, 'quarantine')).length;
+  warnings = [];
+  b = await openStore(dir, { onWarning: (w) => warnings.push(w) });
+  assert.equal(b.stats().snapshotVerifiedBy, 'integrity_check');
+  assert.deepEqual(ids(b), ['id-0', 'id-1']);
+  assert.ok(
+    warnings.some((w) => /no snapshot matches its checksum: loaded snapshot\.prev\.sqlite after a full integrity check/.test(w)),
+    warnings.join('\n'),
+  );
+  assert.equal(fs.readdirSync(path.join(dir, 'quarantine')).length, quarantined + 1);
+  const prevBytes = fs.readFileSync(path.join(dir, 'snapshot.prev.sqlite'));
+  await b.close(); // a new verified snapshot; the unverified one does not replace snapshot.prev
+  assert.ok(fs.readFileSync(path.join(dir, 'snapshot.prev.sqlite')).equals(prevBytes));
   b = await openStore(dir);
-  assert.equal(b.stats().snapshotVerifiedBy, 'quick_check');
+  assert.equal(b.stats().snapshotVerifiedBy, 'checksum');
   assert.deepEqual(ids(b), ['id-0', 'id-1']);
   await b.close();
 });
@@ -328,6 +397,9 @@ test('segments the snapshot covers are not read on open (a damaged one is left a
   const fallbackWarnings: string[] = [];
   const c = await openStore(dir, { onWarning: (w) => fallbackWarnings.push(w) });
   assert.deepEqual(ids(c), ['id-0', 'id-1', 'id-2'], 'replay stops at the damaged record');
-  assert.ok(fallbackWarnings.some((w) => /checksum mismatch|undecodable|torn/.test(w)), fallbackWarnings.join('\n'));
+  assert.ok(
+    fallbackWarnings.some((w) => /checksum mismatch|undecodable|torn/.test(w)),
+    fallbackWarnings.join('\n'),
+  );
   await c.close();
 });

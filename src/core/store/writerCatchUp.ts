@@ -1,0 +1,49 @@
+/**
+ * A store opened read-only because the disk was full becomes the writer once space is back:
+ * take the lock, apply what another writer may have logged meanwhile, and open the log for
+ * appending.
+ */
+import { UserFacingError } from '../util/errors';
+import { StoreLock } from './lock';
+import { OpLog } from './opLog';
+import type { Op } from './opCodec';
+import type { StoreFs } from './storeFs';
+
+export interface WriterState {
+  dir: string;
+  sfs: StoreFs;
+  purpose: string | undefined;
+  /** The last record this process has applied. */
+  seq: number;
+}
+
+export function becomeWriter(
+  s: WriterState,
+  apply: (ops: Op[]) => void,
+  warn: (message: string) => void,
+): { lock: StoreLock; log: OpLog; seq: number } | { lockedBy: string } {
+  let lock: StoreLock;
+  try {
+    lock = StoreLock.acquire(s.dir, s.purpose);
+  } catch (e) {
+    if (e instanceof UserFacingError && e.code === 'store_locked') return { lockedBy: e.message };
+    throw e;
+  }
+  try {
+    const log = new OpLog(s.dir, s.sfs);
+    const r = log.read(s.seq, { repair: true });
+    for (const w of r.warnings) warn(w);
+    if (r.records[0] && r.records[0].seq !== s.seq + 1)
+      throw new Error('the log changed under this reader (a snapshot removed records): reopen the store');
+    let seq = s.seq;
+    for (const rec of r.records) {
+      apply(rec.ops);
+      seq = rec.seq;
+    }
+    log.openForAppend(seq + 1);
+    return { lock, log, seq };
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
