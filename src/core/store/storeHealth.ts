@@ -6,22 +6,15 @@
 import { UserFacingError, errorMessage } from '../util/errors';
 import { isDiskFull } from './storeFs';
 import type { AppendFailure } from './opLog';
-import type { WriteBlock } from './storeTypes';
+import type { StoreHealth, StoreHealthState, WriteBlock } from './storeTypes';
+
+export type { StoreHealth, StoreHealthState };
 
 /**
  * ok: reads and writes work. disk_full / io_error: writes are refused until the store has
  * re-established a durable state by itself (reads work). read_only: opened without write
  * access for a reason given in `detail` (another owner, a log it cannot replay, …).
  */
-export type StoreHealthState = 'ok' | 'disk_full' | 'io_error' | 'read_only';
-
-export interface StoreHealth {
-  state: StoreHealthState;
-  /** One sentence for people: what is wrong, what still works, what to do. */
-  detail: string;
-  /** When this state began (ISO time). */
-  since: string;
-}
 
 export class StoreIoError extends UserFacingError {
   constructor(

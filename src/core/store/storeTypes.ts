@@ -1,5 +1,4 @@
 /** The Store's public types and errors (see store.ts). */
-import type { StoreHealth } from './storeHealth';
 import type { StoreFs } from './storeFs';
 import type { SqlValue } from './opCodec';
 import { UserFacingError } from '../util/errors';
@@ -98,4 +97,15 @@ export interface WriteBlock {
   needsSnapshot: boolean;
   /** Opened read-only because the disk was full at open: take the lock and catch up with the log. */
   needsWriter: boolean;
+}
+
+/** What a store can do now (docs/durability.md "Health"). */
+export type StoreHealthState = 'ok' | 'disk_full' | 'io_error' | 'read_only';
+
+export interface StoreHealth {
+  state: StoreHealthState;
+  /** One sentence for people: what is wrong, what still works, what to do. */
+  detail: string;
+  /** When this state began (ISO time). */
+  since: string;
 }
