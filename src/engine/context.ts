@@ -100,10 +100,9 @@ export class EngineContext {
       );
     }
     if (rt.store.isReadOnly) {
-      throw new EngineError(
-        'store_read_only',
-        `The ${rt.name} memory store is open read-only because another VS Code window owns it; changes are only possible there.`,
-      );
+      // The store says why: another process holds its lock (named by its purpose), an unreplayable log, …
+      const why = rt.store.health().detail || 'This memory store is open read-only.';
+      throw new EngineError('store_read_only', `The ${rt.name} memory store is read-only: ${why}`);
     }
   }
 }

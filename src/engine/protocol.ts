@@ -243,6 +243,15 @@ export interface StoreInfo {
   snapshotBytes: number;
   schemaVersion: number;
   openMs: number;
+  /** What the store can do now (docs/durability.md "Health"): ok, or why writes are refused. */
+  health: StoreHealthInfo;
+}
+
+/** A store's health: `ok`, or disk full / I/O error (writes paused, resume by themselves) / read-only, with a sentence. */
+export interface StoreHealthInfo {
+  state: 'ok' | 'disk_full' | 'io_error' | 'read_only';
+  detail: string;
+  since: string;
 }
 
 export interface EngineStats {
@@ -464,6 +473,7 @@ export type EngineEvent =
   | { type: 'warning'; message: string }
   | { type: 'pipeline.state'; status: PipelineStatus }
   | { type: 'snapshot'; store: StoreName; seq: number }
+  | { type: 'store.health'; store: StoreName; health: StoreHealthInfo }
   /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */
   | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState };
 

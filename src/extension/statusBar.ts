@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
-import type { PipelineStatus } from '../engine/protocol';
+import type { PipelineStatus, StoreHealthInfo } from '../engine/protocol';
 import type { ConfigProblemSummary } from './configDiagnostics';
 import { Debounced } from './debounce';
 
@@ -13,6 +13,8 @@ export class StatusBar implements vscode.Disposable {
   private count: number | undefined;
   private pipeline: PipelineStatus | undefined;
   private config: ConfigProblemSummary = { errors: 0, warnings: 0 };
+  /** Stores that cannot take writes now (disk full, I/O error, read-only), with the store's sentence. */
+  private unhealthy: { store: string; health: StoreHealthInfo }[] = [];
   private readonly refreshLater = new Debounced(() => this.refresh(), 300);
   private readonly subs: vscode.Disposable[] = [];
 
@@ -26,6 +28,7 @@ export class StatusBar implements vscode.Disposable {
       engine.onEvent((e) => {
         if (e.type === 'memory.changed') this.refreshSoon();
         if (e.type === 'pipeline.state') { this.pipeline = e.status; this.render(); }
+        if (e.type === 'store.health') this.refreshSoon();
       }),
     );
   }
@@ -46,6 +49,9 @@ export class StatusBar implements vscode.Disposable {
     try {
       const [stats, pipeline] = await Promise.all([this.engine.request('stats', {}), this.engine.request('pipeline.status', {})]);
       this.count = stats.project.memories + stats.global.memories;
+      this.unhealthy = (['project', 'global'] as const)
+        .filter((name) => stats[name].health && stats[name].health.state !== 'ok')
+        .map((name) => ({ store: name, health: stats[name].health }));
       this.pipeline = pipeline;
     } catch {
       // The state listener renders engine problems.
@@ -66,8 +72,10 @@ export class StatusBar implements vscode.Disposable {
         const flag = p?.restricted ? ' $(shield) read-only' : p?.paused ? ' $(debug-pause) paused' : p && p.mode !== 'off' ? ` · ${p.mode}` : '';
         const problems = this.config.errors + this.config.warnings;
         const count = this.count !== undefined ? `: ${this.count}` : '';
-        this.item.text = `$(${degraded || problems ? 'warning' : 'database'}) Memory${count}${flag}`;
-        this.item.backgroundColor = problems ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+        const storeFlag = this.unhealthy.length ? ` · ${this.unhealthy[0]!.health.state === 'disk_full' ? 'disk full' : 'read-only'}` : '';
+        this.item.text = `$(${degraded || problems || storeFlag ? 'warning' : 'database'}) Memory${count}${flag}${storeFlag}`;
+        this.item.backgroundColor = problems || storeFlag ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+        for (const u of this.unhealthy) tip.appendText(`The ${u.store} store: ${u.health.detail} `);
         this.item.command = problems ? 'workbench.actions.view.problems' : 'agentMemory.showDiagnostics';
         if (problems) {
           const where = this.config.file ?? 'the settings';

@@ -70,5 +70,6 @@ function storeInfo(rt: StoreRuntime): StoreInfo {
     snapshotBytes: st.snapshotBytes,
     schemaVersion: st.schemaVersion,
     openMs: st.openMs,
+    health: rt.store.health(),
   };
 }

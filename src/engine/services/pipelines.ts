@@ -158,7 +158,7 @@ export class PipelinesService {
     if (this.ctx.stores.project.isReadOnly) {
       throw new EngineError(
         'store_read_only',
-        'The project memory store is open read-only because another VS Code window owns it; the pipeline runs there.',
+        `The project memory store is read-only here, so the pipeline does not run here: ${this.ctx.stores.project.health().detail}`,
       );
     }
     const p = this.ctx.stores.runtime('project').pipeline;
