@@ -50,9 +50,7 @@ function targets() {
     list.push({ ...node, entryPoints: { useLiteWorker: join(root, 'src/core/embed/useLiteWorker.ts') }, outdir: dist });
   }
   const webviewDir = join(root, 'webview');
-  const webviews = existsSync(webviewDir)
-    ? readdirSync(webviewDir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
-    : [];
+  const webviews = existsSync(webviewDir) ? readdirSync(webviewDir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')) : [];
   if (webviews.length) {
     list.push({
       platform: 'browser',
@@ -101,8 +99,10 @@ const assetsPlugin = (label) => ({
       copyAssets();
       if (watch) {
         const when = new Date().toLocaleTimeString();
-        console.log(`[esbuild] ${first ? 'built' : 'rebuilt'} ${label} at ${when}` +
-          (result.errors.length ? ` with ${result.errors.length} error(s)` : ''));
+        console.log(
+          `[esbuild] ${first ? 'built' : 'rebuilt'} ${label} at ${when}` +
+            (result.errors.length ? ` with ${result.errors.length} error(s)` : ''),
+        );
         first = false;
       }
     });

@@ -3,8 +3,32 @@
  * Zipf-distributed vocabulary (a few very common words, a long tail of rare ones), so
  * full-text posting lists have realistic lengths. Same seed → same corpus.
  */
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'qui', 'dor', 'fen', 'gal', 'hux', 'jor', 'bex', 'cyn', 'wim', 'yal'];
-const COMMON = 'the a to of and in is for on with that this it we use when should not from by be are as at or config test build error fix api function module file server client cache database query index user request response type value'.split(' ');
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ne',
+  'ru',
+  'sa',
+  'ti',
+  'vo',
+  'ze',
+  'pa',
+  'qui',
+  'dor',
+  'fen',
+  'gal',
+  'hux',
+  'jor',
+  'bex',
+  'cyn',
+  'wim',
+  'yal',
+];
+const COMMON =
+  'the a to of and in is for on with that this it we use when should not from by be are as at or config test build error fix api function module file server client cache database query index user request response type value'.split(
+    ' ',
+  );
 const TYPES = ['general', 'solution', 'problem', 'code_pattern', 'fix', 'error', 'workflow', 'decision'] as const;
 const TAGS = ['auth', 'db', 'ui', 'build', 'ci', 'perf', 'api', 'tests', 'infra', 'docs', 'security', 'deps'];
 

@@ -58,8 +58,14 @@ async function main(dir: string, space: string, queriesFile: string): Promise<Fo
   const afterSearch = rss();
   stage('searched');
   // A write (its vector changes too, so the index has something to save), then the idle step.
-  const other = store.get<{ h: string }>('SELECT embedding_hash AS h FROM memories WHERE rid = 1')?.h === store.get<{ h: string }>('SELECT embedding_hash AS h FROM memories WHERE rid = 2')?.h ? 3 : 2;
-  store.transaction((tx) => tx.run('UPDATE memories SET embedding_hash = (SELECT embedding_hash FROM memories WHERE rid = ?) WHERE rid = 1', [other]));
+  const other =
+    store.get<{ h: string }>('SELECT embedding_hash AS h FROM memories WHERE rid = 1')?.h ===
+    store.get<{ h: string }>('SELECT embedding_hash AS h FROM memories WHERE rid = 2')?.h
+      ? 3
+      : 2;
+  store.transaction((tx) =>
+    tx.run('UPDATE memories SET embedding_hash = (SELECT embedding_hash FROM memories WHERE rid = ?) WHERE rid = 1', [other]),
+  );
   vs.sync();
   stage('written');
   await store.snapshot();

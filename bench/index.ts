@@ -72,7 +72,8 @@ async function child(section: string, size: number): Promise<void> {
   if (!s) throw new Error(`unknown bench section ${section}`);
   // Anything a library prints goes to stderr: the child's stdout carries its one JSON line.
   const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest)) as typeof process.stdout.write;
+  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) =>
+    (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest)) as typeof process.stdout.write;
   const r = await s.run(size, workDir);
   write(JSON.stringify(r) + '\n');
 }
@@ -101,7 +102,9 @@ async function main(): Promise<void> {
   const ci = args.indexOf('--child');
   if (ci >= 0) return child(args[ci + 1]!, Number(args[ci + 2]));
   const sections = SECTIONS.filter((s) => !wanted || wanted.includes(s.name));
-  if (wanted) for (const w of wanted) if (!SECTIONS.some((s) => s.name === w)) throw new Error(`unknown section ${w} (known: ${SECTIONS.map((s) => s.name).join(', ')})`);
+  if (wanted)
+    for (const w of wanted)
+      if (!SECTIONS.some((s) => s.name === w)) throw new Error(`unknown section ${w} (known: ${SECTIONS.map((s) => s.name).join(', ')})`);
   const out: Record<string, unknown> = {
     machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? '?', node: process.version, platform: `${os.platform()} ${os.arch()}` },
   };
@@ -127,7 +130,12 @@ async function main(): Promise<void> {
   if (json) process.stdout.write(JSON.stringify(out) + '\n');
   else {
     log('');
-    log('targets: ' + Object.entries(targets).map(([k, v]) => `${k} ${v}`).join('; '));
+    log(
+      'targets: ' +
+        Object.entries(targets)
+          .map(([k, v]) => `${k} ${v}`)
+          .join('; '),
+    );
   }
 }
 

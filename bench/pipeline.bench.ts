@@ -18,7 +18,10 @@ import { defaultConfig } from '../src/core/config/tree';
 import { jobCounts } from '../src/core/jobs/queue';
 import { percentile, round } from './stats';
 
-const WORDS = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu'.split(' ');
+const WORDS =
+  'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu'.split(
+    ' ',
+  );
 
 function note(i: number, tag: string): string {
   const w: string[] = [];
@@ -40,7 +43,11 @@ function reply(body: { prompt?: string }): string {
   return JSON.stringify({
     facts: [
       { content: `Fact A from ${text.slice(0, 60)}`, type: 'fact', confidence: 0.9 },
-      { content: `The ${words[3] ?? 'x'} service depends on ${words[6] ?? 'y'} (${words[1]} ${words[2]})`, type: 'semantic', confidence: 0.8 },
+      {
+        content: `The ${words[3] ?? 'x'} service depends on ${words[6] ?? 'y'} (${words[1]} ${words[2]})`,
+        type: 'semantic',
+        confidence: 0.8,
+      },
     ],
     entities: [{ source: `${words[4] ?? 'a'} service`, relationship: 'talks to', target: words[6] ?? 'b', confidence: 0.8 }],
   });
@@ -57,7 +64,11 @@ export async function runPipelineBench(workDir: string): Promise<Record<string, 
     const base = defaultConfig().memory.pipelineV2;
     const cfg = { ...base, enabled: true, graphEnabled: true, workerPollMs: 100 };
     const pipeline = new MemoryPipeline({
-      store, projectId: 'bench', llm: new OllamaProvider({ host: fake.url, timeoutMs: 10_000 }), embedder: new HashEmbedder({ dimension: 128 }), config: () => cfg,
+      store,
+      projectId: 'bench',
+      llm: new OllamaProvider({ host: fake.url, timeoutMs: 10_000 }),
+      embedder: new HashEmbedder({ dimension: 128 }),
+      config: () => cfg,
     });
 
     const timeCreate = (i: number, tag: string): number => {
@@ -100,4 +111,3 @@ export async function runPipelineBench(workDir: string): Promise<Record<string, 
     await fake.close();
   }
 }
-

@@ -106,7 +106,13 @@ export interface SearchBenchResult {
 }
 
 /** Runs bench/footprint.child.ts on the saved store and index; its figures as restart_*. */
-function footprintAfterRestart(dir: string, space: string, texts: string[], qvecs: Float32Array[], workDir: string): Pick<SearchBenchResult, 'restart_open_ms' | 'restart_rss_after_open_mb' | 'restart_rss_after_search_mb' | 'restart_peak_rss_mb'> {
+function footprintAfterRestart(
+  dir: string,
+  space: string,
+  texts: string[],
+  qvecs: Float32Array[],
+  workDir: string,
+): Pick<SearchBenchResult, 'restart_open_ms' | 'restart_rss_after_open_mb' | 'restart_rss_after_search_mb' | 'restart_peak_rss_mb'> {
   const queries = path.join(workDir, `footprint-queries-${process.pid}.json`);
   fs.writeFileSync(queries, JSON.stringify({ projectId: PROJECT, texts, vectors: qvecs.map((v) => Array.from(v)) }));
   try {
@@ -117,8 +123,11 @@ function footprintAfterRestart(dir: string, space: string, texts: string[], qvec
     });
     if (r.status !== 0) throw new Error(`footprint child failed (exit ${r.status})`);
     const f = JSON.parse(r.stdout.trim().split('\n').pop()!) as FootprintResult;
-    if (f.index_opened_from !== 'file' || f.snapshot_from !== 'live-file') throw new Error(`footprint child: index from ${f.index_opened_from}, snapshot from ${f.snapshot_from}`);
-    progress(`after a restart: open ${f.open_ms} ms, RSS ${f.rss_after_open_mb} MB, after searches ${f.rss_after_search_mb} MB, peak ${f.peak_rss_mb} MB`);
+    if (f.index_opened_from !== 'file' || f.snapshot_from !== 'live-file')
+      throw new Error(`footprint child: index from ${f.index_opened_from}, snapshot from ${f.snapshot_from}`);
+    progress(
+      `after a restart: open ${f.open_ms} ms, RSS ${f.rss_after_open_mb} MB, after searches ${f.rss_after_search_mb} MB, peak ${f.peak_rss_mb} MB`,
+    );
     return {
       restart_open_ms: f.open_ms,
       restart_rss_after_open_mb: f.rss_after_open_mb,
@@ -293,7 +302,12 @@ function makeQueries(size: number, count: number, seed: number): { text: string[
  * HybridSearch has its own document-frequency cache for dynamic stop-words; the default searcher
  * is otherwise warm from the earlier runs and the others are not).
  */
-async function timeAlternating(searchers: HybridSearch[], emb: PrecomputedEmbedder, texts: string[], vecs: Float32Array[]): Promise<number[][]> {
+async function timeAlternating(
+  searchers: HybridSearch[],
+  emb: PrecomputedEmbedder,
+  texts: string[],
+  vecs: Float32Array[],
+): Promise<number[][]> {
   for (let i = 0; i < texts.length; i++) {
     emb.next = vecs[i]!;
     for (const s of searchers) await s.search({ query: texts[i]! });
@@ -309,7 +323,12 @@ async function timeAlternating(searchers: HybridSearch[], emb: PrecomputedEmbedd
   return times;
 }
 
-async function timeSearch(search: HybridSearch, emb: PrecomputedEmbedder, texts: string[], vecs: Float32Array[]): Promise<{ times: number[] }> {
+async function timeSearch(
+  search: HybridSearch,
+  emb: PrecomputedEmbedder,
+  texts: string[],
+  vecs: Float32Array[],
+): Promise<{ times: number[] }> {
   const times: number[] = [];
   for (let i = 0; i < Math.min(30, texts.length); i++) {
     emb.next = vecs[i]!;
@@ -324,7 +343,13 @@ async function timeSearch(search: HybridSearch, emb: PrecomputedEmbedder, texts:
 }
 
 /** Both ways of scoring 60 random rids per query, alternating, same rids (see SearchBenchResult). */
-function timeSimilarities(store: Store, hnsw: HnswIndex, space: string, size: number, qvecs: Float32Array[]): { getVector: number[]; sql: number[] } {
+function timeSimilarities(
+  store: Store,
+  hnsw: HnswIndex,
+  space: string,
+  size: number,
+  qvecs: Float32Array[],
+): { getVector: number[]; sql: number[] } {
   const r = new Rng(11);
   const getVector: number[] = [];
   const sql: number[] = [];
@@ -336,13 +361,18 @@ function timeSimilarities(store: Store, hnsw: HnswIndex, space: string, size: nu
     t0 = performance.now();
     const viaSql = storedSimilarities(store, space, DIM, q, rids);
     sql.push(performance.now() - t0);
-    for (const [rid, s] of viaIndex) if (Math.abs((viaSql.get(rid) ?? NaN) - s) > 1e-4) throw new Error(`similarities disagree for rid ${rid}`);
+    for (const [rid, s] of viaIndex)
+      if (Math.abs((viaSql.get(rid) ?? NaN) - s) > 1e-4) throw new Error(`similarities disagree for rid ${rid}`);
   }
   return { getVector, sql };
 }
 
 function ftsMatchCount(store: Store, texts: string[]): number[] {
-  return texts.slice(0, 50).map((t) => Number(store.get<{ n: number }>('SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH ?', [ftsExpression(t)!])!.n));
+  return texts
+    .slice(0, 50)
+    .map((t) =>
+      Number(store.get<{ n: number }>('SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH ?', [ftsExpression(t)!])!.n),
+    );
 }
 
 export async function runSearchBench(size: number, workDir: string): Promise<SearchBenchResult> {
@@ -372,7 +402,22 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
     for (const m of syntheticMemories(size, 1)) {
       const h = createHash('sha256').update(m.content).digest('hex');
       const at = new Date(iso + i * 1000).toISOString();
-      batch.push([i + 1, randomUUID(), PROJECT, m.type, m.title, m.content, m.content.toLowerCase(), h, h, JSON.stringify(m.tags), m.importance, at, at, `v${i + 1}`]);
+      batch.push([
+        i + 1,
+        randomUUID(),
+        PROJECT,
+        m.type,
+        m.title,
+        m.content,
+        m.content.toLowerCase(),
+        h,
+        h,
+        JSON.stringify(m.tags),
+        m.importance,
+        at,
+        at,
+        `v${i + 1}`,
+      ]);
       i++;
       if (batch.length === 5000) flush();
     }
@@ -387,7 +432,15 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
     const space = 'bench-512';
     const storeVectors = (first: number, blobs: Uint8Array[]) =>
       store.transaction((tx) => {
-        blobs.forEach((b, j) => tx.run('INSERT INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)', [space, `v${first + j}`, DIM, b, '2026-01-01T00:00:00Z']));
+        blobs.forEach((b, j) =>
+          tx.run('INSERT INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)', [
+            space,
+            `v${first + j}`,
+            DIM,
+            b,
+            '2026-01-01T00:00:00Z',
+          ]),
+        );
       });
     t = performance.now();
     const hnsw = await HnswIndex.create({ dim: DIM, M: 16, efConstruction: 100, efSearch: 64, initialCapacity: size });
@@ -430,9 +483,24 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
     const h = await timeSearch(hybrid, emb, text, qvecs);
     // Same run, alternating: the old similarity source (getVector per rid) and feedback off.
     const viaGetVector = new HybridSearch(store, { projectId: PROJECT, embedder: emb, vectors: new IndexVectorSearcher(hnsw, space) });
-    const noFeedback = new HybridSearch(store, { projectId: PROJECT, embedder: emb, vectors: new StoredVectorSearcher(store, hnsw, space), settings: { feedbackDocs: 0 } });
-    const unpruned = new HybridSearch(store, { projectId: PROJECT, embedder: emb, vectors: new StoredVectorSearcher(store, hnsw, space), settings: { fullTextPruning: false } });
-    const [abDefault, abGetVector, abNoFeedback, abUnpruned] = await timeAlternating([hybrid, viaGetVector, noFeedback, unpruned], emb, text.slice(0, 150), qvecs);
+    const noFeedback = new HybridSearch(store, {
+      projectId: PROJECT,
+      embedder: emb,
+      vectors: new StoredVectorSearcher(store, hnsw, space),
+      settings: { feedbackDocs: 0 },
+    });
+    const unpruned = new HybridSearch(store, {
+      projectId: PROJECT,
+      embedder: emb,
+      vectors: new StoredVectorSearcher(store, hnsw, space),
+      settings: { fullTextPruning: false },
+    });
+    const [abDefault, abGetVector, abNoFeedback, abUnpruned] = await timeAlternating(
+      [hybrid, viaGetVector, noFeedback, unpruned],
+      emb,
+      text.slice(0, 150),
+      qvecs,
+    );
     const [abCommon, abCommonUnpruned] = await timeAlternating([hybrid, unpruned], emb, common.slice(0, 100), qvecs);
     const hc = await timeSearch(hybrid, emb, common.slice(0, 100), qvecs);
     const ann = qvecs.map((q) => {
@@ -501,11 +569,33 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
       common_terms_hybrid_p50_ms: round(median(hc.times)),
       common_terms_fts_matches_p50: median(ftsMatchCount(store, common)),
       ann_p50_ms: round(median(ann.map((a) => a.ms))),
-      ann_p99_ms: round(percentile(ann.map((a) => a.ms), 99)),
+      ann_p99_ms: round(
+        percentile(
+          ann.map((a) => a.ms),
+          99,
+        ),
+      ),
       exact_p50_ms: round(median(ex.map((a) => a.ms))),
-      exact_p99_ms: round(percentile(ex.map((a) => a.ms), 99)),
-      ann_recall_at_10: round(recallAtK(ann.map((a) => a.r), exStored), 4),
-      ann_recall_at_10_vs_float32: round(recallAtK(ann.map((a) => a.r), exF32), 4),
+      exact_p99_ms: round(
+        percentile(
+          ex.map((a) => a.ms),
+          99,
+        ),
+      ),
+      ann_recall_at_10: round(
+        recallAtK(
+          ann.map((a) => a.r),
+          exStored,
+        ),
+        4,
+      ),
+      ann_recall_at_10_vs_float32: round(
+        recallAtK(
+          ann.map((a) => a.r),
+          exF32,
+        ),
+        4,
+      ),
       rss_before_search_mb: rssBeforeSearch,
       rss_after_hnsw_mb: rssAfterHnsw,
       db_mb: mb(dbBytes),

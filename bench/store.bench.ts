@@ -55,10 +55,14 @@ function openInFreshProcess(dir: string, expectReplayed: number): { ms: number; 
   const times: number[] = [];
   let replayed = 0;
   for (let i = 0; i < OPEN_RUNS; i++) {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'open.child.ts'), dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'open.child.ts'), dir], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     if (r.status !== 0) throw new Error(`open child failed (exit ${r.status})`);
     const o = JSON.parse(r.stdout.trim().split('\n').pop()!) as OpenResult;
-    if (o.replayed_records < expectReplayed) throw new Error(`open child replayed ${o.replayed_records} records, expected at least ${expectReplayed}`);
+    if (o.replayed_records < expectReplayed)
+      throw new Error(`open child replayed ${o.replayed_records} records, expected at least ${expectReplayed}`);
     times.push(o.open_ms);
     replayed = o.replayed_records;
   }

@@ -19,7 +19,10 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
-function timeQueries(queries: Float32Array[], fn: (q: Float32Array) => VectorHit[]): { p50: number; p99: number; mean: number; results: VectorHit[][] } {
+function timeQueries(
+  queries: Float32Array[],
+  fn: (q: Float32Array) => VectorHit[],
+): { p50: number; p99: number; mean: number; results: VectorHit[][] } {
   for (let i = 0; i < Math.min(50, queries.length); i++) fn(queries[i]!); // warm-up
   const times: number[] = [];
   const results: VectorHit[][] = [];
@@ -45,7 +48,13 @@ async function main(): Promise<void> {
   await loadHnswlib();
   row('hnswlib-wasm load', ms(performance.now() - t));
 
-  const { vectors, queries } = clusteredVectors({ n: N, dim: DIM, clusters: Math.max(10, Math.round(N / 100)), queries: QUERIES, seed: 42 });
+  const { vectors, queries } = clusteredVectors({
+    n: N,
+    dim: DIM,
+    clusters: Math.max(10, Math.round(N / 100)),
+    queries: QUERIES,
+    seed: 42,
+  });
   const labels = vectors.map((_, i) => i);
 
   // Exact baseline.
@@ -83,7 +92,10 @@ async function main(): Promise<void> {
   row('HNSW filtered (1/3) ef=64 p50 / p99', `${ms(hf.p50)} / ${ms(hf.p99)}   recall@10 ${recallAtK(hf.results, exF.results).toFixed(4)}`);
   const exF100 = queries.map((q) => exact.search(q, K, (l) => l % 100 === 0));
   const hf100 = timeQueries(queries, (q) => hnsw.search(q, K, (l) => l % 100 === 0));
-  row('HNSW filtered (1/100) ef=64 p50 / p99', `${ms(hf100.p50)} / ${ms(hf100.p99)}   recall@10 ${recallAtK(hf100.results, exF100).toFixed(4)}`);
+  row(
+    'HNSW filtered (1/100) ef=64 p50 / p99',
+    `${ms(hf100.p50)} / ${ms(hf100.p99)}   recall@10 ${recallAtK(hf100.results, exF100).toFixed(4)}`,
+  );
   const asArrays = queries.map((q) => Array.from(q));
   const arr = timeQueries(asArrays as unknown as Float32Array[], (q) => hnsw.search(q, K));
   row('HNSW search ef=64, query as number[] p50', ms(arr.p50));
@@ -103,11 +115,11 @@ async function main(): Promise<void> {
     };
     const bytes = hnsw.serialize();
     row('HNSW serialize() median of 5', `${ms(await median(() => hnsw.serialize()))} (${(bytes.length / 1048576).toFixed(1)} MiB)`);
-    row('saveIndexFile median of 5 (serialize+CRC+write+fsync+rename)', ms(await median(() => saveIndexFile(file, hnsw, { watermark: 1 }))));
     row(
-      'loadIndexFile median of 5 (read+CRC+deserialize)',
-      ms(await median(async () => (await loadIndexFile(file)).index.dispose())),
+      'saveIndexFile median of 5 (serialize+CRC+write+fsync+rename)',
+      ms(await median(() => saveIndexFile(file, hnsw, { watermark: 1 }))),
     );
+    row('loadIndexFile median of 5 (read+CRC+deserialize)', ms(await median(async () => (await loadIndexFile(file)).index.dispose())));
     const { index: loaded } = await loadIndexFile(file);
     const lr = timeQueries(queries, (q) => loaded.search(q, K));
     row('loaded index recall@10 (ef=64)', recallAtK(lr.results, ex.results).toFixed(4));

@@ -191,7 +191,13 @@ export async function runWriteBench(size: number, workDir: string): Promise<Writ
 }
 
 /** Embeds outside, then writes memories with their vectors in transactions of `batch`. */
-async function insertWithVectors(store: Store, svc: MemoryService, embedder: HashEmbedder, items: CreateMemoryInput[], batch = 1000): Promise<void> {
+async function insertWithVectors(
+  store: Store,
+  svc: MemoryService,
+  embedder: HashEmbedder,
+  items: CreateMemoryInput[],
+  batch = 1000,
+): Promise<void> {
   for (let i = 0; i < items.length; i += batch) {
     const slice = items.slice(i, i + batch);
     const texts = slice.map((m) => embeddingTextForInput(m as { content: string; title?: string }));

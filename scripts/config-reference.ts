@@ -15,7 +15,9 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 export function configReferenceTable(): string {
   const rows = ['| Key | Default | Allowed | What it does |', '| --- | --- | --- | --- |'];
   for (const spec of CONFIG_SCHEMA) {
-    rows.push(`| \`${spec.path}\` | ${cell(formatValue(spec, spec.default))} | ${cell(describeAllowed(spec))} | ${cell(spec.description)} |`);
+    rows.push(
+      `| \`${spec.path}\` | ${cell(formatValue(spec, spec.default))} | ${cell(describeAllowed(spec))} | ${cell(spec.description)} |`,
+    );
   }
   return rows.join('\n');
 }

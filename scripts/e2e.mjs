@@ -43,13 +43,26 @@ import util from 'node:util';
 import * as esbuild from 'esbuild';
 import { chromium } from 'playwright-core';
 import {
-  ROOT, CACHE, CHROMIUM, CHROMIUM_ARGS, createSampleWorkspace, developmentUrl, ensureVsCodeEnv, installVsix,
-  linkExtension, registerExtension, startCodeServer, workbenchUrl,
+  ROOT,
+  CACHE,
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  createSampleWorkspace,
+  developmentUrl,
+  ensureVsCodeEnv,
+  installVsix,
+  linkExtension,
+  registerExtension,
+  startCodeServer,
+  workbenchUrl,
 } from './vscode-env.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
-const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const option = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
 const runHost = !flag('--ui-only');
 const runUi = !flag('--host-only');
 const grep = option('--grep');
@@ -66,14 +79,21 @@ const UI_TEST_TIMEOUT_MS = 90_000;
 const t0 = Date.now();
 const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
 const say = (msg) => console.log(`[e2e] ${msg}`);
-const slug = (s) => s.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase().slice(0, 80);
+const slug = (s) =>
+  s
+    .replace(/[^a-z0-9]+/gi, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase()
+    .slice(0, 80);
 const browserLog = join(ARTIFACTS, 'browser-console.log');
 
 function withTimeout(promise, ms, what) {
   let timer;
   return Promise.race([
     promise,
-    new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: timed out after ${ms} ms`)), ms); }),
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: timed out after ${ms} ms`)), ms);
+    }),
   ]).finally(() => clearTimeout(timer));
 }
 
@@ -86,14 +106,22 @@ function build() {
 /** Bundles test/e2e/index.ts + every suite/*.test.ts into one CommonJS file for the host. */
 async function bundleHostTests() {
   const suiteDir = join(ROOT, 'test', 'e2e', 'suite');
-  const files = readdirSync(suiteDir).filter((f) => /\.test\.(ts|js)$/.test(f)).sort();
+  const files = readdirSync(suiteDir)
+    .filter((f) => /\.test\.(ts|js)$/.test(f))
+    .sort();
   if (files.length === 0) throw new Error(`no test files in ${relative(ROOT, suiteDir)}`);
   rmSync(OUT, { recursive: true, force: true });
   const contents = files.map((f) => `import './suite/${f}';`).join('\n') + "\nexport { run } from './index';\n";
   await esbuild.build({
     stdin: { contents, resolveDir: join(ROOT, 'test', 'e2e'), sourcefile: 'e2e-entry.ts', loader: 'ts' },
-    bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'],
-    sourcemap: 'inline', outfile: join(OUT, 'index.js'), logLevel: 'warning',
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+    sourcemap: 'inline',
+    outfile: join(OUT, 'index.js'),
+    logLevel: 'warning',
   });
   return files;
 }
@@ -105,7 +133,9 @@ async function runHostTests(context, server) {
   const hostLog = join(ARTIFACTS, 'host-console.log');
   let echo = false; // the workbench logs a lot; show our runner's lines, keep all in hostLog
   let resolveExit;
-  const exited = new Promise((r) => { resolveExit = r; });
+  const exited = new Promise((r) => {
+    resolveExit = r;
+  });
   await page.exposeFunction('codeAutomationLog', (type, logArgs) => {
     const line = util.format(...(Array.isArray(logArgs) ? logArgs : [logArgs]));
     lines.push(line);
@@ -126,10 +156,19 @@ async function runHostTests(context, server) {
   }
   await page.screenshot({ path: join(ARTIFACTS, 'host-tests.png') }).catch(() => {});
   await page.close();
-  const summary = [...lines].reverse().map((l) => /^(\d+) passed, (\d+) failed/.exec(l.trim())).find(Boolean);
-  if (code !== 0 && !summary) { // the host failed before or outside the tests: show why
+  const summary = [...lines]
+    .reverse()
+    .map((l) => /^(\d+) passed, (\d+) failed/.exec(l.trim()))
+    .find(Boolean);
+  if (code !== 0 && !summary) {
+    // the host failed before or outside the tests: show why
     console.log(`[e2e] no test summary; last lines of ${relative(ROOT, hostLog)}:`);
-    console.log(lines.slice(-40).map((l) => `  | ${l}`).join('\n'));
+    console.log(
+      lines
+        .slice(-40)
+        .map((l) => `  | ${l}`)
+        .join('\n'),
+    );
   }
   let passed = summary ? Number(summary[1]) : 0;
   let failed = summary ? Number(summary[2]) : 0;
@@ -142,7 +181,9 @@ async function runHostTests(context, server) {
 async function loadUiTests() {
   const dir = join(ROOT, 'test', 'e2e', 'ui');
   const all = [];
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.ui.mjs')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((n) => n.endsWith('.ui.mjs'))
+    .sort()) {
     const mod = await import(pathToFileURL(join(dir, f)).href);
     for (const [name, fn] of Object.entries(mod.tests ?? {})) {
       if (grep && !`${f} › ${name}`.includes(grep)) continue;
@@ -177,13 +218,20 @@ async function runUiTests(context, server) {
       console.log(`  ✓ ${t.file} › ${t.name} (${Date.now() - started} ms)`);
     } catch (e) {
       failed++;
-      console.log(`  ✗ ${t.file} › ${t.name}\n      ${String(e?.stack ?? e).split('\n').join('\n      ')}`);
+      console.log(
+        `  ✗ ${t.file} › ${t.name}\n      ${String(e?.stack ?? e)
+          .split('\n')
+          .join('\n      ')}`,
+      );
       await page.screenshot({ path: join(ARTIFACTS, `FAILED--${t.file}--${slug(t.name)}.png`) }).catch(() => {});
     } finally {
       await page.close().catch(() => {});
     }
   }
-  if (tests.length === 0) { failed++; console.log('  ✗ no UI test found'); }
+  if (tests.length === 0) {
+    failed++;
+    console.log('  ✗ no UI test found');
+  }
   say(`UI tests: ${passed} passed, ${failed} failed (${elapsed()})`);
   return { passed, failed };
 }
@@ -223,22 +271,32 @@ async function main() {
     await context?.close().catch(() => {});
     if (!flag('--keep-server')) await Promise.all(servers.map((s) => s.stop()));
   };
-  process.once('SIGINT', () => { cleanup().finally(() => process.exit(130)); });
-  process.once('SIGTERM', () => { cleanup().finally(() => process.exit(143)); });
+  process.once('SIGINT', () => {
+    cleanup().finally(() => process.exit(130));
+  });
+  process.once('SIGTERM', () => {
+    cleanup().finally(() => process.exit(143));
+  });
 
   const totals = { passed: 0, failed: 0 };
   try {
     const profile = join(CACHE, 'instances', 'e2e-chromium-profile');
     rmSync(profile, { recursive: true, force: true });
     context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 },
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1400, height: 900 },
     });
     for (const p of context.pages()) await p.close(); // each test starts from a fresh page
     const parts = [];
     if (runHost) {
       // The extensionTestsPath payload needs the smoke-test driver (VS Code 1.139).
       const server = await startCodeServer({
-        name: 'e2e-host', fresh: true, workspace: WORKSPACE, smokeTestDriver: true,
+        name: 'e2e-host',
+        fresh: true,
+        workspace: WORKSPACE,
+        smokeTestDriver: true,
         env: { ...hostEnv, AGENT_MEMORY_HOME: storeHome('e2e-host') },
       });
       servers.push(server);
@@ -251,7 +309,10 @@ async function main() {
       // The default-chat fixture stands in for Copilot (VS Code enables its chat view only when a
       // default chat agent exists); it needs a proposed API, enabled for it alone.
       const server = await startCodeServer({
-        name: 'e2e-ui', fresh: true, workspace: WORKSPACE, env: { ...hostEnv, AGENT_MEMORY_HOME: storeHome('e2e-ui') },
+        name: 'e2e-ui',
+        fresh: true,
+        workspace: WORKSPACE,
+        env: { ...hostEnv, AGENT_MEMORY_HOME: storeHome('e2e-ui') },
         extraArgs: ['--enable-proposed-api', DEFAULT_CHAT_FIXTURE_ID],
         beforeStart: async (dirs) => {
           await (vsix ? installVsix(vsix, dirs) : linkExtension(dirs.extensionsDir));
@@ -261,7 +322,10 @@ async function main() {
       servers.push(server);
       parts.push(await runUiTests(context, server));
     }
-    for (const p of parts) { totals.passed += p.passed; totals.failed += p.failed; }
+    for (const p of parts) {
+      totals.passed += p.passed;
+      totals.failed += p.failed;
+    }
   } catch (e) {
     console.log(`[e2e] harness error: ${e?.stack ?? e}`);
     totals.failed++;
@@ -269,10 +333,15 @@ async function main() {
     await cleanup();
   }
   if (flag('--keep-server')) {
-    for (const s of servers) { s.keepAlive(); say(`code-server left running: ${s.url} (pid ${s.pid}; stop: kill -- -${s.pid})`); }
+    for (const s of servers) {
+      s.keepAlive();
+      say(`code-server left running: ${s.url} (pid ${s.pid}; stop: kill -- -${s.pid})`);
+    }
   }
-  say(`screenshots: ${relative(ROOT, ARTIFACTS)}/ (${readdirSync(ARTIFACTS).filter((f) => f.endsWith('.png')).length} files); ` +
-    `code-server logs: ${servers.map((s) => relative(ROOT, s.logFile)).join(', ')}; total ${elapsed()}`);
+  say(
+    `screenshots: ${relative(ROOT, ARTIFACTS)}/ (${readdirSync(ARTIFACTS).filter((f) => f.endsWith('.png')).length} files); ` +
+      `code-server logs: ${servers.map((s) => relative(ROOT, s.logFile)).join(', ')}; total ${elapsed()}`,
+  );
   console.log(`${totals.passed} passed, ${totals.failed} failed`);
   process.exit(totals.failed > 0 || totals.passed === 0 ? 1 : 0);
 }

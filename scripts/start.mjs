@@ -26,12 +26,24 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { watch as watchFiles } from 'node:fs';
 import {
-  ROOT, CACHE, DEFAULT_PORT, createSampleWorkspace, ensureVsCodeEnv, linkExtension, portIsFree, startCodeServer, syncBuild, workbenchUrl,
+  ROOT,
+  CACHE,
+  DEFAULT_PORT,
+  createSampleWorkspace,
+  ensureVsCodeEnv,
+  linkExtension,
+  portIsFree,
+  startCodeServer,
+  syncBuild,
+  workbenchUrl,
 } from './vscode-env.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
-const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const option = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
 const say = (msg) => console.log(`[start] ${msg}`);
 const t0 = Date.now();
 
@@ -53,14 +65,25 @@ async function main() {
     throw Object.assign(new Error(`not a port: ${option('--port') ?? process.env.AGENT_MEMORY_PORT}`), { expected: true });
   }
   if (!(await portIsFree(port))) {
-    throw Object.assign(new Error(`port ${port} is in use (another \`npm start\`?). Stop it, or pick another port: ` +
-      'npm start -- --port N, or AGENT_MEMORY_PORT=N npm start'), { expected: true });
+    throw Object.assign(
+      new Error(
+        `port ${port} is in use (another \`npm start\`?). Stop it, or pick another port: ` +
+          'npm start -- --port N, or AGENT_MEMORY_PORT=N npm start',
+      ),
+      { expected: true },
+    );
   }
   // The extension folder must be in place before code-server scans its extensions folder.
   let installed;
   const server = await startCodeServer({
-    name: 'start', fresh: flag('--fresh'), workspace, port,
-    beforeStart: ({ extensionsDir }) => { installed = linkExtension(extensionsDir); say(`extension installed at ${installed}`); },
+    name: 'start',
+    fresh: flag('--fresh'),
+    workspace,
+    port,
+    beforeStart: ({ extensionsDir }) => {
+      installed = linkExtension(extensionsDir);
+      say(`extension installed at ${installed}`);
+    },
   });
   let watcher;
   let stopping = false;
@@ -79,7 +102,9 @@ async function main() {
 
   if (watch) {
     watcher = spawn(process.execPath, [join(ROOT, 'esbuild.mjs'), '--watch'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
-    watcher.on('exit', (code) => { if (!stopping) say(`esbuild watcher exited (${code}); rebuilds stop, VS Code keeps running`); });
+    watcher.on('exit', (code) => {
+      if (!stopping) say(`esbuild watcher exited (${code}); rebuilds stop, VS Code keeps running`);
+    });
     // Each rebuild writes several files: copy them into the installed extension once it is quiet.
     let timer;
     watchFiles(join(ROOT, 'dist'), { recursive: true }, () => {
@@ -97,8 +122,14 @@ async function main() {
 
   // If code-server dies, say so and exit.
   const poll = setInterval(async () => {
-    try { await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(3000) }); } catch {
-      if (!stopping) { clearInterval(poll); say(`code-server is not answering any more; see ${server.logFile}`); await shutdown(1); }
+    try {
+      await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(3000) });
+    } catch {
+      if (!stopping) {
+        clearInterval(poll);
+        say(`code-server is not answering any more; see ${server.logFile}`);
+        await shutdown(1);
+      }
     }
   }, 5000);
 
@@ -106,9 +137,9 @@ async function main() {
   console.log('');
   say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s — open this URL in a browser:`);
   console.log(`\n  ${url}\n`);
-  say(watch
-    ? 'edits rebuild automatically; then run "Developer: Reload Window" (F1) to load them.'
-    : 'restart `npm start` to load changes.');
+  say(
+    watch ? 'edits rebuild automatically; then run "Developer: Reload Window" (F1) to load them.' : 'restart `npm start` to load changes.',
+  );
   say('try F1 → "Agent Memory: Add Memory…", the Agent Memory sidebar, F1 → "Agent Memory: Recall…",');
   say('F1 → "Agent Memory: Open Search Panel", or "@memory" in chat once a language model (e.g. Copilot) is installed.');
   say(`the port stays ${port} across runs (--port N or AGENT_MEMORY_PORT=N to change it). Ctrl+C stops code-server.`);
@@ -117,6 +148,6 @@ async function main() {
 
 main().catch((e) => {
   // A problem the person can fix is said in one line; anything else with its stack.
-  console.error(`[start] ${e?.expected ? e.message : e?.stack ?? e}`);
+  console.error(`[start] ${e?.expected ? e.message : (e?.stack ?? e)}`);
   process.exit(1);
 });

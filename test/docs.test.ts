@@ -28,7 +28,10 @@ test('README shows how to start; the developer commands are in docs/DEVELOPMENT.
   assert.match(readme, /\(docs\/DEVELOPMENT\.md\)/);
   assert.match(development, /npm test/);
   assert.match(development, /npm run test:e2e/);
-  assert.ok(readme.includes('## One memory per project: windows, clones, the CLI and other agents'), 'the CLI / MCP / several windows section');
+  assert.ok(
+    readme.includes('## One memory per project: windows, clones, the CLI and other agents'),
+    'the CLI / MCP / several windows section',
+  );
 });
 
 const TRUST_UI = 'test/e2e/ui/trust.ui.mjs';
@@ -51,9 +54,21 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   { phrase: 'offers to pull a missing model (with progress)', file: READINESS, test: 'pulls through /api/pull' },
   { phrase: '"waiting for Ollama"', file: READINESS, test: 'waiting for Ollama' },
   { phrase: 'Import keeps `created_at`', file: 'test/e2e/suite/surfaces.test.ts', test: 'export' },
-  { phrase: 'Every\nclone and worktree with the same `origin` therefore shares one memory', file: 'test/engine/storeLocation.test.ts', test: 'two clones with the same origin open the same store' },
-  { phrase: 'the old folder is then renamed', file: 'test/engine/storeMigration.test.ts', test: 'merge into the shared store without loss' },
-  { phrase: 'applied exactly once or reported as\nfailed, never twice', file: 'test/engine/server/takeover.test.ts', test: 'none applied twice' },
+  {
+    phrase: 'Every\nclone and worktree with the same `origin` therefore shares one memory',
+    file: 'test/engine/storeLocation.test.ts',
+    test: 'two clones with the same origin open the same store',
+  },
+  {
+    phrase: 'the old folder is then renamed',
+    file: 'test/engine/storeMigration.test.ts',
+    test: 'merge into the shared store without loss',
+  },
+  {
+    phrase: 'applied exactly once or reported as\nfailed, never twice',
+    file: 'test/engine/server/takeover.test.ts',
+    test: 'none applied twice',
+  },
   { phrase: '`--json` prints exactly one JSON object', file: 'test/cli/main.test.ts', test: 'every command: --json output and exit codes' },
   { phrase: 'Recalled text comes back marked as data', file: 'test/mcp/server.test.ts', test: 'the MCP SDK client lists the tools' },
 ];
@@ -72,7 +87,7 @@ function minNodeMajor(range: string): number {
   return Math.min(...[...range.matchAll(/(\d+)(?:\.[\dx]+)*/g)].map((m) => Number(m[1])));
 }
 
-test('the Node requirement the README and docs state matches the dependencies\' engines', () => {
+test("the Node requirement the README and docs state matches the dependencies' engines", () => {
   type Deps = { dependencies: Record<string, string>; devDependencies: Record<string, string> };
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Deps;
   const need = (name: string) => {

@@ -31,7 +31,10 @@ test('no comment cites a document outside the repository', () => {
       .map(({ where, line }) => `${where}: ${line.trim()}`),
   );
   // Known exception while task "engine" merges it away (it leaves src/core/memory).
-  assert.deepEqual(hits.filter((h) => !h.startsWith('src/core/memory/writePath.ts')), []);
+  assert.deepEqual(
+    hits.filter((h) => !h.startsWith('src/core/memory/writePath.ts')),
+    [],
+  );
 });
 
 test('every docs/, ARCHITECTURE.md and bench/RESULTS page a comment cites exists', () => {
@@ -41,7 +44,10 @@ test('every docs/, ARCHITECTURE.md and bench/RESULTS page a comment cites exists
     for (const m of fs.readFileSync(f, 'utf8').matchAll(page)) cited.add(m[1]!);
   }
   assert.ok(cited.size >= 8, `only ${cited.size} pages cited: the scan is broken`);
-  assert.deepEqual([...cited].filter((p) => !fs.existsSync(path.join(root, p))), []);
+  assert.deepEqual(
+    [...cited].filter((p) => !fs.existsSync(path.join(root, p))),
+    [],
+  );
 });
 
 test('relative links of ARCHITECTURE.md and docs/*.md resolve', () => {

@@ -47,7 +47,13 @@ cytoscape.use(fcose);
 // media/graph.css and this marker stops the injection (and the CSP report it would cause).
 document.head.appendChild(h('meta', { id: '__________cytoscape_stylesheet', name: 'cytoscape-style', content: 'media/graph.css' }));
 
-const filters: GraphFilters = { mode: 'entities', entityTypes: [], minMentions: 1, search: '', ...vscode.getState<Partial<GraphFilters>>() };
+const filters: GraphFilters = {
+  mode: 'entities',
+  entityTypes: [],
+  minMentions: 1,
+  search: '',
+  ...vscode.getState<Partial<GraphFilters>>(),
+};
 let theme: GraphTheme = readTheme();
 /** Entity type (or memory type) → palette index, stable for the panel's life. */
 const typeIndex = new Map<string, number>();
@@ -63,12 +69,17 @@ function styles(t: GraphTheme): cytoscape.StylesheetJson {
       selector: 'node',
       style: {
         'background-color': t.foreground,
-        width: 'data(size)', height: 'data(size)',
-        label: 'data(short)', color: t.foreground, 'font-size': 11,
-        'text-valign': 'bottom', 'text-margin-y': 3,
+        width: 'data(size)',
+        height: 'data(size)',
+        label: 'data(short)',
+        color: t.foreground,
+        'font-size': 11,
+        'text-valign': 'bottom',
+        'text-margin-y': 3,
         // Labels appear once zoomed in far enough to read them: thousands of labels are noise and slow.
         'min-zoomed-font-size': 9,
-        'text-outline-color': t.background, 'text-outline-width': 1,
+        'text-outline-color': t.background,
+        'text-outline-width': 1,
       },
     },
     // One class per palette colour, not a function: cytoscape caches class styles, not functions.
@@ -76,15 +87,35 @@ function styles(t: GraphTheme): cytoscape.StylesheetJson {
     {
       selector: 'edge',
       style: {
-        width: 'data(width)', 'line-color': t.edge, opacity: 0.55,
+        width: 'data(width)',
+        'line-color': t.edge,
+        opacity: 0.55,
         // haystack: the cheapest edges to draw (straight, no arrows): right for thousands of them.
         'curve-style': 'haystack',
       },
     },
-    { selector: 'edge.directed', style: { 'curve-style': 'straight', 'target-arrow-shape': 'triangle', 'target-arrow-color': t.edge, 'arrow-scale': 0.8 } },
-    { selector: 'edge.focus', style: { label: 'data(label)', 'font-size': 10, color: t.muted, 'text-rotation': 'autorotate', opacity: 1, 'line-color': t.focus, 'target-arrow-color': t.focus, width: 2 } },
+    {
+      selector: 'edge.directed',
+      style: { 'curve-style': 'straight', 'target-arrow-shape': 'triangle', 'target-arrow-color': t.edge, 'arrow-scale': 0.8 },
+    },
+    {
+      selector: 'edge.focus',
+      style: {
+        label: 'data(label)',
+        'font-size': 10,
+        color: t.muted,
+        'text-rotation': 'autorotate',
+        opacity: 1,
+        'line-color': t.focus,
+        'target-arrow-color': t.focus,
+        width: 2,
+      },
+    },
     { selector: 'node.focus', style: { 'min-zoomed-font-size': 0, 'z-index': 10 } },
-    { selector: 'node:selected', style: { 'border-width': 3, 'border-color': t.focus, 'min-zoomed-font-size': 0, 'font-weight': 'bold', 'z-index': 20 } },
+    {
+      selector: 'node:selected',
+      style: { 'border-width': 3, 'border-color': t.focus, 'min-zoomed-font-size': 0, 'font-weight': 'bold', 'z-index': 20 },
+    },
     { selector: '.faded', style: { opacity: 0.15 } },
   ];
 }
@@ -137,11 +168,22 @@ function sizeOf(mentions: number, max: number): number {
 function entityElements(data: EntityGraphData): cytoscape.ElementDefinition[] {
   const max = data.nodes.reduce((m, n) => Math.max(m, n.mentions), 1);
   const out: cytoscape.ElementDefinition[] = data.nodes.map((n) => ({
-    group: 'nodes', classes: `c${colourIndex(n.type)}`, data: { id: n.id, label: n.name, short: short(n.name), kind: 'entity', type: n.type, mentions: n.mentions, size: sizeOf(n.mentions, max) },
+    group: 'nodes',
+    classes: `c${colourIndex(n.type)}`,
+    data: {
+      id: n.id,
+      label: n.name,
+      short: short(n.name),
+      kind: 'entity',
+      type: n.type,
+      mentions: n.mentions,
+      size: sizeOf(n.mentions, max),
+    },
   }));
   for (const e of data.edges) {
     out.push({
-      group: 'edges', classes: data.edges.length <= 2000 ? 'directed' : '',
+      group: 'edges',
+      classes: data.edges.length <= 2000 ? 'directed' : '',
       data: { id: `r:${e.id}`, source: e.from, target: e.to, label: e.type, width: 1 + Math.min(3, Math.log1p(e.mentions)) * e.confidence },
     });
   }
@@ -150,20 +192,38 @@ function entityElements(data: EntityGraphData): cytoscape.ElementDefinition[] {
 
 function memoryElements(data: GraphData): cytoscape.ElementDefinition[] {
   const out: cytoscape.ElementDefinition[] = data.nodes.map((n) => ({
-    group: 'nodes', classes: `c${colourIndex(n.type)}`, data: { id: n.id, label: n.label, short: short(n.label), kind: 'memory', type: n.type, size: 12 + n.importance * 14 },
+    group: 'nodes',
+    classes: `c${colourIndex(n.type)}`,
+    data: { id: n.id, label: n.label, short: short(n.label), kind: 'memory', type: n.type, size: 12 + n.importance * 14 },
   }));
-  data.edges.forEach((e, i) => out.push({ group: 'edges', data: { id: `m:${i}`, source: e.from, target: e.to, label: e.kind, width: 1 + e.strength } }));
+  data.edges.forEach((e, i) =>
+    out.push({ group: 'edges', data: { id: `m:${i}`, source: e.from, target: e.to, label: e.kind, width: 1 + e.strength } }),
+  );
   return out;
 }
 
 /** See the measurements above; `force` asks for fcose whatever the size (the Force layout button). */
 function layoutFor(n: number, force = false): cytoscape.LayoutOptions {
   if (n > LARGE_GRAPH && !force) {
-    return { name: 'concentric', animate: false, fit: false, minNodeSpacing: 4, concentric: (node: cytoscape.NodeSingular) => Number(node.data('mentions') ?? 1), levelWidth: () => 2 } as cytoscape.LayoutOptions;
+    return {
+      name: 'concentric',
+      animate: false,
+      fit: false,
+      minNodeSpacing: 4,
+      concentric: (node: cytoscape.NodeSingular) => Number(node.data('mentions') ?? 1),
+      levelWidth: () => 2,
+    } as cytoscape.LayoutOptions;
   }
   return {
-    name: 'fcose', quality: n > SMALL_GRAPH ? 'draft' : 'default', randomize: true, animate: false, fit: false, padding: 30,
-    nodeRepulsion: () => 6000, idealEdgeLength: () => 70, nodeSeparation: 60,
+    name: 'fcose',
+    quality: n > SMALL_GRAPH ? 'draft' : 'default',
+    randomize: true,
+    animate: false,
+    fit: false,
+    padding: 30,
+    nodeRepulsion: () => 6000,
+    idealEdgeLength: () => 70,
+    nodeSeparation: 60,
   } as cytoscape.LayoutOptions;
 }
 
@@ -183,14 +243,17 @@ function runLayout(n: number, force: boolean, then: () => void): void {
     const t1 = performance.now();
     timings.layout = Math.round(t1 - t0);
     fitCapped();
-    cy.one('render', () => { timings.render = Math.round(performance.now() - t1); then(); });
+    cy.one('render', () => {
+      timings.render = Math.round(performance.now() - t1);
+      then();
+    });
   });
   layout.run();
 }
 
 function render(data: GraphView, receivedAt: number): void {
   const entities = data.mode === 'entities';
-  el.mode.value = entities ? 'entities' : (filters.mode === 'entities' ? 'entities' : 'memories');
+  el.mode.value = entities ? 'entities' : filters.mode === 'entities' ? 'entities' : 'memories';
   renderNotice(entities ? undefined : data.notice);
   renderTypes(entities ? data : undefined);
   const elements = entities ? entityElements(data) : memoryElements(data);
@@ -211,14 +274,22 @@ function render(data: GraphView, receivedAt: number): void {
   });
 }
 
-const forceButton = h('button', { id: 'force', title: 'Run a force-directed layout (fcose, draft quality): a few seconds at thousands of nodes' }, 'Force layout');
+const forceButton = h(
+  'button',
+  { id: 'force', title: 'Run a force-directed layout (fcose, draft quality): a few seconds at thousands of nodes' },
+  'Force layout',
+);
 forceButton.hidden = true;
 byId<HTMLButtonElement>('fit').after(forceButton);
 forceButton.addEventListener('click', () => {
   const n = cy.nodes().length;
   el.status.textContent = `Running a force layout over ${n} nodes…`;
   const t0 = performance.now();
-  requestAnimationFrame(() => runLayout(n, true, () => { el.status.textContent = `Force layout of ${n} nodes in ${Math.round(performance.now() - t0)} ms. Click an entity to see its memories.`; }));
+  requestAnimationFrame(() =>
+    runLayout(n, true, () => {
+      el.status.textContent = `Force layout of ${n} nodes in ${Math.round(performance.now() - t0)} ms. Click an entity to see its memories.`;
+    }),
+  );
 });
 
 function statusLine(data: GraphView, large: boolean, ms: number): string {
@@ -226,7 +297,9 @@ function statusLine(data: GraphView, large: boolean, ms: number): string {
   if (data.mode === 'entities') {
     if (!data.nodes.length) return `No entity matches the filters (${data.totalEntities} in the graph).`;
     const shown = `${data.nodes.length} of ${data.totalEntities} entities, ${data.edges.length} relations${data.truncated ? ' (the most mentioned shown: narrow with the filters)' : ''}.`;
-    const how = large ? ' Large graph: quick concentric layout (most mentioned in the centre; Force layout for clusters); labels appear when you zoom in.' : '';
+    const how = large
+      ? ' Large graph: quick concentric layout (most mentioned in the centre; Force layout for clusters); labels appear when you zoom in.'
+      : '';
     return `${shown}${how}${took} Click an entity to see its memories.`;
   }
   if (!data.nodes.length) return 'No memories yet.';
@@ -251,7 +324,16 @@ function renderTypes(data: EntityGraphData | undefined): void {
       filters.entityTypes = [...el.types.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value);
       query();
     });
-    el.types.appendChild(h('label', { title: `${count} ${type} entities` }, box, h('span', { class: `swatch tc${colourIndex(type)}` }), type, h('span', { class: 'count' }, `(${count})`)));
+    el.types.appendChild(
+      h(
+        'label',
+        { title: `${count} ${type} entities` },
+        box,
+        h('span', { class: `swatch tc${colourIndex(type)}` }),
+        type,
+        h('span', { class: 'count' }, `(${count})`),
+      ),
+    );
   }
 }
 
@@ -283,52 +365,70 @@ function showEntity(entity: EntityNode, memories: EntityMemory[]): void {
   clear(el.sideList);
   if (!memories.length) el.sideList.appendChild(h('li', { class: 'empty' }, 'No live memory mentions it any more.'));
   for (const m of memories) {
-    const li = h('li', { tabindex: '0', 'data-id': m.id, title: 'Open this memory' },
+    const li = h(
+      'li',
+      { tabindex: '0', 'data-id': m.id, title: 'Open this memory' },
       // Untitled memories show their text once (the preview), not a cut copy of it as a title.
       h('div', {}, m.title ? h('span', { class: 'm-title' }, m.title) : null, h('span', { class: 'm-type' }, m.type)),
       h('div', { class: 'm-preview' }, m.preview),
     );
     const open = () => vscode.post({ type: 'open', id: m.id });
     li.addEventListener('click', open);
-    li.addEventListener('keydown', (e) => { if (e.key === 'Enter') open(); });
+    li.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') open();
+    });
     el.sideList.appendChild(li);
   }
 }
 
 function bindEvents(cy: cytoscape.Core): void {
-cy.on('tap', 'node', (e) => {
-  const node = e.target as cytoscape.NodeSingular;
-  focusNode(node);
-  if (node.data('kind') === 'entity') {
-    el.side.hidden = false;
-    el.sideTitle.textContent = String(node.data('label'));
-    el.sideMeta.textContent = 'Loading its memories…';
-    clear(el.sideList);
-    vscode.post({ type: 'entity', id: node.id() });
-  } else {
-    vscode.post({ type: 'open', id: node.id() });
-  }
-});
-cy.on('dbltap', 'node', (e) => {
-  const node = e.target as cytoscape.NodeSingular;
-  if (node.data('kind') === 'memory') vscode.post({ type: 'center', id: node.id() });
-  else cy.animate({ fit: { eles: node.closedNeighborhood(), padding: 60 } }, { duration: 250 });
-});
-cy.on('tap', (e) => { if (e.target === cy) closeSide(); });
+  cy.on('tap', 'node', (e) => {
+    const node = e.target as cytoscape.NodeSingular;
+    focusNode(node);
+    if (node.data('kind') === 'entity') {
+      el.side.hidden = false;
+      el.sideTitle.textContent = String(node.data('label'));
+      el.sideMeta.textContent = 'Loading its memories…';
+      clear(el.sideList);
+      vscode.post({ type: 'entity', id: node.id() });
+    } else {
+      vscode.post({ type: 'open', id: node.id() });
+    }
+  });
+  cy.on('dbltap', 'node', (e) => {
+    const node = e.target as cytoscape.NodeSingular;
+    if (node.data('kind') === 'memory') vscode.post({ type: 'center', id: node.id() });
+    else cy.animate({ fit: { eles: node.closedNeighborhood(), padding: 60 } }, { duration: 250 });
+  });
+  cy.on('tap', (e) => {
+    if (e.target === cy) closeSide();
+  });
 }
 
 // ── controls ─────────────────────────────────────────────────────────────────────────────
 
 function debounce(fn: () => void, ms: number): () => void {
   let t: ReturnType<typeof setTimeout> | undefined;
-  return () => { clearTimeout(t); t = setTimeout(fn, ms); };
+  return () => {
+    clearTimeout(t);
+    t = setTimeout(fn, ms);
+  };
 }
 
 el.mode.value = filters.mode;
 el.search.value = filters.search;
 el.minMentions.value = String(filters.minMentions);
-el.mode.addEventListener('change', () => { filters.mode = el.mode.value === 'memories' ? 'memories' : 'entities'; query(); });
-el.search.addEventListener('input', debounce(() => { filters.search = el.search.value.trim(); query(); }, 250));
+el.mode.addEventListener('change', () => {
+  filters.mode = el.mode.value === 'memories' ? 'memories' : 'entities';
+  query();
+});
+el.search.addEventListener(
+  'input',
+  debounce(() => {
+    filters.search = el.search.value.trim();
+    query();
+  }, 250),
+);
 el.minMentions.addEventListener('change', () => {
   const n = Math.max(1, Math.floor(Number(el.minMentions.value) || 1));
   el.minMentions.value = String(n);

@@ -23,7 +23,10 @@ const list = byId<HTMLElement>('results');
 const DEBOUNCE_MS = 250;
 let timer: number | undefined;
 
-interface SavedState { query?: string; filters?: SearchFiltersView }
+interface SavedState {
+  query?: string;
+  filters?: SearchFiltersView;
+}
 
 // ── filters ────────────────────────────────────────────────────────────────────────────────
 
@@ -33,7 +36,10 @@ function checkedTypes(): string[] {
 
 function currentFilters(): SearchFiltersView {
   const types = checkedTypes();
-  const tags = tagsInput.value.split(',').map((t) => t.trim().replace(/^#/, '')).filter(Boolean);
+  const tags = tagsInput.value
+    .split(',')
+    .map((t) => t.trim().replace(/^#/, ''))
+    .filter(Boolean);
   const scope = scopeSelect.value;
   return {
     ...(types.length ? { types } : {}),
@@ -64,7 +70,10 @@ function renderTypeOptions(types: readonly string[]): void {
   for (const t of types) {
     const box = h('input', { type: 'checkbox', value: t, id: `type-${t}` });
     box.checked = keep.has(t);
-    box.addEventListener('change', () => { updateTypesSummary(); search(); });
+    box.addEventListener('change', () => {
+      updateTypesSummary();
+      search();
+    });
     typeList.appendChild(h('label', { class: 'type-option', for: `type-${t}` }, box, t));
   }
 }
@@ -104,7 +113,10 @@ function schedule(): void {
 
 function button(label: string, codicon: string, onClick: () => void): HTMLButtonElement {
   const b = h('button', { class: 'action', title: label, 'aria-label': label, tabindex: '-1' }, icon(codicon), h('span', {}, label));
-  b.addEventListener('click', (e) => { e.stopPropagation(); onClick(); });
+  b.addEventListener('click', (e) => {
+    e.stopPropagation();
+    onClick();
+  });
   return b;
 }
 
@@ -112,8 +124,15 @@ const fmt = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(2));
 
 function scoreBreakdown(r: SearchResultView): HTMLElement {
   const part = (name: string, value: number | undefined, title: string) =>
-    h('span', { class: `score-part${value === undefined ? ' missing' : ''}`, title }, `${name} `, h('span', { class: 'score-value' }, fmt(value)));
-  return h('span', { class: 'score', title: 'Score breakdown' },
+    h(
+      'span',
+      { class: `score-part${value === undefined ? ' missing' : ''}`, title },
+      `${name} `,
+      h('span', { class: 'score-value' }, fmt(value)),
+    );
+  return h(
+    'span',
+    { class: 'score', title: 'Score breakdown' },
     part('final', r.score, 'Combined score (higher is better)'),
     part('text', r.legs.keyword, 'Full-text (BM25) score, normalized'),
     part('vector', r.legs.vector, 'Vector (cosine) score, normalized'),
@@ -124,19 +143,31 @@ function scoreBreakdown(r: SearchResultView): HTMLElement {
 }
 
 function renderResult(r: SearchResultView, index: number): HTMLElement {
-  const li = h('li', { class: 'result', 'data-id': r.id, role: 'option', tabindex: '-1', 'aria-selected': 'false', id: `result-${index}` },
-    h('div', { class: 'result-head' },
+  const li = h(
+    'li',
+    { class: 'result', 'data-id': r.id, role: 'option', tabindex: '-1', 'aria-selected': 'false', id: `result-${index}` },
+    h(
+      'div',
+      { class: 'result-head' },
       icon(r.scope === 'global' ? 'globe' : 'note'),
       h('span', { class: 'title' }, r.title || r.content.split('\n')[0]!.slice(0, 80)),
       h('span', { class: 'badge', title: 'Memory type' }, r.type),
       h('span', { class: `match match-${r.matchType ?? 'keyword'}`, title: 'Which search legs found it' }, r.matchType ?? 'keyword'),
     ),
     h('p', { class: 'content' }, r.content),
-    h('div', { class: 'result-meta' },
+    h(
+      'div',
+      { class: 'result-meta' },
       scoreBreakdown(r),
-      h('span', { class: 'meta', title: r.createdAt }, `${r.scope} · ${r.createdAt.slice(0, 10)}${r.importance !== undefined ? ` · importance ${r.importance}` : ''}`),
+      h(
+        'span',
+        { class: 'meta', title: r.createdAt },
+        `${r.scope} · ${r.createdAt.slice(0, 10)}${r.importance !== undefined ? ` · importance ${r.importance}` : ''}`,
+      ),
     ),
-    h('div', { class: 'result-foot' },
+    h(
+      'div',
+      { class: 'result-foot' },
       h('span', { class: 'tags' }, r.tags.map((t) => `#${t}`).join(' ')),
       button('Open', 'go-to-file', () => vscode.post({ type: 'open', id: r.id })),
       button('Edit', 'edit', () => vscode.post({ type: 'edit', id: r.id })),
@@ -261,7 +292,8 @@ function onInit(m: InitMessage): void {
   // Never overwrite what the person already typed while the panel was loading.
   if (m.query !== undefined) input.value = m.query;
   else if (!input.value) input.value = saved?.query ?? '';
-  if (saved?.filters && !checkedTypes().length && !scopeSelect.value && !tagsInput.value && !afterInput.value && !beforeInput.value) applyFilters(saved.filters);
+  if (saved?.filters && !checkedTypes().length && !scopeSelect.value && !tagsInput.value && !afterInput.value && !beforeInput.value)
+    applyFilters(saved.filters);
   search();
   input.focus();
 }

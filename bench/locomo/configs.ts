@@ -18,7 +18,12 @@ export interface RetrieverConfig {
 const hash = (): Embedder => new HashEmbedder({ dimension: 512 });
 const useLite = (): Embedder => new UseLiteEmbedder();
 
-function engine(name: string, description: string, embedder: (() => Embedder) | undefined, settings: Partial<SearchSettings> = {}): [string, RetrieverConfig] {
+function engine(
+  name: string,
+  description: string,
+  embedder: (() => Embedder) | undefined,
+  settings: Partial<SearchSettings> = {},
+): [string, RetrieverConfig] {
   return [name, { description, create: (ctx) => EngineRetriever.create(name, ctx, { embedder, settings }) }];
 }
 
@@ -37,11 +42,27 @@ export const configs: Record<string, RetrieverConfig> = Object.fromEntries([
   engine('use', 'engine, built-in USE-lite alone (vector weight 1)', useLite, VECTOR_ONLY),
   engine('hybrid-hash', 'engine, FTS + hash, product defaults (min-max, 0.5/0.5)', hash),
   engine('hybrid-use', 'engine, FTS + USE-lite, product defaults (min-max, 0.5/0.5, bm25 b 0.4)', useLite),
-  engine('hybrid-use-0.7', 'engine, FTS + USE-lite, min-max, 0.7/0.3 (seed 003 weights)', useLite, { vectorWeight: 0.7, keywordWeight: 0.3 }),
-  engine('hybrid-use-inverse', 'engine, FTS + USE-lite, seed 000 1/(1+|bm25|), 0.5/0.5', useLite, { vectorWeight: 0.5, keywordWeight: 0.5, normalization: 'inverse' }),
-  engine('hybrid-use-saturate', 'engine, FTS + USE-lite, |bm25|/(1+|bm25|), 0.5/0.5', useLite, { vectorWeight: 0.5, keywordWeight: 0.5, normalization: 'saturate' }),
+  engine('hybrid-use-0.7', 'engine, FTS + USE-lite, min-max, 0.7/0.3 (seed 003 weights)', useLite, {
+    vectorWeight: 0.7,
+    keywordWeight: 0.3,
+  }),
+  engine('hybrid-use-inverse', 'engine, FTS + USE-lite, seed 000 1/(1+|bm25|), 0.5/0.5', useLite, {
+    vectorWeight: 0.5,
+    keywordWeight: 0.5,
+    normalization: 'inverse',
+  }),
+  engine('hybrid-use-saturate', 'engine, FTS + USE-lite, |bm25|/(1+|bm25|), 0.5/0.5', useLite, {
+    vectorWeight: 0.5,
+    keywordWeight: 0.5,
+    normalization: 'saturate',
+  }),
   // Experiments without a code change: LOCOMO_EXP='{"feedbackDocs":3,"feedbackWeight":0.5}'.
-  engine('hybrid-use-exp', 'engine, FTS + USE-lite, product defaults overridden by the JSON in LOCOMO_EXP', useLite, JSON.parse(process.env.LOCOMO_EXP ?? '{}') as Partial<SearchSettings>),
+  engine(
+    'hybrid-use-exp',
+    'engine, FTS + USE-lite, product defaults overridden by the JSON in LOCOMO_EXP',
+    useLite,
+    JSON.parse(process.env.LOCOMO_EXP ?? '{}') as Partial<SearchSettings>,
+  ),
 ]);
 
 /** The config that stands for "the default offline configuration" (issue 3's target). */

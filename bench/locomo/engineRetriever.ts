@@ -132,14 +132,25 @@ export class EngineRetriever extends PerSampleRetriever<SampleStore> {
     });
     let vectors: VectorStore | undefined;
     if (this.embedder) {
-      const vecs = await embedAll(this.embedder, docs.map((d) => d.text), 'document');
+      const vecs = await embedAll(
+        this.embedder,
+        docs.map((d) => d.text),
+        'document',
+      );
       const space = this.embedder.space;
       const toBlob = process.env.LOCOMO_FLOAT32_BLOBS === '1' ? vectorToFloat32Blob : vectorToBlob;
       store.transaction((tx) => {
         docs.forEach((d, i) => {
           const textHash = createHash('sha256').update(d.text).digest('hex');
-          tx.run("INSERT OR IGNORE INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, '2026-01-01T00:00:00.000Z')", [space, textHash, vecs[i]!.length, toBlob(vecs[i]!)]);
-          tx.run("UPDATE memories SET embedding_hash = ?, embedding_status = 'ready', embedding_version = ? WHERE rid = ?", [textHash, space, ridOf.get(d.id)!]);
+          tx.run(
+            "INSERT OR IGNORE INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, '2026-01-01T00:00:00.000Z')",
+            [space, textHash, vecs[i]!.length, toBlob(vecs[i]!)],
+          );
+          tx.run("UPDATE memories SET embedding_hash = ?, embedding_status = 'ready', embedding_version = ? WHERE rid = ?", [
+            textHash,
+            space,
+            ridOf.get(d.id)!,
+          ]);
         });
       });
       vectors = await VectorStore.open({ store, space, dimension: this.embedder.dimension });

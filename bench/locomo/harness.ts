@@ -31,7 +31,12 @@ export interface Evaluation {
 }
 
 /** Run `factory`'s retriever over every sample of `dataset`: index, ask every question, score. */
-export async function evaluate(name: string, factory: RetrieverFactory, dataset: LocomoDataset, opts: EvaluateOptions = {}): Promise<Evaluation> {
+export async function evaluate(
+  name: string,
+  factory: RetrieverFactory,
+  dataset: LocomoDataset,
+  opts: EvaluateOptions = {},
+): Promise<Evaluation> {
   const k = opts.k ?? MAX_K;
   const log = opts.log ?? ((m: string) => process.stderr.write(m + '\n'));
   const workDir = mkdtempSync(path.join(opts.tmpRoot ?? os.tmpdir(), `locomo-${name.replace(/[^\w.-]+/g, '_')}-`));
@@ -64,7 +69,9 @@ export async function evaluate(name: string, factory: RetrieverFactory, dataset:
         results.push({ question: q, ranked: ranked.slice(0, k) });
       }
       await retriever.release?.(sample.sampleId);
-      log(`  ${name}: ${sample.sampleId}: ${sample.docs.length} turns indexed in ${ms.toFixed(0)} ms, ${sample.questions.length} questions`);
+      log(
+        `  ${name}: ${sample.sampleId}: ${sample.docs.length} turns indexed in ${ms.toFixed(0)} ms, ${sample.questions.length} questions`,
+      );
     }
   } finally {
     try {

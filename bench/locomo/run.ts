@@ -43,7 +43,10 @@ export function parseArgs(argv: readonly string[]): Args {
     else if (a === '--configs' || a.startsWith('--configs=')) {
       const v = a === '--configs' ? argv[++i] : a.slice('--configs='.length);
       if (v === undefined || v.trim() === '') throw new UsageError('--configs needs a comma-separated list of names');
-      out.configs = v.split(',').map((s) => s.trim()).filter(Boolean);
+      out.configs = v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     } else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
     else if (out.file === undefined) out.file = a;
     else throw new UsageError(`unexpected argument ${a}`);
@@ -109,7 +112,9 @@ export function formatTable(dataset: LocomoDataset, results: Record<string, Eval
     for (const [cat, g] of Object.entries(e.report.by_category)) lines.push(row(`category ${cat}`, g));
   }
   lines.push('');
-  lines.push(`README reference (plain BM25): recall_any ${[0.302, 0.561, 0.648, 0.712].join(' / ')}, recall_all ${[0.258, 0.466, 0.531, 0.58].join(' / ')}`);
+  lines.push(
+    `README reference (plain BM25): recall_any ${[0.302, 0.561, 0.648, 0.712].join(' / ')}, recall_all ${[0.258, 0.466, 0.531, 0.58].join(' / ')}`,
+  );
   const d = results[defaultConfig];
   if (d) {
     const v = d.report.recall_any['10']!;

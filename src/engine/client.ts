@@ -16,8 +16,15 @@ import { Worker } from 'node:worker_threads';
 import { EngineError } from './errors';
 import type { EngineTransport } from './transport/types';
 import {
-  IDEMPOTENCY_KEY, READ_ONLY_METHODS,
-  type EngineEvent, type EngineInit, type EngineMethod, type FromEngineMessage, type ParamsOf, type ReadyInfo, type ResultOf,
+  IDEMPOTENCY_KEY,
+  READ_ONLY_METHODS,
+  type EngineEvent,
+  type EngineInit,
+  type EngineMethod,
+  type FromEngineMessage,
+  type ParamsOf,
+  type ReadyInfo,
+  type ResultOf,
   type ToEngineMessage,
 } from './protocol';
 
@@ -168,7 +175,9 @@ export class EngineClient {
       return Promise.reject(new EngineError('engine_stopped', 'The memory engine is not running.'));
     }
     if (this._state === 'failed') {
-      return Promise.reject(new EngineError('engine_unavailable', `The memory engine is not available: ${this.failure?.message ?? 'it stopped'}`));
+      return Promise.reject(
+        new EngineError('engine_unavailable', `The memory engine is not available: ${this.failure?.message ?? 'it stopped'}`),
+      );
     }
     if (opts.signal?.aborted) return Promise.reject(new EngineError('cancelled', 'The operation was cancelled.'));
     return new Promise<ResultOf<M>>((resolve, reject) => {
@@ -176,7 +185,11 @@ export class EngineClient {
       let timer: NodeJS.Timeout | undefined;
       const onAbort = () => this.abandon(id, new EngineError('cancelled', 'The operation was cancelled.'));
       const pending: Pending = {
-        id, method, params: withIdempotencyKey(method, params), retried: false, onProgress: opts.onProgress,
+        id,
+        method,
+        params: withIdempotencyKey(method, params),
+        retried: false,
+        onProgress: opts.onProgress,
         resolve: resolve as (v: unknown) => void,
         reject,
         cleanup: () => {
@@ -186,7 +199,10 @@ export class EngineClient {
       };
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       if (opts.timeoutMs !== undefined) {
-        timer = setTimeout(() => this.abandon(id, new EngineError('timeout', `The memory engine did not answer "${method}" within ${opts.timeoutMs} ms.`)), opts.timeoutMs);
+        timer = setTimeout(
+          () => this.abandon(id, new EngineError('timeout', `The memory engine did not answer "${method}" within ${opts.timeoutMs} ms.`)),
+          opts.timeoutMs,
+        );
       }
       if (this._state === 'ready') this.send(pending);
       else this.queue.push(pending);
@@ -204,7 +220,15 @@ export class EngineClient {
     if (worker && wasReady) {
       const id = this.nextId++;
       const answered = new Promise<void>((resolve) => {
-        this.inFlight.set(id, { id, method: 'engine.shutdown', params: {}, retried: true, resolve: () => resolve(), reject: () => resolve(), cleanup: () => undefined });
+        this.inFlight.set(id, {
+          id,
+          method: 'engine.shutdown',
+          params: {},
+          retried: true,
+          resolve: () => resolve(),
+          reject: () => resolve(),
+          cleanup: () => undefined,
+        });
       });
       worker.postMessage({ kind: 'request', id, method: 'engine.shutdown', params: {} } satisfies ToEngineMessage);
       const exited = new Promise<void>((resolve) => this.exitWaiters.push(resolve));
@@ -340,11 +364,19 @@ export class EngineClient {
     this.log(`engine crashed: ${reason}`);
     // Reads in flight go again after the restart; writes may or may not have been committed.
     this.rejectInFlight(
-      new EngineError('engine_crashed', `The memory engine stopped unexpectedly (${reason}); it is restarting. A change in progress may not have been saved: check and try again.`),
+      new EngineError(
+        'engine_crashed',
+        `The memory engine stopped unexpectedly (${reason}); it is restarting. A change in progress may not have been saved: check and try again.`,
+      ),
       true,
     );
     if (this.crashTimes.length > this.backoff.maxRestarts) {
-      this.fail(new EngineError('engine_unavailable', `The memory engine crashed ${this.crashTimes.length} times within ${Math.round(this.backoff.windowMs / 1000)} s (last: ${reason}).`));
+      this.fail(
+        new EngineError(
+          'engine_unavailable',
+          `The memory engine crashed ${this.crashTimes.length} times within ${Math.round(this.backoff.windowMs / 1000)} s (last: ${reason}).`,
+        ),
+      );
       return;
     }
     const retryInMs = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** (this.crashTimes.length - 1));

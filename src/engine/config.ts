@@ -31,7 +31,9 @@ export async function loadEngineConfig(workspaceRoot: string | undefined, settin
     config: layered.config,
     summary: {
       ...('path' in loaded && loaded.path ? { file: loaded.path } : {}),
-      overridden: Object.keys(settings).filter((k) => settings[k] !== undefined && !rejected.has(k)).sort(),
+      overridden: Object.keys(settings)
+        .filter((k) => settings[k] !== undefined && !rejected.has(k))
+        .sort(),
       issues,
     },
   };

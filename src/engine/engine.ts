@@ -99,7 +99,8 @@ export class MemoryEngine {
     const ctx = new EngineContext(opts, project, stores, cfg, opts.now ?? (() => new Date()));
     for (const w of warnings) ctx.warn(w);
     // Disk full, I/O errors and recovery reach every window (status bar) as they happen.
-    for (const name of ['project', 'global'] as const) stores.store(name).onHealthChange((health) => ctx.emit({ type: 'store.health', store: name, health }));
+    for (const name of ['project', 'global'] as const)
+      stores.store(name).onHealthChange((health) => ctx.emit({ type: 'store.health', store: name, health }));
     const active = await selectActive(opts.chooseEmbedder ?? chooseEmbedder, cfg.config, (m) => ctx.warn(m));
     const engine = new MemoryEngine(opts, ctx, active, performance.now() - t0);
     await engine.buildRuntimes();

@@ -43,8 +43,17 @@ export async function pauseWorkers(p: MemoryPipeline): Promise<void> {
 
 export function toReview(r: PendingReview): PipelineReview {
   return {
-    id: r.id, action: r.action, targetId: r.targetId, targetContent: r.targetContent, sourceMemoryId: r.sourceMemoryId,
-    factContent: r.factContent, factType: r.factType, confidence: r.confidence, reason: r.reason, conflict: r.conflict, createdAt: r.createdAt,
+    id: r.id,
+    action: r.action,
+    targetId: r.targetId,
+    targetContent: r.targetContent,
+    sourceMemoryId: r.sourceMemoryId,
+    factContent: r.factContent,
+    factType: r.factType,
+    confidence: r.confidence,
+    reason: r.reason,
+    conflict: r.conflict,
+    createdAt: r.createdAt,
   };
 }
 
@@ -63,9 +72,13 @@ export function pipelineChanges(store: Store, limit: number = LIMIT_RANGES.pipel
       [`${PIPELINE_WHO}%`, n],
     )
     .map((r) => ({
-      historyId: String(r.id), memoryId: String(r.memory_id), event: String(r.event) as PipelineChange['event'],
-      changedBy: String(r.changed_by), reason: r.reason == null ? null : String(r.reason),
-      oldContent: r.old_content == null ? null : String(r.old_content), newContent: r.new_content == null ? null : String(r.new_content),
+      historyId: String(r.id),
+      memoryId: String(r.memory_id),
+      event: String(r.event) as PipelineChange['event'],
+      changedBy: String(r.changed_by),
+      reason: r.reason == null ? null : String(r.reason),
+      oldContent: r.old_content == null ? null : String(r.old_content),
+      newContent: r.new_content == null ? null : String(r.new_content),
       createdAt: String(r.created_at),
     }));
 }
@@ -80,7 +93,11 @@ export function readDocumentFile(file: string, maxBytes: number): { content: str
     throw new EngineError('not_found', `No file at ${file}.`);
   }
   if (!st.isFile()) throw new EngineError('invalid_input', `${file} is not a file.`);
-  if (st.size > maxBytes) throw new EngineError('invalid_input', `${file} is ${st.size} bytes; documents may be at most ${maxBytes} bytes (memory.pipelineV2.documentMaxContentBytes).`);
+  if (st.size > maxBytes)
+    throw new EngineError(
+      'invalid_input',
+      `${file} is ${st.size} bytes; documents may be at most ${maxBytes} bytes (memory.pipelineV2.documentMaxContentBytes).`,
+    );
   const buf = fs.readFileSync(file);
   if (buf.includes(0)) throw new EngineError('invalid_input', `${file} looks binary; only text files can be ingested.`);
   const content = buf.toString('utf8');
@@ -95,7 +112,11 @@ const STAGES = ['pending', 'extracting', 'chunking', 'embedding', 'indexing', 'd
  * the user's request) or waits for the document job, reporting its stage as progress.
  */
 export async function waitForDocument(
-  store: Store, p: MemoryPipeline, id: string, signal: AbortSignal, progress: (done: number, total: number, message?: string) => void,
+  store: Store,
+  p: MemoryPipeline,
+  id: string,
+  signal: AbortSignal,
+  progress: (done: number, total: number, message?: string) => void,
 ): Promise<DocumentIngestResult> {
   for (;;) {
     if (signal.aborted) throw cancelledError();
@@ -121,11 +142,20 @@ function delay(ms: number): Promise<void> {
 
 /** Maintenance health of the project store plus the providers in use (LLM probed, never pulled). */
 export async function pipelineDiagnostics(
-  store: Store, cfg: Readonly<PipelineV2Config>, now: Date, base: Omit<PipelineDiagnostics, 'health' | 'completedJobs' | 'llm'>,
+  store: Store,
+  cfg: Readonly<PipelineV2Config>,
+  now: Date,
+  base: Omit<PipelineDiagnostics, 'health' | 'completedJobs' | 'llm'>,
 ): Promise<PipelineDiagnostics> {
   const d = getDiagnostics(store, { leaseTimeoutMs: cfg.leaseTimeoutMs, now });
   const completed = Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM memory_jobs WHERE status = 'completed'`)?.n ?? 0);
-  const llm: PipelineDiagnostics['llm'] = { provider: 'ollama', url: cfg.ollamaUrl, model: cfg.extractionModel, reachable: false, modelPresent: false };
+  const llm: PipelineDiagnostics['llm'] = {
+    provider: 'ollama',
+    url: cfg.ollamaUrl,
+    model: cfg.extractionModel,
+    reachable: false,
+    modelPresent: false,
+  };
   try {
     const probe = await ollamaProviderFromConfig(cfg).probe();
     llm.reachable = probe.reachable;
@@ -134,7 +164,12 @@ export async function pipelineDiagnostics(
   } catch (e) {
     llm.error = errorMessage(e);
   }
-  return { ...base, health: { score: d.score, queue: d.queue, index: d.index, storage: d.storage, at: d.at }, completedJobs: completed, llm };
+  return {
+    ...base,
+    health: { score: d.score, queue: d.queue, index: d.index, storage: d.storage, at: d.at },
+    completedJobs: completed,
+    llm,
+  };
 }
 
 type OllamaCfg = Pick<PipelineV2Config, 'ollamaUrl' | 'extractionModel' | 'extractionTimeout'>;
@@ -157,8 +192,12 @@ export function liveOllama(cfg: () => OllamaCfg): LlmProvider & { ensureModel: O
     return current;
   };
   return {
-    get id() { return provider().id; },
-    get model() { return provider().model; },
+    get id() {
+      return provider().id;
+    },
+    get model() {
+      return provider().model;
+    },
     generate: (prompt: string, opts?: GenerateOptions) => provider().generate(prompt, opts),
     available: () => provider().available(),
     ensureModel: (opts) => provider().ensureModel(opts),

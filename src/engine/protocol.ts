@@ -28,7 +28,17 @@ import type {
 import type { PendingReview } from '../core/pipeline/reviewTypes';
 import type { ErrorCode } from '../core/util/errorCatalogue';
 
-export type { CreateMemoryInput, CreateResult, HistoryEntry, ListOptions, ListResult, MemoryRecord, MemoryScope, MemorySummary, UpdateMemoryInput };
+export type {
+  CreateMemoryInput,
+  CreateResult,
+  HistoryEntry,
+  ListOptions,
+  ListResult,
+  MemoryRecord,
+  MemoryScope,
+  MemorySummary,
+  UpdateMemoryInput,
+};
 
 export const PROTOCOL_VERSION = 1;
 
@@ -394,7 +404,7 @@ export interface EngineMethods {
   'memory.tagCounts': { params: { scope?: MemoryScope }; result: { tags: Record<string, number>; untagged: number } };
   /** Memories without any tag, newest first, project store then global (the tree's "untagged" group). */
   'memory.listUntagged': { params: { offset?: number; limit?: number }; result: ListResult };
-  'search': { params: SearchParams; result: SearchResponse };
+  search: { params: SearchParams; result: SearchResponse };
   'suggestions.list': { params: { status?: 'pending' | 'accepted' | 'rejected'; limit?: number }; result: Suggestion[] };
   'suggestions.accept': { params: { id: string }; result: MemoryRecord };
   'suggestions.reject': { params: { id: string }; result: { id: string } };
@@ -405,17 +415,17 @@ export interface EngineMethods {
   'graph.query': { params: GraphParams; result: GraphView };
   /** The memories mentioning one entity of the knowledge graph, newest first. */
   'graph.entityMemories': { params: { entityId: string; limit?: number }; result: { entity: EntityNode; memories: EntityMemory[] } };
-  'stats': { params: Record<string, never>; result: EngineStats };
-  'diagnostics': { params: Record<string, never>; result: EngineDiagnostics };
+  stats: { params: Record<string, never>; result: EngineStats };
+  diagnostics: { params: Record<string, never>; result: EngineDiagnostics };
   'pipeline.status': { params: Record<string, never>; result: PipelineStatus };
   /** Rebuilds the full-text index (and, once wired, the vector index). */
   'index.rebuild': { params: Record<string, never>; result: { memories: number } };
   /** Queues every live memory without a vector in the active embedding space for the background embedder. */
   'embeddings.reembed': { params: Record<string, never>; result: { queued: number } };
   /** Writes both stores' live memories to a file: JSONL (default; .json paths get the older JSON format unless `format` says otherwise). */
-  'export': { params: { path: string; scope?: MemoryScope; format?: ExportFormat }; result: { path: string; count: number; bytes: number } };
+  export: { params: { path: string; scope?: MemoryScope; format?: ExportFormat }; result: { path: string; count: number; bytes: number } };
   /** Reads a JSONL export, a JSON export or a plain array of {content,…} and creates its memories (bad lines reported, never fatal). */
-  'import': { params: { path: string }; result: ImportResult };
+  import: { params: { path: string }; result: ImportResult };
   'config.reload': { params: { settings?: Record<string, unknown> }; result: ConfigSummary };
   /** Snapshot both stores now. */
   'engine.snapshot': { params: Record<string, never>; result: { project: number; global: number } };
@@ -428,7 +438,10 @@ export interface EngineMethods {
    * Applies a mode's flags as settings overrides of this engine (config layer) now; the VS Code
    * host also writes them to the workspace settings so they survive a restart.
    */
-  'pipeline.setMode': { params: { mode: PipelineModeName }; result: { mode: PipelineModeName; settings: Record<string, boolean>; status: PipelineStatus } };
+  'pipeline.setMode': {
+    params: { mode: PipelineModeName };
+    result: { mode: PipelineModeName; settings: Record<string, boolean>; status: PipelineStatus };
+  };
   'pipeline.diagnostics': { params: Record<string, never>; result: PipelineDiagnostics };
   'reviews.list': { params: { limit?: number }; result: PipelineReview[] };
   'reviews.approve': { params: { id: string }; result: { status: 'updated' | 'deleted' | 'stale'; historyId?: string; reason?: string } };
@@ -436,7 +449,10 @@ export interface EngineMethods {
   /** Recent changes the pipeline (or an approved review) applied to memories, newest first. */
   'history.pipelineChanges': { params: { limit?: number }; result: PipelineChange[] };
   /** Undoes one applied change from its history id (refused when the memory changed since). */
-  'history.undo': { params: { historyId: string }; result: { memoryId: string; undone: 'created' | 'updated' | 'deleted'; memory: MemoryRecord } };
+  'history.undo': {
+    params: { historyId: string };
+    result: { memoryId: string; undone: 'created' | 'updated' | 'deleted'; memory: MemoryRecord };
+  };
   /** Ingests a text file as a document (chunked into document_chunk memories); waits for the job, with progress. */
   'documents.ingest': { params: { path: string; title?: string; wait?: boolean }; result: DocumentIngestResult };
   /** Test hook (EngineInit.allowDebug): crash the worker thread, or hang until cancelled. */
@@ -450,8 +466,19 @@ export type ResultOf<M extends EngineMethod> = EngineMethods[M]['result'];
 
 /** Methods that only read: the client retries them once across an engine restart. */
 export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod>([
-  'memory.get', 'memory.list', 'memory.history', 'memory.typeCounts', 'memory.tagCounts', 'memory.listUntagged', 'search', 'suggestions.list',
-  'graph.query', 'graph.entityMemories', 'stats', 'diagnostics', 'pipeline.status',
+  'memory.get',
+  'memory.list',
+  'memory.history',
+  'memory.typeCounts',
+  'memory.tagCounts',
+  'memory.listUntagged',
+  'search',
+  'suggestions.list',
+  'graph.query',
+  'graph.entityMemories',
+  'stats',
+  'diagnostics',
+  'pipeline.status',
 ]);
 
 /**
@@ -515,8 +542,7 @@ export interface ReadyMessage {
 }
 
 export type ResponseMessage =
-  | { kind: 'response'; id: number; ok: true; result: unknown }
-  | { kind: 'response'; id: number; ok: false; error: EngineErrorPayload };
+  { kind: 'response'; id: number; ok: true; result: unknown } | { kind: 'response'; id: number; ok: false; error: EngineErrorPayload };
 
 export interface EventMessage {
   kind: 'event';

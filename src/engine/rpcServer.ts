@@ -40,7 +40,12 @@ export class RpcServer {
       ? (this.handlers[method] as (e: MemoryEngine, p: unknown, c: CallContext) => unknown)
       : undefined;
     if (!handler) {
-      this.port.postMessage({ kind: 'response', id, ok: false, error: new EngineError('unknown_method', `Unknown engine method "${String(method)}".`).toPayload() });
+      this.port.postMessage({
+        kind: 'response',
+        id,
+        ok: false,
+        error: new EngineError('unknown_method', `Unknown engine method "${String(method)}".`).toPayload(),
+      });
       return;
     }
     const controller = new AbortController();
@@ -48,7 +53,10 @@ export class RpcServer {
     const ctx: CallContext = {
       signal: controller.signal,
       progress: (done, total, message) =>
-        this.port.postMessage({ kind: 'event', event: { type: 'progress', requestId: id, title: method, done, total, ...(message ? { message } : {}) } }),
+        this.port.postMessage({
+          kind: 'event',
+          event: { type: 'progress', requestId: id, title: method, done, total, ...(message ? { message } : {}) },
+        }),
     };
     try {
       const result = await handler(this.engine, params, ctx);

@@ -156,7 +156,9 @@ async function openStore(dir: string, opts: EngineInit, warnings: string[]): Pro
   } catch (e) {
     // exclusive: the caller connects to the owner instead of reading a copy (server/).
     if (!(e instanceof UserFacingError) || e.code !== 'store_locked' || opts.exclusive) throw e;
-    warnings.push(`${e.message} Opened read-only: memories can be read and searched here, changed only by the process that owns the store.`);
+    warnings.push(
+      `${e.message} Opened read-only: memories can be read and searched here, changed only by the process that owns the store.`,
+    );
     return Store.open({ ...base, readOnly: true, readOnlyReason: e.message });
   }
 }

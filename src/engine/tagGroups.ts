@@ -16,12 +16,17 @@ export function tagCounts(store: Store, projectId: string): TagCounts {
   const tags: Record<string, number> = {};
   for (const r of store.all(
     `SELECT t.tag AS tag, count(*) AS n FROM memory_tags t JOIN memories m ON m.rid = t.rid
-     WHERE m.project_id = ? AND m.deleted_at IS NULL GROUP BY t.tag`, [projectId],
-  )) tags[String(r.tag)] = Number(r.n);
-  const untagged = Number(store.get<{ n: number }>(
-    `SELECT count(*) AS n FROM memories m WHERE m.project_id = ? AND m.deleted_at IS NULL
-     AND NOT EXISTS (SELECT 1 FROM memory_tags t WHERE t.rid = m.rid)`, [projectId],
-  )!.n);
+     WHERE m.project_id = ? AND m.deleted_at IS NULL GROUP BY t.tag`,
+    [projectId],
+  ))
+    tags[String(r.tag)] = Number(r.n);
+  const untagged = Number(
+    store.get<{ n: number }>(
+      `SELECT count(*) AS n FROM memories m WHERE m.project_id = ? AND m.deleted_at IS NULL
+     AND NOT EXISTS (SELECT 1 FROM memory_tags t WHERE t.rid = m.rid)`,
+      [projectId],
+    )!.n,
+  );
   return { tags, untagged };
 }
 
@@ -29,6 +34,10 @@ export function tagCounts(store: Store, projectId: string): TagCounts {
 export function listUntagged(store: Store, projectId: string, offset: number, limit: number): ListResult {
   const where = `m.project_id = ? AND m.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM memory_tags t WHERE t.rid = m.rid)`;
   const total = Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM memories m WHERE ${where}`, [projectId])!.n);
-  const rows = store.all(`SELECT m.* FROM memories m WHERE ${where} ORDER BY m.created_at DESC, m.rid DESC LIMIT ? OFFSET ?`, [projectId, limit, offset]);
+  const rows = store.all(`SELECT m.* FROM memories m WHERE ${where} ORDER BY m.created_at DESC, m.rid DESC LIMIT ? OFFSET ?`, [
+    projectId,
+    limit,
+    offset,
+  ]);
   return { items: rows.map(rowToSummary), total, offset, limit };
 }

@@ -56,11 +56,16 @@ function parseJsonItems(file: string, text: string): ImportItem[] {
   }
   const items = Array.isArray(data) ? data : isExportFile(data) ? data.memories : undefined;
   if (!items) {
-    throw new EngineError('invalid_input', `${path.basename(file)} is neither an Agent Memory export (format "agent-memory-export" or "${JSONL_FORMAT}") nor an array of memories.`);
+    throw new EngineError(
+      'invalid_input',
+      `${path.basename(file)} is neither an Agent Memory export (format "agent-memory-export" or "${JSONL_FORMAT}") nor an array of memories.`,
+    );
   }
-  return items.map((item, i) => (item && typeof item === 'object' && !Array.isArray(item)
-    ? { index: i, input: toInput(item as Partial<MemoryRecord>), ...dates(item as Partial<MemoryRecord>) }
-    : { index: i, invalid: `item ${i} is not an object` }));
+  return items.map((item, i) =>
+    item && typeof item === 'object' && !Array.isArray(item)
+      ? { index: i, input: toInput(item as Partial<MemoryRecord>), ...dates(item as Partial<MemoryRecord>) }
+      : { index: i, invalid: `item ${i} is not an object` },
+  );
 }
 
 function dates(r: Partial<MemoryRecord>): { createdAt?: string; updatedAt?: string } {
@@ -124,7 +129,9 @@ export function writeJsonlExport(file: string, header: Omit<JsonlHeader, 'format
   let fd: number | undefined;
   try {
     fd = fs.openSync(tmp, 'w');
-    const put = (line: string) => { bytes += fs.writeSync(fd!, line + '\n'); };
+    const put = (line: string) => {
+      bytes += fs.writeSync(fd!, line + '\n');
+    };
     put(JSON.stringify({ format: JSONL_FORMAT, version: JSONL_VERSION, ...header } satisfies JsonlHeader));
     for (const r of records) put(memoryLine(r));
     fs.fsyncSync(fd);
@@ -182,7 +189,10 @@ export function parseJsonl(text: string): { header?: JsonlHeader; items: ImportI
         return;
       }
       if (typeof h.version !== 'number' || h.version > JSONL_VERSION) {
-        throw new EngineError('invalid_input', `This export has format version ${JSON.stringify(h.version)}; this Agent Memory reads version ${JSONL_VERSION} or older. Update the extension to import it.`);
+        throw new EngineError(
+          'invalid_input',
+          `This export has format version ${JSON.stringify(h.version)}; this Agent Memory reads version ${JSONL_VERSION} or older. Update the extension to import it.`,
+        );
       }
       header = h;
       return;
@@ -221,8 +231,11 @@ export function readImportItems(file: string): { format: 'jsonl' | 'json'; items
  * memory's original created_at/updated_at. Exact duplicates (same content) are reported as
  * such and not added again; near-duplicates are kept (they were separate memories before).
  */
-export function importBatch(store: Store, svc: MemoryService, items: readonly Extract<ImportItem, { input: CreateMemoryInput }>[]):
-  { item: ImportItem; status: 'created' | 'duplicate' | 'skipped' | 'error'; id?: string; message?: string }[] {
+export function importBatch(
+  store: Store,
+  svc: MemoryService,
+  items: readonly Extract<ImportItem, { input: CreateMemoryInput }>[],
+): { item: ImportItem; status: 'created' | 'duplicate' | 'skipped' | 'error'; id?: string; message?: string }[] {
   const out: { item: ImportItem; status: 'created' | 'duplicate' | 'skipped' | 'error'; id?: string; message?: string }[] = [];
   store.transaction((tx) => {
     for (const item of items) {
@@ -230,7 +243,11 @@ export function importBatch(store: Store, svc: MemoryService, items: readonly Ex
         const r = svc.createInTx(tx, { ...item.input, allowNearDuplicate: true });
         if (r.status === 'created') {
           if (item.createdAt) {
-            tx.run('UPDATE memories SET created_at = ?, updated_at = ? WHERE rid = ?', [item.createdAt, item.updatedAt ?? item.createdAt, r.memory.rid]);
+            tx.run('UPDATE memories SET created_at = ?, updated_at = ? WHERE rid = ?', [
+              item.createdAt,
+              item.updatedAt ?? item.createdAt,
+              r.memory.rid,
+            ]);
           }
           out.push({ item, status: 'created', id: r.memory.id });
         } else if (r.status === 'duplicate') out.push({ item, status: 'duplicate', id: r.memory.id });

@@ -64,7 +64,10 @@ async function main(): Promise<void> {
   const handlers = link ? globalForwardingHandlers(local, link) : local;
   function info(): ReadyInfo {
     return {
-      protocolVersion: PROTOCOL_VERSION, projectId: engine.projectId, openMs: engine.openDurationMs, warnings: engine.startupWarnings,
+      protocolVersion: PROTOCOL_VERSION,
+      projectId: engine.projectId,
+      openMs: engine.openDurationMs,
+      warnings: engine.startupWarnings,
     };
   }
   // The owner's own shutdown stops serving first: no client starts a request on a closing engine
@@ -86,7 +89,10 @@ async function main(): Promise<void> {
 
 /** The owner's socket (a failure leaves this window working alone, with a warning). */
 async function serveStore(
-  engine: MemoryEngine, handlers: HandlerTable, info: () => ReadyInfo, warn: (message: string) => void,
+  engine: MemoryEngine,
+  handlers: HandlerTable,
+  info: () => ReadyInfo,
+  warn: (message: string) => void,
 ): Promise<EngineServer | undefined> {
   const storeDir = engine.diagnostics.stats().project.dir;
   try {
@@ -99,7 +105,10 @@ async function serveStore(
 
 /** global/engine.sock, held to scope global (server/globalScope.ts); a failure costs other projects' windows their global writes. */
 async function serveGlobal(
-  engine: MemoryEngine, handlers: HandlerTable, info: () => ReadyInfo, warn: (message: string) => void,
+  engine: MemoryEngine,
+  handlers: HandlerTable,
+  info: () => ReadyInfo,
+  warn: (message: string) => void,
 ): Promise<EngineServer | undefined> {
   try {
     const storeDir = engine.diagnostics.stats().global.dir;

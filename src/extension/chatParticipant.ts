@@ -29,7 +29,8 @@ export interface ChatResultMetadata {
   referenced?: string[];
 }
 
-export type ChatStream = Pick<vscode.ChatResponseStream, 'markdown' | 'progress' | 'button'> & Partial<Pick<vscode.ChatResponseStream, 'reference'>>;
+export type ChatStream = Pick<vscode.ChatResponseStream, 'markdown' | 'progress' | 'button'> &
+  Partial<Pick<vscode.ChatResponseStream, 'reference'>>;
 
 export type ChatHandler = (
   request: Pick<vscode.ChatRequest, 'prompt' | 'command'> & { model?: Pick<vscode.LanguageModelChat, 'sendRequest'> },
@@ -49,7 +50,9 @@ function escapeInline(s: string): string {
 
 /** A link that opens the memory (trusted for that one command only). */
 export function openLink(id: string, label: string): vscode.MarkdownString {
-  const md = new vscode.MarkdownString(`[${escapeInline(label)}](command:${OPEN_COMMAND}?${encodeURIComponent(JSON.stringify([id]))} "Open memory ${id}")`);
+  const md = new vscode.MarkdownString(
+    `[${escapeInline(label)}](command:${OPEN_COMMAND}?${encodeURIComponent(JSON.stringify([id]))} "Open memory ${id}")`,
+  );
   md.isTrusted = { enabledCommands: [OPEN_COMMAND] };
   return md;
 }
@@ -66,7 +69,11 @@ function renderHits(stream: ChatStream, hits: readonly SearchHit[], withScores =
     stream.markdown(new vscode.MarkdownString(` — _${h.memory.type}${h.store === 'global' ? ', global' : ''}_`));
     if (withScores) {
       const s = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(2));
-      stream.markdown(new vscode.MarkdownString(` · score **${h.score.toFixed(2)}** (text ${s(h.legs.keyword)} · vector ${s(h.legs.vector)} · graph ${s(h.legs.graph)}${h.legs.date !== undefined ? ` · date ${s(h.legs.date)}` : ''}, ${h.matchType ?? 'keyword'})`));
+      stream.markdown(
+        new vscode.MarkdownString(
+          ` · score **${h.score.toFixed(2)}** (text ${s(h.legs.keyword)} · vector ${s(h.legs.vector)} · graph ${s(h.legs.graph)}${h.legs.date !== undefined ? ` · date ${s(h.legs.date)}` : ''}, ${h.matchType ?? 'keyword'})`,
+        ),
+      );
     }
     stream.markdown('\n\n   ');
     const body = h.content.replace(/\s+/g, ' ').trim();
@@ -86,8 +93,9 @@ export function createChatHandler(engine: EngineClient, onRecall: (r: SearchResp
   return async (request, _context, stream, token) => {
     const prompt = request.prompt.trim();
     const command = request.command ?? 'recall';
-    const meta = (recalled: string[] = [], usedModel = false, referenced?: string[]) =>
-      ({ metadata: { command, recalled, usedModel, ...(referenced ? { referenced } : {}) } });
+    const meta = (recalled: string[] = [], usedModel = false, referenced?: string[]) => ({
+      metadata: { command, recalled, usedModel, ...(referenced ? { referenced } : {}) },
+    });
 
     if (command === 'remember') {
       if (!prompt) {
@@ -121,7 +129,11 @@ export function createChatHandler(engine: EngineClient, onRecall: (r: SearchResp
       stream.markdown('These memories match. Pick the one to forget:\n\n');
       renderHits(stream, r.hits);
       for (const h of r.hits) {
-        stream.button({ command: 'agentMemory.deleteMemory', title: `Forget "${(h.memory.title || h.content).slice(0, 40)}"`, arguments: [h.memory.id] });
+        stream.button({
+          command: 'agentMemory.deleteMemory',
+          title: `Forget "${(h.memory.title || h.content).slice(0, 40)}"`,
+          arguments: [h.memory.id],
+        });
       }
       return meta(r.hits.map((h) => h.memory.id));
     }
@@ -152,8 +164,11 @@ export function createChatHandler(engine: EngineClient, onRecall: (r: SearchResp
       const lines = [
         `**Memories:** ${d.stats.project.memories} in this project, ${d.stats.global.memories} global`,
         '',
-        '| Type | Count |', '|---|---:|',
-        ...Object.entries(byType).sort(([, a], [, b]) => b - a).map(([t, n]) => `| ${t} | ${n} |`),
+        '| Type | Count |',
+        '|---|---:|',
+        ...Object.entries(byType)
+          .sort(([, a], [, b]) => b - a)
+          .map(([t, n]) => `| ${t} | ${n} |`),
         '',
         `**Store size:** ${mb(size(d.stats.project))} project · ${mb(size(d.stats.global))} global (snapshot + log)`,
         `**Embedder:** ${d.embedder ? `${d.embedder.provider} (${d.embedder.space})${d.embedder.degraded ? ' — degraded' : ''}` : 'none (keyword search only)'}`,

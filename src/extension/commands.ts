@@ -73,23 +73,29 @@ export function reportError(log: Logger, what: string, e: unknown): void {
  */
 export function commandRegistrar(context: vscode.ExtensionContext, log: Logger) {
   return <A extends unknown[], R>(id: string, what: string, fn: (...args: A) => Promise<R>): void => {
-    context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: A) => {
-      try {
-        return await fn(...args);
-      } catch (e) {
-        reportError(log, what, e);
-        return undefined;
-      }
-    }));
+    context.subscriptions.push(
+      vscode.commands.registerCommand(id, async (...args: A) => {
+        try {
+          return await fn(...args);
+        } catch (e) {
+          reportError(log, what, e);
+          return undefined;
+        }
+      }),
+    );
   };
 }
 
 export function describeCreate(r: CreateMemoryResult): string {
-  if (r.action === 'merged' && r.status === 'duplicate') return `Merged into an existing, very similar memory: ${r.memory.title || r.memory.content.slice(0, 60)}`;
+  if (r.action === 'merged' && r.status === 'duplicate')
+    return `Merged into an existing, very similar memory: ${r.memory.title || r.memory.content.slice(0, 60)}`;
   switch (r.status) {
-    case 'created': return `Memory saved: ${r.memory.title || r.memory.content.slice(0, 60)}${r.suggestions?.length ? ` (similar to ${r.suggestions.length} other memor${r.suggestions.length === 1 ? 'y' : 'ies'}: review the consolidation suggestions)` : ''}`;
-    case 'duplicate': return `Already remembered (memory ${r.memory.id}).`;
-    case 'skipped': return `Not saved: ${r.detail}`;
+    case 'created':
+      return `Memory saved: ${r.memory.title || r.memory.content.slice(0, 60)}${r.suggestions?.length ? ` (similar to ${r.suggestions.length} other memor${r.suggestions.length === 1 ? 'y' : 'ies'}: review the consolidation suggestions)` : ''}`;
+    case 'duplicate':
+      return `Already remembered (memory ${r.memory.id}).`;
+    case 'skipped':
+      return `Not saved: ${r.detail}`;
   }
 }
 
@@ -104,7 +110,12 @@ export function registerCommands(d: CommandDeps): void {
       ? (await engine.request('search', { query, limit: 30, recordAccess: false })).hits.map((h) => h.memory)
       : (await engine.request('memory.list', { limit: 30 })).items;
     const pick = await vscode.window.showQuickPick(
-      items.map((m) => ({ label: m.title || m.preview.split('\n')[0]!, description: `${m.type}${m.scope === 'global' ? ' · global' : ''}`, detail: m.preview, id: m.id })),
+      items.map((m) => ({
+        label: m.title || m.preview.split('\n')[0]!,
+        description: `${m.type}${m.scope === 'global' ? ' · global' : ''}`,
+        detail: m.preview,
+        id: m.id,
+      })),
       { placeHolder, matchOnDescription: true, matchOnDetail: true },
     );
     return pick?.id;
@@ -119,7 +130,9 @@ export function registerCommands(d: CommandDeps): void {
   async function create(draft: AddMemoryDraft): Promise<CreateMemoryResult> {
     const { text, fromRecall } = stripRecall(draft.content);
     const r = await engine.request('memory.create', {
-      ...createParams({ ...draft, content: text }), agentSource: 'user', ...(fromRecall ? { fromRecall } : {}),
+      ...createParams({ ...draft, content: text }),
+      agentSource: 'user',
+      ...(fromRecall ? { fromRecall } : {}),
     });
     const message = describeCreate(r);
     log.info(message);
@@ -144,7 +157,11 @@ export function registerCommands(d: CommandDeps): void {
     if (opts?.confirm !== false) {
       const m = await engine.request('memory.get', { id });
       if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
-      const ok = await vscode.window.showWarningMessage(`Delete the memory "${(m.title || m.content).slice(0, 80)}"?`, { modal: true, detail: 'It can be restored from its history.' }, 'Delete');
+      const ok = await vscode.window.showWarningMessage(
+        `Delete the memory "${(m.title || m.content).slice(0, 80)}"?`,
+        { modal: true, detail: 'It can be restored from its history.' },
+        'Delete',
+      );
       if (ok !== 'Delete') return undefined;
     }
     const rec = await engine.request('memory.delete', { id, reason: 'deleted by the user' });
@@ -206,7 +223,12 @@ export function registerCommands(d: CommandDeps): void {
       return r;
     }
     const pick = await vscode.window.showQuickPick(
-      r.hits.map((h) => ({ label: h.memory.title || h.content.split('\n')[0]!, description: `${h.memory.type} · ${h.score.toFixed(2)}`, detail: h.content, id: h.memory.id })),
+      r.hits.map((h) => ({
+        label: h.memory.title || h.content.split('\n')[0]!,
+        description: `${h.memory.type} · ${h.score.toFixed(2)}`,
+        detail: h.content,
+        id: h.memory.id,
+      })),
       { placeHolder: `${r.hits.length} result(s) for "${query}"`, matchOnDetail: true },
     );
     if (pick) await openMemory(pick.id);
@@ -236,20 +258,29 @@ export function registerCommands(d: CommandDeps): void {
     withProgress('Rebuilding the search index…', (signal) => engine.request('index.rebuild', {}, { signal })).then((r) => {
       void vscode.window.showInformationMessage(`Search index rebuilt (${r.memories} memories).`);
       return r;
-    }));
+    }),
+  );
 
   run(COMMANDS.reembed, 're-embed', async () =>
     withProgress('Queueing memories for re-embedding…', (signal) => engine.request('embeddings.reembed', {}, { signal })).then((r) => {
       void vscode.window.showInformationMessage(`${r.queued} memories will be embedded again in the background.`);
       return r;
-    }));
+    }),
+  );
 
   run(COMMANDS.exportJson, 'export', async (target?: unknown) => {
-    const uri = typeof target === 'string' ? vscode.Uri.file(target) : await vscode.window.showSaveDialog({
-      // JSONL (one memory per line) by default; a .json name writes the older JSON file.
-      title: 'Export Memories', filters: { 'JSON Lines': ['jsonl'], JSON: ['json'] },
-      defaultUri: vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? context.globalStorageUri, 'agent-memory-export.jsonl'),
-    });
+    const uri =
+      typeof target === 'string'
+        ? vscode.Uri.file(target)
+        : await vscode.window.showSaveDialog({
+            // JSONL (one memory per line) by default; a .json name writes the older JSON file.
+            title: 'Export Memories',
+            filters: { 'JSON Lines': ['jsonl'], JSON: ['json'] },
+            defaultUri: vscode.Uri.joinPath(
+              vscode.workspace.workspaceFolders?.[0]?.uri ?? context.globalStorageUri,
+              'agent-memory-export.jsonl',
+            ),
+          });
     if (!uri) return undefined;
     const r = await withProgress('Exporting memories…', (signal) => engine.request('export', { path: uri.fsPath }, { signal }));
     if (typeof target !== 'string') void vscode.window.showInformationMessage(`Exported ${r.count} memories to ${uri.fsPath}.`);
@@ -257,10 +288,20 @@ export function registerCommands(d: CommandDeps): void {
   });
 
   run(COMMANDS.importJson, 'import', async (source?: unknown) => {
-    const uri = typeof source === 'string' ? vscode.Uri.file(source)
-      : (await vscode.window.showOpenDialog({ title: 'Import Memories', filters: { 'Agent Memory export': ['jsonl', 'json'] }, canSelectMany: false }))?.[0];
+    const uri =
+      typeof source === 'string'
+        ? vscode.Uri.file(source)
+        : (
+            await vscode.window.showOpenDialog({
+              title: 'Import Memories',
+              filters: { 'Agent Memory export': ['jsonl', 'json'] },
+              canSelectMany: false,
+            })
+          )?.[0];
     if (!uri) return undefined;
-    const r = await withProgress('Importing memories…', (signal, report) => engine.request('import', { path: uri.fsPath }, { signal, onProgress: report }));
+    const r = await withProgress('Importing memories…', (signal, report) =>
+      engine.request('import', { path: uri.fsPath }, { signal, onProgress: report }),
+    );
     const msg = `Imported ${r.created} of ${r.total} memories (${r.duplicates} already there, ${r.skipped} skipped, ${r.errors.length} invalid).`;
     log.info(msg + r.errors.map((e) => `\n  ${e.line !== undefined ? `line ${e.line}` : `item ${e.index}`}: ${e.message}`).join(''));
     // Bad lines were skipped, never fatal: the log lists each with its line number.
@@ -289,7 +330,10 @@ export function registerCommands(d: CommandDeps): void {
 
   run(COMMANDS.scanDuplicates, 'scan for duplicates', async () => {
     const r = await withProgress('Scanning memories for duplicates…', (signal) => engine.request('suggestions.scan', {}, { signal }));
-    const pick = await vscode.window.showInformationMessage(`${r.created} new consolidation suggestion(s).`, ...(r.created ? ['Review'] : []));
+    const pick = await vscode.window.showInformationMessage(
+      `${r.created} new consolidation suggestion(s).`,
+      ...(r.created ? ['Review'] : []),
+    );
     if (pick === 'Review') await vscode.commands.executeCommand(COMMANDS.reviewSuggestions);
     return r;
   });
@@ -301,7 +345,9 @@ export function registerCommands(d: CommandDeps): void {
   });
 
   run(COMMANDS.refreshTree, 'refresh', async () => tree.refresh());
-  run(COMMANDS.treeLoadMore, 'load more', async (type: unknown) => { if (typeof type === 'string') tree.loadMore(type); });
+  run(COMMANDS.treeLoadMore, 'load more', async (type: unknown) => {
+    if (typeof type === 'string') tree.loadMore(type);
+  });
   run(COMMANDS.restartEngine, 'restart engine', async () => {
     const info = await engine.restart();
     void vscode.window.showInformationMessage(`Agent Memory engine restarted (project ${info.projectId}).`);
@@ -311,17 +357,22 @@ export function registerCommands(d: CommandDeps): void {
 }
 
 /** A notification with a progress bar and a Cancel button wired to the request's AbortSignal. */
-function withProgress<T>(title: string, fn: (signal: AbortSignal, report: (done: number, total: number, message?: string) => void) => Promise<T>): Promise<T> {
-  return Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
-    const ac = new AbortController();
-    token.onCancellationRequested(() => ac.abort());
-    let last = 0;
-    return fn(ac.signal, (done, total, message) => {
-      const pct = total ? (done / total) * 100 : 0;
-      progress.report({ increment: pct - last, message: message ?? `${done}/${total}` });
-      last = pct;
-    });
-  }));
+function withProgress<T>(
+  title: string,
+  fn: (signal: AbortSignal, report: (done: number, total: number, message?: string) => void) => Promise<T>,
+): Promise<T> {
+  return Promise.resolve(
+    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+      const ac = new AbortController();
+      token.onCancellationRequested(() => ac.abort());
+      let last = 0;
+      return fn(ac.signal, (done, total, message) => {
+        const pct = total ? (done / total) * 100 : 0;
+        progress.report({ increment: pct - last, message: message ?? `${done}/${total}` });
+        last = pct;
+      });
+    }),
+  );
 }
 
 async function editInteractively(engine: EngineClient, m: MemoryRecord): Promise<MemoryRecord | undefined> {
@@ -332,13 +383,14 @@ async function editInteractively(engine: EngineClient, m: MemoryRecord): Promise
   if (field === 'Scope') {
     // Moving between the project and the global store keeps the id, text and history.
     const items = SCOPES.map((x) => ({ ...x, description: x.scope === m.scope ? '(now)' : '' }));
-    const s = await vscode.window.showQuickPick(items,
-      { placeHolder: `Scope (now ${m.scope === 'global' ? 'global' : 'this project'})` });
+    const s = await vscode.window.showQuickPick(items, { placeHolder: `Scope (now ${m.scope === 'global' ? 'global' : 'this project'})` });
     if (!s || s.scope === m.scope) return undefined;
     patch.scope = s.scope;
   } else if (field === 'Lifetime') {
-    const l = await vscode.window.showQuickPick(LIFETIMES.map((x) => ({ label: x.label, detail: x.detail, ttl: x.ttlSeconds })),
-      { placeHolder: `Lifetime (now ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'})` });
+    const l = await vscode.window.showQuickPick(
+      LIFETIMES.map((x) => ({ label: x.label, detail: x.detail, ttl: x.ttlSeconds })),
+      { placeHolder: `Lifetime (now ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'})` },
+    );
     if (!l) return undefined;
     patch.ttlSeconds = l.ttl;
   } else if (field === 'Type') {
@@ -347,8 +399,20 @@ async function editInteractively(engine: EngineClient, m: MemoryRecord): Promise
     patch.type = t;
   } else {
     // Input boxes are one line: line breaks are shown as ⏎ and restored on save.
-    const current = field === 'Content' ? m.content.replace(/\n/g, '⏎') : field === 'Title' ? m.title : field === 'Tags' ? m.tags.join(', ') : String(m.importance);
-    const value = await vscode.window.showInputBox({ title: `Edit ${field.toLowerCase()}`, value: current, ignoreFocusOut: true, prompt: field === 'Tags' ? 'Comma-separated' : field === 'Importance' ? 'A number from 0 to 1' : undefined });
+    const current =
+      field === 'Content'
+        ? m.content.replace(/\n/g, '⏎')
+        : field === 'Title'
+          ? m.title
+          : field === 'Tags'
+            ? m.tags.join(', ')
+            : String(m.importance);
+    const value = await vscode.window.showInputBox({
+      title: `Edit ${field.toLowerCase()}`,
+      value: current,
+      ignoreFocusOut: true,
+      prompt: field === 'Tags' ? 'Comma-separated' : field === 'Importance' ? 'A number from 0 to 1' : undefined,
+    });
     if (value === undefined || value === current) return undefined;
     if (field === 'Content') patch.content = value.replace(/⏎/g, '\n');
     if (field === 'Title') patch.title = value;

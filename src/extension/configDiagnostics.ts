@@ -59,7 +59,11 @@ export class ConfigDiagnostics implements vscode.Disposable {
       for (const ev of [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete]) this.subs.push(ev(() => void this.check()));
       this.subs.push(watcher);
     }
-    this.subs.push(vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration(SETTINGS_SECTION)) void this.check(); }));
+    this.subs.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(SETTINGS_SECTION)) void this.check();
+      }),
+    );
     void this.check();
     return this;
   }

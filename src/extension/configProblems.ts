@@ -61,7 +61,11 @@ export function configProblems(text: string, file: string, settings: Readonly<Re
   const lines = text.split('\n');
   const parsed = parseConfig(text, file);
   const out: ConfigProblem[] = parsed.issues.map((i) => ({
-    severity: i.severity, key: i.key, message: problemText(i), range: issueRange(i, lines), source: 'agent.yaml' as const,
+    severity: i.severity,
+    key: i.key,
+    message: problemText(i),
+    range: issueRange(i, lines),
+    source: 'agent.yaml' as const,
   }));
   const layered = applyOverrides(parsed.config, { ...settings }, SETTINGS_SOURCE_NAME);
   const rejected = new Set<string>();
@@ -75,7 +79,8 @@ export function configProblems(text: string, file: string, settings: Readonly<Re
     out.push({
       severity: 'info',
       key: entry.path,
-      message: `${entry.path} is overridden by the VS Code setting ${SETTINGS_SECTION}.${entry.path} = ${shown(settings[entry.path])}: ` +
+      message:
+        `${entry.path} is overridden by the VS Code setting ${SETTINGS_SECTION}.${entry.path} = ${shown(settings[entry.path])}: ` +
         'that value is used, not this one',
       range: issueRange(entry, lines),
       source: 'agent.yaml',

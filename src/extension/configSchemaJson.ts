@@ -36,14 +36,22 @@ function leafSchema(spec: ConfigKeySpec): JsonSchema {
       const pattern = spec.type === 'duration' ? DURATION_PATTERN : SIZE_PATTERN;
       const example = spec.type === 'duration' ? '"30s", "5m", "1h"' : '"512KiB", "8MiB"';
       return {
-        anyOf: [{ type: 'number', minimum: spec.min, maximum: spec.max }, { type: 'string', pattern }],
+        anyOf: [
+          { type: 'number', minimum: spec.min, maximum: spec.max },
+          { type: 'string', pattern },
+        ],
         default: spec.default,
         description: `${description} A number of ${unitWord(spec)} (${spec.min}–${spec.max}), or text such as ${example}.`,
       };
     }
     case 'string':
-      return { type: 'string', default: spec.default, maxLength: spec.maxLength, ...(spec.allowEmpty ? {} : { minLength: 1 }),
-        description };
+      return {
+        type: 'string',
+        default: spec.default,
+        maxLength: spec.maxLength,
+        ...(spec.allowEmpty ? {} : { minLength: 1 }),
+        description,
+      };
     case 'enum':
       return { type: 'string', enum: [...spec.values], default: spec.default, description };
     case 'url':

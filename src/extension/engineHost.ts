@@ -53,10 +53,13 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
   // of the process that owns it; a client takes over when the owner goes (ARCHITECTURE.md).
   const client = new EngineClient({
     init: engineInit(context),
-    spawn: (init) => new SharedTransport({
-      init, client: `VS Code window (pid ${process.pid})`, log: (line) => log.info(`engine: ${line}`),
-      spawnWorker: (i) => new Worker(workerPath, { workerData: i }),
-    }),
+    spawn: (init) =>
+      new SharedTransport({
+        init,
+        client: `VS Code window (pid ${process.pid})`,
+        log: (line) => log.info(`engine: ${line}`),
+        spawnWorker: (i) => new Worker(workerPath, { workerData: i }),
+      }),
     log: (line) => log.info(`engine: ${line}`),
   });
   client.onStateChange((s) => onState(s, log));
@@ -86,31 +89,44 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
     }
   };
   const settings = new SettingsWriter(reloadNow);
-  const reload = (why: string, settingsOnly = false) => { if (!settings.holding) void reloadNow(why, settingsOnly); };
+  const reload = (why: string, settingsOnly = false) => {
+    if (!settings.holding) void reloadNow(why, settingsOnly);
+  };
   context.subscriptions.push(
-    vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration(SETTINGS_SECTION)) reload('settings changed', true); }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(SETTINGS_SECTION)) reload('settings changed', true);
+    }),
   );
   const folder = vscode.workspace.workspaceFolders?.[0];
   if (folder) {
     const pattern = new vscode.RelativePattern(folder, `{${CONFIG_FILE_CANDIDATES.join(',')}}`);
     const watcher = vscode.workspace.createFileSystemWatcher(pattern);
-    for (const ev of [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete]) ev(() => reload('agent.yaml changed'), undefined, context.subscriptions);
+    for (const ev of [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete])
+      ev(() => reload('agent.yaml changed'), undefined, context.subscriptions);
     context.subscriptions.push(watcher);
   }
   client.start().then(
-    (info) => log.info(`engine ready: project ${info.projectId}, stores opened in ${info.openMs.toFixed(0)} ms` + (info.warnings.length ? `; warnings: ${info.warnings.join(' | ')}` : '')),
+    (info) =>
+      log.info(
+        `engine ready: project ${info.projectId}, stores opened in ${info.openMs.toFixed(0)} ms` +
+          (info.warnings.length ? `; warnings: ${info.warnings.join(' | ')}` : ''),
+      ),
     (e) => log.error('engine could not start', e),
   );
   return { engine: client, settings };
 }
 
 function onState(s: EngineStateChange, log: Logger): void {
-  log.info(`engine state: ${s.state}${s.reason ? ` (${s.reason})` : ''}${s.retryInMs !== undefined ? `, restart in ${s.retryInMs} ms` : ''}`);
+  log.info(
+    `engine state: ${s.state}${s.reason ? ` (${s.reason})` : ''}${s.retryInMs !== undefined ? `, restart in ${s.retryInMs} ms` : ''}`,
+  );
   if (s.state === 'failed') {
-    void vscode.window.showErrorMessage(`Agent Memory: the memory engine stopped. ${s.reason ?? ''}`, 'Restart Engine', 'Show Log').then((pick) => {
-      if (pick === 'Restart Engine') void vscode.commands.executeCommand('agentMemory.restartEngine');
-      if (pick === 'Show Log') log.channel.show(true);
-    });
+    void vscode.window
+      .showErrorMessage(`Agent Memory: the memory engine stopped. ${s.reason ?? ''}`, 'Restart Engine', 'Show Log')
+      .then((pick) => {
+        if (pick === 'Restart Engine') void vscode.commands.executeCommand('agentMemory.restartEngine');
+        if (pick === 'Show Log') log.channel.show(true);
+      });
   } else if (s.state === 'restarting' && s.restarts === 1) {
     void vscode.window.showWarningMessage(`Agent Memory: the memory engine crashed and is restarting (${s.reason ?? 'unknown reason'}).`);
   }

@@ -56,9 +56,12 @@ export interface AgentMemoryApi {
 
 function modeName(mode: vscode.ExtensionMode): Diagnostics['extensionMode'] {
   switch (mode) {
-    case vscode.ExtensionMode.Development: return 'development';
-    case vscode.ExtensionMode.Test: return 'test';
-    default: return 'production';
+    case vscode.ExtensionMode.Development:
+      return 'development';
+    case vscode.ExtensionMode.Test:
+      return 'test';
+    default:
+      return 'production';
   }
 }
 
@@ -73,18 +76,27 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   const { engine, settings } = startEngine(context, log);
   registerAgentAccess(context, log);
   engineRef = engine;
-  void engine.whenReady().then(() => { timings.engineReadyMs ??= performance.now() - t0; }, () => undefined);
+  void engine.whenReady().then(
+    () => {
+      timings.engineReadyMs ??= performance.now() - t0;
+    },
+    () => undefined,
+  );
   const onRecall = (r: SearchResponse) => {
     if (timings.firstRecallMs !== undefined) return;
     timings.firstRecallMs = performance.now() - t0;
-    log.info(`first recall answered ${timings.firstRecallMs.toFixed(0)} ms after activation began (${r.hits.length} hits, ${r.tookMs.toFixed(1)} ms in the engine)`);
+    log.info(
+      `first recall answered ${timings.firstRecallMs.toFixed(0)} ms after activation began (${r.hits.length} hits, ${r.tookMs.toFixed(1)} ms in the engine)`,
+    );
   };
 
   const tree = new MemoryTreeProvider(engine, context.workspaceState);
   const statusBar = new StatusBar(engine);
   const docs = new MemoryDocumentProvider(engine);
   context.subscriptions.push(
-    tree, statusBar, docs,
+    tree,
+    statusBar,
+    docs,
     vscode.window.createTreeView(TREE_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true }),
     vscode.workspace.registerTextDocumentContentProvider(MEMORY_SCHEME, docs),
   );
@@ -128,38 +140,59 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
         engineError = (e as Error).message;
       }
       // Taken after the engine answered, so state and timings are current.
-      const d: Diagnostics = { ...baseDiagnostics(), ...(engineDiagnostics ? { engine: engineDiagnostics } : {}), ...(engineError ? { engineError } : {}) };
+      const d: Diagnostics = {
+        ...baseDiagnostics(),
+        ...(engineDiagnostics ? { engine: engineDiagnostics } : {}),
+        ...(engineError ? { engineError } : {}),
+      };
       // Engine details first, the summary last: the output view shows the end.
       if (d.engine) {
         const e = d.engine;
         log.info('Engine');
-        log.channel.appendLine(`  project ${e.projectId} (${e.projectIdKind}), stores opened in ${e.openMs.toFixed(0)} ms, up ${(e.uptimeMs / 1000).toFixed(0)} s`);
+        log.channel.appendLine(
+          `  project ${e.projectId} (${e.projectIdKind}), stores opened in ${e.openMs.toFixed(0)} ms, up ${(e.uptimeMs / 1000).toFixed(0)} s`,
+        );
         for (const s of [e.stats.project, e.stats.global]) {
-          log.channel.appendLine(`  store ${s.projectId}: ${s.memories} memories (${s.deleted} deleted), seq ${s.seq}/${s.snapshotSeq} snapshotted, log ${s.logBytes} B, snapshot ${s.snapshotBytes} B${s.readOnly ? ', READ-ONLY' : ''} — ${s.dir}`);
+          log.channel.appendLine(
+            `  store ${s.projectId}: ${s.memories} memories (${s.deleted} deleted), seq ${s.seq}/${s.snapshotSeq} snapshotted, log ${s.logBytes} B, snapshot ${s.snapshotBytes} B${s.readOnly ? ', READ-ONLY' : ''} — ${s.dir}`,
+          );
         }
-        if (e.embedder) log.channel.appendLine(`  embedder: ${e.embedder.provider} (${e.embedder.space})${e.embedder.degraded ? ' DEGRADED' : ''} — ${e.embedder.reason}`);
+        if (e.embedder)
+          log.channel.appendLine(
+            `  embedder: ${e.embedder.provider} (${e.embedder.space})${e.embedder.degraded ? ' DEGRADED' : ''} — ${e.embedder.reason}`,
+          );
         log.channel.appendLine(`  pipeline: ${e.pipeline.state} (${e.pipeline.mode}) — ${e.pipeline.detail}`);
-        log.channel.appendLine(`  config: ${e.config.file ?? 'no agent.yaml'}; from settings: ${e.config.overridden.join(', ') || 'none'}; ${e.config.issues.length} issue(s)`);
+        log.channel.appendLine(
+          `  config: ${e.config.file ?? 'no agent.yaml'}; from settings: ${e.config.overridden.join(', ') || 'none'}; ${e.config.issues.length} issue(s)`,
+        );
         for (const w of e.warnings) log.channel.appendLine(`  warning: ${w}`);
       }
       const ms = (v: number | undefined) => (v === undefined ? '—' : `${v.toFixed(0)} ms`);
       log.info('Diagnostics');
-      log.channel.appendLine(`  extensionVersion: ${d.extensionVersion} (${d.extensionMode} mode) · VS Code ${d.vscodeVersion} (${d.uiKind}, ${d.appHost}) · Node ${d.node} ${d.platform}`);
-      log.channel.appendLine(`  engine: ${d.engineState}${d.engineError ? ` (${d.engineError})` : ''} · activation ${ms(d.activationMs)} · engine ready after ${ms(d.engineReadyMs)} · first recall after ${ms(d.firstRecallMs)}`);
+      log.channel.appendLine(
+        `  extensionVersion: ${d.extensionVersion} (${d.extensionMode} mode) · VS Code ${d.vscodeVersion} (${d.uiKind}, ${d.appHost}) · Node ${d.node} ${d.platform}`,
+      );
+      log.channel.appendLine(
+        `  engine: ${d.engineState}${d.engineError ? ` (${d.engineError})` : ''} · activation ${ms(d.activationMs)} · engine ready after ${ms(d.engineReadyMs)} · first recall after ${ms(d.firstRecallMs)}`,
+      );
       log.channel.appendLine(`  workspace: ${d.workspaceFolders.join(', ') || '(none)'}`);
       log.channel.appendLine(`  storage: ${d.workspaceStorage ?? '(no workspace storage)'} · global ${d.globalStorage}`);
       log.channel.show(true);
       // Not awaited: the promise settles only when the notification is dismissed.
       void vscode.window.showInformationMessage(
-        d.engine ? `Agent Memory is active: ${d.engine.stats.project.memories + d.engine.stats.global.memories} memories, project ${d.engine.projectId}` : `Agent Memory is active (engine: ${d.engineError ?? engine.state})`,
+        d.engine
+          ? `Agent Memory is active: ${d.engine.stats.project.memories + d.engine.stats.global.memories} memories, project ${d.engine.projectId}`
+          : `Agent Memory is active (engine: ${d.engineError ?? engine.state})`,
       );
       return d;
     }),
   );
 
   timings.activationMs = performance.now() - t0;
-  log.info(`Agent Memory ${baseDiagnostics().extensionVersion} activated in ${timings.activationMs.toFixed(1)} ms ` +
-    `(VS Code ${vscode.version}, ${modeName(context.extensionMode)} mode)`);
+  log.info(
+    `Agent Memory ${baseDiagnostics().extensionVersion} activated in ${timings.activationMs.toFixed(1)} ms ` +
+      `(VS Code ${vscode.version}, ${modeName(context.extensionMode)} mode)`,
+  );
   return { diagnostics: baseDiagnostics, engine, tree, chatHandler, views };
 }
 

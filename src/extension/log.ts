@@ -16,7 +16,12 @@ export function createLogger(): Logger {
     channel,
     info: (line) => channel.appendLine(`[${stamp()}] ${line}`),
     error: (line, err) => {
-      const detail = err instanceof Error ? ` — ${err.message}${(err as { detail?: string }).detail ? `\n${(err as { detail?: string }).detail}` : ''}` : err !== undefined ? ` — ${String(err)}` : '';
+      const detail =
+        err instanceof Error
+          ? ` — ${err.message}${(err as { detail?: string }).detail ? `\n${(err as { detail?: string }).detail}` : ''}`
+          : err !== undefined
+            ? ` — ${String(err)}`
+            : '';
       channel.appendLine(`[${stamp()}] ERROR ${line}${detail}`);
     },
   };

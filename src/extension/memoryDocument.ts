@@ -10,7 +10,11 @@ import { errorLine } from './errorText';
 export const MEMORY_SCHEME = 'agent-memory';
 
 export function memoryUri(id: string, title: string): vscode.Uri {
-  const name = (title || 'memory').replace(/[^\p{L}\p{N} _-]+/gu, '').trim().slice(0, 60) || 'memory';
+  const name =
+    (title || 'memory')
+      .replace(/[^\p{L}\p{N} _-]+/gu, '')
+      .trim()
+      .slice(0, 60) || 'memory';
   return vscode.Uri.from({ scheme: MEMORY_SCHEME, path: `/${encodeURIComponent(id)}/${name}.md` });
 }
 

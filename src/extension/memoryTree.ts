@@ -14,9 +14,19 @@ export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;
 
 const TYPE_ICONS: Record<string, string> = {
-  general: 'note', solution: 'lightbulb', problem: 'issues', code_pattern: 'code', fix: 'tools', error: 'error',
-  workflow: 'workflow', decision: 'law', fact: 'info', preference: 'heart', procedural: 'list-ordered',
-  semantic: 'symbol-key', document_chunk: 'file-text',
+  general: 'note',
+  solution: 'lightbulb',
+  problem: 'issues',
+  code_pattern: 'code',
+  fix: 'tools',
+  error: 'error',
+  workflow: 'workflow',
+  decision: 'law',
+  fact: 'info',
+  preference: 'heart',
+  procedural: 'list-ordered',
+  semantic: 'symbol-key',
+  document_chunk: 'file-text',
 };
 
 export type Grouping = 'type' | 'tag';
@@ -58,12 +68,19 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
   private groupingMode: Grouping;
 
   /** `state` (the workspace state) keeps the grouping across sessions. */
-  constructor(private readonly engine: EngineClient, private readonly state?: vscode.Memento) {
+  constructor(
+    private readonly engine: EngineClient,
+    private readonly state?: vscode.Memento,
+  ) {
     this.groupingMode = state?.get<Grouping>(GROUPING_STATE) === 'tag' ? 'tag' : 'type';
     void vscode.commands.executeCommand('setContext', GROUPING_CONTEXT, this.groupingMode);
     this.subs.push(
-      engine.onEvent((e) => { if (e.type === 'memory.changed') this.refreshSoon(); }),
-      engine.onStateChange((s) => { if (s.state === 'ready' || s.state === 'failed') this.refresh(); }),
+      engine.onEvent((e) => {
+        if (e.type === 'memory.changed') this.refreshSoon();
+      }),
+      engine.onStateChange((s) => {
+        if (s.state === 'ready' || s.state === 'failed') this.refresh();
+      }),
     );
   }
 
@@ -99,19 +116,25 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         // Empty → no children, so the view's welcome content shows.
         if (this.groupingMode === 'tag') {
           const c = await this.engine.request('memory.tagCounts', {});
-          const groups: TreeNode[] = Object.entries(c.tags).sort(([a], [b]) => a.localeCompare(b)).map(([tag, count]) => ({ kind: 'tag', tag, count }));
+          const groups: TreeNode[] = Object.entries(c.tags)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([tag, count]) => ({ kind: 'tag', tag, count }));
           if (c.untagged) groups.push({ kind: 'tag', tag: null, count: c.untagged });
           return groups;
         }
         const counts = await this.engine.request('memory.typeCounts', {});
-        return Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)).map(([type, count]) => ({ kind: 'type', type, count }));
+        return Object.entries(counts)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([type, count]) => ({ kind: 'type', type, count }));
       }
       if (node.kind !== 'type' && node.kind !== 'tag') return [];
       const key = groupKey(node);
       const want = this.shown.get(key) ?? PAGE_SIZE;
       const page = (offset: number, limit: number): Promise<ListResult> =>
-        node.kind === 'type' ? this.engine.request('memory.list', { types: [node.type], offset, limit })
-          : node.tag === null ? this.engine.request('memory.listUntagged', { offset, limit })
+        node.kind === 'type'
+          ? this.engine.request('memory.list', { types: [node.type], offset, limit })
+          : node.tag === null
+            ? this.engine.request('memory.listUntagged', { offset, limit })
             : this.engine.request('memory.list', { tags: [node.tag], offset, limit });
       const items: MemorySummary[] = [];
       let total = 0;
@@ -122,7 +145,9 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         items.push(...p.items);
         if (p.items.length === 0 || items.length >= total) break;
       }
-      const out: TreeNode[] = items.map((memory) => (node.kind === 'tag' ? { kind: 'memory', memory, group: key } : { kind: 'memory', memory }));
+      const out: TreeNode[] = items.map((memory) =>
+        node.kind === 'tag' ? { kind: 'memory', memory, group: key } : { kind: 'memory', memory },
+      );
       if (total > items.length) out.push({ kind: 'more', type: key, remaining: total - items.length });
       return out;
     } catch (e) {
@@ -154,12 +179,22 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
         // The same memory can sit in several tag groups: the id says which group it is in.
         item.id = node.group !== undefined ? `memory:${node.group}:${m.id}` : `memory:${m.id}`;
-        item.description = [age(m.createdAt), `★ ${m.importance}`, m.scope, m.expiresAt ? '' : '📌', ...(this.groupingMode === 'type' ? m.tags.map((t) => `#${t}`) : [m.type])].filter(Boolean).join(' · ');
+        item.description = [
+          age(m.createdAt),
+          `★ ${m.importance}`,
+          m.scope,
+          m.expiresAt ? '' : '📌',
+          ...(this.groupingMode === 'type' ? m.tags.map((t) => `#${t}`) : [m.type]),
+        ]
+          .filter(Boolean)
+          .join(' · ');
         const tip = new vscode.MarkdownString();
         if (m.title) tip.appendText(`${m.title}\n\n`);
         tip.appendText(m.preview); // appendText escapes: memory text is never rendered as markdown
         tip.appendMarkdown(`\n\n---\n`);
-        tip.appendText(`${m.type} · ${m.scope} · importance ${m.importance} · ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'} · created ${age(m.createdAt)} (${m.createdAt})${m.tags.length ? ` · ${m.tags.map((t) => `#${t}`).join(' ')}` : ''}`);
+        tip.appendText(
+          `${m.type} · ${m.scope} · importance ${m.importance} · ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'} · created ${age(m.createdAt)} (${m.createdAt})${m.tags.length ? ` · ${m.tags.map((t) => `#${t}`).join(' ')}` : ''}`,
+        );
         item.tooltip = tip;
         item.contextValue = m.expiresAt ? 'memory' : 'memory.permanent';
         item.iconPath = new vscode.ThemeIcon(m.scope === 'global' ? 'globe' : 'circle-small-filled');
@@ -201,18 +236,23 @@ export const TREE_COMMANDS = {
 function memoryOf(arg: unknown): { id: string; title?: string } | undefined {
   if (typeof arg === 'string') return { id: arg };
   const n = arg as TreeNode | undefined;
-  return n && typeof n === 'object' && n.kind === 'memory' ? { id: n.memory.id, title: n.memory.title || firstLine(n.memory.preview) } : undefined;
+  return n && typeof n === 'object' && n.kind === 'memory'
+    ? { id: n.memory.id, title: n.memory.title || firstLine(n.memory.preview) }
+    : undefined;
 }
 
 export function registerTreeCommands(context: vscode.ExtensionContext, engine: EngineClient, tree: MemoryTreeProvider): void {
-  const reg = (id: string, fn: (...args: unknown[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: unknown[]) => {
-    try {
-      return await fn(...args);
-    } catch (e) {
-      void vscode.window.showErrorMessage(errorNotification('', e));
-      return undefined;
-    }
-  }));
+  const reg = (id: string, fn: (...args: unknown[]) => unknown) =>
+    context.subscriptions.push(
+      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+        try {
+          return await fn(...args);
+        } catch (e) {
+          void vscode.window.showErrorMessage(errorNotification('', e));
+          return undefined;
+        }
+      }),
+    );
   reg(TREE_COMMANDS.groupByTag, () => tree.setGrouping('tag'));
   reg(TREE_COMMANDS.groupByType, () => tree.setGrouping('type'));
   reg(TREE_COMMANDS.copyMemory, async (arg) => {

@@ -5,7 +5,14 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import { MEMORY_TYPES } from '../core/memory/types';
-import { isMessage, type FromGraphView, type FromSearchView, type GraphFilters, type ToGraphView, type ToSearchView } from './webviewMessages';
+import {
+  isMessage,
+  type FromGraphView,
+  type FromSearchView,
+  type GraphFilters,
+  type ToGraphView,
+  type ToSearchView,
+} from './webviewMessages';
 import { nonce, webviewShell } from './webviewHtml';
 import { resultView, sanitizeSearchFilters, searchParams } from './searchPanelModel';
 import type { SearchFiltersView } from './webviewMessages';
@@ -22,7 +29,14 @@ export interface PanelActions {
   promote(id: string): Thenable<unknown>;
 }
 
-function createPanel(context: vscode.ExtensionContext, viewType: string, title: string, script: string, body: string, extraStyle?: string): vscode.WebviewPanel {
+function createPanel(
+  context: vscode.ExtensionContext,
+  viewType: string,
+  title: string,
+  script: string,
+  body: string,
+  extraStyle?: string,
+): vscode.WebviewPanel {
   const dist = vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview');
   const media = vscode.Uri.joinPath(context.extensionUri, 'media');
   const panel = vscode.window.createWebviewPanel(viewType, title, vscode.ViewColumn.Active, {
@@ -34,7 +48,9 @@ function createPanel(context: vscode.ExtensionContext, viewType: string, title: 
   const w = panel.webview;
   const n = nonce();
   // A panel's own stylesheet (media/<name>.css), loaded like webview.css: local, with the nonce.
-  const extra = extraStyle ? `<link rel="stylesheet" href="${w.asWebviewUri(vscode.Uri.joinPath(media, `${extraStyle}.css`)).toString()}" nonce="${n}">\n` : '';
+  const extra = extraStyle
+    ? `<link rel="stylesheet" href="${w.asWebviewUri(vscode.Uri.joinPath(media, `${extraStyle}.css`)).toString()}" nonce="${n}">\n`
+    : '';
   w.html = webviewShell({
     title,
     cspSource: w.cspSource,
@@ -59,7 +75,12 @@ export class SearchPanel {
       return SearchPanel.current;
     }
     // Static markup only: the type options and every result are built by webview/search.ts.
-    const panel = createPanel(context, SEARCH_PANEL_TYPE, 'Memory Search', 'search', `
+    const panel = createPanel(
+      context,
+      SEARCH_PANEL_TYPE,
+      'Memory Search',
+      'search',
+      `
 <div class="bar"><span class="codicon codicon-search" aria-hidden="true"></span>
 <input id="query" type="search" placeholder="Search memories… ( / )" aria-label="Search memories" aria-controls="results" aria-keyshortcuts="/"></div>
 <div class="filters" role="group" aria-label="Filters">
@@ -72,16 +93,24 @@ export class SearchPanel {
 </div>
 <div id="status" role="status" aria-live="polite"></div>
 <ul id="results" role="listbox" aria-label="Results"></ul>
-<div class="keys" aria-hidden="true">↑/↓ move · Enter open · Delete delete · / search · Esc clear</div>`);
+<div class="keys" aria-hidden="true">↑/↓ move · Enter open · Delete delete · / search · Esc clear</div>`,
+    );
     SearchPanel.current = new SearchPanel(panel, engine, actions, query);
     return SearchPanel.current;
   }
 
-  private constructor(readonly panel: vscode.WebviewPanel, private readonly engine: EngineClient, private readonly actions: PanelActions, private readonly initialQuery?: string) {
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    private readonly engine: EngineClient,
+    private readonly actions: PanelActions,
+    private readonly initialQuery?: string,
+  ) {
     this.subs.push(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       panel.onDidDispose(() => this.dispose()),
-      engine.onEvent((e) => { if (e.type === 'memory.changed' && this.lastQuery) void this.search(this.lastQuery); }),
+      engine.onEvent((e) => {
+        if (e.type === 'memory.changed' && this.lastQuery) void this.search(this.lastQuery);
+      }),
     );
   }
 
@@ -93,7 +122,11 @@ export class SearchPanel {
     if (!isMessage<FromSearchView>(m, ['ready', 'search', 'open', 'edit', 'delete', 'promote'])) return;
     switch (m.type) {
       case 'ready':
-        return void this.post({ type: 'init', memoryTypes: [...MEMORY_TYPES], ...(this.initialQuery !== undefined ? { query: this.initialQuery } : {}) });
+        return void this.post({
+          type: 'init',
+          memoryTypes: [...MEMORY_TYPES],
+          ...(this.initialQuery !== undefined ? { query: this.initialQuery } : {}),
+        });
       case 'search':
         if (typeof m.query === 'string') return this.search(m.query, sanitizeSearchFilters(m.filters, m.memoryType));
         return;
@@ -138,7 +171,12 @@ export class GraphPanel {
     }
     // Static markup only; the type checkboxes, the legend and every entity/memory text are
     // built by webview/graph.ts with textContent. The graph itself is drawn on a canvas (cytoscape).
-    const panel = createPanel(context, GRAPH_PANEL_TYPE, 'Memory Graph', 'graph', `
+    const panel = createPanel(
+      context,
+      GRAPH_PANEL_TYPE,
+      'Memory Graph',
+      'graph',
+      `
 <div class="bar graph-bar"><span class="codicon codicon-type-hierarchy" aria-hidden="true"></span>
 <select id="mode" aria-label="What to draw"><option value="entities">Entities</option><option value="memories">Memories</option></select>
 <input id="gsearch" type="search" placeholder="Filter by name…" aria-label="Filter entities by name">
@@ -152,12 +190,19 @@ export class GraphPanel {
 <div id="notice" class="notice" role="note" hidden></div>
 <div class="graph-main"><div id="canvas" aria-label="Graph"></div>
 <aside id="side" class="side" hidden><div class="side-head"><h2 id="sideTitle"></h2><button id="sideClose" title="Close"><span class="codicon codicon-close" aria-hidden="true"></span></button></div>
-<div id="sideMeta" class="side-meta"></div><ul id="sideList" aria-label="Memories mentioning the entity"></ul></aside></div>`, 'graph');
+<div id="sideMeta" class="side-meta"></div><ul id="sideList" aria-label="Memories mentioning the entity"></ul></aside></div>`,
+      'graph',
+    );
     GraphPanel.current = new GraphPanel(panel, engine, actions, centerId);
     return GraphPanel.current;
   }
 
-  private constructor(readonly panel: vscode.WebviewPanel, private readonly engine: EngineClient, private readonly actions: PanelActions, centerId?: string) {
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    private readonly engine: EngineClient,
+    private readonly actions: PanelActions,
+    centerId?: string,
+  ) {
     this.centerId = centerId;
     this.subs.push(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
@@ -210,7 +255,8 @@ export class GraphPanel {
     try {
       const f = this.filters;
       const data = await this.engine.request('graph.query', {
-        mode: f.mode, limit: f.mode === 'entities' ? 2000 : 150,
+        mode: f.mode,
+        limit: f.mode === 'entities' ? 2000 : 150,
         ...(f.entityTypes.length ? { entityTypes: f.entityTypes } : {}),
         ...(f.minMentions > 1 ? { minMentions: f.minMentions } : {}),
         ...(f.search ? { search: f.search } : {}),

@@ -85,7 +85,12 @@ function reviewIdOf(arg: unknown): string | undefined {
   return undefined;
 }
 
-export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; engine: EngineClient; settings: SettingsWriter; log: Logger }): PipelineSurfaces {
+export function registerPipelineSurfaces(d: {
+  context: vscode.ExtensionContext;
+  engine: EngineClient;
+  settings: SettingsWriter;
+  log: Logger;
+}): PipelineSurfaces {
   const { context, engine, settings, log } = d;
   const suggestions = new SuggestionsProvider(engine);
   const pipeline = new PipelineViewProvider(engine);
@@ -102,12 +107,19 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
   void vscode.commands.executeCommand('setContext', KEY_RESTRICTED, !vscode.workspace.isTrusted);
   void vscode.commands.executeCommand('setContext', KEY_MULTI_ROOT, fileFolders().length > 1);
   context.subscriptions.push(
-    engine.onEvent((e) => { if (e.type === 'pipeline.state') setKeys(e.status); }),
-    engine.onStateChange((s) => { if (s.state === 'ready') engine.request('pipeline.status', {}).then(setKeys, () => undefined); }),
+    engine.onEvent((e) => {
+      if (e.type === 'pipeline.state') setKeys(e.status);
+    }),
+    engine.onStateChange((s) => {
+      if (s.state === 'ready') engine.request('pipeline.status', {}).then(setKeys, () => undefined);
+    }),
   );
 
   const run = commandRegistrar(context, log);
-  const refreshAll = () => { suggestions.refresh(); pipeline.refresh(); };
+  const refreshAll = () => {
+    suggestions.refresh();
+    pipeline.refresh();
+  };
 
   // ── suggestions ─────────────────────────────────────────────────────────────────────────
   const pickSuggestion = async (placeHolder: string): Promise<string | undefined> => {
@@ -117,7 +129,11 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
       return undefined;
     }
     const pick = await vscode.window.showQuickPick(
-      list.map((s: Suggestion) => ({ label: `${Math.round(s.similarity * 100)}% similar`, detail: `A: ${s.a.preview}\nB: ${s.b.preview}`, id: s.id })),
+      list.map((s: Suggestion) => ({
+        label: `${Math.round(s.similarity * 100)}% similar`,
+        detail: `A: ${s.a.preview}\nB: ${s.b.preview}`,
+        id: s.id,
+      })),
       { placeHolder },
     );
     return pick?.id;
@@ -183,7 +199,7 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
     // change, followed by one config reload with the same values.
     await settings.write(r.settings, `pipeline mode ${mode}`, where);
     pipeline.refresh();
-    const saved = where === 'user' ? 'your user settings' : 'this workspace\'s settings';
+    const saved = where === 'user' ? 'your user settings' : "this workspace's settings";
     if (interactive) void vscode.window.showInformationMessage(`Agent Memory: pipeline mode is now ${mode} (saved in ${saved}).`);
     return r;
   });
@@ -199,16 +215,21 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
 
   const pickTarget = async (): Promise<'workspace' | 'user' | undefined> => {
     if (!vscode.workspace.workspaceFolders?.length) return 'user';
-    const pick = await vscode.window.showQuickPick([
-      {
-        label: 'This workspace', where: 'workspace' as const,
-        detail: 'Saved in the workspace settings (.vscode/settings.json, which may be committed with the repository).',
-      },
-      {
-        label: 'Me (user settings)', where: 'user' as const,
-        detail: 'Saved in your user settings: every workspace without its own setting uses this mode.',
-      },
-    ], { placeHolder: 'Save the pipeline mode for…' });
+    const pick = await vscode.window.showQuickPick(
+      [
+        {
+          label: 'This workspace',
+          where: 'workspace' as const,
+          detail: 'Saved in the workspace settings (.vscode/settings.json, which may be committed with the repository).',
+        },
+        {
+          label: 'Me (user settings)',
+          where: 'user' as const,
+          detail: 'Saved in your user settings: every workspace without its own setting uses this mode.',
+        },
+      ],
+      { placeHolder: 'Save the pipeline mode for…' },
+    );
     return pick?.where;
   };
 
@@ -221,7 +242,9 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
     if (readiness.kind === 'model-missing') {
       const choice = interactive
         ? await vscode.window.showWarningMessage(readiness.message, { modal: true }, `Pull ${readiness.model}`, 'Switch Anyway')
-        : pull ? `Pull ${readiness.model}` : 'Switch Anyway';
+        : pull
+          ? `Pull ${readiness.model}`
+          : 'Switch Anyway';
       if (!choice) return false;
       if (choice === 'Switch Anyway') return true;
       await pullWithProgress(llm);
@@ -254,7 +277,8 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
     const id = reviewIdOf(arg);
     if (!id) return vscode.commands.executeCommand(PIPELINE_COMMANDS.reviewProposals);
     const r = await decide(id, 'approve');
-    if ('status' in r && r.status === 'stale') void vscode.window.showWarningMessage(`Agent Memory: nothing applied: ${r.reason ?? 'the memory changed meanwhile'}.`);
+    if ('status' in r && r.status === 'stale')
+      void vscode.window.showWarningMessage(`Agent Memory: nothing applied: ${r.reason ?? 'the memory changed meanwhile'}.`);
     return r;
   });
   run(PIPELINE_COMMANDS.rejectReview, 'reject proposal', async (arg?: unknown) => {
@@ -284,7 +308,13 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
     if (!id) return reviews;
     let decision: 'approve' | 'reject' | undefined = decisionArg === 'approve' || decisionArg === 'reject' ? decisionArg : undefined;
     if (!decision) {
-      const a = await vscode.window.showQuickPick([{ label: 'Approve', d: 'approve' as const }, { label: 'Reject', d: 'reject' as const }], { placeHolder: 'Apply this change?' });
+      const a = await vscode.window.showQuickPick(
+        [
+          { label: 'Approve', d: 'approve' as const },
+          { label: 'Reject', d: 'reject' as const },
+        ],
+        { placeHolder: 'Apply this change?' },
+      );
       decision = a?.d;
     }
     return decision ? decide(id, decision) : reviews;
@@ -324,9 +354,14 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
     let file = arg instanceof vscode.Uri ? arg.fsPath : typeof arg === 'string' ? arg : undefined;
     if (!file) {
       const picked = await vscode.window.showOpenDialog({
-        canSelectMany: false, openLabel: 'Ingest into Memory', title: 'Ingest a text file into Agent Memory',
+        canSelectMany: false,
+        openLabel: 'Ingest into Memory',
+        title: 'Ingest a text file into Agent Memory',
         ...(fileFolders()[0] ? { defaultUri: fileFolders()[0]!.uri } : {}),
-        filters: { 'Text files': ['md', 'txt', 'rst', 'adoc', 'json', 'yaml', 'yml', 'toml', 'ts', 'js', 'py', 'go', 'rs', 'java'], 'All files': ['*'] },
+        filters: {
+          'Text files': ['md', 'txt', 'rst', 'adoc', 'json', 'yaml', 'yml', 'toml', 'ts', 'js', 'py', 'go', 'rs', 'java'],
+          'All files': ['*'],
+        },
       });
       file = picked?.[0]?.fsPath;
     }
@@ -338,17 +373,22 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
         let last = 0;
-        return engine.request('documents.ingest', { path: target }, {
-          signal: ac.signal,
-          onProgress: (done, total, message) => {
-            const pct = total ? (done / total) * 100 : 0;
-            progress.report({ increment: Math.max(0, pct - last), ...(message ? { message } : {}) });
-            last = pct;
+        return engine.request(
+          'documents.ingest',
+          { path: target },
+          {
+            signal: ac.signal,
+            onProgress: (done, total, message) => {
+              const pct = total ? (done / total) * 100 : 0;
+              progress.report({ increment: Math.max(0, pct - last), ...(message ? { message } : {}) });
+              last = pct;
+            },
           },
-        });
+        );
       },
     );
-    if (r.status === 'failed') void vscode.window.showErrorMessage(`Agent Memory: ingesting ${path.basename(target)} failed: ${r.error ?? 'unknown error'}`);
+    if (r.status === 'failed')
+      void vscode.window.showErrorMessage(`Agent Memory: ingesting ${path.basename(target)} failed: ${r.error ?? 'unknown error'}`);
     else void vscode.window.showInformationMessage(`Agent Memory: ${path.basename(target)} ingested as ${r.chunkCount} chunk(s).`);
     return r;
   });
@@ -390,8 +430,13 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
         return engine.ready;
       }
       const pick = await vscode.window.showQuickPick(
-        folders.map((f) => ({ label: f.name, description: f.uri.fsPath === engine.currentInit.workspaceRoot ? '(in use)' : '', detail: f.uri.fsPath, folder: f })),
-        { placeHolder: 'Keep memories for which workspace folder\'s project?' },
+        folders.map((f) => ({
+          label: f.name,
+          description: f.uri.fsPath === engine.currentInit.workspaceRoot ? '(in use)' : '',
+          detail: f.uri.fsPath,
+          folder: f,
+        })),
+        { placeHolder: "Keep memories for which workspace folder's project?" },
       );
       folder = pick?.folder;
     }
@@ -402,25 +447,36 @@ export function registerPipelineSurfaces(d: { context: vscode.ExtensionContext; 
   });
   if (pickProjectFolder(context.workspaceState).ambiguous) {
     const f = engine.currentInit.workspaceRoot;
-    void vscode.window.showInformationMessage(
-      `Agent Memory keeps memories per project; this workspace has ${fileFolders().length} folders and uses ${f ? path.basename(f) : 'the first'}.`, 'Switch…', 'Keep',
-    ).then((pick) => {
-      if (pick === 'Switch…') void vscode.commands.executeCommand(PIPELINE_COMMANDS.switchProjectFolder);
-      if (pick === 'Keep' && f) void context.workspaceState.update(PROJECT_FOLDER_KEY, f);
-    });
+    void vscode.window
+      .showInformationMessage(
+        `Agent Memory keeps memories per project; this workspace has ${fileFolders().length} folders and uses ${f ? path.basename(f) : 'the first'}.`,
+        'Switch…',
+        'Keep',
+      )
+      .then((pick) => {
+        if (pick === 'Switch…') void vscode.commands.executeCommand(PIPELINE_COMMANDS.switchProjectFolder);
+        if (pick === 'Keep' && f) void context.workspaceState.update(PROJECT_FOLDER_KEY, f);
+      });
   }
 
   run(PIPELINE_COMMANDS.refreshPipeline, 'refresh pipeline', async () => pipeline.refresh());
 
   // ── workspace trust ─────────────────────────────────────────────────────────────────────
-  context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => {
-    log.info('workspace trusted: restarting the memory engine writable');
-    engine.updateInit({ restricted: false });
-    void vscode.commands.executeCommand('setContext', KEY_RESTRICTED, false);
-    engine.restart().then(() => refreshAll(), (e) => reportError(log, 'restart after trust', e));
-  }));
+  context.subscriptions.push(
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      log.info('workspace trusted: restarting the memory engine writable');
+      engine.updateInit({ restricted: false });
+      void vscode.commands.executeCommand('setContext', KEY_RESTRICTED, false);
+      engine.restart().then(
+        () => refreshAll(),
+        (e) => reportError(log, 'restart after trust', e),
+      );
+    }),
+  );
   if (!vscode.workspace.isTrusted) {
-    void vscode.window.showInformationMessage('Agent Memory runs in restricted mode in this untrusted workspace: memories are read-only and the pipeline is off until you trust it.');
+    void vscode.window.showInformationMessage(
+      'Agent Memory runs in restricted mode in this untrusted workspace: memories are read-only and the pipeline is off until you trust it.',
+    );
   }
 
   return { suggestions, pipeline };

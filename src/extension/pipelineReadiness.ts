@@ -14,9 +14,7 @@ export interface OllamaTarget {
 }
 
 export type Readiness =
-  | { kind: 'ready' }
-  | { kind: 'unreachable'; message: string }
-  | { kind: 'model-missing'; message: string; model: string };
+  { kind: 'ready' } | { kind: 'unreachable'; message: string } | { kind: 'model-missing'; message: string; model: string };
 
 /** What a mode needs: nothing for "off"; Ollama and the extraction model for the others. */
 export async function checkPipelineModel(mode: PipelineModeName, llm: OllamaTarget, fetchImpl?: typeof fetch): Promise<Readiness> {
@@ -26,12 +24,13 @@ export async function checkPipelineModel(mode: PipelineModeName, llm: OllamaTarg
   const probe = await provider.probe();
   if (!probe.reachable) {
     const why = probe.error ? ` (${probe.error})` : '';
-    const message = `Ollama is not reachable at ${llm.url}${why}. In ${mode} mode the pipeline waits for it: ` +
-      'jobs stay queued until it answers.';
+    const message =
+      `Ollama is not reachable at ${llm.url}${why}. In ${mode} mode the pipeline waits for it: ` + 'jobs stay queued until it answers.';
     return { kind: 'unreachable', message };
   }
   if (!probe.hasModel) {
-    const message = `Ollama at ${llm.url} does not have the extraction model ${llm.model}. ` +
+    const message =
+      `Ollama at ${llm.url} does not have the extraction model ${llm.model}. ` +
       `In ${mode} mode the pipeline waits until it is installed.`;
     return { kind: 'model-missing', model: llm.model, message };
   }
@@ -39,8 +38,11 @@ export async function checkPipelineModel(mode: PipelineModeName, llm: OllamaTarg
 }
 
 /** Pulls the model through Ollama's /api/pull; `onProgress` gets a percentage when Ollama reports sizes. */
-export async function pullPipelineModel(llm: OllamaTarget, onProgress: (message: string, percent?: number) => void,
-  fetchImpl?: typeof fetch): Promise<'present' | 'pulled'> {
+export async function pullPipelineModel(
+  llm: OllamaTarget,
+  onProgress: (message: string, percent?: number) => void,
+  fetchImpl?: typeof fetch,
+): Promise<'present' | 'pulled'> {
   const provider = new OllamaProvider({ host: llm.url, model: llm.model, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
   const r = await provider.ensureModel({
     pull: true,

@@ -47,7 +47,9 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
 
   constructor(private readonly engine: EngineClient) {
     this.subs.push(
-      engine.onEvent((e) => { if (e.type === 'pipeline.state' || e.type === 'memory.changed') this.refreshSoon(); }),
+      engine.onEvent((e) => {
+        if (e.type === 'pipeline.state' || e.type === 'memory.changed') this.refreshSoon();
+      }),
       engine.onStateChange(() => this.refresh()),
     );
   }
@@ -61,7 +63,7 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
   }
 
   async getChildren(node?: PipelineNode): Promise<PipelineNode[]> {
-    if (node) return node.kind === 'info' ? node.children ?? [] : [];
+    if (node) return node.kind === 'info' ? (node.children ?? []) : [];
     return this.rootNodes();
   }
 
@@ -74,7 +76,10 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
     try {
       const [d, reviews] = await Promise.all([this.engine.request('pipeline.diagnostics', {}), this.engine.request('reviews.list', {})]);
       this.last = { diagnostics: d, reviews };
-      if (this.view) this.view.badge = reviews.length ? { value: reviews.length, tooltip: `${reviews.length} pipeline proposal(s) to review` } : undefined;
+      if (this.view)
+        this.view.badge = reviews.length
+          ? { value: reviews.length, tooltip: `${reviews.length} pipeline proposal(s) to review` }
+          : undefined;
       return [project, ...statusNodes(d, reviews)];
     } catch (e) {
       this.last = { reviews: [], error: (e as Error).message };
@@ -87,7 +92,11 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
     const id = this.engine.ready?.projectId ?? '…';
     const multi = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
     return {
-      kind: 'info', key: 'project', label: `Project: ${root ? path.basename(root) : 'no folder'}`, description: id, icon: 'repo',
+      kind: 'info',
+      key: 'project',
+      label: `Project: ${root ? path.basename(root) : 'no folder'}`,
+      description: id,
+      icon: 'repo',
       tooltip: `Memories of project ${id}${root ? `\nFolder: ${root}` : ''}${multi ? '\nClick to switch to another workspace folder.' : ''}`,
       ...(multi ? { command: { command: 'agentMemory.switchProjectFolder', title: 'Switch Project Folder…' } } : {}),
     };
@@ -96,8 +105,11 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
   getTreeItem(node: PipelineNode): vscode.TreeItem {
     if (node.kind === 'review') return reviewItem(node.review);
     // Only the reviews open by themselves (they need a decision); queue and health details fold away.
-    const state = !node.children?.length ? vscode.TreeItemCollapsibleState.None
-      : node.key === 'reviews' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+    const state = !node.children?.length
+      ? vscode.TreeItemCollapsibleState.None
+      : node.key === 'reviews'
+        ? vscode.TreeItemCollapsibleState.Expanded
+        : vscode.TreeItemCollapsibleState.Collapsed;
     const item = new vscode.TreeItem(node.label, state);
     item.id = `pipeline:${node.key}`;
     if (node.description) item.description = node.description;
@@ -121,53 +133,114 @@ export function statusNodes(d: PipelineDiagnostics, reviews: PipelineReview[]): 
   const out: PipelineNode[] = [];
   if (s.restricted) {
     out.push({
-      kind: 'info', key: 'restricted', label: 'Restricted mode: workspace not trusted', description: 'read-only', icon: 'shield',
+      kind: 'info',
+      key: 'restricted',
+      label: 'Restricted mode: workspace not trusted',
+      description: 'read-only',
+      icon: 'shield',
       tooltip: 'Memories can be read and searched; nothing is written and the pipeline does not run until you trust this workspace.',
       command: { command: 'workbench.trust.manage', title: 'Manage Workspace Trust' },
     });
   }
   out.push({
-    kind: 'info', key: 'mode', label: `Mode: ${s.mode}`, icon: 'settings-gear', tooltip: `${MODE_HELP[s.mode] ?? ''}\nClick to switch the mode.`,
-    command: { command: 'agentMemory.switchPipelineMode', title: 'Switch Pipeline Mode…' }, contextValue: 'pipelineMode',
+    kind: 'info',
+    key: 'mode',
+    label: `Mode: ${s.mode}`,
+    icon: 'settings-gear',
+    tooltip: `${MODE_HELP[s.mode] ?? ''}\nClick to switch the mode.`,
+    command: { command: 'agentMemory.switchPipelineMode', title: 'Switch Pipeline Mode…' },
+    contextValue: 'pipelineMode',
   });
   const worker = workerState(d);
   const waiting = worker.startsWith('waiting');
   out.push({
-    kind: 'info', key: 'worker', label: `Worker: ${worker}`, ...(worker.startsWith(s.state) ? {} : { description: s.state }),
+    kind: 'info',
+    key: 'worker',
+    label: `Worker: ${worker}`,
+    ...(worker.startsWith(s.state) ? {} : { description: s.state }),
     tooltip: waiting ? `${s.detail}\nJobs stay queued until Ollama at ${d.llm.url} has ${d.llm.model}; nothing is lost.` : s.detail,
     icon: s.paused ? 'debug-pause' : worker === 'running' ? 'play-circle' : worker === 'degraded' || waiting ? 'warning' : 'circle-slash',
     contextValue: s.restricted ? 'pipelineWorker.restricted' : s.paused ? 'pipelineWorker.paused' : 'pipelineWorker.running',
   });
-  const q = { pending: s.jobs.pending ?? 0, leased: s.jobs.leased ?? 0, dead: s.jobs.dead ?? 0, completed: s.jobs.completed ?? d.completedJobs };
+  const q = {
+    pending: s.jobs.pending ?? 0,
+    leased: s.jobs.leased ?? 0,
+    dead: s.jobs.dead ?? 0,
+    completed: s.jobs.completed ?? d.completedJobs,
+  };
   out.push({
-    kind: 'info', key: 'queue', label: 'Queue', description: `${q.pending} pending · ${q.leased} leased · ${q.dead} dead · ${q.completed} completed`, icon: 'list-unordered',
-    children: (Object.entries(q) as [string, number][]).map(([k, n]) => ({ kind: 'info', key: `queue.${k}`, label: k, description: String(n), icon: k === 'dead' && n ? 'error' : 'circle-small' })),
+    kind: 'info',
+    key: 'queue',
+    label: 'Queue',
+    description: `${q.pending} pending · ${q.leased} leased · ${q.dead} dead · ${q.completed} completed`,
+    icon: 'list-unordered',
+    children: (Object.entries(q) as [string, number][]).map(([k, n]) => ({
+      kind: 'info',
+      key: `queue.${k}`,
+      label: k,
+      description: String(n),
+      icon: k === 'dead' && n ? 'error' : 'circle-small',
+    })),
   });
   out.push({
-    kind: 'info', key: 'reviews', label: 'Pending reviews', description: String(reviews.length), icon: reviews.length ? 'report' : 'pass',
+    kind: 'info',
+    key: 'reviews',
+    label: 'Pending reviews',
+    description: String(reviews.length),
+    icon: reviews.length ? 'report' : 'pass',
     tooltip: 'Full-mode UPDATE/DELETE proposals the contradiction detector held back. Approve applies them (undo-able); reject drops them.',
     children: reviews.map((review) => ({ kind: 'review', review })),
   });
   const e = d.embedder;
   out.push({
-    kind: 'info', key: 'embedder', label: `Embedder: ${e ? e.provider : 'none (keyword search only)'}`, description: e?.space ?? '',
-    icon: e?.degraded || !e ? 'warning' : 'symbol-array', tooltip: e?.reason ?? 'No embedder could be opened.',
+    kind: 'info',
+    key: 'embedder',
+    label: `Embedder: ${e ? e.provider : 'none (keyword search only)'}`,
+    description: e?.space ?? '',
+    icon: e?.degraded || !e ? 'warning' : 'symbol-array',
+    tooltip: e?.reason ?? 'No embedder could be opened.',
   });
   const l = d.llm;
   const llmState = !l.reachable ? 'Ollama not reachable' : l.modelPresent ? 'ready' : `model ${l.model} not installed`;
   out.push({
-    kind: 'info', key: 'llm', label: `LLM: ${l.model}`, description: llmState, icon: l.reachable && l.modelPresent ? 'hubot' : 'warning',
+    kind: 'info',
+    key: 'llm',
+    label: `LLM: ${l.model}`,
+    description: llmState,
+    icon: l.reachable && l.modelPresent ? 'hubot' : 'warning',
     tooltip: `Ollama at ${l.url}: ${llmState}${l.error ? ` (${l.error})` : ''}. Only the pipeline needs it (extraction and decisions).`,
   });
   const h = d.health;
   out.push({
-    kind: 'info', key: 'health', label: 'Health', description: `${Math.round(h.score * 100)}%`, icon: h.score >= 0.8 ? 'heart' : 'warning',
+    kind: 'info',
+    key: 'health',
+    label: 'Health',
+    description: `${Math.round(h.score * 100)}%`,
+    icon: h.score >= 0.8 ? 'heart' : 'warning',
     tooltip: `Maintenance diagnostics of ${h.at}`,
     children: [
-      { kind: 'info', key: 'health.dead', label: 'Dead jobs', description: `${h.queue.dead} (${(h.queue.deadRate * 100).toFixed(1)}%)`, icon: 'circle-small' },
+      {
+        kind: 'info',
+        key: 'health.dead',
+        label: 'Dead jobs',
+        description: `${h.queue.dead} (${(h.queue.deadRate * 100).toFixed(1)}%)`,
+        icon: 'circle-small',
+      },
       { kind: 'info', key: 'health.stale', label: 'Stale leases', description: String(h.queue.staleLeases), icon: 'circle-small' },
-      { kind: 'info', key: 'health.index', label: 'Search index', description: h.index.consistent ? 'consistent' : `${h.index.ftsRows} rows for ${h.index.memoryRows} memories`, icon: 'circle-small' },
-      { kind: 'info', key: 'health.tombstones', label: 'Tombstones', description: `${h.storage.tombstones} of ${h.storage.total}`, icon: 'circle-small' },
+      {
+        kind: 'info',
+        key: 'health.index',
+        label: 'Search index',
+        description: h.index.consistent ? 'consistent' : `${h.index.ftsRows} rows for ${h.index.memoryRows} memories`,
+        icon: 'circle-small',
+      },
+      {
+        kind: 'info',
+        key: 'health.tombstones',
+        label: 'Tombstones',
+        description: `${h.storage.tombstones} of ${h.storage.total}`,
+        icon: 'circle-small',
+      },
     ],
   });
   return out;

@@ -29,7 +29,11 @@ class RecallDocuments implements vscode.TextDocumentContentProvider {
   readonly onDidChange = this.changed.event;
 
   put(query: string, text: string): vscode.Uri {
-    const name = query.replace(/[^\p{L}\p{N} _-]+/gu, '').trim().slice(0, 50) || 'recall';
+    const name =
+      query
+        .replace(/[^\p{L}\p{N} _-]+/gu, '')
+        .trim()
+        .slice(0, 50) || 'recall';
     const uri = vscode.Uri.from({ scheme: RECALL_SCHEME, path: `/Recall - ${name}.md` });
     this.texts.set(uri.toString(), text);
     this.changed.fire(uri);
@@ -42,16 +46,24 @@ class RecallDocuments implements vscode.TextDocumentContentProvider {
 }
 
 export function registerRecallCommand(
-  context: vscode.ExtensionContext, engine: EngineClient, log: Logger, onRecall: (r: SearchResponse) => void,
+  context: vscode.ExtensionContext,
+  engine: EngineClient,
+  log: Logger,
+  onRecall: (r: SearchResponse) => void,
 ): void {
   const docs = new RecallDocuments();
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(RECALL_SCHEME, docs));
   const run = commandRegistrar(context, log);
   run(RECALL_COMMAND, 'recall', async (q?: unknown): Promise<RecallOutcome | undefined> => {
-    const query = typeof q === 'string' ? q : await vscode.window.showInputBox({
-      title: 'Recall', prompt: 'Ask what this project\'s memory knows', ignoreFocusOut: true,
-      placeHolder: 'e.g. which port does the staging database use?',
-    });
+    const query =
+      typeof q === 'string'
+        ? q
+        : await vscode.window.showInputBox({
+            title: 'Recall',
+            prompt: "Ask what this project's memory knows",
+            ignoreFocusOut: true,
+            placeHolder: 'e.g. which port does the staging database use?',
+          });
     if (!query?.trim()) return undefined;
     const response = await engine.request('search', { query, limit: RECALL_LIMIT });
     onRecall(response);

@@ -10,7 +10,13 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** Keeps well-typed values only; anything else is dropped (never sent to the engine). */
 export function sanitizeSearchFilters(f: unknown, legacyType?: unknown): SearchFiltersView {
   const o = (f && typeof f === 'object' ? f : {}) as Record<string, unknown>;
-  const strings = (v: unknown, max: number) => (Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string' && t.trim() !== '').map((t) => t.trim()).slice(0, max) : []);
+  const strings = (v: unknown, max: number) =>
+    Array.isArray(v)
+      ? v
+          .filter((t): t is string => typeof t === 'string' && t.trim() !== '')
+          .map((t) => t.trim())
+          .slice(0, max)
+      : [];
   const types = strings(o.types, 50);
   if (typeof legacyType === 'string' && legacyType && !types.includes(legacyType)) types.push(legacyType);
   const tags = strings(o.tags, 20);
@@ -26,7 +32,8 @@ export function sanitizeSearchFilters(f: unknown, legacyType?: unknown): SearchF
 /** Engine search params of a query + filters. "Created before" a day includes that day. */
 export function searchParams(query: string, f: SearchFiltersView, limit: number): SearchParams {
   return {
-    query, limit,
+    query,
+    limit,
     ...(f.types ? { types: f.types } : {}),
     ...(f.scope ? { scope: f.scope } : {}),
     ...(f.tags ? { tags: f.tags } : {}),
@@ -43,8 +50,18 @@ function nextDay(date: string): string {
 
 export function resultView(h: SearchHit): SearchResultView {
   return {
-    id: h.memory.id, title: h.memory.title, content: h.content, type: h.memory.type, scope: h.memory.scope,
-    tags: h.memory.tags, score: h.score, legs: h.legs, createdAt: h.memory.createdAt, importance: h.memory.importance,
-    matchType: h.matchType ?? (h.legs.keyword !== undefined && h.legs.vector !== undefined ? 'hybrid' : h.legs.vector !== undefined ? 'vector' : 'keyword'),
+    id: h.memory.id,
+    title: h.memory.title,
+    content: h.content,
+    type: h.memory.type,
+    scope: h.memory.scope,
+    tags: h.memory.tags,
+    score: h.score,
+    legs: h.legs,
+    createdAt: h.memory.createdAt,
+    importance: h.memory.importance,
+    matchType:
+      h.matchType ??
+      (h.legs.keyword !== undefined && h.legs.vector !== undefined ? 'hybrid' : h.legs.vector !== undefined ? 'vector' : 'keyword'),
   };
 }

@@ -9,29 +9,41 @@ import type { ConfigKeySpec } from '../core/config';
 export const SETTINGS_SECTION = 'agentMemory';
 
 export const PRECEDENCE_NOTE =
-  'Precedence: a value set here (user or workspace settings) wins over the same key in the workspace\'s agent.yaml, which wins over the built-in default.';
+  "Precedence: a value set here (user or workspace settings) wins over the same key in the workspace's agent.yaml, which wins over the built-in default.";
 
 type JsonSchema = Record<string, unknown>;
 
 function unitHint(spec: ConfigKeySpec): string {
   switch (spec.type) {
-    case 'duration': return ` A number of ${spec.unit === 'ms' ? 'milliseconds' : 'seconds'}, or text such as "30s", "5m", "1h".`;
-    case 'bytes': return ' A number of bytes, or text such as "512KiB", "8MiB".';
-    default: return '';
+    case 'duration':
+      return ` A number of ${spec.unit === 'ms' ? 'milliseconds' : 'seconds'}, or text such as "30s", "5m", "1h".`;
+    case 'bytes':
+      return ' A number of bytes, or text such as "512KiB", "8MiB".';
+    default:
+      return '';
   }
 }
 
 function schemaFor(spec: ConfigKeySpec): JsonSchema {
-  const base: JsonSchema = { markdownDescription: `${spec.description}${unitHint(spec)}\n\nagent.yaml key: \`${spec.path}\`. ${PRECEDENCE_NOTE}` };
+  const base: JsonSchema = {
+    markdownDescription: `${spec.description}${unitHint(spec)}\n\nagent.yaml key: \`${spec.path}\`. ${PRECEDENCE_NOTE}`,
+  };
   switch (spec.type) {
-    case 'boolean': return { type: 'boolean', default: spec.default, ...base };
-    case 'integer': return { type: 'integer', default: spec.default, minimum: spec.min, maximum: spec.max, ...base };
-    case 'number': return { type: 'number', default: spec.default, minimum: spec.min, maximum: spec.max, ...base };
+    case 'boolean':
+      return { type: 'boolean', default: spec.default, ...base };
+    case 'integer':
+      return { type: 'integer', default: spec.default, minimum: spec.min, maximum: spec.max, ...base };
+    case 'number':
+      return { type: 'number', default: spec.default, minimum: spec.min, maximum: spec.max, ...base };
     case 'duration':
-    case 'bytes': return { type: ['number', 'string'], default: spec.default, ...base };
-    case 'string': return { type: 'string', default: spec.default, maxLength: spec.maxLength, ...(spec.allowEmpty ? {} : { minLength: 1 }), ...base };
-    case 'enum': return { type: 'string', enum: [...spec.values], default: spec.default, ...base };
-    case 'url': return { type: 'string', default: spec.default, pattern: '^https?://', ...base };
+    case 'bytes':
+      return { type: ['number', 'string'], default: spec.default, ...base };
+    case 'string':
+      return { type: 'string', default: spec.default, maxLength: spec.maxLength, ...(spec.allowEmpty ? {} : { minLength: 1 }), ...base };
+    case 'enum':
+      return { type: 'string', enum: [...spec.values], default: spec.default, ...base };
+    case 'url':
+      return { type: 'string', default: spec.default, pattern: '^https?://', ...base };
   }
 }
 
@@ -44,10 +56,10 @@ export const HOST_SETTINGS: Record<string, JsonSchema> = {
     type: 'string',
     default: '',
     markdownDescription:
-      'Folder holding the memory stores shared by every window, clone, CLI and MCP server of a project '
-      + '(one folder per project id, plus `global`). Empty: the `AGENT_MEMORY_HOME` environment variable, else `~/.agent-memory`. '
-      + 'The `agent-memory` CLI reads `AGENT_MEMORY_HOME` or `--home`: set the same folder there. '
-      + 'Takes effect when the engine restarts.',
+      'Folder holding the memory stores shared by every window, clone, CLI and MCP server of a project ' +
+      '(one folder per project id, plus `global`). Empty: the `AGENT_MEMORY_HOME` environment variable, else `~/.agent-memory`. ' +
+      'The `agent-memory` CLI reads `AGENT_MEMORY_HOME` or `--home`: set the same folder there. ' +
+      'Takes effect when the engine restarts.',
     scope: 'machine',
   },
 };

@@ -24,10 +24,16 @@ export class StatusBar implements vscode.Disposable {
     this.render();
     this.item.show();
     this.subs.push(
-      engine.onStateChange(() => { this.render(); this.refreshSoon(); }),
+      engine.onStateChange(() => {
+        this.render();
+        this.refreshSoon();
+      }),
       engine.onEvent((e) => {
         if (e.type === 'memory.changed') this.refreshSoon();
-        if (e.type === 'pipeline.state') { this.pipeline = e.status; this.render(); }
+        if (e.type === 'pipeline.state') {
+          this.pipeline = e.status;
+          this.render();
+        }
         if (e.type === 'store.health') this.refreshSoon();
       }),
     );
@@ -69,7 +75,13 @@ export class StatusBar implements vscode.Disposable {
         const degraded = this.pipeline?.state === 'degraded';
         // Paused / restricted / the pipeline mode at a glance (nothing extra when the pipeline is off).
         const p = this.pipeline;
-        const flag = p?.restricted ? ' $(shield) read-only' : p?.paused ? ' $(debug-pause) paused' : p && p.mode !== 'off' ? ` · ${p.mode}` : '';
+        const flag = p?.restricted
+          ? ' $(shield) read-only'
+          : p?.paused
+            ? ' $(debug-pause) paused'
+            : p && p.mode !== 'off'
+              ? ` · ${p.mode}`
+              : '';
         const problems = this.config.errors + this.config.warnings;
         const count = this.count !== undefined ? `: ${this.count}` : '';
         const storeFlag = this.unhealthy.length ? ` · ${this.unhealthy[0]!.health.state === 'disk_full' ? 'disk full' : 'read-only'}` : '';
@@ -84,7 +96,9 @@ export class StatusBar implements vscode.Disposable {
         }
         tip.appendText(`Engine ready (project ${this.engine.ready?.projectId ?? '?'}). `);
         if (this.pipeline) {
-          tip.appendText(`Pipeline: ${this.pipeline.mode} mode, ${this.pipeline.paused ? 'paused' : this.pipeline.state} — ${this.pipeline.detail}`);
+          tip.appendText(
+            `Pipeline: ${this.pipeline.mode} mode, ${this.pipeline.paused ? 'paused' : this.pipeline.state} — ${this.pipeline.detail}`,
+          );
           if (this.pipeline.pendingReviews) tip.appendText(` ${this.pipeline.pendingReviews} proposal(s) wait for review.`);
         }
         break;

@@ -30,8 +30,12 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
 
   constructor(private readonly engine: EngineClient) {
     this.subs.push(
-      engine.onEvent((e) => { if (e.type === 'memory.changed') this.refreshSoon(); }),
-      engine.onStateChange((s) => { if (s.state === 'ready' || s.state === 'failed') this.refresh(); }),
+      engine.onEvent((e) => {
+        if (e.type === 'memory.changed') this.refreshSoon();
+      }),
+      engine.onStateChange((s) => {
+        if (s.state === 'ready' || s.state === 'failed') this.refresh();
+      }),
     );
   }
 
@@ -54,7 +58,10 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
     }
     try {
       this.last = await this.engine.request('suggestions.list', { status: 'pending', limit: LIST_LIMIT });
-      if (this.view) this.view.badge = this.last.length ? { value: this.last.length, tooltip: `${this.last.length} consolidation suggestion(s)` } : undefined;
+      if (this.view)
+        this.view.badge = this.last.length
+          ? { value: this.last.length, tooltip: `${this.last.length} consolidation suggestion(s)` }
+          : undefined;
       // Empty → no children, so the view's welcome content shows.
       return this.last.map((suggestion) => ({ kind: 'suggestion', suggestion }));
     } catch (e) {

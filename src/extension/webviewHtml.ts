@@ -6,7 +6,9 @@
 import { randomBytes } from 'node:crypto';
 
 export function nonce(): string {
-  return randomBytes(18).toString('base64').replace(/[^a-zA-Z0-9]/g, '');
+  return randomBytes(18)
+    .toString('base64')
+    .replace(/[^a-zA-Z0-9]/g, '');
 }
 
 /** Escapes text for an HTML text or attribute position (used for the few static strings here). */

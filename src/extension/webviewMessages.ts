@@ -69,5 +69,7 @@ export type FromGraphView =
 
 /** Runtime check of an incoming message's discriminator (a webview is untrusted input). */
 export function isMessage<T extends { type: string }>(m: unknown, types: readonly T['type'][]): m is T {
-  return !!m && typeof m === 'object' && typeof (m as { type?: unknown }).type === 'string' && types.includes((m as { type: T['type'] }).type);
+  return (
+    !!m && typeof m === 'object' && typeof (m as { type?: unknown }).type === 'string' && types.includes((m as { type: T['type'] }).type)
+  );
 }

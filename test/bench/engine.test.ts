@@ -36,7 +36,10 @@ describe('locomo engine configs', () => {
     assert.equal(DEFAULT_CONFIG, 'hybrid-use');
   });
 
-  for (const [label, embedder] of [['full text', undefined], ['hybrid hash', () => new HashEmbedder({ dimension: 128 })]] as const) {
+  for (const [label, embedder] of [
+    ['full text', undefined],
+    ['hybrid hash', () => new HashEmbedder({ dimension: 128 })],
+  ] as const) {
     test(`every turn is a memory and search answers dia ids (${label})`, async () => {
       const r = await EngineRetriever.create('t', { workDir: tmpDir('am-locomo-'), log: () => undefined }, { embedder });
       try {
@@ -64,7 +67,11 @@ describe('locomo engine configs', () => {
           speaker_a: 'Ann',
           speaker_b: 'Bob',
           session_1_date_time: '1:56 pm on 8 May, 2023',
-          session_1: TURNS.slice(0, 3).map((t) => ({ speaker: t.text.split(':')[0], dia_id: t.id, text: t.text.split(': ').slice(1).join(': ') })),
+          session_1: TURNS.slice(0, 3).map((t) => ({
+            speaker: t.text.split(':')[0],
+            dia_id: t.id,
+            text: t.text.split(': ').slice(1).join(': '),
+          })),
         },
         qa: [{ question: 'Where did Ann adopt the puppy?', answer: 'shelter', evidence: ['D1:1'], category: 4 }],
       },
@@ -104,7 +111,10 @@ describe('search benchmark', () => {
     assert.deepEqual(Object.keys(j), ['machine', 'search', 'targets']);
     assert.equal(j.search['300'].memories, 300);
     assert.equal(j.targets['search.hybrid_p50_ms@100000'], '≤ 5');
-    const bad = spawnSync(process.execPath, ['--import', 'tsx', 'bench/index.ts', '--json', '--sections', 'nope'], { cwd: ROOT, encoding: 'utf8' });
+    const bad = spawnSync(process.execPath, ['--import', 'tsx', 'bench/index.ts', '--json', '--sections', 'nope'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     assert.notEqual(bad.status, 0);
     assert.equal(bad.stdout, '');
   });

@@ -106,7 +106,10 @@ describe('locomo data', () => {
       session_1: conv.session_1,
     };
     raw[0].qa = [];
-    assert.deepEqual(parseLocomo(raw).samples[0]!.docs.map((d) => d.id), ['D1:1', 'D1:2', 'D2:1', 'D10:1']);
+    assert.deepEqual(
+      parseLocomo(raw).samples[0]!.docs.map((d) => d.id),
+      ['D1:1', 'D1:2', 'D2:1', 'D10:1'],
+    );
   });
 
   test('malformed files are rejected with a clear message', () => {
@@ -116,12 +119,30 @@ describe('locomo data', () => {
       f(raw[0]);
       return () => parseLocomo(raw);
     };
-    assert.throws(bad((s) => delete s.sample_id), /"sample_id" must be a string/);
-    assert.throws(bad((s) => delete s.conversation.session_1[0].dia_id), /sample s1 session_1 turn 0: "dia_id" must be a string/);
-    assert.throws(bad((s) => (s.conversation.session_1[1].dia_id = 'D1:1')), /duplicate dia_id D1:1/);
-    assert.throws(bad((s) => (s.conversation.session_1[1].dia_id = 'turn 2')), /is not D<session>:<turn>/);
-    assert.throws(bad((s) => (s.qa[0].category = 'x')), /qa 0: "category" must be an integer/);
-    assert.throws(bad((s) => (s.qa = null)), /"qa" must be a list/);
+    assert.throws(
+      bad((s) => delete s.sample_id),
+      /"sample_id" must be a string/,
+    );
+    assert.throws(
+      bad((s) => delete s.conversation.session_1[0].dia_id),
+      /sample s1 session_1 turn 0: "dia_id" must be a string/,
+    );
+    assert.throws(
+      bad((s) => (s.conversation.session_1[1].dia_id = 'D1:1')),
+      /duplicate dia_id D1:1/,
+    );
+    assert.throws(
+      bad((s) => (s.conversation.session_1[1].dia_id = 'turn 2')),
+      /is not D<session>:<turn>/,
+    );
+    assert.throws(
+      bad((s) => (s.qa[0].category = 'x')),
+      /qa 0: "category" must be an integer/,
+    );
+    assert.throws(
+      bad((s) => (s.qa = null)),
+      /"qa" must be a list/,
+    );
     assert.throws(() => loadLocomo(path.join(REPO_ROOT, 'no-such-locomo.json')), /cannot read .*no-such-locomo\.json \(ENOENT\)/);
   });
 
@@ -261,7 +282,13 @@ describe('locomo harness', () => {
   });
 
   test('argument parsing and JSON shape', () => {
-    assert.deepEqual(parseArgs(['f.json', '--json', '--configs', 'a,b']), { file: 'f.json', json: true, configs: ['a', 'b'], list: false, help: false });
+    assert.deepEqual(parseArgs(['f.json', '--json', '--configs', 'a,b']), {
+      file: 'f.json',
+      json: true,
+      configs: ['a', 'b'],
+      list: false,
+      help: false,
+    });
     assert.deepEqual(parseArgs(['--configs=a']).configs, ['a']);
     assert.throws(() => parseArgs(['--configs']), /needs a comma-separated list/);
     assert.throws(() => parseArgs(['--bogus']), /unknown option --bogus/);
@@ -280,9 +307,18 @@ describe('locomo on the real file', () => {
     assert.equal(ds.stats.samples, 5);
     assert.equal(ds.stats.turns, 2960);
     assert.equal(ds.stats.scorable, 786);
-    assert.equal(ds.samples.reduce((n, s) => n + s.docs.length, 0), 2960);
-    assert.equal(ds.samples.reduce((n, s) => n + s.questions.length, 0), 786);
-    assert.deepEqual(ds.samples.map((s) => s.sampleId), ['conv-26', 'conv-41', 'conv-43', 'conv-47', 'conv-49']);
+    assert.equal(
+      ds.samples.reduce((n, s) => n + s.docs.length, 0),
+      2960,
+    );
+    assert.equal(
+      ds.samples.reduce((n, s) => n + s.questions.length, 0),
+      786,
+    );
+    assert.deepEqual(
+      ds.samples.map((s) => s.sampleId),
+      ['conv-26', 'conv-41', 'conv-43', 'conv-47', 'conv-49'],
+    );
     for (const s of ds.samples) for (const d of s.docs) assert.ok(d.date !== '', `${s.sampleId} ${d.id} has a session date`);
   });
 
@@ -299,11 +335,15 @@ describe('locomo on the real file', () => {
   });
 
   test('CLI --json prints exactly one JSON object on stdout', { skip: SKIP_FILE }, () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bench/locomo/run.ts'), '--json', '--configs', 'reference-bm25'], {
-      cwd: path.join(REPO_ROOT, 'test'), // the default file is found from the repo root, not the cwd
-      encoding: 'utf8',
-      env: { ...process.env, NODE_OPTIONS: '' },
-    });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO_ROOT, 'bench/locomo/run.ts'), '--json', '--configs', 'reference-bm25'],
+      {
+        cwd: path.join(REPO_ROOT, 'test'), // the default file is found from the repo root, not the cwd
+        encoding: 'utf8',
+        env: { ...process.env, NODE_OPTIONS: '' },
+      },
+    );
     assert.equal(r.status, 0, r.stderr);
     const out = r.stdout.trim();
     assert.equal(out.split('\n').length, 1);
@@ -313,10 +353,14 @@ describe('locomo on the real file', () => {
     assert.deepEqual(Object.keys(j.configs['reference-bm25'].by_category), ['1', '2', '3', '4']);
     assert.match(r.stderr, /reference-bm25/);
 
-    const bad = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bench/locomo/run.ts'), '--json', '--configs', 'nope'], {
-      encoding: 'utf8',
-      env: { ...process.env, NODE_OPTIONS: '' },
-    });
+    const bad = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO_ROOT, 'bench/locomo/run.ts'), '--json', '--configs', 'nope'],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, NODE_OPTIONS: '' },
+      },
+    );
     assert.equal(bad.status, 2);
     assert.equal(bad.stdout, '');
     assert.match(bad.stderr, /unknown config nope \(known: .*reference-bm25/);

@@ -118,7 +118,11 @@ function importCycles(g: Graph): string[][] {
 }
 
 test('every folder of src/core is in exactly one layer', () => {
-  const folders = fs.readdirSync(core, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const folders = fs
+    .readdirSync(core, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const placed = CORE_LAYERS.flat();
   assert.equal(new Set(placed).size, placed.length, 'a folder is listed twice');
   assert.deepEqual([...placed].sort(), folders);

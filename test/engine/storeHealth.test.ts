@@ -20,7 +20,14 @@ test('a store locked by another host opens read-only; stats carry its health and
   const projectId = first.projectId;
   await first.close();
   const dir = storeDirsIn(home, projectId).project;
-  const lock = { token: 'theirs', pid: 4242, host: 'build-server-7', procStart: '123', purpose: 'Agent Memory engine', acquiredAt: new Date().toISOString() };
+  const lock = {
+    token: 'theirs',
+    pid: 4242,
+    host: 'build-server-7',
+    procStart: '123',
+    purpose: 'Agent Memory engine',
+    acquiredAt: new Date().toISOString(),
+  };
   fs.writeFileSync(path.join(dir, 'store.lock'), JSON.stringify(lock));
   const events: unknown[] = [];
   const engine = await MemoryEngine.open({ home, workspaceRoot: ws, settings, snapshotTickMs: 0, onEvent: (e) => events.push(e) });

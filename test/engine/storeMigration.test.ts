@@ -36,7 +36,9 @@ test('two old per-window stores and the old global store merge into the shared s
     'The staging database is reset every Sunday at 02:00 UTC.',
     'Flaky test: payments retry spec, quarantined.',
   ]);
-  const updated = await a.engine.memories.update(a.ids[1]!, { content: 'The staging database is reset every Sunday at 03:00 UTC (moved in May).' });
+  const updated = await a.engine.memories.update(a.ids[1]!, {
+    content: 'The staging database is reset every Sunday at 03:00 UTC (moved in May).',
+  });
   assert.equal(updated.version, 2);
   await a.engine.memories.delete(a.ids[2]!, 'fixed');
   const g = await a.engine.memories.create({ content: 'Always answer in British English.', scope: 'global' });

@@ -4,14 +4,29 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  createParams, DAY, defaultDraft, describeDraft, IMPORTANCE_LEVELS, LIFETIMES, parseTags, PICKABLE_TYPES, SCOPES, suggestTitle,
+  createParams,
+  DAY,
+  defaultDraft,
+  describeDraft,
+  IMPORTANCE_LEVELS,
+  LIFETIMES,
+  parseTags,
+  PICKABLE_TYPES,
+  SCOPES,
+  suggestTitle,
   validateContent,
 } from '../../src/extension/addMemorySteps';
 
 test('defaults: permanent, general, normal importance, this project, no tags, no title', () => {
   const d = defaultDraft('We deploy on Tuesdays only.');
   assert.deepEqual(d, {
-    content: 'We deploy on Tuesdays only.', type: 'general', tags: [], ttlSeconds: null, importance: 0.5, scope: 'project', title: '',
+    content: 'We deploy on Tuesdays only.',
+    type: 'general',
+    tags: [],
+    ttlSeconds: null,
+    importance: 0.5,
+    scope: 'project',
+    title: '',
   });
   assert.equal(LIFETIMES[0]!.ttlSeconds, null, 'the first (preselected) lifetime is permanent');
   assert.equal(IMPORTANCE_LEVELS[0]!.importance, 0.5);
@@ -20,13 +35,24 @@ test('defaults: permanent, general, normal importance, this project, no tags, no
 });
 
 test('createParams: explicit permanence (ttlSeconds null), tags and title only when given, a chosen lifetime in seconds', () => {
-  assert.deepEqual(createParams(defaultDraft('We deploy on Tuesdays only.')),
-    { content: 'We deploy on Tuesdays only.', type: 'general', scope: 'project', importance: 0.5, ttlSeconds: null });
+  assert.deepEqual(createParams(defaultDraft('We deploy on Tuesdays only.')), {
+    content: 'We deploy on Tuesdays only.',
+    type: 'general',
+    scope: 'project',
+    importance: 0.5,
+    ttlSeconds: null,
+  });
   const chosen = { tags: ['ops'], title: '  Deploy day ', ttlSeconds: 7 * DAY, scope: 'global' as const, source: 'a.md:3' };
   const p = createParams(defaultDraft('x'.repeat(20), chosen));
   assert.deepEqual(p, {
-    content: 'x'.repeat(20), type: 'general', scope: 'global', importance: 0.5, ttlSeconds: 604800,
-    tags: ['ops'], title: 'Deploy day', source: 'a.md:3',
+    content: 'x'.repeat(20),
+    type: 'general',
+    scope: 'global',
+    importance: 0.5,
+    ttlSeconds: 604800,
+    tags: ['ops'],
+    title: 'Deploy day',
+    source: 'a.md:3',
   });
   const { ttlSeconds: _omit, ...lifecycleDefault } = defaultDraft('We deploy on Tuesdays only.');
   assert.equal('ttlSeconds' in createParams(lifecycleDefault), false, 'absent: the engine decides');
@@ -46,7 +72,9 @@ test('suggestTitle: first sentence or line, at most 80 characters', () => {
 test('validateContent and describeDraft', () => {
   assert.equal(validateContent('too short'), 'At least 10 characters');
   assert.equal(validateContent('long enough text'), undefined);
-  assert.equal(describeDraft(defaultDraft('x', { tags: ['db'], ttlSeconds: 7 * DAY, importance: 0.7, scope: 'global' })),
-    'general · #db · 7 days · high importance · global');
+  assert.equal(
+    describeDraft(defaultDraft('x', { tags: ['db'], ttlSeconds: 7 * DAY, importance: 0.7, scope: 'global' })),
+    'general · #db · 7 days · high importance · global',
+  );
   assert.equal(describeDraft(defaultDraft('x')), 'general · no tags · permanent · normal importance · this project');
 });

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { actionable, configProblems, issueRange, notificationText, ProblemReporter, problemKey } from '../../src/extension/configProblems';
 
-const TEXT = ['# project memory', 'memory:', '  default_ttl: soon', '  promote_importance: 0.9', 'search:', '  vector_weight: 2', '']
-  .join('\n');
+const TEXT = ['# project memory', 'memory:', '  default_ttl: soon', '  promote_importance: 0.9', 'search:', '  vector_weight: 2', ''].join(
+  '\n',
+);
 
 test('each file problem has the 0-based range of its value, with the allowed values in the message', () => {
   const problems = configProblems(TEXT, 'agent.yaml', {});

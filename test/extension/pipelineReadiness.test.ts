@@ -9,7 +9,9 @@ import { checkPipelineModel, pullPipelineModel, workerState } from '../../src/ex
 import type { PipelineDiagnostics } from '../../src/engine/protocol';
 
 const fakes: FakeOllama[] = [];
-after(async () => { await Promise.all(fakes.map((f) => f.close())); });
+after(async () => {
+  await Promise.all(fakes.map((f) => f.close()));
+});
 const start = async (opts: FakeOllamaOptions = {}) => {
   const f = await FakeOllama.start(opts);
   fakes.push(f);
@@ -33,7 +35,10 @@ test('pullPipelineModel pulls through /api/pull and reports progress with percen
   const seen: [string, number | undefined][] = [];
   assert.equal(await pullPipelineModel({ url: fake.url, model: 'qwen3:4b' }, (m, p) => seen.push([m, p])), 'pulled');
   assert.equal(fake.count('pull'), 1);
-  assert.ok(seen.some(([, p]) => p === 100), JSON.stringify(seen));
+  assert.ok(
+    seen.some(([, p]) => p === 100),
+    JSON.stringify(seen),
+  );
   assert.ok(seen.some(([m]) => m === 'success'));
   assert.equal((await checkPipelineModel('controlled', { url: fake.url, model: 'qwen3:4b' })).kind, 'ready');
   assert.equal(await pullPipelineModel({ url: fake.url, model: 'qwen3:4b' }, () => undefined), 'present', 'no second pull');
@@ -47,10 +52,11 @@ test('a pull Ollama refuses is an error naming the model', async () => {
 });
 
 test('workerState: waiting for Ollama / the model instead of running; paused, off and restricted win', () => {
-  const d = (status: Partial<PipelineDiagnostics['status']>, llm: Partial<PipelineDiagnostics['llm']>) => ({
-    status: { mode: 'controlled', state: 'running', paused: false, restricted: false, ...status },
-    llm: { provider: 'ollama', url: 'http://127.0.0.1:11434', model: 'qwen3:4b', reachable: true, modelPresent: true, ...llm },
-  }) as unknown as PipelineDiagnostics;
+  const d = (status: Partial<PipelineDiagnostics['status']>, llm: Partial<PipelineDiagnostics['llm']>) =>
+    ({
+      status: { mode: 'controlled', state: 'running', paused: false, restricted: false, ...status },
+      llm: { provider: 'ollama', url: 'http://127.0.0.1:11434', model: 'qwen3:4b', reachable: true, modelPresent: true, ...llm },
+    }) as unknown as PipelineDiagnostics;
   assert.equal(workerState(d({}, { reachable: false, modelPresent: false })), 'waiting for Ollama');
   assert.equal(workerState(d({}, { modelPresent: false })), 'waiting for model qwen3:4b');
   assert.equal(workerState(d({}, {})), 'running');

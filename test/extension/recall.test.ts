@@ -4,12 +4,23 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import {
-  RECALL_CLOSE, RECALL_CONTEXT_HEADER, RECALL_OPEN, citedIndexes, recallAnswerText, recallContext,
+  RECALL_CLOSE,
+  RECALL_CONTEXT_HEADER,
+  RECALL_OPEN,
+  citedIndexes,
+  recallAnswerText,
+  recallContext,
 } from '../../src/extension/recall';
 import type { SearchHit } from '../../src/engine/protocol';
 
 const hit = (id: string, content: string, extra: Partial<SearchHit['memory']> = {}, store: SearchHit['store'] = 'project') =>
-  ({ memory: { id, type: 'fact', title: '', tags: [], createdAt: '2026-03-04T05:06:07.000Z', ...extra }, content, store, score: 1, legs: {} }) as unknown as SearchHit;
+  ({
+    memory: { id, type: 'fact', title: '', tags: [], createdAt: '2026-03-04T05:06:07.000Z', ...extra },
+    content,
+    store,
+    score: 1,
+    legs: {},
+  }) as unknown as SearchHit;
 
 test('recallContext: header, markers, one fence longer than any backtick run, ids and labels', () => {
   const ctx = recallContext([
@@ -37,10 +48,20 @@ test('citedIndexes: [mN] citations in order, unknown labels ignored', () => {
 test('recallAnswerText: the recalled memories as a numbered list with type, scope and id; "no relevant memories" when none', () => {
   const hits = [hit('a1', 'Staging DB on *5433*.\n\nSince March.', { title: 'Port' }), hit('b2', 'Use [link](x)', {}, 'global')];
   const text = recallAnswerText('staging port?', hits);
-  assert.equal(text, [
-    '# Recall: staging port?', '', 'Recalled 2 memories for your question:', '',
-    '1. Port — Staging DB on *5433*. Since March.', '   (fact · id a1)', '',
-    '2. Use [link](x)', '   (fact, global · id b2)', '',
-  ].join('\n'));
+  assert.equal(
+    text,
+    [
+      '# Recall: staging port?',
+      '',
+      'Recalled 2 memories for your question:',
+      '',
+      '1. Port — Staging DB on *5433*. Since March.',
+      '   (fact · id a1)',
+      '',
+      '2. Use [link](x)',
+      '   (fact, global · id b2)',
+      '',
+    ].join('\n'),
+  );
   assert.match(recallAnswerText('xyzzy', []), /No relevant memories about this question/);
 });

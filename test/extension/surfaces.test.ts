@@ -25,10 +25,20 @@ test('package.json settings are generated from CONFIG_SCHEMA (run `npm run setti
 
 test('every contributed command has a handler id used by the extension, and the chat participant and tools are declared', () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-  const sources = fs.readdirSync(path.join(root, 'src/extension')).map((f) => fs.readFileSync(path.join(root, 'src/extension', f), 'utf8')).join('\n');
-  for (const c of pkg.contributes.commands as { command: string }[]) assert.ok(sources.includes(`'${c.command}'`), `${c.command} is registered`);
-  assert.deepEqual(pkg.contributes.chatParticipants.map((p: { id: string }) => p.id), ['agentMemory.memory']);
-  assert.deepEqual(pkg.contributes.languageModelTools.map((t: { name: string }) => t.name), ['agentMemory_search', 'agentMemory_save']);
+  const sources = fs
+    .readdirSync(path.join(root, 'src/extension'))
+    .map((f) => fs.readFileSync(path.join(root, 'src/extension', f), 'utf8'))
+    .join('\n');
+  for (const c of pkg.contributes.commands as { command: string }[])
+    assert.ok(sources.includes(`'${c.command}'`), `${c.command} is registered`);
+  assert.deepEqual(
+    pkg.contributes.chatParticipants.map((p: { id: string }) => p.id),
+    ['agentMemory.memory'],
+  );
+  assert.deepEqual(
+    pkg.contributes.languageModelTools.map((t: { name: string }) => t.name),
+    ['agentMemory_search', 'agentMemory_save'],
+  );
 });
 
 test('webview shell: strict CSP with the nonce, no remote or inline script, escaped attributes', () => {
@@ -36,7 +46,15 @@ test('webview shell: strict CSP with the nonce, no remote or inline script, esca
   assert.match(csp, /default-src 'none'/);
   assert.match(csp, /script-src 'nonce-abc123'/);
   assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:\/\/(?!x\.vscode-cdn\.net)/);
-  const html = webviewShell({ title: '<Search>', cspSource: 'vscode-resource:', scriptUri: 'a.js"onload="x', styleUri: 's.css', codiconUri: 'c.css', nonce: 'n1', body: '<div id="q"></div>' });
+  const html = webviewShell({
+    title: '<Search>',
+    cspSource: 'vscode-resource:',
+    scriptUri: 'a.js"onload="x',
+    styleUri: 's.css',
+    codiconUri: 'c.css',
+    nonce: 'n1',
+    body: '<div id="q"></div>',
+  });
   assert.match(html, /<title>&#60;Search&#62;<\/title>/);
   assert.match(html, /src="a\.js&#34;onload=&#34;x"/, 'attribute values are escaped');
   assert.equal((html.match(/<script/g) ?? []).length, 1);
@@ -48,7 +66,10 @@ test('recalled text is marked, and saving marked text is flagged fromRecall', ()
   const hit = { memory: { type: 'fact', title: 'Port' }, content: 'Staging DB\non 5433', store: 'global' } as unknown as SearchHit;
   const block = recallBlock([hit]);
   assert.equal(block, `${RECALL_OPEN}\n1. [fact, global] Port: Staging DB on 5433\n${RECALL_CLOSE}`);
-  assert.deepEqual(stripRecall(`As I recall: ${block}`), { text: 'As I recall: \n1. [fact, global] Port: Staging DB on 5433', fromRecall: true });
+  assert.deepEqual(stripRecall(`As I recall: ${block}`), {
+    text: 'As I recall: \n1. [fact, global] Port: Staging DB on 5433',
+    fromRecall: true,
+  });
   assert.deepEqual(stripRecall('plain new knowledge'), { text: 'plain new knowledge', fromRecall: false });
 });
 
@@ -58,7 +79,8 @@ test("src/core and src/engine never import 'vscode'", () => {
     for (const f of fs.readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, f.name);
       if (f.isDirectory()) walk(p);
-      else if (/\.ts$/.test(f.name) && /from ['"]vscode['"]|require\(['"]vscode['"]\)/.test(fs.readFileSync(p, 'utf8'))) offenders.push(path.relative(root, p));
+      else if (/\.ts$/.test(f.name) && /from ['"]vscode['"]|require\(['"]vscode['"]\)/.test(fs.readFileSync(p, 'utf8')))
+        offenders.push(path.relative(root, p));
     }
   };
   walk(path.join(root, 'src/core'));

@@ -409,12 +409,7 @@ export class FakeOllama {
     res.end(JSON.stringify(value));
   }
 
-  private async sendDefault(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    endpoint: string,
-    body: any,
-  ): Promise<void> {
+  private async sendDefault(req: http.IncomingMessage, res: http.ServerResponse, endpoint: string, body: any): Promise<void> {
     const model: string | undefined = body?.model ?? body?.name;
     const notFound = () => this.json(res, 404, { error: `model "${model}" not found, try pulling it first` });
     switch (endpoint) {
@@ -427,7 +422,14 @@ export class FakeOllama {
             modified_at: '2025-01-01T00:00:00Z',
             size: 274_302_450,
             digest: `sha256:${Buffer.from(name).toString('hex').padEnd(64, '0').slice(0, 64)}`,
-            details: { parent_model: '', format: 'gguf', family: 'nomic-bert', families: ['nomic-bert'], parameter_size: '137M', quantization_level: 'F16' },
+            details: {
+              parent_model: '',
+              format: 'gguf',
+              family: 'nomic-bert',
+              families: ['nomic-bert'],
+              parameter_size: '137M',
+              quantization_level: 'F16',
+            },
           })),
         });
         return;
@@ -441,7 +443,14 @@ export class FakeOllama {
           modelfile: `FROM ${model}`,
           parameters: 'num_ctx 8192',
           template: '{{ .Prompt }}',
-          details: { parent_model: '', format: 'gguf', family: 'nomic-bert', families: ['nomic-bert'], parameter_size: '137M', quantization_level: 'F16' },
+          details: {
+            parent_model: '',
+            format: 'gguf',
+            family: 'nomic-bert',
+            families: ['nomic-bert'],
+            parameter_size: '137M',
+            quantization_level: 'F16',
+          },
           model_info: { 'general.architecture': 'nomic-bert', 'nomic-bert.embedding_length': this.dimensionOf(model!) },
           capabilities: ['embedding'],
           modified_at: '2025-01-01T00:00:00Z',
@@ -455,7 +464,14 @@ export class FakeOllama {
         const pullable = this.options.pullable;
         if (pullable && !pullable.some((p) => bareName(p) === bareName(model))) {
           if (body?.stream === false) this.json(res, 500, { error: 'pull model manifest: file does not exist' });
-          else await this.sendStream(res, [{ status: 'pulling manifest' }, { error: 'pull model manifest: file does not exist' }], 200, undefined, 0);
+          else
+            await this.sendStream(
+              res,
+              [{ status: 'pulling manifest' }, { error: 'pull model manifest: file does not exist' }],
+              200,
+              undefined,
+              0,
+            );
           return;
         }
         this.addModel(model);

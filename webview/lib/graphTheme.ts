@@ -15,8 +15,13 @@ export interface GraphTheme {
 
 /** The same order as the swatch classes tc0…tc6 of media/webview.css, so legend and canvas agree. */
 const PALETTE_VARS = [
-  '--vscode-charts-blue', '--vscode-charts-orange', '--vscode-charts-green', '--vscode-charts-purple',
-  '--vscode-charts-red', '--vscode-charts-yellow', '--vscode-charts-foreground',
+  '--vscode-charts-blue',
+  '--vscode-charts-orange',
+  '--vscode-charts-green',
+  '--vscode-charts-purple',
+  '--vscode-charts-red',
+  '--vscode-charts-yellow',
+  '--vscode-charts-foreground',
 ];
 const FALLBACK_PALETTE = ['#3794ff', '#d18616', '#89d185', '#b180d7', '#f14c4c', '#cca700', '#cccccc'];
 

@@ -31,7 +31,11 @@ export function parseByteSize(text: string): number | undefined {
 /** The shortest exact binary spelling, e.g. 8388608 → "8MiB", 1000 → "1000B". */
 export function formatByteSize(n: number): string {
   if (!Number.isInteger(n) || n <= 0) return `${n}B`;
-  for (const [name, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+  for (const [name, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
     if (n % size === 0) return `${n / size}${name}`;
   }
   return `${n}B`;

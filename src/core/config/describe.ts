@@ -30,7 +30,10 @@ export function showRaw(value: unknown): string {
   if (value === undefined) return 'undefined';
   try {
     // A long string is cut before quoting: a 50 MB value must not be copied to show 80 characters.
-    text = typeof value === 'string' ? JSON.stringify(value.length > 100 ? value.slice(0, 100) : value) : (JSON.stringify(value) ?? String(value));
+    text =
+      typeof value === 'string'
+        ? JSON.stringify(value.length > 100 ? value.slice(0, 100) : value)
+        : (JSON.stringify(value) ?? String(value));
   } catch {
     text = String(value);
   }

@@ -30,7 +30,14 @@ export function applyOverrides(config: ResolvedConfig, overrides: Record<string,
   } catch (err) {
     return {
       config,
-      issues: [{ severity: 'error', key: '', message: `could not apply overrides: ${errorMessage(err)}; they are ignored`, ...(sourceName !== undefined ? { source: sourceName } : {}) }],
+      issues: [
+        {
+          severity: 'error',
+          key: '',
+          message: `could not apply overrides: ${errorMessage(err)}; they are ignored`,
+          ...(sourceName !== undefined ? { source: sourceName } : {}),
+        },
+      ],
     };
   }
 }

@@ -17,7 +17,14 @@ export function parseConfig(text: string, sourceName?: string): ConfigResult {
     // Defensive: nothing above is expected to throw, but a config problem must never take the engine down.
     return {
       config: defaultConfig(),
-      issues: [{ severity: 'error', key: '', message: `could not read the configuration: ${errorMessage(err)}; defaults are used`, ...(sourceName !== undefined ? { source: sourceName } : {}) }],
+      issues: [
+        {
+          severity: 'error',
+          key: '',
+          message: `could not read the configuration: ${errorMessage(err)}; defaults are used`,
+          ...(sourceName !== undefined ? { source: sourceName } : {}),
+        },
+      ],
     };
   }
 }

@@ -53,14 +53,26 @@ export function resolveEntries(base: ResolvedConfig, entries: readonly RawEntry[
     seen.set(path, entry);
     if (earlier) {
       const where = earlier.line !== undefined ? ` (first set at line ${earlier.line})` : '';
-      issues.push({ severity: 'warning', key: path, value, message: `${path} is set more than once${where}; the last value is used`, ...at(entry) });
+      issues.push({
+        severity: 'warning',
+        key: path,
+        value,
+        message: `${path} is set more than once${where}; the last value is used`,
+        ...at(entry),
+      });
     }
 
     const spec = specFor(path);
     if (!spec) {
       if (isSection(path)) {
         if (value === null || value === undefined) continue;
-        issues.push({ severity: 'error', key: path, value, message: `${path} is a section and must be a mapping of keys, not ${showRaw(value)}; the keys under it are left unchanged`, ...at(entry) });
+        issues.push({
+          severity: 'error',
+          key: path,
+          value,
+          message: `${path} is a section and must be a mapping of keys, not ${showRaw(value)}; the keys under it are left unchanged`,
+          ...at(entry),
+        });
         continue;
       }
       // A suggestion only for issues that will be shown: a hostile file may hold 10⁵ unknown keys.
@@ -78,7 +90,14 @@ export function resolveEntries(base: ResolvedConfig, entries: readonly RawEntry[
     const fallback = getAt(shape, path);
     const keeping = `${opts.base === 'defaults' ? 'the default' : 'the previous value'} ${formatValue(spec, fallback)}`;
     if (value === null || value === undefined) {
-      issues.push({ severity: 'warning', key: path, value, message: `${path} has no value; using ${keeping}`, allowed: describeAllowed(spec), ...at(entry) });
+      issues.push({
+        severity: 'warning',
+        key: path,
+        value,
+        message: `${path} has no value; using ${keeping}`,
+        allowed: describeAllowed(spec),
+        ...at(entry),
+      });
       continue;
     }
     const checked = checkValue(spec, value);
@@ -94,7 +113,14 @@ export function resolveEntries(base: ResolvedConfig, entries: readonly RawEntry[
       continue;
     }
     if (checked.warning) {
-      issues.push({ severity: 'warning', key: path, value, message: `${path}: ${checked.warning}`, allowed: describeAllowed(spec), ...at(entry) });
+      issues.push({
+        severity: 'warning',
+        key: path,
+        value,
+        message: `${path}: ${checked.warning}`,
+        allowed: describeAllowed(spec),
+        ...at(entry),
+      });
     }
     setAt(shape as unknown as Record<string, unknown>, path, checked.value);
     explicit.set(path, entry);

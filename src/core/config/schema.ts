@@ -61,12 +61,7 @@ function seconds<P extends KeyOf<number>>(path: P, r: Range, description: string
 function bytes<P extends KeyOf<number>>(path: P, r: Range, description: string): ByteSizeSpec<P> {
   return { path, type: 'bytes', ...r, unit: 'bytes', description };
 }
-function str<P extends KeyOf<string>>(
-  path: P,
-  def: string,
-  opts: { allowEmpty: boolean },
-  description: string,
-): StringSpec<P> {
+function str<P extends KeyOf<string>>(path: P, def: string, opts: { allowEmpty: boolean }, description: string): StringSpec<P> {
   return { path, type: 'string', default: def, allowEmpty: opts.allowEmpty, maxLength: 200, description };
 }
 function oneOf<P extends EnumKey>(path: P, values: readonly V<P>[], def: V<P>, description: string): EnumSpec<P> {
@@ -82,7 +77,11 @@ const ENTRIES = [
   // ── memory.pipelineV2: flags (docs/pipeline.md "Modes") ──────────────────────────────────
   bool(`${P}.enabled`, false, 'Master switch of the background extraction pipeline. When false, no extraction jobs are processed.'),
   bool(`${P}.shadowMode`, false, 'Run extraction and decisions and record every proposal to memory history, but write no facts.'),
-  bool(`${P}.allowUpdateDelete`, false, 'Full mode: apply UPDATE (the old version stays in history) and DELETE (soft delete) decisions to existing memories. Proposals the contradiction detector flags wait for review; every applied change can be undone.'),
+  bool(
+    `${P}.allowUpdateDelete`,
+    false,
+    'Full mode: apply UPDATE (the old version stays in history) and DELETE (soft delete) decisions to existing memories. Proposals the contradiction detector flags wait for review; every applied change can be undone.',
+  ),
   bool(`${P}.graphEnabled`, false, 'Persist extracted entity triples to the knowledge graph and allow graph-boosted search.'),
   bool(`${P}.autonomousEnabled`, false, 'Run the maintenance worker (diagnostics and optional self-repair) on its interval.'),
   bool(`${P}.mutationsFrozen`, false, 'Emergency brake: disables all pipeline writes even when shadowMode is false.'),
@@ -95,25 +94,54 @@ const ENTRIES = [
 
   // ── worker ──────────────────────────────────────────────────────────────────────────────
   ms(`${P}.workerPollMs`, { default: 2 * SECOND, min: 100, max: MINUTE }, 'Extraction worker tick interval when there are no failures.'),
-  int(`${P}.workerMaxRetries`, { default: 3, min: 1, max: 10, unit: 'count' }, 'Attempts before a job is moved to the dead state (extraction and document jobs).'),
-  ms(`${P}.leaseTimeoutMs`, { default: 5 * MINUTE, min: 10 * SECOND, max: 10 * MINUTE }, 'A leased job older than this is considered stale and returned to pending.'),
+  int(
+    `${P}.workerMaxRetries`,
+    { default: 3, min: 1, max: 10, unit: 'count' },
+    'Attempts before a job is moved to the dead state (extraction and document jobs).',
+  ),
+  ms(
+    `${P}.leaseTimeoutMs`,
+    { default: 5 * MINUTE, min: 10 * SECOND, max: 10 * MINUTE },
+    'A leased job older than this is considered stale and returned to pending.',
+  ),
 
   // ── controlled writes ───────────────────────────────────────────────────────────────────
-  fraction(`${P}.minFactConfidenceForWrite`, 0.7, 'Extracted facts below this confidence are not written (skipped as low_fact_confidence).'),
+  fraction(
+    `${P}.minFactConfidenceForWrite`,
+    0.7,
+    'Extracted facts below this confidence are not written (skipped as low_fact_confidence).',
+  ),
 
   // ── knowledge graph ─────────────────────────────────────────────────────────────────────
   fraction(`${P}.graphBoostWeight`, 0.15, 'Score added to results linked to the query through the knowledge graph.'),
-  ms(`${P}.graphBoostTimeoutMs`, { default: 500, min: 50, max: 5 * SECOND }, 'Deadline of the graph-boost lookup; on timeout the partial result is used.'),
+  ms(
+    `${P}.graphBoostTimeoutMs`,
+    { default: 500, min: 50, max: 5 * SECOND },
+    'Deadline of the graph-boost lookup; on timeout the partial result is used.',
+  ),
 
   // ── reranking ───────────────────────────────────────────────────────────────────────────
   bool(`${P}.rerankerEnabled`, false, 'Rerank the top results of hybrid search with a reranking model.'),
   str(`${P}.rerankerModel`, '', { allowEmpty: true }, 'Model used by the reranker (empty: the provider default).'),
-  int(`${P}.rerankerTopN`, { default: 20, min: 1, max: 100, unit: 'count' }, 'How many top results are passed to the reranker; the rest keep their order.'),
-  ms(`${P}.rerankerTimeoutMs`, { default: 2 * SECOND, min: 100, max: 30 * SECOND }, 'Reranker deadline; on timeout or error the original order is kept.'),
+  int(
+    `${P}.rerankerTopN`,
+    { default: 20, min: 1, max: 100, unit: 'count' },
+    'How many top results are passed to the reranker; the rest keep their order.',
+  ),
+  ms(
+    `${P}.rerankerTimeoutMs`,
+    { default: 2 * SECOND, min: 100, max: 30 * SECOND },
+    'Reranker deadline; on timeout or error the original order is kept.',
+  ),
 
   // ── maintenance ─────────────────────────────────────────────────────────────────────────
   ms(`${P}.maintenanceIntervalMs`, { default: 30 * MINUTE, min: MINUTE, max: DAY }, 'Interval between maintenance cycles.'),
-  oneOf(`${P}.maintenanceMode`, ['observe', 'execute'], 'observe', 'observe: log repair recommendations only; execute: run them (rate limited).'),
+  oneOf(
+    `${P}.maintenanceMode`,
+    ['observe', 'execute'],
+    'observe',
+    'observe: log repair recommendations only; execute: run them (rate limited).',
+  ),
   ms(`${P}.repairReembedCooldownMs`, { default: 5 * MINUTE, min: 10 * SECOND, max: HOUR }, 'Minimum time between two re-embed repairs.'),
   int(`${P}.repairReembedHourlyBudget`, { default: 10, min: 1, max: 1000, unit: 'count' }, 'Maximum re-embed repairs per hour.'),
   ms(`${P}.repairRequeueCooldownMs`, { default: MINUTE, min: 5 * SECOND, max: HOUR }, 'Minimum time between two dead-job requeue repairs.'),
@@ -122,21 +150,45 @@ const ENTRIES = [
   // ── documents ───────────────────────────────────────────────────────────────────────────
   ms(`${P}.documentWorkerIntervalMs`, { default: 10 * SECOND, min: SECOND, max: 300 * SECOND }, 'Document ingest worker tick interval.'),
   int(`${P}.documentChunkSize`, { default: 2000, min: 200, max: 50_000, unit: 'chars' }, 'Size of each document chunk.'),
-  int(`${P}.documentChunkOverlap`, { default: 200, min: 0, max: 10_000, unit: 'chars' }, 'Characters each chunk shares with the previous one (must be less than documentChunkSize).'),
+  int(
+    `${P}.documentChunkOverlap`,
+    { default: 200, min: 0, max: 10_000, unit: 'chars' },
+    'Characters each chunk shares with the previous one (must be less than documentChunkSize).',
+  ),
   bytes(`${P}.documentMaxContentBytes`, { default: 10 * MIB, min: KIB, max: 100 * MIB }, 'Maximum size of a fetched document.'),
 
   // ── retention ───────────────────────────────────────────────────────────────────────────
   ms(`${P}.retentionIntervalMs`, { default: 6 * HOUR, min: MINUTE, max: 7 * DAY }, 'Interval between retention sweeps.'),
-  ms(`${P}.tombstoneRetentionMs`, { default: 30 * DAY, min: HOUR, max: 3650 * DAY }, 'Soft-deleted memories older than this are purged (with their embeddings and graph links).'),
-  ms(`${P}.historyRetentionMs`, { default: 180 * DAY, min: HOUR, max: 3650 * DAY }, 'Memory history (audit) rows older than this are purged.'),
-  ms(`${P}.completedJobRetentionMs`, { default: 14 * DAY, min: HOUR, max: 3650 * DAY }, 'Completed pipeline jobs older than this are purged.'),
+  ms(
+    `${P}.tombstoneRetentionMs`,
+    { default: 30 * DAY, min: HOUR, max: 3650 * DAY },
+    'Soft-deleted memories older than this are purged (with their embeddings and graph links).',
+  ),
+  ms(
+    `${P}.historyRetentionMs`,
+    { default: 180 * DAY, min: HOUR, max: 3650 * DAY },
+    'Memory history (audit) rows older than this are purged.',
+  ),
+  ms(
+    `${P}.completedJobRetentionMs`,
+    { default: 14 * DAY, min: HOUR, max: 3650 * DAY },
+    'Completed pipeline jobs older than this are purged.',
+  ),
   ms(`${P}.deadJobRetentionMs`, { default: 30 * DAY, min: HOUR, max: 3650 * DAY }, 'Dead pipeline jobs older than this are purged.'),
 
   // ── memory lifecycle and consolidation (docs/lifecycle.md, docs/consolidation.md) ────────────
   seconds('memory.default_ttl', { default: 86_400, min: 60, max: 365 * 86_400 }, 'Time to live of a new short-term memory, in seconds.'),
-  int('memory.promote_access_count', { default: 5, min: 1, max: 1000, unit: 'count' }, 'Access count at which a short-term memory is promoted to permanent.'),
+  int(
+    'memory.promote_access_count',
+    { default: 5, min: 1, max: 1000, unit: 'count' },
+    'Access count at which a short-term memory is promoted to permanent.',
+  ),
   fraction('memory.promote_importance', 0.8, 'Memories stored with at least this importance are permanent (no TTL).'),
-  num('memory.ttl_extend_factor', { default: 0.5, min: 0, max: 10, unit: 'factor' }, 'On each access the TTL is extended by this fraction of the original TTL (0 disables).'),
+  num(
+    'memory.ttl_extend_factor',
+    { default: 0.5, min: 0, max: 10, unit: 'factor' },
+    'On each access the TTL is extended by this fraction of the original TTL (0 disables).',
+  ),
   ms('memory.cleanup_interval', { default: 5 * MINUTE, min: 10 * SECOND, max: DAY }, 'How often expired short-term memories are removed.'),
   bool('memory.normalize_project_id', true, 'Resolve project ids to a VCS-agnostic canonical form (remote URL, worktrees, overrides).'),
   fraction('memory.similarity_threshold', 0.75, 'Minimum similarity for a consolidation suggestion.'),
@@ -154,19 +206,44 @@ const ENTRIES = [
   fraction('search.min_score', 0, 'Results below this combined score are dropped.'),
 
   // ── embedding ───────────────────────────────────────────────────────────────────────────
-  oneOf('embedding.provider', ['auto', 'ollama', 'builtin', 'hash'], 'auto', 'auto: Ollama when reachable, else the built-in offline model; hash: deterministic feature hashing (tests, minimal installs).'),
+  oneOf(
+    'embedding.provider',
+    ['auto', 'ollama', 'builtin', 'hash'],
+    'auto',
+    'auto: Ollama when reachable, else the built-in offline model; hash: deterministic feature hashing (tests, minimal installs).',
+  ),
   str('embedding.model', 'nomic-embed-text', { allowEmpty: false }, 'Ollama embedding model.'),
   url('embedding.ollama_url', DEFAULT_OLLAMA_URL, 'Base URL of the Ollama server used for embeddings (include the port).'),
 
   // ── vector index (HNSW) ─────────────────────────────────────────────────────────────────
   int('vector.M', { default: 16, min: 4, max: 64, unit: 'count' }, 'HNSW links per node. Changing it rebuilds the index.'),
-  int('vector.efConstruction', { default: 100, min: 10, max: 1000, unit: 'count' }, 'HNSW build-time candidate list size. Changing it rebuilds the index.'),
-  int('vector.efSearch', { default: 50, min: 10, max: 1000, unit: 'count' }, 'HNSW query-time candidate list size (higher: better recall, slower).'),
+  int(
+    'vector.efConstruction',
+    { default: 100, min: 10, max: 1000, unit: 'count' },
+    'HNSW build-time candidate list size. Changing it rebuilds the index.',
+  ),
+  int(
+    'vector.efSearch',
+    { default: 50, min: 10, max: 1000, unit: 'count' },
+    'HNSW query-time candidate list size (higher: better recall, slower).',
+  ),
 
   // ── store (operation log + snapshots) ───────────────────────────────────────────────────
-  bytes('store.snapshotLogBytes', { default: 8 * MIB, min: 64 * KIB, max: GIB }, 'Take a snapshot when the operation log grows beyond this size.'),
-  ms('store.snapshotIdleMs', { default: 30 * SECOND, min: SECOND, max: HOUR }, 'Take a snapshot after this long without writes (if the log is not empty).'),
-  ms('store.snapshotMaxAgeMs', { default: 10 * MINUTE, min: 10 * SECOND, max: DAY }, 'Take a snapshot when the oldest unsnapshotted write is older than this.'),
+  bytes(
+    'store.snapshotLogBytes',
+    { default: 8 * MIB, min: 64 * KIB, max: GIB },
+    'Take a snapshot when the operation log grows beyond this size.',
+  ),
+  ms(
+    'store.snapshotIdleMs',
+    { default: 30 * SECOND, min: SECOND, max: HOUR },
+    'Take a snapshot after this long without writes (if the log is not empty).',
+  ),
+  ms(
+    'store.snapshotMaxAgeMs',
+    { default: 10 * MINUTE, min: 10 * SECOND, max: DAY },
+    'Take a snapshot when the oldest unsnapshotted write is older than this.',
+  ),
 ];
 
 // Compile-time check: every leaf of ConfigShape has an entry.
@@ -180,9 +257,16 @@ export const CONFIG_SCHEMA: readonly ConfigKeySpec[] = Object.freeze(ENTRIES.map
 const BY_PATH: ReadonlyMap<string, ConfigKeySpec> = new Map(CONFIG_SCHEMA.map((s) => [s.path, s]));
 
 /** The dotted paths of all sections (objects), e.g. 'memory', 'memory.pipelineV2'. */
-export const CONFIG_SECTIONS: readonly string[] = Object.freeze(
-  [...new Set(CONFIG_SCHEMA.flatMap((s) => s.path.split('.').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('.'))))],
-);
+export const CONFIG_SECTIONS: readonly string[] = Object.freeze([
+  ...new Set(
+    CONFIG_SCHEMA.flatMap((s) =>
+      s.path
+        .split('.')
+        .slice(0, -1)
+        .map((_, i, parts) => parts.slice(0, i + 1).join('.')),
+    ),
+  ),
+]);
 const SECTION_SET: ReadonlySet<string> = new Set(CONFIG_SECTIONS);
 
 export function specFor(path: string): ConfigKeySpec | undefined {

@@ -73,14 +73,7 @@ export interface UrlSpec<P extends ConfigKey = ConfigKey> extends SpecBase<P> {
 }
 
 export type ConfigKeySpec<P extends ConfigKey = ConfigKey> =
-  | BooleanSpec<P>
-  | IntegerSpec<P>
-  | NumberSpec<P>
-  | DurationSpec<P>
-  | ByteSizeSpec<P>
-  | StringSpec<P>
-  | EnumSpec<P>
-  | UrlSpec<P>;
+  BooleanSpec<P> | IntegerSpec<P> | NumberSpec<P> | DurationSpec<P> | ByteSizeSpec<P> | StringSpec<P> | EnumSpec<P> | UrlSpec<P>;
 
 export type RangedSpec = IntegerSpec | NumberSpec | DurationSpec | ByteSizeSpec;
 

@@ -5,9 +5,7 @@ import { parseDurationMs } from './duration.js';
 import type { ConfigKeySpec, RangedSpec, UrlSpec } from './specTypes.js';
 import { closest } from './suggest.js';
 
-export type Checked =
-  | { ok: true; value: boolean | number | string; warning?: string }
-  | { ok: false; message: string };
+export type Checked = { ok: true; value: boolean | number | string; warning?: string } | { ok: false; message: string };
 
 const fail = (message: string): Checked => ({ ok: false, message });
 
@@ -68,7 +66,9 @@ function toDuration(unit: 'ms' | 's', raw: unknown): Converted {
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
   const ms = parseDurationMs(text);
   if (ms === undefined) {
-    return { error: `${showRaw(raw)} is not a valid duration (use a number of ${unit === 'ms' ? 'milliseconds' : 'seconds'} or e.g. "250ms", "30s", "5m", "1h", "7d", "1h30m")` };
+    return {
+      error: `${showRaw(raw)} is not a valid duration (use a number of ${unit === 'ms' ? 'milliseconds' : 'seconds'} or e.g. "250ms", "30s", "5m", "1h", "7d", "1h30m")`,
+    };
   }
   return unit === 's' ? ms / 1000 : ms;
 }
@@ -84,7 +84,8 @@ function toBytes(raw: unknown): Converted {
 function checkRange(spec: RangedSpec, n: Converted): Checked {
   if (typeof n !== 'number') return fail(n.error);
   if (!Number.isFinite(n)) return fail(`${n} is not a finite number`);
-  const wholeUnit = spec.type === 'duration' ? (spec.unit === 'ms' ? ' of milliseconds' : ' of seconds') : spec.type === 'bytes' ? ' of bytes' : '';
+  const wholeUnit =
+    spec.type === 'duration' ? (spec.unit === 'ms' ? ' of milliseconds' : ' of seconds') : spec.type === 'bytes' ? ' of bytes' : '';
   if (spec.type !== 'number' && !Number.isInteger(n)) return fail(`${n} is not a whole number${wholeUnit}`);
   if (n < spec.min) return fail(`${formatValue(spec, n)} is below the minimum ${formatValue(spec, spec.min)}`);
   if (n > spec.max) return fail(`${formatValue(spec, n)} is above the maximum ${formatValue(spec, spec.max)}`);

@@ -54,5 +54,9 @@ export function splitSentences(text: string): string[] {
 }
 
 export function normalizeSentence(s: string): string {
-  return s.toLowerCase().replace(/\s+/g, ' ').replace(/[\s.!?;:,]+$/u, '').trim();
+  return s
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.!?;:,]+$/u, '')
+    .trim();
 }

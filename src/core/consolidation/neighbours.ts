@@ -25,7 +25,10 @@ export function projectNeighbours(
 ): Neighbour[] {
   const wide = k * HEADROOM + (excludeRid === undefined ? 0 : 1);
   const hits = vectors.search(query, wide);
-  const meta = lookup(store, hits.map((h) => h.rid));
+  const meta = lookup(
+    store,
+    hits.map((h) => h.rid),
+  );
   const pick = (list: { rid: number; similarity: number }[], info: Map<number, { id: string; project: string }>) => {
     const out: Neighbour[] = [];
     for (const h of list) {
@@ -42,11 +45,18 @@ export function projectNeighbours(
   const cache = new Map<number, string | undefined>();
   const filter = (rid: number): boolean => {
     if (rid === excludeRid) return false;
-    if (!cache.has(rid)) cache.set(rid, store.get<{ p: string }>('SELECT project_id AS p FROM memories WHERE rid = ? AND deleted_at IS NULL', [rid])?.p);
+    if (!cache.has(rid))
+      cache.set(rid, store.get<{ p: string }>('SELECT project_id AS p FROM memories WHERE rid = ? AND deleted_at IS NULL', [rid])?.p);
     return cache.get(rid) === projectId;
   };
   const filtered = vectors.search(query, k, filter);
-  return pick(filtered, lookup(store, filtered.map((h) => h.rid)));
+  return pick(
+    filtered,
+    lookup(
+      store,
+      filtered.map((h) => h.rid),
+    ),
+  );
 }
 
 function lookup(store: Store, rids: number[]): Map<number, { id: string; project: string }> {

@@ -49,7 +49,14 @@ export function rowToSuggestion(r: Row): Suggestion {
  * Records a pending suggestion for the pair unless one exists for it (in either order).
  * Returns the new suggestion, or undefined when the pair was already suggested.
  */
-export function suggestInTx(tx: Tx, a: string, b: string, similarity: number, projectId: string, createdAt: string): Suggestion | undefined {
+export function suggestInTx(
+  tx: Tx,
+  a: string,
+  b: string,
+  similarity: number,
+  projectId: string,
+  createdAt: string,
+): Suggestion | undefined {
   if (a === b) return undefined;
   const existing = tx.get(
     'SELECT id FROM consolidation_suggestions WHERE (memory_a_id = ? AND memory_b_id = ?) OR (memory_a_id = ? AND memory_b_id = ?)',
@@ -57,8 +64,15 @@ export function suggestInTx(tx: Tx, a: string, b: string, similarity: number, pr
   );
   if (existing) return undefined;
   const s: Suggestion = {
-    id: randomUUID(), memoryAId: a, memoryBId: b, similarity: round6(similarity), status: 'pending', projectId,
-    createdAt, resolvedAt: null, resolvedBy: null,
+    id: randomUUID(),
+    memoryAId: a,
+    memoryBId: b,
+    similarity: round6(similarity),
+    status: 'pending',
+    projectId,
+    createdAt,
+    resolvedAt: null,
+    resolvedBy: null,
   };
   tx.run(
     `INSERT INTO consolidation_suggestions (id, memory_a_id, memory_b_id, similarity, status, project_id, created_at)
@@ -94,27 +108,37 @@ export function listSuggestions(
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   return store
     .all(`SELECT * FROM consolidation_suggestions ${clause} ORDER BY similarity DESC, created_at, id LIMIT ? OFFSET ?`, [
-      ...params, opts.limit ?? 100, opts.offset ?? 0,
+      ...params,
+      opts.limit ?? 100,
+      opts.offset ?? 0,
     ])
     .map(rowToSuggestion);
 }
 
 export function resolveSuggestionInTx(tx: Tx, id: string, status: 'accepted' | 'rejected', by: string, at: string): void {
-  tx.run("UPDATE consolidation_suggestions SET status = ?, resolved_at = ?, resolved_by = ? WHERE id = ? AND status = 'pending'", [status, at, by, id]);
+  tx.run("UPDATE consolidation_suggestions SET status = ?, resolved_at = ?, resolved_by = ? WHERE id = ? AND status = 'pending'", [
+    status,
+    at,
+    by,
+    id,
+  ]);
 }
 
-export function logMergeInTx(
-  tx: Tx,
-  e: Omit<ConsolidationLogEntry, 'id'>,
-): ConsolidationLogEntry {
+export function logMergeInTx(tx: Tx, e: Omit<ConsolidationLogEntry, 'id'>): ConsolidationLogEntry {
   const entry: ConsolidationLogEntry = { id: randomUUID(), ...e };
   tx.run(
     `INSERT INTO consolidation_log (id, target_id, source_ids, merge_strategy, similarity_score, content_before, content_after, performed_by, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
-      entry.id, entry.targetId, JSON.stringify(entry.sourceIds), entry.mergeStrategy,
-      entry.similarityScore === null ? null : round6(entry.similarityScore), entry.contentBefore, entry.contentAfter,
-      entry.performedBy, entry.createdAt,
+      entry.id,
+      entry.targetId,
+      JSON.stringify(entry.sourceIds),
+      entry.mergeStrategy,
+      entry.similarityScore === null ? null : round6(entry.similarityScore),
+      entry.contentBefore,
+      entry.contentAfter,
+      entry.performedBy,
+      entry.createdAt,
     ],
   );
   return entry;
@@ -122,7 +146,10 @@ export function logMergeInTx(
 
 export function consolidationLog(store: Store, opts: { targetId?: string; limit?: number } = {}): ConsolidationLogEntry[] {
   const rows = opts.targetId
-    ? store.all('SELECT * FROM consolidation_log WHERE target_id = ? ORDER BY created_at DESC, id LIMIT ?', [opts.targetId, opts.limit ?? 100])
+    ? store.all('SELECT * FROM consolidation_log WHERE target_id = ? ORDER BY created_at DESC, id LIMIT ?', [
+        opts.targetId,
+        opts.limit ?? 100,
+      ])
     : store.all('SELECT * FROM consolidation_log ORDER BY created_at DESC, id LIMIT ?', [opts.limit ?? 100]);
   return rows.map((r) => ({
     id: String(r.id),

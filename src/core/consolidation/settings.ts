@@ -22,7 +22,9 @@ export const DEFAULT_CONSOLIDATION: ConsolidationSettings = {
   neighbours: 5,
 };
 
-export function consolidationSettingsFrom(memory: Pick<MemoryConfig, 'similarity_threshold' | 'auto_merge_threshold' | 'merge_strategy'>): ConsolidationSettings {
+export function consolidationSettingsFrom(
+  memory: Pick<MemoryConfig, 'similarity_threshold' | 'auto_merge_threshold' | 'merge_strategy'>,
+): ConsolidationSettings {
   return checkSettings({
     ...DEFAULT_CONSOLIDATION,
     similarityThreshold: memory.similarity_threshold,
@@ -39,9 +41,12 @@ export function checkSettings(s: ConsolidationSettings): ConsolidationSettings {
   frac(s.similarityThreshold, 'memory.similarity_threshold');
   frac(s.autoMergeThreshold, 'memory.auto_merge_threshold');
   if (s.autoMergeThreshold < s.similarityThreshold) {
-    throw new RangeError(`memory.auto_merge_threshold (${s.autoMergeThreshold}) must be at least memory.similarity_threshold (${s.similarityThreshold})`);
+    throw new RangeError(
+      `memory.auto_merge_threshold (${s.autoMergeThreshold}) must be at least memory.similarity_threshold (${s.similarityThreshold})`,
+    );
   }
-  if (!isMergeStrategy(s.mergeStrategy)) throw new RangeError(`memory.merge_strategy must be latest_wins, append or smart_merge, got ${JSON.stringify(s.mergeStrategy)}`);
+  if (!isMergeStrategy(s.mergeStrategy))
+    throw new RangeError(`memory.merge_strategy must be latest_wins, append or smart_merge, got ${JSON.stringify(s.mergeStrategy)}`);
   if (!Number.isInteger(s.maxSuggestions) || s.maxSuggestions < 0) throw new RangeError(`maxSuggestions must be a whole number ≥ 0`);
   if (!Number.isInteger(s.neighbours) || s.neighbours < 1) throw new RangeError(`neighbours must be a whole number ≥ 1`);
   return s;

@@ -92,7 +92,10 @@ export class SmartStore {
     const prepared = this.memory.prepareCreate(input);
     if (prepared.status === 'skipped') {
       return {
-        action: 'skipped', suggestions: [], embedding: 'none', warnings: prepared.warnings,
+        action: 'skipped',
+        suggestions: [],
+        embedding: 'none',
+        warnings: prepared.warnings,
         skipped: { reason: prepared.reason, detail: prepared.detail, existingId: prepared.existingId },
       };
     }
@@ -110,9 +113,7 @@ export class SmartStore {
       const hits = projectNeighbours(this.store, vectors, emb.embedding.vector, prepared.record.projectId, this.settings.neighbours);
       const best = hits[0];
       if (!best || best.similarity < this.settings.autoMergeThreshold) {
-        const near = hits
-          .filter((h) => h.similarity >= this.settings.similarityThreshold)
-          .slice(0, this.settings.maxSuggestions);
+        const near = hits.filter((h) => h.similarity >= this.settings.similarityThreshold).slice(0, this.settings.maxSuggestions);
         return this.insert(prepared, input, emb.embedding, near);
       }
       const target = this.memory.get(best.id);
@@ -161,7 +162,11 @@ export class SmartStore {
   }
 
   /** Embeds the merged text (outside any transaction) unless it is the target's own text. */
-  private async embedMerged(target: MemoryRecord, title: string, content: string): Promise<{ title: string; content: string; emb?: EmbedResult }> {
+  private async embedMerged(
+    target: MemoryRecord,
+    title: string,
+    content: string,
+  ): Promise<{ title: string; content: string; emb?: EmbedResult }> {
     const storage = normalizeAndHashContent(content).storageContent;
     if (title === target.title && storage === target.content) return { title, content: storage };
     if (!this.deps.space) return { title, content: storage };
@@ -203,8 +208,14 @@ export class SmartStore {
           why: `auto-merge (${strategy}, similarity ${similarity.toFixed(3)})`,
         });
         const log = logMergeInTx(tx, {
-          targetId: t.id, sourceIds: [absorbed.id], mergeStrategy: strategy, similarityScore: similarity,
-          contentBefore: t.content, contentAfter: survivor.content, performedBy, createdAt: iso,
+          targetId: t.id,
+          sourceIds: [absorbed.id],
+          mergeStrategy: strategy,
+          similarityScore: similarity,
+          contentBefore: t.content,
+          contentAfter: survivor.content,
+          performedBy,
+          createdAt: iso,
         });
         supersedesInTx(tx, t.id, absorbed.id, 1, `auto-merge on write (${strategy}, similarity ${similarity.toFixed(3)})`, iso);
         return { kind: 'merged' as const, survivor, absorbed, log, warnings: ins.warnings };
@@ -250,7 +261,9 @@ export class SmartStore {
       const a = this.memory.get(s.memoryAId);
       const b = this.memory.get(s.memoryBId);
       if (!a || !b) {
-        this.store.transaction((tx) => resolveSuggestionInTx(tx, s.id, 'rejected', 'system: a memory no longer exists', new Date().toISOString()));
+        this.store.transaction((tx) =>
+          resolveSuggestionInTx(tx, s.id, 'rejected', 'system: a memory no longer exists', new Date().toISOString()),
+        );
         throw new UserFacingError(`Suggestion ${suggestionId} refers to a memory that was deleted; it was dismissed.`, 'suggestion_stale');
       }
       const merged = mergeContent(strategy, a, b);
@@ -273,8 +286,14 @@ export class SmartStore {
           why: `accepted suggestion ${s.id} (${strategy})`,
         });
         const log = logMergeInTx(tx, {
-          targetId: a.id, sourceIds: [b.id], mergeStrategy: strategy, similarityScore: s.similarity,
-          contentBefore: a.content, contentAfter: survivor.content, performedBy: by, createdAt: iso,
+          targetId: a.id,
+          sourceIds: [b.id],
+          mergeStrategy: strategy,
+          similarityScore: s.similarity,
+          contentBefore: a.content,
+          contentAfter: survivor.content,
+          performedBy: by,
+          createdAt: iso,
         });
         supersedesInTx(tx, a.id, b.id, 1, `accepted consolidation suggestion (${strategy})`, iso);
         resolveSuggestionInTx(tx, s.id, 'accepted', by, iso);

@@ -49,7 +49,8 @@ export function htmlToText(html: string): string {
 
 async function readBounded(res: Response, maxBytes: number, url: string): Promise<string> {
   const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) throw new DocumentFetchError(`${url} is ${declared} bytes; the limit is ${maxBytes} (documentMaxContentBytes).`);
+  if (Number.isFinite(declared) && declared > maxBytes)
+    throw new DocumentFetchError(`${url} is ${declared} bytes; the limit is ${maxBytes} (documentMaxContentBytes).`);
   const reader = (res.body as ReadableStream<Uint8Array> | null)?.getReader();
   if (!reader) return '';
   const parts: Uint8Array[] = [];
@@ -107,7 +108,8 @@ async function fetchManual(fetchImpl: typeof fetch, u: URL, url: string, signal:
   } catch (e) {
     throw new DocumentFetchError(`Could not fetch ${url}: ${(e as Error).message}`);
   }
-  if (res.status >= 300 && res.status < 400) throw new DocumentFetchError(`${url} redirects (HTTP ${res.status}); redirects are not followed.`);
+  if (res.status >= 300 && res.status < 400)
+    throw new DocumentFetchError(`${url} redirects (HTTP ${res.status}); redirects are not followed.`);
   if (!res.ok) throw new DocumentFetchError(`${url} answered HTTP ${res.status}.`);
   return res;
 }

@@ -122,8 +122,11 @@ export function createDocumentHandler(deps: DocumentDeps) {
       if (!title && fetched.title) title = fetched.title; // backfill
       return { content: fetched.content, title };
     }
-    const content = String(deps.store.get<{ raw_content: string | null }>('SELECT raw_content FROM documents WHERE id = ?', [doc.id])?.raw_content ?? '');
-    if (Buffer.byteLength(content, 'utf8') > s.maxContentBytes) throw UserFacingError.of('document_too_large', { maxBytes: s.maxContentBytes });
+    const content = String(
+      deps.store.get<{ raw_content: string | null }>('SELECT raw_content FROM documents WHERE id = ?', [doc.id])?.raw_content ?? '',
+    );
+    if (Buffer.byteLength(content, 'utf8') > s.maxContentBytes)
+      throw UserFacingError.of('document_too_large', { maxBytes: s.maxContentBytes });
     return { content, title };
   };
 
@@ -151,8 +154,16 @@ export function createDocumentHandler(deps: DocumentDeps) {
         const r = deps.memory.createInTx(
           tx,
           {
-            content: storageContent, title: title?.slice(0, 500), type: 'document_chunk', importance: 0.3, tags: title ? [title.slice(0, 50)] : [],
-            source: doc.sourceUrl ?? `document:${doc.id}`, who: 'document-ingest', why: 'document-chunk', allowNearDuplicate: true, ttlSeconds: null,
+            content: storageContent,
+            title: title?.slice(0, 500),
+            type: 'document_chunk',
+            importance: 0.3,
+            tags: title ? [title.slice(0, 50)] : [],
+            source: doc.sourceUrl ?? `document:${doc.id}`,
+            who: 'document-ingest',
+            why: 'document-chunk',
+            allowNearDuplicate: true,
+            ttlSeconds: null,
             metadata: { documentId: doc.id, chunkIndex: i },
           },
           { embedding: embeddingFor(vectors, storageContent, title ?? '') },
@@ -164,7 +175,12 @@ export function createDocumentHandler(deps: DocumentDeps) {
         memoryId = r.memory.id;
         if (r.status !== 'duplicate') outcome = 'written';
       }
-      tx.run('INSERT OR IGNORE INTO document_memories (document_id, chunk_index, memory_id, created_at) VALUES (?, ?, ?, ?)', [doc.id, i, memoryId, iso]);
+      tx.run('INSERT OR IGNORE INTO document_memories (document_id, chunk_index, memory_id, created_at) VALUES (?, ?, ?, ?)', [
+        doc.id,
+        i,
+        memoryId,
+        iso,
+      ]);
       return outcome;
     });
   };
@@ -181,7 +197,11 @@ export function createDocumentHandler(deps: DocumentDeps) {
       setStatus(doc.id, 'chunking', { title });
       const chunks = chunkText(content, s.chunkSize, s.chunkOverlap);
       setStatus(doc.id, 'embedding');
-      const done = new Set(deps.store.all<{ chunk_index: number }>('SELECT chunk_index FROM document_memories WHERE document_id = ?', [doc.id]).map((r) => Number(r.chunk_index)));
+      const done = new Set(
+        deps.store
+          .all<{ chunk_index: number }>('SELECT chunk_index FROM document_memories WHERE document_id = ?', [doc.id])
+          .map((r) => Number(r.chunk_index)),
+      );
       let written = 0;
       let deduped = 0;
       for (const [i, chunk] of chunks.entries()) {
@@ -219,7 +239,10 @@ export function deleteDocument(store: Store, memory: MemoryService, id: string, 
       memory.deleteInTx(tx, memory_id, { who: opts.who ?? 'user', reason: `document ${id} deleted` });
       n++;
     }
-    tx.run(`UPDATE memory_jobs SET status = 'cancelled', last_error = 'document deleted', updated_at = ? WHERE document_id = ? AND status = 'pending'`, [iso, id]);
+    tx.run(
+      `UPDATE memory_jobs SET status = 'cancelled', last_error = 'document deleted', updated_at = ? WHERE document_id = ? AND status = 'pending'`,
+      [iso, id],
+    );
     tx.run('DELETE FROM document_memories WHERE document_id = ?', [id]);
     tx.run('DELETE FROM documents WHERE id = ?', [id]);
     return n;

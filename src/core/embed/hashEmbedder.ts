@@ -124,8 +124,18 @@ export class HashEmbedder implements Embedder {
       [...words].map(([k, c]) => [k, (wordWeight.get(k) ?? 1) * (1 + Math.log(c))] as const),
       GROUP_WEIGHT.word,
     );
-    if (bigrams.size) this.add(v, [...bigrams].map(([k, c]) => [k, 1 + Math.log(c)] as const), GROUP_WEIGHT.bigram);
-    if (chars.size) this.add(v, [...chars].map(([k, c]) => [k, 1 + Math.log(c)] as const), GROUP_WEIGHT.char);
+    if (bigrams.size)
+      this.add(
+        v,
+        [...bigrams].map(([k, c]) => [k, 1 + Math.log(c)] as const),
+        GROUP_WEIGHT.bigram,
+      );
+    if (chars.size)
+      this.add(
+        v,
+        [...chars].map(([k, c]) => [k, 1 + Math.log(c)] as const),
+        GROUP_WEIGHT.char,
+      );
 
     let ss = 0;
     for (let i = 0; i < v.length; i++) ss += v[i] * v[i];

@@ -30,17 +30,6 @@ export {
   type OllamaProbe,
   type PullProgress,
 } from './ollama';
-export {
-  CachedEmbedder,
-  EmbeddingCache,
-  embedTextHash,
-  type EmbeddingCacheOptions,
-  type EmbeddingCacheStats,
-} from './cache';
-export {
-  selectEmbedder,
-  type EmbedderSelection,
-  type EmbeddingProviderSetting,
-  type SelectEmbedderConfig,
-} from './select';
+export { CachedEmbedder, EmbeddingCache, embedTextHash, type EmbeddingCacheOptions, type EmbeddingCacheStats } from './cache';
+export { selectEmbedder, type EmbedderSelection, type EmbeddingProviderSetting, type SelectEmbedderConfig } from './select';
 export { installNetworkGuard, NetworkBlockedError, type NetworkAttempt, type NetworkGuard } from './networkGuard';

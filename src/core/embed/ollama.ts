@@ -127,10 +127,7 @@ export class OllamaEmbedder implements Embedder {
     if (err instanceof EmbedderError) return err;
     const e = toOllamaError(err, { host: this.host, path, timeoutMs });
     const code = e.code === 'http' && e.status === 404 ? 'model-missing' : e.code;
-    const message =
-      code === 'model-missing'
-        ? `${e.message} (install it with \`ollama pull ${this.model}\`)`
-        : e.message;
+    const message = code === 'model-missing' ? `${e.message} (install it with \`ollama pull ${this.model}\`)` : e.message;
     return new EmbedderError(message, code, this.id, e.status, { cause: e });
   }
 

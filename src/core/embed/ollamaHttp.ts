@@ -228,14 +228,28 @@ export function toOllamaError(err: unknown, ctx: { host: string; path: string; t
     );
   }
   if (err instanceof SyntaxError) {
-    return new OllamaError(`Ollama at ${host} sent an unreadable answer to ${path}: ${err.message}`, 'bad-response', host, undefined, undefined, {
-      cause: err,
-    });
+    return new OllamaError(
+      `Ollama at ${host} sent an unreadable answer to ${path}: ${err.message}`,
+      'bad-response',
+      host,
+      undefined,
+      undefined,
+      {
+        cause: err,
+      },
+    );
   }
   const e = err as { message?: unknown; name?: unknown; status_code?: unknown } | undefined;
   if (e && typeof e.status_code === 'number') {
     // The client's own ResponseError (only if a response slipped past createOllamaFetch).
-    return new OllamaError(`Ollama at ${host} answered HTTP ${e.status_code} to ${path}: ${String(e.message).slice(0, 200)}`, 'http', host, e.status_code, String(e.message).slice(0, 200), { cause: err });
+    return new OllamaError(
+      `Ollama at ${host} answered HTTP ${e.status_code} to ${path}: ${String(e.message).slice(0, 200)}`,
+      'http',
+      host,
+      e.status_code,
+      String(e.message).slice(0, 200),
+      { cause: err },
+    );
   }
   const inner = (err as { cause?: { message?: unknown } } | undefined)?.cause?.message;
   const what = [e?.message, inner, code].filter((x) => x !== undefined && x !== '').map(String);
@@ -249,7 +263,14 @@ export function toOllamaError(err: unknown, ctx: { host: string; path: string; t
       { cause: err },
     );
   }
-  return new OllamaError(`Ollama at ${host} failed on ${path}: ${what.join(' — ') || String(err)}`, 'bad-response', host, undefined, undefined, {
-    cause: err,
-  });
+  return new OllamaError(
+    `Ollama at ${host} failed on ${path}: ${what.join(' — ') || String(err)}`,
+    'bad-response',
+    host,
+    undefined,
+    undefined,
+    {
+      cause: err,
+    },
+  );
 }

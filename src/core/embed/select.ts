@@ -53,13 +53,17 @@ export async function selectEmbedder(config: SelectEmbedderConfig): Promise<Embe
 async function choose(config: SelectEmbedderConfig): Promise<EmbedderSelection> {
   const model = config.model ?? DEFAULT_OLLAMA_EMBED_MODEL;
   const host = normalizeOllamaHost(config.ollamaUrl);
-  const makeOllama = () =>
-    new OllamaEmbedder({ host, model, timeoutMs: config.timeoutMs, probeTimeoutMs: config.probeTimeoutMs });
+  const makeOllama = () => new OllamaEmbedder({ host, model, timeoutMs: config.timeoutMs, probeTimeoutMs: config.probeTimeoutMs });
 
   switch (config.provider) {
     case 'hash': {
       const e = new HashEmbedder(config.hash);
-      return { embedder: e, provider: 'hash', reason: `Using the hash embedder (${e.dimension}-d, lexical only) as configured.`, degraded: false };
+      return {
+        embedder: e,
+        provider: 'hash',
+        reason: `Using the hash embedder (${e.dimension}-d, lexical only) as configured.`,
+        degraded: false,
+      };
     }
     case 'builtin':
       return builtinOrHash(config, 'as configured', true);
@@ -69,7 +73,9 @@ async function choose(config: SelectEmbedderConfig): Promise<EmbedderSelection> 
       return {
         embedder: ollama,
         provider: 'ollama',
-        reason: ok ? `Using Ollama ${model} at ${host} as configured (${note}).` : `Using Ollama ${model} at ${host} as configured, but ${note}; embeddings will fail until that is fixed.`,
+        reason: ok
+          ? `Using Ollama ${model} at ${host} as configured (${note}).`
+          : `Using Ollama ${model} at ${host} as configured, but ${note}; embeddings will fail until that is fixed.`,
         degraded: !ok,
       };
     }
@@ -91,12 +97,18 @@ async function tryOllama(ollama: OllamaEmbedder, config: SelectEmbedderConfig): 
   const probe = await ollama.probe();
   if (!probe.reachable) return { ok: false, note: `Ollama is not reachable at ${ollama.host} (${probe.error ?? 'no answer'})` };
   if (!probe.hasModel && !config.pullModel) {
-    return { ok: false, note: `Ollama at ${ollama.host} does not have ${ollama.model} (run \`ollama pull ${ollama.model}\` or enable model auto-pull)` };
+    return {
+      ok: false,
+      note: `Ollama at ${ollama.host} does not have ${ollama.model} (run \`ollama pull ${ollama.model}\` or enable model auto-pull)`,
+    };
   }
   try {
     const r = await ollama.ensureModel({ pull: config.pullModel ?? false });
     if (r.status === 'missing') return { ok: false, note: `Ollama at ${ollama.host} does not have ${ollama.model}` };
-    return { ok: true, note: r.status === 'pulled' ? `pulled ${ollama.model}, ${r.dimension}-d` : `it answers and has ${ollama.model} (${r.dimension}-d)` };
+    return {
+      ok: true,
+      note: r.status === 'pulled' ? `pulled ${ollama.model}, ${r.dimension}-d` : `it answers and has ${ollama.model} (${r.dimension}-d)`,
+    };
   } catch (err) {
     return { ok: false, note: (err as Error).message };
   }

@@ -323,7 +323,9 @@ export class UseLiteEmbedder implements Embedder {
         { cause: err },
       );
     }
-    this.rejectAll(new EmbedderError(`The built-in embedding model stopped: ${err.message}`, 'internal', this.id, undefined, { cause: err }));
+    this.rejectAll(
+      new EmbedderError(`The built-in embedding model stopped: ${err.message}`, 'internal', this.id, undefined, { cause: err }),
+    );
   }
 
   private rejectAll(err: EmbedderError): void {

@@ -10,8 +10,7 @@ export interface UseLiteWorkerData {
 
 export type ToUseLiteWorker =
   /** Embed `texts`. `priority: 'query'` jumps ahead of queued document work. */
-  | { type: 'embed'; id: number; texts: string[]; priority: 'query' | 'document' }
-  | { type: 'stats'; id: number };
+  { type: 'embed'; id: number; texts: string[]; priority: 'query' | 'document' } | { type: 'stats'; id: number };
 
 export interface UseLiteWorkerStats {
   /** Backend tfjs runs on (expected: `wasm`). */

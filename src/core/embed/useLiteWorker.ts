@@ -15,12 +15,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
 import { installNetworkGuard } from './networkGuard';
-import {
-  USE_LITE_DIMENSION,
-  type FromUseLiteWorker,
-  type ToUseLiteWorker,
-  type UseLiteWorkerData,
-} from './useLiteProtocol';
+import { USE_LITE_DIMENSION, type FromUseLiteWorker, type ToUseLiteWorker, type UseLiteWorkerData } from './useLiteProtocol';
 
 const guard = installNetworkGuard();
 
@@ -102,10 +97,9 @@ async function pump(): Promise<void> {
         job.next++;
         if (job.next === job.texts.length) {
           queue.shift();
-          post(
-            { type: 'result', id: job.id, data: job.out, count: job.texts.length, dimension: USE_LITE_DIMENSION },
-            [job.out.buffer as ArrayBuffer],
-          );
+          post({ type: 'result', id: job.id, data: job.out, count: job.texts.length, dimension: USE_LITE_DIMENSION }, [
+            job.out.buffer as ArrayBuffer,
+          ]);
         }
       } catch (err) {
         queue.shift();

@@ -5,5 +5,8 @@ export function canonicalEntityName(name: string): string {
 
 /** Relation types compare case- and spacing-insensitively ("Depends on" = "depends_on"). */
 export function canonicalRelationType(rel: string): string {
-  return rel.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return rel
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 }

@@ -54,10 +54,12 @@ export function removeMemoryGraph(tx: Tx, memoryId: string, now: string, keep?: 
     const left = tx.get('SELECT 1 AS x FROM memory_entity_mentions WHERE entity_id = ? LIMIT 1', [m.entity_id]);
     if (!left) {
       // Relations touching it cascade (FK), their provenance with them.
-      const dangling = Number(tx.get<{ n: number }>(
-        'SELECT count(*) AS n FROM relations WHERE source_entity_id = ? OR target_entity_id = ?',
-        [m.entity_id, m.entity_id],
-      )!.n);
+      const dangling = Number(
+        tx.get<{ n: number }>('SELECT count(*) AS n FROM relations WHERE source_entity_id = ? OR target_entity_id = ?', [
+          m.entity_id,
+          m.entity_id,
+        ])!.n,
+      );
       tx.run('DELETE FROM entities WHERE id = ?', [m.entity_id]);
       if (tx.changes()) {
         entities++;
@@ -72,7 +74,11 @@ export function removeMemoryGraph(tx: Tx, memoryId: string, now: string, keep?: 
  * GC for memories that were soft-deleted since their graph was written (deleted through the
  * memory API, which knows nothing of the graph). Batch-limited; each call is one transaction.
  */
-export function collectDeletedMemoryGraphs(store: Store, now: Date, limit = 500): { memories: number; entities: number; relations: number } {
+export function collectDeletedMemoryGraphs(
+  store: Store,
+  now: Date,
+  limit = 500,
+): { memories: number; entities: number; relations: number } {
   const iso = now.toISOString();
   return store.transaction((tx) => {
     const ids = tx.all<{ memory_id: string }>(

@@ -50,7 +50,10 @@ function linkEntity(w: GraphWrite, name: string, type: string | undefined, confi
       [id, name.trim().replace(/\s+/g, ' '), canonical, known ?? 'unknown', now, now],
     );
     if (tx.changes() > 0) stats.entitiesCreated++;
-    row = tx.get<{ id: string }>('SELECT id FROM entities WHERE canonical_name = ? OR name = ?', [canonical, name.trim().replace(/\s+/g, ' ')])!;
+    row = tx.get<{ id: string }>('SELECT id FROM entities WHERE canonical_name = ? OR name = ?', [
+      canonical,
+      name.trim().replace(/\s+/g, ' '),
+    ])!;
   }
   // The first known type sticks: a later extraction only fills in a type that was unknown.
   if (known) tx.run(`UPDATE entities SET entity_type = ?, updated_at = ? WHERE id = ? AND entity_type = 'unknown'`, [known, now, row.id]);
@@ -67,11 +70,19 @@ function linkEntity(w: GraphWrite, name: string, type: string | undefined, confi
 
 /** Replace the graph provenance of `memoryId` with `triples`. Call inside a transaction. */
 export function writeMemoryGraph(tx: Tx, memoryId: string, triples: Triple[], now: string): GraphWriteStats {
-  const stats: GraphWriteStats = { entitiesCreated: 0, relationsCreated: 0, mentionsLinked: 0, relationLinks: 0, removed: { entities: 0, relations: 0 } };
+  const stats: GraphWriteStats = {
+    entitiesCreated: 0,
+    relationsCreated: 0,
+    mentionsLinked: 0,
+    relationLinks: 0,
+    removed: { entities: 0, relations: 0 },
+  };
   // Re-processing: drop the provenance this memory no longer asserts; keep the rest as is.
   const keep = {
     entities: new Set(triples.flatMap((t) => [canonicalEntityName(t.source), canonicalEntityName(t.target)])),
-    relations: new Set(triples.map((t) => `${canonicalEntityName(t.source)}|${canonicalRelationType(t.relationship)}|${canonicalEntityName(t.target)}`)),
+    relations: new Set(
+      triples.map((t) => `${canonicalEntityName(t.source)}|${canonicalRelationType(t.relationship)}|${canonicalEntityName(t.target)}`),
+    ),
   };
   stats.removed = removeMemoryGraph(tx, memoryId, now, keep);
   const w: GraphWrite = { tx, memoryId, now, stats };
@@ -79,10 +90,11 @@ export function writeMemoryGraph(tx: Tx, memoryId: string, triples: Triple[], no
     const src = linkEntity(w, t.source, t.sourceType, t.confidence);
     const dst = linkEntity(w, t.target, t.targetType, t.confidence);
     const type = canonicalRelationType(t.relationship);
-    let rel = tx.get<{ id: string }>(
-      'SELECT id FROM relations WHERE source_entity_id = ? AND target_entity_id = ? AND relation_type = ?',
-      [src, dst, type],
-    );
+    let rel = tx.get<{ id: string }>('SELECT id FROM relations WHERE source_entity_id = ? AND target_entity_id = ? AND relation_type = ?', [
+      src,
+      dst,
+      type,
+    ]);
     if (!rel) {
       rel = { id: randomUUID() };
       tx.run(
@@ -92,10 +104,12 @@ export function writeMemoryGraph(tx: Tx, memoryId: string, triples: Triple[], no
       );
       stats.relationsCreated++;
     }
-    tx.run(
-      `INSERT OR IGNORE INTO memory_relation_provenance (memory_id, relation_id, confidence, created_at) VALUES (?, ?, ?, ?)`,
-      [memoryId, rel.id, t.confidence, now],
-    );
+    tx.run(`INSERT OR IGNORE INTO memory_relation_provenance (memory_id, relation_id, confidence, created_at) VALUES (?, ?, ?, ?)`, [
+      memoryId,
+      rel.id,
+      t.confidence,
+      now,
+    ]);
     if (tx.changes() > 0) {
       stats.relationLinks++;
       // Running average: (old_avg × n + new) / (n + 1).

@@ -68,7 +68,11 @@ export function entityNeighbours(db: GraphReader, entityId: string, limit = 50):
 }
 
 /** Live memories that mention the entity, newest first. */
-export function entityMemories(db: GraphReader, entityId: string, limit = 50): { id: string; content: string; type: string; mentionText: string }[] {
+export function entityMemories(
+  db: GraphReader,
+  entityId: string,
+  limit = 50,
+): { id: string; content: string; type: string; mentionText: string }[] {
   return db
     .all(
       `SELECT m.id, m.content, m.type, mm.mention_text FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id

@@ -37,10 +37,10 @@ export function enqueueDocumentJob(
   now: string,
   opts: { maxAttempts?: number; payload?: Record<string, unknown> } = {},
 ): boolean {
-  const open = tx.get(
-    `SELECT 1 AS x FROM memory_jobs WHERE job_type = ? AND document_id = ? AND status IN ('pending', 'leased')`,
-    [type, documentId],
-  );
+  const open = tx.get(`SELECT 1 AS x FROM memory_jobs WHERE job_type = ? AND document_id = ? AND status IN ('pending', 'leased')`, [
+    type,
+    documentId,
+  ]);
   if (open) return false;
   tx.run(
     `INSERT INTO memory_jobs (id, job_type, document_id, payload_json, status, attempts, max_attempts, created_at, updated_at)

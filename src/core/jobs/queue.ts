@@ -102,7 +102,12 @@ export function leaseJob(store: Store, types: readonly string[], workerId: strin
 export function renewLease(store: Store, id: string, workerId: string, now: Date): boolean {
   const iso = now.toISOString();
   return store.transaction((tx) => {
-    tx.run(`UPDATE memory_jobs SET leased_at = ?, updated_at = ? WHERE id = ? AND status = 'leased' AND leased_by = ?`, [iso, iso, id, workerId]);
+    tx.run(`UPDATE memory_jobs SET leased_at = ?, updated_at = ? WHERE id = ? AND status = 'leased' AND leased_by = ?`, [
+      iso,
+      iso,
+      id,
+      workerId,
+    ]);
     return tx.changes() === 1;
   });
 }

@@ -168,13 +168,16 @@ export class JobWorker {
     // Heartbeat: renew the lease every third of the lease timeout while the handler runs, so a
     // long job (many LLM calls) is not reaped and run twice.
     const leaseMs = this.opts.leaseTimeoutMs ?? 300_000;
-    const heartbeat = setInterval(() => {
-      try {
-        renewLease(this.store, job!.id, this.workerId, this.now());
-      } catch {
-        // store busy or closed: the next beat retries
-      }
-    }, Math.max(1000, Math.floor(leaseMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        try {
+          renewLease(this.store, job!.id, this.workerId, this.now());
+        } catch {
+          // store busy or closed: the next beat retries
+        }
+      },
+      Math.max(1000, Math.floor(leaseMs / 3)),
+    );
     heartbeat.unref?.();
     try {
       const result = await handler(job, { signal: this.abort.signal, workerId: this.workerId });

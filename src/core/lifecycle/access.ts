@@ -143,10 +143,18 @@ export function applyAccesses(tx: Tx, accesses: Map<number, number>, now: Date, 
       continue;
     }
     if (count >= lifecycle.promoteAccessCount) {
-      tx.run('UPDATE memories SET access_count = ?, last_accessed_at = ?, ttl_seconds = NULL, expires_at = NULL WHERE rid = ?', [count, iso, rid]);
+      tx.run('UPDATE memories SET access_count = ?, last_accessed_at = ?, ttl_seconds = NULL, expires_at = NULL WHERE rid = ?', [
+        count,
+        iso,
+        rid,
+      ]);
       writeHistory(tx, {
-        memoryId: row.id, event: 'promoted', changedBy: 'lifecycle', reason: `accessed ${count} times`,
-        metadata: { accessCount: count, ttlSeconds: Number(row.ttl_seconds), expiresAt: row.expires_at }, createdAt: iso,
+        memoryId: row.id,
+        event: 'promoted',
+        changedBy: 'lifecycle',
+        reason: `accessed ${count} times`,
+        metadata: { accessCount: count, ttlSeconds: Number(row.ttl_seconds), expiresAt: row.expires_at },
+        createdAt: iso,
       });
       promoted.push(row.id);
       continue;

@@ -58,9 +58,22 @@ export function cleanupExpired(store: Store, opts: CleanupOptions = {}): Cleanup
         );
         cancelMemoryJobs(tx, before.id, iso);
         writeHistory(tx, {
-          memoryId: before.id, event: 'expired', oldContent: before.content, oldJson: before,
-          newJson: { ...before, deletedAt: iso, deletedBy: 'lifecycle', deleteReason: 'expired', retentionStatus: 'expired', version, updatedAt: iso },
-          changedBy: 'lifecycle', reason: `TTL reached at ${before.expiresAt}`, createdAt: iso,
+          memoryId: before.id,
+          event: 'expired',
+          oldContent: before.content,
+          oldJson: before,
+          newJson: {
+            ...before,
+            deletedAt: iso,
+            deletedBy: 'lifecycle',
+            deleteReason: 'expired',
+            retentionStatus: 'expired',
+            version,
+            updatedAt: iso,
+          },
+          changedBy: 'lifecycle',
+          reason: `TTL reached at ${before.expiresAt}`,
+          createdAt: iso,
         });
         result.ids.push(before.id);
         result.rids.push(before.rid);
@@ -80,7 +93,8 @@ export function cleanupExpired(store: Store, opts: CleanupOptions = {}): Cleanup
  * never keeps a process alive. A failing sweep is reported and the chain continues.
  */
 export function startCleanupScheduler(sweep: () => unknown, intervalMs: number, onError?: (e: unknown) => void): { stop(): void } {
-  if (!Number.isFinite(intervalMs) || intervalMs < 1000) throw new RangeError(`memory.cleanup_interval must be at least 1 s, got ${intervalMs} ms`);
+  if (!Number.isFinite(intervalMs) || intervalMs < 1000)
+    throw new RangeError(`memory.cleanup_interval must be at least 1 s, got ${intervalMs} ms`);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const tick = () => {

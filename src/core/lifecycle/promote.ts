@@ -24,8 +24,12 @@ export function promoteMemory(store: Store, id: string, opts: { who?: string; re
     const iso = now.toISOString();
     tx.run('UPDATE memories SET ttl_seconds = NULL, expires_at = NULL WHERE rid = ?', [row.rid]);
     writeHistory(tx, {
-      memoryId: id, event: 'promoted', changedBy: opts.who ?? 'user', reason: opts.reason ?? 'manual promote',
-      metadata: { ttlSeconds: row.ttl_seconds, expiresAt: row.expires_at }, createdAt: iso,
+      memoryId: id,
+      event: 'promoted',
+      changedBy: opts.who ?? 'user',
+      reason: opts.reason ?? 'manual promote',
+      metadata: { ttlSeconds: row.ttl_seconds, expiresAt: row.expires_at },
+      createdAt: iso,
     });
     return { id, promoted: true };
   });

@@ -24,9 +24,7 @@ export class ModelCallWatch {
   private nextId = 0;
   private timeoutStreakSince: number | undefined;
 
-  constructor(
-    private readonly opts: { stallNoticeMs?: number; now?: () => number } = {},
-  ) {}
+  constructor(private readonly opts: { stallNoticeMs?: number; now?: () => number } = {}) {}
 
   private now(): number {
     return this.opts.now?.() ?? Date.now();

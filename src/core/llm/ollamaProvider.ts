@@ -57,7 +57,8 @@ export class OllamaProvider implements LlmProvider {
 
   private fail(err: unknown, path: string, timeoutMs: number, signal?: AbortSignal): LlmError {
     if (err instanceof LlmError) return err;
-    if (signal?.aborted) return new LlmError(`The call to Ollama at ${this.host}${path} was cancelled.`, 'aborted', undefined, { cause: err });
+    if (signal?.aborted)
+      return new LlmError(`The call to Ollama at ${this.host}${path} was cancelled.`, 'aborted', undefined, { cause: err });
     const e = toOllamaError(err, { host: this.host, path, timeoutMs });
     if (e.code === 'http' && e.status === 404 && /not found/i.test(e.bodyPrefix ?? '')) {
       return new LlmError(`${e.message} (install it with \`ollama pull ${this.model}\`)`, 'model-missing', 404, { cause: e });
@@ -116,7 +117,10 @@ export class OllamaProvider implements LlmProvider {
    * Make sure the model is installed: `present`, `pulled` (only when `pull` is true), or
    * `missing`. Throws an {@link LlmError} when Ollama cannot be reached or the pull fails.
    */
-  async ensureModel(opts: { pull: boolean; onProgress?: (status: string, completed?: number, total?: number) => void }): Promise<'present' | 'pulled' | 'missing'> {
+  async ensureModel(opts: {
+    pull: boolean;
+    onProgress?: (status: string, completed?: number, total?: number) => void;
+  }): Promise<'present' | 'pulled' | 'missing'> {
     const p = await this.probe();
     if (!p.reachable) throw new LlmError(p.error ?? `Ollama is not reachable at ${this.host}.`, 'unreachable');
     if (p.hasModel) return 'present';
@@ -126,9 +130,15 @@ export class OllamaProvider implements LlmProvider {
       for await (const part of stream) opts.onProgress?.(part.status, part.completed, part.total);
     } catch (err) {
       const e = this.fail(err, '/api/pull', this.pullTimeoutMs);
-      throw new LlmError(`Could not pull ${this.model} from Ollama at ${this.host}: ${e.message}`, e.code === 'bad-response' ? 'model-missing' : e.code, e.status, { cause: err });
+      throw new LlmError(
+        `Could not pull ${this.model} from Ollama at ${this.host}: ${e.message}`,
+        e.code === 'bad-response' ? 'model-missing' : e.code,
+        e.status,
+        { cause: err },
+      );
     }
-    if (!(await this.probe()).hasModel) throw new LlmError(`Ollama at ${this.host} reported ${this.model} pulled, but does not list it.`, 'model-missing');
+    if (!(await this.probe()).hasModel)
+      throw new LlmError(`Ollama at ${this.host} reported ${this.model} pulled, but does not list it.`, 'model-missing');
     return 'pulled';
   }
 }

@@ -6,7 +6,10 @@
 
 /** Removes `<think>…</think>` blocks; an unclosed `<think>` swallows the rest (the model ran out). */
 export function stripThink(text: string): string {
-  return text.replace(/<think>[\s\S]*?<\/think>/gi, '').replace(/<think>[\s\S]*$/i, '').trim();
+  return text
+    .replace(/<think>[\s\S]*?<\/think>/gi, '')
+    .replace(/<think>[\s\S]*$/i, '')
+    .trim();
 }
 
 /** The content of the first ```/```json fence, or the text unchanged when there is none. */

@@ -41,7 +41,7 @@ export function healthScore(q: DiagnosticsReport['queue'], i: DiagnosticsReport[
   let score = 1;
   score -= 0.3 * Math.min(1, q.deadRate * 10); // 10 % dead jobs = the whole queue share
   score -= q.staleLeases > 0 ? 0.2 * Math.min(1, q.staleLeases / 5 + 0.2) : 0;
-  if (!i.consistent) score -= 0.3 * Math.min(1, Math.abs(i.ftsRows - i.memoryRows) / Math.max(1, i.memoryRows) * 10 + 0.1);
+  if (!i.consistent) score -= 0.3 * Math.min(1, (Math.abs(i.ftsRows - i.memoryRows) / Math.max(1, i.memoryRows)) * 10 + 0.1);
   score -= 0.2 * Math.min(1, s.tombstoneRatio);
   return Math.max(0, Math.min(1, Math.round(score * 1000) / 1000));
 }

@@ -11,9 +11,15 @@ export interface Recommendation {
 
 export function buildRecommendations(r: DiagnosticsReport): Recommendation[] {
   const out: Recommendation[] = [];
-  if (r.queue.deadRate > 0.01) out.push({ action: 'requeueDeadJobs', why: `${(r.queue.deadRate * 100).toFixed(1)}% of jobs are dead (> 1%)` });
+  if (r.queue.deadRate > 0.01)
+    out.push({ action: 'requeueDeadJobs', why: `${(r.queue.deadRate * 100).toFixed(1)}% of jobs are dead (> 1%)` });
   if (r.queue.staleLeases > 0) out.push({ action: 'releaseStaleLeases', why: `${r.queue.staleLeases} stale lease(s)` });
-  if (!r.index.consistent) out.push({ action: 'checkFtsConsistency', why: `full-text index has ${r.index.ftsRows} rows for ${r.index.memoryRows} memories` });
-  if (r.storage.tombstoneRatio > 0.3) out.push({ action: 'triggerRetentionSweep', why: `${(r.storage.tombstoneRatio * 100).toFixed(0)}% of memories are tombstones (> 30%)` });
+  if (!r.index.consistent)
+    out.push({ action: 'checkFtsConsistency', why: `full-text index has ${r.index.ftsRows} rows for ${r.index.memoryRows} memories` });
+  if (r.storage.tombstoneRatio > 0.3)
+    out.push({
+      action: 'triggerRetentionSweep',
+      why: `${(r.storage.tombstoneRatio * 100).toFixed(0)}% of memories are tombstones (> 30%)`,
+    });
   return out;
 }

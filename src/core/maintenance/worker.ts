@@ -52,7 +52,11 @@ export class MaintenanceWorker {
   constructor(
     private readonly store: Store,
     private readonly settings: () => MaintenanceSettings,
-    private readonly opts: { now?: () => Date; repairs?: Partial<Record<RepairAction, () => string>>; onCycle?: (c: MaintenanceCycle) => void } = {},
+    private readonly opts: {
+      now?: () => Date;
+      repairs?: Partial<Record<RepairAction, () => string>>;
+      onCycle?: (c: MaintenanceCycle) => void;
+    } = {},
   ) {
     this.limiter = new RepairRateLimiter((a) => limitFor(this.settings(), a));
   }

@@ -57,7 +57,9 @@ export class EmbeddingBackfill {
   }
 
   pendingCount(): number {
-    return Number(this.store.get<{ n: number }>("SELECT count(*) AS n FROM memories WHERE embedding_status = 'pending' AND deleted_at IS NULL")!.n);
+    return Number(
+      this.store.get<{ n: number }>("SELECT count(*) AS n FROM memories WHERE embedding_status = 'pending' AND deleted_at IS NULL")!.n,
+    );
   }
 
   /** One step: embed up to `limit` pending memories and commit them in one transaction. */
@@ -76,10 +78,14 @@ export class EmbeddingBackfill {
     const misses = items.filter((i) => !i.vector || i.vector.length !== embedder.dimension);
     try {
       if (misses.length) {
-        const vs = await embedder.embed(misses.map((m) => m.text), 'document');
+        const vs = await embedder.embed(
+          misses.map((m) => m.text),
+          'document',
+        );
         if (vs.length !== misses.length) throw new Error(`${embedder.id} returned ${vs.length} vectors for ${misses.length} texts`);
         vs.forEach((v, i) => {
-          if (v.length !== embedder.dimension) throw new Error(`${embedder.id} returned ${v.length} dimensions, expected ${embedder.dimension}`);
+          if (v.length !== embedder.dimension)
+            throw new Error(`${embedder.id} returned ${v.length} dimensions, expected ${embedder.dimension}`);
           const unusable = unusableVectorReason(v);
           if (unusable) throw new Error(`${embedder.id} returned an unusable vector: it ${unusable}`);
           misses[i]!.vector = v;

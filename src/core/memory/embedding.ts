@@ -30,7 +30,8 @@ export function checkPreparedEmbedding(e: PreparedEmbedding): void {
   if (!e || typeof e.space !== 'string' || !e.space || typeof e.textHash !== 'string' || !e.textHash) {
     throw new TypeError('embedding: space and textHash are required');
   }
-  if (!(e.vector instanceof Float32Array) || e.vector.length === 0) throw new TypeError('embedding: vector must be a non-empty Float32Array');
+  if (!(e.vector instanceof Float32Array) || e.vector.length === 0)
+    throw new TypeError('embedding: vector must be a non-empty Float32Array');
   let sq = 0;
   for (let i = 0; i < e.vector.length; i++) sq += e.vector[i]! * e.vector[i]!;
   if (!Number.isFinite(sq) || sq === 0) throw new RangeError('embedding: vector is zero or not finite');
@@ -39,7 +40,11 @@ export function checkPreparedEmbedding(e: PreparedEmbedding): void {
 /** Upsert-if-absent: the same text in the same space always has the same vector. */
 export function writeEmbeddingRow(tx: Tx, e: PreparedEmbedding, createdAt: string): void {
   tx.run('INSERT OR IGNORE INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)', [
-    e.space, e.textHash, e.vector.length, vectorToBlob(e.vector), createdAt,
+    e.space,
+    e.textHash,
+    e.vector.length,
+    vectorToBlob(e.vector),
+    createdAt,
   ]);
 }
 
@@ -52,6 +57,9 @@ export function collectEmbedding(tx: Tx, textHash: string | null): void {
 
 /** A vector already stored for this text in this space (a durable cache hit), if any. */
 export function storedEmbedding(store: Store, space: string, textHash: string): Float32Array | undefined {
-  const row = store.get<{ dim: number; vector: Uint8Array }>('SELECT dim, vector FROM embeddings WHERE space = ? AND text_hash = ?', [space, textHash]);
+  const row = store.get<{ dim: number; vector: Uint8Array }>('SELECT dim, vector FROM embeddings WHERE space = ? AND text_hash = ?', [
+    space,
+    textHash,
+  ]);
   return row ? blobToVector(row.vector, Number(row.dim)) : undefined;
 }

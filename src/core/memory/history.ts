@@ -26,10 +26,17 @@ export function writeHistory(tx: Tx, h: HistoryInput): void {
        created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
-      randomUUID(), h.memoryId, h.event, h.oldContent ?? null, h.newContent ?? null,
+      randomUUID(),
+      h.memoryId,
+      h.event,
+      h.oldContent ?? null,
+      h.newContent ?? null,
       h.oldJson === undefined ? null : JSON.stringify(h.oldJson),
       h.newJson === undefined ? null : JSON.stringify(h.newJson),
-      h.changedBy ?? null, h.reason ?? null, JSON.stringify(h.metadata ?? {}), h.createdAt,
+      h.changedBy ?? null,
+      h.reason ?? null,
+      JSON.stringify(h.metadata ?? {}),
+      h.createdAt,
     ],
   );
 }

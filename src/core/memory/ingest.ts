@@ -124,16 +124,24 @@ export class MemoryIngest {
   }
 
   /** Update; when the title or content changes the new text is embedded first (outside the transaction). */
-  async update(id: string, patch: UpdateMemoryInput): Promise<{ memory: MemoryRecord; embedding: EmbeddingOutcome; embeddingError?: string }> {
+  async update(
+    id: string,
+    patch: UpdateMemoryInput,
+  ): Promise<{ memory: MemoryRecord; embedding: EmbeddingOutcome; embeddingError?: string }> {
     const current = this.memory.get(id);
     if (!current) throw new NotFoundError(id);
     const title = patch.title !== undefined ? v.validateTitle(patch.title) : current.title;
-    const content = patch.content !== undefined ? normalizeAndHashContent(v.validateContent(patch.content)).storageContent : current.content;
+    const content =
+      patch.content !== undefined ? normalizeAndHashContent(v.validateContent(patch.content)).storageContent : current.content;
     let emb: EmbedResult | undefined;
     if (title !== current.title || content !== current.content) emb = await embedForActiveSpace(this.space, this.store, title, content);
     const memory = this.memory.update(id, patch, emb?.ok ? { embedding: emb.embedding } : {});
     if (memory.embeddingStatus !== 'ready') this.opts.onPending?.();
-    return { memory, embedding: memory.embeddingStatus === 'ready' ? 'ready' : 'pending', embeddingError: emb && !emb.ok ? emb.error : undefined };
+    return {
+      memory,
+      embedding: memory.embeddingStatus === 'ready' ? 'ready' : 'pending',
+      embeddingError: emb && !emb.ok ? emb.error : undefined,
+    };
   }
 
   private outcome(result: CreateResult, emb: EmbedResult, embedMs: number): IngestResult {

@@ -58,11 +58,18 @@ export interface MemoryServiceOptions {
 
 const COLUMNS = Object.keys(
   recordToColumns({
-    content: '', tags: [], mergedFrom: [], decisions: [], rationale: [], metadata: {},
+    content: '',
+    tags: [],
+    mergedFrom: [],
+    decisions: [],
+    rationale: [],
+    metadata: {},
   } as unknown as MemoryRecord),
 );
 const INSERT_SQL = `INSERT INTO memories (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`;
-const UPDATE_SQL = `UPDATE memories SET ${COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = ?`).join(', ')} WHERE rid = ?`;
+const UPDATE_SQL = `UPDATE memories SET ${COLUMNS.filter((c) => c !== 'id')
+  .map((c) => `${c} = ?`)
+  .join(', ')} WHERE rid = ?`;
 
 export class MemoryService {
   private readonly lifecycle: LifecycleSettings;
@@ -81,7 +88,11 @@ export class MemoryService {
   }
 
   /** TTL and expiry for a new or changed memory (docs/lifecycle.md). */
-  private lifecycleFor(importance: number, ttl: number | null | undefined, now: Date): { ttlSeconds: number | null; expiresAt: string | null } {
+  private lifecycleFor(
+    importance: number,
+    ttl: number | null | undefined,
+    now: Date,
+  ): { ttlSeconds: number | null; expiresAt: string | null } {
     if (ttl === null || importance >= this.lifecycle.promoteImportance) return { ttlSeconds: null, expiresAt: null };
     const seconds = ttl ?? this.lifecycle.defaultTtlSeconds;
     if (!seconds) return { ttlSeconds: null, expiresAt: null };
@@ -102,7 +113,11 @@ export class MemoryService {
   createInTx(tx: Tx, input: CreateMemoryInput, opts: WriteOptions = {}): CreateResult {
     const prepared = this.prepareCreate(input);
     if (prepared.status !== 'new') return prepared;
-    return { status: 'created', memory: this.insertPrepared(tx, prepared.record, input, opts, prepared.warnings), warnings: prepared.warnings };
+    return {
+      status: 'created',
+      memory: this.insertPrepared(tx, prepared.record, input, opts, prepared.warnings),
+      warnings: prepared.warnings,
+    };
   }
 
   /**
@@ -112,7 +127,8 @@ export class MemoryService {
    */
   insertPreparedInTx(tx: Tx, prepared: PreparedCreate, input: CreateMemoryInput, opts: WriteOptions = {}): CreateResult {
     const exact = tx.get('SELECT * FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [
-      prepared.record.projectId, prepared.record.contentHash,
+      prepared.record.projectId,
+      prepared.record.contentHash,
     ]);
     if (exact) return { status: 'duplicate', memory: rowToRecord(exact), warnings: prepared.warnings };
     const warnings = [...prepared.warnings];
@@ -180,10 +196,10 @@ export class MemoryService {
     const { storageContent, contentHash } = normalizeAndHashContent(content);
     const projectId = this.opts.projectId;
 
-    const exact = this.store.get(
-      'SELECT * FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL',
-      [projectId, contentHash],
-    );
+    const exact = this.store.get('SELECT * FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [
+      projectId,
+      contentHash,
+    ]);
     if (exact) return { status: 'duplicate', memory: rowToRecord(exact), warnings };
 
     if (!input.allowNearDuplicate) {
@@ -252,8 +268,13 @@ export class MemoryService {
     const saved = rowToRecord(tx.get('SELECT * FROM memories WHERE id = ?', [record.id])!);
     writeTags(tx, saved.rid, saved.tags);
     writeHistory(tx, {
-      memoryId: saved.id, event: 'created', newContent: saved.content, newJson: createdSummary(saved),
-      changedBy: saved.who, reason: saved.why, createdAt: saved.createdAt,
+      memoryId: saved.id,
+      event: 'created',
+      newContent: saved.content,
+      newJson: createdSummary(saved),
+      changedBy: saved.who,
+      reason: saved.why,
+      createdAt: saved.createdAt,
     });
     if (this.opts.enqueueExtraction && !input.fromRecall) enqueueMemoryJob(tx, 'extract', saved.id, saved.createdAt);
     return saved;
@@ -289,7 +310,8 @@ export class MemoryService {
   list(opts: ListOptions = {}): ListResult {
     const offset = opts.offset ?? 0;
     const limit = opts.limit ?? LIMITS.listDefault;
-    if (!Number.isInteger(offset) || offset < 0) throw new ValidationError('offset', `must be a whole number ≥ 0, got ${v.shownValue(opts.offset)}`);
+    if (!Number.isInteger(offset) || offset < 0)
+      throw new ValidationError('offset', `must be a whole number ≥ 0, got ${v.shownValue(opts.offset)}`);
     if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.listMax) {
       throw new ValidationError('limit', `must be a whole number from 1 to ${LIMITS.listMax}, got ${v.shownValue(opts.limit)}`);
     }
@@ -317,10 +339,11 @@ export class MemoryService {
     }
     const clause = where.join(' AND ');
     const total = Number(this.store.get<{ n: number }>(`SELECT count(*) AS n FROM memories m WHERE ${clause}`, params)!.n);
-    const rows = this.store.all(
-      `SELECT m.* FROM memories m WHERE ${clause} ORDER BY m.created_at DESC, m.rid DESC LIMIT ? OFFSET ?`,
-      [...params, limit, offset],
-    );
+    const rows = this.store.all(`SELECT m.* FROM memories m WHERE ${clause} ORDER BY m.created_at DESC, m.rid DESC LIMIT ? OFFSET ?`, [
+      ...params,
+      limit,
+      offset,
+    ]);
     return { items: rows.map(rowToSummary), total, offset, limit };
   }
 
@@ -366,9 +389,7 @@ export class MemoryService {
       next.ttlSeconds = life.ttlSeconds;
       next.expiresAt = life.expiresAt;
     }
-    const changed = (Object.keys(next) as (keyof MemoryRecord)[]).filter(
-      (k) => JSON.stringify(next[k]) !== JSON.stringify(current[k]),
-    );
+    const changed = (Object.keys(next) as (keyof MemoryRecord)[]).filter((k) => JSON.stringify(next[k]) !== JSON.stringify(current[k]));
     if (!changed.length) return current;
 
     const textChanged = next.content !== current.content || next.title !== current.title;
@@ -395,9 +416,16 @@ export class MemoryService {
     if (current.embeddingHash !== next.embeddingHash) collectEmbedding(tx, current.embeddingHash);
     if (JSON.stringify(next.tags) !== JSON.stringify(current.tags)) writeTags(tx, current.rid, next.tags, true);
     writeHistory(tx, {
-      memoryId: id, event: 'updated', oldContent: current.content, newContent: next.content,
-      oldJson: current, newJson: next, changedBy: patch.who ?? 'user', reason: patch.why ?? null,
-      metadata: warnings.length ? { changed, warnings } : { changed }, createdAt: next.updatedAt,
+      memoryId: id,
+      event: 'updated',
+      oldContent: current.content,
+      newContent: next.content,
+      oldJson: current,
+      newJson: next,
+      changedBy: patch.who ?? 'user',
+      reason: patch.why ?? null,
+      metadata: warnings.length ? { changed, warnings } : { changed },
+      createdAt: next.updatedAt,
     });
     if (textChanged && this.opts.enqueueExtraction) enqueueMemoryJob(tx, 'extract', id, next.updatedAt);
     return next;
@@ -429,8 +457,14 @@ export class MemoryService {
     );
     cancelMemoryJobs(tx, id, iso);
     writeHistory(tx, {
-      memoryId: id, event: 'deleted', oldContent: current.content, oldJson: current, newJson: next,
-      changedBy: next.deletedBy, reason: next.deleteReason, createdAt: iso,
+      memoryId: id,
+      event: 'deleted',
+      oldContent: current.content,
+      oldJson: current,
+      newJson: next,
+      changedBy: next.deletedBy,
+      reason: next.deleteReason,
+      createdAt: iso,
     });
     return next;
   }
@@ -447,15 +481,28 @@ export class MemoryService {
     if (clash) throw new DuplicateContentError(clash.id);
     const iso = this.now().toISOString();
     const next: MemoryRecord = {
-      ...current, deletedAt: null, deletedBy: null, deleteReason: null, retentionStatus: 'active',
-      version: current.version + 1, updatedAt: iso,
+      ...current,
+      deletedAt: null,
+      deletedBy: null,
+      deleteReason: null,
+      retentionStatus: 'active',
+      version: current.version + 1,
+      updatedAt: iso,
     };
     return this.store.transaction((tx) => {
       tx.run(
         `UPDATE memories SET deleted_at = NULL, deleted_by = NULL, delete_reason = NULL, retention_status = 'active', version = ?, updated_at = ? WHERE rid = ?`,
         [next.version, iso, current.rid],
       );
-      writeHistory(tx, { memoryId: id, event: 'restored', newContent: current.content, oldJson: current, newJson: next, changedBy: opts.who ?? 'user', createdAt: iso });
+      writeHistory(tx, {
+        memoryId: id,
+        event: 'restored',
+        newContent: current.content,
+        oldJson: current,
+        newJson: next,
+        changedBy: opts.who ?? 'user',
+        createdAt: iso,
+      });
       return next;
     });
   }
@@ -470,7 +517,11 @@ export class MemoryService {
     const current = this.get(id);
     if (!current || e.textHash !== embeddingHashOf(current.title, current.content)) return false;
     writeEmbeddingRow(tx, e, this.now().toISOString());
-    tx.run(`UPDATE memories SET embedding_status = 'ready', embedding_version = ?, embedding_hash = ? WHERE rid = ?`, [e.space, e.textHash, current.rid]);
+    tx.run(`UPDATE memories SET embedding_status = 'ready', embedding_version = ?, embedding_hash = ? WHERE rid = ?`, [
+      e.space,
+      e.textHash,
+      current.rid,
+    ]);
     if (current.embeddingHash && current.embeddingHash !== e.textHash) collectEmbedding(tx, current.embeddingHash);
     return true;
   }
@@ -521,9 +572,16 @@ export class MemoryService {
     if (current.embeddingHash !== next.embeddingHash) collectEmbedding(tx, current.embeddingHash);
     if (JSON.stringify(next.tags) !== JSON.stringify(current.tags)) writeTags(tx, current.rid, next.tags, true);
     writeHistory(tx, {
-      memoryId: targetId, event: 'merged', oldContent: current.content, newContent: next.content,
-      oldJson: current, newJson: next, changedBy: patch.who ?? 'system', reason: patch.why ?? null,
-      metadata: { absorbed: patch.absorbedIds, ...(warnings.length ? { warnings } : {}) }, createdAt: iso,
+      memoryId: targetId,
+      event: 'merged',
+      oldContent: current.content,
+      newContent: next.content,
+      oldJson: current,
+      newJson: next,
+      changedBy: patch.who ?? 'system',
+      reason: patch.why ?? null,
+      metadata: { absorbed: patch.absorbedIds, ...(warnings.length ? { warnings } : {}) },
+      createdAt: iso,
     });
     if (next.content !== current.content && this.opts.enqueueExtraction) enqueueMemoryJob(tx, 'extract', targetId, iso);
     return next;
@@ -550,31 +608,41 @@ export class MemoryService {
     );
     cancelMemoryJobs(tx, sourceId, iso);
     writeHistory(tx, {
-      memoryId: sourceId, event: 'merged_into', oldContent: current.content, oldJson: current, newJson: next,
-      changedBy: next.deletedBy, reason: next.deleteReason, metadata: { survivor: survivorId }, createdAt: iso,
+      memoryId: sourceId,
+      event: 'merged_into',
+      oldContent: current.content,
+      oldJson: current,
+      newJson: next,
+      changedBy: next.deletedBy,
+      reason: next.deleteReason,
+      metadata: { survivor: survivorId },
+      createdAt: iso,
     });
     return next;
   }
 
   history(id: string): HistoryEntry[] {
-    return this.store
-      .all('SELECT * FROM memory_history WHERE memory_id = ? ORDER BY created_at, rowid', [id])
-      .map((r) => ({
-        id: String(r.id),
-        memoryId: r.memory_id === null ? null : String(r.memory_id),
-        event: String(r.event),
-        oldContent: r.old_content === null ? null : String(r.old_content),
-        newContent: r.new_content === null ? null : String(r.new_content),
-        changedBy: r.changed_by === null ? null : String(r.changed_by),
-        reason: r.reason === null ? null : String(r.reason),
-        metadata: JSON.parse(String(r.metadata_json ?? '{}')) as Record<string, unknown>,
-        createdAt: String(r.created_at),
-      }));
+    return this.store.all('SELECT * FROM memory_history WHERE memory_id = ? ORDER BY created_at, rowid', [id]).map((r) => ({
+      id: String(r.id),
+      memoryId: r.memory_id === null ? null : String(r.memory_id),
+      event: String(r.event),
+      oldContent: r.old_content === null ? null : String(r.old_content),
+      newContent: r.new_content === null ? null : String(r.new_content),
+      changedBy: r.changed_by === null ? null : String(r.changed_by),
+      reason: r.reason === null ? null : String(r.reason),
+      metadata: JSON.parse(String(r.metadata_json ?? '{}')) as Record<string, unknown>,
+      createdAt: String(r.created_at),
+    }));
   }
 
   /** Live memories of the project (not deleted, not expired). */
   count(): number {
-    return Number(this.store.get<{ n: number }>(`SELECT count(*) AS n FROM memories m WHERE m.project_id = ? AND ${LIVE_MEMORY_SQL}`, [this.opts.projectId, liveParam(this.now())])!.n);
+    return Number(
+      this.store.get<{ n: number }>(`SELECT count(*) AS n FROM memories m WHERE m.project_id = ? AND ${LIVE_MEMORY_SQL}`, [
+        this.opts.projectId,
+        liveParam(this.now()),
+      ])!.n,
+    );
   }
 }
 
@@ -585,9 +653,18 @@ export class MemoryService {
  */
 function createdSummary(m: MemoryRecord): Partial<MemoryRecord> {
   return {
-    id: m.id, version: m.version, type: m.type, scope: m.scope, title: m.title, tags: m.tags,
-    importance: m.importance, source: m.source, agentSource: m.agentSource, contentHash: m.contentHash,
-    expiresAt: m.expiresAt, createdAt: m.createdAt,
+    id: m.id,
+    version: m.version,
+    type: m.type,
+    scope: m.scope,
+    title: m.title,
+    tags: m.tags,
+    importance: m.importance,
+    source: m.source,
+    agentSource: m.agentSource,
+    contentHash: m.contentHash,
+    expiresAt: m.expiresAt,
+    createdAt: m.createdAt,
   };
 }
 

@@ -49,7 +49,10 @@ export function documentFrequencies(store: Store, words: string[]): Map<string, 
  */
 class FrequencyCache {
   private readonly counts = new Map<string, number>();
-  constructor(private readonly store: Store, private readonly maxEntries = 50_000) {}
+  constructor(
+    private readonly store: Store,
+    private readonly maxEntries = 50_000,
+  ) {}
 
   get(words: string[]): Map<string, number> {
     const missing = words.filter((w) => !this.counts.has(w));
@@ -103,9 +106,7 @@ export function candidateWords(
   // The epsilon keeps 10 × (1 − 0.8) = 1.9999… from flooring to 1.
   const allowedMissing = Math.floor(words.length * (1 - threshold) + 1e-9);
   const df = frequencies(words);
-  const indexed = words
-    .filter((w) => df.get(w)! > 0)
-    .sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
+  const indexed = words.filter((w) => df.get(w)! > 0).sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
   const absent = words.length - indexed.length;
   if (absent > allowedMissing) return null;
   const pairs = allowedMissing - absent + 2;
@@ -131,12 +132,7 @@ function documentsHolding(store: Store, { words, minHits }: CandidateWords): num
     .map(([docid]) => docid);
 }
 
-export function findNearDuplicate(
-  store: Store,
-  projectId: string,
-  content: string,
-  threshold: number,
-): { id: string } | undefined {
+export function findNearDuplicate(store: Store, projectId: string, content: string, threshold: number): { id: string } | undefined {
   let cache = caches.get(store);
   if (!cache) caches.set(store, (cache = new FrequencyCache(store)));
   const candidates = candidateWords(content, threshold, (w) => cache.get(w));

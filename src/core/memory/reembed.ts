@@ -66,7 +66,14 @@ export async function reembedAll(store: Store, active: ActiveSpace, next: Embedd
   if (space === active.embedder.space) {
     return { status: 'switched', done: 0, total: 0, space, previous: active.current };
   }
-  const vectors = await VectorStore.open({ store, space, dimension: next.dimension, params: opts.params, dir: opts.vectorDir, onWarning: opts.onWarning });
+  const vectors = await VectorStore.open({
+    store,
+    space,
+    dimension: next.dimension,
+    params: opts.params,
+    dir: opts.vectorDir,
+    onWarning: opts.onWarning,
+  });
   let total = countMissing(store, space);
   let done = 0;
   const report = () => opts.onProgress?.({ done, total: Math.max(total, done), space });
@@ -86,7 +93,12 @@ export async function reembedAll(store: Store, active: ActiveSpace, next: Embedd
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (aborted()) return 'cancelled';
       try {
-        const vs = unique.length ? await next.embed(unique.map((u) => u.text), 'document') : [];
+        const vs = unique.length
+          ? await next.embed(
+              unique.map((u) => u.text),
+              'document',
+            )
+          : [];
         if (vs.length !== unique.length) throw new Error(`${next.id} returned ${vs.length} vectors for ${unique.length} texts`);
         const iso = new Date().toISOString();
         store.transaction((tx) => {

@@ -2,9 +2,19 @@
 
 export const MEMORY_TYPES = [
   // kinds of knowledge a person or agent saves
-  'general', 'solution', 'problem', 'code_pattern', 'fix', 'error', 'workflow', 'decision',
+  'general',
+  'solution',
+  'problem',
+  'code_pattern',
+  'fix',
+  'error',
+  'workflow',
+  'decision',
   // fact types of the pipeline's extraction (docs/pipeline.md)
-  'fact', 'preference', 'procedural', 'semantic',
+  'fact',
+  'preference',
+  'procedural',
+  'semantic',
   // document chunks (docs/pipeline.md "Documents")
   'document_chunk',
 ] as const;

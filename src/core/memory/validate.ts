@@ -28,7 +28,10 @@ export function validateContent(v: unknown, field = 'content'): string {
     throw new ValidationError(field, `must have at least ${MIN_CONTENT_CHARS} characters besides white space (has ${stripped.length})`);
   }
   if (v.length > LIMITS.contentMaxChars) {
-    throw new ValidationError(field, `is ${v.length} characters; the limit is ${LIMITS.contentMaxChars}. Split it, or ingest it as a document.`);
+    throw new ValidationError(
+      field,
+      `is ${v.length} characters; the limit is ${LIMITS.contentMaxChars}. Split it, or ingest it as a document.`,
+    );
   }
   return v;
 }
@@ -37,14 +40,16 @@ export function validateTitle(v: unknown): string {
   if (v === undefined || v === null) return '';
   if (typeof v !== 'string') throw new ValidationError('title', `must be a string, got ${typeof v}`);
   const t = v.replace(/\s+/g, ' ').trim();
-  if (t.length > LIMITS.titleMaxChars) throw new ValidationError('title', `is ${t.length} characters; the limit is ${LIMITS.titleMaxChars}`);
+  if (t.length > LIMITS.titleMaxChars)
+    throw new ValidationError('title', `is ${t.length} characters; the limit is ${LIMITS.titleMaxChars}`);
   return t;
 }
 
 export function validateSummary(v: unknown): string | null {
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string') throw new ValidationError('summary', `must be a string, got ${typeof v}`);
-  if (v.length > LIMITS.summaryMaxChars) throw new ValidationError('summary', `is ${v.length} characters; the limit is ${LIMITS.summaryMaxChars}`);
+  if (v.length > LIMITS.summaryMaxChars)
+    throw new ValidationError('summary', `is ${v.length} characters; the limit is ${LIMITS.summaryMaxChars}`);
   return v.trim() || null;
 }
 

@@ -62,7 +62,15 @@ export interface ApplyResult {
 }
 
 const emptyCounts = (): Record<OutcomeStatus, number> => ({
-  shadow: 0, created: 0, deduped: 0, skipped: 0, recorded: 0, blocked: 0, updated: 0, deleted: 0, review: 0,
+  shadow: 0,
+  created: 0,
+  deduped: 0,
+  skipped: 0,
+  recorded: 0,
+  blocked: 0,
+  updated: 0,
+  deleted: 0,
+  review: 0,
 });
 
 export function applyPhaseCWrites(ctx: ApplyContext, proposals: Proposal[]): ApplyResult {
@@ -81,7 +89,9 @@ export function applyPhaseCWrites(ctx: ApplyContext, proposals: Proposal[]): App
 
 function applyOne(tx: Tx, ctx: ApplyContext, p: Proposal, iso: string): Outcome {
   const conflict =
-    (p.action === 'UPDATE' || p.action === 'DELETE') && p.targetContent !== undefined ? detectContradiction(p.fact.content, p.targetContent) : { contradicts: false };
+    (p.action === 'UPDATE' || p.action === 'DELETE') && p.targetContent !== undefined
+      ? detectContradiction(p.fact.content, p.targetContent)
+      : { contradicts: false };
   const reviewNeeded = conflict.contradicts;
   let status: OutcomeStatus;
   let reason: string | undefined;
@@ -130,7 +140,7 @@ function applyOne(tx: Tx, ctx: ApplyContext, p: Proposal, iso: string): Outcome 
       factCount: ctx.factCount,
       entityCount: ctx.entityCount,
       reviewNeeded,
-      conflict: conflict.contradicts ? (conflict as { reason?: string }).reason ?? null : null,
+      conflict: conflict.contradicts ? ((conflict as { reason?: string }).reason ?? null) : null,
       usedLlm: p.usedLlm,
       candidates: p.candidates,
     },
@@ -140,15 +150,14 @@ function applyOne(tx: Tx, ctx: ApplyContext, p: Proposal, iso: string): Outcome 
   return out;
 }
 
-
 function applyAdd(tx: Tx, ctx: ApplyContext, p: Proposal): Applied {
   if (p.fact.confidence < ctx.minFactConfidenceForWrite) return { status: 'skipped', reason: 'low_fact_confidence' };
   const { storageContent, contentHash } = normalizeAndHashContent(p.fact.content);
   if (!storageContent) return { status: 'skipped', reason: 'empty_fact_content' };
-  const existing = tx.get<{ id: string }>(
-    'SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL',
-    [ctx.memory.projectId, contentHash],
-  );
+  const existing = tx.get<{ id: string }>('SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [
+    ctx.memory.projectId,
+    contentHash,
+  ]);
   if (existing) return { status: 'deduped', reason: 'content_hash_match', memoryId: String(existing.id) };
   // A fact keeps the scope of the memory it came from (the global store's memories are global).
   const source = ctx.sourceMemoryId
@@ -171,13 +180,17 @@ function applyAdd(tx: Tx, ctx: ApplyContext, p: Proposal): Applied {
       },
       { embedding: embeddingFor(ctx.embeddings, storageContent) },
     );
-    if (r.status === 'created') return { status: 'created', memoryId: r.memory.id, historyId: latestHistoryId(tx, r.memory.id) ?? undefined };
+    if (r.status === 'created')
+      return { status: 'created', memoryId: r.memory.id, historyId: latestHistoryId(tx, r.memory.id) ?? undefined };
     if (r.status === 'duplicate') return { status: 'deduped', reason: 'content_hash_match', memoryId: r.memory.id };
     return { status: 'skipped', reason: r.reason, memoryId: r.existingId };
   } catch (e) {
     // Defensive: the live-content UNIQUE index fired after all (same hash raced in).
     if (/UNIQUE/i.test(errorMessage(e))) {
-      const dup = tx.get<{ id: string }>('SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [ctx.memory.projectId, contentHash]);
+      const dup = tx.get<{ id: string }>('SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [
+        ctx.memory.projectId,
+        contentHash,
+      ]);
       return { status: 'deduped', reason: 'unique_collision', memoryId: dup ? String(dup.id) : undefined };
     }
     if (e instanceof ValidationError) return { status: 'skipped', reason: `invalid: ${e.message}` };

@@ -22,7 +22,16 @@ export function writeProposalAudit(tx: Tx, a: ProposalAudit): string {
   tx.run(
     `INSERT INTO memory_history (id, memory_id, event, old_content, new_content, old_json, new_json, changed_by, reason, metadata_json, created_at)
      VALUES (?, ?, ?, NULL, ?, NULL, NULL, ?, ?, ?, ?)`,
-    [id, a.sourceMemoryId, PROPOSAL_EVENT, a.factContent, PIPELINE_WHO, a.reason, JSON.stringify({ action: a.action, outcome: a.outcome, ...a.metadata }), a.createdAt],
+    [
+      id,
+      a.sourceMemoryId,
+      PROPOSAL_EVENT,
+      a.factContent,
+      PIPELINE_WHO,
+      a.reason,
+      JSON.stringify({ action: a.action, outcome: a.outcome, ...a.metadata }),
+      a.createdAt,
+    ],
   );
   return id;
 }

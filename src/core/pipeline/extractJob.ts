@@ -8,7 +8,7 @@ import type { Store } from '../store/store';
 import type { MemoryService } from '../memory/memoryService';
 import type { Embedder } from '../embed/types';
 import { TransientJobError } from '../jobs/errors';
-import type { Job, } from '../jobs/queue';
+import type { Job } from '../jobs/queue';
 import type { JobContext } from '../jobs/worker';
 import { isTransientLlmError, type LlmProvider } from '../llm/types';
 import { writeMemoryGraph } from '../graph/persist';
@@ -62,8 +62,16 @@ export function createExtractHandler(deps: ExtractDeps) {
   return async (job: Job, ctx: JobContext): Promise<ExtractJobResult> => {
     const s = deps.settings();
     const result: ExtractJobResult = {
-      mode: s.mode, model: deps.llm.model, facts: 0, entities: 0, proposals: { ADD: 0, UPDATE: 0, DELETE: 0, NONE: 0 },
-      outcomes: {}, createdIds: [], reviewIds: [], llmCalls: 0, warnings: [],
+      mode: s.mode,
+      model: deps.llm.model,
+      facts: 0,
+      entities: 0,
+      proposals: { ADD: 0, UPDATE: 0, DELETE: 0, NONE: 0 },
+      outcomes: {},
+      createdIds: [],
+      reviewIds: [],
+      llmCalls: 0,
+      warnings: [],
     };
     const src = job.memoryId ? deps.memory.get(job.memoryId, { includeDeleted: true }) : undefined;
     if (!src) return { ...result, skipped: 'memory_missing' };
@@ -101,9 +109,16 @@ export function createExtractHandler(deps: ExtractDeps) {
 
     const applied = applyPhaseCWrites(
       {
-        store: deps.store, memory: deps.memory, mode: s.mode, minFactConfidenceForWrite: s.minFactConfidenceForWrite,
-        extractionModel: deps.llm.model, sourceMemoryId: src.id, factCount: extraction.facts.length,
-        entityCount: extraction.entities.length, embeddings, now: deps.now(),
+        store: deps.store,
+        memory: deps.memory,
+        mode: s.mode,
+        minFactConfidenceForWrite: s.minFactConfidenceForWrite,
+        extractionModel: deps.llm.model,
+        sourceMemoryId: src.id,
+        factCount: extraction.facts.length,
+        entityCount: extraction.entities.length,
+        embeddings,
+        now: deps.now(),
       },
       decisions.proposals,
     );
@@ -121,14 +136,21 @@ export function createExtractHandler(deps: ExtractDeps) {
           for (const t of applied.changedTargets) removeMemoryGraph(tx, t, iso);
           return s.graphEnabled ? writeMemoryGraph(tx, src.id, extraction.entities, iso) : undefined;
         });
-        if (stats) result.graph = { entitiesCreated: stats.entitiesCreated, relationsCreated: stats.relationsCreated, mentionsLinked: stats.mentionsLinked };
+        if (stats)
+          result.graph = {
+            entitiesCreated: stats.entitiesCreated,
+            relationsCreated: stats.relationsCreated,
+            mentionsLinked: stats.mentionsLinked,
+          };
       } catch (e) {
         result.graph = { error: errorMessage(e) };
         result.warnings.push(`graph write failed (facts kept): ${errorMessage(e)}`);
       }
     }
     try {
-      deps.store.transaction((tx) => tx.run(`UPDATE memories SET pipeline_status = ? WHERE id = ?`, [s.mode === 'shadow' ? 'shadowed' : 'complete', src.id]));
+      deps.store.transaction((tx) =>
+        tx.run(`UPDATE memories SET pipeline_status = ? WHERE id = ?`, [s.mode === 'shadow' ? 'shadowed' : 'complete', src.id]),
+      );
     } catch (e) {
       result.warnings.push(`could not mark the memory processed: ${errorMessage(e)}`);
     }

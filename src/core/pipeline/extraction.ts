@@ -175,7 +175,8 @@ export function validateExtraction(value: unknown): ExtractionResult {
       content = content.slice(0, EXTRACTION_LIMITS.maxFactChars);
     }
     let type: FactType = 'fact';
-    if (typeof r.type === 'string' && (FACT_TYPES as readonly string[]).includes(r.type.toLowerCase())) type = r.type.toLowerCase() as FactType;
+    if (typeof r.type === 'string' && (FACT_TYPES as readonly string[]).includes(r.type.toLowerCase()))
+      type = r.type.toLowerCase() as FactType;
     else warnings.push(`${where}: unknown type ${JSON.stringify(r.type)}; stored as "fact"`);
     facts.push({ content, type, confidence: clampConfidence(r.confidence, where, warnings) });
   });
@@ -219,7 +220,11 @@ export async function extractFacts(
 ): Promise<ExtractionResult & { raw: string }> {
   const warnings: string[] = [];
   const input = truncateInput(text, warnings);
-  const raw = await llm.generate(buildExtractionPrompt(input), { format: EXTRACTION_SCHEMA as unknown as Record<string, unknown>, timeoutMs: opts.timeoutMs, signal: opts.signal });
+  const raw = await llm.generate(buildExtractionPrompt(input), {
+    format: EXTRACTION_SCHEMA as unknown as Record<string, unknown>,
+    timeoutMs: opts.timeoutMs,
+    signal: opts.signal,
+  });
   const parsed = parseLlmJson(raw);
   if (!parsed.ok) return { facts: [], entities: [], warnings: [...warnings, `extraction: ${parsed.error}`], raw };
   const result = validateExtraction(parsed.value);

@@ -2,12 +2,30 @@
 export { MemoryPipeline, modeOf, type PipelineDeps } from './pipeline';
 export { createExtractHandler, type ExtractDeps, type ExtractJobResult, type ExtractSettings } from './extractJob';
 export {
-  EXTRACTION_LIMITS, EXTRACTION_SCHEMA, FACT_TYPES, buildExtractionPrompt, extractFacts, validateExtraction,
-  type ExtractedEntity, type ExtractedFact, type ExtractionResult, type FactType,
+  EXTRACTION_LIMITS,
+  EXTRACTION_SCHEMA,
+  FACT_TYPES,
+  buildExtractionPrompt,
+  extractFacts,
+  validateExtraction,
+  type ExtractedEntity,
+  type ExtractedFact,
+  type ExtractionResult,
+  type FactType,
 } from './extraction';
 export {
-  CANDIDATE_LIMIT, DECISION_ACTIONS, DECISION_SCHEMA, NO_CANDIDATES_REASON, buildDecisionPrompt, runShadowDecisions, validateDecision,
-  type Candidate, type DecisionAction, type DecisionRun, type FindCandidates, type Proposal,
+  CANDIDATE_LIMIT,
+  DECISION_ACTIONS,
+  DECISION_SCHEMA,
+  NO_CANDIDATES_REASON,
+  buildDecisionPrompt,
+  runShadowDecisions,
+  validateDecision,
+  type Candidate,
+  type DecisionAction,
+  type DecisionRun,
+  type FindCandidates,
+  type Proposal,
 } from './decision';
 export { applyPhaseCWrites, type ApplyContext, type ApplyResult, type Outcome, type OutcomeStatus, type WriteMode } from './apply';
 export { createFtsCandidateFinder } from './ftsCandidates';

@@ -95,7 +95,12 @@ export class MemoryPipeline {
     this.extractWorker = new JobWorker(store, {
       handlers: {
         extract: createExtractHandler({
-          store, memory: this.memory, llm: watchModelCalls(deps.llm, this.modelCalls), embedder: deps.embedder, now: this.now, settings: extractSettings,
+          store,
+          memory: this.memory,
+          llm: watchModelCalls(deps.llm, this.modelCalls),
+          embedder: deps.embedder,
+          now: this.now,
+          settings: extractSettings,
           findCandidates: deps.findCandidates ?? keywordCandidates(store, deps.projectId, deps.minScore),
         }),
       },
@@ -108,10 +113,19 @@ export class MemoryPipeline {
     this.documentWorker = new JobWorker(store, {
       handlers: {
         document_ingest: createDocumentHandler({
-          store, memory: this.memory, embedder: deps.embedder, fetchDocument: deps.fetchDocument, now: this.now,
+          store,
+          memory: this.memory,
+          embedder: deps.embedder,
+          fetchDocument: deps.fetchDocument,
+          now: this.now,
           settings: () => {
             const c = cfg();
-            return { chunkSize: c.documentChunkSize, chunkOverlap: c.documentChunkOverlap, maxContentBytes: c.documentMaxContentBytes, maxRetries: c.workerMaxRetries };
+            return {
+              chunkSize: c.documentChunkSize,
+              chunkOverlap: c.documentChunkOverlap,
+              maxContentBytes: c.documentMaxContentBytes,
+              maxRetries: c.workerMaxRetries,
+            };
           },
         }),
       },
@@ -123,7 +137,12 @@ export class MemoryPipeline {
     });
     const windows = () => {
       const c = cfg();
-      return { tombstoneRetentionMs: c.tombstoneRetentionMs, historyRetentionMs: c.historyRetentionMs, completedJobRetentionMs: c.completedJobRetentionMs, deadJobRetentionMs: c.deadJobRetentionMs };
+      return {
+        tombstoneRetentionMs: c.tombstoneRetentionMs,
+        historyRetentionMs: c.historyRetentionMs,
+        completedJobRetentionMs: c.completedJobRetentionMs,
+        deadJobRetentionMs: c.deadJobRetentionMs,
+      };
     };
     this.retention = new RetentionWorker(store, { windows, intervalMs: () => cfg().retentionIntervalMs, now: this.now });
     this.maintenance = new MaintenanceWorker(
@@ -196,7 +215,12 @@ export class MemoryPipeline {
 
   /** For the engine's status view: mode, worker state, queue, reviews waiting. */
   status(): {
-    mode: PipelineMode; running: boolean; consecutiveFailures: number; jobsProcessed: number; jobs: ReturnType<typeof jobCounts>; pendingReviews: number;
+    mode: PipelineMode;
+    running: boolean;
+    consecutiveFailures: number;
+    jobsProcessed: number;
+    jobs: ReturnType<typeof jobCounts>;
+    pendingReviews: number;
   } & ModelWaitState {
     return {
       ...this.modelCalls.state(),
@@ -205,7 +229,9 @@ export class MemoryPipeline {
       consecutiveFailures: this.extractWorker.consecutiveFailures,
       jobsProcessed: this.extractWorker.jobsProcessed + this.documentWorker.jobsProcessed,
       jobs: jobCounts(this.deps.store),
-      pendingReviews: Number(this.deps.store.get<{ n: number }>(`SELECT count(*) AS n FROM pipeline_reviews WHERE status = 'pending'`)?.n ?? 0),
+      pendingReviews: Number(
+        this.deps.store.get<{ n: number }>(`SELECT count(*) AS n FROM pipeline_reviews WHERE status = 'pending'`)?.n ?? 0,
+      ),
     };
   }
 

@@ -15,7 +15,14 @@ import type { PendingReview } from './reviewTypes';
 
 export type { PendingReview } from './reviewTypes';
 
-export function insertReview(tx: Tx, p: Proposal, historyId: string, sourceMemoryId: string | null, conflict: string | null, iso: string): string {
+export function insertReview(
+  tx: Tx,
+  p: Proposal,
+  historyId: string,
+  sourceMemoryId: string | null,
+  conflict: string | null,
+  iso: string,
+): string {
   const id = randomUUID();
   tx.run(
     `INSERT INTO pipeline_reviews (id, history_id, action, target_id, source_memory_id, fact_content, fact_type, confidence, reason, conflict, status, created_at)
@@ -60,7 +67,10 @@ export class ReviewError extends UserFacingError {
 }
 
 function pending(store: Store, id: string): PendingReview {
-  const r = store.get(`SELECT r.*, m.content AS target_content FROM pipeline_reviews r LEFT JOIN memories m ON m.id = r.target_id WHERE r.id = ?`, [id]);
+  const r = store.get(
+    `SELECT r.*, m.content AS target_content FROM pipeline_reviews r LEFT JOIN memories m ON m.id = r.target_id WHERE r.id = ?`,
+    [id],
+  );
   if (!r) throw new ReviewError(`No pipeline review with id ${id}.`);
   const rev = toReview(r);
   if (rev.status !== 'pending') throw new ReviewError(`Review ${id} is already ${rev.status}.`);
@@ -85,19 +95,41 @@ export function approveReview(
     const applied = applyDestructive(
       tx,
       memory,
-      { action: rev.action, targetId: rev.targetId, fact: { content: rev.factContent, type: rev.factType as FactType, confidence: rev.confidence }, reason: rev.reason },
+      {
+        action: rev.action,
+        targetId: rev.targetId,
+        fact: { content: rev.factContent, type: rev.factType as FactType, confidence: rev.confidence },
+        reason: rev.reason,
+      },
       new Map(),
       `${who} (approved pipeline review)`,
     );
     const ok = applied.status === 'updated' || applied.status === 'deleted';
     tx.run(`UPDATE pipeline_reviews SET status = ?, resolved_at = ?, resolved_by = ?, result_history_id = ? WHERE id = ?`, [
-      ok ? 'approved' : 'stale', iso, who, applied.historyId ?? null, id,
+      ok ? 'approved' : 'stale',
+      iso,
+      who,
+      applied.historyId ?? null,
+      id,
     ]);
     writeProposalAudit(tx, {
-      sourceMemoryId: rev.sourceMemoryId, action: rev.action, outcome: ok ? 'review_approved' : 'review_stale', factContent: rev.factContent,
-      reason: rev.reason, createdAt: iso, metadata: { reviewId: id, targetId: rev.targetId, resolvedBy: who, appliedHistoryId: applied.historyId ?? null, outcomeReason: applied.reason ?? null },
+      sourceMemoryId: rev.sourceMemoryId,
+      action: rev.action,
+      outcome: ok ? 'review_approved' : 'review_stale',
+      factContent: rev.factContent,
+      reason: rev.reason,
+      createdAt: iso,
+      metadata: {
+        reviewId: id,
+        targetId: rev.targetId,
+        resolvedBy: who,
+        appliedHistoryId: applied.historyId ?? null,
+        outcomeReason: applied.reason ?? null,
+      },
     });
-    return ok ? { status: applied.status as 'updated' | 'deleted', historyId: applied.historyId } : { status: 'stale', reason: applied.reason };
+    return ok
+      ? { status: applied.status as 'updated' | 'deleted', historyId: applied.historyId }
+      : { status: 'stale', reason: applied.reason };
   });
 }
 
@@ -108,8 +140,13 @@ export function rejectReview(store: Store, id: string, opts: { who?: string; now
   store.transaction((tx) => {
     tx.run(`UPDATE pipeline_reviews SET status = 'rejected', resolved_at = ?, resolved_by = ? WHERE id = ?`, [iso, who, id]);
     writeProposalAudit(tx, {
-      sourceMemoryId: rev.sourceMemoryId, action: rev.action, outcome: 'review_rejected', factContent: rev.factContent,
-      reason: rev.reason, createdAt: iso, metadata: { reviewId: id, targetId: rev.targetId, resolvedBy: who },
+      sourceMemoryId: rev.sourceMemoryId,
+      action: rev.action,
+      outcome: 'review_rejected',
+      factContent: rev.factContent,
+      reason: rev.reason,
+      createdAt: iso,
+      metadata: { reviewId: id, targetId: rev.targetId, resolvedBy: who },
     });
   });
 }

@@ -15,7 +15,12 @@ export interface CandidateSearch {
 
 export function createSearchCandidateFinder(store: Store, search: CandidateSearch, opts: { minScore?: number } = {}): FindCandidates {
   return async (text, limit) => {
-    const res = await search.search({ query: text, limit: Math.max(1, Math.min(limit, 100)), minScore: opts.minScore ?? 0, noRerank: true });
+    const res = await search.search({
+      query: text,
+      limit: Math.max(1, Math.min(limit, 100)),
+      minScore: opts.minScore ?? 0,
+      noRerank: true,
+    });
     const out: Candidate[] = [];
     for (const r of res.results) {
       const row = store.get<{ content: string }>('SELECT content FROM memories WHERE id = ? AND deleted_at IS NULL', [r.memory.id]);

@@ -36,14 +36,21 @@ export function undoHistory(store: Store, memory: MemoryService, historyId: stri
   const current = memory.get(id, { includeDeleted: true });
   if (!current) throw new UndoError(`Memory ${id} no longer exists (purged).`);
   if (after && current.version !== after.version) {
-    throw new UndoError(`Memory ${id} changed after this entry (version ${after.version}, now ${current.version}); undo the later change first.`);
+    throw new UndoError(
+      `Memory ${id} changed after this entry (version ${after.version}, now ${current.version}); undo the later change first.`,
+    );
   }
   const why = `undo of ${historyId}`;
   const audit = (undone: string) =>
     store.transaction((tx) =>
       writeProposalAudit(tx, {
-        sourceMemoryId: id, action: 'UNDO', outcome: `undone_${undone}`, factContent: current.content, reason: why,
-        createdAt: (opts.now ?? new Date()).toISOString(), metadata: { historyId, undoneBy: who },
+        sourceMemoryId: id,
+        action: 'UNDO',
+        outcome: `undone_${undone}`,
+        factContent: current.content,
+        reason: why,
+        createdAt: (opts.now ?? new Date()).toISOString(),
+        metadata: { historyId, undoneBy: who },
       }),
     );
   switch (row.event) {
@@ -55,9 +62,18 @@ export function undoHistory(store: Store, memory: MemoryService, historyId: stri
     case 'updated': {
       if (!before) throw new UndoError(`History entry ${historyId} has no prior record to go back to.`);
       const m = memory.update(id, {
-        title: before.title, content: before.content, type: before.type, tags: before.tags, importance: before.importance,
-        summary: before.summary, decisions: before.decisions, rationale: before.rationale, metadata: before.metadata,
-        expectedVersion: current.version, who, why,
+        title: before.title,
+        content: before.content,
+        type: before.type,
+        tags: before.tags,
+        importance: before.importance,
+        summary: before.summary,
+        decisions: before.decisions,
+        rationale: before.rationale,
+        metadata: before.metadata,
+        expectedVersion: current.version,
+        who,
+        why,
       });
       audit('updated');
       return { memoryId: id, undone: 'updated', memory: m };

@@ -81,10 +81,7 @@ function parseKeyLine(text: string, from: number): { entry?: { key: string; valu
 }
 
 /** Parses from just after `[`; returns the header and the index after `]`. */
-function parseHeader(
-  text: string,
-  from: number,
-): { header: { section: string; subsection?: string }; end: number } | undefined {
+function parseHeader(text: string, from: number): { header: { section: string; subsection?: string }; end: number } | undefined {
   let i = from;
   const start = i;
   while (i < text.length && /[A-Za-z0-9.-]/.test(text[i])) i++;

@@ -5,12 +5,7 @@ import { errorMessage } from '../util/errors';
 import { entryKind, readSmallFile } from './fsRead';
 
 /** Looked for in this order in each directory; the first one with a usable `name:` wins. */
-export const OVERRIDE_FILE_NAMES = [
-  '.agent-memory.yml',
-  '.agent-memory.yaml',
-  '.contextify.yml',
-  '.contextify.yaml',
-] as const;
+export const OVERRIDE_FILE_NAMES = ['.agent-memory.yml', '.agent-memory.yaml', '.contextify.yml', '.contextify.yaml'] as const;
 
 const MAX_OVERRIDE_BYTES = 64 * 1024;
 

@@ -30,7 +30,10 @@ const before = (now: Date, ms: number) => new Date(now.getTime() - ms).toISOStri
 /** Soft-deleted memories past the tombstone window (the same set for steps 1–3). */
 function expiredIds(store: Store, cutoff: string, batch: number): string[] {
   return store
-    .all<{ id: string }>('SELECT id FROM memories WHERE deleted_at IS NOT NULL AND deleted_at < ? ORDER BY deleted_at LIMIT ?', [cutoff, batch])
+    .all<{ id: string }>('SELECT id FROM memories WHERE deleted_at IS NOT NULL AND deleted_at < ? ORDER BY deleted_at LIMIT ?', [
+      cutoff,
+      batch,
+    ])
     .map((r) => String(r.id));
 }
 
@@ -45,46 +48,58 @@ export function runRetentionSweep(store: Store, w: RetentionWindows, now: Date, 
   };
 
   // 1. Graph links of expired tombstones; orphaned entities and their relations go too.
-  record('graphLinks', store.transaction((tx) => {
-    const ids = tx.all<{ memory_id: string }>(
-      `SELECT DISTINCT mm.memory_id FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
+  record(
+    'graphLinks',
+    store.transaction((tx) => {
+      const ids = tx.all<{ memory_id: string }>(
+        `SELECT DISTINCT mm.memory_id FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
        WHERE m.deleted_at IS NOT NULL AND m.deleted_at < ? LIMIT ?`,
-      [tombCutoff, batch],
-    );
-    let n = 0;
-    for (const { memory_id } of ids) {
-      n += Number(tx.get<{ n: number }>('SELECT count(*) AS n FROM memory_entity_mentions WHERE memory_id = ?', [memory_id])!.n);
-      removeMemoryGraph(tx, memory_id, iso);
-    }
-    return n;
-  }));
+        [tombCutoff, batch],
+      );
+      let n = 0;
+      for (const { memory_id } of ids) {
+        n += Number(tx.get<{ n: number }>('SELECT count(*) AS n FROM memory_entity_mentions WHERE memory_id = ?', [memory_id])!.n);
+        removeMemoryGraph(tx, memory_id, iso);
+      }
+      return n;
+    }),
+  );
 
   // 2. Their embeddings, unless another memory still uses the same vector.
-  record('embeddings', store.transaction((tx) => {
-    const ids = expiredIds(store, tombCutoff, batch);
-    let n = 0;
-    for (const id of ids) {
-      const h = tx.get<{ embedding_hash: string | null }>('SELECT embedding_hash FROM memories WHERE id = ?', [id])?.embedding_hash;
-      if (!h) continue;
-      const shared = tx.get('SELECT 1 AS x FROM memories WHERE embedding_hash = ? AND id <> ? AND NOT (deleted_at IS NOT NULL AND deleted_at < ?) LIMIT 1', [h, id, tombCutoff]);
-      if (shared) continue;
-      tx.run('DELETE FROM embeddings WHERE text_hash = ?', [h]);
-      n += tx.changes();
-    }
-    return n;
-  }));
+  record(
+    'embeddings',
+    store.transaction((tx) => {
+      const ids = expiredIds(store, tombCutoff, batch);
+      let n = 0;
+      for (const id of ids) {
+        const h = tx.get<{ embedding_hash: string | null }>('SELECT embedding_hash FROM memories WHERE id = ?', [id])?.embedding_hash;
+        if (!h) continue;
+        const shared = tx.get(
+          'SELECT 1 AS x FROM memories WHERE embedding_hash = ? AND id <> ? AND NOT (deleted_at IS NOT NULL AND deleted_at < ?) LIMIT 1',
+          [h, id, tombCutoff],
+        );
+        if (shared) continue;
+        tx.run('DELETE FROM embeddings WHERE text_hash = ?', [h]);
+        n += tx.changes();
+      }
+      return n;
+    }),
+  );
 
   // 3. The tombstoned rows (FTS cleanup by trigger; tags, links cascade).
-  record('tombstones', store.transaction((tx) => {
-    const ids = expiredIds(store, tombCutoff, batch);
-    let n = 0;
-    for (const id of ids) {
-      tx.run('DELETE FROM document_memories WHERE memory_id = ?', [id]);
-      tx.run('DELETE FROM memories WHERE id = ?', [id]);
-      n += tx.changes();
-    }
-    return n;
-  }));
+  record(
+    'tombstones',
+    store.transaction((tx) => {
+      const ids = expiredIds(store, tombCutoff, batch);
+      let n = 0;
+      for (const id of ids) {
+        tx.run('DELETE FROM document_memories WHERE memory_id = ?', [id]);
+        tx.run('DELETE FROM memories WHERE id = ?', [id]);
+        n += tx.changes();
+      }
+      return n;
+    }),
+  );
 
   // 4–6. Old history, completed jobs, dead jobs.
   const purge = (sql: string, cutoff: string) =>
@@ -92,8 +107,26 @@ export function runRetentionSweep(store: Store, w: RetentionWindows, now: Date, 
       tx.run(sql, [cutoff, batch]);
       return tx.changes();
     });
-  record('history', purge('DELETE FROM memory_history WHERE id IN (SELECT id FROM memory_history WHERE created_at < ? ORDER BY created_at LIMIT ?)', before(now, w.historyRetentionMs)));
-  record('completedJobs', purge(`DELETE FROM memory_jobs WHERE id IN (SELECT id FROM memory_jobs WHERE status = 'completed' AND completed_at < ? ORDER BY completed_at LIMIT ?)`, before(now, w.completedJobRetentionMs)));
-  record('deadJobs', purge(`DELETE FROM memory_jobs WHERE id IN (SELECT id FROM memory_jobs WHERE status = 'dead' AND failed_at < ? ORDER BY failed_at LIMIT ?)`, before(now, w.deadJobRetentionMs)));
+  record(
+    'history',
+    purge(
+      'DELETE FROM memory_history WHERE id IN (SELECT id FROM memory_history WHERE created_at < ? ORDER BY created_at LIMIT ?)',
+      before(now, w.historyRetentionMs),
+    ),
+  );
+  record(
+    'completedJobs',
+    purge(
+      `DELETE FROM memory_jobs WHERE id IN (SELECT id FROM memory_jobs WHERE status = 'completed' AND completed_at < ? ORDER BY completed_at LIMIT ?)`,
+      before(now, w.completedJobRetentionMs),
+    ),
+  );
+  record(
+    'deadJobs',
+    purge(
+      `DELETE FROM memory_jobs WHERE id IN (SELECT id FROM memory_jobs WHERE status = 'dead' AND failed_at < ? ORDER BY failed_at LIMIT ?)`,
+      before(now, w.deadJobRetentionMs),
+    ),
+  );
   return { steps, more };
 }

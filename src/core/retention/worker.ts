@@ -11,7 +11,12 @@ export class RetentionWorker {
 
   constructor(
     private readonly store: Store,
-    private readonly opts: { windows: () => RetentionWindows; intervalMs: () => number; now?: () => Date; onReport?: (r: RetentionReport) => void },
+    private readonly opts: {
+      windows: () => RetentionWindows;
+      intervalMs: () => number;
+      now?: () => Date;
+      onReport?: (r: RetentionReport) => void;
+    },
   ) {}
 
   start(): void {

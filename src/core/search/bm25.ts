@@ -63,7 +63,8 @@ export interface MatchinfoPcnalx {
 }
 
 export function parseMatchinfoPcnalx(blob: Uint8Array): MatchinfoPcnalx {
-  if (blob.byteLength < 12 || blob.byteLength % 4 !== 0) throw new Error(`bm25: matchinfo blob of ${blob.byteLength} bytes is not 'pcnalx'`);
+  if (blob.byteLength < 12 || blob.byteLength % 4 !== 0)
+    throw new Error(`bm25: matchinfo blob of ${blob.byteLength} bytes is not 'pcnalx'`);
   const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
   const u = (i: number): number => view.getUint32(i * 4, true);
   const p = u(0);
@@ -100,7 +101,8 @@ export function bm25Relevance(blob: Uint8Array, weights: readonly number[] = [],
   const b = params.b ?? BM25_B;
   const coord = params.coord ?? BM25_COORD;
   // Hot path (called once per matching row): read the uint32s in place, no parsed objects.
-  if (blob.byteLength < 12 || blob.byteLength % 4 !== 0) throw new Error(`bm25: matchinfo blob of ${blob.byteLength} bytes is not 'pcnalx'`);
+  if (blob.byteLength < 12 || blob.byteLength % 4 !== 0)
+    throw new Error(`bm25: matchinfo blob of ${blob.byteLength} bytes is not 'pcnalx'`);
   const u =
     blob.byteOffset % 4 === 0 && LITTLE_ENDIAN
       ? new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4)

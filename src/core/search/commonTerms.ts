@@ -55,7 +55,10 @@ export class CommonTermFilter {
       this.cache.set(term, hit);
       return hit.df;
     }
-    const r = this.store.get<{ n: number }>('SELECT count(*) AS n FROM (SELECT docid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)', [term, cap]);
+    const r = this.store.get<{ n: number }>(
+      'SELECT count(*) AS n FROM (SELECT docid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)',
+      [term, cap],
+    );
     const df = Number(r?.n ?? 0);
     this.cache.set(term, { df, at: t });
     if (this.cache.size > (this.opts.maxEntries ?? 5000)) this.cache.delete(this.cache.keys().next().value!);

@@ -34,10 +34,7 @@ export const FTS_MAX_PHRASE_WORDS = 16;
 /** Input beyond this many characters is ignored; 32 terms never need more. */
 const MAX_INPUT_CHARS = 20_000;
 
-export type FtsTerm =
-  | { kind: 'word'; text: string }
-  | { kind: 'prefix'; text: string }
-  | { kind: 'phrase'; words: string[] };
+export type FtsTerm = { kind: 'word'; text: string } | { kind: 'prefix'; text: string } | { kind: 'phrase'; words: string[] };
 
 // A word: letters/digits plus combining marks. Never contains `"` or `*`, so it is safe inside quotes.
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
@@ -109,7 +106,8 @@ export function buildFtsTerms(input: string, options: FtsQueryOptions = {}): str
     for (let i = 0; i + 1 < terms.length; i++) {
       const a = terms[i]!;
       const b = terms[i + 1]!;
-      if (a.kind === 'word' && b.kind === 'word' && !stop?.has(a.text) && !stop?.has(b.text)) extra.push({ kind: 'phrase', words: [a.text, b.text] });
+      if (a.kind === 'word' && b.kind === 'word' && !stop?.has(a.text) && !stop?.has(b.text))
+        extra.push({ kind: 'phrase', words: [a.text, b.text] });
     }
     kept = [...kept, ...extra];
   }

@@ -70,7 +70,9 @@ export function fullTextSearch(store: Store, expr: string, where: WhereClause, k
   const rows = store.all(twoPass, [expr, first, ...where.params, k]);
   if (rows.length >= k) return rows.map(toHit);
   // Fewer than k survived: either fewer than k match at all, or the filters are selective.
-  const matched = Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM (SELECT docid FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`, [expr, first])!.n);
+  const matched = Number(
+    store.get<{ n: number }>(`SELECT count(*) AS n FROM (SELECT docid FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`, [expr, first])!.n,
+  );
   if (matched < first) return rows.map(toHit);
   const sql = `${selectSql(where, '', table)} ORDER BY score ASC, m.created_at DESC, m.rid DESC LIMIT ?`;
   return store.all(sql, [expr, ...where.params, k]).map(toHit);

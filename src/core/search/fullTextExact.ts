@@ -52,7 +52,10 @@ export interface FullTextLeg {
 function indexLeg(store: Store, terms: string[], where: WhereClause, k: number, exact: boolean, pruning: boolean): FullTextLeg {
   const expr = joinFtsTerms(terms);
   if (exact) {
-    return { hits: fullTextSearch(store, expr, where, k, 'memories_exact'), scores: (rids) => fullTextScores(store, expr, where, rids, 'memories_exact') };
+    return {
+      hits: fullTextSearch(store, expr, where, k, 'memories_exact'),
+      scores: (rids) => fullTextScores(store, expr, where, rids, 'memories_exact'),
+    };
   }
   const ranking = pruning ? FullTextRanking.prepare(store, terms, where) : null;
   if (ranking) return { hits: ranking.topK(k), scores: (rids) => ranking.scores(rids) };

@@ -180,7 +180,9 @@ export class FullTextRanking {
     for (let s = 0; s < rowIdx.length; s += BATCH_MAX) {
       const part = rowIdx.slice(s, s + BATCH_MAX).filter((r) => Number.isNaN(this.exact[r]!));
       if (part.length === 0) continue;
-      const got = this.store.get<{ rids: string | null; sizes: string | null }>(SIZES_SQL, [JSON.stringify(part.map((r) => this.docids[r]!))]);
+      const got = this.store.get<{ rids: string | null; sizes: string | null }>(SIZES_SQL, [
+        JSON.stringify(part.map((r) => this.docids[r]!)),
+      ]);
       const rids = got?.rids ? parseIntList(got.rids) : [];
       const sizes = got?.sizes ?? '';
       if (rids.length !== part.length) throw new Error('full-text ranking: a matching row has no %_docsize entry');
@@ -188,7 +190,8 @@ export class FullTextRanking {
       for (let i = 0; i < rids.length; i++) {
         const end = i + 1 < rids.length ? sizes.indexOf(',', pos) : sizes.length;
         const r = this.rowOf(rids[i]!);
-        if (r === undefined || end < 0 || !hexVarintsInto(sizes, pos, end, lenBuf)) throw new Error(`full-text ranking: bad %_docsize entry for row ${rids[i]}`);
+        if (r === undefined || end < 0 || !hexVarintsInto(sizes, pos, end, lenBuf))
+          throw new Error(`full-text ranking: bad %_docsize entry for row ${rids[i]}`);
         pos = end + 1;
         this.exact[r] = this.score(r, lenBuf);
       }
@@ -199,7 +202,11 @@ export class FullTextRanking {
   private check(rowIdx: readonly number[]): void {
     const part = rowIdx.filter((r) => this.verdict[r] === 0);
     if (part.length === 0) return;
-    const live = liveMeta(this.store, part.map((r) => this.docids[r]!), this.where);
+    const live = liveMeta(
+      this.store,
+      part.map((r) => this.docids[r]!),
+      this.where,
+    );
     for (const r of part) {
       const m = live.get(this.docids[r]!);
       this.verdict[r] = m ? 1 : 2;
@@ -297,7 +304,8 @@ function highest(rowIdx: number[], key: Float64Array, n: number): number[] {
   return out;
 }
 
-const SIZES_SQL = "SELECT group_concat(docid) AS rids, group_concat(hex(size), ',') AS sizes FROM memories_fts_docsize WHERE docid IN (SELECT value FROM json_each(?))";
+const SIZES_SQL =
+  "SELECT group_concat(docid) AS rids, group_concat(hex(size), ',') AS sizes FROM memories_fts_docsize WHERE docid IN (SELECT value FROM json_each(?))";
 
 /** fullTextSearch's order: higher BM25, then newer created_at, then higher rid. */
 function compareHits(a: TextHit, b: TextHit): number {

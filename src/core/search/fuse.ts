@@ -89,10 +89,21 @@ export function effectiveWeights(w: FuseWeights, legs: { keyword: boolean; vecto
   return { vector: v / sum, keyword: k / sum };
 }
 
-export function fuse(cands: readonly Candidate[], weights: FuseWeights, mode: Normalization, legs: { keyword: boolean; vector: boolean }): Fused[] {
+export function fuse(
+  cands: readonly Candidate[],
+  weights: FuseWeights,
+  mode: Normalization,
+  legs: { keyword: boolean; vector: boolean },
+): Fused[] {
   const w = effectiveWeights(weights, legs);
-  const text = normalizeText(cands.map((c) => (c.bm25 !== undefined && c.bm25 > 0 ? c.bm25 : undefined)), mode);
-  const vec = normalizeVector(cands.map((c) => c.similarity), mode);
+  const text = normalizeText(
+    cands.map((c) => (c.bm25 !== undefined && c.bm25 > 0 ? c.bm25 : undefined)),
+    mode,
+  );
+  const vec = normalizeVector(
+    cands.map((c) => c.similarity),
+    mode,
+  );
   const out: Fused[] = new Array(cands.length);
   for (let i = 0; i < cands.length; i++) {
     const c = cands[i]!;
@@ -142,12 +153,20 @@ function withDateBoost(c: Fused, weight: number): Fused {
 }
 
 /** Best first; equal scores → newer first (created_at), then higher rid (inserted later). */
-export function compareRanked(a: { finalScore: number; createdAt: string; rid: number }, b: { finalScore: number; createdAt: string; rid: number }): number {
+export function compareRanked(
+  a: { finalScore: number; createdAt: string; rid: number },
+  b: { finalScore: number; createdAt: string; rid: number },
+): number {
   return compareScored(a.finalScore, a, b.finalScore, b);
 }
 
 /** compareRanked with the scores given apart (e.g. hybridScore before any boost), no object copies. */
-export function compareScored(sa: number, a: { createdAt: string; rid: number }, sb: number, b: { createdAt: string; rid: number }): number {
+export function compareScored(
+  sa: number,
+  a: { createdAt: string; rid: number },
+  sb: number,
+  b: { createdAt: string; rid: number },
+): number {
   if (sa !== sb) return sb - sa;
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
   return b.rid - a.rid;

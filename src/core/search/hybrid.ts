@@ -36,7 +36,8 @@ import type { HybridSearchDeps, SearchRequest, SearchResponse, SearchResult, Sea
  * column of every row through JS (bench/RESULTS-design-notes.md). A test checks rowToSummary gives
  * the same summary from these columns as from the whole row.
  */
-export const HYDRATE_COLUMNS = 'rid, id, type, scope, title, content, tags, importance, decisions_json, access_count, expires_at, deleted_at, version, created_at, updated_at';
+export const HYDRATE_COLUMNS =
+  'rid, id, type, scope, title, content, tags, importance, decisions_json, access_count, expires_at, deleted_at, version, created_at, updated_at';
 
 /**
  * HYDRATE_COLUMNS with content cut to what rowToSummary's preview reads: PREVIEW_CHARS + 1 code
@@ -63,7 +64,15 @@ interface Ranked extends Candidate {
  * shape each), not with `{ ...c, … }`: the spreads were a good part of the ≈ 1.5 MB a search
  * allocated at 100k memories, i.e. of the young-generation GCs that land in p50 and p99.
  */
-function candidate(rid: number, id: string, createdAt: string, bm25: number | undefined, similarity: number | undefined, keywordHit: boolean, vectorHit: boolean): Candidate {
+function candidate(
+  rid: number,
+  id: string,
+  createdAt: string,
+  bm25: number | undefined,
+  similarity: number | undefined,
+  keywordHit: boolean,
+  vectorHit: boolean,
+): Candidate {
   return { rid, id, createdAt, bm25, similarity, keywordHit, vectorHit };
 }
 
@@ -104,7 +113,10 @@ export class HybridSearch {
     this.now = deps.now ?? (() => new Date());
     this.rerankConfig = { ...DEFAULT_RERANK_CONFIG, ...deps.reranker?.config };
     this.commonTerms = new CommonTermFilter(store, { share: this.settings.commonTermShare, minRows: this.settings.commonTermMinRows });
-    this.queryCommonTerms = new CommonTermFilter(store, { share: this.settings.queryCommonShare, minRows: this.settings.queryCommonMinRows });
+    this.queryCommonTerms = new CommonTermFilter(store, {
+      share: this.settings.queryCommonShare,
+      minRows: this.settings.queryCommonMinRows,
+    });
   }
 
   /** Checks the request; the limit it will use. */
@@ -113,8 +125,10 @@ export class HybridSearch {
     if (typeof req.query !== 'string') throw new ValidationError('query', 'must be a string');
     const { defaultLimit, maxLimit } = this.settings;
     const limit = req.limit ?? defaultLimit;
-    if (!Number.isInteger(limit) || limit < 1) throw new ValidationError('limit', `must be a whole number from 1 to ${maxLimit}, got ${shownValue(req.limit)}`);
-    if (limit > maxLimit) throw new ValidationError('limit', `at most ${maxLimit} results per search (search.max_limit), asked for ${limit}`);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new ValidationError('limit', `must be a whole number from 1 to ${maxLimit}, got ${shownValue(req.limit)}`);
+    if (limit > maxLimit)
+      throw new ValidationError('limit', `at most ${maxLimit} results per search (search.max_limit), asked for ${limit}`);
     const minScore = req.minScore ?? this.settings.minScore;
     if (typeof minScore !== 'number' || !Number.isFinite(minScore) || minScore < 0) {
       throw new ValidationError('minScore', `must be a number ≥ 0, got ${shownValue(req.minScore)}`);
@@ -127,7 +141,12 @@ export class HybridSearch {
     const now = this.now();
     const where = buildMemoryFilter(this.deps.projectId, req, now);
     const warnings: string[] = [];
-    const empty = (): SearchResponse => ({ results: [], warnings, legs: { keyword: false, vector: false }, timings: { embedMs: 0, searchMs: 0 } });
+    const empty = (): SearchResponse => ({
+      results: [],
+      warnings,
+      legs: { keyword: false, vector: false },
+      timings: { embedMs: 0, searchMs: 0 },
+    });
     if (!/[\p{L}\p{N}]/u.test(query)) {
       warnings.push('The query has no letters or digits to search for.');
       return empty();
@@ -147,7 +166,8 @@ export class HybridSearch {
     let union = this.collect(textHits, textScores, qvec, where, k);
     const weights = { vector: this.settings.vectorWeight, keyword: this.settings.keywordWeight };
     const dates = this.settings.dateBoost > 0 ? parseQueryDates(query) : [];
-    const fuseAll = (u: Map<number, Candidate>) => this.dateBoosted(fuse([...u.values()], weights, this.settings.normalization, legs), dates);
+    const fuseAll = (u: Map<number, Candidate>) =>
+      this.dateBoosted(fuse([...u.values()], weights, this.settings.normalization, legs), dates);
     let fused = fuseAll(union);
     // Feedback only when both legs rank: a vector-only first pass is too imprecise to learn from
     // (with the hash embedder alone it lowered recall on LoCoMo: bench/RESULTS-design-notes.md).
@@ -163,14 +183,23 @@ export class HybridSearch {
     let rows: Map<number, Row>;
     if (this.deps.reranker && !req.noRerank && ranked.length > 1) {
       const headN = Math.max(limit, this.rerankConfig.topN);
-      rows = this.rows(ranked.slice(0, headN).map((c) => c.rid), HYDRATE_COLUMNS);
-      const items = ranked.slice(0, headN).map((c) => ({ ...c, id: c.id, content: String(rows.get(c.rid)?.content ?? ''), score: c.finalScore }));
+      rows = this.rows(
+        ranked.slice(0, headN).map((c) => c.rid),
+        HYDRATE_COLUMNS,
+      );
+      const items = ranked
+        .slice(0, headN)
+        .map((c) => ({ ...c, id: c.id, content: String(rows.get(c.rid)?.content ?? ''), score: c.finalScore }));
       const out = await rerank(query, items, this.deps.reranker.provider, this.rerankConfig);
-      if (out.status === 'timeout' || out.status === 'failed') warnings.push(`Reranking skipped: ${out.error ?? out.status}; original order kept.`);
+      if (out.status === 'timeout' || out.status === 'failed')
+        warnings.push(`Reranking skipped: ${out.error ?? out.status}; original order kept.`);
       ranked = [...out.items, ...ranked.slice(headN)];
     }
     ranked = ranked.slice(0, limit);
-    rows = this.rows(ranked.map((c) => c.rid), SUMMARY_COLUMNS);
+    rows = this.rows(
+      ranked.map((c) => c.rid),
+      SUMMARY_COLUMNS,
+    );
     const results: SearchResult[] = [];
     for (const c of ranked) {
       const row = rows.get(c.rid);
@@ -307,7 +336,8 @@ export class HybridSearch {
     }
     const s = this.settings;
     let text = prepareQueryEmbedText(query, { stopwords: s.queryStopwords, questionMarks: s.queryStripQuestionMarks });
-    if (s.queryCommonShare > 0) text = prepareQueryEmbedText(text, { stopwords: false, questionMarks: false, isCommon: this.commonQueryWords(text) });
+    if (s.queryCommonShare > 0)
+      text = prepareQueryEmbedText(text, { stopwords: false, questionMarks: false, isCommon: this.commonQueryWords(text) });
     // Second view (settings.queryRawView): the query as written, question marks removed.
     const texts = [text];
     if (s.queryRawView) {
@@ -316,7 +346,8 @@ export class HybridSearch {
     }
     try {
       const vs = await (embedder as Embedder).embed(texts, 'query');
-      if (vs.length !== texts.length || vs.some((v) => !v || v.length !== vectors.dimension)) throw new Error(`expected ${texts.length} ${vectors.dimension}-d vector(s)`);
+      if (vs.length !== texts.length || vs.some((v) => !v || v.length !== vectors.dimension))
+        throw new Error(`expected ${texts.length} ${vectors.dimension}-d vector(s)`);
       const unusable = vs.map(unusableVectorReason).find((r) => r !== undefined);
       if (unusable) throw new Error(`${(embedder as Embedder).id} returned an unusable vector: it ${unusable}`);
       return vs.length === 1 ? vs[0] : meanOfUnitVectors(vs);
@@ -334,19 +365,35 @@ export class HybridSearch {
    * (at 100k: hnswlib's ef is max(efSearch, k), so 64 instead of 120), and changes which
    * neighbours an approximate search finds (RESULTS-search.md round 4).
    */
-  private vectorLeg(vectors: VectorSearcher, q: Float32Array, k: number, where: WhereClause): { rid: number; id: string; createdAt: string; similarity: number }[] {
+  private vectorLeg(
+    vectors: VectorSearcher,
+    q: Float32Array,
+    k: number,
+    where: WhereClause,
+  ): { rid: number; id: string; createdAt: string; similarity: number }[] {
     let hits = vectors.search(q, k);
-    let meta = this.meta(hits.map((h) => h.rid), where);
+    let meta = this.meta(
+      hits.map((h) => h.rid),
+      where,
+    );
     let kept = hits.filter((h) => meta.has(h.rid));
     if (kept.length < k && hits.length >= k) {
       const over = k * 2;
       hits = vectors.search(q, over);
-      meta = this.meta(hits.map((h) => h.rid), where);
+      meta = this.meta(
+        hits.map((h) => h.rid),
+        where,
+      );
       kept = hits.filter((h) => meta.has(h.rid));
       if (kept.length < k && hits.length >= over) {
-        const allowed = new Set(this.store.all<{ rid: number }>(`SELECT m.rid AS rid FROM memories m WHERE ${where.sql}`, where.params).map((r) => Number(r.rid)));
+        const allowed = new Set(
+          this.store.all<{ rid: number }>(`SELECT m.rid AS rid FROM memories m WHERE ${where.sql}`, where.params).map((r) => Number(r.rid)),
+        );
         hits = vectors.search(q, k, (rid) => allowed.has(rid));
-        meta = this.meta(hits.map((h) => h.rid), where);
+        meta = this.meta(
+          hits.map((h) => h.rid),
+          where,
+        );
         kept = hits.filter((h) => meta.has(h.rid));
       }
     }
@@ -382,7 +429,8 @@ export class HybridSearch {
     const out = new Map<number, Row>();
     for (let i = 0; i < rids.length; i += 500) {
       const chunk = padded(rids.slice(i, i + 500));
-      for (const r of this.store.all(`SELECT ${columns} FROM memories WHERE rid IN (${chunk.map(() => '?').join(', ')})`, chunk)) out.set(Number(r.rid), r);
+      for (const r of this.store.all(`SELECT ${columns} FROM memories WHERE rid IN (${chunk.map(() => '?').join(', ')})`, chunk))
+        out.set(Number(r.rid), r);
     }
     return out;
   }

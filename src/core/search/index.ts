@@ -3,7 +3,15 @@ export { HybridSearch, MAX_QUERY_CHARS } from './hybrid';
 export { IndexVectorSearcher } from './indexSearcher';
 export { DEFAULT_SEARCH_SETTINGS, resolveSearchSettings, searchSettingsFromConfig } from './settings';
 export { fuse, minMax, inverseBm25, saturateBm25, clampCosine, effectiveWeights, compareRanked, type Candidate, type Fused } from './fuse';
-export { rerank, noopReranker, DEFAULT_RERANK_CONFIG, type RerankCandidate, type RerankConfig, type RerankProvider, type RerankOutcome } from './rerank';
+export {
+  rerank,
+  noopReranker,
+  DEFAULT_RERANK_CONFIG,
+  type RerankCandidate,
+  type RerankConfig,
+  type RerankProvider,
+  type RerankOutcome,
+} from './rerank';
 export { buildMemoryFilter, type WhereClause } from './filters';
 export { fullTextSearch, fullTextScores, ftsExpression, type TextHit } from './fullText';
 export { buildFtsQuery, parseFtsTerms } from './ftsQuery';

@@ -29,14 +29,20 @@ export function liveMeta(store: Store, rids: readonly number[], where: WhereClau
   const out = new Map<number, LiveMeta>();
   for (let s = 0; s < rids.length; s += CHUNK) {
     const part = rids.slice(s, s + CHUNK);
-    const got = store.get<{ rids: string | null; ids: string | null; created: string | null }>(sql(where), [JSON.stringify(part), ...where.params]);
+    const got = store.get<{ rids: string | null; ids: string | null; created: string | null }>(sql(where), [
+      JSON.stringify(part),
+      ...where.params,
+    ]);
     if (!got?.rids) continue; // none passes
     const live = got.rids.split(',');
     const ids = String(got.ids).split(SEP);
     const created = String(got.created).split(SEP);
     if (ids.length !== live.length || created.length !== live.length) {
       // An id or date containing the separator: read those rows one by one instead.
-      for (const r of store.all(`SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at FROM memories m WHERE m.rid IN (SELECT value FROM json_each(?)) AND ${where.sql}`, [JSON.stringify(part), ...where.params])) {
+      for (const r of store.all(
+        `SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at FROM memories m WHERE m.rid IN (SELECT value FROM json_each(?)) AND ${where.sql}`,
+        [JSON.stringify(part), ...where.params],
+      )) {
         out.set(Number(r.rid), { id: String(r.id), createdAt: String(r.created_at) });
       }
       continue;

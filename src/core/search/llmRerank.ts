@@ -33,7 +33,11 @@ export function rerankPrompt(query: string, candidates: readonly RerankCandidate
 
 export function llmReranker(llm: LlmProvider): RerankProvider {
   return async (query, candidates, cfg) => {
-    const raw = await llm.generate(rerankPrompt(query, candidates), { format: SCHEMA as unknown as Record<string, unknown>, timeoutMs: cfg.timeoutMs, temperature: 0 });
+    const raw = await llm.generate(rerankPrompt(query, candidates), {
+      format: SCHEMA as unknown as Record<string, unknown>,
+      timeoutMs: cfg.timeoutMs,
+      temperature: 0,
+    });
     const parsed = parseLlmJson(raw);
     if (!parsed.ok) throw new Error(`reranker: ${parsed.error}`);
     const order = (parsed.value as { order?: unknown })?.order;

@@ -35,7 +35,12 @@ export interface RerankOutcome<T> {
 
 const TIMEOUT = Symbol('timeout');
 
-export async function rerank<T extends RerankCandidate>(query: string, candidates: T[], provider: RerankProvider, cfg: RerankConfig): Promise<RerankOutcome<T>> {
+export async function rerank<T extends RerankCandidate>(
+  query: string,
+  candidates: T[],
+  provider: RerankProvider,
+  cfg: RerankConfig,
+): Promise<RerankOutcome<T>> {
   const topN = Math.max(1, Math.floor(cfg.topN));
   if (candidates.length < 2) return { items: candidates.slice(), status: 'skipped' };
   const head = candidates.slice(0, topN);
@@ -46,7 +51,13 @@ export async function rerank<T extends RerankCandidate>(query: string, candidate
   });
   try {
     // The provider gets copies: it may mutate or return foreign objects without harming ours.
-    const call = Promise.resolve().then(() => provider(query, head.map((c) => ({ id: c.id, content: c.content, score: c.score })), cfg));
+    const call = Promise.resolve().then(() =>
+      provider(
+        query,
+        head.map((c) => ({ id: c.id, content: c.content, score: c.score })),
+        cfg,
+      ),
+    );
     const answer = await Promise.race([call, timeout]);
     if (answer === TIMEOUT) {
       call.catch(() => undefined); // a late rejection must not become an unhandled one

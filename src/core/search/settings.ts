@@ -53,20 +53,29 @@ export function resolveSearchSettings(partial: Partial<SearchSettings> = {}): Se
     if (!Number.isFinite(s[key]) || s[key] < 0 || s[key] > 1) bad(key, `must be a number from 0 to 1, got ${String(s[key])}`);
   }
   if (s.vectorWeight + s.keywordWeight <= 0) bad('vectorWeight + keywordWeight', 'must be above 0');
-  if (!['minmax', 'inverse', 'saturate'].includes(s.normalization)) bad('normalization', `must be minmax, inverse or saturate, got ${String(s.normalization)}`);
+  if (!['minmax', 'inverse', 'saturate'].includes(s.normalization))
+    bad('normalization', `must be minmax, inverse or saturate, got ${String(s.normalization)}`);
   for (const key of ['defaultLimit', 'maxLimit', 'minCandidates'] as const) {
     if (!Number.isInteger(s[key]) || s[key] < 1) bad(key, `must be a whole number ≥ 1, got ${String(s[key])}`);
   }
   if (s.defaultLimit > s.maxLimit) bad('defaultLimit', `(${s.defaultLimit}) must not exceed maxLimit (${s.maxLimit})`);
-  if (!Number.isFinite(s.commonTermShare) || s.commonTermShare < 0 || s.commonTermShare > 1) bad('commonTermShare', `must be a number from 0 to 1, got ${String(s.commonTermShare)}`);
-  if (!Number.isFinite(s.queryCommonShare) || s.queryCommonShare < 0 || s.queryCommonShare > 1) bad('queryCommonShare', `must be a number from 0 to 1, got ${String(s.queryCommonShare)}`);
-  if (!Number.isInteger(s.queryCommonMinRows) || s.queryCommonMinRows < 0) bad('queryCommonMinRows', `must be a whole number ≥ 0, got ${String(s.queryCommonMinRows)}`);
-  if (!Number.isFinite(s.dateSlackDays) || s.dateSlackDays < 0) bad('dateSlackDays', `must be a number ≥ 0, got ${String(s.dateSlackDays)}`);
+  if (!Number.isFinite(s.commonTermShare) || s.commonTermShare < 0 || s.commonTermShare > 1)
+    bad('commonTermShare', `must be a number from 0 to 1, got ${String(s.commonTermShare)}`);
+  if (!Number.isFinite(s.queryCommonShare) || s.queryCommonShare < 0 || s.queryCommonShare > 1)
+    bad('queryCommonShare', `must be a number from 0 to 1, got ${String(s.queryCommonShare)}`);
+  if (!Number.isInteger(s.queryCommonMinRows) || s.queryCommonMinRows < 0)
+    bad('queryCommonMinRows', `must be a whole number ≥ 0, got ${String(s.queryCommonMinRows)}`);
+  if (!Number.isFinite(s.dateSlackDays) || s.dateSlackDays < 0)
+    bad('dateSlackDays', `must be a number ≥ 0, got ${String(s.dateSlackDays)}`);
   if (!Number.isFinite(s.minScore) || s.minScore < 0) bad('minScore', `must be a number ≥ 0, got ${String(s.minScore)}`);
-  if (!Number.isFinite(s.candidateMultiplier) || s.candidateMultiplier < 1) bad('candidateMultiplier', `must be ≥ 1, got ${String(s.candidateMultiplier)}`);
-  if (!Number.isInteger(s.feedbackDocs) || s.feedbackDocs < 0) bad('feedbackDocs', `must be a whole number ≥ 0, got ${String(s.feedbackDocs)}`);
-  if (!Number.isFinite(s.feedbackWeight) || s.feedbackWeight < 0) bad('feedbackWeight', `must be a number ≥ 0, got ${String(s.feedbackWeight)}`);
-  if (!Number.isFinite(s.graphBoostTimeoutMs) || s.graphBoostTimeoutMs < 1) bad('graphBoostTimeoutMs', `must be ≥ 1, got ${String(s.graphBoostTimeoutMs)}`);
+  if (!Number.isFinite(s.candidateMultiplier) || s.candidateMultiplier < 1)
+    bad('candidateMultiplier', `must be ≥ 1, got ${String(s.candidateMultiplier)}`);
+  if (!Number.isInteger(s.feedbackDocs) || s.feedbackDocs < 0)
+    bad('feedbackDocs', `must be a whole number ≥ 0, got ${String(s.feedbackDocs)}`);
+  if (!Number.isFinite(s.feedbackWeight) || s.feedbackWeight < 0)
+    bad('feedbackWeight', `must be a number ≥ 0, got ${String(s.feedbackWeight)}`);
+  if (!Number.isFinite(s.graphBoostTimeoutMs) || s.graphBoostTimeoutMs < 1)
+    bad('graphBoostTimeoutMs', `must be ≥ 1, got ${String(s.graphBoostTimeoutMs)}`);
   return s;
 }
 

@@ -26,9 +26,7 @@ function findWasm(explicit?: string): string | undefined {
 export function loadSqlJs(wasmPath?: string): Promise<SqlJsStatic> {
   if (!loading) {
     const file = findWasm(wasmPath);
-    loading = file
-      ? initSqlJs({ wasmBinary: fs.readFileSync(file) as unknown as ArrayBuffer })
-      : initSqlJs();
+    loading = file ? initSqlJs({ wasmBinary: fs.readFileSync(file) as unknown as ArrayBuffer }) : initSqlJs();
     loading.catch(() => (loading = undefined));
   }
   return loading;

@@ -9,11 +9,53 @@ export const MIN_SHARED_TOKENS = 2;
 
 /** Tokens that flip the polarity of a statement. Apostrophe-less spellings are included. */
 export const NEGATION_TOKENS: ReadonlySet<string> = new Set([
-  'not', 'no', 'never', 'none', 'nobody', 'nothing', 'neither', 'nor', 'nowhere', 'without',
-  'cannot', "can't", 'cant', "don't", 'dont', "doesn't", 'doesnt', "didn't", 'didnt',
-  "isn't", 'isnt', "aren't", 'arent', "wasn't", 'wasnt', "weren't", 'werent', "won't", 'wont',
-  "wouldn't", 'wouldnt', "shouldn't", 'shouldnt', "couldn't", 'couldnt', "mustn't", 'mustnt',
-  "hasn't", 'hasnt', "haven't", 'havent', "hadn't", 'hadnt', "needn't", 'neednt', "shan't", "ain't",
+  'not',
+  'no',
+  'never',
+  'none',
+  'nobody',
+  'nothing',
+  'neither',
+  'nor',
+  'nowhere',
+  'without',
+  'cannot',
+  "can't",
+  'cant',
+  "don't",
+  'dont',
+  "doesn't",
+  'doesnt',
+  "didn't",
+  'didnt',
+  "isn't",
+  'isnt',
+  "aren't",
+  'arent',
+  "wasn't",
+  'wasnt',
+  "weren't",
+  'werent',
+  "won't",
+  'wont',
+  "wouldn't",
+  'wouldnt',
+  "shouldn't",
+  'shouldnt',
+  "couldn't",
+  'couldnt',
+  "mustn't",
+  'mustnt',
+  "hasn't",
+  'hasnt',
+  "haven't",
+  'havent',
+  "hadn't",
+  'hadnt',
+  "needn't",
+  'neednt',
+  "shan't",
+  "ain't",
 ]);
 
 /**
@@ -22,45 +64,99 @@ export const NEGATION_TOKENS: ReadonlySet<string> = new Set([
  * as a negation would make that pair look like a polarity flip.
  */
 export const ANTONYM_PAIRS: ReadonlyArray<readonly [readonly string[], readonly string[]]> = [
-  [['enable', 'enabled', 'enables', 'enabling'], ['disable', 'disabled', 'disables', 'disabling']],
-  [['allow', 'allowed', 'allows', 'allowing'], ['deny', 'denied', 'denies', 'denying', 'disallow', 'disallowed', 'forbid', 'forbidden', 'forbids']],
+  [
+    ['enable', 'enabled', 'enables', 'enabling'],
+    ['disable', 'disabled', 'disables', 'disabling'],
+  ],
+  [
+    ['allow', 'allowed', 'allows', 'allowing'],
+    ['deny', 'denied', 'denies', 'denying', 'disallow', 'disallowed', 'forbid', 'forbidden', 'forbids'],
+  ],
   [['true'], ['false']],
   [['on'], ['off']],
   [['always'], ['never']],
-  [['include', 'included', 'includes', 'including'], ['exclude', 'excluded', 'excludes', 'excluding']],
-  [['accept', 'accepted', 'accepts', 'accepting'], ['reject', 'rejected', 'rejects', 'rejecting']],
-  [['add', 'added', 'adds', 'adding'], ['remove', 'removed', 'removes', 'removing']],
-  [['start', 'started', 'starts', 'starting'], ['stop', 'stopped', 'stops', 'stopping']],
-  [['increase', 'increased', 'increases', 'increasing'], ['decrease', 'decreased', 'decreases', 'decreasing']],
-  [['show', 'shown', 'shows', 'showing'], ['hide', 'hidden', 'hides', 'hiding']],
-  [['open', 'opened', 'opens'], ['close', 'closed', 'closes']],
-  [['lock', 'locked', 'locks'], ['unlock', 'unlocked', 'unlocks']],
-  [['use', 'uses', 'using', 'prefer', 'prefers', 'preferred'], ['avoid', 'avoids', 'avoided', 'avoiding']],
+  [
+    ['include', 'included', 'includes', 'including'],
+    ['exclude', 'excluded', 'excludes', 'excluding'],
+  ],
+  [
+    ['accept', 'accepted', 'accepts', 'accepting'],
+    ['reject', 'rejected', 'rejects', 'rejecting'],
+  ],
+  [
+    ['add', 'added', 'adds', 'adding'],
+    ['remove', 'removed', 'removes', 'removing'],
+  ],
+  [
+    ['start', 'started', 'starts', 'starting'],
+    ['stop', 'stopped', 'stops', 'stopping'],
+  ],
+  [
+    ['increase', 'increased', 'increases', 'increasing'],
+    ['decrease', 'decreased', 'decreases', 'decreasing'],
+  ],
+  [
+    ['show', 'shown', 'shows', 'showing'],
+    ['hide', 'hidden', 'hides', 'hiding'],
+  ],
+  [
+    ['open', 'opened', 'opens'],
+    ['close', 'closed', 'closes'],
+  ],
+  [
+    ['lock', 'locked', 'locks'],
+    ['unlock', 'unlocked', 'unlocks'],
+  ],
+  [
+    ['use', 'uses', 'using', 'prefer', 'prefers', 'preferred'],
+    ['avoid', 'avoids', 'avoided', 'avoiding'],
+  ],
   [['required', 'mandatory'], ['optional']],
-  [['sync', 'synchronous', 'synchronously'], ['async', 'asynchronous', 'asynchronously']],
+  [
+    ['sync', 'synchronous', 'synchronously'],
+    ['async', 'asynchronous', 'asynchronously'],
+  ],
   [['public'], ['private']],
   [['valid'], ['invalid']],
-  [['pass', 'passes', 'passed', 'passing'], ['fail', 'fails', 'failed', 'failing']],
-  [['success', 'succeeds', 'succeeded'], ['failure', 'fails', 'failed']],
+  [
+    ['pass', 'passes', 'passed', 'passing'],
+    ['fail', 'fails', 'failed', 'failing'],
+  ],
+  [
+    ['success', 'succeeds', 'succeeded'],
+    ['failure', 'fails', 'failed'],
+  ],
   [['supported'], ['unsupported']],
   [['available'], ['unavailable']],
   [['safe'], ['unsafe']],
   [['online'], ['offline']],
   [['light'], ['dark']],
-  [['ascending', 'asc'], ['descending', 'desc']],
-  [['higher', 'more', 'larger', 'bigger', 'maximum', 'max'], ['lower', 'less', 'smaller', 'fewer', 'minimum', 'min']],
+  [
+    ['ascending', 'asc'],
+    ['descending', 'desc'],
+  ],
+  [
+    ['higher', 'more', 'larger', 'bigger', 'maximum', 'max'],
+    ['lower', 'less', 'smaller', 'fewer', 'minimum', 'min'],
+  ],
   [['faster'], ['slower']],
   [['before'], ['after']],
   [['internal'], ['external']],
   [['mutable'], ['immutable']],
   [['encrypted'], ['unencrypted', 'plaintext']],
-  [['keep', 'keeps', 'kept'], ['delete', 'deletes', 'deleted', 'drop', 'drops', 'dropped']],
+  [
+    ['keep', 'keeps', 'kept'],
+    ['delete', 'deletes', 'deleted', 'drop', 'drops', 'dropped'],
+  ],
 ];
 
 // token -> list of [pair index, side]; a token may sit in several pairs ("fails").
 const ANTONYM_INDEX = new Map<string, Array<[number, 0 | 1]>>();
 ANTONYM_PAIRS.forEach(([left, right], i) => {
-  for (const [side, words] of [[0, left], [1, right]] as const) {
+  for (const [side, words] of [
+    [0, left],
+    [1, right],
+  ] as const) {
     for (const w of words) {
       const list = ANTONYM_INDEX.get(w) ?? [];
       list.push([i, side]);

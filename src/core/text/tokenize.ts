@@ -6,5 +6,10 @@ const WORD_RE = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*(?:'[\p{L}\p{N}][\p{L}\p{N}\p{M}]
 
 /** Lowercased unicode word tokens in order. Typographic apostrophes are folded to `'`. */
 export function tokenizeWords(text: string): string[] {
-  return text.toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").match(WORD_RE) ?? [];
+  return (
+    text
+      .toLowerCase()
+      .replace(/[\u2018\u2019\u02bc]/g, "'")
+      .match(WORD_RE) ?? []
+  );
 }

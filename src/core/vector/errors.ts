@@ -14,13 +14,7 @@ export class HnswlibError extends Error {
 }
 
 export type CorruptIndexReason =
-  | 'truncated'
-  | 'bad-magic'
-  | 'unsupported-version'
-  | 'header-checksum'
-  | 'payload-checksum'
-  | 'bad-payload'
-  | 'mismatch';
+  'truncated' | 'bad-magic' | 'unsupported-version' | 'header-checksum' | 'payload-checksum' | 'bad-payload' | 'mismatch';
 
 /**
  * A persisted index that cannot be used: truncated, checksum mismatch, unknown format, or not

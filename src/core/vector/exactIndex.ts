@@ -45,7 +45,8 @@ export class ExactIndex implements VectorIndex {
     this.dim = params.dim;
     this.cap = cap;
     const int8 = params.storage === 'int8';
-    if (params.storage !== undefined && !int8 && params.storage !== 'float32') throw new RangeError(`unknown storage ${String(params.storage)}`);
+    if (params.storage !== undefined && !int8 && params.storage !== 'float32')
+      throw new RangeError(`unknown storage ${String(params.storage)}`);
     this.data = int8 ? new Int8Array(cap * params.dim) : new Float32Array(cap * params.dim);
     this.rowMul = int8 ? new Float32Array(cap) : undefined;
     this.slotLabel = new Uint32Array(cap);

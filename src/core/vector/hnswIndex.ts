@@ -379,7 +379,8 @@ export class HnswIndex implements VectorIndex {
     };
     const env = HnswIndex.readEnvelope(read(0, Math.min(length, ENVELOPE_HEADER)), length, params);
     const labels = read(ENVELOPE_HEADER, env.labelsEnd - ENVELOPE_HEADER);
-    if (labels.length !== env.labelsEnd - ENVELOPE_HEADER) throw new CorruptIndexError('bad-payload', 'HNSW payload too short for its labels');
+    if (labels.length !== env.labelsEnd - ENVELOPE_HEADER)
+      throw new CorruptIndexError('bad-payload', 'HNSW payload too short for its labels');
     return HnswIndex.fromNative(rt, env, labels, params, (readIndex) => {
       rt.readFromHostFile(SCRATCH_PATH, fd, offset + env.labelsEnd, env.nativeLength, readIndex);
       return false;
@@ -407,7 +408,8 @@ export class HnswIndex implements VectorIndex {
     const spaceCode = dv.getUint32(12, true);
     if (spaceCode !== SPACE_CODES.cosine) throw bad('bad-payload', `unknown vector space code ${spaceCode}`);
     if (params.dim !== undefined && params.dim !== env.dim) throw bad('mismatch', `index has dimension ${env.dim}, expected ${params.dim}`);
-    if (params.space !== undefined && params.space !== 'cosine') throw bad('mismatch', `index space is cosine, expected ${String(params.space)}`);
+    if (params.space !== undefined && params.space !== 'cosine')
+      throw bad('mismatch', `index space is cosine, expected ${String(params.space)}`);
     env.labelsEnd = ENVELOPE_HEADER + 4 * (env.liveCount + env.deletedCount);
     if (env.labelsEnd + env.nativeLength !== total) {
       throw bad('bad-payload', `HNSW payload length mismatch (${total} bytes, envelope says ${env.labelsEnd + env.nativeLength})`);

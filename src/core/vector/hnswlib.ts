@@ -391,7 +391,17 @@ interface PackageShape {
 async function doLoad(): Promise<HnswlibRuntime> {
   const globalsBefore = new Set(Reflect.ownKeys(globalThis));
   const state: LoadState = { env: undefined, module: undefined };
-  const capture: CaptureState = { path: undefined, fds: new Set(), chunks: [], bytes: 0, sink: undefined, memory: undefined, redirect: undefined, sinkError: undefined, scratch: 0 };
+  const capture: CaptureState = {
+    path: undefined,
+    fds: new Set(),
+    chunks: [],
+    bytes: 0,
+    sink: undefined,
+    memory: undefined,
+    redirect: undefined,
+    sinkError: undefined,
+    scratch: 0,
+  };
   const unhook = hookInstantiate(state, capture);
   const unquiet = quietConsole();
   let module: HnswlibModule;

@@ -85,7 +85,13 @@ export function wrapForCapture(env: WasmEnv, capture: CaptureState): void {
         const len = Math.min(want, Math.max(0, r.length - pos - total));
         let done = 0;
         while (done < len) {
-          const n = fs.readSync(r.hostFd, new Uint8Array(capture.memory(), ptr + done, len - done), 0, len - done, r.hostOffset + pos + total + done);
+          const n = fs.readSync(
+            r.hostFd,
+            new Uint8Array(capture.memory(), ptr + done, len - done),
+            0,
+            len - done,
+            r.hostOffset + pos + total + done,
+          );
           if (n <= 0) throw new HnswlibError(`hnswlib: the index file ended early (at ${pos + total + done} of ${r.length} bytes)`);
           done += n;
         }

@@ -127,7 +127,7 @@ export async function saveIndexFile(
 function fileCrc(fd: number, offset: number, length: number): number {
   const buf = Buffer.allocUnsafe(Math.min(length, 4 << 20) || 1);
   let crc = 0;
-  for (let done = 0; done < length; ) {
+  for (let done = 0; done < length;) {
     const n = fs.readSync(fd, buf, 0, Math.min(buf.length, length - done), offset + done);
     if (n <= 0) throw new CorruptIndexError('truncated', `index file ended after ${done} of ${length} payload bytes`);
     crc = crc32(buf.subarray(0, n), crc);
@@ -214,7 +214,11 @@ export async function loadIndexFile(file: string, opts: LoadIndexOptions = {}): 
     }
     let index: HnswIndex;
     try {
-      index = await HnswIndex.loadFromFile(fd, HEADER, info.payloadBytes, { dim: info.dim, efSearch: opts.efSearch, initialCapacity: opts.initialCapacity });
+      index = await HnswIndex.loadFromFile(fd, HEADER, info.payloadBytes, {
+        dim: info.dim,
+        efSearch: opts.efSearch,
+        initialCapacity: opts.initialCapacity,
+      });
     } catch (err) {
       if (err instanceof CorruptIndexError) throw new CorruptIndexError(err.reason, err.message, file, { cause: err });
       throw err;

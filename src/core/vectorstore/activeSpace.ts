@@ -17,8 +17,10 @@ export class ActiveSpace {
   private readonly listeners = new Set<(next: SpacePair, previous: SpacePair) => void>();
 
   constructor(embedder: Embedder, vectors: VectorStore) {
-    if (embedder.space !== vectors.space) throw new RangeError(`embedder space ${embedder.space} does not match vector store ${vectors.space}`);
-    if (embedder.dimension !== vectors.dimension) throw new RangeError(`embedder dimension ${embedder.dimension} does not match vector store ${vectors.dimension}`);
+    if (embedder.space !== vectors.space)
+      throw new RangeError(`embedder space ${embedder.space} does not match vector store ${vectors.space}`);
+    if (embedder.dimension !== vectors.dimension)
+      throw new RangeError(`embedder dimension ${embedder.dimension} does not match vector store ${vectors.dimension}`);
     this.pair = { embedder, vectors };
   }
 
@@ -34,7 +36,8 @@ export class ActiveSpace {
 
   /** Makes `next` active; returns the previous pair (the caller closes it when done). */
   switchTo(embedder: Embedder, vectors: VectorStore): SpacePair {
-    if (embedder.space !== vectors.space) throw new RangeError(`embedder space ${embedder.space} does not match vector store ${vectors.space}`);
+    if (embedder.space !== vectors.space)
+      throw new RangeError(`embedder space ${embedder.space} does not match vector store ${vectors.space}`);
     const previous = this.pair;
     this.pair = { embedder, vectors };
     for (const l of this.listeners) l(this.pair, previous);

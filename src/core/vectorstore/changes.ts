@@ -43,7 +43,13 @@ export function changesSince(store: Store, space: string, dim: number, since: nu
 function toChange(rid: number, blob: Uint8Array | null, dim: number): VectorChange {
   if (blob === null || blob === undefined) return { rid, vector: undefined };
   const vector = blobToVector(blob, dim);
-  return vector ? { rid, vector } : { rid, vector: undefined, problem: `stored vector of memory ${rid} is ${blob.byteLength} bytes, not a ${dim}-dimensional vector (${blobLength(dim, 'int8')} or ${blobLength(dim, 'float32')} bytes)` };
+  return vector
+    ? { rid, vector }
+    : {
+        rid,
+        vector: undefined,
+        problem: `stored vector of memory ${rid} is ${blob.byteLength} bytes, not a ${dim}-dimensional vector (${blobLength(dim, 'int8')} or ${blobLength(dim, 'float32')} bytes)`,
+      };
 }
 
 /**

@@ -26,8 +26,7 @@ export { cosineWithBlob } from './blob';
  * SQLite may walk every embeddings row of the space and probe memories by embedding_hash,
  * hundreds of times slower.
  */
-const SQL =
-  `SELECT group_concat(m.rid) AS rids, group_concat(hex(e.vector)) AS hexes
+const SQL = `SELECT group_concat(m.rid) AS rids, group_concat(hex(e.vector)) AS hexes
      FROM json_each(?) j
      CROSS JOIN memories m ON m.rid = j.value
      CROSS JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
@@ -36,7 +35,13 @@ const SQL =
 /** Rids per statement: bounds the one string a statement returns (≈ 1 KB of hex per 512-d vector). */
 const CHUNK = 1000;
 
-export function storedSimilarities(store: Store, space: string, dim: number, query: Float32Array, rids: readonly number[]): Map<number, number> {
+export function storedSimilarities(
+  store: Store,
+  space: string,
+  dim: number,
+  query: Float32Array,
+  rids: readonly number[],
+): Map<number, number> {
   if (query.length !== dim) throw new RangeError(`query vector has ${query.length} dimensions, the index has ${dim}`);
   const out = new Map<number, number>();
   let qq = 0;

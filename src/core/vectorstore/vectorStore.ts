@@ -96,7 +96,8 @@ export class VectorStore implements VectorSearcher {
   readonly warnings: string[] = [];
 
   private constructor(private readonly opts: VectorStoreOptions) {
-    if (!/^[a-z0-9._-]+$/.test(opts.space)) throw new RangeError(`embedding space name must be file-name safe, got ${JSON.stringify(opts.space)}`);
+    if (!/^[a-z0-9._-]+$/.test(opts.space))
+      throw new RangeError(`embedding space name must be file-name safe, got ${JSON.stringify(opts.space)}`);
     this.store = opts.store;
     this.space = opts.space;
     this.dimension = opts.dimension;
@@ -126,7 +127,11 @@ export class VectorStore implements VectorSearcher {
     let watermark: number;
     try {
       const capacity = withHeadroom(liveVectorCount(this.store, this.space, this.dimension));
-      const loaded = await loadIndexFile(this.file, { expectDim: this.dimension, efSearch: this.params.efSearch, initialCapacity: capacity });
+      const loaded = await loadIndexFile(this.file, {
+        expectDim: this.dimension,
+        efSearch: this.params.efSearch,
+        initialCapacity: capacity,
+      });
       index = loaded.index;
       watermark = loaded.info.watermark;
     } catch (e) {
@@ -137,7 +142,9 @@ export class VectorStore implements VectorSearcher {
       return why;
     };
     if (index.M !== this.params.M || index.efConstruction !== this.params.efConstruction) {
-      return fail(`index parameters changed (M ${index.M}→${this.params.M}, efConstruction ${index.efConstruction}→${this.params.efConstruction})`);
+      return fail(
+        `index parameters changed (M ${index.M}→${this.params.M}, efConstruction ${index.efConstruction}→${this.params.efConstruction})`,
+      );
     }
     const seq = currentVectorSeq(this.store);
     if (watermark > seq) return fail(`index watermark ${watermark} is ahead of the database (${seq})`);
@@ -172,7 +179,7 @@ export class VectorStore implements VectorSearcher {
     const seq = currentVectorSeq(this.store);
     const expected = liveVectorCount(this.store, this.space, this.dimension);
     const exact = new ExactIndex({ dim: this.dimension, storage: 'int8', initialCapacity: Math.max(1024, expected) });
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const rows = liveVectorsAfter(this.store, this.space, this.dimension, after, READ_PAGE);
       if (!rows.length) break;
       this.applyTo(exact, rows);
@@ -252,18 +259,22 @@ export class VectorStore implements VectorSearcher {
     const stale = () => this.closed || gen !== this.generation;
     const h = await HnswIndex.create({ dim: this.dimension, ...this.params, initialCapacity: withHeadroom(exact.size) });
     try {
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const rows = liveVectorsAfter(this.store, this.space, this.dimension, after, READ_PAGE);
         if (!rows.length) break;
         after = rows[rows.length - 1]!.rid;
-        await this.sliced(rows, (c) => {
-          if (!c.vector) return;
-          try {
-            h.add(c.rid, c.vector);
-          } catch {
-            // A zero or non-finite vector: applyTo already warned when the exact index refused it.
-          }
-        }, stale);
+        await this.sliced(
+          rows,
+          (c) => {
+            if (!c.vector) return;
+            try {
+              h.add(c.rid, c.vector);
+            } catch {
+              // A zero or non-finite vector: applyTo already warned when the exact index refused it.
+            }
+          },
+          stale,
+        );
       }
       await this.sliced([], () => undefined, stale); // yields once even when there was nothing to add
     } catch (e) {

@@ -388,7 +388,10 @@ describe('range boundaries', () => {
 
 describe('values', () => {
   test('wrong types name the key, the value and what is allowed', () => {
-    const r = parseConfig(`memory:\n  pipelineV2:\n    enabled: yes\n    workerPollMs: fast\n    rerankerTopN: "20"\n    extractionModel: 7\n`, 'agent.yaml');
+    const r = parseConfig(
+      `memory:\n  pipelineV2:\n    enabled: yes\n    workerPollMs: fast\n    rerankerTopN: "20"\n    extractionModel: 7\n`,
+      'agent.yaml',
+    );
     const byKey = new Map(r.issues.map((i) => [i.key, i]));
     const enabled = byKey.get(`${P}.enabled`);
     assert.equal(enabled?.severity, 'error');
@@ -418,15 +421,23 @@ describe('values', () => {
   test('a key with no value is a warning and keeps the default', () => {
     const r = parseConfig('memory:\n  pipelineV2:\n    extractionModel:\n    enabled: ~\n');
     assert.equal(errors(r.issues).length, 0);
-    assert.deepEqual(warnings(r.issues).map((i) => i.key), [`${P}.extractionModel`, `${P}.enabled`]);
+    assert.deepEqual(
+      warnings(r.issues).map((i) => i.key),
+      [`${P}.extractionModel`, `${P}.enabled`],
+    );
     assert.equal(r.config.memory.pipelineV2.extractionModel, 'qwen3:4b');
   });
 
   test('strings are trimmed; required strings must not be empty; reranker model may be empty', () => {
-    const r = parseConfig(`memory:\n  pipelineV2:\n    extractionModel: "  llama3.2:3b  "\n    rerankerModel: ""\nembedding:\n  model: "   "\n`);
+    const r = parseConfig(
+      `memory:\n  pipelineV2:\n    extractionModel: "  llama3.2:3b  "\n    rerankerModel: ""\nembedding:\n  model: "   "\n`,
+    );
     assert.equal(r.config.memory.pipelineV2.extractionModel, 'llama3.2:3b');
     assert.equal(r.config.memory.pipelineV2.rerankerModel, '');
-    assert.deepEqual(errors(r.issues).map((i) => i.key), ['embedding.model']);
+    assert.deepEqual(
+      errors(r.issues).map((i) => i.key),
+      ['embedding.model'],
+    );
     assert.equal(r.config.embedding.model, 'nomic-embed-text');
   });
 
@@ -450,14 +461,24 @@ describe('values', () => {
   });
 
   test('durations and sizes that are not whole units are rejected', () => {
-    const r = parseConfig(yamlOf({ 'memory.default_ttl': '90500ms', [`${P}.workerPollMs`]: 150.5, [`${P}.documentMaxContentBytes`]: '1.1KiB' }));
-    assert.deepEqual(errors(r.issues).map((i) => i.key).sort(), ['memory.default_ttl', `${P}.documentMaxContentBytes`, `${P}.workerPollMs`].sort());
+    const r = parseConfig(
+      yamlOf({ 'memory.default_ttl': '90500ms', [`${P}.workerPollMs`]: 150.5, [`${P}.documentMaxContentBytes`]: '1.1KiB' }),
+    );
+    assert.deepEqual(
+      errors(r.issues)
+        .map((i) => i.key)
+        .sort(),
+      ['memory.default_ttl', `${P}.documentMaxContentBytes`, `${P}.workerPollMs`].sort(),
+    );
     assert.match(r.issues.find((i) => i.key === 'memory.default_ttl')?.message ?? '', /whole number of seconds/);
   });
 
   test('non-finite numbers are rejected', () => {
     const r = parseConfig(`search:\n  min_score: .nan\n  max_limit: .inf\n`);
-    assert.deepEqual(errors(r.issues).map((i) => i.key), ['search.min_score', 'search.max_limit']);
+    assert.deepEqual(
+      errors(r.issues).map((i) => i.key),
+      ['search.min_score', 'search.max_limit'],
+    );
     assert.equal(r.config.search.min_score, 0);
     assert.equal(r.config.search.max_limit, 100);
   });
@@ -471,14 +492,20 @@ describe('values', () => {
     assert.deepEqual([colour?.severity, colour?.line, colour?.column], ['warning', 3, 3]);
     const poll = r.issues.find((i) => i.key === `${P}.workerPollMs`);
     assert.deepEqual([poll?.line, poll?.column], [6, 22]);
-    assert.equal(formatIssue(max as ConfigIssue).startsWith('agent.yaml:2:14: error: search.max_limit: 5000 is above the maximum 1000'), true);
+    assert.equal(
+      formatIssue(max as ConfigIssue).startsWith('agent.yaml:2:14: error: search.max_limit: 5000 is above the maximum 1000'),
+      true,
+    );
   });
 
   test('anchors and aliases, dotted-key shorthand and a byte-order mark are understood', () => {
     const text = '\uFEFFtimeouts: &t 3000\nsearch:\n  default_limit: 10\nmemory.pipelineV2.enabled: true\nvector:\n  efSearch: 64\n';
     const r = parseConfig(text);
     assert.deepEqual(errors(r.issues), []);
-    assert.deepEqual(r.issues.map((i) => i.key), ['timeouts']); // unknown top-level key: warning
+    assert.deepEqual(
+      r.issues.map((i) => i.key),
+      ['timeouts'],
+    ); // unknown top-level key: warning
     assert.equal(r.config.memory.pipelineV2.enabled, true);
     assert.equal(r.config.search.default_limit, 10);
     assert.equal(r.config.vector.efSearch, 64);
@@ -497,7 +524,10 @@ describe('values', () => {
 
   test('a section that is not a mapping is an error; its keys keep their defaults', () => {
     const r = parseConfig('memory:\n  pipelineV2: true\nsearch: []\n');
-    assert.deepEqual(errors(r.issues).map((i) => i.key), ['memory.pipelineV2', 'search']);
+    assert.deepEqual(
+      errors(r.issues).map((i) => i.key),
+      ['memory.pipelineV2', 'search'],
+    );
     assert.deepEqual(r.config, defaultConfig());
     const empty = parseConfig('memory:\n  pipelineV2:\nsearch:\n');
     assert.deepEqual(empty.issues, []);
@@ -514,7 +544,7 @@ describe('values', () => {
 
   test('parseConfig never throws, whatever the input', () => {
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const alphabet = 'memory:pipelineV2 enabled\n\t -[]{}&*!|>\'"#%@`,?0123456789.';
     for (let n = 0; n < 300; n++) {
       let text = '';
@@ -845,7 +875,8 @@ describe('pipelineMode', () => {
   }
 
   test('spot checks against the seed wording', () => {
-    const mode = (o: Record<string, boolean>) => pipelineMode(applyOverrides(defaultConfig(), nest(Object.fromEntries(Object.entries(o).map(([k, v]) => [`${P}.${k}`, v])))).config);
+    const mode = (o: Record<string, boolean>) =>
+      pipelineMode(applyOverrides(defaultConfig(), nest(Object.fromEntries(Object.entries(o).map(([k, v]) => [`${P}.${k}`, v])))).config);
     assert.equal(mode({}), 'off');
     assert.equal(mode({ shadowMode: true, mutationsFrozen: true, allowUpdateDelete: true }), 'off', 'enabled is the master switch');
     assert.equal(mode({ enabled: true }), 'controlled');
@@ -870,7 +901,10 @@ test('pipeline modes: allowUpdateDelete is documented as applied (full mode), an
   assert.match(spec.description, /apply UPDATE/);
   assert.doesNotMatch(spec.description, /blocked/);
   const base = defaults();
-  const withP = (p: Partial<typeof base.memory.pipelineV2>) => ({ ...base, memory: { ...base.memory, pipelineV2: { ...base.memory.pipelineV2, ...p } } });
+  const withP = (p: Partial<typeof base.memory.pipelineV2>) => ({
+    ...base,
+    memory: { ...base.memory, pipelineV2: { ...base.memory.pipelineV2, ...p } },
+  });
   assert.equal(mode(base), 'off');
   assert.equal(mode(withP({ enabled: true })), 'controlled');
   assert.equal(mode(withP({ enabled: true, allowUpdateDelete: true })), 'full');

@@ -102,5 +102,10 @@ test('capIssues keeps the first 50 and counts the rest by severity', () => {
   const capped = capIssues(many, 'agent.yaml');
   assert.equal(capped.length, 51);
   assert.deepEqual(capped.slice(0, 50), many.slice(0, 50));
-  assert.deepEqual(capped[50], { severity: 'error', key: '', message: 'and 11 more issue(s) not shown (1 error(s), 10 warning(s)); fix the ones above first', source: 'agent.yaml' });
+  assert.deepEqual(capped[50], {
+    severity: 'error',
+    key: '',
+    message: 'and 11 more issue(s) not shown (1 error(s), 10 warning(s)); fix the ones above first',
+    source: 'agent.yaml',
+  });
 });

@@ -38,7 +38,11 @@ test('merge strategies are deterministic and keep what they promise', () => {
   assert.deepEqual(mergeContent('latest_wins', t, s), { title: 'Pool', content: s.content });
   assert.deepEqual(mergeContent('latest_wins', t, { title: 'New', content: 'x y z' }), { title: 'New', content: 'x y z' });
   assert.deepEqual(mergeContent('append', t, s), { title: 'Pool', content: `${t.content}\n\n${s.content}` });
-  assert.deepEqual(mergeContent('append', t, { title: '', content: 'timeouts are 30 s' }), { title: 'Pool', content: t.content }, 'already contained');
+  assert.deepEqual(
+    mergeContent('append', t, { title: '', content: 'timeouts are 30 s' }),
+    { title: 'Pool', content: t.content },
+    'already contained',
+  );
   const smart = mergeContent('smart_merge', t, s);
   assert.equal(smart.content, 'Pool size is 20. Timeouts are 30 s. Retries use backoff.');
   assert.deepEqual(mergeContent('smart_merge', t, s), smart, 'deterministic');
@@ -53,7 +57,10 @@ test('consolidation settings: config mapping and clear errors', () => {
   assert.equal(s.mergeStrategy, 'append');
   assert.throws(() => checkSettings({ ...DEFAULT_CONSOLIDATION, autoMergeThreshold: 0.5 }), /at least memory.similarity_threshold/);
   assert.throws(() => checkSettings({ ...DEFAULT_CONSOLIDATION, similarityThreshold: 1.5 }), /from 0 to 1/);
-  assert.throws(() => checkSettings({ ...DEFAULT_CONSOLIDATION, mergeStrategy: 'x' as MergeStrategy }), /latest_wins, append or smart_merge/);
+  assert.throws(
+    () => checkSettings({ ...DEFAULT_CONSOLIDATION, mergeStrategy: 'x' as MergeStrategy }),
+    /latest_wins, append or smart_merge/,
+  );
 });
 
 for (const strategy of ['latest_wins', 'append', 'smart_merge'] as const) {
@@ -67,7 +74,13 @@ for (const strategy of ['latest_wins', 'append', 'smart_merge'] as const) {
       assert.equal(first.action, 'stored');
       const target = first.memory!;
       // The near-duplicate rule (≥ 80% shared words) would skip this text; the pipeline's writes bypass it.
-      const r = await smart.save({ content: VERY_CLOSE, tags: ['release'], importance: 0.6, allowNearDuplicate: true, performedBy: 'claude-code' });
+      const r = await smart.save({
+        content: VERY_CLOSE,
+        tags: ['release'],
+        importance: 0.6,
+        allowNearDuplicate: true,
+        performedBy: 'claude-code',
+      });
       assert.equal(r.action, 'merged');
       assert.equal(r.embedding, 'ready');
       assert.deepEqual(r.suggestions, []);
@@ -141,7 +154,12 @@ test('0.75–0.92: stored normally AND a pending suggestion; below 0.75: stored,
     // Thresholds come from settings: at 0.8 the same band merges.
     const w2 = await openWritePath({ dir: tmpDir('am-cons-') });
     try {
-      const lower = new SmartStore({ store: w2.store, memory: w2.svc, space: w2.space, settings: { autoMergeThreshold: Math.min(0.8, band), similarityThreshold: 0.5 } });
+      const lower = new SmartStore({
+        store: w2.store,
+        memory: w2.svc,
+        space: w2.space,
+        settings: { autoMergeThreshold: Math.min(0.8, band), similarityThreshold: 0.5 },
+      });
       await lower.save({ content: POOL });
       const m = await lower.save({ content: POOL_MORE });
       assert.equal(m.action, 'merged');
@@ -191,7 +209,10 @@ test('accept merges the newer memory into the older with the chosen strategy; re
     assert.equal(acc.log.mergeStrategy, 'append');
     assert.equal(acc.log.contentBefore, POOL);
     assert.equal(
-      w.store.get<{ n: number }>("SELECT count(*) AS n FROM memory_relationships WHERE relationship = 'SUPERSEDES' AND from_memory_id = ? AND to_memory_id = ?", [a.memory!.id, b.memory!.id])!.n,
+      w.store.get<{ n: number }>(
+        "SELECT count(*) AS n FROM memory_relationships WHERE relationship = 'SUPERSEDES' AND from_memory_id = ? AND to_memory_id = ?",
+        [a.memory!.id, b.memory!.id],
+      )!.n,
       1,
     );
     const q = (await w.embedder.embed([embeddingTextForInput(acc.memory)], 'document'))[0]!;
@@ -238,11 +259,15 @@ test('dedup scanner: budgeted passes find exactly the same-project pairs above t
     const texts = [BASE, VERY_CLOSE, POOL, POOL_MORE, UNRELATED, ...sampleTexts(12, 99)];
     for (const t of texts) await w.ingest.create({ content: t, allowNearDuplicate: true });
     const rows = w.store.all<{ id: string; title: string; content: string }>('SELECT id, title, content FROM memories ORDER BY rid');
-    const vecs = await w.embedder.embed(rows.map((r) => embeddingTextForInput({ title: r.title, content: r.content })), 'document');
+    const vecs = await w.embedder.embed(
+      rows.map((r) => embeddingTextForInput({ title: r.title, content: r.content })),
+      'document',
+    );
     const expected = new Set<string>();
-    for (let i = 0; i < rows.length; i++) for (let j = i + 1; j < rows.length; j++) {
-      if (cosine(vecs[i]!, vecs[j]!) >= 0.75) expected.add(`${rows[i]!.id}|${rows[j]!.id}`);
-    }
+    for (let i = 0; i < rows.length; i++)
+      for (let j = i + 1; j < rows.length; j++) {
+        if (cosine(vecs[i]!, vecs[j]!) >= 0.75) expected.add(`${rows[i]!.id}|${rows[j]!.id}`);
+      }
     assert.ok(expected.size >= 2, `precondition: at least two similar pairs (${expected.size})`);
     let cursor = 0;
     const found = new Set<string>();
@@ -270,7 +295,12 @@ test('neighbours of the own project are found even when another project crowds t
   const w = await openWritePath({ dir: tmpDir('am-cons-') });
   try {
     const other = new MemoryService(w.store, { projectId: 'github.com/acme/other' });
-    const smartOther = new SmartStore({ store: w.store, memory: other, space: w.space, settings: { similarityThreshold: 0.99, autoMergeThreshold: 0.999 } });
+    const smartOther = new SmartStore({
+      store: w.store,
+      memory: other,
+      space: w.space,
+      settings: { similarityThreshold: 0.99, autoMergeThreshold: 0.999 },
+    });
     const crowd = Array.from({ length: 30 }, (_, i) => `${POOL_MORE.slice(0, -1)} and retry ${i} times.`);
     for (const t of crowd) assert.equal((await smartOther.save({ content: t, allowNearDuplicate: true })).action, 'stored');
     const smart = new SmartStore({ store: w.store, memory: w.svc, space: w.space });

@@ -14,7 +14,14 @@ import { JobWorker } from '../../../src/core/jobs/worker';
 import { listJobs } from '../../../src/core/jobs/queue';
 import { chunkText } from '../../../src/core/documents/chunk';
 import { createLocalDocumentFetcher } from '../../../src/core/documents/fetch';
-import { createDocument, createDocumentHandler, deleteDocument, documentMemoryIds, getDocument, type DocumentStatus } from '../../../src/core/documents/ingest';
+import {
+  createDocument,
+  createDocumentHandler,
+  deleteDocument,
+  documentMemoryIds,
+  getDocument,
+  type DocumentStatus,
+} from '../../../src/core/documents/ingest';
 
 test('chunking: overlapping windows, short text unsplit, bad settings refused', () => {
   assert.deepEqual(chunkText('short text', 100, 10), ['short text']);
@@ -38,7 +45,11 @@ async function setup(fetchDocument?: ReturnType<typeof createLocalDocumentFetche
   const memory = new MemoryService(store, { projectId: 'p', enqueueExtraction: false });
   const statuses: DocumentStatus[] = [];
   const handler = createDocumentHandler({
-    store, memory, embedder: new HashEmbedder({ dimension: 32 }), fetchDocument, now: () => new Date(),
+    store,
+    memory,
+    embedder: new HashEmbedder({ dimension: 32 }),
+    fetchDocument,
+    now: () => new Date(),
     settings: () => ({ chunkSize: 300, chunkOverlap: 50, maxContentBytes: 20_000, maxRetries: 2 }),
     onStatus: (_id, s) => statuses.push(s),
   });
@@ -46,7 +57,10 @@ async function setup(fetchDocument?: ReturnType<typeof createLocalDocumentFetche
   return { store, memory, worker, statuses };
 }
 
-const body = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}: the ingest service stores section ${i} of the runbook with its own commands.`).join('\n');
+const body = Array.from(
+  { length: 40 },
+  (_, i) => `Paragraph ${i}: the ingest service stores section ${i} of the runbook with its own commands.`,
+).join('\n');
 
 test('text document: extracting → chunking → embedding → indexing → done; chunk memories typed, weighted, tagged, linked', async () => {
   const { store, memory, worker, statuses } = await setup();

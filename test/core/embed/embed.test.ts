@@ -305,7 +305,11 @@ describe('OllamaEmbedder against the fake Ollama', () => {
     const docs = await e.embed(['alpha fact', 'beta fact'], 'document');
     const [q] = await e.embed(['alpha?'], 'query');
     const sent = fake.requestsTo('embed').map((r) => r.body);
-    assert.deepEqual(sent[0], { model: 'nomic-embed-text', input: ['search_document: alpha fact', 'search_document: beta fact'], truncate: true });
+    assert.deepEqual(sent[0], {
+      model: 'nomic-embed-text',
+      input: ['search_document: alpha fact', 'search_document: beta fact'],
+      truncate: true,
+    });
     assert.deepEqual(sent[1].input, ['search_query: alpha?']);
     assert.equal(docs.length, 2);
     for (const v of [...docs, q!]) {
@@ -319,9 +323,15 @@ describe('OllamaEmbedder against the fake Ollama', () => {
   test('batches large inputs', async () => {
     fake.reset();
     const e = new OllamaEmbedder({ host: fake.url, batchSize: 4 });
-    const out = await e.embed(Array.from({ length: 10 }, (_, i) => `t${i}`), 'document');
+    const out = await e.embed(
+      Array.from({ length: 10 }, (_, i) => `t${i}`),
+      'document',
+    );
     assert.equal(out.length, 10);
-    assert.deepEqual(fake.requestsTo('embed').map((r) => r.body.input.length), [4, 4, 2]);
+    assert.deepEqual(
+      fake.requestsTo('embed').map((r) => r.body.input.length),
+      [4, 4, 2],
+    );
   });
 
   test('HTTP 500 → error naming the status and the first 200 characters of the body', async () => {

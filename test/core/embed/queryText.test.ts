@@ -36,7 +36,10 @@ describe('query text for the embedder', () => {
 
   test('meanOfUnitVectors: the unit mean of the unit vectors; zero vectors skipped', () => {
     const m = meanOfUnitVectors([Float32Array.from([3, 0, 0]), Float32Array.from([0, 0.5, 0])]);
-    assert.deepEqual(Array.from(m).map((x) => Math.round(x * 1e6) / 1e6), [0.707107, 0.707107, 0]);
+    assert.deepEqual(
+      Array.from(m).map((x) => Math.round(x * 1e6) / 1e6),
+      [0.707107, 0.707107, 0],
+    );
     const z = meanOfUnitVectors([Float32Array.from([0, 2, 0]), new Float32Array(3)]);
     assert.deepEqual(Array.from(z), [0, 1, 0]);
     assert.deepEqual(Array.from(meanOfUnitVectors([new Float32Array(2)])), [0, 0]);
@@ -123,7 +126,9 @@ describe('hybrid search: the embedded query', () => {
       const m3 = await f.add({ content: 'Memory three.' });
       const vectorOnly = { keywordWeight: 0, vectorWeight: 1 };
       const top = async (settings: Record<string, unknown>) =>
-        (await f.searcher({ settings: { ...vectorOnly, ...settings } }).search({ query: 'How do we deploy to staging?' })).results.map((r) => r.memory.id);
+        (await f.searcher({ settings: { ...vectorOnly, ...settings } }).search({ query: 'How do we deploy to staging?' })).results.map(
+          (r) => r.memory.id,
+        );
 
       assert.equal((await top({}))[0], m3.id);
       assert.deepEqual(emb.calls.at(-1), ['deploy staging', 'How do we deploy to staging']);

@@ -17,8 +17,10 @@ async function setup() {
     assert.equal(r.status, 'created');
     return (r as { memory: { id: string } }).memory.id;
   };
-  const write = (id: string, triples: { source: string; relationship: string; target: string; confidence: number; sourceType?: string; targetType?: string }[]) =>
-    store.transaction((tx) => writeMemoryGraph(tx, id, triples, new Date().toISOString()));
+  const write = (
+    id: string,
+    triples: { source: string; relationship: string; target: string; confidence: number; sourceType?: string; targetType?: string }[],
+  ) => store.transaction((tx) => writeMemoryGraph(tx, id, triples, new Date().toISOString()));
   const snapshot = () => ({
     entities: store.all('SELECT name, canonical_name, mentions FROM entities ORDER BY canonical_name'),
     relations: store.all(
@@ -37,13 +39,25 @@ test('entities by canonical name, mentions per memory, running-average relation 
   const b = mem('Fastify powers the API server since the migration.');
   write(a, [{ source: 'API  Server', relationship: 'uses', target: 'Fastify', confidence: 0.9 }]);
   write(b, [{ source: 'api server', relationship: 'Uses', target: 'fastify', confidence: 0.5 }]);
-  const ents = store.all<{ name: string; canonical_name: string; mentions: number }>('SELECT name, canonical_name, mentions FROM entities ORDER BY canonical_name');
-  assert.deepEqual(ents.map((e) => [e.name, e.canonical_name, Number(e.mentions)]), [['API Server', 'api server', 2], ['Fastify', 'fastify', 2]]);
-  const rel = store.get<{ mentions: number; confidence: number; strength: number }>('SELECT mentions, confidence, strength FROM relations')!;
+  const ents = store.all<{ name: string; canonical_name: string; mentions: number }>(
+    'SELECT name, canonical_name, mentions FROM entities ORDER BY canonical_name',
+  );
+  assert.deepEqual(
+    ents.map((e) => [e.name, e.canonical_name, Number(e.mentions)]),
+    [
+      ['API Server', 'api server', 2],
+      ['Fastify', 'fastify', 2],
+    ],
+  );
+  const rel = store.get<{ mentions: number; confidence: number; strength: number }>(
+    'SELECT mentions, confidence, strength FROM relations',
+  )!;
   assert.equal(Number(rel.mentions), 2);
   assert.ok(Math.abs(Number(rel.confidence) - 0.7) < 1e-9, `(0.9 + 0.5) / 2, got ${rel.confidence}`);
   assert.equal(Number(rel.strength), 1);
-  const mentionTexts = store.all<{ mention_text: string }>('SELECT mention_text FROM memory_entity_mentions ORDER BY mention_text').map((r) => r.mention_text);
+  const mentionTexts = store
+    .all<{ mention_text: string }>('SELECT mention_text FROM memory_entity_mentions ORDER BY mention_text')
+    .map((r) => r.mention_text);
   assert.deepEqual(mentionTexts, ['API  Server', 'Fastify', 'api server', 'fastify'], 'raw mention text kept before canonicalization');
   await store.close();
 });
@@ -53,7 +67,12 @@ test('entity types: stored when extracted, an unknown type filled in later, a kn
   const a = mem('The API server uses Fastify for routing requests.');
   const b = mem('Alice maintains the API server and chose Fastify.');
   write(a, [{ source: 'API server', relationship: 'uses', target: 'Fastify', confidence: 0.9, targetType: 'library' }]);
-  const types = () => Object.fromEntries(store.all<{ canonical_name: string; entity_type: string }>('SELECT canonical_name, entity_type FROM entities').map((r) => [r.canonical_name, r.entity_type]));
+  const types = () =>
+    Object.fromEntries(
+      store
+        .all<{ canonical_name: string; entity_type: string }>('SELECT canonical_name, entity_type FROM entities')
+        .map((r) => [r.canonical_name, r.entity_type]),
+    );
   assert.deepEqual(types(), { 'api server': 'unknown', fastify: 'library' });
   write(b, [
     { source: 'Alice', relationship: 'maintains', target: 'API server', confidence: 0.8, sourceType: 'person', targetType: 'service' },
@@ -94,18 +113,34 @@ test('GC on delete: shared entities and relations survive, orphans go; content c
   const r = collectDeletedMemoryGraphs(store, new Date());
   assert.deepEqual(r, { memories: 1, entities: 3, relations: 2 });
   const s = snapshot();
-  assert.deepEqual((s.entities as any[]).map((e) => [e.canonical_name, Number(e.mentions)]), [['billing service', 1], ['postgres', 1]]);
+  assert.deepEqual(
+    (s.entities as any[]).map((e) => [e.canonical_name, Number(e.mentions)]),
+    [
+      ['billing service', 1],
+      ['postgres', 1],
+    ],
+  );
   assert.equal(s.relations.length, 1);
   assert.equal((s.relations[0] as any).t, 'writes_to');
   // Content change of b: its new triples replace the old ones; the dropped entity goes.
   write(b, [{ source: 'billing service', relationship: 'writes to', target: 'ClickHouse', confidence: 0.9 }]);
   const s2 = snapshot();
-  assert.deepEqual((s2.entities as any[]).map((e) => e.canonical_name), ['billing service', 'clickhouse']);
+  assert.deepEqual(
+    (s2.entities as any[]).map((e) => e.canonical_name),
+    ['billing service', 'clickhouse'],
+  );
   assert.equal(s2.relations.length, 1);
   // Legacy rows without provenance are never collected.
-  store.transaction((tx) => tx.run(`INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at) VALUES ('legacy', 'Legacy', 'legacy', 'unknown', 0, 'x', 'x')`));
+  store.transaction((tx) =>
+    tx.run(
+      `INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at) VALUES ('legacy', 'Legacy', 'legacy', 'unknown', 0, 'x', 'x')`,
+    ),
+  );
   store.transaction((tx) => removeMemoryGraph(tx, b, new Date().toISOString()));
-  assert.deepEqual(store.all<{ id: string }>('SELECT id FROM entities').map((e) => e.id), ['legacy']);
+  assert.deepEqual(
+    store.all<{ id: string }>('SELECT id FROM entities').map((e) => e.id),
+    ['legacy'],
+  );
   assert.equal(store.get<{ n: number }>('SELECT count(*) AS n FROM relations')!.n, 0);
   await store.close();
 });
@@ -136,7 +171,14 @@ test('graph boost: token match, one hop, live memories only, caps, deadline → 
   assert.equal(slow.timedOut, true);
   assert.deepEqual(slow.memoryIds, []);
   assert.ok(slow.entityIds.length >= 1);
-  const broken = getGraphBoostIds({ all: () => { throw new Error('db gone'); } }, 'checkout');
+  const broken = getGraphBoostIds(
+    {
+      all: () => {
+        throw new Error('db gone');
+      },
+    },
+    'checkout',
+  );
   assert.deepEqual(broken, { memoryIds: [], entityIds: [], timedOut: false });
   await store.close();
 });
@@ -165,7 +207,10 @@ test('read views: top entities, search, neighbours both directions, memories of 
   const top = listEntities(store, { limit: 1 });
   assert.equal(top[0]!.canonicalName, 'graphql gateway');
   assert.equal(top[0]!.mentions, 2);
-  assert.deepEqual(listEntities(store, { search: 'USERS' }).map((e) => e.name), ['users service']);
+  assert.deepEqual(
+    listEntities(store, { search: 'USERS' }).map((e) => e.name),
+    ['users service'],
+  );
   assert.deepEqual(listEntities(store, { search: '%' }), []);
   const n = entityNeighbours(store, top[0]!.id);
   assert.deepEqual(n.map((x) => [x.entity.canonicalName, x.direction, x.relationType]).sort(), [

@@ -45,8 +45,14 @@ test('enqueue deduplicates open jobs per memory and per document', async () => {
   const { store, enqueue } = await setup();
   assert.equal(enqueue('m1'), true);
   assert.equal(enqueue('m1'), false);
-  assert.equal(store.transaction((tx) => enqueueDocumentJob(tx, 'document_ingest', 'd1', new Date(T0).toISOString())), true);
-  assert.equal(store.transaction((tx) => enqueueDocumentJob(tx, 'document_ingest', 'd1', new Date(T0).toISOString())), false);
+  assert.equal(
+    store.transaction((tx) => enqueueDocumentJob(tx, 'document_ingest', 'd1', new Date(T0).toISOString())),
+    true,
+  );
+  assert.equal(
+    store.transaction((tx) => enqueueDocumentJob(tx, 'document_ingest', 'd1', new Date(T0).toISOString())),
+    false,
+  );
   assert.equal(listJobs(store).length, 2);
   await store.close();
 });
@@ -102,13 +108,34 @@ test('stale-lease reaper returns old leases to pending and leaves fresh ones', a
 });
 
 test('backoff: poll interval when healthy, 1 s doubling to a 30 s cap, jitter under 500 ms', () => {
-  assert.equal(nextDelayMs(0, 2000, () => 0.99), 2000);
-  assert.equal(nextDelayMs(1, 2000, () => 0), 1000);
-  assert.equal(nextDelayMs(2, 2000, () => 0), 2000);
-  assert.equal(nextDelayMs(3, 2000, () => 0), 4000);
-  assert.equal(nextDelayMs(6, 2000, () => 0), BACKOFF_CAP_MS);
-  assert.equal(nextDelayMs(60, 2000, () => 0), BACKOFF_CAP_MS);
-  assert.equal(nextDelayMs(60, 2000, () => 0.999), BACKOFF_CAP_MS + 499);
+  assert.equal(
+    nextDelayMs(0, 2000, () => 0.99),
+    2000,
+  );
+  assert.equal(
+    nextDelayMs(1, 2000, () => 0),
+    1000,
+  );
+  assert.equal(
+    nextDelayMs(2, 2000, () => 0),
+    2000,
+  );
+  assert.equal(
+    nextDelayMs(3, 2000, () => 0),
+    4000,
+  );
+  assert.equal(
+    nextDelayMs(6, 2000, () => 0),
+    BACKOFF_CAP_MS,
+  );
+  assert.equal(
+    nextDelayMs(60, 2000, () => 0),
+    BACKOFF_CAP_MS,
+  );
+  assert.equal(
+    nextDelayMs(60, 2000, () => 0.999),
+    BACKOFF_CAP_MS + 499,
+  );
 });
 
 test('the setTimeout loop processes the queue; stop() waits for the job in flight and leaves nothing leased', async () => {
@@ -137,14 +164,20 @@ test('the setTimeout loop processes the queue; stop() waits for the job in fligh
   assert.equal(counts.completed, 3, 'the in-flight job finished before stop returned');
   assert.equal(counts.pending, 2);
   // A handler that never ends is cut short after the grace period and released.
-  const hang = new JobWorker(store, { pollMs: 20, handlers: { extract: (_job, ctx) => new Promise((_, rej) => ctx.signal.addEventListener('abort', () => rej(new Error('aborted')))) } });
+  const hang = new JobWorker(store, {
+    pollMs: 20,
+    handlers: { extract: (_job, ctx) => new Promise((_, rej) => ctx.signal.addEventListener('abort', () => rej(new Error('aborted')))) },
+  });
   hang.start();
   while (jobCounts(store).leased === 0) await new Promise((r) => setTimeout(r, 5));
   await hang.stop({ graceMs: 10 });
   const after = listJobs(store, { status: 'pending' });
   assert.equal(jobCounts(store).leased, 0);
   assert.equal(after.length, 2);
-  assert.ok(after.every((j) => j.attempts === 0), 'a job cut short by shutdown keeps its attempt budget');
+  assert.ok(
+    after.every((j) => j.attempts === 0),
+    'a job cut short by shutdown keeps its attempt budget',
+  );
   await store.close();
 });
 
@@ -161,7 +194,11 @@ test('kill -9 while a worker holds a lease: the lease is reaped and the job fini
   assert.equal(created.status, 'created');
   await store.close();
 
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', '..', 'fixtures', 'pipeline-crash-worker.ts'), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, '..', '..', 'fixtures', 'pipeline-crash-worker.ts'), dir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const leased = await new Promise<string>((resolve, reject) => {
@@ -189,13 +226,22 @@ test('kill -9 while a worker holds a lease: the lease is reaped and the job fini
   // Restart: a real worker over the fake Ollama finishes it.
   const fake = await FakeOllama.start({ models: ['qwen3:4b'] });
   fakes.push(fake);
-  fake.enqueue('generate', { reply: JSON.stringify({ facts: [{ content: 'Node modules are cached between pipeline runs.', type: 'fact', confidence: 0.9 }], entities: [] }) });
+  fake.enqueue('generate', {
+    reply: JSON.stringify({
+      facts: [{ content: 'Node modules are cached between pipeline runs.', type: 'fact', confidence: 0.9 }],
+      entities: [],
+    }),
+  });
   const memory = new MemoryService(store, { projectId: 'p', enqueueExtraction: false });
   const worker = new JobWorker(store, {
     pollMs: 20,
     handlers: {
       extract: createExtractHandler({
-        store, memory, llm: new OllamaProvider({ host: fake.url, timeoutMs: 5000 }), findCandidates: createFtsCandidateFinder(store), now: () => new Date(),
+        store,
+        memory,
+        llm: new OllamaProvider({ host: fake.url, timeoutMs: 5000 }),
+        findCandidates: createFtsCandidateFinder(store),
+        now: () => new Date(),
         settings: () => ({ mode: 'controlled', graphEnabled: false, minFactConfidenceForWrite: 0.7, extractionTimeoutMs: 5000 }),
       }),
     },
@@ -243,7 +289,7 @@ test('a long job keeps its lease alive (heartbeat) and is not reaped while it ru
   await store.close();
 });
 
-test('recovery and reaping only touch the worker\'s own job types', async () => {
+test("recovery and reaping only touch the worker's own job types", async () => {
   const { store, enqueue } = await setup();
   enqueue('m1');
   store.transaction((tx) => enqueueMemoryJob(tx, 'embed', 'm1', new Date(T0).toISOString()));

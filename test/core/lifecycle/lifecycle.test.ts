@@ -102,7 +102,9 @@ describe('lifecycle: access on read', () => {
     assert.equal(m.svc.get(mem.id)!.accessCount, 1);
     await m.store.close({ snapshot: false });
     const store = await Store.open({ dir });
-    const row = store.get<{ access_count: number; expires_at: string }>('SELECT access_count, expires_at FROM memories WHERE id = ?', [mem.id])!;
+    const row = store.get<{ access_count: number; expires_at: string }>('SELECT access_count, expires_at FROM memories WHERE id = ?', [
+      mem.id,
+    ])!;
     assert.equal(row.access_count, 1);
     assert.equal(Date.parse(row.expires_at) - Date.parse(mem.expiresAt!), HOUR * 500);
     await store.close();
@@ -136,7 +138,10 @@ describe('lifecycle: promote, expiry, cleanup', () => {
     assert.equal((await s.search({ query: 'flaky test' })).results.length, 2);
     f.clock.advance(30_000); // expires_at == now counts as expired
     const r = await s.search({ query: 'flaky test' });
-    assert.deepEqual(r.results.map((x) => x.memory.id), [long.id]);
+    assert.deepEqual(
+      r.results.map((x) => x.memory.id),
+      [long.id],
+    );
     assert.equal(isLive({ deletedAt: null, expiresAt: short.expiresAt }, f.clock.now()), false);
     await f.store.close();
   });
@@ -145,7 +150,11 @@ describe('lifecycle: promote, expiry, cleanup', () => {
     const m = await openMemory();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const r = m.svc.create({ content: `Expiring note number ${i} about topic ${'abcde'[i]}${i}xyz.`, ttlSeconds: 60 + i, allowNearDuplicate: true });
+      const r = m.svc.create({
+        content: `Expiring note number ${i} about topic ${'abcde'[i]}${i}xyz.`,
+        ttlSeconds: 60 + i,
+        allowNearDuplicate: true,
+      });
       if (r.status === 'created') ids.push(r.memory.id);
     }
     const keep = m.svc.create({ content: 'Permanent: the API is versioned in the URL.', ttlSeconds: null });
@@ -215,7 +224,10 @@ describe('lifecycle: expired memories are invisible to get, list and count befor
       assert.equal(m.svc.count(), 1);
       const listed = m.svc.list();
       assert.equal(listed.total, 1);
-      assert.deepEqual(listed.items.map((x) => x.id), [keep.memory.id]);
+      assert.deepEqual(
+        listed.items.map((x) => x.id),
+        [keep.memory.id],
+      );
       assert.deepEqual(new Set(m.svc.list({ includeDeleted: true }).items.map((x) => x.id)), new Set([id, keep.memory.id]));
       // Same filters as before: a type filter still combines with the live clause.
       assert.equal(m.svc.list({ types: [keep.memory.type] }).total, 1);

@@ -102,7 +102,7 @@ test('available() checks /api/tags for the model; ensureModel pulls on request o
   assert.equal(await llm.ensureModel({ pull: true }), 'present');
 });
 
-test('a failed pull is reported with Ollama\'s reason', async () => {
+test("a failed pull is reported with Ollama's reason", async () => {
   const f = await fake({ models: [], pullable: ['other'] });
   const llm = new OllamaProvider({ host: f.url });
   await assert.rejects(llm.ensureModel({ pull: true }), /Could not pull qwen3:4b.*file does not exist/);

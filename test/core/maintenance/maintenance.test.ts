@@ -13,9 +13,18 @@ import { MaintenanceWorker, type MaintenanceSettings } from '../../../src/core/m
 
 const DAY = 86_400_000;
 const settings = (over: Partial<MaintenanceSettings> = {}): MaintenanceSettings => ({
-  enabled: true, mode: 'execute', intervalMs: 60_000, leaseTimeoutMs: 300_000,
-  reembed: { cooldownMs: 300_000, hourlyBudget: 10 }, requeue: { cooldownMs: 60_000, hourlyBudget: 50 },
-  retention: { tombstoneRetentionMs: 30 * DAY, historyRetentionMs: 180 * DAY, completedJobRetentionMs: 14 * DAY, deadJobRetentionMs: 30 * DAY },
+  enabled: true,
+  mode: 'execute',
+  intervalMs: 60_000,
+  leaseTimeoutMs: 300_000,
+  reembed: { cooldownMs: 300_000, hourlyBudget: 10 },
+  requeue: { cooldownMs: 60_000, hourlyBudget: 50 },
+  retention: {
+    tombstoneRetentionMs: 30 * DAY,
+    historyRetentionMs: 180 * DAY,
+    completedJobRetentionMs: 14 * DAY,
+    deadJobRetentionMs: 30 * DAY,
+  },
   ...over,
 });
 
@@ -24,7 +33,8 @@ async function unhealthy() {
   let t = Date.parse('2026-03-01T12:00:00.000Z');
   const clock = { now: () => new Date(t), advance: (ms: number) => (t += ms) };
   const svc = new MemoryService(store, { projectId: 'p', now: clock.now });
-  for (let i = 0; i < 4; i++) svc.create({ content: `Distinct note number ${i} about subsystem ${'abcdefgh'[i]} and its owner.`, allowNearDuplicate: true });
+  for (let i = 0; i < 4; i++)
+    svc.create({ content: `Distinct note number ${i} about subsystem ${'abcdefgh'[i]} and its owner.`, allowNearDuplicate: true });
   store.transaction((tx) => {
     for (let i = 0; i < 10; i++) enqueueMemoryJob(tx, 'extract', `m${i}`, clock.now().toISOString());
     tx.run(`UPDATE memory_jobs SET status = 'dead', failed_at = ? WHERE memory_id IN ('m0', 'm1')`, [clock.now().toISOString()]);
@@ -45,7 +55,10 @@ test('diagnostics, score and recommendations', async () => {
   assert.equal(r.index.consistent, true);
   assert.equal(r.storage.tombstoneRatio, 0.5);
   assert.ok(r.score < 0.6 && r.score >= 0);
-  assert.deepEqual(buildRecommendations(r).map((x) => x.action), ['requeueDeadJobs', 'releaseStaleLeases', 'triggerRetentionSweep']);
+  assert.deepEqual(
+    buildRecommendations(r).map((x) => x.action),
+    ['requeueDeadJobs', 'releaseStaleLeases', 'triggerRetentionSweep'],
+  );
   await store.close();
 });
 
@@ -57,12 +70,20 @@ test('observe mode only reports; execute mode repairs, rate-limited, and records
   assert.equal(jobCounts(store).dead, 2, 'observe changes nothing');
   const w = new MaintenanceWorker(store, () => settings(), { now: clock.now });
   const c1 = w.tick();
-  assert.deepEqual(c1.repairs.map((r) => [r.action, r.status]), [['requeueDeadJobs', 'executed'], ['releaseStaleLeases', 'executed']]);
+  assert.deepEqual(
+    c1.repairs.map((r) => [r.action, r.status]),
+    [
+      ['requeueDeadJobs', 'executed'],
+      ['releaseStaleLeases', 'executed'],
+    ],
+  );
   assert.equal(jobCounts(store).dead, 0);
   assert.equal(jobCounts(store).leased, 0);
   assert.ok(c1.delta! > 0, `health improved: ${c1.before.score} → ${c1.after!.score}`);
   // Break it again at once: cooldown blocks the repair.
-  store.transaction((tx) => tx.run(`UPDATE memory_jobs SET status = 'dead', failed_at = ? WHERE memory_id = 'm5'`, [clock.now().toISOString()]));
+  store.transaction((tx) =>
+    tx.run(`UPDATE memory_jobs SET status = 'dead', failed_at = ? WHERE memory_id = 'm5'`, [clock.now().toISOString()]),
+  );
   const c2 = w.tick();
   assert.equal(c2.repairs[0]!.status, 'rate_limited');
   assert.match(c2.repairs[0]!.detail!, /cooldown/);

@@ -92,7 +92,12 @@ test('the backfill loop retries with backoff until the provider recovers', async
   const fake = await FakeOllama.start();
   const w = await openWritePath({ dir: tmpDir('am-emb-'), embedder: new OllamaEmbedder({ host: fake.url, timeoutMs: 10_000 }) });
   const warnings: string[] = [];
-  const backfill = new EmbeddingBackfill(w.store, w.svc, w.space, { minDelayMs: 5, maxDelayMs: 40, idleMs: 60_000, onWarning: (m) => warnings.push(m) });
+  const backfill = new EmbeddingBackfill(w.store, w.svc, w.space, {
+    minDelayMs: 5,
+    maxDelayMs: 40,
+    idleMs: 60_000,
+    onWarning: (m) => warnings.push(m),
+  });
   try {
     fake.enqueue('embed', { status: 500, body: 'down' });
     const r = await w.ingest.create({ content: 'Logs are shipped to the central collector over TLS.' });
@@ -119,7 +124,10 @@ test('pipeline writes without a vector are backfilled; a text update that cannot
     assert.equal(c.memory.embeddingStatus, 'pending');
     // A vector for other text than what is stored is refused (with a warning), never attached.
     const wrong = (await w.embedder.embed(['something else entirely'], 'document'))[0]!;
-    const c2 = w.svc.create({ content: 'Another pipeline memory about code review rules.' }, { embedding: { space: w.embedder.space, textHash: 'not-the-hash', vector: wrong } });
+    const c2 = w.svc.create(
+      { content: 'Another pipeline memory about code review rules.' },
+      { embedding: { space: w.embedder.space, textHash: 'not-the-hash', vector: wrong } },
+    );
     assert.equal(c2.status, 'created');
     if (c2.status !== 'created') return;
     assert.equal(c2.memory.embeddingStatus, 'pending');
@@ -190,7 +198,12 @@ test('changing embedder re-embeds in the background with progress; the old space
     assert.equal(w.space.vectors.size, 61);
     assert.equal(countMissing(w.store, newE.space), 0);
     assert.equal(recordedActiveSpace(w.store), newE.space);
-    const q = (await newE.embed([embeddingTextForInput({ content: 'Written during the re-embed: the api gateway rate limits per token.' })], 'document'))[0]!;
+    const q = (
+      await newE.embed(
+        [embeddingTextForInput({ content: 'Written during the re-embed: the api gateway rate limits per token.' })],
+        'document',
+      )
+    )[0]!;
     const hit = w.space.vectors.search(q, 1)[0]!;
     assert.ok(hit.similarity > 0.999);
     // The old space can be freed once the new one is active.
@@ -215,7 +228,11 @@ test('a cancelled re-embed keeps the old space active and resumes where it stopp
     for (const t of sampleTexts(50, 8)) await w.ingest.create({ content: t, allowNearDuplicate: true });
     const newE = new HashEmbedder({ dimension: 192 });
     const ac = new AbortController();
-    const r1 = await reembedAll(w.store, w.space, newE, { batchSize: 10, signal: ac.signal, onProgress: (p) => p.done >= 20 && ac.abort() });
+    const r1 = await reembedAll(w.store, w.space, newE, {
+      batchSize: 10,
+      signal: ac.signal,
+      onProgress: (p) => p.done >= 20 && ac.abort(),
+    });
     assert.equal(r1.status, 'cancelled');
     assert.equal(r1.done, 20);
     assert.equal(w.space.embedder.space, oldE.space);

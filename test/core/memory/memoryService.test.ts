@@ -30,7 +30,12 @@ test('create stores normalized content, hashes, tags, provenance and a history r
   assert.equal(m.content, 'We deploy with blue-green switching on Fridays.');
   assert.equal(m.title, 'Deploy strategy');
   assert.equal(m.contentHash, createHash('sha256').update('we deploy with blue-green switching on fridays').digest('hex'));
-  const canonical = JSON.stringify({ context: m.content, decisions: ['blue-green'], rationale: ['zero downtime'], topic: 'Deploy strategy' });
+  const canonical = JSON.stringify({
+    context: m.content,
+    decisions: ['blue-green'],
+    rationale: ['zero downtime'],
+    topic: 'Deploy strategy',
+  });
   assert.equal(m.docHash, createHash('sha256').update(canonical, 'utf8').digest('hex'));
   assert.deepEqual(m.tags, ['deploy', 'ops']);
   assert.equal(m.type, 'decision');
@@ -41,9 +46,15 @@ test('create stores normalized content, hashes, tags, provenance and a history r
   assert.deepEqual(m.metadata, { ticket: 42 });
   assert.equal(m.embeddingStatus, 'pending');
   const hist = svc.history(m.id);
-  assert.deepEqual(hist.map((h) => h.event), ['created']);
+  assert.deepEqual(
+    hist.map((h) => h.event),
+    ['created'],
+  );
   assert.equal(hist[0]!.newContent, m.content);
-  assert.deepEqual(store.all('SELECT tag FROM memory_tags ORDER BY tag').map((r) => r.tag), ['deploy', 'ops']);
+  assert.deepEqual(
+    store.all('SELECT tag FROM memory_tags ORDER BY tag').map((r) => r.tag),
+    ['deploy', 'ops'],
+  );
   assert.deepEqual(svc.get(m.id), m);
   await store.close();
 });
@@ -75,7 +86,11 @@ test('validation: clear errors that name the field and the allowed values', asyn
     [{ content: 'A perfectly fine memory text.', ttlSeconds: -5 }, /ttlSeconds/],
   ];
   for (const [input, re] of cases) {
-    assert.throws(() => svc.create(input), (e: unknown) => e instanceof ValidationError && re.test((e as Error).message), JSON.stringify(input).slice(0, 80));
+    assert.throws(
+      () => svc.create(input),
+      (e: unknown) => e instanceof ValidationError && re.test((e as Error).message),
+      JSON.stringify(input).slice(0, 80),
+    );
   }
   assert.equal(svc.count(), 0);
   await store.close();
@@ -96,7 +111,11 @@ test('skip rules: filler, placeholders and near-duplicates return skipped with a
   assert.equal((near as { reason: string }).reason, 'redundant');
   assert.equal((near as { existingId: string }).existingId, base.id);
   // Adds real information: stored.
-  created(svc.create({ content: 'The billing service retries failed webhooks; after the third failure it pages the on-call engineer via PagerDuty.' }));
+  created(
+    svc.create({
+      content: 'The billing service retries failed webhooks; after the third failure it pages the on-call engineer via PagerDuty.',
+    }),
+  );
   // Opposite meaning with the same words: stored.
   created(svc.create({ content: 'The billing service never retries failed webhooks three times with exponential backoff.' }));
   assert.equal(svc.count(), 3);
@@ -159,7 +178,10 @@ test('update: partial, version + 1, history with old and new, re-indexed for ful
   assert.equal(u.createdAt, m.createdAt);
   assert.deepEqual(svc.get(m.id), u);
   const hist = svc.history(m.id);
-  assert.deepEqual(hist.map((h) => h.event), ['created', 'updated']);
+  assert.deepEqual(
+    hist.map((h) => h.event),
+    ['created', 'updated'],
+  );
   assert.equal(hist[1]!.oldContent, 'Logs are shipped to Elasticsearch nightly.');
   assert.equal(hist[1]!.newContent, 'Logs are shipped to Loki every five minutes.');
   assert.deepEqual(hist[1]!.metadata.changed, ['content', 'contentHash', 'docHash']);
@@ -198,7 +220,10 @@ test('delete is a soft delete with tombstone and history; restore undoes it; job
   svc.delete(again.id);
   const r = svc.restore(m.id);
   assert.equal(r.deletedAt, null);
-  assert.deepEqual(svc.history(m.id).map((h) => h.event), ['created', 'deleted', 'restored']);
+  assert.deepEqual(
+    svc.history(m.id).map((h) => h.event),
+    ['created', 'deleted', 'restored'],
+  );
   assert.throws(() => svc.delete('missing'), NotFoundError);
   await store.close();
 });
@@ -228,7 +253,10 @@ test('createMany: batched commits, per-item results, bad items do not stop the b
     ],
     { batchSize: 10 },
   );
-  assert.deepEqual(res.map((r) => r.status), ['created', 'error', 'duplicate', 'created']);
+  assert.deepEqual(
+    res.map((r) => r.status),
+    ['created', 'error', 'duplicate', 'created'],
+  );
   assert.match((res[1] as { error: string }).error, /at least 10 characters/);
   assert.equal(store.stats().seq, before + 1);
   assert.equal(svc.count(), 2);

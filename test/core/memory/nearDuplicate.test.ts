@@ -24,9 +24,15 @@ test('candidate words: the m − z + 2 rarest indexed words of which two must be
   assert.equal(candidateWords(text, 0.8, freq), null);
   assert.equal(candidateWords('   ', 0.8, freq), null);
   // Too few indexed words for two hits: any one of the m − z + 1 rarest.
-  assert.deepEqual(candidateWords('solo', 0.8, () => new Map([['solo', 3]])), { words: ['solo'], minHits: 1 });
+  assert.deepEqual(
+    candidateWords('solo', 0.8, () => new Map([['solo', 3]])),
+    { words: ['solo'], minHits: 1 },
+  );
   // Very long texts: one hit of at most 32 words, rarest first.
-  const long = Array.from({ length: 200 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`).join(' ');
+  const long = Array.from(
+    { length: 200 },
+    (_, i) => `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`,
+  ).join(' ');
   const c = candidateWords(long, 0.8, (ws: string[]) => new Map(ws.map((w: string, i: number) => [w, 1000 - i])))!;
   assert.equal(c.minHits, 1);
   assert.equal(c.words.length, 32);
@@ -41,7 +47,8 @@ test('document frequencies come from the index in one query and match a count ov
   const words = [...new Set(texts.slice(0, 5).flatMap((t) => tokenizeWords(t)))].slice(0, 40);
   const df = documentFrequencies(store, [...words, 'wordthatisnowhere']);
   for (const w of words) {
-    const expected = store.all<{ content: string; title: string; tags: string }>('SELECT content, title, tags FROM memories')
+    const expected = store
+      .all<{ content: string; title: string; tags: string }>('SELECT content, title, tags FROM memories')
       .reduce((n, r) => n + Number(tokenizeWords(r.content).includes(w)), 0);
     assert.ok(df.get(w)! >= expected && df.get(w)! >= 1, `${w}: ${df.get(w)} vs ${expected} in content`);
   }
@@ -61,7 +68,7 @@ test('findNearDuplicate agrees with brute force over a corpus and its edits', as
   for (let i = 0; i < 120; i++) {
     const words = corpus[(i * 7) % corpus.length]!.split(' ');
     const k = i % 5;
-    if (k === 0) edits.push(words.filter((_, j) => j !== (i % words.length)).join(' '));
+    if (k === 0) edits.push(words.filter((_, j) => j !== i % words.length).join(' '));
     else if (k === 1) edits.push(words.filter((_, j) => j % 9 !== 4).join(' '));
     else if (k === 2) edits.push(words.map((w, j) => (j === 3 ? 'zzqxv' : w)).join(' '));
     else if (k === 3) edits.push(`${words.join(' ')} and also the staging cluster`);

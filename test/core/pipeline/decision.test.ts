@@ -21,7 +21,11 @@ async function seeded() {
   const store = await openPipelineStore(tmpDir('am-dec-'));
   const svc = new MemoryService(store, { projectId: 'p' });
   const ids: string[] = [];
-  for (const c of ['Redis caches user sessions for the API.', 'The API rate limit is 100 requests per minute.', 'Grafana dashboards show API latency.']) {
+  for (const c of [
+    'Redis caches user sessions for the API.',
+    'The API rate limit is 100 requests per minute.',
+    'Grafana dashboards show API latency.',
+  ]) {
     const r = svc.create({ content: c, allowNearDuplicate: true });
     assert.equal(r.status, 'created');
     ids.push((r as { memory: { id: string } }).memory.id);
@@ -34,7 +38,11 @@ test('FTS candidates: live memories of the project, bm25 order, score = 1 / (1 +
   const { store, ids } = await seeded();
   const find = createFtsCandidateFinder(store, { projectId: 'p' });
   const c = await find('API sessions cached in Redis', 5);
-  assert.deepEqual(c.map((x) => x.id), [ids[0], ids[1]], 'the tombstoned memory is never a candidate');
+  assert.deepEqual(
+    c.map((x) => x.id),
+    [ids[0], ids[1]],
+    'the tombstoned memory is never a candidate',
+  );
   for (const x of c) assert.ok(x.score > 0 && x.score <= 1);
   const raw = store.all<{ s: number }>(
     `SELECT bm25(matchinfo(memories_fts, 'pcnalx')) AS s FROM memories_fts CROSS JOIN memories m ON m.rid = memories_fts.docid WHERE memories_fts MATCH '"api" OR "sessions" OR "cached" OR "redis"' AND m.id = ?`,
@@ -57,25 +65,42 @@ test('hybrid-search adapter: full content loaded, tombstones skipped, score pass
     },
   };
   const c = await createSearchCandidateFinder(store, search)('rate limits', 5);
-  assert.deepEqual(c.map((x) => [x.id, x.content, x.score]), [
-    [ids[0], 'Redis caches user sessions for the API.', 0.9],
-    [ids[1], 'The API rate limit is 100 requests per minute.', 0.8],
-  ]);
+  assert.deepEqual(
+    c.map((x) => [x.id, x.content, x.score]),
+    [
+      [ids[0], 'Redis caches user sessions for the API.', 0.9],
+      [ids[1], 'The API rate limit is 100 requests per minute.', 0.8],
+    ],
+  );
   await store.close();
 });
 
 test('no candidates → ADD with the fact confidence and a fixed reason, no LLM call', async () => {
   const fake = await FakeOllama.start({ models: ['qwen3:4b'] });
   fakes.push(fake);
-  const run = await runShadowDecisions(new OllamaProvider({ host: fake.url }), [{ content: 'A brand new fact about nothing else.', type: 'fact', confidence: 0.77 }], async () => []);
+  const run = await runShadowDecisions(
+    new OllamaProvider({ host: fake.url }),
+    [{ content: 'A brand new fact about nothing else.', type: 'fact', confidence: 0.77 }],
+    async () => [],
+  );
   assert.equal(fake.count('generate'), 0);
   assert.equal(run.llmCalls, 0);
-  assert.deepEqual(run.proposals.map((p) => [p.action, p.confidence, p.reason, p.usedLlm]), [['ADD', 0.77, NO_CANDIDATES_REASON, false]]);
+  assert.deepEqual(
+    run.proposals.map((p) => [p.action, p.confidence, p.reason, p.usedLlm]),
+    [['ADD', 0.77, NO_CANDIDATES_REASON, false]],
+  );
 });
 
 test('graph boost provider for HybridSearch: a Set of ids, off when graphEnabled is false', async () => {
   const { store, ids } = await seeded();
-  store.transaction((tx) => writeMemoryGraph(tx, ids[0]!, [{ source: 'Redis', relationship: 'caches', target: 'sessions', confidence: 0.9 }], new Date().toISOString()));
+  store.transaction((tx) =>
+    writeMemoryGraph(
+      tx,
+      ids[0]!,
+      [{ source: 'Redis', relationship: 'caches', target: 'sessions', confidence: 0.9 }],
+      new Date().toISOString(),
+    ),
+  );
   let on = true;
   const provider = createGraphBoostProvider(store, () => on);
   assert.deepEqual(provider('redis', 500), { memoryIds: new Set([ids[0]]), timedOut: false });

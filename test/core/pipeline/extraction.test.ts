@@ -14,7 +14,10 @@ test('facts: ≤ 20 kept, < 10 chars rejected, > 2000 truncated, unknown type �
   assert.equal(r.facts[0]!.type, 'fact');
   assert.equal(r.facts[0]!.confidence, 1);
   for (const re of [/only the first 20/, /truncated from 2500/, /unknown type "opinion"/, /shorter than 10/, /clamped/]) {
-    assert.ok(r.warnings.some((w) => re.test(w)), `warning ${re}`);
+    assert.ok(
+      r.warnings.some((w) => re.test(w)),
+      `warning ${re}`,
+    );
   }
 });
 
@@ -39,8 +42,18 @@ test('entity types: known ones kept (any case), absent → unknown silently, oth
       { source: 'CI', source_type: 'robot', relationship: 'runs', target: 'tests', target_type: 7, confidence: 0.7 },
     ],
   });
-  assert.deepEqual(r.entities.map((e) => [e.sourceType, e.targetType]), [['service', 'library'], ['unknown', 'unknown'], ['unknown', 'unknown']]);
-  assert.deepEqual(r.warnings, ['entity 3 source_type: unknown entity type "robot"; stored as "unknown"', 'entity 3 target_type: unknown entity type 7; stored as "unknown"']);
+  assert.deepEqual(
+    r.entities.map((e) => [e.sourceType, e.targetType]),
+    [
+      ['service', 'library'],
+      ['unknown', 'unknown'],
+      ['unknown', 'unknown'],
+    ],
+  );
+  assert.deepEqual(r.warnings, [
+    'entity 3 source_type: unknown entity type "robot"; stored as "unknown"',
+    'entity 3 target_type: unknown entity type 7; stored as "unknown"',
+  ]);
 });
 
 test('input over 12 000 characters is truncated before the prompt is built', () => {

@@ -46,7 +46,11 @@ async function scriptedRun(flags: Partial<PipelineV2Config>) {
   const store = await openPipelineStore(tmpDir('am-modes-'));
   const cfg: PipelineV2Config = { ...defaultConfig().memory.pipelineV2, graphEnabled: true, workerPollMs: 20, ...flags };
   const pipeline = new MemoryPipeline({
-    store, projectId: 'p', llm: new OllamaProvider({ host: fake.url, timeoutMs: 5000 }), embedder: new HashEmbedder({ dimension: 64 }), config: () => cfg,
+    store,
+    projectId: 'p',
+    llm: new OllamaProvider({ host: fake.url, timeoutMs: 5000 }),
+    embedder: new HashEmbedder({ dimension: 64 }),
+    config: () => cfg,
   });
   const user = new MemoryService(store, { projectId: 'p', enqueueExtraction: true });
   pipeline.start();
@@ -57,7 +61,12 @@ async function scriptedRun(flags: Partial<PipelineV2Config>) {
   if (pipeline.mode !== 'off') await until(() => jobCounts(store).completed === 2, 'the first two jobs');
   fake.enqueue(
     'generate',
-    { reply: JSON.stringify({ facts: FACTS, entities: [{ source: 'web client', relationship: 'bundled by', target: 'Vite', confidence: 0.9 }] }) },
+    {
+      reply: JSON.stringify({
+        facts: FACTS,
+        entities: [{ source: 'web client', relationship: 'bundled by', target: 'Vite', confidence: 0.9 }],
+      }),
+    },
     { reply: JSON.stringify({ action: 'UPDATE', targetId: x.memory.id, confidence: 0.9, reason: 'The bundler is now Vite.' }) },
     { reply: JSON.stringify({ action: 'DELETE', targetId: y.memory.id, confidence: 0.9, reason: 'Flags are no longer in LaunchDarkly.' }) },
     { reply: JSON.stringify({ action: 'NONE', confidence: 0.9, reason: 'Already stored.' }) },
@@ -124,7 +133,11 @@ test('controlled: ADD applied through the gates, NONE recorded, UPDATE/DELETE bl
   table.push({ flags: 'enabled', ...f, xContent: undefined });
   assert.equal(f.mode, 'controlled');
   assert.deepEqual(f.outcomes, { blocked: 2, created: 1, skipped: 1, recorded: 1 });
-  assert.equal(f.llmCalls, 2 + 1 + 3, 'two empty extractions, one extraction, three decisions (the two facts without candidates need none)');
+  assert.equal(
+    f.llmCalls,
+    2 + 1 + 3,
+    'two empty extractions, one extraction, three decisions (the two facts without candidates need none)',
+  );
   assert.equal(f.liveMemories, 4);
   assert.equal(f.entities, 2);
   assert.equal(f.xContent, X);
@@ -146,17 +159,31 @@ test('reconfigure at run time: turning the pipeline on processes the waiting job
   fakes.push(fake);
   const store = await openPipelineStore(tmpDir('am-reconf-'));
   const cfg: PipelineV2Config = { ...defaultConfig().memory.pipelineV2, workerPollMs: 20, documentWorkerIntervalMs: 1000 };
-  const pipeline = new MemoryPipeline({ store, projectId: 'p', llm: new OllamaProvider({ host: fake.url, timeoutMs: 5000 }), config: () => cfg });
+  const pipeline = new MemoryPipeline({
+    store,
+    projectId: 'p',
+    llm: new OllamaProvider({ host: fake.url, timeoutMs: 5000 }),
+    config: () => cfg,
+  });
   const user = new MemoryService(store, { projectId: 'p', enqueueExtraction: true });
   pipeline.start();
   user.create({ content: 'The search index is rebuilt every night at two.' });
   assert.equal(pipeline.status().running, false);
   assert.equal(pipeline.status().jobs.pending, 1);
-  fake.enqueue('generate', { reply: JSON.stringify({ facts: [{ content: 'The search index is rebuilt nightly at 02:00.', type: 'fact', confidence: 0.9 }], entities: [] }) });
+  fake.enqueue('generate', {
+    reply: JSON.stringify({
+      facts: [{ content: 'The search index is rebuilt nightly at 02:00.', type: 'fact', confidence: 0.9 }],
+      entities: [],
+    }),
+  });
   cfg.enabled = true;
   await pipeline.reconfigure();
   await until(() => jobCounts(store).completed === 1, 'the waiting job');
-  const doc = pipeline.ingestDocument({ sourceType: 'text', title: 'Ops', content: 'Backups run hourly and are kept for thirty days in the cold bucket.' });
+  const doc = pipeline.ingestDocument({
+    sourceType: 'text',
+    title: 'Ops',
+    content: 'Backups run hourly and are kept for thirty days in the cold bucket.',
+  });
   await until(() => jobCounts(store).completed === 2, 'the document job');
   assert.equal(store.get<{ status: string }>('SELECT status FROM documents WHERE id = ?', [doc.id])!.status, 'done');
   const s = pipeline.status();

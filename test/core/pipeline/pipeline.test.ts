@@ -42,9 +42,21 @@ async function setup(settings: Partial<ExtractSettings> = {}, opts: { timeoutMs?
   const memory = new MemoryService(store, { projectId: PROJECT, enqueueExtraction: false, now });
   const llm = new OllamaProvider({ host: fake.url, model: MODEL, timeoutMs: opts.timeoutMs ?? 5000 });
   const embedder = new HashEmbedder({ dimension: 64 });
-  const s: ExtractSettings = { mode: 'controlled', graphEnabled: false, minFactConfidenceForWrite: 0.7, extractionTimeoutMs: opts.timeoutMs ?? 5000, ...settings };
+  const s: ExtractSettings = {
+    mode: 'controlled',
+    graphEnabled: false,
+    minFactConfidenceForWrite: 0.7,
+    extractionTimeoutMs: opts.timeoutMs ?? 5000,
+    ...settings,
+  };
   const handler = createExtractHandler({
-    store, memory, llm, embedder, findCandidates: createFtsCandidateFinder(store, { projectId: PROJECT }), settings: () => s, now,
+    store,
+    memory,
+    llm,
+    embedder,
+    findCandidates: createFtsCandidateFinder(store, { projectId: PROJECT }),
+    settings: () => s,
+    now,
   });
   const events: string[] = [];
   const worker = new JobWorker(store, { handlers: { extract: handler }, maxRetries: 3, now, onEvent: (e) => events.push(e.type) });
@@ -53,18 +65,22 @@ async function setup(settings: Partial<ExtractSettings> = {}, opts: { timeoutMs?
 
 function proposals(store: import('../../../src/core/store/store').Store) {
   return store
-    .all<{ metadata_json: string; new_content: string }>(`SELECT metadata_json, new_content FROM memory_history WHERE event = 'pipeline_proposal' ORDER BY rowid`)
+    .all<{ metadata_json: string; new_content: string }>(
+      `SELECT metadata_json, new_content FROM memory_history WHERE event = 'pipeline_proposal' ORDER BY rowid`,
+    )
     .map((r) => ({ ...(JSON.parse(r.metadata_json) as Record<string, any>), fact: r.new_content }) as Record<string, any>);
 }
 
 test('controlled mode: facts become memories with pipeline stamps; every proposal audited; no re-learning loop', async () => {
   const { fake, store, user, memory, worker } = await setup({ graphEnabled: true });
-  const src = user.create({ content: 'We switched the API server from Express to Fastify because Express was slow. Tests run with pnpm test.' });
+  const src = user.create({
+    content: 'We switched the API server from Express to Fastify because Express was slow. Tests run with pnpm test.',
+  });
   assert.equal(src.status, 'created');
-  fake.enqueue(
-    'generate',
-    {
-      reply: '<think>let me see</think>```json\n' + extraction(
+  fake.enqueue('generate', {
+    reply:
+      '<think>let me see</think>```json\n' +
+      extraction(
         [
           { content: 'The API server uses Fastify.', type: 'decision', confidence: 0.9 },
           { content: 'Tests are run with pnpm test.', type: 'procedural', confidence: 0.85 },
@@ -72,16 +88,19 @@ test('controlled mode: facts become memories with pipeline stamps; every proposa
           { content: 'short', type: 'fact', confidence: 0.9 },
         ],
         [{ source: 'API server', relationship: 'uses', target: 'Fastify', confidence: 0.9 }],
-      ) + '\n```',
-    },
-  );
+      ) +
+      '\n```',
+  });
   const r = await worker.drain();
   assert.deepEqual(r, { ok: 1, failed: 0 });
   const job = listJobs(store, { type: 'extract' })[0]!;
   assert.equal(job.status, 'completed');
   const res = job.result as any;
   assert.equal(res.facts, 3, 'the <10-char fact is rejected');
-  assert.ok(res.warnings.some((w: string) => /unknown type "guess"/.test(w)), 'unknown type coerced with a warning');
+  assert.ok(
+    res.warnings.some((w: string) => /unknown type "guess"/.test(w)),
+    'unknown type coerced with a warning',
+  );
   assert.ok(res.warnings.some((w: string) => /shorter than 10/.test(w)));
   // No candidates other than the source itself → ADD without a decision LLM call.
   assert.equal(fake.count('generate'), 1, 'only the extraction call: no candidates means no decision call');
@@ -114,7 +133,12 @@ test('controlled mode: facts become memories with pipeline stamps; every proposa
   assert.equal(listJobs(store, { type: 'extract' }).length, 1);
   assert.equal(jobCounts(store).pending, 0);
   // Graph written for the source memory.
-  assert.deepEqual(listEntities(store).map((e) => e.canonicalName).sort(), ['api server', 'fastify']);
+  assert.deepEqual(
+    listEntities(store)
+      .map((e) => e.canonicalName)
+      .sort(),
+    ['api server', 'fastify'],
+  );
   await store.close();
 });
 
@@ -125,7 +149,9 @@ test('decisions: candidates → LLM; hallucinated target ids and empty reasons a
   // The existing memory's own extraction job: nothing to learn.
   fake.enqueue('generate', { reply: extraction([]) });
   await worker.drain();
-  const src = user.create({ content: 'Deployment note: builds now use self-hosted GitHub Actions runners; the deployment pipeline is unchanged otherwise.' });
+  const src = user.create({
+    content: 'Deployment note: builds now use self-hosted GitHub Actions runners; the deployment pipeline is unchanged otherwise.',
+  });
   assert.equal(src.status, 'created');
   const id = existing.status === 'created' ? existing.memory.id : '';
   fake.enqueue(
@@ -158,7 +184,10 @@ test('decisions: candidates → LLM; hallucinated target ids and empty reasons a
   // The decision prompt listed the real candidate with its id.
   const prompt = fake.requestsTo('generate')[2]!.body.prompt as string;
   assert.match(prompt, new RegExp(`id=${id}`));
-  assert.equal(store.get<{ content: string }>('SELECT content FROM memories WHERE id = ?', [id])!.content, 'The deployment pipeline uses GitHub Actions runners for every build.');
+  assert.equal(
+    store.get<{ content: string }>('SELECT content FROM memories WHERE id = ?', [id])!.content,
+    'The deployment pipeline uses GitHub Actions runners for every build.',
+  );
   await store.close();
 });
 
@@ -220,8 +249,13 @@ test('full mode: UPDATE supersedes (old version in history, undo restores it), D
   const upd = hist.find((h) => h.event === 'updated')!;
   assert.equal(upd.oldContent, 'The web client bundles its assets with webpack version four.');
   // FTS follows the new text.
-  const fts = store.all<{ id: string }>(`SELECT m.id FROM memories_fts JOIN memories m ON m.rid = memories_fts.docid WHERE memories_fts MATCH 'vite'`);
-  assert.ok(fts.some((r) => r.id === a.memory.id), 'the updated memory is found by its new word');
+  const fts = store.all<{ id: string }>(
+    `SELECT m.id FROM memories_fts JOIN memories m ON m.rid = memories_fts.docid WHERE memories_fts MATCH 'vite'`,
+  );
+  assert.ok(
+    fts.some((r) => r.id === a.memory.id),
+    'the updated memory is found by its new word',
+  );
 
   // Review queue: two pending, untouched targets.
   const reviews = listPendingReviews(store);
@@ -251,7 +285,11 @@ test('malformed and truncated model output: warnings, no facts, job completes, r
   const { fake, store, user, worker } = await setup();
   const a = user.create({ content: 'The nightly export job writes parquet files to the archive bucket.' });
   const b = user.create({ content: 'Release notes are drafted in the docs folder before every tag.' });
-  fake.enqueue('generate', { reply: '{"facts":[{"content":"The nightly export job wri' }, { reply: '<think>I should answer but I ran out of tokens' });
+  fake.enqueue(
+    'generate',
+    { reply: '{"facts":[{"content":"The nightly export job wri' },
+    { reply: '<think>I should answer but I ran out of tokens' },
+  );
   await worker.drain();
   const jobs = listJobs(store, { type: 'extract' });
   assert.equal(jobs.length, 2);
@@ -270,7 +308,12 @@ test('malformed and truncated model output: warnings, no facts, job completes, r
 test('HTTP 500 and hangs past the timeout count as attempts, then dead; error names status and body', async () => {
   const { fake, store, user, worker } = await setup({}, { timeoutMs: 300 });
   user.create({ content: 'The payments service retries webhooks three times with backoff.' });
-  fake.enqueue('generate', { status: 500, body: { error: 'model runner crashed: out of memory' } }, { hang: true }, { status: 500, body: 'boom' });
+  fake.enqueue(
+    'generate',
+    { status: 500, body: { error: 'model runner crashed: out of memory' } },
+    { hang: true },
+    { status: 500, body: 'boom' },
+  );
   assert.equal(await worker.tick(), 'failed');
   let j = listJobs(store)[0]!;
   assert.equal(j.status, 'pending');
@@ -292,12 +335,17 @@ test('connection refused: jobs wait without spending attempts; after the server 
   const { fake, store, user, memory } = await setup();
   const url = fake.url;
   await fake.close();
-  for (const c of ['The CI cache key includes the lockfile hash.', 'Docker images are pushed to the internal registry.']) user.create({ content: c });
+  for (const c of ['The CI cache key includes the lockfile hash.', 'Docker images are pushed to the internal registry.'])
+    user.create({ content: c });
   // A provider pointing at the now-closed port.
   const handlerDeps = () => {
     const llm = new OllamaProvider({ host: url, model: MODEL, timeoutMs: 2000 });
     return createExtractHandler({
-      store, memory, llm, findCandidates: createFtsCandidateFinder(store), now: () => new Date(),
+      store,
+      memory,
+      llm,
+      findCandidates: createFtsCandidateFinder(store),
+      now: () => new Date(),
       settings: () => ({ mode: 'controlled', graphEnabled: false, minFactConfidenceForWrite: 0.7, extractionTimeoutMs: 2000 }),
     });
   };
@@ -312,7 +360,11 @@ test('connection refused: jobs wait without spending attempts; after the server 
   // The server comes back on the same port.
   const port = Number(new URL(url).port);
   const back = await FakeOllamaOnPort(port);
-  back.enqueue('generate', { reply: extraction([{ content: 'The CI cache key includes the lockfile hash.x', type: 'fact', confidence: 0.9 }]) }, { reply: extraction([]) });
+  back.enqueue(
+    'generate',
+    { reply: extraction([{ content: 'The CI cache key includes the lockfile hash.x', type: 'fact', confidence: 0.9 }]) },
+    { reply: extraction([]) },
+  );
   const up = new JobWorker(store, { handlers: { extract: handlerDeps() }, maxRetries: 3 });
   const r = await up.drain();
   assert.deepEqual(r, { ok: 2, failed: 0 });
@@ -364,8 +416,19 @@ test('headers then silence from the model: the job is aborted at the limit and r
   const fake = await FakeOllama.start({ models: [MODEL], reply: '{"facts":[],"entities":[]}' });
   fakes.push(fake);
   const store = await openPipelineStore(tmpDir('am-pipe-stall-'));
-  const cfg: PipelineV2Config = { ...defaultConfig().memory.pipelineV2, enabled: true, workerPollMs: 20, extractionTimeout: 800, workerMaxRetries: 3 };
-  const pipeline = new MemoryPipeline({ store, projectId: PROJECT, llm: new OllamaProvider({ host: fake.url, model: MODEL, timeoutMs: 800 }), config: () => cfg });
+  const cfg: PipelineV2Config = {
+    ...defaultConfig().memory.pipelineV2,
+    enabled: true,
+    workerPollMs: 20,
+    extractionTimeout: 800,
+    workerMaxRetries: 3,
+  };
+  const pipeline = new MemoryPipeline({
+    store,
+    projectId: PROJECT,
+    llm: new OllamaProvider({ host: fake.url, model: MODEL, timeoutMs: 800 }),
+    config: () => cfg,
+  });
   const user = new MemoryService(store, { projectId: PROJECT, enqueueExtraction: true });
   const stalled = user.create({ content: 'The billing export runs at midnight and writes to the finance bucket.' });
   const next = user.create({ content: 'Feature flags are read from config/flags.yaml at startup.' });

@@ -228,7 +228,8 @@ describe('git checkouts', () => {
   });
 
   test('a remote section without url is skipped in favour of one with a url', () => {
-    const config = '[remote "origin"]\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[remote "backup"]\n\turl = https://example.org/x/backup.git\n';
+    const config =
+      '[remote "origin"]\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[remote "backup"]\n\turl = https://example.org/x/backup.git\n';
     const root = tree(gitRepo('r', config));
     assert.equal(resolve(path.join(root, 'r')).id, 'example.org/x/backup');
   });
@@ -256,7 +257,10 @@ describe('git checkouts', () => {
       ...gitRepo('work/abs', gitConfig({ origin: '/srv/git/project/.git' })),
     });
     assert.deepEqual(
-      [resolve(path.join(root, 'work/clone')), resolve(path.join(root, 'work/other')), resolve(path.join(root, 'work/abs'))].map((r) => [r.id, r.kind]),
+      [resolve(path.join(root, 'work/clone')), resolve(path.join(root, 'work/other')), resolve(path.join(root, 'work/abs'))].map((r) => [
+        r.id,
+        r.kind,
+      ]),
       [
         [path.join(root, 'srv/upstream.git'), 'git-remote'],
         ['/srv/shared/repo.git', 'git-remote'],
@@ -308,7 +312,11 @@ describe('git checkouts', () => {
 
 describe('linked worktrees and submodules (.git files)', () => {
   /** A main checkout `main` with origin, and a linked worktree administered in main/.git/worktrees/<name>. */
-  function withWorktree(worktreeRel: string, gitdirLine: (adminDir: string, worktreeDir: string) => string, extra: Record<string, string | null> = {}) {
+  function withWorktree(
+    worktreeRel: string,
+    gitdirLine: (adminDir: string, worktreeDir: string) => string,
+    extra: Record<string, string | null> = {},
+  ) {
     const root = tree({
       ...gitRepo('main', gitConfig({ origin: 'https://github.com/acme/main.git' })),
       'main/.git/worktrees/feat/commondir': '../..\n',
@@ -329,7 +337,10 @@ describe('linked worktrees and submodules (.git files)', () => {
     assert.equal(r.id, 'github.com/acme/main');
     assert.equal(r.kind, 'git-remote');
     assert.equal(r.root, wt);
-    assert.equal(r.detail, `remote "origin" (https://github.com/acme/main.git) in ${path.join(main, '.git/config')} (linked worktree of ${main})`);
+    assert.equal(
+      r.detail,
+      `remote "origin" (https://github.com/acme/main.git) in ${path.join(main, '.git/config')} (linked worktree of ${main})`,
+    );
   });
 
   test('relative gitdir (git worktree add --relative-paths, or a moved tree)', () => {
@@ -379,7 +390,10 @@ describe('linked worktrees and submodules (.git files)', () => {
   test('a submodule resolves to its own remote, not the superproject one', () => {
     const root = tree({
       ...gitRepo('super', gitConfig({ origin: 'https://github.com/acme/super.git' })),
-      'super/.git/modules/libs/dep/config': gitConfig({ origin: 'https://github.com/vendor/dep.git' }, '\tworktree = ../../../../libs/dep\n'),
+      'super/.git/modules/libs/dep/config': gitConfig(
+        { origin: 'https://github.com/vendor/dep.git' },
+        '\tworktree = ../../../../libs/dep\n',
+      ),
       'super/.git/modules/libs/dep/HEAD': '0123456789abcdef0123456789abcdef01234567\n',
       'super/libs/dep/.git': 'gitdir: ../../.git/modules/libs/dep\n',
       'super/libs/dep/src/a.c': '',
@@ -405,14 +419,17 @@ describe('linked worktrees and submodules (.git files)', () => {
     const r = resolve(path.join(root, 'r'));
     assert.equal(r.id, path.join(root, 'r'));
     assert.equal(r.kind, 'path');
-    assert.deepEqual(r.warnings, [`${path.join(root, 'r/.git')} points to /nonexistent/agent-memory/.git/worktrees/x, which is not a directory`]);
+    assert.deepEqual(r.warnings, [
+      `${path.join(root, 'r/.git')} points to /nonexistent/agent-memory/.git/worktrees/x, which is not a directory`,
+    ]);
   });
 });
 
 describe('mercurial', () => {
   test('[paths] default of .hg/hgrc', () => {
     const root = tree({
-      'repo/.hg/hgrc': '# hg config\n[ui]\nusername = A <a@example.com>\n\n[paths]\ndefault-push = ssh://hg@hg.example.com/push-target\ndefault = https://hg.example.com/Team/Project#stable\ndefault:pushurl = ssh://other\n',
+      'repo/.hg/hgrc':
+        '# hg config\n[ui]\nusername = A <a@example.com>\n\n[paths]\ndefault-push = ssh://hg@hg.example.com/push-target\ndefault = https://hg.example.com/Team/Project#stable\ndefault:pushurl = ssh://other\n',
       'repo/.hg/requires': 'store\n',
       'repo/src/x.py': '',
     });
@@ -563,8 +580,14 @@ describe('agent worktree folders', () => {
       root: '/Users/a/repos/app',
       suffix: '/.claude/worktrees/feat-x',
     });
-    assert.deepEqual(stripWorktreeSuffix('/r/app/.cursor/worktrees/w1/src/lib'), { root: '/r/app', suffix: '/.cursor/worktrees/w1/src/lib' });
-    assert.deepEqual(stripWorktreeSuffix('/r/app/.worktrees/w/.claude/worktrees/x'), { root: '/r/app', suffix: '/.worktrees/w/.claude/worktrees/x' });
+    assert.deepEqual(stripWorktreeSuffix('/r/app/.cursor/worktrees/w1/src/lib'), {
+      root: '/r/app',
+      suffix: '/.cursor/worktrees/w1/src/lib',
+    });
+    assert.deepEqual(stripWorktreeSuffix('/r/app/.worktrees/w/.claude/worktrees/x'), {
+      root: '/r/app',
+      suffix: '/.worktrees/w/.claude/worktrees/x',
+    });
     assert.deepEqual(stripWorktreeSuffix('/.worktrees/w'), { root: '/', suffix: '/.worktrees/w' });
     assert.equal(stripWorktreeSuffix('/r/app/.claude/worktrees'), undefined); // the folder itself, no worktree name
     assert.equal(stripWorktreeSuffix('/home/u/.cache/worktrees/x'), undefined); // not an agent folder
@@ -666,7 +689,7 @@ describe('path inputs and fallbacks', () => {
   });
 
   test('a symlink into a checkout resolves through the physical path', () => {
-    const root = tree({ ...gitRepo('r', gitConfig({ origin: 'https://github.com/acme/linked.git' })), 'r/deep/dir': null, 'links': null });
+    const root = tree({ ...gitRepo('r', gitConfig({ origin: 'https://github.com/acme/linked.git' })), 'r/deep/dir': null, links: null });
     const link = path.join(root, 'links/shortcut');
     fs.symlinkSync(path.join(root, 'r/deep/dir'), link);
     const res = resolve(link);
@@ -697,7 +720,8 @@ describe('path inputs and fallbacks', () => {
 
 describe('parseGitConfig', () => {
   test('sections, subsections, bare keys and values', () => {
-    const text = '[core]\n\tbare\n\tfilemode = true\n[remote "Up Stream"]\n\turl = "a b" c  # x\n[bad header\nurl = ignored\n[Remote.Origin]\n\tUrl=z\n';
+    const text =
+      '[core]\n\tbare\n\tfilemode = true\n[remote "Up Stream"]\n\turl = "a b" c  # x\n[bad header\nurl = ignored\n[Remote.Origin]\n\tUrl=z\n';
     assert.deepEqual(parseGitConfig(text), [
       { section: 'core', key: 'bare', value: null },
       { section: 'core', key: 'filemode', value: 'true' },

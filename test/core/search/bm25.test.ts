@@ -25,7 +25,10 @@ test('a fresh store has no bm25; the keyword leg registers it once and ranks', a
 
     const scores = store.all<{ s: number }>(RANK_SQL).map((r) => Number(r.s));
     ensureBm25(store); // a second registration is a no-op: same function, same scores
-    assert.deepEqual(store.all<{ s: number }>(RANK_SQL).map((r) => Number(r.s)), scores);
+    assert.deepEqual(
+      store.all<{ s: number }>(RANK_SQL).map((r) => Number(r.s)),
+      scores,
+    );
   } finally {
     await store.close({ snapshot: false });
   }

@@ -11,8 +11,10 @@ test('coord scales by the share of query terms a row matches; 0 is plain BM25; o
   const db = new SQL.Database();
   registerBm25(db);
   db.run('CREATE VIRTUAL TABLE t USING fts4(body)');
-  for (const body of ['apple banana cherry', 'apple kiwi lemon', 'grape melon peach', 'apple banana fig']) db.run('INSERT INTO t VALUES (?)', [body]);
-  const blob = (q: string, rowid: number) => db.exec(`SELECT matchinfo(t, 'pcnalx') FROM t WHERE t MATCH ? AND rowid = ?`, [q, rowid])[0]!.values[0]![0] as Uint8Array;
+  for (const body of ['apple banana cherry', 'apple kiwi lemon', 'grape melon peach', 'apple banana fig'])
+    db.run('INSERT INTO t VALUES (?)', [body]);
+  const blob = (q: string, rowid: number) =>
+    db.exec(`SELECT matchinfo(t, 'pcnalx') FROM t WHERE t MATCH ? AND rowid = ?`, [q, rowid])[0]!.values[0]![0] as Uint8Array;
 
   const three = '"apple" OR "banana" OR "cherry"';
   // Row 2 matches 1 of 3 terms, row 1 all 3.
@@ -30,7 +32,9 @@ test('coord scales by the share of query terms a row matches; 0 is plain BM25; o
   // A single-term query: nothing to coordinate.
   assert.equal(bm25Relevance(blob('"apple"', 2), [], { coord: 1 }), bm25Relevance(blob('"apple"', 2), [], { coord: 0 }));
   // Ranking effect: matching two of the terms beats one frequent rare-term hit.
-  const order = db.exec(`SELECT rowid FROM t WHERE t MATCH '"banana" OR "fig" OR "kiwi"' ORDER BY bm25(matchinfo(t, 'pcnalx')), rowid`)[0]!.values.map((r) => r[0]);
+  const order = db
+    .exec(`SELECT rowid FROM t WHERE t MATCH '"banana" OR "fig" OR "kiwi"' ORDER BY bm25(matchinfo(t, 'pcnalx')), rowid`)[0]!
+    .values.map((r) => r[0]);
   assert.equal(order[0], 4, `row 4 matches banana and fig: ${JSON.stringify(order)}`);
   db.close();
 });

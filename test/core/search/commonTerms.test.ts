@@ -33,8 +33,25 @@ describe('dynamic stop-words (large stores)', () => {
 
   test('prune() agrees with a direct count per word (cached and new words mixed, prefix and phrase terms, a repeated word)', async () => {
     const f = await corpus();
-    const terms = ['"widget"', '"gadget"', '"note"', '"zebra"', '"crossing"', '"absent"', '"item1"', '"item2"', '"item22"', '"item3"', 'item*', '"zebra crossing"', '"widget note"', '"nothing here"', '"widget"'];
-    const count = (t: string) => Number(f.store.get<{ n: number }>('SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH ?', [t])!.n);
+    const terms = [
+      '"widget"',
+      '"gadget"',
+      '"note"',
+      '"zebra"',
+      '"crossing"',
+      '"absent"',
+      '"item1"',
+      '"item2"',
+      '"item22"',
+      '"item3"',
+      'item*',
+      '"zebra crossing"',
+      '"widget note"',
+      '"nothing here"',
+      '"widget"',
+    ];
+    const count = (t: string) =>
+      Number(f.store.get<{ n: number }>('SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH ?', [t])!.n);
     for (const share of [0.05, 0.2, 0.5, 0.9]) {
       const filter = new CommonTermFilter(f.store, { share, minRows: 10 });
       const limit = Math.floor(share * 60);
@@ -43,7 +60,8 @@ describe('dynamic stop-words (large stores)', () => {
       // A few terms cached first, so the second call mixes cached and new ones.
       filter.prune(terms.slice(0, 3));
       const got = filter.prune(terms);
-      if (common.length < terms.length) assert.deepEqual(got, { kept: terms.filter((_, i) => dfs[i]! <= limit), dropped: common }, `share ${share}`);
+      if (common.length < terms.length)
+        assert.deepEqual(got, { kept: terms.filter((_, i) => dfs[i]! <= limit), dropped: common }, `share ${share}`);
       else assert.equal(got.kept.length, 1);
     }
     await f.store.close();

@@ -22,9 +22,15 @@ describe('rocchio', () => {
   test('zero or mismatched document vectors are skipped; none left or β 0 → the unit query', () => {
     const q = Float32Array.from([0, 4, 3]);
     const only = rocchio(q, [new Float32Array(3), Float32Array.from([1, 1])], 1);
-    assert.deepEqual(Array.from(only).map((x) => Math.round(x * 1e6) / 1e6), [0, 0.8, 0.6]);
+    assert.deepEqual(
+      Array.from(only).map((x) => Math.round(x * 1e6) / 1e6),
+      [0, 0.8, 0.6],
+    );
     const off = rocchio(q, [Float32Array.from([1, 0, 0])], 0);
-    assert.deepEqual(Array.from(off).map((x) => Math.round(x * 1e6) / 1e6), [0, 0.8, 0.6]);
+    assert.deepEqual(
+      Array.from(off).map((x) => Math.round(x * 1e6) / 1e6),
+      [0, 0.8, 0.6],
+    );
     const one = rocchio(q, [Float32Array.from([1, 0, 0]), new Float32Array(3)], 1);
     close(one[0]!, 1, 1e-6); // the zero vector does not dilute the mean
   });
@@ -47,7 +53,9 @@ describe('hybrid search with vector feedback', () => {
       const filler = await f.add({ content: 'Other filler two.' });
       const base = { minCandidates: 3, candidateMultiplier: 1 };
       const order = async (settings: Record<string, number>) =>
-        (await f.searcher({ settings: { ...base, ...settings } }).search({ query: 'alpha beta', limit: 3 })).results.map((x) => x.memory.id);
+        (await f.searcher({ settings: { ...base, ...settings } }).search({ query: 'alpha beta', limit: 3 })).results.map(
+          (x) => x.memory.id,
+        );
 
       const without = await order({ feedbackDocs: 0 });
       assert.deepEqual(without, [top.id, filler.id, near.id]);
@@ -62,8 +70,13 @@ describe('hybrid search with vector feedback', () => {
       assert.deepEqual(await order({ ...vecOnly, feedbackDocs: 0 }), [filler.id, top.id, near.id]);
 
       // Full text only (no vectors): feedback has nothing to move, results unchanged.
-      const ft = await f.searcher({ embedder: undefined, vectors: undefined, settings: { ...base, feedbackDocs: 3, feedbackWeight: 0.7 } }).search({ query: 'alpha beta', limit: 3 });
-      assert.deepEqual(ft.results.map((x) => x.memory.id), [top.id]);
+      const ft = await f
+        .searcher({ embedder: undefined, vectors: undefined, settings: { ...base, feedbackDocs: 3, feedbackWeight: 0.7 } })
+        .search({ query: 'alpha beta', limit: 3 });
+      assert.deepEqual(
+        ft.results.map((x) => x.memory.id),
+        [top.id],
+      );
     } finally {
       await f.store.close();
     }

@@ -22,7 +22,10 @@ test('a tags filter holding non-strings is invalid_input', () => {
 test('search with a non-string tag rejects instead of searching without the filter', async () => {
   const f = await searchFixture();
   await f.add({ content: 'The user prefers dark mode in every editor window.', tags: ['ui'] });
-  await assert.rejects(f.searcher().search({ query: 'dark mode', tags: [42 as unknown as string] }), (e: unknown) => e instanceof ValidationError);
+  await assert.rejects(
+    f.searcher().search({ query: 'dark mode', tags: [42 as unknown as string] }),
+    (e: unknown) => e instanceof ValidationError,
+  );
   await assert.rejects(f.searcher().search({ query: 'dark mode', limit: Number.NaN }), /got NaN/);
   await f.store.close();
 });

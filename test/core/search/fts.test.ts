@@ -37,15 +37,84 @@ function matchIds(db: Database, query: string): number[] {
 const SAFE_SHAPE = /^"[\p{L}\p{N}\p{M}]+(?: [\p{L}\p{N}\p{M}]+)*\*?"(?:(?: | OR )"[\p{L}\p{N}\p{M}]+(?: [\p{L}\p{N}\p{M}]+)*\*?")*$/u;
 
 const NASTY: string[] = [
-  '', ' ', '\t\n  \r', '"', '""', '"""', "'", "''", '"unbalanced', 'unbalanced"', 'a "b" "c', '(', ')', '((', '())',
-  '(auth OR', 'auth)', 'AND', 'OR', 'NOT', 'NEAR', 'auth AND', 'OR auth', 'NOT auth', 'auth NOT', 'auth NEAR/3 jwt',
-  'NEAR/3', 'auth NEAR/ jwt', '-auth', '- -', '--', 'auth -jwt', '*', '**', 'auth*', '*auth', 'au*th', 'a*', '^auth', '^',
-  ':', 'title:auth', 'title:', ':auth', 'docs:jwt', 'content:"dark mode"', 'x:y:z', '{title content}:dark',
-  'café naïve façade', '東京', 'Привет мир', 'مرحبا بالعالم', '🎉', '🎉🎉 dark 🎉', '👨‍👩‍👧‍👦', '\u0000', '\u200b\u200b',
-  'e\u0301te\u0301', "'; DROP TABLE docs; --", "1' OR '1'='1", 'Robert"); DROP TABLE docs;--', '%', '_', '\\', '\\"',
-  'what is the', 'the and or not', 'a'.repeat(10_000), 'word '.repeat(2_000), '"'.repeat(10_000), '('.repeat(10_000),
-  'dark '.repeat(5_000) + '"', Array.from({ length: 10_000 }, (_, i) => String.fromCodePoint(0x4e00 + (i % 500))).join(''),
-  Array.from({ length: 3_000 }, (_, i) => `w${i}`).join(' '), '“dark mode”', '«dark»', 'dark\u3000mode', 'auth* "dark mode" -x (y)',
+  '',
+  ' ',
+  '\t\n  \r',
+  '"',
+  '""',
+  '"""',
+  "'",
+  "''",
+  '"unbalanced',
+  'unbalanced"',
+  'a "b" "c',
+  '(',
+  ')',
+  '((',
+  '())',
+  '(auth OR',
+  'auth)',
+  'AND',
+  'OR',
+  'NOT',
+  'NEAR',
+  'auth AND',
+  'OR auth',
+  'NOT auth',
+  'auth NOT',
+  'auth NEAR/3 jwt',
+  'NEAR/3',
+  'auth NEAR/ jwt',
+  '-auth',
+  '- -',
+  '--',
+  'auth -jwt',
+  '*',
+  '**',
+  'auth*',
+  '*auth',
+  'au*th',
+  'a*',
+  '^auth',
+  '^',
+  ':',
+  'title:auth',
+  'title:',
+  ':auth',
+  'docs:jwt',
+  'content:"dark mode"',
+  'x:y:z',
+  '{title content}:dark',
+  'café naïve façade',
+  '東京',
+  'Привет мир',
+  'مرحبا بالعالم',
+  '🎉',
+  '🎉🎉 dark 🎉',
+  '👨‍👩‍👧‍👦',
+  '\u0000',
+  '\u200b\u200b',
+  'e\u0301te\u0301',
+  "'; DROP TABLE docs; --",
+  "1' OR '1'='1",
+  'Robert"); DROP TABLE docs;--',
+  '%',
+  '_',
+  '\\',
+  '\\"',
+  'what is the',
+  'the and or not',
+  'a'.repeat(10_000),
+  'word '.repeat(2_000),
+  '"'.repeat(10_000),
+  '('.repeat(10_000),
+  'dark '.repeat(5_000) + '"',
+  Array.from({ length: 10_000 }, (_, i) => String.fromCodePoint(0x4e00 + (i % 500))).join(''),
+  Array.from({ length: 3_000 }, (_, i) => `w${i}`).join(' '),
+  '“dark mode”',
+  '«dark»',
+  'dark\u3000mode',
+  'auth* "dark mode" -x (y)',
 ];
 
 describe('buildFtsQuery', () => {
@@ -57,7 +126,11 @@ describe('buildFtsQuery', () => {
     test(`no input makes FTS4 (${tokenizer}) raise, in either mode, with bm25 ranking`, () => {
       const db = makeDb(tokenizer);
       for (const input of NASTY) {
-        for (const [mode, pairs] of [['any', false], ['all', false], ['any', true]] as const) {
+        for (const [mode, pairs] of [
+          ['any', false],
+          ['all', false],
+          ['any', true],
+        ] as const) {
           const q = buildFtsQuery(input, { mode, pairs });
           if (q === null) continue;
           assert.match(q, SAFE_SHAPE, `unsafe shape for ${JSON.stringify(input.slice(0, 40))}: ${q.slice(0, 80)}`);
@@ -99,7 +172,10 @@ describe('buildFtsQuery', () => {
   });
 
   test('operators, column filters and punctuation are neutralized into words', () => {
-    assert.equal(buildFtsQuery('title:auth NOT jwt NEAR/3 (server) -token ^x'), '"title" OR "auth" OR "jwt" OR "near" OR "3" OR "server" OR "token" OR "x"');
+    assert.equal(
+      buildFtsQuery('title:auth NOT jwt NEAR/3 (server) -token ^x'),
+      '"title" OR "auth" OR "jwt" OR "near" OR "3" OR "server" OR "token" OR "x"',
+    );
     assert.equal(buildFtsQuery('OR AND'), '"or" OR "and"'); // only stop-words: kept, lowercased, harmless inside quotes
   });
 
@@ -148,7 +224,10 @@ describe('buildFtsQuery', () => {
     assert.equal(buildFtsQuery('support group', { pairs: true, mode: 'all' }), '"support" "group"');
     assert.equal(buildFtsQuery('a b c d e f', { pairs: true, maxTerms: 3, stopWords: false }), '"a" OR "b" OR "c"');
     const db = makeDb('porter');
-    const ids = (q: string) => (db.exec(`SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(matchinfo(docs, 'pcnalx')), rowid`, [q])[0]?.values ?? []).map((r) => r[0]);
+    const ids = (q: string) =>
+      (db.exec(`SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(matchinfo(docs, 'pcnalx')), rowid`, [q])[0]?.values ?? []).map(
+        (r) => r[0],
+      );
     // "dark mode" adjacent (row 3) outranks dark … mode apart (row 4) once the pair is a term.
     assert.equal(ids(buildFtsQuery('dark mode', { pairs: true })!)[0], 3);
     db.close();
@@ -210,8 +289,14 @@ describe('bm25 over matchinfo(pcnalx)', () => {
     assert.deepEqual(m.avgLength, [2, 3]); // (2+1)/2 rounds to 2; (4+1)/2 rounds to 3
     assert.deepEqual(m.length, [2, 4]);
     assert.deepEqual(m.hits, [
-      [{ hitsThisRow: 1, hitsAllRows: 1, rowsWithHits: 1 }, { hitsThisRow: 2, hitsAllRows: 2, rowsWithHits: 1 }],
-      [{ hitsThisRow: 0, hitsAllRows: 0, rowsWithHits: 0 }, { hitsThisRow: 1, hitsAllRows: 2, rowsWithHits: 2 }],
+      [
+        { hitsThisRow: 1, hitsAllRows: 1, rowsWithHits: 1 },
+        { hitsThisRow: 2, hitsAllRows: 2, rowsWithHits: 1 },
+      ],
+      [
+        { hitsThisRow: 0, hitsAllRows: 0, rowsWithHits: 0 },
+        { hitsThisRow: 1, hitsAllRows: 2, rowsWithHits: 2 },
+      ],
     ]);
     assert.throws(() => parseMatchinfoPcnalx(new Uint8Array(10)), /not 'pcnalx'/);
     assert.throws(() => parseMatchinfoPcnalx(new Uint8Array(16)), /needs/);
@@ -227,7 +312,8 @@ describe('bm25 over matchinfo(pcnalx)', () => {
     registerBm25(db, { k1: 1.2, b: 0.75, coord: 0 });
     db.run('CREATE VIRTUAL TABLE t USING fts4(body)');
     // Lengths 3, 2, 4, 3: N = 4, average length exactly 3.
-    for (const body of ['apple banana apple', 'banana cherry', 'cherry date elder fig', 'grape fig kiwi']) db.run('INSERT INTO t VALUES (?)', [body]);
+    for (const body of ['apple banana apple', 'banana cherry', 'cherry date elder fig', 'grape fig kiwi'])
+      db.run('INSERT INTO t VALUES (?)', [body]);
     const rows = db.exec(`SELECT rowid, bm25(matchinfo(t, 'pcnalx')) FROM t WHERE t MATCH '"apple" OR "fig"' ORDER BY 2`)[0]!.values;
 
     const k1 = 1.2;
@@ -241,14 +327,18 @@ describe('bm25 over matchinfo(pcnalx)', () => {
     assert.ok(Math.abs(s1 - 1.6554626) < 1e-6);
     assert.ok(Math.abs(s4 - Math.LN2) < 1e-12);
 
-    assert.deepEqual(rows.map((r) => r[0]), [1, 4, 3]);
+    assert.deepEqual(
+      rows.map((r) => r[0]),
+      [1, 4, 3],
+    );
     const got = new Map(rows.map((r) => [r[0] as number, r[1] as number]));
     assert.ok(Math.abs(got.get(1)! - -s1) < 1e-12, `row 1: ${got.get(1)} vs ${-s1}`);
     assert.ok(Math.abs(got.get(3)! - -s3) < 1e-12, `row 3: ${got.get(3)} vs ${-s3}`);
     assert.ok(Math.abs(got.get(4)! - -s4) < 1e-12, `row 4: ${got.get(4)} vs ${-s4}`);
 
     // The JS helper returns the same magnitude, positive.
-    const blob = db.exec(`SELECT matchinfo(t, 'pcnalx') FROM t WHERE t MATCH '"apple" OR "fig"' AND rowid = 1`)[0]!.values[0]![0] as Uint8Array;
+    const blob = db.exec(`SELECT matchinfo(t, 'pcnalx') FROM t WHERE t MATCH '"apple" OR "fig"' AND rowid = 1`)[0]!
+      .values[0]![0] as Uint8Array;
     assert.ok(Math.abs(bm25Relevance(blob, [], { b: 0.75, coord: 0 }) - s1) < 1e-12);
     assert.ok(Math.abs(bm25Relevance(blob, [], { k1: 2, b: 0, coord: 0 }) - idf(1) * ((2 * 3) / (2 + 2))) < 1e-12);
     db.close();
@@ -268,14 +358,18 @@ describe('bm25 over matchinfo(pcnalx)', () => {
     const zero = db.exec(`SELECT bm25(matchinfo(t, 'pcnalx'), 0, 1) FROM t WHERE t MATCH '"deploy"' AND rowid = 1`)[0]!.values[0]![0];
     assert.equal(zero, 0);
     // Weighted score = weight × unweighted score for a single-column hit.
-    const [w1, w3] = db.exec(`SELECT bm25(matchinfo(t, 'pcnalx')), bm25(matchinfo(t, 'pcnalx'), 3, 1) FROM t WHERE t MATCH '"deploy"' AND rowid = 1`)[0]!.values[0]! as number[];
+    const [w1, w3] = db.exec(
+      `SELECT bm25(matchinfo(t, 'pcnalx')), bm25(matchinfo(t, 'pcnalx'), 3, 1) FROM t WHERE t MATCH '"deploy"' AND rowid = 1`,
+    )[0]!.values[0]! as number[];
     assert.ok(Math.abs(w3! - 3 * w1!) < 1e-12);
     db.close();
   });
 
   test('sign: negative is better, so ORDER BY bm25 ascending puts the best first', () => {
     const db = makeDb('porter');
-    const rows = db.exec(`SELECT rowid, bm25(matchinfo(docs, 'pcnalx')) AS s FROM docs WHERE docs MATCH ? ORDER BY s`, [buildFtsQuery('dark mode editor')!])[0]!.values;
+    const rows = db.exec(`SELECT rowid, bm25(matchinfo(docs, 'pcnalx')) AS s FROM docs WHERE docs MATCH ? ORDER BY s`, [
+      buildFtsQuery('dark mode editor')!,
+    ])[0]!.values;
     assert.ok(rows.length >= 2);
     for (const [, s] of rows) assert.ok((s as number) < 0);
     assert.equal(rows[0]![0], 3); // the only doc with all three words
@@ -289,7 +383,9 @@ describe('bm25 over matchinfo(pcnalx)', () => {
     db.run("INSERT INTO t VALUES ('a', 'jwt token refresh cycle details', '')");
     db.run("INSERT INTO t VALUES ('b', 'jwt jwt jwt token rotation', '')");
     db.run("INSERT INTO t VALUES ('c', 'unrelated text about the weather', '')");
-    const ids = db.exec(`SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(matchinfo(t, 'pcnalx'))`, [buildFtsQuery('jwt')!])[0]!.values.map((r) => r[0]);
+    const ids = db
+      .exec(`SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(matchinfo(t, 'pcnalx'))`, [buildFtsQuery('jwt')!])[0]!
+      .values.map((r) => r[0]);
     assert.deepEqual(ids, [2, 1]);
     db.close();
   });
@@ -301,7 +397,11 @@ describe('bm25 over matchinfo(pcnalx)', () => {
     db.run("INSERT INTO t VALUES ('', 'config loader reads yaml', '')"); // 1: common term only
     db.run("INSERT INTO t VALUES ('', 'config loader reads zstd', '')"); // 2: rare term only
     for (let i = 0; i < 8; i++) db.run("INSERT INTO t VALUES ('', 'yaml yaml settings file ' || ?, '')", [`n${i}`]);
-    const ids = db.exec(`SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(matchinfo(t, 'pcnalx')) LIMIT 2`, [buildFtsQuery('yaml zstd loader', { mode: 'any' })!])[0]!.values.map((r) => r[0]);
+    const ids = db
+      .exec(`SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(matchinfo(t, 'pcnalx')) LIMIT 2`, [
+        buildFtsQuery('yaml zstd loader', { mode: 'any' })!,
+      ])[0]!
+      .values.map((r) => r[0]);
     assert.deepEqual(ids, [2, 1]);
     db.close();
   });
@@ -324,7 +424,10 @@ describe('bm25 over matchinfo(pcnalx)', () => {
       assert.doesNotThrow(() => db.exec(`SELECT bm25(matchinfo(docs, 'pcnalx')${args}) FROM docs WHERE docs MATCH ?`, [q]));
     }
     assert.throws(() => db.exec(`SELECT bm25('not a blob') FROM docs WHERE docs MATCH ?`, [q]), /first argument must be matchinfo/);
-    assert.throws(() => db.exec(`SELECT bm25(matchinfo(docs, 'pcnalx'), 'abc') FROM docs WHERE docs MATCH ?`, [q]), /weight 1 is not a number/);
+    assert.throws(
+      () => db.exec(`SELECT bm25(matchinfo(docs, 'pcnalx'), 'abc') FROM docs WHERE docs MATCH ?`, [q]),
+      /weight 1 is not a number/,
+    );
     assert.throws(() => db.exec(`SELECT bm25(matchinfo(docs, 'pcx')) FROM docs WHERE docs MATCH ?`, [q]), /pcnalx/);
     assert.equal(db.exec('SELECT bm25(NULL)')[0]!.values[0]![0], 0);
     db.close();

@@ -35,8 +35,21 @@ async function seeded() {
 }
 
 test('which terms go to the exact index: long words with digits, prefixes with digits, phrases holding them', () => {
-  assert.deepEqual(['"sha256sum"', '"utf8mb4"', '"v2beta1"', '"sha2*"', '"run sha256sum"'].map(needsExactIndex), [true, true, true, true, true]);
-  assert.deepEqual(['"sha256"', '"es2022"', '"install"', '"inst*"', '"release download"', '"2026"'].map(needsExactIndex), [false, false, false, false, false, false]);
+  assert.deepEqual(['"sha256sum"', '"utf8mb4"', '"v2beta1"', '"sha2*"', '"run sha256sum"'].map(needsExactIndex), [
+    true,
+    true,
+    true,
+    true,
+    true,
+  ]);
+  assert.deepEqual(['"sha256"', '"es2022"', '"install"', '"inst*"', '"release download"', '"2026"'].map(needsExactIndex), [
+    false,
+    false,
+    false,
+    false,
+    false,
+    false,
+  ]);
   assert.deepEqual(splitByIndex(buildFtsTerms('sha256sum installing')!), { stemmed: ['"installing"'], exact: ['"sha256sum"'] });
 });
 
@@ -56,7 +69,8 @@ for (const [query, want, decoys] of [
     const keywordIds = new Set(leg.hits.map((h) => h.id));
     assert.ok(keywordIds.has(f.ids[want]!));
     for (const d of decoys) assert.ok(!keywordIds.has(f.ids[d]!), `${d} matched the keyword leg of ${query}`);
-    for (const x of r.results) if (x.memory.id !== f.ids[want]) assert.equal(x.textScore, 0, `${x.memory.preview} scored as a keyword match`);
+    for (const x of r.results)
+      if (x.memory.id !== f.ids[want]) assert.equal(x.textScore, 0, `${x.memory.preview} scored as a keyword match`);
     await f.store.close();
   });
 }
@@ -103,6 +117,9 @@ test('migration 0004 indexes the memories stored before it', async () => {
   await before.close();
   const after = await Store.open({ dir });
   const hits = after.all<{ docid: number }>(`SELECT docid FROM memories_exact WHERE memories_exact MATCH '"sha256sum"'`);
-  assert.deepEqual(hits.map((h) => Number(h.docid)), [r.status === 'created' ? r.memory.rid : -1]);
+  assert.deepEqual(
+    hits.map((h) => Number(h.docid)),
+    [r.status === 'created' ? r.memory.rid : -1],
+  );
   await after.close();
 });

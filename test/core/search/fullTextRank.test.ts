@@ -42,11 +42,33 @@ let maxRid = 0;
 before(async () => {
   store = await Store.open({ dir: tmpDir('am-ftrank-') });
   const r = rng(12345);
-  const insert = (rid: number, title: string, content: string, tags: string[], extra: { deleted?: boolean; expires?: string | null; project?: string; created: string }) => {
+  const insert = (
+    rid: number,
+    title: string,
+    content: string,
+    tags: string[],
+    extra: { deleted?: boolean; expires?: string | null; project?: string; created: string },
+  ) => {
     store.transaction((tx) => {
       tx.run(
         'INSERT INTO memories (rid, id, project_id, scope, type, title, content, normalized_content, content_hash, doc_hash, tags, created_at, updated_at, expires_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [rid, `id-${rid}`, extra.project ?? PROJECTS[0]!, r() < 0.2 ? 'global' : 'project', TYPES[Math.floor(r() * TYPES.length)]!, title, content, content, `h${rid}`, `h${rid}`, JSON.stringify(tags), extra.created, extra.created, extra.expires ?? null, extra.deleted ? extra.created : null],
+        [
+          rid,
+          `id-${rid}`,
+          extra.project ?? PROJECTS[0]!,
+          r() < 0.2 ? 'global' : 'project',
+          TYPES[Math.floor(r() * TYPES.length)]!,
+          title,
+          content,
+          content,
+          `h${rid}`,
+          `h${rid}`,
+          JSON.stringify(tags),
+          extra.created,
+          extra.created,
+          extra.expires ?? null,
+          extra.deleted ? extra.created : null,
+        ],
       );
       for (const t of tags) tx.run('INSERT INTO memory_tags (tag, rid) VALUES (?, ?)', [t, rid]);
     });
@@ -67,7 +89,9 @@ before(async () => {
   // Updates and hard deletes go through the FTS triggers: docsize and stat must follow.
   for (let i = 0; i < 60; i++) {
     const rid = 1 + Math.floor(r() * maxRid);
-    store.transaction((tx) => tx.run('UPDATE memories SET content = ?, title = ? WHERE rid = ?', [words(10 + Math.floor(r() * 30)), words(2), rid]));
+    store.transaction((tx) =>
+      tx.run('UPDATE memories SET content = ?, title = ? WHERE rid = ?', [words(10 + Math.floor(r() * 30)), words(2), rid]),
+    );
   }
   for (let i = 0; i < 30; i++) store.transaction((tx) => tx.run('DELETE FROM memories WHERE rid = ?', [1 + Math.floor(r() * maxRid)]));
 });
@@ -83,7 +107,9 @@ function reference(expr: string, where: WhereClause, k: number): TextHit[] {
     `SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at, bm25(matchinfo(memories_fts, 'pcnalx'), 1, 1, 1) AS score ` +
     `FROM memories_fts CROSS JOIN memories m ON m.rid = memories_fts.docid WHERE memories_fts MATCH ? AND ${where.sql} ` +
     `ORDER BY score ASC, m.created_at DESC, m.rid DESC LIMIT ?`;
-  return store.all(sql, [expr, ...where.params, k]).map((r) => ({ rid: Number(r.rid), id: String(r.id), createdAt: String(r.created_at), bm25: -Number(r.score) }));
+  return store
+    .all(sql, [expr, ...where.params, k])
+    .map((r) => ({ rid: Number(r.rid), id: String(r.id), createdAt: String(r.created_at), bm25: -Number(r.score) }));
 }
 
 function randomTerms(r: () => number): string[] {
@@ -92,8 +118,10 @@ function randomTerms(r: () => number): string[] {
   for (let i = 0; i < n; i++) {
     const x = r();
     const w = r() < 0.3 ? VOCAB[Math.floor(r() * 8)]! : zipf(r); // 30 %: one of the most common words
-    if (x < 0.1) terms.push(`"${w.slice(0, 2 + Math.floor(r() * 3))}*"`); // prefix
-    else if (x < 0.2) terms.push(`"${w} ${zipf(r)}"`); // phrase
+    if (x < 0.1)
+      terms.push(`"${w.slice(0, 2 + Math.floor(r() * 3))}*"`); // prefix
+    else if (x < 0.2)
+      terms.push(`"${w} ${zipf(r)}"`); // phrase
     else if (x < 0.25) terms.push('"nosuchwordanywhere"');
     else terms.push(`"${w}"`);
   }
@@ -115,7 +143,8 @@ function assertSameHits(got: readonly TextHit[], want: readonly TextHit[], what:
     want.map((h) => [h.rid, h.id, h.createdAt]),
     what,
   );
-  for (let i = 0; i < want.length; i++) assert.ok(Object.is(got[i]!.bm25, want[i]!.bm25), `${what}: score #${i} ${got[i]!.bm25} vs ${want[i]!.bm25}`);
+  for (let i = 0; i < want.length; i++)
+    assert.ok(Object.is(got[i]!.bm25, want[i]!.bm25), `${what}: score #${i} ${got[i]!.bm25} vs ${want[i]!.bm25}`);
 }
 
 describe('FullTextRanking (exact pruned top-k)', () => {
@@ -148,7 +177,11 @@ describe('FullTextRanking (exact pruned top-k)', () => {
       const rids = Array.from({ length: 1 + Math.floor(r() * 80) }, () => Math.floor(r() * (maxRid + 50)) - 5);
       const got = ranking.scores(rids);
       const want = fullTextScores(store, joinFtsTerms(terms), where, rids);
-      assert.deepEqual([...got.keys()].sort((a, b) => a - b), [...want.keys()].sort((a, b) => a - b), `query ${q}`);
+      assert.deepEqual(
+        [...got.keys()].sort((a, b) => a - b),
+        [...want.keys()].sort((a, b) => a - b),
+        `query ${q}`,
+      );
       for (const [rid, h] of want) {
         assert.equal(got.get(rid)!.id, h.id);
         assert.ok(Object.is(got.get(rid)!.bm25, h.bm25), `query ${q} rid ${rid}`);
@@ -160,7 +193,10 @@ describe('FullTextRanking (exact pruned top-k)', () => {
     const embedder = new HashEmbedder({ dimension: 64 });
     const index = new ExactIndex({ dim: 64 });
     const rows = store.all<{ rid: number; content: string }>('SELECT rid, content FROM memories');
-    const vecs = await embedder.embed(rows.map((r) => String(r.content)), 'document');
+    const vecs = await embedder.embed(
+      rows.map((r) => String(r.content)),
+      'document',
+    );
     rows.forEach((r, i) => index.add(Number(r.rid), vecs[i]!));
     const vectors = new IndexVectorSearcher(index, embedder.space);
     const deps = { projectId: PROJECTS[0]!, embedder, vectors, now: () => NOW };
@@ -205,7 +241,8 @@ describe('FullTextRanking (exact pruned top-k)', () => {
     const where = buildMemoryFilter(PROJECTS[0]!, {}, NOW);
     for (const terms of [VOCAB.slice(0, 3).map((w) => `"${w}"`), ['"nosuchwordanywhere"'], [`"${VOCAB[390]}"`, '"nosuchwordanywhere"']]) {
       const expr = joinFtsTerms(terms);
-      for (const k of [1, 60, 5000]) assertSameHits(FullTextRanking.prepare(store, terms, where)!.topK(k), reference(expr, where, k), `${expr} k ${k}`);
+      for (const k of [1, 60, 5000])
+        assertSameHits(FullTextRanking.prepare(store, terms, where)!.topK(k), reference(expr, where, k), `${expr} k ${k}`);
     }
   });
 
@@ -268,19 +305,19 @@ describe('FullTextRanking (exact pruned top-k)', () => {
     const rids = Array.from({ length: 300 }, (_, i) => i * 5 - 3);
     const want = new Map(
       store
-        .all(`SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at FROM memories m WHERE m.rid IN (${rids.join(',')}) AND ${where.sql}`, where.params)
+        .all(
+          `SELECT m.rid AS rid, m.id AS id, m.created_at AS created_at FROM memories m WHERE m.rid IN (${rids.join(',')}) AND ${where.sql}`,
+          where.params,
+        )
         .map((r) => [Number(r.rid), { id: String(r.id), createdAt: String(r.created_at) }]),
     );
     assert.ok(want.size > 100 && want.size < 300);
     assert.deepEqual(liveMeta(store, rids, where), want);
     store.transaction((tx) =>
-      tx.run("INSERT INTO memories (rid, id, project_id, title, content, normalized_content, content_hash, doc_hash, created_at, updated_at) VALUES (?, ?, ?, '', 'x', 'x', 'hx', 'hx', ?, ?)", [
-        maxRid + 1000,
-        'odd\x1eid,with separators',
-        PROJECTS[0]!,
-        NOW.toISOString(),
-        NOW.toISOString(),
-      ]),
+      tx.run(
+        "INSERT INTO memories (rid, id, project_id, title, content, normalized_content, content_hash, doc_hash, created_at, updated_at) VALUES (?, ?, ?, '', 'x', 'x', 'hx', 'hx', ?, ?)",
+        [maxRid + 1000, 'odd\x1eid,with separators', PROJECTS[0]!, NOW.toISOString(), NOW.toISOString()],
+      ),
     );
     want.set(maxRid + 1000, { id: 'odd\x1eid,with separators', createdAt: NOW.toISOString() });
     assert.deepEqual(liveMeta(store, [...rids, maxRid + 1000], where), want);
@@ -313,17 +350,10 @@ describe('FullTextRanking (exact pruned top-k)', () => {
     const base = 9_000_000;
     store.transaction((tx) => {
       contents.forEach((c, i) =>
-        tx.run("INSERT INTO memories (rid, id, project_id, title, content, normalized_content, content_hash, doc_hash, created_at, updated_at) VALUES (?, ?, ?, 't', ?, ?, ?, ?, ?, ?)", [
-          base + i,
-          `preview-${i}`,
-          PROJECTS[0]!,
-          c,
-          c,
-          `hp${i}`,
-          `hp${i}`,
-          NOW.toISOString(),
-          NOW.toISOString(),
-        ]),
+        tx.run(
+          "INSERT INTO memories (rid, id, project_id, title, content, normalized_content, content_hash, doc_hash, created_at, updated_at) VALUES (?, ?, ?, 't', ?, ?, ?, ?, ?, ?)",
+          [base + i, `preview-${i}`, PROJECTS[0]!, c, c, `hp${i}`, `hp${i}`, NOW.toISOString(), NOW.toISOString()],
+        ),
       );
     });
     const full = store.all('SELECT * FROM memories WHERE rid >= ? ORDER BY rid', [base]);

@@ -1,6 +1,19 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyDateBoost, clampCosine, compareRanked, compareScored, effectiveWeights, fuse, inverseBm25, minMax, saturateBm25, type Candidate, type FuseWeights, type Fused } from '../../../src/core/search/fuse';
+import {
+  applyDateBoost,
+  clampCosine,
+  compareRanked,
+  compareScored,
+  effectiveWeights,
+  fuse,
+  inverseBm25,
+  minMax,
+  saturateBm25,
+  type Candidate,
+  type FuseWeights,
+  type Fused,
+} from '../../../src/core/search/fuse';
 import { inDateWindows, type DateWindow } from '../../../src/core/search/queryDates';
 import type { MatchType, Normalization } from '../../../src/core/search/types';
 import { DEFAULT_RERANK_CONFIG, noopReranker, rerank, type RerankCandidate } from '../../../src/core/search/rerank';
@@ -55,7 +68,10 @@ describe('normalization math', () => {
     close(f[2]!.hybridScore, 0.7);
     close(f[3]!.textScore, 1 / 3);
     close(f[3]!.hybridScore, 0.1);
-    assert.deepEqual(f.map((x) => x.matchType), ['keyword', 'hybrid', 'vector', 'keyword']);
+    assert.deepEqual(
+      f.map((x) => x.matchType),
+      ['keyword', 'hybrid', 'vector', 'keyword'],
+    );
   });
 
   test('fuse inverse/saturate use absolute maps; a leg that did not run scores 0 and gives its weight away', () => {
@@ -79,17 +95,31 @@ describe('normalization math', () => {
       { finalScore: 0.5, createdAt: '2026-02-01', rid: 3 },
       { finalScore: 0.5, createdAt: '2026-02-01', rid: 4 },
     ];
-    assert.deepEqual(items.sort(compareRanked).map((x) => x.rid), [2, 4, 3, 1]);
+    assert.deepEqual(
+      items.sort(compareRanked).map((x) => x.rid),
+      [2, 4, 3, 1],
+    );
   });
 });
 
 describe('fuse without object spreads: the same values as the spread-based code it replaced', () => {
   // The code before (spreads per candidate), kept here as the reference.
-  function fuseBefore(cands: readonly Candidate[], weights: FuseWeights, mode: Normalization, legs: { keyword: boolean; vector: boolean }): Fused[] {
+  function fuseBefore(
+    cands: readonly Candidate[],
+    weights: FuseWeights,
+    mode: Normalization,
+    legs: { keyword: boolean; vector: boolean },
+  ): Fused[] {
     const w = effectiveWeights(weights, legs);
     const textVals = cands.map((c) => (c.bm25 !== undefined && c.bm25 > 0 ? c.bm25 : undefined));
-    const text = mode === 'minmax' ? minMax(textVals) : textVals.map((v) => (v === undefined ? undefined : (mode === 'inverse' ? inverseBm25 : saturateBm25)(v)));
-    const vec = mode === 'minmax' ? minMax(cands.map((c) => c.similarity)) : cands.map((c) => (c.similarity === undefined ? undefined : clampCosine(c.similarity)));
+    const text =
+      mode === 'minmax'
+        ? minMax(textVals)
+        : textVals.map((v) => (v === undefined ? undefined : (mode === 'inverse' ? inverseBm25 : saturateBm25)(v)));
+    const vec =
+      mode === 'minmax'
+        ? minMax(cands.map((c) => c.similarity))
+        : cands.map((c) => (c.similarity === undefined ? undefined : clampCosine(c.similarity)));
     return cands.map((c, i) => {
       const textScore = text[i] ?? 0;
       const vectorScore = legs.vector ? (vec[i] ?? 0) : 0;
@@ -98,25 +128,52 @@ describe('fuse without object spreads: the same values as the spread-based code 
     });
   }
   const dateBefore = (fused: Fused[], windows: readonly DateWindow[], weight: number, slackMs: number): Fused[] =>
-    windows.length === 0 || !(weight > 0) ? fused : fused.map((c) => (inDateWindows(c.createdAt, windows, slackMs) ? { ...c, hybridScore: c.hybridScore + weight, dateBoost: weight } : c));
+    windows.length === 0 || !(weight > 0)
+      ? fused
+      : fused.map((c) =>
+          inDateWindows(c.createdAt, windows, slackMs) ? { ...c, hybridScore: c.hybridScore + weight, dateBoost: weight } : c,
+        );
   // Fields as the search reads them (an absent field and an undefined one read the same).
-  const fields = (f: Fused) => [f.rid, f.id, f.createdAt, f.bm25, f.similarity, f.keywordHit, f.vectorHit, f.textScore, f.vectorScore, f.hybridScore, f.dateBoost, f.matchType];
+  const fields = (f: Fused) => [
+    f.rid,
+    f.id,
+    f.createdAt,
+    f.bm25,
+    f.similarity,
+    f.keywordHit,
+    f.vectorHit,
+    f.textScore,
+    f.vectorScore,
+    f.hybridScore,
+    f.dateBoost,
+    f.matchType,
+  ];
 
   test('randomized candidates, every normalization, leg set and a date boost: identical fields, bit for bit', () => {
     let seed = 12345;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const day = Date.UTC(2026, 0, 10);
     for (let round = 0; round < 200; round++) {
       const n = Math.floor(rnd() * 130);
       const cands: Candidate[] = Array.from({ length: n }, (_, i) => {
         const kw = rnd() < 0.6;
-        const c: Candidate = { rid: i + 1, id: `m${i}`, createdAt: new Date(day + Math.floor(rnd() * 20) * 86_400_000).toISOString(), keywordHit: kw, vectorHit: !kw || rnd() < 0.3 };
+        const c: Candidate = {
+          rid: i + 1,
+          id: `m${i}`,
+          createdAt: new Date(day + Math.floor(rnd() * 20) * 86_400_000).toISOString(),
+          keywordHit: kw,
+          vectorHit: !kw || rnd() < 0.3,
+        };
         if (kw || rnd() < 0.5) c.bm25 = rnd() < 0.05 ? 0 : rnd() * 12;
         if (!kw || rnd() < 0.8) c.similarity = rnd() * 2 - 1;
         return c;
       });
       const mode = (['minmax', 'inverse', 'saturate'] as const)[round % 3]!;
-      const legs = [{ keyword: true, vector: true }, { keyword: true, vector: false }, { keyword: false, vector: true }][Math.floor(round / 3) % 3]!;
+      const legs = [
+        { keyword: true, vector: true },
+        { keyword: true, vector: false },
+        { keyword: false, vector: true },
+      ][Math.floor(round / 3) % 3]!;
       const w = { vector: rnd(), keyword: rnd() };
       const windows = round % 2 ? [{ start: day + 5 * 86_400_000, end: day + 8 * 86_400_000 }] : [];
       const got = applyDateBoost(fuse(cands, w, mode, legs), windows, 0.2, 86_400_000);
@@ -125,26 +182,35 @@ describe('fuse without object spreads: the same values as the spread-based code 
       for (let i = 0; i < got.length; i++) {
         const a = fields(got[i]!);
         const b = fields(want[i]!);
-        for (let j = 0; j < a.length; j++) assert.ok(Object.is(a[j], b[j]), `round ${round}, candidate ${i}, field ${j}: ${String(a[j])} vs ${String(b[j])}`);
+        for (let j = 0; j < a.length; j++)
+          assert.ok(Object.is(a[j], b[j]), `round ${round}, candidate ${i}, field ${j}: ${String(a[j])} vs ${String(b[j])}`);
       }
       // compareScored on hybridScore orders like compareRanked on a copy with finalScore = hybridScore.
       const byScored = [...got].sort((a, b) => compareScored(a.hybridScore, a, b.hybridScore, b)).map((x) => x.rid);
-      const byRanked = [...got].sort((a, b) => compareRanked({ ...a, finalScore: a.hybridScore }, { ...b, finalScore: b.hybridScore })).map((x) => x.rid);
+      const byRanked = [...got]
+        .sort((a, b) => compareRanked({ ...a, finalScore: a.hybridScore }, { ...b, finalScore: b.hybridScore }))
+        .map((x) => x.rid);
       assert.deepEqual(byScored, byRanked);
     }
   });
 });
 
 describe('rerank (seed 000 "Optional Reranking")', () => {
-  const list = (n: number): RerankCandidate[] => Array.from({ length: n }, (_, i) => ({ id: `m${i}`, content: `text ${i}`, score: 1 - i / 100 }));
+  const list = (n: number): RerankCandidate[] =>
+    Array.from({ length: n }, (_, i) => ({ id: `m${i}`, content: `text ${i}`, score: 1 - i / 100 }));
   const ids = (xs: RerankCandidate[]) => xs.map((x) => x.id);
 
   test('reorders the head of topN and appends the tail untouched', async () => {
     const seen: number[] = [];
-    const out = await rerank('q', list(6), async (_q, c) => {
-      seen.push(c.length);
-      return [...c].reverse();
-    }, { topN: 3, timeoutMs: 1000 });
+    const out = await rerank(
+      'q',
+      list(6),
+      async (_q, c) => {
+        seen.push(c.length);
+        return [...c].reverse();
+      },
+      { topN: 3, timeoutMs: 1000 },
+    );
     assert.equal(out.status, 'reranked');
     assert.deepEqual(seen, [3]);
     assert.deepEqual(ids(out.items), ['m2', 'm1', 'm0', 'm3', 'm4', 'm5']);
@@ -159,9 +225,15 @@ describe('rerank (seed 000 "Optional Reranking")', () => {
   test('timeout → original order (Promise.race), and a late answer changes nothing', async () => {
     let late: (() => void) | undefined;
     const original = list(4);
-    const out = await rerank('q', original, () => new Promise((resolve) => {
-      late = () => resolve([...original].reverse());
-    }), { topN: 4, timeoutMs: 30 });
+    const out = await rerank(
+      'q',
+      original,
+      () =>
+        new Promise((resolve) => {
+          late = () => resolve([...original].reverse());
+        }),
+      { topN: 4, timeoutMs: 30 },
+    );
     assert.equal(out.status, 'timeout');
     assert.deepEqual(ids(out.items), ['m0', 'm1', 'm2', 'm3']);
     late!();
@@ -171,11 +243,25 @@ describe('rerank (seed 000 "Optional Reranking")', () => {
 
   test('throwing, rejecting or garbage providers → original order', async () => {
     const orig = ids(list(5));
-    const throws = await rerank('q', list(5), () => { throw new Error('boom'); }, { topN: 5, timeoutMs: 1000 });
+    const throws = await rerank(
+      'q',
+      list(5),
+      () => {
+        throw new Error('boom');
+      },
+      { topN: 5, timeoutMs: 1000 },
+    );
     assert.equal(throws.status, 'failed');
     assert.match(throws.error!, /boom/);
     assert.deepEqual(ids(throws.items), orig);
-    const rejects = await rerank('q', list(5), async () => { throw new Error('nope'); }, { topN: 5, timeoutMs: 1000 });
+    const rejects = await rerank(
+      'q',
+      list(5),
+      async () => {
+        throw new Error('nope');
+      },
+      { topN: 5, timeoutMs: 1000 },
+    );
     assert.deepEqual(ids(rejects.items), orig);
     const garbage = await rerank('q', list(5), async () => 'x' as never, { topN: 5, timeoutMs: 1000 });
     assert.equal(garbage.status, 'failed');
@@ -183,7 +269,17 @@ describe('rerank (seed 000 "Optional Reranking")', () => {
   });
 
   test('unknown or repeated ids are ignored; omitted head items follow in their order', async () => {
-    const out = await rerank('q', list(5), async () => [{ id: 'm3', content: '', score: 0 }, { id: 'zz', content: '', score: 0 }, { id: 'm3', content: '', score: 0 }, { id: 'm1', content: '', score: 0 }], { topN: 4, timeoutMs: 1000 });
+    const out = await rerank(
+      'q',
+      list(5),
+      async () => [
+        { id: 'm3', content: '', score: 0 },
+        { id: 'zz', content: '', score: 0 },
+        { id: 'm3', content: '', score: 0 },
+        { id: 'm1', content: '', score: 0 },
+      ],
+      { topN: 4, timeoutMs: 1000 },
+    );
     assert.deepEqual(ids(out.items), ['m3', 'm1', 'm0', 'm2', 'm4']);
   });
 });

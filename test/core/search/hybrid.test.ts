@@ -32,11 +32,54 @@ async function seeded() {
 }
 
 const HOSTILE = [
-  '', ' ', '\t\n', '"', '""', '"""', "'", '"unbalanced', 'a "b" "c', '(', ')', '(auth OR', 'AND', 'OR', 'NOT', 'NEAR',
-  'auth NEAR/3 jwt', '-auth', '--', '*', '**', '*auth', 'au*th', '^auth', ':', 'title:auth', 'content:"dark mode"',
-  '{title content}:dark', 'café naïve', '東京', 'Привет мир', '🎉', '👨‍👩‍👧‍👦', '\u0000', '\u200b', "'; DROP TABLE memories; --",
-  "1' OR '1'='1", 'Robert"); DROP TABLE memories;--', '%', '_', '\\', 'a'.repeat(20_000), '('.repeat(5000), 'word '.repeat(3000),
-  'docid:1', 'memories_fts MATCH x', 'rowid = 1 OR 1=1', 'e\u0301te\u0301',
+  '',
+  ' ',
+  '\t\n',
+  '"',
+  '""',
+  '"""',
+  "'",
+  '"unbalanced',
+  'a "b" "c',
+  '(',
+  ')',
+  '(auth OR',
+  'AND',
+  'OR',
+  'NOT',
+  'NEAR',
+  'auth NEAR/3 jwt',
+  '-auth',
+  '--',
+  '*',
+  '**',
+  '*auth',
+  'au*th',
+  '^auth',
+  ':',
+  'title:auth',
+  'content:"dark mode"',
+  '{title content}:dark',
+  'café naïve',
+  '東京',
+  'Привет мир',
+  '🎉',
+  '👨‍👩‍👧‍👦',
+  '\u0000',
+  '\u200b',
+  "'; DROP TABLE memories; --",
+  "1' OR '1'='1",
+  'Robert"); DROP TABLE memories;--',
+  '%',
+  '_',
+  '\\',
+  'a'.repeat(20_000),
+  '('.repeat(5000),
+  'word '.repeat(3000),
+  'docid:1',
+  'memories_fts MATCH x',
+  'rowid = 1 OR 1=1',
+  'e\u0301te\u0301',
 ];
 
 describe('hybrid search: full-text safety', () => {
@@ -68,19 +111,31 @@ describe('hybrid search: full-text safety', () => {
     const f = await seeded();
     const s = f.searcher({ embedder: undefined, vectors: undefined });
     const prefix = await s.search({ query: 'authent*' });
-    assert.deepEqual(prefix.results.map((r) => r.memory.id), [f.mem[0]!.id]);
+    assert.deepEqual(
+      prefix.results.map((r) => r.memory.id),
+      [f.mem[0]!.id],
+    );
     assert.equal(prefix.results[0]!.matchType, 'keyword');
     // Both mention dark and mode; only one has the adjacent phrase.
     const words = await s.search({ query: 'dark mode' });
     assert.deepEqual(new Set(words.results.map((r) => r.memory.id)), new Set([f.mem[1]!.id, f.mem[2]!.id]));
     const phrase = await s.search({ query: '"dark mode"' });
-    assert.deepEqual(phrase.results.map((r) => r.memory.id), [f.mem[1]!.id]);
+    assert.deepEqual(
+      phrase.results.map((r) => r.memory.id),
+      [f.mem[1]!.id],
+    );
     // Porter stemming: "runs" finds "running".
     const stem = await s.search({ query: 'runs' });
-    assert.deepEqual(stem.results.map((r) => r.memory.id), [f.mem[3]!.id]);
+    assert.deepEqual(
+      stem.results.map((r) => r.memory.id),
+      [f.mem[3]!.id],
+    );
     // Unicode words.
     const cafe = await s.search({ query: 'café' });
-    assert.deepEqual(cafe.results.map((r) => r.memory.id), [f.mem[5]!.id]);
+    assert.deepEqual(
+      cafe.results.map((r) => r.memory.id),
+      [f.mem[5]!.id],
+    );
     await f.store.close();
   });
 });
@@ -97,7 +152,10 @@ describe('hybrid search: filters and visibility', () => {
     assert.ok(byTag.results.length >= 1);
     for (const r of byTag.results) assert.ok(r.memory.tags.includes('ui'));
     const byScope = await s.search({ query: 'dark mode', scope: 'global' });
-    assert.deepEqual(byScope.results.map((r) => r.memory.id), [g.id]);
+    assert.deepEqual(
+      byScope.results.map((r) => r.memory.id),
+      [g.id],
+    );
     const none = await s.search({ query: 'dark mode', tags: ['ui', 'db'] });
     assert.equal(none.results.length, 0);
     await assert.rejects(s.search({ query: 'x', types: ['nonsense'] }), ValidationError);
@@ -179,7 +237,16 @@ describe('hybrid search: union, scores, ordering', () => {
     // 'alpha': FTS finds `kw` and `both`; the vector top-2 is filler and `both`, so `kw` is
     // keyword-only, and its vector score is its exact cosine (0.3) computed for the union.
     table.set('alpha', [0, 0.3, Math.sqrt(1 - 0.09)]);
-    const s2 = f.searcher({ settings: { minCandidates: 2, candidateMultiplier: 1, normalization: 'saturate', vectorWeight: 0.01, keywordWeight: 0.99, feedbackDocs: 0 } });
+    const s2 = f.searcher({
+      settings: {
+        minCandidates: 2,
+        candidateMultiplier: 1,
+        normalization: 'saturate',
+        vectorWeight: 0.01,
+        keywordWeight: 0.99,
+        feedbackDocs: 0,
+      },
+    });
     const r2 = await s2.search({ query: 'alpha', limit: 2 });
     const k = r2.results.find((x) => x.memory.id === kw.id)!;
     assert.ok(k, 'keyword-only memory found');
@@ -229,7 +296,10 @@ describe('hybrid search: union, scores, ordering', () => {
     const s = f.searcher({ embedder: undefined, vectors: undefined });
     const r = await s.search({ query: 'gamma' });
     assert.equal(r.results[0]!.finalScore, r.results[1]!.finalScore);
-    assert.deepEqual(r.results.map((x) => x.memory.id), [newer.id, older.id]);
+    assert.deepEqual(
+      r.results.map((x) => x.memory.id),
+      [newer.id, older.id],
+    );
     await f.store.close();
   });
 
@@ -324,7 +394,11 @@ describe('hybrid search: degradation, graph boost, rerank', () => {
     const r1 = await timed.search({ query: 'dark mode', graphBoost: true });
     assert.match(r1.warnings.join(), /timed out/);
     assert.equal(r1.results.find((x) => x.memory.id === f.mem[1]!.id)!.graphBoost, 0.15);
-    const broken = f.searcher({ graphBoost: () => { throw new Error('graph tables missing'); } });
+    const broken = f.searcher({
+      graphBoost: () => {
+        throw new Error('graph tables missing');
+      },
+    });
     const r2 = await broken.search({ query: 'dark mode', graphBoost: true });
     assert.match(r2.warnings.join(), /graph tables missing/);
     assert.ok(r2.results.length >= 1 && r2.results.every((x) => x.graphBoost === 0));
@@ -339,13 +413,28 @@ describe('hybrid search: degradation, graph boost, rerank', () => {
     const reversed = f.searcher({ reranker: { provider: async (_q, c) => [...c].reverse(), config: { topN: 2 } } });
     const r = await reversed.search({ query: 'dark mode server auth editor' });
     // topN 2: the head of two is reversed, the tail appended untouched.
-    assert.deepEqual(r.results.map((x) => x.memory.id), [order[1], order[0], ...order.slice(2)]);
-    const failing = f.searcher({ reranker: { provider: async () => { throw new Error('model gone'); } } });
+    assert.deepEqual(
+      r.results.map((x) => x.memory.id),
+      [order[1], order[0], ...order.slice(2)],
+    );
+    const failing = f.searcher({
+      reranker: {
+        provider: async () => {
+          throw new Error('model gone');
+        },
+      },
+    });
     const r2 = await failing.search({ query: 'dark mode server auth editor' });
-    assert.deepEqual(r2.results.map((x) => x.memory.id), order);
+    assert.deepEqual(
+      r2.results.map((x) => x.memory.id),
+      order,
+    );
     assert.match(r2.warnings.join(), /model gone/);
     const skipped = await reversed.search({ query: 'dark mode server auth editor', noRerank: true });
-    assert.deepEqual(skipped.results.map((x) => x.memory.id), order);
+    assert.deepEqual(
+      skipped.results.map((x) => x.memory.id),
+      order,
+    );
     await f.store.close();
   });
 });
@@ -359,7 +448,10 @@ describe('hybrid search: access bookkeeping', () => {
     const tracker = new AccessTracker(f.store, { now: f.clock.now });
     const s = f.searcher({ access: tracker, embedder: undefined, vectors: undefined });
     const r = await s.search({ query: 'feature flags' });
-    assert.deepEqual(r.results.map((x) => x.memory.id), [a.id]);
+    assert.deepEqual(
+      r.results.map((x) => x.memory.id),
+      [a.id],
+    );
     // Deferred: nothing written yet when the response is in hand.
     assert.equal(f.svc.get(a.id)!.accessCount, 0);
     assert.equal(tracker.pending, 1);
@@ -371,7 +463,10 @@ describe('hybrid search: access bookkeeping', () => {
     assert.equal(f.svc.get(b.id)!.accessCount, 0);
     await f.store.close({ snapshot: false }); // reopen replays the op log
     const store = await Store.open({ dir });
-    const row = store.get<{ access_count: number; last_accessed_at: string }>('SELECT access_count, last_accessed_at FROM memories WHERE id = ?', [a.id])!;
+    const row = store.get<{ access_count: number; last_accessed_at: string }>(
+      'SELECT access_count, last_accessed_at FROM memories WHERE id = ?',
+      [a.id],
+    )!;
     assert.equal(row.access_count, 2);
     assert.equal(row.last_accessed_at, f.clock.now().toISOString());
     await store.close();

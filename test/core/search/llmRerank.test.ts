@@ -6,7 +6,11 @@ import { OllamaProvider } from '../../../src/core/llm/ollamaProvider';
 import { llmReranker, rerankPrompt } from '../../../src/core/search/llmRerank';
 import { rerank } from '../../../src/core/search/rerank';
 
-const CANDS = ['Auth uses JWT.', 'Dark mode is preferred.', 'Port 8080 for dev.', 'Tests run in parallel.'].map((content, i) => ({ id: `m${i}`, content, score: 1 - i / 10 }));
+const CANDS = ['Auth uses JWT.', 'Dark mode is preferred.', 'Port 8080 for dev.', 'Tests run in parallel.'].map((content, i) => ({
+  id: `m${i}`,
+  content,
+  score: 1 - i / 10,
+}));
 const ids = (xs: { id: string }[]) => xs.map((x) => x.id);
 
 describe('LLM reranker (fake Ollama)', () => {

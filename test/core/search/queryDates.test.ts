@@ -57,27 +57,56 @@ describe('hybrid search: date boost', () => {
       f.clock.advance(10 * 86_400_000);
       const second = await f.add({ content: 'Signed the lease for the new office: bravo.' });
       const ids = async (query: string, settings: Record<string, number> = {}) =>
-        (await f.searcher({ embedder: undefined, vectors: undefined, settings }).search({ query })).results.map((r) => [r.memory.id, r.finalScore, r.dateBoost] as const);
+        (await f.searcher({ embedder: undefined, vectors: undefined, settings }).search({ query })).results.map(
+          (r) => [r.memory.id, r.finalScore, r.dateBoost] as const,
+        );
 
       // No date: equal scores, newer first (the recency tie-break).
       const plain = await ids('signed lease office');
-      assert.deepEqual(plain.map((r) => r[0]), [second.id, first.id]);
+      assert.deepEqual(
+        plain.map((r) => r[0]),
+        [second.id, first.id],
+      );
       // The first note's day: it rises by exactly the boost.
       const dated = await ids('signed lease office on 1 March 2026');
-      assert.deepEqual(dated.map((r) => r[0]), [first.id, second.id]);
+      assert.deepEqual(
+        dated.map((r) => r[0]),
+        [first.id, second.id],
+      );
       assert.ok(Math.abs(dated[0]![1] - dated[1]![1] - DEFAULT_SEARCH_SETTINGS.dateBoost) < 1e-9);
-      assert.deepEqual(dated.map((r) => r[2]), [DEFAULT_SEARCH_SETTINGS.dateBoost, 0]);
-      assert.deepEqual(plain.map((r) => r[2]), [0, 0]);
+      assert.deepEqual(
+        dated.map((r) => r[2]),
+        [DEFAULT_SEARCH_SETTINGS.dateBoost, 0],
+      );
+      assert.deepEqual(
+        plain.map((r) => r[2]),
+        [0, 0],
+      );
       // The second note's month day; the month of both; boost off.
-      assert.deepEqual((await ids('signed lease office on March 11, 2026')).map((r) => r[0]), [second.id, first.id]);
+      assert.deepEqual(
+        (await ids('signed lease office on March 11, 2026')).map((r) => r[0]),
+        [second.id, first.id],
+      );
       const month = await ids('signed lease office in March 2026');
-      assert.deepEqual(month.map((r) => r[0]), [second.id, first.id]);
+      assert.deepEqual(
+        month.map((r) => r[0]),
+        [second.id, first.id],
+      );
       assert.equal(month[0]![1], month[1]![1]);
       const off = await ids('signed lease office on 1 March 2026', { dateBoost: 0 });
-      assert.deepEqual(off.map((r) => r[0]), [second.id, first.id]);
+      assert.deepEqual(
+        off.map((r) => r[0]),
+        [second.id, first.id],
+      );
       // Slack: a day after the note (time zones) still counts with the default 1 day, not with 0.
-      assert.deepEqual((await ids('signed lease office on 2 March 2026')).map((r) => r[0]), [first.id, second.id]);
-      assert.deepEqual((await ids('signed lease office on 2 March 2026', { dateSlackDays: 0 })).map((r) => r[0]), [second.id, first.id]);
+      assert.deepEqual(
+        (await ids('signed lease office on 2 March 2026')).map((r) => r[0]),
+        [first.id, second.id],
+      );
+      assert.deepEqual(
+        (await ids('signed lease office on 2 March 2026', { dateSlackDays: 0 })).map((r) => r[0]),
+        [second.id, first.id],
+      );
     } finally {
       await f.store.close();
     }

@@ -26,12 +26,19 @@ function spy(inner: VectorSearcher): VectorSearcher & { calls: string[] } {
 async function corpus(n: number, tagOf: (i: number) => string) {
   const f = await searchFixture();
   const mem = [];
-  for (let i = 0; i < n; i++) mem.push(await f.add({ content: `Deployment note ${i} about service ${i % 13} and region ${i % 7}`, tags: [tagOf(i)] }));
+  for (let i = 0; i < n; i++)
+    mem.push(await f.add({ content: `Deployment note ${i} about service ${i % 13} and region ${i % 7}`, tags: [tagOf(i)] }));
   return { f, mem };
 }
 
 /** The best `limit` memory ids by exact cosine among the rids `allowed` keeps (the ExactIndex is exact). */
-async function exactTop(f: Awaited<ReturnType<typeof searchFixture>>, query: string, limit: number, allowed: (rid: number) => boolean, idOf: Map<number, string>): Promise<string[]> {
+async function exactTop(
+  f: Awaited<ReturnType<typeof searchFixture>>,
+  query: string,
+  limit: number,
+  allowed: (rid: number) => boolean,
+  idOf: Map<number, string>,
+): Promise<string[]> {
   const [q] = await f.embedder.embed([query], 'query');
   return f.index.search(q!, limit, allowed).map((h) => idOf.get(h.label)!);
 }
@@ -46,7 +53,10 @@ describe('vector leg: k first, over-fetch only when filters reject', () => {
     const r = await f.searcher({ vectors: vs }).search({ query: QUERY, limit: 20 });
     assert.deepEqual(vs.calls, ['60']); // k = max(minCandidates 50, 20 × 3)
     const idOf = new Map(mem.map((m) => [m.rid, m.id]));
-    assert.deepEqual(r.results.map((x) => x.memory.id), await exactTop(f, QUERY, 20, () => true, idOf));
+    assert.deepEqual(
+      r.results.map((x) => x.memory.id),
+      await exactTop(f, QUERY, 20, () => true, idOf),
+    );
     await f.store.close();
   });
 
@@ -57,7 +67,10 @@ describe('vector leg: k first, over-fetch only when filters reject', () => {
     assert.deepEqual(vs.calls, ['60', '120']);
     const idOf = new Map(mem.map((m) => [m.rid, m.id]));
     const common = new Set(mem.filter((m) => m.tags.includes('common')).map((m) => m.rid));
-    assert.deepEqual(r.results.map((x) => x.memory.id), await exactTop(f, QUERY, 20, (rid) => common.has(rid), idOf));
+    assert.deepEqual(
+      r.results.map((x) => x.memory.id),
+      await exactTop(f, QUERY, 20, (rid) => common.has(rid), idOf),
+    );
     await f.store.close();
   });
 
@@ -69,7 +82,10 @@ describe('vector leg: k first, over-fetch only when filters reject', () => {
     const idOf = new Map(mem.map((m) => [m.rid, m.id]));
     const rare = new Set(mem.filter((m) => m.tags.includes('rare')).map((m) => m.rid));
     assert.equal(rare.size, 6);
-    assert.deepEqual(r.results.map((x) => x.memory.id), await exactTop(f, QUERY, 20, (rid) => rare.has(rid), idOf));
+    assert.deepEqual(
+      r.results.map((x) => x.memory.id),
+      await exactTop(f, QUERY, 20, (rid) => rare.has(rid), idOf),
+    );
     await f.store.close();
   });
 
@@ -82,7 +98,10 @@ describe('vector leg: k first, over-fetch only when filters reject', () => {
     for (const x of r.results) assert.deepEqual(x.memory.tags, ['odd']);
     const idOf = new Map(mem.map((m) => [m.rid, m.id]));
     const odd = new Set(mem.filter((m) => m.tags.includes('odd')).map((m) => m.rid));
-    assert.deepEqual(r.results.map((x) => x.memory.id), await exactTop(f, QUERY, 20, (rid) => odd.has(rid), idOf));
+    assert.deepEqual(
+      r.results.map((x) => x.memory.id),
+      await exactTop(f, QUERY, 20, (rid) => odd.has(rid), idOf),
+    );
     await f.store.close();
   });
 });

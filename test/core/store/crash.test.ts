@@ -55,7 +55,9 @@ test(`acknowledged memories survive SIGKILL at random moments (${ROUNDS} rounds)
     const warnings: string[] = [];
     const store = await Store.open({ dir, onWarning: (w) => warnings.push(w) });
     if (warnings.some((w) => /torn|checksum/.test(w))) tornTails++;
-    const rows = new Map(store.all<{ id: string; version: number }>('SELECT id, version FROM memories').map((r) => [r.id, Number(r.version)]));
+    const rows = new Map(
+      store.all<{ id: string; version: number }>('SELECT id, version FROM memories').map((r) => [r.id, Number(r.version)]),
+    );
     for (const [id, v] of expected) {
       assert.ok(rows.has(id), `round ${round}: acknowledged memory ${id} is missing after kill -9`);
       assert.ok(rows.get(id)! >= v, `round ${round}: memory ${id} at version ${rows.get(id)}, acknowledged ${v}`);
@@ -67,5 +69,7 @@ test(`acknowledged memories survive SIGKILL at random moments (${ROUNDS} rounds)
     await store.close({ snapshot: round % 3 === 0 });
   }
   assert.ok(expected.size > ROUNDS * 5, `only ${expected.size} memories were acknowledged in ${ROUNDS} rounds`);
-  console.log(`crash test: ${ROUNDS} kills, ${expected.size} memories acknowledged (${totalAcked} acks), ${tornTails} torn tails recovered`);
+  console.log(
+    `crash test: ${ROUNDS} kills, ${expected.size} memories acknowledged (${totalAcked} acks), ${tornTails} torn tails recovered`,
+  );
 });

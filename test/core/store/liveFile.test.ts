@@ -114,7 +114,10 @@ test('a database that outgrows its reserved storage falls back to export(), with
   insertNotes(a, 0, 300, 300);
   await a.snapshot();
   assert.equal(a.stats().lastSnapshotFrom, 'export');
-  assert.ok(warnings.some((w) => /copy the whole database/.test(w)), warnings.join('\n'));
+  assert.ok(
+    warnings.some((w) => /copy the whole database/.test(w)),
+    warnings.join('\n'),
+  );
   insertNotes(a, 300, 20);
   await a.close();
   assert.equal(a.stats().lastSnapshotFrom, 'export');

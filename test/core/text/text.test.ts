@@ -124,13 +124,54 @@ describe('content quality (seed 002 stages 2–3)', () => {
   });
 
   const lowValue = [
-    'hi', 'ok', 'thanks', 'lol', 'test', 'yes', 'no', '+1', '👍', '🎉🎉🎉', '!!!!!!!!!!!!',
-    '...........', '???', 'aaaaaaaaaaaa', 'zzzzzzzzzzzzzzzz', 'hahahahaha', 'lolololol', 'ok ok ok ok',
-    'Thank you so much!', 'okkkkk thanks!!!', 'Thaaanks a lot 🙏', 'yes please', 'no thanks',
-    'Hello world!', 'this is a test', 'test test test', 'testing 123', 'hmm, ok then', 'Got it, thanks',
-    'Sounds good 👍', 'Sounds great!', 'LGTM, thanks', 'Wow, that is so cool!', 'cool cool cool', '1111111111', 'asdfasdfasdf', 'asdfghjkl', 'gracias!!',
-    'Merci !', 'Danke', '谢谢', '哈哈哈哈哈', 'спасибо!', 'ありがとう',
-    'ＯＫ ＴＨＡＮＫＳ', '   ', '', '- - - - -',
+    'hi',
+    'ok',
+    'thanks',
+    'lol',
+    'test',
+    'yes',
+    'no',
+    '+1',
+    '👍',
+    '🎉🎉🎉',
+    '!!!!!!!!!!!!',
+    '...........',
+    '???',
+    'aaaaaaaaaaaa',
+    'zzzzzzzzzzzzzzzz',
+    'hahahahaha',
+    'lolololol',
+    'ok ok ok ok',
+    'Thank you so much!',
+    'okkkkk thanks!!!',
+    'Thaaanks a lot 🙏',
+    'yes please',
+    'no thanks',
+    'Hello world!',
+    'this is a test',
+    'test test test',
+    'testing 123',
+    'hmm, ok then',
+    'Got it, thanks',
+    'Sounds good 👍',
+    'Sounds great!',
+    'LGTM, thanks',
+    'Wow, that is so cool!',
+    'cool cool cool',
+    '1111111111',
+    'asdfasdfasdf',
+    'asdfghjkl',
+    'gracias!!',
+    'Merci !',
+    'Danke',
+    '谢谢',
+    '哈哈哈哈哈',
+    'спасибо!',
+    'ありがとう',
+    'ＯＫ ＴＨＡＮＫＳ',
+    '   ',
+    '',
+    '- - - - -',
   ];
   for (const text of lowValue) {
     test(`low value: ${JSON.stringify(text)}`, () => {
@@ -140,12 +181,40 @@ describe('content quality (seed 002 stages 2–3)', () => {
   }
 
   const placeholders = [
-    'This is a file', 'this is a file.', 'Untitled', 'Untitled document', 'untitled-3', 'TODO', 'TODO: add content',
-    'TBD', 'lorem ipsum', 'Lorem ipsum dolor sit amet, consectetur adipiscing elit.', 'N/A', 'n/a', 'null', 'undefined',
-    'placeholder', 'Placeholder text', 'content goes here', 'Content goes here...', 'Insert text here', 'Your description here',
-    'Enter description', 'sample text', 'Description', '{{content}}', '${memory}', '<insert description here>',
-    '[your text here]', 'This is a placeholder', 'New note', 'foo bar baz', 'The quick brown fox jumps over the lazy dog',
-    'No description', 'To be determined', 'coming soon',
+    'This is a file',
+    'this is a file.',
+    'Untitled',
+    'Untitled document',
+    'untitled-3',
+    'TODO',
+    'TODO: add content',
+    'TBD',
+    'lorem ipsum',
+    'Lorem ipsum dolor sit amet, consectetur adipiscing elit.',
+    'N/A',
+    'n/a',
+    'null',
+    'undefined',
+    'placeholder',
+    'Placeholder text',
+    'content goes here',
+    'Content goes here...',
+    'Insert text here',
+    'Your description here',
+    'Enter description',
+    'sample text',
+    'Description',
+    '{{content}}',
+    '${memory}',
+    '<insert description here>',
+    '[your text here]',
+    'This is a placeholder',
+    'New note',
+    'foo bar baz',
+    'The quick brown fox jumps over the lazy dog',
+    'No description',
+    'To be determined',
+    'coming soon',
   ];
   for (const text of placeholders) {
     test(`placeholder: ${JSON.stringify(text)}`, () => {
@@ -191,7 +260,16 @@ describe('content quality (seed 002 stages 2–3)', () => {
 
 describe('tokenizeWords', () => {
   test('unicode word runs, lowercased, contractions kept whole', () => {
-    assert.deepEqual(tokenizeWords("Don’t use café-style NAMES; it's v2.0!"), ["don't", 'use', 'café', 'style', 'names', "it's", 'v2', '0']);
+    assert.deepEqual(tokenizeWords("Don’t use café-style NAMES; it's v2.0!"), [
+      "don't",
+      'use',
+      'café',
+      'style',
+      'names',
+      "it's",
+      'v2',
+      '0',
+    ]);
     assert.deepEqual(tokenizeWords('😀 — !!'), []);
   });
 });
@@ -273,8 +351,14 @@ describe('detectContradiction (seed 000 Controlled Writes)', () => {
     assert.deepEqual(r, { contradicts: true, reason: 'antonyms: enabled / disabled' });
     assert.equal(detectContradiction('Allow network access for the sandbox', 'Deny network access for the sandbox').contradicts, true);
     assert.equal(detectContradiction('strictNullChecks is true in tsconfig', 'strictNullChecks is false in tsconfig').contradicts, true);
-    assert.equal(detectContradiction('Include source maps in the VSIX package', 'Exclude source maps from the VSIX package').contradicts, true);
-    assert.equal(detectContradiction('Increase the snapshot interval for large stores', 'Decrease the snapshot interval for large stores').contradicts, true);
+    assert.equal(
+      detectContradiction('Include source maps in the VSIX package', 'Exclude source maps from the VSIX package').contradicts,
+      true,
+    );
+    assert.equal(
+      detectContradiction('Increase the snapshot interval for large stores', 'Decrease the snapshot interval for large stores').contradicts,
+      true,
+    );
     assert.equal(detectContradiction('Run lint before each commit', 'Run lint after each commit').contradicts, true);
   });
 
@@ -287,8 +371,14 @@ describe('detectContradiction (seed 000 Controlled Writes)', () => {
   test('agreeing statements are not flagged', () => {
     assert.equal(detectContradiction('Use tabs not spaces', 'Use spaces not tabs').contradicts, false); // both negated
     assert.equal(detectContradiction('Telemetry is disabled in tests', 'Telemetry stays disabled in tests').contradicts, false);
-    assert.equal(detectContradiction('The store is enabled and disabled by a setting', 'The store is enabled by a setting').contradicts, false);
-    assert.equal(detectContradiction('Snapshots are written on shutdown', 'Snapshots are written on idle and on shutdown').contradicts, false);
+    assert.equal(
+      detectContradiction('The store is enabled and disabled by a setting', 'The store is enabled by a setting').contradicts,
+      false,
+    );
+    assert.equal(
+      detectContradiction('Snapshots are written on shutdown', 'Snapshots are written on idle and on shutdown').contradicts,
+      false,
+    );
   });
 });
 
@@ -301,18 +391,27 @@ describe('doc_hash canonicalization (seed 004)', () => {
 
   test('metadata and key order do not change the hash; content does', () => {
     const base = computeDocHash({ topic: 'T', context: 'C', decisions: [{ why: 1, what: 2 }], rationale: ['r'] });
-    assert.equal(computeDocHash({ rationale: ['r'], decisions: [{ what: 2, why: 1 }], context: 'C ', topic: ' T', metadata: { x: 1 } }), base);
+    assert.equal(
+      computeDocHash({ rationale: ['r'], decisions: [{ what: 2, why: 1 }], context: 'C ', topic: ' T', metadata: { x: 1 } }),
+      base,
+    );
     assert.notEqual(computeDocHash({ topic: 'T', context: 'C', decisions: [{ why: 1, what: 3 }], rationale: ['r'] }), base);
     assert.notEqual(computeDocHash({ topic: 'T', context: 'C', decisions: [{ why: 1, what: 2 }], rationale: [' r'] }), base);
   });
 
   test('missing decisions/rationale hash as empty arrays', () => {
-    assert.equal(computeDocHash({ topic: 'Topic', context: 'ctx', decisions: ['a', 'b'] }), 'fb37e775977d19492c751cca5da3a25bcac437b7e4bafa1cf4401571628eb645');
+    assert.equal(
+      computeDocHash({ topic: 'Topic', context: 'ctx', decisions: ['a', 'b'] }),
+      'fb37e775977d19492c751cca5da3a25bcac437b7e4bafa1cf4401571628eb645',
+    );
   });
 
   test('UTF-8 of non-ASCII text, nested keys sorted (matches Python json.dumps sort_keys, ensure_ascii=False)', () => {
     const doc = { topic: 'Café ☕', context: 'Line1\nLine2', decisions: [{ b: 1, a: 'x' }], rationale: ['why "quoted"'] };
-    assert.equal(canonicalDocJson(doc), '{"context":"Line1\\nLine2","decisions":[{"a":"x","b":1}],"rationale":["why \\"quoted\\""],"topic":"Café ☕"}');
+    assert.equal(
+      canonicalDocJson(doc),
+      '{"context":"Line1\\nLine2","decisions":[{"a":"x","b":1}],"rationale":["why \\"quoted\\""],"topic":"Café ☕"}',
+    );
     assert.equal(computeDocHash(doc), 'be50f2d2c68b4771a2a5306f53ec37885cc6c01568f5c071e9bc68c94aaa3067');
   });
 });

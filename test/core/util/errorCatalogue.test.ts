@@ -99,8 +99,14 @@ test('every error code thrown or compared in src/ is in the catalogue', () => {
   const unknown = literal.filter((u) => !isErrorCode(u.code)).map((u) => `${u.where}: '${u.code}'`);
   assert.deepEqual(unknown, []);
   // Computed codes are allowed only where they are typed as catalogue codes already.
-  const computed = uses.filter((u) => u.code === null).map((u) => u.text).sort();
-  assert.deepEqual([...new Set(computed)], ['code', 'p.code'].filter((t) => computed.includes(t)));
+  const computed = uses
+    .filter((u) => u.code === null)
+    .map((u) => u.text)
+    .sort();
+  assert.deepEqual(
+    [...new Set(computed)],
+    ['code', 'p.code'].filter((t) => computed.includes(t)),
+  );
 });
 
 test('the scanner sees throws of subclasses, EngineError, UserFacingError.of and payload codes', () => {
@@ -117,7 +123,10 @@ test('the scanner sees throws of subclasses, EngineError, UserFacingError.of and
       "if (e.code === 'made_up_f') {}",
     ].join('\n'),
   );
-  assert.deepEqual(codeUses(file, true).map((u) => u.code), ['made_up_a', 'made_up_b', 'made_up_c', 'made_up_d', 'made_up_e', 'made_up_f']);
+  assert.deepEqual(
+    codeUses(file, true).map((u) => u.code),
+    ['made_up_a', 'made_up_b', 'made_up_c', 'made_up_d', 'made_up_e', 'made_up_f'],
+  );
   const inCore = codeUses(file, false).map((u) => u.code);
   assert.deepEqual(inCore, ['made_up_a', 'made_up_b', 'made_up_c', 'made_up_d'], 'payload codes only above the core');
   fs.rmSync(dir, { recursive: true });

@@ -43,7 +43,11 @@ test('the streamed file holds exactly serialize()’s bytes, and a file built fr
       try {
         assert.equal(got.watermark, 42);
         assert.equal(loaded.size, index.size);
-        for (const q of queries) assert.deepEqual(loaded.search(q, 10).map((h) => h.label), index.search(q, 10).map((h) => h.label));
+        for (const q of queries)
+          assert.deepEqual(
+            loaded.search(q, 10).map((h) => h.label),
+            index.search(q, 10).map((h) => h.label),
+          );
       } finally {
         loaded.dispose();
       }
@@ -70,7 +74,10 @@ test('a sink that fails mid-way (disk full) throws, and the index keeps working 
     index.add(99_999, queries[0]!);
     assert.equal(index.search(queries[0]!, 1)[0]!.label, 99_999);
     index.remove(99_999);
-    assert.deepEqual(queries.map((q) => index.search(q, 5).map((h) => h.label)), before);
+    assert.deepEqual(
+      queries.map((q) => index.search(q, 5).map((h) => h.label)),
+      before,
+    );
     const again = await HnswIndex.deserialize(index.serialize());
     try {
       assert.equal(again.size, index.size);

@@ -151,7 +151,10 @@ test('HnswIndex: deleted slots are reused, and a label whose slot was reused can
     assert.equal(index.size, 6);
     assert.equal(index.search(unit(4, 1), 1)[0]!.label, 1);
     assert.equal(index.search(unit(4, 2), 1)[0]!.label, 2);
-    assert.deepEqual(index.labels().sort((a, b) => a - b), [0, 1, 2, 3, 7, 8]);
+    assert.deepEqual(
+      index.labels().sort((a, b) => a - b),
+      [0, 1, 2, 3, 7, 8],
+    );
   } finally {
     index.dispose();
   }
@@ -208,16 +211,28 @@ test('filtered search (HNSW and exact) returns only accepted labels, the nearest
       const truth = queries.map((q) => exact.search(q, 10, filter));
       for (const hits of [...approx, ...truth]) {
         assert.equal(hits.length, 10, name);
-        assert.ok(hits.every((h) => filter(h.label)), name);
+        assert.ok(
+          hits.every((h) => filter(h.label)),
+          name,
+        );
       }
       assert.ok(recallAtK(approx, truth) >= 0.95, `${name}: recall ${recallAtK(approx, truth)}`);
     }
     // Fewer accepted labels than k: all of them come back.
     const few = (l: number) => l === 5 || l === 1500;
-    assert.deepEqual(labelsOf(index.search(queries[0]!, 10, few)).sort((a, b) => a - b), [5, 1500]);
-    assert.deepEqual(labelsOf(exact.search(queries[0]!, 10, few)).sort((a, b) => a - b), [5, 1500]);
+    assert.deepEqual(
+      labelsOf(index.search(queries[0]!, 10, few)).sort((a, b) => a - b),
+      [5, 1500],
+    );
+    assert.deepEqual(
+      labelsOf(exact.search(queries[0]!, 10, few)).sort((a, b) => a - b),
+      [5, 1500],
+    );
     // Nothing accepted.
-    assert.deepEqual(index.search(queries[0]!, 10, () => false), []);
+    assert.deepEqual(
+      index.search(queries[0]!, 10, () => false),
+      [],
+    );
     // A throwing filter surfaces its own error, and the index keeps working.
     assert.throws(
       () =>
@@ -257,7 +272,10 @@ test('save → load gives an identical index (neighbours, deletions, watermark)'
     assert.equal(loaded.size, 1400);
     assert.equal(loaded.efSearch, 80);
     assert.equal(loaded.deletedSlots, 100);
-    assert.deepEqual(loaded.labels().sort((a, b) => a - b), index.labels().sort((a, b) => a - b));
+    assert.deepEqual(
+      loaded.labels().sort((a, b) => a - b),
+      index.labels().sort((a, b) => a - b),
+    );
     assert.deepEqual(
       queries.map((q) => loaded.search(q, 10)),
       before,
@@ -437,7 +455,10 @@ test('ExactIndex matches a naive cosine computation (with upserts, removals, fil
     }
   }
   assert.equal(index.size, truth.size);
-  assert.deepEqual(index.labels().sort((a, b) => a - b), [...truth.keys()].sort((a, b) => a - b));
+  assert.deepEqual(
+    index.labels().sort((a, b) => a - b),
+    [...truth.keys()].sort((a, b) => a - b),
+  );
 
   const cos = (a: number[], b: number[]) => {
     let dot = 0;
@@ -462,7 +483,10 @@ test('ExactIndex matches a naive cosine computation (with upserts, removals, fil
       const got = index.search(q, k, filter);
       assert.equal(got.length, naive.length);
       for (let i = 0; i < got.length; i++) {
-        assert.ok(Math.abs(got[i]!.similarity - naive[i]!.similarity) < 1e-5, `rank ${i}: ${got[i]!.similarity} vs ${naive[i]!.similarity}`);
+        assert.ok(
+          Math.abs(got[i]!.similarity - naive[i]!.similarity) < 1e-5,
+          `rank ${i}: ${got[i]!.similarity} vs ${naive[i]!.similarity}`,
+        );
         assert.ok(Math.abs(got[i]!.distance - (1 - naive[i]!.similarity)) < 1e-5);
         if (i + 1 < got.length) assert.ok(got[i]!.similarity >= got[i + 1]!.similarity);
       }

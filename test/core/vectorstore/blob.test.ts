@@ -10,7 +10,14 @@ import * as fs from 'node:fs';
 import { tmpDir } from '../../helpers/tmp';
 import { openWritePath, exactNeighbours, sampleTexts } from '../../fixtures/writePath';
 import { cosine } from '../../../src/core/embed/vector';
-import { blobFormat, blobLength, blobToVector, cosineWithBlob, vectorToBlob, vectorToFloat32Blob } from '../../../src/core/vectorstore/blob';
+import {
+  blobFormat,
+  blobLength,
+  blobToVector,
+  cosineWithBlob,
+  vectorToBlob,
+  vectorToFloat32Blob,
+} from '../../../src/core/vectorstore/blob';
 import { liveVectorCount } from '../../../src/core/vectorstore/changes';
 import { VectorStore, withHeadroom } from '../../../src/core/vectorstore/vectorStore';
 import { Store } from '../../../src/core/store/store';
@@ -32,7 +39,8 @@ test('int8 blobs: dim + 4 bytes, each component within half a step of the origin
     let max = 0;
     for (const x of v) max = Math.max(max, Math.abs(x));
     const step = max / 127;
-    for (let i = 0; i < dim; i++) assert.ok(Math.abs(back[i]! - v[i]!) <= step / 2 + 1e-7 * max, `dim ${dim} component ${i}: ${back[i]} vs ${v[i]}`);
+    for (let i = 0; i < dim; i++)
+      assert.ok(Math.abs(back[i]! - v[i]!) <= step / 2 + 1e-7 * max, `dim ${dim} component ${i}: ${back[i]} vs ${v[i]}`);
     // The largest component is exact up to float32 rounding.
     const iMax = v.findIndex((x) => Math.abs(x) === max);
     assert.ok(Math.abs(back[iMax]! - v[iMax]!) <= 1e-6 * max);
@@ -100,7 +108,12 @@ test('HNSW rebuilt from int8 rows: recall@10 against exact search over the float
           "INSERT INTO memories (rid, id, project_id, type, title, content, normalized_content, content_hash, doc_hash, tags, importance, created_at, updated_at, embedding_hash) VALUES (?, ?, 'p', 'note', '', ?, ?, ?, ?, '[]', 0.5, '2026-01-01', '2026-01-01', ?)",
           [i + 1, `id-${i}`, `text ${i}`, `text ${i}`, `h${i}`, `h${i}`, `v${i}`],
         );
-        tx.run("INSERT INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, '2026-01-01')", [space, `v${i}`, dim, vectorToBlob(v)]);
+        tx.run("INSERT INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, '2026-01-01')", [
+          space,
+          `v${i}`,
+          dim,
+          vectorToBlob(v),
+        ]);
       });
     });
     const truth = new ExactIndex({ dim, initialCapacity: vectors.length });
@@ -143,9 +156,25 @@ test('a store with float32 rows of an older version and new int8 rows: counted, 
     );
     const texts = rows.map((r) => (r.title ? `${r.title}\n\n${r.content}` : r.content));
     const originals = await w.embedder.embed(texts, 'document');
-    w.store.transaction((tx) => rows.forEach((r, i) => tx.run('UPDATE embeddings SET vector = ? WHERE space = ? AND text_hash = ?', [vectorToFloat32Blob(originals[i]!), space, r.text_hash])));
-    const formats = w.store.all<{ n: number; len: number }>('SELECT count(*) AS n, length(vector) AS len FROM embeddings GROUP BY len ORDER BY len');
-    assert.deepEqual(formats.map((f) => [Number(f.len), Number(f.n)]), [[dim + 4, 8], [dim * 4, 8]]);
+    w.store.transaction((tx) =>
+      rows.forEach((r, i) =>
+        tx.run('UPDATE embeddings SET vector = ? WHERE space = ? AND text_hash = ?', [
+          vectorToFloat32Blob(originals[i]!),
+          space,
+          r.text_hash,
+        ]),
+      ),
+    );
+    const formats = w.store.all<{ n: number; len: number }>(
+      'SELECT count(*) AS n, length(vector) AS len FROM embeddings GROUP BY len ORDER BY len',
+    );
+    assert.deepEqual(
+      formats.map((f) => [Number(f.len), Number(f.n)]),
+      [
+        [dim + 4, 8],
+        [dim * 4, 8],
+      ],
+    );
     assert.equal(liveVectorCount(w.store, space, dim), 16);
     await w.vectors.whenReady();
     await w.vectors.close({ save: true });
@@ -157,19 +186,28 @@ test('a store with float32 rows of an older version and new int8 rows: counted, 
     const vs = await VectorStore.open({ store: w.store, space, dimension: dim });
     await vs.whenReady();
     assert.equal(vs.size, 16);
-    assert.deepEqual(vs.search(q, 5).map((h) => h.rid), exactNeighbours(w.store, space, dim, q, 5).map((h) => h.rid));
+    assert.deepEqual(
+      vs.search(q, 5).map((h) => h.rid),
+      exactNeighbours(w.store, space, dim, q, 5).map((h) => h.rid),
+    );
     const sims = vs.similarities(q, rids);
     assert.equal(sims.size, 16);
     for (const rid of rids) assert.ok(Math.abs(sims.get(rid)! - cosine(vs.vectorOf(rid)!, q)) < 1e-5, `rid ${rid}`);
     // The float32 rows are read exactly.
-    const first = w.store.get<{ rid: number }>('SELECT m.rid AS rid FROM memories m JOIN embeddings e ON e.text_hash = m.embedding_hash WHERE e.text_hash = ?', [rows[0]!.text_hash])!;
+    const first = w.store.get<{ rid: number }>(
+      'SELECT m.rid AS rid FROM memories m JOIN embeddings e ON e.text_hash = m.embedding_hash WHERE e.text_hash = ?',
+      [rows[0]!.text_hash],
+    )!;
     assert.deepEqual(Array.from(vs.vectorsOf([Number(first.rid)]).get(Number(first.rid))!), Array.from(originals[0]!));
     await vs.close({ save: true });
     const again = await VectorStore.open({ store: w.store, space, dimension: dim });
     try {
       assert.equal(again.stats().openedFrom, 'file');
       assert.equal(again.state, 'ready');
-      assert.deepEqual(again.search(q, 5).map((h) => h.rid), exactNeighbours(w.store, space, dim, q, 5).map((h) => h.rid));
+      assert.deepEqual(
+        again.search(q, 5).map((h) => h.rid),
+        exactNeighbours(w.store, space, dim, q, 5).map((h) => h.rid),
+      );
     } finally {
       await again.close({ save: false });
     }

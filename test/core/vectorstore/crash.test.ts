@@ -14,7 +14,12 @@ const child = path.join(__dirname, '..', '..', 'fixtures', 'vectorstore-crash-ch
 
 test('save → more writes → SIGKILL → reopen: same neighbours, from the saved file plus catch-up', async () => {
   const dir = tmpDir('am-vcrash-');
-  const queries = ['the cache rebuilds its state on demand', 'scheduler batches jobs with backoff', 'webview streams frames', 'database locks rows before commit'];
+  const queries = [
+    'the cache rebuilds its state on demand',
+    'scheduler batches jobs with backoff',
+    'webview streams frames',
+    'database locks rows before commit',
+  ];
   const qfile = path.join(dir, 'queries.json');
   fs.writeFileSync(qfile, JSON.stringify(queries));
   const storeDir = path.join(dir, 'store');
@@ -46,7 +51,11 @@ test('save → more writes → SIGKILL → reopen: same neighbours, from the sav
       const v = (await w.embedder.embed([q], 'query'))[0]!;
       const got = w.vectors.search(v, 5).map((h) => h.rid);
       assert.deepEqual(got, result.neighbours[i], q);
-      assert.deepEqual(got, exactNeighbours(w.store, w.embedder.space, 512, v, 5).map((h) => h.rid), `${q} (exact)`);
+      assert.deepEqual(
+        got,
+        exactNeighbours(w.store, w.embedder.space, 512, v, 5).map((h) => h.rid),
+        `${q} (exact)`,
+      );
     }
   } finally {
     await w.close();

@@ -30,7 +30,11 @@ test('written memories are found by the next hybrid search through the vector le
     const text = 'The extraction worker leases jobs for five minutes before they return to the queue.';
     const [v] = await w.embedder.embed([embeddingTextForInput({ content: text })], 'document');
     const created = w.store.transaction((tx) => {
-      const c = w.svc.createInTx(tx, { content: text }, { embedding: { space: w.embedder.space, textHash: embedTextHash(embeddingTextForInput({ content: text })), vector: v! } });
+      const c = w.svc.createInTx(
+        tx,
+        { content: text },
+        { embedding: { space: w.embedder.space, textHash: embedTextHash(embeddingTextForInput({ content: text })), vector: v! } },
+      );
       w.svc.deleteInTx(tx, s.memory!.id);
       return c;
     });

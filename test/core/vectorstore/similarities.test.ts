@@ -74,7 +74,10 @@ test('similarities follow create, update, delete, restore and purge, like the in
 
     // vectorsOf (vector feedback) reads the same stored vectors: unit length, same cosine.
     const vecs = w.vectors.vectorsOf([rids[0]!, rids[1]!, rids[2]!, 999_999]);
-    assert.deepEqual([...vecs.keys()].sort((a, b) => a - b), [rids[0]!, rids[1]!].sort((a, b) => a - b));
+    assert.deepEqual(
+      [...vecs.keys()].sort((a, b) => a - b),
+      [rids[0]!, rids[1]!].sort((a, b) => a - b),
+    );
     for (const [rid, v] of vecs) assert.ok(Math.abs(cosine(v, q) - w.vectors.similarities(q, [rid]).get(rid)!) < 1e-6);
 
     // Duplicated rids are answered once; more rids than one statement holds still all answer.
@@ -172,7 +175,10 @@ test('storedSimilarities (one statement, hex-decoded) equals scoring each stored
     assert.equal(got.size, rids.length - 1, 'every row but the wrong-sized one');
     for (const [rid, sim] of naive) assert.ok(Object.is(got.get(rid), sim), `rid ${rid}: ${got.get(rid)} vs ${sim}`);
     const vecs = storedVectors(w.store, space, 512, asked);
-    assert.deepEqual([...vecs.keys()].sort((a, b) => a - b), [...naive.keys()].sort((a, b) => a - b));
+    assert.deepEqual(
+      [...vecs.keys()].sort((a, b) => a - b),
+      [...naive.keys()].sort((a, b) => a - b),
+    );
   } finally {
     await w.close();
   }

@@ -31,7 +31,10 @@ test('embed on write: the memory is searchable by the very next request, with it
     assert.equal(m.embeddingStatus, 'ready');
     assert.equal(m.embeddingVersion, w.embedder.space);
     assert.equal(m.embeddingHash, embeddingHashOf(m.title, m.content));
-    const row = w.store.get<{ n: number }>('SELECT count(*) AS n FROM embeddings WHERE space = ? AND text_hash = ?', [w.embedder.space, m.embeddingHash]);
+    const row = w.store.get<{ n: number }>('SELECT count(*) AS n FROM embeddings WHERE space = ? AND text_hash = ?', [
+      w.embedder.space,
+      m.embeddingHash,
+    ]);
     assert.equal(row?.n, 1);
     const q = (await w.embedder.embed([embeddingTextForInput({ title: 'Snapshots', content: m.content })], 'document'))[0]!;
     const hits = w.vectors.search(q, 3);
@@ -62,14 +65,22 @@ test('pipeline-style writes inside an outer transaction are visible to the next 
     const updText = 'The cache now evicts least recently used vectors first when it is full.';
     const newHash = embedTextHash(embeddingTextForInput({ content: newText }));
     const updHash = embedTextHash(embeddingTextForInput({ content: updText }));
-    const [newVec, updVec] = await w.embedder.embed([embeddingTextForInput({ content: newText }), embeddingTextForInput({ content: updText })], 'document');
+    const [newVec, updVec] = await w.embedder.embed(
+      [embeddingTextForInput({ content: newText }), embeddingTextForInput({ content: updText })],
+      'document',
+    );
     const deleted = w.svc.get(ids[3]!)!;
     const updated = w.svc.get(ids[5]!)!;
     const noVector = 'Pipeline wrote this one without a vector; the backfill embeds it later.';
     const created = w.store.transaction((tx) => {
       const c = w.svc.createInTx(tx, { content: newText }, { embedding: { space: w.embedder.space, textHash: newHash, vector: newVec! } });
       w.svc.createInTx(tx, { content: noVector });
-      w.svc.updateInTx(tx, updated.id, { content: updText }, { embedding: { space: w.embedder.space, textHash: updHash, vector: updVec! } });
+      w.svc.updateInTx(
+        tx,
+        updated.id,
+        { content: updText },
+        { embedding: { space: w.embedder.space, textHash: updHash, vector: updVec! } },
+      );
       w.svc.deleteInTx(tx, deleted.id);
       return c;
     });
@@ -185,11 +196,20 @@ test('corrupt, missing or re-parameterized index file: exact search answers whil
       }
       // Only microtasks have run since open; the swap needs a macrotask turn: still exact here.
       assert.equal(w2.vectors.state, 'rebuilding');
-      assert.deepEqual(w2.vectors.search(truth[0]!.q, 5).map((h) => h.rid), truth[0]!.exact, `${label}: exact answers`);
+      assert.deepEqual(
+        w2.vectors.search(truth[0]!.q, 5).map((h) => h.rid),
+        truth[0]!.exact,
+        `${label}: exact answers`,
+      );
       // A write during the rebuild is seen by the exact index now and by HNSW after the swap.
       const during = await w2.ingest.create({ content: 'Written while the index was being rebuilt: shard rebalancing notes.' });
       assert.equal(during.result.status, 'created');
-      const dq = (await w2.embedder.embed([embeddingTextForInput({ content: 'Written while the index was being rebuilt: shard rebalancing notes.' })], 'document'))[0]!;
+      const dq = (
+        await w2.embedder.embed(
+          [embeddingTextForInput({ content: 'Written while the index was being rebuilt: shard rebalancing notes.' })],
+          'document',
+        )
+      )[0]!;
       const rid = during.result.status === 'created' ? during.result.memory.rid : -1;
       assert.equal(w2.vectors.search(dq, 1)[0]?.rid, rid);
       await w2.vectors.whenReady();
@@ -197,7 +217,11 @@ test('corrupt, missing or re-parameterized index file: exact search answers whil
       assert.equal(w2.vectors.search(dq, 1)[0]?.rid, rid);
       for (const t of truth) {
         const exactNow = exactNeighbours(w2.store, w2.embedder.space, 512, t.q, 5).map((h) => h.rid);
-        assert.deepEqual(w2.vectors.search(t.q, 5).map((h) => h.rid), exactNow, `${label}: HNSW after rebuild`);
+        assert.deepEqual(
+          w2.vectors.search(t.q, 5).map((h) => h.rid),
+          exactNow,
+          `${label}: HNSW after rebuild`,
+        );
       }
       w2.svc.delete(w2.svc.get(during.result.status === 'created' ? during.result.memory.id : '')!.id);
     } finally {
@@ -312,13 +336,21 @@ test('a long tail of changes is caught up in the background while exact search a
     const q = (await w2.embedder.embed(['the indexer throttles vectors per workspace'], 'query'))[0]!;
     const truth = exactNeighbours(w2.store, w2.embedder.space, 512, q, 5).map((h) => h.rid);
     assert.equal(w2.vectors.state, 'rebuilding');
-    assert.deepEqual(w2.vectors.search(q, 5).map((h) => h.rid), truth, 'exact answers during the catch-up');
+    assert.deepEqual(
+      w2.vectors.search(q, 5).map((h) => h.rid),
+      truth,
+      'exact answers during the catch-up',
+    );
     assert.equal(w2.vectors.size, 89);
     await w2.vectors.whenReady();
     assert.equal(w2.vectors.state, 'ready');
     assert.equal(w2.vectors.stats().caughtUp, 41, '40 new memories + 1 deleted');
     assert.equal(w2.vectors.stats().rebuildReason, undefined, 'caught up, not rebuilt');
-    assert.deepEqual(w2.vectors.search(q, 5).map((h) => h.rid), truth, 'HNSW after the catch-up');
+    assert.deepEqual(
+      w2.vectors.search(q, 5).map((h) => h.rid),
+      truth,
+      'HNSW after the catch-up',
+    );
   } finally {
     await w2.close();
   }

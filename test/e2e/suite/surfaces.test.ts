@@ -9,7 +9,6 @@ import type { TreeNode } from '../../../src/extension/memoryTree';
 import type { CreateResult, MemoryRecord, SearchResponse } from '../../../src/engine/protocol';
 import { activeApi, EXTENSION_ID } from './activate';
 
-
 function created(r: CreateResult | undefined): MemoryRecord {
   assert.ok(r, 'the command returned a result');
   assert.equal(r.status, 'created', JSON.stringify(r));
@@ -22,13 +21,22 @@ function recordingStream() {
   const parts: string[] = [];
   const buttons: vscode.Command[] = [];
   return {
-    parts, buttons,
+    parts,
+    buttons,
     // MarkdownString.appendText escapes markdown (spaces become &nbsp;): compare the plain text.
-    text: () => parts.join('').replace(/&nbsp;/g, ' ').replace(/\\([\\`*_{}[\]()#+\-.!<>|~])/g, '$1'),
+    text: () =>
+      parts
+        .join('')
+        .replace(/&nbsp;/g, ' ')
+        .replace(/\\([\\`*_{}[\]()#+\-.!<>|~])/g, '$1'),
     stream: {
-      markdown: (v: string | vscode.MarkdownString) => { parts.push(typeof v === 'string' ? v : v.value); },
+      markdown: (v: string | vscode.MarkdownString) => {
+        parts.push(typeof v === 'string' ? v : v.value);
+      },
       progress: (_v: string) => undefined,
-      button: (c: vscode.Command) => { buttons.push(c); },
+      button: (c: vscode.Command) => {
+        buttons.push(c);
+      },
     },
   };
 }
@@ -49,14 +57,22 @@ suite('Surfaces', () => {
     const all = new Set(await vscode.commands.getCommands(true));
     const missing = pkg.contributes.commands.map((c) => c.command).filter((c) => !all.has(c));
     assert.deepEqual(missing, []);
-    const d = await vscode.commands.executeCommand<{ engine?: { projectId: string; stats: { project: { readOnly: boolean } } }; activationMs: number }>('agentMemory.showDiagnostics');
-    assert.equal(d.engine?.projectId, 'github.com/example-org/sample-project', 'project id from the sample workspace\'s git remote');
+    const d = await vscode.commands.executeCommand<{
+      engine?: { projectId: string; stats: { project: { readOnly: boolean } } };
+      activationMs: number;
+    }>('agentMemory.showDiagnostics');
+    assert.equal(d.engine?.projectId, 'github.com/example-org/sample-project', "project id from the sample workspace's git remote");
     assert.equal(d.engine?.stats.project.readOnly, false);
     assert.ok(d.activationMs > 0);
   });
 
   test('add memory (command with text) → it is in the tree under its type, searchable, promotable, editable, deletable', async () => {
-    const m = created(await vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', 'The e2e staging cluster is called kestrel-7 and lives in eu-west-3.'));
+    const m = created(
+      await vscode.commands.executeCommand<CreateResult>(
+        'agentMemory.addMemory',
+        'The e2e staging cluster is called kestrel-7 and lives in eu-west-3.',
+      ),
+    );
     const roots = await api.tree.getChildren();
     const general = roots.find((n): n is Extract<TreeNode, { kind: 'type' }> => n.kind === 'type' && n.type === 'general');
     assert.ok(general && general.count >= 1, 'a "general" group with a count');
@@ -86,13 +102,21 @@ suite('Surfaces', () => {
   });
 
   test('export and import JSON through the commands', async () => {
-    created(await vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', 'Exported memories keep their tags and their type across machines.'));
+    created(
+      await vscode.commands.executeCommand<CreateResult>(
+        'agentMemory.addMemory',
+        'Exported memories keep their tags and their type across machines.',
+      ),
+    );
     const dir = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.e2e-tmp');
     await vscode.workspace.fs.createDirectory(dir);
     const file = vscode.Uri.joinPath(dir, 'export.json').fsPath;
     const exported = await vscode.commands.executeCommand<{ count: number }>('agentMemory.exportJson', file);
     assert.ok(exported.count >= 1);
-    const imported = await vscode.commands.executeCommand<{ total: number; created: number; duplicates: number }>('agentMemory.importJson', file);
+    const imported = await vscode.commands.executeCommand<{ total: number; created: number; duplicates: number }>(
+      'agentMemory.importJson',
+      file,
+    );
     assert.equal(imported.total, exported.count);
     assert.equal(imported.created, 0, 'everything is already there');
     assert.equal(imported.duplicates, exported.count);
@@ -102,12 +126,22 @@ suite('Surfaces', () => {
     const models = await vscode.lm.selectChatModels();
     const model = models[0];
     const remember = recordingStream();
-    const saved = await api.chatHandler({ prompt: 'The billing service retries webhooks 5 times with exponential backoff.', command: 'remember' }, chatContext, remember.stream, noToken);
+    const saved = await api.chatHandler(
+      { prompt: 'The billing service retries webhooks 5 times with exponential backoff.', command: 'remember' },
+      chatContext,
+      remember.stream,
+      noToken,
+    );
     assert.match(remember.text(), /Memory saved/);
     assert.equal(saved.metadata.recalled.length, 1);
 
     const ask = recordingStream();
-    const answer = await api.chatHandler({ prompt: 'how often are billing webhooks retried?', command: undefined, ...(model ? { model } : {}) }, chatContext, ask.stream, noToken);
+    const answer = await api.chatHandler(
+      { prompt: 'how often are billing webhooks retried?', command: undefined, ...(model ? { model } : {}) },
+      chatContext,
+      ask.stream,
+      noToken,
+    );
     assert.equal(answer.metadata.recalled[0], saved.metadata.recalled[0], 'the saved memory is recalled first');
     if (!answer.metadata.usedModel) assert.match(ask.text(), /retries webhooks 5 times/, 'the memory itself is the answer');
 
@@ -122,7 +156,12 @@ suite('Surfaces', () => {
   });
 
   test('recalled text pasted into /remember is saved as recall (never re-learned)', async () => {
-    const first = created(await vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', 'Feature branches are squashed when they are merged into main.'));
+    const first = created(
+      await vscode.commands.executeCommand<CreateResult>(
+        'agentMemory.addMemory',
+        'Feature branches are squashed when they are merged into main.',
+      ),
+    );
     const ask = recordingStream();
     await api.chatHandler({ prompt: 'how are feature branches merged?', command: undefined }, chatContext, ask.stream, noToken);
     const block = `<agent-memory-recall>\nFeature branches get squashed on merge; the PR title becomes the commit message.\n</agent-memory-recall>`;
@@ -138,20 +177,38 @@ suite('Surfaces', () => {
   test('language-model tools are registered and the search tool answers through vscode.lm.invokeTool', async () => {
     const names = vscode.lm.tools.map((t) => t.name);
     assert.ok(names.includes('agentMemory_search') && names.includes('agentMemory_save'), `tools: ${names.join(', ')}`);
-    created(await vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', 'Lint runs with eslint flat config and the strict TypeScript preset.'));
-    const result = await vscode.lm.invokeTool('agentMemory_search', { input: { query: 'eslint flat config' }, toolInvocationToken: undefined }, noToken);
+    created(
+      await vscode.commands.executeCommand<CreateResult>(
+        'agentMemory.addMemory',
+        'Lint runs with eslint flat config and the strict TypeScript preset.',
+      ),
+    );
+    const result = await vscode.lm.invokeTool(
+      'agentMemory_search',
+      { input: { query: 'eslint flat config' }, toolInvocationToken: undefined },
+      noToken,
+    );
     const text = result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
     assert.match(text, /<agent-memory-recall>[\s\S]*eslint flat config[\s\S]*<\/agent-memory-recall>/);
     const bad = await vscode.lm.invokeTool('agentMemory_search', { input: { query: '' }, toolInvocationToken: undefined }, noToken);
     assert.match(bad.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join(''), /must be a non-empty string/);
   });
 
-  test('a crash of the engine thread is survived: the tree and search keep working after the restart', async () => {
-    const m = created(await vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', 'Crash test: the on-call rota lives in the ops wiki under /rota.'));
-    await api.engine.request('debug.crash', { how: 'exit' }).catch((e: { code?: string }) => assert.equal(e.code, 'engine_crashed'));
-    const found = await vscode.commands.executeCommand<SearchResponse>('agentMemory.search', 'on-call rota wiki');
-    assert.equal(found.hits[0]?.memory.id, m.id, 'the write before the crash survived; the search waited for the restart');
-    assert.equal(api.engine.state, 'ready');
-    assert.equal(api.engine.restarts, 1);
-  }, { timeoutMs: 30_000 });
+  test(
+    'a crash of the engine thread is survived: the tree and search keep working after the restart',
+    async () => {
+      const m = created(
+        await vscode.commands.executeCommand<CreateResult>(
+          'agentMemory.addMemory',
+          'Crash test: the on-call rota lives in the ops wiki under /rota.',
+        ),
+      );
+      await api.engine.request('debug.crash', { how: 'exit' }).catch((e: { code?: string }) => assert.equal(e.code, 'engine_crashed'));
+      const found = await vscode.commands.executeCommand<SearchResponse>('agentMemory.search', 'on-call rota wiki');
+      assert.equal(found.hits[0]?.memory.id, m.id, 'the write before the crash survived; the search waited for the restart');
+      assert.equal(api.engine.state, 'ready');
+      assert.equal(api.engine.restarts, 1);
+    },
+    { timeoutMs: 30_000 },
+  );
 });

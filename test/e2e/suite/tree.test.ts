@@ -8,7 +8,6 @@ import type { TreeNode } from '../../../src/extension/memoryTree';
 import type { CreateResult, MemoryRecord } from '../../../src/engine/protocol';
 import { activeApi } from './activate';
 
-
 function created(r: CreateResult | undefined): MemoryRecord {
   assert.ok(r && r.status === 'created', JSON.stringify(r));
   return r.memory;
@@ -29,9 +28,14 @@ suite('Memory tree', () => {
   });
 
   test('group by tag and back by type; items show title, age, importance and scope', async () => {
-    const m = created(await api.engine.request('memory.create', {
-      content: 'Tree-test: the koala cache is flushed at deploy time.', title: 'Koala cache flush', tags: ['koala', 'cache'], importance: 0.6,
-    }));
+    const m = created(
+      await api.engine.request('memory.create', {
+        content: 'Tree-test: the koala cache is flushed at deploy time.',
+        title: 'Koala cache flush',
+        tags: ['koala', 'cache'],
+        importance: 0.6,
+      }),
+    );
     await vscode.commands.executeCommand('agentMemory.treeGroupByTag');
     assert.equal(api.tree.grouping, 'tag');
     const roots = await api.tree.getChildren();
@@ -55,8 +59,16 @@ suite('Memory tree', () => {
   });
 
   test('copy puts the content on the clipboard; open in search opens the panel with the title', async () => {
-    const m = created(await api.engine.request('memory.create', { content: 'Tree-test: dingo jobs retry three times before paging.', title: 'Dingo retries' }));
-    const node: TreeNode = { kind: 'memory', memory: (await api.engine.request('memory.list', { limit: 100 })).items.find((x) => x.id === m.id)! };
+    const m = created(
+      await api.engine.request('memory.create', {
+        content: 'Tree-test: dingo jobs retry three times before paging.',
+        title: 'Dingo retries',
+      }),
+    );
+    const node: TreeNode = {
+      kind: 'memory',
+      memory: (await api.engine.request('memory.list', { limit: 100 })).items.find((x) => x.id === m.id)!,
+    };
     await vscode.commands.executeCommand('agentMemory.copyMemory', node);
     assert.equal(await vscode.env.clipboard.readText(), m.content);
     const q = await vscode.commands.executeCommand<string>('agentMemory.openInSearch', node);

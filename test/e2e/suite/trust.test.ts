@@ -53,7 +53,11 @@ suite('Trust surfaces', () => {
     }
     // VS Code delivers one settings event per key, some late; each reloads the engine's
     // configuration. Let them all land here, not in the middle of the next suite's own reloads.
-    await until(() => api.engine.currentInit.settings ?? {}, (x) => PIPELINE_KEYS.every((k) => !(k in x)), 'settings cleared');
+    await until(
+      () => api.engine.currentInit.settings ?? {},
+      (x) => PIPELINE_KEYS.every((k) => !(k in x)),
+      'settings cleared',
+    );
     await new Promise((r) => setTimeout(r, 1500));
     fs.rmSync(path.join(folder(), 'agent.yaml'), { force: true });
     await fake?.close();
@@ -67,7 +71,11 @@ suite('Trust surfaces', () => {
     assert.equal(moved.content, m.content);
     const found = await vscode.commands.executeCommand<SearchResponse>('agentMemory.search', 'tabs over spaces');
     const hits = found.hits.filter((h) => h.content === m.content);
-    assert.deepEqual(hits.map((h) => [h.memory.id, h.store]), [[moved.id, 'global']], 'found once, in the global store');
+    assert.deepEqual(
+      hits.map((h) => [h.memory.id, h.store]),
+      [[moved.id, 'global']],
+      'found once, in the global store',
+    );
     assert.equal(await api.engine.request('memory.get', { id: m.id }), null, 'no longer in the project store');
 
     const week = await vscode.commands.executeCommand<MemoryRecord>('agentMemory.editMemory', moved.id, { ttlSeconds: 7 * 86_400 });
@@ -85,59 +93,67 @@ suite('Trust surfaces', () => {
     assert.ok(r.text.includes(`1. Trust test: the wallaby cache server runs on port 6390.\n   (general · id ${m.id})`), r.text);
   });
 
-  test('agent.yaml problems are diagnostics at the value; a setting that overrides a file value is noted there', async () => {
-    const file = path.join(folder(), 'agent.yaml');
-    fs.writeFileSync(file, 'memory:\n  promote_importance: 7\nsearch:\n  vector_weight: 0.5\n');
-    const uri = vscode.Uri.file(file);
-    const diagnostics = () => vscode.languages.getDiagnostics(uri);
-    const errors = await until(diagnostics, (d) => d.some((x) => x.code === 'memory.promote_importance'), 'a diagnostic');
-    const d = errors.find((x) => x.code === 'memory.promote_importance')!;
-    assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
-    assert.equal(d.source, 'Agent Memory');
-    assert.deepEqual([d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character], [1, 22, 1, 23]);
-    assert.match(d.message, /memory\.promote_importance/);
+  test(
+    'agent.yaml problems are diagnostics at the value; a setting that overrides a file value is noted there',
+    async () => {
+      const file = path.join(folder(), 'agent.yaml');
+      fs.writeFileSync(file, 'memory:\n  promote_importance: 7\nsearch:\n  vector_weight: 0.5\n');
+      const uri = vscode.Uri.file(file);
+      const diagnostics = () => vscode.languages.getDiagnostics(uri);
+      const errors = await until(diagnostics, (d) => d.some((x) => x.code === 'memory.promote_importance'), 'a diagnostic');
+      const d = errors.find((x) => x.code === 'memory.promote_importance')!;
+      assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
+      assert.equal(d.source, 'Agent Memory');
+      assert.deepEqual([d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character], [1, 22, 1, 23]);
+      assert.match(d.message, /memory\.promote_importance/);
 
-    await cfg().update('search.vector_weight', 0.3, vscode.ConfigurationTarget.Workspace);
-    const notes = await until(diagnostics, (x) => x.some((y) => y.code === 'search.vector_weight'), 'an override note');
-    const note = notes.find((x) => x.code === 'search.vector_weight')!;
-    assert.equal(note.severity, vscode.DiagnosticSeverity.Information);
-    assert.equal(note.range.start.line, 3);
-    assert.match(note.message, /overridden by the VS Code setting agentMemory\.search\.vector_weight = 0\.3/);
+      await cfg().update('search.vector_weight', 0.3, vscode.ConfigurationTarget.Workspace);
+      const notes = await until(diagnostics, (x) => x.some((y) => y.code === 'search.vector_weight'), 'an override note');
+      const note = notes.find((x) => x.code === 'search.vector_weight')!;
+      assert.equal(note.severity, vscode.DiagnosticSeverity.Information);
+      assert.equal(note.range.start.line, 3);
+      assert.match(note.message, /overridden by the VS Code setting agentMemory\.search\.vector_weight = 0\.3/);
 
-    fs.writeFileSync(file, 'memory:\n  promote_importance: 0.9\n');
-    await cfg().update('search.vector_weight', undefined, vscode.ConfigurationTarget.Workspace);
-    await until(diagnostics, (x) => x.length === 0, 'fixed: no diagnostics');
-    // Gone again, and the engine has reloaded without it: a late file event would otherwise
-    // reload the configuration in the middle of another suite's test.
-    fs.rmSync(file);
-    const configFile = async () => (await api.engine.request('diagnostics', {})).config.file;
-    await until(configFile, (f) => f === undefined, 'the engine reloaded without agent.yaml');
-  }, { timeoutMs: 40_000 });
+      fs.writeFileSync(file, 'memory:\n  promote_importance: 0.9\n');
+      await cfg().update('search.vector_weight', undefined, vscode.ConfigurationTarget.Workspace);
+      await until(diagnostics, (x) => x.length === 0, 'fixed: no diagnostics');
+      // Gone again, and the engine has reloaded without it: a late file event would otherwise
+      // reload the configuration in the middle of another suite's test.
+      fs.rmSync(file);
+      const configFile = async () => (await api.engine.request('diagnostics', {})).config.file;
+      await until(configFile, (f) => f === undefined, 'the engine reloaded without agent.yaml');
+    },
+    { timeoutMs: 40_000 },
+  );
 
-  test('a mode switch checks Ollama, pulls the missing model, saves for the user; unreachable Ollama shows as waiting', async () => {
-    const isWorker = (n: PipelineNode): n is InfoNode => n.kind === 'info' && n.key === 'worker';
-    const worker = async () => (await api.views.pipeline.getChildren()).find(isWorker)?.label;
-    const llmUrl = async () => (await api.engine.request('pipeline.diagnostics', {})).llm.url;
+  test(
+    'a mode switch checks Ollama, pulls the missing model, saves for the user; unreachable Ollama shows as waiting',
+    async () => {
+      const isWorker = (n: PipelineNode): n is InfoNode => n.kind === 'info' && n.key === 'worker';
+      const worker = async () => (await api.views.pipeline.getChildren()).find(isWorker)?.label;
+      const llmUrl = async () => (await api.engine.request('pipeline.diagnostics', {})).llm.url;
 
-    fake = await FakeOllama.start({ models: [] });
-    await cfg().update('memory.pipelineV2.ollamaUrl', fake.url, vscode.ConfigurationTarget.Workspace);
-    await until(llmUrl, (u) => u === fake!.url, 'the engine uses the fake Ollama');
-    const options = { check: true, pull: true, where: 'user' };
-    const r = await vscode.commands.executeCommand<{ mode: string }>('agentMemory.switchPipelineMode', 'controlled', options);
-    assert.equal(r?.mode, 'controlled');
-    assert.equal(fake.count('pull'), 1, 'the missing model was pulled through /api/pull');
-    assert.ok(fake.models.has('qwen3:4b'));
-    const enabled = cfg().inspect('memory.pipelineV2.enabled');
-    assert.equal(enabled?.globalValue, true, 'saved in the user settings');
-    assert.equal(enabled?.workspaceValue, undefined, 'not in the workspace settings');
-    assert.equal(await until(worker, (w) => w === 'Worker: running', 'worker running'), 'Worker: running');
+      fake = await FakeOllama.start({ models: [] });
+      await cfg().update('memory.pipelineV2.ollamaUrl', fake.url, vscode.ConfigurationTarget.Workspace);
+      await until(llmUrl, (u) => u === fake!.url, 'the engine uses the fake Ollama');
+      const options = { check: true, pull: true, where: 'user' };
+      const r = await vscode.commands.executeCommand<{ mode: string }>('agentMemory.switchPipelineMode', 'controlled', options);
+      assert.equal(r?.mode, 'controlled');
+      assert.equal(fake.count('pull'), 1, 'the missing model was pulled through /api/pull');
+      assert.ok(fake.models.has('qwen3:4b'));
+      const enabled = cfg().inspect('memory.pipelineV2.enabled');
+      assert.equal(enabled?.globalValue, true, 'saved in the user settings');
+      assert.equal(enabled?.workspaceValue, undefined, 'not in the workspace settings');
+      assert.equal(await until(worker, (w) => w === 'Worker: running', 'worker running'), 'Worker: running');
 
-    const closed = await closedPortUrl();
-    await cfg().update('memory.pipelineV2.ollamaUrl', closed, vscode.ConfigurationTarget.Workspace);
-    await until(llmUrl, (u) => u === closed, 'the engine uses the closed port');
-    assert.equal(await until(worker, (w) => w === 'Worker: waiting for Ollama', 'worker waiting'), 'Worker: waiting for Ollama');
+      const closed = await closedPortUrl();
+      await cfg().update('memory.pipelineV2.ollamaUrl', closed, vscode.ConfigurationTarget.Workspace);
+      await until(llmUrl, (u) => u === closed, 'the engine uses the closed port');
+      assert.equal(await until(worker, (w) => w === 'Worker: waiting for Ollama', 'worker waiting'), 'Worker: waiting for Ollama');
 
-    await vscode.commands.executeCommand('agentMemory.switchPipelineMode', 'off', { where: 'user' });
-    assert.equal((await api.engine.request('pipeline.status', {})).mode, 'off');
-  }, { timeoutMs: 60_000 });
+      await vscode.commands.executeCommand('agentMemory.switchPipelineMode', 'off', { where: 'user' });
+      assert.equal((await api.engine.request('pipeline.status', {})).mode, 'off');
+    },
+    { timeoutMs: 60_000 },
+  );
 });

@@ -57,142 +57,203 @@ suite('Sidebar views', () => {
     await fake?.close();
   });
 
-  test('Suggestions view lists pending pairs with both memories; reject and accept from the commands', async () => {
-    // Every similar pair becomes a suggestion at write time (nothing auto-merges).
-    await reload({ 'memory.similarity_threshold': 0.3, 'memory.auto_merge_threshold': 1 });
-    const a = await create('The nightly backup of the orders database runs at 02:00 UTC to the cold bucket.');
-    const b = await create('Backups of the orders database run nightly at 02:00 UTC into the cold storage bucket.');
-    const pairOf = (s: Suggestion) => [s.a.id, s.b.id].sort().join();
-    const want = [a.id, b.id].sort().join();
-    const roots = await api.views.suggestions.getChildren();
-    const node = roots.find((n): n is Extract<SuggestionNode, { kind: 'suggestion' }> => n.kind === 'suggestion' && pairOf(n.suggestion) === want);
-    assert.ok(node, `the pair is listed: ${JSON.stringify(api.views.suggestions.last.map((s) => [s.a.preview, s.b.preview, s.similarity]))}`);
-    const item = api.views.suggestions.getTreeItem(node);
-    assert.match(String(item.label), /nightly backup|Backups of the orders/);
-    assert.match(String(item.description), /^\d+% similar$/);
-    assert.equal(item.contextValue, 'suggestion');
-    const sides = await api.views.suggestions.getChildren(node);
-    assert.deepEqual(sides.map((s) => (s.kind === 'side' ? s.side : '?')), ['A', 'B']);
-    const sideItem = api.views.suggestions.getTreeItem(sides[0]!);
-    assert.equal(sideItem.command?.command, 'agentMemory.openMemory');
-    assert.deepEqual(sideItem.command?.arguments, [node.suggestion.a.id]);
+  test(
+    'Suggestions view lists pending pairs with both memories; reject and accept from the commands',
+    async () => {
+      // Every similar pair becomes a suggestion at write time (nothing auto-merges).
+      await reload({ 'memory.similarity_threshold': 0.3, 'memory.auto_merge_threshold': 1 });
+      const a = await create('The nightly backup of the orders database runs at 02:00 UTC to the cold bucket.');
+      const b = await create('Backups of the orders database run nightly at 02:00 UTC into the cold storage bucket.');
+      const pairOf = (s: Suggestion) => [s.a.id, s.b.id].sort().join();
+      const want = [a.id, b.id].sort().join();
+      const roots = await api.views.suggestions.getChildren();
+      const node = roots.find(
+        (n): n is Extract<SuggestionNode, { kind: 'suggestion' }> => n.kind === 'suggestion' && pairOf(n.suggestion) === want,
+      );
+      assert.ok(
+        node,
+        `the pair is listed: ${JSON.stringify(api.views.suggestions.last.map((s) => [s.a.preview, s.b.preview, s.similarity]))}`,
+      );
+      const item = api.views.suggestions.getTreeItem(node);
+      assert.match(String(item.label), /nightly backup|Backups of the orders/);
+      assert.match(String(item.description), /^\d+% similar$/);
+      assert.equal(item.contextValue, 'suggestion');
+      const sides = await api.views.suggestions.getChildren(node);
+      assert.deepEqual(
+        sides.map((s) => (s.kind === 'side' ? s.side : '?')),
+        ['A', 'B'],
+      );
+      const sideItem = api.views.suggestions.getTreeItem(sides[0]!);
+      assert.equal(sideItem.command?.command, 'agentMemory.openMemory');
+      assert.deepEqual(sideItem.command?.arguments, [node.suggestion.a.id]);
 
-    const listed = await vscode.commands.executeCommand<Suggestion[]>('agentMemory.showSuggestions');
-    assert.ok(listed.some((s) => s.id === node.suggestion.id));
-    assert.deepEqual(await vscode.commands.executeCommand('agentMemory.rejectSuggestion', node), { id: node.suggestion.id });
-    assert.ok(!(await api.views.suggestions.getChildren()).some((n) => n.kind === 'suggestion' && n.suggestion.id === node.suggestion.id), 'gone after reject');
+      const listed = await vscode.commands.executeCommand<Suggestion[]>('agentMemory.showSuggestions');
+      assert.ok(listed.some((s) => s.id === node.suggestion.id));
+      assert.deepEqual(await vscode.commands.executeCommand('agentMemory.rejectSuggestion', node), { id: node.suggestion.id });
+      assert.ok(
+        !(await api.views.suggestions.getChildren()).some((n) => n.kind === 'suggestion' && n.suggestion.id === node.suggestion.id),
+        'gone after reject',
+      );
 
-    const c = await create('Feature branches are deleted automatically after their pull request is merged.');
-    const d = await create('After a pull request is merged its feature branch is deleted automatically.');
-    const s2 = (await api.engine.request('suggestions.list', {})).find((s) => pairOf(s) === [c.id, d.id].sort().join());
-    assert.ok(s2, 'second pair suggested');
-    const merged = await vscode.commands.executeCommand<MemoryRecord>('agentMemory.acceptSuggestion', s2.id);
-    assert.equal(merged.id, s2.a.id, 'A survives');
-    assert.equal(await api.engine.request('memory.get', { id: s2.b.id }), null, 'B merged away');
-    await reload({});
-  }, { timeoutMs: 30_000 });
+      const c = await create('Feature branches are deleted automatically after their pull request is merged.');
+      const d = await create('After a pull request is merged its feature branch is deleted automatically.');
+      const s2 = (await api.engine.request('suggestions.list', {})).find((s) => pairOf(s) === [c.id, d.id].sort().join());
+      assert.ok(s2, 'second pair suggested');
+      const merged = await vscode.commands.executeCommand<MemoryRecord>('agentMemory.acceptSuggestion', s2.id);
+      assert.equal(merged.id, s2.a.id, 'A survives');
+      assert.equal(await api.engine.request('memory.get', { id: s2.b.id }), null, 'B merged away');
+      await reload({});
+    },
+    { timeoutMs: 30_000 },
+  );
 
-  test('Pipeline view: project, mode, worker, queue, reviews, embedder, LLM, health; pause/resume and mode switch', async () => {
-    const roots = await api.views.pipeline.getChildren();
-    const project = info(roots, 'project');
-    assert.equal(project.description, 'github.com/example-org/sample-project');
-    assert.match(project.label, /^Project: /);
-    assert.equal(info(roots, 'mode').label, 'Mode: off');
-    assert.equal(info(roots, 'worker').label, 'Worker: off');
-    assert.match(info(roots, 'queue').description ?? '', /^\d+ pending · \d+ leased · \d+ dead · \d+ completed$/);
-    assert.equal(info(roots, 'reviews').description, '0');
-    assert.match(info(roots, 'embedder').label, /^Embedder: /);
-    assert.match(info(roots, 'llm').label, /^LLM: /);
-    assert.match(info(roots, 'llm').description ?? '', /Ollama not reachable|ready|not installed/);
-    assert.match(info(roots, 'health').description ?? '', /^\d+%$/);
-    assert.equal(info(roots, 'health').children?.length, 4);
+  test(
+    'Pipeline view: project, mode, worker, queue, reviews, embedder, LLM, health; pause/resume and mode switch',
+    async () => {
+      const roots = await api.views.pipeline.getChildren();
+      const project = info(roots, 'project');
+      assert.equal(project.description, 'github.com/example-org/sample-project');
+      assert.match(project.label, /^Project: /);
+      assert.equal(info(roots, 'mode').label, 'Mode: off');
+      assert.equal(info(roots, 'worker').label, 'Worker: off');
+      assert.match(info(roots, 'queue').description ?? '', /^\d+ pending · \d+ leased · \d+ dead · \d+ completed$/);
+      assert.equal(info(roots, 'reviews').description, '0');
+      assert.match(info(roots, 'embedder').label, /^Embedder: /);
+      assert.match(info(roots, 'llm').label, /^LLM: /);
+      assert.match(info(roots, 'llm').description ?? '', /Ollama not reachable|ready|not installed/);
+      assert.match(info(roots, 'health').description ?? '', /^\d+%$/);
+      assert.equal(info(roots, 'health').children?.length, 4);
 
-    const r = await vscode.commands.executeCommand<{ mode: string; status: PipelineStatus }>('agentMemory.switchPipelineMode', 'shadow');
-    assert.equal(r.status.mode, 'shadow');
-    const cfg = vscode.workspace.getConfiguration('agentMemory');
-    assert.equal(cfg.inspect('memory.pipelineV2.enabled')?.workspaceValue, true, 'written to the workspace settings');
-    assert.equal(cfg.inspect('memory.pipelineV2.shadowMode')?.workspaceValue, true);
-    assert.equal(info(await api.views.pipeline.getChildren(), 'mode').label, 'Mode: shadow');
-    // VS Code delivers one settings event per written key, some after the command returned:
-    // none of them may re-apply an in-between state (enabled without shadowMode = controlled).
-    await new Promise((r) => setTimeout(r, 1500));
-    assert.equal((await api.engine.request('pipeline.status', {})).mode, 'shadow', 'still shadow once every settings event has arrived');
-    assert.equal(api.engine.currentInit.settings?.['memory.pipelineV2.shadowMode'], true, 'a crash restart would start in shadow mode too');
+      const r = await vscode.commands.executeCommand<{ mode: string; status: PipelineStatus }>('agentMemory.switchPipelineMode', 'shadow');
+      assert.equal(r.status.mode, 'shadow');
+      const cfg = vscode.workspace.getConfiguration('agentMemory');
+      assert.equal(cfg.inspect('memory.pipelineV2.enabled')?.workspaceValue, true, 'written to the workspace settings');
+      assert.equal(cfg.inspect('memory.pipelineV2.shadowMode')?.workspaceValue, true);
+      assert.equal(info(await api.views.pipeline.getChildren(), 'mode').label, 'Mode: shadow');
+      // VS Code delivers one settings event per written key, some after the command returned:
+      // none of them may re-apply an in-between state (enabled without shadowMode = controlled).
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal((await api.engine.request('pipeline.status', {})).mode, 'shadow', 'still shadow once every settings event has arrived');
+      assert.equal(
+        api.engine.currentInit.settings?.['memory.pipelineV2.shadowMode'],
+        true,
+        'a crash restart would start in shadow mode too',
+      );
 
-    const paused = await vscode.commands.executeCommand<PipelineStatus>('agentMemory.pausePipeline');
-    assert.equal(paused.paused, true);
-    assert.equal(api.engine.currentInit.pipelinePaused, true, 'the next engine start is paused too');
-    const worker = info(await api.views.pipeline.getChildren(), 'worker');
-    assert.equal(worker.label, 'Worker: paused');
-    assert.equal(worker.contextValue, 'pipelineWorker.paused');
-    const resumed = await vscode.commands.executeCommand<PipelineStatus>('agentMemory.resumePipeline');
-    assert.equal(resumed.paused, false);
-    assert.equal((await api.engine.request('pipeline.status', {})).paused, false);
+      const paused = await vscode.commands.executeCommand<PipelineStatus>('agentMemory.pausePipeline');
+      assert.equal(paused.paused, true);
+      assert.equal(api.engine.currentInit.pipelinePaused, true, 'the next engine start is paused too');
+      const worker = info(await api.views.pipeline.getChildren(), 'worker');
+      assert.equal(worker.label, 'Worker: paused');
+      assert.equal(worker.contextValue, 'pipelineWorker.paused');
+      const resumed = await vscode.commands.executeCommand<PipelineStatus>('agentMemory.resumePipeline');
+      assert.equal(resumed.paused, false);
+      assert.equal((await api.engine.request('pipeline.status', {})).paused, false);
 
-    await vscode.commands.executeCommand('agentMemory.switchPipelineMode', 'off');
-    assert.equal((await api.engine.request('pipeline.status', {})).mode, 'off');
-    await new Promise((r) => setTimeout(r, 1500));
-    assert.equal((await api.engine.request('pipeline.status', {})).mode, 'off', 'still off once every settings event has arrived');
-    const bad = await vscode.commands.executeCommand('agentMemory.switchPipelineMode', 'turbo');
-    assert.equal(bad, undefined, 'refused (an error notification), nothing changed');
-    assert.equal((await api.engine.request('pipeline.status', {})).mode, 'off');
-  }, { timeoutMs: 30_000 });
+      await vscode.commands.executeCommand('agentMemory.switchPipelineMode', 'off');
+      assert.equal((await api.engine.request('pipeline.status', {})).mode, 'off');
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal((await api.engine.request('pipeline.status', {})).mode, 'off', 'still off once every settings event has arrived');
+      const bad = await vscode.commands.executeCommand('agentMemory.switchPipelineMode', 'turbo');
+      assert.equal(bad, undefined, 'refused (an error notification), nothing changed');
+      assert.equal((await api.engine.request('pipeline.status', {})).mode, 'off');
+    },
+    { timeoutMs: 30_000 },
+  );
 
-  test('full-mode proposals from the (fake) LLM show as review items; approve via the command; undo', async () => {
-    fake = await FakeOllama.start({ models: ['qwen3:4b'] });
-    await api.engine.request('pipeline.pause', {});
-    await reload({
-      'memory.pipelineV2.enabled': true, 'memory.pipelineV2.allowUpdateDelete': true, 'memory.pipelineV2.ollamaUrl': fake.url,
-      'memory.pipelineV2.workerPollMs': 100, 'memory.auto_merge_threshold': 1,
-    });
-    const target = await create('The CI pipeline for the mobile app lives in Bitrise today.');
-    const src = await create('Mobile notes: the CI pipeline moved off Bitrise last sprint.');
-    fake.enqueue(
-      'generate',
-      { reply: JSON.stringify({ facts: [], entities: [] }) },
-      { reply: JSON.stringify({ facts: [{ content: 'The CI pipeline for the mobile app no longer lives in Bitrise today.', type: 'fact', confidence: 0.9 }], entities: [] }) },
-      { reply: JSON.stringify({ action: 'DELETE', targetId: target.id, confidence: 0.9, reason: 'CI moved elsewhere.' }) },
-    );
-    await vscode.commands.executeCommand('agentMemory.resumePipeline');
-    await until(() => api.engine.request('reviews.list', {}), (l) => l.some((r) => r.targetId === target.id), 'a review for the target');
-    assert.ok(src.id);
+  test(
+    'full-mode proposals from the (fake) LLM show as review items; approve via the command; undo',
+    async () => {
+      fake = await FakeOllama.start({ models: ['qwen3:4b'] });
+      await api.engine.request('pipeline.pause', {});
+      await reload({
+        'memory.pipelineV2.enabled': true,
+        'memory.pipelineV2.allowUpdateDelete': true,
+        'memory.pipelineV2.ollamaUrl': fake.url,
+        'memory.pipelineV2.workerPollMs': 100,
+        'memory.auto_merge_threshold': 1,
+      });
+      const target = await create('The CI pipeline for the mobile app lives in Bitrise today.');
+      const src = await create('Mobile notes: the CI pipeline moved off Bitrise last sprint.');
+      fake.enqueue(
+        'generate',
+        { reply: JSON.stringify({ facts: [], entities: [] }) },
+        {
+          reply: JSON.stringify({
+            facts: [{ content: 'The CI pipeline for the mobile app no longer lives in Bitrise today.', type: 'fact', confidence: 0.9 }],
+            entities: [],
+          }),
+        },
+        { reply: JSON.stringify({ action: 'DELETE', targetId: target.id, confidence: 0.9, reason: 'CI moved elsewhere.' }) },
+      );
+      await vscode.commands.executeCommand('agentMemory.resumePipeline');
+      await until(
+        () => api.engine.request('reviews.list', {}),
+        (l) => l.some((r) => r.targetId === target.id),
+        'a review for the target',
+      );
+      assert.ok(src.id);
 
-    const roots = await until(() => api.views.pipeline.getChildren(), (n) => (info(n, 'reviews').children?.length ?? 0) >= 1, 'review items');
-    const reviews = info(roots, 'reviews');
-    const node = reviews.children!.find((n): n is Extract<PipelineNode, { kind: 'review' }> => n.kind === 'review' && n.review.targetId === target.id)!;
-    const item = api.views.pipeline.getTreeItem(node);
-    assert.equal(item.contextValue, 'pipelineReview');
-    assert.match(String(item.label), /^Delete: The CI pipeline for the mobile app lives in Bitrise/);
-    assert.equal(info(roots, 'llm').description, 'ready', 'the fake Ollama is reachable and has the model');
-    assert.equal(info(roots, 'mode').label, 'Mode: full');
+      const roots = await until(
+        () => api.views.pipeline.getChildren(),
+        (n) => (info(n, 'reviews').children?.length ?? 0) >= 1,
+        'review items',
+      );
+      const reviews = info(roots, 'reviews');
+      const node = reviews.children!.find(
+        (n): n is Extract<PipelineNode, { kind: 'review' }> => n.kind === 'review' && n.review.targetId === target.id,
+      )!;
+      const item = api.views.pipeline.getTreeItem(node);
+      assert.equal(item.contextValue, 'pipelineReview');
+      assert.match(String(item.label), /^Delete: The CI pipeline for the mobile app lives in Bitrise/);
+      assert.equal(info(roots, 'llm').description, 'ready', 'the fake Ollama is reachable and has the model');
+      assert.equal(info(roots, 'mode').label, 'Mode: full');
 
-    const approved = await vscode.commands.executeCommand<{ status: string; historyId: string }>('agentMemory.approveReview', node);
-    assert.equal(approved.status, 'deleted');
-    assert.equal(await api.engine.request('memory.get', { id: target.id }), null);
-    const undone = await vscode.commands.executeCommand<{ undone: string; memory: MemoryRecord }>('agentMemory.undoPipelineChange', approved.historyId);
-    assert.equal(undone.undone, 'deleted');
-    assert.equal((await api.engine.request('memory.get', { id: target.id }))?.content, 'The CI pipeline for the mobile app lives in Bitrise today.');
-    await reload({});
-  }, { timeoutMs: 45_000 });
+      const approved = await vscode.commands.executeCommand<{ status: string; historyId: string }>('agentMemory.approveReview', node);
+      assert.equal(approved.status, 'deleted');
+      assert.equal(await api.engine.request('memory.get', { id: target.id }), null);
+      const undone = await vscode.commands.executeCommand<{ undone: string; memory: MemoryRecord }>(
+        'agentMemory.undoPipelineChange',
+        approved.historyId,
+      );
+      assert.equal(undone.undone, 'deleted');
+      assert.equal(
+        (await api.engine.request('memory.get', { id: target.id }))?.content,
+        'The CI pipeline for the mobile app lives in Bitrise today.',
+      );
+      await reload({});
+    },
+    { timeoutMs: 45_000 },
+  );
 
-  test('Ingest File into Memory and Open Store Folder', async () => {
-    const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-    const file = path.join(root, 'docs-ingest-e2e.md');
-    fs.writeFileSync(file, Array.from({ length: 4 }, (_, i) => `Runbook step ${i}: restart the queue consumer ${i} and check the dead-letter topic before paging.`).join('\n\n'));
-    try {
-      const r = await vscode.commands.executeCommand<DocumentIngestResult>('agentMemory.ingestFile', vscode.Uri.file(file));
-      assert.equal(r.status, 'done', JSON.stringify(r));
-      assert.ok(r.chunkCount >= 1);
-      assert.equal((await api.engine.request('memory.get', { id: r.memoryIds[0]! }))?.type, 'document_chunk');
-    } finally {
-      fs.rmSync(file, { force: true });
-    }
-    const missing = await vscode.commands.executeCommand('agentMemory.ingestFile', path.join(root, 'no-such-file.md'));
-    assert.equal(missing, undefined, 'refused with an error notification');
+  test(
+    'Ingest File into Memory and Open Store Folder',
+    async () => {
+      const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+      const file = path.join(root, 'docs-ingest-e2e.md');
+      fs.writeFileSync(
+        file,
+        Array.from(
+          { length: 4 },
+          (_, i) => `Runbook step ${i}: restart the queue consumer ${i} and check the dead-letter topic before paging.`,
+        ).join('\n\n'),
+      );
+      try {
+        const r = await vscode.commands.executeCommand<DocumentIngestResult>('agentMemory.ingestFile', vscode.Uri.file(file));
+        assert.equal(r.status, 'done', JSON.stringify(r));
+        assert.ok(r.chunkCount >= 1);
+        assert.equal((await api.engine.request('memory.get', { id: r.memoryIds[0]! }))?.type, 'document_chunk');
+      } finally {
+        fs.rmSync(file, { force: true });
+      }
+      const missing = await vscode.commands.executeCommand('agentMemory.ingestFile', path.join(root, 'no-such-file.md'));
+      assert.equal(missing, undefined, 'refused with an error notification');
 
-    const store = await vscode.commands.executeCommand<{ dir: string; action: string }>('agentMemory.openStoreFolder');
-    assert.equal(store.dir, (await api.engine.request('stats', {})).project.dir);
-    assert.ok(fs.existsSync(store.dir));
-    assert.equal(store.action, vscode.env.uiKind === vscode.UIKind.Web ? 'offered' : 'revealed');
-  }, { timeoutMs: 30_000 });
+      const store = await vscode.commands.executeCommand<{ dir: string; action: string }>('agentMemory.openStoreFolder');
+      assert.equal(store.dir, (await api.engine.request('stats', {})).project.dir);
+      assert.ok(fs.existsSync(store.dir));
+      assert.equal(store.action, vscode.env.uiKind === vscode.UIKind.Web ? 'offered' : 'revealed');
+    },
+    { timeoutMs: 30_000 },
+  );
 });

@@ -16,11 +16,14 @@ const XSS_ENTITY = '<img src=x onerror="window.__pwned=1"><script>window.__pwned
 
 /** What the fake model extracts, chosen by a word of the memory. */
 const EXTRACTIONS = [
-  ['Kafka', [
-    { source: 'Billing Service', relationship: 'publishes to', target: 'Kafka', confidence: 0.9 },
-    { source: 'Platform Team', relationship: 'owns', target: 'Kafka', confidence: 0.8 },
-    { source: XSS_ENTITY, relationship: 'uses', target: 'Kafka', confidence: 0.7 },
-  ]],
+  [
+    'Kafka',
+    [
+      { source: 'Billing Service', relationship: 'publishes to', target: 'Kafka', confidence: 0.9 },
+      { source: 'Platform Team', relationship: 'owns', target: 'Kafka', confidence: 0.8 },
+      { source: XSS_ENTITY, relationship: 'uses', target: 'Kafka', confidence: 0.7 },
+    ],
+  ],
   ['checkout', [{ source: 'Checkout Flow', relationship: 'calls', target: 'Billing Service', confidence: 0.9 }]],
 ];
 
@@ -29,18 +32,29 @@ async function fakeOllama() {
   const calls = [];
   const server = createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => { body += c; });
+    req.on('data', (c) => {
+      body += c;
+    });
     req.on('end', () => {
       calls.push(req.url);
-      const json = (o) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(o)); };
+      const json = (o) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(o));
+      };
       if (req.url === '/api/tags') return json({ models: [{ name: MODEL, model: MODEL, size: 1, digest: 'x', details: {} }] });
       if (req.url === '/api/show') return json({ details: { family: 'qwen3' }, model_info: {} });
       if (req.url === '/api/generate') {
         const prompt = String(JSON.parse(body || '{}').prompt ?? '');
         const found = EXTRACTIONS.find(([word]) => prompt.includes(word));
-        return json({ model: MODEL, created_at: new Date().toISOString(), done: true, response: JSON.stringify({ facts: [], entities: found ? found[1] : [] }) });
+        return json({
+          model: MODEL,
+          created_at: new Date().toISOString(),
+          done: true,
+          response: JSON.stringify({ facts: [], entities: found ? found[1] : [] }),
+        });
       }
-      res.writeHead(404); res.end('{}');
+      res.writeHead(404);
+      res.end('{}');
     });
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
@@ -72,7 +86,9 @@ async function deleteMemory(page, text) {
 
 async function openGraph(page) {
   await runCommand(page, 'Agent Memory: Open Memory Graph');
-  return findFrame(page, async (f) => (await f.locator('#canvas').count()) > 0 && (await f.locator('#minMentions').count()) > 0, { timeoutMs: 30000 });
+  return findFrame(page, async (f) => (await f.locator('#canvas').count()) > 0 && (await f.locator('#minMentions').count()) > 0, {
+    timeoutMs: 30000,
+  });
 }
 
 /** Names of the nodes cytoscape holds (the canvas has no DOM per node). */
@@ -90,11 +106,18 @@ async function clickNode(frame, label) {
 }
 
 export const tests = {
-  async 'knowledge graph: entities drawn, click an entity to see its memories, open one; HTML in names stays inert'({ page, screenshot, workspace }) {
+  async 'knowledge graph: entities drawn, click an entity to see its memories, open one; HTML in names stays inert'({
+    page,
+    screenshot,
+    workspace,
+  }) {
     const ollama = await fakeOllama();
     const agentYaml = join(workspace, 'agent.yaml');
     try {
-      writeFileSync(agentYaml, `memory:\n  pipelineV2:\n    enabled: true\n    graphEnabled: true\n    ollamaUrl: ${ollama.url}\n    workerPollMs: 200\n`);
+      writeFileSync(
+        agentYaml,
+        `memory:\n  pipelineV2:\n    enabled: true\n    graphEnabled: true\n    ollamaUrl: ${ollama.url}\n    workerPollMs: 200\n`,
+      );
       // The extension reloads its configuration when agent.yaml appears: give it a moment.
       await page.waitForTimeout(3000);
       await addMemory(page, 'The billing service publishes invoices to Kafka; the Kafka topics are owned by the platform team.');
@@ -143,7 +166,11 @@ export const tests = {
       const title = graph.locator('#sideTitle', { hasText: 'inert-entity' });
       await title.waitFor({ timeout: 15000 });
       assert.equal(await title.textContent(), XSS_ENTITY, 'the name is shown as the literal text');
-      assert.equal(await graph.evaluate(() => document.querySelectorAll('body img, body b, #side script, #canvas script').length), 0, 'no element was created from the name');
+      assert.equal(
+        await graph.evaluate(() => document.querySelectorAll('body img, body b, #side script, #canvas script').length),
+        0,
+        'no element was created from the name',
+      );
       assert.equal(await graph.evaluate(() => window.__pwned), undefined, 'no script ran');
       await screenshot('xss-entity');
 
@@ -169,29 +196,54 @@ export const tests = {
     await graph.locator('#status', { hasText: /Drawn in|No memories|No entity/ }).waitFor({ timeout: 30000 });
     // The panel's own message path (window 'message' → render), fed a synthetic graph: this
     // measures the webview (cytoscape create + layout + first render), not the engine.
-    const result = await graph.evaluate(() => new Promise((resolve) => {
-      let seed = 42;
-      const rnd = () => (seed = (seed * 1664525 + 1013904223) % 4294967296) / 4294967296;
-      const types = ['service', 'library', 'person', 'file', 'concept'];
-      const nodes = Array.from({ length: 3000 }, (_, i) => ({ id: `n${i}`, name: `Entity ${i}`, type: types[i % 5], mentions: 1 + Math.floor(rnd() * rnd() * 40) }));
-      const edges = [];
-      for (let j = 0; edges.length < 6000; j++) {
-        const a = Math.floor(rnd() * 3000), b = Math.floor(rnd() * rnd() * 3000);
-        if (a !== b) edges.push({ id: `r${j}`, from: `n${a}`, to: `n${b}`, type: 'uses', confidence: 0.8, mentions: 1 });
-      }
-      const data = { mode: 'entities', nodes, edges, truncated: false, types: types.map((type) => ({ type, count: 600 })), totalEntities: 3000 };
-      const status = document.getElementById('status');
-      const t0 = performance.now();
-      const obs = new MutationObserver(() => {
-        if (/^3000 of 3000 entities.*Drawn in/.test(status.textContent)) {
-          obs.disconnect();
-          resolve({ wallMs: Math.round(performance.now() - t0), drawMs: window.agentMemoryGraph.lastDrawMs(), timings: window.agentMemoryGraph.timings, nodes: window.agentMemoryGraph.cy.nodes().length, edges: window.agentMemoryGraph.cy.edges().length, status: status.textContent });
-        }
-      });
-      obs.observe(status, { childList: true, characterData: true, subtree: true });
-      window.dispatchEvent(new MessageEvent('message', { data: { type: 'graph', data } }));
-    }));
-    console.log(`      measurement: 3,000 entities / 6,000 relations drawn in ${result.drawMs} ms (create ${result.timings.create} ms, layout ${result.timings.layout} ms, first render ${result.timings.render} ms)`);
+    const result = await graph.evaluate(
+      () =>
+        new Promise((resolve) => {
+          let seed = 42;
+          const rnd = () => (seed = (seed * 1664525 + 1013904223) % 4294967296) / 4294967296;
+          const types = ['service', 'library', 'person', 'file', 'concept'];
+          const nodes = Array.from({ length: 3000 }, (_, i) => ({
+            id: `n${i}`,
+            name: `Entity ${i}`,
+            type: types[i % 5],
+            mentions: 1 + Math.floor(rnd() * rnd() * 40),
+          }));
+          const edges = [];
+          for (let j = 0; edges.length < 6000; j++) {
+            const a = Math.floor(rnd() * 3000),
+              b = Math.floor(rnd() * rnd() * 3000);
+            if (a !== b) edges.push({ id: `r${j}`, from: `n${a}`, to: `n${b}`, type: 'uses', confidence: 0.8, mentions: 1 });
+          }
+          const data = {
+            mode: 'entities',
+            nodes,
+            edges,
+            truncated: false,
+            types: types.map((type) => ({ type, count: 600 })),
+            totalEntities: 3000,
+          };
+          const status = document.getElementById('status');
+          const t0 = performance.now();
+          const obs = new MutationObserver(() => {
+            if (/^3000 of 3000 entities.*Drawn in/.test(status.textContent)) {
+              obs.disconnect();
+              resolve({
+                wallMs: Math.round(performance.now() - t0),
+                drawMs: window.agentMemoryGraph.lastDrawMs(),
+                timings: window.agentMemoryGraph.timings,
+                nodes: window.agentMemoryGraph.cy.nodes().length,
+                edges: window.agentMemoryGraph.cy.edges().length,
+                status: status.textContent,
+              });
+            }
+          });
+          obs.observe(status, { childList: true, characterData: true, subtree: true });
+          window.dispatchEvent(new MessageEvent('message', { data: { type: 'graph', data } }));
+        }),
+    );
+    console.log(
+      `      measurement: 3,000 entities / 6,000 relations drawn in ${result.drawMs} ms (create ${result.timings.create} ms, layout ${result.timings.layout} ms, first render ${result.timings.render} ms)`,
+    );
     assert.equal(result.nodes, 3000);
     assert.equal(result.edges, 6000);
     await screenshot('3000-nodes');

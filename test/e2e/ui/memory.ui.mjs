@@ -11,7 +11,11 @@ function webviewFrame(page, selector) {
 
 /** Labels of the graph panel's nodes (cytoscape: no DOM per node), once one matches `re`. */
 async function graphLabels(graph, re) {
-  await graph.waitForFunction((src) => window.agentMemoryGraph?.cy.nodes().some((n) => new RegExp(src).test(String(n.data('label')))), re.source, { timeout: 20000 });
+  await graph.waitForFunction(
+    (src) => window.agentMemoryGraph?.cy.nodes().some((n) => new RegExp(src).test(String(n.data('label')))),
+    re.source,
+    { timeout: 20000 },
+  );
   return graph.evaluate(() => window.agentMemoryGraph.cy.nodes().map((n) => String(n.data('label'))));
 }
 
@@ -56,7 +60,10 @@ export const tests = {
     const graph = await webviewFrame(page, '#canvas');
     // No knowledge graph here (graphEnabled off): the panel draws memories and says why.
     const labels = await graphLabels(graph, /staging database/);
-    assert.ok(labels.some((l) => /staging database/.test(l)), labels.join(' | '));
+    assert.ok(
+      labels.some((l) => /staging database/.test(l)),
+      labels.join(' | '),
+    );
     await graph.locator('#notice', { hasText: 'enable memory.pipelineV2.graphEnabled' }).waitFor({ state: 'visible', timeout: 10000 });
     await screenshot('graph-panel');
 
@@ -75,7 +82,11 @@ export const tests = {
     const content = search.locator('.result .content', { hasText: 'inert-probe' }).first();
     await content.waitFor({ state: 'visible', timeout: 20000 });
     assert.equal(await content.textContent(), XSS, 'shown as the literal text');
-    assert.equal(await search.evaluate(() => document.querySelectorAll('#results img, #results script, #results b').length), 0, 'no element was created from memory text');
+    assert.equal(
+      await search.evaluate(() => document.querySelectorAll('#results img, #results script, #results b').length),
+      0,
+      'no element was created from memory text',
+    );
     assert.equal(await search.evaluate(() => window.__pwned), undefined, 'no script ran');
     await screenshot('xss-search');
 
@@ -83,7 +94,10 @@ export const tests = {
     const graph = await webviewFrame(page, '#canvas');
     // The graph is painted on a canvas (cytoscape): the label is data, drawn as text.
     const labels = await graphLabels(graph, /^<img src=x onerror=/);
-    assert.ok(labels.some((l) => /^<img src=x onerror=/.test(l)), labels.join(' | '));
+    assert.ok(
+      labels.some((l) => /^<img src=x onerror=/.test(l)),
+      labels.join(' | '),
+    );
     assert.equal(await graph.evaluate(() => document.querySelectorAll('body img, body b, #canvas script, #side script').length), 0);
     assert.equal(await graph.evaluate(() => window.__pwned), undefined);
     await screenshot('xss-graph');
@@ -105,9 +119,13 @@ export const tests = {
     await page.keyboard.type('@', { delay: 100 });
     await page.keyboard.press('Control+Space');
     const rows = page.locator('.suggest-widget .monaco-list-row');
-    await rows.filter({ hasText: /^@memory$/ }).first().waitFor({ state: 'visible', timeout: 15000 });
+    await rows
+      .filter({ hasText: /^@memory$/ })
+      .first()
+      .waitFor({ state: 'visible', timeout: 15000 });
     const offered = await rows.allInnerTexts();
-    for (const name of ['@memory', '@memorySearch', '@memorySave']) assert.ok(offered.includes(name), `${name} is offered: ${offered.join(', ')}`);
+    for (const name of ['@memory', '@memorySearch', '@memorySave'])
+      assert.ok(offered.includes(name), `${name} is offered: ${offered.join(', ')}`);
     await screenshot('chat-suggestions');
     await page.keyboard.press('Escape');
     await page.keyboard.type('memory who writes the release notes?', { delay: 20 });

@@ -9,12 +9,31 @@ import { findFrame, openViewContainer, runCommand, waitForNotification } from '.
 
 const HEADER = { format: 'agent-memory-jsonl', version: 1, exportedAt: '2026-01-01T00:00:00.000Z', projectId: 'e2e', count: 3 };
 const MEMORIES = [
-  { title: 'Wallaby keyboard decision', type: 'decision', tags: ['ui-nav'], importance: 0.7, createdAt: '2024-02-01T10:00:00.000Z',
-    content: 'Wallaby panel: keyboard navigation uses the arrow keys, Enter opens and Delete asks first.' },
-  { title: 'Wallaby flaky spec fix', type: 'fix', tags: ['ui-nav', 'flaky'], importance: 0.5, createdAt: '2025-06-01T10:00:00.000Z',
-    content: 'Wallaby fix: the flaky wallaby spec waited on a timer; it now waits for the answer instead.' },
-  { title: 'Wallaby region fact', type: 'fact', scope: 'global', tags: ['ui-nav'], importance: 0.4, createdAt: '2026-01-15T10:00:00.000Z',
-    content: 'Wallaby fact: the wallaby service runs in eu-central-1 with two replicas.' },
+  {
+    title: 'Wallaby keyboard decision',
+    type: 'decision',
+    tags: ['ui-nav'],
+    importance: 0.7,
+    createdAt: '2024-02-01T10:00:00.000Z',
+    content: 'Wallaby panel: keyboard navigation uses the arrow keys, Enter opens and Delete asks first.',
+  },
+  {
+    title: 'Wallaby flaky spec fix',
+    type: 'fix',
+    tags: ['ui-nav', 'flaky'],
+    importance: 0.5,
+    createdAt: '2025-06-01T10:00:00.000Z',
+    content: 'Wallaby fix: the flaky wallaby spec waited on a timer; it now waits for the answer instead.',
+  },
+  {
+    title: 'Wallaby region fact',
+    type: 'fact',
+    scope: 'global',
+    tags: ['ui-nav'],
+    importance: 0.4,
+    createdAt: '2026-01-15T10:00:00.000Z',
+    content: 'Wallaby fact: the wallaby service runs in eu-central-1 with two replicas.',
+  },
 ];
 
 function webviewFrame(page, selector) {
@@ -26,14 +45,22 @@ const titles = (frame) => frame.locator('#results .result .title').allInnerTexts
 
 /** Waits until the status line says the answer for the current query and filters arrived. */
 async function answered(frame) {
-  await frame.locator('#status', { hasText: /^\d+ results? \(|^No memory matches|later than/ }).waitFor({ state: 'visible', timeout: 20000 });
+  await frame
+    .locator('#status', { hasText: /^\d+ results? \(|^No memory matches|later than/ })
+    .waitFor({ state: 'visible', timeout: 20000 });
 }
 
 /** Waits until exactly these results (any order) are shown: the answer to the latest filters. */
 async function expectTitles(frame, expected) {
   await answered(frame);
   const want = [...expected].sort();
-  await frame.waitForFunction((w) => JSON.stringify([...document.querySelectorAll('#results .result .title')].map((e) => e.textContent).sort()) === JSON.stringify(w), want, { timeout: 20000 })
+  await frame
+    .waitForFunction(
+      (w) =>
+        JSON.stringify([...document.querySelectorAll('#results .result .title')].map((e) => e.textContent).sort()) === JSON.stringify(w),
+      want,
+      { timeout: 20000 },
+    )
     .catch(async () => assert.deepEqual((await titles(frame)).sort(), want));
 }
 
@@ -45,12 +72,20 @@ async function expectTitles(frame, expected) {
 async function choosePath(page, file) {
   const box = page.locator('.quick-input-widget input');
   await box.waitFor({ state: 'visible', timeout: 10000 });
-  await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '').endsWith('/'), undefined, { timeout: 10000 });
+  await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '').endsWith('/'), undefined, {
+    timeout: 10000,
+  });
   const name = file.split('/').pop();
   for (let attempt = 0; ; attempt++) {
     await box.fill(file);
-    const listed = await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first()
-      .waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false);
+    const listed = await page
+      .locator('.quick-input-list .monaco-list-row', { hasText: name })
+      .first()
+      .waitFor({ state: 'visible', timeout: 5000 })
+      .then(
+        () => true,
+        () => false,
+      );
     if (listed && (await box.inputValue()) === file) break;
     if (attempt >= 4) throw new Error(`the open dialog did not take the path ${file} (box: ${await box.inputValue()})`);
   }
@@ -58,14 +93,18 @@ async function choosePath(page, file) {
   await box.waitFor({ state: 'hidden', timeout: 10000 });
 }
 
-const selectedIndex = (frame) => frame.evaluate(() => [...document.querySelectorAll('#results .result')].findIndex((e) => e.getAttribute('aria-selected') === 'true'));
+const selectedIndex = (frame) =>
+  frame.evaluate(() => [...document.querySelectorAll('#results .result')].findIndex((e) => e.getAttribute('aria-selected') === 'true'));
 
 export const tests = {
   async 'import JSONL, then filters and keyboard navigation in the search panel'({ page, screenshot, workspace }) {
     const dir = join(workspace, 'e2e-search');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'wallaby.jsonl');
-    writeFileSync(file, [JSON.stringify(HEADER), ...MEMORIES.map((m) => JSON.stringify(m)), '{"content": "a truncated line'].join('\n') + '\n');
+    writeFileSync(
+      file,
+      [JSON.stringify(HEADER), ...MEMORIES.map((m) => JSON.stringify(m)), '{"content": "a truncated line'].join('\n') + '\n',
+    );
 
     // Import through the palette and the open dialog (code-server's simple dialog: a path box).
     await runCommand(page, 'Agent Memory: Import Memories (JSONL or JSON)…');
@@ -80,10 +119,17 @@ export const tests = {
     await query.fill('wallaby');
     await answered(frame);
     const shown = await titles(frame);
-    assert.deepEqual(shown.slice(0, 3).sort(), MEMORIES.map((m) => m.title).sort(), `the three wallaby memories come first: ${shown.join(' | ')}`);
+    assert.deepEqual(
+      shown.slice(0, 3).sort(),
+      MEMORIES.map((m) => m.title).sort(),
+      `the three wallaby memories come first: ${shown.join(' | ')}`,
+    );
     // The full score breakdown and the match type on every result.
     const first = frame.locator('#results .result').first();
-    assert.match(await first.locator('.score').innerText(), /^final \d\.\d\d\s+text (\d\.\d\d|—)\s+vector (\d\.\d\d|—)\s+graph (\d\.\d\d|—)$/);
+    assert.match(
+      await first.locator('.score').innerText(),
+      /^final \d\.\d\d\s+text (\d\.\d\d|—)\s+vector (\d\.\d\d|—)\s+graph (\d\.\d\d|—)$/,
+    );
     assert.match(await first.locator('.match').innerText(), /^(hybrid|keyword|vector)$/);
     await screenshot('results');
 
@@ -183,7 +229,8 @@ export const tests = {
     const menu = page.locator('.context-view .monaco-menu');
     await menu.waitFor({ state: 'visible', timeout: 10000 });
     const entries = await menu.locator('.action-label').allInnerTexts();
-    for (const e of ['Copy Memory Content', 'Open in Search Panel', 'Edit Memory…', 'Delete Memory']) assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
+    for (const e of ['Copy Memory Content', 'Open in Search Panel', 'Edit Memory…', 'Delete Memory'])
+      assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
     await screenshot('tree-context-menu');
     await page.keyboard.press('Escape');
     await header.hover();

@@ -100,15 +100,19 @@ export const tests = {
   async 'an invalid agent.yaml gives a Problems entry at the right line, one notification, a warning status bar'(t) {
     const { page, screenshot, workspace } = t;
     const file = join(workspace, 'agent.yaml');
-    const yaml = ['# Agent Memory settings of this project', 'memory:', '  default_ttl: soon', 'search:', '  vector_weight: 0.5', '']
-      .join('\n');
+    const yaml = ['# Agent Memory settings of this project', 'memory:', '  default_ttl: soon', 'search:', '  vector_weight: 0.5', ''].join(
+      '\n',
+    );
     try {
       writeFileSync(file, yaml);
       const toast = await waitForNotification(page, 'agent.yaml has 1 problem', { timeoutMs: 30000 });
       assert.match(await toast.innerText(), /memory\.default_ttl.*\(line 3\)/s);
       assert.match(await toast.innerText(), /Open agent\.yaml/);
       // The warning state shows once the engine is ready (it may still be starting in a long run).
-      const warning = page.locator('.statusbar-item', { hasText: 'Memory' }).filter({ has: page.locator('.codicon-warning') }).first();
+      const warning = page
+        .locator('.statusbar-item', { hasText: 'Memory' })
+        .filter({ has: page.locator('.codicon-warning') })
+        .first();
       await warning.waitFor({ state: 'visible', timeout: 30000 });
       await screenshot('notification');
 

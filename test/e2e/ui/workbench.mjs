@@ -28,7 +28,10 @@ export async function runCommand(page, title, { timeoutMs = 30000 } = {}) {
     } catch (e) {
       if (Date.now() - t0 > timeoutMs) throw new Error(`command "${title}" not found in the palette: ${e.message}`);
       // Focus may still be elsewhere right after start-up: click into the editor area.
-      await page.locator('.monaco-workbench .part.editor').click({ trial: false }).catch(() => {});
+      await page
+        .locator('.monaco-workbench .part.editor')
+        .click({ trial: false })
+        .catch(() => {});
     }
   }
   await row.click();
@@ -77,8 +80,12 @@ export async function addMemoryFromPalette(page, text) {
 
 /** Clicks a button of the open quick input's title bar by the start of its tooltip (e.g. "Save now", "Back"). */
 export async function clickQuickInputButton(page, tooltip, { timeoutMs = 10000 } = {}) {
-  const button = page.locator(`.quick-input-widget .quick-input-titlebar .action-label[aria-label^="${tooltip}"], ` +
-    `.quick-input-widget .quick-input-header .action-label[aria-label^="${tooltip}"]`).first();
+  const button = page
+    .locator(
+      `.quick-input-widget .quick-input-titlebar .action-label[aria-label^="${tooltip}"], ` +
+        `.quick-input-widget .quick-input-header .action-label[aria-label^="${tooltip}"]`,
+    )
+    .first();
   await button.waitFor({ state: 'visible', timeout: timeoutMs });
   await button.click();
 }
