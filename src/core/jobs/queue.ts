@@ -23,32 +23,41 @@ export interface Job {
   createdAt: string;
 }
 
+/** A text or number column as a string; a column of another type (a blob) is a corrupt row. */
+function sqlText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  throw new TypeError(`memory_jobs: expected a text column, got ${v === null ? 'null' : typeof v}`);
+}
+
+function nullableText(v: unknown): string | null {
+  return v == null ? null : sqlText(v);
+}
+
+/** A JSON column, or `fallback` when it is empty or does not parse. */
+function parseJsonColumn(v: unknown, fallback: unknown): unknown {
+  if (v == null) return fallback;
+  try {
+    return JSON.parse(sqlText(v));
+  } catch {
+    return fallback;
+  }
+}
+
 function toJob(r: Record<string, unknown>): Job {
-  let payload: Record<string, unknown> = {};
-  try {
-    payload = JSON.parse(String(r.payload_json ?? '{}')) as Record<string, unknown>;
-  } catch {
-    payload = {};
-  }
-  let result: unknown = null;
-  try {
-    result = r.result_json == null ? null : JSON.parse(String(r.result_json));
-  } catch {
-    result = null;
-  }
   return {
     id: String(r.id),
     jobType: String(r.job_type),
-    memoryId: r.memory_id == null ? null : String(r.memory_id),
-    documentId: r.document_id == null ? null : String(r.document_id),
-    payload,
+    memoryId: nullableText(r.memory_id),
+    documentId: nullableText(r.document_id),
+    payload: parseJsonColumn(r.payload_json, {}) as Record<string, unknown>,
     status: String(r.status) as JobStatus,
     attempts: Number(r.attempts),
     maxAttempts: Number(r.max_attempts),
-    leasedAt: r.leased_at == null ? null : String(r.leased_at),
-    leasedBy: r.leased_by == null ? null : String(r.leased_by),
-    lastError: r.last_error == null ? null : String(r.last_error),
-    result,
+    leasedAt: nullableText(r.leased_at),
+    leasedBy: nullableText(r.leased_by),
+    lastError: nullableText(r.last_error),
+    result: parseJsonColumn(r.result_json, null),
     createdAt: String(r.created_at),
   };
 }
@@ -61,8 +70,14 @@ export function getJob(store: Store, id: string): Job | undefined {
 export function listJobs(store: Store, filter: { status?: JobStatus; type?: string } = {}): Job[] {
   const where: string[] = [];
   const params: string[] = [];
-  if (filter.status) (where.push('status = ?'), params.push(filter.status));
-  if (filter.type) (where.push('job_type = ?'), params.push(filter.type));
+  if (filter.status) {
+    where.push('status = ?');
+    params.push(filter.status);
+  }
+  if (filter.type) {
+    where.push('job_type = ?');
+    params.push(filter.type);
+  }
   return store
     .all(`SELECT * FROM memory_jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, rowid`, params)
     .map(toJob);
