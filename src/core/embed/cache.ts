@@ -137,7 +137,7 @@ export class CachedEmbedder implements Embedder {
 
   async embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]> {
     const space = this.inner.space;
-    const result: Float32Array[] = new Array(texts.length);
+    const result: Float32Array[] = new Array<Float32Array>(texts.length);
     const waits: Promise<void>[] = [];
     const missTexts: string[] = [];
     const missKeys: string[] = [];

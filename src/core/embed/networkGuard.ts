@@ -6,12 +6,12 @@
  * `initModel()` downloads from tfhub.dev). Module objects are per thread, so installing it in a
  * worker does not affect the thread that started the worker.
  */
-// `import x = require()` (not `import * as`): the guard must patch the real module objects,
-// not the namespace copies that esModuleInterop would create.
-import http = require('node:http');
-import https = require('node:https');
-import net = require('node:net');
-import tls = require('node:tls');
+// Default imports (not `import * as`): the guard must patch the real module objects, not the
+// namespace copies that esModuleInterop would create; the default import is the module itself.
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import tls from 'node:tls';
 
 export interface NetworkAttempt {
   /** Which API was called, e.g. `fetch`, `http.request`, `net.Socket.connect`. */
@@ -34,6 +34,13 @@ export interface NetworkGuard {
 
 let installed: { attempts: NetworkAttempt[] } | undefined;
 
+/** A host, path or port as text (they are strings or numbers; anything else by its type). */
+function scalar(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  return v === null ? 'null' : `[${typeof v}]`;
+}
+
 function describe(arg: unknown): string {
   if (typeof arg === 'string') return arg;
   if (arg instanceof URL) return arg.href;
@@ -42,8 +49,8 @@ function describe(arg: unknown): string {
     if (typeof o.url === 'string') return o.url; // Request
     if (typeof o.href === 'string') return o.href;
     const host = o.hostname ?? o.host ?? o.path;
-    if (host !== undefined) return `${String(host)}${o.port !== undefined ? `:${String(o.port)}` : ''}`;
-    if (o.port !== undefined) return `port ${String(o.port)}`;
+    if (host !== undefined) return `${scalar(host)}${o.port !== undefined ? `:${scalar(o.port)}` : ''}`;
+    if (o.port !== undefined) return `port ${scalar(o.port)}`;
   }
   if (typeof arg === 'number') return `port ${arg}`;
   return String(arg);
@@ -54,10 +61,13 @@ export function installNetworkGuard(): NetworkGuard {
   if (installed) return installed;
   const state = { attempts: [] as NetworkAttempt[] };
   installed = state;
-  const block = (api: string, target: unknown): never => {
+  const record = (api: string, target: unknown): NetworkBlockedError => {
     const attempt = { api, target: describe(target) };
     state.attempts.push(attempt);
-    throw new NetworkBlockedError(attempt);
+    return new NetworkBlockedError(attempt);
+  };
+  const block = (api: string, target: unknown): never => {
+    throw record(api, target);
   };
   const patch = (obj: object, key: string, api: string): void => {
     Object.defineProperty(obj, key, {
@@ -67,13 +77,7 @@ export function installNetworkGuard(): NetworkGuard {
     });
   };
 
-  const blockedFetch = (input: unknown): Promise<never> => {
-    try {
-      return block('fetch', input);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  };
+  const blockedFetch = (input: unknown): Promise<never> => Promise.reject(record('fetch', input));
   Object.defineProperty(globalThis, 'fetch', { configurable: true, writable: true, value: blockedFetch });
   patch(http, 'request', 'http.request');
   patch(http, 'get', 'http.get');

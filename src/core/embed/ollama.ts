@@ -24,6 +24,11 @@ export function canonicalModelName(model: string): string {
   return m.endsWith(':latest') ? m.slice(0, -':latest'.length) : m;
 }
 
+/** What is known of a model by its family name (dimension 0 and no prefixes for an unlisted one). */
+function knownModel(model: string): { dimension: number; documentPrefix: string; queryPrefix: string } {
+  return KNOWN_MODELS[model.split(':')[0]!] ?? { dimension: 0, documentPrefix: '', queryPrefix: '' };
+}
+
 export interface OllamaEmbedderOptions {
   /** Ollama URL; the port is always made explicit. Default `http://127.0.0.1:11434`. */
   host?: string;
@@ -95,10 +100,10 @@ export class OllamaEmbedder implements Embedder {
     this.host = normalizeOllamaHost(options.host);
     this.model = canonicalModelName(options.model ?? DEFAULT_OLLAMA_EMBED_MODEL);
     this.id = `ollama:${this.model}`;
-    const known = KNOWN_MODELS[this.model.split(':')[0]!];
-    this.dim = options.dimension ?? known?.dimension ?? 0;
-    this.documentPrefix = options.documentPrefix ?? known?.documentPrefix ?? '';
-    this.queryPrefix = options.queryPrefix ?? known?.queryPrefix ?? '';
+    const known = knownModel(this.model);
+    this.dim = options.dimension ?? known.dimension;
+    this.documentPrefix = options.documentPrefix ?? known.documentPrefix;
+    this.queryPrefix = options.queryPrefix ?? known.queryPrefix;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.probeTimeoutMs = options.probeTimeoutMs ?? 3_000;
     this.pullTimeoutMs = options.pullTimeoutMs ?? 30 * 60_000;
@@ -165,7 +170,7 @@ export class OllamaEmbedder implements Embedder {
       if (row.length !== this.dim) throw bad(`vector ${i} has ${row.length} dimensions, expected ${this.dim}`);
       const v = new Float32Array(row.length);
       for (let j = 0; j < row.length; j++) {
-        const x = row[j];
+        const x: unknown = row[j];
         if (typeof x !== 'number' || !Number.isFinite(x)) throw bad(`vector ${i} holds a non-number`);
         v[j] = x;
       }

@@ -15,20 +15,32 @@ export const DEFAULT_OLLAMA_PORT = '11434';
 
 export type OllamaErrorCode = 'unreachable' | 'connection' | 'timeout' | 'http' | 'bad-response';
 
+export interface OllamaErrorDetails {
+  /** HTTP status for `code === 'http'`. */
+  status?: number;
+  /** First 200 characters of the error body for `code === 'http'`. */
+  bodyPrefix?: string;
+  /** What was thrown, when there was something (set as the error's `cause`). */
+  cause?: unknown;
+}
+
 export class OllamaError extends Error {
+  /** HTTP status for `code === 'http'`. */
+  readonly status?: number;
+  /** First 200 characters of the error body for `code === 'http'`. */
+  readonly bodyPrefix?: string;
+
   constructor(
     message: string,
     readonly code: OllamaErrorCode,
     /** The Ollama origin, e.g. `http://127.0.0.1:11434`. */
     readonly host: string,
-    /** HTTP status for `code === 'http'`. */
-    readonly status?: number,
-    /** First 200 characters of the error body for `code === 'http'`. */
-    readonly bodyPrefix?: string,
-    options?: { cause?: unknown },
+    details: OllamaErrorDetails = {},
   ) {
-    super(message, options);
+    super(message, 'cause' in details ? { cause: details.cause } : undefined);
     this.name = 'OllamaError';
+    this.status = details.status;
+    this.bodyPrefix = details.bodyPrefix;
   }
 }
 
@@ -167,8 +179,7 @@ function httpError(host: string, path: string, status: number, statusText: strin
     `Ollama at ${host} answered HTTP ${status}${statusText ? ` ${statusText}` : ''} to ${path}${shown ? `: ${shown}` : ''}${body.length > 200 ? '…' : ''}`,
     'http',
     host,
-    status,
-    prefix,
+    { status, bodyPrefix: prefix },
   );
 }
 
@@ -206,71 +217,40 @@ function isTimeout(err: unknown): boolean {
 export function toOllamaError(err: unknown, ctx: { host: string; path: string; timeoutMs?: number }): OllamaError {
   if (err instanceof OllamaError) return err;
   const { host, path } = ctx;
-  if (isTimeout(err)) {
-    return new OllamaError(
-      `Ollama at ${host} did not answer ${path} within ${ctx.timeoutMs ?? '?'} ms`,
-      'timeout',
-      host,
-      undefined,
-      undefined,
-      { cause: err },
-    );
-  }
+  const fail = (message: string, code: OllamaErrorCode, details: OllamaErrorDetails = {}): OllamaError =>
+    new OllamaError(message, code, host, { ...details, cause: err });
+  if (isTimeout(err)) return fail(`Ollama at ${host} did not answer ${path} within ${ctx.timeoutMs ?? '?'} ms`, 'timeout');
   const code = causeCode(err);
   if (code && UNREACHABLE_CODES.has(code)) {
-    return new OllamaError(
+    return fail(
       `Ollama is not reachable at ${host} (${code}). Is it running? Start it with \`ollama serve\` or fix the Ollama URL.`,
       'unreachable',
-      host,
-      undefined,
-      undefined,
-      { cause: err },
     );
   }
-  if (err instanceof SyntaxError) {
-    return new OllamaError(
-      `Ollama at ${host} sent an unreadable answer to ${path}: ${err.message}`,
-      'bad-response',
-      host,
-      undefined,
-      undefined,
-      {
-        cause: err,
-      },
-    );
-  }
-  const e = err as { message?: unknown; name?: unknown; status_code?: unknown } | undefined;
+  if (err instanceof SyntaxError) return fail(`Ollama at ${host} sent an unreadable answer to ${path}: ${err.message}`, 'bad-response');
+  const e = err as ThrownShape | undefined;
   if (e && typeof e.status_code === 'number') {
     // The client's own ResponseError (only if a response slipped past createOllamaFetch).
-    return new OllamaError(
-      `Ollama at ${host} answered HTTP ${e.status_code} to ${path}: ${String(e.message).slice(0, 200)}`,
-      'http',
-      host,
-      e.status_code,
-      String(e.message).slice(0, 200),
-      { cause: err },
-    );
+    const text = String(e.message).slice(0, 200);
+    return fail(`Ollama at ${host} answered HTTP ${e.status_code} to ${path}: ${text}`, 'http', {
+      status: e.status_code,
+      bodyPrefix: text,
+    });
   }
+  const what = describeThrown(err, code);
+  if (e?.name === 'TypeError' || code)
+    return fail(`The connection to Ollama at ${host} failed during ${path}: ${what || 'unknown error'}`, 'connection');
+  return fail(`Ollama at ${host} failed on ${path}: ${what || String(err)}`, 'bad-response');
+}
+
+type ThrownShape = { message?: unknown; name?: unknown; status_code?: unknown };
+
+/** The thrown value's message, its cause's message and the system error code, joined. */
+function describeThrown(err: unknown, code: string | undefined): string {
+  const e = err as ThrownShape | undefined;
   const inner = (err as { cause?: { message?: unknown } } | undefined)?.cause?.message;
-  const what = [e?.message, inner, code].filter((x) => x !== undefined && x !== '').map(String);
-  if (e?.name === 'TypeError' || code) {
-    return new OllamaError(
-      `The connection to Ollama at ${host} failed during ${path}: ${what.join(' — ') || 'unknown error'}`,
-      'connection',
-      host,
-      undefined,
-      undefined,
-      { cause: err },
-    );
-  }
-  return new OllamaError(
-    `Ollama at ${host} failed on ${path}: ${what.join(' — ') || String(err)}`,
-    'bad-response',
-    host,
-    undefined,
-    undefined,
-    {
-      cause: err,
-    },
-  );
+  return [e?.message, inner, code]
+    .filter((x) => x !== undefined && x !== '')
+    .map(String)
+    .join(' — ');
 }

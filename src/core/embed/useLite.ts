@@ -63,7 +63,7 @@ export function defaultUseLiteWorkerPath(): string {
 }
 
 interface Pending {
-  resolve: (value: any) => void;
+  resolve: (value: FromUseLiteWorker) => void;
   reject: (err: Error) => void;
 }
 
