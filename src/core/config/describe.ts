@@ -24,6 +24,16 @@ export function formatValue(spec: ConfigKeySpec, value: unknown): string {
   return showRaw(value);
 }
 
+/**
+ * What `String(value)` gives for the values a configuration holds (a plain object shows as
+ * `[object Object]`, an array as its items joined with commas), without calling an object's own `toString`.
+ */
+export function plainString(value: unknown): string {
+  if (Array.isArray(value)) return value.join(',');
+  if (typeof value === 'object' && value !== null) return Object.prototype.toString.call(value);
+  return String(value);
+}
+
 /** Any raw value, briefly: strings quoted, objects as JSON, long text cut. */
 export function showRaw(value: unknown): string {
   let text: string;
@@ -33,9 +43,9 @@ export function showRaw(value: unknown): string {
     text =
       typeof value === 'string'
         ? JSON.stringify(value.length > 100 ? value.slice(0, 100) : value)
-        : (JSON.stringify(value) ?? String(value));
+        : (JSON.stringify(value) ?? plainString(value));
   } catch {
-    text = String(value);
+    text = plainString(value);
   }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -3,7 +3,7 @@
  * validation, unknown-key warnings, cross-field rules. Invalid values keep the base value.
  */
 import { CROSS_FIELD_RULES } from './crossField.js';
-import { describeAllowed, formatValue, showRaw } from './describe.js';
+import { describeAllowed, formatValue, plainString, showRaw } from './describe.js';
 import { CONFIG_SCHEMA, CONFIG_SECTIONS, isSection, specFor } from './schema.js';
 import { suggestKey } from './suggest.js';
 import { MAX_REPORTED_ISSUES } from './limits.js';
@@ -40,6 +40,40 @@ function place(entry: RawEntry | undefined, source: string | undefined): Place {
   return out;
 }
 
+type IssueBody = Omit<ConfigIssue, keyof Place>;
+
+/** The warning for a key set a second time (the last value is used). */
+function duplicateIssue(entry: RawEntry, earlier: RawEntry): IssueBody {
+  const { path, value } = entry;
+  const where = earlier.line !== undefined ? ` (first set at line ${earlier.line})` : '';
+  return { severity: 'warning', key: path, value, message: `${path} is set more than once${where}; the last value is used` };
+}
+
+/**
+ * The issue for a path that is not a key: a section given a value other than a mapping (an
+ * empty section is fine: undefined), or an unknown key. `reported` is how many issues there are so far.
+ */
+function notAKeyIssue(entry: RawEntry, reported: number): IssueBody | undefined {
+  const { path, value } = entry;
+  if (isSection(path)) {
+    if (value === null || value === undefined) return undefined;
+    return {
+      severity: 'error',
+      key: path,
+      value,
+      message: `${path} is a section and must be a mapping of keys, not ${showRaw(value)}; the keys under it are left unchanged`,
+    };
+  }
+  // A suggestion only for issues that will be shown: a hostile file may hold 10⁵ unknown keys.
+  const hint = reported < MAX_REPORTED_ISSUES ? suggestKey(path, KNOWN_NAMES) : undefined;
+  return {
+    severity: 'warning',
+    key: path,
+    value,
+    message: `unknown key ${path || '(empty)'} is ignored${hint ? ` (did you mean ${hint}?)` : ''}`,
+  };
+}
+
 export function resolveEntries(base: ResolvedConfig, entries: readonly RawEntry[], opts: ResolveOptions): ConfigResult {
   const shape = thaw(base);
   const issues: ConfigIssue[] = [];
@@ -51,39 +85,12 @@ export function resolveEntries(base: ResolvedConfig, entries: readonly RawEntry[
     const { path, value } = entry;
     const earlier = seen.get(path);
     seen.set(path, entry);
-    if (earlier) {
-      const where = earlier.line !== undefined ? ` (first set at line ${earlier.line})` : '';
-      issues.push({
-        severity: 'warning',
-        key: path,
-        value,
-        message: `${path} is set more than once${where}; the last value is used`,
-        ...at(entry),
-      });
-    }
+    if (earlier) issues.push({ ...duplicateIssue(entry, earlier), ...at(entry) });
 
     const spec = specFor(path);
     if (!spec) {
-      if (isSection(path)) {
-        if (value === null || value === undefined) continue;
-        issues.push({
-          severity: 'error',
-          key: path,
-          value,
-          message: `${path} is a section and must be a mapping of keys, not ${showRaw(value)}; the keys under it are left unchanged`,
-          ...at(entry),
-        });
-        continue;
-      }
-      // A suggestion only for issues that will be shown: a hostile file may hold 10⁵ unknown keys.
-      const hint = issues.length < MAX_REPORTED_ISSUES ? suggestKey(path, KNOWN_NAMES) : undefined;
-      issues.push({
-        severity: 'warning',
-        key: path,
-        value,
-        message: `unknown key ${path || '(empty)'} is ignored${hint ? ` (did you mean ${hint}?)` : ''}`,
-        ...at(entry),
-      });
+      const issue = notAKeyIssue(entry, issues.length);
+      if (issue) issues.push({ ...issue, ...at(entry) });
       continue;
     }
 
@@ -155,7 +162,7 @@ function applyCrossFieldRules(
         reset = rule.keys;
         label = 'the default';
       }
-      const list = reset.map((k) => `${k} = ${getAt(shape, k)}`).join(' and ');
+      const list = reset.map((k) => `${k} = ${plainString(getAt(shape, k))}`).join(' and ');
       issue.message = `${problem}; using ${label}${reset.length > 1 ? 's' : ''} ${list}`;
     }
     issues.push(issue);

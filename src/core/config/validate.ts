@@ -2,7 +2,7 @@
 import { parseByteSize } from './byteSize.js';
 import { formatValue, showRaw } from './describe.js';
 import { parseDurationMs } from './duration.js';
-import type { ConfigKeySpec, RangedSpec, UrlSpec } from './specTypes.js';
+import type { ConfigKeySpec, EnumSpec, RangedSpec, StringSpec, UrlSpec } from './specTypes.js';
 import { closest } from './suggest.js';
 
 export type Checked = { ok: true; value: boolean | number | string; warning?: string } | { ok: false; message: string };
@@ -25,11 +25,7 @@ const YAML11_BOOLEANS = /^(y|yes|n|no|on|off|true|false)$/i;
 export function checkValue(spec: ConfigKeySpec, raw: unknown): Checked {
   switch (spec.type) {
     case 'boolean':
-      if (typeof raw === 'boolean') return { ok: true, value: raw };
-      if (typeof raw === 'string' && YAML11_BOOLEANS.test(raw.trim())) {
-        return fail(`expected true or false, got ${describeKind(raw)} (write true or false, unquoted)`);
-      }
-      return fail(`expected true or false, got ${describeKind(raw)}`);
+      return checkBoolean(raw);
     case 'integer':
     case 'number':
       if (typeof raw !== 'number') return fail(`expected a number, got ${describeKind(raw)}`);
@@ -38,22 +34,36 @@ export function checkValue(spec: ConfigKeySpec, raw: unknown): Checked {
       return checkRange(spec, toDuration(spec.unit, raw));
     case 'bytes':
       return checkRange(spec, toBytes(raw));
-    case 'string': {
-      if (typeof raw !== 'string') return fail(`expected a string, got ${describeKind(raw)}`);
-      const value = raw.trim();
-      if (!spec.allowEmpty && value === '') return fail('must not be empty');
-      if (value.length > spec.maxLength) return fail(`is longer than ${spec.maxLength} characters`);
-      return { ok: true, value };
-    }
-    case 'enum': {
-      if (typeof raw !== 'string') return fail(`expected one of ${spec.values.join(', ')}, got ${describeKind(raw)}`);
-      if (spec.values.includes(raw)) return { ok: true, value: raw };
-      const near = closest(raw, spec.values);
-      return fail(`${showRaw(raw)} is not one of ${spec.values.join(', ')}${near ? ` (did you mean "${near}"?)` : ''}`);
-    }
+    case 'string':
+      return checkString(spec, raw);
+    case 'enum':
+      return checkEnum(spec, raw);
     case 'url':
       return checkUrl(spec, raw);
   }
+}
+
+function checkBoolean(raw: unknown): Checked {
+  if (typeof raw === 'boolean') return { ok: true, value: raw };
+  if (typeof raw === 'string' && YAML11_BOOLEANS.test(raw.trim())) {
+    return fail(`expected true or false, got ${describeKind(raw)} (write true or false, unquoted)`);
+  }
+  return fail(`expected true or false, got ${describeKind(raw)}`);
+}
+
+function checkString(spec: StringSpec, raw: unknown): Checked {
+  if (typeof raw !== 'string') return fail(`expected a string, got ${describeKind(raw)}`);
+  const value = raw.trim();
+  if (!spec.allowEmpty && value === '') return fail('must not be empty');
+  if (value.length > spec.maxLength) return fail(`is longer than ${spec.maxLength} characters`);
+  return { ok: true, value };
+}
+
+function checkEnum(spec: EnumSpec, raw: unknown): Checked {
+  if (typeof raw !== 'string') return fail(`expected one of ${spec.values.join(', ')}, got ${describeKind(raw)}`);
+  if (spec.values.includes(raw)) return { ok: true, value: raw };
+  const near = closest(raw, spec.values);
+  return fail(`${showRaw(raw)} is not one of ${spec.values.join(', ')}${near ? ` (did you mean "${near}"?)` : ''}`);
 }
 
 /** A number in the key's unit, or an error message string wrapped so checkRange can report it. */

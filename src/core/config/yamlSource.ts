@@ -3,6 +3,7 @@
  * judging the values. YAML errors come back as issues with their line and column.
  */
 import { isAlias, isMap, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { plainString } from './describe.js';
 import type { RawEntry } from './resolve.js';
 import { isSection, specFor } from './schema.js';
 import type { ConfigIssue } from './types.js';
@@ -79,10 +80,9 @@ function walk(doc: Document, map: Node, prefix: string, out: RawEntry[], posAt: 
   if (!isMap(map)) return;
   for (const pair of map.items) {
     const keyNode = pair.key as Node | null;
-    const keyText = isScalar(keyNode) ? String(keyNode.value ?? '') : keyNode === null ? '' : String(keyNode);
+    const keyText = keyTextOf(keyNode);
     const path = prefix ? `${prefix}.${keyText}` : keyText;
-    let valueNode = pair.value as Node | null;
-    if (isAlias(valueNode)) valueNode = (valueNode.resolve(doc) as Node | undefined) ?? null;
+    const valueNode = resolveAlias(doc, pair.value as Node | null);
 
     if (isSection(path) && isMap(valueNode)) {
       walk(doc, valueNode, path, out, posAt);
@@ -93,4 +93,15 @@ function walk(doc: Document, map: Node, prefix: string, out: RawEntry[], posAt: 
     const range = specFor(path) && valueNode !== null ? valueNode.range : keyNode?.range;
     out.push({ path, value, ...posAt(range?.[0], range?.[1]) });
   }
+}
+
+/** A key as text: a scalar's value ('' for a null key), a complex key (a mapping, say) as YAML. */
+function keyTextOf(keyNode: Node | null): string {
+  if (isScalar(keyNode)) return plainString(keyNode.value ?? '');
+  return keyNode === null ? '' : String(keyNode);
+}
+
+/** The node an alias points to (null when it points nowhere); any other node as is. */
+function resolveAlias(doc: Document, node: Node | null): Node | null {
+  return isAlias(node) ? ((node.resolve(doc) as Node | undefined) ?? null) : node;
 }
