@@ -42,6 +42,21 @@ import { HashEmbedder } from '../../src/core/embed/hashEmbedder';
 /** The endpoints with default handlers; scripted responses may also target any other path. */
 export type FakeOllamaEndpoint = 'tags' | 'show' | 'pull' | 'embed' | 'generate' | 'chat';
 
+/** A {@link FakeOllamaEndpoint} (`'embed'`, …) or any path (`'/api/version'`). */
+export type FakeOllamaTarget = string;
+
+/** How a streamed or scripted answer is sent. */
+interface Delivery {
+  status: number;
+  headers?: Record<string, string>;
+  /** Pause before each streamed line (ms). */
+  chunkDelayMs: number;
+  /** Send the headers (and the lines) but never end the response. */
+  hangAfter?: boolean;
+}
+
+const PLAIN_DELIVERY: Delivery = { status: 200, chunkDelayMs: 0 };
+
 export interface ScriptedResponse {
   /** HTTP status. Default 200. */
   status?: number;
@@ -177,7 +192,7 @@ export class FakeOllama {
   }
 
   /** Queues responses for an endpoint (`'embed'`, …) or any path (`'/api/version'`). */
-  enqueue(endpoint: FakeOllamaEndpoint | string, ...responses: ScriptedResponse[]): this {
+  enqueue(endpoint: FakeOllamaTarget, ...responses: ScriptedResponse[]): this {
     const key = endpointKey(endpoint);
     const q = this.queues.get(key) ?? [];
     q.push(...responses);
@@ -186,16 +201,16 @@ export class FakeOllama {
   }
 
   /** Scripted responses not yet used, per endpoint. */
-  pending(endpoint: FakeOllamaEndpoint | string): number {
+  pending(endpoint: FakeOllamaTarget): number {
     return this.queues.get(endpointKey(endpoint))?.length ?? 0;
   }
 
-  requestsTo(endpoint: FakeOllamaEndpoint | string): LoggedRequest[] {
+  requestsTo(endpoint: FakeOllamaTarget): LoggedRequest[] {
     const key = endpointKey(endpoint);
     return this.requests.filter((r) => r.endpoint === key);
   }
 
-  count(endpoint?: FakeOllamaEndpoint | string): number {
+  count(endpoint?: FakeOllamaTarget): number {
     return endpoint === undefined ? this.requests.length : this.requestsTo(endpoint).length;
   }
 
@@ -289,11 +304,17 @@ export class FakeOllama {
         await this.drip(res, JSON.stringify(this.finalAnswer(endpoint, body, r.reply, r.replyFields ?? {})), r.dripMs);
         return;
       }
-      await this.sendReply(res, endpoint, body, r.reply, r.replyFields ?? {}, status, r.headers, r.chunkDelayMs ?? 0, r.hangAfterHeaders);
+      const delivery = { status, headers: r.headers, chunkDelayMs: r.chunkDelayMs ?? 0, hangAfter: r.hangAfterHeaders };
+      await this.sendReply(res, { endpoint, body, text: r.reply, extra: r.replyFields ?? {} }, delivery);
       return;
     }
     if (r.stream) {
-      await this.sendStream(res, r.stream, status, r.headers, r.chunkDelayMs ?? 0, r.hangAfterHeaders);
+      await this.sendStream(res, r.stream, {
+        status,
+        headers: r.headers,
+        chunkDelayMs: r.chunkDelayMs ?? 0,
+        hangAfter: r.hangAfterHeaders,
+      });
       return;
     }
     let payload: string | Buffer;
@@ -321,14 +342,8 @@ export class FakeOllama {
     res.end(payload);
   }
 
-  private async sendStream(
-    res: http.ServerResponse,
-    items: unknown[],
-    status: number,
-    headers: Record<string, string> | undefined,
-    chunkDelayMs: number,
-    hangAfter?: boolean,
-  ): Promise<void> {
+  private async sendStream(res: http.ServerResponse, items: unknown[], delivery: Delivery): Promise<void> {
+    const { status, headers, chunkDelayMs, hangAfter } = delivery;
     res.writeHead(status, { 'Content-Type': 'application/x-ndjson', ...headers });
     res.flushHeaders();
     for (const item of items) {
@@ -378,15 +393,11 @@ export class FakeOllama {
 
   private async sendReply(
     res: http.ServerResponse,
-    endpoint: 'generate' | 'chat',
-    body: any,
-    text: string,
-    extra: Record<string, unknown>,
-    status = 200,
-    headers?: Record<string, string>,
-    chunkDelayMs = 0,
-    hangAfter?: boolean,
+    answer: { endpoint: 'generate' | 'chat'; body: any; text: string; extra: Record<string, unknown> },
+    delivery: Delivery = PLAIN_DELIVERY,
   ): Promise<void> {
+    const { endpoint, body, text, extra } = answer;
+    const { status, headers, hangAfter } = delivery;
     const part = (content: string, done: boolean) => this.answerPart(endpoint, body, content, done);
     const final = this.finalAnswer(endpoint, body, text, extra);
     if (body?.stream === false) {
@@ -401,7 +412,7 @@ export class FakeOllama {
     const pieces: unknown[] = [];
     for (let i = 0; i < text.length; i += 8) pieces.push(part(text.slice(i, i + 8), false));
     pieces.push(final);
-    await this.sendStream(res, pieces, status, headers, chunkDelayMs, hangAfter);
+    await this.sendStream(res, pieces, delivery);
   }
 
   private json(res: http.ServerResponse, status: number, value: unknown): void {
@@ -468,9 +479,7 @@ export class FakeOllama {
             await this.sendStream(
               res,
               [{ status: 'pulling manifest' }, { error: 'pull model manifest: file does not exist' }],
-              200,
-              undefined,
-              0,
+              PLAIN_DELIVERY,
             );
           return;
         }
@@ -489,9 +498,7 @@ export class FakeOllama {
             { status: 'writing manifest' },
             { status: 'success' },
           ],
-          200,
-          undefined,
-          0,
+          PLAIN_DELIVERY,
         );
         return;
       }
@@ -511,7 +518,7 @@ export class FakeOllama {
       case 'generate':
       case 'chat':
         if (!this.hasModel(model)) return notFound();
-        await this.sendReply(res, endpoint, body, this.replyText(endpoint, body), {});
+        await this.sendReply(res, { endpoint, body, text: this.replyText(endpoint, body), extra: {} });
         return;
     }
     res.writeHead(404, { 'Content-Type': 'text/plain' });
