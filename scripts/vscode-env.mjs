@@ -354,6 +354,35 @@ export function developmentUrl(base, folder, extra = {}) {
   return workbenchUrl(base, folder, { extensionDevelopmentPath: ROOT, ...extra });
 }
 
+/** The instance's user settings: what is there, then DEFAULT_SETTINGS, then `settings`. */
+function writeUserSettings(userDataDir, settings) {
+  const settingsFile = join(userDataDir, 'User', 'settings.json');
+  let current = {};
+  if (existsSync(settingsFile)) {
+    try {
+      current = JSON.parse(readFileSync(settingsFile, 'utf8'));
+    } catch {
+      current = {};
+    }
+  }
+  writeFileSync(settingsFile, JSON.stringify({ ...current, ...DEFAULT_SETTINGS, ...settings }, null, 2) + '\n');
+}
+
+/** code-server's environment: ours without a surrounding VS Code's variables, plus `env`. */
+function codeServerEnv(env) {
+  // Variables from a surrounding VS Code (when run in its terminal) would confuse code-server.
+  const childEnv = { ...process.env };
+  for (const k of Object.keys(childEnv)) {
+    if (k.startsWith('VSCODE_') || k.startsWith('ELECTRON_') || k.startsWith('npm_')) delete childEnv[k];
+  }
+  delete childEnv.NODE_OPTIONS;
+  // No extension gallery: code-server would query open-vsx.org, which is unreachable here and
+  // not something tests or `npm start` should depend on. `{}` (no serviceUrl) disables it.
+  childEnv.EXTENSIONS_GALLERY = '{}';
+  Object.assign(childEnv, env);
+  return childEnv;
+}
+
 /**
  * Starts code-server. Options:
  *   name       instance folder under .vscode-test/instances/ (user data, extensions, logs)
@@ -391,32 +420,14 @@ export async function startCodeServer({
   const extensionsDir = join(instanceDir, 'extensions');
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
-  const settingsFile = join(userDataDir, 'User', 'settings.json');
-  let current = {};
-  if (existsSync(settingsFile)) {
-    try {
-      current = JSON.parse(readFileSync(settingsFile, 'utf8'));
-    } catch {
-      current = {};
-    }
-  }
-  writeFileSync(settingsFile, JSON.stringify({ ...current, ...DEFAULT_SETTINGS, ...settings }, null, 2) + '\n');
+  writeUserSettings(userDataDir, settings);
 
   if (beforeStart) await beforeStart({ instanceDir, userDataDir, extensionsDir });
   const port = wantedPort ? Number(wantedPort) : await freePort();
   const cfg = join(instanceDir, 'cfg.yaml');
   writeFileSync(cfg, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
 
-  // Variables from a surrounding VS Code (when run in its terminal) would confuse code-server.
-  const childEnv = { ...process.env };
-  for (const k of Object.keys(childEnv)) {
-    if (k.startsWith('VSCODE_') || k.startsWith('ELECTRON_') || k.startsWith('npm_')) delete childEnv[k];
-  }
-  delete childEnv.NODE_OPTIONS;
-  // No extension gallery: code-server would query open-vsx.org, which is unreachable here and
-  // not something tests or `npm start` should depend on. `{}` (no serviceUrl) disables it.
-  childEnv.EXTENSIONS_GALLERY = '{}';
-  Object.assign(childEnv, env);
+  const childEnv = codeServerEnv(env);
 
   const args = [
     entry,

@@ -290,49 +290,58 @@ export class EngineClient {
 
   private receive(m: FromEngineMessage): void {
     switch (m.kind) {
-      case 'ready': {
-        clearTimeout(this.startTimer);
-        this.readyInfo = m.info;
-        this.setState('ready', { ready: m.info });
-        const waiters = this.readyWaiters;
-        this.readyWaiters = [];
-        for (const w of waiters) w.resolve(m.info);
-        const queued = this.queue;
-        this.queue = [];
-        for (const p of queued) this.send(p);
-        return;
-      }
-      case 'response': {
-        const p = this.inFlight.get(m.id);
-        if (!p) return; // abandoned (cancelled, timed out)
-        this.inFlight.delete(m.id);
-        p.cleanup();
-        if (m.ok) p.resolve(m.result);
-        else p.reject(EngineError.fromPayload(m.error));
-        return;
-      }
+      case 'ready':
+        return this.handleReady(m);
+      case 'response':
+        return this.handleResponse(m);
       case 'event':
-        if (m.event.type === 'progress') this.inFlight.get(m.event.requestId)?.onProgress?.(m.event.done, m.event.total, m.event.message);
-        for (const l of this.eventListeners) {
-          try {
-            l(m.event);
-          } catch (e) {
-            this.log(`engine event listener failed: ${(e as Error).message}`);
-          }
-        }
-        return;
-      case 'fatal': {
-        // The engine cannot open its stores: restarting would fail the same way.
-        clearTimeout(this.startTimer);
-        this.failure = EngineError.fromPayload(m.error);
-        this.log(`engine could not start: ${m.error.message}${m.error.detail ? `\n${m.error.detail}` : ''}`);
-        this.generation++; // ignore the thread's exit
-        void this.worker?.terminate();
-        this.worker = undefined;
-        this.fail(this.failure);
-        return;
+        return this.handleEvent(m);
+      case 'fatal':
+        return this.handleFatal(m);
+    }
+  }
+
+  private handleReady(m: Extract<FromEngineMessage, { kind: 'ready' }>): void {
+    clearTimeout(this.startTimer);
+    this.readyInfo = m.info;
+    this.setState('ready', { ready: m.info });
+    const waiters = this.readyWaiters;
+    this.readyWaiters = [];
+    for (const w of waiters) w.resolve(m.info);
+    const queued = this.queue;
+    this.queue = [];
+    for (const p of queued) this.send(p);
+  }
+
+  private handleResponse(m: Extract<FromEngineMessage, { kind: 'response' }>): void {
+    const p = this.inFlight.get(m.id);
+    if (!p) return; // abandoned (cancelled, timed out)
+    this.inFlight.delete(m.id);
+    p.cleanup();
+    if (m.ok) p.resolve(m.result);
+    else p.reject(EngineError.fromPayload(m.error));
+  }
+
+  private handleEvent(m: Extract<FromEngineMessage, { kind: 'event' }>): void {
+    if (m.event.type === 'progress') this.inFlight.get(m.event.requestId)?.onProgress?.(m.event.done, m.event.total, m.event.message);
+    for (const l of this.eventListeners) {
+      try {
+        l(m.event);
+      } catch (e) {
+        this.log(`engine event listener failed: ${(e as Error).message}`);
       }
     }
+  }
+
+  private handleFatal(m: Extract<FromEngineMessage, { kind: 'fatal' }>): void {
+    // The engine cannot open its stores: restarting would fail the same way.
+    clearTimeout(this.startTimer);
+    this.failure = EngineError.fromPayload(m.error);
+    this.log(`engine could not start: ${m.error.message}${m.error.detail ? `\n${m.error.detail}` : ''}`);
+    this.generation++; // ignore the thread's exit
+    void this.worker?.terminate();
+    this.worker = undefined;
+    this.fail(this.failure);
   }
 
   private send(p: Pending): void {

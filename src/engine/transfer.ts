@@ -84,6 +84,15 @@ function toInput(r: Partial<MemoryRecord>): CreateMemoryInput {
   if (r.scope !== undefined) input.scope = r.scope;
   if (r.tags !== undefined) input.tags = r.tags;
   if (r.importance !== undefined) input.importance = r.importance;
+  copyContext(r, input);
+  input.who = 'import';
+  // An import restores what was there: the pipeline already learned from it once.
+  input.fromRecall = true;
+  return input;
+}
+
+/** toInput's second half: summary, provenance, decisions, metadata and time to live. */
+function copyContext(r: Partial<MemoryRecord>, input: CreateMemoryInput): void {
   if (r.summary !== undefined && r.summary !== null) input.summary = r.summary;
   if (r.source !== undefined && r.source !== null) input.source = r.source;
   if (r.agentSource !== undefined && r.agentSource !== null) input.agentSource = r.agentSource;
@@ -91,10 +100,6 @@ function toInput(r: Partial<MemoryRecord>): CreateMemoryInput {
   if (r.rationale !== undefined) input.rationale = r.rationale;
   if (r.metadata !== undefined) input.metadata = r.metadata;
   if (r.ttlSeconds !== undefined) input.ttlSeconds = r.ttlSeconds;
-  input.who = 'import';
-  // An import restores what was there: the pipeline already learned from it once.
-  input.fromRecall = true;
-  return input;
 }
 
 // ── JSONL (one memory per line after a header line) ─────────────────────────────────────────

@@ -375,49 +375,70 @@ function withProgress<T>(
   );
 }
 
+type Patch = Record<string, unknown>;
+
 async function editInteractively(engine: EngineClient, m: MemoryRecord): Promise<MemoryRecord | undefined> {
   const fields = ['Content', 'Title', 'Tags', 'Type', 'Importance', 'Scope', 'Lifetime'];
   const field = await vscode.window.showQuickPick(fields, { placeHolder: `Edit "${(m.title || m.content).slice(0, 60)}": which field?` });
   if (!field) return undefined;
-  const patch: Record<string, unknown> = { expectedVersion: m.version };
-  if (field === 'Scope') {
-    // Moving between the project and the global store keeps the id, text and history.
-    const items = SCOPES.map((x) => ({ ...x, description: x.scope === m.scope ? '(now)' : '' }));
-    const s = await vscode.window.showQuickPick(items, { placeHolder: `Scope (now ${m.scope === 'global' ? 'global' : 'this project'})` });
-    if (!s || s.scope === m.scope) return undefined;
-    patch.scope = s.scope;
-  } else if (field === 'Lifetime') {
-    const l = await vscode.window.showQuickPick(
-      LIFETIMES.map((x) => ({ label: x.label, detail: x.detail, ttl: x.ttlSeconds })),
-      { placeHolder: `Lifetime (now ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'})` },
-    );
-    if (!l) return undefined;
-    patch.ttlSeconds = l.ttl;
-  } else if (field === 'Type') {
-    const t = await vscode.window.showQuickPick([...MEMORY_TYPES], { placeHolder: `Type (now ${m.type})` });
-    if (!t) return undefined;
-    patch.type = t;
-  } else {
-    // Input boxes are one line: line breaks are shown as ⏎ and restored on save.
-    const current =
-      field === 'Content'
-        ? m.content.replace(/\n/g, '⏎')
-        : field === 'Title'
-          ? m.title
-          : field === 'Tags'
-            ? m.tags.join(', ')
-            : String(m.importance);
-    const value = await vscode.window.showInputBox({
-      title: `Edit ${field.toLowerCase()}`,
-      value: current,
-      ignoreFocusOut: true,
-      prompt: field === 'Tags' ? 'Comma-separated' : field === 'Importance' ? 'A number from 0 to 1' : undefined,
-    });
-    if (value === undefined || value === current) return undefined;
-    if (field === 'Content') patch.content = value.replace(/⏎/g, '\n');
-    if (field === 'Title') patch.title = value;
-    if (field === 'Tags') patch.tags = value;
-    if (field === 'Importance') patch.importance = Number(value);
-  }
+  const change =
+    field === 'Scope'
+      ? await pickScope(m)
+      : field === 'Lifetime'
+        ? await pickLifetime(m)
+        : field === 'Type'
+          ? await pickType(m)
+          : await editText(field, m);
+  if (!change) return undefined;
+  const patch: Patch = { expectedVersion: m.version, ...change };
   return engine.request('memory.update', { id: m.id, patch });
+}
+
+async function pickScope(m: MemoryRecord): Promise<Patch | undefined> {
+  // Moving between the project and the global store keeps the id, text and history.
+  const items = SCOPES.map((x) => ({ ...x, description: x.scope === m.scope ? '(now)' : '' }));
+  const s = await vscode.window.showQuickPick(items, { placeHolder: `Scope (now ${m.scope === 'global' ? 'global' : 'this project'})` });
+  if (!s || s.scope === m.scope) return undefined;
+  return { scope: s.scope };
+}
+
+async function pickLifetime(m: MemoryRecord): Promise<Patch | undefined> {
+  const l = await vscode.window.showQuickPick(
+    LIFETIMES.map((x) => ({ label: x.label, detail: x.detail, ttl: x.ttlSeconds })),
+    { placeHolder: `Lifetime (now ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'})` },
+  );
+  if (!l) return undefined;
+  return { ttlSeconds: l.ttl };
+}
+
+async function pickType(m: MemoryRecord): Promise<Patch | undefined> {
+  const t = await vscode.window.showQuickPick([...MEMORY_TYPES], { placeHolder: `Type (now ${m.type})` });
+  if (!t) return undefined;
+  return { type: t };
+}
+
+/** Content, Title, Tags or Importance in an input box. */
+async function editText(field: string, m: MemoryRecord): Promise<Patch | undefined> {
+  // Input boxes are one line: line breaks are shown as ⏎ and restored on save.
+  const current =
+    field === 'Content'
+      ? m.content.replace(/\n/g, '⏎')
+      : field === 'Title'
+        ? m.title
+        : field === 'Tags'
+          ? m.tags.join(', ')
+          : String(m.importance);
+  const value = await vscode.window.showInputBox({
+    title: `Edit ${field.toLowerCase()}`,
+    value: current,
+    ignoreFocusOut: true,
+    prompt: field === 'Tags' ? 'Comma-separated' : field === 'Importance' ? 'A number from 0 to 1' : undefined,
+  });
+  if (value === undefined || value === current) return undefined;
+  const patch: Patch = {};
+  if (field === 'Content') patch.content = value.replace(/⏎/g, '\n');
+  if (field === 'Title') patch.title = value;
+  if (field === 'Tags') patch.tags = value;
+  if (field === 'Importance') patch.importance = Number(value);
+  return patch;
 }

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { EngineDiagnostics, SearchResponse } from '../engine/protocol';
-import { createLogger, OUTPUT_CHANNEL_NAME } from './log';
+import { createLogger, OUTPUT_CHANNEL_NAME, type Logger } from './log';
 import { startEngine } from './engineHost';
 import { registerAgentAccess } from './mcpAccess';
 import { StatusBar } from './statusBar';
@@ -146,27 +146,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
         ...(engineError ? { engineError } : {}),
       };
       // Engine details first, the summary last: the output view shows the end.
-      if (d.engine) {
-        const e = d.engine;
-        log.info('Engine');
-        log.channel.appendLine(
-          `  project ${e.projectId} (${e.projectIdKind}), stores opened in ${e.openMs.toFixed(0)} ms, up ${(e.uptimeMs / 1000).toFixed(0)} s`,
-        );
-        for (const s of [e.stats.project, e.stats.global]) {
-          log.channel.appendLine(
-            `  store ${s.projectId}: ${s.memories} memories (${s.deleted} deleted), seq ${s.seq}/${s.snapshotSeq} snapshotted, log ${s.logBytes} B, snapshot ${s.snapshotBytes} B${s.readOnly ? ', READ-ONLY' : ''} — ${s.dir}`,
-          );
-        }
-        if (e.embedder)
-          log.channel.appendLine(
-            `  embedder: ${e.embedder.provider} (${e.embedder.space})${e.embedder.degraded ? ' DEGRADED' : ''} — ${e.embedder.reason}`,
-          );
-        log.channel.appendLine(`  pipeline: ${e.pipeline.state} (${e.pipeline.mode}) — ${e.pipeline.detail}`);
-        log.channel.appendLine(
-          `  config: ${e.config.file ?? 'no agent.yaml'}; from settings: ${e.config.overridden.join(', ') || 'none'}; ${e.config.issues.length} issue(s)`,
-        );
-        for (const w of e.warnings) log.channel.appendLine(`  warning: ${w}`);
-      }
+      if (d.engine) logEngineDiagnostics(log, d.engine);
       const ms = (v: number | undefined) => (v === undefined ? '—' : `${v.toFixed(0)} ms`);
       log.info('Diagnostics');
       log.channel.appendLine(
@@ -200,4 +180,26 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
 export async function deactivate(): Promise<void> {
   await engineRef?.shutdown(4000);
   engineRef = undefined;
+}
+
+/** The engine's part of Show Diagnostics, in the output channel. */
+function logEngineDiagnostics(log: Logger, e: EngineDiagnostics): void {
+  log.info('Engine');
+  log.channel.appendLine(
+    `  project ${e.projectId} (${e.projectIdKind}), stores opened in ${e.openMs.toFixed(0)} ms, up ${(e.uptimeMs / 1000).toFixed(0)} s`,
+  );
+  for (const s of [e.stats.project, e.stats.global]) {
+    log.channel.appendLine(
+      `  store ${s.projectId}: ${s.memories} memories (${s.deleted} deleted), seq ${s.seq}/${s.snapshotSeq} snapshotted, log ${s.logBytes} B, snapshot ${s.snapshotBytes} B${s.readOnly ? ', READ-ONLY' : ''} — ${s.dir}`,
+    );
+  }
+  if (e.embedder)
+    log.channel.appendLine(
+      `  embedder: ${e.embedder.provider} (${e.embedder.space})${e.embedder.degraded ? ' DEGRADED' : ''} — ${e.embedder.reason}`,
+    );
+  log.channel.appendLine(`  pipeline: ${e.pipeline.state} (${e.pipeline.mode}) — ${e.pipeline.detail}`);
+  log.channel.appendLine(
+    `  config: ${e.config.file ?? 'no agent.yaml'}; from settings: ${e.config.overridden.join(', ') || 'none'}; ${e.config.issues.length} issue(s)`,
+  );
+  for (const w of e.warnings) log.channel.appendLine(`  warning: ${w}`);
 }

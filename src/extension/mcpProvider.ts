@@ -32,7 +32,7 @@ export function registerMcpProvider(context: vscode.ExtensionContext, log: Logge
             process.execPath,
             args,
             env,
-            context.extension.packageJSON.version as string,
+            (context.extension.packageJSON as { version: string }).version,
           ),
         ];
       },

@@ -155,6 +155,35 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
     }
   }
 
+  private memoryItem(node: Extract<TreeNode, { kind: 'memory' }>): vscode.TreeItem {
+    const m = node.memory;
+    const label = m.title || firstLine(m.preview);
+    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    // The same memory can sit in several tag groups: the id says which group it is in.
+    item.id = node.group !== undefined ? `memory:${node.group}:${m.id}` : `memory:${m.id}`;
+    item.description = [
+      age(m.createdAt),
+      `★ ${m.importance}`,
+      m.scope,
+      m.expiresAt ? '' : '📌',
+      ...(this.groupingMode === 'type' ? m.tags.map((t) => `#${t}`) : [m.type]),
+    ]
+      .filter(Boolean)
+      .join(' · ');
+    const tip = new vscode.MarkdownString();
+    if (m.title) tip.appendText(`${m.title}\n\n`);
+    tip.appendText(m.preview); // appendText escapes: memory text is never rendered as markdown
+    tip.appendMarkdown(`\n\n---\n`);
+    tip.appendText(
+      `${m.type} · ${m.scope} · importance ${m.importance} · ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'} · created ${age(m.createdAt)} (${m.createdAt})${m.tags.length ? ` · ${m.tags.map((t) => `#${t}`).join(' ')}` : ''}`,
+    );
+    item.tooltip = tip;
+    item.contextValue = m.expiresAt ? 'memory' : 'memory.permanent';
+    item.iconPath = new vscode.ThemeIcon(m.scope === 'global' ? 'globe' : 'circle-small-filled');
+    item.command = { command: 'agentMemory.openMemory', title: 'Open Memory', arguments: [m.id] };
+    return item;
+  }
+
   getTreeItem(node: TreeNode): vscode.TreeItem {
     switch (node.kind) {
       case 'type': {
@@ -173,34 +202,8 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         item.contextValue = 'memoryTag';
         return item;
       }
-      case 'memory': {
-        const m = node.memory;
-        const label = m.title || firstLine(m.preview);
-        const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
-        // The same memory can sit in several tag groups: the id says which group it is in.
-        item.id = node.group !== undefined ? `memory:${node.group}:${m.id}` : `memory:${m.id}`;
-        item.description = [
-          age(m.createdAt),
-          `★ ${m.importance}`,
-          m.scope,
-          m.expiresAt ? '' : '📌',
-          ...(this.groupingMode === 'type' ? m.tags.map((t) => `#${t}`) : [m.type]),
-        ]
-          .filter(Boolean)
-          .join(' · ');
-        const tip = new vscode.MarkdownString();
-        if (m.title) tip.appendText(`${m.title}\n\n`);
-        tip.appendText(m.preview); // appendText escapes: memory text is never rendered as markdown
-        tip.appendMarkdown(`\n\n---\n`);
-        tip.appendText(
-          `${m.type} · ${m.scope} · importance ${m.importance} · ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'} · created ${age(m.createdAt)} (${m.createdAt})${m.tags.length ? ` · ${m.tags.map((t) => `#${t}`).join(' ')}` : ''}`,
-        );
-        item.tooltip = tip;
-        item.contextValue = m.expiresAt ? 'memory' : 'memory.permanent';
-        item.iconPath = new vscode.ThemeIcon(m.scope === 'global' ? 'globe' : 'circle-small-filled');
-        item.command = { command: 'agentMemory.openMemory', title: 'Open Memory', arguments: [m.id] };
-        return item;
-      }
+      case 'memory':
+        return this.memoryItem(node);
       case 'more': {
         const item = new vscode.TreeItem(`Load more… (${node.remaining} more)`, vscode.TreeItemCollapsibleState.None);
         item.id = `more:${node.type}`; // the group key (type, or tag:<name>)

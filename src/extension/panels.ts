@@ -29,14 +29,17 @@ export interface PanelActions {
   promote(id: string): Thenable<unknown>;
 }
 
-function createPanel(
-  context: vscode.ExtensionContext,
-  viewType: string,
-  title: string,
-  script: string,
-  body: string,
-  extraStyle?: string,
-): vscode.WebviewPanel {
+/** What a panel is: its view type, title, webview script (dist/webview/<script>.js), static markup and own stylesheet. */
+interface PanelSpec {
+  viewType: string;
+  title: string;
+  script: string;
+  body: string;
+  extraStyle?: string;
+}
+
+function createPanel(context: vscode.ExtensionContext, spec: PanelSpec): vscode.WebviewPanel {
+  const { viewType, title, script, body, extraStyle } = spec;
   const dist = vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview');
   const media = vscode.Uri.joinPath(context.extensionUri, 'media');
   const panel = vscode.window.createWebviewPanel(viewType, title, vscode.ViewColumn.Active, {
@@ -75,12 +78,11 @@ export class SearchPanel {
       return SearchPanel.current;
     }
     // Static markup only: the type options and every result are built by webview/search.ts.
-    const panel = createPanel(
-      context,
-      SEARCH_PANEL_TYPE,
-      'Memory Search',
-      'search',
-      `
+    const panel = createPanel(context, {
+      viewType: SEARCH_PANEL_TYPE,
+      title: 'Memory Search',
+      script: 'search',
+      body: `
 <div class="bar"><span class="codicon codicon-search" aria-hidden="true"></span>
 <input id="query" type="search" placeholder="Search memories… ( / )" aria-label="Search memories" aria-controls="results" aria-keyshortcuts="/"></div>
 <div class="filters" role="group" aria-label="Filters">
@@ -94,7 +96,7 @@ export class SearchPanel {
 <div id="status" role="status" aria-live="polite"></div>
 <ul id="results" role="listbox" aria-label="Results"></ul>
 <div class="keys" aria-hidden="true">↑/↓ move · Enter open · Delete delete · / search · Esc clear</div>`,
-    );
+    });
     SearchPanel.current = new SearchPanel(panel, engine, actions, query);
     return SearchPanel.current;
   }
@@ -171,12 +173,11 @@ export class GraphPanel {
     }
     // Static markup only; the type checkboxes, the legend and every entity/memory text are
     // built by webview/graph.ts with textContent. The graph itself is drawn on a canvas (cytoscape).
-    const panel = createPanel(
-      context,
-      GRAPH_PANEL_TYPE,
-      'Memory Graph',
-      'graph',
-      `
+    const panel = createPanel(context, {
+      viewType: GRAPH_PANEL_TYPE,
+      title: 'Memory Graph',
+      script: 'graph',
+      body: `
 <div class="bar graph-bar"><span class="codicon codicon-type-hierarchy" aria-hidden="true"></span>
 <select id="mode" aria-label="What to draw"><option value="entities">Entities</option><option value="memories">Memories</option></select>
 <input id="gsearch" type="search" placeholder="Filter by name…" aria-label="Filter entities by name">
@@ -191,8 +192,8 @@ export class GraphPanel {
 <div class="graph-main"><div id="canvas" aria-label="Graph"></div>
 <aside id="side" class="side" hidden><div class="side-head"><h2 id="sideTitle"></h2><button id="sideClose" title="Close"><span class="codicon codicon-close" aria-hidden="true"></span></button></div>
 <div id="sideMeta" class="side-meta"></div><ul id="sideList" aria-label="Memories mentioning the entity"></ul></aside></div>`,
-      'graph',
-    );
+      extraStyle: 'graph',
+    });
     GraphPanel.current = new GraphPanel(panel, engine, actions, centerId);
     return GraphPanel.current;
   }

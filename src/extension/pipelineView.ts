@@ -129,20 +129,34 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
 
 /** The status items below the project line (pure: the e2e tests check them through the provider). */
 export function statusNodes(d: PipelineDiagnostics, reviews: PipelineReview[]): PipelineNode[] {
-  const s = d.status;
-  const out: PipelineNode[] = [];
-  if (s.restricted) {
-    out.push({
-      kind: 'info',
-      key: 'restricted',
-      label: 'Restricted mode: workspace not trusted',
-      description: 'read-only',
-      icon: 'shield',
-      tooltip: 'Memories can be read and searched; nothing is written and the pipeline does not run until you trust this workspace.',
-      command: { command: 'workbench.trust.manage', title: 'Manage Workspace Trust' },
-    });
-  }
-  out.push({
+  return [
+    ...(d.status.restricted ? [restrictedNode()] : []),
+    modeNode(d.status),
+    workerNode(d),
+    queueNode(d),
+    reviewsNode(reviews),
+    embedderNode(d.embedder),
+    llmNode(d.llm),
+    healthNode(d.health),
+  ];
+}
+
+type PipelineStatusInfo = PipelineDiagnostics['status'];
+
+function restrictedNode(): PipelineNode {
+  return {
+    kind: 'info',
+    key: 'restricted',
+    label: 'Restricted mode: workspace not trusted',
+    description: 'read-only',
+    icon: 'shield',
+    tooltip: 'Memories can be read and searched; nothing is written and the pipeline does not run until you trust this workspace.',
+    command: { command: 'workbench.trust.manage', title: 'Manage Workspace Trust' },
+  };
+}
+
+function modeNode(s: PipelineStatusInfo): PipelineNode {
+  return {
     kind: 'info',
     key: 'mode',
     label: `Mode: ${s.mode}`,
@@ -150,10 +164,14 @@ export function statusNodes(d: PipelineDiagnostics, reviews: PipelineReview[]): 
     tooltip: `${MODE_HELP[s.mode] ?? ''}\nClick to switch the mode.`,
     command: { command: 'agentMemory.switchPipelineMode', title: 'Switch Pipeline Mode…' },
     contextValue: 'pipelineMode',
-  });
+  };
+}
+
+function workerNode(d: PipelineDiagnostics): PipelineNode {
+  const s = d.status;
   const worker = workerState(d);
   const waiting = worker.startsWith('waiting');
-  out.push({
+  return {
     kind: 'info',
     key: 'worker',
     label: `Worker: ${worker}`,
@@ -161,14 +179,18 @@ export function statusNodes(d: PipelineDiagnostics, reviews: PipelineReview[]): 
     tooltip: waiting ? `${s.detail}\nJobs stay queued until Ollama at ${d.llm.url} has ${d.llm.model}; nothing is lost.` : s.detail,
     icon: s.paused ? 'debug-pause' : worker === 'running' ? 'play-circle' : worker === 'degraded' || waiting ? 'warning' : 'circle-slash',
     contextValue: s.restricted ? 'pipelineWorker.restricted' : s.paused ? 'pipelineWorker.paused' : 'pipelineWorker.running',
-  });
+  };
+}
+
+function queueNode(d: PipelineDiagnostics): PipelineNode {
+  const s = d.status;
   const q = {
     pending: s.jobs.pending ?? 0,
     leased: s.jobs.leased ?? 0,
     dead: s.jobs.dead ?? 0,
     completed: s.jobs.completed ?? d.completedJobs,
   };
-  out.push({
+  return {
     kind: 'info',
     key: 'queue',
     label: 'Queue',
@@ -181,8 +203,11 @@ export function statusNodes(d: PipelineDiagnostics, reviews: PipelineReview[]): 
       description: String(n),
       icon: k === 'dead' && n ? 'error' : 'circle-small',
     })),
-  });
-  out.push({
+  };
+}
+
+function reviewsNode(reviews: PipelineReview[]): PipelineNode {
+  return {
     kind: 'info',
     key: 'reviews',
     label: 'Pending reviews',
@@ -190,28 +215,34 @@ export function statusNodes(d: PipelineDiagnostics, reviews: PipelineReview[]): 
     icon: reviews.length ? 'report' : 'pass',
     tooltip: 'Full-mode UPDATE/DELETE proposals the contradiction detector held back. Approve applies them (undo-able); reject drops them.',
     children: reviews.map((review) => ({ kind: 'review', review })),
-  });
-  const e = d.embedder;
-  out.push({
+  };
+}
+
+function embedderNode(e: PipelineDiagnostics['embedder']): PipelineNode {
+  return {
     kind: 'info',
     key: 'embedder',
     label: `Embedder: ${e ? e.provider : 'none (keyword search only)'}`,
     description: e?.space ?? '',
     icon: e?.degraded || !e ? 'warning' : 'symbol-array',
     tooltip: e?.reason ?? 'No embedder could be opened.',
-  });
-  const l = d.llm;
+  };
+}
+
+function llmNode(l: PipelineDiagnostics['llm']): PipelineNode {
   const llmState = !l.reachable ? 'Ollama not reachable' : l.modelPresent ? 'ready' : `model ${l.model} not installed`;
-  out.push({
+  return {
     kind: 'info',
     key: 'llm',
     label: `LLM: ${l.model}`,
     description: llmState,
     icon: l.reachable && l.modelPresent ? 'hubot' : 'warning',
     tooltip: `Ollama at ${l.url}: ${llmState}${l.error ? ` (${l.error})` : ''}. Only the pipeline needs it (extraction and decisions).`,
-  });
-  const h = d.health;
-  out.push({
+  };
+}
+
+function healthNode(h: PipelineDiagnostics['health']): PipelineNode {
+  return {
     kind: 'info',
     key: 'health',
     label: 'Health',
@@ -242,8 +273,7 @@ export function statusNodes(d: PipelineDiagnostics, reviews: PipelineReview[]): 
         icon: 'circle-small',
       },
     ],
-  });
-  return out;
+  };
 }
 
 function reviewItem(r: PipelineReview): vscode.TreeItem {

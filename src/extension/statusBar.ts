@@ -71,38 +71,9 @@ export class StatusBar implements vscode.Disposable {
     tip.appendMarkdown('**Agent Memory**\n\n');
     this.item.command = 'agentMemory.showDiagnostics';
     switch (state) {
-      case 'ready': {
-        const degraded = this.pipeline?.state === 'degraded';
-        // Paused / restricted / the pipeline mode at a glance (nothing extra when the pipeline is off).
-        const p = this.pipeline;
-        const flag = p?.restricted
-          ? ' $(shield) read-only'
-          : p?.paused
-            ? ' $(debug-pause) paused'
-            : p && p.mode !== 'off'
-              ? ` · ${p.mode}`
-              : '';
-        const problems = this.config.errors + this.config.warnings;
-        const count = this.count !== undefined ? `: ${this.count}` : '';
-        const storeFlag = this.unhealthy.length ? ` · ${this.unhealthy[0]!.health.state === 'disk_full' ? 'disk full' : 'read-only'}` : '';
-        this.item.text = `$(${degraded || problems || storeFlag ? 'warning' : 'database'}) Memory${count}${flag}${storeFlag}`;
-        this.item.backgroundColor = problems || storeFlag ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
-        for (const u of this.unhealthy) tip.appendText(`The ${u.store} store: ${u.health.detail} `);
-        this.item.command = problems ? 'workbench.actions.view.problems' : 'agentMemory.showDiagnostics';
-        if (problems) {
-          const where = this.config.file ?? 'the settings';
-          tip.appendText(`Configuration: ${problems} problem${problems === 1 ? '' : 's'} in ${where} (defaults are used for them). `);
-          tip.appendText('Click for the Problems panel. ');
-        }
-        tip.appendText(`Engine ready (project ${this.engine.ready?.projectId ?? '?'}). `);
-        if (this.pipeline) {
-          tip.appendText(
-            `Pipeline: ${this.pipeline.mode} mode, ${this.pipeline.paused ? 'paused' : this.pipeline.state} — ${this.pipeline.detail}`,
-          );
-          if (this.pipeline.pendingReviews) tip.appendText(` ${this.pipeline.pendingReviews} proposal(s) wait for review.`);
-        }
+      case 'ready':
+        this.renderReady(tip);
         break;
-      }
       case 'starting':
         this.item.text = '$(sync~spin) Memory: starting';
         tip.appendText('The memory engine is starting.');
@@ -123,6 +94,41 @@ export class StatusBar implements vscode.Disposable {
     }
     if (this.item.command === 'agentMemory.showDiagnostics') tip.appendMarkdown('\n\nClick for diagnostics.');
     this.item.tooltip = tip;
+  }
+
+  /** The engine is ready: count, pipeline flag and store health in the item; details in the tooltip. */
+  private renderReady(tip: vscode.MarkdownString): void {
+    const degraded = this.pipeline?.state === 'degraded';
+    const problems = this.config.errors + this.config.warnings;
+    const count = this.count !== undefined ? `: ${this.count}` : '';
+    const storeFlag = this.unhealthy.length ? ` · ${this.unhealthy[0]!.health.state === 'disk_full' ? 'disk full' : 'read-only'}` : '';
+    this.item.text = `$(${degraded || problems || storeFlag ? 'warning' : 'database'}) Memory${count}${this.pipelineFlag()}${storeFlag}`;
+    this.item.backgroundColor = problems || storeFlag ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    for (const u of this.unhealthy) tip.appendText(`The ${u.store} store: ${u.health.detail} `);
+    this.item.command = problems ? 'workbench.actions.view.problems' : 'agentMemory.showDiagnostics';
+    if (problems) this.appendProblemsTip(tip, problems);
+    tip.appendText(`Engine ready (project ${this.engine.ready?.projectId ?? '?'}). `);
+    this.appendPipelineTip(tip);
+  }
+
+  private appendProblemsTip(tip: vscode.MarkdownString, problems: number): void {
+    const where = this.config.file ?? 'the settings';
+    tip.appendText(`Configuration: ${problems} problem${problems === 1 ? '' : 's'} in ${where} (defaults are used for them). `);
+    tip.appendText('Click for the Problems panel. ');
+  }
+
+  /** Paused / restricted / the pipeline mode at a glance (nothing extra when the pipeline is off). */
+  private pipelineFlag(): string {
+    const p = this.pipeline;
+    return p?.restricted ? ' $(shield) read-only' : p?.paused ? ' $(debug-pause) paused' : p && p.mode !== 'off' ? ` · ${p.mode}` : '';
+  }
+
+  private appendPipelineTip(tip: vscode.MarkdownString): void {
+    if (!this.pipeline) return;
+    tip.appendText(
+      `Pipeline: ${this.pipeline.mode} mode, ${this.pipeline.paused ? 'paused' : this.pipeline.state} — ${this.pipeline.detail}`,
+    );
+    if (this.pipeline.pendingReviews) tip.appendText(` ${this.pipeline.pendingReviews} proposal(s) wait for review.`);
   }
 
   dispose(): void {

@@ -4,7 +4,7 @@
 // async functions and per-test timeouts. Output: one line per test and, last, exactly
 // `N passed, N failed` (the line CI recognizes).
 
-export type TestFn = () => unknown | Promise<unknown>;
+export type TestFn = () => unknown; // may return a Promise
 
 interface TestCase {
   name: string;

@@ -182,7 +182,7 @@ test('graph.entityMemories: the memories mentioning an entity, newest first; del
       engine.graph.entityMemories(id('Postgres')).memories.map((m) => m.id),
       [ids[1]],
     );
-    await engine.memories.delete(ids[1]!);
+    engine.memories.delete(ids[1]!);
     assert.deepEqual(engine.graph.entityMemories(id('Postgres')).memories, [], 'a deleted memory is not listed');
     assert.throws(
       () => engine.graph.entityMemories('no-such-entity'),

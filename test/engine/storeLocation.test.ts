@@ -35,7 +35,7 @@ test("two clones with the same origin open the same store and see each other's m
   const second = await MemoryEngine.open({ home, workspaceRoot: b, settings, snapshotTickMs: 0 });
   try {
     assert.equal(second.projectId, first.projectId);
-    const stats = await second.diagnostics.stats();
+    const stats = second.diagnostics.stats();
     assert.equal(stats.project.dir, storeDirsIn(home, first.projectId).project);
     assert.equal(stats.project.memories, 1, 'the second clone sees the memory saved from the first');
   } finally {

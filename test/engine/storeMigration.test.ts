@@ -40,7 +40,7 @@ test('two old per-window stores and the old global store merge into the shared s
     content: 'The staging database is reset every Sunday at 03:00 UTC (moved in May).',
   });
   assert.equal(updated.version, 2);
-  await a.engine.memories.delete(a.ids[2]!, 'fixed');
+  a.engine.memories.delete(a.ids[2]!, 'fixed');
   const g = await a.engine.memories.create({ content: 'Always answer in British English.', scope: 'global' });
   assert.equal(g.status, 'created');
   const projectId = a.engine.projectId;

@@ -48,7 +48,7 @@ export type ReembedEvent = Extract<EngineEvent, { type: 'embeddings.progress' }>
 export async function switchAll(
   runtimes: StoreRuntime[],
   next: Embedder,
-  on: { report(e: ReembedEvent): void; warn(m: string): void; current(): boolean },
+  on: { report: (e: ReembedEvent) => void; warn: (m: string) => void; current: () => boolean },
 ): Promise<boolean> {
   const { report, warn } = on;
   let all = true;

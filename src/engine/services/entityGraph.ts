@@ -91,7 +91,7 @@ export function entityWithMemories(
       `SELECT id, title FROM memories WHERE id IN (${found.map(() => '?').join(', ')})`,
       found.map((m) => m.id),
     )) {
-      titles.set(String(r.id), r.title ? String(r.title) : '');
+      titles.set(String(r.id), typeof r.title === 'string' ? r.title : '');
     }
   }
   return {

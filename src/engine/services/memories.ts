@@ -100,23 +100,7 @@ export class MemoriesService {
       );
     }
     const target = this.ctx.stores.runtime(to);
-    const input: CreateMemoryInput = {
-      content: patch.content ?? rec.content,
-      title: patch.title ?? rec.title,
-      type: patch.type ?? rec.type,
-      scope: to,
-      tags: patch.tags ?? rec.tags,
-      importance: patch.importance ?? rec.importance,
-      decisions: patch.decisions ?? rec.decisions,
-      rationale: patch.rationale ?? rec.rationale,
-      metadata: { ...(patch.metadata ?? rec.metadata), movedFrom: rec.id },
-      allowNearDuplicate: true,
-      fromRecall: true,
-      who: patch.who ?? 'user',
-      why: patch.why ?? `moved from the ${from.name} store`,
-      ...(rec.summary ? { summary: rec.summary } : {}),
-      ...(rec.source ? { source: rec.source } : {}),
-    };
+    const input = movedInput(from.name, rec, to, patch);
     const created = this.ctx.write(target, () => target.memory.create(input));
     if (created.status === 'skipped') throw new EngineError('invalid_input', `Cannot move memory ${rec.id}: ${created.detail}`);
     this.ctx.write(from, () => from.memory.delete(rec.id, { reason: `moved to the ${to} store as ${created.memory.id}` }));
@@ -125,6 +109,27 @@ export class MemoriesService {
     target.kickBackfill(); // the moved memory gets its vector in the target's space
     return created.memory;
   }
+}
+
+/** The memory `rec` of store `from` as created in store `to`, with `patch` applied. */
+function movedInput(from: StoreName, rec: MemoryRecord, to: StoreName, patch: UpdateMemoryInput): CreateMemoryInput {
+  return {
+    content: patch.content ?? rec.content,
+    title: patch.title ?? rec.title,
+    type: patch.type ?? rec.type,
+    scope: to,
+    tags: patch.tags ?? rec.tags,
+    importance: patch.importance ?? rec.importance,
+    decisions: patch.decisions ?? rec.decisions,
+    rationale: patch.rationale ?? rec.rationale,
+    metadata: { ...(patch.metadata ?? rec.metadata), movedFrom: rec.id },
+    allowNearDuplicate: true,
+    fromRecall: true,
+    who: patch.who ?? 'user',
+    why: patch.why ?? `moved from the ${from} store`,
+    ...(rec.summary ? { summary: rec.summary } : {}),
+    ...(rec.source ? { source: rec.source } : {}),
+  };
 }
 
 /** Live memories per type of one store. */

@@ -16,7 +16,7 @@ const IMPORT_BATCH = 200;
 /** Cancellation and progress of one request (the RPC server gives them). */
 export interface CallContext {
   signal: AbortSignal;
-  progress(done: number, total: number, message?: string): void;
+  progress: (done: number, total: number, message?: string) => void;
 }
 
 export const NO_CONTEXT: CallContext = { signal: new AbortController().signal, progress: () => undefined };

@@ -220,7 +220,7 @@ describe('UseLiteEmbedder (built-in model in a worker thread)', () => {
       return v;
     });
     await new Promise((r) => setTimeout(r, 5));
-    const queryDone = use.embed(['which bundler do we use'], 'query').then((v) => {
+    const queryDone = use.embed(['which bundler do we use'], 'query').then(() => {
       order.push('query');
       return performance.now() - t0;
     });

@@ -67,13 +67,18 @@ test('input over 12 000 characters is truncated before the prompt is built', () 
   assert.ok(!prompt.includes('a'.repeat(12_001)));
 });
 
+function rejection(v: unknown): string {
+  assert.ok(typeof v === 'string', `expected a rejection reason, got ${JSON.stringify(v)}`);
+  return v;
+}
+
 test('decision validation: target must be a candidate, reason non-empty, action known', () => {
   const fact = { content: 'The cache is disabled.', type: 'fact' as const, confidence: 0.9 };
   const cands = [{ id: 'm1', type: 'fact', content: 'The cache is enabled.', score: 0.5 }];
-  assert.match(String(validateDecision({ action: 'UPDATE', targetId: 'm9', confidence: 1, reason: 'x' }, fact, cands)), /hallucinated/);
-  assert.match(String(validateDecision({ action: 'DELETE', confidence: 1, reason: 'x' }, fact, cands)), /without a targetId/);
-  assert.match(String(validateDecision({ action: 'NONE', confidence: 1, reason: '' }, fact, cands)), /empty reason/);
-  assert.match(String(validateDecision({ action: 'MERGE', confidence: 1, reason: 'x' }, fact, cands)), /unknown action/);
+  assert.match(rejection(validateDecision({ action: 'UPDATE', targetId: 'm9', confidence: 1, reason: 'x' }, fact, cands)), /hallucinated/);
+  assert.match(rejection(validateDecision({ action: 'DELETE', confidence: 1, reason: 'x' }, fact, cands)), /without a targetId/);
+  assert.match(rejection(validateDecision({ action: 'NONE', confidence: 1, reason: '' }, fact, cands)), /empty reason/);
+  assert.match(rejection(validateDecision({ action: 'MERGE', confidence: 1, reason: 'x' }, fact, cands)), /unknown action/);
   const ok = validateDecision({ action: 'update', targetId: 'm1', confidence: 0.7, reason: 'changed' }, fact, cands);
   assert.equal(typeof ok, 'object');
   assert.equal((ok as { targetContent: string }).targetContent, 'The cache is enabled.');

@@ -16,6 +16,10 @@ import { activeApi } from './activate';
 
 const MODE_KEYS = ['enabled', 'shadowMode', 'allowUpdateDelete', 'mutationsFrozen'].map((k) => `memory.pipelineV2.${k}`);
 
+function labelText(label: string | vscode.TreeItemLabel | undefined): string {
+  return typeof label === 'string' ? label : (label?.label ?? '');
+}
+
 function info(nodes: PipelineNode[], key: string): InfoNode {
   const n = nodes.find((x): x is InfoNode => x.kind === 'info' && x.key === key);
   assert.ok(n, `pipeline view item ${key}: ${JSON.stringify(nodes.map((x) => (x.kind === 'info' ? x.key : x.review.id)))}`);
@@ -75,7 +79,7 @@ suite('Sidebar views', () => {
         `the pair is listed: ${JSON.stringify(api.views.suggestions.last.map((s) => [s.a.preview, s.b.preview, s.similarity]))}`,
       );
       const item = api.views.suggestions.getTreeItem(node);
-      assert.match(String(item.label), /nightly backup|Backups of the orders/);
+      assert.match(labelText(item.label), /nightly backup|Backups of the orders/);
       assert.match(String(item.description), /^\d+% similar$/);
       assert.equal(item.contextValue, 'suggestion');
       const sides = await api.views.suggestions.getChildren(node);
@@ -205,7 +209,7 @@ suite('Sidebar views', () => {
       )!;
       const item = api.views.pipeline.getTreeItem(node);
       assert.equal(item.contextValue, 'pipelineReview');
-      assert.match(String(item.label), /^Delete: The CI pipeline for the mobile app lives in Bitrise/);
+      assert.match(labelText(item.label), /^Delete: The CI pipeline for the mobile app lives in Bitrise/);
       assert.equal(info(roots, 'llm').description, 'ready', 'the fake Ollama is reachable and has the model');
       assert.equal(info(roots, 'mode').label, 'Mode: full');
 

@@ -26,7 +26,7 @@ export async function runCommand(page, title, { timeoutMs = 30000 } = {}) {
       await row.waitFor({ state: 'visible', timeout: 3000 });
       break;
     } catch (e) {
-      if (Date.now() - t0 > timeoutMs) throw new Error(`command "${title}" not found in the palette: ${e.message}`);
+      if (Date.now() - t0 > timeoutMs) throw new Error(`command "${title}" not found in the palette: ${e.message}`, { cause: e });
       // Focus may still be elsewhere right after start-up: click into the editor area.
       await page
         .locator('.monaco-workbench .part.editor')
