@@ -4,6 +4,7 @@
  * A date without a time means the whole day: "before 2026-05-02" includes nothing of May 2nd,
  * "after 2026-05-02" includes all of it.
  */
+import { shownValue } from '../core/util/shownValue';
 import { EngineError } from './errors';
 import type { SearchParams } from './protocol';
 
@@ -13,7 +14,7 @@ export interface CreatedRange {
 
 function parse(value: unknown, key: string): number {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}(T.*)?$/.test(value) || Number.isNaN(Date.parse(value))) {
-    throw new EngineError('invalid_input', `${key}: must be an ISO date like 2026-05-02 (or a date-time), got ${JSON.stringify(value)}`);
+    throw new EngineError('invalid_input', `${key}: must be an ISO date like 2026-05-02 (or a date-time), got ${shownValue(value)}`);
   }
   return Date.parse(value.length === 10 ? `${value}T00:00:00.000Z` : value);
 }

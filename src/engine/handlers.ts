@@ -6,6 +6,7 @@
  */
 import { LIMIT_RANGES, checkLimit, searchRange, type LimitRange } from '../core/memory/limits';
 import type { CallContext, MemoryEngine } from './engine';
+import { shownValue } from '../core/util/shownValue';
 import { EngineError } from './errors';
 import { idempotentCreate } from './server/idempotency';
 import type { EngineMethod, EngineMethods, GraphParams, ParamsOf, ResultOf, SearchParams } from './protocol';
@@ -39,7 +40,7 @@ function optStrings(v: unknown, key: string): void {
 /** An optional value that must be one of `allowed`. */
 function optOneOf<T extends string>(v: T | undefined, allowed: readonly T[], key: string): T | undefined {
   if (v !== undefined && !allowed.includes(v)) {
-    throw new EngineError('invalid_input', `${key}: must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
+    throw new EngineError('invalid_input', `${key}: must be one of ${allowed.join(', ')}, got ${shownValue(v)}`);
   }
   return v;
 }
@@ -54,7 +55,7 @@ function limit(params: unknown, range: LimitRange, what: string): number {
 function offset(params: unknown): number {
   const v = (params as Params)?.offset ?? 0;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
-    throw new EngineError('invalid_input', `offset: must be a whole number ≥ 0, got ${JSON.stringify(v)}`);
+    throw new EngineError('invalid_input', `offset: must be a whole number ≥ 0, got ${shownValue(v)}`);
   return v;
 }
 
@@ -70,7 +71,7 @@ function searchParams(e: MemoryEngine, p: SearchParams): SearchParams {
 function graphParams(p: GraphParams | undefined): GraphParams {
   const g = p ?? {};
   if (g.mode !== undefined && g.mode !== 'entities' && g.mode !== 'memories') {
-    throw new EngineError('invalid_input', `mode: must be "entities" or "memories", got ${JSON.stringify(g.mode)}`);
+    throw new EngineError('invalid_input', `mode: must be "entities" or "memories", got ${shownValue(g.mode)}`);
   }
   if (g.minMentions !== undefined && (typeof g.minMentions !== 'number' || !Number.isFinite(g.minMentions))) {
     throw new EngineError('invalid_input', 'minMentions: must be a number');

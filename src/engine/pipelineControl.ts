@@ -4,6 +4,7 @@
  * maintenance diagnostics. services/pipelines.ts keeps the state (which pipeline, paused or not) and
  * calls these; they hold none.
  */
+import { shownValue } from '../core/util/shownValue';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Store } from '../core/store/store';
@@ -25,7 +26,7 @@ export const PIPELINE_MODES: readonly PipelineModeName[] = ['off', 'shadow', 'co
 /** The flags of a pipeline mode, as dotted setting keys (`mutationsFrozen` is the emergency brake: cleared). */
 export function modeSettings(mode: PipelineModeName): Record<string, boolean> {
   if (!PIPELINE_MODES.includes(mode)) {
-    throw new EngineError('invalid_input', `mode: must be one of ${PIPELINE_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+    throw new EngineError('invalid_input', `mode: must be one of ${PIPELINE_MODES.join(', ')}, got ${shownValue(mode)}`);
   }
   const P = 'memory.pipelineV2';
   return {
@@ -85,7 +86,7 @@ export function pipelineChanges(store: Store, limit: number = LIMIT_RANGES.pipel
 
 /** Reads a workspace text file for ingest: must exist, be a file, UTF-8 text, within the size limit. */
 export function readDocumentFile(file: string, maxBytes: number): { content: string; title: string } {
-  if (!path.isAbsolute(file)) throw new EngineError('invalid_input', `path: must be an absolute file path, got ${JSON.stringify(file)}`);
+  if (!path.isAbsolute(file)) throw new EngineError('invalid_input', `path: must be an absolute file path, got ${shownValue(file)}`);
   let st: fs.Stats;
   try {
     st = fs.statSync(file);

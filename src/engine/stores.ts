@@ -5,6 +5,7 @@
  * and paging listings across both (project first, then global). The runtimes over them are
  * rebuilt on a configuration reload; the stores stay open until the engine closes.
  */
+import { shownValue } from '../core/util/shownValue';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -79,7 +80,7 @@ export class Stores {
   forScope(scope: MemoryScope | undefined): StoreRuntime[] {
     if (scope === undefined) return this.all();
     if (scope === 'project' || scope === 'global') return [this.runtime(scope)];
-    throw new EngineError('invalid_input', `scope: must be "project" or "global", got ${JSON.stringify(scope)}`);
+    throw new EngineError('invalid_input', `scope: must be "project" or "global", got ${shownValue(scope)}`);
   }
 
   locate(id: string, includeDeleted = false): Located | undefined {

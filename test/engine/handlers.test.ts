@@ -49,6 +49,12 @@ test('every limit outside its range is invalid_input naming the range; inside it
     }
     await refused(call(engine, 'graph.entityMemories', { entityId: 'e1', limit: LIMIT_RANGES.entityMemories.max + 1 }), /from 1 to 200 /);
     await refused(call(engine, 'memory.list', { offset: -1 }), /offset: must be a whole number ≥ 0/);
+    // NaN and Infinity are named as such, not as "null" (what JSON.stringify makes of them).
+    await refused(
+      call(engine, 'search', { query: 'collector', limit: Number.NaN }),
+      /limit: must be a whole number from 1 to 40 .*got NaN$/,
+    );
+    await refused(call(engine, 'memory.list', { offset: Number.POSITIVE_INFINITY }), /offset: must be a whole number ≥ 0, got Infinity$/);
 
     assert.equal((await call(engine, 'memory.list', { limit: 2 })).items.length, 2, 'a limit inside the range is used as given');
     assert.equal((await call(engine, 'memory.list', {})).limit, LIMIT_RANGES.list.default);

@@ -3,6 +3,7 @@
  * Oversized input is refused with a clear error, never truncated silently; a page size outside
  * its range is `invalid_input` naming the range, never clamped (see checkLimit).
  */
+import { shownValue } from '../util/shownValue';
 import { ValidationError } from './errors';
 
 export const LIMITS = {
@@ -57,7 +58,7 @@ export function searchRange(search: { default_limit: number; max_limit: number }
 export function checkLimit(value: unknown, range: LimitRange, what: string, field = 'limit'): number {
   if (value === undefined) return range.default;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max) {
-    throw new ValidationError(field, `must be a whole number from ${range.min} to ${range.max} (${what}), got ${JSON.stringify(value)}`);
+    throw new ValidationError(field, `must be a whole number from ${range.min} to ${range.max} (${what}), got ${shownValue(value)}`);
   }
   return value;
 }

@@ -1,25 +1,10 @@
 /** Input validation (docs/write-path.md "Validate") for the memory API: each bad field gets a clear error. */
+import { shownValue } from '../util/shownValue';
 import { ValidationError } from './errors';
 import { LIMITS } from './limits';
 import { MEMORY_SCOPES, MEMORY_TYPES, type MemoryScope, type MemoryType } from './types';
 import { MIN_CONTENT_CHARS } from '../text/quality';
 import { normalizeTags } from '../text/tags';
-
-/**
- * A value as a person should read it in an error: JSON, except the numbers JSON cannot spell
- * (`JSON.stringify(NaN)` is "null", which sent people looking for a null they never passed).
- */
-export function shownValue(v: unknown): string {
-  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
-  if (typeof v === 'bigint') return `${v}n`;
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (v === undefined) return 'nothing';
-  try {
-    return JSON.stringify(v) ?? typeof v;
-  } catch {
-    return typeof v;
-  }
-}
 
 export function validateContent(v: unknown, field = 'content'): string {
   if (typeof v !== 'string') throw new ValidationError(field, `must be a string, got ${v === null ? 'null' : typeof v}`);
@@ -138,3 +123,5 @@ export function validateShortString(v: unknown, field: string, max = 200): strin
   if (v.length > max) throw new ValidationError(field, `is ${v.length} characters; the limit is ${max}`);
   return v;
 }
+
+export { shownValue };
