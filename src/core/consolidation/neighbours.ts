@@ -15,14 +15,15 @@ export interface Neighbour {
 
 const HEADROOM = 4;
 
-export function projectNeighbours(
-  store: Store,
-  vectors: VectorSearcher,
-  query: Float32Array,
-  projectId: string,
-  k: number,
-  excludeRid?: number,
-): Neighbour[] {
+/** Which neighbours: the `k` nearest of one project, optionally without the query's own row. */
+export interface NeighbourQuery {
+  projectId: string;
+  k: number;
+  excludeRid?: number;
+}
+
+export function projectNeighbours(store: Store, vectors: VectorSearcher, query: Float32Array, q: NeighbourQuery): Neighbour[] {
+  const { projectId, k, excludeRid } = q;
   const wide = k * HEADROOM + (excludeRid === undefined ? 0 : 1);
   const hits = vectors.search(query, wide);
   const meta = lookup(

@@ -45,18 +45,19 @@ export function rowToSuggestion(r: Row): Suggestion {
   };
 }
 
+/** Two memories (ids) and their similarity. */
+export interface SuggestedPair {
+  a: string;
+  b: string;
+  similarity: number;
+}
+
 /**
  * Records a pending suggestion for the pair unless one exists for it (in either order).
  * Returns the new suggestion, or undefined when the pair was already suggested.
  */
-export function suggestInTx(
-  tx: Tx,
-  a: string,
-  b: string,
-  similarity: number,
-  projectId: string,
-  createdAt: string,
-): Suggestion | undefined {
+export function suggestInTx(tx: Tx, pair: SuggestedPair, projectId: string, createdAt: string): Suggestion | undefined {
+  const { a, b, similarity } = pair;
   if (a === b) return undefined;
   const existing = tx.get(
     'SELECT id FROM consolidation_suggestions WHERE (memory_a_id = ? AND memory_b_id = ?) OR (memory_a_id = ? AND memory_b_id = ?)',
@@ -165,7 +166,15 @@ export function consolidationLog(store: Store, opts: { targetId?: string; limit?
 }
 
 /** The surviving memory SUPERSEDES the absorbed one (docs/consolidation.md). */
-export function supersedesInTx(tx: Tx, survivorId: string, absorbedId: string, strength: number, context: string, createdAt: string): void {
+export interface Supersedes {
+  survivorId: string;
+  absorbedId: string;
+  strength: number;
+  context: string;
+}
+
+export function supersedesInTx(tx: Tx, link: Supersedes, createdAt: string): void {
+  const { survivorId, absorbedId, strength, context } = link;
   tx.run(
     `INSERT OR IGNORE INTO memory_relationships (id, from_memory_id, to_memory_id, relationship, strength, context, created_at)
      VALUES (?, ?, ?, 'SUPERSEDES', ?, ?, ?)`,

@@ -52,7 +52,7 @@ export function scanForDuplicates(store: Store, vectors: VectorStore, opts: Scan
     const v = vectors.vectorOf(rid);
     if (!v) continue;
     const project = String(row.project_id);
-    for (const h of projectNeighbours(store, vectors, v, project, k, rid)) {
+    for (const h of projectNeighbours(store, vectors, v, { projectId: project, k, excludeRid: rid })) {
       if (h.similarity < threshold) break;
       const [a, b] = rid < h.rid ? [String(row.id), h.id] : [h.id, String(row.id)];
       pairs.push({ a, b, similarity: h.similarity, project });
@@ -63,7 +63,7 @@ export function scanForDuplicates(store: Store, vectors: VectorStore, opts: Scan
     const iso = (opts.now ?? (() => new Date()))().toISOString();
     store.transaction((tx) => {
       for (const p of pairs) {
-        const s = suggestInTx(tx, p.a, p.b, p.similarity, p.project, iso);
+        const s = suggestInTx(tx, p, p.project, iso);
         if (s) created.push(s);
       }
     });

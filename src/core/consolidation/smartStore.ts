@@ -104,13 +104,16 @@ export class SmartStore {
     const space = this.deps.space;
     if (!space) return this.insert(prepared, input, undefined, []);
     const emb = await embedForActiveSpace(space, this.store, prepared.record.title, prepared.record.content);
-    if (!emb.ok) return this.insert(prepared, input, undefined, [], emb.error);
+    if (!emb.ok) return this.insert(prepared, input, undefined, [], { embeddingError: emb.error });
     const pair = space.current;
     const { vectors } = pair;
 
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (space.current !== pair) return this.save(input); // embedder switched during an await: start over
-      const hits = projectNeighbours(this.store, vectors, emb.embedding.vector, prepared.record.projectId, this.settings.neighbours);
+      const hits = projectNeighbours(this.store, vectors, emb.embedding.vector, {
+        projectId: prepared.record.projectId,
+        k: this.settings.neighbours,
+      });
       const best = hits[0];
       if (!best || best.similarity < this.settings.autoMergeThreshold) {
         const near = hits.filter((h) => h.similarity >= this.settings.similarityThreshold).slice(0, this.settings.maxSuggestions);
@@ -118,10 +121,10 @@ export class SmartStore {
       }
       const target = this.memory.get(best.id);
       if (!target) continue;
-      const outcome = await this.autoMerge(prepared, input, emb.embedding, target, best.similarity, performedBy);
+      const outcome = await this.autoMerge(prepared, input, emb.embedding, { target, similarity: best.similarity }, performedBy);
       if (outcome) return outcome;
     }
-    return this.insert(prepared, input, emb.embedding, [], undefined, ['the nearest memory kept changing; stored without merging']);
+    return this.insert(prepared, input, emb.embedding, [], { warnings: ['the nearest memory kept changing; stored without merging'] });
   }
 
   private duplicate(memory: MemoryRecord, warnings: string[]): SmartStoreResult {
@@ -133,15 +136,15 @@ export class SmartStore {
     input: CreateMemoryInput,
     embedding: PreparedEmbedding | undefined,
     near: { id: string; similarity: number }[],
-    embeddingError?: string,
-    extraWarnings: string[] = [],
+    extra: { embeddingError?: string; warnings?: string[] } = {},
   ): SmartStoreResult {
+    const { embeddingError, warnings: extraWarnings = [] } = extra;
     const out = this.store.transaction((tx) => {
       const res = this.memory.insertPreparedInTx(tx, prepared, input, embedding ? { embedding } : {});
       if (res.status !== 'created') return { res, suggestions: [] as Suggestion[] };
       const suggestions: Suggestion[] = [];
       for (const n of near) {
-        const s = suggestInTx(tx, n.id, res.memory.id, n.similarity, res.memory.projectId, res.memory.createdAt);
+        const s = suggestInTx(tx, { a: n.id, b: res.memory.id, similarity: n.similarity }, res.memory.projectId, res.memory.createdAt);
         if (s) suggestions.push(s);
       }
       return { res, suggestions };
@@ -179,10 +182,10 @@ export class SmartStore {
     prepared: PreparedCreate,
     input: CreateMemoryInput,
     embedding: PreparedEmbedding,
-    target: MemoryRecord,
-    similarity: number,
+    best: { target: MemoryRecord; similarity: number },
     performedBy: string,
   ): Promise<SmartStoreResult | undefined> {
+    const { target, similarity } = best;
     const strategy = this.settings.mergeStrategy;
     const source = prepared.record;
     const merged = mergeContent(strategy, target, source);
@@ -217,7 +220,16 @@ export class SmartStore {
           performedBy,
           createdAt: iso,
         });
-        supersedesInTx(tx, t.id, absorbed.id, 1, `auto-merge on write (${strategy}, similarity ${similarity.toFixed(3)})`, iso);
+        supersedesInTx(
+          tx,
+          {
+            survivorId: t.id,
+            absorbedId: absorbed.id,
+            strength: 1,
+            context: `auto-merge on write (${strategy}, similarity ${similarity.toFixed(3)})`,
+          },
+          iso,
+        );
         return { kind: 'merged' as const, survivor, absorbed, log, warnings: ins.warnings };
       });
       if (!out) return undefined;
@@ -240,7 +252,7 @@ export class SmartStore {
     } catch (e) {
       // The merged text is too long, or equals a third memory: keep both, as a plain store.
       if (e instanceof ValidationError || e instanceof DuplicateContentError) {
-        return this.insert(prepared, input, embedding, [{ id: target.id, similarity }], undefined, [`not merged: ${e.message}`]);
+        return this.insert(prepared, input, embedding, [{ id: target.id, similarity }], { warnings: [`not merged: ${e.message}`] });
       }
       throw e;
     }
@@ -295,7 +307,11 @@ export class SmartStore {
           performedBy: by,
           createdAt: iso,
         });
-        supersedesInTx(tx, a.id, b.id, 1, `accepted consolidation suggestion (${strategy})`, iso);
+        supersedesInTx(
+          tx,
+          { survivorId: a.id, absorbedId: b.id, strength: 1, context: `accepted consolidation suggestion (${strategy})` },
+          iso,
+        );
         resolveSuggestionInTx(tx, s.id, 'accepted', by, iso);
         // Other open suggestions about the absorbed memory no longer make sense.
         tx.run(

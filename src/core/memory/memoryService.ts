@@ -4,11 +4,9 @@
  * → durable) with content-hash dedup, the lifetime defaults of docs/lifecycle.md and the
  * record semantics (doc_hash, partial update with version + 1, soft delete).
  */
-import { randomUUID } from 'node:crypto';
 import type { Store, Tx } from '../store/store';
 import { normalizeAndHashContent } from '../text/normalize';
 import { isLowValue, isPlaceholder } from '../text/quality';
-import { computeDocHash } from '../text/docHash';
 import { cancelMemoryJobs, enqueueMemoryJob } from '../jobs/enqueue';
 import { DuplicateContentError, NotFoundError, ValidationError, VersionConflictError } from './errors';
 import { DEFAULT_LIFECYCLE, LIMITS, type LifecycleSettings } from './limits';
@@ -16,6 +14,17 @@ import { recordToColumns, rowToRecord, rowToSummary } from './rows';
 import { findNearDuplicate } from './nearDuplicate';
 import { LIVE_MEMORY_SQL, isLive, liveParam } from './visibility';
 import { writeHistory } from './history';
+import {
+  changedKeys,
+  listFilter,
+  mergedRecord,
+  newRecord,
+  patchedRecord,
+  stampUpdate,
+  validateCreate,
+  withDocHash,
+  type MergePatch,
+} from './recordParts';
 import * as v from './validate';
 import { checkPreparedEmbedding, collectEmbedding, embeddingHashOf, writeEmbeddingRow } from './embedding';
 import type { PreparedEmbedding } from '../vectorstore/types';
@@ -33,18 +42,7 @@ import type {
 /** A create that passed validation, skip rules and dedup: the record to insert. */
 export type PreparedCreate = { status: 'new'; record: MemoryRecord; warnings: string[] };
 
-/** What a merge writes into the surviving memory (src/core/consolidation). */
-export interface MergePatch {
-  title?: string;
-  content: string;
-  tags?: string[];
-  importance?: number;
-  /** Ids absorbed by this merge (appended to merged_from). */
-  absorbedIds: string[];
-  embedding?: PreparedEmbedding;
-  who?: string;
-  why?: string;
-}
+export type { MergePatch } from './recordParts';
 
 export interface MemoryServiceOptions {
   /** The normalized project id this store belongs to (src/core/project). */
@@ -170,20 +168,37 @@ export class MemoryService {
     return results;
   }
 
+  /** New TTL and expiry when the TTL is given or the importance changed (the TTL kept otherwise). */
+  private applyLifetime(next: MemoryRecord, current: MemoryRecord, ttl: number | null | undefined, now: Date): void {
+    if (ttl === undefined && next.importance === current.importance) return;
+    const life = this.lifecycleFor(next.importance, ttl === undefined ? current.ttlSeconds : ttl, now);
+    next.ttlSeconds = life.ttlSeconds;
+    next.expiresAt = life.expiresAt;
+  }
+
+  /** Throws DuplicateContentError when the changed text equals another live memory's. */
+  private assertUniqueContent(next: MemoryRecord, current: MemoryRecord, id: string): void {
+    if (next.contentHash === current.contentHash) return;
+    const clash = this.store.get<{ id: string }>(
+      'SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL AND id <> ?',
+      [next.projectId, next.contentHash, id],
+    );
+    if (clash) throw new DuplicateContentError(clash.id);
+  }
+
+  /** The old vector no longer applies: `embedding` (for the new text) replaces it, else pending; extraction again. */
+  private markTextChanged(tx: Tx, next: MemoryRecord, embedding: PreparedEmbedding | undefined, iso: string, warnings: string[]): void {
+    next.embeddingStatus = 'pending';
+    next.embeddingHash = null;
+    if (embedding && this.attachEmbedding(next, embedding, warnings)) writeEmbeddingRow(tx, embedding, iso);
+    if (this.opts.enqueueExtraction) next.pipelineStatus = 'pending';
+  }
+
   /** Validation, skip rules and dedup (reads only); the record to insert when it is new. */
   prepareCreate(input: CreateMemoryInput): Exclude<CreateResult, { status: 'created' }> | PreparedCreate {
     if (!input || typeof input !== 'object') throw new ValidationError('input', 'must be an object');
-    const content = v.validateContent(input.content);
-    const title = v.validateTitle(input.title);
-    const importance = v.validateImportance(input.importance, 0.5);
-    const type = v.validateType(input.type, 'general');
-    const scope = v.validateScope(input.scope, 'project');
-    const { tags, warnings } = v.validateTags(input.tags);
-    const decisions = v.validateStringList(input.decisions, 'decisions');
-    const rationale = v.validateStringList(input.rationale, 'rationale');
-    const metadata = v.validateMetadata(input.metadata);
-    const ttl = v.validateTtl(input.ttlSeconds);
-    const summary = v.validateSummary(input.summary);
+    const valid = validateCreate(input);
+    const { content, warnings } = valid;
 
     // Skip rules (docs/write-path.md "Validate"): skip filler and placeholders with a reason (not an error).
     if (isPlaceholder(content)) {
@@ -217,48 +232,14 @@ export class MemoryService {
 
     const now = this.now();
     const iso = now.toISOString();
-    const life = this.lifecycleFor(importance, ttl, now);
-    const record: MemoryRecord = {
-      id: randomUUID(),
-      rid: 0,
+    const record = newRecord(input, valid, {
       projectId,
-      scope,
-      type,
-      title,
-      content: storageContent,
-      summary,
+      storageContent,
       contentHash,
-      docHash: computeDocHash({ topic: title, context: storageContent, decisions, rationale }),
-      tags,
-      importance,
-      source: v.validateShortString(input.source, 'source'),
-      agentSource: v.validateShortString(input.agentSource, 'agentSource'),
-      eventType: v.validateShortString(input.eventType, 'eventType'),
-      who: v.validateShortString(input.who, 'who') ?? 'user',
-      why: v.validateShortString(input.why, 'why', 1000),
-      extractionModel: v.validateShortString(input.extractionModel, 'extractionModel'),
-      tier: 'hot',
-      retentionStatus: 'active',
-      accessCount: 0,
-      lastAccessedAt: null,
-      ttlSeconds: life.ttlSeconds,
-      expiresAt: life.expiresAt,
-      version: 1,
-      mergedFrom: [],
-      replacedBy: null,
-      deletedAt: null,
-      deletedBy: null,
-      deleteReason: null,
-      embeddingStatus: 'pending',
-      embeddingVersion: null,
-      embeddingHash: null,
-      decisions,
-      rationale,
-      metadata,
+      life: this.lifecycleFor(valid.importance, valid.ttl, now),
+      iso,
       pipelineStatus: this.opts.enqueueExtraction && !input.fromRecall ? 'pending' : 'complete',
-      createdAt: iso,
-      updatedAt: iso,
-    };
+    });
     return { status: 'new', record, warnings };
   }
 
@@ -315,29 +296,7 @@ export class MemoryService {
     if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.listMax) {
       throw new ValidationError('limit', `must be a whole number from 1 to ${LIMITS.listMax}, got ${v.shownValue(opts.limit)}`);
     }
-    const where: string[] = ['m.project_id = ?'];
-    const params: (string | number)[] = [this.opts.projectId];
-    if (!opts.includeDeleted) {
-      where.push(LIVE_MEMORY_SQL);
-      params.push(liveParam(this.now()));
-    }
-    if (opts.types?.length) {
-      const types = opts.types.map((t) => v.validateType(t, 'general'));
-      where.push(`m.type IN (${types.map(() => '?').join(', ')})`);
-      params.push(...types);
-    }
-    if (opts.scope) {
-      where.push('m.scope = ?');
-      params.push(v.validateScope(opts.scope, 'project'));
-    }
-    if (opts.tags?.length) {
-      const { tags } = v.validateTags(opts.tags);
-      for (const tag of tags) {
-        where.push('EXISTS (SELECT 1 FROM memory_tags t WHERE t.tag = ? AND t.rid = m.rid)');
-        params.push(tag);
-      }
-    }
-    const clause = where.join(' AND ');
+    const { clause, params } = listFilter(opts, this.opts.projectId, this.now());
     const total = Number(this.store.get<{ n: number }>(`SELECT count(*) AS n FROM memories m WHERE ${clause}`, params)!.n);
     const rows = this.store.all(`SELECT m.* FROM memories m WHERE ${clause} ORDER BY m.created_at DESC, m.rid DESC LIMIT ? OFFSET ?`, [
       ...params,
@@ -361,60 +320,23 @@ export class MemoryService {
     if (!patch || typeof patch !== 'object') throw new ValidationError('patch', 'must be an object');
     const current = this.get(id);
     if (!current) throw new NotFoundError(id);
-    const expectedVersion = v.validateExpectedVersion(patch.expectedVersion);
-    if (expectedVersion !== undefined && expectedVersion !== current.version) {
-      throw new VersionConflictError(id, expectedVersion, current.version);
-    }
-    const next: MemoryRecord = { ...current };
-    if (patch.title !== undefined) next.title = v.validateTitle(patch.title);
-    if (patch.content !== undefined) {
-      const n = normalizeAndHashContent(v.validateContent(patch.content));
-      next.content = n.storageContent;
-      next.contentHash = n.contentHash;
-    }
-    if (patch.type !== undefined) next.type = v.validateType(patch.type, current.type);
-    if (patch.scope !== undefined) next.scope = v.validateScope(patch.scope, current.scope);
-    if (patch.tags !== undefined) next.tags = v.validateTags(patch.tags).tags;
-    if (patch.importance !== undefined) next.importance = v.validateImportance(patch.importance, current.importance);
-    if (patch.summary !== undefined) next.summary = v.validateSummary(patch.summary);
-    if (patch.decisions !== undefined) next.decisions = v.validateStringList(patch.decisions, 'decisions');
-    if (patch.rationale !== undefined) next.rationale = v.validateStringList(patch.rationale, 'rationale');
-    if (patch.metadata !== undefined) next.metadata = v.validateMetadata(patch.metadata);
+    checkExpectedVersion(id, patch, current);
+    const next = patchedRecord(current, patch);
     const ttl = v.validateTtl(patch.ttlSeconds);
-    next.docHash = computeDocHash({ topic: next.title, context: next.content, decisions: next.decisions, rationale: next.rationale });
+    withDocHash(next);
 
     const now = this.now();
-    if (ttl !== undefined || next.importance !== current.importance) {
-      const life = this.lifecycleFor(next.importance, ttl === undefined ? current.ttlSeconds : ttl, now);
-      next.ttlSeconds = life.ttlSeconds;
-      next.expiresAt = life.expiresAt;
-    }
-    const changed = (Object.keys(next) as (keyof MemoryRecord)[]).filter((k) => JSON.stringify(next[k]) !== JSON.stringify(current[k]));
+    this.applyLifetime(next, current, ttl, now);
+    const changed = changedKeys(current, next);
     if (!changed.length) return current;
 
     const textChanged = next.content !== current.content || next.title !== current.title;
-    if (next.contentHash !== current.contentHash) {
-      const clash = this.store.get<{ id: string }>(
-        'SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL AND id <> ?',
-        [next.projectId, next.contentHash, id],
-      );
-      if (clash) throw new DuplicateContentError(clash.id);
-    }
+    this.assertUniqueContent(next, current, id);
     const warnings: string[] = [];
-    if (textChanged) {
-      next.embeddingStatus = 'pending';
-      next.embeddingHash = null;
-      if (opts.embedding && this.attachEmbedding(next, opts.embedding, warnings)) writeEmbeddingRow(tx, opts.embedding, now.toISOString());
-      if (this.opts.enqueueExtraction) next.pipelineStatus = 'pending';
-    }
-    next.version = current.version + 1;
-    next.updatedAt = now.toISOString();
-    next.who = v.validateShortString(patch.who, 'who') ?? current.who;
-    next.why = v.validateShortString(patch.why, 'why', 1000) ?? current.why;
+    if (textChanged) this.markTextChanged(tx, next, opts.embedding, now.toISOString(), warnings);
+    stampUpdate(next, current, patch, now.toISOString());
 
-    tx.run(UPDATE_SQL, [...Object.values(recordToColumns(next)).slice(1), current.rid]);
-    if (current.embeddingHash !== next.embeddingHash) collectEmbedding(tx, current.embeddingHash);
-    if (JSON.stringify(next.tags) !== JSON.stringify(current.tags)) writeTags(tx, current.rid, next.tags, true);
+    writeChanged(tx, current, next);
     writeHistory(tx, {
       memoryId: id,
       event: 'updated',
@@ -535,15 +457,7 @@ export class MemoryService {
   mergeInTx(tx: Tx, targetId: string, patch: MergePatch): MemoryRecord {
     const current = this.get(targetId);
     if (!current) throw new NotFoundError(targetId);
-    const next: MemoryRecord = { ...current };
-    const n = normalizeAndHashContent(v.validateContent(patch.content));
-    next.content = n.storageContent;
-    next.contentHash = n.contentHash;
-    if (patch.title !== undefined) next.title = v.validateTitle(patch.title);
-    if (patch.tags !== undefined) next.tags = v.validateTags(patch.tags).tags;
-    if (patch.importance !== undefined) next.importance = v.validateImportance(patch.importance, current.importance);
-    next.mergedFrom = [...current.mergedFrom, ...patch.absorbedIds.filter((x) => !current.mergedFrom.includes(x))];
-    next.docHash = computeDocHash({ topic: next.title, context: next.content, decisions: next.decisions, rationale: next.rationale });
+    const next = mergedRecord(current, patch);
     if (next.contentHash !== current.contentHash) {
       const clash = tx.get<{ id: string }>(
         'SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL AND id <> ? AND id NOT IN (SELECT value FROM json_each(?))',
@@ -553,24 +467,13 @@ export class MemoryService {
     }
     const now = this.now();
     const iso = now.toISOString();
-    if (next.importance !== current.importance) {
-      const life = this.lifecycleFor(next.importance, current.ttlSeconds, now);
-      next.ttlSeconds = life.ttlSeconds;
-      next.expiresAt = life.expiresAt;
-    }
+    this.applyLifetime(next, current, undefined, now);
     const warnings: string[] = [];
-    if (next.title !== current.title || next.content !== current.content) {
-      next.embeddingStatus = 'pending';
-      next.embeddingHash = null;
-      if (patch.embedding && this.attachEmbedding(next, patch.embedding, warnings)) writeEmbeddingRow(tx, patch.embedding, iso);
-      if (this.opts.enqueueExtraction) next.pipelineStatus = 'pending';
-    }
+    if (next.title !== current.title || next.content !== current.content) this.markTextChanged(tx, next, patch.embedding, iso, warnings);
     next.version = current.version + 1;
     next.updatedAt = iso;
     next.who = patch.who ?? current.who;
-    tx.run(UPDATE_SQL, [...Object.values(recordToColumns(next)).slice(1), current.rid]);
-    if (current.embeddingHash !== next.embeddingHash) collectEmbedding(tx, current.embeddingHash);
-    if (JSON.stringify(next.tags) !== JSON.stringify(current.tags)) writeTags(tx, current.rid, next.tags, true);
+    writeChanged(tx, current, next);
     writeHistory(tx, {
       memoryId: targetId,
       event: 'merged',
@@ -671,4 +574,19 @@ function createdSummary(m: MemoryRecord): Partial<MemoryRecord> {
 function writeTags(tx: Tx, rid: number, tags: string[], replace = false): void {
   if (replace) tx.run('DELETE FROM memory_tags WHERE rid = ?', [rid]);
   for (const tag of tags) tx.run('INSERT OR IGNORE INTO memory_tags (tag, rid) VALUES (?, ?)', [tag, rid]);
+}
+
+/** Expected version given and different from the stored one: VersionConflictError. */
+function checkExpectedVersion(id: string, patch: UpdateMemoryInput, current: MemoryRecord): void {
+  const expectedVersion = v.validateExpectedVersion(patch.expectedVersion);
+  if (expectedVersion !== undefined && expectedVersion !== current.version) {
+    throw new VersionConflictError(id, expectedVersion, current.version);
+  }
+}
+
+/** The changed record's row, its old vector collected when replaced, its tags when they changed. */
+function writeChanged(tx: Tx, current: MemoryRecord, next: MemoryRecord): void {
+  tx.run(UPDATE_SQL, [...Object.values(recordToColumns(next)).slice(1), current.rid]);
+  if (current.embeddingHash !== next.embeddingHash) collectEmbedding(tx, current.embeddingHash);
+  if (JSON.stringify(next.tags) !== JSON.stringify(current.tags)) writeTags(tx, current.rid, next.tags, true);
 }

@@ -123,6 +123,8 @@ export async function reembedAll(store: Store, active: ActiveSpace, next: Embedd
     await vectors.close();
     return { status, done, total: Math.max(total, done), space, error };
   };
+  /** embedRows' answer as the result: 'cancelled', or failed with its error. */
+  const stopOn = (err: string): Promise<ReembedResult> => (err === 'cancelled' ? stop('cancelled') : stop('failed', err));
 
   // Main pass in rid order, then stragglers (written or changed meanwhile) until none is left.
   let cursor = 0;
@@ -135,8 +137,7 @@ export async function reembedAll(store: Store, active: ActiveSpace, next: Embedd
     if (!rows.length) break;
     cursor = Number(rows[rows.length - 1]!.rid);
     const err = await embedRows(rows);
-    if (err === 'cancelled') return stop('cancelled');
-    if (err) return stop('failed', err);
+    if (err) return stopOn(err);
   }
   for (let round = 0; ; round++) {
     if (aborted()) return stop('cancelled');
@@ -160,8 +161,7 @@ export async function reembedAll(store: Store, active: ActiveSpace, next: Embedd
     }
     total = Math.max(total, done + rows.length);
     const err = await embedRows(rows);
-    if (err === 'cancelled') return stop('cancelled');
-    if (err) return stop('failed', err);
+    if (err) return stopOn(err);
   }
 }
 

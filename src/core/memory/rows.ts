@@ -11,7 +11,13 @@ function json<T>(v: unknown, fallback: T): T {
     return fallback;
   }
 }
-const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+/** A text column's value (or null): a number as its decimal text, a blob as String() wrote it (bytes joined by commas). */
+function str(v: Row[string] | undefined): string | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  return v.join(',');
+}
 
 export function rowToRecord(r: Row): MemoryRecord {
   return {

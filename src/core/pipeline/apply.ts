@@ -87,37 +87,29 @@ export function applyPhaseCWrites(ctx: ApplyContext, proposals: Proposal[]): App
   });
 }
 
+/** What the proposal's write did (or why none was made); `review` when it waits for a person. */
+function decide(
+  tx: Tx,
+  ctx: ApplyContext,
+  p: Proposal,
+  conflict: { contradicts: boolean; reason?: string },
+): Applied & { review?: boolean } {
+  if (ctx.mode === 'shadow') return { status: 'shadow' };
+  if (p.action === 'NONE') return { status: 'recorded' };
+  if (p.action === 'ADD') return applyAdd(tx, ctx, p);
+  if (ctx.mode !== 'full') return { status: 'blocked', reason: 'destructive_mutations_not_allowed' };
+  if (conflict.contradicts) return { status: 'review', reason: `review_needed: ${conflict.reason ?? 'contradiction'}`, review: true };
+  if (p.confidence < ctx.minFactConfidenceForWrite) return { status: 'skipped', reason: 'low_decision_confidence' };
+  return applyDestructive(tx, ctx.memory, p, ctx.embeddings);
+}
+
 function applyOne(tx: Tx, ctx: ApplyContext, p: Proposal, iso: string): Outcome {
-  const conflict =
+  const conflict: { contradicts: boolean; reason?: string } =
     (p.action === 'UPDATE' || p.action === 'DELETE') && p.targetContent !== undefined
       ? detectContradiction(p.fact.content, p.targetContent)
       : { contradicts: false };
   const reviewNeeded = conflict.contradicts;
-  let status: OutcomeStatus;
-  let reason: string | undefined;
-  let memoryId: string | undefined;
-  let historyId: string | undefined;
-  let review = false;
-
-  if (ctx.mode === 'shadow') {
-    status = 'shadow';
-  } else if (p.action === 'NONE') {
-    status = 'recorded';
-  } else if (p.action === 'ADD') {
-    ({ status, reason, memoryId, historyId } = applyAdd(tx, ctx, p));
-  } else if (ctx.mode !== 'full') {
-    status = 'blocked';
-    reason = 'destructive_mutations_not_allowed';
-  } else if (reviewNeeded) {
-    status = 'review';
-    reason = `review_needed: ${conflict.reason ?? 'contradiction'}`;
-    review = true;
-  } else if (p.confidence < ctx.minFactConfidenceForWrite) {
-    status = 'skipped';
-    reason = 'low_decision_confidence';
-  } else {
-    ({ status, reason, memoryId, historyId } = applyDestructive(tx, ctx.memory, p, ctx.embeddings));
-  }
+  const { status, reason, memoryId, historyId, review } = decide(tx, ctx, p, conflict);
 
   const auditId = writeProposalAudit(tx, {
     sourceMemoryId: ctx.sourceMemoryId,
@@ -140,13 +132,19 @@ function applyOne(tx: Tx, ctx: ApplyContext, p: Proposal, iso: string): Outcome 
       factCount: ctx.factCount,
       entityCount: ctx.entityCount,
       reviewNeeded,
-      conflict: conflict.contradicts ? ((conflict as { reason?: string }).reason ?? null) : null,
+      conflict: conflict.contradicts ? (conflict.reason ?? null) : null,
       usedLlm: p.usedLlm,
       candidates: p.candidates,
     },
   });
   const out: Outcome = { action: p.action, status, reason, memoryId, historyId, auditId, reviewNeeded };
-  if (review) out.reviewId = insertReview(tx, p, auditId, ctx.sourceMemoryId, (conflict as { reason?: string }).reason ?? null, iso);
+  if (review)
+    out.reviewId = insertReview(tx, p, {
+      historyId: auditId,
+      sourceMemoryId: ctx.sourceMemoryId,
+      conflict: conflict.reason ?? null,
+      iso,
+    });
   return out;
 }
 

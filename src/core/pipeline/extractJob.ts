@@ -6,6 +6,7 @@
  */
 import type { Store } from '../store/store';
 import type { MemoryService } from '../memory/memoryService';
+import type { MemoryRecord } from '../memory/types';
 import type { Embedder } from '../embed/types';
 import { TransientJobError } from '../jobs/errors';
 import type { Job } from '../jobs/queue';
@@ -14,9 +15,9 @@ import { isTransientLlmError, type LlmProvider } from '../llm/types';
 import { writeMemoryGraph } from '../graph/persist';
 import { removeMemoryGraph } from '../graph/gc';
 import { errorMessage } from '../util/errors';
-import { applyPhaseCWrites, type OutcomeStatus, type WriteMode } from './apply';
-import { runShadowDecisions, type FindCandidates } from './decision';
-import { extractFacts } from './extraction';
+import { applyPhaseCWrites, type Outcome, type OutcomeStatus, type WriteMode } from './apply';
+import { runShadowDecisions, type FindCandidates, type Proposal } from './decision';
+import { extractFacts, type ExtractionResult } from './extraction';
 import { factEmbeddingText, prepareEmbeddings } from '../memory/prepareEmbeddings';
 import { PIPELINE_WHO } from './audit';
 
@@ -74,10 +75,8 @@ export function createExtractHandler(deps: ExtractDeps) {
       warnings: [],
     };
     const src = job.memoryId ? deps.memory.get(job.memoryId, { includeDeleted: true }) : undefined;
-    if (!src) return { ...result, skipped: 'memory_missing' };
-    if (src.deletedAt) return { ...result, skipped: 'memory_deleted' };
-    // No re-learning loops: the pipeline's own facts are never extracted again.
-    if (src.who === PIPELINE_WHO) return { ...result, skipped: 'derived_fact' };
+    const skipped = skipReason(src);
+    if (skipped || !src) return { ...result, skipped };
 
     const text = src.title ? `${src.title}\n\n${src.content}` : src.content;
     const extraction = await extractFacts(deps.llm, text, { timeoutMs: s.extractionTimeoutMs, signal: ctx.signal }).catch(rethrow);
@@ -96,16 +95,7 @@ export function createExtractHandler(deps: ExtractDeps) {
     for (const p of decisions.proposals) result.proposals[p.action]++;
 
     // Vectors for what may be written, outside the transaction.
-    const texts: string[] = [];
-    if (s.mode !== 'shadow') {
-      for (const p of decisions.proposals) {
-        if (p.action === 'ADD') texts.push(factEmbeddingText(p.fact.content));
-        if (p.action === 'UPDATE' && s.mode === 'full' && p.targetId) {
-          texts.push(factEmbeddingText(p.fact.content, deps.memory.get(p.targetId)?.title ?? ''));
-        }
-      }
-    }
-    const embeddings = await prepareEmbeddings(deps.embedder, texts, result.warnings);
+    const embeddings = await prepareEmbeddings(deps.embedder, embeddingTexts(deps.memory, s.mode, decisions.proposals), result.warnings);
 
     const applied = applyPhaseCWrites(
       {
@@ -122,38 +112,82 @@ export function createExtractHandler(deps: ExtractDeps) {
       },
       decisions.proposals,
     );
-    for (const o of applied.outcomes) {
-      result.outcomes[o.status] = (result.outcomes[o.status] ?? 0) + 1;
-      if (o.status === 'created' && o.memoryId) result.createdIds.push(o.memoryId);
-      if (o.reviewId) result.reviewIds.push(o.reviewId);
-    }
-
+    tallyOutcomes(result, applied.outcomes);
     // Graph: separate transaction, non-fatal (docs/pipeline.md "Knowledge graph"). Shadow mode writes nothing.
     if (s.mode !== 'shadow' && (s.graphEnabled || applied.changedTargets.length)) {
-      try {
-        const iso = deps.now().toISOString();
-        const stats = deps.store.transaction((tx) => {
-          for (const t of applied.changedTargets) removeMemoryGraph(tx, t, iso);
-          return s.graphEnabled ? writeMemoryGraph(tx, src.id, extraction.entities, iso) : undefined;
-        });
-        if (stats)
-          result.graph = {
-            entitiesCreated: stats.entitiesCreated,
-            relationsCreated: stats.relationsCreated,
-            mentionsLinked: stats.mentionsLinked,
-          };
-      } catch (e) {
-        result.graph = { error: errorMessage(e) };
-        result.warnings.push(`graph write failed (facts kept): ${errorMessage(e)}`);
-      }
-    }
-    try {
-      deps.store.transaction((tx) =>
-        tx.run(`UPDATE memories SET pipeline_status = ? WHERE id = ?`, [s.mode === 'shadow' ? 'shadowed' : 'complete', src.id]),
+      writeGraph(
+        deps,
+        { graphEnabled: s.graphEnabled, srcId: src.id, entities: extraction.entities, changedTargets: applied.changedTargets },
+        result,
       );
-    } catch (e) {
-      result.warnings.push(`could not mark the memory processed: ${errorMessage(e)}`);
     }
+    markProcessed(deps.store, s.mode, src.id, result);
     return result;
   };
+}
+
+/** Why the memory is not extracted: gone, deleted, or one of the pipeline's own facts (no re-learning loops). */
+function skipReason(src: MemoryRecord | undefined): string | undefined {
+  if (!src) return 'memory_missing';
+  if (src.deletedAt) return 'memory_deleted';
+  if (src.who === PIPELINE_WHO) return 'derived_fact';
+  return undefined;
+}
+
+/** The texts to embed: added facts, and updated ones (with the target's title) when destructive writes are allowed. */
+function embeddingTexts(memory: MemoryService, mode: WriteMode, proposals: Proposal[]): string[] {
+  const texts: string[] = [];
+  if (mode === 'shadow') return texts;
+  for (const p of proposals) {
+    if (p.action === 'ADD') texts.push(factEmbeddingText(p.fact.content));
+    if (p.action === 'UPDATE' && mode === 'full' && p.targetId) {
+      texts.push(factEmbeddingText(p.fact.content, memory.get(p.targetId)?.title ?? ''));
+    }
+  }
+  return texts;
+}
+
+function tallyOutcomes(result: ExtractJobResult, outcomes: Outcome[]): void {
+  for (const o of outcomes) {
+    result.outcomes[o.status] = (result.outcomes[o.status] ?? 0) + 1;
+    if (o.status === 'created' && o.memoryId) result.createdIds.push(o.memoryId);
+    if (o.reviewId) result.reviewIds.push(o.reviewId);
+  }
+}
+
+interface GraphWrite {
+  graphEnabled: boolean;
+  srcId: string;
+  entities: ExtractionResult['entities'];
+  changedTargets: string[];
+}
+
+/** Collect the changed targets' provenance and write the source's graph; a failure only adds a warning. */
+function writeGraph(deps: ExtractDeps, g: GraphWrite, result: ExtractJobResult): void {
+  try {
+    const iso = deps.now().toISOString();
+    const stats = deps.store.transaction((tx) => {
+      for (const t of g.changedTargets) removeMemoryGraph(tx, t, iso);
+      return g.graphEnabled ? writeMemoryGraph(tx, g.srcId, g.entities, iso) : undefined;
+    });
+    if (stats)
+      result.graph = {
+        entitiesCreated: stats.entitiesCreated,
+        relationsCreated: stats.relationsCreated,
+        mentionsLinked: stats.mentionsLinked,
+      };
+  } catch (e) {
+    result.graph = { error: errorMessage(e) };
+    result.warnings.push(`graph write failed (facts kept): ${errorMessage(e)}`);
+  }
+}
+
+function markProcessed(store: Store, mode: WriteMode, srcId: string, result: ExtractJobResult): void {
+  try {
+    store.transaction((tx) =>
+      tx.run(`UPDATE memories SET pipeline_status = ? WHERE id = ?`, [mode === 'shadow' ? 'shadowed' : 'complete', srcId]),
+    );
+  } catch (e) {
+    result.warnings.push(`could not mark the memory processed: ${errorMessage(e)}`);
+  }
 }

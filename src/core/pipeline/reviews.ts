@@ -4,7 +4,7 @@
  * rejects them. Each resolution is recorded in memory_history too.
  */
 import { randomUUID } from 'node:crypto';
-import type { Store, Tx } from '../store/store';
+import type { Row, Store, Tx } from '../store/store';
 import type { MemoryService } from '../memory/memoryService';
 import { UserFacingError } from '../util/errors';
 import type { Proposal } from './decision';
@@ -15,14 +15,16 @@ import type { PendingReview } from './reviewTypes';
 
 export type { PendingReview } from './reviewTypes';
 
-export function insertReview(
-  tx: Tx,
-  p: Proposal,
-  historyId: string,
-  sourceMemoryId: string | null,
-  conflict: string | null,
-  iso: string,
-): string {
+/** Where a review comes from: the audit row, the memory the fact was extracted from, the detector's reason. */
+export interface ReviewOrigin {
+  historyId: string;
+  sourceMemoryId: string | null;
+  conflict: string | null;
+  iso: string;
+}
+
+export function insertReview(tx: Tx, p: Proposal, origin: ReviewOrigin): string {
+  const { historyId, sourceMemoryId, conflict, iso } = origin;
   const id = randomUUID();
   tx.run(
     `INSERT INTO pipeline_reviews (id, history_id, action, target_id, source_memory_id, fact_content, fact_type, confidence, reason, conflict, status, created_at)
@@ -32,19 +34,27 @@ export function insertReview(
   return id;
 }
 
-function toReview(r: Record<string, unknown>): PendingReview {
+/** A nullable text column: null stays null, a number becomes its decimal text, a blob is written as String() wrote it. */
+function optText(v: Row[string] | undefined): string | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  return v.join(',');
+}
+
+function toReview(r: Row): PendingReview {
   return {
     id: String(r.id),
     historyId: String(r.history_id),
     action: String(r.action) as 'UPDATE' | 'DELETE',
     targetId: String(r.target_id),
-    targetContent: r.target_content == null ? null : String(r.target_content),
-    sourceMemoryId: r.source_memory_id == null ? null : String(r.source_memory_id),
+    targetContent: optText(r.target_content),
+    sourceMemoryId: optText(r.source_memory_id),
     factContent: String(r.fact_content),
     factType: String(r.fact_type),
     confidence: Number(r.confidence),
     reason: String(r.reason),
-    conflict: r.conflict == null ? null : String(r.conflict),
+    conflict: optText(r.conflict),
     status: String(r.status) as PendingReview['status'],
     createdAt: String(r.created_at),
   };

@@ -101,17 +101,9 @@ export function bm25Relevance(blob: Uint8Array, weights: readonly number[] = [],
   const b = params.b ?? BM25_B;
   const coord = params.coord ?? BM25_COORD;
   // Hot path (called once per matching row): read the uint32s in place, no parsed objects.
-  if (blob.byteLength < 12 || blob.byteLength % 4 !== 0)
-    throw new Error(`bm25: matchinfo blob of ${blob.byteLength} bytes is not 'pcnalx'`);
-  const u =
-    blob.byteOffset % 4 === 0 && LITTLE_ENDIAN
-      ? new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4)
-      : Uint32Array.from({ length: blob.byteLength / 4 }, (_, i) => new DataView(blob.buffer, blob.byteOffset).getUint32(i * 4, true));
+  const u = matchinfoWords(blob);
   const p = u[0]!;
   const c = u[1]!;
-  if (u.length !== 3 + 2 * c + 3 * c * p) {
-    throw new Error(`bm25: matchinfo has ${u.length} values, 'pcnalx' with ${p} phrases × ${c} columns needs ${3 + 2 * c + 3 * c * p}`);
-  }
   const n = u[2]!;
   const x = 3 + 2 * c;
   let score = 0;
@@ -133,7 +125,28 @@ export function bm25Relevance(blob: Uint8Array, weights: readonly number[] = [],
       score += w * idf * ((tf * (k1 + 1)) / (tf + norm));
     }
   }
-  if (coord > 0 && p > 1 && p <= 32 && score > 0) score *= Math.pow(popcount(matched) / p, coord);
+  return coordinated(score, matched, p, coord);
+}
+
+/** The matchinfo 'pcnalx' blob as uint32s (a view in place when aligned and little-endian); checks its length. */
+function matchinfoWords(blob: Uint8Array): Uint32Array {
+  if (blob.byteLength < 12 || blob.byteLength % 4 !== 0)
+    throw new Error(`bm25: matchinfo blob of ${blob.byteLength} bytes is not 'pcnalx'`);
+  const u =
+    blob.byteOffset % 4 === 0 && LITTLE_ENDIAN
+      ? new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4)
+      : Uint32Array.from({ length: blob.byteLength / 4 }, (_, i) => new DataView(blob.buffer, blob.byteOffset).getUint32(i * 4, true));
+  const p = u[0]!;
+  const c = u[1]!;
+  if (u.length !== 3 + 2 * c + 3 * c * p) {
+    throw new Error(`bm25: matchinfo has ${u.length} values, 'pcnalx' with ${p} phrases × ${c} columns needs ${3 + 2 * c + 3 * c * p}`);
+  }
+  return u;
+}
+
+/** Coordination: the score scaled by (phrases matched / phrases)^coord when the query has 2 to 32 phrases. */
+function coordinated(score: number, matched: number, p: number, coord: number): number {
+  if (coord > 0 && p > 1 && p <= 32 && score > 0) return score * Math.pow(popcount(matched) / p, coord);
   return score;
 }
 

@@ -101,17 +101,24 @@ export function buildFtsTerms(input: string, options: FtsQueryOptions = {}): str
   let kept = stop ? terms.filter((t) => !(t.kind === 'word' && stop.has(t.text))) : terms;
   if (kept.length === 0) kept = terms; // "what is it" → search the stop-words rather than nothing
 
-  if (options.pairs && mode === 'any') {
-    const extra: FtsTerm[] = [];
-    for (let i = 0; i + 1 < terms.length; i++) {
-      const a = terms[i]!;
-      const b = terms[i + 1]!;
-      if (a.kind === 'word' && b.kind === 'word' && !stop?.has(a.text) && !stop?.has(b.text))
-        extra.push({ kind: 'phrase', words: [a.text, b.text] });
-    }
-    kept = [...kept, ...extra];
-  }
+  if (options.pairs && mode === 'any') kept = [...kept, ...adjacentPairs(terms, stop)];
+  return renderDistinct(kept, maxTerms);
+}
 
+/** Phrases of two adjacent words, neither a stop-word. */
+function adjacentPairs(terms: readonly FtsTerm[], stop: ReadonlySet<string> | undefined): FtsTerm[] {
+  const extra: FtsTerm[] = [];
+  for (let i = 0; i + 1 < terms.length; i++) {
+    const a = terms[i]!;
+    const b = terms[i + 1]!;
+    if (a.kind === 'word' && b.kind === 'word' && !stop?.has(a.text) && !stop?.has(b.text))
+      extra.push({ kind: 'phrase', words: [a.text, b.text] });
+  }
+  return extra;
+}
+
+/** The terms rendered, duplicates dropped, at most `maxTerms`. */
+function renderDistinct(kept: readonly FtsTerm[], maxTerms: number): string[] {
   const rendered: string[] = [];
   const seen = new Set<string>();
   for (const t of kept) {

@@ -48,15 +48,18 @@ export interface FullTextLeg {
   scores: ScoreFn | null;
 }
 
-/** One index's top-k and scorer; the porter index uses the pruned ranking when allowed. */
-function indexLeg(store: Store, terms: string[], where: WhereClause, k: number, exact: boolean, pruning: boolean): FullTextLeg {
+/** The exact-identifier index's top-k and scorer. */
+function exactIndexLeg(store: Store, terms: string[], where: WhereClause, k: number): FullTextLeg {
   const expr = joinFtsTerms(terms);
-  if (exact) {
-    return {
-      hits: fullTextSearch(store, expr, where, k, 'memories_exact'),
-      scores: (rids) => fullTextScores(store, expr, where, rids, 'memories_exact'),
-    };
-  }
+  return {
+    hits: fullTextSearch(store, expr, where, k, 'memories_exact'),
+    scores: (rids) => fullTextScores(store, expr, where, rids, 'memories_exact'),
+  };
+}
+
+/** The porter index's top-k and scorer: the pruned ranking when allowed. */
+function stemmedIndexLeg(store: Store, terms: string[], where: WhereClause, k: number, pruning: boolean): FullTextLeg {
+  const expr = joinFtsTerms(terms);
   const ranking = pruning ? FullTextRanking.prepare(store, terms, where) : null;
   if (ranking) return { hits: ranking.topK(k), scores: (rids) => ranking.scores(rids) };
   return { hits: fullTextSearch(store, expr, where, k), scores: (rids) => fullTextScores(store, expr, where, rids) };
@@ -89,10 +92,10 @@ function byScore(a: TextHit, b: TextHit): number {
 export function fullTextLeg(store: Store, terms: string[] | null, where: WhereClause, k: number, pruning: boolean): FullTextLeg {
   if (terms === null || terms.length === 0) return { hits: [], scores: null };
   const { stemmed, exact } = splitByIndex(terms);
-  if (exact.length === 0) return indexLeg(store, stemmed, where, k, false, pruning);
-  const exactLeg = indexLeg(store, exact, where, k, true, pruning);
+  if (exact.length === 0) return stemmedIndexLeg(store, stemmed, where, k, pruning);
+  const exactLeg = exactIndexLeg(store, exact, where, k);
   if (stemmed.length === 0) return exactLeg;
-  const stemLeg = indexLeg(store, stemmed, where, k, false, pruning);
+  const stemLeg = stemmedIndexLeg(store, stemmed, where, k, pruning);
   const scores = summed(stemLeg.scores!, exactLeg.scores!);
   const rids = [...new Set([...stemLeg.hits, ...exactLeg.hits].map((h) => h.rid))];
   const hits = [...scores(rids).values()].sort(byScore).slice(0, k);

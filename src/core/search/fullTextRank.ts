@@ -57,20 +57,25 @@ export class FullTextRanking {
   private avg!: number[];
   private bounds!: Float64Array;
 
+  private readonly docids: Float64Array;
+  /** Hits, row-major: tf[row·p·c + phrase·c + column]. */
+  private readonly tf: Uint32Array;
+  readonly rows: number;
+
   private constructor(
     private readonly store: Store,
     private readonly where: WhereClause,
     private readonly expr: string,
     p: number,
-    private readonly docids: Float64Array,
-    /** Hits, row-major: tf[row·p·c + phrase·c + column]. */
-    private readonly tf: Uint32Array,
-    readonly rows: number,
+    parsed: ParsedRows,
   ) {
+    this.docids = parsed.docids;
+    this.tf = parsed.tf;
+    this.rows = parsed.rows;
     this.p = p;
     this.c = FTS_COLUMN_WEIGHTS.length;
-    this.exact = new Float64Array(rows).fill(NaN);
-    this.verdict = new Uint8Array(rows);
+    this.exact = new Float64Array(parsed.rows).fill(NaN);
+    this.verdict = new Uint8Array(parsed.rows);
   }
 
   /**
@@ -85,7 +90,7 @@ export class FullTextRanking {
     const got = store.get<{ ids: string | null; hits: string | null }>(ROWS_SQL, [expr]);
     const parsed = parseRows(got?.ids ?? '', got?.hits ?? '', p * c);
     if (!parsed) return null;
-    const r = new FullTextRanking(store, where, expr, p, parsed.docids, parsed.tf, parsed.rows);
+    const r = new FullTextRanking(store, where, expr, p, parsed);
     if (parsed.rows > 0 && !r.initStats()) return null;
     return r;
   }
@@ -325,10 +330,25 @@ function popcount(x: number): number {
  * uint32s in hex, concatenated in the same order. Null on anything else, so a surprise in the
  * format falls back instead of ranking wrongly.
  */
-export function parseRows(ids: string, hits: string, width: number): { docids: Float64Array; tf: Uint32Array; rows: number } | null {
+export function parseRows(ids: string, hits: string, width: number): ParsedRows | null {
   if (ids.length === 0) return hits.length === 0 ? { docids: new Float64Array(0), tf: new Uint32Array(0), rows: 0 } : null;
   const rows = hits.length / (8 * width);
   if (!Number.isInteger(rows)) return null;
+  const docids = parseDocids(ids, rows);
+  if (!docids) return null;
+  const tf = decodeHits(hits, rows * width);
+  return tf ? { docids, tf, rows } : null;
+}
+
+/** The rows ParsedRows describes: ascending docids and their matchinfo uint32s. */
+export interface ParsedRows {
+  docids: Float64Array;
+  tf: Uint32Array;
+  rows: number;
+}
+
+/** Exactly `rows` comma-separated integers in ascending order, or null. */
+function parseDocids(ids: string, rows: number): Float64Array | null {
   const docids = new Float64Array(rows);
   let n = 0;
   let pos = 0;
@@ -351,20 +371,23 @@ export function parseRows(ids: string, hits: string, width: number): { docids: F
     if (ids.charCodeAt(pos) !== 44 || pos + 1 === len) return null;
     pos++;
   }
-  if (n !== rows) return null;
+  return n === rows ? docids : null;
+}
+
+/** `count` little-endian uint32s from their hex text, or null when it is not exactly that. */
+function decodeHits(hits: string, count: number): Uint32Array | null {
   // Native hex decoding (it stops at the first non-hex pair, hence the length check), read in
   // place as little-endian uint32s (copied first if the Buffer is not 4-byte aligned).
   const decoded = Buffer.from(hits, 'hex');
-  if (decoded.length !== rows * width * 4) return null;
+  if (decoded.length !== count * 4) return null;
   let bytes: Uint8Array = decoded;
   if (decoded.byteOffset % 4 !== 0) {
     bytes = new Uint8Array(decoded.length);
     bytes.set(decoded);
   }
-  const tf = LITTLE_ENDIAN
-    ? new Uint32Array(bytes.buffer, bytes.byteOffset, rows * width)
-    : Uint32Array.from({ length: rows * width }, (_, i) => new DataView(bytes.buffer, bytes.byteOffset).getUint32(i * 4, true));
-  return { docids, tf, rows };
+  return LITTLE_ENDIAN
+    ? new Uint32Array(bytes.buffer, bytes.byteOffset, count)
+    : Uint32Array.from({ length: count }, (_, i) => new DataView(bytes.buffer, bytes.byteOffset).getUint32(i * 4, true));
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;

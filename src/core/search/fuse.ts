@@ -104,13 +104,12 @@ export function fuse(
     cands.map((c) => c.similarity),
     mode,
   );
-  const out: Fused[] = new Array(cands.length);
+  const out = new Array<Fused>(cands.length);
   for (let i = 0; i < cands.length; i++) {
     const c = cands[i]!;
     const textScore = text[i] ?? 0;
     const vectorScore = legs.vector ? (vec[i] ?? 0) : 0;
-    const matchType: MatchType = c.keywordHit && c.vectorHit ? 'hybrid' : c.keywordHit ? 'keyword' : 'vector';
-    out[i] = fused(c, textScore, vectorScore, w.vector * vectorScore + w.keyword * textScore, 0, matchType);
+    out[i] = fused(c, textScore, vectorScore, w.vector * vectorScore + w.keyword * textScore, 0);
   }
   return out;
 }
@@ -120,7 +119,7 @@ export function fuse(
  * again per boost) copied through V8's generic spread path and left objects of several shapes;
  * at 100k memories the spreads of a search allocated ≈ 290 KB (young-generation GC time).
  */
-function fused(c: Candidate, textScore: number, vectorScore: number, hybridScore: number, dateBoost: number, matchType: MatchType): Fused {
+function fused(c: Candidate, textScore: number, vectorScore: number, hybridScore: number, dateBoost: number): Fused {
   return {
     rid: c.rid,
     id: c.id,
@@ -133,8 +132,13 @@ function fused(c: Candidate, textScore: number, vectorScore: number, hybridScore
     vectorScore,
     hybridScore,
     dateBoost,
-    matchType,
+    matchType: matchTypeOf(c),
   };
+}
+
+/** Which legs found the candidate (a boosted copy keeps its hits, so the same answer as before the boost). */
+function matchTypeOf(c: Candidate): MatchType {
+  return c.keywordHit && c.vectorHit ? 'hybrid' : c.keywordHit ? 'keyword' : 'vector';
 }
 
 /**
@@ -149,7 +153,7 @@ export function applyDateBoost(fused: Fused[], windows: readonly DateWindow[], w
 }
 
 function withDateBoost(c: Fused, weight: number): Fused {
-  return fused(c, c.textScore, c.vectorScore, c.hybridScore + weight, weight, c.matchType);
+  return fused(c, c.textScore, c.vectorScore, c.hybridScore + weight, weight);
 }
 
 /** Best first; equal scores → newer first (created_at), then higher rid (inserted later). */

@@ -64,16 +64,12 @@ interface Ranked extends Candidate {
  * shape each), not with `{ ...c, … }`: the spreads were a good part of the ≈ 1.5 MB a search
  * allocated at 100k memories, i.e. of the young-generation GCs that land in p50 and p99.
  */
-function candidate(
-  rid: number,
-  id: string,
-  createdAt: string,
-  bm25: number | undefined,
-  similarity: number | undefined,
-  keywordHit: boolean,
-  vectorHit: boolean,
-): Candidate {
-  return { rid, id, createdAt, bm25, similarity, keywordHit, vectorHit };
+function keywordCandidate(h: TextHit): Candidate {
+  return { rid: h.rid, id: h.id, createdAt: h.createdAt, bm25: h.bm25, similarity: undefined, keywordHit: true, vectorHit: false };
+}
+
+function vectorCandidate(h: { rid: number; id: string; createdAt: string; similarity: number }): Candidate {
+  return { rid: h.rid, id: h.id, createdAt: h.createdAt, bm25: undefined, similarity: h.similarity, keywordHit: false, vectorHit: true };
 }
 
 function rankedEntry(c: Fused, graphBoost: number): Ranked {
@@ -162,8 +158,8 @@ export class HybridSearch {
     const legs = { keyword: terms !== null, vector: qvec !== undefined };
     const k = Math.max(this.settings.minCandidates, Math.ceil(limit * this.settings.candidateMultiplier));
     // Porter-stemmed words and exact identifiers (fullTextExact.ts); pruned top-k where it applies (fullTextRank.ts).
-    const { hits: textHits, scores: textScores } = fullTextLeg(this.store, terms, where, k, this.settings.fullTextPruning);
-    let union = this.collect(textHits, textScores, qvec, where, k);
+    const text = fullTextLeg(this.store, terms, where, k, this.settings.fullTextPruning);
+    let union = this.collect(text, qvec, where, k);
     const weights = { vector: this.settings.vectorWeight, keyword: this.settings.keywordWeight };
     const dates = this.settings.dateBoost > 0 ? parseQueryDates(query) : [];
     const fuseAll = (u: Map<number, Candidate>) =>
@@ -174,29 +170,17 @@ export class HybridSearch {
     const hybridRanking = legs.keyword && this.settings.keywordWeight > 0 && this.settings.vectorWeight > 0;
     const fb = qvec !== undefined && hybridRanking ? this.feedbackQuery(qvec, fused) : undefined;
     if (fb) {
-      union = this.collect(textHits, textScores, fb, where, k, union);
+      union = this.collect(text, fb, where, k, union);
       fused = fuseAll(union);
     }
     const boosted = this.applyGraphBoost(req, query, fused, warnings);
     let ranked = boosted.filter((c) => c.finalScore >= minScore).sort(compareRanked);
 
-    let rows: Map<number, Row>;
     if (this.deps.reranker && !req.noRerank && ranked.length > 1) {
-      const headN = Math.max(limit, this.rerankConfig.topN);
-      rows = this.rows(
-        ranked.slice(0, headN).map((c) => c.rid),
-        HYDRATE_COLUMNS,
-      );
-      const items = ranked
-        .slice(0, headN)
-        .map((c) => ({ ...c, id: c.id, content: String(rows.get(c.rid)?.content ?? ''), score: c.finalScore }));
-      const out = await rerank(query, items, this.deps.reranker.provider, this.rerankConfig);
-      if (out.status === 'timeout' || out.status === 'failed')
-        warnings.push(`Reranking skipped: ${out.error ?? out.status}; original order kept.`);
-      ranked = [...out.items, ...ranked.slice(headN)];
+      ranked = await this.rerankHead(this.deps.reranker, { query, limit, warnings }, ranked);
     }
     ranked = ranked.slice(0, limit);
-    rows = this.rows(
+    const rows = this.rows(
       ranked.map((c) => c.rid),
       SUMMARY_COLUMNS,
     );
@@ -220,22 +204,42 @@ export class HybridSearch {
     return { results, warnings, legs, timings: { embedMs, searchMs } };
   }
 
+  /** The reranker's order for the head of `ranked` (at least `limit` long); the tail keeps its order. */
+  private async rerankHead(
+    reranker: NonNullable<HybridSearchDeps['reranker']>,
+    q: { query: string; limit: number; warnings: string[] },
+    ranked: Ranked[],
+  ): Promise<Ranked[]> {
+    const headN = Math.max(q.limit, this.rerankConfig.topN);
+    const rows = this.rows(
+      ranked.slice(0, headN).map((c) => c.rid),
+      HYDRATE_COLUMNS,
+    );
+    const items = ranked
+      .slice(0, headN)
+      .map((c) => ({ ...c, id: c.id, content: String(rows.get(c.rid)?.content ?? ''), score: c.finalScore }));
+    const out = await rerank(q.query, items, reranker.provider, this.rerankConfig);
+    if (out.status === 'timeout' || out.status === 'failed')
+      q.warnings.push(`Reranking skipped: ${out.error ?? out.status}; original order kept.`);
+    return [...out.items, ...ranked.slice(headN)];
+  }
+
   /**
    * The candidate union: the keyword top-k (`textHits`) and the vector top-k of `qvec`, each
    * candidate scored on both legs where it can be (see the file header). `earlier`: a previous
    * union for the same text query, whose BM25 scores are reused instead of asked again.
    */
   private collect(
-    textHits: readonly TextHit[],
-    textScores: ((rids: number[]) => Map<number, TextHit>) | null,
+    text: { hits: readonly TextHit[]; scores: ((rids: number[]) => Map<number, TextHit>) | null },
     qvec: Float32Array | undefined,
     where: WhereClause,
     k: number,
     earlier?: Map<number, Candidate>,
   ): Map<number, Candidate> {
+    const { hits: textHits, scores: textScores } = text;
     const union = new Map<number, Candidate>();
     for (const h of textHits) {
-      union.set(h.rid, candidate(h.rid, h.id, h.createdAt, h.bm25, undefined, true, false));
+      union.set(h.rid, keywordCandidate(h));
     }
     if (qvec !== undefined) {
       const vectors = this.deps.vectors!;
@@ -245,7 +249,7 @@ export class HybridSearch {
           c.vectorHit = true;
           c.similarity = h.similarity;
         } else {
-          union.set(h.rid, candidate(h.rid, h.id, h.createdAt, undefined, h.similarity, false, true));
+          union.set(h.rid, vectorCandidate(h));
         }
       }
       // Union semantics: keyword-only candidates get their exact cosine…
@@ -412,7 +416,7 @@ export class HybridSearch {
    */
   private meta(rids: number[], where: WhereClause): Map<number, LiveMeta> {
     let seen = this.metaSeen.get(where);
-    if (!seen) this.metaSeen.set(where, (seen = new Map()));
+    if (!seen) this.metaSeen.set(where, (seen = new Map<number, LiveMeta | null>()));
     const ask = rids.filter((rid) => !seen.has(rid));
     const got = liveMeta(this.store, ask, where);
     for (const rid of ask) seen.set(rid, got.get(rid) ?? null);

@@ -43,39 +43,48 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   dateSlackDays: 1,
 };
 
+type NumericKey = { [K in keyof SearchSettings]: SearchSettings[K] extends number ? K : never }[keyof SearchSettings];
+
+function bad(key: string, why: string): never {
+  throw new RangeError(`search setting ${key} ${why}`);
+}
+
+/** A number from 0 to 1. */
+function checkUnit(s: SearchSettings, key: NumericKey): void {
+  const v = s[key];
+  if (!Number.isFinite(v) || v < 0 || v > 1) bad(key, `must be a number from 0 to 1, got ${String(v)}`);
+}
+
+/** A whole number ≥ `min`. */
+function checkWhole(s: SearchSettings, key: NumericKey, min: number): void {
+  const v = s[key];
+  if (!Number.isInteger(v) || v < min) bad(key, `must be a whole number ≥ ${min}, got ${String(v)}`);
+}
+
+/** A finite number ≥ `min` (`what`: how the message names it, 'a number ' or nothing). */
+function checkAtLeast(s: SearchSettings, key: NumericKey, min: number, what: string): void {
+  const v = s[key];
+  if (!Number.isFinite(v) || v < min) bad(key, `must be ${what}≥ ${min}, got ${String(v)}`);
+}
+
 export function resolveSearchSettings(partial: Partial<SearchSettings> = {}): SearchSettings {
   const s: SearchSettings = { ...DEFAULT_SEARCH_SETTINGS };
   for (const [k, v] of Object.entries(partial)) if (v !== undefined) (s as unknown as Record<string, unknown>)[k] = v;
-  const bad = (key: string, why: string): never => {
-    throw new RangeError(`search setting ${key} ${why}`);
-  };
-  for (const key of ['vectorWeight', 'keywordWeight', 'graphBoostWeight', 'dateBoost'] as const) {
-    if (!Number.isFinite(s[key]) || s[key] < 0 || s[key] > 1) bad(key, `must be a number from 0 to 1, got ${String(s[key])}`);
-  }
+  for (const key of ['vectorWeight', 'keywordWeight', 'graphBoostWeight', 'dateBoost'] as const) checkUnit(s, key);
   if (s.vectorWeight + s.keywordWeight <= 0) bad('vectorWeight + keywordWeight', 'must be above 0');
   if (!['minmax', 'inverse', 'saturate'].includes(s.normalization))
     bad('normalization', `must be minmax, inverse or saturate, got ${String(s.normalization)}`);
-  for (const key of ['defaultLimit', 'maxLimit', 'minCandidates'] as const) {
-    if (!Number.isInteger(s[key]) || s[key] < 1) bad(key, `must be a whole number ≥ 1, got ${String(s[key])}`);
-  }
+  for (const key of ['defaultLimit', 'maxLimit', 'minCandidates'] as const) checkWhole(s, key, 1);
   if (s.defaultLimit > s.maxLimit) bad('defaultLimit', `(${s.defaultLimit}) must not exceed maxLimit (${s.maxLimit})`);
-  if (!Number.isFinite(s.commonTermShare) || s.commonTermShare < 0 || s.commonTermShare > 1)
-    bad('commonTermShare', `must be a number from 0 to 1, got ${String(s.commonTermShare)}`);
-  if (!Number.isFinite(s.queryCommonShare) || s.queryCommonShare < 0 || s.queryCommonShare > 1)
-    bad('queryCommonShare', `must be a number from 0 to 1, got ${String(s.queryCommonShare)}`);
-  if (!Number.isInteger(s.queryCommonMinRows) || s.queryCommonMinRows < 0)
-    bad('queryCommonMinRows', `must be a whole number ≥ 0, got ${String(s.queryCommonMinRows)}`);
-  if (!Number.isFinite(s.dateSlackDays) || s.dateSlackDays < 0)
-    bad('dateSlackDays', `must be a number ≥ 0, got ${String(s.dateSlackDays)}`);
-  if (!Number.isFinite(s.minScore) || s.minScore < 0) bad('minScore', `must be a number ≥ 0, got ${String(s.minScore)}`);
-  if (!Number.isFinite(s.candidateMultiplier) || s.candidateMultiplier < 1)
-    bad('candidateMultiplier', `must be ≥ 1, got ${String(s.candidateMultiplier)}`);
-  if (!Number.isInteger(s.feedbackDocs) || s.feedbackDocs < 0)
-    bad('feedbackDocs', `must be a whole number ≥ 0, got ${String(s.feedbackDocs)}`);
-  if (!Number.isFinite(s.feedbackWeight) || s.feedbackWeight < 0)
-    bad('feedbackWeight', `must be a number ≥ 0, got ${String(s.feedbackWeight)}`);
-  if (!Number.isFinite(s.graphBoostTimeoutMs) || s.graphBoostTimeoutMs < 1)
-    bad('graphBoostTimeoutMs', `must be ≥ 1, got ${String(s.graphBoostTimeoutMs)}`);
+  checkUnit(s, 'commonTermShare');
+  checkUnit(s, 'queryCommonShare');
+  checkWhole(s, 'queryCommonMinRows', 0);
+  checkAtLeast(s, 'dateSlackDays', 0, 'a number ');
+  checkAtLeast(s, 'minScore', 0, 'a number ');
+  checkAtLeast(s, 'candidateMultiplier', 1, '');
+  checkWhole(s, 'feedbackDocs', 0);
+  checkAtLeast(s, 'feedbackWeight', 0, 'a number ');
+  checkAtLeast(s, 'graphBoostTimeoutMs', 1, '');
   return s;
 }
 
