@@ -5,6 +5,7 @@
  * stderr. Exit codes: 0 ok, 1 error, 2 usage.
  */
 import { EngineError } from '../engine/errors';
+import { errorLine } from '../engine/errorText';
 import { USAGE, UsageError, parseCli, type CliArgs } from './args';
 import { COMMAND_TABLE } from './commands';
 import { connectEngine } from './connect';
@@ -55,9 +56,10 @@ async function runOne(args: CliArgs, io: { out: (s: string) => void; err: (s: st
   }
 }
 
+/** The sentence of the error's code and the engine's message (errorText.ts), with the code for scripts. */
 function oneLine(e: unknown): string {
-  const msg = e instanceof EngineError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
-  return msg.replace(/\s*\n\s*/g, ' ');
+  const code = e instanceof EngineError ? ` [${e.code}]` : '';
+  return `${errorLine(e)}${code}`.replace(/\s*\n\s*/g, ' ');
 }
 
 if (require.main === module) {

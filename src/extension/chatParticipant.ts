@@ -10,6 +10,7 @@
  * with scores), /stats (counts per type, store size, embedder, pipeline mode).
  */
 import * as vscode from 'vscode';
+import { errorLine } from '../engine/errorText';
 import type { EngineClient } from '../engine/client';
 import type { SearchHit, SearchResponse } from '../engine/protocol';
 import { describeCreate } from './commands';
@@ -111,19 +112,29 @@ export function createChatHandler(engine: EngineClient, onRecall: (r: SearchResp
       metadata: { command, recalled, usedModel, ...(referenced ? { referenced } : {}) },
     });
     const turn: ChatTurn = { engine, onRecall, request, prompt, stream, token, meta };
-    switch (command) {
-      case 'remember':
-        return remember(turn);
-      case 'forget':
-        return forget(turn);
-      case 'search':
-        return search(turn);
-      case 'stats':
-        return stats(turn);
-      default:
-        return recall(turn); // recall (default and /recall)
+    try {
+      return await runCommand(command, turn);
+    } catch (e) {
+      // An engine error is answered in the chat with its code's sentence (errorText.ts), not dropped.
+      stream.markdown(text(errorLine(e)));
+      return meta();
     }
   };
+}
+
+function runCommand(command: string, turn: ChatTurn): Promise<ChatAnswer> {
+  switch (command) {
+    case 'remember':
+      return remember(turn);
+    case 'forget':
+      return forget(turn);
+    case 'search':
+      return search(turn);
+    case 'stats':
+      return stats(turn);
+    default:
+      return recall(turn); // recall (default and /recall)
+  }
 }
 
 async function remember({ engine, prompt, stream, meta }: ChatTurn): Promise<ChatAnswer> {

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
-import { errorNotification } from './errorText';
+import { errorNotification } from '../engine/errorText';
 import type { CreateMemoryResult, MemoryRecord, SearchResponse } from '../engine/protocol';
 import { MEMORY_TYPES } from '../core/memory/types';
 import type { Logger } from './log';

@@ -8,7 +8,7 @@ import type { EngineClient } from '../engine/client';
 import type { SearchResponse } from '../engine/protocol';
 import { describeCreate } from './commands';
 import { recallBlock, stripRecall } from './recall';
-import { errorLine } from './errorText';
+import { errorLine } from '../engine/errorText';
 
 export const SEARCH_TOOL = 'agentMemory_search';
 export const SAVE_TOOL = 'agentMemory_save';

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { MemoryRecord } from '../engine/protocol';
-import { errorLine } from './errorText';
+import { errorLine } from '../engine/errorText';
 
 export const MEMORY_SCHEME = 'agent-memory';
 

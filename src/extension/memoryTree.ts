@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { ListResult, MemorySummary } from '../engine/protocol';
 import { Debounced } from './debounce';
-import { errorLine, errorNotification } from './errorText';
+import { errorLine, errorNotification } from '../engine/errorText';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;

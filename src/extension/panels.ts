@@ -16,7 +16,7 @@ import {
 import { nonce, webviewShell } from './webviewHtml';
 import { resultView, sanitizeSearchFilters, searchParams } from './searchPanelModel';
 import type { SearchFiltersView } from './webviewMessages';
-import { errorLine } from './errorText';
+import { errorLine } from '../engine/errorText';
 
 export const SEARCH_PANEL_TYPE = 'agentMemory.search';
 export const GRAPH_PANEL_TYPE = 'agentMemory.graph';

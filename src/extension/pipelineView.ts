@@ -11,7 +11,7 @@ import { workerState } from './pipelineReadiness';
 import type { EngineClient } from '../engine/client';
 import type { PipelineDiagnostics, PipelineReview } from '../engine/protocol';
 import { Debounced } from './debounce';
-import { errorLine } from './errorText';
+import { errorLine } from '../engine/errorText';
 
 export const PIPELINE_VIEW_ID = 'agentMemory.pipeline';
 

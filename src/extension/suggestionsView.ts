@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { MemorySummary, Suggestion } from '../engine/protocol';
 import { Debounced } from './debounce';
-import { errorLine } from './errorText';
+import { errorLine } from '../engine/errorText';
 
 export const SUGGESTIONS_VIEW_ID = 'agentMemory.suggestions';
 /** How many pending suggestions the view lists (the engine's list limit is 200). */

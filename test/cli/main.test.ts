@@ -97,7 +97,12 @@ test('every command: --json output and exit codes, as owner and as client', { ti
     assert.equal(imported.total, 1);
     assert.equal(imported.created + imported.duplicates, 1);
 
-    failsWith(await cli('get', 'no-such-id', '--json'), 1, /^agent-memory: No memory with id no-such-id/);
+    // The code's sentence (src/engine/errorText.ts), the engine's message, then the code for scripts.
+    failsWith(
+      await cli('get', 'no-such-id', '--json'),
+      1,
+      /^agent-memory: It no longer exists; it may have been deleted meanwhile\. \(No memory with id no-such-id\.\) \[not_found\]$/,
+    );
     failsWith(await cli('update', 'no-such-id', '--title', 'x'), 1, /^agent-memory: .*not_found/);
     failsWith(await runCli(['frobnicate'], env), 2, /unknown command "frobnicate"/);
     failsWith(await runCli(['get'], env), 2, /get: missing <id>/);

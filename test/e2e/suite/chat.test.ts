@@ -175,6 +175,14 @@ suite('Chat participant', () => {
     assert.match(text, /Pipeline: \w+ mode/);
   });
 
+  test('an engine error is answered in the chat with its sentence, not dropped', async () => {
+    const s = recordingStream();
+    // Over the content limit: the engine refuses it with invalid_input.
+    const r = await api.chatHandler({ prompt: `Chat-test: ${'x'.repeat(70 * 1024)}`, command: 'remember' }, chatContext, s.stream, noToken);
+    assert.deepEqual(r.metadata.recalled, []);
+    assert.match(s.text(), /^The request was not valid\. \(content: /);
+  });
+
   test('/search and /stats are declared for the participant', () => {
     const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as {
       contributes: { chatParticipants: { commands: { name: string }[] }[] };

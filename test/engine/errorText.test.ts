@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { ERROR_CODES } from '../../src/core/util/errorCatalogue';
 import { UserFacingError } from '../../src/core/util/errors';
 import { EngineError } from '../../src/engine/errors';
-import { ERROR_SENTENCES, errorLine, errorNotification, errorText } from '../../src/extension/errorText';
+import { ERROR_SENTENCES, errorLine, errorNotification, errorText } from '../../src/engine/errorText';
 
 test('errorText has a sentence for every code of the catalogue, and no other', () => {
   assert.deepEqual(Object.keys(ERROR_SENTENCES).sort(), [...ERROR_CODES].sort());

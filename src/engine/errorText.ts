@@ -1,10 +1,11 @@
 /**
- * What a notification says for each error code of the catalogue (src/core/util/errorCatalogue.ts):
+ * What every surface (VS Code notifications and views, chat, the CLI) says for each error code
+ * of the catalogue (src/core/util/errorCatalogue.ts):
  * one sentence a person can act on, with the engine's own message kept as the detail (it names
  * the memory, the file, the limit). No vscode import, so it is tested directly.
  */
-import type { EngineErrorCode } from '../engine/protocol';
-import { EngineError } from '../engine/errors';
+import type { EngineErrorCode } from './protocol';
+import { EngineError } from './errors';
 import { isErrorCode } from '../core/util/errorCatalogue';
 
 /** A Record over the closed union: a new catalogue code does not compile until it has a sentence. */
