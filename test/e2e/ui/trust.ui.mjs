@@ -37,6 +37,9 @@ export const tests = {
     if (!(await chatInput.isVisible())) await page.keyboard.press('Control+Alt+KeyI'); // View: Toggle Chat
     await chatInput.waitFor({ state: 'visible', timeout: 20000 });
     await chatInput.click();
+    // An earlier test may have left text in the input: start from an empty one (one question per request).
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
     await page.keyboard.type('@memory which port does quokka-mq use?', { delay: 20 });
     await page.keyboard.press('Enter');
     const session = page.locator('.interactive-session').first();
