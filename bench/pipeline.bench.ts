@@ -65,6 +65,7 @@ export async function runPipelineBench(workDir: string): Promise<Record<string, 
     const cfg = { ...base, enabled: true, graphEnabled: true, workerPollMs: 100 };
     const pipeline = new MemoryPipeline({
       store,
+      memory: user,
       projectId: 'bench',
       llm: new OllamaProvider({ host: fake.url, timeoutMs: 10_000 }),
       embedder: new HashEmbedder({ dimension: 128 }),

@@ -91,7 +91,7 @@ export function documentMemoryIds(store: Store, documentId: string): string[] {
 
 export interface DocumentDeps {
   store: Store;
-  /** Built without enqueueExtraction: chunks are not run through fact extraction. */
+  /** The store's memory API; chunks are written with `extract: false` (not run through fact extraction). */
   memory: MemoryService;
   embedder?: Embedder;
   fetchDocument?: DocumentFetcher;
@@ -166,7 +166,7 @@ export function createDocumentHandler(deps: DocumentDeps) {
             ttlSeconds: null,
             metadata: { documentId: doc.id, chunkIndex: i },
           },
-          { embedding: embeddingFor(vectors, storageContent, title ?? '') },
+          { embedding: embeddingFor(vectors, storageContent, title ?? ''), extract: false },
         );
         if (r.status === 'skipped') {
           warnings.push(`chunk ${i} skipped: ${r.reason}`);

@@ -48,7 +48,7 @@ export interface MemoryServiceOptions {
   /** The normalized project id this store belongs to (src/core/project). */
   projectId: string;
   lifecycle?: Partial<LifecycleSettings>;
-  /** Enqueue an extraction job per write (pipeline enabled). */
+  /** Enqueue an extraction job per write (pipeline enabled); a write passes `extract: false` to skip it. */
   enqueueExtraction?: boolean;
   /** Injectable clock for tests. */
   now?: () => Date;
@@ -98,7 +98,7 @@ export class MemoryService {
   }
 
   create(input: CreateMemoryInput, opts: WriteOptions = {}): CreateResult {
-    const prepared = this.prepareCreate(input);
+    const prepared = this.prepareCreate(input, opts);
     if (prepared.status !== 'new') return prepared;
     const memory = this.store.transaction((tx) => this.insertPrepared(tx, prepared.record, input, opts, prepared.warnings));
     return { status: 'created', memory, warnings: prepared.warnings };
@@ -109,7 +109,7 @@ export class MemoryService {
    * same validation, skip rules and dedup; durable when the caller's transaction commits.
    */
   createInTx(tx: Tx, input: CreateMemoryInput, opts: WriteOptions = {}): CreateResult {
-    const prepared = this.prepareCreate(input);
+    const prepared = this.prepareCreate(input, opts);
     if (prepared.status !== 'new') return prepared;
     return {
       status: 'created',
@@ -186,16 +186,20 @@ export class MemoryService {
     if (clash) throw new DuplicateContentError(clash.id);
   }
 
-  /** The old vector no longer applies: `embedding` (for the new text) replaces it, else pending; extraction again. */
+  /** The old vector no longer applies: `embedding` (for the new text) replaces it, else pending. */
   private markTextChanged(tx: Tx, next: MemoryRecord, embedding: PreparedEmbedding | undefined, iso: string, warnings: string[]): void {
     next.embeddingStatus = 'pending';
     next.embeddingHash = null;
     if (embedding && this.attachEmbedding(next, embedding, warnings)) writeEmbeddingRow(tx, embedding, iso);
-    if (this.opts.enqueueExtraction) next.pipelineStatus = 'pending';
+  }
+
+  /** Whether this write enqueues extraction: the service extracts and the call did not opt out. */
+  private extracts(opts: WriteOptions): boolean {
+    return this.opts.enqueueExtraction === true && opts.extract !== false;
   }
 
   /** Validation, skip rules and dedup (reads only); the record to insert when it is new. */
-  prepareCreate(input: CreateMemoryInput): Exclude<CreateResult, { status: 'created' }> | PreparedCreate {
+  prepareCreate(input: CreateMemoryInput, opts: WriteOptions = {}): Exclude<CreateResult, { status: 'created' }> | PreparedCreate {
     if (!input || typeof input !== 'object') throw new ValidationError('input', 'must be an object');
     const valid = validateCreate(input);
     const { content, warnings } = valid;
@@ -238,7 +242,7 @@ export class MemoryService {
       contentHash,
       life: this.lifecycleFor(valid.importance, valid.ttl, now),
       iso,
-      pipelineStatus: this.opts.enqueueExtraction && !input.fromRecall ? 'pending' : 'complete',
+      pipelineStatus: this.extracts(opts) && !input.fromRecall ? 'pending' : 'complete',
     });
     return { status: 'new', record, warnings };
   }
@@ -257,7 +261,7 @@ export class MemoryService {
       reason: saved.why,
       createdAt: saved.createdAt,
     });
-    if (this.opts.enqueueExtraction && !input.fromRecall) enqueueMemoryJob(tx, 'extract', saved.id, saved.createdAt);
+    if (this.extracts(opts) && !input.fromRecall) enqueueMemoryJob(tx, 'extract', saved.id, saved.createdAt);
     return saved;
   }
 
@@ -334,6 +338,7 @@ export class MemoryService {
     this.assertUniqueContent(next, current, id);
     const warnings: string[] = [];
     if (textChanged) this.markTextChanged(tx, next, opts.embedding, now.toISOString(), warnings);
+    if (textChanged && this.extracts(opts)) next.pipelineStatus = 'pending';
     stampUpdate(next, current, patch, now.toISOString());
 
     writeChanged(tx, current, next);
@@ -349,7 +354,7 @@ export class MemoryService {
       metadata: warnings.length ? { changed, warnings } : { changed },
       createdAt: next.updatedAt,
     });
-    if (textChanged && this.opts.enqueueExtraction) enqueueMemoryJob(tx, 'extract', id, next.updatedAt);
+    if (textChanged && this.extracts(opts)) enqueueMemoryJob(tx, 'extract', id, next.updatedAt);
     return next;
   }
 
@@ -469,7 +474,10 @@ export class MemoryService {
     const iso = now.toISOString();
     this.applyLifetime(next, current, undefined, now);
     const warnings: string[] = [];
-    if (next.title !== current.title || next.content !== current.content) this.markTextChanged(tx, next, patch.embedding, iso, warnings);
+    if (next.title !== current.title || next.content !== current.content) {
+      this.markTextChanged(tx, next, patch.embedding, iso, warnings);
+      if (this.opts.enqueueExtraction) next.pipelineStatus = 'pending';
+    }
     next.version = current.version + 1;
     next.updatedAt = iso;
     next.who = patch.who ?? current.who;

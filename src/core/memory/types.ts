@@ -119,6 +119,11 @@ export interface WriteOptions {
    * computed for other text than what is stored (then the memory waits for a background embed).
    */
   embedding?: import('../vectorstore/types').PreparedEmbedding;
+  /**
+   * false: this write enqueues no extraction job even when the service extracts (the
+   * pipeline's own writes, document chunks, undo: derived text is never extracted again).
+   */
+  extract?: boolean;
 }
 
 export type SkipReason = 'low_value' | 'placeholder' | 'redundant';

@@ -42,7 +42,7 @@ export interface Outcome {
 
 export interface ApplyContext {
   store: Store;
-  /** A MemoryService built WITHOUT enqueueExtraction: derived facts are never re-extracted. */
+  /** The store's memory API; facts are written with `extract: false` (never extracted again: no re-learning loops). */
   memory: MemoryService;
   mode: WriteMode;
   minFactConfidenceForWrite: number;
@@ -176,7 +176,7 @@ function applyAdd(tx: Tx, ctx: ApplyContext, p: Proposal): Applied {
         allowNearDuplicate: true,
         metadata: { sourceMemoryId: ctx.sourceMemoryId, factConfidence: p.fact.confidence },
       },
-      { embedding: embeddingFor(ctx.embeddings, storageContent) },
+      { embedding: embeddingFor(ctx.embeddings, storageContent), extract: false },
     );
     if (r.status === 'created')
       return { status: 'created', memoryId: r.memory.id, historyId: latestHistoryId(tx, r.memory.id) ?? undefined };

@@ -42,7 +42,7 @@ export function applyDestructive(
         tx,
         targetId,
         { content: p.fact.content, who, why: `${PIPELINE_WHY}: ${p.reason}`.slice(0, 1000), expectedVersion: target.version },
-        { embedding: embeddingFor(embeddings, p.fact.content, target.title) },
+        { embedding: embeddingFor(embeddings, p.fact.content, target.title), extract: false },
       );
       if (next.version === target.version) return { status: 'deduped', reason: 'unchanged', memoryId: targetId };
       return { status: 'updated', memoryId: targetId, historyId: latestHistoryId(tx, targetId) ?? undefined };

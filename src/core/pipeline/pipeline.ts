@@ -4,12 +4,12 @@
  * worker, the retention worker and the maintenance worker, reads the configuration live
  * through a getter, and exposes the review / undo / graph functions.
  *
- *   const p = new MemoryPipeline({ store, projectId, llm, embedder, findCandidates, config: () => cfg });
+ *   const p = new MemoryPipeline({ store, memory, projectId, llm, embedder, findCandidates, config: () => cfg });
  *   p.start();            // after the store is open; does nothing for workers that are off
  *   await p.stop();       // before store.close(): waits for the jobs in flight, leaves none leased
  */
 import type { Store } from '../store/store';
-import { MemoryService } from '../memory/memoryService';
+import type { MemoryService } from '../memory/memoryService';
 import type { Embedder } from '../embed/types';
 import type { LlmProvider } from '../llm/types';
 import { ModelCallWatch, watchModelCalls, type ModelWaitState } from '../llm/callWatch';
@@ -33,6 +33,8 @@ type Cfg = Readonly<PipelineV2Config>;
 
 export interface PipelineDeps {
   store: Store;
+  /** The store runtime's memory API (one per store); the pipeline's writes pass `extract: false`. */
+  memory: MemoryService;
   /** Normalized project id of the store (src/core/project). */
   projectId: string;
   llm: LlmProvider;
@@ -65,7 +67,7 @@ export function modeOf(c: Cfg): PipelineMode {
 }
 
 export class MemoryPipeline {
-  /** Memory API used for derived writes: never enqueues extraction (no re-learning loops). */
+  /** The store's memory API (given, never built here); derived writes pass `extract: false` (no re-learning loops). */
   readonly memory: MemoryService;
   readonly extractWorker: JobWorker;
   readonly documentWorker: JobWorker;
@@ -79,7 +81,7 @@ export class MemoryPipeline {
   constructor(private readonly deps: PipelineDeps) {
     this.now = deps.now ?? (() => new Date());
     const { store } = deps;
-    this.memory = new MemoryService(store, { projectId: deps.projectId, enqueueExtraction: false, now: this.now });
+    this.memory = deps.memory;
     const cfg = deps.config;
     const extractSettings = (): ExtractSettings => {
       const c = cfg();

@@ -88,7 +88,7 @@ function pending(store: Store, id: string): PendingReview {
 }
 
 /**
- * Apply the reviewed UPDATE/DELETE now. `memory` must be built without enqueueExtraction.
+ * Apply the reviewed UPDATE/DELETE now (written with `extract: false`, like every pipeline write).
  * Returns the memory API's history row of the change (undo-able), or why nothing was applied
  * (target gone or already holding that content: the review is marked stale).
  */

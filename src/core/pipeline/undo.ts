@@ -61,20 +61,24 @@ export function undoHistory(store: Store, memory: MemoryService, historyId: stri
     }
     case 'updated': {
       if (!before) throw new UndoError(`History entry ${historyId} has no prior record to go back to.`);
-      const m = memory.update(id, {
-        title: before.title,
-        content: before.content,
-        type: before.type,
-        tags: before.tags,
-        importance: before.importance,
-        summary: before.summary,
-        decisions: before.decisions,
-        rationale: before.rationale,
-        metadata: before.metadata,
-        expectedVersion: current.version,
-        who,
-        why,
-      });
+      const m = memory.update(
+        id,
+        {
+          title: before.title,
+          content: before.content,
+          type: before.type,
+          tags: before.tags,
+          importance: before.importance,
+          summary: before.summary,
+          decisions: before.decisions,
+          rationale: before.rationale,
+          metadata: before.metadata,
+          expectedVersion: current.version,
+          who,
+          why,
+        },
+        { extract: false }, // the text goes back to what was already extracted
+      );
       audit('updated');
       return { memoryId: id, undone: 'updated', memory: m };
     }

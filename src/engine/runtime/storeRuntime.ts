@@ -293,6 +293,7 @@ export class StoreRuntime {
     try {
       return new MemoryPipeline({
         store: this.store,
+        memory: this.memory,
         projectId: this.opts.projectId,
         llm: this.opts.llm,
         ...(this.space ? { embedder: activeEmbedder(this.space) } : {}),

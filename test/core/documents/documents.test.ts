@@ -42,7 +42,8 @@ after(() => servers.forEach((s) => s.close()));
 
 async function setup(fetchDocument?: ReturnType<typeof createLocalDocumentFetcher>) {
   const store = await openPipelineStore(tmpDir('am-doc-'));
-  const memory = new MemoryService(store, { projectId: 'p', enqueueExtraction: false });
+  // The store's one memory API extracts; chunks opt out per write.
+  const memory = new MemoryService(store, { projectId: 'p', enqueueExtraction: true });
   const statuses: DocumentStatus[] = [];
   const handler = createDocumentHandler({
     store,

@@ -241,6 +241,22 @@ test('extraction jobs: enqueued per write when the pipeline is on, deduplicated,
   await off.store.close();
 });
 
+test('extract: false on one write: no extraction job and nothing pending, while the other writes of the same service extract', async () => {
+  const { svc, store } = await openMemory({ enqueueExtraction: true });
+  const derived = created(svc.create({ content: 'Derived: the queue is drained every minute.' }, { extract: false }));
+  assert.equal(derived.pipelineStatus, 'complete');
+  const changed = svc.update(derived.id, { content: 'Derived: the queue is drained every two minutes.' }, { extract: false });
+  assert.equal(changed.pipelineStatus, 'complete');
+  const typed = created(svc.create({ content: 'Typed by a person: deploys happen on Tuesdays.' }));
+  assert.equal(typed.pipelineStatus, 'pending');
+  const jobs = store.all<{ memory_id: string }>('SELECT memory_id FROM memory_jobs');
+  assert.deepEqual(
+    jobs.map((j) => j.memory_id),
+    [typed.id],
+  );
+  await store.close();
+});
+
 test('createMany: batched commits, per-item results, bad items do not stop the batch', async () => {
   const { svc, store } = await openMemory();
   const before = store.stats().seq;

@@ -45,14 +45,15 @@ async function scriptedRun(flags: Partial<PipelineV2Config>) {
   fakes.push(fake);
   const store = await openPipelineStore(tmpDir('am-modes-'));
   const cfg: PipelineV2Config = { ...defaultConfig().memory.pipelineV2, graphEnabled: true, workerPollMs: 20, ...flags };
+  const user = new MemoryService(store, { projectId: 'p', enqueueExtraction: true });
   const pipeline = new MemoryPipeline({
     store,
+    memory: user,
     projectId: 'p',
     llm: new OllamaProvider({ host: fake.url, timeoutMs: 5000 }),
     embedder: new HashEmbedder({ dimension: 64 }),
     config: () => cfg,
   });
-  const user = new MemoryService(store, { projectId: 'p', enqueueExtraction: true });
   pipeline.start();
   fake.enqueue('generate', { reply: '{"facts":[],"entities":[]}' }, { reply: '{"facts":[],"entities":[]}' });
   const x = user.create({ content: X });
@@ -159,13 +160,14 @@ test('reconfigure at run time: turning the pipeline on processes the waiting job
   fakes.push(fake);
   const store = await openPipelineStore(tmpDir('am-reconf-'));
   const cfg: PipelineV2Config = { ...defaultConfig().memory.pipelineV2, workerPollMs: 20, documentWorkerIntervalMs: 1000 };
+  const user = new MemoryService(store, { projectId: 'p', enqueueExtraction: true });
   const pipeline = new MemoryPipeline({
     store,
+    memory: user,
     projectId: 'p',
     llm: new OllamaProvider({ host: fake.url, timeoutMs: 5000 }),
     config: () => cfg,
   });
-  const user = new MemoryService(store, { projectId: 'p', enqueueExtraction: true });
   pipeline.start();
   user.create({ content: 'The search index is rebuilt every night at two.' });
   assert.equal(pipeline.status().running, false);

@@ -39,7 +39,7 @@ async function setup(settings: Partial<ExtractSettings> = {}, opts: { timeoutMs?
   let t = Date.parse('2026-03-01T12:00:00.000Z');
   const now = () => new Date((t += 1000));
   const user = new MemoryService(store, { projectId: PROJECT, enqueueExtraction: true, now });
-  const memory = new MemoryService(store, { projectId: PROJECT, enqueueExtraction: false, now });
+  const memory = user; // one memory API per store: the pipeline's writes opt out of extraction per call
   const llm = new OllamaProvider({ host: fake.url, model: MODEL, timeoutMs: opts.timeoutMs ?? 5000 });
   const embedder = new HashEmbedder({ dimension: 64 });
   const s: ExtractSettings = {
@@ -423,13 +423,14 @@ test('headers then silence from the model: the job is aborted at the limit and r
     extractionTimeout: 800,
     workerMaxRetries: 3,
   };
+  const user = new MemoryService(store, { projectId: PROJECT, enqueueExtraction: true });
   const pipeline = new MemoryPipeline({
     store,
+    memory: user,
     projectId: PROJECT,
     llm: new OllamaProvider({ host: fake.url, model: MODEL, timeoutMs: 800 }),
     config: () => cfg,
   });
-  const user = new MemoryService(store, { projectId: PROJECT, enqueueExtraction: true });
   const stalled = user.create({ content: 'The billing export runs at midnight and writes to the finance bucket.' });
   const next = user.create({ content: 'Feature flags are read from config/flags.yaml at startup.' });
   assert.ok(stalled.status === 'created' && next.status === 'created');

@@ -4,6 +4,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { tmpDir } from '../../helpers/tmp';
 import { Store } from '../../../src/core/store/store';
 import { HashEmbedder } from '../../../src/core/embed/hashEmbedder';
@@ -179,4 +181,35 @@ test("decision candidates of the pipeline come from the runtime's hybrid search 
     await rt.close();
     await store.close();
   }
+});
+
+test('one memory API per store: the pipeline, its reviews, undo and documents use the runtime memory service', async () => {
+  const store = await Store.open({ dir: tmpDir('am-rt-') });
+  const { rt } = await runtime(store, 'p1', undefined, { 'memory.pipelineV2.enabled': true });
+  try {
+    assert.ok(rt.pipeline, 'a writable store runs a pipeline');
+    assert.equal(rt.pipeline.memory, rt.memory, 'the pipeline was given the runtime memory service, not a second one');
+  } finally {
+    await rt.close();
+    await store.close();
+  }
+});
+
+/** The .ts files under `dir`. */
+function sources(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return sources(p);
+    return p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+// A second `new MemoryService` in src/ would be a second write path with its own settings (lifetimes, clock, extraction)
+// for the same store (ARCHITECTURE.md "The one write path").
+test('only the store runtime constructs a MemoryService', () => {
+  const root = path.resolve(__dirname, '../../..');
+  const builders = sources(path.join(root, 'src'))
+    .filter((f) => /new MemoryService\(/.test(fs.readFileSync(f, 'utf8')))
+    .map((f) => path.relative(root, f).split(path.sep).join('/'));
+  assert.deepEqual(builders, ['src/engine/runtime/storeRuntime.ts']);
 });
