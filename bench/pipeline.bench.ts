@@ -17,6 +17,7 @@ import { MemoryPipeline } from '../src/core/pipeline/pipeline';
 import { defaultConfig } from '../src/core/config/tree';
 import { jobCounts } from '../src/core/jobs/queue';
 import { percentile, round } from './stats';
+import { TaskDriver } from '../src/engine/scheduler';
 
 const WORDS =
   'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu'.split(
@@ -86,6 +87,8 @@ export async function runPipelineBench(workDir: string): Promise<Record<string, 
     // 2. Busy: the worker drains the idle batch while more creates arrive (yielding between them).
     const t0 = performance.now();
     pipeline.extractWorker.start();
+    const driver = new TaskDriver();
+    driver.drive([pipeline.extractWorker], (task, e) => console.error(`${task.name}: ${String(e)}`));
     const busy: number[] = [];
     for (let i = 0; i < N; i++) {
       busy.push(timeCreate(i, 'busy'));
@@ -94,6 +97,7 @@ export async function runPipelineBench(workDir: string): Promise<Record<string, 
     while (jobCounts(store).pending + jobCounts(store).leased > 0) await new Promise((r) => setTimeout(r, 5));
     const seconds = (performance.now() - t0) / 1000;
     await pipeline.stop();
+    await driver.stop();
     const counts = jobCounts(store);
     const facts = Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM memories WHERE who = 'pipeline-v2'`)!.n);
     return {

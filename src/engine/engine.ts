@@ -106,7 +106,6 @@ export class MemoryEngine {
     await engine.buildRuntimes();
     engine.queueMissingVectors();
     engine.reportConfigIssues();
-    engine.scheduler.start();
     await engine.pipelines.start();
     return engine;
   }
@@ -145,8 +144,7 @@ export class MemoryEngine {
     this.ctx.engineConfig = await loadEngineConfig(this.opts.workspaceRoot, this.opts.settings);
     await this.closeRuntimes();
     await this.switching; // a switch of the closed runtimes stops; a changed embedding.* starts it again below
-    await this.buildRuntimes();
-    this.scheduler.start(); // new intervals
+    await this.buildRuntimes(); // restarts the scheduler: new intervals
     await this.pipelines.start(); // a reload does not undo pipeline.pause
     this.reportConfigIssues();
     if (embeddingKey(this.ctx.config) !== this.active?.key) this.switching = this.switchEmbedder(this.generation);
@@ -173,9 +171,10 @@ export class MemoryEngine {
   async close(): Promise<boolean> {
     if (this.ctx.closed) return false;
     this.ctx.markClosed();
-    this.scheduler.stop();
+    const stepping = this.scheduler.stop(); // no timer is left
     await this.suggestions.running;
     await this.closeRuntimes();
+    await stepping;
     await this.switching;
     const results = await this.ctx.stores.close();
     this.active?.embedder.dispose();
@@ -209,14 +208,18 @@ export class MemoryEngine {
         },
       });
     ctx.stores.setRuntimes(await open('project', ctx.project.id), await open('global', GLOBAL_PROJECT_ID));
+    this.scheduler.start();
   }
 
+  /** Stops the scheduler (no new steps), then the runtimes (steps under way are cut short), then waits for those steps. */
   private async closeRuntimes(): Promise<void> {
     this.generation++;
+    const stepping = this.scheduler.stop();
     for (const rt of this.ctx.stores.all()) {
       const { promoted } = await rt.close();
       if (promoted.length) this.ctx.changed('promoted', promoted, rt.name);
     }
+    await stepping;
   }
 
   /** Memories another embedder embedded (e.g. auto picked Ollama last time) get a vector in this space, in the background. */

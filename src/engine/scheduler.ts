@@ -1,11 +1,15 @@
 /**
- * Every periodic job of the engine, in one place: the snapshot policy (EngineOptions
- * snapshotTickMs), the dedup scan (memory.dedup_scan_interval), the expiry sweep
- * (memory.cleanup_interval) and the knowledge graph's garbage collection. Restarted on a
- * configuration reload (new intervals). Timers are unref'd: they never keep the process alive.
- * Work owned by core objects keeps its own short timers (the backfill's retry delay, the access
- * tracker's batching, the pipeline's job, retention and maintenance workers).
+ * Every timer of the engine, in one place (ARCHITECTURE.md "Threads and timers"):
+ * - the engine's periodic jobs: the snapshot policy (EngineOptions snapshotTickMs), the dedup
+ *   scan (memory.dedup_scan_interval), the expiry sweep (memory.cleanup_interval) and the
+ *   knowledge graph's garbage collection;
+ * - the background tasks of each store runtime (src/core/util/backgroundTask.ts): the embedding
+ *   backfill, the pipeline's job workers, retention and maintenance. They set no timer of their
+ *   own; a TaskDriver arms one timer per task for the time it says its next step is due.
+ * Restarted when the runtimes are rebuilt (a configuration reload: new intervals); stopped before
+ * they close, so a closed engine leaves no timer. Timers are unref'd: they never keep the process alive.
  */
+import type { BackgroundTask } from '../core/util/backgroundTask';
 import { errorMessage } from '../core/util/errors';
 import type { EngineContext } from './context';
 import type { MaintenanceService } from './services/maintenance';
@@ -19,15 +23,18 @@ const MIN_SWEEP_MS = 1000;
 
 export class Scheduler {
   private timers: NodeJS.Timeout[] = [];
+  private readonly tasks = new TaskDriver();
 
   constructor(
     private readonly ctx: EngineContext,
     private readonly jobs: { maintenance: MaintenanceService; suggestions: SuggestionsService; snapshotTickMs: number },
   ) {}
 
-  /** (Re)starts every timer with the current configuration. */
+  /** (Re)starts every timer with the current configuration and the current runtimes' background tasks. */
   start(): void {
-    this.stop();
+    void this.stop();
+    for (const rt of this.ctx.stores.all())
+      this.tasks.drive(rt.backgroundTasks(), (task, e) => this.ctx.warn(`${rt.name} store: ${task.name} failed: ${errorMessage(e)}`));
     const { maintenance, suggestions, snapshotTickMs } = this.jobs;
     if (snapshotTickMs > 0) this.every(snapshotTickMs, () => void maintenance.maybeSnapshot());
     if (this.ctx.restricted) return; // untrusted workspace: no dedup scan, no expiry sweep
@@ -54,14 +61,90 @@ export class Scheduler {
     }
   }
 
-  stop(): void {
+  /**
+   * Clears every timer at once; resolves when the task steps under way have settled. Their owners'
+   * stop (StoreRuntime.close) cuts long ones short, so close the runtimes before awaiting this.
+   */
+  stop(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
+    return this.tasks.stop();
   }
 
   private every(ms: number, job: () => void): void {
     const t = setInterval(job, ms);
     t.unref();
     this.timers.push(t);
+  }
+}
+
+/**
+ * Drives background tasks: one timer per task, armed for the task's due time and re-armed after
+ * each step or when the task wakes. Hosts other than the engine (tests, benchmarks) use it too.
+ */
+export class TaskDriver {
+  private driven: DrivenTask[] = [];
+
+  /** Starts driving `tasks`; a step that throws is reported to `onError` and the task is driven on. */
+  drive(tasks: BackgroundTask[], onError: (task: BackgroundTask, e: unknown) => void): void {
+    for (const task of tasks) {
+      const d = new DrivenTask(task, onError);
+      this.driven.push(d);
+      d.arm();
+    }
+  }
+
+  /** Clears every timer; resolves when the steps under way have settled. */
+  stop(): Promise<void> {
+    const steps = this.driven.map((d) => d.stop());
+    this.driven = [];
+    return Promise.all(steps).then(() => undefined);
+  }
+}
+
+class DrivenTask {
+  private timer: NodeJS.Timeout | undefined;
+  private step: Promise<void> | undefined;
+  private stopped = false;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly task: BackgroundTask,
+    private readonly onError: (task: BackgroundTask, e: unknown) => void,
+  ) {
+    this.unsubscribe = task.onWake(() => this.arm());
+  }
+
+  /** A timer for the task's next step (none while a step runs: it re-arms when done, nor while nothing is due). */
+  arm(): void {
+    if (this.stopped || this.step) return;
+    this.clear();
+    const ms = this.task.dueInMs();
+    if (ms === undefined) return;
+    this.timer = setTimeout(() => this.run(), ms);
+    this.timer.unref();
+  }
+
+  stop(): Promise<void> {
+    this.stopped = true;
+    this.clear();
+    this.unsubscribe();
+    return this.step ?? Promise.resolve();
+  }
+
+  private run(): void {
+    this.timer = undefined;
+    this.step = Promise.resolve()
+      .then(() => this.task.runStep())
+      .catch((e: unknown) => this.onError(this.task, e))
+      .finally(() => {
+        this.step = undefined;
+        this.arm();
+      });
+  }
+
+  private clear(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
   }
 }

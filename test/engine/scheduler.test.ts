@@ -1,10 +1,14 @@
 // The scheduler owns the engine's periodic jobs: the expiry sweep (memory.cleanup_interval) of
 // both stores and the snapshot policy tick; a reload restarts them with the new intervals;
-// close stops them. setInterval is mocked: the test moves time, not the wall clock.
+// close stops them (setInterval is mocked there: the test moves time, not the wall clock). The
+// scheduler also drives the stores' background tasks, and a closed engine leaves no timer.
 import { test, mock } from 'node:test';
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { MemoryEngine } from '../../src/engine/engine';
 import type { EngineEvent } from '../../src/engine/protocol';
+import { FakeOllama } from '../helpers/fakeOllama';
 import { engineDirs } from './harness';
 
 test('expiry sweep of both stores every memory.cleanup_interval, snapshot tick, new interval after a reload', async (t) => {
@@ -56,4 +60,154 @@ test('expiry sweep of both stores every memory.cleanup_interval, snapshot tick, 
   const before = events.length;
   mock.timers.tick(60_000);
   assert.equal(events.length, before, 'close stopped every timer');
+});
+
+/**
+ * Records every setTimeout / setInterval called from src/ until `restore()`: which were cleared or
+ * have fired. Unref'd timers do not show in process.getActiveResourcesInfo(), hence the wrapping.
+ */
+function trackTimers(): { pending(): string[]; restore(): void } {
+  const real = { setTimeout, setInterval, clearTimeout, clearInterval };
+  const live = new Map<unknown, string>();
+  const src = `${path.sep}src${path.sep}`;
+  const fromSrc = (stack: string | undefined) => (stack ?? '').split('\n').find((l) => l.includes(src) && !l.includes('node_modules'));
+  const g = globalThis as unknown as Record<string, unknown>;
+  g.setTimeout = (fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    const where = fromSrc(new Error().stack);
+    const t = real.setTimeout(
+      (...a: unknown[]) => {
+        live.delete(t);
+        fn(...a);
+      },
+      ms,
+      ...args,
+    );
+    if (where) live.set(t, `setTimeout(${ms}) ${where.trim()}`);
+    return t;
+  };
+  g.setInterval = (fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    const t = real.setInterval(fn, ms, ...args);
+    const where = fromSrc(new Error().stack);
+    if (where) live.set(t, `setInterval(${ms}) ${where.trim()}`);
+    return t;
+  };
+  g.clearTimeout = (t: NodeJS.Timeout | undefined) => {
+    live.delete(t);
+    real.clearTimeout(t);
+  };
+  g.clearInterval = (t: NodeJS.Timeout | undefined) => {
+    live.delete(t);
+    real.clearInterval(t);
+  };
+  return {
+    pending: () => [...live.values()],
+    restore: () => Object.assign(g, real),
+  };
+}
+
+test('a closed engine leaves no timer: pipeline workers, backfill, retention, maintenance and the periodic jobs all stopped', async (t) => {
+  const fake = await FakeOllama.start({ models: ['qwen3:4b'] });
+  t.after(() => fake.close());
+  const timers = trackTimers();
+  t.after(() => timers.restore());
+  const timeoutsBefore = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const warnings: string[] = [];
+  const engine = await MemoryEngine.open({
+    ...engineDirs(),
+    snapshotTickMs: 1000,
+    onEvent: (e) => {
+      if (e.type === 'warning') warnings.push(e.message);
+    },
+    settings: {
+      'embedding.provider': 'hash',
+      'memory.pipelineV2.enabled': true,
+      'memory.pipelineV2.ollamaUrl': fake.url,
+      'memory.pipelineV2.autonomousEnabled': true,
+      'memory.pipelineV2.workerPollMs': 50,
+    },
+  });
+  let closed = false;
+  try {
+    fake.enqueue('generate', { reply: '{"facts":[],"entities":[]}' });
+    const r = await engine.memories.create({ content: 'The release train leaves every second Thursday at noon.' });
+    assert.equal(r.status, 'created');
+    // The extraction job runs on the scheduler's timer (the worker has none of its own).
+    for (let i = 0; i < 200 && engine.pipelines.status().jobs.completed !== 1; i++) await new Promise((res) => setTimeout(res, 20));
+    assert.equal(engine.pipelines.status().jobs.completed, 1, 'the scheduler drove the extract worker');
+    assert.ok(timers.pending().length > 0, 'the engine runs timers while open');
+    await engine.reloadConfig({ 'embedding.provider': 'hash', 'memory.pipelineV2.enabled': false });
+    await engine.close();
+    closed = true;
+  } finally {
+    if (!closed) await engine.close();
+  }
+  assert.deepEqual(
+    warnings.filter((w) => /failed/.test(w)),
+    [],
+    'no background step failed',
+  );
+  assert.deepEqual(timers.pending(), [], 'every timer set from src/ was cleared or has fired');
+  const timeoutsAfter = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  assert.ok(timeoutsAfter <= timeoutsBefore, `active Timeout resources: ${timeoutsBefore} before, ${timeoutsAfter} after`);
+});
+
+/**
+ * The timers src/core and src/engine may set outside src/engine/scheduler.ts, per file: at most this many calls, each
+ * with its reason. Periodic and retried background work is a BackgroundTask the scheduler drives (ARCHITECTURE.md
+ * "Threads and timers"); what stays here are deadlines and waits scoped to one call, cleared when it ends.
+ */
+const TIMER_ALLOWLIST: Record<string, { max: number; why: string }> = {
+  'src/core/jobs/worker.ts': {
+    max: 2,
+    why: 'the lease heartbeat while one job runs and the grace deadline of stop(), both cleared when the job ends',
+  },
+  'src/core/search/rerank.ts': { max: 1, why: 'the rerank call deadline (timeout keeps the original order), cleared when it answers' },
+  'src/core/store/retryScheduler.ts': {
+    max: 1,
+    why: 'the store recovers from a failed write (disk full) on its own, also without an engine (CLI); stopped by store.close()',
+  },
+  'src/core/embed/ollamaHttp.ts': { max: 1, why: 'the HTTP request deadline, cleared when the request ends' },
+  'src/core/embed/useLite.ts': { max: 2, why: 'the model load deadline and the idle stop of the model worker thread, cleared on dispose' },
+  'src/core/lifecycle/access.ts': {
+    max: 1,
+    why: 'the access batch delay; its flush is being handed to the scheduler (access tracker work)',
+  },
+  'src/core/memory/ingest.ts': {
+    max: 1,
+    why: 'how long a write waits for its embedding before it is stored pending, cleared when it answers',
+  },
+  'src/core/memory/reembed.ts': { max: 1, why: 'the wait between retries inside one re-embed run, ended by its AbortSignal' },
+  'src/engine/scheduler.ts': { max: 2, why: 'the scheduler: the periodic jobs and one timer per background task' },
+  'src/engine/server/engineServer.ts': { max: 1, why: 'the hello deadline of a new socket connection' },
+  'src/engine/pipelineControl.ts': { max: 1, why: 'a document.ingest request polling its document, bounded by the call signal' },
+  'src/engine/client.ts': {
+    max: 4,
+    why: 'the extension host side (request deadlines, start deadline, restart backoff), not the engine thread',
+  },
+  'src/engine/transport/socketTransport.ts': { max: 2, why: 'extension host side: the close grace and the connect deadline' },
+  'src/engine/transport/sharedTransport.ts': { max: 1, why: 'extension host side: the wait before connecting again' },
+};
+
+function tsFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return tsFiles(p);
+    return p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+test('no new setTimeout / setInterval under src/core or src/engine: background work goes through the scheduler', () => {
+  const root = path.resolve(__dirname, '../..');
+  const found: string[] = [];
+  for (const file of ['src/core', 'src/engine'].flatMap((d) => tsFiles(path.join(root, d)))) {
+    const rel = path.relative(root, file).split(path.sep).join('/');
+    const code = fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => !/^\s*(\*|\/\/|\/\*)/.test(l));
+    const calls = code.filter((l) => /\bset(Timeout|Interval)\(|timers\/promises|from 'node:timers'/.test(l)).length;
+    const allowed = TIMER_ALLOWLIST[rel];
+    if (calls > (allowed?.max ?? 0)) found.push(`${rel}: ${calls} timer call(s), ${allowed?.max ?? 0} allowed`);
+  }
+  assert.deepEqual(found, [], 'make it a BackgroundTask (src/core/util/backgroundTask.ts) or add it to TIMER_ALLOWLIST with its reason');
 });

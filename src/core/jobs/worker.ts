@@ -1,12 +1,14 @@
 /**
- * The polling job worker (docs/pipeline.md "Jobs"): a setTimeout chain that leases one job
- * per tick from memory_jobs, runs the handler registered for its type, and reschedules
- * itself — right away while work is flowing, after `pollMs` when the queue is empty, after
- * an exponential backoff when ticks fail. A 60 s interval reaps stale leases. `stop()` waits
- * for the job in flight; if it must cut it short, the job is released (not left leased).
+ * The polling job worker (docs/pipeline.md "Jobs"), a background task (src/core/util/backgroundTask.ts):
+ * each step leases one job from memory_jobs and runs the handler registered for its type; the
+ * next step is due right away while work is flowing, after `pollMs` when the queue is empty,
+ * after an exponential backoff when steps fail. Every `reaperIntervalMs` a step first reaps
+ * stale leases. The host's scheduler owns the timer. `stop()` waits for the job in flight; if
+ * it must cut it short, the job is released (not left leased).
  */
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/store';
+import { WakeSignal, dueAt, msUntil, type BackgroundTask } from '../util/backgroundTask';
 import { errorMessage } from '../util/errors';
 import { nextDelayMs } from './backoff';
 import { TransientJobError } from './errors';
@@ -53,12 +55,15 @@ export interface JobWorkerOptions {
   onEvent?: (e: WorkerEvent) => void;
 }
 
-export class JobWorker {
+export class JobWorker implements BackgroundTask {
   readonly workerId: string;
+  readonly name: string;
   private readonly types: string[];
   private readonly now: () => Date;
-  private timer: NodeJS.Timeout | undefined;
-  private reaper: NodeJS.Timeout | undefined;
+  private readonly wake = new WakeSignal();
+  /** When the next step is due (wall clock ms); undefined while stopped. */
+  private nextStepAt: number | undefined;
+  private nextReapAt = 0;
   private running = false;
   private inFlight: Promise<void> | undefined;
   private abort = new AbortController();
@@ -71,7 +76,40 @@ export class JobWorker {
   ) {
     this.workerId = opts.workerId ?? `worker-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.types = Object.keys(opts.handlers);
+    this.name = `${this.types.join(', ')} jobs`;
     this.now = opts.now ?? (() => new Date());
+  }
+
+  dueInMs(): number | undefined {
+    return this.running ? msUntil(this.nextStepAt) : undefined;
+  }
+
+  onWake(listener: () => void): () => void {
+    return this.wake.on(listener);
+  }
+
+  /** One step of the running worker: reap when due, lease and run at most one job, then say when the next is due. */
+  async runStep(): Promise<void> {
+    if (!this.running || this.inFlight) return;
+    if (Date.now() >= this.nextReapAt) {
+      this.reap();
+      this.nextReapAt = dueAt(this.opts.reaperIntervalMs ?? 60_000);
+    }
+    const step = this.tick();
+    this.inFlight = step.then(
+      () => undefined,
+      () => undefined,
+    );
+    let r: 'none' | 'ok' | 'failed';
+    try {
+      r = await step;
+    } catch {
+      r = 'failed';
+    } finally {
+      this.inFlight = undefined;
+    }
+    const delay = r === 'ok' ? (this.opts.busyDelayMs ?? 0) : nextDelayMs(this.failures, this.opts.pollMs ?? 2000, this.opts.random);
+    this.nextStepAt = dueAt(delay);
   }
 
   get consecutiveFailures(): number {
@@ -94,9 +132,9 @@ export class JobWorker {
       const n = recoverOrphanedLeases(this.store, this.workerId, this.now(), this.types);
       if (n) this.opts.onEvent?.({ type: 'reaped', count: n });
     }
-    this.reaper = setInterval(() => this.reap(), this.opts.reaperIntervalMs ?? 60_000);
-    this.reaper.unref?.();
-    this.schedule(0);
+    this.nextReapAt = dueAt(this.opts.reaperIntervalMs ?? 60_000);
+    this.nextStepAt = dueAt(0);
+    this.wake.fire();
   }
 
   /** Run the reaper now (also used by maintenance). */
@@ -117,11 +155,10 @@ export class JobWorker {
    */
   async stop(opts: { graceMs?: number } = {}): Promise<void> {
     this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    if (this.reaper) clearInterval(this.reaper);
-    this.timer = this.reaper = undefined;
+    this.nextStepAt = undefined;
     const inFlight = this.inFlight;
     if (!inFlight) return;
+    // A deadline on this stop, cleared as soon as the job settles.
     let grace: NodeJS.Timeout | undefined;
     if (opts.graceMs !== undefined) grace = setTimeout(() => this.abort.abort(new Error('worker stopping')), opts.graceMs);
     try {
@@ -129,25 +166,6 @@ export class JobWorker {
     } finally {
       if (grace) clearTimeout(grace);
     }
-  }
-
-  private schedule(ms: number): void {
-    if (!this.running) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.inFlight = this.tick().then(
-        (r) => {
-          this.inFlight = undefined;
-          if (r === 'none') this.schedule(nextDelayMs(this.failures, this.opts.pollMs ?? 2000, this.opts.random));
-          else if (r === 'ok') this.schedule(this.opts.busyDelayMs ?? 0);
-          else this.schedule(nextDelayMs(this.failures, this.opts.pollMs ?? 2000, this.opts.random));
-        },
-        () => {
-          this.inFlight = undefined;
-          this.schedule(nextDelayMs(this.failures, this.opts.pollMs ?? 2000, this.opts.random));
-        },
-      );
-    }, ms);
   }
 
   /**

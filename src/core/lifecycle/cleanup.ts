@@ -87,34 +87,3 @@ export function cleanupExpired(store: Store, opts: CleanupOptions = {}): Cleanup
   }
   return result;
 }
-
-/**
- * Runs `sweep` every `intervalMs` (memory.cleanup_interval, 5 minutes by default) on a setTimeout chain, unref'ed so it
- * never keeps a process alive. A failing sweep is reported and the chain continues.
- */
-export function startCleanupScheduler(sweep: () => unknown, intervalMs: number, onError?: (e: unknown) => void): { stop(): void } {
-  if (!Number.isFinite(intervalMs) || intervalMs < 1000)
-    throw new RangeError(`memory.cleanup_interval must be at least 1 s, got ${intervalMs} ms`);
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const tick = () => {
-    if (stopped) return;
-    try {
-      sweep();
-    } catch (e) {
-      onError?.(e);
-    }
-    if (!stopped) arm();
-  };
-  const arm = () => {
-    timer = setTimeout(tick, intervalMs);
-    timer.unref();
-  };
-  arm();
-  return {
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
-}

@@ -1,9 +1,11 @@
 /**
  * The maintenance worker (docs/pipeline.md "Maintenance"): diagnostics → recommendations → (execute mode) rate-
- * limited repairs → diagnostics again, recording the health delta. The interval only runs
- * when autonomousEnabled and not autonomousFrozen; `tick()` is always callable on demand.
+ * limited repairs → diagnostics again, recording the health delta. A background task
+ * (src/core/util/backgroundTask.ts) due every `intervalMs` only when autonomousEnabled and not
+ * autonomousFrozen; the host's scheduler owns the timer. `tick()` is always callable on demand.
  */
 import type { Store } from '../store/store';
+import { WakeSignal, dueAt, msUntil, type BackgroundTask } from '../util/backgroundTask';
 import { requeueDeadJobs, reapStaleLeases } from '../jobs/queue';
 import { runRetentionSweep, type RetentionWindows } from '../retention/sweep';
 import { errorMessage } from '../util/errors';
@@ -42,11 +44,13 @@ function limitFor(s: MaintenanceSettings, a: RepairAction): RateLimit {
   return a === 'requeueDeadJobs' || a === 'releaseStaleLeases' ? s.requeue : s.reembed;
 }
 
-export class MaintenanceWorker {
+export class MaintenanceWorker implements BackgroundTask {
+  readonly name = 'maintenance';
   readonly halt = new HaltTracker();
   private readonly limiter: RepairRateLimiter;
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
+  private readonly wake = new WakeSignal();
+  /** When the next cycle is due (wall clock ms); undefined while not scheduled. */
+  private nextCycleAt: number | undefined;
   readonly log: MaintenanceCycle[] = [];
 
   constructor(
@@ -65,31 +69,34 @@ export class MaintenanceWorker {
     return (this.opts.now ?? (() => new Date()))();
   }
 
-  /** Starts the interval only when scheduled (autonomousEnabled && !autonomousFrozen). */
+  /** Schedules cycles only when enabled (autonomousEnabled && !autonomousFrozen): the first one interval from now. */
   start(): boolean {
-    if (this.running || !this.settings().enabled) return false;
-    this.running = true;
-    this.schedule();
+    if (this.nextCycleAt !== undefined || !this.settings().enabled) return false;
+    this.nextCycleAt = dueAt(this.settings().intervalMs);
+    this.wake.fire();
     return true;
   }
 
   stop(): void {
-    this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.nextCycleAt = undefined;
   }
 
-  private schedule(): void {
-    if (!this.running) return;
-    this.timer = setTimeout(() => {
-      try {
-        this.tick();
-      } catch {
-        // a failed cycle is retried at the next interval
-      }
-      this.schedule();
-    }, this.settings().intervalMs);
-    this.timer.unref?.();
+  dueInMs(): number | undefined {
+    return msUntil(this.nextCycleAt);
+  }
+
+  onWake(listener: () => void): () => void {
+    return this.wake.on(listener);
+  }
+
+  /** The due cycle; the next one is due an interval later (also after a failed cycle). */
+  runStep(): void {
+    if (this.nextCycleAt === undefined) return;
+    try {
+      this.tick();
+    } finally {
+      this.nextCycleAt = dueAt(this.settings().intervalMs);
+    }
   }
 
   private repair(a: RepairAction): string {

@@ -3,9 +3,11 @@
  * writes whose embedding failed (provider down, timeout: soft degradation) and
  * writes made without a vector (the pipeline's createInTx/updateInTx). Retries with
  * exponential backoff while the embedder fails; polls slowly when idle; kick() after a
- * pending write runs it at once.
+ * pending write makes it due at once. A background task (src/core/util/backgroundTask.ts): the
+ * host's scheduler owns the timer.
  */
 import type { Store } from '../store/store';
+import { WakeSignal, dueAt, msUntil, type BackgroundTask } from '../util/backgroundTask';
 import { embedTextHash } from '../embed/cache';
 import { unusableVectorReason } from '../embed/vector';
 import { errorMessage } from '../util/errors';
@@ -33,13 +35,16 @@ export interface BackfillStep {
   error?: string;
 }
 
-export class EmbeddingBackfill {
+export class EmbeddingBackfill implements BackgroundTask {
+  readonly name = 'embedding backfill';
   private readonly batch: number;
   private readonly minDelay: number;
   private readonly maxDelay: number;
   private readonly idle: number;
   private delay = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly wake = new WakeSignal();
+  /** When the next step is due (wall clock ms). */
+  private nextStepAt: number | undefined;
   private running: Promise<BackfillStep> | undefined;
   private stopped = true;
   lastError: string | undefined;
@@ -114,17 +119,17 @@ export class EmbeddingBackfill {
     return { embedded, skipped: items.length - embedded, remaining: this.pendingCount() };
   }
 
-  /** Runs steps on timers until stop(). */
+  /** Due at once, then as the steps say, until stop(). */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.schedule(0);
+    this.dueNow();
   }
 
-  /** A write left a memory pending: run soon (unless backing off after a failure). */
+  /** A write left a memory pending: due at once (unless backing off after a failure). */
   kick(): void {
     if (this.stopped || this.running || this.delay > 0) return;
-    this.schedule(0);
+    this.dueNow();
   }
 
   /** Current retry delay (0 when the embedder is healthy). */
@@ -132,22 +137,22 @@ export class EmbeddingBackfill {
     return this.delay;
   }
 
+  dueInMs(): number | undefined {
+    return this.stopped ? undefined : msUntil(this.nextStepAt);
+  }
+
+  onWake(listener: () => void): () => void {
+    return this.wake.on(listener);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.nextStepAt = undefined;
     await this.running?.catch(() => undefined);
   }
 
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), ms);
-    this.timer.unref?.();
-  }
-
-  private async tick(): Promise<void> {
-    this.timer = undefined;
+  /** One step: embed a batch; the next is due at once while work flows, after the backoff when the embedder failed, else when idle. */
+  async runStep(): Promise<void> {
     if (this.stopped || this.running) return;
     let step: BackfillStep;
     try {
@@ -161,10 +166,15 @@ export class EmbeddingBackfill {
     if (step.error) {
       this.delay = Math.min(this.maxDelay, this.delay ? this.delay * 2 : this.minDelay);
       this.opts.onWarning?.(`background embedding failed (retry in ${Math.round(this.delay / 1000)} s): ${step.error}`);
-      this.schedule(this.delay);
+      this.nextStepAt = dueAt(this.delay);
       return;
     }
     this.delay = 0;
-    this.schedule(step.remaining > 0 && step.embedded > 0 ? 0 : this.idle);
+    this.nextStepAt = dueAt(step.remaining > 0 && step.embedded > 0 ? 0 : this.idle);
+  }
+
+  private dueNow(): void {
+    this.nextStepAt = dueAt(0);
+    this.wake.fire();
   }
 }

@@ -2,13 +2,19 @@
  * MemoryPipeline: the one object a host (the engine worker thread, a CLI, the benchmarks)
  * creates per store to run pipeline v2. It composes the extraction worker, the document
  * worker, the retention worker and the maintenance worker, reads the configuration live
- * through a getter, and exposes the review / undo / graph functions.
+ * through a getter, and exposes the review / undo / graph functions. It sets no timer: the
+ * workers are background tasks (`tasks()`) the host's scheduler drives (src/engine/scheduler.ts).
  *
  *   const p = new MemoryPipeline({ store, memory, projectId, llm, embedder, findCandidates, config: () => cfg });
+ *   scheduler.drive(p.tasks());
  *   p.start();            // after the store is open; does nothing for workers that are off
  *   await p.stop();       // before store.close(): waits for the jobs in flight, leaves none leased
+ *
+ * The graph provenance of memories deleted through the memory API is the host's to collect
+ * (`collectGraphGarbage`, docs/pipeline.md "Knowledge graph").
  */
 import type { Store } from '../store/store';
+import type { BackgroundTask } from '../util/backgroundTask';
 import type { MemoryService } from '../memory/memoryService';
 import type { Embedder } from '../embed/types';
 import type { LlmProvider } from '../llm/types';
@@ -52,11 +58,6 @@ export interface PipelineDeps {
   /** URL documents; default: file: and 127.0.0.1/localhost only. */
   fetchDocument?: DocumentFetcher;
   now?: () => Date;
-  /**
-   * How often graph provenance of memories deleted through the memory API is collected. Default
-   * 60 000; 0: never here (the host calls collectGraphGarbage on its own schedule).
-   */
-  graphGcIntervalMs?: number;
   onEvent?: (e: WorkerEvent | { type: 'log'; message: string }) => void;
 }
 
@@ -76,7 +77,6 @@ export class MemoryPipeline {
   /** Model calls of the extraction jobs: status() tells "waiting for the model" when they stall. */
   readonly modelCalls = new ModelCallWatch();
   private readonly now: () => Date;
-  private gcTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: PipelineDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -181,25 +181,17 @@ export class MemoryPipeline {
     }
     this.retention.start();
     this.maintenance.start();
-    if (!this.gcTimer && this.deps.graphGcIntervalMs !== 0) {
-      // Deletes through the memory API know nothing of the graph: collect their provenance (docs/pipeline.md "Knowledge graph").
-      this.gcTimer = setInterval(() => {
-        try {
-          this.collectGraphGarbage();
-        } catch (e) {
-          this.deps.onEvent?.({ type: 'log', message: `graph GC failed: ${(e as Error).message}` });
-        }
-      }, this.deps.graphGcIntervalMs ?? 60_000);
-      this.gcTimer.unref?.();
-    }
+  }
+
+  /** The background tasks of this pipeline, for the host's scheduler (each is idle until started). */
+  tasks(): BackgroundTask[] {
+    return [this.extractWorker, this.documentWorker, this.retention, this.maintenance];
   }
 
   /** Stop everything; waits for jobs in flight (cut short after `graceMs` and released). */
   async stop(opts: { graceMs?: number } = {}): Promise<void> {
     this.retention.stop();
     this.maintenance.stop();
-    if (this.gcTimer) clearInterval(this.gcTimer);
-    this.gcTimer = undefined;
     await Promise.all([this.extractWorker.stop(opts), this.documentWorker.stop(opts)]);
   }
 

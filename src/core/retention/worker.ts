@@ -1,11 +1,17 @@
-/** Runs the retention sweep every `intervalMs` (default 6 h) on a setTimeout chain. */
+/**
+ * The retention sweep every `intervalMs` (memory.pipelineV2.retentionIntervalMs, read live), as a
+ * background task (src/core/util/backgroundTask.ts): the host's scheduler owns the timer.
+ */
 import type { Store } from '../store/store';
+import { WakeSignal, dueAt, msUntil, type BackgroundTask } from '../util/backgroundTask';
 import { errorMessage } from '../util/errors';
 import { runRetentionSweep, type RetentionReport, type RetentionWindows } from './sweep';
 
-export class RetentionWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
+export class RetentionWorker implements BackgroundTask {
+  readonly name = 'retention sweep';
+  private readonly wake = new WakeSignal();
+  /** When the next sweep is due (wall clock ms); undefined while stopped. */
+  private nextSweepAt: number | undefined;
   lastReport: RetentionReport | undefined;
   lastError: string | undefined;
 
@@ -19,16 +25,30 @@ export class RetentionWorker {
     },
   ) {}
 
+  /** The first sweep is due one interval from now. */
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.schedule();
+    if (this.nextSweepAt !== undefined) return;
+    this.nextSweepAt = dueAt(this.opts.intervalMs());
+    this.wake.fire();
   }
 
   stop(): void {
-    this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.nextSweepAt = undefined;
+  }
+
+  dueInMs(): number | undefined {
+    return msUntil(this.nextSweepAt);
+  }
+
+  onWake(listener: () => void): () => void {
+    return this.wake.on(listener);
+  }
+
+  /** The due sweep; the next one is due an interval later. */
+  runStep(): void {
+    if (this.nextSweepAt === undefined) return;
+    this.sweep();
+    this.nextSweepAt = dueAt(this.opts.intervalMs());
   }
 
   /** One sweep now (also on demand, e.g. maintenance's triggerRetentionSweep). */
@@ -42,14 +62,5 @@ export class RetentionWorker {
       this.lastError = errorMessage(e);
       return undefined;
     }
-  }
-
-  private schedule(): void {
-    if (!this.running) return;
-    this.timer = setTimeout(() => {
-      this.sweep();
-      this.schedule();
-    }, this.opts.intervalMs());
-    this.timer.unref?.();
   }
 }

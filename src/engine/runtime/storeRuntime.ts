@@ -31,6 +31,7 @@ import type { LlmProvider } from '../../core/llm/types';
 import { MemoryPipeline, type PipelineDeps } from '../../core/pipeline/pipeline';
 import { createSearchCandidateFinder } from '../../core/pipeline/searchCandidates';
 import type { FindCandidates } from '../../core/pipeline/decision';
+import type { BackgroundTask } from '../../core/util/backgroundTask';
 import { errorMessage } from '../../core/util/errors';
 import { lifecycleFrom } from '../config';
 import type { StoreName } from '../protocol';
@@ -203,6 +204,11 @@ export class StoreRuntime {
     this.backfill?.kick();
   }
 
+  /** What the engine's scheduler drives for this store: the embedding backfill and the pipeline's workers. */
+  backgroundTasks(): BackgroundTask[] {
+    return [...(this.backfill ? [this.backfill] : []), ...(this.pipeline?.tasks() ?? [])];
+  }
+
   /**
    * Re-embeds every memory with `next` in the background (src/core/memory/reembed.ts); search and
    * writes keep the old space until the new one is complete, then switch. One switch at a time.
@@ -298,7 +304,6 @@ export class StoreRuntime {
         llm: this.opts.llm,
         ...(this.space ? { embedder: activeEmbedder(this.space) } : {}),
         findCandidates: this.findCandidates,
-        graphGcIntervalMs: 0, // the engine's scheduler runs the graph GC
         config: () => config.memory.pipelineV2,
         ...(this.opts.now ? { now: this.opts.now } : {}),
         ...(this.opts.onPipelineEvent ? { onEvent: this.opts.onPipelineEvent } : {}),

@@ -15,6 +15,7 @@ import { BACKOFF_CAP_MS, nextDelayMs } from '../../../src/core/jobs/backoff';
 import { OllamaProvider } from '../../../src/core/llm/ollamaProvider';
 import { createExtractHandler } from '../../../src/core/pipeline/extractJob';
 import { createFtsCandidateFinder } from '../../../src/core/pipeline/ftsCandidates';
+import { driveTasks } from '../../helpers/driveTasks';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 
@@ -138,7 +139,7 @@ test('backoff: poll interval when healthy, 1 s doubling to a 30 s cap, jitter un
   );
 });
 
-test('the setTimeout loop processes the queue; stop() waits for the job in flight and leaves nothing leased', async () => {
+test('driven by the scheduler, the worker processes the queue; stop() waits for the job in flight and leaves nothing leased', async () => {
   const { store, enqueue } = await setup();
   for (let i = 0; i < 5; i++) enqueue(`m${i}`, T0 + i);
   let release!: () => void;
@@ -155,10 +156,12 @@ test('the setTimeout loop processes the queue; stop() waits for the job in fligh
     },
   });
   worker.start();
+  const driven = driveTasks([worker]);
   while (started < 3) await new Promise((r) => setTimeout(r, 5));
   const stopping = worker.stop();
   release();
   await stopping;
+  await driven.stop();
   const counts = jobCounts(store);
   assert.equal(counts.leased, 0);
   assert.equal(counts.completed, 3, 'the in-flight job finished before stop returned');
@@ -169,8 +172,10 @@ test('the setTimeout loop processes the queue; stop() waits for the job in fligh
     handlers: { extract: (_job, ctx) => new Promise((_, rej) => ctx.signal.addEventListener('abort', () => rej(new Error('aborted')))) },
   });
   hang.start();
+  const hangDriven = driveTasks([hang]);
   while (jobCounts(store).leased === 0) await new Promise((r) => setTimeout(r, 5));
   await hang.stop({ graceMs: 10 });
+  await hangDriven.stop();
   const after = listJobs(store, { status: 'pending' });
   assert.equal(jobCounts(store).leased, 0);
   assert.equal(after.length, 2);
@@ -247,8 +252,10 @@ test('kill -9 while a worker holds a lease: the lease is reaped and the job fini
     },
   });
   worker.start();
+  const driven = driveTasks([worker]);
   while (getJob(store, leased)!.status !== 'completed') await new Promise((r) => setTimeout(r, 10));
   await worker.stop();
+  await driven.stop();
   assert.equal((getJob(store, leased)!.result as any).outcomes.created, 1);
   assert.equal(getJob(store, leased)!.attempts, 2);
   await store.close();
@@ -260,8 +267,10 @@ test('a restarted worker recovers leases orphaned by a dead process at start', a
   leaseJob(store, ['extract'], 'dead-process', new Date());
   const worker = new JobWorker(store, { pollMs: 10, handlers: { extract: async () => 'ok' } });
   worker.start();
+  const driven = driveTasks([worker]);
   while (jobCounts(store).completed === 0) await new Promise((r) => setTimeout(r, 5));
   await worker.stop();
+  await driven.stop();
   assert.equal(listJobs(store)[0]!.status, 'completed');
   await store.close();
 });

@@ -4,7 +4,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { Store } from '../../../src/core/store/store';
 import { AccessTracker } from '../../../src/core/lifecycle/access';
 import { promoteMemory } from '../../../src/core/lifecycle/promote';
-import { cleanupExpired, startCleanupScheduler } from '../../../src/core/lifecycle/cleanup';
+import { cleanupExpired } from '../../../src/core/lifecycle/cleanup';
 import { isLive } from '../../../src/core/memory/visibility';
 import { NotFoundError } from '../../../src/core/memory/errors';
 import { openMemory } from '../../helpers/memoryFixture';
@@ -182,26 +182,6 @@ describe('lifecycle: promote, expiry, cleanup', () => {
     // A tombstone like any other: restorable.
     assert.equal(m.svc.restore(ids[0]!).deletedAt, null);
     await m.store.close();
-  });
-
-  test('the scheduler runs sweeps on a timer and survives a failing one', async () => {
-    let runs = 0;
-    const errors: unknown[] = [];
-    assert.throws(() => startCleanupScheduler(() => undefined, 10), RangeError);
-    const t0 = Date.now();
-    const sched = startCleanupScheduler(
-      () => {
-        runs++;
-        if (runs === 1) throw new Error('store busy');
-      },
-      1000,
-      (e) => errors.push(e),
-    );
-    // Keep the loop alive while the unref'ed timer fires twice.
-    while (runs < 2 && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 50));
-    sched.stop();
-    assert.equal(runs, 2);
-    assert.equal(errors.length, 1);
   });
 });
 

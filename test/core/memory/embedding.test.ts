@@ -22,6 +22,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { countMissing, dropEmbeddingSpace, reembedAll, recordedActiveSpace, type ReembedProgress } from '../../../src/core/memory/reembed';
 import type { MemoryRecord } from '../../../src/core/memory/types';
+import { driveTasks } from '../../helpers/driveTasks';
 
 async function waitFor(cond: () => boolean, what: string, limitMs = 15_000): Promise<void> {
   const end = Date.now() + limitMs;
@@ -88,7 +89,7 @@ test('embedding failure (HTTP 500, timeout, refused) still commits the memory as
   }
 });
 
-test('the backfill loop retries with backoff until the provider recovers', async () => {
+test('the backfill, driven by the scheduler, retries with backoff until the provider recovers', async () => {
   const fake = await FakeOllama.start();
   const w = await openWritePath({ dir: tmpDir('am-emb-'), embedder: new OllamaEmbedder({ host: fake.url, timeoutMs: 10_000 }) });
   const warnings: string[] = [];
@@ -98,18 +99,21 @@ test('the backfill loop retries with backoff until the provider recovers', async
     idleMs: 60_000,
     onWarning: (m) => warnings.push(m),
   });
+  let driven: ReturnType<typeof driveTasks> | undefined;
   try {
     fake.enqueue('embed', { status: 500, body: 'down' });
     const r = await w.ingest.create({ content: 'Logs are shipped to the central collector over TLS.' });
     assert.equal(r.embedding, 'pending');
     fake.enqueue('embed', { status: 500, body: 'down' }, { status: 500, body: 'down' }, { status: 500, body: 'down' });
     backfill.start();
+    driven = driveTasks([backfill]);
     await waitFor(() => backfill.pendingCount() === 0, 'the backfill to embed the memory');
     assert.equal(warnings.filter((m) => /retry in/.test(m)).length, 3, warnings.join('\n'));
     assert.equal(backfill.backoffMs, 0, 'healthy again');
     assert.equal(w.vectors.size, 1);
   } finally {
     await backfill.stop();
+    await driven?.stop();
     await w.close();
     await fake.close();
   }

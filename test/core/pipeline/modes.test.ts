@@ -15,6 +15,7 @@ import { defaultConfig } from '../../../src/core/config/tree';
 import { jobCounts, listJobs } from '../../../src/core/jobs/queue';
 import type { PipelineV2Config } from '../../../src/core/config/types';
 import type { Store } from '../../../src/core/store/store';
+import { driveTasks } from '../../helpers/driveTasks';
 
 const fakes: FakeOllama[] = [];
 after(async () => {
@@ -55,6 +56,7 @@ async function scriptedRun(flags: Partial<PipelineV2Config>) {
     config: () => cfg,
   });
   pipeline.start();
+  const driven = driveTasks(pipeline.tasks());
   fake.enqueue('generate', { reply: '{"facts":[],"entities":[]}' }, { reply: '{"facts":[],"entities":[]}' });
   const x = user.create({ content: X });
   const y = user.create({ content: Y });
@@ -76,6 +78,7 @@ async function scriptedRun(flags: Partial<PipelineV2Config>) {
   assert.equal(src.status, 'created');
   if (pipeline.mode !== 'off') await until(() => jobCounts(store).completed === 3, 'the source job');
   await pipeline.stop();
+  await driven.stop();
   assert.equal(jobCounts(store).leased, 0, 'a clean stop leaves nothing leased');
   const job = listJobs(store).find((j) => j.memoryId === src.memory.id)!;
   const figures = {
@@ -169,6 +172,7 @@ test('reconfigure at run time: turning the pipeline on processes the waiting job
     config: () => cfg,
   });
   pipeline.start();
+  const driven = driveTasks(pipeline.tasks());
   user.create({ content: 'The search index is rebuilt every night at two.' });
   assert.equal(pipeline.status().running, false);
   assert.equal(pipeline.status().jobs.pending, 1);
@@ -195,5 +199,6 @@ test('reconfigure at run time: turning the pipeline on processes the waiting job
   await pipeline.reconfigure();
   assert.equal(pipeline.status().running, false);
   await pipeline.stop();
+  await driven.stop();
   await store.close();
 });

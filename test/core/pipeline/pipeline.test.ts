@@ -21,6 +21,7 @@ import { listEntities } from '../../../src/core/graph/read';
 import { MemoryPipeline } from '../../../src/core/pipeline/pipeline';
 import { defaultConfig } from '../../../src/core/config';
 import type { PipelineV2Config } from '../../../src/core/config/types';
+import { driveTasks } from '../../helpers/driveTasks';
 
 const PROJECT = 'github.com/acme/app';
 const MODEL = 'qwen3:4b';
@@ -437,6 +438,7 @@ test('headers then silence from the model: the job is aborted at the limit and r
   fake.enqueue('generate', { reply: '{"facts":[],"entities":[]}', hangAfterHeaders: true });
   const t0 = Date.now();
   pipeline.start();
+  const driven = driveTasks(pipeline.tasks());
   try {
     const jobOf = (id: string) => listJobs(store).find((j) => j.memoryId === id)!;
     let sawWaiting: string | undefined;
@@ -460,6 +462,7 @@ test('headers then silence from the model: the job is aborted at the limit and r
     assert.ok(Date.now() - t0 < 15_000);
   } finally {
     await pipeline.stop({ graceMs: 1000 });
+    await driven.stop();
     await store.close();
   }
 });
