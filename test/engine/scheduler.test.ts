@@ -6,7 +6,9 @@ import { test, mock } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { WakeSignal, type BackgroundTask } from '../../src/core/util/backgroundTask';
 import { MemoryEngine } from '../../src/engine/engine';
+import { TaskDriver } from '../../src/engine/scheduler';
 import type { EngineEvent } from '../../src/engine/protocol';
 import { FakeOllama } from '../helpers/fakeOllama';
 import { engineDirs } from './harness';
@@ -132,7 +134,7 @@ test('a closed engine leaves no timer: pipeline workers, backfill, retention, ma
     const r = await engine.memories.create({ content: 'The release train leaves every second Thursday at noon.' });
     assert.equal(r.status, 'created');
     // The extraction job runs on the scheduler's timer (the worker has none of its own).
-    for (let i = 0; i < 200 && engine.pipelines.status().jobs.completed !== 1; i++) await new Promise((res) => setTimeout(res, 20));
+    for (let i = 0; i < 750 && engine.pipelines.status().jobs.completed !== 1; i++) await new Promise((res) => setTimeout(res, 20));
     assert.equal(engine.pipelines.status().jobs.completed, 1, 'the scheduler drove the extract worker');
     assert.ok(timers.pending().length > 0, 'the engine runs timers while open');
     await engine.reloadConfig({ 'embedding.provider': 'hash', 'memory.pipelineV2.enabled': false });
@@ -210,4 +212,77 @@ test('no new setTimeout / setInterval under src/core or src/engine: background w
     if (calls > (allowed?.max ?? 0)) found.push(`${rel}: ${calls} timer call(s), ${allowed?.max ?? 0} allowed`);
   }
   assert.deepEqual(found, [], 'make it a BackgroundTask (src/core/util/backgroundTask.ts) or add it to TIMER_ALLOWLIST with its reason');
+});
+
+/** A task whose due time the test sets; a step takes `stepMs` and may throw. */
+class ScriptedTask implements BackgroundTask {
+  readonly name = 'scripted';
+  due: number | undefined;
+  steps = 0;
+  running = 0;
+  maxRunning = 0;
+  failNext = false;
+  readonly wake = new WakeSignal();
+
+  constructor(private readonly stepMs: number) {}
+
+  dueInMs(): number | undefined {
+    return this.due;
+  }
+
+  onWake(listener: () => void): () => void {
+    return this.wake.on(listener);
+  }
+
+  async runStep(): Promise<void> {
+    this.steps++;
+    this.due = undefined; // the step takes the work that was due; work arriving meanwhile stays due
+    this.running++;
+    this.maxRunning = Math.max(this.maxRunning, this.running);
+    await new Promise((r) => setTimeout(r, this.stepMs));
+    this.running--;
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error('step broke');
+    }
+  }
+}
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 15_000; // generous: the machine may be busy
+  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(cond(), what);
+}
+
+test('TaskDriver: a step when due, none while idle, a wake re-arms, never two steps of a task at once, errors reported', async () => {
+  const task = new ScriptedTask(50);
+  const errors: string[] = [];
+  const driver = new TaskDriver();
+  driver.drive([task], (t, e) => errors.push(`${t.name}: ${(e as Error).message}`));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(task.steps, 0, 'nothing due: no step');
+  task.due = 0;
+  task.wake.fire();
+  await until(() => task.steps === 1, 'a wake with work due runs a step');
+  task.due = 0;
+  task.wake.fire(); // during the step: waits for it
+  task.wake.fire();
+  await until(() => task.steps === 2, 'the work that came during the step runs after it');
+  assert.equal(task.maxRunning, 1, 'never two steps at once');
+  task.failNext = true;
+  task.due = 0;
+  task.wake.fire();
+  await until(() => errors.length === 1, 'the failing step is reported');
+  assert.deepEqual(errors, ['scripted: step broke']);
+  task.due = 0;
+  task.wake.fire();
+  await until(() => task.steps === 4, 'the task is driven on after a failure');
+  task.due = 0;
+  task.wake.fire();
+  await driver.stop();
+  const steps = task.steps;
+  task.due = 0;
+  task.wake.fire();
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(task.steps, steps, 'stopped: no step, wakes are ignored');
 });

@@ -330,3 +330,26 @@ test('a job being retried waits behind the jobs never tried: one failing job doe
   assert.deepEqual(jobCounts(store), { pending: 0, leased: 0, completed: 3, dead: 0, cancelled: 0 });
   await store.close();
 });
+
+test('as a background task: idle until started, due at once after start and after a job, pollMs when the queue is empty, idle after stop', async () => {
+  const { store, enqueue } = await setup();
+  enqueue('m1');
+  const worker = new JobWorker(store, { pollMs: 5000, handlers: { extract: async () => 'ok' } });
+  let wakes = 0;
+  worker.onWake(() => wakes++);
+  assert.equal(worker.dueInMs(), undefined, 'not started: nothing is due');
+  await worker.runStep();
+  assert.equal(jobCounts(store).pending, 1, 'a step of a stopped worker does nothing');
+  worker.start();
+  assert.equal(wakes, 1, 'start wakes the scheduler');
+  assert.equal(worker.dueInMs(), 0);
+  await worker.runStep();
+  assert.equal(jobCounts(store).completed, 1);
+  assert.equal(worker.dueInMs(), 0, 'a job completed: the next step is due at once');
+  await worker.runStep();
+  const idle = worker.dueInMs()!;
+  assert.ok(idle > 4000 && idle <= 5000, `empty queue: due after pollMs, got ${idle}`);
+  await worker.stop();
+  assert.equal(worker.dueInMs(), undefined);
+  await store.close();
+});
