@@ -88,6 +88,13 @@ export class JobWorker implements BackgroundTask {
     return this.wake.on(listener);
   }
 
+  /** A job was just enqueued: a running worker's next step is due now instead of after its poll delay. */
+  wakeNow(): void {
+    if (!this.running || this.inFlight) return; // a step under way is followed by one at once if it completes a job
+    this.nextStepAt = dueAt(0);
+    this.wake.fire();
+  }
+
   /** One step of the running worker: reap when due, lease and run at most one job, then say when the next is due. */
   async runStep(): Promise<void> {
     if (!this.running || this.inFlight) return;

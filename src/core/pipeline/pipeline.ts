@@ -239,7 +239,9 @@ export class MemoryPipeline {
   }
 
   ingestDocument(input: CreateDocumentInput): DocumentRow {
-    return createDocument(this.deps.store, this.deps.projectId, input, this.now(), this.deps.config().workerMaxRetries);
+    const row = createDocument(this.deps.store, this.deps.projectId, input, this.now(), this.deps.config().workerMaxRetries);
+    this.documentWorker.wakeNow(); // not after documentWorkerIntervalMs
+    return row;
   }
 
   graphBoost(query: string): GraphBoostResult {

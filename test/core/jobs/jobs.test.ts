@@ -349,6 +349,9 @@ test('as a background task: idle until started, due at once after start and afte
   await worker.runStep();
   const idle = worker.dueInMs()!;
   assert.ok(idle > 4000 && idle <= 5000, `empty queue: due after pollMs, got ${idle}`);
+  worker.wakeNow();
+  assert.equal(worker.dueInMs(), 0, 'a job enqueued by a caller that wakes the worker: due at once');
+  assert.equal(wakes, 2);
   await worker.stop();
   assert.equal(worker.dueInMs(), undefined);
   await store.close();
