@@ -3,8 +3,9 @@
  * snapshotTickMs), the dedup scan (memory.dedup_scan_interval), the expiry sweep
  * (memory.cleanup_interval) and the knowledge graph's garbage collection. Restarted on a
  * configuration reload (new intervals). Timers are unref'd: they never keep the process alive.
- * Work owned by core objects keeps its own short timers (the backfill's retry delay, the access
- * tracker's batching, the pipeline's job, retention and maintenance workers).
+ * Work owned by core objects keeps its own short timers (the backfill's retry delay, the
+ * pipeline's job, retention and maintenance workers). The access tracker's batches are
+ * written by this scheduler (flushAccesses).
  */
 import { errorMessage } from '../core/util/errors';
 import type { EngineContext } from './context';
@@ -13,6 +14,9 @@ import type { SuggestionsService } from './services/suggestions';
 
 /** How often the knowledge graph drops what memories deleted through the memory API left behind. */
 const GRAPH_GC_MS = 60_000;
+
+/** How often queued accesses are written (docs/lifecycle.md "Access"): a search never waits on that write. */
+export const ACCESS_FLUSH_MS = 250;
 
 /** Shortest expiry sweep interval accepted (the configuration's minimum is higher). */
 const MIN_SWEEP_MS = 1000;
@@ -30,6 +34,7 @@ export class Scheduler {
     this.stop();
     const { maintenance, suggestions, snapshotTickMs } = this.jobs;
     if (snapshotTickMs > 0) this.every(snapshotTickMs, () => void maintenance.maybeSnapshot());
+    this.every(ACCESS_FLUSH_MS, () => this.flushAccesses());
     if (this.ctx.restricted) return; // untrusted workspace: no dedup scan, no expiry sweep
     const m = this.ctx.config.memory;
     this.every(m.dedup_scan_interval, () => void suggestions.scan());
@@ -52,6 +57,11 @@ export class Scheduler {
         this.ctx.warn(`${rt.name} store: graph GC failed: ${errorMessage(e)}`);
       }
     }
+  }
+
+  /** Writes every store's queued accesses (a failure is a warning; the accesses stay queued). */
+  flushAccesses(): void {
+    for (const rt of this.ctx.stores.all()) rt.access?.flushQuietly();
   }
 
   stop(): void {

@@ -132,6 +132,7 @@ export function registerCommands(d: CommandDeps): void {
     const r = await engine.request('memory.create', {
       ...createParams({ ...draft, content: text }),
       agentSource: 'user',
+      origin: 'person',
       ...(fromRecall ? { fromRecall } : {}),
     });
     const message = describeCreate(r);
@@ -146,6 +147,10 @@ export function registerCommands(d: CommandDeps): void {
     if (!id) return undefined;
     const m = await engine.request('memory.get', { id });
     if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
+    // A person opening a memory is a deliberate use (docs/lifecycle.md "Access"); a failure only costs the count.
+    engine
+      .request('memory.recordAccess', { ids: [m.id] })
+      .catch((e: unknown) => log.info(`access of ${m.id} not recorded: ${e instanceof Error ? e.message : String(e)}`));
     const doc = await vscode.workspace.openTextDocument(memoryUri(m.id, m.title));
     await vscode.window.showTextDocument(doc, { preview: true });
     return m;

@@ -7,7 +7,8 @@
  * so an expiry can be inspected and undone (MemoryService.restore) like any delete; readers
  * already hide expired rows before the sweep (visibility.ts), so the sweep changes no result.
  * Purging old tombstones is a separate retention concern.
- * The caller removes the returned rids from the vector index (the vector store owns it).
+ * The caller removes the returned rids from the vector index (the vector store owns it). The
+ * engine's scheduler runs the sweep every memory.cleanup_interval (src/engine/scheduler.ts).
  */
 import type { Store } from '../store/store';
 import type { Row } from '../store/store';
@@ -86,35 +87,4 @@ export function cleanupExpired(store: Store, opts: CleanupOptions = {}): Cleanup
     if (done < batchSize) break;
   }
   return result;
-}
-
-/**
- * Runs `sweep` every `intervalMs` (memory.cleanup_interval, 5 minutes by default) on a setTimeout chain, unref'ed so it
- * never keeps a process alive. A failing sweep is reported and the chain continues.
- */
-export function startCleanupScheduler(sweep: () => unknown, intervalMs: number, onError?: (e: unknown) => void): { stop(): void } {
-  if (!Number.isFinite(intervalMs) || intervalMs < 1000)
-    throw new RangeError(`memory.cleanup_interval must be at least 1 s, got ${intervalMs} ms`);
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const tick = () => {
-    if (stopped) return;
-    try {
-      sweep();
-    } catch (e) {
-      onError?.(e);
-    }
-    if (!stopped) arm();
-  };
-  const arm = () => {
-    timer = setTimeout(tick, intervalMs);
-    timer.unref();
-  };
-  arm();
-  return {
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
 }
