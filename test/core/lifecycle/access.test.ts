@@ -5,7 +5,6 @@ import { ACCESS_THROTTLE_MS, AccessTracker } from '../../../src/core/lifecycle/a
 import { openMemory } from '../../helpers/memoryFixture';
 import { tmpDir } from '../../helpers/tmp';
 
-
 test('access: at most one per memory per hour counts, and the throttle survives a restart (last_accessed_at is persisted)', async () => {
   const dir = tmpDir('am-access-');
   const m = await openMemory({ dir });
