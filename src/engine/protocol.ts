@@ -26,7 +26,7 @@ import type {
   UpdateMemoryInput,
 } from '../core/memory/types';
 import type { PendingReview } from '../core/pipeline/reviewTypes';
-import type { RemovedMemory, RemovedReason } from '../core/lifecycle/removed';
+import type { RemovedMemory, RemovedReason } from '../core/lifecycle/removedTypes';
 import type { ErrorCode } from '../core/util/errorCatalogue';
 
 export type {

@@ -14,6 +14,7 @@ import type { MemoryTreeProvider, TreeNode } from './memoryTree';
 import { memoryUri } from './memoryDocument';
 import { GraphPanel, SearchPanel, type PanelActions } from './panels';
 import { stripRecall } from './recall';
+import { rememberUndo, undoChange } from './undoLast';
 import { askNewMemory } from './addMemoryInput';
 import { createParams, defaultDraft, LIFETIMES, SCOPES, type AddMemoryDraft } from './addMemorySteps';
 
@@ -170,8 +171,14 @@ export function registerCommands(d: CommandDeps): void {
       if (ok !== 'Delete') return undefined;
     }
     const rec = await engine.request('memory.delete', { id, reason: 'deleted by the user' });
+    // Undo from the toast, or later from "Undo Last Change" / "Recently Deleted and Expired".
+    const change = {
+      label: `delete of “${(rec.title || rec.content).slice(0, 60)}”`,
+      undo: () => engine.request('memory.restore', { id }),
+    };
+    rememberUndo(change);
     void vscode.window.showInformationMessage('Memory deleted.', 'Undo').then((pick) => {
-      if (pick === 'Undo') engine.request('memory.restore', { id }).catch((e) => reportError(log, 'restore', e));
+      if (pick === 'Undo') undoChange(change).catch((e) => reportError(log, 'restore', e));
     });
     return rec;
   };

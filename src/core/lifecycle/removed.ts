@@ -6,21 +6,9 @@
  */
 import type { Store } from '../store/store';
 import { rowToSummary } from '../memory/rows';
-import type { MemorySummary } from '../memory/types';
+import type { RemovedMemory, RemovedReason } from './removedTypes';
 
-export type RemovedReason = 'expired' | 'deleted';
-
-export interface RemovedMemory {
-  memory: MemorySummary;
-  reason: RemovedReason;
-  /** When it was deleted or expired (ISO). */
-  removedAt: string;
-  /** Who removed it ('user', 'lifecycle', 'pipeline', …) and the reason given, if any. */
-  removedBy: string | null;
-  detail: string | null;
-  /** When the retention sweep purges it for good (ISO). */
-  purgeAt: string;
-}
+export type { RemovedMemory, RemovedReason } from './removedTypes';
 
 export interface ListRemovedOptions {
   reason?: RemovedReason;
