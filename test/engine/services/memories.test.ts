@@ -101,7 +101,7 @@ test('memory.recordAccess: a deliberate use counts once an hour; unknown ids are
     now: () => new Date(now),
     settings: { 'embedding.provider': 'hash' },
   });
-  let id = '';
+  let id: string | undefined;
   try {
     const r = await engine.memories.create({ content: 'The payments team owns the invoices service.' });
     assert.ok(r.status === 'created');
@@ -126,7 +126,7 @@ test('memory.recordAccess: a deliberate use counts once an hour; unknown ids are
     settings: { 'embedding.provider': 'hash' },
   });
   try {
-    assert.equal(again.memories.get(id)!.accessCount, 2);
+    assert.equal(again.memories.get(id!)!.accessCount, 2);
   } finally {
     await again.close();
   }
