@@ -27,7 +27,7 @@ export async function removedCommand(engine: EngineClient, a: CliArgs): Promise<
 export async function restoreCommand(engine: EngineClient, a: CliArgs): Promise<CommandOutput> {
   const m = await engine.request('memory.restore', { id: need(a, 'id') });
   const life = describeExpiry(m.expiresAt) ?? 'permanent';
-  return { json: m, text: `restored ${m.id} ${m.title} (${life})` };
+  return { json: m, text: `restored ${m.id} ${m.title || (m.content.split('\n')[0] ?? '').slice(0, 80)} (${life})` };
 }
 
 function removedLine(x: RemovedMemory, now: Date): string {
