@@ -162,7 +162,7 @@ function renderResult(r: SearchResultView, index: number): HTMLElement {
       h(
         'span',
         { class: 'meta', title: r.createdAt },
-        `${r.scope} · ${r.createdAt.slice(0, 10)}${r.importance !== undefined ? ` · importance ${r.importance}` : ''}`,
+        `${r.scope} · ${r.createdAt.slice(0, 10)}${r.importance !== undefined ? ` · importance ${r.importance}` : ''}${r.lifetime ? ` · ${r.lifetime}` : ''}`,
       ),
     ),
     h(

@@ -6,7 +6,21 @@ import { parseArgs } from 'node:util';
 
 export class UsageError extends Error {}
 
-export const COMMANDS = ['add', 'search', 'get', 'list', 'update', 'delete', 'history', 'export', 'import', 'stats', 'mcp'] as const;
+export const COMMANDS = [
+  'add',
+  'search',
+  'get',
+  'list',
+  'update',
+  'delete',
+  'restore',
+  'removed',
+  'history',
+  'export',
+  'import',
+  'stats',
+  'mcp',
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface CliArgs {
@@ -27,17 +41,27 @@ export interface CliArgs {
   reason?: string;
   format?: 'jsonl' | 'json';
   http?: number;
+  /** add: a lifetime in seconds (--ttl 3600, 12h, 7d). */
+  ttl?: number;
+  /** add: an automatic capture (short-term by default, docs/lifecycle.md). */
+  capture?: boolean;
+  /** removed: only expired / only deleted memories. */
+  expired?: boolean;
+  deleted?: boolean;
 }
 
 export const USAGE = `Usage: agent-memory <command> [arguments] [options]
 
 Commands:
-  add <text…>            store a memory (--title, --type, --tags a,b, --importance 0-1)
+  add <text…>            store a memory, kept until deleted (--title, --type, --tags a,b, --importance 0-1,
+                         --ttl 12h|7d|<seconds> to expire, --capture for an agent's automatic capture: short-term)
   search <query…>        hybrid search (--limit, --type, --tags)
   get <id>               one memory, in full
   list                   newest first (--limit, --offset, --type, --tags)
   update <id>            change a memory (--content, --title, --type, --tags, --importance)
   delete <id>            soft-delete (--reason)
+  removed                recently deleted and expired memories, restorable (--expired, --deleted, --limit)
+  restore <id>           bring back a deleted or expired memory
   history <id>           every change of a memory
   export <file>          write memories to a JSONL file (--format json for the older format)
   import <file>          read an export (JSONL, JSON, or an array of {content,…})
@@ -68,6 +92,10 @@ const OPTIONS = {
   reason: { type: 'string' },
   format: { type: 'string' },
   http: { type: 'string' },
+  ttl: { type: 'string' },
+  capture: { type: 'boolean' },
+  expired: { type: 'boolean' },
+  deleted: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -106,6 +134,10 @@ export function parseCli(argv: string[], cwd: string): CliArgs | 'help' {
     ...optional('reason', v.reason, (s) => s),
     ...optional('format', v.format, (s) => oneOf(s, ['jsonl', 'json'] as const, '--format')),
     ...optional('http', v.http, (s) => num(s, '--http', 1, 65535, true)),
+    ...optional('ttl', v.ttl, duration),
+    ...(v.capture ? { capture: true } : {}),
+    ...(v.expired ? { expired: true } : {}),
+    ...(v.deleted ? { deleted: true } : {}),
   };
 }
 
@@ -130,5 +162,16 @@ function num(s: string, name: string, min: number, max: number, whole: boolean):
   if (!s.trim() || !Number.isFinite(n) || n < min || n > max || (whole && !Number.isInteger(n))) {
     throw new UsageError(`${name}: must be a ${whole ? 'whole ' : ''}number from ${min} to ${max}, got "${s}"`);
   }
+  return n;
+}
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** --ttl: whole seconds, or a number with s / m / h / d. */
+function duration(s: string): number {
+  const m = /^(\d+)([smhd]?)$/.exec(s.trim());
+  const n = m ? Number(m[1]) * UNIT_SECONDS[m[2] || 's']! : NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > 100 * 365 * 86400)
+    throw new UsageError(`--ttl: must be a duration like 3600, 90m, 12h or 7d (at most 100 years), got "${s}"`);
   return n;
 }

@@ -7,6 +7,7 @@ import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
 import type { HistoryEntry, MemoryRecord, MemorySummary } from '../engine/protocol';
 import { need, type CliArgs } from './args';
+import { removedCommand, restoreCommand } from './removed';
 
 export interface CommandOutput {
   json: unknown;
@@ -26,6 +27,8 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     const r = await engine.request('memory.create', {
       content: need(a, 'text', true),
       agentSource: 'cli',
+      origin: a.capture ? 'capture' : 'person',
+      ...(a.ttl !== undefined ? { ttlSeconds: a.ttl } : {}),
       ...(a.title ? { title: a.title } : {}),
       ...(a.type ? { type: a.type } : {}),
       ...(a.tags ? { tags: a.tags } : {}),
@@ -36,7 +39,12 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     return { json: r, text };
   },
   search: async (engine, a) => {
-    const r = await engine.request('search', { query: need(a, 'query', true), ...(a.limit ? { limit: a.limit } : {}), ...filters(a) });
+    const r = await engine.request('search', {
+      query: need(a, 'query', true),
+      recordAccess: true,
+      ...(a.limit ? { limit: a.limit } : {}),
+      ...filters(a),
+    });
     const lines = r.hits.map(
       (h, i) => `${i + 1}. ${h.memory.id} [${h.memory.type}, ${h.store}] ${h.memory.title} (score ${h.score.toFixed(3)})`,
     );
@@ -73,6 +81,8 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     const m = await engine.request('memory.delete', { id: need(a, 'id'), ...(a.reason ? { reason: a.reason } : {}) });
     return { json: m, text: `deleted ${m.id}` };
   },
+  removed: (engine, a) => removedCommand(engine, a),
+  restore: (engine, a) => restoreCommand(engine, a),
   history: async (engine, a) => {
     const id = need(a, 'id');
     const entries = await engine.request('memory.history', { id });

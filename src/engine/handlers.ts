@@ -47,6 +47,7 @@ function optOneOf<T extends string>(v: T | undefined, allowed: readonly T[], key
 
 const SUGGESTION_STATUSES = ['pending', 'accepted', 'rejected'] as const;
 const EXPORT_FORMATS = ['jsonl', 'json'] as const;
+const REMOVED_REASONS = ['expired', 'deleted'] as const;
 
 function limit(params: unknown, range: LimitRange, what: string): number {
   return checkLimit((params as Params)?.limit, range, what);
@@ -98,6 +99,16 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'memory.update': (e, p) => e.memories.update(str(p, 'id'), p.patch), // an unknown id is not_found before a bad patch
     'memory.delete': (e, p) => e.memories.delete(str(p, 'id'), optString(p.reason, 'reason')),
     'memory.restore': (e, p) => e.memories.restore(str(p, 'id')),
+    'memory.listRemoved': (e, p) =>
+      e.memories.listRemoved(
+        optOneOf(p?.reason, REMOVED_REASONS, 'reason'),
+        offset(p),
+        limit(p, LIMIT_RANGES.removed, 'memory.listRemoved'),
+      ),
+    'memory.recordAccess': (e, p) => {
+      optStrings(obj(p, 'params').ids, 'ids');
+      return e.memories.recordAccess(p.ids ?? []);
+    },
     'memory.history': (e, p) => e.memories.history(str(p, 'id')),
     'memory.promote': (e, p) => e.memories.promote(str(p, 'id')),
     'memory.typeCounts': (e, p) => e.memories.typeCounts(p?.scope),

@@ -26,6 +26,7 @@ import type {
   UpdateMemoryInput,
 } from '../core/memory/types';
 import type { PendingReview } from '../core/pipeline/reviewTypes';
+import type { RemovedMemory, RemovedReason } from '../core/lifecycle/removedTypes';
 import type { ErrorCode } from '../core/util/errorCatalogue';
 
 export type {
@@ -38,7 +39,17 @@ export type {
   MemoryScope,
   MemorySummary,
   UpdateMemoryInput,
+  RemovedMemory,
+  RemovedReason,
 };
+
+/** A page of recently deleted and expired memories (memory.listRemoved). */
+export interface RemovedList {
+  items: RemovedMemory[];
+  total: number;
+  offset: number;
+  limit: number;
+}
 
 export const PROTOCOL_VERSION = 1;
 
@@ -108,7 +119,11 @@ export interface SearchParams {
   /** Undefined: both stores. */
   scope?: MemoryScope;
   tags?: string[];
-  /** Bump access counts / TTL of the hits (docs/lifecycle.md). Default true; recall for display only passes false. */
+  /**
+   * Count the hits as accesses (docs/lifecycle.md "Access"): only when they are handed to an
+   * agent (LM tool, MCP, CLI) or cited in an answer. Default false: a person browsing or typing
+   * in a search box never counts.
+   */
   recordAccess?: boolean;
   /** Only memories created at or after / before this ISO date or date-time (search panel filters). */
   createdAfter?: string;
@@ -394,7 +409,12 @@ export interface EngineMethods {
   'memory.list': { params: ListOptions; result: ListResult };
   'memory.update': { params: { id: string; patch: UpdateMemoryInput }; result: MemoryRecord };
   'memory.delete': { params: { id: string; reason?: string }; result: MemoryRecord };
+  /** Undoes a delete or an expiry (an expired memory gets a fresh lifetime, docs/lifecycle.md). */
   'memory.restore': { params: { id: string }; result: MemoryRecord };
+  /** Recently deleted and expired memories, restorable until the retention sweep purges them; most recent first. */
+  'memory.listRemoved': { params: { reason?: RemovedReason; offset?: number; limit?: number }; result: RemovedList };
+  /** A deliberate use: a person opened these memories or an answer cited them (docs/lifecycle.md "Access"). */
+  'memory.recordAccess': { params: { ids: string[] }; result: { recorded: number } };
   'memory.history': { params: { id: string }; result: HistoryEntry[] };
   /** Manual promote (docs/lifecycle.md): TTL removed, permanent. */
   'memory.promote': { params: { id: string }; result: MemoryRecord };
@@ -472,6 +492,7 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'memory.typeCounts',
   'memory.tagCounts',
   'memory.listUntagged',
+  'memory.listRemoved',
   'search',
   'suggestions.list',
   'graph.query',
@@ -489,7 +510,9 @@ export const IDEMPOTENCY_KEY = 'idempotencyKey';
 
 // ── Events ──────────────────────────────────────────────────────────────────────────────────
 
-export type MemoryChangeKind = 'created' | 'updated' | 'deleted' | 'restored' | 'promoted' | 'merged' | 'imported' | 'reindexed';
+/** `expired`: the expiry sweep soft-deleted short-term memories (restorable, memory.listRemoved). */
+export type MemoryChangeKind =
+  'created' | 'updated' | 'deleted' | 'expired' | 'restored' | 'promoted' | 'merged' | 'imported' | 'reindexed';
 
 /** Where a store's background re-embedding stands. */
 export type ReembedState = 'running' | 'switched' | 'failed' | 'cancelled';

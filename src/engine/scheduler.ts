@@ -6,6 +6,7 @@
  * - the background tasks of each store runtime (src/core/util/backgroundTask.ts): the embedding
  *   backfill, the pipeline's job workers, retention and maintenance. They set no timer of their
  *   own; a TaskDriver arms one timer per task for the time it says its next step is due.
+ * The access tracker's batches are written by this scheduler too (flushAccesses).
  * Restarted when the runtimes are rebuilt (a configuration reload: new intervals); stopped before
  * they close, so a closed engine leaves no timer. Timers are unref'd: they never keep the process alive.
  */
@@ -17,6 +18,9 @@ import type { SuggestionsService } from './services/suggestions';
 
 /** How often the knowledge graph drops what memories deleted through the memory API left behind. */
 const GRAPH_GC_MS = 60_000;
+
+/** How often queued accesses are written (docs/lifecycle.md "Access"): a search never waits on that write. */
+export const ACCESS_FLUSH_MS = 250;
 
 /** Shortest expiry sweep interval accepted (the configuration's minimum is higher). */
 const MIN_SWEEP_MS = 1000;
@@ -37,6 +41,7 @@ export class Scheduler {
       this.tasks.drive(rt.backgroundTasks(), (task, e) => this.ctx.warn(`${rt.name} store: ${task.name} failed: ${errorMessage(e)}`));
     const { maintenance, suggestions, snapshotTickMs } = this.jobs;
     if (snapshotTickMs > 0) this.every(snapshotTickMs, () => void maintenance.maybeSnapshot());
+    this.every(ACCESS_FLUSH_MS, () => this.flushAccesses());
     if (this.ctx.restricted) return; // untrusted workspace: no dedup scan, no expiry sweep
     const m = this.ctx.config.memory;
     this.every(m.dedup_scan_interval, () => void suggestions.scan());
@@ -59,6 +64,11 @@ export class Scheduler {
         this.ctx.warn(`${rt.name} store: graph GC failed: ${errorMessage(e)}`);
       }
     }
+  }
+
+  /** Writes every store's queued accesses (a failure is a warning; the accesses stay queued). */
+  flushAccesses(): void {
+    for (const rt of this.ctx.stores.all()) rt.access?.flushQuietly();
   }
 
   /**

@@ -86,6 +86,7 @@ function toInput(r: Partial<MemoryRecord>): CreateMemoryInput {
   if (r.importance !== undefined) input.importance = r.importance;
   copyContext(r, input);
   input.who = 'import';
+  input.origin = 'import';
   // An import restores what was there: the pipeline already learned from it once.
   input.fromRecall = true;
   return input;

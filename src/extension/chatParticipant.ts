@@ -10,6 +10,7 @@
  * with scores), /stats (counts per type, store size, embedder, pipeline mode).
  */
 import * as vscode from 'vscode';
+import { describeExpiry } from '../core/lifecycle/remaining';
 import { errorLine } from '../engine/errorText';
 import type { EngineClient } from '../engine/client';
 import type { SearchHit, SearchResponse } from '../engine/protocol';
@@ -67,7 +68,8 @@ function renderHits(stream: ChatStream, hits: readonly SearchHit[], withScores =
   hits.forEach((h, i) => {
     stream.markdown(new vscode.MarkdownString(`${i + 1}. `));
     stream.markdown(openLink(h.memory.id, label(h)));
-    stream.markdown(new vscode.MarkdownString(` — _${h.memory.type}${h.store === 'global' ? ', global' : ''}_`));
+    const life = describeExpiry(h.memory.expiresAt);
+    stream.markdown(new vscode.MarkdownString(` — _${h.memory.type}${h.store === 'global' ? ', global' : ''}${life ? ` · ${life}` : ''}_`));
     if (withScores) {
       const s = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(2));
       stream.markdown(
@@ -81,6 +83,11 @@ function renderHits(stream: ChatStream, hits: readonly SearchHit[], withScores =
     stream.markdown(text(body.length > 400 ? `${body.slice(0, 399)}…` : body));
     stream.markdown('\n\n');
   });
+}
+
+/** Memories an answer cited were used deliberately: one access each (docs/lifecycle.md "Access"); a failure only costs the count. */
+function citedAccess(engine: ChatTurn['engine'], ids: string[]): void {
+  if (ids.length) engine.request('memory.recordAccess', { ids }).catch(() => undefined);
 }
 
 function reference(stream: ChatStream, hits: readonly SearchHit[]): string[] {
@@ -143,7 +150,12 @@ async function remember({ engine, prompt, stream, meta }: ChatTurn): Promise<Cha
     return meta();
   }
   const { text: content, fromRecall } = stripRecall(prompt);
-  const r = await engine.request('memory.create', { content, agentSource: 'chat', ...(fromRecall ? { fromRecall } : {}) });
+  const r = await engine.request('memory.create', {
+    content,
+    agentSource: 'chat',
+    origin: 'person',
+    ...(fromRecall ? { fromRecall } : {}),
+  });
   stream.markdown(text(describeCreate(r)));
   if (r.status === 'skipped') return meta();
   stream.reference?.(memoryUri(r.memory.id, r.memory.title));
@@ -240,15 +252,17 @@ async function recall(turn: ChatTurn): Promise<ChatAnswer> {
   }
   stream.markdown(`Recalled ${plural(r.hits.length, 'memory', 'memories')} for your question:\n\n`);
   renderHits(stream, r.hits);
+  citedAccess(engine, ids);
   return meta(ids, false, reference(stream, r.hits));
 }
 
 /** The model's answer with the recalled memories as data, then the memories it cited; undefined: no usable model. */
 async function answerWithModel(
-  { prompt, stream, token, meta }: ChatTurn,
+  turn: ChatTurn,
   model: NonNullable<ChatRequestLike['model']>,
   r: SearchResponse,
 ): Promise<ChatAnswer | undefined> {
+  const { prompt, stream, token, meta } = turn;
   let answer = '';
   try {
     const messages = [
@@ -271,6 +285,10 @@ async function answerWithModel(
   if (answer) {
     const cited = citedIndexes(answer, r.hits.length);
     const used = cited.length ? cited.map((i) => r.hits[i]!) : r.hits;
+    citedAccess(
+      turn.engine,
+      used.map((h) => h.memory.id),
+    );
     stream.markdown(`\n\n**${cited.length ? 'Memories cited' : 'Memories recalled'}:** `);
     used.forEach((h, k) => {
       if (k) stream.markdown(' · ');

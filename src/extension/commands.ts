@@ -14,6 +14,7 @@ import type { MemoryTreeProvider, TreeNode } from './memoryTree';
 import { memoryUri } from './memoryDocument';
 import { GraphPanel, SearchPanel, type PanelActions } from './panels';
 import { stripRecall } from './recall';
+import { rememberUndo, undoChange } from './undoLast';
 import { askNewMemory } from './addMemoryInput';
 import { createParams, defaultDraft, LIFETIMES, SCOPES, type AddMemoryDraft } from './addMemorySteps';
 
@@ -132,6 +133,7 @@ export function registerCommands(d: CommandDeps): void {
     const r = await engine.request('memory.create', {
       ...createParams({ ...draft, content: text }),
       agentSource: 'user',
+      origin: 'person',
       ...(fromRecall ? { fromRecall } : {}),
     });
     const message = describeCreate(r);
@@ -146,6 +148,10 @@ export function registerCommands(d: CommandDeps): void {
     if (!id) return undefined;
     const m = await engine.request('memory.get', { id });
     if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
+    // A person opening a memory is a deliberate use (docs/lifecycle.md "Access"); a failure only costs the count.
+    engine
+      .request('memory.recordAccess', { ids: [m.id] })
+      .catch((e: unknown) => log.info(`access of ${m.id} not recorded: ${e instanceof Error ? e.message : String(e)}`));
     const doc = await vscode.workspace.openTextDocument(memoryUri(m.id, m.title));
     await vscode.window.showTextDocument(doc, { preview: true });
     return m;
@@ -165,8 +171,14 @@ export function registerCommands(d: CommandDeps): void {
       if (ok !== 'Delete') return undefined;
     }
     const rec = await engine.request('memory.delete', { id, reason: 'deleted by the user' });
+    // Undo from the toast, or later from "Undo Last Change" / "Recently Deleted and Expired".
+    const change = {
+      label: `delete of “${(rec.title || rec.content).slice(0, 60)}”`,
+      undo: () => engine.request('memory.restore', { id }),
+    };
+    rememberUndo(change);
     void vscode.window.showInformationMessage('Memory deleted.', 'Undo').then((pick) => {
-      if (pick === 'Undo') engine.request('memory.restore', { id }).catch((e) => reportError(log, 'restore', e));
+      if (pick === 'Undo') undoChange(change).catch((e) => reportError(log, 'restore', e));
     });
     return rec;
   };

@@ -11,12 +11,14 @@ import { registerAgentAccess } from './mcpAccess';
 import { StatusBar } from './statusBar';
 import { MemoryTreeProvider, TREE_VIEW_ID, registerTreeCommands } from './memoryTree';
 import { MEMORY_SCHEME, MemoryDocumentProvider } from './memoryDocument';
-import { registerCommands } from './commands';
+import { commandRegistrar, registerCommands } from './commands';
 import { createChatHandler, registerChatParticipant, type ChatHandler } from './chatParticipant';
 import { registerTools } from './lmTools';
 import { registerPipelineSurfaces, type PipelineSurfaces } from './pipelineCommands';
 import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
+import { registerRemovedView, type RemovedTreeProvider } from './removedView';
+import { registerUndoCommand } from './undoLast';
 
 export { OUTPUT_CHANNEL_NAME };
 export const COMMAND_SHOW_DIAGNOSTICS = 'agentMemory.showDiagnostics';
@@ -52,6 +54,8 @@ export interface AgentMemoryApi {
   chatHandler: ChatHandler;
   /** The Suggestions and Pipeline views' data providers (pipelineCommands.ts). */
   views: PipelineSurfaces;
+  /** The "Recently Deleted and Expired" view's data provider (removedView.ts). */
+  removed: RemovedTreeProvider;
 }
 
 function modeName(mode: vscode.ExtensionMode): Diagnostics['extensionMode'] {
@@ -101,6 +105,8 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     vscode.workspace.registerTextDocumentContentProvider(MEMORY_SCHEME, docs),
   );
   registerCommands({ context, engine, tree, log, onRecall });
+  const removed = registerRemovedView(context, engine, log);
+  registerUndoCommand(commandRegistrar(context, log));
   registerRecallCommand(context, engine, log, onRecall);
   // agent.yaml problems → Problems panel, one notification per change, status bar warning.
   const configProblems = new ConfigDiagnostics(vscode.workspace.workspaceFolders?.[0]?.uri, log, (s) => statusBar.setConfigProblems(s));
@@ -173,7 +179,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     `Agent Memory ${baseDiagnostics().extensionVersion} activated in ${timings.activationMs.toFixed(1)} ms ` +
       `(VS Code ${vscode.version}, ${modeName(context.extensionMode)} mode)`,
   );
-  return { diagnostics: baseDiagnostics, engine, tree, chatHandler, views };
+  return { diagnostics: baseDiagnostics, engine, tree, chatHandler, views, removed };
 }
 
 /** VS Code waits for this promise (a few seconds): the engine snapshots and releases its locks. */

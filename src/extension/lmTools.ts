@@ -48,7 +48,8 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
     token.onCancellationRequested(() => ac.abort());
     const r = await this.engine.request(
       'search',
-      { query, limit: Math.min(Math.max(1, Number(limit) || 8), 50), ...(Array.isArray(types) ? { types } : {}) },
+      // Handed to an agent: a deliberate use (docs/lifecycle.md "Access").
+      { query, limit: Math.min(Math.max(1, Number(limit) || 8), 50), recordAccess: true, ...(Array.isArray(types) ? { types } : {}) },
       { signal: ac.signal },
     );
     this.onRecall(r);
@@ -76,6 +77,7 @@ export class SaveTool implements vscode.LanguageModelTool<SaveToolInput> {
       const r = await this.engine.request('memory.create', {
         content: text,
         agentSource: 'agent',
+        origin: 'person', // saved after the person confirmed it (prepareInvocation)
         ...(fromRecall ? { fromRecall } : {}),
         ...(input.title ? { title: input.title } : {}),
         ...(input.type ? { type: input.type } : {}),

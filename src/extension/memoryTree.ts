@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { ListResult, MemorySummary } from '../engine/protocol';
 import { Debounced } from './debounce';
+import { describeExpiry } from '../core/lifecycle/remaining';
 import { errorLine, errorNotification } from '../engine/errorText';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
@@ -161,11 +162,13 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     // The same memory can sit in several tag groups: the id says which group it is in.
     item.id = node.group !== undefined ? `memory:${node.group}:${m.id}` : `memory:${m.id}`;
+    // The remaining lifetime first (descriptions are cut at the view's width); permanent shows none.
+    const life = describeExpiry(m.expiresAt);
     item.description = [
+      life,
       age(m.createdAt),
       `★ ${m.importance}`,
       m.scope,
-      m.expiresAt ? '' : '📌',
       ...(this.groupingMode === 'type' ? m.tags.map((t) => `#${t}`) : [m.type]),
     ]
       .filter(Boolean)
@@ -175,7 +178,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
     tip.appendText(m.preview); // appendText escapes: memory text is never rendered as markdown
     tip.appendMarkdown(`\n\n---\n`);
     tip.appendText(
-      `${m.type} · ${m.scope} · importance ${m.importance} · ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'} · created ${age(m.createdAt)} (${m.createdAt})${m.tags.length ? ` · ${m.tags.map((t) => `#${t}`).join(' ')}` : ''}`,
+      `${m.type} · ${m.scope} · importance ${m.importance} · ${life ? `${life} (${new Date(m.expiresAt!).toLocaleString()})` : 'permanent'} · created ${age(m.createdAt)} (${m.createdAt})${m.tags.length ? ` · ${m.tags.map((t) => `#${t}`).join(' ')}` : ''}`,
     );
     item.tooltip = tip;
     item.contextValue = m.expiresAt ? 'memory' : 'memory.permanent';

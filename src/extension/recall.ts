@@ -4,6 +4,7 @@
  * learns it again (docs/pipeline.md: recalled text must not become new memories).
  */
 import type { SearchHit } from '../engine/protocol';
+import { describeExpiry } from '../core/lifecycle/remaining';
 
 export const RECALL_OPEN = '<agent-memory-recall>';
 export const RECALL_CLOSE = '</agent-memory-recall>';
@@ -90,7 +91,8 @@ export function recallAnswerText(query: string, hits: readonly SearchHit[]): str
   if (!hits.length) return `${head}No relevant memories about this question. Save one with "Agent Memory: Add Memory…".\n`;
   const items = hits.map((h, i) => {
     const title = h.memory.title ? `${oneLine(h.memory.title, 100)} — ` : '';
-    const where = `${h.memory.type}${h.store === 'global' ? ', global' : ''}`;
+    const life = describeExpiry(h.memory.expiresAt);
+    const where = `${h.memory.type}${h.store === 'global' ? ', global' : ''}${life ? ` · ${life}` : ''}`;
     return `${i + 1}. ${title}${oneLine(h.content, 600)}\n   (${where} · id ${h.memory.id})`;
   });
   return `${head}Recalled ${hits.length} ${hits.length === 1 ? 'memory' : 'memories'} for your question:\n\n${items.join('\n\n')}\n`;

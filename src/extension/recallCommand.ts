@@ -65,7 +65,8 @@ export function registerRecallCommand(
             placeHolder: 'e.g. which port does the staging database use?',
           });
     if (!query?.trim()) return undefined;
-    const response = await engine.request('search', { query, limit: RECALL_LIMIT });
+    // The recalled memories are the answer: a deliberate use (docs/lifecycle.md "Access").
+    const response = await engine.request('search', { query, limit: RECALL_LIMIT, recordAccess: true });
     onRecall(response);
     const text = recallAnswerText(query, response.hits);
     if (typeof q === 'string') return { query, response, text };

@@ -4,6 +4,7 @@
  */
 import type { SearchHit, SearchParams } from '../engine/protocol';
 import type { SearchFiltersView, SearchResultView } from './webviewMessages';
+import { describeExpiry } from '../core/lifecycle/remaining';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -60,8 +61,14 @@ export function resultView(h: SearchHit): SearchResultView {
     legs: h.legs,
     createdAt: h.memory.createdAt,
     importance: h.memory.importance,
+    ...lifetimeOf(h.memory.expiresAt),
     matchType:
       h.matchType ??
       (h.legs.keyword !== undefined && h.legs.vector !== undefined ? 'hybrid' : h.legs.vector !== undefined ? 'vector' : 'keyword'),
   };
+}
+
+function lifetimeOf(expiresAt: string | null): { lifetime?: string } {
+  const life = describeExpiry(expiresAt);
+  return life ? { lifetime: life } : {};
 }

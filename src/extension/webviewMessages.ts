@@ -17,6 +17,8 @@ export interface SearchResultView {
   /** Which legs found it: hybrid (both), keyword or vector. */
   matchType?: string;
   importance?: number;
+  /** The remaining lifetime in words ("expires in 3 days"); absent for a permanent memory. */
+  lifetime?: string;
 }
 
 /** The search panel's filters (all optional; empty = no filter). */

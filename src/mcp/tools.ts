@@ -58,6 +58,18 @@ export function registerTools(server: McpServer, engine: EngineClient): void {
         tags: tags.optional(),
         importance: z.number().min(0).max(1).optional().describe('0 to 1; default 0.5.'),
         scope: scope.optional().describe('project (default) or global.'),
+        automatic: z
+          .boolean()
+          .optional()
+          .describe(
+            'true when you save this on your own initiative (an automatic capture), not because the user asked: it is then short-term. Default false (kept until deleted).',
+          ),
+        ttl_seconds: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe('Expire after this many seconds (default: permanent, or short-term when automatic).'),
       },
     },
     (a) =>
@@ -66,6 +78,9 @@ export function registerTools(server: McpServer, engine: EngineClient): void {
         const r = await engine.request('memory.create', {
           content,
           agentSource: 'mcp',
+          // An agent asked to store is acting for a person (permanent); its own captures are short-term (docs/lifecycle.md).
+          origin: a.automatic ? 'capture' : 'person',
+          ...(a.ttl_seconds !== undefined ? { ttlSeconds: a.ttl_seconds } : {}),
           ...(fromRecall ? { fromRecall } : {}),
           ...(a.title ? { title: a.title } : {}),
           ...(a.type ? { type: a.type } : {}),
@@ -104,6 +119,7 @@ export function registerTools(server: McpServer, engine: EngineClient): void {
         const r = await engine.request('search', {
           query: a.query,
           limit: a.limit ?? 10,
+          recordAccess: true, // handed to an agent: a deliberate use (docs/lifecycle.md "Access")
           ...(a.types ? { types: a.types } : {}),
           ...(a.tags ? { tags: a.tags } : {}),
         });

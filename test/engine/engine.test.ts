@@ -320,26 +320,35 @@ test('default configuration: auto picks the built-in model (no Ollama here); hyb
   }
 });
 
-test('lifecycle: search hits count as accesses (written after the answer), expired short-term memories are swept', async () => {
+test('lifecycle: hits handed to an agent count as accesses (once an hour), browsing does not; expired short-term memories are swept', async () => {
   const dirs = engineDirs();
   let now = new Date('2026-05-01T10:00:00.000Z');
   const clock = () => new Date(now);
   const a = await open(dirs, { now: clock });
-  const kept = await created(a.engine.memories.create({ content: 'The payments service owns the invoices table.', importance: 0.5 }));
+  const kept = await created(
+    a.engine.memories.create({ content: 'The payments service owns the invoices table.', importance: 0.5, origin: 'capture' }),
+  );
   const brief = await created(
     a.engine.memories.create({ content: 'Temporary: the demo environment is frozen this week.', ttlSeconds: 120 }),
   );
-  assert.equal((await a.engine.search.search({ query: 'payments invoices table', limit: 1 })).hits[0]?.memory.id, kept.id);
-  await a.engine.search.search({ query: 'who owns the invoices table', limit: 1 });
-  await a.engine.search.search({ query: 'invoices', limit: 1, recordAccess: false });
-  now = new Date(now.getTime() + 10 * 60_000); // the 120 s memory is past its TTL
+  assert.equal(
+    (await a.engine.search.search({ query: 'payments invoices table', limit: 1, recordAccess: true })).hits[0]?.memory.id,
+    kept.id,
+  );
+  await a.engine.search.search({ query: 'invoices', limit: 1 }); // the search panel: not an access
+  await a.engine.search.search({ query: 'who owns the invoices table', limit: 1, recordAccess: true }); // same hour: not counted again
+  // The engine's scheduler writes the queued accesses within a moment (ACCESS_FLUSH_MS).
+  for (let i = 0; i < 100 && a.engine.memories.get(kept.id)!.accessCount === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(a.engine.memories.get(kept.id)!.accessCount, 1, 'written by the scheduler, once for both agent searches of the hour');
+  now = new Date(now.getTime() + 61 * 60_000); // the 120 s memory is past its TTL; an hour has passed
+  await a.engine.search.search({ query: 'who owns the invoices table', limit: 1, recordAccess: true });
   assert.deepEqual(a.engine.maintenance.sweepExpired(), [brief.id]);
-  assert.ok(a.events.some((e) => e.type === 'memory.changed' && e.kind === 'deleted' && e.ids.includes(brief.id)));
+  assert.ok(a.events.some((e) => e.type === 'memory.changed' && e.kind === 'expired' && e.ids.includes(brief.id)));
   assert.equal(a.engine.memories.get(brief.id), null);
   await a.engine.close(); // flushes the queued accesses
   const b = await open(dirs, { now: clock });
   const after = b.engine.memories.get(kept.id)!;
-  assert.equal(after.accessCount, 2, 'two searches with recordAccess, one without');
+  assert.equal(after.accessCount, 2, 'two agent searches an hour apart; the browsing one and the one inside the hour do not count');
   assert.ok(after.expiresAt! > kept.expiresAt!, 'each access extends the TTL');
   await b.engine.close();
 });

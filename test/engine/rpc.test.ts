@@ -45,6 +45,7 @@ test('memory CRUD, search and events through the worker thread', async () => {
       content: 'We pin esbuild to 0.28 because 0.29 breaks the wasm loader.',
       title: 'esbuild pin',
       tags: ['build'],
+      origin: 'capture', // short-term, so the promote below has a lifetime to remove
     });
     assert.equal(created.status, 'created');
     assert.equal(created.action, 'stored', 'through the smart store');

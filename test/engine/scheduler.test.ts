@@ -34,7 +34,7 @@ test('expiry sweep of both stores every memory.cleanup_interval, snapshot tick, 
       if (r.status === 'created') ids.push(r.memory.id);
     }
     const deleted = () =>
-      events.filter((e) => e.type === 'memory.changed' && e.kind === 'deleted').flatMap((e) => (e.type === 'memory.changed' ? e.ids : []));
+      events.filter((e) => e.type === 'memory.changed' && e.kind === 'expired').flatMap((e) => (e.type === 'memory.changed' ? e.ids : []));
     now += 120_000; // both have expired
     mock.timers.tick(9_000);
     assert.deepEqual(deleted(), [], 'not before memory.cleanup_interval');

@@ -163,6 +163,7 @@ export function createDocumentHandler(deps: DocumentDeps) {
             who: 'document-ingest',
             why: 'document-chunk',
             allowNearDuplicate: true,
+            origin: 'document',
             ttlSeconds: null,
             metadata: { documentId: doc.id, chunkIndex: i },
           },

@@ -1,23 +1,27 @@
 /**
- * Access bookkeeping on read (docs/lifecycle.md): every memory a search returns gets
- * access_count + 1 and last_accessed_at = now; a short-term memory's expiry moves out by
- * ttl_extend_factor × its original TTL (ttl_seconds), and at promote_access_count accesses it
- * becomes permanent (TTL removed, a 'promoted' history row).
+ * Access bookkeeping (docs/lifecycle.md "Access"): a deliberate use of a memory — a person opened
+ * it, an answer cited it, it was handed to an agent — gives access_count + 1 and
+ * last_accessed_at = now; a short-term memory's expiry moves out by ttl_extend_factor × its
+ * original TTL (ttl_seconds), and at promote_access_count accesses it becomes permanent (TTL
+ * removed, a 'promoted' history row). At most one access per memory per hour counts
+ * (last_accessed_at is the persisted throttle, so a restart does not reset it).
  *
- * The write is deferred and batched: `record` only queues rids; one durable transaction per
- * flush, scheduled after the current turn of the event loop, so a search never waits on it
- * (docs/recall.md "Access bookkeeping").
+ * The write is deferred and batched: `record` only queues rids; `flush` writes them in one
+ * durable transaction. The engine's scheduler calls flush (src/engine/scheduler.ts); this class
+ * keeps no timer of its own. Callers decide what counts (search's recordAccess param): nothing
+ * here guesses.
  */
 import type { Store, Tx } from '../store/store';
 import { writeHistory } from '../memory/history';
 import { errorMessage } from '../util/errors';
 import { resolveLifecycle, type LifecycleSettings } from './settings';
 
+/** Accesses of one memory closer together than this count once. */
+export const ACCESS_THROTTLE_MS = 60 * 60 * 1000;
+
 export interface AccessTrackerOptions {
   lifecycle?: Partial<LifecycleSettings>;
   now?: () => Date;
-  /** Wait this long before flushing, to batch bursts of searches. 0 = next event-loop turn. Default 0. */
-  delayMs?: number;
   /** Flush at once when this many distinct memories are queued. Default 1000. */
   maxPending?: number;
   /** A failed flush is reported here (it never reaches the searcher). */
@@ -35,6 +39,7 @@ interface AccessRow {
   rid: number;
   id: string;
   access_count: number;
+  last_accessed_at: string | null;
   ttl_seconds: number | null;
   expires_at: string | null;
   deleted_at: string | null;
@@ -43,9 +48,8 @@ interface AccessRow {
 export class AccessTracker {
   private readonly lifecycle: LifecycleSettings;
   private readonly now: () => Date;
-  /** rid → accesses since the last flush. */
-  private queue = new Map<number, number>();
-  private timer: { cancel(): void } | undefined;
+  /** rids accessed since the last flush. */
+  private queue = new Set<number>();
   private closed = false;
   readonly errors: string[] = [];
 
@@ -61,39 +65,15 @@ export class AccessTracker {
     return this.queue.size;
   }
 
-  /** Queue one access for each rid (a search's results). Never throws, never writes now. */
+  /** Queue one access for each rid. Never throws, never writes now (unless the queue is full). */
   record(rids: Iterable<number>): void {
     if (this.closed) return;
-    for (const rid of rids) {
-      if (!Number.isInteger(rid)) continue;
-      this.queue.set(rid, (this.queue.get(rid) ?? 0) + 1);
-    }
-    if (this.queue.size === 0) return;
-    if (this.queue.size >= (this.opts.maxPending ?? 1000)) {
-      this.flushQuietly();
-      return;
-    }
-    this.schedule();
+    for (const rid of rids) if (Number.isInteger(rid)) this.queue.add(rid);
+    if (this.queue.size >= (this.opts.maxPending ?? 1000)) this.flushQuietly();
   }
 
-  private schedule(): void {
-    if (this.timer) return;
-    const delay = this.opts.delayMs ?? 0;
-    const run = () => {
-      this.timer = undefined;
-      this.flushQuietly();
-    };
-    if (delay > 0) {
-      const t = setTimeout(run, delay);
-      t.unref();
-      this.timer = { cancel: () => clearTimeout(t) };
-    } else {
-      const t = setImmediate(run);
-      this.timer = { cancel: () => clearImmediate(t) };
-    }
-  }
-
-  private flushQuietly(): void {
+  /** `flush` for a timer: a failure is reported (onError, errors), never thrown. */
+  flushQuietly(): void {
     try {
       this.flush();
     } catch (e) {
@@ -105,17 +85,15 @@ export class AccessTracker {
 
   /** Write everything queued in one durable transaction. */
   flush(): AccessFlushResult {
-    this.timer?.cancel();
-    this.timer = undefined;
     const batch = this.queue;
-    this.queue = new Map();
+    this.queue = new Set();
     if (batch.size === 0) return { bumped: 0, promoted: [] };
     const now = this.now();
     try {
       return this.store.transaction((tx) => applyAccesses(tx, batch, now, this.lifecycle));
     } catch (e) {
-      // Keep the counts for the next try (e.g. the store was busy snapshotting).
-      for (const [rid, n] of batch) this.queue.set(rid, (this.queue.get(rid) ?? 0) + n);
+      // Keep them for the next try (e.g. the store was busy snapshotting).
+      for (const rid of batch) this.queue.add(rid);
       throw e;
     }
   }
@@ -128,15 +106,25 @@ export class AccessTracker {
   }
 }
 
-/** The bookkeeping itself, inside a caller's transaction. */
-export function applyAccesses(tx: Tx, accesses: Map<number, number>, now: Date, lifecycle: LifecycleSettings): AccessFlushResult {
+/** Whether an access at `now` counts: the memory's last counted access is an hour or more ago. */
+function counts(lastAccessedAt: string | null, now: Date): boolean {
+  return (
+    lastAccessedAt === null || now.getTime() - Date.parse(lastAccessedAt) >= ACCESS_THROTTLE_MS || Number.isNaN(Date.parse(lastAccessedAt))
+  );
+}
+
+/** The bookkeeping itself, inside a caller's transaction: one access per rid, at most one per memory per hour. */
+export function applyAccesses(tx: Tx, rids: Iterable<number>, now: Date, lifecycle: LifecycleSettings): AccessFlushResult {
   const iso = now.toISOString();
   const promoted: string[] = [];
   let bumped = 0;
-  for (const [rid, n] of accesses) {
-    const row = tx.get<AccessRow>('SELECT rid, id, access_count, ttl_seconds, expires_at, deleted_at FROM memories WHERE rid = ?', [rid]);
-    if (!row || row.deleted_at !== null) continue;
-    const count = Number(row.access_count) + n;
+  for (const rid of rids) {
+    const row = tx.get<AccessRow>(
+      'SELECT rid, id, access_count, last_accessed_at, ttl_seconds, expires_at, deleted_at FROM memories WHERE rid = ?',
+      [rid],
+    );
+    if (!row || row.deleted_at !== null || !counts(row.last_accessed_at, now)) continue;
+    const count = Number(row.access_count) + 1;
     bumped++;
     if (row.ttl_seconds === null) {
       tx.run('UPDATE memories SET access_count = ?, last_accessed_at = ? WHERE rid = ?', [count, iso, rid]);
@@ -161,7 +149,7 @@ export function applyAccesses(tx: Tx, accesses: Map<number, number>, now: Date, 
     }
     // Extend from the current expiry (never from "now": an access must not shorten a TTL).
     const base = row.expires_at ? Date.parse(row.expires_at) : now.getTime();
-    const extendMs = Number(row.ttl_seconds) * 1000 * lifecycle.ttlExtendFactor * n;
+    const extendMs = Number(row.ttl_seconds) * 1000 * lifecycle.ttlExtendFactor;
     const expires = new Date(Math.max(base, now.getTime()) + extendMs).toISOString();
     tx.run('UPDATE memories SET access_count = ?, last_accessed_at = ?, expires_at = ? WHERE rid = ?', [count, iso, expires, rid]);
   }

@@ -30,6 +30,8 @@ export interface LimitRange {
 export const LIMIT_RANGES = {
   /** memory.list and memory.listUntagged (one page of the memory tree). */
   list: { min: 1, max: LIMITS.listMax, default: LIMITS.listDefault },
+  /** memory.listRemoved (recently deleted and expired). */
+  removed: { min: 1, max: LIMITS.listMax, default: LIMITS.listDefault },
   /** suggestions.list. */
   suggestions: { min: 1, max: 200, default: 50 },
   /** graph.query in the memory view (memories as nodes). */

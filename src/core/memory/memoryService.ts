@@ -14,6 +14,7 @@ import { recordToColumns, rowToRecord, rowToSummary } from './rows';
 import { findNearDuplicate } from './nearDuplicate';
 import { LIVE_MEMORY_SQL, isLive, liveParam } from './visibility';
 import { writeHistory } from './history';
+import { lifetimeFor, originOf, restoredLifetime, type CreateOrigin, type Lifetime } from './lifetime';
 import {
   changedKeys,
   listFilter,
@@ -85,16 +86,9 @@ export class MemoryService {
     return this.opts.projectId;
   }
 
-  /** TTL and expiry for a new or changed memory (docs/lifecycle.md). */
-  private lifecycleFor(
-    importance: number,
-    ttl: number | null | undefined,
-    now: Date,
-  ): { ttlSeconds: number | null; expiresAt: string | null } {
-    if (ttl === null || importance >= this.lifecycle.promoteImportance) return { ttlSeconds: null, expiresAt: null };
-    const seconds = ttl ?? this.lifecycle.defaultTtlSeconds;
-    if (!seconds) return { ttlSeconds: null, expiresAt: null };
-    return { ttlSeconds: seconds, expiresAt: new Date(now.getTime() + seconds * 1000).toISOString() };
+  /** TTL and expiry for a new or changed memory: the origin rule of lifetime.ts (docs/lifecycle.md). */
+  private lifecycleFor(importance: number, ttl: number | null | undefined, now: Date, origin: CreateOrigin = 'person'): Lifetime {
+    return lifetimeFor(origin, importance, ttl, this.lifecycle, now);
   }
 
   create(input: CreateMemoryInput, opts: WriteOptions = {}): CreateResult {
@@ -202,6 +196,7 @@ export class MemoryService {
   prepareCreate(input: CreateMemoryInput, opts: WriteOptions = {}): Exclude<CreateResult, { status: 'created' }> | PreparedCreate {
     if (!input || typeof input !== 'object') throw new ValidationError('input', 'must be an object');
     const valid = validateCreate(input);
+    const origin = originOf(input.origin);
     const { content, warnings } = valid;
 
     // Skip rules (docs/write-path.md "Validate"): skip filler and placeholders with a reason (not an error).
@@ -240,7 +235,7 @@ export class MemoryService {
       projectId,
       storageContent,
       contentHash,
-      life: this.lifecycleFor(valid.importance, valid.ttl, now),
+      life: this.lifecycleFor(valid.importance, valid.ttl, now, origin),
       iso,
       pipelineStatus: this.extracts(opts) && !input.fromRecall ? 'pending' : 'complete',
     });
@@ -406,9 +401,13 @@ export class MemoryService {
       [current.projectId, current.contentHash],
     );
     if (clash) throw new DuplicateContentError(clash.id);
-    const iso = this.now().toISOString();
+    const now = this.now();
+    const iso = now.toISOString();
+    // An expired memory comes back with a fresh lifetime (lifetime.ts), not one the next sweep ends.
+    const life = restoredLifetime(current, now);
     const next: MemoryRecord = {
       ...current,
+      ...life,
       deletedAt: null,
       deletedBy: null,
       deleteReason: null,
@@ -418,8 +417,8 @@ export class MemoryService {
     };
     return this.store.transaction((tx) => {
       tx.run(
-        `UPDATE memories SET deleted_at = NULL, deleted_by = NULL, delete_reason = NULL, retention_status = 'active', version = ?, updated_at = ? WHERE rid = ?`,
-        [next.version, iso, current.rid],
+        `UPDATE memories SET deleted_at = NULL, deleted_by = NULL, delete_reason = NULL, retention_status = 'active', ttl_seconds = ?, expires_at = ?, version = ?, updated_at = ? WHERE rid = ?`,
+        [life.ttlSeconds, life.expiresAt, next.version, iso, current.rid],
       );
       writeHistory(tx, {
         memoryId: id,

@@ -103,8 +103,10 @@ export interface CreateMemoryInput {
   decisions?: string[];
   rationale?: string[];
   metadata?: Record<string, unknown>;
-  /** Seconds; null = permanent. Absent = lifecycle default (docs/lifecycle.md). */
+  /** Seconds; null = permanent. Absent = the default of the origin (docs/lifecycle.md). */
   ttlSeconds?: number | null;
+  /** Who asked for it, which decides the default lifetime (lifetime.ts). Absent = 'person' (permanent). */
+  origin?: import('./lifetime').CreateOrigin;
   /** Skip the near-duplicate stage (the pipeline does its own dedup). */
   allowNearDuplicate?: boolean;
   /** Text that came out of recall must never be learned again (no extraction job). */

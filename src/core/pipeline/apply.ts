@@ -173,6 +173,7 @@ function applyAdd(tx: Tx, ctx: ApplyContext, p: Proposal): Applied {
         agentSource: PIPELINE_WHO,
         extractionModel: ctx.extractionModel,
         importance: 0.5,
+        origin: 'pipeline',
         allowNearDuplicate: true,
         metadata: { sourceMemoryId: ctx.sourceMemoryId, factConfidence: p.fact.confidence },
       },

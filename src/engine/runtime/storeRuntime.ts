@@ -95,7 +95,6 @@ export class StoreRuntime {
     this.access = writable
       ? new AccessTracker(store, {
           lifecycle: lifecycleFrom(config),
-          delayMs: 250,
           ...(opts.now ? { now: opts.now } : {}),
           onError: (m) => opts.onWarning(`access tracking: ${m}`),
         })

@@ -69,7 +69,7 @@ export class MaintenanceService {
     const out: string[] = [];
     for (const rt of this.ctx.stores.all()) {
       const ids = rt.sweepExpired();
-      if (ids.length) this.ctx.changed('deleted', ids, rt.name);
+      if (ids.length) this.ctx.changed('expired', ids, rt.name);
       out.push(...ids);
     }
     return out;

@@ -1,13 +1,15 @@
 /**
  * Memories across both stores: create (the store's smart store), read, list, update (a scope
- * change moves the memory between stores), delete, restore, history, manual promote
- * (src/core/lifecycle/promote.ts) and the counts the memory tree shows.
+ * change moves the memory between stores), delete, restore (deleted or expired), the recently
+ * removed list (src/core/lifecycle/removed.ts), deliberate accesses (opened, cited), history,
+ * manual promote (src/core/lifecycle/promote.ts) and the counts the memory tree shows.
  */
 import type { CreateMemoryInput, ListOptions, ListResult, MemoryRecord, MemoryScope, UpdateMemoryInput } from '../../core/memory/types';
 import { promoteMemory } from '../../core/lifecycle/promote';
+import { countRemoved, listRemoved, type RemovedReason } from '../../core/lifecycle/removed';
 import type { EngineContext } from '../context';
 import { EngineError } from '../errors';
-import type { CreateMemoryResult, StoreName } from '../protocol';
+import type { CreateMemoryResult, RemovedList, StoreName } from '../protocol';
 import type { StoreRuntime } from '../runtime/storeRuntime';
 import { tagCounts, type TagCounts } from '../tagGroups';
 
@@ -77,6 +79,38 @@ export class MemoriesService {
     const rec = this.ctx.write(rt, () => rt.memory.restore(id));
     this.ctx.changed('restored', [id], rt.name);
     return rec;
+  }
+
+  /**
+   * Recently deleted and expired memories of both stores, most recently removed first: each
+   * store's first offset + limit, merged by removal time, then the page.
+   */
+  listRemoved(reason: RemovedReason | undefined, offset: number, limit: number): RemovedList {
+    const tombstoneRetentionMs = this.ctx.config.memory.pipelineV2.tombstoneRetentionMs;
+    let total = 0;
+    const all = this.ctx.stores.all().flatMap((rt) => {
+      const opts = { ...(reason ? { reason } : {}), offset: 0, limit: offset + limit, projectId: rt.projectId, tombstoneRetentionMs };
+      total += countRemoved(rt.store, opts);
+      return listRemoved(rt.store, opts);
+    });
+    all.sort((a, b) => (a.removedAt < b.removedAt ? 1 : a.removedAt > b.removedAt ? -1 : 0));
+    return { items: all.slice(offset, offset + limit), total, offset, limit };
+  }
+
+  /**
+   * A deliberate use of memories (a person opened them, an answer cited them): one access each,
+   * written by the access tracker's next flush (at most one per memory per hour counts). Ids
+   * that are not live memories are ignored.
+   */
+  recordAccess(ids: readonly string[]): { recorded: number } {
+    let recorded = 0;
+    for (const rt of this.ctx.stores.all()) {
+      if (!rt.access) continue;
+      const rids = ids.map((id) => rt.memory.get(id)?.rid).filter((rid): rid is number => rid !== undefined);
+      rt.access.record(rids);
+      recorded += rids.length;
+    }
+    return { recorded };
   }
 
   history(id: string) {

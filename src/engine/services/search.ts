@@ -1,7 +1,7 @@
 /**
  * Search over both stores: each store's runtime runs the one hybrid search (keyword-only when
- * it has no vectors), hits are merged by score (ties by recency), each hit counts as an access
- * (written after the answer) unless the caller says it is for display only.
+ * it has no vectors), hits are merged by score (ties by recency); the hits count as accesses
+ * (written after the answer) only when the caller says they go to an agent (recordAccess).
  */
 import type { SearchResult } from '../../core/search/types';
 import type { EngineContext } from '../context';
@@ -50,8 +50,8 @@ export class SearchService {
           matchType: res.matchType,
         });
       }
-      // Each hit is an access (TTL extended, promoted at memory.promote_access_count), written after the answer.
-      if (params.recordAccess !== false) rt.access?.record(rids);
+      // Hits handed to an agent or cited are accesses (docs/lifecycle.md "Access"), written after the answer; browsing never is.
+      if (params.recordAccess === true) rt.access?.record(rids);
     }
     const hits = mergeInOrder(perStore, limit);
     return { query: params.query, hits, legsUsed: [...legs], tookMs: performance.now() - t0 };

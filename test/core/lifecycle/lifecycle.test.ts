@@ -27,14 +27,15 @@ describe('lifecycle: access on read', () => {
     assert.equal(now.accessCount, 1);
     assert.equal(now.ttlSeconds, HOUR, 'the original TTL is kept');
     assert.equal(Date.parse(now.expiresAt!), created + HOUR * 1000 * 1.5);
-    // Two accesses in one batch count twice.
+    // An hour later: two accesses in one batch count once.
+    m.clock.advance(HOUR * 1000);
     tracker.record([mem.rid]);
     tracker.record([mem.rid]);
     const res = tracker.flush();
     assert.equal(res.bumped, 1);
     now = m.svc.get(mem.id)!;
-    assert.equal(now.accessCount, 3);
-    assert.equal(Date.parse(now.expiresAt!), created + HOUR * 1000 * 2.5);
+    assert.equal(now.accessCount, 2);
+    assert.equal(Date.parse(now.expiresAt!), created + HOUR * 1000 * 2);
     assert.equal(now.lastAccessedAt, m.clock.now().toISOString());
     await m.store.close();
   });
@@ -53,16 +54,18 @@ describe('lifecycle: access on read', () => {
 
   test('promoted to permanent at the 5th access, with a history row; permanent ones only count', async () => {
     const m = await openMemory();
-    const r = m.svc.create({ content: 'Release branches are cut on Thursdays.', ttlSeconds: HOUR });
+    const r = m.svc.create({ content: 'Release branches are cut on Thursdays.', ttlSeconds: 24 * HOUR });
     const mem = r.status === 'created' ? r.memory : undefined!;
     const perm = m.svc.create({ content: 'The product name is Agent Memory.', ttlSeconds: null });
     const p = perm.status === 'created' ? perm.memory : undefined!;
     const tracker = new AccessTracker(m.store, { now: m.clock.now });
     for (let i = 1; i <= 4; i++) {
+      if (i > 1) m.clock.advance(HOUR * 1000); // one access per memory per hour counts
       tracker.record([mem.rid, p.rid]);
       assert.deepEqual(tracker.flush().promoted, []);
       assert.notEqual(m.svc.get(mem.id)!.expiresAt, null);
     }
+    m.clock.advance(HOUR * 1000);
     tracker.record([mem.rid, p.rid]);
     assert.deepEqual(tracker.flush().promoted, [mem.id]);
     const after = m.svc.get(mem.id)!;
@@ -90,7 +93,7 @@ describe('lifecycle: access on read', () => {
     await m.store.close();
   });
 
-  test('writes are deferred to after the current turn and survive a reopen', async () => {
+  test('nothing is written until flush (the engine scheduler calls it); the write survives a reopen', async () => {
     const dir = tmpDir('am-life-');
     const m = await openMemory({ dir });
     const r = m.svc.create({ content: 'Lint runs before every commit via a hook.', ttlSeconds: HOUR });
@@ -99,6 +102,10 @@ describe('lifecycle: access on read', () => {
     tracker.record([mem.rid]);
     assert.equal(m.svc.get(mem.id)!.accessCount, 0);
     await tick();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(m.svc.get(mem.id)!.accessCount, 0, 'no timer of its own');
+    assert.equal(tracker.pending, 1);
+    tracker.flush();
     assert.equal(m.svc.get(mem.id)!.accessCount, 1);
     await m.store.close({ snapshot: false });
     const store = await Store.open({ dir });

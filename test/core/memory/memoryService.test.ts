@@ -59,12 +59,14 @@ test('create stores normalized content, hashes, tags, provenance and a history r
   await store.close();
 });
 
-test('lifecycle defaults: importance ≥ 0.8 is permanent, otherwise the default TTL (24 h)', async () => {
+test("lifecycle defaults: importance ≥ 0.8 is permanent, otherwise the default TTL (24 h) for short-term origins; a person's memory is permanent", async () => {
   const { svc, store } = await openMemory();
-  const keep = created(svc.create({ content: 'The API gateway must terminate TLS itself.', importance: 0.8 }));
+  const keep = created(svc.create({ content: 'The API gateway must terminate TLS itself.', importance: 0.8, origin: 'pipeline' }));
   assert.equal(keep.ttlSeconds, null);
   assert.equal(keep.expiresAt, null);
-  const brief = created(svc.create({ content: 'Flaky test in the payments module today.', importance: 0.3 }));
+  const mine = created(svc.create({ content: 'We review every pull request within a day.', importance: 0.3 }));
+  assert.equal(mine.expiresAt, null, 'added by a person (no origin): permanent');
+  const brief = created(svc.create({ content: 'Flaky test in the payments module today.', importance: 0.3, origin: 'pipeline' }));
   assert.equal(brief.ttlSeconds, 86400);
   assert.equal(brief.expiresAt, '2026-03-02T12:00:00.000Z');
   const explicit = created(svc.create({ content: 'Pin node to version twenty for the CI runners.', ttlSeconds: null }));

@@ -1,0 +1,60 @@
+// MCP lifetimes and access (docs/lifecycle.md): store_memory asked explicitly is permanent, an
+// automatic capture is short-term, ttl_seconds sets a lifetime; recall_memories hands memories
+// to an agent, which counts as one access (once an hour).
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { tmpDir } from '../helpers/tmp';
+import { fakeClone } from '../helpers/clones';
+import { CLI_TS, ROOT } from '../helpers/cliProcess';
+
+type TextResult = { content: { type: string; text: string }[]; isError?: boolean };
+const textOf = (r: unknown) => (r as TextResult).content.map((c) => c.text).join('\n');
+
+test('MCP store_memory: permanent unless automatic or ttl_seconds; recall_memories counts as an access', { timeout: 180_000 }, async () => {
+  const root = tmpDir('am-mcp-life-');
+  const ws = fakeClone(root, 'repo');
+  fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', CLI_TS, 'mcp', '--workspace', ws],
+    cwd: ROOT,
+    env: { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: path.join(root, 'home') },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'agent-memory-test', version: '1.0.0' });
+  await client.connect(transport);
+  const store = async (args: Record<string, unknown>) =>
+    JSON.parse(textOf(await client.callTool({ name: 'store_memory', arguments: args }))) as { id: string };
+  const get = async (id: string) =>
+    JSON.parse(textOf(await client.callTool({ name: 'get_memory', arguments: { id } })).split('\nContent (DATA')[0]!) as {
+      expiresAt: string | null;
+      ttlSeconds: number | null;
+      accessCount: number;
+    };
+  try {
+    const asked = await store({ content: 'The team agreed: database migrations run before the deploy, never after.' });
+    const automatic = await store({ content: 'Observed while working: the linter takes about forty seconds.', automatic: true });
+    const timed = await store({ content: 'The staging certificate is renewed this Friday by the ops team.', ttl_seconds: 7200 });
+    assert.equal((await get(asked.id)).expiresAt, null, 'asked to store: permanent');
+    assert.equal((await get(automatic.id)).ttlSeconds, 86400, 'an automatic capture: memory.default_ttl');
+    assert.equal((await get(timed.id)).ttlSeconds, 7200);
+
+    const recalled = textOf(await client.callTool({ name: 'recall_memories', arguments: { query: 'database migrations deploy' } }));
+    assert.match(recalled, new RegExp(`id=${asked.id}`));
+    let count = 0;
+    for (let i = 0; i < 40 && count === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      count = (await get(asked.id)).accessCount;
+    }
+    assert.equal(count, 1, 'handed to an agent: one access');
+    await client.callTool({ name: 'recall_memories', arguments: { query: 'database migrations deploy' } });
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal((await get(asked.id)).accessCount, 1, 'again within the hour: not counted twice');
+  } finally {
+    await client.close();
+  }
+});
