@@ -1,18 +1,88 @@
 /**
  * Exactly-once creates across an owner's death (ARCHITECTURE.md "One owner, many clients").
  * The client's idempotency key is stored in the memory's metadata by the same transaction that
- * writes the memory, so it is durable exactly when the memory is. A retry of an applied create
- * meets the content-hash gate (same text, live memory) and comes back as a duplicate of a memory
- * holding the same key: that is the original create, answered as such instead of a second write.
+ * writes the memory, so it is durable exactly when the memory is. Before a keyed create runs,
+ * the store is asked whether a memory with the same text already carries that key:
+ *
+ * - a live one: the create was applied; it is answered as the original create (`created`);
+ * - a tombstone the smart store absorbed into another memory (auto-merge on write,
+ *   docs/consolidation.md): the create was applied as a merge; it is answered as that merge
+ *   (`duplicate`, action `merged`, the surviving memory) instead of merging the text a second time.
+ *
+ * The lookup is by content hash, so it costs one index probe for live memories and a bounded
+ * look at the most recent deletions for merge tombstones (a retry comes seconds after its original).
  */
 import type { CallContext, MemoryEngine } from '../engine';
+import type { MemoryRecord } from '../../core/memory/types';
+import { normalizeAndHashContent } from '../../core/text/normalize';
+import type { StoreRuntime } from '../runtime/storeRuntime';
 import { IDEMPOTENCY_KEY, type CreateMemoryInput, type CreateMemoryResult } from '../protocol';
 
+/** How many of the newest deletions are searched for the tombstone of a merged create. */
+const RECENT_DELETIONS = 1000;
+
 export async function idempotentCreate(engine: MemoryEngine, input: CreateMemoryInput, _ctx?: CallContext): Promise<CreateMemoryResult> {
+  const key = input?.metadata?.[IDEMPOTENCY_KEY];
+  if (typeof key === 'string' && typeof input.content === 'string') {
+    const earlier = appliedBefore(engine.memories.runtimeFor(input), input.content, key);
+    if (earlier) return earlier;
+  }
   const result = await engine.memories.create(input);
-  const key = input.metadata?.[IDEMPOTENCY_KEY];
+  // The content-hash gate met a memory holding this key (made between the lookup and the commit).
   if (typeof key === 'string' && result.status === 'duplicate' && result.memory.metadata?.[IDEMPOTENCY_KEY] === key) {
     return { ...result, status: 'created', action: 'stored' };
   }
   return result;
+}
+
+/** The answer to a create already applied with this key, or undefined when it was not. */
+function appliedBefore(rt: StoreRuntime, content: string, key: string): CreateMemoryResult | undefined {
+  const { contentHash } = normalizeAndHashContent(content);
+  const live = rt.store.get('SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [
+    rt.projectId,
+    contentHash,
+  ]);
+  const liveRecord = live ? rt.memory.get(String(live.id)) : undefined;
+  if (liveRecord && liveRecord.metadata?.[IDEMPOTENCY_KEY] === key) {
+    return { status: 'created', memory: liveRecord, warnings: [], action: 'stored', embedding: embeddingOf(liveRecord), suggestions: [] };
+  }
+  const tombstones = rt.store.all(
+    `SELECT id FROM (SELECT id, project_id, content_hash FROM memories WHERE deleted_at IS NOT NULL ORDER BY deleted_at DESC LIMIT ?)
+      WHERE project_id = ? AND content_hash = ?`,
+    [RECENT_DELETIONS, rt.projectId, contentHash],
+  );
+  for (const row of tombstones) {
+    const absorbed = rt.memory.get(String(row.id), { includeDeleted: true });
+    if (!absorbed || absorbed.metadata?.[IDEMPOTENCY_KEY] !== key) continue;
+    const survivor = survivorOf(rt, absorbed);
+    if (!survivor) {
+      // Applied, then deleted by someone since: still the original create, not a new one.
+      return { status: 'created', memory: absorbed, warnings: [], action: 'stored', embedding: embeddingOf(absorbed), suggestions: [] };
+    }
+    return {
+      status: 'duplicate',
+      memory: survivor,
+      warnings: [`merged into ${survivor.id}`],
+      action: 'merged',
+      embedding: embeddingOf(survivor),
+      suggestions: [],
+    };
+  }
+  return undefined;
+}
+
+/** The live memory an absorbed one ended up in (following later merges), if any. */
+function survivorOf(rt: StoreRuntime, absorbed: MemoryRecord): MemoryRecord | undefined {
+  let next = absorbed.replacedBy;
+  for (let hops = 0; next && hops < 20; hops++) {
+    const m = rt.memory.get(next, { includeDeleted: true });
+    if (!m) return undefined;
+    if (!m.deletedAt) return m;
+    next = m.replacedBy;
+  }
+  return undefined;
+}
+
+function embeddingOf(m: MemoryRecord): 'ready' | 'pending' {
+  return m.embeddingStatus === 'ready' ? 'ready' : 'pending';
 }
