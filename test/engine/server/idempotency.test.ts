@@ -5,11 +5,17 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { MemoryEngine } from '../../../src/engine/engine';
 import { idempotentCreate } from '../../../src/engine/server/idempotency';
-import { IDEMPOTENCY_KEY } from '../../../src/engine/protocol';
+import { IDEMPOTENCY_KEY, type CreateMemoryResult } from '../../../src/engine/protocol';
 import { engineDirs } from '../harness';
 
 // Auto-merge anything the hash embedder finds somewhat similar: two sentences about the same port merge.
 const MERGE_EAGERLY = { 'embedding.provider': 'hash', 'memory.similarity_threshold': 0.3, 'memory.auto_merge_threshold': 0.3 };
+
+/** The memory a create answered with (created, duplicate or merged). */
+function memoryOf(r: CreateMemoryResult) {
+  assert.ok(r.status !== 'skipped', JSON.stringify(r));
+  return r.memory;
+}
 
 async function openEngine(settings: Record<string, unknown>) {
   return MemoryEngine.open({ ...engineDirs(), snapshotTickMs: 0, settings });
@@ -26,20 +32,20 @@ test('a retried create that was merged into an existing memory returns the same 
     };
     const original = await idempotentCreate(engine, input);
     assert.equal(original.action, 'merged', JSON.stringify(original));
-    assert.equal(original.memory?.id, first.memory?.id, 'merged into the first memory');
-    const survivorAfterMerge = engine.memories.get(first.memory!.id)!;
+    assert.equal(memoryOf(original).id, memoryOf(first).id, 'merged into the first memory');
+    const survivorAfterMerge = engine.memories.get(memoryOf(first).id)!;
 
     const retried = await idempotentCreate(engine, input);
     assert.equal(retried.status, original.status);
     assert.equal(retried.action, 'merged');
-    assert.equal(retried.memory?.id, original.memory?.id, 'the same surviving memory');
-    assert.match(retried.warnings.join(' '), new RegExp(`merged into ${first.memory!.id}`));
+    assert.equal(memoryOf(retried).id, memoryOf(original).id, 'the same surviving memory');
+    assert.match(retried.warnings.join(' '), new RegExp(`merged into ${memoryOf(first).id}`));
 
-    const survivor = engine.memories.get(first.memory!.id)!;
+    const survivor = engine.memories.get(memoryOf(first).id)!;
     assert.equal(survivor.version, survivorAfterMerge.version, 'the retry did not merge again');
     assert.equal(survivor.content, survivorAfterMerge.content);
     assert.equal(survivor.mergedFrom.length, 1, 'one absorbed write, not two');
-    const history = engine.memories.history(first.memory!.id);
+    const history = engine.memories.history(memoryOf(first).id);
     assert.equal(history.filter((h) => h.event === 'merged').length, 1);
     assert.equal(engine.memories.list({ scope: 'project' }).total, 1, 'still one live memory');
   } finally {
@@ -55,7 +61,7 @@ test('a retried plain create is answered as created with the same memory', async
     const retried = await idempotentCreate(engine, input);
     assert.equal(original.status, 'created');
     assert.equal(retried.status, 'created');
-    assert.equal(retried.memory?.id, original.memory?.id);
+    assert.equal(memoryOf(retried).id, memoryOf(original).id);
     assert.equal(engine.memories.list({ scope: 'project' }).total, 1);
     const other = await idempotentCreate(engine, { content: input.content, metadata: { [IDEMPOTENCY_KEY]: 'key-plain-2' } });
     assert.equal(other.status, 'duplicate', 'the same text under another key is an ordinary duplicate');
