@@ -12,7 +12,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EngineError } from '../errors';
-import { IDEMPOTENCY_KEY, READ_ONLY_METHODS, type EngineEvent, type EngineMethod, type ParamsOf, type ResultOf } from '../protocol';
+import {
+  IDEMPOTENCY_KEY,
+  READ_ONLY_METHODS,
+  asRetry,
+  type EngineEvent,
+  type EngineMethod,
+  type ParamsOf,
+  type ResultOf,
+} from '../protocol';
 import { GlobalLink, GlobalLinkLost } from './globalLink';
 
 export interface GlobalRouteOptions {
@@ -62,7 +70,7 @@ export class GlobalRoute {
     params: ParamsOf<M>,
     local: (p: ParamsOf<M>) => Promise<ResultOf<M>>,
   ): Promise<ResultOf<M>> {
-    const p = withKey(method, params);
+    let p = withKey(method, params);
     for (let attempt = 0; ; attempt++) {
       const target = await this.target();
       if (target === 'local') return local(p);
@@ -76,6 +84,7 @@ export class GlobalRoute {
             `The window serving the global memories closed while "${method}" was in flight: it may or may not have been applied. Check and try again.`,
           );
         }
+        if (method === 'memory.create') p = asRetry(p as ParamsOf<'memory.create'>) as ParamsOf<M>;
       }
     }
   }

@@ -1,38 +1,47 @@
 /**
  * Exactly-once creates across an owner's death (ARCHITECTURE.md "One owner, many clients").
  * The client's idempotency key is stored in the memory's metadata by the same transaction that
- * writes the memory, so it is durable exactly when the memory is. Before a keyed create runs,
- * the store is asked whether a memory with the same text already carries that key:
+ * writes the memory, so it is durable exactly when the memory is. A create sent again after its
+ * engine went away is marked (IDEMPOTENCY_RETRY, never stored); before it runs, the store is
+ * asked whether a memory with the same text already carries its key:
  *
  * - a live one: the create was applied; it is answered as the original create (`created`);
  * - a tombstone the smart store absorbed into another memory (auto-merge on write,
  *   docs/consolidation.md): the create was applied as a merge; it is answered as that merge
  *   (`duplicate`, action `merged`, the surviving memory) instead of merging the text a second time.
  *
- * The lookup is by content hash, so it costs one index probe for live memories and a bounded
- * look at the most recent deletions for merge tombstones (a retry comes seconds after its original).
+ * A first send costs nothing extra: if its text is already live with its key (a retry that was
+ * not marked), the content-hash gate answers it and it is recognized afterwards.
  */
 import type { CallContext, MemoryEngine } from '../engine';
 import type { MemoryRecord } from '../../core/memory/types';
 import { normalizeAndHashContent } from '../../core/text/normalize';
 import type { StoreRuntime } from '../runtime/storeRuntime';
-import { IDEMPOTENCY_KEY, type CreateMemoryInput, type CreateMemoryResult } from '../protocol';
+import { IDEMPOTENCY_KEY, IDEMPOTENCY_RETRY, type CreateMemoryInput, type CreateMemoryResult } from '../protocol';
 
-/** How many of the newest deletions are searched for the tombstone of a merged create. */
-const RECENT_DELETIONS = 1000;
+/** How many of the newest deletions a retry searches for the tombstone of its merged create (it comes seconds after). */
+const RECENT_DELETIONS = 5000;
 
-export async function idempotentCreate(engine: MemoryEngine, input: CreateMemoryInput, _ctx?: CallContext): Promise<CreateMemoryResult> {
+export async function idempotentCreate(engine: MemoryEngine, given: CreateMemoryInput, _ctx?: CallContext): Promise<CreateMemoryResult> {
+  const retry = given?.metadata?.[IDEMPOTENCY_RETRY] === true;
+  const input = withoutRetryMark(given);
   const key = input?.metadata?.[IDEMPOTENCY_KEY];
-  if (typeof key === 'string' && typeof input.content === 'string') {
+  if (retry && typeof key === 'string' && typeof input.content === 'string') {
     const earlier = appliedBefore(engine.memories.runtimeFor(input), input.content, key);
     if (earlier) return earlier;
   }
   const result = await engine.memories.create(input);
-  // The content-hash gate met a memory holding this key (made between the lookup and the commit).
+  // The content-hash gate met a memory holding this key: the original create.
   if (typeof key === 'string' && result.status === 'duplicate' && result.memory.metadata?.[IDEMPOTENCY_KEY] === key) {
     return { ...result, status: 'created', action: 'stored' };
   }
   return result;
+}
+
+function withoutRetryMark(input: CreateMemoryInput): CreateMemoryInput {
+  if (!input?.metadata || !(IDEMPOTENCY_RETRY in input.metadata)) return input;
+  const { [IDEMPOTENCY_RETRY]: _mark, ...metadata } = input.metadata;
+  return { ...input, metadata };
 }
 
 /** The answer to a create already applied with this key, or undefined when it was not. */

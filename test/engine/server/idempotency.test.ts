@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { MemoryEngine } from '../../../src/engine/engine';
 import { idempotentCreate } from '../../../src/engine/server/idempotency';
-import { IDEMPOTENCY_KEY, type CreateMemoryResult } from '../../../src/engine/protocol';
+import { IDEMPOTENCY_KEY, IDEMPOTENCY_RETRY, asRetry, type CreateMemoryResult } from '../../../src/engine/protocol';
 import { engineDirs } from '../harness';
 
 // Auto-merge anything the hash embedder finds somewhat similar: two sentences about the same port merge.
@@ -35,7 +35,7 @@ test('a retried create that was merged into an existing memory returns the same 
     assert.equal(memoryOf(original).id, memoryOf(first).id, 'merged into the first memory');
     const survivorAfterMerge = engine.memories.get(memoryOf(first).id)!;
 
-    const retried = await idempotentCreate(engine, input);
+    const retried = await idempotentCreate(engine, asRetry(input));
     assert.equal(retried.status, original.status);
     assert.equal(retried.action, 'merged');
     assert.equal(memoryOf(retried).id, memoryOf(original).id, 'the same surviving memory');
@@ -57,8 +57,12 @@ test('a retried plain create is answered as created with the same memory', async
   const engine = await openEngine({ 'embedding.provider': 'hash' });
   try {
     const input = { content: 'Deployments are frozen on Fridays after 15:00 UTC.', metadata: { [IDEMPOTENCY_KEY]: 'key-plain-1' } };
-    const original = await idempotentCreate(engine, input);
-    const retried = await idempotentCreate(engine, input);
+    const original = await idempotentCreate(engine, asRetry(input)); // marked, but never sent before: stored
+    assert.ok(!(IDEMPOTENCY_RETRY in (memoryOf(original).metadata ?? {})), 'the retry mark is not stored');
+    const retried = await idempotentCreate(engine, asRetry(input));
+    const unmarked = await idempotentCreate(engine, input); // a retry without the mark: the content-hash gate knows it
+    assert.equal(unmarked.status, 'created');
+    assert.equal(memoryOf(unmarked).id, memoryOf(original).id);
     assert.equal(original.status, 'created');
     assert.equal(retried.status, 'created');
     assert.equal(memoryOf(retried).id, memoryOf(original).id);
