@@ -4,7 +4,7 @@
  *   npm run bench                          readable tables
  *   npm run bench -- --json                one JSON object on stdout, nothing else
  *   npm run bench -- --sizes 10000         choose sizes (default 10000,100000)
- *   npm run bench -- --sections search     choose sections (default: all, in list order)
+ *   npm run bench -- --sections search     choose sections (default: all but the opt-in ones, in list order)
  *
  * To add a section, append to SECTIONS: `perSize` sections run once per size, the others once.
  * Output: { machine, <section>: { <size>: result } | result, targets }.
@@ -17,6 +17,7 @@ import { runSearchBench } from './search.bench';
 import { runEmbedBench } from './embed.bench';
 import { runWriteBench } from './write.bench';
 import { runPipelineBench } from './pipeline.bench';
+import { runShareBench } from './share.bench';
 
 type Result = Record<string, unknown>;
 
@@ -25,6 +26,8 @@ export interface BenchSection {
   /** Run once per size (else once per bench run). */
   perSize: boolean;
   run(size: number, workDir: string): Promise<object>;
+  /** Only when named in --sections (not part of the default run). */
+  optIn?: boolean;
   /** Target per figure, keyed `<section>.<figure>@<size>` (or without @ for once-only sections). */
   targets?: Record<string, string>;
 }
@@ -54,6 +57,14 @@ export const SECTIONS: BenchSection[] = [
   { name: 'write', perSize: true, run: runWriteBench },
   { name: 'embed', perSize: false, run: () => runEmbedBench() },
   { name: 'pipeline', perSize: false, run: (_size, workDir) => runPipelineBench(workDir) },
+  // Two engines in one process over the store's socket: run it alone on a quiet machine (bench/RESULTS-share.md).
+  {
+    name: 'share',
+    perSize: true,
+    optIn: true,
+    run: (size) => runShareBench(size),
+    targets: { 'share.added_p50_ms@10000': 'search < 1, create < 1' },
+  },
 ];
 
 const args = process.argv.slice(2);
@@ -101,7 +112,7 @@ function table(name: string, bySize: Record<string, Result>): void {
 async function main(): Promise<void> {
   const ci = args.indexOf('--child');
   if (ci >= 0) return child(args[ci + 1]!, Number(args[ci + 2]));
-  const sections = SECTIONS.filter((s) => !wanted || wanted.includes(s.name));
+  const sections = SECTIONS.filter((s) => (wanted ? wanted.includes(s.name) : !s.optIn));
   if (wanted)
     for (const w of wanted)
       if (!SECTIONS.some((s) => s.name === w)) throw new Error(`unknown section ${w} (known: ${SECTIONS.map((s) => s.name).join(', ')})`);

@@ -2,7 +2,8 @@
  * The cost of going through the store's socket (ARCHITECTURE.md "One owner, many clients"):
  * search and create p50 / p99 at N memories, from the owner's window (EngineClient → worker
  * port) and from a client (EngineClient → Unix socket → the same worker), alternating in one run.
- * `node --import tsx bench/share.bench.ts 10000` (JSON on stdout).
+ * `npm run bench -- --sections share --sizes 10000` (300 rounds), or
+ * `node --import tsx bench/share.bench.ts 10000 1000` for another number of rounds (JSON on stdout).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -14,8 +15,7 @@ import { spawnTsWorker } from '../test/engine/harness';
 import { syntheticMemories } from './corpus';
 import { percentile, round } from './stats';
 
-const N = Number(process.argv[2] ?? 10_000);
-const ROUNDS = Number(process.argv[3] ?? 300);
+const DEFAULT_ROUNDS = 300;
 
 function shared(init: EngineInit, name: string): { client: EngineClient; role: () => string | undefined } {
   let t: SharedTransport | undefined;
@@ -29,7 +29,8 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - t0;
 }
 
-async function main(): Promise<void> {
+/** The figures at N memories over `rounds` rounds (section `share` of bench/index.ts). */
+export async function runShareBench(N: number, ROUNDS = DEFAULT_ROUNDS): Promise<object> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'am-share-bench-'));
   const ws = path.join(root, 'ws');
   fs.mkdirSync(ws);
@@ -87,13 +88,18 @@ async function main(): Promise<void> {
       create: round(percentile(samples.create_client, 50) - percentile(samples.create_owner, 50)),
     },
   };
-  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   await client.client.shutdown();
   await owner.client.shutdown();
   fs.rmSync(root, { recursive: true, force: true });
+  return out;
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+if (require.main === module) {
+  runShareBench(Number(process.argv[2] ?? 10_000), Number(process.argv[3] ?? DEFAULT_ROUNDS)).then(
+    (out) => process.stdout.write(`${JSON.stringify(out, null, 2)}\n`),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

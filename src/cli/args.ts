@@ -48,6 +48,7 @@ export interface CliArgs {
   /** removed: only expired / only deleted memories. */
   expired?: boolean;
   deleted?: boolean;
+  tokenFile?: string;
 }
 
 export const USAGE = `Usage: agent-memory <command> [arguments] [options]
@@ -66,7 +67,9 @@ Commands:
   export <file>          write memories to a JSONL file (--format json for the older format)
   import <file>          read an export (JSONL, JSON, or an array of {content,…})
   stats                  counts and store figures
-  mcp                    serve the Model Context Protocol on stdio (--http <port>: on 127.0.0.1)
+  mcp                    serve the Model Context Protocol on stdio; --http <port>: Streamable HTTP on
+                         127.0.0.1 only, bearer token required (--token-file <file>, else a new one
+                         is printed and written next to the store; port 0: any free port)
 
 Options:
   --workspace <folder>   project folder (default: the current directory)
@@ -96,6 +99,8 @@ const OPTIONS = {
   capture: { type: 'boolean' },
   expired: { type: 'boolean' },
   deleted: { type: 'boolean' },
+  host: { type: 'string' },
+  'token-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -133,12 +138,22 @@ export function parseCli(argv: string[], cwd: string): CliArgs | 'help' {
     ...optional('content', v.content, (s) => s),
     ...optional('reason', v.reason, (s) => s),
     ...optional('format', v.format, (s) => oneOf(s, ['jsonl', 'json'] as const, '--format')),
-    ...optional('http', v.http, (s) => num(s, '--http', 1, 65535, true)),
+    ...optional('http', v.http, (s) => num(s, '--http', 0, 65535, true)),
+    ...optional('tokenFile', v['token-file'], (s) => s),
     ...optional('ttl', v.ttl, duration),
     ...(v.capture ? { capture: true } : {}),
     ...(v.expired ? { expired: true } : {}),
     ...(v.deleted ? { deleted: true } : {}),
+    ...localHostOnly(v.host),
   };
+}
+
+/** --host exists only to say no: the MCP HTTP server is never reachable from another machine. */
+function localHostOnly(host: string | undefined): Record<string, never> {
+  if (host !== undefined && host !== '127.0.0.1' && host !== 'localhost') {
+    throw new UsageError(`--host: the MCP HTTP server listens on 127.0.0.1 only, got "${host}"`);
+  }
+  return {};
 }
 
 /** The n-th positional, or a usage error naming it. */

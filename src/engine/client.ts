@@ -18,6 +18,7 @@ import type { EngineTransport } from './transport/types';
 import {
   IDEMPOTENCY_KEY,
   READ_ONLY_METHODS,
+  asRetry,
   type EngineEvent,
   type EngineInit,
   type EngineMethod,
@@ -408,6 +409,7 @@ export class EngineClient {
       this.inFlight.delete(p.id);
       if (retryReads && !p.retried && (READ_ONLY_METHODS.has(p.method) || isKeyedCreate(p.method, p.params))) {
         p.retried = true;
+        if (p.method === 'memory.create') p.params = asRetry(p.params as ParamsOf<'memory.create'>);
         this.queue.push(p);
         continue;
       }

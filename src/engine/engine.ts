@@ -162,6 +162,28 @@ export class MemoryEngine {
     return { mode, settings, status: this.pipelines.status() };
   }
 
+  /**
+   * Takes the global store over from its owner, which went away (server/globalRoute.ts): opens
+   * it writable (the log replayed: every acknowledged write is there) in place of the read-only
+   * copy and rebuilds the runtimes over it. False while another process holds its lock.
+   */
+  async takeOverGlobal(): Promise<boolean> {
+    if (this.ctx.closed || !this.ctx.stores.global.isReadOnly) return false;
+    const warnings: string[] = [];
+    const store = await Stores.openGlobalWritable(this.opts, this.ctx.project.id, warnings);
+    if (!store) return false;
+    await this.closeRuntimes();
+    await this.switching;
+    await this.ctx.stores.replaceGlobal(store);
+    store.onHealthChange((health) => this.ctx.emit({ type: 'store.health', store: 'global', health }));
+    for (const w of [...warnings, ...store.warnings]) this.ctx.warn(w);
+    await this.buildRuntimes();
+    this.scheduler.start();
+    await this.pipelines.start();
+    this.queueMissingVectors();
+    return true;
+  }
+
   /** The background embedder switch started by the last reload, if any (tests wait for it). */
   whenEmbedderSwitched(): Promise<void> {
     return this.switching ?? Promise.resolve();

@@ -508,6 +508,18 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
  */
 export const IDEMPOTENCY_KEY = 'idempotencyKey';
 
+/**
+ * `metadata[IDEMPOTENCY_RETRY] = true` marks a create sent again after its engine went away
+ * (EngineClient, server/globalRoute.ts): only then does the engine look for it among the
+ * memories a merge absorbed (server/idempotency.ts). Never stored.
+ */
+export const IDEMPOTENCY_RETRY = 'idempotencyRetry';
+
+/** The same create, marked as sent again. */
+export function asRetry(params: CreateMemoryInput): CreateMemoryInput {
+  return { ...params, metadata: { ...params.metadata, [IDEMPOTENCY_RETRY]: true } };
+}
+
 // ── Events ──────────────────────────────────────────────────────────────────────────────────
 
 /** `expired`: the expiry sweep soft-deleted short-term memories (restorable, memory.listRemoved). */

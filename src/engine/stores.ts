@@ -34,8 +34,13 @@ export class Stores {
 
   private constructor(
     readonly project: Store,
-    readonly global: Store,
+    private globalStore: Store,
   ) {}
+
+  /** The global store: read-only while another engine owns it, until this one takes it over (replaceGlobal). */
+  get global(): Store {
+    return this.globalStore;
+  }
 
   /** Opens both stores (see the file comment); warnings collect what a person should know. */
   static async open(opts: EngineInit, projectId: string, warnings: string[]): Promise<Stores> {
@@ -51,6 +56,26 @@ export class Stores {
       await project.close();
       throw e;
     }
+  }
+
+  /**
+   * The global store opened writable, now that its owner went away (server/globalRoute.ts);
+   * undefined while another process still holds its lock.
+   */
+  static async openGlobalWritable(opts: EngineInit, projectId: string, warnings: string[]): Promise<Store | undefined> {
+    try {
+      return await openStore(engineStoreDirs(opts, projectId).global, { ...opts, exclusive: true }, warnings);
+    } catch (e) {
+      if (e instanceof UserFacingError && e.code === 'store_locked') return undefined;
+      throw e;
+    }
+  }
+
+  /** Puts the writable global store in place of the read-only copy (the runtimes must be closed); closes the copy. */
+  async replaceGlobal(store: Store): Promise<void> {
+    const copy = this.globalStore;
+    this.globalStore = store;
+    await copy.close();
   }
 
   store(name: StoreName): Store {

@@ -10,7 +10,7 @@ import { MemoryEngine } from './engine';
 import { toErrorPayload } from './errors';
 import { createHandlers, type HandlerTable } from './handlers';
 import { EngineServer } from './server/engineServer';
-import { GlobalLink } from './server/globalLink';
+import { GlobalRoute } from './server/globalRoute';
 import { globalForwardingHandlers } from './server/globalForwarding';
 import { globalScopeHandlers } from './server/globalScope';
 import { RpcServer, type Port } from './rpcServer';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   // store's server (this engine owns global/) only the global ones.
   let server: EngineServer | undefined;
   let globalServer: EngineServer | undefined;
-  let link: GlobalLink | undefined;
+  let route: GlobalRoute | undefined;
   try {
     const sqlWasmPath = init.sqlWasmPath ?? besideBundle('sql-wasm.wasm');
     const migrationsDir = init.migrationsDir ?? besideBundle('migrations');
@@ -56,12 +56,22 @@ async function main(): Promise<void> {
   const globalDir = engine.diagnostics.stats().global.dir;
   if (init.serve && !engine.diagnostics.stats().global.readOnly) globalServer = await serveGlobal(engine, local, info, warn);
   if (init.serve && engine.diagnostics.stats().global.readOnly) {
-    link = await GlobalLink.open(globalDir, `engine of ${engine.projectId}`, (event) => {
-      post({ kind: 'event', event });
-      server?.broadcast(event);
+    // Another project's engine owns global/: reach it there, and take it over when it goes away.
+    route = await GlobalRoute.start({
+      globalDir,
+      client: `engine of ${engine.projectId}`,
+      onEvent: (event) => {
+        post({ kind: 'event', event });
+        server?.broadcast(event);
+      },
+      takeOver: () => engine.takeOverGlobal(),
+      becameOwner: async () => {
+        globalServer = await serveGlobal(engine, local, info, warn);
+      },
+      log: warn,
     });
   }
-  const handlers = link ? globalForwardingHandlers(local, link) : local;
+  const handlers = route ? globalForwardingHandlers(local, route) : local;
   function info(): ReadyInfo {
     return {
       protocolVersion: PROTOCOL_VERSION,
@@ -75,7 +85,7 @@ async function main(): Promise<void> {
   const ownHandlers: HandlerTable = {
     ...handlers,
     'engine.shutdown': async (e, p, c) => {
-      await Promise.all([server?.close(), globalServer?.close(), link?.close()]);
+      await Promise.all([server?.close(), globalServer?.close(), route?.close()]);
       return handlers['engine.shutdown'](e, p, c);
     },
   };

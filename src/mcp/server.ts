@@ -1,27 +1,26 @@
 /**
  * `agent-memory mcp`: the Model Context Protocol over stdio (the official SDK), so Claude Code,
- * Cursor, Codex, Continue, Cline and VS Code's agent mode reach the project memory. The engine
+ * Cursor, Codex, Continue, Cline and VS Code's agent mode reach the project memory; with
+ * `--http <port>`, Streamable HTTP on 127.0.0.1 with a bearer token (httpServer.ts). The engine
  * connection is the CLI's (owner or client of the shared store). stdout belongs to the protocol:
  * logs go to stderr.
  */
+import * as path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CliArgs } from '../cli/args';
 import { connectEngine } from '../cli/connect';
+import type { EngineClient } from '../engine/client';
+import { resolveStoreHome } from '../engine/storeLocation';
+import { projectStoreDir } from '../engine/transport/endpoint';
+import { McpHttpServer } from './httpServer';
+import { TokenFileError, newToken, readTokenFile, writeToken } from './httpToken';
 import { registerTools } from './tools';
 import { MCP_SERVER_NAME } from './serverName';
 
-export async function runMcp(args: CliArgs, io: { err: (s: string) => void }): Promise<number> {
-  if (args.http !== undefined) {
-    io.err('agent-memory mcp: --http is not available in this version; use stdio (no --http).');
-    return 2;
-  }
-  const engine = connectEngine({
-    workspace: args.workspace,
-    ...(args.home ? { home: args.home } : {}),
-    client: 'agent-memory mcp',
-    ...(args.verbose ? { log: (l: string) => io.err(l) } : {}),
-  });
+type Io = { err: (s: string) => void };
+
+function createMcpServer(engine: EngineClient): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version: '0.1.0' },
     {
@@ -31,8 +30,37 @@ export async function runMcp(args: CliArgs, io: { err: (s: string) => void }): P
     },
   );
   registerTools(server, engine);
+  return server;
+}
+
+export async function runMcp(args: CliArgs, io: Io): Promise<number> {
+  if (args.http === undefined && args.tokenFile !== undefined) {
+    io.err('agent-memory mcp: --token-file goes with --http <port> (stdio needs no token)');
+    return 2;
+  }
+  let token: string | undefined;
+  try {
+    token = args.tokenFile ? readTokenFile(args.tokenFile) : undefined;
+  } catch (e) {
+    if (!(e instanceof TokenFileError)) throw e;
+    io.err(`agent-memory mcp: ${e.message}`);
+    return 1;
+  }
+  const engine = connectEngine({
+    workspace: args.workspace,
+    ...(args.home ? { home: args.home } : {}),
+    client: 'agent-memory mcp',
+    ...(args.verbose ? { log: (l: string) => io.err(l) } : {}),
+  });
   // The engine starts in the background: requests wait for it, the handshake does not.
   engine.start().catch((e) => io.err(`agent-memory mcp: the memory engine could not start: ${(e as Error).message}`));
+  const code = args.http === undefined ? await serveStdio(engine) : await serveHttp(engine, args, token, io);
+  await engine.shutdown().catch(() => undefined);
+  return code;
+}
+
+async function serveStdio(engine: EngineClient): Promise<number> {
+  const server = createMcpServer(engine);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -40,6 +68,30 @@ export async function runMcp(args: CliArgs, io: { err: (s: string) => void }): P
   });
   await server.connect(transport);
   await closed;
-  await engine.shutdown().catch(() => undefined);
+  return 0;
+}
+
+/** Serves until SIGINT / SIGTERM. A generated token is printed once, to stderr, with the file holding it. */
+async function serveHttp(engine: EngineClient, args: CliArgs, given: string | undefined, io: Io): Promise<number> {
+  const token = given ?? newToken();
+  let http: McpHttpServer;
+  try {
+    http = await McpHttpServer.start({ port: args.http!, token, newServer: () => createMcpServer(engine), log: (l) => io.err(l) });
+  } catch (e) {
+    io.err(`agent-memory mcp: cannot listen on 127.0.0.1:${args.http}: ${(e as Error).message}`);
+    return 1;
+  }
+  if (given) {
+    io.err(`agent-memory mcp: Streamable HTTP on ${http.url} (bearer token from ${args.tokenFile})`);
+  } else {
+    const dir = await projectStoreDir({ home: resolveStoreHome(args.home), workspaceRoot: path.resolve(args.workspace) });
+    const file = writeToken(dir, http.port, token);
+    io.err(`agent-memory mcp: Streamable HTTP on ${http.url}\nbearer token: ${token}\n(also in ${file}, mode 0600)`);
+  }
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await http.close();
   return 0;
 }

@@ -1,15 +1,19 @@
 /**
- * The handler table of an engine whose global store is another engine's (globalLink.ts): calls
+ * The handler table of an engine whose global store is another engine's (globalRoute.ts): calls
  * on global memories go to that owner, calls on both stores combine this engine's project store
- * with the owner's global one, the rest stay local. The local read-only copy of `global/` is
- * only used when the owner cannot be reached (reads; writes then fail with a clear error).
+ * with the owner's global one, the rest stay local. Once this engine has taken the global store
+ * over, every call is local again (the same table as an owner's). A global call that meets the
+ * switch half-way runs here with the owner's rules (globalScope.ts).
  */
 import type { CallContext, MemoryEngine } from '../engine';
 import type { HandlerTable } from '../handlers';
-import type { ListResult, SearchResponse } from '../protocol';
-import type { GlobalLink } from './globalLink';
+import type { EngineMethod, ListResult, ParamsOf, ResultOf, SearchResponse } from '../protocol';
+import type { GlobalRoute } from './globalRoute';
+import { globalScopeHandlers } from './globalScope';
 
 type IdMethod = 'memory.update' | 'memory.delete' | 'memory.restore' | 'memory.history' | 'memory.promote';
+type Remote = <M extends EngineMethod>(method: M, params: ParamsOf<M>) => Promise<ResultOf<M>>;
+type AnyHandler = (e: MemoryEngine, p: unknown, c: CallContext) => unknown;
 
 /** A memory id that is not one of this engine's project memories is the global owner's to answer. */
 function isLocalProject(e: MemoryEngine, id: unknown): boolean {
@@ -17,52 +21,66 @@ function isLocalProject(e: MemoryEngine, id: unknown): boolean {
   return !!m && m.scope !== 'global';
 }
 
-export function globalForwardingHandlers(h: HandlerTable, link: GlobalLink): HandlerTable {
+export function globalForwardingHandlers(h: HandlerTable, route: GlobalRoute): HandlerTable {
+  const scoped = globalScopeHandlers(h);
+  const forwarded = forwardingTable(h);
+  const out = { ...h } as Record<EngineMethod, AnyHandler>;
+  for (const [m, handler] of Object.entries(forwarded) as [EngineMethod, ForwardingHandler][]) {
+    out[m] = (e, p, c) => {
+      if (route.local) return (h[m] as AnyHandler)(e, p, c);
+      const remote: Remote = (method, params) =>
+        route.request(method, params, (q) => Promise.resolve((scoped[method] as AnyHandler)(e, q, c) as ResultOf<typeof method>));
+      return handler(e, p as never, c, remote);
+    };
+  }
+  return out as unknown as HandlerTable;
+}
+
+type ForwardingHandler = (e: MemoryEngine, p: never, c: CallContext, remote: Remote) => unknown;
+
+/** What each method does while another engine owns global/: `remote` reaches it. */
+function forwardingTable(h: HandlerTable): Partial<Record<EngineMethod, ForwardingHandler>> {
   const byId =
     <M extends IdMethod>(m: M) =>
-    (e: MemoryEngine, p: Parameters<HandlerTable[M]>[1], c: CallContext): ReturnType<HandlerTable[M]> =>
-      (isLocalProject(e, p?.id)
-        ? (h[m] as (e: MemoryEngine, p: unknown, c: CallContext) => unknown)(e, p, c)
-        : link.request(m, p as never)) as ReturnType<HandlerTable[M]>;
+    (e: MemoryEngine, p: ParamsOf<M>, c: CallContext, remote: Remote) =>
+      isLocalProject(e, p?.id) ? (h[m] as AnyHandler)(e, p, c) : remote(m, p);
   return {
-    ...h,
-    'memory.create': (e, p, c) => (p?.scope === 'global' ? link.request('memory.create', p) : h['memory.create'](e, p, c)),
-    'memory.get': (e, p, c) => (isLocalProject(e, p?.id) ? h['memory.get'](e, p, c) : link.request('memory.get', p)),
+    'memory.create': (e, p: ParamsOf<'memory.create'>, c, remote) =>
+      p?.scope === 'global' ? remote('memory.create', p) : h['memory.create'](e, p, c),
+    'memory.get': (e, p: ParamsOf<'memory.get'>, c, remote) =>
+      isLocalProject(e, p?.id) ? h['memory.get'](e, p, c) : remote('memory.get', p),
     'memory.update': byId('memory.update'),
     'memory.delete': byId('memory.delete'),
     'memory.restore': byId('memory.restore'),
     'memory.history': byId('memory.history'),
     'memory.promote': byId('memory.promote'),
-    'memory.list': async (e, p, c) => {
-      if (p?.scope === 'global') return link.request('memory.list', p);
+    'memory.list': async (e, p: ParamsOf<'memory.list'>, c, remote) => {
+      if (p?.scope === 'global') return remote('memory.list', p);
       if (p?.scope === 'project') return h['memory.list'](e, p, c);
       return listBoth(
         await h['memory.list'](e, { ...p, scope: 'project' }, c),
-        (offset, limit) => link.request('memory.list', { ...p, offset, limit }),
+        (offset, limit) => remote('memory.list', { ...p, offset, limit }),
         p,
       );
     },
-    search: async (e, p, c) => {
-      if (p?.scope === 'global') return link.request('search', p);
+    search: async (e, p: ParamsOf<'search'>, c, remote) => {
+      if (p?.scope === 'global') return remote('search', p);
       if (p?.scope === 'project') return h.search(e, p, c);
-      const [local, remote] = await Promise.all([
-        h.search(e, { ...p, scope: 'project' }, c),
-        link.request('search', { ...p, scope: 'global' }),
-      ]);
-      return mergeSearch(local, remote, p.limit);
+      const [local, other] = await Promise.all([h.search(e, { ...p, scope: 'project' }, c), remote('search', { ...p, scope: 'global' })]);
+      return mergeSearch(local, other, p.limit);
     },
-    'memory.typeCounts': async (e, p, c) => {
-      if (p?.scope === 'global') return link.request('memory.typeCounts', p);
+    'memory.typeCounts': async (e, p: ParamsOf<'memory.typeCounts'>, c, remote) => {
+      if (p?.scope === 'global') return remote('memory.typeCounts', p);
       const local = await h['memory.typeCounts'](e, { scope: 'project' }, c);
       if (p?.scope === 'project') return local;
-      const remote = await link.request('memory.typeCounts', { scope: 'global' });
+      const other = await remote('memory.typeCounts', { scope: 'global' });
       const out = { ...local };
-      for (const [t, n] of Object.entries(remote)) out[t] = (out[t] ?? 0) + n;
+      for (const [t, n] of Object.entries(other)) out[t] = (out[t] ?? 0) + n;
       return out;
     },
-    stats: async (e, p, c) => {
+    stats: async (e, p: ParamsOf<'stats'>, c, remote) => {
       const local = await h.stats(e, p, c);
-      return { ...local, global: (await link.request('stats', {})).global };
+      return { ...local, global: (await remote('stats', {})).global };
     },
   };
 }

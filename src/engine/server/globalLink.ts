@@ -1,8 +1,9 @@
 /**
  * An engine whose global store is owned by another project's engine (it opened `global/`
  * read-only) reaches the global memories through that owner's `global/engine.sock`
- * (globalScope.ts). This is the connection: typed requests, the owner's events, and a clear
- * error when the owner is gone (the global store stays read-only here until this engine restarts).
+ * (globalScope.ts). This is one connection: typed requests, the owner's events, and
+ * GlobalLinkLost for every request in flight (or made after) when the owner goes away —
+ * globalRoute.ts then reconnects to the next owner or takes the store over.
  */
 import { EngineError } from '../errors';
 import type { EngineEvent, EngineMethod, FromEngineMessage, ParamsOf, ResultOf } from '../protocol';
@@ -14,6 +15,13 @@ interface Waiter {
   reject(e: Error): void;
 }
 
+/** The owner of the global store went away with this request unanswered (its outcome is unknown). */
+export class GlobalLinkLost extends EngineError {
+  constructor() {
+    super('engine_unavailable', 'The window serving the global memories closed; they are reached again once another engine serves them.');
+  }
+}
+
 export class GlobalLink {
   private nextId = 1;
   private readonly waiting = new Map<number, Waiter>();
@@ -22,6 +30,7 @@ export class GlobalLink {
   private constructor(
     private readonly transport: SocketTransport,
     onEvent: (e: EngineEvent) => void,
+    onLost: () => void,
   ) {
     transport.on('message', (m: FromEngineMessage) => {
       if (m.kind === 'event') onEvent(m.event);
@@ -32,18 +41,28 @@ export class GlobalLink {
       else w?.reject(EngineError.fromPayload(m.error));
     });
     transport.on('exit', () => {
+      const wasOpen = !this.closed;
       this.closed = true;
-      for (const w of this.waiting.values()) w.reject(gone());
+      for (const w of this.waiting.values()) w.reject(new GlobalLinkLost());
       this.waiting.clear();
+      if (wasOpen) onLost();
     });
   }
 
-  /** Connects to the owner of the global store in `globalDir`; undefined when nobody serves it. */
-  static async open(globalDir: string, client: string, onEvent: (e: EngineEvent) => void): Promise<GlobalLink | undefined> {
+  /**
+   * Connects to the owner of the global store in `globalDir`; undefined when nobody serves it.
+   * `onLost` is called once if the owner goes away (not after close()).
+   */
+  static async open(
+    globalDir: string,
+    client: string,
+    onEvent: (e: EngineEvent) => void,
+    onLost: () => void = () => undefined,
+  ): Promise<GlobalLink | undefined> {
     const secret = readSecret(globalDir);
     if (!secret) return undefined;
     const c = await connectToOwner(socketPath(globalDir), secret, client);
-    return c ? new GlobalLink(c.transport, onEvent) : undefined;
+    return c ? new GlobalLink(c.transport, onEvent, onLost) : undefined;
   }
 
   get connected(): boolean {
@@ -51,7 +70,7 @@ export class GlobalLink {
   }
 
   request<M extends EngineMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
-    if (this.closed) return Promise.reject(gone());
+    if (this.closed) return Promise.reject(new GlobalLinkLost());
     const id = this.nextId++;
     return new Promise<ResultOf<M>>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
@@ -63,11 +82,4 @@ export class GlobalLink {
     this.closed = true;
     return this.transport.terminate();
   }
-}
-
-function gone(): EngineError {
-  return new EngineError(
-    'engine_unavailable',
-    "The global memories are served by another project's window, which has closed: they are read-only here until the engine restarts.",
-  );
 }

@@ -1,18 +1,97 @@
 /**
  * Exactly-once creates across an owner's death (ARCHITECTURE.md "One owner, many clients").
  * The client's idempotency key is stored in the memory's metadata by the same transaction that
- * writes the memory, so it is durable exactly when the memory is. A retry of an applied create
- * meets the content-hash gate (same text, live memory) and comes back as a duplicate of a memory
- * holding the same key: that is the original create, answered as such instead of a second write.
+ * writes the memory, so it is durable exactly when the memory is. A create sent again after its
+ * engine went away is marked (IDEMPOTENCY_RETRY, never stored); before it runs, the store is
+ * asked whether a memory with the same text already carries its key:
+ *
+ * - a live one: the create was applied; it is answered as the original create (`created`);
+ * - a tombstone the smart store absorbed into another memory (auto-merge on write,
+ *   docs/consolidation.md): the create was applied as a merge; it is answered as that merge
+ *   (`duplicate`, action `merged`, the surviving memory) instead of merging the text a second time.
+ *
+ * A first send costs nothing extra: if its text is already live with its key (a retry that was
+ * not marked), the content-hash gate answers it and it is recognized afterwards.
  */
 import type { CallContext, MemoryEngine } from '../engine';
-import { IDEMPOTENCY_KEY, type CreateMemoryInput, type CreateMemoryResult } from '../protocol';
+import type { MemoryRecord } from '../../core/memory/types';
+import { normalizeAndHashContent } from '../../core/text/normalize';
+import type { StoreRuntime } from '../runtime/storeRuntime';
+import { IDEMPOTENCY_KEY, IDEMPOTENCY_RETRY, type CreateMemoryInput, type CreateMemoryResult } from '../protocol';
 
-export async function idempotentCreate(engine: MemoryEngine, input: CreateMemoryInput, _ctx?: CallContext): Promise<CreateMemoryResult> {
+/** How many of the newest deletions a retry searches for the tombstone of its merged create (it comes seconds after). */
+const RECENT_DELETIONS = 5000;
+
+export async function idempotentCreate(engine: MemoryEngine, given: CreateMemoryInput, _ctx?: CallContext): Promise<CreateMemoryResult> {
+  const retry = given?.metadata?.[IDEMPOTENCY_RETRY] === true;
+  const input = withoutRetryMark(given);
+  const key = input?.metadata?.[IDEMPOTENCY_KEY];
+  if (retry && typeof key === 'string' && typeof input.content === 'string') {
+    const earlier = appliedBefore(engine.memories.runtimeFor(input), input.content, key);
+    if (earlier) return earlier;
+  }
   const result = await engine.memories.create(input);
-  const key = input.metadata?.[IDEMPOTENCY_KEY];
+  // The content-hash gate met a memory holding this key: the original create.
   if (typeof key === 'string' && result.status === 'duplicate' && result.memory.metadata?.[IDEMPOTENCY_KEY] === key) {
     return { ...result, status: 'created', action: 'stored' };
   }
   return result;
+}
+
+function withoutRetryMark(input: CreateMemoryInput): CreateMemoryInput {
+  if (!input?.metadata || !(IDEMPOTENCY_RETRY in input.metadata)) return input;
+  const { [IDEMPOTENCY_RETRY]: _mark, ...metadata } = input.metadata;
+  return { ...input, metadata };
+}
+
+/** The answer to a create already applied with this key, or undefined when it was not. */
+function appliedBefore(rt: StoreRuntime, content: string, key: string): CreateMemoryResult | undefined {
+  const { contentHash } = normalizeAndHashContent(content);
+  const live = rt.store.get('SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [
+    rt.projectId,
+    contentHash,
+  ]);
+  const liveRecord = live ? rt.memory.get(String(live.id)) : undefined;
+  if (liveRecord && liveRecord.metadata?.[IDEMPOTENCY_KEY] === key) {
+    return { status: 'created', memory: liveRecord, warnings: [], action: 'stored', embedding: embeddingOf(liveRecord), suggestions: [] };
+  }
+  const tombstones = rt.store.all(
+    `SELECT id FROM (SELECT id, project_id, content_hash FROM memories WHERE deleted_at IS NOT NULL ORDER BY deleted_at DESC LIMIT ?)
+      WHERE project_id = ? AND content_hash = ?`,
+    [RECENT_DELETIONS, rt.projectId, contentHash],
+  );
+  for (const row of tombstones) {
+    const absorbed = rt.memory.get(String(row.id), { includeDeleted: true });
+    if (!absorbed || absorbed.metadata?.[IDEMPOTENCY_KEY] !== key) continue;
+    const survivor = survivorOf(rt, absorbed);
+    if (!survivor) {
+      // Applied, then deleted by someone since: still the original create, not a new one.
+      return { status: 'created', memory: absorbed, warnings: [], action: 'stored', embedding: embeddingOf(absorbed), suggestions: [] };
+    }
+    return {
+      status: 'duplicate',
+      memory: survivor,
+      warnings: [`merged into ${survivor.id}`],
+      action: 'merged',
+      embedding: embeddingOf(survivor),
+      suggestions: [],
+    };
+  }
+  return undefined;
+}
+
+/** The live memory an absorbed one ended up in (following later merges), if any. */
+function survivorOf(rt: StoreRuntime, absorbed: MemoryRecord): MemoryRecord | undefined {
+  let next = absorbed.replacedBy;
+  for (let hops = 0; next && hops < 20; hops++) {
+    const m = rt.memory.get(next, { includeDeleted: true });
+    if (!m) return undefined;
+    if (!m.deletedAt) return m;
+    next = m.replacedBy;
+  }
+  return undefined;
+}
+
+function embeddingOf(m: MemoryRecord): 'ready' | 'pending' {
+  return m.embeddingStatus === 'ready' ? 'ready' : 'pending';
 }

@@ -17,10 +17,15 @@ export class MemoriesService {
   constructor(private readonly ctx: EngineContext) {}
 
   async create(input: CreateMemoryInput): Promise<CreateMemoryResult> {
-    const rt = this.ctx.stores.runtime(input.scope === 'global' ? 'global' : 'project');
+    const rt = this.runtimeFor(input);
     const result = await this.ctx.write(rt, () => rt.create(input));
     if (result.status === 'created') this.ctx.changed('created', [result.memory.id], rt.name);
     return result;
+  }
+
+  /** The store a create goes to (server/idempotency.ts looks a retried create up there first). */
+  runtimeFor(input: CreateMemoryInput): StoreRuntime {
+    return this.ctx.stores.runtime(input.scope === 'global' ? 'global' : 'project');
   }
 
   get(id: string, includeDeleted = false): MemoryRecord | null {

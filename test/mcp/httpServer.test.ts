@@ -1,0 +1,176 @@
+// `agent-memory mcp --http` as a real process, driven by the MCP SDK's own Streamable HTTP
+// client: tools, store, recall; and the locks on the door — 127.0.0.1 only, a bearer token on
+// every request (401), no foreign Origin or Host (403), a token file others can read refused.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { tmpDir } from '../helpers/tmp';
+import { fakeClone } from '../helpers/clones';
+import { CLI_TS, ROOT, runCli } from '../helpers/cliProcess';
+
+type TextResult = { content: { type: string; text: string }[]; isError?: boolean };
+const textOf = (r: unknown) => (r as TextResult).content.map((c) => c.text).join('\n');
+
+interface Served {
+  proc: ChildProcess;
+  url: string;
+  port: number;
+  stderr: () => string;
+}
+
+/** Starts `agent-memory mcp --http 0 …` and waits for the line naming its URL. */
+function serve(ws: string, home: string, extra: string[] = []): Promise<Served> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', CLI_TS, 'mcp', '--http', '0', '--workspace', ws, ...extra], {
+    cwd: ROOT,
+    env: { ...process.env, AGENT_MEMORY_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL within 60 s: ${err}`)), 60_000);
+    proc.stderr.on('data', (d: Buffer) => {
+      err += d.toString('utf8');
+      const m = /Streamable HTTP on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/.exec(err);
+      if (m && (extra.includes('--token-file') || /\(also in .*\)/.test(err))) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1]!, port: Number(m[2]), stderr: () => err });
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`exited with ${code}: ${err}`)));
+  });
+}
+
+async function stop(s: Served): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => s.proc.once('exit', (code) => resolve(code)));
+  s.proc.kill('SIGTERM');
+  return exited;
+}
+
+/** A raw POST of an initialize request with the headers given (node:http, so Host can be set). */
+function rawPost(port: number, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+test(
+  'the SDK Streamable HTTP client lists the tools, stores and recalls through agent-memory mcp --http',
+  { timeout: 180_000 },
+  async () => {
+    const root = tmpDir('am-mcp-http-');
+    const ws = fakeClone(root, 'repo');
+    fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
+    const home = path.join(root, 'home');
+    const s = await serve(ws, home);
+    try {
+      const token = /bearer token: (\S+)/.exec(s.stderr())![1]!;
+      const file = /\(also in (.*), mode 0600\)/.exec(s.stderr())![1]!;
+      assert.equal(fs.readFileSync(file, 'utf8').trim(), token, 'the token file holds the printed token');
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+      assert.equal(s.stderr().split(token).length - 1, 1, 'the token is printed once');
+
+      const client = new Client({ name: 'agent-memory-http-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+      );
+      try {
+        const { tools } = await client.listTools();
+        assert.ok(
+          ['store_memory', 'recall_memories', 'get_project_context'].every((n) => tools.some((t) => t.name === n)),
+          tools.map((t) => t.name).join(', '),
+        );
+        const stored = JSON.parse(
+          textOf(
+            await client.callTool({
+              name: 'store_memory',
+              arguments: { content: 'The staging database is restored from the nightly backup every Monday at 04:00.' },
+            }),
+          ),
+        ) as { status: string; id: string };
+        assert.equal(stored.status, 'created');
+        const recalled = textOf(await client.callTool({ name: 'recall_memories', arguments: { query: 'staging database backup' } }));
+        assert.match(recalled, /nightly backup every Monday/);
+        assert.match(recalled, new RegExp(`id=${stored.id}`));
+      } finally {
+        await client.close();
+      }
+
+      // A second client without the token is turned away by the SDK client itself (401).
+      const anonymous = new Client({ name: 'no-token', version: '1.0.0' });
+      await assert.rejects(anonymous.connect(new StreamableHTTPClientTransport(new URL(s.url))), /bearer token is required/);
+
+      const ok = { authorization: `Bearer ${token}` };
+      assert.equal((await rawPost(s.port, {})).status, 401, 'no token');
+      assert.equal((await rawPost(s.port, { authorization: 'Bearer not-the-token' })).status, 401, 'wrong token');
+      assert.equal((await rawPost(s.port, { authorization: `Basic ${token}` })).status, 401, 'not a bearer token');
+      const foreign = await rawPost(s.port, { ...ok, origin: 'http://evil.example' });
+      assert.equal(foreign.status, 403, 'a foreign Origin');
+      assert.match(foreign.body, /Origin http:\/\/evil\.example/);
+      assert.equal((await rawPost(s.port, { ...ok, origin: `http://127.0.0.1:${s.port + 1}` })).status, 403, 'another local port');
+      assert.equal((await rawPost(s.port, { ...ok, host: `evil.example:${s.port}` })).status, 403, 'a rebound Host name');
+      assert.equal((await rawPost(s.port, { ...ok, origin: `http://localhost:${s.port}` })).status, 200, "the server's own Origin");
+      assert.equal((await rawPost(s.port, ok)).status, 200, 'no Origin (not a browser) with the token');
+    } finally {
+      assert.equal(await stop(s), 0, 'SIGTERM ends it cleanly');
+    }
+  },
+);
+
+test(
+  'agent-memory mcp --http: a given token file is used; a readable-by-others one and any host but 127.0.0.1 are refused',
+  { timeout: 120_000 },
+  async () => {
+    const root = tmpDir('am-mcp-http-');
+    const ws = fakeClone(root, 'repo');
+    fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
+    const home = path.join(root, 'home');
+    const env = { AGENT_MEMORY_HOME: home };
+
+    const host = await runCli(['mcp', '--http', '0', '--host', '0.0.0.0', '--workspace', ws], env);
+    assert.equal(host.code, 2);
+    assert.match(host.stderr, /127\.0\.0\.1 only/);
+
+    const tokenFile = path.join(root, 'token');
+    fs.writeFileSync(tokenFile, 'a-token-of-my-own-choosing-1234\n', { mode: 0o644 });
+    fs.chmodSync(tokenFile, 0o644);
+    const open = await runCli(['mcp', '--http', '0', '--token-file', tokenFile, '--workspace', ws], env);
+    assert.equal(open.code, 1);
+    assert.match(open.stderr, /chmod 600/);
+
+    fs.chmodSync(tokenFile, 0o600);
+    const s = await serve(ws, home, ['--token-file', tokenFile]);
+    try {
+      assert.doesNotMatch(s.stderr(), /a-token-of-my-own-choosing/, 'a given token is not printed');
+      assert.equal((await rawPost(s.port, { authorization: 'Bearer a-token-of-my-own-choosing-1234' })).status, 200);
+      assert.equal((await rawPost(s.port, { authorization: 'Bearer a-token-of-my-own-choosing-12345' })).status, 401);
+    } finally {
+      assert.equal(await stop(s), 0);
+    }
+  },
+);
