@@ -65,7 +65,7 @@ async function calibrate(name: string): Promise<void> {
     `${name}: cosine of the best-placed evidence hit, p10 ${percentile(gold, 0.1).toFixed(3)}, p50 ${percentile(gold, 0.5).toFixed(3)}\n`,
   );
   process.stdout.write('floor   nonsense_hit_rate  recall_any@10\n');
-  for (let f = 0; f <= 0.9001; f += 0.05) {
+  for (let f = 0; f <= 0.9001; f += 0.025) {
     const rate = off.filter((a) => a.hits.some((h) => clears(h, f))).length / off.length;
     const recall =
       real.filter((a) =>
@@ -74,7 +74,7 @@ async function calibrate(name: string): Promise<void> {
           .slice(0, 10)
           .some((h) => evidence.get(a.query)?.has(h.diaId)),
       ).length / real.length;
-    process.stdout.write(`${f.toFixed(2).padEnd(8)}${rate.toFixed(4).padEnd(19)}${recall.toFixed(4)}\n`);
+    process.stdout.write(`${f.toFixed(3).padEnd(8)}${rate.toFixed(4).padEnd(19)}${recall.toFixed(4)}\n`);
   }
 }
 

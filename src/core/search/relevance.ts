@@ -29,7 +29,7 @@ export interface VectorCalibration {
 
 /** Calibrations by embedder id prefix (Embedder.id: 'builtin:use-lite', 'hash:3', 'ollama:nomic-embed-text'). */
 const CALIBRATIONS: readonly { prefix: string; calibration: VectorCalibration }[] = [
-  { prefix: 'builtin:use-lite', calibration: { floor: 0.5, strong: 0.8, source: 'measured' } },
+  { prefix: 'builtin:use-lite', calibration: { floor: 0.45, strong: 0.8, source: 'measured' } },
   { prefix: 'hash:', calibration: { floor: 0.3, strong: 0.7, source: 'measured' } },
   { prefix: 'ollama:nomic-embed-text', calibration: { floor: 0.6, strong: 0.85, source: 'provisional' } },
 ];
