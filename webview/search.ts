@@ -1,12 +1,14 @@
 /**
  * The search panel (browser code). Debounced search as you type, filters (types, scope, tags,
- * created-at range), results with the full score breakdown, open / edit / promote / delete per
- * result, and keyboard navigation: ↑/↓ move between results, Enter opens, Delete asks to
+ * created-at range), recent memories for an empty query; results with their relevance (the
+ * per-leg breakdown on hover), matched words highlighted, long text clamped with "Show more",
+ * actions on hover and in the context menu; and keyboard navigation: ↑/↓ move between results, Enter opens, Delete asks to
  * delete, / focuses the query, Esc clears. Memory text is rendered with textContent only
  * (lib/dom.ts builds every element; there is no innerHTML).
  */
 import type { FromSearchView, SearchFiltersView, SearchResultView, ToSearchView } from '../src/extension/webviewMessages';
 import { byId, clear, h, icon } from './lib/dom';
+import { highlightSegments } from './lib/highlight';
 import { channel } from './lib/vscodeApi';
 
 const vscode = channel<ToSearchView, FromSearchView>();
@@ -90,17 +92,12 @@ function search(): void {
   const query = input.value;
   const filters = currentFilters();
   vscode.setState<SavedState>({ query, filters });
-  if (!query.trim()) {
-    clear(list);
-    setStatus('Type to search your memories. Filters narrow the results.');
-    return;
-  }
   if (filters.createdAfter && filters.createdBefore && filters.createdAfter > filters.createdBefore) {
     clear(list);
     setStatus('"After" is later than "Before": no memory can match. Fix the dates or clear them.', 'error');
     return;
   }
-  setStatus('Searching…');
+  setStatus(query.trim() ? 'Searching…' : 'Loading recent memories…');
   vscode.post({ type: 'search', query, filters });
 }
 
@@ -111,8 +108,9 @@ function schedule(): void {
 
 // ── results ────────────────────────────────────────────────────────────────────────────────
 
+/** An icon-only action, shown on hover, focus or selection (search.css); labelled for screen readers. */
 function button(label: string, codicon: string, onClick: () => void): HTMLButtonElement {
-  const b = h('button', { class: 'action', title: label, 'aria-label': label, tabindex: '-1' }, icon(codicon), h('span', {}, label));
+  const b = h('button', { class: 'action', title: label, 'aria-label': label }, icon(codicon));
   b.addEventListener('click', (e) => {
     e.stopPropagation();
     onClick();
@@ -121,58 +119,118 @@ function button(label: string, codicon: string, onClick: () => void): HTMLButton
 }
 
 const fmt = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(2));
+const percent = (v: number) => `${Math.round(v * 100)} %`;
 
-function scoreBreakdown(r: SearchResultView): HTMLElement {
-  const part = (name: string, value: number | undefined, title: string) =>
-    h(
-      'span',
-      { class: `score-part${value === undefined ? ' missing' : ''}`, title },
-      `${name} `,
-      h('span', { class: 'score-value' }, fmt(value)),
-    );
+/** The per-leg breakdown, for the relevance's tooltip. */
+function breakdown(r: SearchResultView): string {
+  const lines = [`Relevance ${percent(r.relevance ?? 0)}`];
+  lines.push(r.matchedTerms.length ? `Matched words: ${r.matchedTerms.join(', ')}` : 'No query word in the text (found by meaning)');
+  if (r.similarity !== undefined) lines.push(`Cosine similarity ${r.similarity.toFixed(2)}`);
+  lines.push(`Ranking: final ${fmt(r.score)} · text ${fmt(r.legs.keyword)} · vector ${fmt(r.legs.vector)} · graph ${fmt(r.legs.graph)}`);
+  if (r.legs.date !== undefined) lines.push(`Date boost ${fmt(r.legs.date)} (written on a date the query names)`);
+  lines.push(`Found by: ${r.matchType ?? 'keyword'}`);
+  return lines.join('\n');
+}
+
+function relevanceBadge(r: SearchResultView): HTMLElement | undefined {
+  if (r.relevance === undefined) return undefined;
+  const meter = h('meter', { min: '0', max: '1', value: String(r.relevance), 'aria-hidden': 'true' });
   return h(
     'span',
-    { class: 'score', title: 'Score breakdown' },
-    part('final', r.score, 'Combined score (higher is better)'),
-    part('text', r.legs.keyword, 'Full-text (BM25) score, normalized'),
-    part('vector', r.legs.vector, 'Vector (cosine) score, normalized'),
-    part('graph', r.legs.graph, 'Knowledge-graph boost'),
-    // Only when it applied: most queries name no date.
-    ...(r.legs.date !== undefined ? [part('date', r.legs.date, 'Written on a date the query names')] : []),
+    { class: 'relevance', title: breakdown(r), 'aria-label': `Relevance ${percent(r.relevance)}` },
+    meter,
+    percent(r.relevance),
+  );
+}
+
+/** The text with the matched words in <mark>s: each segment is a text node (highlight.ts). */
+function highlighted(text: string, terms: readonly string[]): HTMLElement {
+  const p = h('p', { class: 'content' });
+  for (const seg of highlightSegments(text, terms)) p.appendChild(seg.mark ? h('mark', {}, seg.text) : document.createTextNode(seg.text));
+  return p;
+}
+
+/** Long text is clamped to a few lines (search.css); "Show more" lifts the clamp. */
+const CLAMP_CHARS = 320;
+const CLAMP_LINES = 4;
+
+function clampToggle(content: HTMLElement, text: string, index: number): HTMLElement | undefined {
+  if (text.length <= CLAMP_CHARS && text.split('\n').length <= CLAMP_LINES) return undefined;
+  content.classList.add('clamped');
+  content.id = `content-${index}`;
+  const more = h('button', { class: 'more', 'aria-expanded': 'false', 'aria-controls': content.id }, 'Show more');
+  more.addEventListener('click', (e) => {
+    e.stopPropagation();
+    const open = content.classList.toggle('clamped') === false;
+    more.textContent = open ? 'Show less' : 'Show more';
+    more.setAttribute('aria-expanded', String(open));
+  });
+  return more;
+}
+
+function relativeDate(iso: string): string {
+  const ms = Date.now() - Date.parse(iso);
+  if (!Number.isFinite(ms)) return iso;
+  const units: [number, string][] = [
+    [365 * 86_400_000, 'year'],
+    [30 * 86_400_000, 'month'],
+    [7 * 86_400_000, 'week'],
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+  ];
+  for (const [size, name] of units) {
+    const n = Math.floor(ms / size);
+    if (n >= 1) return `${n} ${name}${n === 1 ? '' : 's'} ago`;
+  }
+  return 'just now';
+}
+
+function actions(r: SearchResultView): HTMLElement {
+  return h(
+    'span',
+    { class: 'actions', role: 'toolbar', 'aria-label': 'Actions' },
+    button('Open', 'go-to-file', () => vscode.post({ type: 'open', id: r.id })),
+    button('Copy text', 'copy', () => vscode.post({ type: 'copy', id: r.id })),
+    button('Edit…', 'edit', () => vscode.post({ type: 'edit', id: r.id })),
+    button('Make permanent', 'pinned', () => vscode.post({ type: 'promote', id: r.id })),
+    button('Delete…', 'trash', () => vscode.post({ type: 'delete', id: r.id })),
   );
 }
 
 function renderResult(r: SearchResultView, index: number): HTMLElement {
+  const content = highlighted(r.content, r.matchedTerms);
+  const more = clampToggle(content, r.content, index);
+  const when = h('span', { title: new Date(r.createdAt).toLocaleString() }, relativeDate(r.createdAt));
   const li = h(
     'li',
-    { class: 'result', 'data-id': r.id, role: 'option', tabindex: '-1', 'aria-selected': 'false', id: `result-${index}` },
+    {
+      class: 'result',
+      'data-id': r.id,
+      // The webview context menu (package.json webview/context) reads this; the commands get memoryId.
+      'data-vscode-context': JSON.stringify({ webviewSection: 'memory', memoryId: r.id, preventDefaultContextMenuItems: true }),
+      role: 'option',
+      tabindex: '-1',
+      'aria-selected': 'false',
+      'aria-label': `${r.title || r.content.slice(0, 80)}${r.relevance !== undefined ? `, relevance ${percent(r.relevance)}` : ''}`,
+      id: `result-${index}`,
+    },
     h(
       'div',
       { class: 'result-head' },
       icon(r.scope === 'global' ? 'globe' : 'note'),
-      h('span', { class: 'title' }, r.title || r.content.split('\n')[0]!.slice(0, 80)),
-      h('span', { class: 'badge', title: 'Memory type' }, r.type),
-      h('span', { class: `match match-${r.matchType ?? 'keyword'}`, title: 'Which search legs found it' }, r.matchType ?? 'keyword'),
+      r.title ? h('span', { class: 'title' }, r.title) : h('span', { class: 'title untitled' }),
+      relevanceBadge(r),
+      actions(r),
     ),
-    h('p', { class: 'content' }, r.content),
+    content,
+    more,
     h(
       'div',
       { class: 'result-meta' },
-      scoreBreakdown(r),
-      h(
-        'span',
-        { class: 'meta', title: r.createdAt },
-        `${r.scope} · ${r.createdAt.slice(0, 10)}${r.importance !== undefined ? ` · importance ${r.importance}` : ''}${r.lifetime ? ` · ${r.lifetime}` : ''}`,
-      ),
-    ),
-    h(
-      'div',
-      { class: 'result-foot' },
-      h('span', { class: 'tags' }, r.tags.map((t) => `#${t}`).join(' ')),
-      button('Open', 'go-to-file', () => vscode.post({ type: 'open', id: r.id })),
-      button('Edit', 'edit', () => vscode.post({ type: 'edit', id: r.id })),
-      button('Promote', 'pinned', () => vscode.post({ type: 'promote', id: r.id })),
-      button('Delete', 'trash', () => vscode.post({ type: 'delete', id: r.id })),
+      h('span', { class: 'badge', title: 'Memory type' }, r.type),
+      h('span', { class: 'meta' }, r.scope === 'global' ? 'global' : 'project', ' · ', when, r.lifetime ? ` · ${r.lifetime}` : ''),
+      r.tags.length ? h('span', { class: 'tags' }, r.tags.map((t) => `#${t}`).join(' ')) : undefined,
     ),
   );
   li.addEventListener('click', () => select(index));
@@ -311,13 +369,18 @@ function onResults(m: ResultsMessage): void {
     selected = again;
     if (document.activeElement === document.body) results()[again]!.focus();
   }
-  const f = currentFilters();
-  const filtered = Object.keys(f).length > 0;
-  if (m.results.length) {
-    setStatus(`${m.results.length} result${m.results.length === 1 ? '' : 's'} (${m.legsUsed.join(' + ')}, ${m.tookMs.toFixed(0)} ms)`);
-  } else {
-    setStatus(filtered ? 'No memory matches with these filters. Clear the filters to search everything.' : 'No memory matches.', 'empty');
+  setStatus(...resultsStatus(m, Object.keys(currentFilters()).length > 0));
+}
+
+function resultsStatus(m: ResultsMessage, filtered: boolean): [string, 'info' | 'empty'] {
+  const n = m.results.length;
+  if (m.recent) {
+    if (n) return [`Recent memories — type to search`, 'info'];
+    return [filtered ? 'No memory with these filters yet.' : 'No memories yet. Add one with "Agent Memory: Add Memory…".', 'empty'];
   }
+  if (n) return [`${n} relevant ${n === 1 ? 'memory' : 'memories'} (${m.legsUsed.join(' + ')}, ${m.tookMs.toFixed(0)} ms)`, 'info'];
+  const none = `No relevant memories for “${m.query.trim()}”.`;
+  return [filtered ? `${none} Clear the filters to search everything.` : none, 'empty'];
 }
 
 vscode.onMessage((m) => {

@@ -5,6 +5,10 @@
 // on top. LOCOMO_FLOAT32_BLOBS=1 stores the rows as float32 instead (the format of older versions),
 // to measure what the compact format costs in recall.
 //
+// Questions go through the engine's search service (src/engine/services/search.ts), over the
+// sample's store as the project store and an empty global store: the relevance floor, the
+// ranking across both stores and the hit hydration are the engine's own.
+//
 // Turns are inserted as rows directly (not through MemoryService.create): the benchmark counts
 // every turn as a memory, while the write path would skip filler ("Cute!") and near-duplicates
 // and give them a TTL. What is measured is retrieval, with the same schema, FTS, bm25, filters
@@ -15,6 +19,9 @@ import * as path from 'node:path';
 import { Store } from '../../src/core/store/store';
 import type { Embedder } from '../../src/core/embed/types';
 import { HybridSearch } from '../../src/core/search/hybrid';
+import { MemoryService } from '../../src/core/memory/memoryService';
+import { defaultConfig } from '../../src/core/config';
+import { SearchService, type SearchableStore } from '../../src/engine/services/search';
 import { VectorStore } from '../../src/core/vectorstore/vectorStore';
 import { vectorToBlob, vectorToFloat32Blob } from '../../src/core/vectorstore/blob';
 import type { SearchSettings } from '../../src/core/search/types';
@@ -27,13 +34,23 @@ export interface EngineRetrieverOptions {
   /** Makes the embedder for this config (undefined = full-text only). */
   embedder?: () => Embedder | Promise<Embedder>;
   settings?: Partial<SearchSettings>;
+  /** Sees every answer (calibrate.ts): the query and its hits as dia ids with their cosine and matched words. */
+  inspect?: (query: string, hits: { diaId: string; similarity?: number; matchedTerms: string[] }[]) => void;
 }
 
 interface SampleStore {
   store: Store;
-  search: HybridSearch;
+  /** The empty global store next to it. */
+  global: Store;
+  search: SearchService;
   idOf: Map<string, string>;
   vectors?: VectorStore;
+}
+
+/** A store as the engine's search service sees it (a StoreRuntime's search, memory and name). */
+function searchable(name: 'project' | 'global', store: Store, search: HybridSearch): SearchableStore {
+  const memory = new MemoryService(store, { projectId: PROJECT });
+  return { name, search: (req) => search.search(req), memory };
 }
 
 /** Embeddings computed once per process, shared by every config with the same space. */
@@ -156,18 +173,35 @@ export class EngineRetriever extends PerSampleRetriever<SampleStore> {
       vectors = await VectorStore.open({ store, space, dimension: this.embedder.dimension });
       await vectors.whenReady();
     }
-    const search = new HybridSearch(store, { projectId: PROJECT, embedder: this.embedder, vectors, settings: this.opts.settings });
-    return { store, search, idOf, vectors };
+    const settings = this.opts.settings;
+    const project = searchable(
+      'project',
+      store,
+      new HybridSearch(store, { projectId: PROJECT, embedder: this.embedder, vectors, settings }),
+    );
+    const global = await Store.open({ dir: path.join(this.ctx.workDir, `${sampleId.replace(/[^\w.-]+/g, '_')}-global`) });
+    const both = [project, searchable('global', global, new HybridSearch(global, { projectId: PROJECT, settings }))];
+    const search = new SearchService({
+      config: defaultConfig(),
+      stores: { forScope: (scope) => both.filter((b) => scope === undefined || b.name === scope) },
+      warn: () => undefined,
+    });
+    return { store, global, search, idOf, vectors };
   }
 
   protected async query(s: SampleStore, query: string, k: number): Promise<string[]> {
-    const r = await s.search.search({ query, limit: k });
-    return r.results.map((x) => s.idOf.get(x.memory.id)!);
+    const r = await s.search.search({ query, limit: k, recordAccess: false });
+    this.opts.inspect?.(
+      query,
+      r.hits.map((h) => ({ diaId: s.idOf.get(h.memory.id)!, similarity: h.similarity, matchedTerms: h.matchedTerms })),
+    );
+    return r.hits.map((x) => s.idOf.get(x.memory.id)!);
   }
 
   protected async dispose(s: SampleStore): Promise<void> {
     await s.vectors?.close({ save: false });
     await s.store.close({ snapshot: false });
+    await s.global.close({ snapshot: false });
   }
 
   override async close(): Promise<void> {

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LocomoDataset } from './data';
 import { MAX_K, computeRecall, type RankedResult, type RecallReport } from './metric';
+import { nonsenseQueries } from './nonsense';
 import type { Retriever, RetrieverFactory } from './retriever';
 
 export interface EvaluateOptions {
@@ -23,8 +24,14 @@ export interface EvaluateTimings {
   searchP50Ms: number;
 }
 
+/** Off-topic queries asked of every sample's store (nonsense.ts): how many, and the share that returned anything. */
+export interface NonsenseReport {
+  nonsense_queries: number;
+  nonsense_hit_rate: number;
+}
+
 export interface Evaluation {
-  report: RecallReport;
+  report: RecallReport & NonsenseReport;
   timings: EvaluateTimings;
   /** Problems with what the retriever returned (repeats, ids of no turn, too many results). */
   warnings: string[];
@@ -45,6 +52,9 @@ export async function evaluate(
   const warnings: string[] = [];
   let indexMs = 0;
   let retriever: Retriever | undefined;
+  const nonsense = nonsenseQueries();
+  let nonsenseHits = 0;
+  let nonsenseAsked = 0;
   try {
     retriever = await factory({ workDir, log });
     for (const sample of dataset.samples) {
@@ -68,6 +78,8 @@ export async function evaluate(
         if (stray.length) warnings.push(`${where}: ids naming no turn: ${stray.slice(0, 3).join(', ')}`);
         results.push({ question: q, ranked: ranked.slice(0, k) });
       }
+      for (const q of nonsense) if ((await retriever.search(sample.sampleId, q, k)).length > 0) nonsenseHits++;
+      nonsenseAsked += nonsense.length;
       await retriever.release?.(sample.sampleId);
       log(
         `  ${name}: ${sample.sampleId}: ${sample.docs.length} turns indexed in ${ms.toFixed(0)} ms, ${sample.questions.length} questions`,
@@ -82,7 +94,11 @@ export async function evaluate(
   }
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
-    report: computeRecall(results, { digits: 'digits' in opts ? opts.digits : 4 }),
+    report: {
+      ...computeRecall(results, { digits: 'digits' in opts ? opts.digits : 4 }),
+      nonsense_queries: nonsenseAsked,
+      nonsense_hit_rate: nonsenseAsked ? Math.round((nonsenseHits / nonsenseAsked) * 10_000) / 10_000 : 0,
+    },
     timings: {
       indexMs: round1(indexMs),
       searchMs: round1(latencies.reduce((a, b) => a + b, 0)),

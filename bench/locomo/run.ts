@@ -6,18 +6,19 @@
  *   file        LoCoMo JSON (default: ../shared/bench/locomo-dev.json from the repo root)
  *   --json      exactly one JSON object on stdout, nothing else (progress goes to stderr):
  *               {"configs": {"<name>": {"questions", "recall_any": {"1","5","10","20"},
- *                "recall_all": {…}, "by_category": {"1": {questions, recall_any, recall_all}, …}}},
+ *                "recall_all": {…}, "by_category": {"1": {questions, recall_any, recall_all}, …},
+ *                "nonsense_queries", "nonsense_hit_rate"}},   (off-topic queries per store: nonsense.ts)
  *                "default": "<name>"}
  *   --configs   comma-separated config names from bench/locomo/configs.ts (default: all)
  *   --list      list the configs and exit
  */
 import { DEFAULT_CONFIG, configs } from './configs';
 import { loadLocomo, type LocomoDataset } from './data';
-import { evaluate, type Evaluation } from './harness';
+import { evaluate, type Evaluation, type NonsenseReport } from './harness';
 import { KS, type RecallGroup, type RecallReport } from './metric';
 
 export interface LocomoJson {
-  configs: Record<string, RecallReport>;
+  configs: Record<string, RecallReport & NonsenseReport>;
   default: string;
 }
 
@@ -106,6 +107,9 @@ export function formatTable(dataset: LocomoDataset, results: Record<string, Eval
     lines.push('');
     const mark = name === defaultConfig ? ' (default)' : '';
     lines.push(`${name}${mark} — ${configs[name]?.description ?? ''}`);
+    lines.push(
+      `  nonsense_hit_rate ${e.report.nonsense_hit_rate.toFixed(3)} over ${e.report.nonsense_queries} off-topic queries (target ≤ 0.05)`,
+    );
     lines.push(`  index ${e.timings.indexMs} ms, search ${e.timings.searchMs} ms total, p50 ${e.timings.searchP50Ms} ms/query`);
     lines.push(head);
     lines.push(row('overall', e.report));

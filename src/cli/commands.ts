@@ -46,9 +46,9 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
       ...filters(a),
     });
     const lines = r.hits.map(
-      (h, i) => `${i + 1}. ${h.memory.id} [${h.memory.type}, ${h.store}] ${h.memory.title} (score ${h.score.toFixed(3)})`,
+      (h, i) => `${i + 1}. ${h.memory.id} [${h.memory.type}, ${h.store}] ${h.memory.title} (relevance ${Math.round(h.relevance * 100)} %)`,
     );
-    return { json: r, text: lines.length ? lines.join('\n') : 'no matches' };
+    return { json: r, text: lines.length ? lines.join('\n') : 'no relevant memories' };
   },
   get: async (engine, a) => {
     const id = need(a, 'id');

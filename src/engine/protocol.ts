@@ -135,8 +135,17 @@ export type SearchLeg = 'keyword' | 'vector' | 'graph' | 'date';
 
 export interface SearchHit {
   memory: MemorySummary;
-  /** Combined score, higher is better (not comparable across queries). */
+  /** The store's own ranking score (hybrid, min-max per search): orders one store's list, not comparable across queries. */
   score: number;
+  /**
+   * The relevance people see, 0…1: absolute (share of the query's words matched, cosine against the
+   * embedder's calibration), comparable across queries and stores; docs/recall.md "Relevance".
+   */
+  relevance: number;
+  /** The query's words (and quoted phrases) the memory contains, for highlighting. */
+  matchedTerms: string[];
+  /** Raw cosine with the query (absent without a vector leg or a vector for this memory). */
+  similarity?: number;
   /** Which legs matched and their raw scores (docs/recall.md: every result says so). */
   legs: Partial<Record<SearchLeg, number>>;
   store: StoreName;

@@ -74,7 +74,7 @@ function renderHits(stream: ChatStream, hits: readonly SearchHit[], withScores =
       const s = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(2));
       stream.markdown(
         new vscode.MarkdownString(
-          ` · score **${h.score.toFixed(2)}** (text ${s(h.legs.keyword)} · vector ${s(h.legs.vector)} · graph ${s(h.legs.graph)}${h.legs.date !== undefined ? ` · date ${s(h.legs.date)}` : ''}, ${h.matchType ?? 'keyword'})`,
+          ` · relevance **${Math.round(h.relevance * 100)} %** (text ${s(h.legs.keyword)} · vector ${s(h.legs.vector)} · graph ${s(h.legs.graph)}${h.legs.date !== undefined ? ` · date ${s(h.legs.date)}` : ''}, ${h.matchType ?? 'keyword'})`,
         ),
       );
     }

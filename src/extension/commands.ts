@@ -12,7 +12,8 @@ import { MEMORY_TYPES } from '../core/memory/types';
 import type { Logger } from './log';
 import type { MemoryTreeProvider, TreeNode } from './memoryTree';
 import { memoryUri } from './memoryDocument';
-import { GraphPanel, SearchPanel, type PanelActions } from './panels';
+import { GraphPanel, type PanelActions } from './panels';
+import { SearchPanel, registerSearchPanel } from './searchPanel';
 import { stripRecall } from './recall';
 import { rememberUndo, undoChange } from './undoLast';
 import { askNewMemory } from './addMemoryInput';
@@ -197,6 +198,7 @@ export function registerCommands(d: CommandDeps): void {
     delete: (id) => vscode.commands.executeCommand(COMMANDS.deleteMemory, id),
     promote: (id) => vscode.commands.executeCommand(COMMANDS.promoteMemory, id),
   };
+  context.subscriptions.push(...registerSearchPanel(context, engine, actions));
 
   // A string argument saves at once (general, this project, the engine's lifecycle default);
   // an object may set the other fields; no argument asks step by step (addMemoryInput.ts),

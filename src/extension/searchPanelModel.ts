@@ -2,7 +2,7 @@
  * The search panel's data handling on the extension side: the webview's filters (untrusted
  * input, kept only when well-typed) → engine search params, and engine hits → result views.
  */
-import type { SearchHit, SearchParams } from '../engine/protocol';
+import type { MemorySummary, SearchHit, SearchParams } from '../engine/protocol';
 import type { SearchFiltersView, SearchResultView } from './webviewMessages';
 import { describeExpiry } from '../core/lifecycle/remaining';
 
@@ -49,15 +49,32 @@ function nextDay(date: string): string {
   return d.toISOString().slice(0, 10);
 }
 
+/**
+ * The title worth showing above the text: the memory's title unless it only repeats the start of
+ * the content (titles derived from the text, cut mid-word: the card would say everything twice).
+ */
+export function realTitle(title: string, content: string): string {
+  const t = title
+    .trim()
+    .replace(/(?:…|\.\.\.)$/u, '')
+    .trim();
+  if (!t) return '';
+  const norm = (s: string) => s.replace(/\s+/gu, ' ').trim().toLowerCase();
+  return norm(content).startsWith(norm(t)) ? '' : title.trim();
+}
+
 export function resultView(h: SearchHit): SearchResultView {
   return {
     id: h.memory.id,
-    title: h.memory.title,
+    title: realTitle(h.memory.title, h.content),
     content: h.content,
     type: h.memory.type,
     scope: h.memory.scope,
     tags: h.memory.tags,
     score: h.score,
+    relevance: h.relevance,
+    matchedTerms: h.matchedTerms,
+    ...(h.similarity !== undefined ? { similarity: h.similarity } : {}),
     legs: h.legs,
     createdAt: h.memory.createdAt,
     importance: h.memory.importance,
@@ -71,4 +88,22 @@ export function resultView(h: SearchHit): SearchResultView {
 function lifetimeOf(expiresAt: string | null): { lifetime?: string } {
   const life = describeExpiry(expiresAt);
   return life ? { lifetime: life } : {};
+}
+
+/** A recent memory (empty query): its preview, no relevance, nothing matched. */
+export function recentView(m: MemorySummary): SearchResultView {
+  return {
+    id: m.id,
+    title: realTitle(m.title, m.preview),
+    content: m.preview,
+    type: m.type,
+    scope: m.scope,
+    tags: m.tags,
+    score: 0,
+    matchedTerms: [],
+    legs: {},
+    createdAt: m.createdAt,
+    importance: m.importance,
+    ...lifetimeOf(m.expiresAt),
+  };
 }

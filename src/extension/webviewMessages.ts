@@ -6,12 +6,19 @@ import type { EntityMemory, EntityNode, GraphView, SearchLeg } from '../engine/p
 
 export interface SearchResultView {
   id: string;
+  /** A title the memory was given (empty when the title only repeats the text's start). */
   title: string;
   content: string;
   type: string;
   scope: string;
   tags: string[];
   score: number;
+  /** The relevance people see, 0…1 (docs/recall.md "Relevance"); absent for recent memories. */
+  relevance?: number;
+  /** Query words the memory contains, to highlight. */
+  matchedTerms: string[];
+  /** Raw cosine with the query, for the hover breakdown. */
+  similarity?: number;
   legs: Partial<Record<SearchLeg, number>>;
   createdAt: string;
   /** Which legs found it: hybrid (both), keyword or vector. */
@@ -34,7 +41,7 @@ export interface SearchFiltersView {
 /** Extension → search webview. */
 export type ToSearchView =
   | { type: 'init'; memoryTypes: string[]; query?: string }
-  | { type: 'results'; query: string; results: SearchResultView[]; legsUsed: SearchLeg[]; tookMs: number }
+  | { type: 'results'; query: string; results: SearchResultView[]; legsUsed: SearchLeg[]; tookMs: number; recent?: boolean }
   | { type: 'error'; message: string };
 
 /** Search webview → extension. */
@@ -42,6 +49,7 @@ export type FromSearchView =
   | { type: 'ready' }
   | { type: 'search'; query: string; memoryType?: string; filters?: SearchFiltersView }
   | { type: 'open'; id: string }
+  | { type: 'copy'; id: string }
   | { type: 'edit'; id: string }
   | { type: 'delete'; id: string }
   | { type: 'promote'; id: string };

@@ -293,10 +293,21 @@ describe('locomo harness', () => {
     assert.throws(() => parseArgs(['--configs']), /needs a comma-separated list/);
     assert.throws(() => parseArgs(['--bogus']), /unknown option --bogus/);
     assert.ok(Object.hasOwn(configs, DEFAULT_CONFIG));
-    const report = computeRecall([{ question: { category: 1, evidence: ['a'] }, ranked: ['a'] }]);
+    const report = {
+      ...computeRecall([{ question: { category: 1, evidence: ['a'] }, ranked: ['a'] }]),
+      nonsense_queries: 240,
+      nonsense_hit_rate: 0.01,
+    };
     const j = toJson({ x: { report, timings: { indexMs: 0, searchMs: 0, searchP50Ms: 0 }, warnings: [] } }, 'x');
     assert.deepEqual(Object.keys(j), ['configs', 'default']);
-    assert.deepEqual(Object.keys(j.configs['x']!), ['questions', 'recall_any', 'recall_all', 'by_category']);
+    assert.deepEqual(Object.keys(j.configs['x']!), [
+      'questions',
+      'recall_any',
+      'recall_all',
+      'by_category',
+      'nonsense_queries',
+      'nonsense_hit_rate',
+    ]);
     assert.equal(j.default, 'x');
   });
 });

@@ -28,6 +28,15 @@ import { CommonTermFilter } from './commonTerms';
 import { applyDateBoost, compareRanked, compareScored, fuse, type Candidate, type Fused } from './fuse';
 import { parseQueryDates, type DateWindow } from './queryDates';
 import { DEFAULT_RERANK_CONFIG, rerank, type RerankConfig } from './rerank';
+import {
+  clearsFloor,
+  contentTerms,
+  matchedTerms,
+  relevanceOf,
+  vectorCalibration,
+  type ContentTerm,
+  type VectorCalibration,
+} from './relevance';
 import { resolveSearchSettings } from './settings';
 import type { HybridSearchDeps, SearchRequest, SearchResponse, SearchResult, SearchSettings, VectorSearcher } from './types';
 
@@ -49,6 +58,12 @@ export const SUMMARY_COLUMNS = HYDRATE_COLUMNS.replace(', content,', `, substr(c
 
 /** Longest query text looked at (the FTS builder and embedders cut further). */
 export const MAX_QUERY_CHARS = 10_000;
+
+/** The evidence a result can show (relevance.ts): the query's content terms, the embedder's calibration. */
+interface Evidence {
+  content: ContentTerm[];
+  cal: VectorCalibration | undefined;
+}
 
 interface Ranked extends Candidate {
   textScore: number;
@@ -174,7 +189,12 @@ export class HybridSearch {
       fused = fuseAll(union);
     }
     const boosted = this.applyGraphBoost(req, query, fused, warnings);
-    let ranked = boosted.filter((c) => c.finalScore >= minScore).sort(compareRanked);
+    // The absolute floor (relevance.ts): no keyword match on a real word and a cosine below the
+    // embedder's calibrated floor means no evidence at all, whatever the min-max scores say.
+    const evidence = this.evidence(query, terms, qvec);
+    let ranked = this.floored(boosted, evidence)
+      .filter((c) => c.finalScore >= minScore)
+      .sort(compareRanked);
 
     if (this.deps.reranker && !req.noRerank && ranked.length > 1) {
       ranked = await this.rerankHead(this.deps.reranker, { query, limit, warnings }, ranked);
@@ -184,10 +204,40 @@ export class HybridSearch {
       ranked.map((c) => c.rid),
       SUMMARY_COLUMNS,
     );
+    const results = this.results(ranked, rows, evidence);
+    const searchMs = performance.now() - t1;
+    // Lifecycle bookkeeping is queued only; its write happens after this response.
+    if (results.length) this.deps.access?.record(ranked.map((c) => c.rid));
+    return { results, warnings, legs, timings: { embedMs, searchMs } };
+  }
+
+  /**
+   * What counts as evidence for this query: its content terms (none without a keyword leg) and
+   * the vector calibration (none without a vector leg).
+   */
+  private evidence(query: string, terms: string[] | null, qvec: Float32Array | undefined): Evidence {
+    return { content: terms === null ? [] : contentTerms(query), cal: qvec !== undefined ? this.calibration() : undefined };
+  }
+
+  /** The candidates that clear the absolute floor (relevance.ts); all of them with settings.relevanceFloor off. */
+  private floored(ranked: Ranked[], e: Evidence): Ranked[] {
+    if (!this.settings.relevanceFloor) return ranked;
+    return ranked.filter((c) => clearsFloor(c, e.content.length > 0, e.cal?.floor));
+  }
+
+  /** The results of `ranked` (in order) from their rows, with their matched words and relevance. */
+  private results(ranked: Ranked[], rows: Map<number, Row>, e: Evidence): SearchResult[] {
+    const matched = matchedTerms(
+      this.store,
+      e.content,
+      ranked.filter((c) => c.bm25 !== undefined).map((c) => c.rid),
+    );
     const results: SearchResult[] = [];
     for (const c of ranked) {
       const row = rows.get(c.rid);
       if (!row) continue; // vanished between the legs and hydration (cannot happen on one thread; cheap to guard)
+      const words = matched.get(c.rid) ?? [];
+      const similarity = e.cal ? c.similarity : undefined;
       results.push({
         memory: rowToSummary(row),
         vectorScore: c.vectorScore,
@@ -196,12 +246,19 @@ export class HybridSearch {
         dateBoost: c.dateBoost,
         finalScore: c.finalScore,
         matchType: c.matchType,
+        ...(similarity !== undefined ? { similarity } : {}),
+        relevance: relevanceOf(words.length, e.content.length, similarity, e.cal),
+        matchedTerms: words,
       });
     }
-    const searchMs = performance.now() - t1;
-    // Lifecycle bookkeeping is queued only; its write happens after this response.
-    if (results.length) this.deps.access?.record(ranked.map((c) => c.rid));
-    return { results, warnings, legs, timings: { embedMs, searchMs } };
+    return results;
+  }
+
+  /** The vector floor and scale of the query embedder (relevance.ts); settings.vectorFloor overrides the floor. */
+  private calibration(): VectorCalibration {
+    const cal = vectorCalibration(this.deps.embedder?.id);
+    const floor = this.settings.vectorFloor;
+    return floor === undefined ? cal : { ...cal, floor, strong: Math.max(cal.strong, floor + 0.05) };
   }
 
   /** The reranker's order for the head of `ranked` (at least `limit` long); the tail keeps its order. */

@@ -20,6 +20,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   graphBoostWeight: 0.15,
   graphBoostTimeoutMs: 500,
   queryStopwords: true,
+  relevanceFloor: true,
   commonTermShare: 0.05,
   commonTermMinRows: 20_000,
   phrasePairs: false,
@@ -43,7 +44,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   dateSlackDays: 1,
 };
 
-type NumericKey = { [K in keyof SearchSettings]: SearchSettings[K] extends number ? K : never }[keyof SearchSettings];
+type NumericKey = Exclude<{ [K in keyof SearchSettings]: SearchSettings[K] extends number ? K : never }[keyof SearchSettings], undefined>;
 
 function bad(key: string, why: string): never {
   throw new RangeError(`search setting ${key} ${why}`);
@@ -85,6 +86,8 @@ export function resolveSearchSettings(partial: Partial<SearchSettings> = {}): Se
   checkWhole(s, 'feedbackDocs', 0);
   checkAtLeast(s, 'feedbackWeight', 0, 'a number ');
   checkAtLeast(s, 'graphBoostTimeoutMs', 1, '');
+  if (s.vectorFloor !== undefined && !(s.vectorFloor >= -1 && s.vectorFloor <= 1))
+    bad('vectorFloor', `must be a cosine from -1 to 1, got ${String(s.vectorFloor)}`);
   return s;
 }
 

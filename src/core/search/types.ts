@@ -63,6 +63,12 @@ export interface SearchResult {
   finalScore: number;
   /** Which legs found it: full-text MATCH, vector top-k, or both. */
   matchType: MatchType;
+  /** Cosine with the query (absent without a vector leg or a vector for this memory). */
+  similarity?: number;
+  /** Absolute relevance 0…1, comparable across queries and stores (relevance.ts, docs/recall.md). */
+  relevance: number;
+  /** The query's words (and quoted phrases) this memory contains, in query order. */
+  matchedTerms: string[];
 }
 
 export interface SearchTimings {
@@ -100,6 +106,13 @@ export interface SearchSettings {
   graphBoostTimeoutMs: number;
   /** Drop English stop-words from the query before embedding it (measured on LoCoMo). */
   queryStopwords: boolean;
+  /**
+   * Drop candidates with no evidence: no keyword match on a word that is not a stop-word and a
+   * cosine below the embedder's calibrated floor (relevance.ts). Off only for measurements.
+   */
+  relevanceFloor: boolean;
+  /** Overrides the embedder's calibrated vector floor (calibration runs, bench/locomo/calibrate.ts). */
+  vectorFloor?: number;
   /** Dynamic stop-words (commonTerms.ts): drop query terms in more than this share of rows… (0 = off) */
   commonTermShare: number;
   /** …once the store has at least this many memories. */

@@ -1,15 +1,33 @@
 /**
  * Search over both stores: each store's runtime runs the one hybrid search (keyword-only when
- * it has no vectors), hits are merged by score (ties by recency); the hits count as accesses
- * (written after the answer) only when the caller says they go to an agent (recordAccess).
+ * it has no vectors) with its relevance floor, the lists are ranked together by the absolute
+ * relevance (src/core/search/relevance.ts: one scale for both stores, where the stores' own
+ * min-max scores are not comparable); the hits count as accesses (written after the answer) only
+ * when the caller says they go to an agent (recordAccess).
  */
-import type { SearchResult } from '../../core/search/types';
-import type { EngineContext } from '../context';
+import type { ResolvedConfig } from '../../core/config';
+import type { MemoryScope } from '../../core/memory/types';
+import type { SearchRequest, SearchResponse as StoreSearchResponse, SearchResult } from '../../core/search/types';
 import { createdRange } from '../createdRange';
-import type { SearchHit, SearchLeg, SearchParams, SearchResponse } from '../protocol';
+import type { SearchHit, SearchLeg, SearchParams, SearchResponse, StoreName } from '../protocol';
+
+/** What the search needs of one store (a StoreRuntime; the LoCoMo bench builds them over its own stores). */
+export interface SearchableStore {
+  readonly name: StoreName;
+  search(req: SearchRequest): Promise<StoreSearchResponse>;
+  readonly memory: { get(id: string): { rid: number; content: string } | undefined };
+  readonly access?: { record(rids: Iterable<number>): void } | undefined;
+}
+
+/** What the search needs of the engine (an EngineContext). */
+export interface SearchContext {
+  readonly config: Pick<ResolvedConfig, 'search' | 'memory'>;
+  readonly stores: { forScope(scope: MemoryScope | undefined): readonly SearchableStore[] };
+  warn(message: string): void;
+}
 
 export class SearchService {
-  constructor(private readonly ctx: EngineContext) {}
+  constructor(private readonly ctx: SearchContext) {}
 
   /** `params` are checked by the protocol handler (limit within search.default_limit … max_limit). */
   async search(params: SearchParams): Promise<SearchResponse> {
@@ -41,14 +59,7 @@ export class SearchService {
         const rec = rt.memory.get(res.memory.id);
         if (!rec) continue;
         rids.push(rec.rid);
-        hits.push({
-          memory: res.memory,
-          content: rec.content,
-          score: res.finalScore,
-          legs: legScores(res),
-          store: rt.name,
-          matchType: res.matchType,
-        });
+        hits.push(toHit(res, rec.content, rt.name));
       }
       // Hits handed to an agent or cited are accesses (docs/lifecycle.md "Access"), written after the answer; browsing never is.
       if (params.recordAccess === true) rt.access?.record(rids);
@@ -59,8 +70,8 @@ export class SearchService {
 }
 
 /**
- * Merges the stores' result lists by score (ties by recency) while keeping each list's own order:
- * a reranked list is not sorted by score, and its order is the answer.
+ * Merges the stores' result lists by relevance (ties by recency) while keeping each list's own
+ * order: a list is ranked by its store's hybrid score (or a reranker), and that order is kept.
  */
 function mergeInOrder(lists: SearchHit[][], limit: number): SearchHit[] {
   const heads = lists.map(() => 0);
@@ -71,13 +82,27 @@ function mergeInOrder(lists: SearchHit[][], limit: number): SearchHit[] {
       const h = lists[i]![heads[i]!];
       if (!h) continue;
       const b = best >= 0 ? lists[best]![heads[best]!]! : undefined;
-      if (!b || h.score > b.score || (h.score === b.score && h.memory.createdAt > b.memory.createdAt)) best = i;
+      if (!b || h.relevance > b.relevance || (h.relevance === b.relevance && h.memory.createdAt > b.memory.createdAt)) best = i;
     }
     if (best < 0) break;
     out.push(lists[best]![heads[best]!]!);
     heads[best]!++;
   }
   return out;
+}
+
+function toHit(res: SearchResult, content: string, store: StoreName): SearchHit {
+  return {
+    memory: res.memory,
+    content,
+    score: res.finalScore,
+    relevance: res.relevance,
+    matchedTerms: res.matchedTerms,
+    ...(res.similarity !== undefined ? { similarity: res.similarity } : {}),
+    legs: legScores(res),
+    store,
+    matchType: res.matchType,
+  };
 }
 
 function legScores(r: SearchResult): SearchHit['legs'] {

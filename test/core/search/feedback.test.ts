@@ -51,7 +51,8 @@ describe('hybrid search with vector feedback', () => {
       const top = await f.add({ content: 'Alpha beta release notes.' });
       const near = await f.add({ content: 'Unrelated words one.' });
       const filler = await f.add({ content: 'Other filler two.' });
-      const base = { minCandidates: 3, candidateMultiplier: 1 };
+      // The relevance floor off: `near` and `filler` are far from the query on purpose.
+      const base = { minCandidates: 3, candidateMultiplier: 1, relevanceFloor: false };
       const order = async (settings: Record<string, number>) =>
         (await f.searcher({ settings: { ...base, ...settings } }).search({ query: 'alpha beta', limit: 3 })).results.map(
           (x) => x.memory.id,

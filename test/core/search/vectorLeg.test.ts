@@ -44,13 +44,14 @@ async function exactTop(
 }
 
 describe('vector leg: k first, over-fetch only when filters reject', () => {
-  // A query with no keyword match: the results are the vector leg's ranking alone.
+  // A query with no keyword match: the results are the vector leg's ranking alone (with the
+  // relevance floor off: these pseudo-words are far from every memory, relevance.test.ts).
   const QUERY = 'qqzx wvvk';
 
   test('no filter rejects anything: one search for k', async () => {
     const { f, mem } = await corpus(200, () => 'all');
     const vs = spy(f.vectors);
-    const r = await f.searcher({ vectors: vs }).search({ query: QUERY, limit: 20 });
+    const r = await f.searcher({ vectors: vs, settings: { relevanceFloor: false } }).search({ query: QUERY, limit: 20 });
     assert.deepEqual(vs.calls, ['60']); // k = max(minCandidates 50, 20 × 3)
     const idOf = new Map(mem.map((m) => [m.rid, m.id]));
     assert.deepEqual(
@@ -63,7 +64,7 @@ describe('vector leg: k first, over-fetch only when filters reject', () => {
   test('a filter rejecting some of the first k: 2×k, and still the best k that qualify', async () => {
     const { f, mem } = await corpus(300, (i) => (i % 4 === 0 ? 'rare' : 'common'));
     const vs = spy(f.vectors);
-    const r = await f.searcher({ vectors: vs }).search({ query: QUERY, limit: 20, tags: ['common'] });
+    const r = await f.searcher({ vectors: vs, settings: { relevanceFloor: false } }).search({ query: QUERY, limit: 20, tags: ['common'] });
     assert.deepEqual(vs.calls, ['60', '120']);
     const idOf = new Map(mem.map((m) => [m.rid, m.id]));
     const common = new Set(mem.filter((m) => m.tags.includes('common')).map((m) => m.rid));
@@ -77,7 +78,7 @@ describe('vector leg: k first, over-fetch only when filters reject', () => {
   test('a selective filter: k, 2×k, then a filtered search; every qualifying memory is found', async () => {
     const { f, mem } = await corpus(300, (i) => (i % 50 === 7 ? 'rare' : 'common'));
     const vs = spy(f.vectors);
-    const r = await f.searcher({ vectors: vs }).search({ query: QUERY, limit: 20, tags: ['rare'] });
+    const r = await f.searcher({ vectors: vs, settings: { relevanceFloor: false } }).search({ query: QUERY, limit: 20, tags: ['rare'] });
     assert.deepEqual(vs.calls, ['60', '120', '60 filtered']);
     const idOf = new Map(mem.map((m) => [m.rid, m.id]));
     const rare = new Set(mem.filter((m) => m.tags.includes('rare')).map((m) => m.rid));
@@ -92,7 +93,7 @@ describe('vector leg: k first, over-fetch only when filters reject', () => {
   test('fewer vectors than k: nothing more to fetch, whatever the filters reject', async () => {
     const { f, mem } = await corpus(40, (i) => (i % 2 ? 'odd' : 'even'));
     const vs = spy(f.vectors);
-    const r = await f.searcher({ vectors: vs }).search({ query: QUERY, limit: 20, tags: ['odd'] });
+    const r = await f.searcher({ vectors: vs, settings: { relevanceFloor: false } }).search({ query: QUERY, limit: 20, tags: ['odd'] });
     assert.deepEqual(vs.calls, ['60']);
     assert.equal(r.results.length, 20);
     for (const x of r.results) assert.deepEqual(x.memory.tags, ['odd']);

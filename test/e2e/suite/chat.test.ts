@@ -159,7 +159,7 @@ suite('Chat participant', () => {
     assert.match(s.text(), /result/);
     assert.match(
       s.text(),
-      /score \*\*\d\.\d\d\*\* \(text (\d\.\d\d|—) · vector (\d\.\d\d|—) · graph (\d\.\d\d|—), (hybrid|keyword|vector)\)/,
+      /relevance \*\*\d{1,3} %\*\* \(text (\d\.\d\d|—) · vector (\d\.\d\d|—) · graph (\d\.\d\d|—), (hybrid|keyword|vector)\)/,
     );
     assert.match(s.text(), /kept for 14 days/);
     assert.equal(idOfUri(s.references[0]!), m.id);

@@ -51,9 +51,9 @@ export const tests = {
     await result.waitFor({ state: 'visible', timeout: 20000 });
     // "keyword + vector": the built-in embedding model runs (also from an installed VSIX). The
     // status may still say "Searching…" when the panel's init re-ran the search: wait for the answer.
-    const status = search.locator('#status', { hasText: /result/ });
+    const status = search.locator('#status', { hasText: /relevant memor/ });
     await status.waitFor({ state: 'visible', timeout: 20000 });
-    assert.match(await status.innerText(), /^1 result \(keyword \+ vector, \d+ ms\)$/);
+    assert.match(await status.innerText(), /^1 relevant memory \(keyword \+ vector, \d+ ms\)$/);
     await screenshot('search-panel');
 
     await runCommand(page, 'Agent Memory: Open Memory Graph');

@@ -1,11 +1,14 @@
 // The search panel as a person uses it: memories imported from a JSONL file (one bad line is
 // reported, the good ones kept), then searched with the filters (type, scope, tags, dates) and
 // driven from the keyboard (↓/↑ between results, Delete asks to delete, / focuses the query,
-// Esc clears, Enter opens). Screenshots: test-artifacts/e2e/search--*.png.
+// Esc clears, Enter opens). Then relevance as people read it: a nonsense query shows "No relevant
+// memories", a real one highlights the matched word and clamps a long memory behind "Show more",
+// actions sit in the context menu, and the panel survives a window reload with its query.
+// Screenshots: test-artifacts/e2e/search--*.png.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findFrame, openViewContainer, runCommand, waitForNotification } from './workbench.mjs';
+import { findFrame, openViewContainer, runCommand, waitForNotification, waitForWorkbench } from './workbench.mjs';
 
 const HEADER = { format: 'agent-memory-jsonl', version: 1, exportedAt: '2026-01-01T00:00:00.000Z', projectId: 'e2e', count: 3 };
 const MEMORIES = [
@@ -46,7 +49,7 @@ const titles = (frame) => frame.locator('#results .result .title').allInnerTexts
 /** Waits until the status line says the answer for the current query and filters arrived. */
 async function answered(frame) {
   await frame
-    .locator('#status', { hasText: /^\d+ results? \(|^No memory matches|later than/ })
+    .locator('#status', { hasText: /^\d+ relevant memor(y|ies) \(|^No relevant memories|later than|^Recent memories/ })
     .waitFor({ state: 'visible', timeout: 20000 });
 }
 
@@ -124,13 +127,13 @@ export const tests = {
       MEMORIES.map((m) => m.title).sort(),
       `the three wallaby memories come first: ${shown.join(' | ')}`,
     );
-    // The full score breakdown and the match type on every result.
+    // One relevance per result; the per-leg breakdown and the match type on hover.
     const first = frame.locator('#results .result').first();
-    assert.match(
-      await first.locator('.score').innerText(),
-      /^final \d\.\d\d\s+text (\d\.\d\d|—)\s+vector (\d\.\d\d|—)\s+graph (\d\.\d\d|—)$/,
-    );
-    assert.match(await first.locator('.match').innerText(), /^(hybrid|keyword|vector)$/);
+    assert.match(await first.locator('.relevance').innerText(), /^\d{1,3} %$/);
+    const breakdown = await first.locator('.relevance').getAttribute('title');
+    assert.match(breakdown, /^Relevance \d{1,3} %\nMatched words: wallaby\n/);
+    assert.match(breakdown, /Ranking: final \d\.\d\d · text (\d\.\d\d|—) · vector (\d\.\d\d|—) · graph (\d\.\d\d|—)/);
+    assert.match(breakdown, /Found by: (hybrid|keyword|vector)$/);
     await screenshot('results');
 
     // Keyboard: ↓ from the query selects the first result, ↓ the second, ↑ back to the first.
@@ -186,7 +189,9 @@ export const tests = {
     await frame.locator('#before').fill('');
     await frame.locator('#after').fill('');
     await frame.locator('#tags').fill('no-such-tag');
-    await frame.locator('#status.empty', { hasText: 'No memory matches with these filters' }).waitFor({ state: 'visible', timeout: 20000 });
+    await frame
+      .locator('#status.empty', { hasText: 'No relevant memories for “wallaby”. Clear the filters to search everything.' })
+      .waitFor({ state: 'visible', timeout: 20000 });
     await screenshot('filter-empty');
     await frame.locator('#clearFilters').click();
     await answered(frame);
@@ -198,8 +203,10 @@ export const tests = {
     assert.equal(await frame.evaluate(() => document.activeElement?.id), 'query');
     await page.keyboard.press('Escape');
     assert.equal(await query.inputValue(), '');
-    await frame.locator('#status', { hasText: 'Type to search' }).waitFor({ state: 'visible', timeout: 10000 });
-    assert.equal(await frame.locator('#results .result').count(), 0);
+    // An empty query shows the recent memories, newest first.
+    await frame.locator('#status', { hasText: 'Recent memories — type to search' }).waitFor({ state: 'visible', timeout: 10000 });
+    assert.ok((await frame.locator('#results .result').count()) >= 3);
+    assert.equal(await frame.locator('#results .result .relevance').count(), 0, 'no relevance without a query');
 
     // Enter on a selected result opens the memory.
     await query.fill('wallaby region');
@@ -236,5 +243,82 @@ export const tests = {
     await header.hover();
     await header.locator('a.action-label[aria-label^="Group Memories by Type"]').click();
     await page.locator('.monaco-list-row', { hasText: /^fix/ }).first().waitFor({ state: 'visible', timeout: 20000 });
+  },
+
+  async 'relevance in the search panel: nonsense finds nothing, a match is highlighted and clamped, the panel survives a reload'({
+    page,
+    screenshot,
+    workspace,
+  }) {
+    // A 20,000-character memory, imported (typing it would take minutes).
+    const para = 'Zebrafish release checklist: tag the build, publish the notes, then tell the channel. ';
+    const long = para.repeat(Math.ceil(20000 / para.length)).slice(0, 20000);
+    const dir = join(workspace, 'e2e-search');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'zebrafish.jsonl');
+    const memory = { type: 'workflow', tags: ['release'], createdAt: '2026-02-01T10:00:00.000Z', content: long };
+    writeFileSync(file, [JSON.stringify({ ...HEADER, count: 1 }), JSON.stringify(memory)].join('\n') + '\n');
+    await runCommand(page, 'Agent Memory: Import Memories (JSONL or JSON)…');
+    await choosePath(page, file);
+    await waitForNotification(page, 'Imported 1 of 1 memories', { timeoutMs: 30000 });
+
+    await runCommand(page, 'Agent Memory: Open Search Panel');
+    let frame = await webviewFrame(page, '#query');
+    const query = frame.locator('#query');
+
+    // Nonsense: nothing clears the relevance floor, and the panel says so.
+    await query.fill('xyzzy frobnicate');
+    await frame
+      .locator('#status.empty', { hasText: 'No relevant memories for “xyzzy frobnicate”.' })
+      .waitFor({ state: 'visible', timeout: 20000 });
+    assert.equal(await frame.locator('#results .result').count(), 0);
+    await screenshot('nonsense-no-relevant');
+
+    // A real word: the long memory first, its text in the proportional font, the word marked,
+    // a few lines shown with "Show more".
+    await query.fill('zebrafish');
+    await answered(frame);
+    const hit = frame.locator('#results .result').first();
+    const content = hit.locator('.content');
+    assert.match((await content.innerText()).slice(0, 40), /^Zebrafish release checklist/);
+    assert.equal(await hit.locator('.title').innerText(), '', 'no title repeating the text');
+    assert.equal(await content.locator('mark').first().innerText(), 'Zebrafish');
+    assert.ok((await content.locator('mark').count()) > 10, 'every occurrence is marked');
+    const font = await content.evaluate((el) => getComputedStyle(el).fontFamily);
+    const editorFont = await content.evaluate(() => getComputedStyle(document.body).getPropertyValue('--vscode-font-family'));
+    assert.ok(!/monospace/i.test(font) && font.length > 0, `proportional font: ${font} (workbench: ${editorFont})`);
+    const clamped = (await content.boundingBox()).height;
+    assert.ok(clamped < 120, `clamped to a few lines: ${clamped}px`);
+    const more = hit.locator('button.more');
+    assert.equal(await more.innerText(), 'Show more');
+    assert.equal(await more.getAttribute('aria-expanded'), 'false');
+    assert.match(await hit.locator('.relevance').innerText(), /^\d{1,3} %$/);
+    await hit.hover();
+    await screenshot('highlight-clamped');
+    await more.click();
+    assert.equal(await more.getAttribute('aria-expanded'), 'true');
+    assert.ok((await content.boundingBox()).height > clamped * 5, 'Show more shows the whole text');
+    await screenshot('show-more');
+    await more.click();
+
+    // The result's actions in its context menu.
+    await hit.locator('.content').click({ button: 'right' });
+    const menu = page.locator('.context-view .monaco-menu');
+    await menu.waitFor({ state: 'visible', timeout: 10000 });
+    const entries = await menu.locator('.action-label').allInnerTexts();
+    for (const e of ['Open', 'Copy Text', 'Edit…', 'Make Permanent', 'Delete…'])
+      assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
+    await screenshot('context-menu');
+    await page.keyboard.press('Escape');
+
+    // A window reload brings the panel back with its query and results.
+    await runCommand(page, 'Developer: Reload Window');
+    await page.waitForTimeout(2000);
+    await waitForWorkbench(page);
+    frame = await webviewFrame(page, '#query');
+    await frame.waitForFunction(() => document.querySelector('#query')?.value === 'zebrafish', undefined, { timeout: 30000 });
+    await answered(frame);
+    assert.match(await frame.locator('#results .result .content').first().innerText(), /^Zebrafish release checklist/);
+    await screenshot('restored-after-reload');
   },
 };
