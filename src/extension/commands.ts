@@ -12,7 +12,8 @@ import { MEMORY_TYPES } from '../core/memory/types';
 import type { Logger } from './log';
 import type { MemoryTreeProvider, TreeNode } from './memoryTree';
 import { memoryUri } from './memoryDocument';
-import { GraphPanel, SearchPanel, type PanelActions } from './panels';
+import { SearchPanel, type PanelActions } from './panels';
+import { GraphPanel } from './graphPanel';
 import { stripRecall } from './recall';
 import { askNewMemory } from './addMemoryInput';
 import { createParams, defaultDraft, LIFETIMES, SCOPES, type AddMemoryDraft } from './addMemorySteps';
@@ -241,6 +242,7 @@ export function registerCommands(d: CommandDeps): void {
   run(COMMANDS.openGraph, 'open graph', async (arg?: MemoryArg) => {
     GraphPanel.show(context, engine, actions, idOf(arg));
   });
+  context.subscriptions.push(GraphPanel.registerSerializer(context, engine, actions));
   run(COMMANDS.openMemory, 'open memory', openMemory);
   run(COMMANDS.deleteMemory, 'delete memory', deleteMemory);
   run(COMMANDS.promoteMemory, 'promote memory', promoteMemory);
