@@ -193,7 +193,7 @@ function runLayout(n: number, force: boolean, then: () => void): void {
   const layout = cy.layout(layoutFor(n, force));
   layout.one('layoutstop', () => {
     const t1 = performance.now();
-    overlapsLeft = n <= LARGE_GRAPH || force ? removeOverlaps(cy) : -1;
+    overlapsLeft = removeOverlaps(cy);
     const t2 = performance.now();
     timings.layout = Math.round(t2 - t0);
     timings.overlap = Math.round(t2 - t1);

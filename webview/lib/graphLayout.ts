@@ -15,8 +15,11 @@ import type cytoscape from 'cytoscape';
 
 export const SMALL_GRAPH = 250;
 export const LARGE_GRAPH = 2500;
-/** Largest graph the overlap pass runs on (it is a sweep over sorted boxes, repeated). */
-const OVERLAP_PASS_MAX = 3000;
+/**
+ * Largest graph the overlap pass runs on. Above it, the fitted graph is drawn at a zoom where
+ * labels are hidden anyway (they appear as you zoom in), and the pass would cost seconds.
+ */
+const OVERLAP_PASS_MAX = 800;
 const OVERLAP_ROUNDS = 60;
 /** Space kept between two node+label boxes (model px). */
 const GAP = 6;
@@ -103,11 +106,12 @@ function sweep(all: Box[]): number {
 
 /**
  * Moves nodes until no node+label rectangle overlaps another (or the rounds run out); returns
- * the overlaps left. Boxes are measured once and moved with their nodes.
+ * the overlaps found in the last round (0: none left), or -1 when the graph is too big for it.
+ * Boxes are measured once and moved with their nodes.
  */
 export function removeOverlaps(cy: cytoscape.Core): number {
+  if (cy.nodes(':visible').length > OVERLAP_PASS_MAX) return -1;
   const all = boxes(cy);
-  if (all.length > OVERLAP_PASS_MAX) return -1;
   const start = new Map(all.map((b) => [b, { x: b.x1, y: b.y1 }]));
   let left = 0;
   for (let round = 0; round < OVERLAP_ROUNDS; round++) {

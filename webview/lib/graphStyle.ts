@@ -46,7 +46,7 @@ function edgeKindStyles(t: GraphTheme): cytoscape.StylesheetJson {
       style: { 'line-color': t.palette[3]!, 'line-style': 'dotted', width: 2, opacity: 0.9, ...arrow(t.palette[3]!) },
     },
     { selector: 'edge.entity', style: { 'line-color': t.palette[2]!, opacity: 0.6 } },
-    { selector: 'edge.tag', style: { 'line-color': t.edge, 'line-style': 'dashed', opacity: 0.45, width: 1 } },
+    { selector: 'edge.tag', style: { 'line-color': t.muted, 'line-style': 'dashed', opacity: 0.7, width: 1 } },
   ] as cytoscape.StylesheetJson;
 }
 
