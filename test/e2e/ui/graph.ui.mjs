@@ -470,6 +470,9 @@ export const tests = {
     );
     assert.equal(result.nodes, 2000);
     assert.equal(result.edges, 4000);
+    assert.equal(result.overlapsLeft, 0, 'no node or label over another, once zoomed in');
+    const fittedZoom = await graph.evaluate(() => window.agentMemoryGraph.cy.zoom());
+    assert.ok(fittedZoom < LABELS_VISIBLE_ZOOM, `the whole graph is shown without labels (zoom ${fittedZoom}); they appear as you zoom in`);
     await screenshot('2000-nodes');
     // Zoom in (wheel over the canvas): labels appear once readable.
     const box = await graph.locator('#canvas').boundingBox();
