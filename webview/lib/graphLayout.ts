@@ -100,15 +100,16 @@ const GRID_ROOM = 2;
 
 /** The free cell nearest to (ti, tj), searched ring by ring around it. */
 function nearestFreeCell(taken: Set<string>, ti: number, tj: number): [number, number] {
-  const i0 = Math.round(ti);
-  const j0 = Math.round(tj);
+  // A box without a finite size or place (never expected) starts at the centre, not an endless search.
+  const i0 = Number.isFinite(ti) ? Math.round(ti) : 0;
+  const j0 = Number.isFinite(tj) ? Math.round(tj) : 0;
   for (let r = 0; ; r++) {
     let best: [number, number] | undefined;
     let bestD = Infinity;
     for (let i = i0 - r; i <= i0 + r; i++) {
       for (let j = j0 - r; j <= j0 + r; j++) {
         if (Math.max(Math.abs(i - i0), Math.abs(j - j0)) !== r || taken.has(`${i},${j}`)) continue;
-        const d = (i - ti) ** 2 + (j - tj) ** 2;
+        const d = (i - (Number.isFinite(ti) ? ti : 0)) ** 2 + (j - (Number.isFinite(tj) ? tj : 0)) ** 2;
         if (d < bestD) {
           bestD = d;
           best = [i, j];
@@ -144,6 +145,16 @@ function snapToGrid(all: Box[]): void {
   }
 }
 
+/** Pushing flung the boxes apart (boxes piled on one point do that): the drawing is far wider than a grid of them would be. */
+function scattered(all: Box[]): boolean {
+  if (all.length < 2) return false;
+  const cw = Math.max(...all.map((b) => b.x2 - b.x1));
+  const ch = Math.max(...all.map((b) => b.y2 - b.y1));
+  const w = Math.max(...all.map((b) => b.x2)) - Math.min(...all.map((b) => b.x1));
+  const h = Math.max(...all.map((b) => b.y2)) - Math.min(...all.map((b) => b.y1));
+  return w * h > 25 * GRID_ROOM * all.length * cw * ch;
+}
+
 /** One sweep over the boxes sorted by left edge; how many pairs overlapped. */
 function sweep(all: Box[]): number {
   all.sort((p, q) => p.x1 - q.x1);
@@ -167,7 +178,12 @@ export function removeOverlaps(cy: cytoscape.Core): number {
   // ones, or when pushing does not settle: one box per grid cell.
   let left = all.length <= SMALL_GRAPH ? OVERLAP_ROUNDS : 1;
   for (let round = 0; round < OVERLAP_ROUNDS && all.length <= SMALL_GRAPH && left > 0; round++) left = sweep(all);
-  if (left > 0) {
+  if (left > 0 || scattered(all)) {
+    // From the layout's own positions: pushing did not settle, or it flung boxes far apart.
+    for (const b of all) {
+      const s = start.get(b)!;
+      shift(b, s.x - b.x1, s.y - b.y1);
+    }
     snapToGrid(all);
     left = sweep(all);
   }
