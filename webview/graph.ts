@@ -1,8 +1,10 @@
 /**
- * The graph panel (browser code). Draws the knowledge graph (entities + relations) or, as the
- * fallback, memories, with cytoscape on a canvas: zoom and pan with wheel and drag, Fit,
- * filters (entity types, minimum mentions, name), click an entity to list the memories that
- * mention it in the side panel, click a memory there to open it.
+ * The graph panel (browser code). Draws the knowledge graph (entities + relations) or the memory
+ * view (memories linked by relationships, shared entities and tags, similarity suggestions and
+ * merges) with cytoscape on a canvas: force layout without overlapping labels (lib/graphLayout.ts),
+ * zoom and pan, Fit, filters, a legend, hover tooltips with the full text, keyboard navigation
+ * (lib/graphKeys.ts), an empty state that says what fills the graph. Its mode, filters and centre
+ * are kept with setState, so a reloaded window restores the panel as it was.
  *
  * Safety: names and memory text reach the DOM only through textContent (lib/dom.ts); on the
  * canvas they are painted as text, never parsed. No inline styles: cytoscape's colours come
@@ -10,9 +12,14 @@
  */
 import cytoscape from 'cytoscape';
 import fcose from 'cytoscape-fcose';
-import type { FromGraphView, GraphFilters, ToGraphView } from '../src/extension/webviewMessages';
+import type { FromGraphView, GraphViewState, ToGraphView } from '../src/extension/webviewMessages';
 import type { EntityGraphData, EntityMemory, EntityNode, GraphData, GraphView } from '../src/engine/protocol';
 import { byId, clear, h } from './lib/dom';
+import { bindKeyboard } from './lib/graphKeys';
+import { oneLine, shortLabel } from './lib/graphLabels';
+import { LARGE_GRAPH, layoutFor, removeOverlaps } from './lib/graphLayout';
+import { renderLegend } from './lib/graphLegend';
+import { graphStyles, memoryEdgeKind, type EdgeKind } from './lib/graphStyle';
 import { onThemeChange, readTheme, type GraphTheme } from './lib/graphTheme';
 import { channel } from './lib/vscodeApi';
 
@@ -24,105 +31,52 @@ const el = {
   types: byId<HTMLFieldSetElement>('types'),
   mode: byId<HTMLSelectElement>('mode'),
   search: byId<HTMLInputElement>('gsearch'),
+  mentionsBox: byId<HTMLElement>('mentionsBox'),
   minMentions: byId<HTMLInputElement>('minMentions'),
+  legend: byId<HTMLElement>('legend'),
+  empty: byId<HTMLElement>('empty'),
+  emptyTitle: byId<HTMLElement>('emptyTitle'),
+  emptyText: byId<HTMLElement>('emptyText'),
+  tip: byId<HTMLElement>('tip'),
+  focusInfo: byId<HTMLElement>('focusInfo'),
   side: byId<HTMLElement>('side'),
   sideTitle: byId<HTMLElement>('sideTitle'),
   sideMeta: byId<HTMLElement>('sideMeta'),
   sideList: byId<HTMLUListElement>('sideList'),
 };
 
-/**
- * Layouts, measured at n nodes / 2n edges in headless Chromium (2 cores, no GPU), time to first
- * draw: fcose 'default' 1.4 s at 300 nodes but 21 s at 800; fcose 'draft' (spectral only) 0.7 s
- * at 300, 1.3 s at 800, 2.8 s at 1,500, 3.5 s at 3,000; cytoscape's own cose 2.4 s at 300,
- * 14 s at 800, 89 s at 3,000; concentric 1.2 s at 3,000. Hence: fcose default for small graphs,
- * draft up to LARGE_GRAPH, concentric above (a Force layout button runs fcose draft on demand).
- */
-const SMALL_GRAPH = 250;
-const LARGE_GRAPH = 1500;
 const PALETTE_SIZE = 7;
+const MAX_FIT_ZOOM = 1.5;
 cytoscape.use(fcose);
 // cytoscape injects a <style> (`.__________cytoscape_container { position: relative }`) unless
 // an element with this id exists; the CSP refuses inline styles, so the rule lives in
 // media/graph.css and this marker stops the injection (and the CSP report it would cause).
 document.head.appendChild(h('meta', { id: '__________cytoscape_stylesheet', name: 'cytoscape-style', content: 'media/graph.css' }));
 
-const filters: GraphFilters = {
+const state: GraphViewState = {
   mode: 'entities',
   entityTypes: [],
   minMentions: 1,
   search: '',
-  ...vscode.getState<Partial<GraphFilters>>(),
+  ...vscode.getState<Partial<GraphViewState>>(),
 };
 let theme: GraphTheme = readTheme();
 /** Entity type (or memory type) → palette index, stable for the panel's life. */
 const typeIndex = new Map<string, number>();
+/** What the panel draws now (the entity view can fall back to memories). */
+let drawn: GraphView | undefined;
+/** The user panned or zoomed: a resize then keeps their view instead of fitting again. */
+let userMoved = false;
 
 function colourIndex(type: string): number {
   if (!typeIndex.has(type)) typeIndex.set(type, typeIndex.size % PALETTE_SIZE);
   return typeIndex.get(type)!;
 }
 
-function styles(t: GraphTheme): cytoscape.StylesheetJson {
-  return [
-    {
-      selector: 'node',
-      style: {
-        'background-color': t.foreground,
-        width: 'data(size)',
-        height: 'data(size)',
-        label: 'data(short)',
-        color: t.foreground,
-        'font-size': 11,
-        'text-valign': 'bottom',
-        'text-margin-y': 3,
-        // Labels appear once zoomed in far enough to read them: thousands of labels are noise and slow.
-        'min-zoomed-font-size': 9,
-        'text-outline-color': t.background,
-        'text-outline-width': 1,
-      },
-    },
-    // One class per palette colour, not a function: cytoscape caches class styles, not functions.
-    ...t.palette.map((colour, i) => ({ selector: `node.c${i}`, style: { 'background-color': colour } })),
-    {
-      selector: 'edge',
-      style: {
-        width: 'data(width)',
-        'line-color': t.edge,
-        opacity: 0.55,
-        // haystack: the cheapest edges to draw (straight, no arrows): right for thousands of them.
-        'curve-style': 'haystack',
-      },
-    },
-    {
-      selector: 'edge.directed',
-      style: { 'curve-style': 'straight', 'target-arrow-shape': 'triangle', 'target-arrow-color': t.edge, 'arrow-scale': 0.8 },
-    },
-    {
-      selector: 'edge.focus',
-      style: {
-        label: 'data(label)',
-        'font-size': 10,
-        color: t.muted,
-        'text-rotation': 'autorotate',
-        opacity: 1,
-        'line-color': t.focus,
-        'target-arrow-color': t.focus,
-        width: 2,
-      },
-    },
-    { selector: 'node.focus', style: { 'min-zoomed-font-size': 0, 'z-index': 10 } },
-    {
-      selector: 'node:selected',
-      style: { 'border-width': 3, 'border-color': t.focus, 'min-zoomed-font-size': 0, 'font-weight': 'bold', 'z-index': 20 },
-    },
-    { selector: '.faded', style: { opacity: 0.15 } },
-  ];
-}
-
 let lastDrawMs = 0;
-/** Phases of the last drawing (ms): build the elements + create, layout, first render. */
-const timings = { create: 0, layout: 0, render: 0 };
+/** Phases of the last drawing (ms): build the elements + create, layout (with the overlap pass), first render. */
+const timings = { create: 0, layout: 0, overlap: 0, render: 0 };
+let overlapsLeft = 0;
 let cy!: cytoscape.Core; // assigned right below; createGraph replaces it per drawing
 cy = createGraph(false, []);
 
@@ -132,7 +86,7 @@ function createGraph(large: boolean, elements: cytoscape.ElementDefinition[]): c
   const g = cytoscape({
     container: el.canvas,
     elements,
-    style: styles(theme),
+    style: graphStyles(theme),
     layout: { name: 'preset' },
     minZoom: 0.02,
     maxZoom: 6,
@@ -145,24 +99,23 @@ function createGraph(large: boolean, elements: cytoscape.ElementDefinition[]): c
   });
   bindEvents(g);
   // Tests and the developer console reach the graph here (the canvas has no DOM per node).
-  (window as unknown as { agentMemoryGraph: unknown }).agentMemoryGraph = { cy: g, lastDrawMs: () => lastDrawMs, timings };
+  (window as unknown as { agentMemoryGraph: unknown }).agentMemoryGraph = {
+    cy: g,
+    lastDrawMs: () => lastDrawMs,
+    overlapsLeft: () => overlapsLeft,
+    timings,
+  };
   return g;
 }
 
 onThemeChange(() => {
   theme = readTheme();
-  cy.style(styles(theme));
+  cy.style(graphStyles(theme));
 });
-
-/** Canvas labels are cut here (cheaper than cytoscape's measured ellipsis); the side panel shows the whole name. */
-function short(label: string): string {
-  const one = label.replace(/\s+/g, ' ');
-  return one.length > 40 ? `${one.slice(0, 39)}…` : one;
-}
 
 function sizeOf(mentions: number, max: number): number {
   // Area grows with mentions; a log scale keeps one hub from dwarfing the rest.
-  return 10 + 26 * (Math.log1p(mentions) / Math.log1p(Math.max(1, max)));
+  return 12 + 24 * (Math.log1p(mentions) / Math.log1p(Math.max(1, max)));
 }
 
 function entityElements(data: EntityGraphData): cytoscape.ElementDefinition[] {
@@ -173,7 +126,7 @@ function entityElements(data: EntityGraphData): cytoscape.ElementDefinition[] {
     data: {
       id: n.id,
       label: n.name,
-      short: short(n.name),
+      short: shortLabel(n.name),
       kind: 'entity',
       type: n.type,
       mentions: n.mentions,
@@ -183,57 +136,56 @@ function entityElements(data: EntityGraphData): cytoscape.ElementDefinition[] {
   for (const e of data.edges) {
     out.push({
       group: 'edges',
-      classes: data.edges.length <= 2000 ? 'directed' : '',
+      classes: data.edges.length <= 2000 ? 'relation' : '',
       data: { id: `r:${e.id}`, source: e.from, target: e.to, label: e.type, width: 1 + Math.min(3, Math.log1p(e.mentions)) * e.confidence },
     });
   }
   return out;
 }
 
+/** A readable edge label: 'entity:Redis' → 'Redis', 'shared_tag:infra' → '#infra', 'similar' → 'similar 0.88'. */
+function memoryEdgeLabel(kind: string, strength: number): string {
+  if (kind.startsWith('entity:')) return kind.slice('entity:'.length);
+  if (kind.startsWith('shared_tag:')) return `#${kind.slice('shared_tag:'.length)}`;
+  if (kind === 'similar') return `similar ${strength.toFixed(2)}`;
+  return kind.toLowerCase().replace(/_/g, ' ');
+}
+
 function memoryElements(data: GraphData): cytoscape.ElementDefinition[] {
   const out: cytoscape.ElementDefinition[] = data.nodes.map((n) => ({
     group: 'nodes',
-    classes: `c${colourIndex(n.type)}`,
-    data: { id: n.id, label: n.label, short: short(n.label), kind: 'memory', type: n.type, size: 12 + n.importance * 14 },
+    classes: n.mergedInto ? 'merged' : `c${colourIndex(n.type)}`,
+    data: {
+      id: n.id,
+      label: n.label,
+      short: shortLabel(n.label),
+      kind: 'memory',
+      type: n.type,
+      size: 14 + n.importance * 14,
+      ...(n.mergedInto ? { mergedInto: n.mergedInto } : {}),
+    },
   }));
   data.edges.forEach((e, i) =>
-    out.push({ group: 'edges', data: { id: `m:${i}`, source: e.from, target: e.to, label: e.kind, width: 1 + e.strength } }),
+    out.push({
+      group: 'edges',
+      classes: memoryEdgeKind(e.kind),
+      data: { id: `m:${i}`, source: e.from, target: e.to, label: memoryEdgeLabel(e.kind, e.strength), width: 1 + e.strength },
+    }),
   );
   return out;
 }
 
-/** See the measurements above; `force` asks for fcose whatever the size (the Force layout button). */
-function layoutFor(n: number, force = false): cytoscape.LayoutOptions {
-  if (n > LARGE_GRAPH && !force) {
-    return {
-      name: 'concentric',
-      animate: false,
-      fit: false,
-      minNodeSpacing: 4,
-      concentric: (node: cytoscape.NodeSingular) => Number(node.data('mentions') ?? 1),
-      levelWidth: () => 2,
-    } as cytoscape.LayoutOptions;
-  }
-  return {
-    name: 'fcose',
-    quality: n > SMALL_GRAPH ? 'draft' : 'default',
-    randomize: true,
-    animate: false,
-    fit: false,
-    padding: 30,
-    nodeRepulsion: () => 6000,
-    idealEdgeLength: () => 70,
-    nodeSeparation: 60,
-  } as cytoscape.LayoutOptions;
-}
-
-/** Fit the graph to the panel, but a handful of nodes is not blown up to fill it. */
+/** Fits the whole drawing (labels included) in the panel; a handful of nodes is not blown up to fill it. */
 function fitCapped(): void {
-  cy.fit(undefined, 30);
-  if (cy.zoom() > 1.5) {
-    cy.zoom(1.5);
-    cy.center();
+  cy.resize();
+  const shown = cy.elements(':visible');
+  if (!shown.length) return;
+  cy.fit(shown, 30);
+  if (cy.zoom() > MAX_FIT_ZOOM) {
+    cy.zoom(MAX_FIT_ZOOM);
+    cy.center(shown);
   }
+  userMoved = false;
 }
 
 function runLayout(n: number, force: boolean, then: () => void): void {
@@ -241,21 +193,28 @@ function runLayout(n: number, force: boolean, then: () => void): void {
   const layout = cy.layout(layoutFor(n, force));
   layout.one('layoutstop', () => {
     const t1 = performance.now();
-    timings.layout = Math.round(t1 - t0);
+    overlapsLeft = removeOverlaps(cy);
+    const t2 = performance.now();
+    timings.layout = Math.round(t2 - t0);
+    timings.overlap = Math.round(t2 - t1);
     fitCapped();
     cy.one('render', () => {
-      timings.render = Math.round(performance.now() - t1);
+      timings.render = Math.round(performance.now() - t2);
       then();
     });
   });
   layout.run();
 }
 
-function render(data: GraphView, receivedAt: number): void {
+function render(data: GraphView, receivedAt: number, centerId?: string): void {
+  drawn = data;
+  saveState({ centerId });
   const entities = data.mode === 'entities';
-  el.mode.value = entities ? 'entities' : filters.mode === 'entities' ? 'entities' : 'memories';
+  syncControls(data);
   renderNotice(entities ? undefined : data.notice);
   renderTypes(entities ? data : undefined);
+  renderEmpty(data, centerId);
+  hideTip();
   const elements = entities ? entityElements(data) : memoryElements(data);
   const nodeCount = data.nodes.length;
   const large = nodeCount > LARGE_GRAPH;
@@ -267,11 +226,43 @@ function render(data: GraphView, receivedAt: number): void {
     const t0 = performance.now();
     cy = createGraph(large, elements);
     timings.create = Math.round(performance.now() - t0);
+    renderLegend(el.legend, legendOf(data));
+    if (!entities) applyMemoryFilter();
     runLayout(nodeCount, false, () => {
       lastDrawMs = Math.round(performance.now() - receivedAt);
       el.status.textContent = statusLine(data, large, lastDrawMs);
     });
   });
+}
+
+/** The mode menu says what is drawn; filters that do nothing in that mode are hidden. */
+function syncControls(data: GraphView): void {
+  const entities = data.mode === 'entities';
+  el.mode.value = entities ? 'entities' : 'memories';
+  const entityOption = el.mode.querySelector<HTMLOptionElement>('option[value="entities"]');
+  // Entities asked for, memories drawn (the notice says why): the menu does not pretend otherwise.
+  if (entityOption) entityOption.textContent = !entities && data.notice ? 'Entities (none yet)' : 'Entities';
+  el.mentionsBox.hidden = !entities;
+  el.search.placeholder = entities ? 'Filter entities by name…' : 'Filter memories by text…';
+  el.search.setAttribute('aria-label', el.search.placeholder.replace('…', ''));
+}
+
+function legendOf(data: GraphView): Parameters<typeof renderLegend>[1] {
+  const counts = new Map<string, number>();
+  let merged = 0;
+  for (const n of data.nodes) {
+    if ('mergedInto' in n && n.mergedInto) merged++;
+    else counts.set(n.type, (counts.get(n.type) ?? 0) + 1);
+  }
+  const nodes = [...counts].map(([label, count]) => ({ label, count, colour: colourIndex(label) }));
+  const edges = new Set<EdgeKind>();
+  if (data.mode === 'entities') {
+    if (data.edges.length) edges.add('relation');
+  } else {
+    for (const e of data.edges) edges.add(memoryEdgeKind(e.kind));
+  }
+  const sizeNote = data.mode === 'entities' ? 'Size: how many memories mention it' : 'Size: importance';
+  return { nodes, merged, edges: [...edges], sizeNote };
 }
 
 const forceButton = h(
@@ -292,23 +283,42 @@ forceButton.addEventListener('click', () => {
   );
 });
 
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
 function statusLine(data: GraphView, large: boolean, ms: number): string {
   const took = ` Drawn in ${ms} ms.`;
   if (data.mode === 'entities') {
-    if (!data.nodes.length) return `No entity matches the filters (${data.totalEntities} in the graph).`;
-    const shown = `${data.nodes.length} of ${data.totalEntities} entities, ${data.edges.length} relations${data.truncated ? ' (the most mentioned shown: narrow with the filters)' : ''}.`;
+    if (!data.nodes.length) return `No entity matches the filters (${data.totalEntities} in the graph). Reset shows them all.`;
+    const shown = `${data.nodes.length} of ${plural(data.totalEntities, 'entity', 'entities')}, ${plural(data.edges.length, 'relation', 'relations')}${data.truncated ? ' (the most mentioned shown: narrow with the filters)' : ''}.`;
     const how = large
       ? ' Large graph: quick concentric layout (most mentioned in the centre; Force layout for clusters); labels appear when you zoom in.'
       : '';
     return `${shown}${how}${took} Click an entity to see its memories.`;
   }
   if (!data.nodes.length) return 'No memories yet.';
-  return `${data.nodes.length} ${data.nodes.length === 1 ? 'memory' : 'memories'}, ${data.edges.length} ${data.edges.length === 1 ? 'link' : 'links'}${data.truncated ? ' (most recent shown)' : ''}.${took} Click a memory to open it; double-click to centre on it.`;
+  const live = data.nodes.filter((n) => !n.mergedInto).length;
+  return `${plural(live, 'memory', 'memories')}, ${plural(data.edges.length, 'link', 'links')}${data.truncated ? ' (most recent shown)' : ''}.${took} Click a memory to open it; double-click to centre on it.`;
 }
 
 function renderNotice(text: string | undefined): void {
   el.notice.hidden = !text;
-  el.notice.textContent = text ?? '';
+  clear(el.notice);
+  if (!text) return;
+  const settings = h('button', { class: 'link-button', title: 'Open the pipeline settings' }, 'Pipeline Settings…');
+  settings.addEventListener('click', () => vscode.post({ type: 'action', action: 'pipelineSettings' }));
+  el.notice.append(h('span', {}, text), ' ', settings);
+}
+
+/** No memory at all: say what fills the graph, with the two ways to fill it. */
+function renderEmpty(data: GraphView, centerId: string | undefined): void {
+  const empty = data.mode !== 'entities' && data.nodes.length === 0 && !centerId;
+  el.empty.hidden = !empty;
+  el.legend.hidden = empty;
+  if (!empty) return;
+  el.emptyTitle.textContent = 'No memories to draw yet';
+  el.emptyText.textContent =
+    'Add memories and the graph shows them, linked by shared tags, similar memories and merges. ' +
+    'Or turn on the pipeline (Ollama): it extracts the entities your memories mention and the relations between them.';
 }
 
 /** One checkbox per entity type of the graph (with its count); none checked = all types. */
@@ -319,9 +329,9 @@ function renderTypes(data: EntityGraphData | undefined): void {
   el.types.appendChild(h('legend', { class: 'legend-item' }, 'Types:'));
   for (const { type, count } of data.types) {
     const box = h('input', { type: 'checkbox', value: type });
-    box.checked = filters.entityTypes.includes(type);
+    box.checked = state.entityTypes.includes(type);
     box.addEventListener('change', () => {
-      filters.entityTypes = [...el.types.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value);
+      state.entityTypes = [...el.types.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value);
       query();
     });
     el.types.appendChild(
@@ -329,7 +339,7 @@ function renderTypes(data: EntityGraphData | undefined): void {
         'label',
         { title: `${count} ${type} entities` },
         box,
-        h('span', { class: `swatch tc${colourIndex(type)}` }),
+        h('span', { class: `swatch tc${colourIndex(type)}`, 'aria-hidden': 'true' }),
         type,
         h('span', { class: 'count' }, `(${count})`),
       ),
@@ -337,13 +347,58 @@ function renderTypes(data: EntityGraphData | undefined): void {
   }
 }
 
-function query(): void {
-  vscode.setState(filters);
-  closeSide();
-  vscode.post({ type: 'query', filters: { ...filters } });
+function saveState(patch: Partial<GraphViewState>): void {
+  Object.assign(state, patch);
+  if (!state.centerId) delete state.centerId;
+  vscode.setState(state);
 }
 
-// ── selection and the side panel ─────────────────────────────────────────────────────────
+/** A filter changed: ask again (the centre is dropped). */
+function query(): void {
+  saveState({ centerId: undefined });
+  closeSide();
+  vscode.post({
+    type: 'query',
+    filters: { mode: state.mode, entityTypes: state.entityTypes, minMentions: state.minMentions, search: state.search },
+  });
+}
+
+/** Memory view: the name filter hides, in the webview, the memories whose text does not match. */
+function applyMemoryFilter(): void {
+  const q = oneLine(state.search).toLowerCase();
+  cy.batch(() => {
+    cy.nodes().forEach((n) => {
+      n.toggleClass('hidden-by-filter', !!q && !String(n.data('label')).toLowerCase().includes(q));
+    });
+  });
+}
+
+// ── hover tooltip, selection and the side panel ──────────────────────────────────────────
+
+function describe(node: cytoscape.NodeSingular): string {
+  const label = oneLine(String(node.data('label')));
+  if (node.data('kind') === 'entity')
+    return `${label} — ${String(node.data('type'))}, ${plural(Number(node.data('mentions')), 'mention', 'mentions')}`;
+  if (node.data('mergedInto')) return `${label} — merged into another memory`;
+  return `${label} — ${String(node.data('type'))}`;
+}
+
+/** The node's full text, beside it (positioned with CSSOM, which the CSP allows; no style attribute). */
+function showTip(node: cytoscape.NodeSingular): void {
+  el.tip.textContent = describe(node);
+  el.tip.hidden = false;
+  const p = node.renderedPosition();
+  const r = node.renderedOuterWidth() / 2;
+  const wrap = el.canvas.getBoundingClientRect();
+  const left = Math.min(Math.max(4, p.x + r + 8), Math.max(4, wrap.width - el.tip.offsetWidth - 4));
+  const top = Math.min(Math.max(4, p.y - el.tip.offsetHeight - r), Math.max(4, wrap.height - el.tip.offsetHeight - 4));
+  el.tip.style.left = `${left}px`;
+  el.tip.style.top = `${top}px`;
+}
+
+function hideTip(): void {
+  el.tip.hidden = true;
+}
 
 function focusNode(node: cytoscape.NodeSingular): void {
   cy.elements().removeClass('focus faded');
@@ -361,13 +416,13 @@ function closeSide(): void {
 function showEntity(entity: EntityNode, memories: EntityMemory[]): void {
   el.side.hidden = false;
   el.sideTitle.textContent = entity.name;
-  el.sideMeta.textContent = `${entity.type} · mentioned by ${entity.mentions} ${entity.mentions === 1 ? 'memory' : 'memories'}`;
+  el.sideMeta.textContent = `${entity.type} · mentioned by ${plural(entity.mentions, 'memory', 'memories')}`;
   clear(el.sideList);
   if (!memories.length) el.sideList.appendChild(h('li', { class: 'empty' }, 'No live memory mentions it any more.'));
   for (const m of memories) {
     const li = h(
       'li',
-      { tabindex: '0', 'data-id': m.id, title: 'Open this memory' },
+      { tabindex: '0', 'data-id': m.id, title: 'Open this memory', role: 'button' },
       // Untitled memories show their text once (the preview), not a cut copy of it as a title.
       h('div', {}, m.title ? h('span', { class: 'm-title' }, m.title) : null, h('span', { class: 'm-type' }, m.type)),
       h('div', { class: 'm-preview' }, m.preview),
@@ -381,29 +436,54 @@ function showEntity(entity: EntityNode, memories: EntityMemory[]): void {
   }
 }
 
-function bindEvents(cy: cytoscape.Core): void {
-  cy.on('tap', 'node', (e) => {
+/** A click or Enter on a node: an entity lists its memories, a memory opens, a merged one opens what it went into. */
+function activate(node: cytoscape.NodeSingular): void {
+  focusNode(node);
+  if (node.data('kind') === 'entity') {
+    el.side.hidden = false;
+    el.sideTitle.textContent = String(node.data('label'));
+    el.sideMeta.textContent = 'Loading its memories…';
+    clear(el.sideList);
+    vscode.post({ type: 'entity', id: node.id() });
+  } else {
+    const into = node.data('mergedInto') as string | undefined;
+    vscode.post({ type: 'open', id: into ?? node.id() });
+  }
+}
+
+function bindEvents(g: cytoscape.Core): void {
+  g.on('tap', 'node', (e) => activate(e.target as cytoscape.NodeSingular));
+  g.on('dbltap', 'node', (e) => {
     const node = e.target as cytoscape.NodeSingular;
-    focusNode(node);
-    if (node.data('kind') === 'entity') {
-      el.side.hidden = false;
-      el.sideTitle.textContent = String(node.data('label'));
-      el.sideMeta.textContent = 'Loading its memories…';
-      clear(el.sideList);
-      vscode.post({ type: 'entity', id: node.id() });
-    } else {
-      vscode.post({ type: 'open', id: node.id() });
-    }
+    if (node.data('kind') === 'memory' && !node.data('mergedInto')) vscode.post({ type: 'center', id: node.id() });
+    else g.animate({ fit: { eles: node.closedNeighborhood(), padding: 60 } }, { duration: 250 });
   });
-  cy.on('dbltap', 'node', (e) => {
-    const node = e.target as cytoscape.NodeSingular;
-    if (node.data('kind') === 'memory') vscode.post({ type: 'center', id: node.id() });
-    else cy.animate({ fit: { eles: node.closedNeighborhood(), padding: 60 } }, { duration: 250 });
+  g.on('tap', (e) => {
+    if (e.target === g) closeSide();
   });
-  cy.on('tap', (e) => {
-    if (e.target === cy) closeSide();
+  g.on('mouseover', 'node', (e) => showTip(e.target as cytoscape.NodeSingular));
+  g.on('mouseout', 'node', hideTip);
+  g.on('dragpan scrollzoom pinchzoom', () => {
+    userMoved = true;
+    hideTip();
   });
 }
+
+bindKeyboard(el.canvas, () => cy, {
+  focused: (n) => {
+    el.focusInfo.textContent = `${describe(n)}. Enter opens.`;
+    showTip(n);
+  },
+  activate,
+  cleared: () => {
+    hideTip();
+    closeSide();
+  },
+});
+el.canvas.addEventListener('blur', () => {
+  cy.nodes('.kbd').removeClass('kbd');
+  hideTip();
+});
 
 // ── controls ─────────────────────────────────────────────────────────────────────────────
 
@@ -415,41 +495,54 @@ function debounce(fn: () => void, ms: number): () => void {
   };
 }
 
-el.mode.value = filters.mode;
-el.search.value = filters.search;
-el.minMentions.value = String(filters.minMentions);
+el.mode.value = state.mode;
+el.search.value = state.search;
+el.minMentions.value = String(state.minMentions);
 el.mode.addEventListener('change', () => {
-  filters.mode = el.mode.value === 'memories' ? 'memories' : 'entities';
+  state.mode = el.mode.value === 'memories' ? 'memories' : 'entities';
   query();
 });
 el.search.addEventListener(
   'input',
   debounce(() => {
-    filters.search = el.search.value.trim();
-    query();
+    state.search = el.search.value.trim();
+    // The memory view filters here; the entity view asks the engine (it may hold thousands).
+    if (drawn && drawn.mode !== 'entities') {
+      saveState({});
+      applyMemoryFilter();
+    } else query();
   }, 250),
 );
 el.minMentions.addEventListener('change', () => {
   const n = Math.max(1, Math.floor(Number(el.minMentions.value) || 1));
   el.minMentions.value = String(n);
-  filters.minMentions = n;
+  state.minMentions = n;
   query();
 });
 byId<HTMLButtonElement>('fit').addEventListener('click', fitCapped);
 byId<HTMLButtonElement>('refresh').addEventListener('click', () => vscode.post({ type: 'refresh' }));
 byId<HTMLButtonElement>('all').addEventListener('click', () => {
-  Object.assign(filters, { entityTypes: [], minMentions: 1, search: '' });
+  Object.assign(state, { entityTypes: [], minMentions: 1, search: '' });
   el.search.value = '';
   el.minMentions.value = '1';
   query();
 });
+byId<HTMLButtonElement>('emptyAdd').addEventListener('click', () => vscode.post({ type: 'action', action: 'addMemory' }));
+byId<HTMLButtonElement>('emptyPipeline').addEventListener('click', () => vscode.post({ type: 'action', action: 'pipelineSettings' }));
 byId<HTMLButtonElement>('sideClose').addEventListener('click', closeSide);
-new ResizeObserver(() => cy.resize()).observe(el.canvas);
+new ResizeObserver(() => {
+  cy.resize();
+  if (!userMoved) fitCapped();
+}).observe(el.canvas);
 
 vscode.onMessage((m) => {
-  if (m.type === 'graph') render(m.data, performance.now());
+  if (m.type === 'graph') render(m.data, performance.now(), m.centerId);
   else if (m.type === 'entityMemories') showEntity(m.entity, m.memories);
   else if (m.type === 'error') el.status.textContent = m.message;
 });
-// The extension answers 'ready' with the graph of its current filters: send ours first.
-vscode.post({ type: 'query', filters: { ...filters } });
+// The extension answers with the graph of these filters (restored after a window reload).
+vscode.post({
+  type: 'query',
+  filters: { mode: state.mode, entityTypes: state.entityTypes, minMentions: state.minMentions, search: state.search },
+  ...(state.centerId ? { centerId: state.centerId } : {}),
+});

@@ -174,16 +174,23 @@ export interface Suggestion {
 
 export interface GraphNode {
   id: string;
+  /** The title, or the start of the text (at most 200 graphemes): the panel shortens it and shows this on hover. */
   label: string;
   type: string;
   scope: MemoryScope;
   importance: number;
+  /** Set on a memory absorbed by a merge (a tombstone drawn for its 'merged' edge): the id of the memory it went into. */
+  mergedInto?: string;
 }
 
 export interface GraphEdge {
   from: string;
   to: string;
-  /** Stored relationship (SOLVES, SUPERSEDES, …), 'entity:<name>' (both mention a knowledge-graph entity) or 'shared_tag:<tag>'. */
+  /**
+   * Stored relationship (SOLVES, SUPERSEDES, …), 'entity:<name>' (both mention a knowledge-graph entity),
+   * 'shared_tag:<tag>', 'similar' (a pending consolidation suggestion; strength = its similarity) or
+   * 'merged' (from the surviving memory to one it absorbed).
+   */
   kind: string;
   strength: number;
 }

@@ -12,8 +12,9 @@ import { MEMORY_TYPES } from '../core/memory/types';
 import type { Logger } from './log';
 import type { MemoryTreeProvider, TreeNode } from './memoryTree';
 import { memoryUri } from './memoryDocument';
-import { GraphPanel, type PanelActions } from './panels';
+import type { PanelActions } from './panels';
 import { SearchPanel, registerSearchPanel } from './searchPanel';
+import { GraphPanel } from './graphPanel';
 import { stripRecall } from './recall';
 import { rememberUndo, undoChange } from './undoLast';
 import { askNewMemory } from './addMemoryInput';
@@ -255,6 +256,7 @@ export function registerCommands(d: CommandDeps): void {
   run(COMMANDS.openGraph, 'open graph', async (arg?: MemoryArg) => {
     GraphPanel.show(context, engine, actions, idOf(arg));
   });
+  context.subscriptions.push(GraphPanel.registerSerializer(context, engine, actions));
   run(COMMANDS.openMemory, 'open memory', openMemory);
   run(COMMANDS.deleteMemory, 'delete memory', deleteMemory);
   run(COMMANDS.promoteMemory, 'promote memory', promoteMemory);

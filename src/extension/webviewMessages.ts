@@ -56,11 +56,11 @@ export type FromSearchView =
 
 /** Extension → graph webview. */
 export type ToGraphView =
-  | { type: 'graph'; data: GraphView }
+  | { type: 'graph'; data: GraphView; centerId?: string }
   | { type: 'entityMemories'; entity: EntityNode; memories: EntityMemory[] }
   | { type: 'error'; message: string };
 
-/** The graph panel's filters (entity view). */
+/** The graph panel's filters (entity view; `search` also filters the memory view, in the webview). */
 export interface GraphFilters {
   mode: 'entities' | 'memories';
   entityTypes: string[];
@@ -68,14 +68,24 @@ export interface GraphFilters {
   search: string;
 }
 
+/** What the graph webview keeps with getState/setState, so a reloaded window restores the panel as it was. */
+export interface GraphViewState extends GraphFilters {
+  /** The memory the view is centred on (memory view), if any. */
+  centerId?: string;
+}
+
+/** The graph panel's empty-state buttons. */
+export type GraphEmptyAction = 'addMemory' | 'pipelineSettings';
+
 /** Graph webview → extension. */
 export type FromGraphView =
   | { type: 'ready' }
   | { type: 'refresh' }
   | { type: 'open'; id: string }
   | { type: 'center'; id?: string }
-  | { type: 'query'; filters: GraphFilters }
-  | { type: 'entity'; id: string };
+  | { type: 'query'; filters: GraphFilters; centerId?: string }
+  | { type: 'entity'; id: string }
+  | { type: 'action'; action: GraphEmptyAction };
 
 /** Runtime check of an incoming message's discriminator (a webview is untrusted input). */
 export function isMessage<T extends { type: string }>(m: unknown, types: readonly T['type'][]): m is T {

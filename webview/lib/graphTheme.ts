@@ -10,6 +10,8 @@ export interface GraphTheme {
   edge: string;
   focus: string;
   selection: string;
+  /** The workbench font: labels on the canvas read like the rest of VS Code. */
+  fontFamily: string;
   palette: string[];
 }
 
@@ -32,9 +34,11 @@ export function readTheme(el: Element = document.body): GraphTheme {
     background: v('--vscode-editor-background', '#1e1e1e'),
     foreground: v('--vscode-editor-foreground', v('--vscode-foreground', '#cccccc')),
     muted: v('--vscode-descriptionForeground', '#9d9d9d'),
-    edge: v('--vscode-editorWidget-border', v('--vscode-panel-border', '#6b6b6b')),
+    // High-contrast themes set contrastBorder: edges then use it, like every other border there.
+    edge: v('--vscode-contrastBorder', v('--vscode-editorWidget-border', v('--vscode-panel-border', '#6b6b6b'))),
     focus: v('--vscode-focusBorder', '#007fd4'),
     selection: v('--vscode-editor-selectionBackground', '#264f78'),
+    fontFamily: v('--vscode-font-family', 'sans-serif'),
     palette: PALETTE_VARS.map((name, i) => v(name, FALLBACK_PALETTE[i]!)),
   };
 }

@@ -2,11 +2,13 @@
  * The memory graph of one store for the graph panel: memories as nodes; edges from stored
  * relationships (memory_relationships: SUPERSEDES, …), from entities of the knowledge graph
  * two memories both mention (src/core/graph tables, filled by the pipeline), and from shared
- * tags, so a fresh store without extracted entities still shows its structure.
+ * tags, so a fresh store without extracted entities still shows its structure; and what
+ * consolidation knows (memoryGraphLinks.ts): pending similarity suggestions and past merges.
  */
 import type { Store } from '../../core/store/store';
 import { LIMIT_RANGES } from '../../core/memory/limits';
-import type { GraphData, GraphEdge, GraphNode, GraphParams } from '../protocol';
+import type { GraphData, GraphEdge, GraphParams } from '../protocol';
+import { memoryNode, mergeLinks, similarityEdges } from './memoryGraphLinks';
 
 const MAX_GROUP_EDGES = 12;
 
@@ -22,7 +24,9 @@ export function queryMemoryGraph(store: Store, params: GraphParams): GraphData {
               SELECT to_memory_id AS id FROM memory_relationships WHERE from_memory_id = (SELECT id FROM c)
               UNION SELECT from_memory_id FROM memory_relationships WHERE to_memory_id = (SELECT id FROM c)
               UNION SELECT m.id FROM memory_tags t JOIN memory_tags t2 ON t2.tag = t.tag JOIN memories m ON m.rid = t2.rid
-                     WHERE t.rid = (SELECT rid FROM c))
+                     WHERE t.rid = (SELECT rid FROM c)
+              UNION SELECT memory_b_id FROM consolidation_suggestions WHERE status = 'pending' AND memory_a_id = (SELECT id FROM c)
+              UNION SELECT memory_a_id FROM consolidation_suggestions WHERE status = 'pending' AND memory_b_id = (SELECT id FROM c))
        SELECT * FROM memories WHERE deleted_at IS NULL AND (id = (SELECT id FROM c) OR id IN (SELECT id FROM linked))
        ORDER BY (id = (SELECT id FROM c)) DESC, created_at DESC LIMIT ?`,
       [params.centerId, limit + 1],
@@ -32,13 +36,7 @@ export function queryMemoryGraph(store: Store, params: GraphParams): GraphData {
   }
   const truncated = rows.length > limit;
   rows = rows.slice(0, limit);
-  const nodes: GraphNode[] = rows.map((r) => ({
-    id: String(r.id),
-    label: String(r.title || String(r.content).slice(0, 60)),
-    type: String(r.type),
-    scope: r.scope as GraphNode['scope'],
-    importance: Number(r.importance),
-  }));
+  const nodes = rows.map((r) => memoryNode(r));
   const ids = new Set(nodes.map((n) => n.id));
   const edges: GraphEdge[] = [];
   if (ids.size) {
@@ -83,7 +81,9 @@ export function queryMemoryGraph(store: Store, params: GraphParams): GraphData {
       for (let i = 1; i < m.length; i++) edges.push({ from: m[i - 1]!, to: m[i]!, kind, strength: kind.startsWith('entity:') ? 0.8 : 0.5 });
     }
   }
-  return { nodes, edges, truncated };
+  const live = [...ids];
+  const merges = mergeLinks(store, live);
+  return { nodes: [...nodes, ...merges.nodes], edges: [...edges, ...similarityEdges(store, live), ...merges.edges], truncated };
 }
 
 function hasTable(store: Store, name: string): boolean {
