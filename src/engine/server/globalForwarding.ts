@@ -9,7 +9,8 @@ import type { HandlerTable } from '../handlers';
 import type { ListResult, SearchResponse } from '../protocol';
 import type { GlobalLink } from './globalLink';
 
-type IdMethod = 'memory.update' | 'memory.delete' | 'memory.restore' | 'memory.history' | 'memory.promote';
+type IdMethod =
+  'memory.update' | 'memory.delete' | 'memory.restore' | 'memory.history' | 'memory.versions' | 'memory.restoreVersion' | 'memory.promote';
 
 /** A memory id that is not one of this engine's project memories is the global owner's to answer. */
 function isLocalProject(e: MemoryEngine, id: unknown): boolean {
@@ -32,6 +33,8 @@ export function globalForwardingHandlers(h: HandlerTable, link: GlobalLink): Han
     'memory.delete': byId('memory.delete'),
     'memory.restore': byId('memory.restore'),
     'memory.history': byId('memory.history'),
+    'memory.versions': byId('memory.versions'),
+    'memory.restoreVersion': byId('memory.restoreVersion'),
     'memory.promote': byId('memory.promote'),
     'memory.list': async (e, p, c) => {
       if (p?.scope === 'global') return link.request('memory.list', p);
