@@ -84,7 +84,7 @@ function renderHits(stream: ChatStream, hits: readonly SearchHit[], withScores =
 }
 
 function reference(stream: ChatStream, hits: readonly SearchHit[]): string[] {
-  for (const h of hits) stream.reference?.(memoryUri(h.memory.id, h.memory.title));
+  for (const h of hits) stream.reference?.(memoryUri(h.memory.id, h.memory.title, h.content));
   return hits.map((h) => h.memory.id);
 }
 
@@ -146,7 +146,7 @@ async function remember({ engine, prompt, stream, meta }: ChatTurn): Promise<Cha
   const r = await engine.request('memory.create', { content, agentSource: 'chat', ...(fromRecall ? { fromRecall } : {}) });
   stream.markdown(text(describeCreate(r)));
   if (r.status === 'skipped') return meta();
-  stream.reference?.(memoryUri(r.memory.id, r.memory.title));
+  stream.reference?.(memoryUri(r.memory.id, r.memory.title, r.memory.content));
   return meta([r.memory.id]);
 }
 
