@@ -82,6 +82,8 @@ export class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Dispo
   }
 
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
+    // `/` and `/<id>` are folders (workspace.fs.writeFile checks the parent folder exists).
+    if (uri.path.split('/').filter(Boolean).length < 2) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
     const { text, record, readonly } = await this.load(uri);
     return {
       type: vscode.FileType.File,
