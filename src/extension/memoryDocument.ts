@@ -9,6 +9,7 @@ import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
 import type { MemoryRecord } from '../engine/protocol';
 import { editableAddress, MEMORY_LANGUAGE, MEMORY_SCHEME, MemoryFileSystem, memoryUri } from './memoryFs';
+import { renderMemory } from './memoryFsFormat';
 import { memoryName } from './memoryFsNames';
 
 export { MEMORY_SCHEME, memoryUri };
@@ -17,6 +18,20 @@ export { MEMORY_SCHEME, memoryUri };
 async function adopt(doc: vscode.TextDocument): Promise<vscode.TextDocument> {
   if (!editableAddress(doc.uri) || doc.languageId === MEMORY_LANGUAGE) return doc;
   return vscode.languages.setTextDocumentLanguage(doc, MEMORY_LANGUAGE);
+}
+
+/**
+ * After a save the editor keeps the text as typed, but the engine stores it normalized (tags in
+ * lower case, whitespace collapsed, a new version number in the comment line): show what is
+ * stored, so the next edit starts from it. Revert of an unmodified document re-reads it.
+ */
+async function showStored(engine: EngineClient, doc: vscode.TextDocument): Promise<void> {
+  const a = editableAddress(doc.uri);
+  if (!a) return;
+  const m = await engine.request('memory.get', { id: a.id });
+  if (!m || doc.isDirty || doc.getText() === renderMemory(m)) return;
+  if (vscode.window.activeTextEditor?.document !== doc) return;
+  await vscode.commands.executeCommand('workbench.action.files.revert', doc.uri);
 }
 
 export function registerMemoryDocuments(context: vscode.ExtensionContext, engine: EngineClient): MemoryFileSystem {
@@ -35,6 +50,7 @@ export function registerMemoryDocuments(context: vscode.ExtensionContext, engine
     fs,
     vscode.workspace.registerFileSystemProvider(MEMORY_SCHEME, fs, { isCaseSensitive: true }),
     vscode.workspace.onDidOpenTextDocument((d) => void adopt(d)),
+    vscode.workspace.onDidSaveTextDocument((d) => void showStored(engine, d).catch(() => undefined)),
   );
   for (const d of vscode.workspace.textDocuments) void adopt(d);
   return fs;

@@ -39,7 +39,14 @@ const dec = new TextDecoder();
 
 /** An old version as a record to render (its own fields and time, the rest from the current record). */
 function versionRecord(m: MemoryRecord, v: MemoryVersion): MemoryRecord {
-  return { ...m, ...v, type: v.type as MemoryRecord['type'], updatedAt: v.createdAt, ttlSeconds: v.expiresAt ? m.ttlSeconds : null };
+  return {
+    ...m,
+    ...v,
+    type: v.type as MemoryRecord['type'],
+    createdAt: m.createdAt,
+    updatedAt: v.createdAt,
+    ttlSeconds: v.expiresAt ? m.ttlSeconds : null,
+  };
 }
 
 export interface MemoryFsHooks {

@@ -1,10 +1,10 @@
 /**
  * The text of a memory document (docs/editing.md): a small YAML front matter with the fields a
  * person edits (title, type, tags, importance, scope, lifetime), comments that say what cannot
- * be edited (version, dates, id), then the memory's text as the markdown body.
+ * be edited (version, dates), then the memory's text as the markdown body.
  *
  *   ---
- *   # Version 3 · updated 24 Nov 2026, 09:40 · created 24 Nov 2026, 07:13 · id 5b0c…
+ *   # Version 3 · updated 24 Nov 2026, 09:40 · created 24 Nov 2026, 07:13
  *   title: Use pnpm, not npm
  *   type: preference
  *   tags: [tooling, node]
@@ -67,7 +67,7 @@ export function renderMemory(m: MemoryRecord): string {
   const expiry = m.expiresAt ? ` # expires ${shortDate(m.expiresAt)}` : '';
   const lines = [
     '---',
-    `# Version ${m.version} · updated ${shortDate(m.updatedAt)} · created ${shortDate(m.createdAt)} · id ${m.id}`,
+    `# Version ${m.version}${m.updatedAt === m.createdAt ? '' : ` · updated ${shortDate(m.updatedAt)}`} · created ${shortDate(m.createdAt)}`,
     `title: ${scalar(m.title)}`,
     `type: ${m.type}`,
     `tags: ${scalar(m.tags, true)}`,

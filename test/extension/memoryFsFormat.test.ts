@@ -23,7 +23,7 @@ test('render → parse is the identity, and an unchanged document is an empty pa
     ttlSeconds: 7 * 86_400,
   });
   const text = renderMemory(m);
-  assert.match(text, /^---\n# Version 1 · updated 1 Mar 2026, \d\d:00 · created 1 Mar 2026, \d\d:00 · id /);
+  assert.match(text, /^---\n# Version 1 · created 1 Mar 2026, \d\d:00\ntitle: /);
   assert.match(text, /\ntitle: "Use pnpm: not npm"\n/, 'a title with ": " is quoted');
   assert.match(text, /\ntags: \[ tooling, node \]\n/);
   assert.match(text, /\nlifetime: 1 week # expires 8 Mar 2026, \d\d:00\n/);
