@@ -115,6 +115,13 @@ suite('Editing memories', () => {
       ),
       /colour: is not a field of a memory/,
     );
+    // Oversized text: the engine's sentence, nothing written.
+    const huge = doc.getText().replace('importance: high', 'importance: 0.5') + 'x'.repeat(70 * 1024);
+    await assert.rejects(
+      Promise.resolve(vscode.workspace.fs.writeFile(doc.uri, new TextEncoder().encode(huge))),
+      /Not saved: .*the limit is 65536\. Split it, or ingest it as a document/,
+    );
+    assert.equal((await get(m.id)).version, 1, 'nothing written');
   });
 
   test('a change made meanwhile is not overwritten: the save fails, a compare view opens, saving again overwrites', async () => {
