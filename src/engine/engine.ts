@@ -23,6 +23,7 @@ import { DiagnosticsService } from './services/diagnostics';
 import { GraphViewService } from './services/graphView';
 import { MaintenanceService } from './services/maintenance';
 import { MemoriesService } from './services/memories';
+import { VersionsService } from './services/versions';
 import { PipelinesService } from './services/pipelines';
 import { SearchService } from './services/search';
 import { SuggestionsService } from './services/suggestions';
@@ -51,6 +52,7 @@ interface ActiveEmbedder {
 
 export class MemoryEngine {
   readonly memories: MemoriesService;
+  readonly versions: VersionsService;
   readonly search: SearchService;
   readonly suggestions: SuggestionsService;
   readonly graph: GraphViewService;
@@ -70,6 +72,7 @@ export class MemoryEngine {
     private readonly openMs: number,
   ) {
     this.memories = new MemoriesService(ctx);
+    this.versions = new VersionsService(ctx, this.memories);
     this.search = new SearchService(ctx);
     this.suggestions = new SuggestionsService(ctx);
     this.graph = new GraphViewService(ctx);

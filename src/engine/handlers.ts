@@ -45,6 +45,16 @@ function optOneOf<T extends string>(v: T | undefined, allowed: readonly T[], key
   return v;
 }
 
+function versionParam(v: unknown, key: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+    throw new EngineError('invalid_input', `${key}: must be a whole number ≥ 1, got ${shownValue(v)}`);
+  return v;
+}
+
+function optVersion(v: unknown): number | undefined {
+  return v === undefined ? undefined : versionParam(v, 'expectedVersion');
+}
+
 const SUGGESTION_STATUSES = ['pending', 'accepted', 'rejected'] as const;
 const EXPORT_FORMATS = ['jsonl', 'json'] as const;
 const REMOVED_REASONS = ['expired', 'deleted'] as const;
@@ -110,6 +120,9 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
       return e.memories.recordAccess(p.ids ?? []);
     },
     'memory.history': (e, p) => e.memories.history(str(p, 'id')),
+    'memory.versions': (e, p) => e.versions.versions(str(p, 'id')),
+    'memory.restoreVersion': (e, p) =>
+      e.versions.restoreVersion(str(p, 'id'), versionParam(p.version, 'version'), optVersion(p.expectedVersion)),
     'memory.promote': (e, p) => e.memories.promote(str(p, 'id')),
     'memory.typeCounts': (e, p) => e.memories.typeCounts(p?.scope),
     'memory.tagCounts': (e, p) => e.memories.tagCounts(p?.scope),

@@ -163,6 +163,27 @@ export interface SearchResponse {
   tookMs: number;
 }
 
+/** One version of a memory as its history recorded it (memory.versions): the record's editable fields after that change. */
+export interface MemoryVersion {
+  version: number;
+  /** The history event that made it: created, updated, merged, restored, deleted, expired… ('current' when its history row is gone). */
+  event: string;
+  changedBy: string | null;
+  reason: string | null;
+  createdAt: string;
+  /** Fields an update changed (empty for other events). */
+  changed: string[];
+  title: string;
+  content: string;
+  type: string;
+  tags: string[];
+  importance: number;
+  scope: MemoryScope;
+  expiresAt: string | null;
+  /** The memory was deleted or expired by this change. */
+  deleted: boolean;
+}
+
 export interface Suggestion {
   id: string;
   similarity: number;
@@ -432,6 +453,10 @@ export interface EngineMethods {
   /** A deliberate use: a person opened these memories or an answer cited them (docs/lifecycle.md "Access"). */
   'memory.recordAccess': { params: { ids: string[] }; result: { recorded: number } };
   'memory.history': { params: { id: string }; result: HistoryEntry[] };
+  /** The memory's versions, oldest first (src/engine/services/versions.ts); deleted memories too. */
+  'memory.versions': { params: { id: string }; result: MemoryVersion[] };
+  /** Writes an old version's text and fields back as a new version (history: updated, "restored version N"). */
+  'memory.restoreVersion': { params: { id: string; version: number; expectedVersion?: number }; result: MemoryRecord };
   /** Manual promote (docs/lifecycle.md): TTL removed, permanent. */
   'memory.promote': { params: { id: string }; result: MemoryRecord };
   /** Counts per type over both stores (the tree's groups). */
@@ -505,6 +530,7 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'memory.get',
   'memory.list',
   'memory.history',
+  'memory.versions',
   'memory.typeCounts',
   'memory.tagCounts',
   'memory.listUntagged',

@@ -91,7 +91,7 @@ function citedAccess(engine: ChatTurn['engine'], ids: string[]): void {
 }
 
 function reference(stream: ChatStream, hits: readonly SearchHit[]): string[] {
-  for (const h of hits) stream.reference?.(memoryUri(h.memory.id, h.memory.title));
+  for (const h of hits) stream.reference?.(memoryUri(h.memory.id, h.memory.title, h.content));
   return hits.map((h) => h.memory.id);
 }
 
@@ -158,7 +158,7 @@ async function remember({ engine, prompt, stream, meta }: ChatTurn): Promise<Cha
   });
   stream.markdown(text(describeCreate(r)));
   if (r.status === 'skipped') return meta();
-  stream.reference?.(memoryUri(r.memory.id, r.memory.title));
+  stream.reference?.(memoryUri(r.memory.id, r.memory.title, r.memory.content));
   return meta([r.memory.id]);
 }
 

@@ -7,18 +7,17 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
 import { errorNotification } from '../engine/errorText';
-import type { CreateMemoryResult, MemoryRecord, SearchResponse } from '../engine/protocol';
-import { MEMORY_TYPES } from '../core/memory/types';
+import type { CreateMemoryResult, SearchResponse } from '../engine/protocol';
 import type { Logger } from './log';
 import type { MemoryTreeProvider, TreeNode } from './memoryTree';
-import { memoryUri } from './memoryDocument';
+import { openMemoryDocument } from './memoryDocument';
 import type { PanelActions } from './panels';
 import { SearchPanel, registerSearchPanel } from './searchPanel';
 import { GraphPanel } from './graphPanel';
 import { stripRecall } from './recall';
 import { rememberUndo, undoChange } from './undoLast';
 import { askNewMemory } from './addMemoryInput';
-import { createParams, defaultDraft, LIFETIMES, SCOPES, type AddMemoryDraft } from './addMemorySteps';
+import { createParams, defaultDraft, type AddMemoryDraft } from './addMemorySteps';
 
 export const COMMANDS = {
   addMemory: 'agentMemory.addMemory',
@@ -145,18 +144,15 @@ export function registerCommands(d: CommandDeps): void {
     return r;
   }
 
+  // Opening a memory opens it for editing (docs/editing.md): a markdown document, saved with Ctrl+S.
   const openMemory = async (arg: MemoryArg) => {
     const id = idOf(arg) ?? (await pickMemory('Open which memory?'));
     if (!id) return undefined;
-    const m = await engine.request('memory.get', { id });
-    if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
     // A person opening a memory is a deliberate use (docs/lifecycle.md "Access"); a failure only costs the count.
     engine
-      .request('memory.recordAccess', { ids: [m.id] })
-      .catch((e: unknown) => log.info(`access of ${m.id} not recorded: ${e instanceof Error ? e.message : String(e)}`));
-    const doc = await vscode.workspace.openTextDocument(memoryUri(m.id, m.title));
-    await vscode.window.showTextDocument(doc, { preview: true });
-    return m;
+      .request('memory.recordAccess', { ids: [id] })
+      .catch((e: unknown) => log.info(`access of ${id} not recorded: ${e instanceof Error ? e.message : String(e)}`));
+    return openMemoryDocument(engine, id);
   };
 
   const deleteMemory = async (arg: MemoryArg, opts?: { confirm?: boolean }) => {
@@ -261,13 +257,14 @@ export function registerCommands(d: CommandDeps): void {
   run(COMMANDS.deleteMemory, 'delete memory', deleteMemory);
   run(COMMANDS.promoteMemory, 'promote memory', promoteMemory);
 
+  // Edit opens the memory's document; a patch argument (tests, other extensions) updates it directly.
   run(COMMANDS.editMemory, 'edit memory', async (arg: MemoryArg, patch?: Record<string, unknown>) => {
     const id = idOf(arg) ?? (await pickMemory('Edit which memory?'));
     if (!id) return undefined;
+    if (!patch || typeof patch !== 'object') return openMemoryDocument(engine, id);
     const m = await engine.request('memory.get', { id });
     if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
-    if (patch && typeof patch === 'object') return engine.request('memory.update', { id, patch: { ...patch, expectedVersion: m.version } });
-    return editInteractively(engine, m);
+    return engine.request('memory.update', { id, patch: { ...patch, expectedVersion: m.version } });
   });
 
   run(COMMANDS.reindex, 'rebuild index', async () =>
@@ -389,72 +386,4 @@ function withProgress<T>(
       });
     }),
   );
-}
-
-type Patch = Record<string, unknown>;
-
-async function editInteractively(engine: EngineClient, m: MemoryRecord): Promise<MemoryRecord | undefined> {
-  const fields = ['Content', 'Title', 'Tags', 'Type', 'Importance', 'Scope', 'Lifetime'];
-  const field = await vscode.window.showQuickPick(fields, { placeHolder: `Edit "${(m.title || m.content).slice(0, 60)}": which field?` });
-  if (!field) return undefined;
-  const change =
-    field === 'Scope'
-      ? await pickScope(m)
-      : field === 'Lifetime'
-        ? await pickLifetime(m)
-        : field === 'Type'
-          ? await pickType(m)
-          : await editText(field, m);
-  if (!change) return undefined;
-  const patch: Patch = { expectedVersion: m.version, ...change };
-  return engine.request('memory.update', { id: m.id, patch });
-}
-
-async function pickScope(m: MemoryRecord): Promise<Patch | undefined> {
-  // Moving between the project and the global store keeps the id, text and history.
-  const items = SCOPES.map((x) => ({ ...x, description: x.scope === m.scope ? '(now)' : '' }));
-  const s = await vscode.window.showQuickPick(items, { placeHolder: `Scope (now ${m.scope === 'global' ? 'global' : 'this project'})` });
-  if (!s || s.scope === m.scope) return undefined;
-  return { scope: s.scope };
-}
-
-async function pickLifetime(m: MemoryRecord): Promise<Patch | undefined> {
-  const l = await vscode.window.showQuickPick(
-    LIFETIMES.map((x) => ({ label: x.label, detail: x.detail, ttl: x.ttlSeconds })),
-    { placeHolder: `Lifetime (now ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'})` },
-  );
-  if (!l) return undefined;
-  return { ttlSeconds: l.ttl };
-}
-
-async function pickType(m: MemoryRecord): Promise<Patch | undefined> {
-  const t = await vscode.window.showQuickPick([...MEMORY_TYPES], { placeHolder: `Type (now ${m.type})` });
-  if (!t) return undefined;
-  return { type: t };
-}
-
-/** Content, Title, Tags or Importance in an input box. */
-async function editText(field: string, m: MemoryRecord): Promise<Patch | undefined> {
-  // Input boxes are one line: line breaks are shown as ⏎ and restored on save.
-  const current =
-    field === 'Content'
-      ? m.content.replace(/\n/g, '⏎')
-      : field === 'Title'
-        ? m.title
-        : field === 'Tags'
-          ? m.tags.join(', ')
-          : String(m.importance);
-  const value = await vscode.window.showInputBox({
-    title: `Edit ${field.toLowerCase()}`,
-    value: current,
-    ignoreFocusOut: true,
-    prompt: field === 'Tags' ? 'Comma-separated' : field === 'Importance' ? 'A number from 0 to 1' : undefined,
-  });
-  if (value === undefined || value === current) return undefined;
-  const patch: Patch = {};
-  if (field === 'Content') patch.content = value.replace(/⏎/g, '\n');
-  if (field === 'Title') patch.title = value;
-  if (field === 'Tags') patch.tags = value;
-  if (field === 'Importance') patch.importance = Number(value);
-  return patch;
 }

@@ -10,7 +10,8 @@ import { startEngine } from './engineHost';
 import { registerAgentAccess } from './mcpAccess';
 import { StatusBar } from './statusBar';
 import { MemoryTreeProvider, TREE_VIEW_ID, registerTreeCommands } from './memoryTree';
-import { MEMORY_SCHEME, MemoryDocumentProvider } from './memoryDocument';
+import { registerMemoryDocuments } from './memoryDocument';
+import { registerHistoryCommands } from './historyView';
 import { commandRegistrar, registerCommands } from './commands';
 import { createChatHandler, registerChatParticipant, type ChatHandler } from './chatParticipant';
 import { registerTools } from './lmTools';
@@ -96,17 +97,16 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
 
   const tree = new MemoryTreeProvider(engine, context.workspaceState);
   const statusBar = new StatusBar(engine);
-  const docs = new MemoryDocumentProvider(engine);
   context.subscriptions.push(
     tree,
     statusBar,
-    docs,
     vscode.window.createTreeView(TREE_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true }),
-    vscode.workspace.registerTextDocumentContentProvider(MEMORY_SCHEME, docs),
   );
+  registerMemoryDocuments(context, engine);
   registerCommands({ context, engine, tree, log, onRecall });
   const removed = registerRemovedView(context, engine, log);
   registerUndoCommand(commandRegistrar(context, log));
+  registerHistoryCommands(context, engine, log);
   registerRecallCommand(context, engine, log, onRecall);
   // agent.yaml problems → Problems panel, one notification per change, status bar warning.
   const configProblems = new ConfigDiagnostics(vscode.workspace.workspaceFolders?.[0]?.uri, log, (s) => statusBar.setConfigProblems(s));

@@ -1,70 +1,66 @@
 /**
- * Read-only documents for memories (`agent-memory:/<id>/<title>.md`): "Open Memory" shows the
- * full record as text. Refreshed when the engine reports a change of that memory.
+ * Memory documents in the editor (docs/editing.md): registers the `agent-memory:` file system
+ * (memoryFs.ts), gives every editable memory document the "agent-memory" language (markdown with
+ * word wrap, and the save-conflict check left to the engine's version check), confirms each save
+ * in the status bar, and opens a memory for editing ("Open" and "Edit" both do).
  */
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
+import { EngineError } from '../engine/errors';
 import type { MemoryRecord } from '../engine/protocol';
-import { errorLine } from '../engine/errorText';
+import { editableAddress, MEMORY_LANGUAGE, MEMORY_SCHEME, MemoryFileSystem, memoryUri } from './memoryFs';
+import { renderMemory } from './memoryFsFormat';
+import { memoryName } from './memoryFsNames';
 
-export const MEMORY_SCHEME = 'agent-memory';
+export { MEMORY_SCHEME, memoryUri };
 
-export function memoryUri(id: string, title: string): vscode.Uri {
-  const name =
-    (title || 'memory')
-      .replace(/[^\p{L}\p{N} _-]+/gu, '')
-      .trim()
-      .slice(0, 60) || 'memory';
-  return vscode.Uri.from({ scheme: MEMORY_SCHEME, path: `/${encodeURIComponent(id)}/${name}.md` });
+/** Gives an editable memory document its language (a document opened any way: tree, chat reference, quick open). */
+async function adopt(doc: vscode.TextDocument): Promise<vscode.TextDocument> {
+  if (!editableAddress(doc.uri) || doc.languageId === MEMORY_LANGUAGE) return doc;
+  return vscode.languages.setTextDocumentLanguage(doc, MEMORY_LANGUAGE);
 }
 
-export function idFromUri(uri: vscode.Uri): string {
-  return decodeURIComponent(uri.path.split('/')[1] ?? '');
+/**
+ * After a save the editor keeps the text as typed, but the engine stores it normalized (tags in
+ * lower case, whitespace collapsed, a new version number in the comment line): show what is
+ * stored, so the next edit starts from it. Revert of an unmodified document re-reads it.
+ */
+async function showStored(engine: EngineClient, doc: vscode.TextDocument): Promise<void> {
+  const a = editableAddress(doc.uri);
+  if (!a) return;
+  const m = await engine.request('memory.get', { id: a.id });
+  if (!m || doc.isDirty || doc.getText() === renderMemory(m)) return;
+  if (vscode.window.activeTextEditor?.document !== doc) return;
+  await vscode.commands.executeCommand('workbench.action.files.revert', doc.uri);
 }
 
-export function renderMemory(m: MemoryRecord): string {
-  const lines = [
-    `# ${m.title || '(untitled memory)'}`,
-    '',
-    m.content,
-    '',
-    '---',
-    `- id: ${m.id}`,
-    `- type: ${m.type} · scope: ${m.scope} · importance: ${m.importance}`,
-    `- tags: ${m.tags.length ? m.tags.join(', ') : '(none)'}`,
-    `- lifetime: ${m.expiresAt ? `expires ${m.expiresAt} (promote to keep it)` : 'permanent'}`,
-    `- version ${m.version} · created ${m.createdAt} · updated ${m.updatedAt}`,
-    `- source: ${m.agentSource ?? m.source ?? m.who ?? 'user'}`,
-  ];
-  return lines.join('\n') + '\n';
-}
-
-export class MemoryDocumentProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this.changed.event;
-  private readonly sub: { dispose(): void };
-
-  constructor(private readonly engine: EngineClient) {
-    this.sub = engine.onEvent((e) => {
-      if (e.type !== 'memory.changed') return;
-      for (const doc of vscode.workspace.textDocuments) {
-        if (doc.uri.scheme === MEMORY_SCHEME && e.ids.includes(idFromUri(doc.uri))) this.changed.fire(doc.uri);
+export function registerMemoryDocuments(context: vscode.ExtensionContext, engine: EngineClient): MemoryFileSystem {
+  const fs = new MemoryFileSystem(engine, {
+    saved: (m, moved) => {
+      const name = memoryName(m.title, m.content);
+      vscode.window.setStatusBarMessage(`$(check) Memory saved: ${name} (version ${m.version})`, 5000);
+      if (moved) {
+        // A scope change moves the memory to the other store under a new id: open it there.
+        void vscode.window.showInformationMessage(`"${name}" moved to the ${m.scope === 'global' ? 'global' : 'project'} store.`);
+        void openMemoryDocument(engine, m.id);
       }
-    });
-  }
+    },
+  });
+  context.subscriptions.push(
+    fs,
+    vscode.workspace.registerFileSystemProvider(MEMORY_SCHEME, fs, { isCaseSensitive: true }),
+    vscode.workspace.onDidOpenTextDocument((d) => void adopt(d)),
+    vscode.workspace.onDidSaveTextDocument((d) => void showStored(engine, d).catch(() => undefined)),
+  );
+  for (const d of vscode.workspace.textDocuments) void adopt(d);
+  return fs;
+}
 
-  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const id = idFromUri(uri);
-    try {
-      const m = await this.engine.request('memory.get', { id });
-      return m ? renderMemory(m) : `Memory ${id} does not exist (any more).\n`;
-    } catch (e) {
-      return `Cannot load memory ${id}: ${errorLine(e)}\n`;
-    }
-  }
-
-  dispose(): void {
-    this.sub.dispose();
-    this.changed.dispose();
-  }
+/** Opens a memory as an editable document (a pinned tab: it is meant to be edited). */
+export async function openMemoryDocument(engine: EngineClient, id: string): Promise<MemoryRecord> {
+  const m = await engine.request('memory.get', { id });
+  if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
+  const doc = await adopt(await vscode.workspace.openTextDocument(memoryUri(m.id, m.title, m.content)));
+  await vscode.window.showTextDocument(doc, { preview: false });
+  return m;
 }

@@ -11,7 +11,8 @@ import type { EngineMethod, ListResult, ParamsOf, ResultOf, SearchResponse } fro
 import type { GlobalRoute } from './globalRoute';
 import { globalScopeHandlers } from './globalScope';
 
-type IdMethod = 'memory.update' | 'memory.delete' | 'memory.restore' | 'memory.history' | 'memory.promote';
+type IdMethod =
+  'memory.update' | 'memory.delete' | 'memory.restore' | 'memory.history' | 'memory.versions' | 'memory.restoreVersion' | 'memory.promote';
 type Remote = <M extends EngineMethod>(method: M, params: ParamsOf<M>) => Promise<ResultOf<M>>;
 type AnyHandler = (e: MemoryEngine, p: unknown, c: CallContext) => unknown;
 
@@ -53,6 +54,8 @@ function forwardingTable(h: HandlerTable): Partial<Record<EngineMethod, Forwardi
     'memory.delete': byId('memory.delete'),
     'memory.restore': byId('memory.restore'),
     'memory.history': byId('memory.history'),
+    'memory.versions': byId('memory.versions'),
+    'memory.restoreVersion': byId('memory.restoreVersion'),
     'memory.promote': byId('memory.promote'),
     'memory.list': async (e, p: ParamsOf<'memory.list'>, c, remote) => {
       if (p?.scope === 'global') return remote('memory.list', p);

@@ -26,7 +26,18 @@ export function globalScopeHandlers(h: HandlerTable): HandlerTable {
     ]),
   ) as unknown as HandlerTable;
   const checked =
-    <M extends 'memory.update' | 'memory.delete' | 'memory.restore' | 'memory.history' | 'memory.promote'>(m: M) =>
+    <
+      M extends
+        | 'memory.update'
+        | 'memory.delete'
+        | 'memory.restore'
+        | 'memory.history'
+        | 'memory.versions'
+        | 'memory.restoreVersion'
+        | 'memory.promote',
+    >(
+      m: M,
+    ) =>
     (e: MemoryEngine, p: Parameters<HandlerTable[M]>[1], c: CallContext) => {
       globalMemory(e, p?.id);
       return (h[m] as AnyHandler)(e, p as never, c);
@@ -51,6 +62,8 @@ export function globalScopeHandlers(h: HandlerTable): HandlerTable {
     'memory.delete': (e, p, c) => checked('memory.delete')(e, p, c) as ReturnType<HandlerTable['memory.delete']>,
     'memory.restore': (e, p, c) => checked('memory.restore')(e, p, c) as ReturnType<HandlerTable['memory.restore']>,
     'memory.history': (e, p, c) => checked('memory.history')(e, p, c) as ReturnType<HandlerTable['memory.history']>,
+    'memory.versions': (e, p, c) => checked('memory.versions')(e, p, c) as ReturnType<HandlerTable['memory.versions']>,
+    'memory.restoreVersion': (e, p, c) => checked('memory.restoreVersion')(e, p, c) as ReturnType<HandlerTable['memory.restoreVersion']>,
     'memory.promote': (e, p, c) => checked('memory.promote')(e, p, c) as ReturnType<HandlerTable['memory.promote']>,
     stats: h.stats,
     'engine.shutdown': () => ({ snapshotted: false }),

@@ -59,6 +59,14 @@ test('the global store is shared across projects: writes and reads from both, sc
       (await y.client.request('memory.history', { id: fromX.memory.id })).map((h) => h.event),
       ['created', 'updated'],
     );
+    // Versions and "restore this version" of a global memory reach its owner too.
+    assert.deepEqual(
+      (await y.client.request('memory.versions', { id: fromX.memory.id })).map((v) => v.version),
+      [1, 2],
+    );
+    const restored = await y.client.request('memory.restoreVersion', { id: fromX.memory.id, version: 1, expectedVersion: 2 });
+    assert.equal(restored.version, 3);
+    assert.equal((await x.client.request('memory.get', { id: fromX.memory.id }))?.content, 'Global rule from X: never force-push to main.');
     assert.ok(
       yEvents.some((e) => e.type === 'memory.changed' && e.store !== 'project' && e.ids.includes(fromX.memory.id)),
       "Y hears of X's global writes",
@@ -69,6 +77,10 @@ test('the global store is shared across projects: writes and reads from both, sc
     assert.equal(projectX.status, 'created');
     if (projectX.status !== 'created') return;
     assert.equal(await y.client.request('memory.get', { id: projectX.memory.id }), null);
+    await assert.rejects(
+      y.client.request('memory.versions', { id: projectX.memory.id }),
+      (e) => e instanceof EngineError && e.code === 'not_found',
+    );
     await assert.rejects(
       y.client.request('memory.delete', { id: projectX.memory.id }),
       (e) => e instanceof EngineError && e.code === 'not_found',

@@ -1,0 +1,237 @@
+/**
+ * Memories as editable documents (docs/editing.md): a FileSystemProvider for `agent-memory:`
+ * URIs. Reading renders the memory (memoryFsFormat.ts); saving sends ONE memory.update with the
+ * changed fields and the version the editor was loaded from, so a change made meanwhile is never
+ * overwritten silently: the save fails with a message, and a compare view shows the stored memory
+ * next to the unsaved text. Saving again after that overwrites on purpose; Revert discards.
+ * Old versions (`?version=N`) and kept conflict texts (`?conflict=N`) are read-only.
+ */
+import * as vscode from 'vscode';
+import type { EngineClient } from '../engine/client';
+import { EngineError } from '../engine/errors';
+import { errorLine } from '../engine/errorText';
+import type { MemoryRecord, MemoryVersion } from '../engine/protocol';
+import { MemoryFieldError, parseMemoryDocument, patchFor, renderMemory } from './memoryFsFormat';
+import { memoryName, memoryPath, parseAddress, SCHEME, type MemoryAddress } from './memoryFsNames';
+
+export { SCHEME as MEMORY_SCHEME };
+
+/** The language of editable memory documents: markdown, wrapped, with the engine's own conflict check (package.json). */
+export const MEMORY_LANGUAGE = 'agent-memory';
+
+export function memoryUri(id: string, title: string, content = '', query = ''): vscode.Uri {
+  return vscode.Uri.from({ scheme: SCHEME, path: memoryPath(id, title, content), query });
+}
+
+export function versionUri(m: Pick<MemoryRecord, 'id' | 'title' | 'content'>, version: number): vscode.Uri {
+  return memoryUri(m.id, m.title, m.content, `version=${version}`);
+}
+
+/** The editable document's address, undefined for other URIs (versions, conflicts, other schemes). */
+export function editableAddress(uri: vscode.Uri): MemoryAddress | undefined {
+  if (uri.scheme !== SCHEME) return undefined;
+  const a = parseAddress(uri.path, uri.query);
+  return a && !a.version && !a.conflict ? a : undefined;
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** An old version as a record to render (its own fields and time, the rest from the current record). */
+function versionRecord(m: MemoryRecord, v: MemoryVersion): MemoryRecord {
+  return {
+    ...m,
+    ...v,
+    type: v.type as MemoryRecord['type'],
+    createdAt: m.createdAt,
+    updatedAt: v.createdAt,
+    ttlSeconds: v.expiresAt ? m.ttlSeconds : null,
+  };
+}
+
+export interface MemoryFsHooks {
+  /** A save went through (status-bar confirmation). */
+  saved(m: MemoryRecord, moved: boolean): void;
+}
+
+export class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
+  private readonly changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.changes.event;
+  /** The record each editable document was last read from: a save is checked against its version. */
+  private readonly base = new Map<string, MemoryRecord>();
+  /** After a conflict: the stored version the person was shown; saving over that version again overwrites on purpose. */
+  private readonly warnedAt = new Map<string, number>();
+  /** Unsaved texts shown in conflict compare views. */
+  private readonly conflictTexts = new Map<string, { text: string; at: number }>();
+  private conflictSeq = 0;
+  private readonly sub: { dispose(): void };
+
+  constructor(
+    private readonly engine: EngineClient,
+    private readonly hooks: MemoryFsHooks,
+  ) {
+    this.sub = engine.onEvent((e) => {
+      if (e.type === 'memory.changed')
+        this.fireFor(e.ids, e.kind === 'deleted' ? vscode.FileChangeType.Deleted : vscode.FileChangeType.Changed);
+    });
+  }
+
+  /** Open editors of these memories reload (or show "deleted"). */
+  private fireFor(ids: string[], type: vscode.FileChangeType): void {
+    const events = vscode.workspace.textDocuments
+      .filter((d) => ids.includes(editableAddress(d.uri)?.id ?? ''))
+      .map((d) => ({ type, uri: d.uri }));
+    if (events.length) this.changes.fire(events);
+  }
+
+  watch(): vscode.Disposable {
+    return new vscode.Disposable(() => undefined); // every change of the store is reported (engine events)
+  }
+
+  async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
+    // `/` and `/<id>` are folders (workspace.fs.writeFile checks the parent folder exists).
+    if (uri.path.split('/').filter(Boolean).length < 2) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
+    const { text, record, readonly } = await this.load(uri);
+    return {
+      type: vscode.FileType.File,
+      ctime: Date.parse(record.createdAt),
+      mtime: Date.parse(record.updatedAt),
+      size: enc.encode(text).byteLength,
+      ...(readonly ? { permissions: vscode.FilePermission.Readonly } : {}),
+    };
+  }
+
+  async readFile(uri: vscode.Uri): Promise<Uint8Array> {
+    const { text, record, readonly } = await this.load(uri);
+    if (!readonly) this.base.set(record.id, record);
+    return enc.encode(text);
+  }
+
+  /** The text a URI shows and the record it comes from. */
+  private async load(uri: vscode.Uri): Promise<{ text: string; record: MemoryRecord; readonly: boolean }> {
+    const a = this.address(uri);
+    const m = await this.get(a.id, a.version !== undefined || a.conflict !== undefined);
+    if (a.conflict !== undefined) {
+      const kept = this.conflictTexts.get(a.conflict);
+      if (!kept) throw vscode.FileSystemError.FileNotFound(uri);
+      const at = new Date(kept.at).toISOString();
+      return { text: kept.text, record: { ...m, createdAt: at, updatedAt: at }, readonly: true };
+    }
+    if (a.version !== undefined) {
+      const v = (await this.engine.request('memory.versions', { id: a.id })).find((x) => x.version === a.version);
+      if (!v) throw new vscode.FileSystemError(`"${memoryName(m.title, m.content)}" has no version ${a.version}.`);
+      const rec = versionRecord(m, v);
+      return { text: renderMemory(rec), record: rec, readonly: true };
+    }
+    return { text: renderMemory(m), record: m, readonly: false };
+  }
+
+  private address(uri: vscode.Uri): MemoryAddress {
+    const a = parseAddress(uri.path, uri.query);
+    if (!a) throw vscode.FileSystemError.FileNotFound(uri);
+    return a;
+  }
+
+  private async get(id: string, includeDeleted: boolean): Promise<MemoryRecord> {
+    let m: MemoryRecord | null;
+    try {
+      m = await this.engine.request('memory.get', { id, includeDeleted });
+    } catch (e) {
+      throw new vscode.FileSystemError(`Cannot load the memory: ${errorLine(e)}`);
+    }
+    if (!m || (!includeDeleted && m.deletedAt)) {
+      throw vscode.FileSystemError.FileNotFound(
+        `This memory no longer exists: it was deleted or expired (the "Recently Deleted and Expired" view can restore it).`,
+      );
+    }
+    return m;
+  }
+
+  async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
+    const a = this.address(uri);
+    if (a.version !== undefined || a.conflict !== undefined) {
+      throw vscode.FileSystemError.NoPermissions(
+        'An old version is read-only: "Restore this version" in the memory history brings it back.',
+      );
+    }
+    const current = await this.engine.request('memory.get', { id: a.id });
+    if (!current) {
+      throw vscode.FileSystemError.FileNotFound(
+        'This memory was deleted meanwhile, so your text is not saved. Copy it before closing, or restore the memory first.',
+      );
+    }
+    const text = dec.decode(content);
+    const fields = parsed(text, current);
+    const base = this.base.get(a.id) ?? current;
+    const overwrite = base.version !== current.version;
+    if (overwrite && this.warnedAt.get(a.id) !== current.version) throw this.conflict(uri, base, current, text);
+    const patch = patchFor(fields, overwrite ? current : base);
+    if (!Object.keys(patch).length) {
+      this.base.set(a.id, current);
+      return;
+    }
+    let saved: MemoryRecord;
+    try {
+      saved = await this.engine.request('memory.update', { id: a.id, patch: { ...patch, expectedVersion: current.version } });
+    } catch (e) {
+      if (e instanceof EngineError && e.code === 'version_conflict') {
+        const now = await this.engine.request('memory.get', { id: a.id });
+        if (now) throw this.conflict(uri, base, now, text);
+      }
+      throw new vscode.FileSystemError(`Not saved: ${errorLine(e)}`);
+    }
+    this.warnedAt.delete(a.id);
+    this.base.set(saved.id, saved);
+    this.hooks.saved(saved, saved.id !== a.id);
+  }
+
+  /** Opens the compare view (stored ↔ unsaved text) and returns the error that fails this save. */
+  private conflict(uri: vscode.Uri, base: MemoryRecord, current: MemoryRecord, text: string): vscode.FileSystemError {
+    this.warnedAt.set(current.id, current.version);
+    const key = String(++this.conflictSeq);
+    this.conflictTexts.set(key, { text, at: Date.now() });
+    const name = memoryName(current.title, current.content);
+    void vscode.commands.executeCommand(
+      'vscode.diff',
+      versionUri(current, current.version),
+      uri.with({ query: `conflict=${key}` }),
+      `${name}: Stored (Version ${current.version}) ↔ Your Changes`,
+      { preview: true },
+    );
+    return new vscode.FileSystemError(
+      `"${name}" changed while you were editing it (you edited version ${base.version}, version ${current.version} is stored). ` +
+        'Nothing was overwritten: the compare view shows both. Save again (Retry) to replace it with your text, or Revert to discard your changes.',
+    );
+  }
+
+  readDirectory(): [string, vscode.FileType][] {
+    return [];
+  }
+
+  createDirectory(): void {
+    throw vscode.FileSystemError.NoPermissions('Memories are not folders.');
+  }
+
+  delete(): void {
+    throw vscode.FileSystemError.NoPermissions('Delete a memory with "Agent Memory: Delete Memory".');
+  }
+
+  rename(): void {
+    throw vscode.FileSystemError.NoPermissions('Rename a memory by editing its title.');
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.changes.dispose();
+  }
+}
+
+/** The document's fields, or an error naming the wrong one (shown by the editor as "Failed to save …: <field>: …"). */
+function parsed(text: string, current: MemoryRecord) {
+  try {
+    return parseMemoryDocument(text, current);
+  } catch (e) {
+    if (e instanceof MemoryFieldError) throw new vscode.FileSystemError(`Not saved, ${e.message}.`);
+    throw e;
+  }
+}

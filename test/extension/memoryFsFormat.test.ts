@@ -1,0 +1,82 @@
+// The memory document (src/extension/memoryFsFormat.ts): a memory renders as YAML front matter
+// plus its text; reading the text back gives the same fields; an edit becomes a patch with only
+// the changed fields; a wrong value is an error naming its field. Records come from a real store.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MemoryFieldError, parseMemoryDocument, patchFor, renderMemory } from '../../src/extension/memoryFsFormat';
+import { openMemory } from '../helpers/memoryFixture';
+
+async function record(input: Parameters<Awaited<ReturnType<typeof openMemory>>['svc']['create']>[0]) {
+  const { svc } = await openMemory();
+  const r = svc.create(input);
+  if (r.status !== 'created') throw new Error(`not created: ${r.status}`);
+  return r.memory;
+}
+
+test('render → parse is the identity, and an unchanged document is an empty patch', async () => {
+  const m = await record({
+    content: 'Use pnpm, not npm, in this repository.\n\n- the lock file is `pnpm-lock.yaml`\n- CI runs `pnpm i --frozen-lockfile`',
+    title: 'Use pnpm: not npm',
+    type: 'preference',
+    tags: ['tooling', 'node'],
+    importance: 0.7,
+    ttlSeconds: 7 * 86_400,
+  });
+  const text = renderMemory(m);
+  assert.match(text, /^---\n# Version 1 · created 1 Mar 2026, \d\d:00\ntitle: /);
+  assert.match(text, /\ntitle: "Use pnpm: not npm"\n/, 'a title with ": " is quoted');
+  assert.match(text, /\ntags: \[ tooling, node \]\n/);
+  assert.match(text, /\nlifetime: 1 week # expires 8 Mar 2026, \d\d:00\n/);
+  assert.ok(text.endsWith(`\n---\n\n${m.content}\n`));
+  const fields = parseMemoryDocument(text, m);
+  assert.equal(fields.title, m.title);
+  assert.equal(fields.content, m.content);
+  assert.deepEqual(fields.tags, ['tooling', 'node']);
+  assert.equal(fields.ttlSeconds, 7 * 86_400);
+  assert.deepEqual(patchFor(fields, m), {});
+});
+
+test('an edited document becomes a patch of the changed fields only', async () => {
+  const m = await record({ content: 'Staging listens on port 5433.', tags: ['db'], ttlSeconds: null });
+  const edited = renderMemory(m)
+    .replace('Staging listens on port 5433.', 'Staging listens on port 5434 since the April move.\nAsk #ops before changing it.')
+    .replace('title: ""', 'title: Staging port')
+    .replace('tags: [ db ]', 'tags: db, Staging')
+    .replace('lifetime: permanent', 'lifetime: 30 days');
+  const patch = patchFor(parseMemoryDocument(edited, m), m);
+  assert.deepEqual(patch, {
+    content: 'Staging listens on port 5434 since the April move.\nAsk #ops before changing it.',
+    title: 'Staging port',
+    tags: ['db', 'staging'],
+    ttlSeconds: 30 * 86_400,
+  });
+  // Windows line ends and a document without front matter: only the text changes.
+  assert.deepEqual(patchFor(parseMemoryDocument('New text for the memory.\r\n', m), m), { content: 'New text for the memory.' });
+});
+
+test('invalid values are errors that name the field', async () => {
+  const m = await record({ content: 'Releases are cut on Mondays.', ttlSeconds: null });
+  const text = renderMemory(m);
+  const cases: [string, string, RegExp][] = [
+    ['type: general', 'type: recipe', /^type: must be one of /],
+    ['importance: 0.5', 'importance: high', /^importance: must be a number from 0 to 1/],
+    ['importance: 0.5', 'importance: 1.5', /^importance: /],
+    ['scope: project', 'scope: team', /^scope: must be "project" or "global"/],
+    ['lifetime: permanent', 'lifetime: forever', /^lifetime: write "permanent" or a duration/],
+    ['lifetime: permanent', 'lifetime: 0 days', /^lifetime: /],
+    ['tags: []', 'tags: { a: 1 }', /^tags: /],
+    ['title: ""', 'title: [a, b]', /^title: must be one line of text/],
+    ['scope: project', 'scope: project\ncolour: blue', /^colour: is not a field of a memory \(the fields are title, type/],
+    ['title: ""', 'title: "unclosed', /^front matter: not valid YAML/],
+    ['Releases are cut on Mondays.', '', /^text: the memory text below the front matter is empty/],
+  ];
+  for (const [from, to, re] of cases) {
+    assert.ok(text.includes(from), from);
+    assert.throws(
+      () => parseMemoryDocument(text.replace(from, to), m),
+      (e: unknown) => e instanceof MemoryFieldError && re.test(e.message),
+      `${to} → ${re}`,
+    );
+  }
+  assert.throws(() => parseMemoryDocument('---\ntitle: x\nno closing line', m), /front matter: the closing "---" line is missing/);
+});
