@@ -323,6 +323,16 @@ export interface PipelineDiagnostics {
   llm: { provider: 'ollama'; url: string; model: string; reachable: boolean; modelPresent: boolean; error?: string };
 }
 
+/** suggestions.preview: the merged title and text accept would write into A, and both memories in full. */
+export interface SuggestionPreview {
+  id: string;
+  title: string;
+  content: string;
+  strategy: 'latest_wins' | 'append' | 'smart_merge';
+  a: MemoryRecord;
+  b: MemoryRecord;
+}
+
 export interface DocumentIngestResult {
   documentId: string;
   status: 'pending' | 'extracting' | 'chunking' | 'embedding' | 'indexing' | 'done' | 'failed';
@@ -408,6 +418,10 @@ export interface EngineMethods {
   'suggestions.list': { params: { status?: 'pending' | 'accepted' | 'rejected'; limit?: number }; result: Suggestion[] };
   'suggestions.accept': { params: { id: string }; result: MemoryRecord };
   'suggestions.reject': { params: { id: string }; result: { id: string } };
+  /** What accepting would write into A (nothing is written). */
+  'suggestions.preview': { params: { id: string }; result: SuggestionPreview };
+  /** Undoes an accepted suggestion: A as before the merge, B live again, the suggestion pending. */
+  'suggestions.undo': { params: { id: string }; result: { memory: MemoryRecord; restored: MemoryRecord } };
   /** Runs the dedup scanner now (it also runs every memory.dedup_scan_interval): suggestions created. */
   'suggestions.scan': { params: Record<string, never>; result: { created: number } };
   /** Rejects every pending suggestion. */
@@ -474,6 +488,7 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'memory.listUntagged',
   'search',
   'suggestions.list',
+  'suggestions.preview',
   'graph.query',
   'graph.entityMemories',
   'stats',
