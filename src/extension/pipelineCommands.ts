@@ -8,13 +8,14 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
-import type { DocumentIngestResult, PipelineModeName, PipelineReview, PipelineStatus, Suggestion } from '../engine/protocol';
+import type { DocumentIngestResult, PipelineModeName, PipelineReview, PipelineStatus } from '../engine/protocol';
 import type { Logger } from './log';
 import { commandRegistrar, reportError } from './commands';
 import type { SettingsWriter } from './settingsWriter';
 import { PIPELINE_PAUSED_KEY } from './engineHost';
 import { fileFolders, pickProjectFolder, PROJECT_FOLDER_KEY } from './projectFolder';
-import { SUGGESTIONS_VIEW_ID, SuggestionsProvider, type SuggestionNode } from './suggestionsView';
+import { SUGGESTIONS_VIEW_ID, SuggestionsProvider } from './suggestionsView';
+import { registerSuggestionCommands } from './suggestionCommands';
 import { PIPELINE_VIEW_ID, PipelineViewProvider, type PipelineNode } from './pipelineView';
 import { checkPipelineModel, pullPipelineModel } from './pipelineReadiness';
 
@@ -64,17 +65,6 @@ export interface PipelineSurfaces {
   pipeline: PipelineViewProvider;
 }
 
-function suggestionIdOf(arg: unknown): string | undefined {
-  if (typeof arg === 'string') return arg;
-  const n = arg as SuggestionNode | { id?: unknown } | undefined;
-  if (n && typeof n === 'object') {
-    if ('kind' in n && n.kind === 'suggestion') return n.suggestion.id;
-    if ('kind' in n && n.kind === 'side') return n.suggestionId;
-    if ('id' in n && typeof n.id === 'string') return n.id;
-  }
-  return undefined;
-}
-
 function reviewIdOf(arg: unknown): string | undefined {
   if (typeof arg === 'string') return arg;
   const n = arg as PipelineNode | { id?: unknown } | undefined;
@@ -121,51 +111,8 @@ export function registerPipelineSurfaces(d: {
     pipeline.refresh();
   };
 
-  // ── suggestions ─────────────────────────────────────────────────────────────────────────
-  const pickSuggestion = async (placeHolder: string): Promise<string | undefined> => {
-    const list = await engine.request('suggestions.list', { status: 'pending' });
-    if (!list.length) {
-      void vscode.window.showInformationMessage('No consolidation suggestions are waiting.');
-      return undefined;
-    }
-    const pick = await vscode.window.showQuickPick(
-      list.map((s: Suggestion) => ({
-        label: `${Math.round(s.similarity * 100)}% similar`,
-        detail: `A: ${s.a.preview}\nB: ${s.b.preview}`,
-        id: s.id,
-      })),
-      { placeHolder },
-    );
-    return pick?.id;
-  };
-  run(PIPELINE_COMMANDS.acceptSuggestion, 'accept suggestion', async (arg?: unknown) => {
-    const id = suggestionIdOf(arg) ?? (await pickSuggestion('Merge which pair? (B is merged into A)'));
-    if (!id) return undefined;
-    const merged = await engine.request('suggestions.accept', { id });
-    suggestions.refresh();
-    void vscode.window.showInformationMessage(`Merged into: ${merged.title || merged.content.slice(0, 60)}`);
-    return merged;
-  });
-  run(PIPELINE_COMMANDS.rejectSuggestion, 'reject suggestion', async (arg?: unknown) => {
-    const id = suggestionIdOf(arg) ?? (await pickSuggestion('Dismiss which suggestion?'));
-    if (!id) return undefined;
-    const r = await engine.request('suggestions.reject', { id });
-    suggestions.refresh();
-    return r;
-  });
-  const openSide = (side: 'a' | 'b') => async (arg?: unknown) => {
-    const n = arg as SuggestionNode | undefined;
-    const memory = n?.kind === 'suggestion' ? n.suggestion[side] : undefined;
-    if (!memory) throw new Error('Run this on a suggestion in the Suggestions view.');
-    return vscode.commands.executeCommand('agentMemory.openMemory', memory.id);
-  };
-  run(PIPELINE_COMMANDS.openSuggestionA, 'open memory A', openSide('a'));
-  run(PIPELINE_COMMANDS.openSuggestionB, 'open memory B', openSide('b'));
-  run(PIPELINE_COMMANDS.showSuggestions, 'show suggestions', async () => {
-    await vscode.commands.executeCommand(`${SUGGESTIONS_VIEW_ID}.focus`);
-    return engine.request('suggestions.list', { status: 'pending' });
-  });
-  run(PIPELINE_COMMANDS.refreshSuggestions, 'refresh suggestions', async () => suggestions.refresh());
+  // ── suggestions (suggestionCommands.ts) ─────────────────────────────────────────────────
+  registerSuggestionCommands({ context, engine, log, suggestions, run });
 
   // ── pipeline: pause, resume, mode ───────────────────────────────────────────────────────
   const setPaused = async (paused: boolean): Promise<PipelineStatus> => {
