@@ -326,6 +326,7 @@ export interface PipelineDiagnostics {
 /** suggestions.preview: the merged title and text accept would write into A, and both memories in full. */
 export interface SuggestionPreview {
   id: string;
+  similarity: number;
   title: string;
   content: string;
   strategy: 'latest_wins' | 'append' | 'smart_merge';
@@ -339,6 +340,14 @@ export interface DocumentIngestResult {
   chunkCount: number;
   memoryIds: string[];
   error: string | null;
+  /** The file was ingested before with the same text: nothing was added. */
+  unchanged?: boolean;
+  /** Chunk memories this ingest added, and those of the earlier ingest of the file it removed. */
+  added?: number;
+  removed?: number;
+  /** The file as recorded: relative to the workspace root when inside it. */
+  source?: string;
+  title?: string;
 }
 
 export interface ConfigSummary {

@@ -98,7 +98,7 @@ export function registerSuggestionCommands(d: {
     try {
       await vscode.commands.executeCommand('vscode.diff', left, right, mergePreviewTitle(p.a, p.b), { preview: true });
       const pick = await vscode.window.showInformationMessage(
-        `Merge "${memoryName(p.b)}" into "${memoryName(p.a)}"? The editor shows both memories (left) and the merged memory (right).`,
+        `Merge these two memories (${Math.round(p.similarity * 100)}% similar)? The editor shows both as they are (left) and the merged memory (right).`,
         'Merge',
         'Cancel',
       );
@@ -111,27 +111,26 @@ export function registerSuggestionCommands(d: {
   };
 
   /** "Merged — Undo": Undo brings both memories back and the suggestion with them. */
-  const offerUndo = async (id: string, merged: MemoryRecord, absorbed: { title: string; content: string }): Promise<void> => {
+  const offerUndo = async (id: string, merged: MemoryRecord): Promise<void> => {
     const pick = await vscode.window.showInformationMessage(
-      `Merged "${memoryName(absorbed)}" into "${memoryName(merged)}".`,
+      `Merged — the two memories are now one: "${memoryName(merged)}".`,
       'Undo',
       'Open',
     );
     if (pick === 'Open') await vscode.commands.executeCommand('agentMemory.openMemory', merged.id);
     if (pick !== 'Undo') return;
-    const r = await engine.request('suggestions.undo', { id });
+    await engine.request('suggestions.undo', { id });
     suggestions.refresh();
-    void vscode.window.showInformationMessage(`Merge undone: "${memoryName(r.memory)}" and "${memoryName(r.restored)}" are back.`);
+    void vscode.window.showInformationMessage('Merge undone: both memories are back, and so is the suggestion.');
   };
 
   run(SUGGESTION_COMMANDS.accept, 'accept suggestion', async (arg?: unknown, opts: AcceptOptions = {}) => {
     const id = suggestionIdOf(arg) ?? (await pickSuggestion('Merge which pair? (B is merged into A)'));
     if (!id) return undefined;
-    const preview = await engine.request('suggestions.preview', { id });
-    if (opts.preview !== false && !(await confirmMerge(preview))) return undefined;
+    if (opts.preview !== false && !(await confirmMerge(await engine.request('suggestions.preview', { id })))) return undefined;
     const merged = await engine.request('suggestions.accept', { id });
     suggestions.refresh();
-    offerUndo(id, merged, preview.b).catch((e: unknown) => reportError(log, 'undo merge', e));
+    offerUndo(id, merged).catch((e: unknown) => reportError(log, 'undo merge', e));
     return merged;
   });
   run(SUGGESTION_COMMANDS.reject, 'reject suggestion', async (arg?: unknown) => {

@@ -47,7 +47,8 @@ export class SuggestionsService {
   preview(id: string): SuggestionPreview {
     const rt = this.holder(id);
     const p = rt.smart.previewAccept(id);
-    return { id, title: p.merged.title, content: p.merged.content, strategy: rt.smart.settings.mergeStrategy, a: p.a, b: p.b };
+    const similarity = getSuggestion(rt.store, id)?.similarity ?? 0;
+    return { id, similarity, title: p.merged.title, content: p.merged.content, strategy: rt.smart.settings.mergeStrategy, a: p.a, b: p.b };
   }
 
   /** Undoes an accepted suggestion: both memories as they were, the suggestion pending again. */
