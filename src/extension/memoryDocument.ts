@@ -6,15 +6,21 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { MemoryRecord } from '../engine/protocol';
 import { errorLine } from '../engine/errorText';
+import { displayText } from '../core/documents/markdownText';
+import { truncate } from '../core/text/truncate';
 
 export const MEMORY_SCHEME = 'agent-memory';
 
 export function memoryUri(id: string, title: string): vscode.Uri {
   const name =
-    (title || 'memory')
-      .replace(/[^\p{L}\p{N} _-]+/gu, '')
-      .trim()
-      .slice(0, 60) || 'memory';
+    truncate(
+      (title || 'memory')
+        .replace(/[/\\\p{Cc}]+/gu, ' ') // only what a file name cannot hold: "ONBOARDING.md › Setup (2 of 3)" stays readable
+        .replace(/\s+/g, ' ')
+        .replace(/[.\s]+$/, '')
+        .trim(),
+      60,
+    ) || 'memory';
   return vscode.Uri.from({ scheme: MEMORY_SCHEME, path: `/${encodeURIComponent(id)}/${name}.md` });
 }
 
@@ -26,7 +32,7 @@ export function renderMemory(m: MemoryRecord): string {
   const lines = [
     `# ${m.title || '(untitled memory)'}`,
     '',
-    m.content,
+    displayText(m),
     '',
     '---',
     `- id: ${m.id}`,

@@ -16,6 +16,7 @@ import { PIPELINE_PAUSED_KEY } from './engineHost';
 import { fileFolders, pickProjectFolder, PROJECT_FOLDER_KEY } from './projectFolder';
 import { SUGGESTIONS_VIEW_ID, SuggestionsProvider } from './suggestionsView';
 import { registerSuggestionCommands } from './suggestionCommands';
+import { ingestMessage } from './ingestMessage';
 import { PIPELINE_VIEW_ID, PipelineViewProvider, type PipelineNode } from './pipelineView';
 import { checkPipelineModel, pullPipelineModel } from './pipelineReadiness';
 
@@ -334,9 +335,9 @@ export function registerPipelineSurfaces(d: {
         );
       },
     );
-    if (r.status === 'failed')
-      void vscode.window.showErrorMessage(`Agent Memory: ingesting ${path.basename(target)} failed: ${r.error ?? 'unknown error'}`);
-    else void vscode.window.showInformationMessage(`Agent Memory: ${path.basename(target)} ingested as ${r.chunkCount} chunk(s).`);
+    const name = path.basename(target);
+    if (r.status === 'failed') void vscode.window.showErrorMessage(ingestMessage(name, r));
+    else void showIngested(name, r);
     return r;
   });
 
@@ -427,4 +428,11 @@ export function registerPipelineSurfaces(d: {
   }
 
   return { suggestions, pipeline };
+}
+
+/** The ingest outcome, with "Open First Chunk" when the file has chunks. */
+async function showIngested(name: string, r: DocumentIngestResult): Promise<void> {
+  const first = r.memoryIds[0];
+  const pick = await vscode.window.showInformationMessage(ingestMessage(name, r), ...(first ? ['Open First Chunk'] : []));
+  if (pick && first) await vscode.commands.executeCommand('agentMemory.openMemory', first);
 }

@@ -3,8 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { truncate, truncateFlat, truncateLine } from '../../../src/core/text/truncate';
 
-const hasLoneSurrogate = (s: string) =>
-  /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u.test(s);
+const hasLoneSurrogate = (s: string) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u.test(s);
 
 test('short text is unchanged; long text ends with one ellipsis inside the limit', () => {
   assert.equal(truncate('Deploys on Monday', 40), 'Deploys on Monday');
