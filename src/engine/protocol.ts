@@ -393,6 +393,8 @@ export interface ImportResult {
   skipped: number;
   /** `line`: 1-based line of a JSONL file; `index`: item position (JSON) or line position. */
   errors: { index: number; line?: number; message: string }[];
+  /** Imported, with something the user should know (an unreadable date replaced by today's). */
+  warnings?: { index: number; line?: number; message: string }[];
   /** Which format the file was read as. */
   format?: 'jsonl' | 'json';
 }

@@ -17,6 +17,7 @@ import { registerTools } from './lmTools';
 import { registerPipelineSurfaces, type PipelineSurfaces } from './pipelineCommands';
 import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
+import { plural } from '../core/text/plural';
 
 export { OUTPUT_CHANNEL_NAME };
 export const COMMAND_SHOW_DIAGNOSTICS = 'agentMemory.showDiagnostics';
@@ -161,7 +162,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
       // Not awaited: the promise settles only when the notification is dismissed.
       void vscode.window.showInformationMessage(
         d.engine
-          ? `Agent Memory is active: ${d.engine.stats.project.memories + d.engine.stats.global.memories} memories, project ${d.engine.projectId}`
+          ? `Agent Memory is active: ${plural(d.engine.stats.project.memories + d.engine.stats.global.memories, 'memory', 'memories')}, project ${d.engine.projectId}`
           : `Agent Memory is active (engine: ${d.engineError ?? engine.state})`,
       );
       return d;

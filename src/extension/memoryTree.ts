@@ -9,6 +9,7 @@ import type { EngineClient } from '../engine/client';
 import type { ListResult, MemorySummary } from '../engine/protocol';
 import { Debounced } from './debounce';
 import { errorLine, errorNotification } from '../engine/errorText';
+import { truncateLine } from '../core/text/truncate';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;
@@ -20,7 +21,7 @@ const TYPE_ICONS: Record<string, string> = {
   code_pattern: 'code',
   fix: 'tools',
   error: 'error',
-  workflow: 'workflow',
+  workflow: 'github-action',
   decision: 'law',
   fact: 'info',
   preference: 'heart',
@@ -224,8 +225,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
 }
 
 function firstLine(text: string): string {
-  const line = text.split('\n')[0] ?? '';
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+  return truncateLine(text, 80);
 }
 
 /** The tree's own commands: grouping toggle, copy a memory's content, open it in the search panel. */

@@ -19,6 +19,7 @@ import { registerSuggestionCommands } from './suggestionCommands';
 import { ingestMessage } from './ingestMessage';
 import { PIPELINE_VIEW_ID, PipelineViewProvider, type PipelineNode } from './pipelineView';
 import { checkPipelineModel, pullPipelineModel } from './pipelineReadiness';
+import { truncateLine } from '../core/text/truncate';
 
 /** Options of a programmatic switchPipelineMode(mode, options). */
 interface SwitchOptions {
@@ -279,7 +280,7 @@ export function registerPipelineSurfaces(d: {
       }
       const pick = await vscode.window.showQuickPick(
         changes.map((c) => ({
-          label: `${c.event === 'created' ? '$(add) Added' : c.event === 'updated' ? '$(edit) Updated' : '$(trash) Deleted'}: ${(c.newContent ?? c.oldContent ?? c.memoryId).slice(0, 80)}`,
+          label: `${c.event === 'created' ? '$(add) Added' : c.event === 'updated' ? '$(edit) Updated' : '$(trash) Deleted'}: ${truncateLine(c.newContent ?? c.oldContent ?? c.memoryId, 80)}`,
           description: c.createdAt,
           detail: `${c.changedBy}${c.reason ? ` — ${c.reason}` : ''}`,
           id: c.historyId,
@@ -293,7 +294,9 @@ export function registerPipelineSurfaces(d: {
     }
     const r = await engine.request('history.undo', { historyId });
     pipeline.refresh();
-    void vscode.window.showInformationMessage(`Agent Memory: undone (${r.undone}) — ${r.memory.title || r.memory.content.slice(0, 60)}`);
+    void vscode.window.showInformationMessage(
+      `Agent Memory: undone (${r.undone}) — ${truncateLine(r.memory.title || r.memory.content, 60)}`,
+    );
     return r;
   });
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openViewContainer, waitForNotification } from './workbench.mjs';
+import { openViewContainer, runCommand, waitForNotification } from './workbench.mjs';
 
 const ONBOARDING = `# Onboarding
 
@@ -30,7 +30,8 @@ npm run release -- --dry-run
 
 /** Right-clicks the file in the Explorer and runs "Ingest File into Memory…". */
 async function ingestFromExplorer(page, name) {
-  await openViewContainer(page, 'Explorer');
+  // "Show Explorer" rather than the activity bar: clicking an already open container closes it.
+  await runCommand(page, 'View: Show Explorer');
   const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
   await row.waitFor({ state: 'visible', timeout: 20000 });
   await row.click({ button: 'right' });
