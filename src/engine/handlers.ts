@@ -131,6 +131,8 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'suggestions.list': (e, p) =>
       e.suggestions.list(optOneOf(p?.status, SUGGESTION_STATUSES, 'status'), limit(p, LIMIT_RANGES.suggestions, 'suggestions.list')),
     'suggestions.accept': (e, p) => e.suggestions.accept(str(p, 'id')),
+    'suggestions.preview': (e, p) => e.suggestions.preview(str(p, 'id')),
+    'suggestions.undo': (e, p) => e.suggestions.undo(str(p, 'id')),
     'suggestions.reject': (e, p) => {
       const id = str(p, 'id');
       e.suggestions.reject(id);

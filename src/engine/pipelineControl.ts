@@ -106,11 +106,37 @@ export function readDocumentFile(file: string, maxBytes: number): { content: str
   return { content, title: path.basename(file) };
 }
 
-const STAGES = ['pending', 'extracting', 'chunking', 'embedding', 'indexing', 'done'] as const;
+/** Progress (of 100) at the start of each stage; 'embedding' runs to `indexing` as the chunks are written. */
+const STAGE_PROGRESS: Record<string, number> = {
+  pending: 0,
+  extracting: 3,
+  chunking: 6,
+  embedding: 10,
+  indexing: 97,
+  done: 100,
+  failed: 100,
+};
+
+/** Where an ingest stands, for the progress notification: percent and a sentence. */
+export function documentProgress(store: Store, id: string, status: string, chunkCount: number): { pct: number; message: string } {
+  if (status !== 'embedding' || !chunkCount) return { pct: STAGE_PROGRESS[status] ?? 0, message: STAGE_MESSAGES[status] ?? status };
+  const written = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM document_memories WHERE document_id = ?', [id])?.n ?? 0);
+  const pct = STAGE_PROGRESS.embedding! + Math.floor(((STAGE_PROGRESS.indexing! - STAGE_PROGRESS.embedding!) * written) / chunkCount);
+  return { pct, message: `Embedding chunk ${Math.min(written + 1, chunkCount)} of ${chunkCount}` };
+}
+
+const STAGE_MESSAGES: Record<string, string> = {
+  pending: 'Waiting to start',
+  extracting: 'Reading the file',
+  chunking: 'Splitting into chunks',
+  indexing: 'Indexing',
+  done: 'Done',
+  failed: 'Failed',
+};
 
 /**
  * Runs (when the document worker is not running: mode off or paused — an explicit ingest is
- * the user's request) or waits for the document job, reporting its stage as progress.
+ * the user's request) or waits for the document job, reporting its progress chunk by chunk.
  */
 export async function waitForDocument(
   store: Store,
@@ -119,21 +145,25 @@ export async function waitForDocument(
   signal: AbortSignal,
   progress: (done: number, total: number, message?: string) => void,
 ): Promise<DocumentIngestResult> {
+  let running: Promise<void> | undefined;
   for (;;) {
     if (signal.aborted) throw cancelledError();
     const doc = getDocument(store, id);
     if (!doc) throw new EngineError('not_found', `Document ${id} disappeared.`);
-    const stage = doc.status === 'failed' ? STAGES.length - 1 : Math.max(0, STAGES.indexOf(doc.status as (typeof STAGES)[number]));
-    progress(stage, STAGES.length - 1, `${doc.status}${doc.chunkCount ? `, ${doc.chunkCount} chunk(s)` : ''}`);
+    const at = documentProgress(store, id, doc.status, doc.chunkCount);
+    progress(at.pct, 100, at.message);
     if (doc.status === 'done' || doc.status === 'failed') {
+      await running; // the job's last writes are committed
       return { documentId: id, status: doc.status, chunkCount: doc.chunkCount, memoryIds: documentMemoryIds(store, id), error: doc.error };
     }
-    if (!p.documentWorker.isRunning) {
-      const r = await p.documentWorker.drain({ maxJobs: 1 });
-      if (r.ok + r.failed === 0) await delay(100); // leased by a worker that is stopping: look again
-    } else {
-      await delay(100);
-    }
+    // Run the job here, polling its progress meanwhile; a job leased by a stopping worker: look again.
+    running ??= p.documentWorker.isRunning
+      ? undefined
+      : p.documentWorker.drain({ maxJobs: 1 }).then(async (r) => {
+          if (r.ok + r.failed === 0) await delay(100);
+          running = undefined;
+        });
+    await Promise.race([running ?? delay(100), delay(250)]);
   }
 }
 

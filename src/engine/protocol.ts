@@ -375,12 +375,31 @@ export interface PipelineDiagnostics {
   llm: { provider: 'ollama'; url: string; model: string; reachable: boolean; modelPresent: boolean; error?: string };
 }
 
+/** suggestions.preview: the merged title and text accept would write into A, and both memories in full. */
+export interface SuggestionPreview {
+  id: string;
+  similarity: number;
+  title: string;
+  content: string;
+  strategy: 'latest_wins' | 'append' | 'smart_merge';
+  a: MemoryRecord;
+  b: MemoryRecord;
+}
+
 export interface DocumentIngestResult {
   documentId: string;
   status: 'pending' | 'extracting' | 'chunking' | 'embedding' | 'indexing' | 'done' | 'failed';
   chunkCount: number;
   memoryIds: string[];
   error: string | null;
+  /** The file was ingested before with the same text: nothing was added. */
+  unchanged?: boolean;
+  /** Chunk memories this ingest added, and those of the earlier ingest of the file it removed. */
+  added?: number;
+  removed?: number;
+  /** The file as recorded: relative to the workspace root when inside it. */
+  source?: string;
+  title?: string;
 }
 
 export interface ConfigSummary {
@@ -426,6 +445,8 @@ export interface ImportResult {
   skipped: number;
   /** `line`: 1-based line of a JSONL file; `index`: item position (JSON) or line position. */
   errors: { index: number; line?: number; message: string }[];
+  /** Imported, with something the user should know (an unreadable date replaced by today's). */
+  warnings?: { index: number; line?: number; message: string }[];
   /** Which format the file was read as. */
   format?: 'jsonl' | 'json';
 }
@@ -469,6 +490,10 @@ export interface EngineMethods {
   'suggestions.list': { params: { status?: 'pending' | 'accepted' | 'rejected'; limit?: number }; result: Suggestion[] };
   'suggestions.accept': { params: { id: string }; result: MemoryRecord };
   'suggestions.reject': { params: { id: string }; result: { id: string } };
+  /** What accepting would write into A (nothing is written). */
+  'suggestions.preview': { params: { id: string }; result: SuggestionPreview };
+  /** Undoes an accepted suggestion: A as before the merge, B live again, the suggestion pending. */
+  'suggestions.undo': { params: { id: string }; result: { memory: MemoryRecord; restored: MemoryRecord } };
   /** Runs the dedup scanner now (it also runs every memory.dedup_scan_interval): suggestions created. */
   'suggestions.scan': { params: Record<string, never>; result: { created: number } };
   /** Rejects every pending suggestion. */
@@ -537,6 +562,7 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'memory.listRemoved',
   'search',
   'suggestions.list',
+  'suggestions.preview',
   'graph.query',
   'graph.entityMemories',
   'stats',

@@ -13,6 +13,7 @@ import type { MemoryService } from '../core/memory/memoryService';
 import { ValidationError } from '../core/memory/errors';
 import type { Store } from '../core/store/store';
 import { errorMessage } from '../core/util/errors';
+import { shownValue } from '../core/util/shownValue';
 import { EngineError } from './errors';
 import type { ExportFile } from './protocol';
 
@@ -154,7 +155,7 @@ export function writeJsonlExport(file: string, header: Omit<JsonlHeader, 'format
 
 /** One parsed item of an import: a create input (with the original timestamps) or why it is bad. */
 export type ImportItem =
-  | { line?: number; index: number; input: CreateMemoryInput; createdAt?: string; updatedAt?: string }
+  | { line?: number; index: number; input: CreateMemoryInput; createdAt?: string; updatedAt?: string; notes?: string[] }
   | { line?: number; index: number; invalid: string };
 
 /** Whether `text` starts with a JSONL header line (or the file is named *.jsonl). */
@@ -185,13 +186,13 @@ export function parseJsonl(text: string): { header?: JsonlHeader; items: ImportI
     try {
       value = JSON.parse(raw);
     } catch (e) {
-      items.push({ line, index: items.length, invalid: `line ${line} is not valid JSON: ${errorMessage(e)}` });
+      items.push({ line, index: items.length, invalid: `line ${line}: not valid JSON (${errorMessage(e)})` });
       return;
     }
     if (value && typeof value === 'object' && (value as { format?: unknown }).format === JSONL_FORMAT) {
       const h = value as JsonlHeader;
       if (items.length || header) {
-        items.push({ line, index: items.length, invalid: `line ${line} is a second header line` });
+        items.push({ line, index: items.length, invalid: `line ${line}: a second header line` });
         return;
       }
       if (typeof h.version !== 'number' || h.version > JSONL_VERSION) {
@@ -212,12 +213,19 @@ export function parseJsonl(text: string): { header?: JsonlHeader; items: ImportI
 export function toItem(value: unknown, index: number, line?: number): ImportItem {
   const where = line !== undefined ? `line ${line}` : `item ${index}`;
   const at = line !== undefined ? { line, index } : { index };
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { ...at, invalid: `${where} is not an object` };
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { ...at, invalid: `${where}: not an object` };
   const r = value as Partial<MemoryRecord>;
-  if (typeof r.content !== 'string' || !r.content.trim()) return { ...at, invalid: `${where} has no "content" text` };
+  if (typeof r.content !== 'string' || !r.content.trim()) return { ...at, invalid: `${where}: no "content" text` };
   const item: ImportItem = { ...at, input: toInput(r) };
   if (isIsoDate(r.createdAt)) item.createdAt = r.createdAt;
   if (isIsoDate(r.updatedAt)) item.updatedAt = r.updatedAt;
+  // A date that cannot be read is not silently replaced: the memory is imported with today's date and the result says so.
+  const notes = (['createdAt', 'updatedAt'] as const)
+    .filter((k) => r[k] !== undefined && r[k] !== null && !isIsoDate(r[k]))
+    .map(
+      (k) => `${where}: ${k === 'createdAt' ? 'created_at' : 'updated_at'} ${shownValue(r[k])} is not a date; imported with today's date`,
+    );
+  if (notes.length) item.notes = notes;
   return item;
 }
 

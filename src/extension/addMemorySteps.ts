@@ -5,6 +5,7 @@
  * Pure: no `vscode` import (addMemoryInput.ts shows the steps).
  */
 import { MEMORY_TYPES, type CreateMemoryInput } from '../core/memory/types';
+import { truncate } from '../core/text/truncate';
 
 export interface AddMemoryDraft {
   content: string;
@@ -60,7 +61,7 @@ export function parseTags(text: string): string[] {
 /** A title suggestion: the first sentence or line, at most 80 characters. */
 export function suggestTitle(content: string): string {
   const first = content.trim().split(/\n|(?<=[.!?])\s/)[0] ?? '';
-  return first.length > 80 ? `${first.slice(0, 79).trimEnd()}…` : first;
+  return truncate(first, 80);
 }
 
 export function validateContent(text: string): string | undefined {

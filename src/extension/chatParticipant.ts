@@ -17,6 +17,7 @@ import type { SearchHit, SearchResponse } from '../engine/protocol';
 import { describeCreate } from './commands';
 import { memoryUri } from './memoryDocument';
 import { citedIndexes, recallContext, stripRecall } from './recall';
+import { truncateFlat, truncateLine } from '../core/text/truncate';
 
 export const PARTICIPANT_ID = 'agentMemory.memory';
 const RECALL_LIMIT = 6;
@@ -60,8 +61,7 @@ export function openLink(id: string, label: string): vscode.MarkdownString {
 }
 
 function label(h: SearchHit): string {
-  const t = h.memory.title || h.content.split('\n')[0]!;
-  return t.length > 70 ? `${t.slice(0, 69)}…` : t;
+  return truncateLine(h.memory.title || h.content, 70);
 }
 
 function renderHits(stream: ChatStream, hits: readonly SearchHit[], withScores = false): void {
@@ -79,8 +79,7 @@ function renderHits(stream: ChatStream, hits: readonly SearchHit[], withScores =
       );
     }
     stream.markdown('\n\n   ');
-    const body = h.content.replace(/\s+/g, ' ').trim();
-    stream.markdown(text(body.length > 400 ? `${body.slice(0, 399)}…` : body));
+    stream.markdown(text(truncateFlat(h.content, 400)));
     stream.markdown('\n\n');
   });
 }
@@ -170,7 +169,7 @@ async function forget({ engine, prompt, stream, meta }: ChatTurn): Promise<ChatA
   const exact = await engine.request('memory.get', { id: prompt }).catch(() => null);
   if (exact) {
     await engine.request('memory.delete', { id: exact.id, reason: 'forgotten in chat' });
-    stream.markdown(text(`Forgot: ${exact.title || exact.content.slice(0, 80)}`));
+    stream.markdown(text(`Forgot: ${truncateLine(exact.title || exact.content, 80)}`));
     return meta([exact.id]);
   }
   const r = await engine.request('search', { query: prompt, limit: 5, recordAccess: false });
@@ -183,7 +182,7 @@ async function forget({ engine, prompt, stream, meta }: ChatTurn): Promise<ChatA
   for (const h of r.hits) {
     stream.button({
       command: 'agentMemory.deleteMemory',
-      title: `Forget "${(h.memory.title || h.content).slice(0, 40)}"`,
+      title: `Forget "${truncateLine(h.memory.title || h.content, 40)}"`,
       arguments: [h.memory.id],
     });
   }

@@ -18,6 +18,8 @@ import { stripRecall } from './recall';
 import { rememberUndo, undoChange } from './undoLast';
 import { askNewMemory } from './addMemoryInput';
 import { createParams, defaultDraft, type AddMemoryDraft } from './addMemorySteps';
+import { truncateFlat, truncateLine } from '../core/text/truncate';
+import { plural } from '../core/text/plural';
 
 export const COMMANDS = {
   addMemory: 'agentMemory.addMemory',
@@ -90,10 +92,10 @@ export function commandRegistrar(context: vscode.ExtensionContext, log: Logger) 
 
 export function describeCreate(r: CreateMemoryResult): string {
   if (r.action === 'merged' && r.status === 'duplicate')
-    return `Merged into an existing, very similar memory: ${r.memory.title || r.memory.content.slice(0, 60)}`;
+    return `Merged into an existing, very similar memory: ${truncateLine(r.memory.title || r.memory.content, 60)}`;
   switch (r.status) {
     case 'created':
-      return `Memory saved: ${r.memory.title || r.memory.content.slice(0, 60)}${r.suggestions?.length ? ` (similar to ${r.suggestions.length} other memor${r.suggestions.length === 1 ? 'y' : 'ies'}: review the consolidation suggestions)` : ''}`;
+      return `Memory saved: ${truncateLine(r.memory.title || r.memory.content, 60)}${r.suggestions?.length ? ` (similar to ${plural(r.suggestions.length, 'other memory', 'other memories')}: review the consolidation suggestions)` : ''}`;
     case 'duplicate':
       return `Already remembered (memory ${r.memory.id}).`;
     case 'skipped':
@@ -113,9 +115,9 @@ export function registerCommands(d: CommandDeps): void {
       : (await engine.request('memory.list', { limit: 30 })).items;
     const pick = await vscode.window.showQuickPick(
       items.map((m) => ({
-        label: m.title || m.preview.split('\n')[0]!,
+        label: truncateLine(m.title || m.preview, 80),
         description: `${m.type}${m.scope === 'global' ? ' · global' : ''}`,
-        detail: m.preview,
+        detail: m.title ? m.preview : undefined, // without a title the label is the text already
         id: m.id,
       })),
       { placeHolder, matchOnDescription: true, matchOnDetail: true },
@@ -162,7 +164,7 @@ export function registerCommands(d: CommandDeps): void {
       const m = await engine.request('memory.get', { id });
       if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
       const ok = await vscode.window.showWarningMessage(
-        `Delete the memory "${(m.title || m.content).slice(0, 80)}"?`,
+        `Delete the memory "${truncateLine(m.title || m.content, 80)}"?`,
         { modal: true, detail: 'It can be restored from its history.' },
         'Delete',
       );
@@ -235,12 +237,12 @@ export function registerCommands(d: CommandDeps): void {
     }
     const pick = await vscode.window.showQuickPick(
       r.hits.map((h) => ({
-        label: h.memory.title || h.content.split('\n')[0]!,
+        label: truncateLine(h.memory.title || h.content, 80),
         description: `${h.memory.type} · ${h.score.toFixed(2)}`,
-        detail: h.content,
+        detail: h.memory.title ? truncateFlat(h.content, 300) : undefined, // without a title the label is the text already
         id: h.memory.id,
       })),
-      { placeHolder: `${r.hits.length} result(s) for "${query}"`, matchOnDetail: true },
+      { placeHolder: `${plural(r.hits.length, 'result')} for "${query}"`, matchOnDetail: true },
     );
     if (pick) await openMemory(pick.id);
     return r;
@@ -269,14 +271,18 @@ export function registerCommands(d: CommandDeps): void {
 
   run(COMMANDS.reindex, 'rebuild index', async () =>
     withProgress('Rebuilding the search index…', (signal) => engine.request('index.rebuild', {}, { signal })).then((r) => {
-      void vscode.window.showInformationMessage(`Search index rebuilt (${r.memories} memories).`);
+      void vscode.window.showInformationMessage(`Search index rebuilt (${plural(r.memories, 'memory', 'memories')}).`);
       return r;
     }),
   );
 
   run(COMMANDS.reembed, 're-embed', async () =>
     withProgress('Queueing memories for re-embedding…', (signal) => engine.request('embeddings.reembed', {}, { signal })).then((r) => {
-      void vscode.window.showInformationMessage(`${r.queued} memories will be embedded again in the background.`);
+      void vscode.window.showInformationMessage(
+        r.queued
+          ? `${plural(r.queued, 'memory', 'memories')} will be embedded again in the background.`
+          : 'Re-embed: no memories need embedding.',
+      );
       return r;
     }),
   );
@@ -296,7 +302,8 @@ export function registerCommands(d: CommandDeps): void {
           });
     if (!uri) return undefined;
     const r = await withProgress('Exporting memories…', (signal) => engine.request('export', { path: uri.fsPath }, { signal }));
-    if (typeof target !== 'string') void vscode.window.showInformationMessage(`Exported ${r.count} memories to ${uri.fsPath}.`);
+    if (typeof target !== 'string')
+      void vscode.window.showInformationMessage(`Exported ${plural(r.count, 'memory', 'memories')} to ${uri.fsPath}.`);
     return r;
   });
 
@@ -315,10 +322,13 @@ export function registerCommands(d: CommandDeps): void {
     const r = await withProgress('Importing memories…', (signal, report) =>
       engine.request('import', { path: uri.fsPath }, { signal, onProgress: report }),
     );
-    const msg = `Imported ${r.created} of ${r.total} memories (${r.duplicates} already there, ${r.skipped} skipped, ${r.errors.length} invalid).`;
-    log.info(msg + r.errors.map((e) => `\n  ${e.line !== undefined ? `line ${e.line}` : `item ${e.index}`}: ${e.message}`).join(''));
+    const notes = r.warnings ?? [];
+    const msg = `Imported ${r.created} of ${plural(r.total, 'memory', 'memories')} (${r.duplicates} already there, ${r.skipped} skipped, ${r.errors.length} invalid${notes.length ? `, ${notes.length} with a note` : ''}).`;
+    log.info(msg + [...r.errors, ...notes].map((e) => `\n  ${e.message}`).join('')); // each message names its line
     // Bad lines were skipped, never fatal: the log lists each with its line number.
-    void (r.errors.length ? vscode.window.showWarningMessage(msg, 'Show Log') : vscode.window.showInformationMessage(msg)).then((pick) => {
+    void (
+      r.errors.length || notes.length ? vscode.window.showWarningMessage(msg, 'Show Log') : vscode.window.showInformationMessage(msg)
+    ).then((pick) => {
       if (pick === 'Show Log') log.channel.show(true);
     });
     return r;
@@ -336,7 +346,8 @@ export function registerCommands(d: CommandDeps): void {
     );
     if (!pick) return list;
     const action = await vscode.window.showQuickPick(['Merge B into A', 'Dismiss'], { placeHolder: 'What should happen?' });
-    if (action === 'Merge B into A') await engine.request('suggestions.accept', { id: pick.id });
+    if (action === 'Merge B into A')
+      await vscode.commands.executeCommand('agentMemory.acceptSuggestion', pick.id); // previews the merge first
     else if (action === 'Dismiss') await engine.request('suggestions.reject', { id: pick.id });
     return list;
   });

@@ -20,6 +20,7 @@ import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
 import { registerUndoCommand } from './undoLast';
+import { plural } from '../core/text/plural';
 
 export { OUTPUT_CHANNEL_NAME };
 export const COMMAND_SHOW_DIAGNOSTICS = 'agentMemory.showDiagnostics';
@@ -167,7 +168,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
       // Not awaited: the promise settles only when the notification is dismissed.
       void vscode.window.showInformationMessage(
         d.engine
-          ? `Agent Memory is active: ${d.engine.stats.project.memories + d.engine.stats.global.memories} memories, project ${d.engine.projectId}`
+          ? `Agent Memory is active: ${plural(d.engine.stats.project.memories + d.engine.stats.global.memories, 'memory', 'memories')}, project ${d.engine.projectId}`
           : `Agent Memory is active (engine: ${d.engineError ?? engine.state})`,
       );
       return d;

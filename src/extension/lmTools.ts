@@ -9,6 +9,7 @@ import type { SearchResponse } from '../engine/protocol';
 import { describeCreate } from './commands';
 import { recallBlock, stripRecall } from './recall';
 import { errorLine } from '../engine/errorText';
+import { truncate, truncateFlat } from '../core/text/truncate';
 
 export const SEARCH_TOOL = 'agentMemory_search';
 export const SAVE_TOOL = 'agentMemory_save';
@@ -38,7 +39,7 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
   ) {}
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<SearchToolInput>) {
-    return { invocationMessage: `Searching project memories for "${String(options.input?.query ?? '').slice(0, 80)}"` };
+    return { invocationMessage: `Searching project memories for "${truncateFlat(String(options.input?.query ?? ''), 80)}"` };
   }
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<SearchToolInput>, token: vscode.CancellationToken) {
@@ -65,7 +66,7 @@ export class SaveTool implements vscode.LanguageModelTool<SaveToolInput> {
     const content = String(options.input?.content ?? '');
     const message = new vscode.MarkdownString();
     message.appendMarkdown(`Save this to the ${options.input?.scope === 'global' ? '**global**' : "**project's**"} memory?\n\n`);
-    message.appendText(content.length > 1000 ? `${content.slice(0, 999)}…` : content);
+    message.appendText(truncate(content, 1000));
     return { invocationMessage: 'Saving a memory', confirmationMessages: { title: 'Save to Agent Memory?', message } };
   }
 

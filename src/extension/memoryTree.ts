@@ -10,6 +10,7 @@ import type { ListResult, MemorySummary } from '../engine/protocol';
 import { Debounced } from './debounce';
 import { describeExpiry } from '../core/lifecycle/remaining';
 import { errorLine, errorNotification } from '../engine/errorText';
+import { truncateLine } from '../core/text/truncate';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;
@@ -21,7 +22,7 @@ const TYPE_ICONS: Record<string, string> = {
   code_pattern: 'code',
   fix: 'tools',
   error: 'error',
-  workflow: 'workflow',
+  workflow: 'github-action',
   decision: 'law',
   fact: 'info',
   preference: 'heart',
@@ -227,8 +228,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
 }
 
 function firstLine(text: string): string {
-  const line = text.split('\n')[0] ?? '';
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+  return truncateLine(text, 80);
 }
 
 /** The tree's own commands: grouping toggle, copy a memory's content, open it in the search panel. */

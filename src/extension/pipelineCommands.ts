@@ -8,15 +8,18 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
-import type { DocumentIngestResult, PipelineModeName, PipelineReview, PipelineStatus, Suggestion } from '../engine/protocol';
+import type { DocumentIngestResult, PipelineModeName, PipelineReview, PipelineStatus } from '../engine/protocol';
 import type { Logger } from './log';
 import { commandRegistrar, reportError } from './commands';
 import type { SettingsWriter } from './settingsWriter';
 import { PIPELINE_PAUSED_KEY } from './engineHost';
 import { fileFolders, pickProjectFolder, PROJECT_FOLDER_KEY } from './projectFolder';
-import { SUGGESTIONS_VIEW_ID, SuggestionsProvider, type SuggestionNode } from './suggestionsView';
+import { SUGGESTIONS_VIEW_ID, SuggestionsProvider } from './suggestionsView';
+import { registerSuggestionCommands } from './suggestionCommands';
+import { ingestMessage } from './ingestMessage';
 import { PIPELINE_VIEW_ID, PipelineViewProvider, type PipelineNode } from './pipelineView';
 import { checkPipelineModel, pullPipelineModel } from './pipelineReadiness';
+import { truncateLine } from '../core/text/truncate';
 
 /** Options of a programmatic switchPipelineMode(mode, options). */
 interface SwitchOptions {
@@ -62,17 +65,6 @@ const MODES: { mode: PipelineModeName; label: string; detail: string }[] = [
 export interface PipelineSurfaces {
   suggestions: SuggestionsProvider;
   pipeline: PipelineViewProvider;
-}
-
-function suggestionIdOf(arg: unknown): string | undefined {
-  if (typeof arg === 'string') return arg;
-  const n = arg as SuggestionNode | { id?: unknown } | undefined;
-  if (n && typeof n === 'object') {
-    if ('kind' in n && n.kind === 'suggestion') return n.suggestion.id;
-    if ('kind' in n && n.kind === 'side') return n.suggestionId;
-    if ('id' in n && typeof n.id === 'string') return n.id;
-  }
-  return undefined;
 }
 
 function reviewIdOf(arg: unknown): string | undefined {
@@ -121,51 +113,8 @@ export function registerPipelineSurfaces(d: {
     pipeline.refresh();
   };
 
-  // ── suggestions ─────────────────────────────────────────────────────────────────────────
-  const pickSuggestion = async (placeHolder: string): Promise<string | undefined> => {
-    const list = await engine.request('suggestions.list', { status: 'pending' });
-    if (!list.length) {
-      void vscode.window.showInformationMessage('No consolidation suggestions are waiting.');
-      return undefined;
-    }
-    const pick = await vscode.window.showQuickPick(
-      list.map((s: Suggestion) => ({
-        label: `${Math.round(s.similarity * 100)}% similar`,
-        detail: `A: ${s.a.preview}\nB: ${s.b.preview}`,
-        id: s.id,
-      })),
-      { placeHolder },
-    );
-    return pick?.id;
-  };
-  run(PIPELINE_COMMANDS.acceptSuggestion, 'accept suggestion', async (arg?: unknown) => {
-    const id = suggestionIdOf(arg) ?? (await pickSuggestion('Merge which pair? (B is merged into A)'));
-    if (!id) return undefined;
-    const merged = await engine.request('suggestions.accept', { id });
-    suggestions.refresh();
-    void vscode.window.showInformationMessage(`Merged into: ${merged.title || merged.content.slice(0, 60)}`);
-    return merged;
-  });
-  run(PIPELINE_COMMANDS.rejectSuggestion, 'reject suggestion', async (arg?: unknown) => {
-    const id = suggestionIdOf(arg) ?? (await pickSuggestion('Dismiss which suggestion?'));
-    if (!id) return undefined;
-    const r = await engine.request('suggestions.reject', { id });
-    suggestions.refresh();
-    return r;
-  });
-  const openSide = (side: 'a' | 'b') => async (arg?: unknown) => {
-    const n = arg as SuggestionNode | undefined;
-    const memory = n?.kind === 'suggestion' ? n.suggestion[side] : undefined;
-    if (!memory) throw new Error('Run this on a suggestion in the Suggestions view.');
-    return vscode.commands.executeCommand('agentMemory.openMemory', memory.id);
-  };
-  run(PIPELINE_COMMANDS.openSuggestionA, 'open memory A', openSide('a'));
-  run(PIPELINE_COMMANDS.openSuggestionB, 'open memory B', openSide('b'));
-  run(PIPELINE_COMMANDS.showSuggestions, 'show suggestions', async () => {
-    await vscode.commands.executeCommand(`${SUGGESTIONS_VIEW_ID}.focus`);
-    return engine.request('suggestions.list', { status: 'pending' });
-  });
-  run(PIPELINE_COMMANDS.refreshSuggestions, 'refresh suggestions', async () => suggestions.refresh());
+  // ── suggestions (suggestionCommands.ts) ─────────────────────────────────────────────────
+  registerSuggestionCommands({ context, engine, log, suggestions, run });
 
   // ── pipeline: pause, resume, mode ───────────────────────────────────────────────────────
   const setPaused = async (paused: boolean): Promise<PipelineStatus> => {
@@ -331,7 +280,7 @@ export function registerPipelineSurfaces(d: {
       }
       const pick = await vscode.window.showQuickPick(
         changes.map((c) => ({
-          label: `${c.event === 'created' ? '$(add) Added' : c.event === 'updated' ? '$(edit) Updated' : '$(trash) Deleted'}: ${(c.newContent ?? c.oldContent ?? c.memoryId).slice(0, 80)}`,
+          label: `${c.event === 'created' ? '$(add) Added' : c.event === 'updated' ? '$(edit) Updated' : '$(trash) Deleted'}: ${truncateLine(c.newContent ?? c.oldContent ?? c.memoryId, 80)}`,
           description: c.createdAt,
           detail: `${c.changedBy}${c.reason ? ` — ${c.reason}` : ''}`,
           id: c.historyId,
@@ -345,7 +294,9 @@ export function registerPipelineSurfaces(d: {
     }
     const r = await engine.request('history.undo', { historyId });
     pipeline.refresh();
-    void vscode.window.showInformationMessage(`Agent Memory: undone (${r.undone}) — ${r.memory.title || r.memory.content.slice(0, 60)}`);
+    void vscode.window.showInformationMessage(
+      `Agent Memory: undone (${r.undone}) — ${truncateLine(r.memory.title || r.memory.content, 60)}`,
+    );
     return r;
   });
 
@@ -387,9 +338,9 @@ export function registerPipelineSurfaces(d: {
         );
       },
     );
-    if (r.status === 'failed')
-      void vscode.window.showErrorMessage(`Agent Memory: ingesting ${path.basename(target)} failed: ${r.error ?? 'unknown error'}`);
-    else void vscode.window.showInformationMessage(`Agent Memory: ${path.basename(target)} ingested as ${r.chunkCount} chunk(s).`);
+    const name = path.basename(target);
+    if (r.status === 'failed') void vscode.window.showErrorMessage(ingestMessage(name, r));
+    else void showIngested(name, r);
     return r;
   });
 
@@ -480,4 +431,11 @@ export function registerPipelineSurfaces(d: {
   }
 
   return { suggestions, pipeline };
+}
+
+/** The ingest outcome, with "Open First Chunk" when the file has chunks. */
+async function showIngested(name: string, r: DocumentIngestResult): Promise<void> {
+  const first = r.memoryIds[0];
+  const pick = await vscode.window.showInformationMessage(ingestMessage(name, r), ...(first ? ['Open First Chunk'] : []));
+  if (pick && first) await vscode.commands.executeCommand('agentMemory.openMemory', first);
 }

@@ -12,6 +12,7 @@ import type { EngineClient } from '../engine/client';
 import type { PipelineDiagnostics, PipelineReview } from '../engine/protocol';
 import { Debounced } from './debounce';
 import { errorLine } from '../engine/errorText';
+import { truncateLine } from '../core/text/truncate';
 
 export const PIPELINE_VIEW_ID = 'agentMemory.pipeline';
 
@@ -302,6 +303,5 @@ function reviewItem(r: PipelineReview): vscode.TreeItem {
 }
 
 function clip(text: string, max = 60): string {
-  const line = text.split('\n')[0] ?? '';
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return truncateLine(text, max);
 }

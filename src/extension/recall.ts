@@ -5,6 +5,8 @@
  */
 import type { SearchHit } from '../engine/protocol';
 import { describeExpiry } from '../core/lifecycle/remaining';
+import { truncateFlat } from '../core/text/truncate';
+import { plural } from '../core/text/plural';
 
 export const RECALL_OPEN = '<agent-memory-recall>';
 export const RECALL_CLOSE = '</agent-memory-recall>';
@@ -76,8 +78,7 @@ export function citedIndexes(answer: string, count: number): number[] {
 
 /** One line of memory text: whitespace collapsed, cut at `max`. */
 function oneLine(text: string, max: number): string {
-  const one = text.replace(/\s+/g, ' ').trim();
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  return truncateFlat(text, max);
 }
 
 /**
@@ -95,5 +96,5 @@ export function recallAnswerText(query: string, hits: readonly SearchHit[]): str
     const where = `${h.memory.type}${h.store === 'global' ? ', global' : ''}${life ? ` · ${life}` : ''}`;
     return `${i + 1}. ${title}${oneLine(h.content, 600)}\n   (${where} · id ${h.memory.id})`;
   });
-  return `${head}Recalled ${hits.length} ${hits.length === 1 ? 'memory' : 'memories'} for your question:\n\n${items.join('\n\n')}\n`;
+  return `${head}Recalled ${plural(hits.length, 'memory', 'memories')} for your question:\n\n${items.join('\n\n')}\n`;
 }

@@ -11,6 +11,7 @@ import type { SearchResponse } from '../engine/protocol';
 import { commandRegistrar } from './commands';
 import type { Logger } from './log';
 import { recallAnswerText } from './recall';
+import { truncate, truncateFlat, truncateLine } from '../core/text/truncate';
 
 export const RECALL_COMMAND = 'agentMemory.recall';
 const RECALL_SCHEME = 'agent-memory-recall';
@@ -29,11 +30,7 @@ class RecallDocuments implements vscode.TextDocumentContentProvider {
   readonly onDidChange = this.changed.event;
 
   put(query: string, text: string): vscode.Uri {
-    const name =
-      query
-        .replace(/[^\p{L}\p{N} _-]+/gu, '')
-        .trim()
-        .slice(0, 50) || 'recall';
+    const name = truncate(query.replace(/[^\p{L}\p{N} _-]+/gu, '').trim(), 50) || 'recall';
     const uri = vscode.Uri.from({ scheme: RECALL_SCHEME, path: `/Recall - ${name}.md` });
     this.texts.set(uri.toString(), text);
     this.changed.fire(uri);
@@ -82,9 +79,10 @@ export function registerRecallCommand(
 async function pickAndOpen(query: string, r: SearchResponse): Promise<void> {
   const pick = await vscode.window.showQuickPick(
     r.hits.map((h) => ({
-      label: h.memory.title || h.content.split('\n')[0]!.slice(0, 80),
+      label: truncateLine(h.memory.title || h.content, 80),
       description: `${h.memory.type}${h.store === 'global' ? ' · global' : ''}`,
-      detail: h.content.replace(/\s+/g, ' ').slice(0, 300),
+      // Without a title the label is the text: the detail would repeat it.
+      detail: h.memory.title ? truncateFlat(h.content, 300) : undefined,
       id: h.memory.id,
     })),
     { title: `Recall: ${query}`, matchOnDetail: true, placeHolder: `${r.hits.length} recalled — pick one to open it` },

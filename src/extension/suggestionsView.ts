@@ -1,7 +1,7 @@
 /**
  * The "Suggestions" view: pending consolidation suggestions (docs/consolidation.md: memory A ↔ memory B,
  * similarity). Each suggestion expands to its two memories (click opens one); accept / reject
- * are inline actions and context-menu items (commands in pipelineCommands.ts). Refreshes on
+ * are inline actions and context-menu items (commands in suggestionCommands.ts; accept previews the merge). Refreshes on
  * the engine's memory.changed events and engine restarts.
  */
 import * as vscode from 'vscode';
@@ -9,6 +9,9 @@ import type { EngineClient } from '../engine/client';
 import type { MemorySummary, Suggestion } from '../engine/protocol';
 import { Debounced } from './debounce';
 import { errorLine } from '../engine/errorText';
+import { truncateLine } from '../core/text/truncate';
+import { plural } from '../core/text/plural';
+import { relativeTime } from '../core/text/relativeTime';
 
 export const SUGGESTIONS_VIEW_ID = 'agentMemory.suggestions';
 /** How many pending suggestions the view lists (the engine's list limit is 200). */
@@ -60,7 +63,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
       this.last = await this.engine.request('suggestions.list', { status: 'pending', limit: LIST_LIMIT });
       if (this.view)
         this.view.badge = this.last.length
-          ? { value: this.last.length, tooltip: `${this.last.length} consolidation suggestion(s)` }
+          ? { value: this.last.length, tooltip: plural(this.last.length, 'consolidation suggestion') }
           : undefined;
       // Empty → no children, so the view's welcome content shows.
       return this.last.map((suggestion) => ({ kind: 'suggestion', suggestion }));
@@ -73,16 +76,19 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
     switch (node.kind) {
       case 'suggestion': {
         const s = node.suggestion;
-        const item = new vscode.TreeItem(`${short(s.a)} ↔ ${short(s.b)}`, vscode.TreeItemCollapsibleState.Collapsed);
+        // The similarity leads the label: a description would be cut off at the default sidebar width.
+        const item = new vscode.TreeItem(
+          `${percent(s.similarity)} similar · ${short(s.a, 24)} ↔ ${short(s.b, 24)}`,
+          vscode.TreeItemCollapsibleState.Collapsed,
+        );
         item.id = `suggestion:${s.id}`;
-        item.description = `${Math.round(s.similarity * 100)}% similar`;
         const tip = new vscode.MarkdownString();
-        tip.appendMarkdown('**A** (kept on accept): ');
+        tip.appendMarkdown('**A** (kept on merge)\n\n');
         tip.appendText(s.a.preview);
-        tip.appendMarkdown('\n\n**B** (merged into A): ');
+        tip.appendMarkdown('\n\n**B** (merged into A)\n\n');
         tip.appendText(s.b.preview);
-        tip.appendMarkdown(`\n\n---\n`);
-        tip.appendText(`similarity ${s.similarity.toFixed(3)} · suggested ${s.createdAt}`);
+        tip.appendMarkdown(`\n\n---\n\n`);
+        tip.appendText(`Suggested ${relativeTime(s.createdAt)} · cosine similarity ${s.similarity.toFixed(3)}`);
         item.tooltip = tip;
         item.iconPath = new vscode.ThemeIcon('git-merge');
         item.contextValue = 'suggestion';
@@ -90,10 +96,11 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
       }
       case 'side': {
         const m = node.memory;
-        const item = new vscode.TreeItem(`${node.side}: ${m.title || short(m, 70)}`, vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(`${node.side}: ${short(m, 70)}`, vscode.TreeItemCollapsibleState.None);
         item.id = `suggestion:${node.suggestionId}:${node.side}`;
         item.description = `${m.type}${m.scope === 'global' ? ' · global' : ''}`;
         const tip = new vscode.MarkdownString();
+        tip.appendMarkdown(node.side === 'A' ? '**A** — kept on merge\n\n' : '**B** — merged into A\n\n');
         tip.appendText(m.preview);
         item.tooltip = tip;
         item.iconPath = new vscode.ThemeIcon(node.side === 'A' ? 'arrow-small-left' : 'arrow-small-right');
@@ -114,6 +121,9 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
 }
 
 function short(m: MemorySummary, max = 40): string {
-  const line = (m.title || m.preview).split('\n')[0] ?? '';
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return truncateLine(m.title || m.preview, max);
+}
+
+function percent(similarity: number): string {
+  return `${Math.round(similarity * 100)}%`;
 }

@@ -12,6 +12,8 @@ import { engineDirs, startClient } from './harness';
 import { FakeOllama, closedPortUrl } from '../helpers/fakeOllama';
 import type { EngineClient } from '../../src/engine/client';
 import type { EngineInit } from '../../src/engine/protocol';
+import { Store } from '../../src/core/store/store';
+import { documentProgress } from '../../src/engine/pipelineControl';
 
 const MODEL = 'qwen3:4b';
 const fakes: FakeOllama[] = [];
@@ -206,7 +208,7 @@ test('documents.ingest: a workspace text file becomes document_chunk memories, w
   const chunk = (await client.request('memory.get', { id: r.memoryIds[0]! }))!;
   assert.equal(chunk.type, 'document_chunk');
   assert.match(chunk.content, /Section 0/);
-  assert.ok(progress.length >= 1 && progress.at(-1)!.startsWith('5/5'), progress.join(' | '));
+  assert.ok(progress.length >= 1 && progress.at(-1)!.startsWith('100/100 Done'), progress.join(' | '));
   const hits = await client.request('search', { query: 'checksum ledger object storage' });
   assert.ok(
     hits.hits.some((h) => r.memoryIds.includes(h.memory.id)),
@@ -303,4 +305,23 @@ test('a config reload that changes the Ollama URL reaches the running pipeline (
   );
   assert.equal(st.jobs.pending ?? 0, 0);
   assert.equal(fake.count('generate'), 1);
+});
+
+test('document ingest progress: stage sentences, then "Embedding chunk n of N" as the chunks are written', async () => {
+  const store = await Store.open({ dir: path.join(engineDirs().storageDir, 'progress') });
+  try {
+    assert.deepEqual(documentProgress(store, 'd1', 'extracting', 0), { pct: 3, message: 'Reading the file' });
+    const now = new Date().toISOString();
+    store.transaction((tx) => {
+      tx.run(
+        `INSERT INTO documents (id, project_id, source_type, status, chunk_count, created_at, updated_at) VALUES ('d1', 'p', 'file', 'embedding', 4, ?, ?)`,
+        [now, now],
+      );
+      tx.run(`INSERT INTO document_memories (document_id, chunk_index, memory_id, created_at) VALUES ('d1', 0, 'm1', ?)`, [now]);
+    });
+    assert.deepEqual(documentProgress(store, 'd1', 'embedding', 4), { pct: 31, message: 'Embedding chunk 2 of 4' });
+    assert.deepEqual(documentProgress(store, 'd1', 'done', 4), { pct: 100, message: 'Done' });
+  } finally {
+    await store.close();
+  }
 });

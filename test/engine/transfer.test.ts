@@ -138,10 +138,10 @@ test('bad JSONL lines are reported with their line numbers and skipped; the good
       r.errors.map((e) => e.line),
       [3, 4, 5, 7],
     );
-    assert.match(r.errors[0]!.message, /line 3 is not valid JSON/);
-    assert.match(r.errors[1]!.message, /line 4 has no "content"/);
+    assert.match(r.errors[0]!.message, /^line 3: not valid JSON \(/);
+    assert.match(r.errors[1]!.message, /^line 4: no "content"/);
     assert.match(r.errors[2]!.message, /line 5: .*importance/i);
-    assert.match(r.errors[3]!.message, /line 7 is not an object/);
+    assert.match(r.errors[3]!.message, /^line 7: not an object$/);
     const kept = await allMemories(c);
     assert.deepEqual(
       kept.map((m) => m.content),
@@ -235,6 +235,28 @@ test('parseJsonl: a headerless file is read line by line; a second header is a b
   assert.equal(r.header, undefined);
   assert.deepEqual(
     r.items.map((i) => ('invalid' in i ? i.invalid : 'ok')),
-    ['ok', 'line 2 is a second header line'],
+    ['ok', 'line 2: a second header line'],
   );
+});
+
+test("import: an unreadable created_at is reported (the memory is imported with today's date), not dropped silently", async () => {
+  const dir = tmpDir('am-import-date-');
+  const file = path.join(dir, 'dates.jsonl');
+  fs.writeFileSync(
+    file,
+    [
+      JSON.stringify({ content: 'The release train leaves every second Tuesday at noon.', createdAt: 'yesterday' }),
+      JSON.stringify({ content: 'Hotfixes need two approvals from the on-call pair.', createdAt: '2025-03-01T10:00:00.000Z' }),
+    ].join('\n') + '\n',
+  );
+  await withEngine(async (c) => {
+    const r = await c.request('import', { path: file });
+    assert.equal(r.created, 2);
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(r.warnings, [
+      { index: 0, line: 1, message: 'line 1: created_at "yesterday" is not a date; imported with today\'s date' },
+    ]);
+    const kept = await allMemories(c);
+    assert.equal(kept.find((m) => m.content.startsWith('Hotfixes'))!.createdAt, '2025-03-01T10:00:00.000Z');
+  });
 });

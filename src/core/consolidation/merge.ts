@@ -1,9 +1,12 @@
 /**
  * Merge strategies (docs/consolidation.md), deterministic (no LLM):
  * - latest_wins: the target's content is replaced by the source's;
- * - append: the source's content is appended to the target's (unless already contained);
- * - smart_merge: the target's sentences, then every sentence of the source whose normalized
- *   form (case, spacing, end punctuation) the target does not already have.
+ * - append: the target's text, then each sentence of the source the target does not already say;
+ * - smart_merge: the sentences of both, each said once: a sentence is dropped when another one
+ *   already says it (same normalized form, or contained in a longer sentence).
+ * Texts are joined as sentences: a piece without end punctuation gets a full stop before the
+ * next one, so two memories never run together ("Use pnpm Run tests…"). Stored content has
+ * its whitespace collapsed (docs/write-path.md), so the join is one space.
  */
 import type { MergeStrategy } from '../config/types';
 
@@ -25,24 +28,56 @@ export function mergeContent(strategy: MergeStrategy, target: MergeSide, source:
       return { title: source.title.trim() ? source.title : target.title, content: source.content };
     case 'append': {
       const t = target.content.trim();
-      const s = source.content.trim();
-      if (!s || normalizeSentence(t).includes(normalizeSentence(s))) return { title, content: t };
-      return { title, content: `${t}\n\n${s}` };
-    }
-    case 'smart_merge': {
-      const kept = splitSentences(target.content);
-      const seen = new Set(kept.map(normalizeSentence));
-      for (const s of splitSentences(source.content)) {
+      const seen = new Set(splitSentences(t).map(normalizeSentence));
+      const added = splitSentences(source.content).filter((s) => {
         const key = normalizeSentence(s);
-        if (!key || seen.has(key)) continue;
+        if (!key || seen.has(key)) return false;
         seen.add(key);
-        kept.push(s);
-      }
-      return { title, content: kept.join(' ') };
+        return true;
+      });
+      return { title, content: joinSentences(t ? [t, ...added] : added) };
     }
+    case 'smart_merge':
+      return { title, content: joinSentences(distinctSentences([...splitSentences(target.content), ...splitSentences(source.content)])) };
     default:
       throw new RangeError(`unknown merge strategy ${JSON.stringify(strategy)}; use latest_wins, append or smart_merge`);
   }
+}
+
+/** Sentences in order, each said once: exact repeats and sentences contained in a longer one are dropped. */
+function distinctSentences(sentences: string[]): string[] {
+  const keys = sentences.map(normalizeSentence);
+  return sentences.filter((_, i) => {
+    const key = keys[i]!;
+    if (!key || keys.indexOf(key) !== i) return false;
+    return !keys.some((other, j) => j !== i && other.length > key.length && containsPhrase(other, key));
+  });
+}
+
+/** Whether `phrase` occurs in `text` on word boundaries ("pool size is 20" in "the pool size is 20 in prod", not "is 2" in "is 20"). */
+function containsPhrase(text: string, phrase: string): boolean {
+  let at = text.indexOf(phrase);
+  while (at >= 0) {
+    const before = at === 0 ? '' : text[at - 1]!;
+    const after = text[at + phrase.length] ?? '';
+    if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after)) return true;
+    at = text.indexOf(phrase, at + 1);
+  }
+  return false;
+}
+
+/** Joins pieces of text as sentences: a piece that does not end a sentence gets a full stop first. */
+export function joinSentences(pieces: string[]): string {
+  const parts = pieces.map((p) => p.trim()).filter((p) => p.length > 0);
+  return parts.map((p, i) => (i < parts.length - 1 ? endSentence(p) : p)).join(' ');
+}
+
+/** The text with end punctuation: unchanged when it already ends a sentence (also before a closing quote or bracket). */
+export function endSentence(text: string): string {
+  const t = text.trimEnd();
+  if (!t || /[.!?…。！？]["'”’)\]]*$/u.test(t)) return t;
+  // A trailing ":" / ";" / "," does not end a sentence: it becomes the full stop.
+  return `${t.replace(/[,;:]+$/u, '')}.`;
 }
 
 /** Sentences: split after . ! ? followed by space, and at line breaks; trimmed, empty ones dropped. */

@@ -23,7 +23,8 @@ import { embedForActiveSpace, embedMemoryText, type EmbedResult } from '../memor
 import { DuplicateContentError, ValidationError } from '../memory/errors';
 import type { MemoryService, PreparedCreate } from '../memory/memoryService';
 import type { CreateMemoryInput, MemoryRecord, SkipReason } from '../memory/types';
-import { mergeContent } from './merge';
+import { mergeContent, type MergeSide } from './merge';
+import { planUndoMerge, undoMergeInTx, type UndoMergeResult } from './undoMerge';
 import { projectNeighbours } from './neighbours';
 import {
   getSuggestion,
@@ -327,6 +328,34 @@ export class SmartStore {
       return { memory: out.survivor, absorbed: out.absorbed, log: out.log, embedding: ready ? 'ready' : 'pending' };
     }
     throw new UserFacingError('The memories of this suggestion kept changing; try again.', 'version_conflict');
+  }
+
+  /** What accepting a pending suggestion would write into A (nothing is written). */
+  previewAccept(suggestionId: string, opts: { strategy?: MergeStrategy } = {}): { merged: MergeSide; a: MemoryRecord; b: MemoryRecord } {
+    const s = getSuggestion(this.store, suggestionId);
+    if (!s) throw new UserFacingError(`No consolidation suggestion with id ${suggestionId}.`, 'not_found');
+    const a = this.memory.get(s.memoryAId);
+    const b = this.memory.get(s.memoryBId);
+    if (!a || !b) throw new UserFacingError(`Suggestion ${suggestionId} refers to a memory that was deleted.`, 'suggestion_stale');
+    const merged = mergeContent(opts.strategy ?? this.settings.mergeStrategy, a, b);
+    return { merged: { title: merged.title, content: normalizeAndHashContent(merged.content).storageContent }, a, b };
+  }
+
+  /** Undoes an accepted suggestion: both memories as they were, the suggestion pending again (undoMerge.ts). */
+  async undoAccept(suggestionId: string, opts: { by?: string } = {}): Promise<UndoMergeResult> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const plan = planUndoMerge(this.store, this.memory, suggestionId);
+      const m = await this.embedMerged(plan.survivor, plan.before.title, plan.before.content);
+      const out = this.store.transaction((tx) => {
+        if (this.memory.get(plan.survivor.id)?.version !== plan.survivor.version) return undefined; // edited meanwhile: plan again
+        const embedding = m.emb?.ok && m.emb.embedding.space === this.deps.space?.current.embedder.space ? m.emb.embedding : undefined;
+        return undoMergeInTx(tx, this.memory, plan, { who: opts.by ?? 'user', ...(embedding ? { embedding } : {}) });
+      });
+      if (!out) continue;
+      if (out.memory.embeddingStatus !== 'ready' || out.restored.embeddingStatus !== 'ready') this.deps.onPending?.();
+      return out;
+    }
+    throw new UserFacingError('The merged memories kept changing; try again.', 'version_conflict');
   }
 
   /** Reject a pending suggestion (both memories stay as they are). */

@@ -15,7 +15,8 @@ import type { JobContext } from '../jobs/worker';
 import { enqueueDocumentJob } from '../jobs/enqueue';
 import { normalizeAndHashContent } from '../text/normalize';
 import { errorMessage, UserFacingError } from '../util/errors';
-import { chunkText } from './chunk';
+import { chunkDocument, chunkTitle, isMarkdownName } from './chunk';
+import { truncate } from '../text/truncate';
 import { createLocalDocumentFetcher, type DocumentFetcher } from './fetch';
 import { embeddingFor, factEmbeddingText, prepareEmbeddings } from '../memory/prepareEmbeddings';
 
@@ -101,6 +102,14 @@ export interface DocumentDeps {
   onStatus?: (documentId: string, status: DocumentStatus) => void;
 }
 
+/** One chunk as written: its index, markdown text, title ("ONBOARDING.md › Releases (2 of 5)") and the document's title (its tag). */
+interface ChunkToWrite {
+  index: number;
+  text: string;
+  title: string | undefined;
+  docTitle: string | undefined;
+}
+
 export function createDocumentHandler(deps: DocumentDeps) {
   const fetcher = deps.fetchDocument ?? createLocalDocumentFetcher();
   const setStatus = (id: string, status: DocumentStatus, extra: { error?: string | null; title?: string; chunkCount?: number } = {}) => {
@@ -131,13 +140,8 @@ export function createDocumentHandler(deps: DocumentDeps) {
   };
 
   /** Chunk `i` as a memory linked to the document; a memory of the document with the same content is linked instead. */
-  const writeChunk = async (
-    doc: DocumentRow,
-    i: number,
-    chunk: string,
-    title: string | undefined,
-    warnings: string[],
-  ): Promise<'written' | 'deduped' | 'skipped'> => {
+  const writeChunk = async (doc: DocumentRow, piece: ChunkToWrite, warnings: string[]): Promise<'written' | 'deduped' | 'skipped'> => {
+    const { index: i, text: chunk, title } = piece;
     const { storageContent, contentHash } = normalizeAndHashContent(chunk);
     if (!storageContent) return 'skipped';
     // Embed outside the transaction, then one short transaction per chunk.
@@ -155,17 +159,18 @@ export function createDocumentHandler(deps: DocumentDeps) {
           tx,
           {
             content: storageContent,
-            title: title?.slice(0, 500),
+            title: title ? truncate(title, 200) : undefined,
             type: 'document_chunk',
             importance: 0.3,
-            tags: title ? [title.slice(0, 50)] : [],
+            tags: piece.docTitle ? [truncate(piece.docTitle, 50)] : [],
             source: doc.sourceUrl ?? `document:${doc.id}`,
             who: 'document-ingest',
             why: 'document-chunk',
             allowNearDuplicate: true,
             origin: 'document',
             ttlSeconds: null,
-            metadata: { documentId: doc.id, chunkIndex: i },
+            // Stored text has its whitespace collapsed (docs/write-path.md): the chunk's markdown is kept here for display.
+            metadata: { documentId: doc.id, chunkIndex: i, ...(chunk.trim() !== storageContent ? { markdown: chunk.trim() } : {}) },
           },
           { embedding: embeddingFor(vectors, storageContent, title ?? ''), extract: false },
         );
@@ -196,8 +201,9 @@ export function createDocumentHandler(deps: DocumentDeps) {
       setStatus(doc.id, 'extracting');
       const { content, title } = await loadContent(doc, s, ctx.signal);
       setStatus(doc.id, 'chunking', { title });
-      const chunks = chunkText(content, s.chunkSize, s.chunkOverlap);
-      setStatus(doc.id, 'embedding');
+      const markdown = isMarkdownName(title ?? doc.sourceUrl ?? '');
+      const chunks = chunkDocument(content, { size: s.chunkSize, overlap: s.chunkOverlap, markdown });
+      setStatus(doc.id, 'embedding', { chunkCount: chunks.length }); // the total, for progress while the chunks are written
       const done = new Set(
         deps.store
           .all<{ chunk_index: number }>('SELECT chunk_index FROM document_memories WHERE document_id = ?', [doc.id])
@@ -207,7 +213,8 @@ export function createDocumentHandler(deps: DocumentDeps) {
       let deduped = 0;
       for (const [i, chunk] of chunks.entries()) {
         if (done.has(i)) continue; // written by an earlier attempt
-        const outcome = await writeChunk(doc, i, chunk, title, warnings);
+        const chunkName = chunkTitle(title, chunk.heading, i, chunks.length);
+        const outcome = await writeChunk(doc, { index: i, text: chunk.text, title: chunkName, docTitle: title }, warnings);
         if (outcome === 'written') written++;
         else if (outcome === 'deduped') deduped++;
       }

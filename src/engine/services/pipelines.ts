@@ -12,6 +12,7 @@ import { EngineError } from '../errors';
 import * as pc from '../pipelineControl';
 import type { DocumentIngestResult, PipelineChange, PipelineDiagnostics, PipelineReview, PipelineStatus } from '../protocol';
 import type { EmbedderInfo } from '../runtime/embedders';
+import { ingestFile } from '../documentIngest';
 import { NO_CONTEXT, type CallContext } from './transfer';
 
 export class PipelinesService {
@@ -120,19 +121,7 @@ export class PipelinesService {
     wait: boolean,
     call: CallContext = NO_CONTEXT,
   ): Promise<DocumentIngestResult> {
-    const p = this.mustControl();
-    const rt = this.ctx.stores.runtime('project');
-    const doc = pc.readDocumentFile(file, this.ctx.config.memory.pipelineV2.documentMaxContentBytes);
-    const row = this.ctx.write(rt, () =>
-      p.ingestDocument({ sourceType: 'file', url: file, title: title ?? doc.title, content: doc.content }),
-    );
-    if (!wait) return { documentId: row.id, status: row.status, chunkCount: 0, memoryIds: [], error: null };
-    const r = await this.ctx.write(rt, () => pc.waitForDocument(rt.store, p, row.id, call.signal, call.progress));
-    if (r.memoryIds.length) {
-      this.ctx.changed('created', r.memoryIds, 'project');
-      rt.kickBackfill(); // chunks written without a vector get theirs in the background
-    }
-    return r;
+    return ingestFile(this.ctx, this.mustControl(), { file, title, wait }, call);
   }
 
   /** Tells the host the status changed (after a job, a reload, a control). */

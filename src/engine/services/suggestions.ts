@@ -10,7 +10,7 @@ import type { MemoryRecord } from '../../core/memory/types';
 import { errorMessage } from '../../core/util/errors';
 import type { EngineContext } from '../context';
 import { EngineError } from '../errors';
-import type { Suggestion } from '../protocol';
+import type { Suggestion, SuggestionPreview } from '../protocol';
 import type { StoreRuntime } from '../runtime/storeRuntime';
 
 export class SuggestionsService {
@@ -41,6 +41,22 @@ export class SuggestionsService {
     const r = await this.ctx.write(rt, () => rt.accept(id));
     this.ctx.changed('merged', [r.memory.id, r.absorbed.id], rt.name);
     return r.memory;
+  }
+
+  /** What accepting would write into A, with both memories in full (nothing is written). */
+  preview(id: string): SuggestionPreview {
+    const rt = this.holder(id);
+    const p = rt.smart.previewAccept(id);
+    const similarity = getSuggestion(rt.store, id)?.similarity ?? 0;
+    return { id, similarity, title: p.merged.title, content: p.merged.content, strategy: rt.smart.settings.mergeStrategy, a: p.a, b: p.b };
+  }
+
+  /** Undoes an accepted suggestion: both memories as they were, the suggestion pending again. */
+  async undo(id: string): Promise<{ memory: MemoryRecord; restored: MemoryRecord }> {
+    const rt = this.holder(id);
+    const r = await this.ctx.write(rt, () => rt.smart.undoAccept(id, { by: 'user' }));
+    this.ctx.changed('restored', [r.memory.id, r.restored.id], rt.name);
+    return r;
   }
 
   reject(id: string): void {

@@ -59,6 +59,7 @@ export class TransferService {
           if (mine.length) this.importInto(this.ctx.stores.runtime(name), mine, result, ids[name]);
         }
         for (const it of batch) if ('invalid' in it) fail(result, it, it.invalid);
+        for (const it of batch) for (const message of ('notes' in it && it.notes) || []) (result.warnings ??= []).push(at(it, message));
         call.progress(Math.min(start + IMPORT_BATCH, items.length), items.length, `${result.created} created`);
       }
     } finally {
@@ -85,7 +86,11 @@ export class TransferService {
 }
 
 function fail(result: ImportResult, it: ImportItem, message: string): void {
-  result.errors.push({ index: it.index, ...(it.line !== undefined ? { line: it.line } : {}), message });
+  result.errors.push(at(it, message));
+}
+
+function at(it: ImportItem, message: string): { index: number; line?: number; message: string } {
+  return { index: it.index, ...(it.line !== undefined ? { line: it.line } : {}), message };
 }
 
 function* liveRecords(runtimes: StoreRuntime[]): Generator<MemoryRecord> {

@@ -23,19 +23,7 @@ import {
   type DocumentStatus,
 } from '../../../src/core/documents/ingest';
 
-test('chunking: overlapping windows, short text unsplit, bad settings refused', () => {
-  assert.deepEqual(chunkText('short text', 100, 10), ['short text']);
-  const text = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
-  const chunks = chunkText(text, 200, 40);
-  assert.ok(chunks.length > 3);
-  for (const c of chunks) assert.ok(c.length <= 200);
-  for (let i = 1; i < chunks.length; i++) {
-    const prevTail = chunks[i - 1]!.slice(-40);
-    assert.ok(chunks[i]!.startsWith(prevTail), `chunk ${i} starts with the last 40 characters of chunk ${i - 1}`);
-  }
-  assert.ok(chunks.join('').includes('word119'));
-  assert.throws(() => chunkText(text, 100, 100), /overlap/);
-});
+// Chunking itself (sections, whole sentences, fences) is tested in chunk.test.ts.
 
 const servers: http.Server[] = [];
 after(() => servers.forEach((s) => s.close()));

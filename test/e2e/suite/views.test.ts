@@ -79,8 +79,8 @@ suite('Sidebar views', () => {
         `the pair is listed: ${JSON.stringify(api.views.suggestions.last.map((s) => [s.a.preview, s.b.preview, s.similarity]))}`,
       );
       const item = api.views.suggestions.getTreeItem(node);
-      assert.match(labelText(item.label), /nightly backup|Backups of the orders/);
-      assert.match(String(item.description), /^\d+% similar$/);
+      // The similarity leads the label (a description is cut off at the default sidebar width).
+      assert.match(labelText(item.label), /^\d+% similar · .*(nightly backup|Backups of the orders)/);
       assert.equal(item.contextValue, 'suggestion');
       const sides = await api.views.suggestions.getChildren(node);
       assert.deepEqual(
@@ -103,9 +103,15 @@ suite('Sidebar views', () => {
       const d = await create('After a pull request is merged its feature branch is deleted automatically.');
       const s2 = (await api.engine.request('suggestions.list', {})).find((s) => pairOf(s) === [c.id, d.id].sort().join());
       assert.ok(s2, 'second pair suggested');
-      const merged = await vscode.commands.executeCommand<MemoryRecord>('agentMemory.acceptSuggestion', s2.id);
+      const merged = await vscode.commands.executeCommand<MemoryRecord>('agentMemory.acceptSuggestion', s2.id, { preview: false });
       assert.equal(merged.id, s2.a.id, 'A survives');
       assert.equal(await api.engine.request('memory.get', { id: s2.b.id }), null, 'B merged away');
+      // What the "Merged" notification's Undo does: both memories back, the pair suggested again.
+      await api.engine.request('suggestions.undo', { id: s2.id });
+      const contentOf = (id: string) => [c, d].find((m) => m.id === id)!.content;
+      assert.equal((await api.engine.request('memory.get', { id: s2.b.id }))?.content, contentOf(s2.b.id));
+      assert.equal((await api.engine.request('memory.get', { id: s2.a.id }))?.content, contentOf(s2.a.id));
+      assert.ok((await api.views.suggestions.getChildren()).some((n) => n.kind === 'suggestion' && n.suggestion.id === s2.id));
       await reload({});
     },
     { timeoutMs: 30_000 },

@@ -1,0 +1,44 @@
+/**
+ * Shortening text for display without breaking characters: lengths count grapheme clusters
+ * (Intl.Segmenter), so an emoji, a flag or a letter with combining marks is kept whole or
+ * dropped whole — never cut into a lone surrogate or a bare accent. A cut prefers the last
+ * word boundary in the last third of the room, so labels do not end mid-word.
+ */
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+const ELLIPSIS = '…';
+
+/** `text` in at most `max` graphemes, ending with "…" when it was cut. */
+export function truncate(text: string, max: number): string {
+  if (max <= 0) return '';
+  // Every grapheme is at least one UTF-16 unit: short texts need no segmenting.
+  if (text.length <= max) return text;
+  const kept: string[] = [];
+  for (const { segment } of graphemes.segment(text)) {
+    if (kept.length === max) {
+      return cutAtWord(kept.slice(0, max - 1)) + ELLIPSIS;
+    }
+    kept.push(segment);
+  }
+  return text; // max graphemes or fewer after all (e.g. emoji-heavy text)
+}
+
+/** The first line of `text`, whitespace collapsed, in at most `max` graphemes. */
+export function truncateLine(text: string, max: number): string {
+  const line = (text.trim().split('\n')[0] ?? '').replace(/\s+/g, ' ').trim();
+  return truncate(line, max);
+}
+
+/** The whole of `text` on one line (whitespace collapsed), in at most `max` graphemes. */
+export function truncateFlat(text: string, max: number): string {
+  return truncate(text.replace(/\s+/g, ' ').trim(), max);
+}
+
+/** The graphemes joined, cut back to the last space when that keeps at least two thirds of them. */
+function cutAtWord(parts: string[]): string {
+  const floor = Math.ceil((parts.length * 2) / 3);
+  for (let i = parts.length - 1; i >= floor; i--) {
+    if (/^\s+$/u.test(parts[i]!)) return parts.slice(0, i).join('').trimEnd();
+  }
+  return parts.join('').trimEnd();
+}

@@ -1,0 +1,50 @@
+/** Grapheme-safe truncation: emoji, flags, ZWJ sequences and combining marks are never cut in half. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { truncate, truncateFlat, truncateLine } from '../../../src/core/text/truncate';
+
+const hasLoneSurrogate = (s: string) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u.test(s);
+
+test('short text is unchanged; long text ends with one ellipsis inside the limit', () => {
+  assert.equal(truncate('Deploys on Monday', 40), 'Deploys on Monday');
+  const t = truncate('abcdefghijklmnopqrstuvwxyz', 10);
+  assert.equal(t, 'abcdefghi…');
+  assert.equal([...new Intl.Segmenter().segment(t)].length, 10);
+  assert.equal(truncate('anything', 0), '');
+});
+
+test('an emoji at the cut is kept whole or dropped whole, never a lone surrogate', () => {
+  const text = 'Ship 🚀🚀🚀🚀🚀🚀 on Friday';
+  for (let max = 1; max < 20; max++) {
+    const t = truncate(text, max);
+    assert.ok(!hasLoneSurrogate(t), `max ${max}: ${JSON.stringify(t)}`);
+  }
+  assert.equal(truncate('🚀🚀🚀🚀🚀', 3), '🚀🚀…');
+});
+
+test('flags, ZWJ families and combining marks count as one character each', () => {
+  assert.equal(truncate('🇫🇷🇩🇪🇯🇵🇧🇷', 3), '🇫🇷🇩🇪…');
+  assert.equal(truncate('👨‍👩‍👧‍👦👨‍👩‍👧‍👦👨‍👩‍👧‍👦', 2), '👨‍👩‍👧‍👦…');
+  // "e" + COMBINING ACUTE ACCENT: 2 code units, one grapheme; never a bare accent left over.
+  const decomposed = 'Cafe\u0301 cre\u0300me bru\u0302le\u0301e';
+  const t = truncate(decomposed, 6);
+  assert.equal(t, 'Cafe\u0301…');
+  assert.ok(!/^\p{M}|\s\p{M}/u.test(t));
+  assert.equal(truncate('🚀🚀🚀', 3), '🚀🚀🚀', 'six code units but three graphemes: fits');
+});
+
+test('a cut prefers a word boundary near the end; one-line and flat variants collapse whitespace', () => {
+  assert.equal(truncate('The build uses esbuild to bundle the extension', 20), 'The build uses…');
+  assert.equal(truncate('Supercalifragilisticexpialidocious', 10), 'Supercali…', 'no space to back off to');
+  assert.equal(truncateLine('  First line\nsecond line', 40), 'First line');
+  assert.equal(truncateFlat('First\n\nsecond   line', 40), 'First second line');
+});
+
+test('a 20,000-character memory is cut without segmenting all of it', () => {
+  const long = '🧠 '.repeat(10_000);
+  const t0 = performance.now();
+  const t = truncate(long, 50);
+  assert.ok(performance.now() - t0 < 50, 'bounded work');
+  assert.ok(t.endsWith('…'));
+  assert.ok(!hasLoneSurrogate(t));
+});

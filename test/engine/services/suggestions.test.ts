@@ -1,0 +1,77 @@
+// suggestions.preview and suggestions.undo through the engine's wire handlers: the preview is
+// what accept writes, undo brings both memories back, sends a memory.changed event and leaves
+// the suggestion pending again; an unknown id is a clear not_found.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { MemoryEngine, storeFolderName } from '../../../src/engine/engine';
+import { Store } from '../../../src/core/store/store';
+import { createHandlers } from '../../../src/engine/handlers';
+import type { EngineEvent, EngineMethod, ParamsOf, ResultOf } from '../../../src/engine/protocol';
+import { engineDirs } from '../harness';
+
+const handlers = createHandlers({ allowDebug: false, exit: () => undefined });
+const CALL = { requestId: 1, signal: new AbortController().signal, progress: () => undefined };
+
+function call<M extends EngineMethod>(engine: MemoryEngine, method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+  return Promise.resolve().then(() => handlers[method](engine, params, CALL) as ResultOf<M> | Promise<ResultOf<M>>);
+}
+
+const open = (dirs: ReturnType<typeof engineDirs>, events: EngineEvent[] = []) =>
+  MemoryEngine.open({ ...dirs, snapshotTickMs: 0, onEvent: (e) => events.push(e), settings: { 'embedding.provider': 'hash' } });
+
+test('suggestions.preview shows the merged text; suggestions.undo restores both memories and the suggestion', async () => {
+  const dirs = engineDirs();
+  const first = await open(dirs);
+  const create = async (content: string) => {
+    const r = await first.memories.create({ content });
+    return r.status === 'created' ? r.memory : assert.fail(`not created: ${r.status}`);
+  };
+  const a = await create('Redis runs on port 6379 in development');
+  const b = await create('Postgres listens on 5432. Redis runs on port 6379 in development');
+  const projectId = first.projectId;
+  await first.close();
+  const store = await Store.open({ dir: path.join(dirs.storageDir, 'projects', storeFolderName(projectId)) });
+  // The hash embedder may already have suggested this pair on write; make sure there is one either way.
+  const sid = store.transaction((tx) => {
+    tx.run(
+      `INSERT OR IGNORE INTO consolidation_suggestions (id, memory_a_id, memory_b_id, similarity, status, project_id, created_at)
+       VALUES ('s1', ?, ?, 0.9, 'pending', ?, ?)`,
+      [a.id, b.id, projectId, new Date().toISOString()],
+    );
+    return String(
+      tx.get<{ id: string }>('SELECT id FROM consolidation_suggestions WHERE memory_a_id = ? AND memory_b_id = ?', [a.id, b.id])!.id,
+    );
+  });
+  await store.close();
+
+  const events: EngineEvent[] = [];
+  const engine = await open(dirs, events);
+  try {
+    const preview = await call(engine, 'suggestions.preview', { id: sid });
+    assert.equal(preview.content, 'Redis runs on port 6379 in development. Postgres listens on 5432.', 'one sentence each, none twice');
+    assert.equal(preview.a.content, a.content);
+    assert.equal(preview.b.content, b.content);
+
+    const merged = await call(engine, 'suggestions.accept', { id: sid });
+    assert.equal(merged.content, preview.content);
+    assert.equal(engine.memories.get(b.id), null);
+
+    events.length = 0;
+    const undone = await call(engine, 'suggestions.undo', { id: sid });
+    assert.equal(undone.memory.content, a.content);
+    assert.equal(undone.restored.id, b.id);
+    assert.equal(engine.memories.get(b.id)?.content, b.content);
+    assert.equal(engine.memories.get(a.id)?.content, a.content);
+    assert.deepEqual(
+      (await call(engine, 'suggestions.list', {})).map((s) => s.id),
+      [sid],
+      'pending again',
+    );
+    assert.ok(events.some((e) => e.type === 'memory.changed' && e.kind === 'restored' && e.ids.includes(a.id) && e.ids.includes(b.id)));
+    await assert.rejects(call(engine, 'suggestions.undo', { id: sid }), /not merged/);
+    await assert.rejects(call(engine, 'suggestions.preview', { id: 'nope' }), /No consolidation suggestion/);
+  } finally {
+    await engine.close();
+  }
+});

@@ -1,0 +1,22 @@
+// The merge preview's two sides: one sentence a line, so the diff shows what the merge keeps once.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bothSidesText, mergePreviewTitle, sentenceLines } from '../../src/extension/mergePreviewText';
+import { mergeContent } from '../../src/core/consolidation/merge';
+
+test('both memories on the left and the merged memory on the right, one sentence a line', () => {
+  const a = { title: 'Redis', content: 'Redis runs on port 6379. It is flushed on deploy' };
+  const b = { title: '', content: 'It is flushed on deploy. Keys expire after a day.' };
+  const merged = mergeContent('smart_merge', a, b);
+  assert.equal(
+    bothSidesText(a, b),
+    '# Redis\n\nRedis runs on port 6379.\nIt is flushed on deploy\n\nIt is flushed on deploy.\nKeys expire after a day.\n',
+  );
+  assert.equal(sentenceLines(merged), '# Redis\n\nRedis runs on port 6379.\nIt is flushed on deploy.\nKeys expire after a day.\n');
+});
+
+test('the diff title names both memories briefly, emoji intact', () => {
+  const t = mergePreviewTitle({ title: '', content: 'Deploy 🚀🚀🚀 on Friday afternoons only' }, { title: 'Deploys', content: 'x' });
+  assert.equal(t, 'Merge preview: Deploy 🚀🚀🚀 on Friday… + Deploys ↔ merged');
+  assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(t), 'no lone surrogate');
+});

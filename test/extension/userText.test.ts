@@ -1,0 +1,79 @@
+// Every user-facing string in src/extension: memory text is shortened with the grapheme-safe
+// helpers (src/core/text/truncate.ts), never cut with `.slice(0, n)` (which splits an emoji into
+// a lone surrogate); every codicon named in the extension and its package.json exists.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(__dirname, '../..');
+
+function sources(dir: string, out: string[] = []): string[] {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) sources(p, out);
+    else if (e.name.endsWith('.ts')) out.push(p);
+  }
+  return out;
+}
+
+const lines = () =>
+  sources(path.join(root, 'src', 'extension')).flatMap((f) =>
+    fs
+      .readFileSync(f, 'utf8')
+      .split('\n')
+      .map((line, i) => ({ line, where: `${path.relative(root, f)}:${i + 1}` })),
+  );
+
+/** A `.slice(0, n)` on something that holds text (a memory's content, title, a label, a line…). */
+const TEXT_CUT =
+  /(?:\b(?:content|title|text|preview|label|line|body|message|detail|query|summary|first|one|name|description|newContent|oldContent)|\|\|[^()]*\))\s*\.slice\(0,\s*(?!-)/;
+
+test('the text-cut pattern finds the cuts issue 13 saw and leaves arrays and ISO dates alone', () => {
+  for (const bad of ['m.content.slice(0, 60)', '(m.title || m.content).slice(0, 80)', 'line.slice(0, max - 1)', 'body.slice(0, 399)'])
+    assert.match(bad, TEXT_CUT, bad);
+  for (const ok of [
+    'parts.slice(0, -1)',
+    'd.toISOString().slice(0, 10)',
+    'items.slice(0, max)',
+    "list.filter((t) => t !== '').slice(0, 100)",
+  ])
+    assert.doesNotMatch(ok, TEXT_CUT, ok);
+});
+
+test('src/extension cuts no text with .slice(0, n): truncate / truncateLine / truncateFlat instead', () => {
+  const hits = lines().filter(({ line }) => TEXT_CUT.test(line));
+  assert.deepEqual(
+    hits.map((h) => `${h.where}: ${h.line.trim()}`),
+    [],
+  );
+});
+
+/** Icons the workbench itself registers (not in the codicon font's list). */
+const WORKBENCH_ICONS = new Set(['search-view-icon']);
+
+function codicons(): Set<string> {
+  const css = fs.readFileSync(path.join(root, 'node_modules', '@vscode', 'codicons', 'dist', 'codicon.css'), 'utf8');
+  return new Set([...css.matchAll(/\.codicon-([a-z0-9-]+):before/g)].map((m) => m[1]!));
+}
+
+test('every codicon the extension names exists: $(…) in strings and package.json, ThemeIcon ids, the memory type icons', () => {
+  const known = codicons();
+  assert.ok(known.size > 300 && known.has('github-action'), 'the codicon list was read');
+  const used: { name: string; where: string }[] = [];
+  for (const { line, where } of lines()) {
+    for (const m of line.matchAll(/\$\(([a-z0-9-]+)(?:~[a-z]+)?\)/g)) used.push({ name: m[1]!, where });
+    for (const m of line.matchAll(/ThemeIcon\('([a-z0-9-]+)'/g)) used.push({ name: m[1]!, where });
+  }
+  const tree = fs.readFileSync(path.join(root, 'src', 'extension', 'memoryTree.ts'), 'utf8');
+  const typeIcons = /const TYPE_ICONS[^{]*\{([^}]*)\}/.exec(tree)?.[1] ?? '';
+  for (const m of typeIcons.matchAll(/:\s*'([a-z0-9-]+)'/g)) used.push({ name: m[1]!, where: 'memoryTree.ts TYPE_ICONS' });
+  const pkg = fs.readFileSync(path.join(root, 'package.json'), 'utf8');
+  for (const m of pkg.matchAll(/\$\(([a-z0-9-]+)(?:~[a-z]+)?\)/g)) used.push({ name: m[1]!, where: 'package.json' });
+  assert.ok(used.length > 30, `icons found: ${used.length}`);
+  const missing = used.filter((u) => !known.has(u.name) && !WORKBENCH_ICONS.has(u.name));
+  assert.deepEqual(
+    missing.map((u) => `${u.where}: ${u.name}`),
+    [],
+  );
+});
