@@ -98,3 +98,30 @@ test('every palette and menu entry names a contributed command', () => {
     for (const m of items) assert.ok(byId.has(m.command), `${menu}: ${m.command}`);
   }
 });
+
+test('the extension icon is a 128×128 PNG', () => {
+  assert.equal(pkg.icon, 'media/icon.png');
+  const png = fs.readFileSync(path.join(root, pkg.icon as string));
+  assert.equal(png.subarray(1, 4).toString('ascii'), 'PNG');
+  assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [128, 128], 'width and height from the IHDR chunk');
+});
+
+test('the Getting Started walkthrough: add, recall, other agents, pipeline; each step has its page and a button', () => {
+  interface Step {
+    id: string;
+    title: string;
+    description: string;
+    media: { markdown?: string };
+    completionEvents?: string[];
+  }
+  const [walkthrough] = pkg.contributes.walkthroughs as { id: string; title: string; steps: Step[] }[];
+  assert.ok(walkthrough);
+  assert.equal(walkthrough.title, 'Get Started with Agent Memory');
+  const buttons = walkthrough.steps.map((s) => /\]\(command:([\w.]+)\)/.exec(s.description)?.[1]);
+  assert.deepEqual(buttons, ['agentMemory.addMemory', 'agentMemory.recall', 'agentMemory.setupAgents', 'agentMemory.switchPipelineMode']);
+  for (const [i, s] of walkthrough.steps.entries()) {
+    assert.ok(byId.has(buttons[i]!), `${s.id}: its button runs a contributed command`);
+    assert.ok(s.media.markdown && fs.existsSync(path.join(root, s.media.markdown)), `${s.id}: ${s.media.markdown} exists`);
+    assert.deepEqual(s.completionEvents, [`onCommand:${buttons[i]}`], `${s.id} is checked off when its command runs`);
+  }
+});
