@@ -50,7 +50,13 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
       engine.onEvent((e) => {
         if (e.type === 'pipeline.state' || e.type === 'memory.changed') this.refreshSoon();
       }),
-      engine.onStateChange(() => this.refresh()),
+      engine.onStateChange((s) => {
+        // Stopping is the window closing (deactivate) or a restart, which reports starting next:
+        // a refresh now would reach a workbench that is going away ("Unable to refresh tree view
+        // agentMemory.pipeline: Canceled" in the log on every window close).
+        if (s.state === 'stopping' || s.state === 'stopped') this.refreshLater.cancel();
+        else this.refresh();
+      }),
     );
   }
 
