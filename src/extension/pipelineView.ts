@@ -121,6 +121,8 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
     if (node.description) item.description = node.description;
     item.iconPath = new vscode.ThemeIcon(node.icon);
     if (node.tooltip) item.tooltip = node.tooltip;
+    // A string tooltip is what screen readers would read instead of the label: say both.
+    item.accessibilityInformation = { label: [node.label, node.description, node.tooltip].filter(Boolean).join(', ') };
     if (node.command) item.command = node.command;
     if (node.contextValue) item.contextValue = node.contextValue;
     return item;
@@ -302,6 +304,7 @@ function reviewItem(r: PipelineReview): vscode.TreeItem {
   }
   item.tooltip = tip;
   item.iconPath = new vscode.ThemeIcon(r.action === 'DELETE' ? 'trash' : 'edit');
+  item.accessibilityInformation = { label: `Proposal: ${label}, ${item.description}` };
   item.contextValue = 'pipelineReview';
   item.command = { command: 'agentMemory.openMemory', title: 'Open Memory', arguments: [r.targetId] };
   return item;
