@@ -4,6 +4,7 @@
 // error. Screenshots: test-artifacts/e2e/presence--*--{light,hc,dark}.png.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { findFrame, openViewContainer, runCommand } from './workbench.mjs';
 
@@ -136,6 +137,23 @@ export const tests = {
     await page.waitForFunction((img) => img.complete && img.naturalWidth === 128, await icon.elementHandle(), { timeout: 10000 });
     await findFrame(page, async (f) => /Getting started/i.test(await f.innerText('body')), { timeoutMs: 20000 });
     await screenshot('details');
+  },
+
+  async 'Export Memories… proposes a file in Downloads (or home), not in the workspace'({ page, screenshot, workspace }) {
+    await runCommand(page, 'Agent Memory: Export Memories (JSONL)…');
+    // code-server's save dialog is a quick input holding the proposed path.
+    const input = page.locator('.quick-input-widget input').first();
+    await input.waitFor({ state: 'visible', timeout: 15000 });
+    await page.waitForFunction((el) => /agent-memory-\d{4}-\d\d-\d\d\.jsonl$/.test(el.value), await input.elementHandle(), {
+      timeout: 10000,
+    });
+    const proposed = await input.inputValue();
+    const downloads = join(homedir(), 'Downloads');
+    const folder = existsSync(downloads) ? downloads : homedir();
+    assert.ok(proposed.replace(/^~/, homedir()).startsWith(folder + '/'), `${proposed} is in ${folder}`);
+    assert.ok(!proposed.startsWith(workspace), `${proposed} is outside the workspace ${workspace}`);
+    await screenshot('export-dialog');
+    await page.keyboard.press('Escape');
   },
 
   async 'closing the window logs no error (no "Unable to refresh tree view agentMemory.pipeline")'({ page, server }) {
