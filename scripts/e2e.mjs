@@ -13,7 +13,8 @@
 //       with the extension installed the way `npm start` does it (scripts/vscode-env.mjs
 //       linkExtension). Screenshots go to test-artifacts/e2e/. That instance also gets the
 //       test/e2e/fixtures/default-chat extension (a default chat participant, which VS Code
-//       needs before it shows its chat view; Copilot is that participant for real users).
+//       needs before it shows its chat view; Copilot is that participant for real users) and
+//       test/e2e/fixtures/theme-switch (switches the colour theme for screenshots).
 // The last line printed is `N passed, N failed` over both kinds; the exit code is non-zero on
 // any failure (or when no test ran).
 //
@@ -28,7 +29,9 @@
 //     Each test gets a fresh page with the workbench loaded (extension installed) and the
 //     sample workspace open; helpers are in test/e2e/ui/workbench.mjs (runCommand,
 //     waitForNotification, openViewContainer, findFrame). `screenshot(name)` saves
-//     test-artifacts/e2e/<file>--<name>.png; a failing test also saves FAILED--….png.
+//     test-artifacts/e2e/<file>--<name>--{light,hc,dark}.png: the same moment in Default Light
+//     Modern, Default High Contrast and Default Dark Modern (switched without a reload by the
+//     theme-switch fixture extension); a failing test also saves FAILED--….png (in its current theme).
 //
 // Options: --host-only | --ui-only, --grep TEXT (filters test names of both kinds),
 //          --no-build (reuse dist/), --keep-server (leave code-server running, print its URL),
@@ -75,6 +78,8 @@ const HOST_TIMEOUT_MS = 180_000;
 const HOST_START_MARKER = '[e2e-host] start'; // printed by test/e2e/index.ts
 const HOST_NOISE = [/^Ignoring fetching additional builtin extensions/, /^\s+at .*\/static\/out\//];
 const UI_TEST_TIMEOUT_MS = 90_000;
+// The UI tests' theme requests to the theme-switch fixture (test/e2e/fixtures/theme-switch).
+const THEME_REQUEST_FILE = join(CACHE, 'instances', 'e2e-ui-theme-request');
 
 const t0 = Date.now();
 const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
@@ -199,17 +204,15 @@ async function runUiTests(context, server) {
   let passed = 0;
   let failed = 0;
   const url = workbenchUrl(server.url, WORKSPACE);
-  const { waitForWorkbench } = await import(pathToFileURL(join(ROOT, 'test', 'e2e', 'ui', 'workbench.mjs')).href);
+  const { waitForWorkbench, screenshotInThemes } = await import(pathToFileURL(join(ROOT, 'test', 'e2e', 'ui', 'workbench.mjs')).href);
   for (const t of tests) {
     const started = Date.now();
     const page = await context.newPage();
     page.on('console', (m) => appendFileSync(browserLog, `[${t.name}] ${m.type()}: ${m.text()}\n`));
     page.on('pageerror', (e) => appendFileSync(browserLog, `[${t.name}] pageerror: ${e.message}\n`));
-    const screenshot = async (name) => {
-      const file = join(ARTIFACTS, `${t.file}--${slug(name)}.png`);
-      await page.screenshot({ path: file });
-      return file;
-    };
+    // Every screenshot in the light, high-contrast and dark themes (workbench.mjs SCREENSHOT_THEMES).
+    const screenshot = (name) =>
+      screenshotInThemes(page, { themeRequestFile: THEME_REQUEST_FILE, pathBase: join(ARTIFACTS, `${t.file}--${slug(name)}`) });
     try {
       await page.goto(url);
       await waitForWorkbench(page);
@@ -238,11 +241,11 @@ async function runUiTests(context, server) {
 
 const DEFAULT_CHAT_FIXTURE_ID = 'agent-memory-e2e.default-chat';
 
-/** Copies test/e2e/fixtures/default-chat into the UI instance's extensions folder. */
-function installDefaultChatFixture(extensionsDir) {
-  const pkg = { publisher: 'agent-memory-e2e', name: 'default-chat', version: '0.0.1' };
+/** Copies the fixture extension test/e2e/fixtures/<name> into the UI instance's extensions folder. */
+function installFixture(extensionsDir, name) {
+  const pkg = { publisher: 'agent-memory-e2e', name, version: '0.0.1' };
   const target = join(extensionsDir, `${pkg.publisher}.${pkg.name}-${pkg.version}`);
-  cpSync(join(ROOT, 'test', 'e2e', 'fixtures', 'default-chat'), target, { recursive: true });
+  cpSync(join(ROOT, 'test', 'e2e', 'fixtures', name), target, { recursive: true });
   registerExtension(extensionsDir, pkg, target);
 }
 
@@ -250,6 +253,7 @@ async function main() {
   rmSync(ARTIFACTS, { recursive: true, force: true });
   mkdirSync(ARTIFACTS, { recursive: true });
   writeFileSync(browserLog, '');
+  rmSync(THEME_REQUEST_FILE, { force: true });
   build();
   const suites = runHost ? await bundleHostTests() : [];
   if (runHost) say(`bundled ${suites.length} extension-host test file(s) into ${relative(ROOT, OUT)}/index.js`);
@@ -312,11 +316,12 @@ async function main() {
         name: 'e2e-ui',
         fresh: true,
         workspace: WORKSPACE,
-        env: { ...hostEnv, AGENT_MEMORY_HOME: storeHome('e2e-ui') },
+        env: { ...hostEnv, AGENT_MEMORY_HOME: storeHome('e2e-ui'), AGENT_MEMORY_E2E_THEME_FILE: THEME_REQUEST_FILE },
         extraArgs: ['--enable-proposed-api', DEFAULT_CHAT_FIXTURE_ID],
         beforeStart: async (dirs) => {
           await (vsix ? installVsix(vsix, dirs) : linkExtension(dirs.extensionsDir));
-          installDefaultChatFixture(dirs.extensionsDir);
+          installFixture(dirs.extensionsDir, 'default-chat');
+          installFixture(dirs.extensionsDir, 'theme-switch');
         },
       });
       servers.push(server);

@@ -3,6 +3,9 @@
  * a tree node, or nothing (then asks with a quick pick). Commands return their outcome, so
  * tests and other extensions can run them with arguments instead of prompts.
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
@@ -20,6 +23,7 @@ import { askNewMemory } from './addMemoryInput';
 import { createParams, defaultDraft, type AddMemoryDraft } from './addMemorySteps';
 import { truncateFlat, truncateLine } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
+import { defaultExportPath, LAST_EXPORT_FOLDER_KEY } from './exportTarget';
 
 export const COMMANDS = {
   addMemory: 'agentMemory.addMemory',
@@ -295,12 +299,18 @@ export function registerCommands(d: CommandDeps): void {
             // JSONL (one memory per line) by default; a .json name writes the older JSON file.
             title: 'Export Memories',
             filters: { 'JSON Lines': ['jsonl'], JSON: ['json'] },
-            defaultUri: vscode.Uri.joinPath(
-              vscode.workspace.workspaceFolders?.[0]?.uri ?? context.globalStorageUri,
-              'agent-memory-export.jsonl',
+            defaultUri: vscode.Uri.file(
+              defaultExportPath({
+                lastFolder: context.globalState.get<string>(LAST_EXPORT_FOLDER_KEY),
+                home: os.homedir(),
+                workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+                isDirectory: (p) => fs.existsSync(p) && fs.statSync(p).isDirectory(),
+                now: new Date(),
+              }),
             ),
           });
     if (!uri) return undefined;
+    if (typeof target !== 'string') await context.globalState.update(LAST_EXPORT_FOLDER_KEY, path.dirname(uri.fsPath));
     const r = await withProgress('Exporting memories…', (signal) => engine.request('export', { path: uri.fsPath }, { signal }));
     if (typeof target !== 'string')
       void vscode.window.showInformationMessage(`Exported ${plural(r.count, 'memory', 'memories')} to ${uri.fsPath}.`);

@@ -8,6 +8,7 @@
 import { applyOverrides, parseConfig, type ConfigIssue } from '../core/config';
 import { readYamlEntries } from '../core/config/yamlSource';
 import { SETTINGS_SECTION } from './settingsSchema';
+import { settingIdFor } from './settingsLayout';
 
 /** 0-based, end exclusive (as vscode.Range). */
 export interface ProblemRange {
@@ -71,7 +72,7 @@ export function configProblems(text: string, file: string, settings: Readonly<Re
   const rejected = new Set<string>();
   for (const i of layered.issues) {
     if (i.severity === 'error') rejected.add(i.key);
-    const message = `${SETTINGS_SECTION}.${i.key} (VS Code settings): ${problemText(i)}`;
+    const message = `${SETTINGS_SECTION}.${settingIdFor(i.key)} (VS Code settings): ${problemText(i)}`;
     out.push({ severity: i.severity, key: i.key, message, source: 'settings' });
   }
   for (const entry of readYamlEntries(text).entries) {
@@ -80,7 +81,7 @@ export function configProblems(text: string, file: string, settings: Readonly<Re
       severity: 'info',
       key: entry.path,
       message:
-        `${entry.path} is overridden by the VS Code setting ${SETTINGS_SECTION}.${entry.path} = ${shown(settings[entry.path])}: ` +
+        `${entry.path} is overridden by the VS Code setting ${SETTINGS_SECTION}.${settingIdFor(entry.path)} = ${shown(settings[entry.path])}: ` +
         'that value is used, not this one',
       range: issueRange(entry, lines),
       source: 'agent.yaml',

@@ -51,7 +51,13 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
       engine.onEvent((e) => {
         if (e.type === 'pipeline.state' || e.type === 'memory.changed') this.refreshSoon();
       }),
-      engine.onStateChange(() => this.refresh()),
+      engine.onStateChange((s) => {
+        // Stopping is the window closing (deactivate) or a restart, which reports starting next:
+        // a refresh now would reach a workbench that is going away ("Unable to refresh tree view
+        // agentMemory.pipeline: Canceled" in the log on every window close).
+        if (s.state === 'stopping' || s.state === 'stopped') this.refreshLater.cancel();
+        else this.refresh();
+      }),
     );
   }
 
@@ -116,6 +122,8 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
     if (node.description) item.description = node.description;
     item.iconPath = new vscode.ThemeIcon(node.icon);
     if (node.tooltip) item.tooltip = node.tooltip;
+    // A string tooltip is what screen readers would read instead of the label: say both.
+    item.accessibilityInformation = { label: [node.label, node.description, node.tooltip].filter(Boolean).join(', ') };
     if (node.command) item.command = node.command;
     if (node.contextValue) item.contextValue = node.contextValue;
     return item;
@@ -297,6 +305,7 @@ function reviewItem(r: PipelineReview): vscode.TreeItem {
   }
   item.tooltip = tip;
   item.iconPath = new vscode.ThemeIcon(r.action === 'DELETE' ? 'trash' : 'edit');
+  item.accessibilityInformation = { label: `Proposal: ${label}, ${item.description}` };
   item.contextValue = 'pipelineReview';
   item.command = { command: 'agentMemory.openMemory', title: 'Open Memory', arguments: [r.targetId] };
   return item;

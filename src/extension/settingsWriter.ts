@@ -8,6 +8,7 @@
  */
 import * as vscode from 'vscode';
 import { SETTINGS_SECTION } from './settingsSchema';
+import { settingIdFor } from './settingsLayout';
 
 export class SettingsWriter {
   private held = 0;
@@ -31,7 +32,8 @@ export class SettingsWriter {
     const target = toUser ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace;
     this.held++;
     try {
-      for (const [key, value] of Object.entries(entries)) {
+      for (const [yamlKey, value] of Object.entries(entries)) {
+        const key = settingIdFor(yamlKey);
         const inWorkspace = cfg.inspect(key)?.workspaceValue !== undefined;
         if (toUser && hasFolder && inWorkspace) await cfg.update(key, undefined, vscode.ConfigurationTarget.Workspace);
         if (cfg.get(key) !== value || (!toUser && cfg.inspect(key)?.workspaceValue !== undefined)) await cfg.update(key, value, target);

@@ -25,7 +25,7 @@ test('a value a VS Code setting overrides gets an information note at the value;
   const problems = configProblems(TEXT, 'agent.yaml', { 'memory.promote_importance': 0.5 });
   const note = problems.find((p) => p.key === 'memory.promote_importance')!;
   assert.equal(note.severity, 'info');
-  assert.match(note.message, /overridden by the VS Code setting agentMemory\.memory\.promote_importance = 0\.5/);
+  assert.match(note.message, /overridden by the VS Code setting agentMemory\.lifetime\.permanentFromImportance = 0\.5/);
   assert.deepEqual(note.range, { line: 3, column: 22, endLine: 3, endColumn: 25 });
   assert.equal(actionable(problems).length, 2, 'notes are not counted as problems');
 });
@@ -35,7 +35,7 @@ test('an invalid setting is a problem without a range, and does not claim to ove
   const bad = problems.find((p) => p.source === 'settings')!;
   assert.equal(bad.severity, 'error');
   assert.equal(bad.range, undefined);
-  assert.match(bad.message, /^agentMemory\.memory\.promote_importance \(VS Code settings\)/);
+  assert.match(bad.message, /^agentMemory\.lifetime\.permanentFromImportance \(VS Code settings\)/);
   assert.ok(!problems.some((p) => p.severity === 'info'));
 });
 

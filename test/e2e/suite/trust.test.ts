@@ -13,6 +13,7 @@ import type { InfoNode, PipelineNode } from '../../../src/extension/pipelineView
 import type { RecallOutcome } from '../../../src/extension/recallCommand';
 import type { CreateResult, MemoryRecord, SearchResponse } from '../../../src/engine/protocol';
 import { closedPortUrl, FakeOllama } from '../../helpers/fakeOllama';
+import { settingIdFor } from '../../../src/extension/settingsLayout';
 import { activeApi } from './activate';
 
 function created(r: CreateResult | undefined): MemoryRecord {
@@ -46,7 +47,7 @@ suite('Trust surfaces', () => {
   });
 
   suiteTeardown(async () => {
-    for (const k of [...PIPELINE_KEYS, 'search.vector_weight']) {
+    for (const k of [...PIPELINE_KEYS, 'search.vector_weight'].map(settingIdFor)) {
       const i = cfg().inspect(k);
       if (i?.workspaceValue !== undefined) await cfg().update(k, undefined, vscode.ConfigurationTarget.Workspace);
       if (i?.globalValue !== undefined) await cfg().update(k, undefined, vscode.ConfigurationTarget.Global);
@@ -107,15 +108,15 @@ suite('Trust surfaces', () => {
       assert.deepEqual([d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character], [1, 22, 1, 23]);
       assert.match(d.message, /memory\.promote_importance/);
 
-      await cfg().update('search.vector_weight', 0.3, vscode.ConfigurationTarget.Workspace);
+      await cfg().update('search.vectorWeight', 0.3, vscode.ConfigurationTarget.Workspace);
       const notes = await until(diagnostics, (x) => x.some((y) => y.code === 'search.vector_weight'), 'an override note');
       const note = notes.find((x) => x.code === 'search.vector_weight')!;
       assert.equal(note.severity, vscode.DiagnosticSeverity.Information);
       assert.equal(note.range.start.line, 3);
-      assert.match(note.message, /overridden by the VS Code setting agentMemory\.search\.vector_weight = 0\.3/);
+      assert.match(note.message, /overridden by the VS Code setting agentMemory\.search\.vectorWeight = 0\.3/);
 
       fs.writeFileSync(file, 'memory:\n  promote_importance: 0.9\n');
-      await cfg().update('search.vector_weight', undefined, vscode.ConfigurationTarget.Workspace);
+      await cfg().update('search.vectorWeight', undefined, vscode.ConfigurationTarget.Workspace);
       await until(diagnostics, (x) => x.length === 0, 'fixed: no diagnostics');
       // Gone again, and the engine has reloaded without it: a late file event would otherwise
       // reload the configuration in the middle of another suite's test.
@@ -134,20 +135,20 @@ suite('Trust surfaces', () => {
       const llmUrl = async () => (await api.engine.request('pipeline.diagnostics', {})).llm.url;
 
       fake = await FakeOllama.start({ models: [] });
-      await cfg().update('memory.pipelineV2.ollamaUrl', fake.url, vscode.ConfigurationTarget.Workspace);
+      await cfg().update('pipeline.ollamaServer', fake.url, vscode.ConfigurationTarget.Workspace);
       await until(llmUrl, (u) => u === fake!.url, 'the engine uses the fake Ollama');
       const options = { check: true, pull: true, where: 'user' };
       const r = await vscode.commands.executeCommand<{ mode: string }>('agentMemory.switchPipelineMode', 'controlled', options);
       assert.equal(r?.mode, 'controlled');
       assert.equal(fake.count('pull'), 1, 'the missing model was pulled through /api/pull');
       assert.ok(fake.models.has('qwen3:4b'));
-      const enabled = cfg().inspect('memory.pipelineV2.enabled');
+      const enabled = cfg().inspect('pipeline.enabled');
       assert.equal(enabled?.globalValue, true, 'saved in the user settings');
       assert.equal(enabled?.workspaceValue, undefined, 'not in the workspace settings');
       assert.equal(await until(worker, (w) => w === 'Worker: running', 'worker running'), 'Worker: running');
 
       const closed = await closedPortUrl();
-      await cfg().update('memory.pipelineV2.ollamaUrl', closed, vscode.ConfigurationTarget.Workspace);
+      await cfg().update('pipeline.ollamaServer', closed, vscode.ConfigurationTarget.Workspace);
       await until(llmUrl, (u) => u === closed, 'the engine uses the closed port');
       assert.equal(await until(worker, (w) => w === 'Worker: waiting for Ollama', 'worker waiting'), 'Worker: waiting for Ollama');
 

@@ -12,6 +12,7 @@ import type { InfoNode, PipelineNode } from '../../../src/extension/pipelineView
 import type { SuggestionNode } from '../../../src/extension/suggestionsView';
 import type { CreateMemoryResult, DocumentIngestResult, MemoryRecord, PipelineStatus, Suggestion } from '../../../src/engine/protocol';
 import { FakeOllama } from '../../helpers/fakeOllama';
+import { settingIdFor } from '../../../src/extension/settingsLayout';
 import { activeApi } from './activate';
 
 const MODE_KEYS = ['enabled', 'shadowMode', 'allowUpdateDelete', 'mutationsFrozen'].map((k) => `memory.pipelineV2.${k}`);
@@ -55,7 +56,7 @@ suite('Sidebar views', () => {
 
   suiteTeardown(async () => {
     const cfg = vscode.workspace.getConfiguration('agentMemory');
-    for (const k of MODE_KEYS) await cfg.update(k, undefined, vscode.ConfigurationTarget.Workspace);
+    for (const k of MODE_KEYS.map(settingIdFor)) await cfg.update(k, undefined, vscode.ConfigurationTarget.Workspace);
     if ((await api.engine.request('pipeline.status', {})).paused) await vscode.commands.executeCommand('agentMemory.resumePipeline');
     await api.engine.request('config.reload', { settings: baseSettings });
     await fake?.close();
@@ -137,8 +138,8 @@ suite('Sidebar views', () => {
       const r = await vscode.commands.executeCommand<{ mode: string; status: PipelineStatus }>('agentMemory.switchPipelineMode', 'shadow');
       assert.equal(r.status.mode, 'shadow');
       const cfg = vscode.workspace.getConfiguration('agentMemory');
-      assert.equal(cfg.inspect('memory.pipelineV2.enabled')?.workspaceValue, true, 'written to the workspace settings');
-      assert.equal(cfg.inspect('memory.pipelineV2.shadowMode')?.workspaceValue, true);
+      assert.equal(cfg.inspect('pipeline.enabled')?.workspaceValue, true, 'written to the workspace settings');
+      assert.equal(cfg.inspect('pipeline.shadowMode')?.workspaceValue, true);
       assert.equal(info(await api.views.pipeline.getChildren(), 'mode').label, 'Mode: shadow');
       // VS Code delivers one settings event per written key, some after the command returned:
       // none of them may re-apply an in-between state (enabled without shadowMode = controlled).

@@ -1,5 +1,6 @@
 // Helpers for the Playwright UI tests (test/e2e/ui/*.ui.mjs), driving the real workbench
 // that code-server serves, in Debian's Chromium. Selectors measured on VS Code 1.139.1.
+import { writeFileSync } from 'node:fs';
 
 /** Waits until the workbench is rendered and the extension host has had time to start. */
 export async function waitForWorkbench(page, { timeoutMs = 60000 } = {}) {
@@ -88,4 +89,70 @@ export async function clickQuickInputButton(page, tooltip, { timeoutMs = 10000 }
     .first();
   await button.waitFor({ state: 'visible', timeout: timeoutMs });
   await button.click();
+}
+
+/**
+ * The themes every UI screenshot is taken in, in the order they are taken. The last one is VS
+ * Code's default theme, so the workbench ends a screenshot as it started (when the test did not
+ * choose a theme itself). `base` is the workbench's theme class, `kind` the webviews' body
+ * attribute data-vscode-theme-kind.
+ */
+export const SCREENSHOT_THEMES = [
+  { suffix: 'light', name: 'Default Light Modern', base: 'vs', kind: 'vscode-light' },
+  { suffix: 'hc', name: 'Default High Contrast', base: 'hc-black', kind: 'vscode-high-contrast' },
+  { suffix: 'dark', name: 'Default Dark Modern', base: 'vs-dark', kind: 'vscode-dark' },
+];
+
+const THEME_SWITCH_TIMEOUT_MS = 15000;
+const THEME_REQUEST_AGAIN_MS = 3000;
+
+/**
+ * Sets `theme` (themeName '' : VS Code's default) and waits until the workbench and every webview
+ * on the page show it. The request goes to the theme-switch fixture extension
+ * (test/e2e/fixtures/theme-switch) through `requestFile`; it is repeated when the workbench has
+ * not switched after a while (the fixture polls the file's modification time).
+ */
+async function switchTheme(page, requestFile, theme, themeName = theme.name) {
+  const t0 = Date.now();
+  for (;;) {
+    writeFileSync(requestFile, themeName + '\n');
+    const switched = await page
+      .waitForFunction((base) => document.querySelector('.monaco-workbench')?.classList.contains(base) ?? false, theme.base, {
+        timeout: THEME_REQUEST_AGAIN_MS,
+      })
+      .then(() => true)
+      .catch(() => false);
+    if (switched) break;
+    if (Date.now() - t0 > THEME_SWITCH_TIMEOUT_MS) throw new Error(`the workbench did not switch to ${theme.name}`);
+  }
+  // Webviews get the theme by a message from the workbench: wait for each one's body.
+  const t1 = Date.now();
+  for (;;) {
+    const kinds = await Promise.all(
+      page.frames().map((f) => f.evaluate(() => document.body?.getAttribute('data-vscode-theme-kind') ?? null).catch(() => null)),
+    );
+    if (kinds.every((k) => k === null || k === theme.kind)) break;
+    if (Date.now() - t1 > THEME_SWITCH_TIMEOUT_MS) throw new Error(`webviews did not switch to ${theme.name}: ${kinds.join(', ')}`);
+    await page.waitForTimeout(100);
+  }
+  // One more frame for the new colours to be painted.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
+/**
+ * Saves one screenshot per theme of SCREENSHOT_THEMES as `<pathBase>--<suffix>.png`, switching
+ * the theme without a reload (the page state stays as it is), then back to VS Code's default
+ * theme. Returns the files written.
+ */
+export async function screenshotInThemes(page, { themeRequestFile, pathBase }) {
+  const files = [];
+  for (const theme of SCREENSHOT_THEMES) {
+    await switchTheme(page, themeRequestFile, theme);
+    const file = `${pathBase}--${theme.suffix}.png`;
+    await page.screenshot({ path: file });
+    files.push(file);
+  }
+  // Unset again: VS Code's default is Default Dark Modern, the last theme taken, so no visible switch.
+  await switchTheme(page, themeRequestFile, SCREENSHOT_THEMES[SCREENSHOT_THEMES.length - 1], '');
+  return files;
 }
