@@ -15,6 +15,7 @@ import { memoryUri } from './memoryDocument';
 import { GraphPanel, SearchPanel, type PanelActions } from './panels';
 import { stripRecall } from './recall';
 import { rememberUndo, undoChange } from './undoLast';
+import { describeExpiry } from '../core/lifecycle/remaining';
 import { askNewMemory } from './addMemoryInput';
 import { createParams, defaultDraft, LIFETIMES, SCOPES, type AddMemoryDraft } from './addMemorySteps';
 
@@ -417,7 +418,7 @@ async function pickScope(m: MemoryRecord): Promise<Patch | undefined> {
 async function pickLifetime(m: MemoryRecord): Promise<Patch | undefined> {
   const l = await vscode.window.showQuickPick(
     LIFETIMES.map((x) => ({ label: x.label, detail: x.detail, ttl: x.ttlSeconds })),
-    { placeHolder: `Lifetime (now ${m.expiresAt ? `expires ${m.expiresAt}` : 'permanent'})` },
+    { placeHolder: `Lifetime (now ${describeExpiry(m.expiresAt) ?? 'permanent'})` },
   );
   if (!l) return undefined;
   return { ttlSeconds: l.ttl };
