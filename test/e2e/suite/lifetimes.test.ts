@@ -28,7 +28,9 @@ suite('Lifetimes and recovery', () => {
   });
 
   test('Add Memory and @memory /remember are permanent; an agent capture is short-term', async () => {
-    const added = created(await vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', 'Lifetimes: we squash-merge pull requests.'));
+    const added = created(
+      await vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', 'Lifetimes: we squash-merge pull requests.'),
+    );
     assert.equal(added.expiresAt, null);
     const chat = { markdown: () => undefined, progress: () => undefined, button: () => undefined };
     const saved = await api.chatHandler(
@@ -48,10 +50,15 @@ suite('Lifetimes and recovery', () => {
   });
 
   test('a deleted memory is listed in Recently Deleted and Expired; Undo Last Change and Restore Memory bring it back', async () => {
-    const m = created(await vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', 'Lifetimes: staging resets every Sunday night.'));
+    const m = created(
+      await vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', 'Lifetimes: staging resets every Sunday night.'),
+    );
     await vscode.commands.executeCommand('agentMemory.deleteMemory', m.id, { confirm: false });
     assert.ok((await removedIds(api)).includes(m.id), 'listed while deleted');
-    const item = api.removed.getTreeItem({ kind: 'removed', item: (await api.engine.request('memory.listRemoved', { reason: 'deleted' })).items.find((x) => x.memory.id === m.id)! });
+    const item = api.removed.getTreeItem({
+      kind: 'removed',
+      item: (await api.engine.request('memory.listRemoved', { reason: 'deleted' })).items.find((x) => x.memory.id === m.id)!,
+    });
     assert.match(String(item.description), /^deleted (just now|\d+ minutes? ago)$/);
     assert.equal(item.contextValue, 'removedMemory.deleted');
 
@@ -67,7 +74,9 @@ suite('Lifetimes and recovery', () => {
   });
 
   test('opening a memory counts once; searches from the panel never count', async () => {
-    const m = created(await vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', 'Lifetimes: the quokka API pages by cursor.'));
+    const m = created(
+      await vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', 'Lifetimes: the quokka API pages by cursor.'),
+    );
     for (let i = 0; i < 10; i++) await api.engine.request('search', { query: 'quokka API cursor' });
     await vscode.commands.executeCommand('agentMemory.openMemory', m.id);
     await vscode.commands.executeCommand('agentMemory.openMemory', m.id);
