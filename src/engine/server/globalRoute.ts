@@ -4,7 +4,8 @@
  * the owner goes away — to the next one, or here, when this engine is the first to take the
  * global store's lock (the way SharedTransport takes over a project store):
  *
- * - while no owner is reachable, calls wait (up to `waitMs`) for the route to settle;
+ * - while no owner is reachable, writes wait (up to `waitMs`) for the route to settle; reads
+ *   wait briefly, then are answered from this engine's read-only copy of global/;
  * - a read in flight when the owner died goes again to the next owner;
  * - a create in flight goes again with its idempotency key (server/idempotency.ts: answered as
  *   the original if it was applied, never applied twice);
@@ -40,11 +41,16 @@ export interface GlobalRouteOptions {
 
 export type GlobalTarget = GlobalLink | 'local';
 
+/** How long a read waits for an owner before it is answered from the read-only copy. */
+const READ_WAIT_MS = 3000;
+
 export class GlobalRoute {
   private link: GlobalLink | undefined;
   private owned = false;
   private closed = false;
   private settling: Promise<void> | undefined;
+  /** A settle round found nobody serving global/ and could not take it: reads use the copy meanwhile. */
+  private noOwnerFound = false;
 
   private constructor(private readonly opts: GlobalRouteOptions) {}
 
@@ -72,8 +78,8 @@ export class GlobalRoute {
   ): Promise<ResultOf<M>> {
     let p = withKey(method, params);
     for (let attempt = 0; ; attempt++) {
-      const target = await this.target();
-      if (target === 'local') return local(p);
+      const target = await this.target(READ_ONLY_METHODS.has(method));
+      if (target === 'local' || target === 'copy') return local(p);
       try {
         return await target.request(method, p);
       } catch (e) {
@@ -94,23 +100,29 @@ export class GlobalRoute {
     await this.link?.close();
   }
 
-  /** The owner's link, or local; waits while the route is settling after a loss. */
-  private async target(): Promise<GlobalTarget> {
+  /**
+   * The owner's link, or local once this engine owns global/; waits while the route is settling.
+   * A read that finds no owner (at once when a round already found none, else after a short
+   * wait) is answered from this engine's read-only copy of global/ ('copy'), as of its open.
+   */
+  private async target(read: boolean): Promise<GlobalTarget | 'copy'> {
     if (this.owned) return 'local';
     if (this.link?.connected) return this.link;
     this.settle();
     const settling = this.settling;
-    if (settling) {
+    if (settling && !(read && this.noOwnerFound)) {
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<void>((r) => (timer = setTimeout(r, this.opts.waitMs ?? 30_000)));
+      const waitMs = read ? READ_WAIT_MS : (this.opts.waitMs ?? 30_000);
+      const timedOut = new Promise<void>((r) => (timer = setTimeout(r, waitMs)));
       await Promise.race([settling, timedOut]);
       clearTimeout(timer);
     }
     if (this.owned) return 'local';
     if (this.link?.connected) return this.link;
+    if (read) return 'copy';
     throw new EngineError(
       'engine_unavailable',
-      'The global memories cannot be reached right now (no engine serves them); try again shortly.',
+      'The global memories cannot be changed right now (no engine serves them); try again shortly.',
     );
   }
 
@@ -130,15 +142,18 @@ export class GlobalRoute {
         const link = await this.connect();
         if (link) {
           this.link = link;
+          this.noOwnerFound = false;
           return;
         }
         if (await this.opts.takeOver()) {
           this.owned = true;
           this.link = undefined;
+          this.noOwnerFound = false;
           this.opts.log('global memories: this engine took the global store over');
           await this.opts.becameOwner();
           return;
         }
+        this.noOwnerFound = true;
         await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** round)));
       }
     })()
