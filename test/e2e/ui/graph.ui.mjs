@@ -257,6 +257,12 @@ export const tests = {
     ])
       assert.ok(legend.includes(want), `legend has "${want}": ${legend}`);
     await screenshot('15-memories');
+    // The legend folds away (it sits over the canvas) and opens again, by keyboard too.
+    await graph.locator('#legend summary').click();
+    assert.equal(await graph.locator('#legend .legend-list').first().isVisible(), false, 'the legend folds');
+    await graph.locator('#legend summary').focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await graph.locator('#legend .legend-list').first().isVisible(), true, 'and opens again');
 
     // Fit: after panning and zooming far away, everything is back in view at a readable zoom.
     await graph.evaluate(() => {
