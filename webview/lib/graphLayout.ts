@@ -98,23 +98,32 @@ function shift(b: Box, dx: number, dy: number): void {
  */
 const GRID_ROOM = 2;
 
-/** The free cell nearest to (ti, tj), searched ring by ring around it. */
-function nearestFreeCell(taken: Set<string>, ti: number, tj: number): [number, number] {
+/** A grid cell as one number (cells stay far within ±50,000 of the centre). */
+const cellKey = (i: number, j: number) => (i + 50_000) * 100_000 + (j + 50_000);
+
+/** The free cell nearest to (ti, tj), searched ring by ring around it (each ring's perimeter only). */
+function nearestFreeCell(taken: Set<number>, ti: number, tj: number): [number, number] {
   // A box without a finite size or place (never expected) starts at the centre, not an endless search.
-  const i0 = Number.isFinite(ti) ? Math.round(ti) : 0;
-  const j0 = Number.isFinite(tj) ? Math.round(tj) : 0;
+  const ft = Number.isFinite(ti) ? ti : 0;
+  const fj = Number.isFinite(tj) ? tj : 0;
+  const i0 = Math.round(ft);
+  const j0 = Math.round(fj);
   for (let r = 0; ; r++) {
     let best: [number, number] | undefined;
     let bestD = Infinity;
-    for (let i = i0 - r; i <= i0 + r; i++) {
-      for (let j = j0 - r; j <= j0 + r; j++) {
-        if (Math.max(Math.abs(i - i0), Math.abs(j - j0)) !== r || taken.has(`${i},${j}`)) continue;
-        const d = (i - (Number.isFinite(ti) ? ti : 0)) ** 2 + (j - (Number.isFinite(tj) ? tj : 0)) ** 2;
-        if (d < bestD) {
-          bestD = d;
-          best = [i, j];
-        }
+    const consider = (i: number, j: number) => {
+      if (taken.has(cellKey(i, j))) return;
+      const d = (i - ft) ** 2 + (j - fj) ** 2;
+      if (d < bestD) {
+        bestD = d;
+        best = [i, j];
       }
+    };
+    for (let d = -r; d <= r; d++) {
+      consider(i0 + d, j0 - r);
+      consider(i0 + d, j0 + r);
+      consider(i0 - r, j0 + d);
+      consider(i0 + r, j0 + d);
     }
     if (best) return best;
   }
@@ -135,12 +144,12 @@ function snapToGrid(all: Box[]): void {
   const cy = (Math.min(...ys) + Math.max(...ys)) / 2;
   const area = Math.max(1, (Math.max(...xs) - Math.min(...xs)) * (Math.max(...ys) - Math.min(...ys)));
   const k = Math.max(1, Math.sqrt((GRID_ROOM * all.length * cw * ch) / area));
-  const taken = new Set<string>();
+  const taken = new Set<number>();
   const order = [...all].sort((p, q) => Math.hypot(mid(p)[0] - cx, mid(p)[1] - cy) - Math.hypot(mid(q)[0] - cx, mid(q)[1] - cy));
   for (const b of order) {
     const [mx, my] = mid(b);
     const [i, j] = nearestFreeCell(taken, ((mx - cx) * k) / cw, ((my - cy) * k) / ch);
-    taken.add(`${i},${j}`);
+    taken.add(cellKey(i, j));
     shift(b, cx + i * cw - mx, cy + j * ch - my);
   }
 }

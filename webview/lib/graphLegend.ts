@@ -16,10 +16,24 @@ export interface LegendContent {
   sizeNote: string;
 }
 
+/** Whether the legend is expanded: kept across drawings, so closing it once is enough. */
+let open = true;
+
+/** The legend, as a disclosure (it sits over the canvas: whoever needs the room folds it). */
 export function renderLegend(el: HTMLElement, c: LegendContent): void {
   clear(el);
   el.hidden = c.nodes.length === 0;
   if (el.hidden) return;
+  const box = h('details', {}, h('summary', {}, 'Legend'));
+  box.open = open;
+  box.addEventListener('toggle', () => {
+    open = box.open;
+  });
+  el.appendChild(box);
+  fill(box, c);
+}
+
+function fill(el: HTMLElement, c: LegendContent): void {
   const nodes = h('ul', { class: 'legend-list', 'aria-label': 'Node colours' });
   for (const n of c.nodes) {
     nodes.appendChild(

@@ -257,6 +257,12 @@ export const tests = {
     ])
       assert.ok(legend.includes(want), `legend has "${want}": ${legend}`);
     await screenshot('15-memories');
+    // The legend folds away (it sits over the canvas) and opens again, by keyboard too.
+    await graph.locator('#legend summary').click();
+    assert.equal(await graph.locator('#legend .legend-list').first().isVisible(), false, 'the legend folds');
+    await graph.locator('#legend summary').focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await graph.locator('#legend .legend-list').first().isVisible(), true, 'and opens again');
 
     // Fit: after panning and zooming far away, everything is back in view at a readable zoom.
     await graph.evaluate(() => {
@@ -454,7 +460,7 @@ export const tests = {
                 wallMs: Math.round(performance.now() - t0),
                 drawMs: window.agentMemoryGraph.lastDrawMs(),
                 timings: window.agentMemoryGraph.timings,
-                overlapsLeft: window.agentMemoryGraph.overlapsLeft(),
+                overlapsLeft: window.agentMemoryGraph.overlapsLeft?.() ?? null,
                 nodes: window.agentMemoryGraph.cy.nodes().length,
                 edges: window.agentMemoryGraph.cy.edges().length,
                 status: status.textContent,
@@ -482,6 +488,17 @@ export const tests = {
     await page.waitForTimeout(800);
     const after = await graph.evaluate(() => window.agentMemoryGraph.cy.zoom());
     assert.ok(after > before * 2, `the wheel zoomed in (zoom ${before} → ${after})`);
+    // Further in, to where labels are drawn (the wheel takes many steps on this busy machine).
+    await graph.evaluate((z) => {
+      const { cy } = window.agentMemoryGraph;
+      cy.zoom({ level: z, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
+    }, LABELS_VISIBLE_ZOOM * 1.2);
+    await page.waitForTimeout(800);
+    // Zoomed in: the labels on screen do not overlap (the same check as for 15 memories, on what is in view).
+    const inView = await labelLayout(graph);
+    const shown = inView.items.filter((i) => i.body.x2 > 0 && i.body.x1 < inView.width && i.body.y2 > 0 && i.body.y1 < inView.height);
+    assert.ok(shown.length > 3, `several nodes in view (${shown.length})`);
+    assert.deepEqual(inView.overlaps, [], 'no label over another when zoomed in');
     await screenshot('2000-nodes-zoomed');
   },
 };
