@@ -24,14 +24,27 @@ async function adopt(doc: vscode.TextDocument): Promise<vscode.TextDocument> {
  * After a save the editor keeps the text as typed, but the engine stores it normalized (tags in
  * lower case, whitespace collapsed, a new version number in the comment line): show what is
  * stored, so the next edit starts from it. Revert of an unmodified document re-reads it.
+ * A new title renames the tab: the document reopens under its new name.
  */
 async function showStored(engine: EngineClient, doc: vscode.TextDocument): Promise<void> {
   const a = editableAddress(doc.uri);
   if (!a) return;
   const m = await engine.request('memory.get', { id: a.id });
-  if (!m || doc.isDirty || doc.getText() === renderMemory(m)) return;
-  if (vscode.window.activeTextEditor?.document !== doc) return;
+  const editor = vscode.window.activeTextEditor;
+  if (!m || doc.isDirty || editor?.document !== doc) return;
+  const named = memoryUri(m.id, m.title, m.content);
+  // Only a title renames: an untitled memory keeps its tab name while its first words are edited.
+  if (m.title.trim() && named.path !== doc.uri.path) return reopenAs(doc, named, editor.viewColumn);
+  if (doc.getText() === renderMemory(m)) return;
   await vscode.commands.executeCommand('workbench.action.files.revert', doc.uri);
+}
+
+async function reopenAs(doc: vscode.TextDocument, uri: vscode.Uri, viewColumn: vscode.ViewColumn | undefined): Promise<void> {
+  const old = vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === doc.uri.toString());
+  await vscode.window.showTextDocument(await adopt(await vscode.workspace.openTextDocument(uri)), { viewColumn, preview: false });
+  await vscode.window.tabGroups.close(old, true);
 }
 
 export function registerMemoryDocuments(context: vscode.ExtensionContext, engine: EngineClient): MemoryFileSystem {

@@ -17,7 +17,14 @@ test('long titles are cut on grapheme and word boundaries, emoji stay whole', ()
   const cut = truncateGraphemes(long.trim(), 10);
   assert.ok(cut.endsWith('…'));
   assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(cut), 'no lone high surrogate');
-  assert.ok(cut.replace('…', '').trim().split(' ').every((g) => g === family), cut);
+  assert.ok(
+    cut
+      .replace('…', '')
+      .trim()
+      .split(' ')
+      .every((g) => g === family),
+    cut,
+  );
   const name = memoryName('The staging database moved to the new cluster in March and listens on port 5433 now', '');
   assert.ok([...new Intl.Segmenter().segment(name)].length <= NAME_MAX, name);
   assert.equal(name, 'The staging database moved to the new cluster in March and…');

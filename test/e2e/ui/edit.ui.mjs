@@ -91,8 +91,9 @@ export const tests = {
     await page.keyboard.press('Control+s');
     await saved(page).waitFor({ state: 'visible', timeout: 15000 });
     assert.match(await saved(page).innerText(), /Memory saved: Package manager \(version 2\)/);
-    // The tree shows the new title.
+    // The tree shows the new title, and so does the tab.
     await row(page, 'Package manager').waitFor({ state: 'visible', timeout: 15000 });
+    await tab(page, 'Package manager.md').waitFor({ state: 'visible', timeout: 15000 });
     await screenshot('saved-tree-updated');
   },
 
@@ -103,6 +104,7 @@ export const tests = {
     await appendToText(page, ' Never on Fridays.');
     await page.keyboard.press('Control+s');
     await saved(page).waitFor({ state: 'visible', timeout: 15000 });
+    await tab(page, 'Deploy day.md').waitFor({ state: 'visible', timeout: 15000 });
 
     await openHistory(page);
     const rows = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
