@@ -220,6 +220,7 @@ function renderResult(r: SearchResultView, index: number): HTMLElement {
       { class: 'result-head' },
       icon(r.scope === 'global' ? 'globe' : 'note'),
       r.title ? h('span', { class: 'title' }, r.title) : h('span', { class: 'title untitled' }),
+      h('span', { class: 'badge', title: 'Memory type' }, r.type),
       relevanceBadge(r),
       actions(r),
     ),
@@ -228,7 +229,6 @@ function renderResult(r: SearchResultView, index: number): HTMLElement {
     h(
       'div',
       { class: 'result-meta' },
-      h('span', { class: 'badge', title: 'Memory type' }, r.type),
       h('span', { class: 'meta' }, r.scope === 'global' ? 'global' : 'project', ' · ', when),
       r.tags.length ? h('span', { class: 'tags' }, r.tags.map((t) => `#${t}`).join(' ')) : undefined,
     ),

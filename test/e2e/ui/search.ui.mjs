@@ -46,10 +46,10 @@ function webviewFrame(page, selector) {
 /** Titles of the results shown, in order. */
 const titles = (frame) => frame.locator('#results .result .title').allInnerTexts();
 
-/** Waits until the status line says the answer for the current query and filters arrived. */
+/** Waits until the status line says the answer for the current query and filters arrived (not the recent memories shown before typing). */
 async function answered(frame) {
   await frame
-    .locator('#status', { hasText: /^\d+ relevant memor(y|ies) \(|^No relevant memories|later than|^Recent memories/ })
+    .locator('#status', { hasText: /^\d+ relevant memor(y|ies) \(|^No relevant memories|later than/ })
     .waitFor({ state: 'visible', timeout: 20000 });
 }
 
