@@ -245,7 +245,7 @@ export const tests = {
     await page.locator('.monaco-list-row', { hasText: /^fix/ }).first().waitFor({ state: 'visible', timeout: 20000 });
   },
 
-  async 'relevance in the search panel: nonsense finds nothing, a match is highlighted and clamped, the panel survives a reload'({
+  async 'search relevance: nonsense finds nothing, a match is highlighted and clamped, actions in the context menu'({
     page,
     screenshot,
     workspace,
@@ -263,7 +263,7 @@ export const tests = {
     await waitForNotification(page, 'Imported 1 of 1 memories', { timeoutMs: 30000 });
 
     await runCommand(page, 'Agent Memory: Open Search Panel');
-    let frame = await webviewFrame(page, '#query');
+    const frame = await webviewFrame(page, '#query');
     const query = frame.locator('#query');
 
     // Nonsense: nothing clears the relevance floor, and the panel says so.
@@ -310,6 +310,21 @@ export const tests = {
       assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
     await screenshot('context-menu');
     await page.keyboard.press('Escape');
+    await menu.waitFor({ state: 'hidden', timeout: 10000 });
+    // From the keyboard: Shift+F10 on the selected result opens the same menu.
+    await hit.click();
+    await page.keyboard.press('Shift+F10');
+    await menu.waitFor({ state: 'visible', timeout: 10000 });
+    assert.ok((await menu.locator('.action-label').allInnerTexts()).includes('Copy Text'));
+    await page.keyboard.press('Escape');
+  },
+
+  async 'search relevance: the panel survives a window reload with its query'({ page, screenshot }) {
+    await runCommand(page, 'Agent Memory: Open Search Panel');
+    let frame = await webviewFrame(page, '#query');
+    await frame.locator('#query').fill('zebrafish');
+    await answered(frame);
+    await screenshot('before-reload');
 
     // A window reload brings the panel back with its query and results.
     await runCommand(page, 'Developer: Reload Window');
