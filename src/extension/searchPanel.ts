@@ -97,8 +97,9 @@ export class SearchPanel {
     actions: PanelActions,
     query: string | undefined,
   ): SearchPanel {
-    render(context, panel);
+    // Listen before the HTML loads: the webview's 'ready' must not arrive before the listener.
     SearchPanel.current = new SearchPanel(panel, engine, actions, query);
+    render(context, panel);
     return SearchPanel.current;
   }
 
