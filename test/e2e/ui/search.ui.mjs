@@ -245,7 +245,7 @@ export const tests = {
     await page.locator('.monaco-list-row', { hasText: /^fix/ }).first().waitFor({ state: 'visible', timeout: 20000 });
   },
 
-  async 'search relevance: nonsense finds nothing, a match is highlighted and clamped, actions in the context menu'({
+  async 'search relevance: nonsense finds nothing, a match is highlighted and clamped, actions in the context menu, restored after a reload'({
     page,
     screenshot,
     workspace,
@@ -317,23 +317,15 @@ export const tests = {
     await menu.waitFor({ state: 'visible', timeout: 10000 });
     assert.ok((await menu.locator('.action-label').allInnerTexts()).includes('Copy Text'));
     await page.keyboard.press('Escape');
-  },
-
-  async 'search relevance: the panel survives a window reload with its query'({ page, screenshot }) {
-    await runCommand(page, 'Agent Memory: Open Search Panel');
-    let frame = await webviewFrame(page, '#query');
-    await frame.locator('#query').fill('zebrafish');
-    await answered(frame);
-    await screenshot('before-reload');
 
     // A window reload brings the panel back with its query and results.
     await runCommand(page, 'Developer: Reload Window');
     await page.waitForTimeout(2000);
     await waitForWorkbench(page);
-    frame = await webviewFrame(page, '#query');
-    await frame.waitForFunction(() => document.querySelector('#query')?.value === 'zebrafish', undefined, { timeout: 30000 });
-    await answered(frame);
-    assert.match(await frame.locator('#results .result .content').first().innerText(), /^Zebrafish release checklist/);
+    const again = await webviewFrame(page, '#query');
+    await again.waitForFunction(() => document.querySelector('#query')?.value === 'zebrafish', undefined, { timeout: 30000 });
+    await answered(again);
+    assert.match(await again.locator('#results .result .content').first().innerText(), /^Zebrafish release checklist/);
     await screenshot('restored-after-reload');
   },
 };
