@@ -220,6 +220,7 @@ function renderResult(r: SearchResultView, index: number): HTMLElement {
       { class: 'result-head' },
       icon(r.scope === 'global' ? 'globe' : 'note'),
       r.title ? h('span', { class: 'title' }, r.title) : h('span', { class: 'title untitled' }),
+      h('span', { class: 'badge', title: 'Memory type' }, r.type),
       relevanceBadge(r),
       actions(r),
     ),
@@ -228,7 +229,6 @@ function renderResult(r: SearchResultView, index: number): HTMLElement {
     h(
       'div',
       { class: 'result-meta' },
-      h('span', { class: 'badge', title: 'Memory type' }, r.type),
       h('span', { class: 'meta' }, r.scope === 'global' ? 'global' : 'project', ' · ', when, r.lifetime ? ` · ${r.lifetime}` : ''),
       r.tags.length ? h('span', { class: 'tags' }, r.tags.map((t) => `#${t}`).join(' ')) : undefined,
     ),
@@ -345,6 +345,7 @@ type InitMessage = Extract<ToSearchView, { type: 'init' }>;
 type ResultsMessage = Extract<ToSearchView, { type: 'results' }>;
 
 function onInit(m: InitMessage): void {
+  initialized = true;
   renderTypeOptions(m.memoryTypes);
   const saved = vscode.getState<SavedState>();
   // Never overwrite what the person already typed while the panel was loading.
@@ -407,4 +408,12 @@ byId<HTMLButtonElement>('clearFilters').addEventListener('click', () => {
   typesBox.open = false;
   search();
 });
-vscode.post({ type: 'ready' });
+// 'ready' until the extension answers with 'init' (after a window reload the extension may
+// still be activating when this script runs).
+let initialized = false;
+const announce = (left: number) => {
+  if (initialized) return;
+  vscode.post({ type: 'ready' });
+  if (left > 0) window.setTimeout(() => announce(left - 1), 1000);
+};
+announce(30);

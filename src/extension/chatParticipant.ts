@@ -174,7 +174,7 @@ async function forget({ engine, prompt, stream, meta }: ChatTurn): Promise<ChatA
   }
   const r = await engine.request('search', { query: prompt, limit: 5, recordAccess: false });
   if (!r.hits.length) {
-    stream.markdown(text(`No memory matches "${prompt}".`));
+    stream.markdown(text(`No relevant memories for "${prompt}".`));
     return meta();
   }
   stream.markdown('These memories match. Pick the one to forget:\n\n');
@@ -197,7 +197,7 @@ async function search({ engine, onRecall, prompt, stream, meta }: ChatTurn): Pro
   const r = await engine.request('search', { query: prompt, limit: SEARCH_LIMIT, recordAccess: false });
   onRecall(r);
   if (!r.hits.length) {
-    stream.markdown(text(`No memory matches "${prompt}".`));
+    stream.markdown(text(`No relevant memories for "${prompt}".`));
     return meta();
   }
   stream.markdown(`**${plural(r.hits.length, 'result', 'results')}** (${r.legsUsed.join(' + ')}, ${r.tookMs.toFixed(0)} ms):\n\n`);

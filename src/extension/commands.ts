@@ -236,13 +236,13 @@ export function registerCommands(d: CommandDeps): void {
     d.onRecall(r);
     if (typeof q === 'string') return r; // programmatic use: no UI
     if (!r.hits.length) {
-      void vscode.window.showInformationMessage(`No memory matches "${query}".`);
+      void vscode.window.showInformationMessage(`No relevant memories for "${query}".`);
       return r;
     }
     const pick = await vscode.window.showQuickPick(
       r.hits.map((h) => ({
         label: truncateLine(h.memory.title || h.content, 80),
-        description: `${h.memory.type} · ${h.score.toFixed(2)}`,
+        description: `${h.memory.type} · ${Math.round(h.relevance * 100)} %`,
         detail: h.memory.title ? truncateFlat(h.content, 300) : undefined, // without a title the label is the text already
         id: h.memory.id,
       })),

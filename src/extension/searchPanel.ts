@@ -84,10 +84,19 @@ export class SearchPanel {
     return SearchPanel.adopt(context, panel, engine, actions, query);
   }
 
-  /** A panel VS Code restored after a reload: the webview restores its own query from its saved state. */
-  static revive(context: vscode.ExtensionContext, panel: vscode.WebviewPanel, engine: EngineClient, actions: PanelActions): SearchPanel {
+  /**
+   * A panel VS Code restored after a reload, with the state the webview last saved (setState):
+   * its query goes back in the init message, the webview restores its filters from getState.
+   */
+  static revive(
+    context: vscode.ExtensionContext,
+    panel: vscode.WebviewPanel,
+    deps: { engine: EngineClient; actions: PanelActions },
+    state: unknown,
+  ): SearchPanel {
     SearchPanel.current?.dispose();
-    return SearchPanel.adopt(context, panel, engine, actions, undefined);
+    const query = state && typeof state === 'object' ? (state as { query?: unknown }).query : undefined;
+    return SearchPanel.adopt(context, panel, deps.engine, deps.actions, typeof query === 'string' ? query : undefined);
   }
 
   private static adopt(
@@ -97,8 +106,9 @@ export class SearchPanel {
     actions: PanelActions,
     query: string | undefined,
   ): SearchPanel {
-    render(context, panel);
+    // Listen before the HTML loads: the webview's 'ready' must not arrive before the listener.
     SearchPanel.current = new SearchPanel(panel, engine, actions, query);
+    render(context, panel);
     return SearchPanel.current;
   }
 
@@ -196,7 +206,7 @@ export function registerSearchPanel(context: vscode.ExtensionContext, engine: En
     });
   return [
     vscode.window.registerWebviewPanelSerializer(SEARCH_PANEL_TYPE, {
-      deserializeWebviewPanel: async (panel) => void SearchPanel.revive(context, panel, engine, actions),
+      deserializeWebviewPanel: async (panel, state: unknown) => void SearchPanel.revive(context, panel, { engine, actions }, state),
     }),
     on(SEARCH_RESULT_COMMANDS.open, (id) => actions.open(id)),
     on(SEARCH_RESULT_COMMANDS.copy, (id) => copyMemory(engine, id)),

@@ -46,10 +46,10 @@ function webviewFrame(page, selector) {
 /** Titles of the results shown, in order. */
 const titles = (frame) => frame.locator('#results .result .title').allInnerTexts();
 
-/** Waits until the status line says the answer for the current query and filters arrived. */
+/** Waits until the status line says the answer for the current query and filters arrived (not the recent memories shown before typing). */
 async function answered(frame) {
   await frame
-    .locator('#status', { hasText: /^\d+ relevant memor(y|ies) \(|^No relevant memories|later than|^Recent memories/ })
+    .locator('#status', { hasText: /^\d+ relevant memor(y|ies) \(|^No relevant memories|later than/ })
     .waitFor({ state: 'visible', timeout: 20000 });
 }
 
@@ -245,7 +245,7 @@ export const tests = {
     await page.locator('.monaco-list-row', { hasText: /^fix/ }).first().waitFor({ state: 'visible', timeout: 20000 });
   },
 
-  async 'relevance in the search panel: nonsense finds nothing, a match is highlighted and clamped, the panel survives a reload'({
+  async 'search relevance: nonsense finds nothing, a match is highlighted and clamped, actions in the context menu, restored after a reload'({
     page,
     screenshot,
     workspace,
@@ -263,7 +263,7 @@ export const tests = {
     await waitForNotification(page, 'Imported 1 of 1 memories', { timeoutMs: 30000 });
 
     await runCommand(page, 'Agent Memory: Open Search Panel');
-    let frame = await webviewFrame(page, '#query');
+    const frame = await webviewFrame(page, '#query');
     const query = frame.locator('#query');
 
     // Nonsense: nothing clears the relevance floor, and the panel says so.
@@ -310,15 +310,22 @@ export const tests = {
       assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
     await screenshot('context-menu');
     await page.keyboard.press('Escape');
+    await menu.waitFor({ state: 'hidden', timeout: 10000 });
+    // From the keyboard: Shift+F10 on the selected result opens the same menu.
+    await hit.click();
+    await page.keyboard.press('Shift+F10');
+    await menu.waitFor({ state: 'visible', timeout: 10000 });
+    assert.ok((await menu.locator('.action-label').allInnerTexts()).includes('Copy Text'));
+    await page.keyboard.press('Escape');
 
     // A window reload brings the panel back with its query and results.
     await runCommand(page, 'Developer: Reload Window');
     await page.waitForTimeout(2000);
     await waitForWorkbench(page);
-    frame = await webviewFrame(page, '#query');
-    await frame.waitForFunction(() => document.querySelector('#query')?.value === 'zebrafish', undefined, { timeout: 30000 });
-    await answered(frame);
-    assert.match(await frame.locator('#results .result .content').first().innerText(), /^Zebrafish release checklist/);
+    const again = await webviewFrame(page, '#query');
+    await again.waitForFunction(() => document.querySelector('#query')?.value === 'zebrafish', undefined, { timeout: 30000 });
+    await answered(again);
+    assert.match(await again.locator('#results .result .content').first().innerText(), /^Zebrafish release checklist/);
     await screenshot('restored-after-reload');
   },
 };
