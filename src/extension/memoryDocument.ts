@@ -8,6 +8,7 @@ import type { MemoryRecord } from '../engine/protocol';
 import { errorLine } from '../engine/errorText';
 import { displayText } from '../core/documents/markdownText';
 import { truncate } from '../core/text/truncate';
+import { expiryText, humanDate, relativeTime } from '../core/text/relativeTime';
 
 export const MEMORY_SCHEME = 'agent-memory';
 
@@ -38,8 +39,8 @@ export function renderMemory(m: MemoryRecord): string {
     `- id: ${m.id}`,
     `- type: ${m.type} · scope: ${m.scope} · importance: ${m.importance}`,
     `- tags: ${m.tags.length ? m.tags.join(', ') : '(none)'}`,
-    `- lifetime: ${m.expiresAt ? `expires ${m.expiresAt} (promote to keep it)` : 'permanent'}`,
-    `- version ${m.version} · created ${m.createdAt} · updated ${m.updatedAt}`,
+    `- lifetime: ${m.expiresAt ? `${expiryText(m.expiresAt)}, ${humanDate(m.expiresAt)} (promote to keep it)` : 'permanent'}`,
+    `- version ${m.version} · created ${relativeTime(m.createdAt)} (${humanDate(m.createdAt)}) · updated ${relativeTime(m.updatedAt)}`,
     `- source: ${m.agentSource ?? m.source ?? m.who ?? 'user'}`,
   ];
   return lines.join('\n') + '\n';
