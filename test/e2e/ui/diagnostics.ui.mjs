@@ -8,7 +8,14 @@ export const tests = {
     await runCommand(page, 'Agent Memory: Show Diagnostics');
     const toast = await waitForNotification(page, 'Agent Memory is active');
     assert.match(await toast.innerText(), /Agent Memory is active/);
-    // The command also writes to the "Agent Memory" output channel and reveals it.
+    // People get sentences in a document; versions, paths and timings stay in the log.
+    const summary = page.locator('.editor-instance .view-lines', { hasText: 'Agent Memory — diagnostics' }).first();
+    await summary.waitFor({ state: 'visible', timeout: 15000 });
+    assert.match(await summary.innerText(), /Search: by keywords/);
+    assert.doesNotMatch(await summary.innerText(), /extensionVersion|snapshot/);
+    await screenshot('summary');
+    // "Show Log" reveals the "Agent Memory" output channel with the technical lines.
+    await toast.locator('.monaco-button', { hasText: 'Show Log' }).first().click();
     const output = page.locator('.part.panel .monaco-editor', { hasText: 'Diagnostics' }).first();
     await output.waitFor({ state: 'visible', timeout: 15000 });
     assert.match(await output.innerText(), /extensionVersion/);

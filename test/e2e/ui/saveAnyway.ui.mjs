@@ -22,7 +22,10 @@ export const tests = {
     await waitForNotification(page, 'Memory saved: thanks so much, ok cool 👍');
     await screenshot('saved-open');
     await clickToastButton(page, 'Memory saved: thanks so much, ok cool', 'Open');
-    await page.locator('.tab', { hasText: 'thanks so much, ok cool' }).first().waitFor({ state: 'visible', timeout: 20000 });
+    await page
+      .locator('.editor-instance .view-lines', { hasText: 'thanks so much, ok cool' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 20000 });
     await screenshot('opened');
   },
 };
