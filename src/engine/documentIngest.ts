@@ -13,7 +13,7 @@ import * as pc from './pipelineControl';
 import type { DocumentIngestResult } from './protocol';
 import type { CallContext } from './services/transfer';
 
-/** `file` relative to the workspace root ("docs/ONBOARDING.md"); the absolute path when it is outside. */
+/** `file` relative to the workspace root ("guides/ONBOARDING.md"); the absolute path when it is outside. */
 export function workspaceSource(root: string | undefined, file: string): string {
   if (!root) return file;
   const rel = path.relative(root, file);

@@ -101,10 +101,26 @@ export function describeCreate(r: CreateMemoryResult): string {
     case 'created':
       return `Memory saved: ${truncateLine(r.memory.title || r.memory.content, 60)}${r.suggestions?.length ? ` (similar to ${plural(r.suggestions.length, 'other memory', 'other memories')}: review the consolidation suggestions)` : ''}`;
     case 'duplicate':
-      return `Already remembered (memory ${r.memory.id}).`;
+      return `Already remembered: ${truncateLine(r.memory.title || r.memory.content, 60)}`;
     case 'skipped':
-      return `Not saved: ${r.detail}`;
+      return `Not saved: ${r.reason === 'redundant' ? 'most of its words are already in another memory.' : r.detail}`;
   }
+}
+
+/** What "Save anyway" lifts: the near-duplicate or the low-value rule. */
+type SaveAnyway = { allowNearDuplicate?: boolean; allowLowValue?: boolean };
+
+/** A save's outcome with "Open" where a memory is named, "Save anyway" where a rule skipped the text. */
+async function showCreateOutcome(r: CreateMemoryResult, message: string, saveAnyway: (o: SaveAnyway) => Promise<unknown>): Promise<void> {
+  if (r.status !== 'skipped') {
+    const show = r.status === 'created' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    if ((await show(message, 'Open')) === 'Open') await vscode.commands.executeCommand(COMMANDS.openMemory, r.memory.id);
+    return;
+  }
+  const actions = r.reason === 'placeholder' ? [] : ['Save anyway', ...(r.existingId ? ['Open Existing'] : [])];
+  const pick = await vscode.window.showWarningMessage(message, ...actions);
+  if (pick === 'Open Existing') await vscode.commands.executeCommand(COMMANDS.openMemory, r.existingId);
+  if (pick === 'Save anyway') await saveAnyway(r.reason === 'redundant' ? { allowNearDuplicate: true } : { allowLowValue: true });
 }
 
 export function registerCommands(d: CommandDeps): void {
@@ -135,18 +151,18 @@ export function registerCommands(d: CommandDeps): void {
   };
 
   /** Saves a draft (fromRecall when the text carries the recall marker) and says what happened. */
-  async function create(draft: AddMemoryDraft): Promise<CreateMemoryResult> {
+  async function create(draft: AddMemoryDraft, override: SaveAnyway = {}): Promise<CreateMemoryResult> {
     const { text, fromRecall } = stripRecall(draft.content);
     const r = await engine.request('memory.create', {
       ...createParams({ ...draft, content: text }),
+      ...override,
       agentSource: 'user',
       origin: 'person',
       ...(fromRecall ? { fromRecall } : {}),
     });
     const message = describeCreate(r);
     log.info(message);
-    if (r.status === 'created') void vscode.window.showInformationMessage(message);
-    else void vscode.window.showWarningMessage(message);
+    showCreateOutcome(r, message, (o) => create(draft, o)).catch((e: unknown) => reportError(log, 'save anyway', e));
     return r;
   }
 

@@ -21,6 +21,8 @@ import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
 import { registerUndoCommand } from './undoLast';
 import { plural } from '../core/text/plural';
+import { diagnosticsSummary } from './diagnosticsSummary';
+import { showDiagnosticsDocument } from './diagnosticsDocument';
 
 export { OUTPUT_CHANNEL_NAME };
 export const COMMAND_SHOW_DIAGNOSTICS = 'agentMemory.showDiagnostics';
@@ -164,13 +166,17 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
       );
       log.channel.appendLine(`  workspace: ${d.workspaceFolders.join(', ') || '(none)'}`);
       log.channel.appendLine(`  storage: ${d.workspaceStorage ?? '(no workspace storage)'} · global ${d.globalStorage}`);
-      log.channel.show(true);
+      // People get sentences; versions, paths and timings stay in the log ("Show Log").
+      await showDiagnosticsDocument(context, diagnosticsSummary(d.engine, d.engineError ?? engine.state));
       // Not awaited: the promise settles only when the notification is dismissed.
-      void vscode.window.showInformationMessage(
-        d.engine
-          ? `Agent Memory is active: ${plural(d.engine.stats.project.memories + d.engine.stats.global.memories, 'memory', 'memories')}, project ${d.engine.projectId}`
-          : `Agent Memory is active (engine: ${d.engineError ?? engine.state})`,
-      );
+      void vscode.window
+        .showInformationMessage(
+          d.engine
+            ? `Agent Memory is active: ${plural(d.engine.stats.project.memories + d.engine.stats.global.memories, 'memory', 'memories')}, project ${d.engine.projectId}`
+            : `Agent Memory is active (engine: ${d.engineError ?? engine.state})`,
+          'Show Log',
+        )
+        .then((pick) => pick === 'Show Log' && log.channel.show(true));
       return d;
     }),
   );

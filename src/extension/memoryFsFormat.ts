@@ -21,6 +21,7 @@ import { parseDocument, Document, isMap, isScalar } from 'yaml';
 import { MEMORY_TYPES, type MemoryRecord, type UpdateMemoryInput } from '../core/memory/types';
 import { parseTags } from './addMemorySteps';
 import { durationText, shortDate } from './relativeTime';
+import { displayText } from '../core/documents/markdownText';
 
 export const EDITABLE_FIELDS = ['title', 'type', 'tags', 'importance', 'scope', 'lifetime'] as const;
 
@@ -76,7 +77,7 @@ export function renderMemory(m: MemoryRecord): string {
     `lifetime: ${lifetimeText(m)}${expiry}`,
     '---',
     '',
-    m.content,
+    displayText(m), // a document chunk shows its markdown (src/core/documents/markdownText.ts)
   ];
   return lines.join('\n') + '\n';
 }
@@ -173,7 +174,8 @@ function parseScope(v: unknown, base: MemoryRecord): 'project' | 'global' {
 /** The memory.update patch that turns `from` into what the document says: only the fields that differ. */
 export function patchFor(fields: MemoryFields, from: MemoryRecord): UpdateMemoryInput {
   const patch: UpdateMemoryInput = {};
-  if (fields.content !== from.content.replace(/\s+$/, '')) patch.content = fields.content;
+  const shown = displayText(from).replace(/\s+$/, '');
+  if (fields.content !== shown && fields.content !== from.content.replace(/\s+$/, '')) patch.content = fields.content;
   if (fields.title !== from.title) patch.title = fields.title;
   if (fields.type !== from.type) patch.type = fields.type;
   if (JSON.stringify(fields.tags) !== JSON.stringify(from.tags)) patch.tags = fields.tags;

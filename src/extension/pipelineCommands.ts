@@ -20,6 +20,7 @@ import { ingestMessage } from './ingestMessage';
 import { PIPELINE_VIEW_ID, PipelineViewProvider, type PipelineNode } from './pipelineView';
 import { checkPipelineModel, pullPipelineModel } from './pipelineReadiness';
 import { truncateLine } from '../core/text/truncate';
+import { relativeTime } from '../core/text/relativeTime';
 
 /** Options of a programmatic switchPipelineMode(mode, options). */
 interface SwitchOptions {
@@ -281,7 +282,7 @@ export function registerPipelineSurfaces(d: {
       const pick = await vscode.window.showQuickPick(
         changes.map((c) => ({
           label: `${c.event === 'created' ? '$(add) Added' : c.event === 'updated' ? '$(edit) Updated' : '$(trash) Deleted'}: ${truncateLine(c.newContent ?? c.oldContent ?? c.memoryId, 80)}`,
-          description: c.createdAt,
+          description: relativeTime(c.createdAt),
           detail: `${c.changedBy}${c.reason ? ` — ${c.reason}` : ''}`,
           id: c.historyId,
         })),

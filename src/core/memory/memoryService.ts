@@ -203,7 +203,7 @@ export class MemoryService {
     if (isPlaceholder(content)) {
       return { status: 'skipped', reason: 'placeholder', detail: 'The text is a placeholder, not content.', warnings };
     }
-    if (isLowValue(content)) {
+    if (isLowValue(content) && !input.allowLowValue) {
       return { status: 'skipped', reason: 'low_value', detail: 'The text is filler with nothing to remember.', warnings };
     }
 

@@ -109,6 +109,8 @@ export interface CreateMemoryInput {
   origin?: import('./lifetime').CreateOrigin;
   /** Skip the near-duplicate stage (the pipeline does its own dedup). */
   allowNearDuplicate?: boolean;
+  /** A person chose "Save anyway": keep a text the low-value rule would skip. */
+  allowLowValue?: boolean;
   /** Text that came out of recall must never be learned again (no extraction job). */
   fromRecall?: boolean;
 }
