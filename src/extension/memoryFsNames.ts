@@ -5,23 +5,12 @@
  * selects a read-only view: `?version=3` an old version, `?conflict=<n>` unsaved text kept for
  * a compare view. Pure: no `vscode` import (memoryFs.ts builds the URIs).
  */
+import { truncate } from '../core/text/truncate';
 
 /** Longest tab title, in graphemes (before ".md"). */
 export const NAME_MAX = 60;
 
 export const SCHEME = 'agent-memory';
-
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-/** `text` cut to at most `max` graphemes, at a word boundary when one is near, with "…" when cut. */
-export function truncateGraphemes(text: string, max: number): string {
-  const parts = [...segmenter.segment(text)].map((s) => s.segment);
-  if (parts.length <= max) return text;
-  let cut = parts.slice(0, max - 1).join('');
-  const space = cut.lastIndexOf(' ');
-  if (space > cut.length * 0.6) cut = cut.slice(0, space);
-  return `${cut.trimEnd()}…`;
-}
 
 /** The tab title (without ".md"): title, else the first line's words; never empty. */
 export function memoryName(title: string, content: string): string {
@@ -32,7 +21,7 @@ export function memoryName(title: string, content: string): string {
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/[.\s]+$/, ''); // "Use pnpm, not npm." → "Use pnpm, not npm" (no "npm..md")
-  return truncateGraphemes(clean, NAME_MAX) || 'Memory';
+  return truncate(clean, NAME_MAX) || 'Memory';
 }
 
 /** What a memory URI addresses. */

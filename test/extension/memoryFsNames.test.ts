@@ -2,7 +2,8 @@
 // the first words of the text, cut on grapheme boundaries; never "memory.md".
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { memoryName, memoryPath, NAME_MAX, parseAddress, truncateGraphemes } from '../../src/extension/memoryFsNames';
+import { memoryName, memoryPath, NAME_MAX, parseAddress } from '../../src/extension/memoryFsNames';
+import { truncate as truncateGraphemes } from '../../src/core/text/truncate';
 
 test('the tab title is the title, else the first line of the text, never empty', () => {
   assert.equal(memoryName('Use pnpm, not npm.', ''), 'Use pnpm, not npm');

@@ -15,7 +15,7 @@ test('relative times read as people say them', () => {
   assert.equal(relativeTime(ago(30 * 3_600_000), NOW), 'yesterday');
   assert.equal(relativeTime(ago(-30 * 3_600_000), NOW), 'tomorrow');
   assert.equal(relativeTime(ago(-3 * 86_400_000), NOW), 'in 3 days');
-  assert.equal(relativeTime(ago(90 * 86_400_000), NOW), shortDate(ago(90 * 86_400_000)));
+  assert.match(relativeTime(ago(90 * 86_400_000), NOW), /^on \d{1,2} \w{3} 2026$/);
   assert.match(shortDate('2026-03-01T07:13:00.000Z'), /^1 Mar 2026, \d\d:\d\d$/);
   assert.equal(relativeTime('not a date', NOW), 'not a date');
 });

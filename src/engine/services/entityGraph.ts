@@ -6,7 +6,7 @@
 import type { GraphReader } from '../../core/graph/boost';
 import { entityMemories as coreEntityMemories, getEntity } from '../../core/graph/read';
 import { LIMIT_RANGES } from '../../core/memory/limits';
-import { graphemeCut } from './memoryGraphLinks';
+import { truncateFlat } from '../../core/text/truncate';
 import type { EntityEdge, EntityGraphData, EntityMemory, EntityNode, GraphParams } from '../protocol';
 
 /** Relations scanned per query: far above what a panel of 5,000 nodes has, a guard against a runaway store. */
@@ -100,7 +100,7 @@ export function entityWithMemories(
     memories: found.map((m) => ({
       id: m.id,
       title: titles.get(m.id) ?? '',
-      preview: graphemeCut(m.content, 240),
+      preview: truncateFlat(m.content, 240),
       type: m.type,
       mentionText: m.mentionText,
     })),

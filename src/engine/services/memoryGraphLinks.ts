@@ -7,36 +7,19 @@
  */
 import type { Store } from '../../core/store/store';
 import type { GraphEdge, GraphNode } from '../protocol';
+import { truncateFlat } from '../../core/text/truncate';
 
 /** Tombstones drawn for merges, at most: a long merge history should not bury the live memories. */
 const MAX_MERGED_NODES = 60;
 /** Graphemes of a node label: enough for the panel's hover text; the canvas shows a shorter cut. */
 const LABEL_GRAPHEMES = 200;
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-/** The first `max` graphemes of `text` (whitespace collapsed), with '…' when cut: never half an emoji. */
-export function graphemeCut(text: string, max: number): string {
-  const one = text.replace(/\s+/g, ' ').trim();
-  if (one.length <= max) return one;
-  const parts: string[] = [];
-  for (const { segment } of segmenter.segment(one)) {
-    if (parts.length === max)
-      return `${parts
-        .slice(0, max - 1)
-        .join('')
-        .trimEnd()}…`;
-    parts.push(segment);
-  }
-  return one;
-}
-
 /** A memory row as a node of the memory view. */
 export function memoryNode(r: Record<string, unknown>, mergedInto?: string): GraphNode {
   const title = typeof r.title === 'string' ? r.title.trim() : '';
   return {
     id: String(r.id),
-    label: graphemeCut(title || (typeof r.content === 'string' ? r.content : ''), LABEL_GRAPHEMES),
+    label: truncateFlat(title || (typeof r.content === 'string' ? r.content : ''), LABEL_GRAPHEMES),
     type: String(r.type),
     scope: r.scope as GraphNode['scope'],
     importance: Number(r.importance),

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { MemoryEngine, storeFolderName } from '../../../src/engine/engine';
 import { Store } from '../../../src/core/store/store';
-import { graphemeCut } from '../../../src/engine/services/memoryGraphLinks';
+import { truncateFlat as graphemeCut } from '../../../src/core/text/truncate';
 import { engineDirs } from '../harness';
 
 const HASH = { 'embedding.provider': 'hash' };
