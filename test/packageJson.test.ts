@@ -31,6 +31,8 @@ const byId = new Map(commands.map((c) => [c.command, c]));
  * memory or suggestion (a quick pick) or need none.
  */
 const WORK_WITHOUT_ITEM = new Set([
+  'agentMemory.showHistory', // picks a recent memory when run from the palette
+  'agentMemory.restoreMemory', // picks from the recently deleted and expired
   'agentMemory.openMemory',
   'agentMemory.editMemory',
   'agentMemory.deleteMemory',

@@ -193,7 +193,7 @@ export function registerCommands(d: CommandDeps): void {
     const rec = await engine.request('memory.delete', { id, reason: 'deleted by the user' });
     // Undo from the toast, or later from "Undo Last Change" / "Recently Deleted and Expired".
     const change = {
-      label: `delete of “${(rec.title || rec.content).slice(0, 60)}”`,
+      label: `delete of “${truncateLine(rec.title || rec.content, 60)}”`,
       undo: () => engine.request('memory.restore', { id }),
     };
     rememberUndo(change);

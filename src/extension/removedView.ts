@@ -9,6 +9,7 @@ import type { EngineClient } from '../engine/client';
 import type { MemoryRecord, RemovedMemory } from '../engine/protocol';
 import { errorLine } from '../engine/errorText';
 import { describeAgo, describeExpiry } from '../core/lifecycle/remaining';
+import { truncateLine } from '../core/text/truncate';
 import { commandRegistrar } from './commands';
 import { Debounced } from './debounce';
 import type { Logger } from './log';
@@ -205,7 +206,7 @@ export function registerRemovedView(context: vscode.ExtensionContext, engine: En
     const id = idOf(arg) ?? (await pickRemoved(engine, 'Restore which memory?'))?.memory.id;
     if (!id) return undefined;
     const m = await engine.request('memory.restore', { id });
-    const name = m.title || m.content.slice(0, 60);
+    const name = truncateLine(m.title || m.content, 60);
     rememberUndo({ label: `restore of “${name}”`, undo: () => engine.request('memory.delete', { id, reason: 'restore undone' }) });
     void vscode.window.showInformationMessage(`Memory restored: ${name} (${describeExpiry(m.expiresAt) ?? 'permanent'}).`);
     return m;
