@@ -4,7 +4,7 @@
  * (historyView.ts shows the entries in a quick pick).
  */
 import type { MemoryVersion } from '../engine/protocol';
-import { truncateGraphemes } from './memoryFsNames';
+import { truncate } from '../core/text/truncate';
 import { relativeTime, shortDate } from './relativeTime';
 
 export interface TimelineEntry {
@@ -65,7 +65,7 @@ export function timelineEntries(versions: MemoryVersion[], currentVersion: numbe
       current: v.version === currentVersion,
       label: `Version ${v.version} · ${eventText(v)}`,
       description: `${v.version === currentVersion ? 'current · ' : ''}${who(v.changedBy)} · ${relativeTime(v.createdAt, now)}`,
-      detail: truncateGraphemes([v.title, v.content].filter(Boolean).join(' — ').replace(/\s+/g, ' '), 120),
+      detail: truncate([v.title, v.content].filter(Boolean).join(' — ').replace(/\s+/g, ' '), 120),
       when: shortDate(v.createdAt),
     }));
 }
