@@ -170,10 +170,6 @@ const TIMER_ALLOWLIST: Record<string, { max: number; why: string }> = {
   },
   'src/core/embed/ollamaHttp.ts': { max: 1, why: 'the HTTP request deadline, cleared when the request ends' },
   'src/core/embed/useLite.ts': { max: 2, why: 'the model load deadline and the idle stop of the model worker thread, cleared on dispose' },
-  'src/core/lifecycle/access.ts': {
-    max: 1,
-    why: 'the access batch delay; its flush is being handed to the scheduler (access tracker work)',
-  },
   'src/core/memory/ingest.ts': {
     max: 1,
     why: 'how long a write waits for its embedding before it is stored pending, cleared when it answers',
@@ -181,6 +177,10 @@ const TIMER_ALLOWLIST: Record<string, { max: number; why: string }> = {
   'src/core/memory/reembed.ts': { max: 1, why: 'the wait between retries inside one re-embed run, ended by its AbortSignal' },
   'src/engine/scheduler.ts': { max: 2, why: 'the scheduler: the periodic jobs and one timer per background task' },
   'src/engine/server/engineServer.ts': { max: 1, why: 'the hello deadline of a new socket connection' },
+  'src/engine/server/globalRoute.ts': {
+    max: 2,
+    why: "a call's wait for an owner of global/ (cleared when the route settles) and the backoff between link attempts while nobody owns it",
+  },
   'src/engine/pipelineControl.ts': { max: 1, why: 'a document.ingest request polling its document, bounded by the call signal' },
   'src/engine/client.ts': {
     max: 4,
