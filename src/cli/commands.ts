@@ -8,6 +8,7 @@ import { EngineError } from '../engine/errors';
 import type { HistoryEntry, MemoryRecord, MemorySummary } from '../engine/protocol';
 import { need, type CliArgs } from './args';
 import { removedCommand, restoreCommand } from './removed';
+import { plural } from '../core/text/plural';
 
 export interface CommandOutput {
   json: unknown;
@@ -62,7 +63,7 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
       ...(a.offset ? { offset: a.offset } : {}),
       ...filters(a),
     });
-    return { json: r, text: [`${r.total} memories`, ...r.items.map(summaryLine)].join('\n') };
+    return { json: r, text: [plural(r.total, 'memory', 'memories'), ...r.items.map(summaryLine)].join('\n') };
   },
   update: async (engine, a) => {
     const patch = {

@@ -4,5 +4,5 @@ export { AccessTracker, applyAccesses, type AccessTrackerOptions, type AccessFlu
 export { promoteMemory, type PromoteResult } from './promote';
 export { cleanupExpired, type CleanupOptions, type CleanupResult } from './cleanup';
 export { listRemoved, countRemoved, type RemovedMemory, type RemovedReason, type ListRemovedOptions } from './removed';
-export { describeExpiry, describeAgo } from './remaining';
+export { describeExpiry, describeAgo, spanInWords } from './remaining';
 export { resolveLifecycle, lifecycleFromConfig, DEFAULT_LIFECYCLE, type LifecycleSettings } from './settings';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeAgo, describeExpiry } from '../../../src/core/lifecycle/remaining';
+import { describeAgo, describeExpiry, spanInWords } from '../../../src/core/lifecycle/remaining';
 
 test('remaining: the lifetime left in words; nothing for a permanent memory', () => {
   const now = new Date(2026, 2, 1, 10, 0, 0); // local time: "tomorrow" is a calendar day
@@ -13,6 +13,7 @@ test('remaining: the lifetime left in words; nothing for a permanent memory', ()
   assert.equal(describeExpiry(at(24), now), 'expires tomorrow');
   assert.equal(describeExpiry(at(72), now), 'expires in 3 days');
   assert.equal(describeExpiry(at(1 / 120), now), 'expires in less than a minute');
+  assert.equal(spanInWords(3600_000), '1 hour');
 });
 
 test('remaining: when something happened, relative ("2 hours ago", "yesterday")', () => {

@@ -18,7 +18,12 @@ suite('Extension', () => {
   test('contributes and registers agentMemory.showDiagnostics', async () => {
     const pkg = extension.packageJSON as { contributes?: { commands?: { command: string; title: string; category: string }[] } };
     const contributed = pkg.contributes?.commands?.find((c) => c.command === 'agentMemory.showDiagnostics');
-    assert.deepEqual(contributed, { command: 'agentMemory.showDiagnostics', title: 'Show Diagnostics', category: 'Agent Memory' });
+    assert.deepEqual(contributed, {
+      command: 'agentMemory.showDiagnostics',
+      title: 'Show Diagnostics',
+      category: 'Agent Memory',
+      icon: '$(pulse)',
+    });
     // Running the command activates the extension (activation inferred from contributes.commands).
     const result = await vscode.commands.executeCommand<Diagnostics>('agentMemory.showDiagnostics');
     assert.ok(extension.isActive, 'extension is active after running its command');

@@ -81,7 +81,7 @@ suite('Surfaces', () => {
     assert.ok(node, 'the memory is listed in its group');
     const item = api.tree.getTreeItem(node);
     assert.equal(item.command?.command, 'agentMemory.openMemory');
-    assert.equal(item.contextValue, 'memory', 'a short-term memory offers Promote');
+    assert.equal(item.contextValue, 'memory.permanent', 'a memory added on purpose is permanent (docs/lifecycle.md): no Promote offered');
 
     const found = await vscode.commands.executeCommand<SearchResponse>('agentMemory.search', 'kestrel staging cluster');
     assert.equal(found.hits[0]?.memory.id, m.id);

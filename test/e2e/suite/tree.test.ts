@@ -51,7 +51,7 @@ suite('Memory tree', () => {
     assert.notEqual(item.id, api.tree.getTreeItem(inCache).id, 'tree ids stay unique across tag groups');
     assert.equal(item.label, 'Koala cache flush');
     assert.match(String(item.description), /^just now · ★ 0\.6 · project/);
-    assert.equal(item.contextValue, 'memory');
+    assert.equal(item.contextValue, 'memory.permanent', 'a memory added on purpose is permanent');
 
     await vscode.commands.executeCommand('agentMemory.treeGroupByType');
     assert.equal(api.tree.grouping, 'type');

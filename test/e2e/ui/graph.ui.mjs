@@ -15,7 +15,15 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addMemoryFromPalette, clickQuickInputButton, findFrame, runCommand, waitForNotification, waitForWorkbench } from './workbench.mjs';
+import {
+  addMemoryFromPalette,
+  clickQuickInputButton,
+  deleteAllMemories,
+  findFrame,
+  runCommand,
+  waitForNotification,
+  waitForWorkbench,
+} from './workbench.mjs';
 import { fifteenMemories } from './graphData.mjs';
 
 const MODEL = 'qwen3:4b';
@@ -178,7 +186,9 @@ export const tests = {
   async 'empty state says what fills the graph; its Add Memory adds the first one, drawn readable; Tab reaches the canvas and Enter opens it'({
     page,
     screenshot,
+    workspace,
   }) {
+    await deleteAllMemories(workspace); // the UI tests share one store: earlier tests added memories
     const graph = await openGraph(page);
     const empty = graph.locator('#empty');
     await empty.waitFor({ state: 'visible', timeout: 30000 });

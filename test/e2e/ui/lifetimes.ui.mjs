@@ -5,29 +5,9 @@
 // The sweep runs every 10 s here (agent.yaml memory.cleanup_interval, removed afterwards).
 // Screenshots: test-artifacts/e2e/lifetimes--*.png.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { addMemoryFromPalette, findFrame, openViewContainer, runCommand, waitForNotification } from './workbench.mjs';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-/** The UI instance's store home (scripts/e2e.mjs storeHome('e2e-ui')). */
-const HOME = join(ROOT, 'test-artifacts', 'e2e', 'store-home-e2e-ui');
-
-/** `agent-memory <args> --json` against the workspace's store: a client of the window's engine. */
-async function cli(workspace, ...args) {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [join(ROOT, 'dist', 'cli.js'), ...args, '--workspace', workspace, '--json'],
-    {
-      env: { ...process.env, AGENT_MEMORY_HOME: HOME },
-      timeout: 60000,
-    },
-  );
-  return JSON.parse(stdout);
-}
+import { join } from 'node:path';
+import { addMemoryFromPalette, cli, findFrame, openViewContainer, runCommand, waitForNotification } from './workbench.mjs';
 
 /** Sweeps every 10 s while `fn` runs (agent.yaml, removed afterwards). */
 async function withFastSweep(page, workspace, fn) {

@@ -1,6 +1,10 @@
 // Helpers for the Playwright UI tests (test/e2e/ui/*.ui.mjs), driving the real workbench
 // that code-server serves, in Debian's Chromium. Selectors measured on VS Code 1.139.1.
 import { writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 /** Waits until the workbench is rendered and the extension host has had time to start. */
 export async function waitForWorkbench(page, { timeoutMs = 60000 } = {}) {
@@ -155,4 +159,28 @@ export async function screenshotInThemes(page, { themeRequestFile, pathBase }) {
   // Unset again: VS Code's default is Default Dark Modern, the last theme taken, so no visible switch.
   await switchTheme(page, themeRequestFile, SCREENSHOT_THEMES[SCREENSHOT_THEMES.length - 1], '');
   return files;
+}
+
+/** The UI instance's store home (scripts/e2e.mjs storeHome('e2e-ui')). */
+export const UI_STORE_HOME = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test-artifacts', 'e2e', 'store-home-e2e-ui');
+
+/** `agent-memory <args> --json` against the workspace's store: a client of the window's engine. */
+export async function cli(workspace, ...args) {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'cli.js'), ...args, '--workspace', workspace, '--json'],
+    { env: { ...process.env, AGENT_MEMORY_HOME: UI_STORE_HOME }, timeout: 60000 },
+  );
+  return JSON.parse(stdout);
+}
+
+/** Deletes every live memory of both stores (UI tests share one store home; a test that needs an empty store calls this). */
+export async function deleteAllMemories(workspace) {
+  for (const scope of ['project', 'global']) {
+    for (;;) {
+      const page = await cli(workspace, 'list', '--scope', scope, '--limit', '100');
+      if (!page.items.length) break;
+      for (const m of page.items) await cli(workspace, 'delete', m.id);
+    }
+  }
 }
