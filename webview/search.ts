@@ -354,7 +354,9 @@ function onInit(m: InitMessage): void {
   if (saved?.filters && !checkedTypes().length && !scopeSelect.value && !tagsInput.value && !afterInput.value && !beforeInput.value)
     applyFilters(saved.filters);
   search();
-  input.focus();
+  // Only when the panel has focus: a panel VS Code restores in the background after a reload must
+  // not take the keyboard from what the person is doing (an open quick pick closes when it loses focus).
+  if (document.hasFocus()) input.focus();
 }
 
 function onResults(m: ResultsMessage): void {

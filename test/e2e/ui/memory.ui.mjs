@@ -2,7 +2,7 @@
 // find it in the search panel, open the graph, reach @memory in chat; and memory text with HTML
 // and <script> stays inert text in every webview. Screenshots: test-artifacts/e2e/memory--*.png.
 import assert from 'node:assert/strict';
-import { addMemoryFromPalette, findFrame, openViewContainer, runCommand } from './workbench.mjs';
+import { addMemoryFromPalette, deleteAllMemories, findFrame, openViewContainer, runCommand } from './workbench.mjs';
 
 /** The inner frame of a webview panel whose document has `selector`. */
 function webviewFrame(page, selector) {
@@ -33,7 +33,8 @@ async function clickGraphNode(graph, re) {
 const XSS = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>inert-probe</b> never render memory text as HTML';
 
 export const tests = {
-  async 'palette → tree → search panel → graph: a new user finds the memory they added'({ page, screenshot }) {
+  async 'palette → tree → search panel → graph: a new user finds the memory they added'({ page, screenshot, workspace }) {
+    await deleteAllMemories(workspace); // a new user: the UI tests share one store, earlier tests added memories
     const text = 'Our staging database listens on port 5433 (not 5432) since the March migration.';
     await addMemoryFromPalette(page, text);
     await screenshot('added-toast');
