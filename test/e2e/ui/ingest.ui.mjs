@@ -41,6 +41,8 @@ async function ingestFromExplorer(page, name) {
   const item = page.locator('.context-view .action-item', { hasText: 'Ingest File into Memory' }).first();
   await item.waitFor({ state: 'visible', timeout: 10000 });
   await item.click();
+  // Under load the menu can swallow the first click (the item highlights, the menu stays): Enter runs the highlighted item.
+  if (await item.isVisible().catch(() => false)) await page.keyboard.press('Enter');
 }
 
 export const tests = {
