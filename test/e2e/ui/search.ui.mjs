@@ -215,8 +215,10 @@ export const tests = {
     await page.keyboard.press('ArrowDown');
     const openTitle = (await titles(frame))[0];
     await page.keyboard.press('Enter');
-    await page.locator('.tab', { hasText: /\.md/ }).first().waitFor({ state: 'visible', timeout: 15000 });
-    assert.match(await page.locator('.tab.active').innerText(), new RegExp(openTitle.split(' ')[0]));
+    // The memory's own tab becomes the active one (other memory tabs may be open from earlier tests).
+    const opened = page.locator('.tab.active', { hasText: openTitle.split(' ')[0] }).first();
+    await opened.waitFor({ state: 'visible', timeout: 15000 });
+    assert.match(await opened.innerText(), /\.md/);
     await screenshot('enter-opens');
   },
 
@@ -236,7 +238,7 @@ export const tests = {
     const menu = page.locator('.context-view .monaco-menu');
     await menu.waitFor({ state: 'visible', timeout: 10000 });
     const entries = await menu.locator('.action-label').allInnerTexts();
-    for (const e of ['Copy Memory Content', 'Open in Search Panel', 'Edit Memory…', 'Delete Memory'])
+    for (const e of ['Copy Memory Content', 'Open in Search Panel', 'Edit Memory', 'Delete Memory'])
       assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
     await screenshot('tree-context-menu');
     await page.keyboard.press('Escape');
@@ -260,7 +262,7 @@ export const tests = {
     writeFileSync(file, [JSON.stringify({ ...HEADER, count: 1 }), JSON.stringify(memory)].join('\n') + '\n');
     await runCommand(page, 'Agent Memory: Import Memories (JSONL or JSON)…');
     await choosePath(page, file);
-    await waitForNotification(page, 'Imported 1 of 1 memories', { timeoutMs: 30000 });
+    await waitForNotification(page, 'Imported 1 of 1 memory', { timeoutMs: 30000 });
 
     await runCommand(page, 'Agent Memory: Open Search Panel');
     const frame = await webviewFrame(page, '#query');

@@ -2,10 +2,11 @@
 // pausing the pipeline from the palette shows in the Pipeline view and the status bar.
 // Screenshots: test-artifacts/e2e/sidebar--*.png.
 import assert from 'node:assert/strict';
-import { addMemoryFromPalette as addMemory, openViewContainer, runCommand } from './workbench.mjs';
+import { addMemoryFromPalette as addMemory, deleteAllMemories, openViewContainer, runCommand } from './workbench.mjs';
 
 export const tests = {
-  async 'sidebar shows Memories, Suggestions and Pipeline; pause shows in the view and the status bar'({ page, screenshot }) {
+  async 'sidebar shows Memories, Suggestions and Pipeline; pause shows in the view and the status bar'({ page, screenshot, workspace }) {
+    await deleteAllMemories(workspace); // the UI tests share one store: its one memory must be in view
     await addMemory(page, 'The sidebar test: deploys to production need two approvals in the release channel.');
     await page.keyboard.press('Escape');
     await openViewContainer(page, 'Agent Memory');
