@@ -204,7 +204,9 @@ async function runUiTests(context, server) {
   let passed = 0;
   let failed = 0;
   const url = workbenchUrl(server.url, WORKSPACE);
-  const { waitForWorkbench, screenshotInThemes } = await import(pathToFileURL(join(ROOT, 'test', 'e2e', 'ui', 'workbench.mjs')).href);
+  const { waitForWorkbench, screenshotInThemes, runCommand } = await import(
+    pathToFileURL(join(ROOT, 'test', 'e2e', 'ui', 'workbench.mjs')).href
+  );
   for (const t of tests) {
     const started = Date.now();
     const page = await context.newPage();
@@ -216,6 +218,9 @@ async function runUiTests(context, server) {
     try {
       await page.goto(url);
       await waitForWorkbench(page);
+      // Each test starts with no editor open: the workbench would otherwise restore the previous
+      // tests' memory documents and panels (the panel-restore tests reload inside the test).
+      await runCommand(page, 'View: Close All Editors').catch(() => {});
       await withTimeout(t.fn({ page, screenshot, url, server, workspace: WORKSPACE }), UI_TEST_TIMEOUT_MS, t.name);
       passed++;
       console.log(`  ✓ ${t.file} › ${t.name} (${Date.now() - started} ms)`);

@@ -94,9 +94,12 @@ export const tests = {
     await answer(page, 'production deploys approvals', { waitFor: 'Recall' });
     await quickRow(page, 'Production deploy rule').click();
     const text = await editorText(page, 'lifetime:');
-    assert.match(text, /type: decision · scope: global · importance: 0\.7/);
-    assert.match(text, /tags: deploy, ops/);
-    assert.match(text, /lifetime: expires 20\d\d-/);
+    // The memory document's front matter (docs/editing.md).
+    assert.match(text, /type: decision/);
+    assert.match(text, /scope: global/);
+    assert.match(text, /importance: 0\.7/);
+    assert.match(text, /tags: \[ deploy, ops \]/);
+    assert.match(text, /lifetime: 1 week # expires \d{1,2} \w{3} 20\d\d/);
     await screenshot('saved-memory');
   },
 
