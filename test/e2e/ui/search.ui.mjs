@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findFrame, openViewContainer, runCommand, waitForNotification, waitForWorkbench } from './workbench.mjs';
+import { deleteAllMemories, findFrame, openViewContainer, runCommand, waitForNotification, waitForWorkbench } from './workbench.mjs';
 
 const HEADER = { format: 'agent-memory-jsonl', version: 1, exportedAt: '2026-01-01T00:00:00.000Z', projectId: 'e2e', count: 3 };
 const MEMORIES = [
@@ -252,6 +252,9 @@ export const tests = {
     screenshot,
     workspace,
   }) {
+    // Its own memories only: the UI tests share one store, and the HTML-markup probe of memory.ui.mjs
+    // sits just above USE-lite's cosine floor for "xyzzy frobnicate" (relevance 1 %, bench/RESULTS-relevance.md).
+    await deleteAllMemories(workspace);
     // A 20,000-character memory, imported (typing it would take minutes).
     const para = 'Zebrafish release checklist: tag the build, publish the notes, then tell the channel. ';
     const long = para.repeat(Math.ceil(20000 / para.length)).slice(0, 20000);
