@@ -28,6 +28,8 @@ async function expectMemoryRows(page, n) {
 /** Hovers the row and clicks its inline "Accept" action. */
 async function clickAccept(page) {
   const row = suggestionRow(page);
+  // Off the activity bar first: its badge tooltip ("1 consolidation suggestion") can cover the row.
+  await page.mouse.move(700, 450);
   await row.hover();
   await row.locator('.action-label[aria-label^="Accept Suggestion"]').click();
 }

@@ -60,7 +60,11 @@ export const tests = {
     assert.match(doc, /\(general · id [0-9a-f-]{36}\)/);
     await screenshot('recall-results');
     await quickRow(page, 'quokka-mq queue broker').click();
-    await page.locator('.tab', { hasText: /\.md/ }).filter({ hasNotText: 'Recall' }).first().waitFor({ state: 'visible', timeout: 15000 });
+    await page
+      .locator('.tab', { hasText: /\.md/ })
+      .filter({ hasNotText: /Recall - / })
+      .first()
+      .waitFor({ state: 'visible', timeout: 15000 });
     await screenshot('recall-opened-memory');
   },
 
