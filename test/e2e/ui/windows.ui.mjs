@@ -59,7 +59,8 @@ export const tests = {
         await treeShows(p, 'Second window note');
       }
       assert.match(await (await treeShows(page, 'Second window note')).innerText(), /Second window note/);
-      const file = await screenshot('first-window-tree');
+      const shots = await screenshot('first-window-tree'); // one file per theme
+      const file = Array.isArray(shots) ? shots[0] : shots;
       await second.bringToFront();
       await second.screenshot({ path: join(dirname(file), 'windows--second-window-tree.png') });
     } finally {
