@@ -3,17 +3,7 @@
 // same list on every run and machine. Two kinds: random pseudo-words ("xyzzy frobnicate") and
 // sentences about subjects far from everyday conversation (lab science, low-level computing).
 
-/** mulberry32: a small seeded PRNG, enough to pick syllables and words reproducibly. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng as prng } from '../../test/core/vector/data'; // mulberry32, seeded: the same list on every run
 
 const ONSETS = [
   'b',
