@@ -10,9 +10,8 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import { errorLine } from '../engine/errorText';
 import { MEMORY_TYPES } from '../core/memory/types';
-import type { PanelActions } from './panels';
+import { fillPanel, type PanelActions, type PanelSpec } from './panels';
 import { recentView, resultView, sanitizeSearchFilters, searchParams } from './searchPanelModel';
-import { nonce, webviewShell } from './webviewHtml';
 import { isMessage, type FromSearchView, type SearchFiltersView, type ToSearchView } from './webviewMessages';
 
 export const SEARCH_PANEL_TYPE = 'agentMemory.search';
@@ -45,25 +44,8 @@ const BODY = `
 <ul id="results" role="listbox" aria-label="Results"></ul>
 <div class="keys" aria-hidden="true">↑/↓ move · Enter open · Delete delete · Shift+F10 more actions · / search · Esc clear</div>`;
 
-/** Sets the panel's HTML: strict CSP with a nonce, the bundle, codicons, webview.css and search.css. */
-function render(context: vscode.ExtensionContext, panel: vscode.WebviewPanel): void {
-  const dist = vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview');
-  const media = vscode.Uri.joinPath(context.extensionUri, 'media');
-  panel.webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
-  panel.iconPath = vscode.Uri.joinPath(media, 'memory.svg');
-  const w = panel.webview;
-  const n = nonce();
-  const ownStyle = w.asWebviewUri(vscode.Uri.joinPath(media, 'search.css')).toString();
-  w.html = webviewShell({
-    title: 'Memory Search',
-    cspSource: w.cspSource,
-    nonce: n,
-    scriptUri: w.asWebviewUri(vscode.Uri.joinPath(dist, 'search.js')).toString(),
-    styleUri: w.asWebviewUri(vscode.Uri.joinPath(media, 'webview.css')).toString(),
-    codiconUri: w.asWebviewUri(vscode.Uri.joinPath(dist, 'codicons', 'codicon.css')).toString(),
-    body: `<link rel="stylesheet" href="${ownStyle}" nonce="${n}">\n${BODY}`,
-  });
-}
+/** The panel's spec for panels.ts fillPanel: strict CSP with a nonce, the bundle, codicons, webview.css and search.css. */
+const SEARCH_PANEL: PanelSpec = { viewType: SEARCH_PANEL_TYPE, title: 'Memory Search', script: 'search', body: BODY, extraStyle: 'search' };
 
 export class SearchPanel {
   private static current: SearchPanel | undefined;
@@ -108,7 +90,7 @@ export class SearchPanel {
   ): SearchPanel {
     // Listen before the HTML loads: the webview's 'ready' must not arrive before the listener.
     SearchPanel.current = new SearchPanel(panel, engine, actions, query);
-    render(context, panel);
+    fillPanel(context, panel, SEARCH_PANEL);
     return SearchPanel.current;
   }
 
