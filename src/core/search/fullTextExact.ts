@@ -46,6 +46,12 @@ export interface FullTextLeg {
   hits: TextHit[];
   /** Keyword scores of given memories (absent: no match); null when there are no terms. */
   scores: ScoreFn | null;
+  /**
+   * Which of the leg's rendered terms given memories hold, when the leg already knows (the
+   * pruned ranking reads every match's per-term hits); `heldTerms` lists the terms it answers for.
+   */
+  held?: (rids: readonly number[]) => Map<number, Set<string>>;
+  heldTerms?: readonly string[];
 }
 
 /** The exact-identifier index's top-k and scorer. */
@@ -61,7 +67,11 @@ function exactIndexLeg(store: Store, terms: string[], where: WhereClause, k: num
 function stemmedIndexLeg(store: Store, terms: string[], where: WhereClause, k: number, pruning: boolean): FullTextLeg {
   const expr = joinFtsTerms(terms);
   const ranking = pruning ? FullTextRanking.prepare(store, terms, where) : null;
-  if (ranking) return { hits: ranking.topK(k), scores: (rids) => ranking.scores(rids) };
+  if (ranking) {
+    const held = (rids: readonly number[]) =>
+      new Map([...ranking.termsHeld(rids)].map(([rid, phrases]) => [rid, new Set(phrases.map((i) => terms[i]!))]));
+    return { hits: ranking.topK(k), scores: (rids) => ranking.scores(rids), held, heldTerms: terms };
+  }
   return { hits: fullTextSearch(store, expr, where, k), scores: (rids) => fullTextScores(store, expr, where, rids) };
 }
 
@@ -99,5 +109,5 @@ export function fullTextLeg(store: Store, terms: string[] | null, where: WhereCl
   const scores = summed(stemLeg.scores!, exactLeg.scores!);
   const rids = [...new Set([...stemLeg.hits, ...exactLeg.hits].map((h) => h.rid))];
   const hits = [...scores(rids).values()].sort(byScore).slice(0, k);
-  return { hits, scores };
+  return { hits, scores, ...(stemLeg.held ? { held: stemLeg.held, heldTerms: stemLeg.heldTerms } : {}) };
 }

@@ -269,6 +269,30 @@ export class FullTextRanking {
     return best;
   }
 
+  /**
+   * The terms (by index into `prepare`'s `terms`) each of `rids` holds in any column, read from
+   * the hits this ranking already has; rows matching none are absent. Filters are not applied.
+   */
+  termsHeld(rids: readonly number[]): Map<number, number[]> {
+    const { p, c, tf } = this;
+    const out = new Map<number, number[]>();
+    for (const rid of new Set(rids)) {
+      const r = this.rowOf(rid);
+      if (r === undefined) continue;
+      const held: number[] = [];
+      for (let phrase = 0; phrase < p; phrase++) {
+        const base = r * p * c + phrase * c;
+        for (let col = 0; col < c; col++)
+          if (tf[base + col]! > 0) {
+            held.push(phrase);
+            break;
+          }
+      }
+      if (held.length) out.set(rid, held);
+    }
+    return out;
+  }
+
   /** BM25 of specific memories that pass the filters; non-matching ones are absent (fullTextScores). */
   scores(rids: readonly number[]): Map<number, TextHit> {
     if (!this.broken) {

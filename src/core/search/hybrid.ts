@@ -20,7 +20,7 @@ import { shownValue } from '../memory/validate';
 import { errorMessage } from '../util/errors';
 import { buildMemoryFilter, type WhereClause } from './filters';
 import { padded, type TextHit } from './fullText';
-import { fullTextLeg } from './fullTextExact';
+import { fullTextLeg, type FullTextLeg } from './fullTextExact';
 import { liveMeta, type LiveMeta } from './liveMeta';
 import { rocchio } from './feedback';
 import { buildFtsTerms } from './ftsQuery';
@@ -204,7 +204,7 @@ export class HybridSearch {
       ranked.map((c) => c.rid),
       SUMMARY_COLUMNS,
     );
-    const results = this.results(ranked, rows, evidence);
+    const results = this.results(ranked, rows, evidence, text);
     const searchMs = performance.now() - t1;
     // Lifecycle bookkeeping is queued only; its write happens after this response.
     if (results.length) this.deps.access?.record(ranked.map((c) => c.rid));
@@ -226,11 +226,12 @@ export class HybridSearch {
   }
 
   /** The results of `ranked` (in order) from their rows, with their matched words and relevance. */
-  private results(ranked: Ranked[], rows: Map<number, Row>, e: Evidence): SearchResult[] {
+  private results(ranked: Ranked[], rows: Map<number, Row>, e: Evidence, leg: FullTextLeg): SearchResult[] {
     const matched = matchedTerms(
       this.store,
       e.content,
       ranked.filter((c) => c.bm25 !== undefined).map((c) => c.rid),
+      leg,
     );
     const results: SearchResult[] = [];
     for (const c of ranked) {

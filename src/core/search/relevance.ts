@@ -11,8 +11,8 @@
  *   it means the same on every query and in both stores.
  */
 import type { Store } from '../store/store';
-import { padded } from './fullText';
-import { needsExactIndex } from './fullTextExact';
+import type { FullTextLeg } from './fullTextExact';
+import { termsPresent } from './termPresence';
 import { FTS_MAX_TERMS, parseFtsTerms, STOP_WORDS } from './ftsQuery';
 
 /**
@@ -69,47 +69,32 @@ export function contentTerms(query: string): ContentTerm[] {
 }
 
 /**
- * Which of `terms` each memory in `rids` contains (stemmed like the keyword leg: "deploy" matches
- * "deploying"; identifiers with digits exactly, fullTextExact.ts). One FTS query per index over
- * the given rows only, reading matchinfo's per-phrase hit counts ('pcx').
+ * Which of `terms` each memory in `rids` contains, stemmed like the keyword leg ("deploy" matches
+ * "deploying"; identifiers with digits exactly, fullTextExact.ts). The keyword leg answers for the
+ * terms it searched (`leg.held`: no further query); the rest (very common words the leg left
+ * out, identifier terms, an unpruned leg) are looked for in the memories' own tokens
+ * (termPresence.ts), in labels in the query's order.
  */
-export function matchedTerms(store: Store, terms: readonly ContentTerm[], rids: readonly number[]): Map<number, string[]> {
+export function matchedTerms(
+  store: Store,
+  terms: readonly ContentTerm[],
+  rids: readonly number[],
+  leg?: Pick<FullTextLeg, 'held' | 'heldTerms'>,
+): Map<number, string[]> {
   const out = new Map<number, string[]>();
   if (terms.length === 0 || rids.length === 0) return out;
-  const byTable: Record<'memories_fts' | 'memories_exact', ContentTerm[]> = { memories_fts: [], memories_exact: [] };
-  for (const t of terms) byTable[needsExactIndex(t.rendered) ? 'memories_exact' : 'memories_fts'].push(t);
-  for (const [table, group] of Object.entries(byTable)) {
-    if (group.length === 0) continue;
-    const expr = group.map((t) => t.rendered).join(' OR ');
-    for (let i = 0; i < rids.length; i += 500) {
-      const chunk = padded(rids.slice(i, i + 500));
-      const sql = `SELECT docid, matchinfo(${table}, 'pcx') AS mi FROM ${table} WHERE ${table} MATCH ? AND docid IN (${chunk.map(() => '?').join(', ')})`;
-      for (const r of store.all(sql, [expr, ...chunk])) {
-        const hit = phrasesHit(r.mi as Uint8Array);
-        const labels = group.filter((_, p) => hit[p]).map((t) => t.label);
-        if (labels.length) out.set(Number(r.docid), [...(out.get(Number(r.docid)) ?? []), ...labels]);
-      }
-    }
+  const answered = new Set(leg?.held ? leg.heldTerms : []);
+  const fromLeg = terms.some((t) => answered.has(t.rendered)) ? leg!.held!(rids) : new Map<number, Set<string>>();
+  const rest = terms.filter((t) => !answered.has(t.rendered)).map((t) => t.rendered);
+  const fromText = termsPresent(store, rest, rids);
+  for (const rid of rids) {
+    const a = fromLeg.get(rid);
+    const b = fromText.get(rid);
+    if (!a && !b) continue;
+    const labels = terms.filter((t) => (answered.has(t.rendered) ? a?.has(t.rendered) : b?.has(t.rendered))).map((t) => t.label);
+    if (labels.length) out.set(rid, labels);
   }
-  // Back in the query's order (the two indexes answer separately).
-  const order = new Map(terms.map((t, i) => [t.label, i]));
-  for (const labels of out.values()) labels.sort((a, b) => order.get(a)! - order.get(b)!);
   return out;
-}
-
-/** Per phrase of a matchinfo 'pcx' blob: whether this row holds it in any column. */
-function phrasesHit(blob: Uint8Array): boolean[] {
-  const v = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-  const u32 = (i: number) => v.getUint32(i * 4, true);
-  const phrases = u32(0);
-  const columns = u32(1);
-  const hit: boolean[] = [];
-  for (let p = 0; p < phrases; p++) {
-    let any = false;
-    for (let c = 0; c < columns && !any; c++) any = u32(2 + 3 * (p * columns + c)) > 0;
-    hit.push(any);
-  }
-  return hit;
 }
 
 /** Whether a candidate clears the floor (see the file header); `vectorFloor` undefined: the vector leg did not run. */

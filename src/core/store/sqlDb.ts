@@ -9,6 +9,7 @@ import { errorMessage } from '../util/errors';
 
 export abstract class SqlDb {
   protected readonly statements = new Map<string, Statement>();
+  private readonly tokenizers = new Set<string>();
 
   protected constructor(protected readonly db: Database) {}
 
@@ -76,6 +77,20 @@ export abstract class SqlDb {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- SQLite passes whatever the SQL gives; each function checks its own
   registerFunction(name: string, fn: (...args: any[]) => SqlValue): void {
     this.db.create_function(name, fn);
+  }
+
+  /**
+   * The name of a temp `fts3tokenize` table for an FTS tokenizer ('porter': memories_fts,
+   * 'unicode61': memories_exact), created on first use. Connection-level like registerFunction:
+   * the temp schema is neither logged nor part of a snapshot (export copies `main` only).
+   */
+  tokenizerTable(tokenizer: 'porter' | 'unicode61'): string {
+    const name = `temp.fts_tokens_${tokenizer}`;
+    if (!this.tokenizers.has(tokenizer)) {
+      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${name} USING fts3tokenize('${tokenizer}')`);
+      this.tokenizers.add(tokenizer);
+    }
+    return name;
   }
 
   /** page_count × page_size: the size of the database file. */
