@@ -1,7 +1,8 @@
 /**
- * The text to show for a memory: a document chunk's markdown as written (metadata.markdown,
- * docs/pipeline.md "Documents") while it still says what the stored, whitespace-collapsed
- * content says; otherwise — an edited chunk, any other memory — the content itself.
+ * The text to show for a memory: its text as written (metadata.markdown: a document chunk's
+ * markdown, docs/pipeline.md "Documents", or a multi-line note's line breaks,
+ * core/memory/lineBreaks.ts) while it still says what the stored, whitespace-collapsed content
+ * says; otherwise — a text changed without it, a one-line memory — the content itself.
  */
 import { normalizeAndHashContent } from '../text/normalize';
 

@@ -8,6 +8,7 @@ import { computeDocHash } from '../text/docHash';
 import type { PreparedEmbedding } from '../vectorstore/types';
 import { LIVE_MEMORY_SQL, liveParam } from './visibility';
 import * as v from './validate';
+import { withLineBreaks } from './lineBreaks';
 import type { CreateMemoryInput, ListOptions, MemoryRecord, UpdateMemoryInput } from './types';
 
 /** What a merge writes into the surviving memory (src/core/consolidation). */
@@ -33,7 +34,7 @@ export function validateCreate(input: CreateMemoryInput) {
   const { tags, warnings } = v.validateTags(input.tags);
   const decisions = v.validateStringList(input.decisions, 'decisions');
   const rationale = v.validateStringList(input.rationale, 'rationale');
-  const metadata = v.validateMetadata(input.metadata);
+  const metadata = withLineBreaks(v.validateMetadata(input.metadata), content, warnings, { keepGiven: true });
   const ttl = v.validateTtl(input.ttlSeconds);
   const summary = v.validateSummary(input.summary);
   return { content, title, importance, type, scope, tags, warnings, decisions, rationale, metadata, ttl, summary };
@@ -120,6 +121,8 @@ export function patchedRecord(current: MemoryRecord, patch: UpdateMemoryInput): 
   if (patch.decisions !== undefined) next.decisions = v.validateStringList(patch.decisions, 'decisions');
   if (patch.rationale !== undefined) next.rationale = v.validateStringList(patch.rationale, 'rationale');
   if (patch.metadata !== undefined) next.metadata = v.validateMetadata(patch.metadata);
+  // New text: its own line breaks (or none), never the previous text's.
+  if (patch.content !== undefined) next.metadata = withLineBreaks(next.metadata, patch.content, []);
   return next;
 }
 

@@ -4,6 +4,7 @@
  * fields written back as a NEW version through the ordinary update, so the restore is itself in
  * the history and can be undone the same way.
  */
+import { displayText } from '../../core/documents/markdownText';
 import type { MemoryRecord, MemoryScope } from '../../core/memory/types';
 import type { EngineContext } from '../context';
 import { EngineError } from '../errors';
@@ -47,7 +48,8 @@ export class VersionsService {
     const current = this.memories.get(id);
     if (!current) throw new EngineError('not_found', `No memory with id ${id}.`);
     const patch: Record<string, unknown> = {};
-    for (const f of RESTORED_FIELDS) if (JSON.stringify(old[f]) !== JSON.stringify(current[f])) patch[f] = old[f];
+    const shown = { ...current, content: displayText(current) };
+    for (const f of RESTORED_FIELDS) if (JSON.stringify(old[f]) !== JSON.stringify(shown[f])) patch[f] = old[f];
     if (!Object.keys(patch).length) return current;
     return this.memories.update(id, {
       ...patch,
@@ -74,7 +76,8 @@ export function versionsFromHistory(rows: HistoryRow[], current: MemoryRecord): 
       createdAt: r.created_at,
       changed: changedList(parseJson(r.metadata_json)),
       title: str(next.title, base.title),
-      content: r.new_content ?? str(next.content, base.content),
+      // As written: a multi-line text keeps its line breaks (core/memory/lineBreaks.ts).
+      content: writtenText(r.new_content ?? str(next.content, base.content), next.metadata),
       type: str(next.type, base.type),
       tags: Array.isArray(next.tags) ? next.tags.map(String) : base.tags,
       importance: typeof next.importance === 'number' ? next.importance : base.importance,
@@ -97,7 +100,7 @@ function initialState(m: MemoryRecord): MemoryVersion {
     createdAt: m.updatedAt,
     changed: [],
     title: m.title,
-    content: m.content,
+    content: displayText(m),
     type: m.type,
     tags: m.tags,
     importance: m.importance,
@@ -105,6 +108,11 @@ function initialState(m: MemoryRecord): MemoryVersion {
     expiresAt: m.expiresAt,
     deleted: m.deletedAt !== null,
   };
+}
+
+/** A version's text as written, from its stored content and the metadata recorded with it. */
+function writtenText(content: string, metadata: unknown): string {
+  return displayText({ content, metadata: metadata && typeof metadata === 'object' ? (metadata as Record<string, unknown>) : null });
 }
 
 function parseJson(s: string | null): Record<string, unknown> | undefined {

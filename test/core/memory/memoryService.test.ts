@@ -43,7 +43,8 @@ test('create stores normalized content, hashes, tags, provenance and a history r
   assert.equal(m.version, 1);
   assert.equal(m.projectId, 'github.com/acme/app');
   assert.equal(m.who, 'user');
-  assert.deepEqual(m.metadata, { ticket: 42 });
+  // The line break the text was written with is kept beside the collapsed content (lineBreaks.ts).
+  assert.deepEqual(m.metadata, { ticket: 42, markdown: 'We deploy   with blue-green\nswitching on Fridays.' });
   assert.equal(m.embeddingStatus, 'pending');
   const hist = svc.history(m.id);
   assert.deepEqual(

@@ -99,6 +99,33 @@ suite('Editing memories', () => {
     ]);
   });
 
+  test('line breaks typed into a memory document survive the save and come back when it is opened again', async () => {
+    const m = await create('Release steps for the mobile app, in the order the release captain follows them.', 'Release steps');
+    const doc = await open(m.id);
+    await replace(
+      doc,
+      'in the order the release captain follows them.',
+      'in order:\n\n- bump the version\n- tag the build\n- publish the notes',
+    );
+    assert.equal(await doc.save(), true);
+    const saved = await get(m.id);
+    // Stored on one line (hashed, indexed, compared), kept as written beside it.
+    assert.equal(saved.content, 'Release steps for the mobile app, in order: - bump the version - tag the build - publish the notes');
+    assert.equal(
+      saved.metadata.markdown,
+      'Release steps for the mobile app, in order:\n\n- bump the version\n- tag the build\n- publish the notes',
+    );
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const again = await open(m.id);
+    assert.match(
+      again.getText(),
+      /---\n\nRelease steps for the mobile app, in order:\n\n- bump the version\n- tag the build\n- publish the notes\n?$/,
+    );
+    // The history shows version 2 as written, too.
+    const versions = await api.engine.request('memory.versions', { id: m.id });
+    assert.match(versions.at(-1)!.content, /in order:\n\n- bump the version\n/);
+  });
+
   test('a wrong field is not saved and the error names it', async () => {
     const m = await create('Staging listens on port 5433 since the March migration.');
     const doc = await open(m.id);
