@@ -204,7 +204,7 @@ async function runUiTests(context, server) {
   let passed = 0;
   let failed = 0;
   const url = workbenchUrl(server.url, WORKSPACE);
-  const { waitForWorkbench, screenshotInThemes, runCommand } = await import(
+  const { waitForWorkbench, screenshotInThemes, runCommand, resetLayout, withTheme } = await import(
     pathToFileURL(join(ROOT, 'test', 'e2e', 'ui', 'workbench.mjs')).href
   );
   for (const t of tests) {
@@ -221,7 +221,9 @@ async function runUiTests(context, server) {
       // Each test starts with no editor open: the workbench would otherwise restore the previous
       // tests' memory documents and panels (the panel-restore tests reload inside the test).
       await runCommand(page, 'View: Close All Editors').catch(() => {});
-      await withTimeout(t.fn({ page, screenshot, url, server, workspace: WORKSPACE }), UI_TEST_TIMEOUT_MS, t.name);
+      await resetLayout(page);
+      const inTheme = (suffix, fn) => withTheme(page, { themeRequestFile: THEME_REQUEST_FILE, suffix }, fn);
+      await withTimeout(t.fn({ page, screenshot, inTheme, url, server, workspace: WORKSPACE }), UI_TEST_TIMEOUT_MS, t.name);
       passed++;
       console.log(`  ✓ ${t.file} › ${t.name} (${Date.now() - started} ms)`);
     } catch (e) {

@@ -11,9 +11,13 @@ import { Debounced } from './debounce';
 import { describeExpiry } from '../core/lifecycle/remaining';
 import { errorLine, errorNotification } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
+import { importanceWord } from '../core/text/importance';
+import { humanDate, relativeTime } from '../core/text/relativeTime';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;
+/** About 26 characters leave room for the age at the default sidebar width (about 300 px). */
+const LABEL_GRAPHEMES = 26;
 
 const TYPE_ICONS: Record<string, string> = {
   general: 'note',
@@ -159,29 +163,30 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
 
   private memoryItem(node: Extract<TreeNode, { kind: 'memory' }>): vscode.TreeItem {
     const m = node.memory;
-    const label = m.title || firstLine(m.preview);
-    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    const full = m.title || firstLine(m.preview);
+    // A label that fills the sidebar hides the description: cut it so the age shows at the
+    // default width; the tooltip has the full title and text.
+    const item = new vscode.TreeItem(truncateLine(full, LABEL_GRAPHEMES), vscode.TreeItemCollapsibleState.None);
     // The same memory can sit in several tag groups: the id says which group it is in.
     item.id = node.group !== undefined ? `memory:${node.group}:${m.id}` : `memory:${m.id}`;
-    // The remaining lifetime first (descriptions are cut at the view's width); permanent shows none.
+    item.description = memoryDescription(m, this.groupingMode);
     const life = describeExpiry(m.expiresAt);
-    item.description = [
-      life,
-      age(m.createdAt),
-      `★ ${m.importance}`,
-      m.scope,
-      ...(this.groupingMode === 'type' ? m.tags.map((t) => `#${t}`) : [m.type]),
-    ]
-      .filter(Boolean)
-      .join(' · ');
     const tip = new vscode.MarkdownString();
     if (m.title) tip.appendText(`${m.title}\n\n`);
     tip.appendText(m.preview); // appendText escapes: memory text is never rendered as markdown
     tip.appendMarkdown(`\n\n---\n`);
     tip.appendText(
-      `${m.type} · ${m.scope} · importance ${m.importance} · ${life ? `${life} (${new Date(m.expiresAt!).toLocaleString()})` : 'permanent'} · created ${age(m.createdAt)} (${m.createdAt})${m.tags.length ? ` · ${m.tags.map((t) => `#${t}`).join(' ')}` : ''}`,
+      [
+        m.type,
+        m.scope === 'global' ? 'global (every project)' : 'this project',
+        `${importanceWord(m.importance)} importance (${m.importance})`,
+        life ? `${life} (${humanDate(m.expiresAt!)})` : 'permanent',
+        `added ${relativeTime(m.createdAt)} (${humanDate(m.createdAt)})`,
+        ...(m.tags.length ? [m.tags.map((t) => `#${t}`).join(' ')] : []),
+      ].join(' · '),
     );
     item.tooltip = tip;
+    item.accessibilityInformation = { label: `${full}, ${item.description}` };
     item.contextValue = m.expiresAt ? 'memory' : 'memory.permanent';
     item.iconPath = new vscode.ThemeIcon(m.scope === 'global' ? 'globe' : 'circle-small-filled');
     item.command = { command: 'agentMemory.openMemory', title: 'Open Memory', arguments: [m.id] };
@@ -225,6 +230,24 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
     for (const s of this.subs) s.dispose();
     this.changed.dispose();
   }
+}
+
+/**
+ * The short line after the title: the remaining lifetime (permanent shows none), the age,
+ * importance only when it is not normal, "global" for a global memory (the icon is a globe),
+ * then the tags (grouped by type) or the type (grouped by tag).
+ */
+export function memoryDescription(m: MemorySummary, grouping: Grouping, now = Date.now()): string {
+  const importance = importanceWord(m.importance);
+  return [
+    describeExpiry(m.expiresAt, new Date(now)),
+    age(m.createdAt, now),
+    importance === 'normal' ? undefined : `${importance} importance`,
+    m.scope === 'global' ? 'global' : undefined,
+    ...(grouping === 'type' ? m.tags.map((t) => `#${t}`) : [m.type]),
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 function firstLine(text: string): string {

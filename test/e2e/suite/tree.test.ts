@@ -33,7 +33,7 @@ suite('Memory tree', () => {
         content: 'Tree-test: the koala cache is flushed at deploy time.',
         title: 'Koala cache flush',
         tags: ['koala', 'cache'],
-        importance: 0.6,
+        importance: 0.7,
       }),
     );
     await vscode.commands.executeCommand('agentMemory.treeGroupByTag');
@@ -50,8 +50,29 @@ suite('Memory tree', () => {
     const item = api.tree.getTreeItem(inKoala);
     assert.notEqual(item.id, api.tree.getTreeItem(inCache).id, 'tree ids stay unique across tag groups');
     assert.equal(item.label, 'Koala cache flush');
-    assert.match(String(item.description), /^just now · ★ 0\.6 · project/);
+    // Age first; importance only when it is not normal; the type, as the tree is grouped by tag.
+    assert.equal(String(item.description), 'just now · high importance · general');
+    assert.match(
+      String((item.tooltip as vscode.MarkdownString).value).replace(/\\/g, ''),
+      /high importance \(0\.7\) · permanent · added just now \(\d+ \w+ \d{4}, \d\d:\d\d\)/,
+    );
     assert.equal(item.contextValue, 'memory.permanent', 'a memory added on purpose is permanent');
+
+    // A long title is cut on screen so the description shows at the default sidebar width; the
+    // tooltip and the screen reader get all of it.
+    const long = created(
+      await api.engine.request('memory.create', {
+        content: 'Tree-test: the wombat deploy pipeline retries a failed canary three times before paging.',
+        tags: ['koala'],
+      }),
+    );
+    const longNode = (await api.tree.getChildren(koala)).find((n) => n.kind === 'memory' && n.memory.id === long.id)!;
+    const longItem = api.tree.getTreeItem(longNode);
+    assert.equal(longItem.label, 'Tree-test: the wombat…');
+    assert.match(
+      String(longItem.accessibilityInformation?.label),
+      /^Tree-test: the wombat deploy pipeline retries a failed canary.*, just now · general$/,
+    );
 
     await vscode.commands.executeCommand('agentMemory.treeGroupByType');
     assert.equal(api.tree.grouping, 'type');

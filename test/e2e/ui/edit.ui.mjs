@@ -4,9 +4,9 @@
 // version with the current one, restore it; and an edit over a change made meanwhile opens the
 // compare view instead of overwriting. Screenshots: test-artifacts/e2e/edit--*.png.
 import assert from 'node:assert/strict';
-import { addMemoryFromPalette, openViewContainer, runCommand, waitForNotification } from './workbench.mjs';
+import { addMemoryFromPalette, openViewContainer, runCommand, treeRow, waitForNotification } from './workbench.mjs';
 
-const row = (page, text) => page.locator('.monaco-list-row', { hasText: text }).first();
+const row = (page, text) => treeRow(page, text);
 const tab = (page, text) => page.locator('.tabs-container .tab', { hasText: text }).first();
 
 /**

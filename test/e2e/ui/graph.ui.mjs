@@ -175,6 +175,36 @@ function assertAllInside(layout, what) {
 /** Labels are drawn only from this zoom up (webview/lib/graphStyle.ts: 11 px font, 8 px smallest drawn). */
 const LABELS_VISIBLE_ZOOM = 8 / 11;
 
+/**
+ * Per node-type legend entry: the swatch's computed colour and the canvas colour of a node of that
+ * type, both as rgb() (the canvas style is read from cytoscape, which paints it).
+ */
+const legendSwatches = (graph) =>
+  graph.evaluate(() => {
+    const rgb = (colour) => {
+      const probe = document.createElement('span');
+      probe.style.color = colour;
+      document.body.appendChild(probe);
+      const out = getComputedStyle(probe).color;
+      probe.remove();
+      return out;
+    };
+    const { cy } = window.agentMemoryGraph;
+    const out = [];
+    for (const li of document.querySelectorAll('#legend .legend-list li')) {
+      const swatch = li.querySelector('.swatch[class*="tc"]');
+      if (!swatch) continue;
+      const type = li.textContent.trim().split(/\s+/)[0];
+      const node = cy
+        .nodes()
+        .filter((n) => n.data('type') === type && !n.hasClass('merged'))
+        .first();
+      if (node.empty()) continue;
+      out.push({ type, swatch: getComputedStyle(swatch).backgroundColor, node: rgb(node.style('background-color')) });
+    }
+    return out;
+  });
+
 /** The id of the node that has keyboard focus, with its position on screen. */
 const keyboardNode = (graph) =>
   graph.evaluate(() => {
@@ -237,6 +267,7 @@ export const tests = {
   async '15 memories with similarity and merge links: no label over another, Fit fits, legend, full text on hover, arrow keys'({
     page,
     screenshot,
+    inTheme,
   }) {
     const graph = await openGraph(page);
     await graph.locator('#status', { hasText: /Drawn in|No memories/ }).waitFor({ timeout: 30000 });
@@ -267,6 +298,17 @@ export const tests = {
     ])
       assert.ok(legend.includes(want), `legend has "${want}": ${legend}`);
     await screenshot('15-memories');
+    // Each legend swatch has the colour its type's nodes have on the canvas, in every theme (high
+    // contrast defines no charts.orange: the legend once showed "general" without a colour).
+    for (const theme of ['light', 'hc', 'dark'])
+      await inTheme(theme, async () => {
+        const swatches = await legendSwatches(graph);
+        assert.ok(swatches.length >= 2, `${theme}: the legend has node colours`);
+        for (const s of swatches) {
+          assert.notEqual(s.swatch, 'rgba(0, 0, 0, 0)', `${theme}: the "${s.type}" swatch has a colour`);
+          assert.equal(s.swatch, s.node, `${theme}: the "${s.type}" swatch is the colour of its nodes`);
+        }
+      });
     // The legend folds away (it sits over the canvas) and opens again, by keyboard too.
     await graph.locator('#legend summary').click();
     assert.equal(await graph.locator('#legend .legend-list').first().isVisible(), false, 'the legend folds');

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openViewContainer, runCommand, waitForNotification } from './workbench.mjs';
+import { openViewContainer, runCommand, treeRow, waitForNotification } from './workbench.mjs';
 
 const ONBOARDING = `# Onboarding
 
@@ -55,7 +55,7 @@ export const tests = {
       await screenshot('ingested-toast');
 
       await openViewContainer(page, 'Agent Memory');
-      const chunk = (title) => page.locator('.monaco-list-row', { hasText: title }).first();
+      const chunk = (title) => treeRow(page, title);
       for (const title of ['ONBOARDING.md › Onboarding (1 of 3)', 'ONBOARDING.md › Setup (2 of 3)', 'ONBOARDING.md › Releases (3 of 3)']) {
         await chunk(title).waitFor({ state: 'visible', timeout: 20000 });
       }

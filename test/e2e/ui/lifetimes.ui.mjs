@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addMemoryFromPalette, cli, findFrame, openViewContainer, runCommand, waitForNotification } from './workbench.mjs';
+import { addMemoryFromPalette, cli, findFrame, openViewContainer, runCommand, treeRow, waitForNotification } from './workbench.mjs';
 
 /** Sweeps every 10 s while `fn` runs (agent.yaml, removed afterwards). */
 async function withFastSweep(page, workspace, fn) {
@@ -24,7 +24,7 @@ async function withFastSweep(page, workspace, fn) {
 /** The sidebar view (pane) titled `title`. */
 const pane = (page, title) => page.locator('.pane', { has: page.locator('.pane-header', { hasText: title }) }).first();
 /** The row of view `title` whose text contains `text`. */
-const row = (page, title, text) => pane(page, title).locator('.monaco-list-row', { hasText: text }).first();
+const row = (page, title, text) => treeRow(pane(page, title), text);
 
 /** Expands the collapsed "Recently Deleted and Expired" view of the Agent Memory sidebar. */
 async function openRemovedView(page) {

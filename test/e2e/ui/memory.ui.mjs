@@ -2,7 +2,7 @@
 // find it in the search panel, open the graph, reach @memory in chat; and memory text with HTML
 // and <script> stays inert text in every webview. Screenshots: test-artifacts/e2e/memory--*.png.
 import assert from 'node:assert/strict';
-import { addMemoryFromPalette, deleteAllMemories, findFrame, openViewContainer, runCommand } from './workbench.mjs';
+import { addMemoryFromPalette, deleteAllMemories, findFrame, openViewContainer, runCommand, treeRow } from './workbench.mjs';
 
 /** The inner frame of a webview panel whose document has `selector`. */
 function webviewFrame(page, selector) {
@@ -40,7 +40,7 @@ export const tests = {
     await screenshot('added-toast');
 
     await openViewContainer(page, 'Agent Memory');
-    const row = page.locator('.monaco-list-row', { hasText: 'staging database listens on port 5433' }).first();
+    const row = treeRow(page, 'staging database listens on port 5433');
     await row.waitFor({ state: 'visible', timeout: 20000 });
     await page.locator('.monaco-list-row', { hasText: 'general' }).first().waitFor({ state: 'visible' });
     await screenshot('tree');

@@ -24,8 +24,6 @@ function extHostLogs(userDataDir) {
   return out;
 }
 
-const logText = (files) => files.map((f) => readFileSync(f, 'utf8')).join('\n');
-
 export const tests = {
   async 'Getting Started walkthrough: add a memory, @memory / Recall…, other agents, the pipeline'({ page, screenshot }) {
     await runCommand(page, 'Welcome: Open Walkthrough...');
@@ -162,12 +160,20 @@ export const tests = {
     await row('Worker:').waitFor({ state: 'visible', timeout: 30000 });
     const files = extHostLogs(server.userDataDir);
     assert.ok(files.length > 0, 'the extension host writes a log');
-    const before = logText(files).length;
+    // What each log gains from here on (sizes per file: other windows' hosts may write meanwhile).
+    const sizes = new Map(files.map((f) => [f, statSync(f).size]));
     // Leaving the page closes the window: the extension host deactivates the extension, whose
     // engine stops; nothing may try to refresh a view that is going away.
     await page.goto('about:blank');
     // Wait for the extension host to terminate, then a little longer for late errors.
-    const added = () => logText(extHostLogs(server.userDataDir)).slice(before);
+    const added = () =>
+      extHostLogs(server.userDataDir)
+        .map((f) =>
+          readFileSync(f)
+            .subarray(sizes.get(f) ?? 0)
+            .toString('utf8'),
+        )
+        .join('\n');
     const t0 = Date.now();
     while (!/Extension host terminating/.test(added()) && Date.now() - t0 < 45000) await new Promise((r) => setTimeout(r, 250));
     assert.match(added(), /Extension host terminating/, 'the window close reached the extension host');

@@ -55,7 +55,9 @@ export const tests = {
     await clickAccept(page);
     await page.locator('.tab', { hasText: 'Merge preview' }).first().waitFor({ state: 'visible', timeout: 20000 });
     await page.locator('.monaco-diff-editor').first().waitFor({ state: 'visible', timeout: 20000 });
-    const merged = page.locator('.monaco-diff-editor .editor.modified .view-lines');
+    // The merged text: the modified side's own lines (a narrow diff renders inline, where the
+    // deleted lines are view zones inside the modified editor).
+    const merged = page.locator('.monaco-diff-editor .editor.modified .view-lines:not(.line-delete)');
     await merged.filter({ hasText: 'Unsigned builds are rejected by the store.' }).waitFor({ state: 'visible', timeout: 20000 });
     const mergedText = (await merged.innerText()).replace(/\s+/g, ' '); // lines wrap in the narrow diff
     assert.match(mergedText, /from the vault\. Unsigned builds/, 'a sentence break between the memories');

@@ -43,6 +43,33 @@ export async function runCommand(page, title, { timeoutMs = 30000 } = {}) {
   await input.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
 }
 
+/**
+ * Hides the bottom panel and the secondary side bar when an earlier test left them open (the
+ * workbench keeps its layout per workspace across pages): each test starts with the editor area
+ * at full size, so panel sizes (graph zoom, the side-by-side diff) do not depend on test order.
+ */
+export async function resetLayout(page) {
+  for (const [part, title] of [
+    ['.monaco-workbench .part.panel', 'View: Hide Panel'],
+    ['.monaco-workbench .part.auxiliarybar', 'View: Hide Secondary Side Bar'],
+  ]) {
+    if (!(await page.locator(part).first().isVisible())) continue;
+    await runCommand(page, title, { timeoutMs: 10000 });
+    await page.locator(part).first().waitFor({ state: 'hidden', timeout: 10000 });
+  }
+}
+
+/**
+ * The first tree row (within `scope`, a page or locator) showing `text`, or whose accessible
+ * label holds it: the memory tree cuts long titles on screen and keeps the full title there.
+ */
+export function treeRow(scope, text) {
+  return scope
+    .locator('.monaco-list-row', { hasText: text })
+    .or(scope.locator(`.monaco-list-row[aria-label*=${JSON.stringify(text)}]`))
+    .first();
+}
+
 /** Resolves with the notification toast that contains `text`. */
 export async function waitForNotification(page, text, { timeoutMs = 20000 } = {}) {
   const toast = page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
@@ -159,6 +186,18 @@ export async function screenshotInThemes(page, { themeRequestFile, pathBase }) {
   // Unset again: VS Code's default is Default Dark Modern, the last theme taken, so no visible switch.
   await switchTheme(page, themeRequestFile, SCREENSHOT_THEMES[SCREENSHOT_THEMES.length - 1], '');
   return files;
+}
+
+/** Runs `fn` with the theme of SCREENSHOT_THEMES whose suffix is `suffix`, then goes back to the default theme. */
+export async function withTheme(page, { themeRequestFile, suffix }, fn) {
+  const theme = SCREENSHOT_THEMES.find((t) => t.suffix === suffix);
+  if (!theme) throw new Error(`no screenshot theme "${suffix}"`);
+  await switchTheme(page, themeRequestFile, theme);
+  try {
+    return await fn();
+  } finally {
+    await switchTheme(page, themeRequestFile, SCREENSHOT_THEMES[SCREENSHOT_THEMES.length - 1], '');
+  }
 }
 
 /** The UI instance's store home (scripts/e2e.mjs storeHome('e2e-ui')). */
