@@ -381,7 +381,7 @@ export function registerCommands(d: CommandDeps): void {
   run(COMMANDS.scanDuplicates, 'scan for duplicates', async () => {
     const r = await withProgress('Scanning memories for duplicates…', (signal) => engine.request('suggestions.scan', {}, { signal }));
     const pick = await vscode.window.showInformationMessage(
-      `${r.created} new consolidation suggestion(s).`,
+      `${plural(r.created, 'new consolidation suggestion')}.`,
       ...(r.created ? ['Review'] : []),
     );
     if (pick === 'Review') await vscode.commands.executeCommand(COMMANDS.reviewSuggestions);
@@ -390,7 +390,7 @@ export function registerCommands(d: CommandDeps): void {
 
   run(COMMANDS.clearSuggestions, 'clear suggestions', async () => {
     const r = await engine.request('suggestions.clear', {});
-    void vscode.window.showInformationMessage(`${r.cleared} consolidation suggestion(s) dismissed.`);
+    void vscode.window.showInformationMessage(`${plural(r.cleared, 'consolidation suggestion')} dismissed.`);
     return r;
   });
 

@@ -212,7 +212,7 @@ function logEngineDiagnostics(log: Logger, e: EngineDiagnostics): void {
     );
   log.channel.appendLine(`  pipeline: ${e.pipeline.state} (${e.pipeline.mode}) — ${e.pipeline.detail}`);
   log.channel.appendLine(
-    `  config: ${e.config.file ?? 'no agent.yaml'}; from settings: ${e.config.overridden.join(', ') || 'none'}; ${e.config.issues.length} issue(s)`,
+    `  config: ${e.config.file ?? 'no agent.yaml'}; from settings: ${e.config.overridden.join(', ') || 'none'}; ${plural(e.config.issues.length, 'issue')}`,
   );
   for (const w of e.warnings) log.channel.appendLine(`  warning: ${w}`);
 }

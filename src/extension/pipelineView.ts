@@ -13,6 +13,7 @@ import type { PipelineDiagnostics, PipelineReview } from '../engine/protocol';
 import { Debounced } from './debounce';
 import { errorLine } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
+import { plural } from '../core/text/plural';
 
 export const PIPELINE_VIEW_ID = 'agentMemory.pipeline';
 
@@ -85,7 +86,7 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
       this.last = { diagnostics: d, reviews };
       if (this.view)
         this.view.badge = reviews.length
-          ? { value: reviews.length, tooltip: `${reviews.length} pipeline proposal(s) to review` }
+          ? { value: reviews.length, tooltip: `${plural(reviews.length, 'pipeline proposal')} to review` }
           : undefined;
       return [project, ...statusNodes(d, reviews)];
     } catch (e) {
@@ -102,7 +103,8 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
       kind: 'info',
       key: 'project',
       label: `Project: ${root ? path.basename(root) : 'no folder'}`,
-      description: id,
+      // Short enough to show at the default sidebar width: the id without its host (the tooltip has all of it).
+      description: id.split('/').slice(-2).join('/'),
       icon: 'repo',
       tooltip: `Memories of project ${id}${root ? `\nFolder: ${root}` : ''}${multi ? '\nClick to switch to another workspace folder.' : ''}`,
       ...(multi ? { command: { command: 'agentMemory.switchProjectFolder', title: 'Switch Project Folder…' } } : {}),
@@ -203,7 +205,9 @@ function queueNode(d: PipelineDiagnostics): PipelineNode {
     kind: 'info',
     key: 'queue',
     label: 'Queue',
-    description: `${q.pending} pending · ${q.leased} leased · ${q.dead} dead · ${q.completed} completed`,
+    // What needs attention only (the children list every count): waiting jobs, and failed ones when there are any.
+    description: [`${q.pending} pending`, ...(q.dead ? [`${q.dead} failed`] : [])].join(' · '),
+    tooltip: `${q.pending} pending · ${q.leased} running · ${q.dead} failed · ${q.completed} completed`,
     icon: 'list-unordered',
     children: (Object.entries(q) as [string, number][]).map(([k, n]) => ({
       kind: 'info',
@@ -232,7 +236,8 @@ function embedderNode(e: PipelineDiagnostics['embedder']): PipelineNode {
     kind: 'info',
     key: 'embedder',
     label: `Embedder: ${e ? e.provider : 'none (keyword search only)'}`,
-    description: e?.space ?? '',
+    // The space without the provider it repeats ("builtin-use-lite-512" → "use-lite-512").
+    description: e ? e.space.replace(new RegExp(`^${e.provider}[-:]`), '') : '',
     icon: e?.degraded || !e ? 'warning' : 'symbol-array',
     tooltip: e?.reason ?? 'No embedder could be opened.',
   };

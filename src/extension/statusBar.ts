@@ -7,6 +7,7 @@ import type { EngineClient } from '../engine/client';
 import type { PipelineStatus, StoreHealthInfo } from '../engine/protocol';
 import type { ConfigProblemSummary } from './configDiagnostics';
 import { Debounced } from './debounce';
+import { plural } from '../core/text/plural';
 
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem('agentMemory.status', vscode.StatusBarAlignment.Left, 10);
@@ -128,7 +129,10 @@ export class StatusBar implements vscode.Disposable {
     tip.appendText(
       `Pipeline: ${this.pipeline.mode} mode, ${this.pipeline.paused ? 'paused' : this.pipeline.state} — ${this.pipeline.detail}`,
     );
-    if (this.pipeline.pendingReviews) tip.appendText(` ${this.pipeline.pendingReviews} proposal(s) wait for review.`);
+    if (this.pipeline.pendingReviews)
+      tip.appendText(
+        ` ${plural(this.pipeline.pendingReviews, 'proposal')} ${this.pipeline.pendingReviews === 1 ? 'waits' : 'wait'} for review.`,
+      );
   }
 
   dispose(): void {

@@ -3,6 +3,7 @@
  * hostile or broken file must not stall the engine's start or fill the Problems panel.
  */
 import type { ConfigIssue } from './types.js';
+import { plural } from '../text/plural';
 
 /** Largest configuration file read. The real one is a few KiB; YAML parsing costs ~3 µs per byte. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
@@ -33,13 +34,13 @@ export function capIssues(issues: ConfigIssue[], source?: string): ConfigIssue[]
   if (issues.length <= MAX_REPORTED_ISSUES) return issues;
   const rest = issues.slice(MAX_REPORTED_ISSUES);
   const errors = rest.filter((i) => i.severity === 'error').length;
-  const kinds = errors ? `${errors} error(s), ${rest.length - errors} warning(s)` : `${rest.length} warning(s)`;
+  const kinds = errors ? `${plural(errors, 'error')}, ${plural(rest.length - errors, 'warning')}` : plural(rest.length, 'warning');
   return [
     ...issues.slice(0, MAX_REPORTED_ISSUES),
     {
       severity: errors ? 'error' : 'warning',
       key: '',
-      message: `and ${rest.length} more issue(s) not shown (${kinds}); fix the ones above first`,
+      message: `and ${plural(rest.length, 'more issue')} not shown (${kinds}); fix the ones above first`,
       ...(source !== undefined ? { source } : {}),
     },
   ];

@@ -12,6 +12,7 @@ import { errorMessage } from '../util/errors';
 import { getDiagnostics, type DiagnosticsReport } from './diagnostics';
 import { buildRecommendations, type Recommendation, type RepairAction } from './recommendations';
 import { HaltTracker, RepairRateLimiter, type RateLimit } from './limits';
+import { plural } from '../text/plural';
 
 export interface MaintenanceSettings {
   enabled: boolean; // autonomousEnabled && !autonomousFrozen
@@ -106,9 +107,9 @@ export class MaintenanceWorker implements BackgroundTask {
     const now = this.now();
     switch (a) {
       case 'requeueDeadJobs':
-        return `requeued ${requeueDeadJobs(this.store, 500, now)} dead job(s)`;
+        return `requeued ${plural(requeueDeadJobs(this.store, 500, now), 'dead job')}`;
       case 'releaseStaleLeases':
-        return `released ${reapStaleLeases(this.store, s.leaseTimeoutMs, now)} stale lease(s)`;
+        return `released ${plural(reapStaleLeases(this.store, s.leaseTimeoutMs, now), 'stale lease')}`;
       case 'checkFtsConsistency':
         // FTS4 external content: 'rebuild' re-reads every memory row; deterministic, so it replays.
         this.store.transaction((tx) => {
@@ -118,7 +119,10 @@ export class MaintenanceWorker implements BackgroundTask {
         return 'rebuilt the full-text index';
       case 'triggerRetentionSweep': {
         const r = runRetentionSweep(this.store, s.retention, now);
-        return `retention removed ${r.steps.reduce((x, y) => x + y.removed, 0)} row(s)`;
+        return `retention removed ${plural(
+          r.steps.reduce((x, y) => x + y.removed, 0),
+          'row',
+        )}`;
       }
     }
   }

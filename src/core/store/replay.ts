@@ -8,6 +8,7 @@ import { errorMessage } from '../util/errors';
 import { OpLog, type LogReadResult } from './opLog';
 import type { Op } from './opCodec';
 import { quarantineFile } from './fsutil';
+import { plural } from '../text/plural';
 
 /** Copies (not moves: the log is left as it is) of every segment holding records after appliedSeq. */
 export function quarantineUnreplayed(dir: string, appliedSeq: number): Kept {
@@ -32,7 +33,7 @@ export function unreplayableMessage(dir: string, why: string, appliedSeq: number
     ? ''
     : kept.error
       ? ` Copies of the unreplayed log segments could not be kept (${kept.error}).`
-      : ` Copies of the ${kept.copies.length} log segment(s) it could not replay are in ${path.join(dir, 'quarantine')}.`;
+      : ` Copies of the ${plural(kept.copies.length, 'log segment')} it could not replay are in ${path.join(dir, 'quarantine')}.`;
   return (
     `The memory store at ${dir} cannot replay its operation log: ${why}. ` +
     `It is open read-only, showing the changes up to record ${appliedSeq}; nothing will be written over the log.` +

@@ -14,6 +14,7 @@ import type { DocumentIngestResult, PipelineChange, PipelineDiagnostics, Pipelin
 import type { EmbedderInfo } from '../runtime/embedders';
 import { ingestFile } from '../documentIngest';
 import { NO_CONTEXT, type CallContext } from './transfer';
+import { plural } from '../../core/text/plural';
 
 export class PipelinesService {
   /** pipeline.pause: the job workers stay stopped (also across config reloads) until pipeline.resume. */
@@ -52,7 +53,7 @@ export class PipelinesService {
       return {
         ...base,
         state: 'idle',
-        detail: `Paused: ${waiting} job(s) wait until the pipeline is resumed.`,
+        detail: `Paused: ${plural(waiting, 'job')} ${waiting === 1 ? 'waits' : 'wait'} until the pipeline is resumed.`,
         paused: true,
         pendingReviews,
       };
@@ -174,11 +175,11 @@ export class PipelinesService {
         state: 'degraded',
         mode,
         jobs,
-        detail: `${waiting} extraction job(s) waiting: the pipeline worker is not running${pipeline ? '' : ' (see the warnings)'}.`,
+        detail: `${plural(waiting, 'extraction job')} waiting: the pipeline worker is not running${pipeline ? '' : ' (see the warnings)'}.`,
       };
     }
     if (p.waitingForModel) {
-      return { state: 'degraded', mode, jobs, detail: `Waiting for the model since ${p.waitingSince}; ${waiting} job(s) waiting.` };
+      return { state: 'degraded', mode, jobs, detail: `Waiting for the model since ${p.waitingSince}; ${plural(waiting, 'job')} waiting.` };
     }
     if (p.consecutiveFailures > 0) {
       const url = this.ctx.config.memory.pipelineV2.ollamaUrl;
@@ -186,15 +187,15 @@ export class PipelinesService {
         state: 'degraded',
         mode,
         jobs,
-        detail: `${p.consecutiveFailures} failure(s) in a row (is Ollama running at ${url}?); ${waiting} job(s) waiting.`,
+        detail: `${plural(p.consecutiveFailures, 'failure')} in a row (is Ollama running at ${url}?); ${plural(waiting, 'job')} waiting.`,
       };
     }
-    const reviews = p.pendingReviews ? `, ${p.pendingReviews} review(s) pending` : '';
+    const reviews = p.pendingReviews ? `, ${plural(p.pendingReviews, 'review')} pending` : '';
     return {
       state: waiting > 0 ? 'running' : 'idle',
       mode,
       jobs,
-      detail: `${waiting} job(s) waiting, ${p.jobsProcessed} processed${reviews}.`,
+      detail: `${plural(waiting, 'job')} waiting, ${p.jobsProcessed} processed${reviews}.`,
     };
   }
 }

@@ -57,7 +57,10 @@ test('as many unknown keys as fit under the size limit load in seconds with the 
   const last = value.issues.at(-1)!;
   assert.equal(last.severity, 'warning');
   const more = n + parseConfig(unknownKeys(0)).issues.length - MAX_REPORTED_ISSUES; // the known key may bring a warning of its own
-  assert.equal(last.message, `and ${more} more issue(s) not shown (${more} warning(s)); fix the ones above first`);
+  assert.equal(
+    last.message,
+    `and ${more.toLocaleString('en-US')} more issues not shown (${more.toLocaleString('en-US')} warnings); fix the ones above first`,
+  );
 });
 
 test('a 50 MB string costs neither seconds nor gigabytes', async () => {
@@ -105,7 +108,7 @@ test('capIssues keeps the first 50 and counts the rest by severity', () => {
   assert.deepEqual(capped[50], {
     severity: 'error',
     key: '',
-    message: 'and 11 more issue(s) not shown (1 error(s), 10 warning(s)); fix the ones above first',
+    message: 'and 11 more issues not shown (1 error, 10 warnings); fix the ones above first',
     source: 'agent.yaml',
   });
 });

@@ -123,11 +123,13 @@ suite('Sidebar views', () => {
     async () => {
       const roots = await api.views.pipeline.getChildren();
       const project = info(roots, 'project');
-      assert.equal(project.description, 'github.com/example-org/sample-project');
+      assert.equal(project.description, 'example-org/sample-project', 'the id without its host (cut at the default width otherwise)');
+      assert.match(String(project.tooltip), /github\.com\/example-org\/sample-project/);
       assert.match(project.label, /^Project: /);
       assert.equal(info(roots, 'mode').label, 'Mode: off');
       assert.equal(info(roots, 'worker').label, 'Worker: off');
-      assert.match(info(roots, 'queue').description ?? '', /^\d+ pending · \d+ leased · \d+ dead · \d+ completed$/);
+      assert.match(info(roots, 'queue').description ?? '', /^\d+ pending( · \d+ failed)?$/);
+      assert.match(String(info(roots, 'queue').tooltip), /^\d+ pending · \d+ running · \d+ failed · \d+ completed$/);
       assert.equal(info(roots, 'reviews').description, '0');
       assert.match(info(roots, 'embedder').label, /^Embedder: /);
       assert.match(info(roots, 'llm').label, /^LLM: /);
