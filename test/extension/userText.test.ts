@@ -1,4 +1,4 @@
-// Every user-facing string in src/extension: memory text is shortened with the grapheme-safe
+// Every user-facing string in src/extension: counts through plural() (all of src), memory text is shortened with the grapheme-safe
 // helpers (src/core/text/truncate.ts), never cut with `.slice(0, n)` (which splits an emoji into
 // a lone surrogate); every codicon named in the extension and its package.json exists.
 import assert from 'node:assert/strict';
@@ -74,6 +74,27 @@ test('every codicon the extension names exists: $(…) in strings and package.js
   const missing = used.filter((u) => !known.has(u.name) && !WORKBENCH_ICONS.has(u.name));
   assert.deepEqual(
     missing.map((u) => `${u.where}: ${u.name}`),
+    [],
+  );
+});
+
+/** "3 job(s)": a count written with "(s)" inside a string or template (comments are not scanned). */
+const LAZY_PLURAL = /[`'"][^`'"]*\b[a-z]+\(s\)[^`'"]*[`'"]|\}\s[a-z ]*\b[a-z]+\(s\)/;
+
+test('counts people read use plural() ("1 job", "2 jobs"), never "job(s)"', () => {
+  assert.match('`${n} job(s) waiting`', LAZY_PLURAL);
+  assert.match("'and ${n} more issue(s) not shown'", LAZY_PLURAL);
+  assert.doesNotMatch('return Math.sqrt(s);', LAZY_PLURAL);
+  const files = ['extension', 'engine', 'core', 'cli', 'mcp'].flatMap((d) => sources(path.join(root, 'src', d)));
+  const hits = files.flatMap((f) =>
+    fs
+      .readFileSync(f, 'utf8')
+      .split('\n')
+      .map((line, i) => ({ line, where: `${path.relative(root, f)}:${i + 1}` }))
+      .filter(({ line }) => !/^\s*(\/\/|\*|\/\*\*)/.test(line) && !/http\(s\)/.test(line) && LAZY_PLURAL.test(line)),
+  );
+  assert.deepEqual(
+    hits.map((h) => `${h.where}: ${h.line.trim()}`),
     [],
   );
 });

@@ -39,6 +39,7 @@ import {
 } from './relevance';
 import { resolveSearchSettings } from './settings';
 import type { HybridSearchDeps, SearchRequest, SearchResponse, SearchResult, SearchSettings, VectorSearcher } from './types';
+import { plural } from '../text/plural';
 
 /**
  * The columns of a result row: those rowToSummary reads, plus rid. Not `*`: sql.js reads every
@@ -409,7 +410,7 @@ export class HybridSearch {
     try {
       const vs = await (embedder as Embedder).embed(texts, 'query');
       if (vs.length !== texts.length || vs.some((v) => !v || v.length !== vectors.dimension))
-        throw new Error(`expected ${texts.length} ${vectors.dimension}-d vector(s)`);
+        throw new Error(`expected ${plural(texts.length, `${vectors.dimension}-d vector`)}`);
       const unusable = vs.map(unusableVectorReason).find((r) => r !== undefined);
       if (unusable) throw new Error(`${(embedder as Embedder).id} returned an unusable vector: it ${unusable}`);
       return vs.length === 1 ? vs[0] : meanOfUnitVectors(vs);
