@@ -219,6 +219,8 @@ class ScriptedTask implements BackgroundTask {
   readonly name = 'scripted';
   due: number | undefined;
   steps = 0;
+  /** Steps that have ended (returned or thrown). */
+  ended = 0;
   running = 0;
   maxRunning = 0;
   failNext = false;
@@ -241,6 +243,7 @@ class ScriptedTask implements BackgroundTask {
     this.maxRunning = Math.max(this.maxRunning, this.running);
     await new Promise((r) => setTimeout(r, this.stepMs));
     this.running--;
+    this.ended++;
     if (this.failNext) {
       this.failNext = false;
       throw new Error('step broke');
@@ -269,6 +272,9 @@ test('TaskDriver: a step when due, none while idle, a wake re-arms, never two st
   task.wake.fire();
   await until(() => task.steps === 2, 'the work that came during the step runs after it');
   assert.equal(task.maxRunning, 1, 'never two steps at once');
+  // Step 2 must end before the next work is set: set during it, the work (and failNext) would be
+  // taken by step 2 or by a step the driver re-arms after it, and the test would race the driver.
+  await until(() => task.ended === 2, 'the second step ends');
   task.failNext = true;
   task.due = 0;
   task.wake.fire();

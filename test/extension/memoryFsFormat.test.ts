@@ -14,8 +14,9 @@ async function record(input: Parameters<Awaited<ReturnType<typeof openMemory>>['
 }
 
 test('render → parse is the identity, and an unchanged document is an empty patch', async () => {
+  const written = 'Use pnpm, not npm, in this repository.\n\n- the lock file is `pnpm-lock.yaml`\n- CI runs `pnpm i --frozen-lockfile`';
   const m = await record({
-    content: 'Use pnpm, not npm, in this repository.\n\n- the lock file is `pnpm-lock.yaml`\n- CI runs `pnpm i --frozen-lockfile`',
+    content: written,
     title: 'Use pnpm: not npm',
     type: 'preference',
     tags: ['tooling', 'node'],
@@ -27,10 +28,12 @@ test('render → parse is the identity, and an unchanged document is an empty pa
   assert.match(text, /\ntitle: "Use pnpm: not npm"\n/, 'a title with ": " is quoted');
   assert.match(text, /\ntags: \[ tooling, node \]\n/);
   assert.match(text, /\nlifetime: 1 week # expires 8 Mar 2026, \d\d:00\n/);
-  assert.ok(text.endsWith(`\n---\n\n${m.content}\n`));
+  // The document shows the text as written (line breaks kept), not the collapsed stored content.
+  assert.notEqual(m.content, written);
+  assert.ok(text.endsWith(`\n---\n\n${written}\n`));
   const fields = parseMemoryDocument(text, m);
   assert.equal(fields.title, m.title);
-  assert.equal(fields.content, m.content);
+  assert.equal(fields.content, written);
   assert.deepEqual(fields.tags, ['tooling', 'node']);
   assert.equal(fields.ttlSeconds, 7 * 86_400);
   assert.deepEqual(patchFor(fields, m), {});

@@ -53,7 +53,9 @@ suite('Memory tree', () => {
     // Age first; importance only when it is not normal; the type, as the tree is grouped by tag.
     assert.equal(String(item.description), 'just now · high importance · general');
     assert.match(
-      String((item.tooltip as vscode.MarkdownString).value).replace(/\\/g, ''),
+      String((item.tooltip as vscode.MarkdownString).value)
+        .replace(/\\/g, '')
+        .replace(/&nbsp;/g, ' '),
       /high importance \(0\.7\) · permanent · added just now \(\d+ \w+ \d{4}, \d\d:\d\d\)/,
     );
     assert.equal(item.contextValue, 'memory.permanent', 'a memory added on purpose is permanent');

@@ -196,7 +196,10 @@ export async function withTheme(page, { themeRequestFile, suffix }, fn) {
   try {
     return await fn();
   } finally {
-    await switchTheme(page, themeRequestFile, SCREENSHOT_THEMES[SCREENSHOT_THEMES.length - 1], '');
+    // Back as screenshotInThemes leaves it: the last theme, then the setting unset.
+    const last = SCREENSHOT_THEMES[SCREENSHOT_THEMES.length - 1];
+    await switchTheme(page, themeRequestFile, last);
+    await switchTheme(page, themeRequestFile, last, '');
   }
 }
 
