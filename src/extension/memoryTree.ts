@@ -35,6 +35,12 @@ const TYPE_ICONS: Record<string, string> = {
   document_chunk: 'file-text',
 };
 
+/** A type as a group heading: "document_chunk" → "Document chunk" (the id stays what documents and the CLI use). */
+export function typeHeading(type: string): string {
+  const words = type.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 export type Grouping = 'type' | 'tag';
 /** Context key for the view-title toggle (package.json menus). */
 export const GROUPING_CONTEXT = 'agentMemory.treeGrouping';
@@ -177,7 +183,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
     tip.appendMarkdown(`\n\n---\n`);
     tip.appendText(
       [
-        m.type,
+        typeHeading(m.type),
         m.scope === 'global' ? 'global (every project)' : 'this project',
         `${importanceWord(m.importance)} importance (${m.importance})`,
         life ? `${life} (${humanDate(m.expiresAt!)})` : 'permanent',
@@ -196,7 +202,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
   getTreeItem(node: TreeNode): vscode.TreeItem {
     switch (node.kind) {
       case 'type': {
-        const item = new vscode.TreeItem(node.type, vscode.TreeItemCollapsibleState.Expanded);
+        const item = new vscode.TreeItem(typeHeading(node.type), vscode.TreeItemCollapsibleState.Expanded);
         item.id = `type:${node.type}`;
         item.description = String(node.count);
         item.iconPath = new vscode.ThemeIcon(TYPE_ICONS[node.type] ?? 'note');
@@ -244,7 +250,7 @@ export function memoryDescription(m: MemorySummary, grouping: Grouping, now = Da
     age(m.createdAt, now),
     importance === 'normal' ? undefined : `${importance} importance`,
     m.scope === 'global' ? 'global' : undefined,
-    ...(grouping === 'type' ? m.tags.map((t) => `#${t}`) : [m.type]),
+    ...(grouping === 'type' ? m.tags.map((t) => `#${t}`) : [typeHeading(m.type).toLowerCase()]),
   ]
     .filter(Boolean)
     .join(' · ');

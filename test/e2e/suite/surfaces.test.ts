@@ -76,6 +76,7 @@ suite('Surfaces', () => {
     const roots = await api.tree.getChildren();
     const general = roots.find((n): n is Extract<TreeNode, { kind: 'type' }> => n.kind === 'type' && n.type === 'general');
     assert.ok(general && general.count >= 1, 'a "general" group with a count');
+    assert.equal(api.tree.getTreeItem(general).label, 'General', 'the group heading is a word, not the type id');
     const items = await api.tree.getChildren(general);
     const node = items.find((n) => n.kind === 'memory' && n.memory.id === m.id);
     assert.ok(node, 'the memory is listed in its group');
