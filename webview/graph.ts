@@ -61,17 +61,40 @@ const state: GraphViewState = {
   ...vscode.getState<Partial<GraphViewState>>(),
 };
 let theme: GraphTheme = readTheme();
-/** Entity type (or memory type) → palette index, stable for the panel's life. */
-const typeIndex = new Map<string, number>();
+/**
+ * Memory type → palette index, the same in every drawing and every panel: the common types get
+ * distinct colours. Entity types (whatever the pipeline names) get one by a hash of the name.
+ */
+const MEMORY_TYPE_COLOURS: Readonly<Record<string, number>> = {
+  general: 0,
+  decision: 1,
+  fact: 2,
+  preference: 3,
+  problem: 4,
+  error: 4,
+  solution: 5,
+  fix: 2,
+  workflow: 5,
+  procedural: 1,
+  code_pattern: 3,
+  semantic: 6,
+  document_chunk: 6,
+};
 /** What the panel draws now (the entity view can fall back to memories). */
 let drawn: GraphView | undefined;
 /** The user panned or zoomed: a resize then keeps their view instead of fitting again. */
 let userMoved = false;
 
 function colourIndex(type: string): number {
-  if (!typeIndex.has(type)) typeIndex.set(type, typeIndex.size % PALETTE_SIZE);
-  return typeIndex.get(type)!;
+  const fixed = MEMORY_TYPE_COLOURS[type];
+  if (fixed !== undefined) return fixed;
+  let h = 0;
+  for (const ch of type) h = (h * 31 + ch.codePointAt(0)!) >>> 0;
+  return h % PALETTE_SIZE;
 }
+
+/** A type as people read it: 'code_pattern' → 'code pattern'. */
+const typeLabel = (type: string) => type.replace(/_/g, ' ');
 
 let lastDrawMs = 0;
 /** Phases of the last drawing (ms): build the elements + create, layout (with the overlap pass), first render. */
@@ -137,7 +160,13 @@ function entityElements(data: EntityGraphData): cytoscape.ElementDefinition[] {
     out.push({
       group: 'edges',
       classes: data.edges.length <= 2000 ? 'relation' : '',
-      data: { id: `r:${e.id}`, source: e.from, target: e.to, label: e.type, width: 1 + Math.min(3, Math.log1p(e.mentions)) * e.confidence },
+      data: {
+        id: `r:${e.id}`,
+        source: e.from,
+        target: e.to,
+        label: typeLabel(e.type),
+        width: 1 + Math.min(3, Math.log1p(e.mentions)) * e.confidence,
+      },
     });
   }
   return out;
@@ -254,7 +283,7 @@ function legendOf(data: GraphView): Parameters<typeof renderLegend>[1] {
     if ('mergedInto' in n && n.mergedInto) merged++;
     else counts.set(n.type, (counts.get(n.type) ?? 0) + 1);
   }
-  const nodes = [...counts].map(([label, count]) => ({ label, count, colour: colourIndex(label) }));
+  const nodes = [...counts].map(([type, count]) => ({ label: typeLabel(type), count, colour: colourIndex(type) }));
   const edges = new Set<EdgeKind>();
   if (data.mode === 'entities') {
     if (data.edges.length) edges.add('relation');
@@ -337,10 +366,10 @@ function renderTypes(data: EntityGraphData | undefined): void {
     el.types.appendChild(
       h(
         'label',
-        { title: `${count} ${type} entities` },
+        { title: `${count} ${typeLabel(type)} ${count === 1 ? 'entity' : 'entities'}` },
         box,
         h('span', { class: `swatch tc${colourIndex(type)}`, 'aria-hidden': 'true' }),
-        type,
+        typeLabel(type),
         h('span', { class: 'count' }, `(${count})`),
       ),
     );

@@ -10,6 +10,7 @@ import type { FromSearchView, SearchFiltersView, SearchResultView, ToSearchView 
 import { byId, clear, h, icon } from './lib/dom';
 import { highlightSegments } from './lib/highlight';
 import { channel } from './lib/vscodeApi';
+import { shortLabel } from './lib/graphLabels';
 
 const vscode = channel<ToSearchView, FromSearchView>();
 const input = byId<HTMLInputElement>('query');
@@ -209,10 +210,10 @@ function renderResult(r: SearchResultView, index: number): HTMLElement {
       'data-id': r.id,
       // The webview context menu (package.json webview/context) reads this; the commands get memoryId.
       'data-vscode-context': JSON.stringify({ webviewSection: 'memory', memoryId: r.id, preventDefaultContextMenuItems: true }),
-      role: 'option',
+      // A list item, not a listbox option: it holds buttons, and an option may hold no control.
+      // Focusable so ↑/↓ can move to it; aria-current marks the selected one.
       tabindex: '-1',
-      'aria-selected': 'false',
-      'aria-label': `${r.title || r.content.slice(0, 80)}${r.relevance !== undefined ? `, relevance ${percent(r.relevance)}` : ''}`,
+      'aria-label': `${r.title || shortLabel(r.content, 80)}${r.relevance !== undefined ? `, relevance ${percent(r.relevance)}` : ''}`,
       id: `result-${index}`,
     },
     h(
@@ -244,18 +245,21 @@ function results(): HTMLElement[] {
 
 let selected = -1;
 
+function markSelected(el: HTMLElement, on: boolean): void {
+  if (on) el.setAttribute('aria-current', 'true');
+  else el.removeAttribute('aria-current');
+}
+
 /** Moves the selection (and focus) to result `i`; -1 returns focus to the query. */
 function select(i: number): void {
   const items = results();
-  items.forEach((el, k) => el.setAttribute('aria-selected', String(k === i)));
+  items.forEach((el, k) => markSelected(el, k === i));
   selected = i >= 0 && i < items.length ? i : -1;
   if (selected < 0) {
     input.focus();
-    input.removeAttribute('aria-activedescendant');
     return;
   }
   const el = items[selected]!;
-  input.setAttribute('aria-activedescendant', el.id);
   el.focus();
   el.scrollIntoView({ block: 'nearest' });
 }
@@ -368,7 +372,7 @@ function onResults(m: ResultsMessage): void {
   // After a refresh (a memory changed), keep the selection on the same memory if it is still there.
   const again = keep ? m.results.findIndex((r) => r.id === keep) : -1;
   if (again >= 0) {
-    results().forEach((el, k) => el.setAttribute('aria-selected', String(k === again)));
+    results().forEach((el, k) => markSelected(el, k === again));
     selected = again;
     if (document.activeElement === document.body) results()[again]!.focus();
   }

@@ -41,7 +41,7 @@ const BODY = `
 <button id="clearFilters" title="Clear the filters"><span class="codicon codicon-clear-all" aria-hidden="true"></span>Clear</button>
 </div>
 <div id="status" role="status" aria-live="polite"></div>
-<ul id="results" role="listbox" aria-label="Results"></ul>
+<ul id="results" aria-label="Results"></ul>
 <div class="keys" aria-hidden="true">↑/↓ move · Enter open · Delete delete · Shift+F10 more actions · / search · Esc clear</div>`;
 
 /** The panel's spec for panels.ts fillPanel: strict CSP with a nonce, the bundle, codicons, webview.css and search.css. */

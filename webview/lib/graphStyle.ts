@@ -110,6 +110,6 @@ export function graphStyles(t: GraphTheme): cytoscape.StylesheetJson {
         'z-index': 20,
       },
     },
-    { selector: '.faded', style: { opacity: 0.15 } },
+    { selector: '.faded', style: { opacity: t.fadedOpacity } },
   ] as cytoscape.StylesheetJson;
 }

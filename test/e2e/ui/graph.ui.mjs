@@ -181,13 +181,18 @@ const LABELS_VISIBLE_ZOOM = 8 / 11;
  */
 const legendSwatches = (graph) =>
   graph.evaluate(() => {
+    // One notation for both: a relative colour (media/webview.css drops a theme colour's alpha)
+    // computes to color(srgb r g b) with 0–1 channels; cytoscape's colours are rgb() with 0–255.
     const rgb = (colour) => {
       const probe = document.createElement('span');
       probe.style.color = colour;
       document.body.appendChild(probe);
       const out = getComputedStyle(probe).color;
       probe.remove();
-      return out;
+      const srgb = /^color\(srgb ([\d.]+) ([\d.]+) ([\d.]+)(?: \/ ([\d.]+))?\)$/.exec(out);
+      if (!srgb) return out;
+      const [r, g, b] = srgb.slice(1, 4).map((c) => Math.round(Number(c) * 255));
+      return srgb[4] === undefined || srgb[4] === '1' ? `rgb(${r}, ${g}, ${b})` : `rgba(${r}, ${g}, ${b}, ${srgb[4]})`;
     };
     const { cy } = window.agentMemoryGraph;
     const out = [];
@@ -200,7 +205,7 @@ const legendSwatches = (graph) =>
         .filter((n) => n.data('type') === type && !n.hasClass('merged'))
         .first();
       if (node.empty()) continue;
-      out.push({ type, swatch: getComputedStyle(swatch).backgroundColor, node: rgb(node.style('background-color')) });
+      out.push({ type, swatch: rgb(getComputedStyle(swatch).backgroundColor), node: rgb(node.style('background-color')) });
     }
     return out;
   });

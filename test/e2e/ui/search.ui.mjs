@@ -106,7 +106,7 @@ async function choosePath(page, file) {
 }
 
 const selectedIndex = (frame) =>
-  frame.evaluate(() => [...document.querySelectorAll('#results .result')].findIndex((e) => e.getAttribute('aria-selected') === 'true'));
+  frame.evaluate(() => [...document.querySelectorAll('#results .result')].findIndex((e) => e.getAttribute('aria-current') === 'true'));
 
 export const tests = {
   async 'import JSONL, then filters and keyboard navigation in the search panel'({ page, screenshot, workspace }) {
@@ -151,7 +151,7 @@ export const tests = {
     assert.equal(await selectedIndex(frame), 0);
     await page.keyboard.press('ArrowDown');
     assert.equal(await selectedIndex(frame), 1);
-    assert.equal(await frame.evaluate(() => document.activeElement?.getAttribute('aria-selected')), 'true', 'focus follows the selection');
+    assert.equal(await frame.evaluate(() => document.activeElement?.getAttribute('aria-current')), 'true', 'focus follows the selection');
     await page.keyboard.press('ArrowUp');
     assert.equal(await selectedIndex(frame), 0);
     await screenshot('keyboard-selection');
@@ -257,7 +257,8 @@ export const tests = {
     await page.keyboard.press('Escape');
     await header.hover();
     await header.locator('a.action-label[aria-label^="Group Memories by Type"]').click();
-    await page.locator('.monaco-list-row', { hasText: /^fix/ }).first().waitFor({ state: 'visible', timeout: 20000 });
+    // Type groups are headed by a word ("Fix"), not the type id.
+    await page.locator('.monaco-list-row', { hasText: /^Fix/ }).first().waitFor({ state: 'visible', timeout: 20000 });
   },
 
   async 'search relevance: nonsense finds nothing, a match is highlighted and clamped, actions in the context menu, restored after a reload'({
