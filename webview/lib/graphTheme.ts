@@ -50,7 +50,7 @@ export function readTheme(el: Element = document.body): GraphTheme {
 /**
  * A colour without its alpha. Some themes give a chart colour transparency (Dark Modern's orange
  * is #EA5C0055); the canvas draws node colours solid, and media/webview.css drops the alpha of the
- * legend swatches the same way (`rgb(from … r g b)`), so both show the same colour.
+ * legend swatches the same way (`rgb(from … r g b / 1)`), so both show the same colour.
  */
 export function opaque(colour: string): string {
   const probe = document.createElement('span');
