@@ -100,14 +100,16 @@ export function problemKey(p: ConfigProblem): string {
   return `${p.source}|${p.severity}|${p.range ? `${p.range.line + 1}:${p.range.column + 1}` : '-'}|${p.message}`;
 }
 
-/** The one notification text for a set of problems, e.g. "agent.yaml has 2 problems: …". */
+/** The one notification text for a set of problems, e.g. "agent.yaml has 2 problems: memory.default_ttl (line 3) and 1 more. …". */
 export function notificationText(fileName: string, problems: readonly ConfigProblem[]): string {
   const first = problems[0];
   if (!first) return '';
   const where = first.range ? ` (line ${first.range.line + 1})` : '';
   const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
   const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-  return `Agent Memory: ${fileName} has ${count}: ${first.message}${where}${more}. Defaults are used for those values.`;
+  // The key and line only: the full message (allowed values, the default used) is in the Problems
+  // panel and at the squiggle; a toast that repeats it is too long to read.
+  return `Agent Memory: ${fileName} has ${count}: ${first.key}${where}${more}. Defaults are used for those values until they are fixed.`;
 }
 
 /**

@@ -4,7 +4,7 @@
  * setting's title from the last part of its id ("ollamaModel" → "Ollama Model") and drops the
  * part equal to its group's id, so ids are camelCase words under their group: the agent.yaml
  * key `memory.auto_merge_threshold` is the setting `agentMemory.duplicates.autoMergeSimilarity`,
- * titled "Auto Merge Similarity" in the group "Duplicates and Merging".
+ * titled "Auto Merge Similarity" in the group "Duplicates".
  * The agent.yaml keys themselves (docs/configuration.md) do not change.
  */
 
@@ -17,18 +17,19 @@ export interface SettingsGroup {
   readonly advanced: boolean;
 }
 
+// Short titles: the Settings editor's table of contents shows about 14 characters; the first words tell groups apart.
 export const SETTINGS_GROUPS: readonly SettingsGroup[] = [
-  { id: 'pipeline', title: 'Extraction Pipeline and Ollama', advanced: false },
-  { id: 'lifetime', title: 'Memory Lifetimes', advanced: false },
+  { id: 'pipeline', title: 'Pipeline and Ollama', advanced: false },
+  { id: 'lifetime', title: 'Lifetimes', advanced: false },
   { id: 'search', title: 'Search', advanced: false },
-  { id: 'duplicates', title: 'Duplicates and Merging', advanced: false },
+  { id: 'duplicates', title: 'Duplicates', advanced: false },
   { id: 'embeddings', title: 'Embeddings', advanced: false },
   { id: 'storage', title: 'Storage', advanced: false },
-  { id: 'worker', title: 'Advanced: Pipeline Worker', advanced: true },
-  { id: 'maintenance', title: 'Advanced: Maintenance and Repair', advanced: true },
-  { id: 'retention', title: 'Advanced: Retention', advanced: true },
-  { id: 'documents', title: 'Advanced: Documents', advanced: true },
-  { id: 'index', title: 'Advanced: Vector Index and Snapshots', advanced: true },
+  { id: 'worker', title: 'Worker (Advanced)', advanced: true },
+  { id: 'maintenance', title: 'Maintenance (Advanced)', advanced: true },
+  { id: 'retention', title: 'Retention (Advanced)', advanced: true },
+  { id: 'documents', title: 'Documents (Advanced)', advanced: true },
+  { id: 'index', title: 'Index (Advanced)', advanced: true },
 ];
 
 /** agent.yaml key → `<group id>.<name>`, in display order within each group. */

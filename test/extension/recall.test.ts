@@ -45,7 +45,7 @@ test('citedIndexes: [mN] citations in order, unknown labels ignored', () => {
   assert.deepEqual(citedIndexes('no citations here', 3), []);
 });
 
-test('recallAnswerText: the recalled memories as a numbered list with type, scope and id; "no relevant memories" when none', () => {
+test('recallAnswerText: the recalled memories as a numbered list with type, scope and a link that opens each; "no relevant memories" when none', () => {
   const hits = [hit('a1', 'Staging DB on *5433*.\n\nSince March.', { title: 'Port' }), hit('b2', 'Use [link](x)', {}, 'global')];
   const text = recallAnswerText('staging port?', hits);
   assert.equal(
@@ -56,10 +56,10 @@ test('recallAnswerText: the recalled memories as a numbered list with type, scop
       'Recalled 2 memories for your question:',
       '',
       '1. Port — Staging DB on *5433*. Since March.',
-      '   (fact · id a1)',
+      '   (fact · [Open](<agent-memory:/a1/Port.md>))',
       '',
       '2. Use [link](x)',
-      '   (fact, global · id b2)',
+      '   (fact, global · [Open](<agent-memory:/b2/Use%20%5Blink%5D(x).md>))',
       '',
     ].join('\n'),
   );

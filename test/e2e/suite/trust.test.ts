@@ -91,7 +91,15 @@ suite('Trust surfaces', () => {
     const r = await vscode.commands.executeCommand<RecallOutcome>('agentMemory.recall', 'which port does the wallaby cache use?');
     assert.equal(r.response.hits[0]?.memory.id, m.id);
     assert.match(r.text, /^# Recall: which port does the wallaby cache use\?\n\nRecalled \d+ memor(y|ies) for your question:/);
-    assert.ok(r.text.includes(`1. Trust test: the wallaby cache server runs on port 6390.\n   (general · id ${m.id})`), r.text);
+    assert.ok(
+      r.text.includes(`1. Trust test: the wallaby cache server runs on port 6390.\n   (general · [Open](<agent-memory:/${m.id}/`),
+      r.text,
+    );
+    // The link opens the memory's document.
+    const link = /\[Open\]\(<([^>]+)>\)/.exec(r.text)?.[1];
+    assert.ok(link, r.text);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(link));
+    assert.match(doc.getText(), /the wallaby cache server runs on port 6390\./);
   });
 
   test(
