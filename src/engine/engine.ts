@@ -6,10 +6,8 @@
  * rebuilds the runtimes when the configuration is reloaded. It knows nothing of threads or
  * VS Code: the worker (worker.ts) hosts it in a thread, the tests also host it directly.
  */
-import * as path from 'node:path';
-import { resolveProjectId, type ProjectIdResult } from '../core/project';
+import type { ProjectIdResult } from '../core/project';
 import type { ResolvedConfig } from '../core/config';
-import type { Embedder } from '../core/embed/types';
 import { errorMessage } from '../core/util/errors';
 import { loadEngineConfig } from './config';
 import { EngineContext } from './context';
@@ -17,7 +15,16 @@ import { EngineError } from './errors';
 import * as pc from './pipelineControl';
 import type { ConfigSummary, EngineEvent, EngineInit, PipelineModeName, PipelineStatus } from './protocol';
 import { StoreRuntime } from './runtime/storeRuntime';
-import { chooseEmbedder, embedderInfo, embeddingKey, switchAll, type ChooseEmbedder, type EmbedderInfo } from './runtime/embedders';
+import {
+  chooseEmbedder,
+  embeddingKey,
+  selectActive,
+  switchAll,
+  type ActiveEmbedder,
+  type ChooseEmbedder,
+  type EmbedderInfo,
+} from './runtime/embedders';
+import { projectIdFor } from './projectId';
 import { Scheduler } from './scheduler';
 import { DiagnosticsService } from './services/diagnostics';
 import { GraphViewService } from './services/graphView';
@@ -41,13 +48,6 @@ export interface EngineOptions extends EngineInit {
   snapshotTickMs?: number;
   /** How the embedder of a configuration is chosen (tests inject deterministic ones). */
   chooseEmbedder?: ChooseEmbedder;
-}
-
-/** The embedder the runtimes use, with what diagnostics say about it and the settings it came from. */
-interface ActiveEmbedder {
-  embedder: Embedder;
-  info: EmbedderInfo;
-  key: string;
 }
 
 export class MemoryEngine {
@@ -295,29 +295,5 @@ export class MemoryEngine {
     for (const i of this.ctx.engineConfig.summary.issues) {
       this.ctx.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
     }
-  }
-}
-
-/** The workspace's project id: VCS-agnostic (src/core/project) unless memory.normalize_project_id is off: then its folder path. */
-async function projectIdFor(root: string | undefined, config: ResolvedConfig): Promise<ProjectIdResult> {
-  if (!root) return { id: 'no-workspace', kind: 'canonical', detail: 'no folder is open' };
-  if (config.memory.normalize_project_id) return resolveProjectId(root);
-  const folder = path.resolve(root);
-  return { id: folder, kind: 'path', root: folder, detail: 'memory.normalize_project_id is off: the folder path is the project id' };
-}
-
-/** The configuration's embedder; undefined (keyword-only search, with a warning) when none can be had. */
-async function selectActive(
-  choose: ChooseEmbedder,
-  config: ResolvedConfig,
-  warn: (m: string) => void,
-): Promise<ActiveEmbedder | undefined> {
-  try {
-    const sel = await choose(config);
-    if (sel.degraded) warn(`embedder: ${sel.reason}`);
-    return { embedder: sel.embedder, info: embedderInfo(sel), key: embeddingKey(config) };
-  } catch (e) {
-    warn(`no embedder (${errorMessage(e)}): search is keyword-only`);
-    return undefined;
   }
 }

@@ -73,3 +73,26 @@ export async function switchAll(
   }
   return all;
 }
+
+/** The embedder the runtimes use, with what diagnostics say about it and the settings it came from. */
+export interface ActiveEmbedder {
+  embedder: Embedder;
+  info: EmbedderInfo;
+  key: string;
+}
+
+/** The configuration's embedder; undefined (keyword-only search, with a warning) when none can be had. */
+export async function selectActive(
+  choose: ChooseEmbedder,
+  config: ResolvedConfig,
+  warn: (m: string) => void,
+): Promise<ActiveEmbedder | undefined> {
+  try {
+    const sel = await choose(config);
+    if (sel.degraded) warn(`embedder: ${sel.reason}`);
+    return { embedder: sel.embedder, info: embedderInfo(sel), key: embeddingKey(config) };
+  } catch (e) {
+    warn(`no embedder (${errorMessage(e)}): search is keyword-only`);
+    return undefined;
+  }
+}
