@@ -4,6 +4,7 @@
  */
 export class Debounced {
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private held = false;
 
   constructor(
     private readonly run: () => unknown,
@@ -12,6 +13,7 @@ export class Debounced {
 
   /** (Re)starts the wait; the action runs once the events stop for `delayMs`. */
   trigger(): void {
+    if (this.held) return;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.run(), this.delayMs);
   }
@@ -20,5 +22,15 @@ export class Debounced {
   cancel(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+  }
+
+  /**
+   * While held, a pending run is dropped and triggers are ignored. Views hold their refresh while
+   * the engine stops: the window may be closing, and a refresh then reaches a workbench that is
+   * going away ("Unable to refresh tree view …: Canceled" in the log).
+   */
+  hold(on: boolean): void {
+    this.held = on;
+    if (on) this.cancel();
   }
 }

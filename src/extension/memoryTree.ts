@@ -91,6 +91,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         if (e.type === 'memory.changed') this.refreshSoon();
       }),
       engine.onStateChange((s) => {
+        this.refreshLater.hold(s.state === 'stopping' || s.state === 'stopped');
         if (s.state === 'ready' || s.state === 'failed') this.refresh();
       }),
     );

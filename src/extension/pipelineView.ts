@@ -56,8 +56,9 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
         // Stopping is the window closing (deactivate) or a restart, which reports starting next:
         // a refresh now would reach a workbench that is going away ("Unable to refresh tree view
         // agentMemory.pipeline: Canceled" in the log on every window close).
-        if (s.state === 'stopping' || s.state === 'stopped') this.refreshLater.cancel();
-        else this.refresh();
+        const stopping = s.state === 'stopping' || s.state === 'stopped';
+        this.refreshLater.hold(stopping);
+        if (!stopping) this.refresh();
       }),
     );
   }

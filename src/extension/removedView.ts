@@ -60,6 +60,7 @@ export class RemovedTreeProvider implements vscode.TreeDataProvider<RemovedNode>
         if (e.type === 'memory.changed') this.refreshLater.trigger();
       }),
       engine.onStateChange((s) => {
+        this.refreshLater.hold(s.state === 'stopping' || s.state === 'stopped');
         if (s.state === 'ready') this.refresh();
       }),
     );

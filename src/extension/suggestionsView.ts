@@ -37,6 +37,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
         if (e.type === 'memory.changed') this.refreshSoon();
       }),
       engine.onStateChange((s) => {
+        this.refreshLater.hold(s.state === 'stopping' || s.state === 'stopped');
         if (s.state === 'ready' || s.state === 'failed') this.refresh();
       }),
     );

@@ -27,3 +27,17 @@ test('cancel drops the pending run', async () => {
   await sleep(60);
   assert.equal(runs, 0);
 });
+
+test('hold drops the pending run and ignores triggers until released (a view while the engine stops)', async () => {
+  let runs = 0;
+  const d = new Debounced(() => runs++, 20);
+  d.trigger();
+  d.hold(true);
+  d.trigger();
+  await sleep(60);
+  assert.equal(runs, 0, 'held: the pending run is dropped and a trigger does nothing');
+  d.hold(false);
+  d.trigger();
+  await sleep(60);
+  assert.equal(runs, 1, 'released: triggers run again');
+});
