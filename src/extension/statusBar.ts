@@ -9,6 +9,8 @@ import type { ConfigProblemSummary } from './configDiagnostics';
 import { Debounced } from './debounce';
 import { plural } from '../core/text/plural';
 
+/** Context key: this project or the global store holds memories (package.json walkthrough). */
+export const HAS_MEMORIES_CONTEXT = 'agentMemory.hasMemories';
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem('agentMemory.status', vscode.StatusBarAlignment.Left, 10);
   private count: number | undefined;
@@ -56,6 +58,8 @@ export class StatusBar implements vscode.Disposable {
     try {
       const [stats, pipeline] = await Promise.all([this.engine.request('stats', {}), this.engine.request('pipeline.status', {})]);
       this.count = stats.project.memories + stats.global.memories;
+      // The walkthrough's "Add a memory" step is done once there are memories, however they came.
+      if (this.count > 0) void vscode.commands.executeCommand('setContext', HAS_MEMORIES_CONTEXT, true);
       this.unhealthy = (['project', 'global'] as const)
         .filter((name) => stats[name].health && stats[name].health.state !== 'ok')
         .map((name) => ({ store: name, health: stats[name].health }));

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { findFrame, openViewContainer, runCommand } from './workbench.mjs';
+import { cli, findFrame, openViewContainer, runCommand } from './workbench.mjs';
 
 const EXTENSION_ID = 'agent-memory.agent-memory';
 
@@ -25,7 +25,9 @@ function extHostLogs(userDataDir) {
 }
 
 export const tests = {
-  async 'Getting Started walkthrough: add a memory, @memory / Recall…, other agents, the pipeline'({ page, screenshot }) {
+  async 'Getting Started walkthrough: add a memory, @memory / Recall…, other agents, the pipeline'({ page, screenshot, workspace }) {
+    // A memory saved elsewhere (here the CLI) ticks "Add a memory": the step is about having one.
+    await cli(workspace, 'add', 'Presence test: the walkthrough ticks its first step once the project has a memory.');
     await runCommand(page, 'Welcome: Open Walkthrough...');
     const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get Started with Agent Memory' }).first();
     await pick.waitFor({ state: 'visible', timeout: 15000 });
@@ -35,6 +37,10 @@ export const tests = {
     for (const step of ['Add a memory', 'Ask @memory, or Recall…', 'Connect your other agents', 'Turn on the pipeline']) {
       await editor.locator('.getting-started-step', { hasText: step }).first().waitFor({ state: 'visible', timeout: 15000 });
     }
+    await editor
+      .locator('.getting-started-step[aria-checked="true"]', { hasText: 'Add a memory' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 15000 });
     // The first step is open with its button and its page (a markdown webview).
     const button = editor.locator('.getting-started-step.expanded a, .getting-started-step.expanded button', { hasText: 'Add Memory' });
     await button.first().waitFor({ state: 'visible', timeout: 10000 });
