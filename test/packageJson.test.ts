@@ -124,6 +124,8 @@ test('the Getting Started walkthrough: add, recall, other agents, pipeline; each
   for (const [i, s] of walkthrough.steps.entries()) {
     assert.ok(byId.has(buttons[i]!), `${s.id}: its button runs a contributed command`);
     assert.ok(s.media.markdown && fs.existsSync(path.join(root, s.media.markdown)), `${s.id}: ${s.media.markdown} exists`);
-    assert.deepEqual(s.completionEvents, [`onCommand:${buttons[i]}`], `${s.id} is checked off when its command runs`);
+    // "Add a memory" is also done once the project has memories, however they came (statusBar.ts sets the key).
+    const extra = s.id === 'addMemory' ? ['onContext:agentMemory.hasMemories'] : [];
+    assert.deepEqual(s.completionEvents, [`onCommand:${buttons[i]}`, ...extra], `${s.id} is checked off when its command runs`);
   }
 });

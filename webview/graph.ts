@@ -16,9 +16,10 @@ import type { FromGraphView, GraphViewState, ToGraphView } from '../src/extensio
 import type { EntityGraphData, EntityMemory, EntityNode, GraphData, GraphView } from '../src/engine/protocol';
 import { byId, clear, h } from './lib/dom';
 import { bindKeyboard } from './lib/graphKeys';
-import { oneLine, shortLabel } from './lib/graphLabels';
+import { oneLine, shortLabel, typeLabel } from './lib/graphLabels';
 import { LARGE_GRAPH, layoutFor, removeOverlaps } from './lib/graphLayout';
 import { renderLegend } from './lib/graphLegend';
+import { fitDrawing } from './lib/graphFit';
 import { graphStyles, memoryEdgeKind, type EdgeKind } from './lib/graphStyle';
 import { onThemeChange, readTheme, type GraphTheme } from './lib/graphTheme';
 import { channel } from './lib/vscodeApi';
@@ -46,7 +47,6 @@ const el = {
 };
 
 const PALETTE_SIZE = 7;
-const MAX_FIT_ZOOM = 1.5;
 cytoscape.use(fcose);
 // cytoscape injects a <style> (`.__________cytoscape_container { position: relative }`) unless
 // an element with this id exists; the CSP refuses inline styles, so the rule lives in
@@ -92,9 +92,6 @@ function colourIndex(type: string): number {
   for (const ch of type) h = (h * 31 + ch.codePointAt(0)!) >>> 0;
   return h % PALETTE_SIZE;
 }
-
-/** A type as people read it: 'code_pattern' → 'code pattern'. */
-const typeLabel = (type: string) => type.replace(/_/g, ' ');
 
 let lastDrawMs = 0;
 /** Phases of the last drawing (ms): build the elements + create, layout (with the overlap pass), first render. */
@@ -204,16 +201,10 @@ function memoryElements(data: GraphData): cytoscape.ElementDefinition[] {
   return out;
 }
 
-/** Fits the whole drawing (labels included) in the panel; a handful of nodes is not blown up to fill it. */
+/** Fits the drawing in the panel (lib/graphFit.ts), clear of the open legend. */
 function fitCapped(): void {
   cy.resize();
-  const shown = cy.elements(':visible');
-  if (!shown.length) return;
-  cy.fit(shown, 30);
-  if (cy.zoom() > MAX_FIT_ZOOM) {
-    cy.zoom(MAX_FIT_ZOOM);
-    cy.center(shown);
-  }
+  fitDrawing(cy, el.legend);
   userMoved = false;
 }
 

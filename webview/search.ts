@@ -10,7 +10,7 @@ import type { FromSearchView, SearchFiltersView, SearchResultView, ToSearchView 
 import { byId, clear, h, icon } from './lib/dom';
 import { highlightSegments } from './lib/highlight';
 import { channel } from './lib/vscodeApi';
-import { shortLabel } from './lib/graphLabels';
+import { shortLabel, typeLabel } from './lib/graphLabels';
 
 const vscode = channel<ToSearchView, FromSearchView>();
 const input = byId<HTMLInputElement>('query');
@@ -64,7 +64,8 @@ function applyFilters(f: SearchFiltersView | undefined): void {
 
 function updateTypesSummary(): void {
   const types = checkedTypes();
-  typesSummary.textContent = types.length === 0 ? 'All types' : types.length <= 2 ? types.join(', ') : `${types.length} types`;
+  typesSummary.textContent =
+    types.length === 0 ? 'All types' : types.length <= 2 ? types.map(typeLabel).join(', ') : `${types.length} types`;
 }
 
 function renderTypeOptions(types: readonly string[]): void {
@@ -77,7 +78,7 @@ function renderTypeOptions(types: readonly string[]): void {
       updateTypesSummary();
       search();
     });
-    typeList.appendChild(h('label', { class: 'type-option', for: `type-${t}` }, box, t));
+    typeList.appendChild(h('label', { class: 'type-option', for: `type-${t}` }, box, typeLabel(t)));
   }
 }
 
@@ -221,7 +222,7 @@ function renderResult(r: SearchResultView, index: number): HTMLElement {
       { class: 'result-head' },
       icon(r.scope === 'global' ? 'globe' : 'note'),
       r.title ? h('span', { class: 'title' }, r.title) : h('span', { class: 'title untitled' }),
-      h('span', { class: 'badge', title: 'Memory type' }, r.type),
+      h('span', { class: 'badge', title: 'Memory type' }, typeLabel(r.type)),
       relevanceBadge(r),
       actions(r),
     ),

@@ -42,7 +42,7 @@ const BODY = `
 </div>
 <div id="status" role="status" aria-live="polite"></div>
 <ul id="results" aria-label="Results"></ul>
-<div class="keys" aria-hidden="true">↑/↓ move · Enter open · Delete delete · Shift+F10 more actions · / search · Esc clear</div>`;
+<div class="keys" aria-hidden="true">↑/↓ move · Enter open · Del remove · Shift+F10 more actions · / search · Esc clear</div>`;
 
 /** The panel's spec for panels.ts fillPanel: strict CSP with a nonce, the bundle, codicons, webview.css and search.css. */
 const SEARCH_PANEL: PanelSpec = { viewType: SEARCH_PANEL_TYPE, title: 'Memory Search', script: 'search', body: BODY, extraStyle: 'search' };

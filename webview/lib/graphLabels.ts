@@ -29,3 +29,8 @@ export function shortLabel(text: string, max = LABEL_GRAPHEMES): string {
   if (space >= end - WORD_SLACK && space > 0) end = space;
   return `${parts.slice(0, end).join('').trimEnd()}…`;
 }
+
+/** A memory or entity type as people read it: 'code_pattern' → 'code pattern'. */
+export function typeLabel(type: string): string {
+  return type.replace(/_/g, ' ');
+}

@@ -29,6 +29,8 @@ export function memoryEdgeKind(kind: string): EdgeKind {
 /** Label font size (px at zoom 1) and the smallest on-screen size drawn: below it labels hide (zoomed out). */
 export const LABEL_FONT = 11;
 const MIN_READABLE = 8;
+/** Below this zoom the labels are too small to draw (min-zoomed-font-size). */
+export const LABELS_READABLE_ZOOM = MIN_READABLE / LABEL_FONT;
 
 function edgeKindStyles(t: GraphTheme): cytoscape.StylesheetJson {
   const arrow = (colour: string) => ({

@@ -302,6 +302,21 @@ export const tests = {
       'Linked',
     ])
       assert.ok(legend.includes(want), `legend has "${want}": ${legend}`);
+    // The open legend covers no node: the fit leaves it room.
+    const underLegend = await graph.evaluate(() => {
+      const { cy } = window.agentMemoryGraph;
+      const box = cy.container().getBoundingClientRect();
+      const l = document.getElementById('legend').getBoundingClientRect();
+      const [lx1, ly1, lx2, ly2] = [l.left - box.left, l.top - box.top, l.right - box.left, l.bottom - box.top];
+      return cy
+        .nodes()
+        .filter((n) => {
+          const b = n.renderedBoundingBox({ includeLabels: false });
+          return b.x1 < lx2 && b.x2 > lx1 && b.y1 < ly2 && b.y2 > ly1;
+        })
+        .map((n) => n.data('short'));
+    });
+    assert.deepEqual(underLegend, [], 'no node under the legend');
     await screenshot('15-memories');
     // Each legend swatch has the colour its type's nodes have on the canvas, in every theme (high
     // contrast defines no charts.orange: the legend once showed "general" without a colour).
