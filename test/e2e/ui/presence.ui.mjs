@@ -37,11 +37,10 @@ export const tests = {
     for (const step of ['Add a memory', 'Ask @memory, or Recall…', 'Connect your other agents', 'Turn on the pipeline']) {
       await editor.locator('.getting-started-step', { hasText: step }).first().waitFor({ state: 'visible', timeout: 15000 });
     }
-    await editor
-      .locator('.getting-started-step[aria-checked="true"]', { hasText: 'Add a memory' })
-      .first()
-      .waitFor({ state: 'visible', timeout: 15000 });
-    // The first step is open with its button and its page (a markdown webview).
+    const first = editor.locator('.getting-started-step[aria-checked="true"]', { hasText: 'Add a memory' }).first();
+    await first.waitFor({ state: 'visible', timeout: 15000 });
+    // VS Code opens the first step not yet done; open "Add a memory" for its button and its page (a markdown webview).
+    await first.click();
     const button = editor.locator('.getting-started-step.expanded a, .getting-started-step.expanded button', { hasText: 'Add Memory' });
     await button.first().waitFor({ state: 'visible', timeout: 10000 });
     await findFrame(page, async (f) => /one thing your agents should know/.test(await f.innerText('body')));
