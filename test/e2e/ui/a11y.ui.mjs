@@ -63,6 +63,8 @@ export const tests = {
     await runCommand(page, 'Agent Memory: Open Memory Graph');
     const graph = await findFrame(page, async (f) => (await f.locator('#canvas').count()) > 0, { timeoutMs: 30000 });
     await graph.waitForFunction(() => (window.agentMemoryGraph?.cy.nodes().length ?? 0) >= 3, null, { timeout: 30000 });
+    // The knowledge graph is off here: the banner that says so, with its settings link, is audited too.
+    await graph.locator('#notice .link-button').waitFor({ state: 'visible', timeout: 15000 });
     await assertAccessible(graph, inTheme, 'the memory graph');
     await screenshot('graph-audited');
 
