@@ -113,7 +113,14 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerRecallCommand(context, engine, log, onRecall);
   // agent.yaml problems → Problems panel, one notification per change, status bar warning.
   const configProblems = new ConfigDiagnostics(vscode.workspace.workspaceFolders?.[0]?.uri, log, (s) => statusBar.setConfigProblems(s));
-  context.subscriptions.push(configProblems.start());
+  context.subscriptions.push(
+    configProblems.start(),
+    // Again once the engine has read its configuration: an agent.yaml written while the window
+    // starts can land after the first check and before the file watcher is live.
+    engine.onStateChange((st) => {
+      if (st.state === 'ready') void configProblems.check();
+    }),
+  );
   registerTreeCommands(context, engine, tree);
   const views = registerPipelineSurfaces({ context, engine, settings, log });
   const chatHandler = createChatHandler(engine, onRecall);
