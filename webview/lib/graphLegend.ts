@@ -27,10 +27,21 @@ export function renderLegend(el: HTMLElement, c: LegendContent): void {
   const box = h('details', {}, h('summary', {}, 'Legend'));
   box.open = open;
   box.addEventListener('toggle', () => {
-    open = box.open;
+    // A fold the fit made (foldLegend) is not the person's choice: the next drawing opens it again.
+    if (box.dataset.folded === 'auto') delete box.dataset.folded;
+    else open = box.open;
   });
   el.appendChild(box);
   fill(box, c);
+}
+
+/** Folds the open legend for this drawing only (the drawing needs its room); the person's choice is kept. */
+export function foldLegend(el: HTMLElement): boolean {
+  const box = el.querySelector('details');
+  if (el.hidden || !box?.open) return false;
+  box.dataset.folded = 'auto';
+  box.open = false;
+  return true;
 }
 
 function fill(el: HTMLElement, c: LegendContent): void {
