@@ -8,12 +8,12 @@ import type { PipelineStatus, StoreHealthInfo } from '../engine/protocol';
 import type { ConfigProblemSummary } from './configDiagnostics';
 import { Debounced } from './debounce';
 import { plural } from '../core/text/plural';
+import { HasMemoriesContext } from './walkthroughContext';
 
-/** Context key: this project or the global store holds memories (package.json walkthrough). */
-export const HAS_MEMORIES_CONTEXT = 'agentMemory.hasMemories';
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem('agentMemory.status', vscode.StatusBarAlignment.Left, 10);
   private count: number | undefined;
+  private readonly hasMemories = new HasMemoriesContext();
   private pipeline: PipelineStatus | undefined;
   private config: ConfigProblemSummary = { errors: 0, warnings: 0 };
   /** Stores that cannot take writes now (disk full, I/O error, read-only), with the store's sentence. */
@@ -58,8 +58,7 @@ export class StatusBar implements vscode.Disposable {
     try {
       const [stats, pipeline] = await Promise.all([this.engine.request('stats', {}), this.engine.request('pipeline.status', {})]);
       this.count = stats.project.memories + stats.global.memories;
-      // The walkthrough's "Add a memory" step is done once there are memories, however they came.
-      if (this.count > 0) void vscode.commands.executeCommand('setContext', HAS_MEMORIES_CONTEXT, true);
+      this.hasMemories.update(this.count);
       this.unhealthy = (['project', 'global'] as const)
         .filter((name) => stats[name].health && stats[name].health.state !== 'ok')
         .map((name) => ({ store: name, health: stats[name].health }));
@@ -141,6 +140,7 @@ export class StatusBar implements vscode.Disposable {
 
   dispose(): void {
     this.refreshLater.cancel();
+    this.hasMemories.dispose();
     for (const s of this.subs) s.dispose();
     this.item.dispose();
   }
