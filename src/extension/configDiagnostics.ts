@@ -37,6 +37,9 @@ function toDiagnostic(p: ConfigProblem): vscode.Diagnostic {
   return d;
 }
 
+/** Time for a new file watcher to go live (a change before that reaches no listener). */
+export const WATCHER_SETTLE_MS = 5000;
+
 export class ConfigDiagnostics implements vscode.Disposable {
   readonly collection = vscode.languages.createDiagnosticCollection('agentMemory.config');
   private readonly subs: vscode.Disposable[] = [this.collection];
@@ -65,6 +68,9 @@ export class ConfigDiagnostics implements vscode.Disposable {
       }),
     );
     void this.check();
+    // Once more when the watcher has surely gone live: a file written before that reached no listener.
+    const settle = setTimeout(() => void this.check(), WATCHER_SETTLE_MS);
+    this.subs.push({ dispose: () => clearTimeout(settle) });
     return this;
   }
 

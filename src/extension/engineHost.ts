@@ -11,7 +11,8 @@ import { EngineClient, type EngineStateChange } from '../engine/client';
 import { resolveStoreHome } from '../engine/storeLocation';
 import { SharedTransport } from '../engine/transport/sharedTransport';
 import type { EngineInit } from '../engine/protocol';
-import { CONFIG_FILE_CANDIDATES } from '../core/config/files';
+import { CONFIG_FILE_CANDIDATES, configChangedAt } from '../core/config/files';
+import { WATCHER_SETTLE_MS } from './configDiagnostics';
 import type { Logger } from './log';
 import { readSettingOverrides } from './settings';
 import { SETTINGS_SECTION } from './settingsSchema';
@@ -20,6 +21,8 @@ import { SettingsWriter } from './settingsWriter';
 
 /** workspaceState key: pipeline.pause survives engine restarts and window reloads of this workspace. */
 export const PIPELINE_PAUSED_KEY = 'agentMemory.pipelinePaused';
+/** File times may be rounded to the second; a file this much older than a read may not have been seen by it. */
+const CLOCK_SLACK_MS = 2000;
 
 export function engineInit(context: vscode.ExtensionContext): EngineInit {
   // Multi-root: the chosen folder, else the active editor's, else the first (projectFolder.ts).
@@ -72,11 +75,14 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
   // `settingsOnly`: skip when the settings are what was last sent (VS Code fires one event per
   // written key, often after the write that caused it was already applied as a whole).
   let lastSent = JSON.stringify(client.currentInit.settings ?? {});
+  /** The engine read agent.yaml after this moment (its start, or the last reload asked for). */
+  let configReadAfter = Date.now();
   const reloadNow = async (why: string, settingsOnly = false): Promise<void> => {
     const overrides = readSettingOverrides();
     const key = JSON.stringify(overrides);
     if (settingsOnly && key === lastSent) return;
     lastSent = key;
+    configReadAfter = Date.now();
     // A later (crash) restart starts with these settings, not the ones of activation time.
     client.updateInit({ settings: overrides });
     // Requests wait while the engine starts; a restarting engine picks up the new init instead.
@@ -105,12 +111,25 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
       ev(() => reload('agent.yaml changed'), undefined, context.subscriptions);
     context.subscriptions.push(watcher);
   }
+  // A file watcher takes a moment to go live: an agent.yaml written while the engine starts can
+  // be missed by both. So once ready, and once more when the watcher has surely settled, a file
+  // written since the engine last read it is reloaded (a redundant reload costs little).
+  const catchUp = async (): Promise<void> => {
+    if (!folder) return;
+    const changed = await configChangedAt(folder.uri.fsPath);
+    if (changed !== undefined && changed >= configReadAfter - CLOCK_SLACK_MS) reload('agent.yaml changed while the engine started');
+  };
+  let settle: NodeJS.Timeout | undefined;
+  context.subscriptions.push({ dispose: () => clearTimeout(settle) });
   client.start().then(
-    (info) =>
+    (info) => {
       log.info(
         `engine ready: project ${info.projectId}, stores opened in ${info.openMs.toFixed(0)} ms` +
           (info.warnings.length ? `; warnings: ${info.warnings.join(' | ')}` : ''),
-      ),
+      );
+      void catchUp();
+      settle = setTimeout(() => void catchUp(), WATCHER_SETTLE_MS);
+    },
     (e) => log.error('engine could not start', e),
   );
   return { engine: client, settings };

@@ -61,6 +61,17 @@ export async function findConfigFile(dir: string): Promise<string | undefined> {
   return undefined;
 }
 
+/** When the configuration file of `dir` (findConfigFile) was last written, ms since the epoch; undefined without one. */
+export async function configChangedAt(dir: string): Promise<number | undefined> {
+  const path = await findConfigFile(dir);
+  if (path === undefined) return undefined;
+  try {
+    return (await stat(path)).mtimeMs;
+  } catch {
+    return undefined; // removed meanwhile
+  }
+}
+
 export interface LoadedConfig extends ConfigResult {
   /** The file that was read, if any. */
   path?: string;

@@ -33,7 +33,7 @@ export type {
 } from './types.js';
 export { parseConfig } from './parse.js';
 export { applyOverrides } from './overrides.js';
-export { CONFIG_FILE_CANDIDATES, findConfigFile, loadConfigFile, loadProjectConfig, type LoadedConfig } from './files.js';
+export { CONFIG_FILE_CANDIDATES, configChangedAt, findConfigFile, loadConfigFile, loadProjectConfig, type LoadedConfig } from './files.js';
 export { maintenanceScheduled, pipelineMode } from './mode.js';
 export { defaultConfig, getAt as getConfigValue } from './tree.js';
 export { describeAllowed, formatValue } from './describe.js';

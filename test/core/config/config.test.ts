@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -8,6 +8,7 @@ import {
   applyOverrides,
   CONFIG_SCHEMA,
   CONFIG_SECTIONS,
+  configChangedAt,
   defaultConfig,
   findConfigFile,
   formatByteSize,
@@ -817,6 +818,20 @@ describe('config files', () => {
     const loaded = await loadProjectConfig(d);
     assert.equal(loaded.config.search.max_limit, 30);
     assert.equal(loaded.path, join(d, '.agent-memory', 'agent.yaml'));
+  });
+
+  test('configChangedAt: the write time of the file that would be read, undefined without one', async () => {
+    const d = await tmp();
+    assert.equal(await configChangedAt(d), undefined);
+    await writeFile(join(d, 'config.yaml'), 'database:\n  url: x\n');
+    assert.equal(await configChangedAt(d), undefined, "another tool's config.yaml is not ours");
+    await writeFile(join(d, 'agent.yaml'), 'memory:\n  cleanup_interval: 10s\n');
+    await utimes(join(d, 'agent.yaml'), new Date(1_700_000_000_000), new Date(1_700_000_000_000));
+    assert.equal(await configChangedAt(d), 1_700_000_000_000);
+    await mkdir(join(d, '.agent-memory'));
+    await writeFile(join(d, '.agent-memory', 'agent.yaml'), 'search:\n  max_limit: 30\n');
+    const preferred = await configChangedAt(d);
+    assert.ok(preferred !== undefined && preferred > 1_700_000_000_000, 'the preferred file counts');
   });
 
   test('config.yaml counts only with a top-level memory: key', async () => {
