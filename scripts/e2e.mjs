@@ -33,13 +33,14 @@
 //     Modern, Default High Contrast and Default Dark Modern (switched without a reload by the
 //     theme-switch fixture extension); a failing test also saves FAILED--….png (in its current theme).
 //
-// Options: --host-only | --ui-only, --grep TEXT (filters test names of both kinds),
+// Options: --host-only | --ui-only, --grep TEXT (filters test names of both kinds; for UI tests
+// `a|b` keeps names containing a or b),
 //          --no-build (reuse dist/), --keep-server (leave code-server running, print its URL),
 //          --vsix FILE (UI tests run against that packaged VSIX, installed with code-server's
 //          --install-extension, instead of the linked working tree: checks .vscodeignore).
 //          After `--`: npm run test:e2e -- --ui-only --vsix agent-memory-0.1.0.vsix
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import util from 'node:util';
@@ -191,7 +192,7 @@ async function loadUiTests() {
     .sort()) {
     const mod = await import(pathToFileURL(join(dir, f)).href);
     for (const [name, fn] of Object.entries(mod.tests ?? {})) {
-      if (grep && !`${f} › ${name}`.includes(grep)) continue;
+      if (grep && !grep.split('|').some((g) => `${f} › ${name}`.includes(g))) continue;
       all.push({ file: f.replace(/\.ui\.mjs$/, ''), name, fn });
     }
   }
@@ -234,6 +235,7 @@ async function runUiTests(context, server) {
           .join('\n      ')}`,
       );
       await page.screenshot({ path: join(ARTIFACTS, `FAILED--${t.file}--${slug(t.name)}.png`) }).catch(() => {});
+      console.log(await failureReport(page, server));
     } finally {
       await page.close().catch(() => {});
     }
@@ -244,6 +246,39 @@ async function runUiTests(context, server) {
   }
   say(`UI tests: ${passed} passed, ${failed} failed (${elapsed()})`);
   return { passed, failed };
+}
+
+/**
+ * What the window showed when a UI test failed, printed under it (CI keeps only the output):
+ * toasts, an open quick input, the editor tabs, and the last lines of the window's Agent Memory log.
+ */
+async function failureReport(page, server) {
+  const { shownInWindow } = await import(pathToFileURL(join(ROOT, 'test', 'e2e', 'ui', 'workbench.mjs')).href);
+  const shown = await shownInWindow(page).catch((e) => ({ error: String(e) }));
+  const lines = [`      window: ${JSON.stringify(shown)}`];
+  const log = newestFile(join(server.userDataDir, 'logs'), (name) => name.endsWith('Agent Memory.log'));
+  if (log) {
+    const tail = readFileSync(log, 'utf8').trimEnd().split('\n').slice(-30);
+    lines.push(`      last lines of ${relative(ROOT, log)}:`, ...tail.map((l) => `        ${l}`));
+  }
+  return lines.join('\n');
+}
+
+/** The most recently written file under `dir` whose name passes `want`. */
+function newestFile(dir, want) {
+  let best;
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const f = join(d, e.name);
+      if (e.isDirectory()) walk(f);
+      else if (want(e.name)) {
+        const mtime = statSync(f).mtimeMs;
+        if (!best || mtime > best.mtime) best = { f, mtime };
+      }
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return best?.f;
 }
 
 const DEFAULT_CHAT_FIXTURE_ID = 'agent-memory-e2e.default-chat';

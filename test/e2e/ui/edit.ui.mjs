@@ -144,6 +144,9 @@ export const tests = {
     await pickVersionAction(page, 'Version 1 · Created', 'Restore This Version');
     await waitForNotification(page, 'Restored version 1 of');
 
+    // Back in the memory's document, still holding the unsaved edit, then save.
+    await tab(page, 'Releases are cut on Mondays by the release captain.md').click();
+    await page.locator('.tabs-container .tab.active.dirty').first().waitFor({ state: 'visible', timeout: 10000 });
     await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+s');
     const error = await waitForNotification(page, 'changed while you were editing it');

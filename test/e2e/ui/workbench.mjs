@@ -226,3 +226,15 @@ export async function deleteAllMemories(workspace) {
     }
   }
 }
+
+/** What the window shows now (a failed test's report): toasts, an open quick input, editor tabs. */
+export async function shownInWindow(page) {
+  return page.evaluate(() => {
+    const text = (sel) => [...document.querySelectorAll(sel)].map((e) => e.innerText.replace(/\s+/g, ' ').trim()).filter(Boolean);
+    return {
+      toasts: text('.notifications-toasts .notification-toast'),
+      quickInput: text('.quick-input-widget:not([style*="display: none"])'),
+      tabs: text('.tabs-container .tab .label-name'),
+    };
+  });
+}
