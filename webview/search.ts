@@ -7,6 +7,8 @@
  * (lib/dom.ts builds every element; there is no innerHTML).
  */
 import type { FromSearchView, SearchFiltersView, SearchResultView, ToSearchView } from '../src/extension/webviewMessages';
+// The same wording as the rest of the extension ("yesterday", "5 minutes ago", a date beyond a month): pure Intl code.
+import { humanDate, relativeTime } from '../src/core/text/relativeTime';
 import { byId, clear, h, icon } from './lib/dom';
 import { highlightSegments } from './lib/highlight';
 import { channel } from './lib/vscodeApi';
@@ -170,24 +172,6 @@ function clampToggle(content: HTMLElement, text: string, index: number): HTMLEle
   return more;
 }
 
-function relativeDate(iso: string): string {
-  const ms = Date.now() - Date.parse(iso);
-  if (!Number.isFinite(ms)) return iso;
-  const units: [number, string][] = [
-    [365 * 86_400_000, 'year'],
-    [30 * 86_400_000, 'month'],
-    [7 * 86_400_000, 'week'],
-    [86_400_000, 'day'],
-    [3_600_000, 'hour'],
-    [60_000, 'minute'],
-  ];
-  for (const [size, name] of units) {
-    const n = Math.floor(ms / size);
-    if (n >= 1) return `${n} ${name}${n === 1 ? '' : 's'} ago`;
-  }
-  return 'just now';
-}
-
 function actions(r: SearchResultView): HTMLElement {
   return h(
     'span',
@@ -203,7 +187,7 @@ function actions(r: SearchResultView): HTMLElement {
 function renderResult(r: SearchResultView, index: number): HTMLElement {
   const content = highlighted(r.content, r.matchedTerms);
   const more = clampToggle(content, r.content, index);
-  const when = h('span', { title: new Date(r.createdAt).toLocaleString() }, relativeDate(r.createdAt));
+  const when = h('span', { title: humanDate(r.createdAt) }, relativeTime(r.createdAt));
   const li = h(
     'li',
     {
