@@ -108,6 +108,8 @@ export const tests = {
       await frame.locator('#query').fill(q);
       await frame.locator('.result', { hasText: 'wombat service caches tokens' }).first().waitFor({ state: 'visible', timeout: 20000 });
     }
+    // The last query's own answer (its words highlighted), not the previous one still on screen.
+    await frame.locator('.result mark', { hasText: 'fifteen' }).first().waitFor({ state: 'visible', timeout: 20000 });
     await screenshot('ten-searches');
     await page.waitForTimeout(1500); // longer than the engine's access flush
     const after = await cli(workspace, 'get', r.memory.id);
