@@ -4,7 +4,7 @@
  * changed fields and the version the editor was loaded from, so a change made meanwhile is never
  * overwritten silently: the save fails with a message, and a compare view shows the stored memory
  * next to the unsaved text. Saving again after that overwrites on purpose; Revert discards.
- * Old versions (`?version=N`) and kept conflict texts (`?conflict=N`) are read-only.
+ * Old versions (`version=N` in the query) and kept conflict texts (`conflict=N`) are read-only.
  */
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
@@ -12,19 +12,19 @@ import { EngineError } from '../engine/errors';
 import { errorLine } from '../engine/errorText';
 import type { MemoryRecord, MemoryVersion } from '../engine/protocol';
 import { MemoryFieldError, parseMemoryDocument, patchFor, renderMemory } from './memoryFsFormat';
-import { memoryName, memoryPath, parseAddress, SCHEME, type MemoryAddress } from './memoryFsNames';
+import { addressQuery, memoryLocation, memoryName, parseAddress, SCHEME, type MemoryAddress, type MemoryView } from './memoryFsNames';
 
 export { SCHEME as MEMORY_SCHEME };
 
 /** The language of editable memory documents: markdown, wrapped, with the engine's own conflict check (package.json). */
 export const MEMORY_LANGUAGE = 'agent-memory';
 
-export function memoryUri(id: string, title: string, content = '', query = ''): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: memoryPath(id, title, content), query });
+export function memoryUri(id: string, title: string, content = '', view: MemoryView = {}): vscode.Uri {
+  return vscode.Uri.from({ scheme: SCHEME, ...memoryLocation(id, title, content, view) });
 }
 
 export function versionUri(m: Pick<MemoryRecord, 'id' | 'title' | 'content'>, version: number): vscode.Uri {
-  return memoryUri(m.id, m.title, m.content, `version=${version}`);
+  return memoryUri(m.id, m.title, m.content, { version });
 }
 
 /** The editable document's address, undefined for other URIs (versions, conflicts, other schemes). */
@@ -89,8 +89,11 @@ export class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Dispo
   }
 
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
-    // `/` and `/<id>` are folders (workspace.fs.writeFile checks the parent folder exists).
-    if (uri.path.split('/').filter(Boolean).length < 2) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
+    // `/` (and `/<id>`, the folder of earlier addresses) are folders: workspace.fs.writeFile checks the parent exists.
+    if (!parseAddress(uri.path, uri.query)) {
+      if (uri.path.endsWith('.md')) throw vscode.FileSystemError.FileNotFound(uri);
+      return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
+    }
     const { text, record, readonly } = await this.load(uri);
     return {
       type: vscode.FileType.File,
@@ -194,7 +197,7 @@ export class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Dispo
     void vscode.commands.executeCommand(
       'vscode.diff',
       versionUri(current, current.version),
-      uri.with({ query: `conflict=${key}` }),
+      uri.with({ query: addressQuery(current.id, { conflict: key }) }),
       `${name}: Stored (Version ${current.version}) ↔ Your Changes`,
       { preview: true },
     );

@@ -1,9 +1,10 @@
 /**
- * Names and addresses of memory documents (docs/editing.md): `agent-memory:/<id>/<name>.md`,
- * where `<name>` — the editor tab's title — is the memory's title, or the first words of its
- * text, cut on a grapheme boundary (an emoji or accented letter is never split). The query
- * selects a read-only view: `?version=3` an old version, `?conflict=<n>` unsaved text kept for
- * a compare view. Pure: no `vscode` import (memoryFs.ts builds the URIs).
+ * Names and addresses of memory documents (docs/editing.md): `agent-memory:/<name>.md?id=<id>`,
+ * where `<name>` — the editor tab's title and the breadcrumb — is the memory's title, or the
+ * first words of its text, cut on a grapheme boundary (an emoji or accented letter is never
+ * split). The id sits in the query, so the breadcrumb shows the name alone. More of the query
+ * selects a read-only view: `version=3` an old version, `conflict=<n>` unsaved text kept for a
+ * compare view. Pure: no `vscode` import (memoryFs.ts builds the URIs).
  */
 import { truncate } from '../core/text/truncate';
 
@@ -33,16 +34,32 @@ export interface MemoryAddress {
   conflict?: string;
 }
 
-/** `path` and `query` of the document of memory `id`. */
-export function memoryPath(id: string, title: string, content: string): string {
-  return `/${encodeURIComponent(id)}/${memoryName(title, content)}.md`;
+/** A read-only view of a memory: an old version, or unsaved text kept for a conflict's compare view. */
+export interface MemoryView {
+  version?: number;
+  conflict?: string;
 }
 
-/** Reads an address from a URI's path and query; undefined when the path has no id. */
+/** The query of memory `id`'s document (or of one of its read-only views). */
+export function addressQuery(id: string, view: MemoryView = {}): string {
+  const q = new URLSearchParams({ id });
+  if (view.version !== undefined) q.set('version', String(view.version));
+  if (view.conflict !== undefined) q.set('conflict', view.conflict);
+  return q.toString();
+}
+
+/** `path` and `query` of the document of memory `id`: `/<name>.md` and `id=<id>`. */
+export function memoryLocation(id: string, title: string, content: string, view: MemoryView = {}): { path: string; query: string } {
+  return { path: `/${memoryName(title, content)}.md`, query: addressQuery(id, view) };
+}
+
+/** Reads an address from a URI's path and query; undefined without an id. */
 export function parseAddress(path: string, query: string): MemoryAddress | undefined {
-  const id = decodeURIComponent(path.split('/')[1] ?? '');
-  if (!id) return undefined;
   const params = new URLSearchParams(query);
+  // Documents opened by earlier versions (restored after a reload) have the id as their folder: `/<id>/<name>.md`.
+  const segments = path.split('/').filter(Boolean);
+  const id = params.get('id') || (segments.length >= 2 ? decodeURIComponent(segments[0]!) : '');
+  if (!id) return undefined;
   const version = Number(params.get('version'));
   const conflict = params.get('conflict');
   return {

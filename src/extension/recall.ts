@@ -7,7 +7,7 @@ import type { SearchHit } from '../engine/protocol';
 import { describeExpiry } from '../core/lifecycle/remaining';
 import { truncateFlat } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
-import { memoryPath, SCHEME } from './memoryFsNames';
+import { memoryLocation, SCHEME } from './memoryFsNames';
 
 export const RECALL_OPEN = '<agent-memory-recall>';
 export const RECALL_CLOSE = '</agent-memory-recall>';
@@ -97,7 +97,9 @@ export function recallAnswerText(query: string, hits: readonly SearchHit[]): str
     const where = `${h.memory.type}${h.store === 'global' ? ', global' : ''}${life ? ` · ${life}` : ''}`;
     // A link to the memory's document (Ctrl+click opens it) instead of a bare id.
     // Percent-encoded, so a title with "<", ">" or spaces cannot end the link early.
-    const open = `[Open](<${SCHEME}:${encodeURI(memoryPath(h.memory.id, h.memory.title, h.content))}>)`;
+    const at = memoryLocation(h.memory.id, h.memory.title, h.content);
+    // The name is one path segment: encoded whole, so a "?" or "#" in a title stays in the name.
+    const open = `[Open](<${SCHEME}:/${encodeURIComponent(at.path.slice(1))}?${at.query}>)`;
     return `${i + 1}. ${title}${oneLine(h.content, 600)}\n   (${where} · ${open})`;
   });
   return `${head}Recalled ${plural(hits.length, 'memory', 'memories')} for your question:\n\n${items.join('\n\n')}\n`;

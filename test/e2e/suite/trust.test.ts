@@ -92,12 +92,13 @@ suite('Trust surfaces', () => {
     assert.equal(r.response.hits[0]?.memory.id, m.id);
     assert.match(r.text, /^# Recall: which port does the wallaby cache use\?\n\nRecalled \d+ memor(y|ies) for your question:/);
     assert.ok(
-      r.text.includes(`1. Trust test: the wallaby cache server runs on port 6390.\n   (general · [Open](<agent-memory:/${m.id}/`),
+      r.text.includes(`1. Trust test: the wallaby cache server runs on port 6390.\n   (general · [Open](<agent-memory:/Trust%20test`),
       r.text,
     );
-    // The link opens the memory's document.
+    // The link opens the memory's document; the id is in its query, not its path.
     const link = /\[Open\]\(<([^>]+)>\)/.exec(r.text)?.[1];
     assert.ok(link, r.text);
+    assert.ok(link.endsWith(`.md?id=${m.id}`), link);
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(link));
     assert.match(doc.getText(), /the wallaby cache server runs on port 6390\./);
   });

@@ -59,7 +59,7 @@ export const tests = {
     assert.match(doc, /listens on port 61616 in staging\./);
     // Each memory links to its document (the editor may wrap the long link: spaces are dropped).
     const link = /\(general · \[Open\]\(<([^>]+)>\)\)/.exec(doc)?.[1]?.replace(/\s+/g, '');
-    assert.match(link ?? doc, /^agent-memory:\/[0-9a-f-]{36}\/The%20recall%20probe.*\.md$/);
+    assert.match(link ?? doc, /^agent-memory:\/The%20recall%20probe[^/]*\.md\?id=[0-9a-f-]{36}$/);
     await screenshot('recall-results');
     await quickRow(page, 'quokka-mq queue broker').click();
     await page
