@@ -9,10 +9,13 @@ import type { EngineClient } from '../engine/client';
 import type { MemoryRecord, RemovedMemory } from '../engine/protocol';
 import { errorLine } from '../engine/errorText';
 import { describeAgo, describeExpiry } from '../core/lifecycle/remaining';
+import { humanDate } from '../core/text/relativeTime';
 import { truncateLine } from '../core/text/truncate';
 import { commandRegistrar } from './commands';
 import { Debounced } from './debounce';
 import type { Logger } from './log';
+import { memoryName } from './memoryFsNames';
+import { typeHeading } from './memoryTree';
 import { rememberUndo } from './undoLast';
 
 export const REMOVED_VIEW_ID = 'agentMemory.removed';
@@ -131,7 +134,7 @@ export function renderRemoved(m: MemoryRecord): string {
   const why =
     m.retentionStatus === 'expired' ? 'expired' : `deleted by ${m.deletedBy ?? 'someone'}${m.deleteReason ? ` (${m.deleteReason})` : ''}`;
   return [
-    `# ${m.title || '(untitled memory)'}`,
+    `# ${m.title || memoryName('', m.content)}`,
     '',
     m.deletedAt
       ? `> This memory was ${why} ${describeAgo(m.deletedAt)}. Restore it from "Recently Deleted and Expired" or "Agent Memory: Restore Memory".`
@@ -140,8 +143,8 @@ export function renderRemoved(m: MemoryRecord): string {
     m.content,
     '',
     '---',
-    `- id: ${m.id} · type: ${m.type} · scope: ${m.scope}`,
-    `- created ${m.createdAt}`,
+    `- ${typeHeading(m.type)} · ${m.scope === 'global' ? 'global' : 'project'} · created ${humanDate(m.createdAt)}`,
+    `- id ${m.id} (for \`agent-memory restore\`)`,
   ].join('\n');
 }
 
@@ -149,7 +152,8 @@ class RemovedDocuments implements vscode.TextDocumentContentProvider {
   constructor(private readonly engine: EngineClient) {}
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const id = decodeURIComponent(uri.path.split('/')[1] ?? '');
+    // The id is in the query (`/<name> (removed).md?id=<id>`), so the tab and breadcrumb show the name.
+    const id = new URLSearchParams(uri.query).get('id') ?? '';
     try {
       const m = await this.engine.request('memory.get', { id, includeDeleted: true });
       return m ? renderRemoved(m) : `Memory ${id} no longer exists: the retention sweep purged it.\n`;
@@ -215,8 +219,10 @@ export function registerRemovedView(context: vscode.ExtensionContext, engine: En
   const open = async (arg?: unknown) => {
     const id = idOf(arg) ?? (await pickRemoved(engine, 'Open which memory?'))?.memory.id;
     if (!id) return undefined;
+    const m = await engine.request('memory.get', { id, includeDeleted: true });
+    const name = m ? memoryName(m.title, m.content) : 'Memory';
     const doc = await vscode.workspace.openTextDocument(
-      vscode.Uri.from({ scheme: REMOVED_SCHEME, path: `/${encodeURIComponent(id)}/removed memory.md` }),
+      vscode.Uri.from({ scheme: REMOVED_SCHEME, path: `/${name} (removed).md`, query: new URLSearchParams({ id }).toString() }),
     );
     await vscode.window.showTextDocument(doc, { preview: true });
     return id;

@@ -61,6 +61,14 @@ suite('Lifetimes and recovery', () => {
     });
     assert.match(String(item.description), /^deleted (just now|\d+ minutes? ago)$/);
     assert.equal(item.contextValue, 'removedMemory.deleted');
+    // Opened from the view: a read-only document named after the memory, with human dates.
+    assert.equal(await vscode.commands.executeCommand('agentMemory.openRemovedMemory', m.id), m.id);
+    const doc = vscode.window.activeTextEditor?.document;
+    assert.ok(doc, 'the removed memory is shown');
+    assert.equal(doc.uri.path, '/Lifetimes: staging resets every Sunday night (removed).md', 'no id in the name or breadcrumb');
+    assert.match(doc.getText(), /^# Lifetimes: staging resets every Sunday night\n\n> This memory was deleted by /);
+    assert.match(doc.getText(), /\n- [A-Z][a-z ]+ · project · created \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}\n/);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
 
     const undone = await vscode.commands.executeCommand<string | undefined>('agentMemory.undoLastChange');
     assert.match(String(undone), /delete of “Lifetimes: staging resets/);
