@@ -237,7 +237,8 @@ export const tests = {
     const header = page.locator('.pane-header', { hasText: 'Memories' }).first();
     await header.hover();
     await header.locator('a.action-label[aria-label^="Group Memories by Tag"]').click();
-    const group = page.locator('.monaco-list-row', { hasText: '#ui-nav' }).first();
+    // A group row (top level): under the type grouping a memory row also shows "#ui-nav" among its tags.
+    const group = page.locator('.monaco-list-row[aria-level="1"]', { hasText: '#ui-nav' }).first();
     await group.waitFor({ state: 'visible', timeout: 20000 });
     const row = page.locator('.monaco-list-row', { hasText: 'Wallaby flaky spec fix' }).first();
     await row.waitFor({ state: 'visible', timeout: 20000 });
