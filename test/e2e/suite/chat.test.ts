@@ -64,7 +64,8 @@ function fakeModel(reply: string) {
 
 const noToken: vscode.CancellationToken = new vscode.CancellationTokenSource().token;
 const chatContext = { history: [] } as unknown as vscode.ChatContext;
-const idOfUri = (u: vscode.Uri) => decodeURIComponent(u.path.split('/')[1] ?? '');
+/** The memory a document URI addresses: `agent-memory:/<name>.md?id=<id>`. */
+const idOfUri = (u: vscode.Uri) => new URLSearchParams(u.query).get('id') ?? '';
 
 suite('Chat participant', () => {
   let api: AgentMemoryApi;

@@ -53,6 +53,9 @@ async function until<T>(f: () => T | Promise<T>, what: string, ms = 10_000): Pro
   }
 }
 
+/** A query parameter of a memory document's URI (`id`, `version`, `conflict`), null when absent. */
+const param = (u: vscode.Uri, name: string) => new URLSearchParams(u.query).get(name);
+
 const diffTabs = () =>
   vscode.window.tabGroups.all.flatMap((g) => g.tabs).flatMap((t) => (t.input instanceof vscode.TabInputTextDiff ? [t.input] : []));
 
@@ -164,7 +167,7 @@ suite('Editing memories', () => {
     assert.equal(await doc.save(), false, 'the save is refused');
     assert.equal((await get(m.id)).content, 'Releases are cut on Wednesdays by the release captain.', 'the other change is kept');
     const diff = await until(
-      () => diffTabs().find((d) => d.original.query === 'version=2' && d.modified.query.startsWith('conflict=')),
+      () => diffTabs().find((d) => param(d.original, 'version') === '2' && param(d.modified, 'conflict') !== null),
       'the compare view',
     );
     const stored = await vscode.workspace.openTextDocument(diff.original);
@@ -203,7 +206,13 @@ suite('Editing memories', () => {
     const doc = await open(m.id);
 
     await vscode.commands.executeCommand('agentMemory.compareVersion', m.id, 1);
-    const diff = await until(() => diffTabs().find((d) => d.original.query === 'version=1' && d.modified.query === ''), 'the compare view');
+    const diff = await until(
+      () =>
+        diffTabs().find(
+          (d) => param(d.original, 'version') === '1' && param(d.modified, 'version') === null && param(d.modified, 'conflict') === null,
+        ),
+      'the compare view',
+    );
     const old = await vscode.workspace.openTextDocument(diff.original);
     assert.match(old.getText(), /# Version 1 · [\s\S]*Deploys go out on Tuesdays after the standup\./);
     await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(diff.original, new TextEncoder().encode('x'))), /read-only/);
