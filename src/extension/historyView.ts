@@ -10,7 +10,7 @@ import { EngineError } from '../engine/errors';
 import type { MemoryRecord } from '../engine/protocol';
 import { commandRegistrar } from './commands';
 import type { Logger } from './log';
-import { editableAddress, memoryUri, versionUri } from './memoryFs';
+import { memoryIdOfUri, memoryUri, versionUri } from './memoryFs';
 import { memoryName } from './memoryFsNames';
 import { timelineEntries, type TimelineEntry } from './historyTimeline';
 
@@ -29,14 +29,14 @@ const RESTORE: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('disca
 /** A memory id from a command argument: an id, a tree node, `{ id }`, a memory document's URI, or the active memory editor. */
 function idFrom(arg: unknown): string | undefined {
   if (typeof arg === 'string') return arg;
-  if (arg instanceof vscode.Uri) return editableAddress(arg.with({ query: '' }))?.id;
+  if (arg instanceof vscode.Uri) return memoryIdOfUri(arg);
   if (arg && typeof arg === 'object') {
     const o = arg as { kind?: string; memory?: { id?: unknown }; id?: unknown };
     if (o.kind === 'memory' && typeof o.memory?.id === 'string') return o.memory.id;
     if (typeof o.id === 'string') return o.id;
   }
   const active = vscode.window.activeTextEditor?.document.uri;
-  return active ? editableAddress(active.with({ query: '' }))?.id : undefined;
+  return active ? memoryIdOfUri(active) : undefined;
 }
 
 async function pickRecent(engine: EngineClient): Promise<string | undefined> {

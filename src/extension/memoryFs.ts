@@ -27,6 +27,11 @@ export function versionUri(m: Pick<MemoryRecord, 'id' | 'title' | 'content'>, ve
   return memoryUri(m.id, m.title, m.content, { version });
 }
 
+/** The memory a document of any of its views (editable, old version, conflict) shows; undefined for other URIs. */
+export function memoryIdOfUri(uri: vscode.Uri): string | undefined {
+  return uri.scheme === SCHEME ? parseAddress(uri.path, uri.query)?.id : undefined;
+}
+
 /** The editable document's address, undefined for other URIs (versions, conflicts, other schemes). */
 export function editableAddress(uri: vscode.Uri): MemoryAddress | undefined {
   if (uri.scheme !== SCHEME) return undefined;
