@@ -333,6 +333,7 @@ export const tests = {
     await menu.waitFor({ state: 'hidden', timeout: 10000 });
     // From the keyboard: Shift+F10 on the selected result opens the same menu.
     await hit.click();
+    await hit.focus(); // the key goes to the focused result
     await page.keyboard.press('Shift+F10');
     await menu.waitFor({ state: 'visible', timeout: 10000 });
     assert.ok((await menu.locator('.action-label').allInnerTexts()).includes('Copy Text'));

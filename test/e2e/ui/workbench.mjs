@@ -134,7 +134,8 @@ export const SCREENSHOT_THEMES = [
   { suffix: 'dark', name: 'Default Dark Modern', base: 'vs-dark', kind: 'vscode-dark' },
 ];
 
-const THEME_SWITCH_TIMEOUT_MS = 15000;
+// Generous: on a loaded machine the fixture's settings write can lag behind (one run here took over 15 s).
+const THEME_SWITCH_TIMEOUT_MS = 30000;
 const THEME_REQUEST_AGAIN_MS = 3000;
 
 /**
