@@ -157,11 +157,18 @@ async function switchTheme(page, requestFile, theme, themeName = theme.name) {
     if (switched) break;
     if (Date.now() - t0 > THEME_SWITCH_TIMEOUT_MS) throw new Error(`the workbench did not switch to ${theme.name}`);
   }
-  // Webviews get the theme by a message from the workbench: wait for each one's body.
+  // Webviews get the theme by a message from the workbench: wait for each shown one's body. A
+  // webview in a background tab (no size) may get the message only when it is shown again.
   const t1 = Date.now();
   for (;;) {
     const kinds = await Promise.all(
-      page.frames().map((f) => f.evaluate(() => document.body?.getAttribute('data-vscode-theme-kind') ?? null).catch(() => null)),
+      page
+        .frames()
+        .map((f) =>
+          f
+            .evaluate(() => (window.innerWidth > 0 ? (document.body?.getAttribute('data-vscode-theme-kind') ?? null) : null))
+            .catch(() => null),
+        ),
     );
     if (kinds.every((k) => k === null || k === theme.kind)) break;
     if (Date.now() - t1 > THEME_SWITCH_TIMEOUT_MS) throw new Error(`webviews did not switch to ${theme.name}: ${kinds.join(', ')}`);
