@@ -2,8 +2,10 @@
  * Memories as editable documents (docs/editing.md): a FileSystemProvider for `agent-memory:`
  * URIs. Reading renders the memory (memoryFsFormat.ts); saving sends ONE memory.update with the
  * changed fields and the version the editor was loaded from, so a change made meanwhile is never
- * overwritten silently: the save fails with a message, and a compare view shows the stored memory
- * next to the unsaved text. Saving again after that overwrites on purpose; Revert discards.
+ * overwritten silently. Mostly VS Code's own save check finds it first (the stored document's
+ * size changed): "The content of the file is newer", with Compare and Overwrite. When the size did
+ * not change that check cannot tell, and the engine's version check fails the save here and opens a
+ * compare view of the stored memory next to the unsaved text; saving again overwrites on purpose.
  * Old versions (`version=N` in the query) and kept conflict texts (`conflict=N`) are read-only.
  */
 import * as vscode from 'vscode';
@@ -62,8 +64,10 @@ export interface MemoryFsHooks {
 export class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
   private readonly changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.changes.event;
-  /** The record each editable document was last read from: a save is checked against its version. */
-  private readonly base = new Map<string, MemoryRecord>();
+  /** The record each editable document was last read from, and the size read: a save is checked against its version. */
+  private readonly base = new Map<string, { record: MemoryRecord; size: number }>();
+  /** What the last stat of each editable document reported: VS Code's save check compared that with the size read. */
+  private readonly statted = new Map<string, { version: number; size: number }>();
   /** After a conflict: the stored version the person was shown; saving over that version again overwrites on purpose. */
   private readonly warnedAt = new Map<string, number>();
   /** Unsaved texts shown in conflict compare views. */
@@ -100,19 +104,22 @@ export class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Dispo
       return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
     }
     const { text, record, readonly } = await this.load(uri);
+    const size = enc.encode(text).byteLength;
+    if (!readonly) this.statted.set(record.id, { version: record.version, size });
     return {
       type: vscode.FileType.File,
       ctime: Date.parse(record.createdAt),
       mtime: Date.parse(record.updatedAt),
-      size: enc.encode(text).byteLength,
+      size,
       ...(readonly ? { permissions: vscode.FilePermission.Readonly } : {}),
     };
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
     const { text, record, readonly } = await this.load(uri);
-    if (!readonly) this.base.set(record.id, record);
-    return enc.encode(text);
+    const bytes = enc.encode(text);
+    if (!readonly) this.base.set(record.id, { record, size: bytes.byteLength });
+    return bytes;
   }
 
   /** The text a URI shows and the record it comes from. */
@@ -170,12 +177,13 @@ export class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Dispo
     }
     const text = dec.decode(content);
     const fields = parsed(text, current);
-    const base = this.base.get(a.id) ?? current;
+    const read = this.base.get(a.id);
+    const base = read?.record ?? current;
     const overwrite = base.version !== current.version;
-    if (overwrite && this.warnedAt.get(a.id) !== current.version) throw this.conflict(uri, base, current, text);
+    if (overwrite && !this.overwriteChosen(current, read?.size)) throw this.conflict(uri, base, current, text);
     const patch = patchFor(fields, overwrite ? current : base);
     if (!Object.keys(patch).length) {
-      this.base.set(a.id, current);
+      this.base.set(a.id, { record: current, size: enc.encode(renderMemory(current)).byteLength });
       return;
     }
     let saved: MemoryRecord;
@@ -189,8 +197,20 @@ export class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Dispo
       throw new vscode.FileSystemError(`Not saved: ${errorLine(e)}`);
     }
     this.warnedAt.delete(a.id);
-    this.base.set(saved.id, saved);
+    this.base.set(saved.id, { record: saved, size: enc.encode(renderMemory(saved)).byteLength });
     this.hooks.saved(saved, saved.id !== a.id);
+  }
+
+  /**
+   * A save over a newer stored version is on purpose when the person was already told: by this
+   * provider (a failed save, then Save again), or by VS Code's save check, which stats the document
+   * just before writing and stops a save whose stored size differs from the size read ("The content
+   * of the file is newer"); a save that still reaches here over that version is its "Overwrite".
+   */
+  private overwriteChosen(current: MemoryRecord, sizeRead: number | undefined): boolean {
+    if (this.warnedAt.get(current.id) === current.version) return true;
+    const seen = this.statted.get(current.id);
+    return seen !== undefined && sizeRead !== undefined && seen.version === current.version && seen.size !== sizeRead;
   }
 
   /** Opens the compare view (stored ↔ unsaved text) and returns the error that fails this save. */

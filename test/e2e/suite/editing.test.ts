@@ -1,7 +1,7 @@
 // Extension-host tests of editable memories and their history (docs/editing.md), in the real
 // VS Code: a memory opens as a document named after it, Ctrl+S (TextDocument.save) updates it,
-// a wrong field is refused with its name, a change made meanwhile is never overwritten (the save
-// fails and a compare view opens; saving again overwrites), changes made elsewhere reach the open
+// a wrong field is refused with its name, a change made meanwhile is never overwritten (VS Code's
+// own check or the engine's refuses the save; Overwrite or saving again replaces it), changes made elsewhere reach the open
 // document, and the history compares and restores versions.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
@@ -154,11 +154,11 @@ suite('Editing memories', () => {
     assert.equal((await get(m.id)).version, 1, 'nothing written');
   });
 
-  test('a change made meanwhile is not overwritten: the save fails, a compare view opens, saving again overwrites', async () => {
+  test("a change made meanwhile that changes the document's size: VS Code's own save check refuses the save; Overwrite replaces it", async () => {
     const m = await create('Releases are cut on Mondays by the release captain.');
     const doc = await open(m.id);
     await replace(doc, 'on Mondays', 'on Tuesdays');
-    // Meanwhile an agent changes the memory.
+    // Meanwhile an agent changes the memory (version 2: the header gains "updated", the size changes).
     await api.engine.request('memory.update', {
       id: m.id,
       patch: { content: 'Releases are cut on Wednesdays by the release captain.', who: 'agent' },
@@ -166,21 +166,43 @@ suite('Editing memories', () => {
 
     assert.equal(await doc.save(), false, 'the save is refused');
     assert.equal((await get(m.id)).content, 'Releases are cut on Wednesdays by the release captain.', 'the other change is kept');
+    assert.equal(diffTabs().length, 0, "VS Code's notification offers Compare; no compare view opens by itself");
+
+    // "Overwrite" saves without VS Code's check: a write over the newer version, on purpose.
+    await vscode.workspace.fs.writeFile(doc.uri, new TextEncoder().encode(doc.getText()));
+    const after = await get(m.id);
+    assert.equal(after.content, 'Releases are cut on Tuesdays by the release captain.');
+    assert.equal(after.version, 3);
+  });
+
+  test('a change made meanwhile that keeps the size: the engine refuses the save, a compare view opens, saving again overwrites', async () => {
+    const m = await create('Hotfixes are cut on Mondays by the on-call engineer.');
+    await api.engine.request('memory.update', { id: m.id, patch: { content: 'Hotfixes are cut on Mondays by the release team.' } });
+    const doc = await open(m.id);
+    await replace(doc, 'on Mondays', 'on Sundays');
+    // Meanwhile an agent makes a change of the same length (version 2 → 3, the same day: the same size).
+    await api.engine.request('memory.update', {
+      id: m.id,
+      patch: { content: 'Hotfixes are cut on Fridays by the release team.', who: 'agent' },
+    });
+
+    assert.equal(await doc.save(), false, 'the save is refused');
+    assert.equal((await get(m.id)).content, 'Hotfixes are cut on Fridays by the release team.', 'the other change is kept');
     const diff = await until(
-      () => diffTabs().find((d) => param(d.original, 'version') === '2' && param(d.modified, 'conflict') !== null),
+      () => diffTabs().find((d) => param(d.original, 'version') === '3' && param(d.modified, 'conflict') !== null),
       'the compare view',
     );
     const stored = await vscode.workspace.openTextDocument(diff.original);
     const mine = await vscode.workspace.openTextDocument(diff.modified);
-    assert.match(stored.getText(), /on Wednesdays/);
-    assert.match(mine.getText(), /on Tuesdays/);
+    assert.match(stored.getText(), /on Fridays/);
+    assert.match(mine.getText(), /on Sundays/);
 
     // Saving again (the notification's Retry) replaces the stored memory on purpose.
     await vscode.window.showTextDocument(doc);
     assert.equal(await doc.save(), true);
     const after = await get(m.id);
-    assert.equal(after.content, 'Releases are cut on Tuesdays by the release captain.');
-    assert.equal(after.version, 3);
+    assert.equal(after.content, 'Hotfixes are cut on Sundays by the release team.');
+    assert.equal(after.version, 4);
   });
 
   test('changes made elsewhere reach the open document; a deleted memory cannot be saved over', async () => {

@@ -1,8 +1,9 @@
 // UI tests of editable memories and their history (docs/editing.md), as a person does it: open
 // a memory from the tree (the tab is named after it), edit the title and the text, Ctrl+S (the
 // status bar confirms, the tree shows the new title), the history timeline, compare an old
-// version with the current one, restore it; and an edit over a change made meanwhile opens the
-// compare view instead of overwriting. Screenshots: test-artifacts/e2e/edit--*.png.
+// version with the current one, restore it; and a save over a change made meanwhile is refused
+// (VS Code's "content of the file is newer"), Compare shows both, Accept overwrites on purpose.
+// Screenshots: test-artifacts/e2e/edit--*.png.
 import assert from 'node:assert/strict';
 import { addMemoryFromPalette, openViewContainer, runCommand, treeRow, waitForNotification } from './workbench.mjs';
 
@@ -131,9 +132,10 @@ export const tests = {
     await screenshot('restored');
   },
 
-  async 'saving over a change made meanwhile opens the compare view instead of overwriting'({ page, screenshot }) {
+  async 'saving over a change made meanwhile is refused; Compare shows both, Accept overwrites on purpose'({ page, screenshot }) {
+    const name = 'Releases are cut on Mondays by the release captain.md';
     await addMemoryFromPalette(page, 'Releases are cut on Mondays by the release captain.');
-    await openFromTree(page, 'Releases are cut on Mondays', 'Releases are cut on Mondays by the release captain.md');
+    await openFromTree(page, 'Releases are cut on Mondays', name);
     await appendToText(page, ' Hotfixes ship any day.');
     await page.keyboard.press('Control+s');
     await saved(page).waitFor({ state: 'visible', timeout: 15000 });
@@ -145,28 +147,43 @@ export const tests = {
     await waitForNotification(page, 'Restored version 1 of');
 
     // Back in the memory's document, still holding the unsaved edit, then save.
-    await tab(page, 'Releases are cut on Mondays by the release captain.md').click();
+    await tab(page, name).click();
     await page.locator('.tabs-container .tab.active.dirty').first().waitFor({ state: 'visible', timeout: 10000 });
     await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+s');
-    const error = await waitForNotification(page, 'changed while you were editing it');
-    assert.match(await error.innerText(), /Nothing was overwritten: the compare view shows both/);
+    // VS Code's own save check, as for a file on disk: named after the memory, no id.
+    const error = await waitForNotification(page, 'The content of the file is newer');
+    const message = await error.innerText();
+    assert.match(message, new RegExp(`Failed to save '${name.replace(/[.]/g, '\\.')}'`));
+    assert.doesNotMatch(message, /id=|[0-9a-f]{8}-[0-9a-f]{4}-/, 'no memory id in the message');
+    await screenshot('conflict-message');
+
+    await error.locator('.monaco-button', { hasText: 'Compare' }).first().click();
+    await page.locator('.tabs-container .tab', { hasText: 'Resolve save conflict' }).first().waitFor({ state: 'visible', timeout: 15000 });
+    const diff = page.locator('.monaco-diff-editor').first();
+    await diff.waitFor({ state: 'visible', timeout: 15000 });
+    // Left the stored memory (version 3, the restored text), right the unsaved edit.
     await page
-      .locator('.tabs-container .tab', { hasText: 'Stored (Version 3) ↔ Your Changes' })
+      .locator('.monaco-diff-editor .editor.original .view-line', { hasText: '# Version 3 · updated' })
       .first()
       .waitFor({ state: 'visible', timeout: 15000 });
-    await page.locator('.monaco-diff-editor').first().waitFor({ state: 'visible', timeout: 15000 });
+    await page
+      .locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'Not on Fridays' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 15000 });
     await screenshot('conflict-compare');
 
-    // Revert discards the unsaved text; the document shows the stored memory.
-    await error.locator('.monaco-button', { hasText: 'Revert' }).first().click();
-    await tab(page, 'Releases are cut on Mondays by the release captain.md').click();
+    // Accept ("Use your changes and overwrite file contents") replaces the stored memory on purpose.
+    await page.locator('.editor-actions .action-label[aria-label*="overwrite file contents"]').first().click();
+    await page
+      .locator('.statusbar-item', { hasText: /Memory saved: .*version 4/ })
+      .first()
+      .waitFor({ state: 'visible', timeout: 15000 });
+    await page.waitForFunction(() => !document.querySelector('.tabs-container .tab.dirty'), null, { timeout: 10000 });
+    await tab(page, name).click();
     // Monaco draws spaces as no-break spaces.
-    const shown = async () =>
-      (await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
-    await page.waitForFunction(() => !document.querySelector('.tabs-container .tab.active.dirty'), null, { timeout: 10000 });
-    assert.match(await shown(), /# Version 3 · updated/);
-    assert.doesNotMatch(await shown(), /Not on Fridays/);
-    await screenshot('conflict-reverted');
+    const shown = (await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+    assert.match(shown, /Hotfixes ship any day\. Not on Fridays\./);
+    await screenshot('conflict-overwritten');
   },
 };
