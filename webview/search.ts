@@ -201,17 +201,18 @@ function renderResult(r: SearchResultView, index: number): HTMLElement {
       'aria-label': `${r.title || shortLabel(r.content, 80)}${r.relevance !== undefined ? `, relevance ${percent(r.relevance)}` : ''}`,
       id: `result-${index}`,
     },
+    // An untitled memory is headed by its own text (beside the badges), not by an empty title row.
     h(
       'div',
-      { class: 'result-head' },
+      { class: r.title ? 'result-head' : 'result-head untitled' },
       icon(r.scope === 'global' ? 'globe' : 'note'),
-      r.title ? h('span', { class: 'title' }, r.title) : h('span', { class: 'title untitled' }),
+      r.title ? h('span', { class: 'title' }, r.title) : h('div', { class: 'body' }, content, more),
       h('span', { class: 'badge', title: 'Memory type' }, typeLabel(r.type)),
       relevanceBadge(r),
       actions(r),
     ),
-    content,
-    more,
+    r.title ? content : undefined,
+    r.title ? more : undefined,
     h(
       'div',
       { class: 'result-meta' },

@@ -301,7 +301,11 @@ export const tests = {
     const hit = frame.locator('#results .result').first();
     const content = hit.locator('.content');
     assert.match((await content.innerText()).slice(0, 40), /^Zebrafish release checklist/);
-    assert.equal(await hit.locator('.title').innerText(), '', 'no title repeating the text');
+    // Untitled: no title repeating the text, and no empty title row; the text heads the result, beside its badges.
+    assert.equal(await hit.locator('.title').count(), 0, 'no title repeating the text');
+    assert.equal(await hit.locator('.result-head .content').count(), 1, 'the text heads the result');
+    const [head, badge] = [await content.boundingBox(), await hit.locator('.badge').boundingBox()];
+    assert.ok(Math.abs(head.y - badge.y) < 8, `the first line is beside the type badge (${head.y} vs ${badge.y})`);
     assert.equal(await content.locator('mark').first().innerText(), 'Zebrafish');
     assert.ok((await content.locator('mark').count()) > 10, 'every occurrence is marked');
     const font = await content.evaluate((el) => getComputedStyle(el).fontFamily);
