@@ -11,13 +11,12 @@ import { Debounced } from './debounce';
 import { describeExpiry } from '../core/lifecycle/remaining';
 import { errorLine, errorNotification } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
+import { LABEL_GRAPHEMES, rowText } from './memoryRowText';
 import { importanceWord } from '../core/text/importance';
 import { humanDate, relativeTime } from '../core/text/relativeTime';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;
-/** About 26 characters leave room for the age at the default sidebar width (about 300 px). */
-const LABEL_GRAPHEMES = 26;
 
 const TYPE_ICONS: Record<string, string> = {
   general: 'note',
@@ -171,12 +170,13 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
   private memoryItem(node: Extract<TreeNode, { kind: 'memory' }>): vscode.TreeItem {
     const m = node.memory;
     const full = m.title || firstLine(m.preview);
+    const row = rowText(m, full);
     // A label that fills the sidebar hides the description: cut it so the age shows at the
     // default width; the tooltip has the full title and text.
-    const item = new vscode.TreeItem(truncateLine(full, LABEL_GRAPHEMES), vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(truncateLine(row.label, LABEL_GRAPHEMES), vscode.TreeItemCollapsibleState.None);
     // The same memory can sit in several tag groups: the id says which group it is in.
     item.id = node.group !== undefined ? `memory:${node.group}:${m.id}` : `memory:${m.id}`;
-    item.description = memoryDescription(m, this.groupingMode);
+    item.description = [row.place, memoryDescription(m, this.groupingMode)].filter(Boolean).join(' · ');
     const life = describeExpiry(m.expiresAt);
     const tip = new vscode.MarkdownString();
     if (m.title) tip.appendText(`${m.title}\n\n`);

@@ -1,0 +1,29 @@
+// How a memory's tree row is labelled (src/extension/memoryRowText.ts): a document chunk as the Explorer shows a file.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rowText } from '../../src/extension/memoryRowText';
+
+test('a document chunk shows its section as the label and its document as the place', () => {
+  const title = 'ONBOARDING.md › Releases (3 of 3)';
+  assert.deepEqual(rowText({ type: 'document_chunk', title }, title), { label: 'Releases (3 of 3)', place: 'ONBOARDING.md' });
+  const nested = 'docs/guide.md › Setup › Linux (2 of 9)';
+  assert.deepEqual(rowText({ type: 'document_chunk', title: nested }, nested), {
+    label: 'Linux (2 of 9)',
+    place: 'docs/guide.md › Setup',
+  });
+});
+
+test('other memories, and chunks without a section, keep their whole title as the label', () => {
+  const t = 'Build › deploy order';
+  assert.deepEqual(rowText({ type: 'decision', title: t }, t), { label: t });
+  assert.deepEqual(rowText({ type: 'document_chunk', title: 'NOTES.md' }, 'NOTES.md'), { label: 'NOTES.md' });
+  // An untitled chunk is labelled by its text, which is never split.
+  assert.deepEqual(rowText({ type: 'document_chunk', title: '' }, 'a › b'), { label: 'a › b' });
+});
+
+test('a long document name in the place is cut, grapheme-safe', () => {
+  const title = `${'a-very-long-folder-name/'.repeat(3)}README.md › Usage`;
+  const r = rowText({ type: 'document_chunk', title }, title);
+  assert.equal(r.label, 'Usage');
+  assert.ok(r.place!.endsWith('…') && [...r.place!].length <= 26, r.place);
+});
