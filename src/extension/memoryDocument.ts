@@ -1,7 +1,7 @@
 /**
  * Memory documents in the editor (docs/editing.md): registers the `agent-memory:` file system
  * (memoryFs.ts), gives every editable memory document the "agent-memory" language (markdown with
- * word wrap, and the save-conflict check left to the engine's version check), confirms each save
+ * word wrap, no auto save), confirms each save
  * in the status bar, and opens a memory for editing ("Open" and "Edit" both do).
  */
 import * as vscode from 'vscode';

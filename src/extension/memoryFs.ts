@@ -18,7 +18,7 @@ import { addressQuery, memoryLocation, memoryName, parseAddress, SCHEME, type Me
 
 export { SCHEME as MEMORY_SCHEME };
 
-/** The language of editable memory documents: markdown, wrapped, with the engine's own conflict check (package.json). */
+/** The language of editable memory documents: markdown, wrapped, no auto save (package.json). */
 export const MEMORY_LANGUAGE = 'agent-memory';
 
 export function memoryUri(id: string, title: string, content = '', view: MemoryView = {}): vscode.Uri {
