@@ -17,6 +17,7 @@ import type { Logger } from './log';
 import { memoryName } from './memoryFsNames';
 import { typeHeading } from './memoryTree';
 import { rememberUndo } from './undoLast';
+import { showWithOpen } from './openAction';
 
 export const REMOVED_VIEW_ID = 'agentMemory.removed';
 export const REMOVED_SCHEME = 'agent-memory-removed';
@@ -33,7 +34,7 @@ export const REMOVED_COMMANDS = {
 export type RemovedNode =
   { kind: 'removed'; item: RemovedMemory } | { kind: 'more'; remaining: number } | { kind: 'message'; text: string };
 
-const titleOf = (x: RemovedMemory) => x.memory.title || (x.memory.preview.split('\n')[0] ?? '').slice(0, 80) || x.memory.id;
+const titleOf = (x: RemovedMemory) => memoryName(x.memory.title, x.memory.preview);
 
 /** "expired 2 hours ago", "deleted yesterday". */
 export function whenAndWhy(x: RemovedMemory, now = new Date()): string {
@@ -213,7 +214,7 @@ export function registerRemovedView(context: vscode.ExtensionContext, engine: En
     const m = await engine.request('memory.restore', { id });
     const name = truncateLine(m.title || m.content, 60);
     rememberUndo({ label: `restore of “${name}”`, undo: () => engine.request('memory.delete', { id, reason: 'restore undone' }) });
-    void vscode.window.showInformationMessage(`Memory restored: ${name} (${describeExpiry(m.expiresAt) ?? 'permanent'}).`);
+    void showWithOpen(`Memory restored: ${name} (${describeExpiry(m.expiresAt) ?? 'permanent'}).`, m.id);
     return m;
   };
   const open = async (arg?: unknown) => {

@@ -1,6 +1,7 @@
 /** Mapping between `memories` rows and the public MemoryRecord shape. */
 import type { Row } from '../store/store';
 import { normalizeAndHashContent } from '../text/normalize';
+import { headByUnits } from '../text/truncate';
 import type { EmbeddingStatus, MemoryRecord, MemoryScope, MemorySummary, MemoryType } from './types';
 
 function json<T>(v: unknown, fallback: T): T {
@@ -72,7 +73,7 @@ export function rowToSummary(r: Row): MemorySummary {
     type: r.type as MemoryType,
     scope: r.scope as MemoryScope,
     title: String(r.title ?? ''),
-    preview: content.length > PREVIEW_CHARS ? `${content.slice(0, PREVIEW_CHARS - 1)}…` : content,
+    preview: content.length > PREVIEW_CHARS ? `${headByUnits(content, PREVIEW_CHARS - 1)}…` : content,
     tags: json<string[]>(r.tags, []),
     importance: Number(r.importance),
     decisionCount: json<unknown[]>(r.decisions_json, []).length,

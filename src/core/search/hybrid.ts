@@ -15,6 +15,7 @@ import type { Embedder } from '../embed/types';
 import { meanOfUnitVectors, prepareQueryEmbedText } from '../embed/queryText';
 import { unusableVectorReason } from '../embed/vector';
 import { PREVIEW_CHARS, rowToSummary } from '../memory/rows';
+import { GRAPHEME_LOOKAHEAD_UNITS } from '../text/truncate';
 import { ValidationError } from '../memory/errors';
 import { shownValue } from '../memory/validate';
 import { errorMessage } from '../util/errors';
@@ -50,12 +51,16 @@ export const HYDRATE_COLUMNS =
   'rid, id, type, scope, title, content, tags, importance, decisions_json, access_count, expires_at, deleted_at, version, created_at, updated_at';
 
 /**
- * HYDRATE_COLUMNS with content cut to what rowToSummary's preview reads: PREVIEW_CHARS + 1 code
- * points are at least as many UTF-16 units, so the preview (and whether it is cut) is the same.
+ * HYDRATE_COLUMNS with content cut to what rowToSummary's preview reads: PREVIEW_CHARS units and
+ * the grapheme lookahead past the cut. That many code points are at least as many UTF-16 units,
+ * so the preview (and whether it is cut) is the same.
  * Copying whole contents out of sql.js was ≈ 150 KB of garbage per search at 100k. A test checks
  * the summaries are equal (long, short, astral and boundary-length contents).
  */
-export const SUMMARY_COLUMNS = HYDRATE_COLUMNS.replace(', content,', `, substr(content, 1, ${PREVIEW_CHARS + 1}) AS content,`);
+export const SUMMARY_COLUMNS = HYDRATE_COLUMNS.replace(
+  ', content,',
+  `, substr(content, 1, ${PREVIEW_CHARS + GRAPHEME_LOOKAHEAD_UNITS}) AS content,`,
+);
 
 /** Longest query text looked at (the FTS builder and embedders cut further). */
 export const MAX_QUERY_CHARS = 10_000;

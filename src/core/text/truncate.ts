@@ -23,6 +23,24 @@ export function truncate(text: string, max: number): string {
   return text; // max graphemes or fewer after all (e.g. emoji-heavy text)
 }
 
+/** How far past a cut `headByUnits` looks to see whether the grapheme there ends before it. */
+export const GRAPHEME_LOOKAHEAD_UNITS = 32;
+
+/**
+ * The longest start of `text` made of whole graphemes and at most `maxUnits` UTF-16 units (a
+ * preview sized for storage): never a lone surrogate or an emoji sequence cut in two. It reads
+ * only the first `maxUnits + GRAPHEME_LOOKAHEAD_UNITS` units, so a prefix of that length gives the same result.
+ */
+export function headByUnits(text: string, maxUnits: number): string {
+  if (text.length <= maxUnits) return text;
+  let end = 0;
+  for (const { index, segment } of graphemes.segment(text.slice(0, maxUnits + GRAPHEME_LOOKAHEAD_UNITS))) {
+    if (index + segment.length > maxUnits) break;
+    end = index + segment.length;
+  }
+  return text.slice(0, end);
+}
+
 /** The first line of `text`, whitespace collapsed, in at most `max` graphemes. */
 export function truncateLine(text: string, max: number): string {
   const line = (text.trim().split('\n')[0] ?? '').replace(/\s+/g, ' ').trim();

@@ -342,6 +342,9 @@ describe('FullTextRanking (exact pruned top-k)', () => {
       'b'.repeat(5000),
       '😀'.repeat(P), // astral: 2 UTF-16 units per code point
       'x'.repeat(P - 1) + '😀' + 'y'.repeat(10), // the cut falls inside a surrogate pair
+      'x'.repeat(P - 3) + '👩‍👩‍👧‍👦' + 'y'.repeat(10), // inside an emoji sequence (11 units)
+      'x'.repeat(P - 2) + 'e\u0301'.repeat(30), // before a combining accent
+      '👩‍👩‍👧‍👦'.repeat(P), // sequences all the way
       '😀'.repeat(Math.floor(P / 2)),
       '😀'.repeat(Math.floor(P / 2)) + 'z',
       'é漢字'.repeat(P),

@@ -1,7 +1,7 @@
 /** Grapheme-safe truncation: emoji, flags, ZWJ sequences and combining marks are never cut in half. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { truncate, truncateFlat, truncateLine } from '../../../src/core/text/truncate';
+import { headByUnits, truncate, truncateFlat, truncateLine } from '../../../src/core/text/truncate';
 
 const hasLoneSurrogate = (s: string) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u.test(s);
 
@@ -47,4 +47,18 @@ test('a 20,000-character memory is cut without segmenting all of it', () => {
   assert.ok(performance.now() - t0 < 50, 'bounded work');
   assert.ok(t.endsWith('…'));
   assert.ok(!hasLoneSurrogate(t));
+});
+
+test('headByUnits: whole graphemes within a budget of UTF-16 units (storage previews)', () => {
+  assert.equal(headByUnits('short', 10), 'short');
+  assert.equal(headByUnits(`${'a'.repeat(9)}😀`, 10), 'a'.repeat(9), 'the emoji does not fit: dropped whole, no lone surrogate');
+  assert.equal(headByUnits(`${'a'.repeat(8)}😀z`, 10), `${'a'.repeat(8)}😀`);
+  const family = '👩‍👩‍👧‍👦'; // 11 units, one grapheme
+  assert.equal(headByUnits(`ab${family}cd`, 10), 'ab');
+  assert.equal(headByUnits(`ab${family}cd`, 13), `ab${family}`);
+  assert.equal(headByUnits('cafe\u0301 au lait', 4), 'caf', 'an accent stays with its letter');
+  for (let n = 0; n < 40; n++) {
+    const cut = headByUnits(`x😀${family}e\u0301`.repeat(5), n);
+    assert.ok(cut.length <= n && !hasLoneSurrogate(cut), `${n}: ${JSON.stringify(cut)}`);
+  }
 });
