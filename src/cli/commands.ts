@@ -95,18 +95,18 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
       ...(a.scope ? { scope: a.scope } : {}),
       ...(a.format ? { format: a.format } : {}),
     });
-    return { json: r, text: `exported ${r.count} memories to ${r.path}` };
+    return { json: r, text: `exported ${plural(r.count, 'memory', 'memories')} to ${r.path}` };
   },
   import: async (engine, a) => {
     const r = await engine.request('import', { path: path.resolve(need(a, 'file')) });
-    const text = `imported ${r.created} of ${r.total} (${r.duplicates} duplicates, ${r.skipped} skipped, ${r.errors.length} errors)`;
+    const text = `imported ${r.created} of ${r.total} (${plural(r.duplicates, 'duplicate')}, ${r.skipped} skipped, ${plural(r.errors.length, 'error')})`;
     return { json: r, text };
   },
   stats: async (engine) => {
     const s = await engine.request('stats', {});
     const text = [
-      `project ${s.project.projectId}: ${s.project.memories} memories (${s.project.dir})`,
-      `global: ${s.global.memories} memories (${s.global.dir})`,
+      `project ${s.project.projectId}: ${plural(s.project.memories, 'memory', 'memories')} (${s.project.dir})`,
+      `global: ${plural(s.global.memories, 'memory', 'memories')} (${s.global.dir})`,
     ].join('\n');
     return { json: s, text };
   },

@@ -36,6 +36,7 @@ import { SearchService } from './services/search';
 import { SuggestionsService } from './services/suggestions';
 import { TransferService } from './services/transfer';
 import { GLOBAL_PROJECT_ID, Stores } from './stores';
+import { plural } from '../core/text/plural';
 
 export { GLOBAL_PROJECT_ID, storeFolderName } from './stores';
 export type { CallContext } from './services/transfer';
@@ -253,7 +254,7 @@ export class MemoryEngine {
       const queued = rt.queueMissingVectors();
       if (!queued) continue;
       this.ctx.warn(
-        `${rt.name} store: ${queued} memories have no vector from ${rt.activeEmbedder!.space} yet; ` +
+        `${rt.name} store: ${plural(queued, 'memory has', 'memories have')} no vector from ${rt.activeEmbedder!.space} yet; ` +
           'they are embedded in the background (keyword search finds them meanwhile)',
       );
     }

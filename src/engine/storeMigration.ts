@@ -14,6 +14,7 @@ import { Store, type Row, type Tx } from '../core/store/store';
 import { errorMessage } from '../core/util/errors';
 import { EngineError } from './errors';
 import { GLOBAL_FOLDER, ensurePrivateHome, legacyStoreDirs, storeDirsIn, storeFolderName, type StoreDirs } from './storeLocation';
+import { plural } from '../core/text/plural';
 
 export interface MigrationOutcome {
   from: string;
@@ -63,7 +64,7 @@ export function describeMigration(outcomes: (MigrationOutcome | undefined)[]): s
   const parts = done.map((o) =>
     o.error
       ? `could not merge ${o.from} (${o.error}); it was left in place and is merged again on the next start`
-      : `${o.copied} memories (${o.duplicates} already present, ${o.history} history entries) from ${o.from} (kept as ${o.renamedTo})`,
+      : `${plural(o.copied, 'memory', 'memories')} (${o.duplicates} already present, ${plural(o.history, 'history entry', 'history entries')}) from ${o.from} (kept as ${o.renamedTo})`,
   );
   return `Moved to the shared memory store: ${parts.join('; ')}.`;
 }
@@ -162,7 +163,7 @@ function unverified(old: Store, target: Store): string | undefined {
       ]);
     if (!byId && !byHash) missing++;
   }
-  return missing ? `${missing} memories were not found in the shared store after the copy` : undefined;
+  return missing ? `${plural(missing, 'memory was', 'memories were')} not found in the shared store after the copy` : undefined;
 }
 
 interface EngineStoreOptions extends StoreFiles {

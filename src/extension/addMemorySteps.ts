@@ -6,6 +6,7 @@
  */
 import { MEMORY_TYPES, type CreateMemoryInput } from '../core/memory/types';
 import { truncate } from '../core/text/truncate';
+import { plural } from '../core/text/plural';
 
 export interface AddMemoryDraft {
   content: string;
@@ -84,7 +85,8 @@ export function createParams(d: AddMemoryDraft): CreateMemoryInput {
 
 /** One line saying what will be saved (shown on every step). */
 export function describeDraft(d: AddMemoryDraft): string {
-  const life = LIFETIMES.find((l) => l.ttlSeconds === d.ttlSeconds)?.label.toLowerCase() ?? `${Math.round((d.ttlSeconds ?? 0) / DAY)} days`;
+  const life =
+    LIFETIMES.find((l) => l.ttlSeconds === d.ttlSeconds)?.label.toLowerCase() ?? plural(Math.round((d.ttlSeconds ?? 0) / DAY), 'day');
   const imp = IMPORTANCE_LEVELS.find((l) => l.importance === d.importance)?.label.toLowerCase() ?? String(d.importance);
   const tags = d.tags.length ? d.tags.map((t) => `#${t}`).join(' ') : 'no tags';
   return `${d.type} · ${tags} · ${life} · ${imp} importance · ${d.scope === 'global' ? 'global' : 'this project'}`;

@@ -210,7 +210,7 @@ function logEngineDiagnostics(log: Logger, e: EngineDiagnostics): void {
   );
   for (const s of [e.stats.project, e.stats.global]) {
     log.channel.appendLine(
-      `  store ${s.projectId}: ${s.memories} memories (${s.deleted} deleted), seq ${s.seq}/${s.snapshotSeq} snapshotted, log ${s.logBytes} B, snapshot ${s.snapshotBytes} B${s.readOnly ? ', READ-ONLY' : ''} — ${s.dir}`,
+      `  store ${s.projectId}: ${plural(s.memories, 'memory', 'memories')} (${s.deleted} deleted), seq ${s.seq}/${s.snapshotSeq} snapshotted, log ${s.logBytes} B, snapshot ${s.snapshotBytes} B${s.readOnly ? ', READ-ONLY' : ''} — ${s.dir}`,
     );
   }
   if (e.embedder)

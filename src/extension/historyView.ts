@@ -42,7 +42,8 @@ function idFrom(arg: unknown): string | undefined {
 async function pickRecent(engine: EngineClient): Promise<string | undefined> {
   const { items } = await engine.request('memory.list', { limit: 50 });
   const pick = await vscode.window.showQuickPick(
-    items.map((m) => ({ label: memoryName(m.title, m.preview), detail: m.preview, id: m.id })),
+    // An untitled memory is named by its text: the detail would only repeat it.
+    items.map((m) => ({ label: memoryName(m.title, m.preview), ...(m.title ? { detail: m.preview } : {}), id: m.id })),
     { placeHolder: 'Show the history of which memory?', matchOnDetail: true },
   );
   return pick?.id;

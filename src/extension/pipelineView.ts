@@ -14,6 +14,7 @@ import { Debounced } from './debounce';
 import { errorLine } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
+import { humanDate, relativeTime } from '../core/text/relativeTime';
 
 export const PIPELINE_VIEW_ID = 'agentMemory.pipeline';
 
@@ -263,7 +264,7 @@ function healthNode(h: PipelineDiagnostics['health']): PipelineNode {
     label: 'Health',
     description: `${Math.round(h.score * 100)}%`,
     icon: h.score >= 0.8 ? 'heart' : 'warning',
-    tooltip: `Maintenance diagnostics of ${h.at}`,
+    tooltip: `Maintenance checks of ${humanDate(h.at)} (${relativeTime(h.at)})`,
     children: [
       {
         kind: 'info',
@@ -277,7 +278,9 @@ function healthNode(h: PipelineDiagnostics['health']): PipelineNode {
         kind: 'info',
         key: 'health.index',
         label: 'Search index',
-        description: h.index.consistent ? 'consistent' : `${h.index.ftsRows} rows for ${h.index.memoryRows} memories`,
+        description: h.index.consistent
+          ? 'consistent'
+          : `${plural(h.index.ftsRows, 'entry', 'entries')} for ${plural(h.index.memoryRows, 'memory', 'memories')}`,
         icon: 'circle-small',
       },
       {
@@ -292,12 +295,12 @@ function healthNode(h: PipelineDiagnostics['health']): PipelineNode {
 }
 
 function reviewItem(r: PipelineReview): vscode.TreeItem {
-  const label = r.action === 'DELETE' ? `Delete: ${clip(r.targetContent ?? r.targetId)}` : `Update: ${clip(r.factContent)}`;
+  const label = r.action === 'DELETE' ? `Delete: ${clip(r.targetContent ?? 'a memory since removed')}` : `Update: ${clip(r.factContent)}`;
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
   item.id = `review:${r.id}`;
   item.description = `${Math.round(r.confidence * 100)}%${r.conflict ? ' · conflict' : ''}`;
   const tip = new vscode.MarkdownString();
-  tip.appendMarkdown(`**${r.action}** of memory \`${r.targetId}\`\n\n**Now:** `);
+  tip.appendMarkdown(`**${r.action === 'DELETE' ? 'Delete' : 'Update'}** of a memory\n\n**Now:** `);
   tip.appendText(r.targetContent ?? '(gone)');
   if (r.action === 'UPDATE') {
     tip.appendMarkdown('\n\n**Proposed:** ');

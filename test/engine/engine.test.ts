@@ -403,7 +403,7 @@ test('a different embedding model at the next start embeds the existing memories
   try {
     assert.equal(b.embedderInfo?.provider, 'builtin');
     assert.ok(
-      b.startupWarnings.some((w) => /1 memories have no vector from builtin/.test(w)),
+      b.startupWarnings.some((w) => /1 memory has no vector from builtin/.test(w)),
       b.startupWarnings.join('\n'),
     );
     for (let i = 0; i < 200 && b.diagnostics.stats().project.pendingEmbeddings > 0; i++) await new Promise((r) => setTimeout(r, 50));

@@ -62,10 +62,10 @@ test('two old per-window stores and the old global store merge into the shared s
   const messages = [...first.startupWarnings].filter((w) => w.startsWith('Moved to the shared memory store'));
   assert.equal(messages.length, 1, `one message says what moved: ${first.startupWarnings.join(' | ')}`);
   assert.match(messages[0]!, /3 memories \(0 already present/);
-  assert.match(messages[0]!, /1 memories \(0 already present/);
+  assert.match(messages[0]!, /1 memory \(0 already present/);
   await first.close();
   const second = await MemoryEngine.open({ home, storageDir: winB, workspaceRoot: ws, settings, snapshotTickMs: 0 });
-  assert.match(second.startupWarnings.join(' '), /1 memories \(1 already present/);
+  assert.match(second.startupWarnings.join(' '), /1 memory \(1 already present/);
   try {
     const list = second.memories.list({ limit: 100, includeDeleted: true, scope: 'project' });
     const contents = list.items.map((m) => m.preview ?? m.title);

@@ -78,6 +78,40 @@ test('every codicon the extension names exists: $(…) in strings and package.js
   );
 });
 
+/**
+ * "1 memories": a number put straight before a plural noun in a template. plural() writes counts;
+ * NOT_A_BARE_COUNT lists the lines where the number is always two or more, or is no number.
+ */
+const BARE_COUNT =
+  /\$\{[^}]+\} (memories|chunks|jobs|duplicates|errors|entries|versions|suggestions|items|rows|facts|entities|relations|files|warnings|problems|days|hours|minutes|seconds|links|tags)\b/;
+const NOT_A_BARE_COUNT = [
+  /\$\{this\.types\.join\(', '\)\} jobs/, // a worker's name: "embed, extract jobs"
+  /`no \$\{what\} memories`/, // "no deleted memories"
+  /\$\{rawFacts\.length\} facts returned/,
+  /\$\{rawEntities\.length\} entities returned/,
+  /more than \$\{MAX_TAGS\} tags/,
+];
+
+test('a count before a plural noun goes through plural() ("1 memory", "2 memories")', () => {
+  assert.match('`${n} memories saved`', BARE_COUNT);
+  assert.doesNotMatch("`${plural(n, 'memory', 'memories')} saved`", BARE_COUNT);
+  const files = [
+    ...['extension', 'engine', 'core', 'cli', 'mcp'].flatMap((d) => sources(path.join(root, 'src', d))),
+    ...sources(path.join(root, 'webview')),
+  ];
+  const hits = files.flatMap((f) =>
+    fs
+      .readFileSync(f, 'utf8')
+      .split('\n')
+      .map((line, i) => ({ line, where: `${path.relative(root, f)}:${i + 1}` }))
+      .filter(({ line }) => !/^\s*(\/\/|\*|\/\*\*)/.test(line) && BARE_COUNT.test(line) && !NOT_A_BARE_COUNT.some((r) => r.test(line))),
+  );
+  assert.deepEqual(
+    hits.map((h) => `${h.where}: ${h.line.trim()}`),
+    [],
+  );
+});
+
 /** "3 job(s)": a count written with "(s)" inside a string or template (comments are not scanned). */
 const LAZY_PLURAL = /[`'"][^`'"]*\b[a-z]+\(s\)[^`'"]*[`'"]|\}\s[a-z ]*\b[a-z]+\(s\)/;
 

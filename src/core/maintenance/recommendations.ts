@@ -16,7 +16,10 @@ export function buildRecommendations(r: DiagnosticsReport): Recommendation[] {
     out.push({ action: 'requeueDeadJobs', why: `${(r.queue.deadRate * 100).toFixed(1)}% of jobs are dead (> 1%)` });
   if (r.queue.staleLeases > 0) out.push({ action: 'releaseStaleLeases', why: plural(r.queue.staleLeases, 'stale lease') });
   if (!r.index.consistent)
-    out.push({ action: 'checkFtsConsistency', why: `full-text index has ${r.index.ftsRows} rows for ${r.index.memoryRows} memories` });
+    out.push({
+      action: 'checkFtsConsistency',
+      why: `full-text index has ${plural(r.index.ftsRows, 'entry', 'entries')} for ${plural(r.index.memoryRows, 'memory', 'memories')}`,
+    });
   if (r.storage.tombstoneRatio > 0.3)
     out.push({
       action: 'triggerRetentionSweep',
