@@ -1,8 +1,8 @@
 // The command palette and menus a user sees, checked over package.json `contributes`: every
 // action in a view's title bar or on a tree item has an icon (else VS Code renders the title as
 // text and the view title collapses), commands that need a tree item are hidden from the
-// palette, no two commands share a title, one category; plus the presence of the extension
-// (icon, walkthrough steps with their files and buttons).
+// palette, no two commands share a title, one category, welcome texts render as written; plus
+// the presence of the extension (icon, walkthrough steps with their files and buttons).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -98,6 +98,16 @@ test('every command has the category "Agent Memory" and a title in Title Case wi
 test('every palette and menu entry names a contributed command', () => {
   for (const [menu, items] of Object.entries(menus)) {
     for (const m of items) assert.ok(byId.has(m.command), `${menu}: ${m.command}`);
+  }
+});
+
+test('welcome texts use only what VS Code renders there (links and line breaks): no backticks, no other markdown', () => {
+  const welcome: { view: string; contents: string }[] = pkg.contributes.viewsWelcome;
+  assert.ok(welcome.length >= 2, 'the views have welcome texts');
+  for (const w of welcome) {
+    assert.doesNotMatch(w.contents, /`/, `${w.view}: a backtick is shown as it is`);
+    assert.doesNotMatch(w.contents.replace(/\[[^\]]+\]\([^)]+\)/g, ''), /\*\*|__|^#/m, `${w.view}: only links are rendered`);
+    for (const m of w.contents.matchAll(/\]\(command:([\w.]+)/g)) assert.ok(byId.has(m[1]!), `${w.view}: ${m[1]} is a command`);
   }
 });
 

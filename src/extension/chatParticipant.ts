@@ -54,7 +54,7 @@ function escapeInline(s: string): string {
 /** A link that opens the memory (trusted for that one command only). */
 export function openLink(id: string, label: string): vscode.MarkdownString {
   const md = new vscode.MarkdownString(
-    `[${escapeInline(label)}](command:${OPEN_COMMAND}?${encodeURIComponent(JSON.stringify([id]))} "Open memory ${id}")`,
+    `[${escapeInline(label)}](command:${OPEN_COMMAND}?${encodeURIComponent(JSON.stringify([id]))} "Open this memory")`,
   );
   md.isTrusted = { enabledCommands: [OPEN_COMMAND] };
   return md;

@@ -18,6 +18,8 @@ import type { PanelActions } from './panels';
 import { SearchPanel, registerSearchPanel } from './searchPanel';
 import { GraphPanel } from './graphPanel';
 import { stripRecall } from './recall';
+import { showWithOpen } from './openAction';
+import { reembedMessage, reindexMessage } from './maintenanceMessages';
 import { rememberUndo, undoChange } from './undoLast';
 import { askNewMemory } from './addMemoryInput';
 import { createParams, defaultDraft, type AddMemoryDraft } from './addMemorySteps';
@@ -195,10 +197,14 @@ export function registerCommands(d: CommandDeps): void {
     const change = {
       label: `delete of “${truncateLine(rec.title || rec.content, 60)}”`,
       undo: () => engine.request('memory.restore', { id }),
+      reopens: id,
     };
     rememberUndo(change);
     void vscode.window.showInformationMessage('Memory deleted.', 'Undo').then((pick) => {
-      if (pick === 'Undo') undoChange(change).catch((e) => reportError(log, 'restore', e));
+      if (pick !== 'Undo') return;
+      undoChange(change)
+        .then(() => showWithOpen(`Restored: ${truncateLine(rec.title || rec.content, 60)}.`, id))
+        .catch((e) => reportError(log, 'restore', e));
     });
     return rec;
   };
@@ -291,18 +297,14 @@ export function registerCommands(d: CommandDeps): void {
 
   run(COMMANDS.reindex, 'rebuild index', async () =>
     withProgress('Rebuilding the search index…', (signal) => engine.request('index.rebuild', {}, { signal })).then((r) => {
-      void vscode.window.showInformationMessage(`Search index rebuilt (${plural(r.memories, 'memory', 'memories')}).`);
+      void vscode.window.showInformationMessage(reindexMessage(r.memories));
       return r;
     }),
   );
 
   run(COMMANDS.reembed, 're-embed', async () =>
     withProgress('Queueing memories for re-embedding…', (signal) => engine.request('embeddings.reembed', {}, { signal })).then((r) => {
-      void vscode.window.showInformationMessage(
-        r.queued
-          ? `${plural(r.queued, 'memory', 'memories')} will be embedded again in the background.`
-          : 'Re-embed: no memories need embedding.',
-      );
+      void vscode.window.showInformationMessage(reembedMessage(r.queued));
       return r;
     }),
   );

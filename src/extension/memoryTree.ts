@@ -12,6 +12,7 @@ import { describeExpiry } from '../core/lifecycle/remaining';
 import { errorLine, errorNotification } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
 import { LABEL_GRAPHEMES, rowText } from './memoryRowText';
+import { realTitle } from './searchPanelModel';
 import { importanceWord } from '../core/text/importance';
 import { humanDate, relativeTime } from '../core/text/relativeTime';
 
@@ -179,7 +180,8 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
     item.description = [row.place, memoryDescription(m, this.groupingMode)].filter(Boolean).join(' · ');
     const life = describeExpiry(m.expiresAt);
     const tip = new vscode.MarkdownString();
-    if (m.title) tip.appendText(`${m.title}\n\n`);
+    // A title that only repeats the text's first words is not shown twice.
+    if (realTitle(m.title, m.preview)) tip.appendText(`${m.title}\n\n`);
     tip.appendText(m.preview); // appendText escapes: memory text is never rendered as markdown
     tip.appendMarkdown(`\n\n---\n`);
     tip.appendText(

@@ -7,6 +7,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { showWithOpen } from './openAction';
 import type { EngineClient } from '../engine/client';
 import type { DocumentIngestResult, PipelineModeName, PipelineReview, PipelineStatus } from '../engine/protocol';
 import type { Logger } from './log';
@@ -295,9 +296,11 @@ export function registerPipelineSurfaces(d: {
     }
     const r = await engine.request('history.undo', { historyId });
     pipeline.refresh();
-    void vscode.window.showInformationMessage(
-      `Agent Memory: undone (${r.undone}) — ${truncateLine(r.memory.title || r.memory.content, 60)}`,
-    );
+    const what = { created: 'creation', updated: 'update', deleted: 'deletion' }[r.undone];
+    const message = `Undid the ${what} of “${truncateLine(r.memory.title || r.memory.content, 60)}”.`;
+    // An undone creation removes the memory: nothing to open then.
+    if (r.memory.deletedAt) void vscode.window.showInformationMessage(message);
+    else void showWithOpen(message, r.memory.id);
     return r;
   });
 

@@ -4,6 +4,7 @@
  * change replaces it; undoing clears it, so the toast's Undo and the command never undo twice.
  */
 import * as vscode from 'vscode';
+import { showWithOpen } from './openAction';
 
 export const UNDO_LAST_COMMAND = 'agentMemory.undoLastChange';
 
@@ -12,6 +13,8 @@ export interface UndoableChange {
   label: string;
   /** Reverts it (e.g. restores a deleted memory). */
   undo(): Promise<unknown>;
+  /** The memory the undo brings back, offered with "Open" in the message that says it is undone. */
+  reopens?: string;
 }
 
 let last: UndoableChange | undefined;
@@ -47,8 +50,10 @@ export async function undoChange(change: UndoableChange): Promise<string> {
 /** The palette command; `run` is the registrar that turns failures into notifications. */
 export function registerUndoCommand(run: (id: string, what: string, fn: () => Promise<string | undefined>) => void): void {
   run(UNDO_LAST_COMMAND, 'undo last change', async () => {
+    const change = last;
     const label = await undoLast();
-    if (label) void vscode.window.showInformationMessage(`Undone: ${label}.`);
+    if (label && change?.reopens) void showWithOpen(`Undone: ${label}.`, change.reopens);
+    else if (label) void vscode.window.showInformationMessage(`Undone: ${label}.`);
     else void vscode.window.showInformationMessage('Nothing to undo: no memory was deleted or restored in this window since it opened.');
     return label;
   });

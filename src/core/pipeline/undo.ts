@@ -9,6 +9,10 @@ import type { MemoryService } from '../memory/memoryService';
 import type { MemoryRecord } from '../memory/types';
 import { UserFacingError } from '../util/errors';
 import { writeProposalAudit } from './audit';
+import { truncateLine } from '../text/truncate';
+
+/** A memory as people know it in a message: its title or first words, never its id. */
+const named = (m: Pick<MemoryRecord, 'title' | 'content'> | undefined) => (m ? `"${truncateLine(m.title || m.content, 50)}"` : '');
 
 export class UndoError extends UserFacingError {
   constructor(message: string) {
@@ -34,10 +38,10 @@ export function undoHistory(store: Store, memory: MemoryService, historyId: stri
   const after = row.new_json ? (JSON.parse(String(row.new_json)) as MemoryRecord) : undefined;
   const before = row.old_json ? (JSON.parse(String(row.old_json)) as MemoryRecord) : undefined;
   const current = memory.get(id, { includeDeleted: true });
-  if (!current) throw new UndoError(`Memory ${id} no longer exists (purged).`);
+  if (!current) throw new UndoError(`The memory ${named(after ?? before)} no longer exists (it was purged).`);
   if (after && current.version !== after.version) {
     throw new UndoError(
-      `Memory ${id} changed after this entry (version ${after.version}, now ${current.version}); undo the later change first.`,
+      `The memory ${named(current)} changed after this entry (version ${after.version}, now ${current.version}); undo the later change first.`,
     );
   }
   const why = `undo of ${historyId}`;

@@ -71,6 +71,11 @@ suite('Memory tree', () => {
     const longNode = (await api.tree.getChildren(koala)).find((n) => n.kind === 'memory' && n.memory.id === long.id)!;
     const longItem = api.tree.getTreeItem(longNode);
     assert.equal(longItem.label, 'Tree-test: the wombat…');
+    // The tooltip gives the whole text once: no title above it that only repeats its first words.
+    const longTip = String((longItem.tooltip as vscode.MarkdownString).value)
+      .replace(/\\/g, '')
+      .replace(/&nbsp;/g, ' ');
+    assert.equal(longTip.split('Tree-test: the wombat').length - 1, 1, longTip);
     assert.match(
       String(longItem.accessibilityInformation?.label),
       /^Tree-test: the wombat deploy pipeline retries a failed canary.*, just now · general$/,
