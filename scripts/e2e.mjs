@@ -213,9 +213,13 @@ async function runUiTests(context, server) {
     const page = await context.newPage();
     page.on('console', (m) => appendFileSync(browserLog, `[${t.name}] ${m.type()}: ${m.text()}\n`));
     page.on('pageerror', (e) => appendFileSync(browserLog, `[${t.name}] pageerror: ${e.message}\n`));
-    // Every screenshot in the light, high-contrast and dark themes (workbench.mjs SCREENSHOT_THEMES).
-    const screenshot = (name) =>
-      screenshotInThemes(page, { themeRequestFile: THEME_REQUEST_FILE, pathBase: join(ARTIFACTS, `${t.file}--${slug(name)}`) });
+    // Every screenshot in the light, high-contrast and dark themes (workbench.mjs SCREENSHOT_THEMES), or the themes given.
+    const screenshot = (name, themes) =>
+      screenshotInThemes(page, {
+        themeRequestFile: THEME_REQUEST_FILE,
+        pathBase: join(ARTIFACTS, `${t.file}--${slug(name)}`),
+        ...(themes ? { themes } : {}),
+      });
     try {
       await page.goto(url);
       await waitForWorkbench(page);

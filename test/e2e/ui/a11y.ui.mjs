@@ -1,6 +1,6 @@
 // Accessibility of what Agent Memory draws itself, checked by axe-core (the engine behind
 // Lighthouse and the browsers' accessibility audits) against WCAG 2.1 A and AA: the search and
-// graph webviews in the light, high-contrast and dark themes (names of every control, contrast
+// graph webviews in the light, both high-contrast (dark and light) and dark themes (names of every control, contrast
 // of our own colours, landmarks, ARIA use), and the memory tree's accessible labels; and a Tab
 // walk through both webviews: every control reached, each with a role and a name in Chromium's own
 // accessibility tree (what a screen reader is given, read over the DevTools protocol). VS Code's
@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cli, deleteAllMemories, findFrame, openViewContainer, runCommand } from './workbench.mjs';
+import { ALL_THEMES, cli, deleteAllMemories, findFrame, openViewContainer, runCommand } from './workbench.mjs';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -35,7 +35,7 @@ async function axeViolations(frame) {
 
 /** Runs axe in each screenshot theme and asserts no violation; `what` names the surface. */
 async function assertAccessible(frame, inTheme, what) {
-  for (const theme of ['light', 'hc', 'dark']) {
+  for (const theme of ['light', 'hc', 'hcl', 'dark']) {
     const violations = await inTheme(theme, () => axeViolations(frame));
     assert.deepEqual(violations, [], `${what} in the ${theme} theme:\n${JSON.stringify(violations, null, 2)}`);
   }
@@ -166,7 +166,7 @@ function assertKeyboardReachable(what, { total, announced, missed, unmarked }) {
 }
 
 export const tests = {
-  async 'search and graph webviews pass axe (WCAG 2.1 A and AA) in light, high contrast and dark; tree rows have full accessible labels'({
+  async 'search and graph webviews pass axe (WCAG 2.1 A and AA) in light, dark and both high-contrast themes; tree rows have full accessible labels'({
     page,
     screenshot,
     inTheme,
@@ -183,7 +183,7 @@ export const tests = {
     await search.locator('#query').fill('xyzzy frobnicate');
     await search.locator('#status', { hasText: /No relevant memories/ }).waitFor({ timeout: 20000 });
     await assertAccessible(search, inTheme, 'the search panel with no result');
-    await screenshot('search-audited');
+    await screenshot('search-audited', ALL_THEMES);
 
     await runCommand(page, 'View: Close All Editors');
     await runCommand(page, 'Agent Memory: Open Memory Graph');
@@ -192,7 +192,7 @@ export const tests = {
     // The knowledge graph is off here: the banner that says so, with its settings link, is audited too.
     await graph.locator('#notice .link-button').waitFor({ state: 'visible', timeout: 15000 });
     await assertAccessible(graph, inTheme, 'the memory graph');
-    await screenshot('graph-audited');
+    await screenshot('graph-audited', ALL_THEMES);
 
     // The tree cuts long titles on screen; a screen reader hears the whole title and the description.
     await runCommand(page, 'View: Close All Editors');

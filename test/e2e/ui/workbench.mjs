@@ -134,6 +134,12 @@ export const SCREENSHOT_THEMES = [
   { suffix: 'dark', name: 'Default Dark Modern', base: 'vs-dark', kind: 'vscode-dark' },
 ];
 
+/** VS Code's second high-contrast theme: the accessibility tests audit and photograph it too (`screenshot(name, ALL_THEMES)`). */
+export const HC_LIGHT_THEME = { suffix: 'hcl', name: 'Default High Contrast Light', base: 'hc-light', kind: 'vscode-high-contrast-light' };
+
+/** Every theme: high contrast light first, so the default theme stays last. */
+export const ALL_THEMES = [HC_LIGHT_THEME, ...SCREENSHOT_THEMES];
+
 // Generous: on a loaded machine the fixture's settings write can lag behind (one run here took over 15 s).
 const THEME_SWITCH_TIMEOUT_MS = 30000;
 const THEME_REQUEST_AGAIN_MS = 3000;
@@ -195,9 +201,9 @@ async function switchTheme(page, requestFile, theme, themeName = theme.name) {
  * the theme without a reload (the page state stays as it is), then back to VS Code's default
  * theme. Returns the files written.
  */
-export async function screenshotInThemes(page, { themeRequestFile, pathBase }) {
+export async function screenshotInThemes(page, { themeRequestFile, pathBase, themes = SCREENSHOT_THEMES }) {
   const files = [];
-  for (const theme of SCREENSHOT_THEMES) {
+  for (const theme of themes) {
     await switchTheme(page, themeRequestFile, theme);
     const file = `${pathBase}--${theme.suffix}.png`;
     await page.screenshot({ path: file });
@@ -208,9 +214,9 @@ export async function screenshotInThemes(page, { themeRequestFile, pathBase }) {
   return files;
 }
 
-/** Runs `fn` with the theme of SCREENSHOT_THEMES whose suffix is `suffix`, then goes back to the default theme. */
+/** Runs `fn` with the theme of ALL_THEMES whose suffix is `suffix`, then goes back to the default theme. */
 export async function withTheme(page, { themeRequestFile, suffix }, fn) {
-  const theme = SCREENSHOT_THEMES.find((t) => t.suffix === suffix);
+  const theme = ALL_THEMES.find((t) => t.suffix === suffix);
   if (!theme) throw new Error(`no screenshot theme "${suffix}"`);
   await switchTheme(page, themeRequestFile, theme);
   try {
