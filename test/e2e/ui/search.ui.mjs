@@ -143,6 +143,21 @@ export const tests = {
     assert.match(breakdown, /^Relevance \d{1,3} %\nMatched words: wallaby\n/);
     assert.match(breakdown, /Ranking: final \d\.\d\d · text (\d\.\d\d|—) · vector (\d\.\d\d|—) · graph (\d\.\d\d|—)/);
     assert.match(breakdown, /Found by: (hybrid|keyword|vector)$/);
+    // A result's actions are icons that appear on hover (or selection), not buttons on every card.
+    const second = frame.locator('#results .result').nth(1);
+    const actionsOpacity = () => second.locator('.actions').evaluate((el) => getComputedStyle(el).opacity);
+    await page.mouse.move(5, 5);
+    assert.equal(await actionsOpacity(), '0', 'no actions on a card not hovered');
+    await second.hover();
+    assert.equal(await actionsOpacity(), '1', 'the actions on hover');
+    assert.deepEqual(await second.locator('.actions button').evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label'))), [
+      'Open',
+      'Copy text',
+      'Edit…',
+      'Make permanent',
+      'Delete…',
+    ]);
+    await page.mouse.move(5, 5);
     await screenshot('results');
 
     // Keyboard: ↓ from the query selects the first result, ↓ the second, ↑ back to the first.
