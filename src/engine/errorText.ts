@@ -69,3 +69,8 @@ export function errorLine(e: unknown): string {
 export function errorNotification(what: string, e: unknown): string {
   return what ? `Agent Memory: ${what}: ${errorLine(e)}` : `Agent Memory: ${errorLine(e)}`;
 }
+
+/** A memory the person picked is gone (deleted or expired meanwhile): the sentence alone, no id. */
+export function memoryGoneError(): EngineError {
+  return new EngineError('not_found', ERROR_SENTENCES.not_found);
+}

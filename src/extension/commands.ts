@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
-import { errorNotification } from '../engine/errorText';
+import { errorNotification, memoryGoneError } from '../engine/errorText';
 import type { CreateMemoryResult, SearchResponse } from '../engine/protocol';
 import type { Logger } from './log';
 import type { MemoryTreeProvider, TreeNode } from './memoryTree';
@@ -26,6 +26,7 @@ import { createParams, defaultDraft, type AddMemoryDraft } from './addMemoryStep
 import { truncateFlat, truncateLine } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
 import { defaultExportPath, LAST_EXPORT_FOLDER_KEY } from './exportTarget';
+import { typeHeading } from './memoryRowText';
 
 export const COMMANDS = {
   addMemory: 'agentMemory.addMemory',
@@ -138,7 +139,7 @@ export function registerCommands(d: CommandDeps): void {
     const pick = await vscode.window.showQuickPick(
       items.map((m) => ({
         label: truncateLine(m.title || m.preview, 80),
-        description: `${m.type}${m.scope === 'global' ? ' · global' : ''}`,
+        description: `${typeHeading(m.type)}${m.scope === 'global' ? ' · global' : ''}`,
         detail: m.title ? m.preview : undefined, // without a title the label is the text already
         id: m.id,
       })),
@@ -184,7 +185,7 @@ export function registerCommands(d: CommandDeps): void {
     if (!id) return undefined;
     if (opts?.confirm !== false) {
       const m = await engine.request('memory.get', { id });
-      if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
+      if (!m) throw memoryGoneError();
       const ok = await vscode.window.showWarningMessage(
         `Delete the memory "${truncateLine(m.title || m.content, 80)}"?`,
         { modal: true, detail: 'It can be restored from its history.' },
@@ -264,7 +265,7 @@ export function registerCommands(d: CommandDeps): void {
     const pick = await vscode.window.showQuickPick(
       r.hits.map((h) => ({
         label: truncateLine(h.memory.title || h.content, 80),
-        description: `${h.memory.type} · ${Math.round(h.relevance * 100)} %`,
+        description: `${typeHeading(h.memory.type)} · ${Math.round(h.relevance * 100)} %`,
         detail: h.memory.title ? truncateFlat(h.content, 300) : undefined, // without a title the label is the text already
         id: h.memory.id,
       })),
@@ -291,7 +292,7 @@ export function registerCommands(d: CommandDeps): void {
     if (!id) return undefined;
     if (!patch || typeof patch !== 'object') return openMemoryDocument(engine, id);
     const m = await engine.request('memory.get', { id });
-    if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
+    if (!m) throw memoryGoneError();
     return engine.request('memory.update', { id, patch: { ...patch, expectedVersion: m.version } });
   });
 

@@ -13,6 +13,7 @@ import type { Logger } from './log';
 import { memoryIdOfUri, memoryUri, versionUri } from './memoryFs';
 import { memoryName } from './memoryFsNames';
 import { timelineEntries, type TimelineEntry } from './historyTimeline';
+import { memoryGoneError } from '../engine/errorText';
 
 export const HISTORY_COMMANDS = {
   showHistory: 'agentMemory.showHistory',
@@ -51,7 +52,7 @@ async function pickRecent(engine: EngineClient): Promise<string | undefined> {
 
 async function getMemory(engine: EngineClient, id: string): Promise<MemoryRecord> {
   const m = await engine.request('memory.get', { id });
-  if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
+  if (!m) throw memoryGoneError();
   return m;
 }
 

@@ -6,11 +6,11 @@
  */
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
-import { EngineError } from '../engine/errors';
 import type { MemoryRecord } from '../engine/protocol';
 import { editableAddress, MEMORY_LANGUAGE, MEMORY_SCHEME, MemoryFileSystem, memoryUri } from './memoryFs';
 import { renderMemory } from './memoryFsFormat';
 import { memoryName } from './memoryFsNames';
+import { memoryGoneError } from '../engine/errorText';
 
 export { MEMORY_SCHEME, memoryUri };
 
@@ -72,7 +72,7 @@ export function registerMemoryDocuments(context: vscode.ExtensionContext, engine
 /** Opens a memory as an editable document (a pinned tab: it is meant to be edited). */
 export async function openMemoryDocument(engine: EngineClient, id: string): Promise<MemoryRecord> {
   const m = await engine.request('memory.get', { id });
-  if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
+  if (!m) throw memoryGoneError();
   const doc = await adopt(await vscode.workspace.openTextDocument(memoryUri(m.id, m.title, m.content)));
   await vscode.window.showTextDocument(doc, { preview: false });
   return m;

@@ -15,3 +15,9 @@ export function rowText(m: Pick<MemorySummary, 'type' | 'title'>, full: string):
   if (at <= 0) return { label: full };
   return { label: full.slice(at + 3), place: truncateLine(full.slice(0, at), LABEL_GRAPHEMES) };
 }
+
+/** A type as a group heading: "document_chunk" → "Document chunk" (the id stays what documents and the CLI use). */
+export function typeHeading(type: string): string {
+  const words = type.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}

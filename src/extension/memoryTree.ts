@@ -9,9 +9,11 @@ import type { EngineClient } from '../engine/client';
 import type { ListResult, MemorySummary } from '../engine/protocol';
 import { Debounced } from './debounce';
 import { describeExpiry } from '../core/lifecycle/remaining';
-import { errorLine, errorNotification } from '../engine/errorText';
+import { errorLine, errorNotification, memoryGoneError } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
-import { LABEL_GRAPHEMES, rowText } from './memoryRowText';
+import { LABEL_GRAPHEMES, rowText, typeHeading } from './memoryRowText';
+
+export { typeHeading };
 import { realTitle } from './searchPanelModel';
 import { importanceWord } from '../core/text/importance';
 import { humanDate, relativeTime } from '../core/text/relativeTime';
@@ -34,12 +36,6 @@ const TYPE_ICONS: Record<string, string> = {
   semantic: 'symbol-key',
   document_chunk: 'file-text',
 };
-
-/** A type as a group heading: "document_chunk" → "Document chunk" (the id stays what documents and the CLI use). */
-export function typeHeading(type: string): string {
-  const words = type.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
 
 export type Grouping = 'type' | 'tag';
 /** Context key for the view-title toggle (package.json menus). */
@@ -297,7 +293,7 @@ export function registerTreeCommands(context: vscode.ExtensionContext, engine: E
     const m = memoryOf(arg);
     if (!m) return undefined;
     const rec = await engine.request('memory.get', { id: m.id });
-    if (!rec) throw new Error(`No memory with id ${m.id}.`);
+    if (!rec) throw memoryGoneError();
     await vscode.env.clipboard.writeText(rec.content);
     vscode.window.setStatusBarMessage('Memory copied to the clipboard.', 3000);
     return rec.content;
@@ -308,7 +304,7 @@ export function registerTreeCommands(context: vscode.ExtensionContext, engine: E
     let q = m.title;
     if (q === undefined) {
       const rec = await engine.request('memory.get', { id: m.id });
-      if (!rec) throw new Error(`No memory with id ${m.id}.`);
+      if (!rec) throw memoryGoneError();
       q = rec.title || firstLine(rec.content); // an untitled memory is searched by its first line
     }
     await vscode.commands.executeCommand('agentMemory.openSearch', q);

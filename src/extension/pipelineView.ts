@@ -211,10 +211,10 @@ function queueNode(d: PipelineDiagnostics): PipelineNode {
     description: [`${q.pending} pending`, ...(q.dead ? [`${q.dead} failed`] : [])].join(' · '),
     tooltip: `${q.pending} pending · ${q.leased} running · ${q.dead} failed · ${q.completed} completed`,
     icon: 'list-unordered',
-    children: (Object.entries(q) as [string, number][]).map(([k, n]) => ({
+    children: (Object.entries(q) as [keyof typeof QUEUE_WORDS, number][]).map(([k, n]) => ({
       kind: 'info',
       key: `queue.${k}`,
-      label: k,
+      label: QUEUE_WORDS[k],
       description: String(n),
       icon: k === 'dead' && n ? 'error' : 'circle-small',
     })),
@@ -269,11 +269,12 @@ function healthNode(h: PipelineDiagnostics['health']): PipelineNode {
       {
         kind: 'info',
         key: 'health.dead',
-        label: 'Dead jobs',
+        label: 'Failed jobs',
         description: `${h.queue.dead} (${(h.queue.deadRate * 100).toFixed(1)}%)`,
         icon: 'circle-small',
       },
-      { kind: 'info', key: 'health.stale', label: 'Stale leases', description: String(h.queue.staleLeases), icon: 'circle-small' },
+      // A job whose worker stopped without finishing it (its lease ran out): it is taken up again.
+      { kind: 'info', key: 'health.stale', label: 'Stuck jobs', description: String(h.queue.staleLeases), icon: 'circle-small' },
       {
         kind: 'info',
         key: 'health.index',
@@ -286,7 +287,7 @@ function healthNode(h: PipelineDiagnostics['health']): PipelineNode {
       {
         kind: 'info',
         key: 'health.tombstones',
-        label: 'Tombstones',
+        label: 'Removed, kept for restore',
         description: `${h.storage.tombstones} of ${h.storage.total}`,
         icon: 'circle-small',
       },
@@ -319,6 +320,9 @@ function reviewItem(r: PipelineReview): vscode.TreeItem {
   item.command = { command: 'agentMemory.openMemory', title: 'Open Memory', arguments: [r.targetId] };
   return item;
 }
+
+/** The job queue's states as people say them (the store's words: pending, leased, dead, completed). */
+const QUEUE_WORDS = { pending: 'Waiting', leased: 'Running', dead: 'Failed', completed: 'Completed' } as const;
 
 function clip(text: string, max = 60): string {
   return truncateLine(text, max);

@@ -12,6 +12,7 @@ import { errorLine } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
 import { relativeTime } from '../core/text/relativeTime';
+import { typeHeading } from './memoryRowText';
 
 export const SUGGESTIONS_VIEW_ID = 'agentMemory.suggestions';
 /** How many pending suggestions the view lists (the engine's list limit is 200). */
@@ -99,7 +100,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
         const m = node.memory;
         const item = new vscode.TreeItem(`${node.side}: ${short(m, 70)}`, vscode.TreeItemCollapsibleState.None);
         item.id = `suggestion:${node.suggestionId}:${node.side}`;
-        item.description = `${m.type}${m.scope === 'global' ? ' · global' : ''}`;
+        item.description = `${typeHeading(m.type)}${m.scope === 'global' ? ' · global' : ''}`;
         const tip = new vscode.MarkdownString();
         tip.appendMarkdown(node.side === 'A' ? '**A** — kept on merge\n\n' : '**B** — merged into A\n\n');
         tip.appendText(m.preview);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { ERROR_CODES } from '../../src/core/util/errorCatalogue';
 import { UserFacingError } from '../../src/core/util/errors';
 import { EngineError } from '../../src/engine/errors';
-import { ERROR_SENTENCES, errorLine, errorNotification, errorText } from '../../src/engine/errorText';
+import { ERROR_SENTENCES, errorLine, errorNotification, errorText, memoryGoneError } from '../../src/engine/errorText';
 
 test('errorText has a sentence for every code of the catalogue, and no other', () => {
   assert.deepEqual(Object.keys(ERROR_SENTENCES).sort(), [...ERROR_CODES].sort());
@@ -35,4 +35,9 @@ test('a payload with a code outside the catalogue (another engine version) becom
   assert.equal(e.message, 'Something new.');
   assert.equal(e.detail, 'code "made_up"\nstack');
   assert.equal(EngineError.fromPayload({ code: 'not_found', message: 'No memory with id x.' }).code, 'not_found');
+});
+
+test('a memory picked in VS Code that is gone meanwhile: the sentence alone, no id', () => {
+  assert.equal(errorNotification('open memory', memoryGoneError()), `Agent Memory: open memory: ${ERROR_SENTENCES.not_found}`);
+  assert.equal(memoryGoneError().code, 'not_found');
 });

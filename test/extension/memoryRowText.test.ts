@@ -1,7 +1,7 @@
 // How a memory's tree row is labelled (src/extension/memoryRowText.ts): a document chunk as the Explorer shows a file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rowText } from '../../src/extension/memoryRowText';
+import { rowText, typeHeading } from '../../src/extension/memoryRowText';
 
 test('a document chunk shows its section as the label and its document as the place', () => {
   const title = 'ONBOARDING.md › Releases (3 of 3)';
@@ -26,4 +26,10 @@ test('a long document name in the place is cut, grapheme-safe', () => {
   const r = rowText({ type: 'document_chunk', title }, title);
   assert.equal(r.label, 'Usage');
   assert.ok(r.place!.endsWith('…') && [...r.place!].length <= 26, r.place);
+});
+
+test('a type reads as words wherever it is named (tree groups, pick lists, suggestion rows)', () => {
+  assert.equal(typeHeading('document_chunk'), 'Document chunk');
+  assert.equal(typeHeading('code_pattern'), 'Code pattern');
+  assert.equal(typeHeading('fact'), 'Fact');
 });
