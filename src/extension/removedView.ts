@@ -18,6 +18,7 @@ import { memoryName } from './memoryFsNames';
 import { typeHeading } from './memoryTree';
 import { rememberUndo } from './undoLast';
 import { showWithOpen } from './openAction';
+import { LABEL_GRAPHEMES } from './memoryRowText';
 
 export const REMOVED_VIEW_ID = 'agentMemory.removed';
 export const REMOVED_SCHEME = 'agent-memory-removed';
@@ -34,7 +35,8 @@ export const REMOVED_COMMANDS = {
 export type RemovedNode =
   { kind: 'removed'; item: RemovedMemory } | { kind: 'more'; remaining: number } | { kind: 'message'; text: string };
 
-const titleOf = (x: RemovedMemory) => memoryName(x.memory.title, x.memory.preview);
+/** The memory's title, else its first line (grapheme-safe); the row shows it cut like the memory tree's rows. */
+const titleOf = (x: RemovedMemory) => x.memory.title || truncateLine(x.memory.preview, 80) || 'Memory';
 
 /** "expired 2 hours ago", "deleted yesterday". */
 export function whenAndWhy(x: RemovedMemory, now = new Date()): string {
@@ -110,9 +112,11 @@ export class RemovedTreeProvider implements vscode.TreeDataProvider<RemovedNode>
       return item;
     }
     const x = node.item;
-    const item = new vscode.TreeItem(titleOf(x), vscode.TreeItemCollapsibleState.None);
+    // Cut so that "expired 2 hours ago" shows at the default width; tooltip and screen reader get the whole title.
+    const item = new vscode.TreeItem(truncateLine(titleOf(x), LABEL_GRAPHEMES), vscode.TreeItemCollapsibleState.None);
     item.id = `removed:${x.memory.id}`;
     item.description = whenAndWhy(x);
+    item.accessibilityInformation = { label: `${titleOf(x)}, ${item.description}` };
     const tip = new vscode.MarkdownString();
     tip.appendText(`${titleOf(x)}\n\n`);
     tip.appendText(removedDetail(x)); // appendText escapes: memory text is never rendered as markdown
