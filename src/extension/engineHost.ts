@@ -135,7 +135,11 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
   return { engine: client, settings };
 }
 
+/** Context key: the engine's state, so the Memories view says "Opening…" rather than "No memories yet" while it starts. */
+export const ENGINE_STATE_CONTEXT = 'agentMemory.engineState';
+
 function onState(s: EngineStateChange, log: Logger): void {
+  void vscode.commands.executeCommand('setContext', ENGINE_STATE_CONTEXT, s.state);
   log.info(
     `engine state: ${s.state}${s.reason ? ` (${s.reason})` : ''}${s.retryInMs !== undefined ? `, restart in ${s.retryInMs} ms` : ''}`,
   );

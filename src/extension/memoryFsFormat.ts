@@ -60,12 +60,18 @@ function scalar(v: unknown, flow = false): string {
   return d.toString({ lineWidth: 0 }).trimEnd();
 }
 
+/** Each use of a short-term memory pushes its expiry out (memory.ttl_extend_factor): say so next to the later date. */
+function extendedByUse(m: Pick<MemoryRecord, 'createdAt' | 'expiresAt' | 'ttlSeconds'>): boolean {
+  if (!m.expiresAt || m.ttlSeconds === null) return false;
+  return Date.parse(m.expiresAt) - Date.parse(m.createdAt) > m.ttlSeconds * 1000 + 60_000;
+}
+
 /**
  * The document text of a memory. Dates are absolute: the text must not change while nothing
  * changed (the editor compares sizes and times to notice changes; relative times are in the history).
  */
 export function renderMemory(m: MemoryRecord): string {
-  const expiry = m.expiresAt ? ` # expires ${shortDate(m.expiresAt)}` : '';
+  const expiry = m.expiresAt ? ` # expires ${shortDate(m.expiresAt)}${extendedByUse(m) ? ' (extended by use)' : ''}` : '';
   const lines = [
     '---',
     `# Version ${m.version}${m.updatedAt === m.createdAt ? '' : ` · updated ${shortDate(m.updatedAt)}`} · created ${shortDate(m.createdAt)}`,

@@ -28,6 +28,9 @@ test('render → parse is the identity, and an unchanged document is an empty pa
   assert.match(text, /\ntitle: "Use pnpm: not npm"\n/, 'a title with ": " is quoted');
   assert.match(text, /\ntags: \[ tooling, node \]\n/);
   assert.match(text, /\nlifetime: 1 week # expires 8 Mar 2026, \d\d:00\n/);
+  // Each use pushes a short-term memory's expiry out: the later date says why.
+  const used = renderMemory({ ...m, expiresAt: new Date(Date.parse(m.expiresAt!) + 3.5 * 86_400_000).toISOString() });
+  assert.match(used, /\nlifetime: 1 week # expires 1[12] Mar 2026, \d\d:00 \(extended by use\)\n/);
   // The document shows the text as written (line breaks kept), not the collapsed stored content.
   assert.notEqual(m.content, written);
   assert.ok(text.endsWith(`\n---\n\n${written}\n`));

@@ -16,7 +16,8 @@ export function truncate(text: string, max: number): string {
   const kept: string[] = [];
   for (const { segment } of graphemes.segment(text)) {
     if (kept.length === max) {
-      return cutAtWord(kept.slice(0, max - 1)) + ELLIPSIS;
+      // "captain.…" reads as four dots: punctuation at the cut gives way to the ellipsis.
+      return cutAtWord(kept.slice(0, max - 1)).replace(/[\s.,;:!?…]+$/u, '') + ELLIPSIS;
     }
     kept.push(segment);
   }

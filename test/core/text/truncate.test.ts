@@ -62,3 +62,8 @@ test('headByUnits: whole graphemes within a budget of UTF-16 units (storage prev
     assert.ok(cut.length <= n && !hasLoneSurrogate(cut), `${n}: ${JSON.stringify(cut)}`);
   }
 });
+
+test('punctuation at the cut gives way to the ellipsis: never "captain.…" (four dots) or ",…"', () => {
+  assert.equal(truncate('Releases are cut by the release captain. Hotfixes ship any day.', 45), 'Releases are cut by the release captain…');
+  assert.equal(truncate('Use pnpm, not npm, for installs in this repository', 10), 'Use pnpm…');
+});
