@@ -79,6 +79,16 @@ const MEMORY_TYPE_COLOURS: Readonly<Record<string, number>> = {
   code_pattern: 3,
   semantic: 6,
   document_chunk: 6,
+  // Entity types (the pipeline's): the common ones each their own colour.
+  person: 0,
+  service: 1,
+  tool: 2,
+  project: 3,
+  concept: 4,
+  library: 5,
+  file: 6,
+  other: 6,
+  unknown: 6,
 };
 /** What the panel draws now (the entity view can fall back to memories). */
 let drawn: GraphView | undefined;
@@ -315,7 +325,7 @@ function statusLine(data: GraphView, large: boolean, ms: number): string {
       : '';
     return `${shown}${how}${took} Click an entity to see its memories.`;
   }
-  if (!data.nodes.length) return 'No memories yet.';
+  if (!data.nodes.length) return state.search ? `No memory matches “${state.search}”. Reset shows them all.` : 'No memories yet.';
   const live = data.nodes.filter((n) => !n.mergedInto).length;
   return `${plural(live, 'memory', 'memories')}, ${plural(data.edges.length, 'link', 'links')}${data.truncated ? ' (most recent shown)' : ''}.${took} Click a memory to open it; double-click to centre on it.`;
 }
@@ -331,7 +341,8 @@ function renderNotice(text: string | undefined): void {
 
 /** No memory at all: say what fills the graph, with the two ways to fill it. */
 function renderEmpty(data: GraphView, centerId: string | undefined): void {
-  const empty = data.mode !== 'entities' && data.nodes.length === 0 && !centerId;
+  // A filter that matches nothing is said in the status line; this is for a store with no memory at all.
+  const empty = data.mode !== 'entities' && data.nodes.length === 0 && !centerId && !state.search;
   el.empty.hidden = !empty;
   el.legend.hidden = empty;
   if (!empty) return;
@@ -398,9 +409,9 @@ function applyMemoryFilter(): void {
 function describe(node: cytoscape.NodeSingular): string {
   const label = oneLine(String(node.data('label')));
   if (node.data('kind') === 'entity')
-    return `${label} — ${String(node.data('type'))}, ${plural(Number(node.data('mentions')), 'mention', 'mentions')}`;
+    return `${label} — ${typeLabel(String(node.data('type')))}, ${plural(Number(node.data('mentions')), 'mention', 'mentions')}`;
   if (node.data('mergedInto')) return `${label} — merged into another memory`;
-  return `${label} — ${String(node.data('type'))}`;
+  return `${label} — ${typeLabel(String(node.data('type')))}`;
 }
 
 /** The node's full text, beside it (positioned with CSSOM, which the CSP allows; no style attribute). */

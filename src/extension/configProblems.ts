@@ -105,11 +105,12 @@ export function notificationText(fileName: string, problems: readonly ConfigProb
   const first = problems[0];
   if (!first) return '';
   const where = first.range ? ` (line ${first.range.line + 1})` : '';
-  const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
-  const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
   // The key and line only: the full message (allowed values, the default used) is in the Problems
   // panel and at the squiggle; a toast that repeats it is too long to read.
-  return `Agent Memory: ${fileName} has ${count}: ${first.key}${where}${more}. Defaults are used for those values until they are fixed.`;
+  if (problems.length === 1) {
+    return `Agent Memory: ${fileName} has 1 problem: ${first.key}${where}. Its default is used until it is fixed.`;
+  }
+  return `Agent Memory: ${fileName} has ${problems.length} problems: ${first.key}${where} and ${problems.length - 1} more. Defaults are used for those values until they are fixed.`;
 }
 
 /**

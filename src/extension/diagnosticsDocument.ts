@@ -1,5 +1,9 @@
 /** The read-only "Agent Memory Diagnostics" document that Show Diagnostics opens (diagnosticsSummary.ts writes it). */
 import * as vscode from 'vscode';
+import { wrapLines } from '../core/text/wrap';
+
+/** The report's lines are broken at this width: the editor shows it without word wrap. */
+const REPORT_WIDTH = 100;
 
 const SCHEME = 'agent-memory-diagnostics';
 const URI = vscode.Uri.from({ scheme: SCHEME, path: '/Agent Memory Diagnostics' });
@@ -27,7 +31,7 @@ export async function showDiagnosticsDocument(context: vscode.ExtensionContext, 
     provider = new DiagnosticsDocument();
     context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(SCHEME, provider));
   }
-  provider.set(text);
+  provider.set(wrapLines(text, REPORT_WIDTH));
   const doc = await vscode.workspace.openTextDocument(URI);
   await vscode.window.showTextDocument(doc, { preview: true });
 }

@@ -16,7 +16,7 @@ export const GRAPH_PANEL_TYPE = 'agentMemory.graph';
 /** Where the empty state's buttons lead (command ids; the settings query finds the pipeline's settings). */
 const EMPTY_ACTIONS: Record<GraphEmptyAction, () => Thenable<unknown>> = {
   addMemory: () => vscode.commands.executeCommand('agentMemory.addMemory'),
-  pipelineSettings: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentMemory.memory.pipelineV2'),
+  pipelineSettings: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentMemory.pipeline'),
 };
 
 // Static markup only; the type checkboxes, the legend and every entity/memory text are built by

@@ -121,7 +121,7 @@ export function registerSuggestionCommands(d: {
     if (pick !== 'Undo') return;
     await engine.request('suggestions.undo', { id });
     suggestions.refresh();
-    void vscode.window.showInformationMessage('Merge undone: both memories are back, and so is the suggestion.');
+    void vscode.window.showInformationMessage('Merge undone: both memories are back.');
   };
 
   run(SUGGESTION_COMMANDS.accept, 'accept suggestion', async (arg?: unknown, opts: AcceptOptions = {}) => {

@@ -199,7 +199,7 @@ test('graph.query falls back to the memory view, saying why, when graphEnabled i
     const v = graphQuery(off.engine, {});
     assert.equal(v.mode, 'memories');
     assert.equal(v.nodes.length, 3, 'the memories are still drawn');
-    assert.match((v as { notice?: string }).notice ?? '', /enable memory\.pipelineV2\.graphEnabled and the pipeline to extract entities/);
+    assert.match((v as { notice?: string }).notice ?? '', /turn on the pipeline and its Knowledge Graph setting to extract the entities/);
   } finally {
     await off.engine.close();
   }
@@ -211,7 +211,7 @@ test('graph.query falls back to the memory view, saying why, when graphEnabled i
     assert.equal(v.nodes.length, 1);
     assert.match(
       (v as { notice?: string }).notice ?? '',
-      /^The knowledge graph is empty: enable memory\.pipelineV2\.graphEnabled and the pipeline to extract entities/,
+      /^The knowledge graph is empty: turn on the pipeline and its Knowledge Graph setting to extract the entities/,
     );
   } finally {
     await empty.close();

@@ -80,3 +80,16 @@ test('ProblemReporter: each problem logged once, one notification per distinct s
   assert.equal(back.toLog.length, 2, 'problems that come back are logged again');
   assert.equal(back.notify, true);
 });
+
+test('one problem: the notification says so in the singular; a duration problem gives its range as durations, with examples inside it', () => {
+  const one = actionable(configProblems('memory:\n  default_ttl: soon\n', 'agent.yaml', {}));
+  assert.equal(one.length, 1);
+  assert.equal(
+    notificationText('agent.yaml', one),
+    'Agent Memory: agent.yaml has 1 problem: memory.default_ttl (line 2). Its default is used until it is fixed.',
+  );
+  const message = one[0]!.message;
+  assert.match(message, /"soon" is not a valid duration/);
+  assert.match(message, /from 1m to 365d: a duration like "5m", "1h", "7d"/);
+  assert.doesNotMatch(message, /"30s"|"250ms"|86400|31536000/, message);
+});

@@ -70,6 +70,11 @@ export function graphStyles(t: GraphTheme): cytoscape.StylesheetJson {
         'min-zoomed-font-size': MIN_READABLE,
         'text-outline-color': t.background,
         'text-outline-width': 2,
+        // A label sits on a patch of background: an edge passing behind it does not cross the words.
+        'text-background-color': t.background,
+        'text-background-opacity': 0.85,
+        'text-background-padding': '1px',
+        'text-background-shape': 'roundrectangle',
         'border-width': 1,
         'border-color': t.background,
       },
@@ -107,6 +112,11 @@ export function graphStyles(t: GraphTheme): cytoscape.StylesheetJson {
         'border-width': 3,
         'border-style': 'solid',
         'border-color': t.focus,
+        // A second ring in the text colour, apart from the node: the focus shows on a node of the focus colour too.
+        'outline-width': 2,
+        'outline-color': t.foreground,
+        'outline-offset': 2,
+        'outline-opacity': 1,
         'min-zoomed-font-size': 0,
         'font-weight': 'bold',
         'z-index': 20,

@@ -3,6 +3,15 @@ import { formatByteSize } from './byteSize.js';
 import { formatDurationMs } from './duration.js';
 import type { ConfigKeySpec } from './specTypes.js';
 
+const DURATION_EXAMPLES: readonly [string, number][] = [
+  ['250ms', 250],
+  ['30s', 30_000],
+  ['5m', 300_000],
+  ['1h', 3_600_000],
+  ['7d', 604_800_000],
+  ['30d', 2_592_000_000],
+];
+
 const UNIT_WORD: Readonly<Record<string, string>> = {
   chars: ' characters',
   bytes: ' bytes',
@@ -17,7 +26,7 @@ function durationMs(spec: ConfigKeySpec & { type: 'duration' }, n: number): numb
 /** A value as a person would read it, e.g. `300000 (5m)`, `10485760 (10MiB)`, `"qwen3:4b"`. */
 export function formatValue(spec: ConfigKeySpec, value: unknown): string {
   if (typeof value === 'number') {
-    if (spec.type === 'duration') return `${value} (${formatDurationMs(durationMs(spec, value))})`;
+    if (spec.type === 'duration') return formatDurationMs(durationMs(spec, value));
     if (spec.type === 'bytes') return `${value} (${formatByteSize(value)})`;
     return String(value);
   }
@@ -60,10 +69,12 @@ export function describeAllowed(spec: ConfigKeySpec): string {
     case 'number':
       return `a number from ${spec.min} to ${spec.max}`;
     case 'duration': {
-      const lo = formatDurationMs(durationMs(spec, spec.min));
-      const hi = formatDurationMs(durationMs(spec, spec.max));
+      const [lo, hi] = [durationMs(spec, spec.min), durationMs(spec, spec.max)];
+      // Examples inside the range only: "30s" is no example for a key whose minimum is 1m.
+      const examples = DURATION_EXAMPLES.filter(([, ms]) => ms >= lo && ms <= hi).map(([text]) => `"${text}"`);
       const unitName = spec.unit === 'ms' ? 'milliseconds' : 'seconds';
-      return `${spec.min}–${spec.max}${UNIT_WORD[spec.unit]} (${lo}–${hi}): a whole number of ${unitName} or a duration like "30s", "5m", "1h"`;
+      const like = examples.length ? `a duration like ${examples.slice(0, 3).join(', ')}` : 'a duration';
+      return `from ${formatDurationMs(lo)} to ${formatDurationMs(hi)}: ${like}, or a whole number of ${unitName}`;
     }
     case 'bytes':
       return `${spec.min}–${spec.max} bytes (${formatByteSize(spec.min)}–${formatByteSize(spec.max)}): a number of bytes or a size like "512KiB", "8MiB"`;

@@ -77,7 +77,8 @@ function toDuration(unit: 'ms' | 's', raw: unknown): Converted {
   const ms = parseDurationMs(text);
   if (ms === undefined) {
     return {
-      error: `${showRaw(raw)} is not a valid duration (use a number of ${unit === 'ms' ? 'milliseconds' : 'seconds'} or e.g. "250ms", "30s", "5m", "1h", "7d", "1h30m")`,
+      // What is allowed (with examples inside the key's range) follows the message (describeAllowed).
+      error: `${showRaw(raw)} is not a valid duration`,
     };
   }
   return unit === 's' ? ms / 1000 : ms;

@@ -10,7 +10,8 @@ import type { EntityMemory, EntityNode, GraphData, GraphParams, GraphView } from
 import { entityCount, entityWithMemories, queryEntityGraph } from './entityGraph';
 import { queryMemoryGraph } from './memoryGraph';
 
-const ENABLE_GRAPH = 'enable memory.pipelineV2.graphEnabled and the pipeline to extract entities. Showing memories instead.';
+const ENABLE_GRAPH =
+  'turn on the pipeline and its Knowledge Graph setting to extract the entities your memories mention. Showing memories instead.';
 
 export class GraphViewService {
   constructor(private readonly ctx: EngineContext) {}

@@ -14,6 +14,7 @@ import {
   formatByteSize,
   formatDurationMs,
   formatIssue,
+  formatValue,
   getConfigValue,
   isRanged,
   loadConfigFile,
@@ -337,7 +338,9 @@ describe('range boundaries', () => {
         assert.equal(e.key, spec.path);
         assert.equal(e.value, out);
         assert.match(e.message, out < spec.min ? /below the minimum/ : /above the maximum/);
-        assert.ok(e.allowed?.includes(String(spec.min)) && e.allowed.includes(String(spec.max)), e.allowed);
+        // A duration's range reads as durations ("from 1m to 365d"); other ranges as numbers.
+        const shown = (n: number) => (spec.type === 'duration' ? formatValue(spec, n) : String(n));
+        assert.ok(e.allowed?.includes(shown(spec.min)) && e.allowed.includes(shown(spec.max)), e.allowed);
         assert.equal(typeof e.line, 'number', 'value issues carry a line');
         assert.equal(typeof e.column, 'number', 'value issues carry a column');
         assert.equal(get(r.config, spec.path), spec.default);

@@ -407,7 +407,7 @@ export const tests = {
     await waitForWorkbench(page);
     await page.locator('.tab', { hasText: 'Memory Graph' }).first().waitFor({ state: 'visible', timeout: 30000 });
     const restored = await openGraphFrame(page);
-    await restored.locator('#status', { hasText: /Drawn in|No memories/ }).waitFor({ timeout: 30000 });
+    await restored.locator('#status', { hasText: /Drawn in|No memor(ies|y matches)/ }).waitFor({ timeout: 30000 });
     assert.equal(await restored.locator('#mode').inputValue(), 'memories', 'the mode is restored');
     assert.equal(await restored.locator('#gsearch').inputValue(), 'release train', 'the filter is restored');
     assert.equal(await restored.locator('#notice').isHidden(), true, 'memories were asked for: no fallback banner');

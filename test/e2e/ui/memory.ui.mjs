@@ -65,7 +65,9 @@ export const tests = {
       labels.some((l) => /staging database/.test(l)),
       labels.join(' | '),
     );
-    await graph.locator('#notice', { hasText: 'enable memory.pipelineV2.graphEnabled' }).waitFor({ state: 'visible', timeout: 10000 });
+    await graph
+      .locator('#notice', { hasText: 'turn on the pipeline and its Knowledge Graph setting' })
+      .waitFor({ state: 'visible', timeout: 10000 });
     await screenshot('graph-panel');
 
     // Clicking a node opens the memory as a document.

@@ -70,6 +70,7 @@ export const tests = {
     const row = suggestionRow(page);
     await row.waitFor({ state: 'visible', timeout: 30000 });
     assert.match(await row.innerText(), /^\d+% similar · Release builds/);
+    await page.mouse.move(700, 450); // off the activity bar: its hover would cover the row
     await screenshot('similarity-row');
 
     // Accept → the merge preview; Cancel leaves both memories and the suggestion.

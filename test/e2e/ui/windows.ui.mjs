@@ -59,6 +59,7 @@ export const tests = {
         await treeShows(p, 'Second window note');
       }
       assert.match(await (await treeShows(page, 'Second window note')).innerText(), /Second window note/);
+      await page.mouse.move(700, 450); // off the activity bar: its hover would cover the tree
       const shots = await screenshot('first-window-tree'); // one file per theme
       const file = Array.isArray(shots) ? shots[0] : shots;
       await second.bringToFront();
