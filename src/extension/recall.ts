@@ -94,13 +94,16 @@ export function recallAnswerText(query: string, hits: readonly SearchHit[]): str
   const items = hits.map((h, i) => {
     const title = h.memory.title ? `${oneLine(h.memory.title, 100)} — ` : '';
     const life = describeExpiry(h.memory.expiresAt);
-    const where = `${h.memory.type}${h.store === 'global' ? ', global' : ''}${life ? ` · ${life}` : ''}`;
-    // A link to the memory's document (Ctrl+click opens it) instead of a bare id.
-    // Percent-encoded, so a title with "<", ">" or spaces cannot end the link early.
-    const at = memoryLocation(h.memory.id, h.memory.title, h.content);
-    // The name is one path segment: encoded whole, so a "?" or "#" in a title stays in the name.
-    const open = `[Open](<${SCHEME}:/${encodeURIComponent(at.path.slice(1))}?${at.query}>)`;
-    return `${i + 1}. ${title}${oneLine(h.content, 600)}\n   (${where} · ${open})`;
+    const where = `${h.memory.type.replace(/_/g, ' ')}${h.store === 'global' ? ', global' : ''}${life ? ` · ${life}` : ''}`;
+    // A reference link to the memory's document (Ctrl+click opens it): the text reads "[Open][1]",
+    // and the address, which carries the id, is in the definitions at the end.
+    return `${i + 1}. ${title}${oneLine(h.content, 600)}\n   (${where} · [Open][${i + 1}])`;
   });
-  return `${head}Recalled ${plural(hits.length, 'memory', 'memories')} for your question:\n\n${items.join('\n\n')}\n`;
+  const links = hits.map((h, i) => {
+    const at = memoryLocation(h.memory.id, h.memory.title, h.content);
+    // Percent-encoded, so a title with "<", ">" or spaces cannot end the link early; the name is
+    // one path segment, encoded whole, so a "?" or "#" in a title stays in the name.
+    return `[${i + 1}]: <${SCHEME}:/${encodeURIComponent(at.path.slice(1))}?${at.query}>`;
+  });
+  return `${head}Recalled ${plural(hits.length, 'memory', 'memories')} for your question:\n\n${items.join('\n\n')}\n\n${links.join('\n')}\n`;
 }

@@ -56,14 +56,17 @@ test('recallAnswerText: the recalled memories as a numbered list with type, scop
       'Recalled 2 memories for your question:',
       '',
       '1. Port — Staging DB on *5433*. Since March.',
-      '   (fact · [Open](<agent-memory:/Port.md?id=a1>))',
+      '   (fact · [Open][1])',
       '',
       '2. Use [link](x)',
-      '   (fact, global · [Open](<agent-memory:/Use%20%5Blink%5D(x).md?id=b2>))',
+      '   (fact, global · [Open][2])',
+      '',
+      '[1]: <agent-memory:/Port.md?id=a1>',
+      '[2]: <agent-memory:/Use%20%5Blink%5D(x).md?id=b2>',
       '',
     ].join('\n'),
   );
   // A "?" or "#" in a title stays in the name: the link's path is one encoded segment.
-  assert.ok(recallAnswerText('q', [hit('c3', 'x', { title: 'Why? #1' })]).includes('[Open](<agent-memory:/Why%3F%20%231.md?id=c3>)'));
+  assert.ok(recallAnswerText('q', [hit('c3', 'x', { title: 'Why? #1' })]).includes('[1]: <agent-memory:/Why%3F%20%231.md?id=c3>'));
   assert.match(recallAnswerText('xyzzy', []), /No relevant memories about this question/);
 });

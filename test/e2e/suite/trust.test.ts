@@ -91,12 +91,9 @@ suite('Trust surfaces', () => {
     const r = await vscode.commands.executeCommand<RecallOutcome>('agentMemory.recall', 'which port does the wallaby cache use?');
     assert.equal(r.response.hits[0]?.memory.id, m.id);
     assert.match(r.text, /^# Recall: which port does the wallaby cache use\?\n\nRecalled \d+ memor(y|ies) for your question:/);
-    assert.ok(
-      r.text.includes(`1. Trust test: the wallaby cache server runs on port 6390.\n   (general · [Open](<agent-memory:/Trust%20test`),
-      r.text,
-    );
-    // The link opens the memory's document; the id is in its query, not its path.
-    const link = /\[Open\]\(<([^>]+)>\)/.exec(r.text)?.[1];
+    assert.ok(r.text.includes(`1. Trust test: the wallaby cache server runs on port 6390.\n   (general · [Open][1])`), r.text);
+    // The reference link opens the memory's document; the id is in its query, not its path.
+    const link = /^\[1\]: <([^>]+)>$/m.exec(r.text)?.[1];
     assert.ok(link, r.text);
     assert.ok(link.endsWith(`.md?id=${m.id}`), link);
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(link));

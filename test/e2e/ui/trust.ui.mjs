@@ -57,8 +57,10 @@ export const tests = {
     // Earlier tests leave other memories; the one that answers comes first.
     assert.match(doc, /^# Recall: which port does quokka-mq use\? Recalled \d+ memor(y|ies) for your question: 1\. The recall probe: /);
     assert.match(doc, /listens on port 61616 in staging\./);
-    // Each memory links to its document (the editor may wrap the long link: spaces are dropped).
-    const link = /\(general · \[Open\]\(<([^>]+)>\)\)/.exec(doc)?.[1]?.replace(/\s+/g, '');
+    // Each memory links to its document: "[Open][1]" in the text, the address (with the id) in the
+    // link definitions at the end (the editor may wrap the long address: spaces are dropped).
+    assert.match(doc, /\(general · \[Open\]\[1\]\)/);
+    const link = /\[1\]: <([^>]+)>/.exec(doc)?.[1]?.replace(/\s+/g, '');
     assert.match(link ?? doc, /^agent-memory:\/The%20recall%20probe[^/]*\.md\?id=[0-9a-f-]{36}$/);
     await screenshot('recall-results');
     await quickRow(page, 'quokka-mq queue broker').click();
