@@ -9,6 +9,7 @@ import { applyOverrides, parseConfig, type ConfigIssue } from '../core/config';
 import { readYamlEntries } from '../core/config/yamlSource';
 import { SETTINGS_SECTION } from './settingsSchema';
 import { settingIdFor } from './settingsLayout';
+import { plural } from '../core/text/plural';
 
 /** 0-based, end exclusive (as vscode.Range). */
 export interface ProblemRange {
@@ -110,7 +111,7 @@ export function notificationText(fileName: string, problems: readonly ConfigProb
   if (problems.length === 1) {
     return `Agent Memory: ${fileName} has 1 problem: ${first.key}${where}. Its default is used until it is fixed.`;
   }
-  return `Agent Memory: ${fileName} has ${problems.length} problems: ${first.key}${where} and ${problems.length - 1} more. Defaults are used for those values until they are fixed.`;
+  return `Agent Memory: ${fileName} has ${plural(problems.length, 'problem')}: ${first.key}${where} and ${problems.length - 1} more. Defaults are used for those values until they are fixed.`;
 }
 
 /**
