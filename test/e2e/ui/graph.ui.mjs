@@ -363,7 +363,7 @@ export const tests = {
     await page.mouse.move(frameBox.x + (body.x1 + body.x2) / 2, frameBox.y + (body.y1 + body.y2) / 2);
     const tip = graph.locator('#tip');
     await tip.waitFor({ state: 'visible', timeout: 5000 });
-    assert.equal(await tip.innerText(), 'Wrap hnswlib-wasm errors: they are WebAssembly.Exception, not Error — code_pattern');
+    assert.equal(await tip.innerText(), 'Wrap hnswlib-wasm errors: they are WebAssembly.Exception, not Error — code pattern'); // the type in words
     assert.notEqual(target.short, 'Wrap hnswlib-wasm errors: they are WebAssembly.Exception, not Error');
     await screenshot('15-memories-hover');
     await page.mouse.move(frameBox.x + 2, frameBox.y + 2);
