@@ -213,9 +213,10 @@ async function runUiTests(context, server) {
     const page = await context.newPage();
     page.on('console', (m) => appendFileSync(browserLog, `[${t.name}] ${m.type()}: ${m.text()}\n`));
     page.on('pageerror', (e) => appendFileSync(browserLog, `[${t.name}] pageerror: ${e.message}\n`));
-    // Every screenshot in the light, high-contrast and dark themes (workbench.mjs SCREENSHOT_THEMES), or the themes given.
-    const screenshot = (name, themes) =>
-      screenshotInThemes(page, {
+    // Every screenshot in the light, high-contrast and dark themes (workbench.mjs SCREENSHOT_THEMES), or the themes given;
+    // of the test's window, or of another window it opened (the newest window applies theme requests: theme-switch fixture).
+    const screenshot = (name, themes, onPage = page) =>
+      screenshotInThemes(onPage, {
         themeRequestFile: THEME_REQUEST_FILE,
         pathBase: join(ARTIFACTS, `${t.file}--${slug(name)}`),
         ...(themes ? { themes } : {}),
