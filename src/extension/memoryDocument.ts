@@ -47,29 +47,9 @@ async function reopenAs(doc: vscode.TextDocument, uri: vscode.Uri, viewColumn: v
   await vscode.window.tabGroups.close(old, true);
 }
 
-/** When this window last saved each memory: its own save renames by showStored, not by the change event. */
-const savedHere = new Map<string, number>();
-const OWN_SAVE_MS = 3000;
-
-/**
- * A change made elsewhere (a restore, an agent, another window) can change the memory's name: the
- * active, unmodified document of it reopens under the new name, as a save here does.
- */
-async function renameAfterChange(engine: EngineClient, ids: readonly string[]): Promise<void> {
-  const editor = vscode.window.activeTextEditor;
-  const a = editor && editableAddress(editor.document.uri);
-  if (!a || !ids.includes(a.id) || editor.document.isDirty) return;
-  if (Date.now() - (savedHere.get(a.id) ?? 0) < OWN_SAVE_MS) return;
-  const m = await engine.request('memory.get', { id: a.id });
-  if (!m || editor.document.isDirty || vscode.window.activeTextEditor !== editor) return;
-  const named = memoryUri(m.id, m.title, m.content);
-  if (named.path !== editor.document.uri.path) await reopenAs(editor.document, named, editor.viewColumn);
-}
-
 export function registerMemoryDocuments(context: vscode.ExtensionContext, engine: EngineClient): MemoryFileSystem {
   const fs = new MemoryFileSystem(engine, {
     saved: (m, moved) => {
-      savedHere.set(m.id, Date.now());
       const name = memoryName(m.title, m.content);
       vscode.window.setStatusBarMessage(`$(check) Memory saved: ${name} (version ${m.version})`, 5000);
       if (moved) {
@@ -84,9 +64,6 @@ export function registerMemoryDocuments(context: vscode.ExtensionContext, engine
     vscode.workspace.registerFileSystemProvider(MEMORY_SCHEME, fs, { isCaseSensitive: true }),
     vscode.workspace.onDidOpenTextDocument((d) => void adopt(d)),
     vscode.workspace.onDidSaveTextDocument((d) => void showStored(engine, d).catch(() => undefined)),
-    engine.onEvent((e) => {
-      if (e.type === 'memory.changed' && e.kind !== 'deleted') void renameAfterChange(engine, e.ids).catch(() => undefined);
-    }),
   );
   for (const d of vscode.workspace.textDocuments) void adopt(d);
   return fs;
