@@ -8,6 +8,7 @@ import { describeExpiry } from '../core/lifecycle/remaining';
 import { truncateFlat } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
 import { memoryLocation, SCHEME } from './memoryFsNames';
+import { typeHeading } from './memoryRowText';
 
 export const RECALL_OPEN = '<agent-memory-recall>';
 export const RECALL_CLOSE = '</agent-memory-recall>';
@@ -94,7 +95,7 @@ export function recallAnswerText(query: string, hits: readonly SearchHit[]): str
   const items = hits.map((h, i) => {
     const title = h.memory.title ? `${oneLine(h.memory.title, 100)} — ` : '';
     const life = describeExpiry(h.memory.expiresAt);
-    const where = `${h.memory.type.replace(/_/g, ' ')}${h.store === 'global' ? ', global' : ''}${life ? ` · ${life}` : ''}`;
+    const where = `${typeHeading(h.memory.type).toLowerCase()}${h.store === 'global' ? ', global' : ''}${life ? ` · ${life}` : ''}`;
     // A reference link to the memory's document (Ctrl+click opens it): the text reads "[Open][1]",
     // and the address, which carries the id, is in the definitions at the end.
     return `${i + 1}. ${title}${oneLine(h.content, 600)}\n   (${where} · [Open][${i + 1}])`;

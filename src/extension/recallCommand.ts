@@ -12,6 +12,7 @@ import { commandRegistrar } from './commands';
 import type { Logger } from './log';
 import { recallAnswerText } from './recall';
 import { truncate, truncateFlat, truncateLine } from '../core/text/truncate';
+import { typeHeading } from './memoryRowText';
 
 export const RECALL_COMMAND = 'agentMemory.recall';
 const RECALL_SCHEME = 'agent-memory-recall';
@@ -80,7 +81,7 @@ async function pickAndOpen(query: string, r: SearchResponse): Promise<void> {
   const pick = await vscode.window.showQuickPick(
     r.hits.map((h) => ({
       label: truncateLine(h.memory.title || h.content, 80),
-      description: `${h.memory.type}${h.store === 'global' ? ' · global' : ''}`,
+      description: `${typeHeading(h.memory.type)}${h.store === 'global' ? ' · global' : ''}`,
       // Without a title the label is the text: the detail would repeat it.
       detail: h.memory.title ? truncateFlat(h.content, 300) : undefined,
       id: h.memory.id,
