@@ -18,14 +18,13 @@ import * as esbuild from 'esbuild';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_EXTERNALS } from './scripts/vsix-runtime-deps.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const argv = new Set(process.argv.slice(2));
 const watch = argv.has('--watch');
 const production = argv.has('--production');
 const dist = join(root, 'dist');
-
-const nodeExternals = ['vscode', '@energetic-ai/*'];
 
 function targets() {
   const list = [];
@@ -34,7 +33,7 @@ function targets() {
     format: 'cjs',
     // The extension host of VS Code 1.101 (engines.vscode) runs Node 22; node20 is a safe floor.
     target: 'node20',
-    external: nodeExternals,
+    external: NODE_EXTERNALS,
     // platform 'node' matters: sql.js's `browser` entry is a different build.
   };
   list.push({ ...node, entryPoints: { extension: join(root, 'src/extension/extension.ts') }, outdir: dist });

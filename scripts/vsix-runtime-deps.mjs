@@ -1,0 +1,37 @@
+// What the VSIX must carry in node_modules: the packages esbuild leaves external (loaded at run
+// time by dist/*.js) and their production dependencies, nothing else. esbuild.mjs marks
+// NODE_EXTERNALS external; .vscodeignore lets exactly runtimeDependencies() back in, and
+// test/packaging.test.ts checks the two agree and that the packaged CLI and MCP server run.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+
+/** Left out of the bundles: `vscode` is the host's; @energetic-ai finds its .wasm files through __dirname. */
+export const NODE_EXTERNALS = ['vscode', '@energetic-ai/*'];
+
+const matches = (name, pattern) => (pattern.endsWith('/*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern);
+
+/** Package folder of `name` as Node resolves it from `from` (walking up node_modules folders). */
+function resolvePackage(name, from) {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (dirname(dir) === dir) throw new Error(`${name} (needed from ${from}) is not installed: run npm ci`);
+  }
+}
+
+/** node_modules paths (relative to root, sorted) of the externals among the dependencies, and theirs. */
+export function runtimeDependencies(root) {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const externals = Object.keys(pkg.dependencies ?? {}).filter((d) => NODE_EXTERNALS.some((p) => matches(d, p)));
+  const seen = new Set();
+  const visit = (name, from) => {
+    const dir = resolvePackage(name, from);
+    const rel = relative(root, dir);
+    if (seen.has(rel)) return;
+    seen.add(rel);
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    for (const dep of Object.keys(manifest.dependencies ?? {})) visit(dep, dir);
+  };
+  for (const name of externals) visit(name, root);
+  return [...seen].sort();
+}
