@@ -1,3 +1,4 @@
+// @tier process
 // The LoCoMo engine configs and the search benchmark, on small inputs: real stores, real
 // FTS4/bm25, real hash embedder and hnswlib-wasm.
 import { describe, test } from 'node:test';

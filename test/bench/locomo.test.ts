@@ -1,3 +1,4 @@
+// @tier process
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';

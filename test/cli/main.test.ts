@@ -1,3 +1,4 @@
+// @tier process
 // `agent-memory` as real processes: every command's --json is exactly one JSON object of the
 // engine's type on stdout, exit codes 0 / 1 (one line on stderr) / 2 (usage); the first run
 // owns the store (nobody else does), later runs are clients of an owner that is running.

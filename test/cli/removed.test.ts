@@ -1,3 +1,4 @@
+// @tier process
 // `agent-memory add --capture --ttl`, `removed` and `restore` as real processes: a capture with a
 // short lifetime expires (the owner's sweep, memory.cleanup_interval) into the removed list, a
 // deleted memory is listed with its reason, and restore brings one back.

@@ -1,3 +1,4 @@
+// @tier process
 // `agent-memory mcp --http` as a real process, driven by the MCP SDK's own Streamable HTTP
 // client: tools, store, recall; and the locks on the door — 127.0.0.1 only, a bearer token on
 // every request (401), no foreign Origin or Host (403), a token file others can read refused.

@@ -1,3 +1,4 @@
+// @tier process
 // MCP lifetimes and access (docs/lifecycle.md): store_memory asked explicitly is permanent, an
 // automatic capture is short-term, ttl_seconds sets a lifetime; recall_memories hands memories
 // to an agent, which counts as one access (once an hour).

@@ -1,3 +1,4 @@
+// @tier process
 // `agent-memory mcp` driven by the MCP SDK's own Client over stdio (a real process): the tools
 // and their schemas, store → recall (marked as data) → update → delete, the project briefing.
 import { test } from 'node:test';

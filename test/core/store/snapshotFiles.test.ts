@@ -1,3 +1,4 @@
+// @tier durability
 /**
  * Snapshots with real random bit flips: a snapshot whose checksum does not match is never
  * loaded silently. With snapshot.prev intact every flip falls back to it plus the log with a

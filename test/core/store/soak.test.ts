@@ -1,3 +1,4 @@
+// @tier durability
 /**
  * A short run of the kill -9 soak (`npm run soak` runs it for ≥ 200 kills): one round per crash
  * point (snapshot rename, torn append, FTS merge, index save, random moment) with disk errors

@@ -1,3 +1,4 @@
+// @tier durability
 /**
  * A real full disk: the store on an 8 MB tmpfs filled to the last byte. Needs `mount` (root);
  * skipped with the reason printed where mounting is not allowed. The injected-fault versions

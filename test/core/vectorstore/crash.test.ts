@@ -1,3 +1,4 @@
+// @tier durability
 /**
  * kill -9 after the index was saved and more writes were made: reopening loads the saved
  * index, catches up from the database and gives the same neighbours as before the kill.

@@ -1,3 +1,4 @@
+// @tier durability
 // The owner of the global store (a window of project X or Y) is killed with SIGKILL while the
 // engines of both projects write global memories through it, several rounds: each time another
 // engine takes the global store over (or reconnects to whoever did), the writes go on, and in the

@@ -1,3 +1,4 @@
+// @tier durability
 // The owner of a shared store is killed with SIGKILL during traffic from two other processes,
 // 20 times: each time a client takes over, and in the end every acknowledged create is in the
 // store exactly once, none is applied twice (each idempotency key at most once), nothing lost.
