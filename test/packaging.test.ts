@@ -1,3 +1,4 @@
+// @tier process
 // The VSIX as a person installs it: `npm run package` works on a clean clone (it failed on the
 // README's relative links while package.json named no repository), ships only what runs
 // (the bundles, the assets and the run-time dependencies esbuild leaves external), and what it
