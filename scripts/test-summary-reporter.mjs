@@ -13,12 +13,13 @@ export default async function* summary(source) {
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const { nesting, file, details, skip, todo } = event.data;
-    if (nesting !== 0) continue;
-    // A file's own failure (it did not load, or timed out) is reported without a test of it.
-    if (file) {
+    // Top-level entries (tests and suites) add up to their file's time.
+    if (nesting === 0 && file) {
       const rel = relative(root, file);
       byFile.set(rel, (byFile.get(rel) ?? 0) + (details?.duration_ms ?? 0));
     }
+    // Tests are counted, not the suites around them (as node's own "ℹ tests" line does).
+    if (details?.type === 'suite') continue;
     if (event.type === 'test:fail') failed++;
     else if (skip || todo) skipped++;
     else passed++;

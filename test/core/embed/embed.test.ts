@@ -75,18 +75,7 @@ describe('HashEmbedder', () => {
     assert.ok(ident > other + 0.15, `ident ${ident} other ${other}`);
   });
 
-  test('fast: at least 5k short texts per second', (t) => {
-    const texts = Array.from({ length: 3000 }, (_, i) => `Memory ${i}: prefer pnpm over npm in package ${i % 97} of this repo`);
-    let best = 0;
-    for (let round = 0; round < 3; round++) {
-      // best of three, so a busy machine (parallel test files) does not decide the figure
-      const t0 = performance.now();
-      for (const s of texts) h.embedOne(s);
-      best = Math.max(best, texts.length / ((performance.now() - t0) / 1000));
-    }
-    t.diagnostic(`hash embedder: ${Math.round(best)} texts/s (~65-character texts, best of 3)`);
-    assert.ok(best >= 5000, `${Math.round(best)} texts/s`);
-  });
+  // Its speed is a benchmark figure (`npm run bench`, bench/embed.bench.ts), not a unit test's bound.
 });
 
 // ---------------------------------------------------------------------------------------------
