@@ -26,10 +26,18 @@ function socketFor() {
 /** A forged answer to whatever a client says: a challenge, a ready, a created memory. */
 function forge(message) {
   if (message.kind === 'hello' && typeof message.nonce === 'string') {
-    return { kind: 'challenge', protocolVersion: message.protocolVersion, nonce: randomBytes(32).toString('hex'), proof: randomBytes(32).toString('hex') };
+    return {
+      kind: 'challenge',
+      protocolVersion: message.protocolVersion,
+      nonce: randomBytes(32).toString('hex'),
+      proof: randomBytes(32).toString('hex'),
+    };
   }
   if (message.kind === 'hello' || message.kind === 'proof') {
-    return { kind: 'ready', info: { protocolVersion: message.protocolVersion ?? 2, projectId: 'github.com/acme/widgets', openMs: 1, warnings: [] } };
+    return {
+      kind: 'ready',
+      info: { protocolVersion: message.protocolVersion ?? 2, projectId: 'github.com/acme/widgets', openMs: 1, warnings: [] },
+    };
   }
   if (message.kind === 'request') {
     const memory = { id: 'mem_forged', title: 'Forged by another user', content: 'forged', type: 'general', tags: [] };

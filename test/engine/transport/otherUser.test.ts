@@ -117,56 +117,68 @@ async function storeDirOf(w: World): Promise<string> {
 
 const tagOf = (storeDir: string) => createHash('sha256').update(path.resolve(storeDir)).digest('hex').slice(0, 16);
 
-test('a socket another user binds at the old shared /tmp name gets nothing; the write reaches the store', { skip, timeout: 180_000 }, async () => {
-  const w = world();
-  assert.equal((await runCli(['add', 'The build cache lives in the CI runner image.', '--workspace', w.ws], w.env)).code, 0);
-  const storeDir = await storeDirOf(w);
-  const imp = await impostor(w, ['bind', path.join(w.tmp, `agent-memory-0-${tagOf(storeDir)}.sock`)]);
-  const text = 'The staging deploy key is rotated every Friday by the release manager.';
-  let run: CliRun;
-  try {
-    run = await runCli(['add', text, '--workspace', w.ws, '--json'], w.env);
-  } finally {
-    await imp.stop();
-  }
-  assertNothingLeaked(imp, secretsIn(storeDir), text);
-  assert.equal(run.code, 0, run.stderr);
-  const created = JSON.parse(run.stdout) as { status: string; memory: { id: string } };
-  assert.equal(created.status, 'created');
-  const got = await runCli(['get', created.memory.id, '--workspace', w.ws, '--json'], w.env);
-  assert.equal((JSON.parse(got.stdout) as { content: string }).content, text, 'the memory is really in the store');
-});
+test(
+  'a socket another user binds at the old shared /tmp name gets nothing; the write reaches the store',
+  { skip, timeout: 180_000 },
+  async () => {
+    const w = world();
+    assert.equal((await runCli(['add', 'The build cache lives in the CI runner image.', '--workspace', w.ws], w.env)).code, 0);
+    const storeDir = await storeDirOf(w);
+    const imp = await impostor(w, ['bind', path.join(w.tmp, `agent-memory-0-${tagOf(storeDir)}.sock`)]);
+    const text = 'The staging deploy key is rotated every Friday by the release manager.';
+    let run: CliRun;
+    try {
+      run = await runCli(['add', text, '--workspace', w.ws, '--json'], w.env);
+    } finally {
+      await imp.stop();
+    }
+    assertNothingLeaked(imp, secretsIn(storeDir), text);
+    assert.equal(run.code, 0, run.stderr);
+    const created = JSON.parse(run.stdout) as { status: string; memory: { id: string } };
+    assert.equal(created.status, 'created');
+    const got = await runCli(['get', created.memory.id, '--workspace', w.ws, '--json'], w.env);
+    assert.equal((JSON.parse(got.stdout) as { content: string }).content, text, 'the memory is really in the store');
+  },
+);
 
-test('a runtime folder made first by another user is refused with a clear error, and nothing is sent', { skip, timeout: 180_000 }, async () => {
-  const w = world();
-  assert.equal((await runCli(['add', 'The build cache lives in the CI runner image.', '--workspace', w.ws], w.env)).code, 0);
-  const storeDir = await storeDirOf(w);
-  const runtime = path.join(w.tmp, 'agent-memory-0');
-  fs.rmSync(runtime, { recursive: true, force: true }); // as a reboot or a /tmp cleaner would
-  const imp = await impostor(w, ['squat', runtime, `${tagOf(storeDir)}.sock`]);
-  const text = 'The production database password is kept in the team vault.';
-  let run: CliRun;
-  try {
-    run = await runCli(['add', text, '--workspace', w.ws], w.env);
-  } finally {
-    await imp.stop();
-  }
-  assertNothingLeaked(imp, secretsIn(storeDir), text);
-  assertRefused(run, runtime, /belongs to another user/);
-});
+test(
+  'a runtime folder made first by another user is refused with a clear error, and nothing is sent',
+  { skip, timeout: 180_000 },
+  async () => {
+    const w = world();
+    assert.equal((await runCli(['add', 'The build cache lives in the CI runner image.', '--workspace', w.ws], w.env)).code, 0);
+    const storeDir = await storeDirOf(w);
+    const runtime = path.join(w.tmp, 'agent-memory-0');
+    fs.rmSync(runtime, { recursive: true, force: true }); // as a reboot or a /tmp cleaner would
+    const imp = await impostor(w, ['squat', runtime, `${tagOf(storeDir)}.sock`]);
+    const text = 'The production database password is kept in the team vault.';
+    let run: CliRun;
+    try {
+      run = await runCli(['add', text, '--workspace', w.ws], w.env);
+    } finally {
+      await imp.stop();
+    }
+    assertNothingLeaked(imp, secretsIn(storeDir), text);
+    assertRefused(run, runtime, /belongs to another user/);
+  },
+);
 
-test('a symbolic link planted where the runtime folder goes is refused, before the store is ever opened', { skip, timeout: 180_000 }, async () => {
-  const w = world();
-  const storeDir = await storeDirOf(w);
-  const runtime = path.join(w.tmp, 'agent-memory-0');
-  const imp = await impostor(w, ['symlink', runtime, path.join(w.tmp, 'nobody-owns-this'), `${tagOf(storeDir)}.sock`]);
-  const text = 'The on-call rota is in the shared calendar.';
-  let run: CliRun;
-  try {
-    run = await runCli(['add', text, '--workspace', w.ws], w.env);
-  } finally {
-    await imp.stop();
-  }
-  assertNothingLeaked(imp, [], text);
-  assertRefused(run, runtime, /symbolic link/);
-});
+test(
+  'a symbolic link planted where the runtime folder goes is refused, before the store is ever opened',
+  { skip, timeout: 180_000 },
+  async () => {
+    const w = world();
+    const storeDir = await storeDirOf(w);
+    const runtime = path.join(w.tmp, 'agent-memory-0');
+    const imp = await impostor(w, ['symlink', runtime, path.join(w.tmp, 'nobody-owns-this'), `${tagOf(storeDir)}.sock`]);
+    const text = 'The on-call rota is in the shared calendar.';
+    let run: CliRun;
+    try {
+      run = await runCli(['add', text, '--workspace', w.ws], w.env);
+    } finally {
+      await imp.stop();
+    }
+    assertNothingLeaked(imp, [], text);
+    assertRefused(run, runtime, /symbolic link/);
+  },
+);
