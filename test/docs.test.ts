@@ -71,6 +71,17 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   },
   { phrase: '`--json` prints exactly one JSON object', file: 'test/cli/main.test.ts', test: 'every command: --json output and exit codes' },
   { phrase: 'Recalled text comes back marked as data', file: 'test/mcp/server.test.ts', test: 'the MCP SDK client lists the tools' },
+  { phrase: 'removed when the\nserver stops', file: 'test/mcp/httpServer.test.ts', test: 'the SDK Streamable HTTP client lists the tools' },
+  {
+    phrase: 'the file of a server that was killed is removed by the next one that starts',
+    file: 'test/mcp/httpServer.test.ts',
+    test: 'a 401 names the Bearer scheme and offers no OAuth',
+  },
+  {
+    phrase: 'stops with a message\nsaying to send the header; no sign-in page is opened',
+    file: 'test/mcp/httpServer.test.ts',
+    test: 'a 401 names the Bearer scheme and offers no OAuth',
+  },
   {
     phrase: 'A store home is never shared between users',
     file: 'test/engine/transport/privateDir.test.ts',
