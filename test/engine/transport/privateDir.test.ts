@@ -13,6 +13,8 @@ import { tmpDir } from '../../helpers/tmp';
 
 const unix = process.platform !== 'win32';
 const root = unix && process.getuid?.() === 0;
+const notUnix = unix ? false : 'Unix modes and uids only';
+const notRoot = root ? false : 'giving a folder or socket to another user (chown) needs root; this run is not root';
 const NOBODY = 65534;
 
 function refused(fn: () => unknown, why: RegExp): void {
@@ -38,7 +40,7 @@ function withTmp<T>(fn: (tmp: string) => T): T {
   }
 }
 
-test('the runtime folder: made 0700 in the temporary folder, or in XDG_RUNTIME_DIR when that is private', { skip: !unix }, () => {
+test('the runtime folder: made 0700 in the temporary folder, or in XDG_RUNTIME_DIR when that is private', { skip: notUnix }, () => {
   withTmp((tmp) => {
     const uid = process.getuid!();
     const dir = runtimeDir({});
@@ -60,7 +62,7 @@ test('the runtime folder: made 0700 in the temporary folder, or in XDG_RUNTIME_D
   });
 });
 
-test('a runtime folder that is open to others, a symbolic link or not a folder is refused, never repaired', { skip: !unix }, () => {
+test('a runtime folder that is open to others, a symbolic link or not a folder is refused, never repaired', { skip: notUnix }, () => {
   withTmp((tmp) => {
     const dir = path.join(tmp, `agent-memory-${process.getuid!()}`);
     fs.mkdirSync(dir, { mode: 0o700 });
@@ -82,7 +84,7 @@ test('a runtime folder that is open to others, a symbolic link or not a folder i
 
 test(
   'a runtime folder, socket or store home of another user is refused with a sentence that says what to do',
-  { skip: !root },
+  { skip: notRoot },
   async () => {
     withTmp((tmp) => {
       const dir = path.join(tmp, 'agent-memory-0');
@@ -118,7 +120,7 @@ test(
   },
 );
 
-test('the store home must be writable by nobody else; store folders are made or tightened to 0700', { skip: !unix }, () => {
+test('the store home must be writable by nobody else; store folders are made or tightened to 0700', { skip: notUnix }, () => {
   const base = tmpDir('am-home-');
   const home = path.join(base, 'home');
   ensurePrivateHome(home);
