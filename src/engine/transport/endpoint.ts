@@ -125,18 +125,10 @@ export function checkSocket(socket: string, storeDir: string): 'absent' | 'ok' {
     otherwise: inStore ? 'choose a store home of your own.' : `set XDG_RUNTIME_DIR to a private folder of yours, or ${SHORTER_HOME}`,
     strict: !inStore,
   });
-  if (!fs.existsSync(socket) && !isDanglingLink(socket)) return 'absent';
+  if (!fs.lstatSync(socket, { throwIfNoEntry: false })) return 'absent';
   const problem = fileProblem(socket, 'socket');
   if (problem) throw new EngineError('not_private', `The store's socket is not yours: ${problem}`);
   return 'ok';
-}
-
-function isDanglingLink(p: string): boolean {
-  try {
-    return fs.lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }
 
 /** The project store folder an engine started with `init` opens (the project id as the engine resolves it). */

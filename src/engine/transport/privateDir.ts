@@ -87,23 +87,22 @@ export function ensurePrivateFolder(dir: string, rules: FolderRules): void {
 }
 
 function lexists(p: string): boolean {
-  try {
-    fs.lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
+  return fs.lstatSync(p, { throwIfNoEntry: false }) !== undefined;
 }
 
-/** Why the file `file` (a socket, the owner's record) is not this user's own, or undefined. */
+/**
+ * Why the file `file` (a socket, the owner's record) is not this user's own; undefined when it
+ * is, or when it is not there (any more: an owner may be replacing it).
+ */
 export function fileProblem(file: string, kind: 'socket' | 'file'): string | undefined {
   const uid = ownUid();
   if (uid === undefined) return undefined;
-  const st = fs.lstatSync(file);
+  const st = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (!st) return undefined;
   const isKind = kind === 'socket' ? st.isSocket() : st.isFile();
   if (!isKind) return `${file} is not a ${kind === 'socket' ? 'socket' : 'plain file'}. Remove it: Agent Memory makes a new one.`;
   if (st.uid !== uid)
-    return `${file} belongs to another user (uid ${st.uid}, you are uid ${uid}). Remove it: Agent Memory makes a new one.`;
+    return `${file} belongs to another user (uid ${st.uid}; you are uid ${uid}). Remove it: Agent Memory makes a new one.`;
   if (kind === 'file' && (st.mode & 0o077) !== 0) {
     return `${file} can be read by other users (mode ${modeOf(st)}). Remove it: Agent Memory makes a new, private one.`;
   }
