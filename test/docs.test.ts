@@ -71,6 +71,37 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   },
   { phrase: '`--json` prints exactly one JSON object', file: 'test/cli/main.test.ts', test: 'every command: --json output and exit codes' },
   { phrase: 'Recalled text comes back marked as data', file: 'test/mcp/server.test.ts', test: 'the MCP SDK client lists the tools' },
+  { phrase: 'removed when the\nserver stops', file: 'test/mcp/httpServer.test.ts', test: 'the SDK Streamable HTTP client lists the tools' },
+  {
+    phrase: 'the file of a server that was killed is removed by the next one that starts',
+    file: 'test/mcp/httpServer.test.ts',
+    test: 'a 401 names the Bearer scheme and offers no OAuth',
+  },
+  {
+    phrase: 'stops with a message\nsaying to send the header; no sign-in page is opened',
+    file: 'test/mcp/httpServer.test.ts',
+    test: 'a 401 names the Bearer scheme and offers no OAuth',
+  },
+  {
+    phrase: 'A store home is never shared between users',
+    file: 'test/engine/transport/privateDir.test.ts',
+    test: 'the store home must be writable by nobody else',
+  },
+  {
+    phrase: 'another user made or can open is refused, never used',
+    file: 'test/engine/transport/otherUser.test.ts',
+    test: 'a runtime folder made first by another user is refused',
+  },
+  {
+    phrase: 'connects only to a socket of your own user',
+    file: 'test/engine/transport/privateDir.test.ts',
+    test: 'a runtime folder, socket or store home of another user is refused',
+  },
+  {
+    phrase: 'without ever sending it',
+    file: 'test/engine/transport/handshake.test.ts',
+    test: 'the client sends a nonce and nothing else until the owner proves it knows the secret',
+  },
 ];
 
 test('every claim in CLAIMS is in the README and names an existing test', () => {

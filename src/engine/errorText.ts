@@ -35,6 +35,7 @@ export const ERROR_SENTENCES: Readonly<Record<EngineErrorCode, string>> = {
   engine_crashed: 'The memory engine stopped unexpectedly and is restarting. Check the change and try again.',
   engine_unavailable: 'The memory engine is not available.',
   engine_stopped: 'The memory engine is not running.',
+  not_private: 'A folder or file the memory store needs is not private to you, so Agent Memory will not use it.',
 };
 
 export interface ErrorText {

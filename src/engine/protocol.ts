@@ -51,7 +51,7 @@ export interface RemovedList {
   limit: number;
 }
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** CreateResult plus what the smart store did (absent when the engine runs keyword-only). */
 export type CreateMemoryResult = CreateResult & {

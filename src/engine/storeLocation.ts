@@ -10,9 +10,9 @@
  * clones with the same origin open the same store.
  */
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ensurePrivateFolder } from './transport/privateDir';
 
 export const HOME_ENV = 'AGENT_MEMORY_HOME';
 export const GLOBAL_FOLDER = 'global';
@@ -57,7 +57,26 @@ export function legacyStoreDirs(
   };
 }
 
-/** Creates the home readable by its OS user only (0700): memories are private. An existing folder is left as it is. */
+const OWN_HOME =
+  'choose a store home of your own (AGENT_MEMORY_HOME, --home or the agentMemory.storeHome setting): a store home is never shared between users.';
+
+/**
+ * Creates the home readable by its OS user only (0700): memories are private. An existing home
+ * must be the user's own and writable by nobody else (it may be a symbolic link to such a
+ * folder): a store home cannot be shared between users, since another user who can write it
+ * could replace the store's files, its lock or its owner's record (`not_private` otherwise).
+ */
 export function ensurePrivateHome(home: string): void {
-  if (!fs.existsSync(home)) fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  ensurePrivateFolder(home, { what: 'The store home', otherwise: OWN_HOME, followLink: true });
+}
+
+/**
+ * Creates each store folder 0700 when missing. An existing one must be the user's own; inside
+ * the private home it is set to 0700 when older versions left it open (0755, or 0775 under a
+ * umask of 002), and it may be a symbolic link the user made to keep a store elsewhere.
+ */
+export function ensurePrivateStoreDirs(dirs: StoreDirs): void {
+  for (const dir of [dirs.project, dirs.global]) {
+    ensurePrivateFolder(dir, { what: 'The store folder', otherwise: OWN_HOME, followLink: true, tighten: true });
+  }
 }

@@ -13,7 +13,15 @@ import * as path from 'node:path';
 import { Store, type Row, type Tx } from '../core/store/store';
 import { errorMessage } from '../core/util/errors';
 import { EngineError } from './errors';
-import { GLOBAL_FOLDER, ensurePrivateHome, legacyStoreDirs, storeDirsIn, storeFolderName, type StoreDirs } from './storeLocation';
+import {
+  GLOBAL_FOLDER,
+  ensurePrivateHome,
+  ensurePrivateStoreDirs,
+  legacyStoreDirs,
+  storeDirsIn,
+  storeFolderName,
+  type StoreDirs,
+} from './storeLocation';
 import { plural } from '../core/text/plural';
 
 export interface MigrationOutcome {
@@ -177,7 +185,9 @@ interface EngineStoreOptions extends StoreFiles {
 export function engineStoreDirs(opts: EngineStoreOptions, projectId: string): StoreDirs {
   if (opts.home) {
     ensurePrivateHome(opts.home);
-    return storeDirsIn(opts.home, projectId);
+    const dirs = storeDirsIn(opts.home, projectId);
+    ensurePrivateStoreDirs(dirs);
+    return dirs;
   }
   if (!opts.storageDir || !opts.globalStorageDir)
     throw new EngineError('invalid_input', 'EngineInit needs `home` (or both storageDir and globalStorageDir).');

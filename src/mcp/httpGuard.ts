@@ -6,7 +6,11 @@
  *   own DNS name to 127.0.0.1 still sends its own name as Host (DNS-rebinding protection) → 403;
  * - Origin, when a browser sends one, must be this server's own → 403 otherwise (a web page
  *   cannot drive the memory); clients that are not browsers send none;
- * - `Authorization: Bearer <token>` must carry the token of this start → 401 otherwise.
+ * - `Authorization: Bearer <token>` must carry the token of this start → 401 otherwise, with a
+ *   `WWW-Authenticate` challenge as RFC 6750 writes it: the Bearer scheme and realm, plus
+ *   `error="invalid_token"` when a bearer token was sent but is not this one. It names no OAuth
+ *   resource metadata: this server has a fixed token, not OAuth (httpServer.ts answers the
+ *   OAuth discovery and registration paths with a 404 that says so).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -14,7 +18,11 @@ import type { IncomingMessage } from 'node:http';
 export interface Refusal {
   status: 401 | 403;
   message: string;
+  /** The WWW-Authenticate value of a 401. */
+  challenge?: string;
 }
+
+const REALM = 'Bearer realm="agent-memory"';
 
 export function allowedHosts(port: number): string[] {
   return [`127.0.0.1:${port}`, `localhost:${port}`];
@@ -39,8 +47,18 @@ export function refusal(req: IncomingMessage, port: number, token: string): Refu
   }
   const auth = req.headers.authorization ?? '';
   const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-  if (!match || !sameToken(match[1]!, token)) {
-    return { status: 401, message: match ? 'Wrong bearer token.' : 'A bearer token is required (Authorization: Bearer <token>).' };
+  if (!match) {
+    // No credentials (or another scheme): RFC 6750 §3.1 gives no error code then.
+    return { status: 401, message: 'A bearer token is required (Authorization: Bearer <token>).', challenge: REALM };
+  }
+  if (!sameToken(match[1]!, token)) {
+    return {
+      status: 401,
+      message:
+        'Wrong bearer token. A new token is made each time the server starts (unless it was given --token-file): ' +
+        "take the current one from mcp-http-<port>.token in the project's store folder.",
+      challenge: `${REALM}, error="invalid_token", error_description="The bearer token is not the current token of this server."`,
+    };
   }
   return undefined;
 }

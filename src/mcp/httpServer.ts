@@ -3,6 +3,13 @@
  * at `http://127.0.0.1:<port>/mcp`. Every request passes httpGuard.ts (Host, Origin, bearer
  * token) first; the SDK's own DNS-rebinding protection checks Host and Origin again. Each MCP
  * session (initialize → mcp-session-id) gets its own McpServer over the one engine connection.
+ *
+ * The token is fixed, not OAuth. An MCP client that meets a 401 starts OAuth discovery whatever
+ * the challenge says (the SDK's client with an auth provider, VS Code), so every other path —
+ * `/.well-known/oauth-protected-resource`, `/.well-known/oauth-authorization-server`,
+ * `/register`, … — answers 404, without a token, with an OAuth-shaped error whose description
+ * says how to send the token: discovery ends at the registration it cannot do, with that
+ * sentence, and no sign-in page is opened.
  */
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
@@ -69,12 +76,12 @@ export class McpHttpServer {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse, opts: McpHttpOptions): Promise<void> {
     const refused = refusal(req, this.port, opts.token);
-    if (refused) {
-      if (refused.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="agent-memory"');
+    const onEndpoint = new URL(req.url ?? '/', 'http://127.0.0.1').pathname === MCP_HTTP_PATH;
+    if (refused && (refused.status === 403 || onEndpoint)) {
+      if (refused.challenge) res.setHeader('WWW-Authenticate', refused.challenge);
       return reply(res, refused.status, refused.message);
     }
-    if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== MCP_HTTP_PATH)
-      return reply(res, 404, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}.`);
+    if (!onEndpoint) return notFound(res);
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
       const session = this.sessions.get(id);
@@ -123,6 +130,16 @@ export class McpHttpServer {
 async function closeSession(s: Session): Promise<void> {
   await s.server.close().catch(() => undefined);
   await s.transport.close().catch(() => undefined);
+}
+
+/** Any path but the endpoint, OAuth's discovery and registration among them: an OAuth-shaped error (RFC 6749 §5.2 characters). */
+function notFound(res: http.ServerResponse): void {
+  const description =
+    `Not found: the only endpoint here is ${MCP_HTTP_PATH}. This server does not use OAuth: send its token in the header ` +
+    "Authorization: Bearer <token> (printed when the server starts, and kept in mcp-http-<port>.token in the project's store " +
+    'folder, or the file given with --token-file).';
+  res.writeHead(404, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ error: 'not_found', error_description: description }));
 }
 
 /** A JSON-RPC error body, as the SDK answers its own refusals. */

@@ -1,11 +1,14 @@
 /**
  * The bearer token of `agent-memory mcp --http`: new for every start, written with mode 0600
- * next to the store's secret (`<store>/mcp-http-<port>.token`) so a same-user agent
+ * into the project's store folder (`<store>/mcp-http-<port>.token`) so a same-user agent
  * configuration can read it, or taken from `--token-file` (which must not be readable by
- * other users).
+ * other users). The server removes its file when it stops; the file of a server that was
+ * killed is removed by the next server of the project that starts, once nothing answers on
+ * its port any more.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 
 export class TokenFileError extends Error {}
@@ -17,6 +20,8 @@ export function tokenFileName(port: number): string {
 export function newToken(): string {
   return randomBytes(32).toString('base64url');
 }
+
+const TOKEN_FILE = /^mcp-http-(\d+)\.token$/;
 
 /** Writes `token` atomically with mode 0600 into `dir` (created 0700 when missing); the file's path. */
 export function writeToken(dir: string, port: number, token: string): string {
@@ -45,4 +50,50 @@ export function readTokenFile(file: string): string {
   if (!token || /\s/.test(token)) throw new TokenFileError(`--token-file ${file}: must hold one token (one line, no spaces)`);
   if (token.length < 16) throw new TokenFileError(`--token-file ${file}: the token is too short (at least 16 characters)`);
   return token;
+}
+
+/** Removes the token file a server wrote, unless it now holds another token (a new server on the same port). */
+export function removeToken(file: string, token: string): void {
+  try {
+    if (fs.readFileSync(file, 'utf8').trim() === token) fs.rmSync(file, { force: true });
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Whether something accepts connections on 127.0.0.1:`port` (answered within `timeoutMs`). */
+function listening(port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    const done = (alive: boolean) => {
+      clearTimeout(timer);
+      s.destroy();
+      resolve(alive);
+    };
+    const timer = setTimeout(() => done(true), timeoutMs); // no answer either way: leave the file
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false)); // refused: on 127.0.0.1 nothing listens on that port
+  });
+}
+
+/**
+ * Removes the token files in `dir` of servers that no longer run (killed, so they could not
+ * remove their own): nothing accepts connections on their port. `except` is this server's port.
+ * Returns the files removed.
+ */
+export async function removeStaleTokens(dir: string, except: number, timeoutMs = 500): Promise<string[]> {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const port = Number(TOKEN_FILE.exec(name)?.[1]);
+    if (!port || port === except || (await listening(port, timeoutMs))) continue;
+    fs.rmSync(path.join(dir, name), { force: true });
+    removed.push(path.join(dir, name));
+  }
+  return removed;
 }

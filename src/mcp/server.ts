@@ -14,7 +14,7 @@ import type { EngineClient } from '../engine/client';
 import { resolveStoreHome } from '../engine/storeLocation';
 import { projectStoreDir } from '../engine/transport/endpoint';
 import { McpHttpServer } from './httpServer';
-import { TokenFileError, newToken, readTokenFile, writeToken } from './httpToken';
+import { TokenFileError, newToken, readTokenFile, removeStaleTokens, removeToken, writeToken } from './httpToken';
 import { registerTools } from './tools';
 import { MCP_SERVER_NAME } from './serverName';
 
@@ -81,11 +81,15 @@ async function serveHttp(engine: EngineClient, args: CliArgs, given: string | un
     io.err(`agent-memory mcp: cannot listen on 127.0.0.1:${args.http}: ${(e as Error).message}`);
     return 1;
   }
+  const dir = await projectStoreDir({ home: resolveStoreHome(args.home), workspaceRoot: path.resolve(args.workspace) });
+  for (const stale of await removeStaleTokens(dir, http.port)) {
+    io.err(`agent-memory mcp: removed ${stale}: the server it was written for no longer runs`);
+  }
+  let file: string | undefined;
   if (given) {
     io.err(`agent-memory mcp: Streamable HTTP on ${http.url} (bearer token from ${args.tokenFile})`);
   } else {
-    const dir = await projectStoreDir({ home: resolveStoreHome(args.home), workspaceRoot: path.resolve(args.workspace) });
-    const file = writeToken(dir, http.port, token);
+    file = writeToken(dir, http.port, token);
     io.err(`agent-memory mcp: Streamable HTTP on ${http.url}\nbearer token: ${token}\n(also in ${file}, mode 0600)`);
   }
   await new Promise<void>((resolve) => {
@@ -93,5 +97,7 @@ async function serveHttp(engine: EngineClient, args: CliArgs, given: string | un
     process.once('SIGTERM', resolve);
   });
   await http.close();
+  // The token dies with the server: its file goes too (a --token-file is the user's, and stays).
+  if (file) removeToken(file, token);
   return 0;
 }

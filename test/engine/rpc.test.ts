@@ -36,7 +36,7 @@ async function rejectsWithCode(p: Promise<unknown>, code: string): Promise<Engin
 test('memory CRUD, search and events through the worker thread', async () => {
   const client = startClient({ ...engineDirs() });
   const ready = await client.start();
-  assert.equal(ready.protocolVersion, 1);
+  assert.equal(ready.protocolVersion, 2);
   assert.equal(client.state, 'ready');
   const events: EngineEvent[] = [];
   client.onEvent((e) => events.push(e));

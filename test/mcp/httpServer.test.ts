@@ -1,7 +1,8 @@
 // @tier process
 // `agent-memory mcp --http` as a real process, driven by the MCP SDK's own Streamable HTTP
 // client: tools, store, recall; and the locks on the door — 127.0.0.1 only, a bearer token on
-// every request (401), no foreign Origin or Host (403), a token file others can read refused.
+// every request (401, which offers no OAuth), no foreign Origin or Host (403), a token file
+// others can read refused; the token file it writes is gone once it stops.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,6 +11,8 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { projectStoreDir } from '../../src/engine/transport/endpoint';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { CLI_TS, ROOT, runCli } from '../helpers/cliProcess';
@@ -52,8 +55,14 @@ async function stop(s: Served): Promise<number | null> {
   return exited;
 }
 
+interface RawAnswer {
+  status: number;
+  body: string;
+  headers: http.IncomingHttpHeaders;
+}
+
 /** A raw POST of an initialize request with the headers given (node:http, so Host can be set). */
-function rawPost(port: number, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+function rawPost(port: number, headers: Record<string, string>, where = '/mcp', method = 'POST'): Promise<RawAnswer> {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -65,18 +74,18 @@ function rawPost(port: number, headers: Record<string, string>): Promise<{ statu
       {
         host: '127.0.0.1',
         port,
-        path: '/mcp',
-        method: 'POST',
+        path: where,
+        method,
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
       },
       (res) => {
         let text = '';
         res.on('data', (d: Buffer) => (text += d.toString('utf8')));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
       },
     );
     req.on('error', reject);
-    req.end(body);
+    req.end(method === 'POST' ? body : undefined);
   });
 }
 
@@ -140,6 +149,8 @@ test(
     } finally {
       assert.equal(await stop(s), 0, 'SIGTERM ends it cleanly');
     }
+    const file = /\(also in (.*), mode 0600\)/.exec(s.stderr())![1]!;
+    assert.equal(fs.existsSync(file), false, 'the token file is removed when the server stops');
   },
 );
 
@@ -170,6 +181,83 @@ test(
       assert.doesNotMatch(s.stderr(), /a-token-of-my-own-choosing/, 'a given token is not printed');
       assert.equal((await rawPost(s.port, { authorization: 'Bearer a-token-of-my-own-choosing-1234' })).status, 200);
       assert.equal((await rawPost(s.port, { authorization: 'Bearer a-token-of-my-own-choosing-12345' })).status, 401);
+    } finally {
+      assert.equal(await stop(s), 0);
+    }
+  },
+);
+
+/** A free port on 127.0.0.1 (nothing listens on it once this returns). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = http.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+test(
+  'a 401 names the Bearer scheme and offers no OAuth: the SDK client with an OAuth provider stops at a sentence, opens no sign-in',
+  { timeout: 120_000 },
+  async () => {
+    const root = tmpDir('am-mcp-http-');
+    const ws = fakeClone(root, 'repo');
+    fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
+    const home = path.join(root, 'home');
+    // The token file of a server that was killed (kill -9): nothing listens on its port any more.
+    const storeDir = await projectStoreDir({ home, workspaceRoot: ws });
+    const stale = path.join(storeDir, `mcp-http-${await freePort()}.token`);
+    fs.writeFileSync(stale, 'a-token-of-a-server-that-was-killed\n', { mode: 0o600 });
+    const s = await serve(ws, home);
+    try {
+      assert.equal(fs.existsSync(stale), false, "a dead server's token file is removed at start");
+      assert.match(s.stderr(), /removed .*mcp-http-\d+\.token.* no longer runs/);
+
+      const none = await rawPost(s.port, {});
+      assert.equal(none.status, 401);
+      assert.equal(none.headers['www-authenticate'], 'Bearer realm="agent-memory"', 'no error code when no token was sent (RFC 6750)');
+      const wrong = await rawPost(s.port, { authorization: 'Bearer not-the-token' });
+      assert.match(
+        String(wrong.headers['www-authenticate']),
+        /^Bearer realm="agent-memory", error="invalid_token", error_description="[^"\\]+"$/,
+      );
+      assert.doesNotMatch(String(wrong.headers['www-authenticate']), /resource_metadata/, 'no OAuth metadata is advertised');
+
+      // OAuth discovery finds nothing, and says why, without a token.
+      for (const where of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/register']) {
+        const r = await rawPost(s.port, {}, where, where === '/register' ? 'POST' : 'GET');
+        assert.equal(r.status, 404, where);
+        const body = JSON.parse(r.body) as { error: string; error_description: string };
+        assert.match(body.error_description, /does not use OAuth.*Authorization: Bearer/, where);
+        assert.match(body.error_description, /^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/, 'an OAuth error_description (RFC 6749 characters)');
+      }
+
+      // The SDK's own client, as an agent that signs in with OAuth would use it.
+      const asked: string[] = [];
+      const redirected: URL[] = [];
+      const provider: OAuthClientProvider = {
+        redirectUrl: 'http://127.0.0.1:9/callback',
+        clientMetadata: { redirect_uris: ['http://127.0.0.1:9/callback'], client_name: 'oauth-agent' },
+        clientInformation: () => undefined,
+        saveClientInformation: () => undefined,
+        tokens: () => undefined,
+        saveTokens: () => undefined,
+        redirectToAuthorization: (url) => void redirected.push(url),
+        saveCodeVerifier: () => undefined,
+        codeVerifier: () => 'verifier',
+      };
+      const client = new Client({ name: 'oauth-agent', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(s.url), {
+        authProvider: provider,
+        fetch: (url, init) => {
+          asked.push(`${init?.method ?? 'GET'} ${new URL(String(url)).pathname}`);
+          return fetch(url, init);
+        },
+      });
+      await assert.rejects(client.connect(transport), /does not use OAuth.*Authorization: Bearer/);
+      assert.deepEqual(redirected, [], 'no browser sign-in is started');
+      assert.equal(asked[asked.length - 1], 'POST /register', `discovery ends at the registration it cannot do: ${asked.join(', ')}`);
     } finally {
       assert.equal(await stop(s), 0);
     }

@@ -61,6 +61,7 @@ export const ERROR_CATALOGUE = {
   engine_crashed: { origin: 'client', template: 'The memory engine stopped unexpectedly ({reason}); it is restarting.' },
   engine_unavailable: { origin: 'client', template: 'The memory engine is not available: {reason}' },
   engine_stopped: { origin: 'client', template: 'The memory engine is not running.' },
+  not_private: { origin: 'client', template: 'A folder or file of the memory store is not private to you: {reason}' },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** The closed union of error codes. */

@@ -4,20 +4,36 @@
  * second writer (ARCHITECTURE.md "One owner, many clients"). Each connection gets its own
  * RpcServer over the same handler table as the worker's port; events go to every client.
  *
- * Only the same OS user gets in: the socket is 0600 in a 0700 store folder, and the first
- * frame must carry the secret of engine.secret (0600, new for every owner).
+ * Only the same OS user gets in: the socket is 0600 in a folder private to the user, and a
+ * connection is served only after the mutual challenge–response of handshake.ts over the secret
+ * of the owner's record (0600, new for every owner). Until then a connection may send frames of
+ * a few kilobytes only, must finish within `helloTimeoutMs`, and at most MAX_UNPROVEN of them
+ * wait at once: a confused or hostile peer cannot make the owner buffer without bound.
  */
-import { timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import type { MemoryEngine } from '../engine';
 import type { HandlerTable } from '../handlers';
 import { RpcServer, type Port } from '../rpcServer';
 import { PROTOCOL_VERSION, type EngineEvent, type FromEngineMessage, type ReadyInfo, type ToEngineMessage } from '../protocol';
-import { readFrames, writeFrame } from '../transport/framing';
-import { isHello } from '../transport/handshake';
-import { socketPath, writeSecret } from '../transport/endpoint';
+import { MAX_FRAME_BYTES, readFrames, writeFrame } from '../transport/framing';
+import {
+  HANDSHAKE_FRAME_BYTES,
+  clientProof,
+  helloVersion,
+  isHello,
+  isProof,
+  newNonce,
+  ownerProof,
+  sameProof,
+  type ChallengeMessage,
+} from '../transport/handshake';
+import { newSecret, socketPath, writeOwnerRecord } from '../transport/endpoint';
+import { assertPrivateFolder } from '../transport/privateDir';
 import { remoteHandlers } from './remoteHandlers';
+
+/** Connections that have not finished the handshake, at most, at once; more are closed at once. */
+export const MAX_UNPROVEN = 16;
 
 export interface EngineServerOptions {
   storeDir: string;
@@ -25,13 +41,21 @@ export interface EngineServerOptions {
   handlers: HandlerTable;
   info: () => ReadyInfo;
   log?: (line: string) => void;
-  /** How long a connection may take to send its hello (ms). */
+  /** How long a connection may take to complete the handshake (ms). */
   helloTimeoutMs?: number;
+}
+
+interface Served {
+  secret: string;
+  handlers: HandlerTable;
+  opts: EngineServerOptions;
 }
 
 export class EngineServer {
   private readonly clients = new Set<net.Socket>();
+  private readonly unproven = new Set<net.Socket>();
   private closed = false;
+  private refusedForLoad = 0;
 
   private constructor(
     private readonly server: net.Server,
@@ -39,17 +63,20 @@ export class EngineServer {
   ) {}
 
   static async start(opts: EngineServerOptions): Promise<EngineServer> {
+    // We hold the store's lock: the folder is ours to make private (0700), unless it belongs to someone else.
+    assertPrivateFolder(opts.storeDir, {
+      what: 'The store folder',
+      otherwise: 'choose a store home of your own (AGENT_MEMORY_HOME, --home or the agentMemory.storeHome setting).',
+      followLink: true,
+      tighten: true,
+    });
     const where = socketPath(opts.storeDir);
-    if (process.platform !== 'win32') {
-      fs.chmodSync(opts.storeDir, 0o700);
-      // We hold the store's lock: a socket file left here belongs to a dead owner.
-      fs.rmSync(where, { force: true });
-    }
-    const secret = writeSecret(opts.storeDir);
-    const handlers = remoteHandlers(opts.handlers);
+    // We hold the store's lock, in a folder private to us: a socket file left here belongs to a dead owner.
+    if (process.platform !== 'win32') fs.rmSync(where, { force: true });
+    const served: Served = { secret: newSecret(), handlers: remoteHandlers(opts.handlers), opts };
     const server = net.createServer();
     const self = new EngineServer(server, where);
-    server.on('connection', (socket) => self.accept(socket, secret, handlers, opts));
+    server.on('connection', (socket) => self.accept(socket, served));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(where, () => {
@@ -58,6 +85,8 @@ export class EngineServer {
       });
     });
     if (process.platform !== 'win32') fs.chmodSync(where, 0o600);
+    // Written once we listen: a client that finds this record finds us.
+    writeOwnerRecord(opts.storeDir, { secret: served.secret, socket: where });
     server.on('error', (e) => opts.log?.(`engine server: ${e.message}`));
     return self;
   }
@@ -75,58 +104,107 @@ export class EngineServer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const c of this.clients) c.destroy();
+    for (const c of [...this.clients, ...this.unproven]) c.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private accept(socket: net.Socket, secret: string, handlers: HandlerTable, opts: EngineServerOptions): void {
+  private accept(socket: net.Socket, served: Served): void {
+    socket.on('error', () => undefined); // a client that vanishes mid-write: its close is what counts
     if (this.closed) {
       socket.destroy();
       return;
     }
-    socket.on('error', () => undefined); // a client that vanishes mid-write: its close is what counts
+    if (this.unproven.size >= MAX_UNPROVEN) {
+      // Logged once per burst: a flood of connections must not flood the log either.
+      if (this.refusedForLoad++ === 0)
+        served.opts.log?.(`engine server: more than ${MAX_UNPROVEN} connections were still unproven; closing new ones`);
+      socket.destroy();
+      return;
+    }
+    this.refusedForLoad = 0;
+    this.unproven.add(socket);
     const listeners: ((m: ToEngineMessage) => void)[] = [];
-    const port: Port = {
-      postMessage: (m: FromEngineMessage) => void writeFrame(socket, m),
-      on: (_event, listener) => listeners.push(listener),
+    const handshake = new OwnerHandshake(served.secret);
+    let proven = false;
+    const timer = setTimeout(() => socket.destroy(), served.opts.helloTimeoutMs ?? 5000);
+    // The refused peer is told why; the handshake deadline destroys the connection if it does not close it.
+    const refuse = (message: string) => {
+      writeFrame(socket, { kind: 'fatal', error: { code: 'engine_unavailable', message } } satisfies FromEngineMessage);
+      socket.end();
     };
-    let greeted = false;
-    const helloTimer = setTimeout(() => socket.destroy(), opts.helloTimeoutMs ?? 5000);
     readFrames(
       socket,
       (m) => {
-        if (greeted) {
+        if (proven) {
           for (const l of listeners) l(m as ToEngineMessage);
           return;
         }
-        clearTimeout(helloTimer);
-        const refusal = checkHello(m, secret);
-        if (refusal) {
-          writeFrame(socket, { kind: 'fatal', error: { code: 'engine_unavailable', message: refusal } } satisfies FromEngineMessage);
-          socket.end();
-          return;
-        }
-        greeted = true;
+        const step = handshake.next(m);
+        if (step.kind === 'refuse') return refuse(step.message);
+        if (step.kind === 'send') return void writeFrame(socket, step.message);
+        if (step.kind === 'ignore') return;
+        clearTimeout(timer);
+        proven = true;
+        this.unproven.delete(socket);
         this.clients.add(socket);
-        new RpcServer(port, opts.engine, handlers, () => undefined);
-        writeFrame(socket, { kind: 'ready', info: opts.info() } satisfies FromEngineMessage);
+        const port: Port = {
+          postMessage: (out: FromEngineMessage) => void writeFrame(socket, out),
+          on: (_event, listener) => listeners.push(listener),
+        };
+        new RpcServer(port, served.opts.engine, served.handlers, () => undefined);
+        writeFrame(socket, { kind: 'ready', info: served.opts.info() } satisfies FromEngineMessage);
       },
-      (reason) => opts.log?.(`engine server: dropped a client: ${reason}`),
+      (reason) => served.opts.log?.(`engine server: dropped a client: ${reason}`),
+      () => (proven ? MAX_FRAME_BYTES : HANDSHAKE_FRAME_BYTES),
     );
     socket.on('close', () => {
-      clearTimeout(helloTimer);
+      clearTimeout(timer);
+      this.unproven.delete(socket);
       this.clients.delete(socket);
     });
   }
 }
 
-function checkHello(m: unknown, secret: string): string | undefined {
-  if (!isHello(m)) return 'The first message must be a hello with the store secret.';
-  const given = Buffer.from(m.secret);
-  const expected = Buffer.from(secret);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected))
-    return "Wrong store secret: only the owner's OS user may connect.";
-  if (m.protocolVersion !== PROTOCOL_VERSION)
-    return `Protocol ${m.protocolVersion} is not spoken here (the owner speaks ${PROTOCOL_VERSION}): update Agent Memory.`;
-  return undefined;
+type Step = { kind: 'send'; message: ChallengeMessage } | { kind: 'refuse'; message: string } | { kind: 'proven' } | { kind: 'ignore' };
+
+/** The owner's side of handshake.ts for one connection: hello → challenge, proof → proven; anything else → refuse. */
+class OwnerHandshake {
+  private state: 'hello' | 'proof' | 'done' = 'hello';
+  private readonly ownerNonce = newNonce();
+  private clientNonce = '';
+
+  constructor(private readonly secret: string) {}
+
+  next(m: unknown): Step {
+    if (this.state === 'done') return { kind: 'ignore' };
+    const step = this.state === 'hello' ? this.onHello(m) : this.onProof(m);
+    if (step.kind === 'refuse' || step.kind === 'proven') this.state = 'done';
+    return step;
+  }
+
+  private onHello(m: unknown): Step {
+    const version = helloVersion(m);
+    if (version === undefined) return { kind: 'refuse', message: 'The first message must be a hello.' };
+    if (version !== PROTOCOL_VERSION) {
+      return {
+        kind: 'refuse',
+        message:
+          `This store is served by a version of Agent Memory that speaks protocol ${PROTOCOL_VERSION}, and the program connecting ` +
+          `speaks protocol ${version}. Update Agent Memory everywhere it runs (the VS Code extension, and the CLI your agents start), then try again.`,
+      };
+    }
+    if (!isHello(m)) return { kind: 'refuse', message: 'The hello carries no valid nonce.' };
+    this.clientNonce = m.nonce;
+    this.state = 'proof';
+    const proof = ownerProof(this.secret, this.clientNonce, this.ownerNonce);
+    return { kind: 'send', message: { kind: 'challenge', protocolVersion: PROTOCOL_VERSION, nonce: this.ownerNonce, proof } };
+  }
+
+  private onProof(m: unknown): Step {
+    if (!isProof(m)) return { kind: 'refuse', message: 'The second message must be the proof of the store secret.' };
+    if (!sameProof(m.proof, clientProof(this.secret, this.clientNonce, this.ownerNonce))) {
+      return { kind: 'refuse', message: "Wrong proof of the store secret: only the owner's OS user may connect." };
+    }
+    return { kind: 'proven' };
+  }
 }

@@ -7,7 +7,6 @@
  */
 import { EngineError } from '../errors';
 import type { EngineEvent, EngineMethod, FromEngineMessage, ParamsOf, ResultOf } from '../protocol';
-import { readSecret, socketPath } from '../transport/endpoint';
 import { connectToOwner, type SocketTransport } from '../transport/socketTransport';
 
 interface Waiter {
@@ -59,9 +58,9 @@ export class GlobalLink {
     onEvent: (e: EngineEvent) => void,
     onLost: () => void = () => undefined,
   ): Promise<GlobalLink | undefined> {
-    const secret = readSecret(globalDir);
-    if (!secret) return undefined;
-    const c = await connectToOwner(socketPath(globalDir), secret, client);
+    // A refusal (a socket that is not this user's, an owner of another version) counts as no owner here:
+    // the route then takes the global store over when its lock is free, and keeps the project working meanwhile.
+    const c = await connectToOwner(globalDir, client).catch(() => undefined);
     return c ? new GlobalLink(c.transport, onEvent, onLost) : undefined;
   }
 

@@ -9,7 +9,8 @@
  */
 import { EventEmitter } from 'node:events';
 import type { EngineInit, FromEngineMessage, ToEngineMessage } from '../protocol';
-import { projectStoreDir, readSecret, socketPath } from './endpoint';
+import { EngineError } from '../errors';
+import { projectStoreDir } from './endpoint';
 import { connectToOwner } from './socketTransport';
 import type { EngineTransport } from './types';
 
@@ -35,7 +36,10 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
 
   constructor(private readonly opts: SharedTransportOptions) {
     super();
-    void this.run().catch((e) => this.giveUp(`could not reach or open the store: ${(e as Error).message}`));
+    void this.run().catch((e) =>
+      // A refusal that trying again cannot help (a folder that is not private, an owner of another version) says so itself.
+      e instanceof EngineError ? this.giveUp(e.message, e.code) : this.giveUp(`could not reach or open the store: ${(e as Error).message}`),
+    );
   }
 
   postMessage(message: ToEngineMessage): void {
@@ -63,11 +67,8 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
     const attempts = this.opts.attempts ?? 40;
     for (let i = 0; i < attempts && !this.terminated; i++) {
       const dir = await projectStoreDir(init);
-      const secret = readSecret(dir);
-      if (secret) {
-        const c = await connectToOwner(socketPath(dir), secret, this.opts.client);
-        if (c) return this.adopt(c.transport, c.ready, 'client');
-      }
+      const c = await connectToOwner(dir, this.opts.client);
+      if (c) return this.adopt(c.transport, c.ready, 'client');
       if (this.terminated) return;
       const worker = this.opts.spawnWorker({ ...init, exclusive: true, serve: true });
       const first = await firstOf(worker);
@@ -95,8 +96,8 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
     this.opts.log?.(`store ${role === 'owner' ? 'owned by this process' : 'served by another process: connected as a client'}`);
   }
 
-  private giveUp(message: string): void {
-    this.emit('message', { kind: 'fatal', error: { code: 'store_locked', message } } satisfies FromEngineMessage);
+  private giveUp(message: string, code: EngineError['code'] = 'store_locked'): void {
+    this.emit('message', { kind: 'fatal', error: { code, message } } satisfies FromEngineMessage);
   }
 }
 

@@ -1,12 +1,14 @@
 // One owner, many clients: two engines started from two clones of one repository share the
-// owner's store over its socket (writes and events both ways), the socket and secret are the
-// OS user's only, a wrong secret is refused, and when the owner stops a client takes over.
+// owner's store over its socket (writes and events both ways), the socket and the owner's record
+// are the OS user's only, a wrong proof of the secret is refused, and when the owner stops a
+// client takes over.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { EngineEvent } from '../../../src/engine/protocol';
+import { randomBytes } from 'node:crypto';
 import { projectStoreDir, socketPath } from '../../../src/engine/transport/endpoint';
 import { readFrames, writeFrame } from '../../../src/engine/transport/framing';
 import { tmpDir } from '../../helpers/tmp';
@@ -27,14 +29,17 @@ function nextEvent(
   });
 }
 
-function refusalFor(where: string, secret: string): Promise<unknown> {
+/** The owner's answer to a handshake whose proof is made up (the store secret is not known). */
+function refusalFor(where: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const s = net.connect(where);
     s.on('error', reject);
-    writeFrame(s, { kind: 'hello', secret, protocolVersion: 1 });
+    writeFrame(s, { kind: 'hello', protocolVersion: 2, nonce: randomBytes(32).toString('hex') });
     readFrames(
       s,
       (m) => {
+        if ((m as { kind: string }).kind === 'challenge')
+          return void writeFrame(s, { kind: 'proof', proof: randomBytes(32).toString('hex') });
         resolve(m);
         s.destroy();
       },
@@ -56,9 +61,9 @@ test('two clones: the first is the owner, the second a client; writes and events
   try {
     const dir = await projectStoreDir({ home, workspaceRoot: path.join(root, 'clone-a') });
     assert.equal(fs.statSync(socketPath(dir)).mode & 0o777, 0o600, 'socket: owner only');
-    assert.equal(fs.statSync(path.join(dir, 'engine.secret')).mode & 0o777, 0o600, 'secret: owner only');
-    const refused = await refusalFor(socketPath(dir), 'not-the-secret');
-    assert.equal((refused as { kind: string }).kind, 'fatal', 'a wrong secret is refused');
+    assert.equal(fs.statSync(path.join(dir, 'engine.auth')).mode & 0o777, 0o600, "owner's record (secret): owner only");
+    const refused = await refusalFor(socketPath(dir));
+    assert.equal((refused as { kind: string }).kind, 'fatal', 'a wrong proof of the secret is refused');
 
     const seenByA = nextEvent(a.client, (e) => e.type === 'memory.changed' && e.kind === 'created');
     const fromB = await b.client.request('memory.create', { content: 'Client B: the CI cache key includes the lockfile hash.' });
@@ -84,3 +89,41 @@ test('two clones: the first is the owner, the second a client; writes and events
     await a.client.shutdown();
   }
 });
+
+test(
+  'a store folder too deep for a socket path: owner and client meet in the private runtime folder, found through the record',
+  { skip: process.platform === 'win32' ? 'Unix sockets only (Windows uses named pipes)' : false, timeout: 120_000 },
+  async () => {
+    const root = tmpDir('am-srv-deep-');
+    const home = path.join(root, 'a-store-home-with-a-long-name-so-the-socket-does-not-fit-in-the-store-folder');
+    const xdg = path.join(root, 'xdg');
+    fs.mkdirSync(xdg, { mode: 0o700 });
+    const saved = { TMPDIR: process.env.TMPDIR, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR };
+    process.env.TMPDIR = root;
+    process.env.XDG_RUNTIME_DIR = xdg; // the owner's engine thread is started with it…
+    const a = sharedClient({ home, workspaceRoot: fakeClone(root, 'clone-a') }, 'test A');
+    await a.client.start();
+    delete process.env.XDG_RUNTIME_DIR; // …the client has none (a cron job, another shell): the record tells it where to go
+    const b = sharedClient({ home, workspaceRoot: fakeClone(root, 'clone-b') }, 'test B');
+    try {
+      await b.client.start();
+      assert.equal(a.transport()?.role, 'owner');
+      assert.equal(b.transport()?.role, 'client');
+      const dir = await projectStoreDir({ home, workspaceRoot: path.join(root, 'clone-a') });
+      const record = JSON.parse(fs.readFileSync(path.join(dir, 'engine.auth'), 'utf8')) as { socket: string };
+      assert.equal(path.dirname(record.socket), path.join(xdg, 'agent-memory'));
+      assert.equal(fs.statSync(path.dirname(record.socket)).mode & 0o777, 0o700, 'runtime folder: owner only');
+      assert.equal(fs.statSync(record.socket).mode & 0o777, 0o600, 'socket: owner only');
+      const fromB = await b.client.request('memory.create', { content: 'Deep store: the socket lives in the runtime folder.' });
+      assert.equal(fromB.status, 'created');
+      assert.equal((await a.client.request('memory.list', { limit: 5 })).total, 1);
+    } finally {
+      await b.client.shutdown();
+      await a.client.shutdown();
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  },
+);
