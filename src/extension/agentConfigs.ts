@@ -1,6 +1,6 @@
 /**
  * Where each agent's MCP configuration lives and what our entry in it holds (README
- * "Connecting other agents"). Pure: setupAgents.ts shows or writes it (agentConfigFiles.ts).
+ * "Other agents (MCP)"). Pure: setupAgents.ts shows or writes it (agentConfigFiles.ts).
  *
  * Every entry starts the launcher (agentLauncher.ts), never the extension's own folder, which
  * changes with each update. Two kinds of file:

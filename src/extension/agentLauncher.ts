@@ -1,5 +1,5 @@
 /**
- * The `agent-memory` launcher other agents start (README "Connecting other agents"): a small
+ * The `agent-memory` launcher other agents start (README "Other agents (MCP)"): a small
  * script at a fixed path in the store home, `<home>/bin/agent-memory` (`agent-memory.cmd` on
  * Windows), that runs the CLI of the extension installed now. The extension's own folder
  * changes with every update (`…/agent-memory-0.1.0/dist/cli.js`), so agents' configurations

@@ -1,5 +1,5 @@
 /**
- * "Agent Memory: Set Up Other Agents…" (README "Connecting other agents"): writes the
+ * "Agent Memory: Set Up Other Agents…" (README "Other agents (MCP)"): writes the
  * agent-memory MCP server into the configuration of Claude Code, Cursor, Codex or Continue —
  * for the person in every project (the agent's user-level file), or for everyone on the
  * project (`.mcp.json`, `.cursor/mcp.json`, shared through git) — or shows every agent's

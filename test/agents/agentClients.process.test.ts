@@ -79,6 +79,15 @@ function clientOrSkip(t: { skip: (m: string) => void }, name: ClientName): strin
   return 'bin' in c ? c.bin : undefined;
 }
 
+/** What Claude Code records when a person trusts the folder and approves its .mcp.json server. */
+function approve(w: World): void {
+  const state = path.join(w.userHome, '.claude.json');
+  fs.mkdirSync(w.userHome, { recursive: true });
+  const saved = fs.existsSync(state) ? (JSON.parse(fs.readFileSync(state, 'utf8')) as Record<string, unknown>) : {};
+  saved.projects = { [w.workspace]: { hasTrustDialogAccepted: true, enabledMcpjsonServers: ['agent-memory'] } };
+  fs.writeFileSync(state, JSON.stringify(saved));
+}
+
 const claudeEnv = (w: World, llm?: string) =>
   clientEnv(w.userHome, {
     AGENT_MEMORY_HOME: w.decoy,
@@ -135,11 +144,16 @@ test(
     const target = setUpTwice(w, 'Claude Code', 'project');
     assert.equal(target.file, path.join(w.workspace, '.mcp.json'));
     assert.doesNotMatch(fs.readFileSync(target.file, 'utf8'), new RegExp(w.root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    const pending = await runAsync(bin, ['mcp', 'list'], { cwd: w.workspace, env: claudeEnv(w) });
+    assert.match(pending.out, /agent-memory: .* - ⏸ Pending approval/, 'Claude Code asks before starting a project server');
+    // A teammate without the extension, who approved it too: a server that does not start, nothing else.
+    const teammate = { ...w, userHome: path.join(w.root, 'teammate') };
+    approve(teammate);
+    const theirs = await runAsync(bin, ['mcp', 'list'], { cwd: w.workspace, env: claudeEnv(teammate) });
+    assert.equal(theirs.code, 0, theirs.err);
+    assert.match(theirs.out, /agent-memory: .* - \S+ Failed to connect/);
     // The person approves the project's server once, as Claude Code asks them to.
-    const state = path.join(w.userHome, '.claude.json');
-    const saved = fs.existsSync(state) ? (JSON.parse(fs.readFileSync(state, 'utf8')) as Record<string, unknown>) : {};
-    saved.projects = { [w.workspace]: { hasTrustDialogAccepted: true, enabledMcpjsonServers: ['agent-memory'] } };
-    fs.writeFileSync(state, JSON.stringify(saved));
+    approve(w);
     const list = await runAsync(bin, ['mcp', 'list'], { cwd: w.workspace, env: claudeEnv(w) });
     assert.equal(list.code, 0, list.err);
     assert.match(list.out, /agent-memory: .* - ✔ Connected/);
