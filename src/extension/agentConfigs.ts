@@ -45,6 +45,8 @@ export interface AgentTarget {
   newFileHeader?: Record<string, unknown>;
   /** What to know about this file (shown with it). */
   note?: string;
+  /** What to know when the setup had to create the file (said when it is written). */
+  createdNote?: string;
 }
 
 export const SERVER_KEY = 'agent-memory';
@@ -125,6 +127,8 @@ function userTargets(input: AgentSetupInput): AgentTarget[] {
       entry: { name: SERVER_KEY, ...launch(input, mcp) },
       writable: true,
       newFileHeader: { name: 'Local Config', version: '1.0.0', schema: 'v1' },
+      createdNote:
+        'Continue had no config.yaml: the new one holds this server only, and `cn` now reads it instead of its default configuration. Add your models to it.',
       note: 'Read by the `cn` command line and by the Continue extension (`cn` does not read `.continue/mcpServers/`).',
     },
   ];

@@ -132,7 +132,8 @@ function writeTarget(t: AgentTarget, input: AgentSetupInput, log: Logger): boole
     void vscode.window.showInformationMessage(
       outcome === 'unchanged'
         ? `Agent Memory: ${t.agent} was already set up ${WHO[t.scope]} (${shown}). Nothing changed.`
-        : `Agent Memory: ${t.agent} is set up ${WHO[t.scope]} (${shown}). Start a new ${t.agent} session to use it.`,
+        : `Agent Memory: ${t.agent} is set up ${WHO[t.scope]} (${shown}). Start a new ${t.agent} session to use it.` +
+            (outcome === 'created' && t.createdNote ? ` ${t.createdNote}` : ''),
     );
     return true;
   } catch (e) {

@@ -12,6 +12,7 @@ import {
   mergeJsonEntry,
   mergeTomlTable,
   mergeYamlServer,
+  removeJsonEntry,
   tomlHeaderKey,
   writeAgentConfig,
 } from '../../src/extension/agentConfigFiles';
@@ -51,6 +52,13 @@ test('JSON: our old entry is replaced, keys the person added to it stay', () => 
   });
   const merged = JSON.parse(mergeJsonEntry(old, KEY, entry)) as { mcpServers: Record<string, unknown> };
   assert.deepEqual(merged.mcpServers['agent-memory'], { ...entry, env: { DEBUG: '1' } });
+});
+
+test('JSON: removing our entry keeps the other servers; a file without it is unchanged', () => {
+  const text = '{\n  "mcpServers": {\n    "github": { "command": "gh-mcp" },\n    "agent-memory": { "command": "node" }\n  }\n}\n';
+  const removed = removeJsonEntry(text, KEY);
+  assert.deepEqual(JSON.parse(removed), { mcpServers: { github: { command: 'gh-mcp' } } });
+  assert.equal(removeJsonEntry(removed, KEY), removed);
 });
 
 test('JSON: a file that is not an object, or broken, is refused with the reason', () => {

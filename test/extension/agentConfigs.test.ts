@@ -3,7 +3,13 @@
 // store home as --home; project files shared through git name no path of this person.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { agentConfigsMarkdown, agentTargets, projectFilesOffered, type AgentSetupInput } from '../../src/extension/agentConfigs';
+import {
+  agentConfigsMarkdown,
+  agentTargets,
+  namesExtensionFolder,
+  projectFilesOffered,
+  type AgentSetupInput,
+} from '../../src/extension/agentConfigs';
 
 const input: AgentSetupInput = {
   launcher: '/home/dev/.agent-memory/bin/agent-memory',
@@ -95,4 +101,14 @@ test('the shown document explains the launcher and gives each file in its own fo
   assert.match(md, /## Claude Code — for everyone on this project/);
   assert.match(md, /## Cline[\s\S]*\(add the entry yourself\)/);
   assert.doesNotMatch(agentConfigsMarkdown(agentTargets({ ...input, home: '/data/m' }), { ...input, home: '/data/m' }), /for everyone/);
+});
+
+test('an entry of an earlier version (the CLI inside the extension folder) is recognised; ours is not', () => {
+  assert.equal(
+    namesExtensionFolder({ command: 'node', args: ['/home/dev/.vscode/extensions/agent-memory.agent-memory-0.1.0/dist/cli.js', 'mcp'] }),
+    true,
+  );
+  assert.equal(namesExtensionFolder({ command: 'node', args: ['C:\\ext\\agent-memory-0.1.0\\dist\\cli.js', 'mcp'] }), true);
+  for (const t of agentTargets(input)) assert.equal(namesExtensionFolder(t.entry), false, `${t.agent} (${t.scope})`);
+  assert.equal(namesExtensionFolder('node'), false);
 });
