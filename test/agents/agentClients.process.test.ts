@@ -254,7 +254,13 @@ test(
       assert.ok(fs.readFileSync(file, 'utf8').startsWith(mine), 'everything the person wrote is kept as it was');
       const r = await runAsync(bin, ['-p', 'What do we know about webhook retries?', '--allow', 'recall_memories'], {
         cwd: w.workspace,
-        env: clientEnv(w.userHome, { AGENT_MEMORY_HOME: w.decoy }),
+        // No telemetry, and Continue's own service is the fake too: nothing leaves 127.0.0.1.
+        env: clientEnv(w.userHome, {
+          AGENT_MEMORY_HOME: w.decoy,
+          CONTINUE_METRICS_ENABLED: '0',
+          CONTINUE_CLI_ENABLE_TELEMETRY: '0',
+          CONTINUE_API_BASE: `${llm.url}/`,
+        }),
       });
       assert.equal(r.code, 0, `cn -p: ${r.err}${r.out}`);
       assert.match(llm.toolResults.join('\n'), new RegExp(MEMORY.replace(/\./g, '\\.')));
