@@ -44,7 +44,9 @@ function jsonIndent(text: string): { insertSpaces: boolean; tabSize: number } {
 }
 
 function lineOf(text: string, offset: number): number {
-  return text.slice(0, offset).split('\n').length;
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
 
 /** The parsed tree of a JSON object whose objects along `keyPath` are objects, or a ConfigFileError. */
@@ -279,12 +281,7 @@ export function mergedText(target: AgentTarget, existing: string | undefined): s
  * Throws ConfigFileError (nothing written) when the file cannot be read as its format.
  */
 export function writeAgentConfig(target: AgentTarget): WriteOutcome {
-  let existing: string | undefined;
-  try {
-    existing = fs.readFileSync(target.file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
+  const existing = fs.existsSync(target.file) ? fs.readFileSync(target.file, 'utf8') : undefined;
   const text = mergedText(target, existing);
   if (text === existing) return 'unchanged';
   return writeIfChanged(target.file, text, { mode: target.newFileMode ?? 0o644 });

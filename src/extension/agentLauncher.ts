@@ -127,14 +127,9 @@ export type WriteOutcome = 'created' | 'updated' | 'unchanged';
  * (an existing file keeps its own unless `forceMode`).
  */
 export function writeIfChanged(file: string, content: string, opts: { mode?: number; forceMode?: boolean } = {}): WriteOutcome {
-  let old: string | undefined;
-  let oldMode: number | undefined;
-  try {
-    old = fs.readFileSync(file, 'utf8');
-    oldMode = fs.statSync(file).mode & 0o777;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
+  const exists = fs.existsSync(file);
+  const old = exists ? fs.readFileSync(file, 'utf8') : undefined;
+  const oldMode = exists ? fs.statSync(file).mode & 0o777 : undefined;
   const mode = opts.forceMode || oldMode === undefined ? (opts.mode ?? 0o644) : oldMode;
   if (old === content) {
     if (oldMode !== mode) fs.chmodSync(file, mode);
