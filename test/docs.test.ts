@@ -101,7 +101,7 @@ function agentSetupClaims(): { phrase: string; file: string; test: string }[] {
       file: clients,
       test: 'its MCP client lists and calls our tools',
     },
-    { phrase: 'Cursor passes its open\nfolder', file: clients, test: 'runs the exact command line of each written entry (Cursor too)' },
+    { phrase: 'Cursor passes its open folder', file: clients, test: 'runs the exact command line of each written entry (Cursor too)' },
     {
       phrase: '`.mcp.json` and `.cursor/mcp.json` name no path of yours',
       file: clients,

@@ -129,7 +129,7 @@ function userTargets(input: AgentSetupInput): AgentTarget[] {
       newFileHeader: { name: 'Local Config', version: '1.0.0', schema: 'v1' },
       createdNote:
         'Continue had no config.yaml: the new one holds this server only, and `cn` now reads it instead of its default configuration. Add your models to it.',
-      note: 'Read by the `cn` command line and by the Continue extension (`cn` does not read `.continue/mcpServers/`).',
+      note: 'Read by the `cn` command line and by the Continue extension (`cn` does not read `.continue/mcpServers/`). They start it in the folder they run in or have open: that project’s memory.',
     },
   ];
 }

@@ -36,7 +36,8 @@ export function installClient(name: ClientName): { bin: string } | { skip: strin
     timeout: 600_000,
   });
   if (r.status !== 0 || !fs.existsSync(bin)) {
-    const why = (r.stderr || r.error?.message || 'no output').trim().split('\n').slice(-3).join(' ');
+    const lines = (r.stderr || r.error?.message || 'no output').trim().split('\n');
+    const why = (lines.filter((l) => /npm error (code|errno|network|request|404)/.test(l)).join(' ') || lines.slice(-2).join(' ')).trim();
     return { skip: `could not install ${pin.pkg}@${pin.version} from npm: ${why}` };
   }
   return { bin };
