@@ -35,6 +35,9 @@ function targets() {
     target: 'node20',
     external: NODE_EXTERNALS,
     // platform 'node' matters: sql.js's `browser` entry is a different build.
+    // jsonc-parser's `main` is a UMD build whose require('./impl/…') calls esbuild cannot follow
+    // ("Cannot find module './impl/format'" at activation): bundle its ES module build instead.
+    alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   };
   list.push({ ...node, entryPoints: { extension: join(root, 'src/extension/extension.ts') }, outdir: dist });
   if (existsSync(join(root, 'src/engine/worker.ts'))) {

@@ -363,7 +363,15 @@ async function main() {
         name: 'e2e-ui',
         fresh: true,
         workspace: WORKSPACE,
-        env: { ...hostEnv, AGENT_MEMORY_HOME: storeHome('e2e-ui'), AGENT_MEMORY_E2E_THEME_FILE: THEME_REQUEST_FILE },
+        env: {
+          ...hostEnv,
+          AGENT_MEMORY_HOME: storeHome('e2e-ui'),
+          AGENT_MEMORY_E2E_THEME_FILE: THEME_REQUEST_FILE,
+          // "Set Up Other Agents…" writes the agents' user-level files: here, never the developer's own.
+          CODEX_HOME: storeHome('agent-config-codex'),
+          CLAUDE_CONFIG_DIR: storeHome('agent-config-claude'),
+          CONTINUE_GLOBAL_DIR: storeHome('agent-config-continue'),
+        },
         extraArgs: ['--enable-proposed-api', DEFAULT_CHAT_FIXTURE_ID],
         beforeStart: async (dirs) => {
           await (vsix ? installVsix(vsix, dirs) : linkExtension(dirs.extensionsDir));

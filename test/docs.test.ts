@@ -102,7 +102,55 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
     file: 'test/engine/transport/handshake.test.ts',
     test: 'the client sends a nonce and nothing else until the owner proves it knows the secret',
   },
+  ...agentSetupClaims(),
 ];
+
+/** README "Other agents (MCP)": what Set Up Other Agents… writes, shown by the real clients (test/agents). */
+function agentSetupClaims(): { phrase: string; file: string; test: string }[] {
+  const clients = 'test/agents/agentClients.process.test.ts';
+  const files = 'test/extension/agentConfigFiles.test.ts';
+  const launcher = 'test/extension/agentLauncher.test.ts';
+  return [
+    {
+      phrase: '`~/.claude.json` (what `claude mcp add --scope user` writes)',
+      file: clients,
+      test: '`claude mcp list` and `get` report it connected',
+    },
+    {
+      phrase: 'read by the `cn` command line and the extension',
+      file: clients,
+      test: '`cn` loads the server from ~/.continue/config.yaml',
+    },
+    { phrase: 'other servers, settings and comments stay, keys you added', file: files, test: 'keys the person added to it stay' },
+    { phrase: 'running the setup again changes nothing', file: files, test: 'writeAgentConfig writes each user-level file once' },
+    { phrase: '"duplicate key") is repaired', file: clients, test: 'holds one table after two setups (an old duplicate repaired)' },
+    { phrase: 'so an update never\nbreaks the agents', file: launcher, test: 'after an update the launcher finds the new version' },
+    { phrase: 'agents need no Node on the PATH', file: launcher, test: "with VS Code's runtime as Node and passes --home first" },
+    { phrase: 'when\nthe extension was uninstalled, it says so and exits', file: launcher, test: 'uninstalled: it says so and exits 1' },
+    {
+      phrase: 'an agent that passes on only some environment variables (Codex) still opens your memory',
+      file: clients,
+      test: 'its MCP client lists and calls our tools',
+    },
+    { phrase: 'Cursor passes its open folder', file: clients, test: 'runs the exact command line of each written entry (Cursor too)' },
+    {
+      phrase: '`.mcp.json` and `.cursor/mcp.json` name no path of yours',
+      file: clients,
+      test: "names no one's path and reaches each person's store",
+    },
+    { phrase: 'a teammate without it sees a server that does not start', file: clients, test: 'A teammate without the extension' },
+    {
+      phrase: 'Claude Code asks each person once before starting',
+      file: clients,
+      test: 'Claude Code asks before starting a project server',
+    },
+    {
+      phrase: 'Offered when your store is in the default `~/.agent-memory`',
+      file: 'test/extension/agentConfigs.test.ts',
+      test: 'project files name no path of this person',
+    },
+  ];
+}
 
 test('every claim in CLAIMS is in the README and names an existing test', () => {
   for (const c of CLAIMS) {

@@ -99,7 +99,7 @@ export const HOST_SETTINGS: Record<string, JsonSchema> = {
     markdownDescription:
       'Folder holding the memory stores shared by every window, clone, CLI and MCP server of a project ' +
       '(one folder per project id, plus `global`). Empty: the `AGENT_MEMORY_HOME` environment variable, else `~/.agent-memory`. ' +
-      'The `agent-memory` CLI reads `AGENT_MEMORY_HOME` or `--home`: set the same folder there. ' +
+      'The `agent-memory` CLI reads `AGENT_MEMORY_HOME` or `--home`; agents set up with Set Up Other Agents… get this folder from their launcher. ' +
       'Takes effect when the engine restarts.',
     scope: 'machine',
     order: 90,

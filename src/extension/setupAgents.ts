@@ -1,14 +1,33 @@
 /**
- * "Agent Memory: Set Up Other Agents…": shows the exact MCP configuration of Claude Code,
- * Cursor, Codex, Continue and Cline for the installed CLI (agentConfigs.ts), and writes it
- * into the project's `.mcp.json` / `.cursor/mcp.json` when asked (other servers kept).
+ * "Agent Memory: Set Up Other Agents…" (README "Other agents (MCP)"): writes the
+ * agent-memory MCP server into the configuration of Claude Code, Cursor, Codex or Continue —
+ * for the person in every project (the agent's user-level file), or for everyone on the
+ * project (`.mcp.json`, `.cursor/mcp.json`, shared through git) — or shows every agent's
+ * entry. What each file holds: agentConfigs.ts; how it is merged: agentConfigFiles.ts.
+ *
+ * Every entry starts the launcher in the store home (agentLauncher.ts), which this file keeps
+ * current: on every activation and when `agentMemory.storeHome` changes.
  */
-import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { agentConfigs, agentConfigsMarkdown, mergeMcpJson, type AgentConfig } from './agentConfigs';
+import { resolveStoreHome } from '../engine/storeLocation';
+import { ConfigFileError, readJsonEntry, removeJsonEntry, writeAgentConfig } from './agentConfigFiles';
+import {
+  SERVER_KEY,
+  agentConfigsMarkdown,
+  agentTargets,
+  namesExtensionFolder,
+  projectFilesOffered,
+  tildePath,
+  type AgentSetupInput,
+  type AgentTarget,
+} from './agentConfigs';
+import { ensureLauncher, writeIfChanged, type LauncherInput } from './agentLauncher';
 import type { Logger } from './log';
 import { pickProjectFolder } from './projectFolder';
+import { SETTINGS_SECTION } from './settingsSchema';
 
 export const COMMAND_SETUP_AGENTS = 'agentMemory.setupAgents';
 
@@ -16,36 +35,143 @@ export function cliPath(context: vscode.ExtensionContext): string {
   return vscode.Uri.joinPath(context.extensionUri, 'dist', 'cli.js').fsPath;
 }
 
+function launcherInput(context: vscode.ExtensionContext): LauncherInput {
+  return {
+    home: resolveStoreHome(vscode.workspace.getConfiguration(SETTINGS_SECTION).get<string>('storeHome')),
+    cliPath: cliPath(context),
+    runtime: process.execPath,
+    extensionId: context.extension.id,
+  };
+}
+
+/** Writes the launcher when it changed; a failure is logged (agents then report the old one's error). */
+function keepLauncherCurrent(context: vscode.ExtensionContext, log: Logger): { file: string; home: string } | undefined {
+  const input = launcherInput(context);
+  try {
+    const { file, outcome } = ensureLauncher(input);
+    if (outcome !== 'unchanged') log.info(`the launcher other agents start is ${outcome === 'created' ? 'in' : 'updated:'} ${file}`);
+    return { file, home: input.home };
+  } catch (e) {
+    log.error(`could not write the launcher other agents start in ${input.home}`, e);
+    return undefined;
+  }
+}
+
+function setupInput(context: vscode.ExtensionContext, launcher: { file: string; home: string }): AgentSetupInput {
+  const workspace = pickProjectFolder(context.workspaceState).folder?.uri.fsPath;
+  return {
+    launcher: launcher.file,
+    home: launcher.home,
+    userHome: os.homedir(),
+    ...(workspace ? { workspace } : {}),
+    env: {
+      CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR,
+      CODEX_HOME: process.env.CODEX_HOME,
+      CONTINUE_GLOBAL_DIR: process.env.CONTINUE_GLOBAL_DIR,
+    },
+    // Cline keeps its servers in VS Code's storage of its own extension.
+    clineSettings: path.join(
+      path.dirname(context.globalStorageUri.fsPath),
+      'saoudrizwan.claude-dev',
+      'settings',
+      'cline_mcp_settings.json',
+    ),
+  };
+}
+
+const WHO = { user: 'for you, in every project', project: 'for everyone on this project' } as const;
+
 export function registerSetupAgents(context: vscode.ExtensionContext, log: Logger): void {
+  keepLauncherCurrent(context, log);
   context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(`${SETTINGS_SECTION}.storeHome`)) keepLauncherCurrent(context, log);
+    }),
     vscode.commands.registerCommand(COMMAND_SETUP_AGENTS, async () => {
-      const workspace = pickProjectFolder(context.workspaceState).folder?.uri.fsPath;
-      const configs = agentConfigs({ cliPath: cliPath(context), ...(workspace ? { workspace } : {}) });
-      const writable = configs.filter((c) => c.mergeableJson && workspace);
+      const launcher = keepLauncherCurrent(context, log);
+      if (!launcher) {
+        void vscode.window.showErrorMessage(
+          'Agent Memory: could not write the launcher other agents start, in your memory folder. The log (Agent Memory output) says why.',
+        );
+        return;
+      }
+      const input = setupInput(context, launcher);
+      const targets = agentTargets(input);
       const picks = [
-        { label: 'Show the configuration of every agent', configs: [] as AgentConfig[] },
-        ...writable.map((c) => ({ label: `Write ${c.agent}'s ${path.relative(workspace ?? '', c.file)}`, configs: [c] })),
+        ...targets
+          .filter((t) => t.writable)
+          .map((t) => ({
+            label: `${t.agent}: ${WHO[t.scope]}`,
+            description: tildePath(t.file, input.userHome) + (t.scope === 'project' ? ' (shared through git)' : ''),
+            target: t as AgentTarget | undefined,
+          })),
+        { label: 'Show the configuration of every agent', description: 'Cline, and the entries to copy by hand', target: undefined },
       ];
-      const pick = await vscode.window.showQuickPick(picks, { title: 'Agent Memory: Set Up Other Agents' });
+      const pick = await vscode.window.showQuickPick(picks, {
+        title: 'Agent Memory: Set Up Other Agents',
+        placeHolder: 'Which agent should reach this memory?',
+      });
       if (!pick) return;
-      if (!pick.configs.length) {
-        const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: agentConfigsMarkdown(configs) });
+      if (!pick.target) {
+        const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: agentConfigsMarkdown(targets, input) });
         await vscode.window.showTextDocument(doc);
         return;
       }
-      for (const c of pick.configs) writeConfig(c, log);
+      if (writeTarget(pick.target, input, log)) await offerStaleFix(pick.target, input, log);
     }),
   );
 }
 
-function writeConfig(c: AgentConfig, log: Logger): void {
+function writeTarget(t: AgentTarget, input: AgentSetupInput, log: Logger): boolean {
+  const shown = tildePath(t.file, input.userHome);
   try {
-    const existing = fs.existsSync(c.file) ? fs.readFileSync(c.file, 'utf8') : undefined;
-    fs.mkdirSync(path.dirname(c.file), { recursive: true });
-    fs.writeFileSync(c.file, mergeMcpJson(existing, c.content));
-    log.info(`wrote the agent-memory MCP server into ${c.file}`);
-    void vscode.window.showInformationMessage(`Agent Memory: ${c.agent} is set up (${c.file}).`);
+    const outcome = writeAgentConfig(t);
+    log.info(
+      `${t.agent} (${WHO[t.scope]}): ${outcome === 'unchanged' ? 'already set up in' : 'wrote the agent-memory server into'} ${t.file}`,
+    );
+    void vscode.window.showInformationMessage(
+      outcome === 'unchanged'
+        ? `Agent Memory: ${t.agent} was already set up ${WHO[t.scope]} (${shown}). Nothing changed.`
+        : `Agent Memory: ${t.agent} is set up ${WHO[t.scope]} (${shown}). Start a new ${t.agent} session to use it.` +
+            (outcome === 'created' && t.createdNote ? ` ${t.createdNote}` : ''),
+    );
+    return true;
   } catch (e) {
-    void vscode.window.showErrorMessage(`Agent Memory: could not update ${c.file}: ${(e as Error).message}. Nothing was changed.`);
+    const reason = e instanceof ConfigFileError ? e.message : (e as Error).message;
+    log.error(`could not add the agent-memory server to ${t.file}`, e);
+    void vscode.window.showErrorMessage(
+      `Agent Memory: could not add the agent-memory server to ${shown}: ${reason}. Nothing was changed: correct the file, or choose "Show the configuration of every agent" and add the entry yourself.`,
+    );
+    return false;
   }
+}
+
+/**
+ * An earlier version wrote project files that start the CLI inside the extension's own folder;
+ * Claude Code and Cursor prefer that project entry to the person's own. Offers to replace it
+ * (with the shared form, when offered) or to remove it.
+ */
+async function offerStaleFix(written: AgentTarget, input: AgentSetupInput, log: Logger): Promise<void> {
+  if (written.agent !== 'Claude Code' && written.agent !== 'Cursor') return;
+  const rel = written.agent === 'Claude Code' ? '.mcp.json' : path.join('.cursor', 'mcp.json');
+  const file = input.workspace ? path.join(input.workspace, rel) : undefined;
+  if (!file || file === written.file || !fs.existsSync(file)) return;
+  const text = fs.readFileSync(file, 'utf8');
+  if (!namesExtensionFolder(readJsonEntry(text, ['mcpServers', SERVER_KEY]))) return;
+  const shared = projectFilesOffered(input)
+    ? agentTargets(input).find((t) => t.scope === 'project' && t.agent === written.agent)
+    : undefined;
+  const action = shared ? 'Update It for Everyone' : 'Remove It';
+  const answer = await vscode.window.showWarningMessage(
+    `Agent Memory: this project's ${rel} still starts Agent Memory from a folder of an earlier version, which updates remove, and ${written.agent} uses it before yours.`,
+    action,
+    'Leave It',
+  );
+  if (answer !== action) return;
+  if (shared) {
+    writeTarget(shared, input, log);
+    return;
+  }
+  writeIfChanged(file, removeJsonEntry(text, ['mcpServers', SERVER_KEY]));
+  log.info(`removed the agent-memory entry of an earlier version from ${file}`);
 }

@@ -1,40 +1,114 @@
-// The configuration "Set Up Other Agents…" shows or writes: each agent gets the absolute CLI
-// path and the project folder, in its own format; merging keeps the other servers of a file.
+// What "Set Up Other Agents…" writes for each agent (issue 19, item 6): every entry starts the
+// launcher in the store home, never the extension's versioned folder; user-level files pass the
+// store home as --home; project files shared through git name no path of this person.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { agentConfigs, agentConfigsMarkdown, mergeMcpJson } from '../../src/extension/agentConfigs';
+import {
+  agentConfigsMarkdown,
+  agentTargets,
+  namesExtensionFolder,
+  projectFilesOffered,
+  type AgentSetupInput,
+} from '../../src/extension/agentConfigs';
 
-const input = { cliPath: '/opt/vscode/extensions/agent-memory-0.1.0/dist/cli.js', workspace: '/home/dev/widgets' };
+const input: AgentSetupInput = {
+  launcher: '/home/dev/.agent-memory/bin/agent-memory',
+  home: '/home/dev/.agent-memory',
+  userHome: '/home/dev',
+  workspace: '/home/dev/widgets',
+  platform: 'linux',
+  env: {},
+};
 
-test('every agent gets the absolute CLI path with `mcp` and the project folder', () => {
-  const configs = agentConfigs(input);
+const VERSIONED = /agent-memory-\d|dist\/cli\.js/;
+
+test('user-level entries start the launcher with --home; none names the extension folder', () => {
+  const targets = agentTargets(input);
+  const user = targets.filter((t) => t.scope === 'user' && t.writable);
   assert.deepEqual(
-    configs.map((c) => c.agent),
-    ['Claude Code', 'Cursor', 'Codex', 'Continue', 'Cline'],
+    user.map((t) => [t.agent, t.file]),
+    [
+      ['Claude Code', '/home/dev/.claude.json'],
+      ['Cursor', '/home/dev/.cursor/mcp.json'],
+      ['Codex', '/home/dev/.codex/config.toml'],
+      ['Continue', '/home/dev/.continue/config.yaml'],
+    ],
   );
-  for (const c of configs) {
-    assert.ok(c.content.includes(input.cliPath), `${c.agent}: the CLI path`);
-    assert.ok(c.content.includes('"mcp"') || c.content.includes("'mcp'"), `${c.agent}: the mcp command`);
-    assert.ok(c.content.includes(input.workspace), `${c.agent}: the workspace`);
+  for (const t of targets) {
+    assert.doesNotMatch(JSON.stringify(t.entry), VERSIONED, `${t.agent} (${t.scope}) names no versioned folder`);
   }
-  const claude = JSON.parse(configs[0]!.content) as { mcpServers: Record<string, { command: string; args: string[] }> };
-  assert.deepEqual(claude.mcpServers['agent-memory'], { command: 'node', args: [input.cliPath, 'mcp', '--workspace', input.workspace] });
-  assert.equal(configs[0]!.file, '/home/dev/widgets/.mcp.json');
-  assert.equal(configs[1]!.file, '/home/dev/widgets/.cursor/mcp.json');
-  assert.match(
-    configs[2]!.content,
-    /^\[mcp_servers\.agent-memory\]\ncommand = "node"\nargs = \["\/opt\/.*cli\.js", "mcp", "--workspace", "\/home\/dev\/widgets"\]\n$/,
-  );
-  assert.match(configs[0]!.note ?? '', /^or: claude mcp add agent-memory -- node \/opt\/.*cli\.js mcp --workspace \/home\/dev\/widgets$/);
-  assert.match(agentConfigsMarkdown(configs), /## Codex[\s\S]*```toml/);
+  for (const t of user) {
+    assert.equal(t.entry.command, input.launcher, `${t.agent}: the launcher`);
+    assert.deepEqual((t.entry.args as string[]).slice(0, 3), ['mcp', '--home', input.home], `${t.agent}: --home`);
+  }
+  assert.deepEqual(targets.find((t) => t.agent === 'Cursor' && t.scope === 'user')!.entry.args, [
+    'mcp',
+    '--home',
+    input.home,
+    '--workspace',
+    '${workspaceFolder}',
+  ]);
+  assert.deepEqual(targets.find((t) => t.agent === 'Continue')!.entry, {
+    name: 'agent-memory',
+    command: input.launcher,
+    args: ['mcp', '--home', input.home],
+  });
+  const cline = targets.find((t) => t.agent === 'Cline')!;
+  assert.equal(cline.writable, false);
+  assert.ok((cline.entry.args as string[]).includes('/home/dev/widgets'), 'Cline runs outside the project: --workspace');
 });
 
-test('merging into an existing .mcp.json keeps the other servers; a file that is not an object is refused', () => {
-  const entry = agentConfigs(input)[0]!.content;
-  const merged = JSON.parse(mergeMcpJson('{"mcpServers":{"github":{"command":"gh-mcp"}},"other":1}', entry)) as Record<string, any>;
-  assert.deepEqual(Object.keys(merged.mcpServers).sort(), ['agent-memory', 'github']);
-  assert.equal(merged.other, 1);
-  assert.deepEqual(Object.keys(JSON.parse(mergeMcpJson(undefined, entry)).mcpServers), ['agent-memory']);
-  assert.throws(() => mergeMcpJson('[1,2]', entry), /not a JSON object/);
-  assert.throws(() => mergeMcpJson('{broken', entry));
+test('project files name no path of this person: the launcher is found through each home folder', () => {
+  const project = agentTargets(input).filter((t) => t.scope === 'project');
+  assert.deepEqual(
+    project.map((t) => [t.agent, t.file, t.entry]),
+    [
+      ['Claude Code', '/home/dev/widgets/.mcp.json', { command: '${HOME}/.agent-memory/bin/agent-memory', args: ['mcp'] }],
+      [
+        'Cursor',
+        '/home/dev/widgets/.cursor/mcp.json',
+        { command: '${userHome}/.agent-memory/bin/agent-memory', args: ['mcp', '--workspace', '${workspaceFolder}'] },
+      ],
+    ],
+  );
+  for (const t of project) assert.doesNotMatch(JSON.stringify(t.entry), /\/home\/dev/);
+  // A store elsewhere, Windows, or no folder: the path those files name would be wrong: not offered.
+  assert.equal(projectFilesOffered({ ...input, home: '/data/memory', launcher: '/data/memory/bin/agent-memory' }), false);
+  assert.equal(agentTargets({ ...input, home: '/data/memory' }).filter((t) => t.scope === 'project').length, 0);
+  assert.equal(projectFilesOffered({ ...input, platform: 'win32' }), false);
+  assert.equal(projectFilesOffered({ ...input, workspace: undefined }), false);
+});
+
+test("the agents' own folder variables move their files; Windows starts the .cmd launcher through cmd", () => {
+  const moved = agentTargets({
+    ...input,
+    env: { CLAUDE_CONFIG_DIR: '/cfg/claude', CODEX_HOME: '/cfg/codex', CONTINUE_GLOBAL_DIR: '/cfg/cont' },
+  });
+  assert.equal(moved.find((t) => t.agent === 'Claude Code')!.file, '/cfg/claude/.claude.json');
+  assert.equal(moved.find((t) => t.agent === 'Codex')!.file, '/cfg/codex/config.toml');
+  assert.equal(moved.find((t) => t.agent === 'Continue')!.file, '/cfg/cont/config.yaml');
+  const win = agentTargets({ ...input, platform: 'win32', launcher: 'C:\\Users\\dev\\.agent-memory\\bin\\agent-memory.cmd' });
+  const codex = win.find((t) => t.agent === 'Codex')!;
+  assert.equal(codex.entry.command, 'cmd');
+  assert.deepEqual((codex.entry.args as string[]).slice(0, 3), ['/c', 'C:\\Users\\dev\\.agent-memory\\bin\\agent-memory.cmd', 'mcp']);
+});
+
+test('the shown document explains the launcher and gives each file in its own format', () => {
+  const md = agentConfigsMarkdown(agentTargets(input), input);
+  assert.match(md, /starts `~\/\.agent-memory\/bin\/agent-memory`, a launcher the extension keeps up to date/);
+  assert.match(md, /## Codex — for you, in every project\n\nFile: `~\/\.codex\/config\.toml`\n\n```toml\n\[mcp_servers\.agent-memory\]/);
+  assert.match(md, /## Continue — for you[\s\S]*```yaml\nmcpServers:\n {2}- name: agent-memory/);
+  assert.match(md, /## Claude Code — for everyone on this project/);
+  assert.match(md, /## Cline[\s\S]*\(add the entry yourself\)/);
+  assert.doesNotMatch(agentConfigsMarkdown(agentTargets({ ...input, home: '/data/m' }), { ...input, home: '/data/m' }), /for everyone/);
+});
+
+test('an entry of an earlier version (the CLI inside the extension folder) is recognised; ours is not', () => {
+  assert.equal(
+    namesExtensionFolder({ command: 'node', args: ['/home/dev/.vscode/extensions/agent-memory.agent-memory-0.1.0/dist/cli.js', 'mcp'] }),
+    true,
+  );
+  assert.equal(namesExtensionFolder({ command: 'node', args: ['C:\\ext\\agent-memory-0.1.0\\dist\\cli.js', 'mcp'] }), true);
+  for (const t of agentTargets(input)) assert.equal(namesExtensionFolder(t.entry), false, `${t.agent} (${t.scope})`);
+  assert.equal(namesExtensionFolder('node'), false);
 });
