@@ -67,6 +67,9 @@ test('import of a folder or a binary file: a clear error and exit 1, nothing imp
   assert.equal(folder.code, 1, folder.stderr);
   assert.match(folder.stderr, /is a folder: give a \.jsonl or \.json file/);
   assert.doesNotMatch(folder.stderr, /internal/);
+  const missing = await cli(['import', path.join(root, 'no-such-file.jsonl')]);
+  assert.equal(missing.code, 1, missing.stderr);
+  assert.match(missing.stderr, /no-such-file\.jsonl: it does not exist/);
   const bin = path.join(root, 'program.jsonl');
   fs.writeFileSync(
     bin,
