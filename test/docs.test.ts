@@ -37,6 +37,9 @@ test('README shows how to start; the developer commands are in docs/DEVELOPMENT.
 const TRUST_UI = 'test/e2e/ui/trust.ui.mjs';
 const TRUST_HOST = 'test/e2e/suite/trust.test.ts';
 const READINESS = 'test/extension/pipelineReadiness.test.ts';
+const CLI_USAGE = 'test/cli/usage.test.ts';
+const CLI_EXPORT = 'test/cli/exportTargets.test.ts';
+const CLI_IMPORT = 'test/cli/importFiles.test.ts';
 
 /** Each claim of the README (a phrase it must contain) and the test that shows it is true. */
 const CLAIMS: { phrase: string; file: string; test: string }[] = [
@@ -70,6 +73,36 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
     test: 'none applied twice',
   },
   { phrase: '`--json` prints exactly one JSON object', file: 'test/cli/main.test.ts', test: 'every command: --json output and exit codes' },
+  {
+    phrase: "`agent-memory help <command>` (or\n`<command> --help`) shows a command's options and an example",
+    file: CLI_USAGE,
+    test: 'help for every command',
+  },
+  { phrase: '`--version` prints the version', file: CLI_USAGE, test: 'print the version of package.json' },
+  { phrase: 'a mistyped command or option gets the closest one suggested', file: CLI_USAGE, test: 'suggests the closest' },
+  { phrase: '(default: the current folder; it must exist)', file: CLI_USAGE, test: 'a --workspace that does not exist' },
+  {
+    phrase: 'memories are named by their title or first\nwords',
+    file: 'test/cli/output.test.ts',
+    test: 'names an untitled memory by its first words',
+  },
+  { phrase: '`-` reads stdin (`add -`, `import -`)', file: 'test/cli/output.test.ts', test: 'add - reads the text from stdin' },
+  { phrase: '`-` reads stdin (`add -`, `import -`)', file: CLI_IMPORT, test: 'import -: the memories come from stdin' },
+  { phrase: 'or writes\nto stdout (`export -`)', file: CLI_EXPORT, test: 'export -: the export goes to stdout' },
+  { phrase: 'written through a symbolic link to its target', file: CLI_EXPORT, test: 'the link is kept' },
+  { phrase: 'straight\ninto a pipe, FIFO or device', file: CLI_EXPORT, test: 'a reader gets the export, the FIFO stays a FIFO' },
+  { phrase: 'a file readable by you only (0600)', file: CLI_EXPORT, test: 'both are private (0600)' },
+  { phrase: 'an import refuses folders and binary files', file: CLI_IMPORT, test: 'import of a folder or a binary file' },
+  { phrase: 'reads any line endings', file: CLI_IMPORT, test: 'CRLF, CR-only or LF line endings all work' },
+  { phrase: 'lists the failing\nlines by number', file: CLI_IMPORT, test: 'the failing lines listed with their reason' },
+  {
+    phrase: 'An id that never existed is told\napart from a deleted memory',
+    file: 'test/cli/output.test.ts',
+    test: 'an id that never existed and a deleted memory are told apart',
+  },
+  { phrase: 'also an import where every line failed', file: CLI_IMPORT, test: 'import where every line fails: exit 1' },
+  { phrase: 'no arguments at all print the usage', file: CLI_USAGE, test: 'no arguments: the usage on stderr and exit 2' },
+  { phrase: 'the export file is readable by you only', file: 'test/engine/transferFiles.test.ts', test: 'private files' },
   { phrase: 'Recalled text comes back marked as data', file: 'test/mcp/server.test.ts', test: 'the MCP SDK client lists the tools' },
   { phrase: 'removed when the\nserver stops', file: 'test/mcp/httpServer.test.ts', test: 'the SDK Streamable HTTP client lists the tools' },
   {

@@ -1,32 +1,30 @@
 /**
- * Command line of `agent-memory`: `agent-memory <command> [arguments] [options]`. Parsing only:
- * a mistake is a UsageError (exit code 2) naming what is wrong, never a guess.
+ * Command line of `agent-memory`: `agent-memory <command> [arguments] [options]` (spec.ts lists
+ * the commands and their options). Parsing only: a mistake is a UsageError (exit code 2) saying
+ * what was given and, when one is close, what was meant — never a guess acted upon.
  */
 import { parseArgs } from 'node:util';
+import { COMMANDS, COMMAND_SPECS, OPTIONS, optionsOf, type CommandName, type OptionName } from './spec';
+import { closest } from './closest';
 
-export class UsageError extends Error {}
+export { COMMANDS, type CommandName } from './spec';
 
-export const COMMANDS = [
-  'add',
-  'search',
-  'get',
-  'list',
-  'update',
-  'delete',
-  'restore',
-  'removed',
-  'history',
-  'export',
-  'import',
-  'stats',
-  'mcp',
-] as const;
-export type CommandName = (typeof COMMANDS)[number];
+export class UsageError extends Error {
+  /** The command whose usage line follows the message (none: the main usage). */
+  constructor(
+    message: string,
+    readonly command?: CommandName,
+  ) {
+    super(message);
+  }
+}
 
 export interface CliArgs {
-  command: CommandName;
+  command: Exclude<CommandName, 'help'>;
   positionals: string[];
   workspace: string;
+  /** --workspace was given (else the current folder). */
+  workspaceGiven: boolean;
   home?: string;
   json: boolean;
   verbose: boolean;
@@ -51,107 +49,128 @@ export interface CliArgs {
   tokenFile?: string;
 }
 
-export const USAGE = `Usage: agent-memory <command> [arguments] [options]
+export type Parsed = { kind: 'run'; args: CliArgs } | { kind: 'help'; command?: CommandName } | { kind: 'version' };
 
-Commands:
-  add <text…>            store a memory, kept until deleted (--title, --type, --tags a,b, --importance 0-1,
-                         --ttl 12h|7d|<seconds> to expire, --capture for an agent's automatic capture: short-term)
-  search <query…>        hybrid search (--limit, --type, --tags)
-  get <id>               one memory, in full
-  list                   newest first (--limit, --offset, --type, --tags)
-  update <id>            change a memory (--content, --title, --type, --tags, --importance)
-  delete <id>            soft-delete (--reason)
-  removed                recently deleted and expired memories, restorable (--expired, --deleted, --limit)
-  restore <id>           bring back a deleted or expired memory
-  history <id>           every change of a memory
-  export <file>          write memories to a JSONL file (--format json for the older format)
-  import <file>          read an export (JSONL, JSON, or an array of {content,…})
-  stats                  counts and store figures
-  mcp                    serve the Model Context Protocol on stdio; --http <port>: Streamable HTTP on
-                         127.0.0.1 only, bearer token required (--token-file <file>, else a new one
-                         is printed and written next to the store; port 0: any free port)
+type ParseOptions = Record<string, { type: 'string' | 'boolean'; short?: string }>;
 
-Options:
-  --workspace <folder>   project folder (default: the current directory)
-  --scope project|global which store (default: project; search and list: both)
-  --home <folder>        store home (default: AGENT_MEMORY_HOME, else ~/.agent-memory)
-  --json                 print exactly one JSON object on stdout
-  --verbose              log the engine's connection to stderr
-Exit codes: 0 ok, 1 error (one line on stderr), 2 usage.`;
+const PARSE_OPTIONS: ParseOptions = Object.fromEntries(
+  Object.entries(OPTIONS).map(([name, o]) => [
+    name,
+    { type: 'value' in o ? 'string' : 'boolean', ...('short' in o ? { short: o.short } : {}) } as const,
+  ]),
+);
 
-const OPTIONS = {
-  workspace: { type: 'string' },
-  home: { type: 'string' },
-  json: { type: 'boolean' },
-  verbose: { type: 'boolean' },
-  scope: { type: 'string' },
-  title: { type: 'string' },
-  type: { type: 'string' },
-  tags: { type: 'string' },
-  importance: { type: 'string' },
-  limit: { type: 'string' },
-  offset: { type: 'string' },
-  content: { type: 'string' },
-  reason: { type: 'string' },
-  format: { type: 'string' },
-  http: { type: 'string' },
-  ttl: { type: 'string' },
-  capture: { type: 'boolean' },
-  expired: { type: 'boolean' },
-  deleted: { type: 'boolean' },
-  host: { type: 'string' },
-  'token-file': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+const isCommand = (s: string | undefined): s is CommandName => (COMMANDS as readonly string[]).includes(s ?? '');
 
-export function parseCli(argv: string[], cwd: string): CliArgs | 'help' {
+function unknownCommand(word: string): UsageError {
+  const near = closest(word, COMMANDS);
+  return new UsageError(`unknown command "${word}". ${near ? `Did you mean "${near}"?` : 'Run "agent-memory help" for the commands.'}`);
+}
+
+export function parseCli(argv: string[], cwd: string): Parsed {
+  if (argv.length === 0) throw new UsageError('');
+  // A first, lenient pass finds the command (an unknown option must not hide it).
+  const loose = parseArgs({ args: argv, options: PARSE_OPTIONS, allowPositionals: true, strict: false });
+  const word = loose.positionals[0];
+  if (loose.values.version) return { kind: 'version' };
+  if (word === undefined) {
+    if (loose.values.help) return { kind: 'help' };
+    throw new UsageError('give a command.');
+  }
+  if (!isCommand(word)) throw unknownCommand(word);
+  if (word === 'help') {
+    const topic = loose.positionals[1];
+    if (topic !== undefined && !isCommand(topic)) throw unknownCommand(topic);
+    return { kind: 'help', ...(topic ? { command: topic } : {}) };
+  }
+  if (loose.values.help) return { kind: 'help', command: word };
+  const { values, positionals } = strictParse(argv, word);
+  try {
+    return { kind: 'run', args: toArgs(word, values, positionals.slice(1), cwd) };
+  } catch (e) {
+    // A bad value: the reminder after the message is this command's usage.
+    throw e instanceof UsageError && !e.command ? new UsageError(e.message, word) : e;
+  }
+}
+
+type Values = Record<string, string | boolean | undefined>;
+
+/** The real parse: node's errors turned into sentences, options checked against the command's own. */
+function strictParse(argv: string[], command: Exclude<CommandName, 'help'>): { values: Values; positionals: string[] } {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: PARSE_OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(parseErrorText(e as Error & { code?: string }, command), command);
   }
-  const { values: v, positionals } = parsed;
-  if (v.help || positionals.length === 0) return 'help';
-  const [command, ...rest] = positionals as [string, ...string[]];
-  if (!(COMMANDS as readonly string[]).includes(command))
-    throw new UsageError(`unknown command "${command}" (one of: ${COMMANDS.join(', ')})`);
+  const allowed = optionsOf(command);
+  for (const t of parsed.tokens) {
+    if (t.kind !== 'option' || allowed.includes(t.name as OptionName)) continue;
+    const owners = COMMANDS.filter((c) => COMMAND_SPECS[c].options.includes(t.name as OptionName));
+    const goes = owners.length ? ` (it goes with ${owners.join(', ')})` : '';
+    throw new UsageError(`${command}: --${t.name} is not an option of ${command}${goes}.`, command);
+  }
+  return { values: parsed.values as Values, positionals: parsed.positionals };
+}
+
+/** Node's parseArgs error codes (node:util), not codes of our error catalogue. */
+const NODE_UNKNOWN_OPTION = 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+const NODE_BAD_OPTION_VALUE = 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE';
+
+function parseErrorText(e: Error & { code?: string }, command: CommandName): string {
+  const given = /'(-[^' ]+)/.exec(e.message)?.[1] ?? '';
+  if (e.code === NODE_UNKNOWN_OPTION) {
+    const names = optionsOf(command).map((n) => `--${n}`);
+    const near = given.startsWith('--') ? closest(given, names) : undefined;
+    return `${command}: unknown option ${given}. ${near ? `Did you mean ${near}?` : `Run "agent-memory help ${command}" for its options.`}`;
+  }
+  if (e.code === NODE_BAD_OPTION_VALUE) {
+    const name = given.replace(/^-+/, '');
+    const takesValue = PARSE_OPTIONS[name]?.type === 'string';
+    return takesValue ? `${command}: ${given} needs a value.` : `${command}: ${given} takes no value.`;
+  }
+  return `${command}: ${e.message}`;
+}
+
+function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[], cwd: string): CliArgs {
+  const s = (k: string) => v[k] as string | undefined;
   return {
-    command: command as CommandName,
+    command,
     positionals: rest,
-    workspace: v.workspace ?? cwd,
-    ...(v.home ? { home: v.home } : {}),
+    workspace: s('workspace') ?? cwd,
+    workspaceGiven: s('workspace') !== undefined,
+    ...(s('home') ? { home: s('home') } : {}),
     json: !!v.json,
     verbose: !!v.verbose,
-    ...optional('scope', v.scope, (s) => oneOf(s, ['project', 'global'] as const, '--scope')),
-    ...optional('title', v.title, (s) => s),
-    ...optional('type', v.type, (s) => s),
-    ...optional('tags', v.tags, (s) =>
-      s
+    ...optional('scope', s('scope'), (x) => oneOf(x, ['project', 'global'] as const, '--scope')),
+    ...optional('title', s('title'), (x) => x),
+    ...optional('type', s('type'), (x) => x),
+    ...optional('tags', s('tags'), (x) =>
+      x
         .split(',')
         .map((t) => t.trim())
         .filter(Boolean),
     ),
-    ...optional('importance', v.importance, (s) => num(s, '--importance', 0, 1, false)),
-    ...optional('limit', v.limit, (s) => num(s, '--limit', 1, 1000, true)),
-    ...optional('offset', v.offset, (s) => num(s, '--offset', 0, Number.MAX_SAFE_INTEGER, true)),
-    ...optional('content', v.content, (s) => s),
-    ...optional('reason', v.reason, (s) => s),
-    ...optional('format', v.format, (s) => oneOf(s, ['jsonl', 'json'] as const, '--format')),
-    ...optional('http', v.http, (s) => num(s, '--http', 0, 65535, true)),
-    ...optional('tokenFile', v['token-file'], (s) => s),
-    ...optional('ttl', v.ttl, duration),
+    ...optional('importance', s('importance'), (x) => num(x, '--importance', 0, 1, false)),
+    ...optional('limit', s('limit'), (x) => num(x, '--limit', 1, 1000, true)),
+    ...optional('offset', s('offset'), (x) => num(x, '--offset', 0, Number.MAX_SAFE_INTEGER, true)),
+    ...optional('content', s('content'), (x) => x),
+    ...optional('reason', s('reason'), (x) => x),
+    ...optional('format', s('format'), (x) => oneOf(x, ['jsonl', 'json'] as const, '--format')),
+    ...optional('http', s('http'), (x) => num(x, '--http', 0, 65535, true)),
+    ...optional('tokenFile', s('token-file'), (x) => x),
+    ...optional('ttl', s('ttl'), duration),
     ...(v.capture ? { capture: true } : {}),
     ...(v.expired ? { expired: true } : {}),
     ...(v.deleted ? { deleted: true } : {}),
-    ...localHostOnly(v.host),
+    ...localHostOnly(s('host')),
   };
 }
 
 /** --host exists only to say no: the MCP HTTP server is never reachable from another machine. */
 function localHostOnly(host: string | undefined): Record<string, never> {
   if (host !== undefined && host !== '127.0.0.1' && host !== 'localhost') {
-    throw new UsageError(`--host: the MCP HTTP server listens on 127.0.0.1 only, got "${host}"`);
+    throw new UsageError(`--host: the MCP HTTP server listens on 127.0.0.1 only, got "${host}"`, 'mcp');
   }
   return {};
 }
@@ -159,7 +178,7 @@ function localHostOnly(host: string | undefined): Record<string, never> {
 /** The n-th positional, or a usage error naming it. */
 export function need(args: CliArgs, what: string, joinRest = false): string {
   const value = joinRest ? args.positionals.join(' ') : args.positionals[0];
-  if (!value || !value.trim()) throw new UsageError(`${args.command}: missing <${what}>`);
+  if (!value || !value.trim()) throw new UsageError(`${args.command}: missing <${what}>`, args.command);
   return value;
 }
 

@@ -1,21 +1,35 @@
 /**
  * The CLI commands over the engine protocol: each returns the one JSON object --json prints
- * (the engine's own result type where there is one) and the lines a person reads otherwise.
+ * (the engine's own result type where there is one) and the lines a person reads otherwise, where
+ * a memory is named by its title or first words (memoryLabel) and its id stays in --json.
  */
 import * as path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import type { EngineClient } from '../engine/client';
-import { EngineError } from '../engine/errors';
-import type { HistoryEntry, MemoryRecord, MemorySummary } from '../engine/protocol';
-import { need, type CliArgs } from './args';
+import type { HistoryEntry, ImportResult, MemoryRecord, MemorySummary } from '../engine/protocol';
+import { memoryLabel } from '../engine/memoryLabel';
+import { exportTo, importFrom } from '../engine/transferClient';
+import { UsageError, need, type CliArgs } from './args';
 import { removedCommand, restoreCommand } from './removed';
+import { aboutMemory, explainMissing } from './notFound';
 import { plural } from '../core/text/plural';
 
 export interface CommandOutput {
   json: unknown;
   text: string;
+  /** stdout carried the data (an export to stdout): the answer goes to stderr. */
+  toStderr?: boolean;
+  /** The command printed its answer but failed (nothing imported): this line goes to stderr, exit 1. */
+  failure?: string;
 }
 
-type Command = (engine: EngineClient, args: CliArgs) => Promise<CommandOutput>;
+export interface CommandIo {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+type Command = (engine: EngineClient, args: CliArgs, io: CommandIo) => Promise<CommandOutput>;
 
 const filters = (a: CliArgs) => ({
   ...(a.type ? { types: [a.type] } : {}),
@@ -23,10 +37,32 @@ const filters = (a: CliArgs) => ({
   ...(a.scope ? { scope: a.scope } : {}),
 });
 
+/** Largest text `add -` and `update --content -` read from stdin (the engine's own limit is lower). */
+const MAX_STDIN_TEXT = 8 * 1024 * 1024;
+
+/** `-` → the text on stdin (a usage error when there is none). */
+async function textArg(value: string, io: CommandIo, what: string, command: CliArgs['command']): Promise<string> {
+  if (value !== '-') return value;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of io.stdin as AsyncIterable<Buffer | string>) {
+    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    size += b.length;
+    if (size > MAX_STDIN_TEXT) throw new UsageError(`${command}: the ${what} on stdin is longer than ${MAX_STDIN_TEXT} bytes`, command);
+    chunks.push(b);
+  }
+  const text = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/^\ufeff/, '')
+    .trim();
+  if (!text) throw new UsageError(`${command}: stdin was empty (give the ${what} there, or as arguments)`, command);
+  return text;
+}
+
 export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> = {
-  add: async (engine, a) => {
+  add: async (engine, a, io) => {
     const r = await engine.request('memory.create', {
-      content: need(a, 'text', true),
+      content: await textArg(need(a, 'text', true), io, 'text', 'add'),
       agentSource: 'cli',
       origin: a.capture ? 'capture' : 'person',
       ...(a.ttl !== undefined ? { ttlSeconds: a.ttl } : {}),
@@ -36,7 +72,7 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
       ...(a.importance !== undefined ? { importance: a.importance } : {}),
       ...(a.scope ? { scope: a.scope } : {}),
     });
-    const text = r.status === 'skipped' ? `skipped (${r.reason}): ${r.detail}` : `${r.status} ${r.memory.id} ${r.memory.title}`;
+    const text = r.status === 'skipped' ? `skipped (${r.reason}): ${r.detail}` : `${r.status}: ${memoryLabel(r.memory)}`;
     return { json: r, text };
   },
   search: async (engine, a) => {
@@ -47,14 +83,15 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
       ...filters(a),
     });
     const lines = r.hits.map(
-      (h, i) => `${i + 1}. ${h.memory.id} [${h.memory.type}, ${h.store}] ${h.memory.title} (relevance ${Math.round(h.relevance * 100)} %)`,
+      (h, i) =>
+        `${i + 1}. ${memoryLabel({ title: h.memory.title, content: h.content })} [${h.memory.type}, ${h.store}] (relevance ${Math.round(h.relevance * 100)} %)`,
     );
     return { json: r, text: lines.length ? lines.join('\n') : 'no relevant memories' };
   },
   get: async (engine, a) => {
     const id = need(a, 'id');
     const m = await engine.request('memory.get', { id });
-    if (!m) throw new EngineError('not_found', `No memory with id ${id}.`);
+    if (!m) throw await explainMissing(engine, id);
     return { json: m, text: describe(m) };
   },
   list: async (engine, a) => {
@@ -65,42 +102,53 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     });
     return { json: r, text: [plural(r.total, 'memory', 'memories'), ...r.items.map(summaryLine)].join('\n') };
   },
-  update: async (engine, a) => {
+  update: async (engine, a, io) => {
+    const id = need(a, 'id');
+    const content = a.content !== undefined ? await textArg(a.content, io, 'text', 'update') : undefined;
     const patch = {
-      ...(a.content !== undefined ? { content: a.content } : {}),
+      ...(content !== undefined ? { content } : {}),
       ...(a.title !== undefined ? { title: a.title } : {}),
       ...(a.type ? { type: a.type } : {}),
       ...(a.tags ? { tags: a.tags } : {}),
       ...(a.importance !== undefined ? { importance: a.importance } : {}),
     };
     if (!Object.keys(patch).length)
-      throw new EngineError('invalid_input', 'update: nothing to change (give --content, --title, --type, --tags or --importance).');
-    const m = await engine.request('memory.update', { id: need(a, 'id'), patch });
-    return { json: m, text: `updated ${m.id} (version ${m.version})` };
+      throw new UsageError('update: nothing to change (give --content, --title, --type, --tags or --importance)', 'update');
+    const m = await aboutMemory(engine, id, () => engine.request('memory.update', { id, patch }));
+    return { json: m, text: `updated ${memoryLabel(m)} (version ${m.version})` };
   },
   delete: async (engine, a) => {
-    const m = await engine.request('memory.delete', { id: need(a, 'id'), ...(a.reason ? { reason: a.reason } : {}) });
-    return { json: m, text: `deleted ${m.id}` };
+    const id = need(a, 'id');
+    const m = await aboutMemory(engine, id, () => engine.request('memory.delete', { id, ...(a.reason ? { reason: a.reason } : {}) }));
+    return { json: m, text: `deleted ${memoryLabel(m)} (agent-memory restore ${m.id} brings it back)` };
   },
   removed: (engine, a) => removedCommand(engine, a),
-  restore: (engine, a) => restoreCommand(engine, a),
+  restore: async (engine, a) => aboutMemory(engine, need(a, 'id'), () => restoreCommand(engine, a)),
   history: async (engine, a) => {
     const id = need(a, 'id');
-    const entries = await engine.request('memory.history', { id });
+    const entries = await aboutMemory(engine, id, () => engine.request('memory.history', { id }));
     return { json: { id, history: entries }, text: entries.map(historyLine).join('\n') || 'no history' };
   },
-  export: async (engine, a) => {
-    const r = await engine.request('export', {
-      path: path.resolve(need(a, 'file')),
-      ...(a.scope ? { scope: a.scope } : {}),
-      ...(a.format ? { format: a.format } : {}),
-    });
-    return { json: r, text: `exported ${plural(r.count, 'memory', 'memories')} to ${r.path}` };
+  export: async (engine, a, io) => {
+    const file = need(a, 'file');
+    const r = await exportTo(
+      engine,
+      file === '-' ? '-' : path.resolve(file),
+      { ...(a.scope ? { scope: a.scope } : {}), ...(a.format ? { format: a.format } : {}) },
+      io,
+    );
+    const json = { path: r.path, count: r.count, bytes: r.bytes };
+    return { json, text: `exported ${plural(r.count, 'memory', 'memories')} to ${file === '-' ? 'stdout' : r.path}`, toStderr: r.toStdout };
   },
-  import: async (engine, a) => {
-    const r = await engine.request('import', { path: path.resolve(need(a, 'file')) });
-    const text = `imported ${r.created} of ${r.total} (${plural(r.duplicates, 'duplicate')}, ${r.skipped} skipped, ${plural(r.errors.length, 'error')})`;
-    return { json: r, text };
+  import: async (engine, a, io) => {
+    const file = need(a, 'file');
+    const r = await importFrom(engine, file === '-' ? '-' : path.resolve(file), io);
+    const failed = r.errors.length > 0 && r.created + r.duplicates + r.skipped === 0;
+    return {
+      json: r,
+      text: importReport(r),
+      ...(failed ? { failure: `nothing was imported: ${everyFailed(r.errors.length)}.` } : {}),
+    };
   },
   stats: async (engine) => {
     const s = await engine.request('stats', {});
@@ -112,17 +160,38 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
   },
 };
 
+/** How many failing lines an import's human output lists before "and N more". */
+export const IMPORT_LINES_SHOWN = 10;
+
+function everyFailed(n: number): string {
+  return n === 1 ? 'its only memory failed' : `all ${n} of its memories failed`;
+}
+
+/** The summary, then each failing line or item with its reason (bounded), then the notes. */
+export function importReport(r: ImportResult): string {
+  const head = `imported ${r.created} of ${plural(r.total, 'memory', 'memories')} (${plural(r.duplicates, 'duplicate')}, ${r.skipped} skipped, ${plural(r.errors.length, 'error')})`;
+  const bounded = (list: { message: string }[], more: (n: number) => string) =>
+    list.length > IMPORT_LINES_SHOWN
+      ? [...list.slice(0, IMPORT_LINES_SHOWN).map((e) => e.message), more(list.length - IMPORT_LINES_SHOWN)]
+      : list.map((e) => e.message);
+  return [
+    head,
+    ...bounded(r.errors, (n) => `…and ${n} more (--json lists every one)`),
+    ...bounded(r.warnings ?? [], (n) => `…and ${plural(n, 'more note')} (--json lists every one)`),
+  ].join('\n');
+}
+
 function describe(m: MemoryRecord): string {
   return [
-    `${m.id} [${m.type}, ${m.scope}] ${m.title}`,
-    `tags: ${m.tags.join(', ') || '-'}  importance: ${m.importance}  version: ${m.version}`,
+    `${memoryLabel(m)} [${m.type}, ${m.scope}]`,
+    `id: ${m.id}  tags: ${m.tags.join(', ') || '-'}  importance: ${m.importance}  version: ${m.version}`,
     '',
     m.content,
   ].join('\n');
 }
 
 function summaryLine(m: MemorySummary): string {
-  return `${m.id} [${m.type}] ${m.title}`;
+  return `${memoryLabel(m)} [${m.type}]`;
 }
 
 function historyLine(h: HistoryEntry): string {

@@ -1,36 +1,67 @@
 /**
  * `agent-memory`: the project's memory from a terminal or any agent (bundled to dist/cli.js,
  * plain Node 20+). Owner or client of the shared store, transparently (connect.ts). stdout
- * carries only the answer (exactly one JSON object with --json); errors are one line on
- * stderr. Exit codes: 0 ok, 1 error, 2 usage.
+ * carries only the answer (exactly one JSON object with --json, or an export written to `-`);
+ * errors are one line on stderr. Exit codes: 0 ok, 1 failure, 2 usage (a mistake on the command
+ * line: the usage follows on stderr).
  */
+import type { Readable, Writable } from 'node:stream';
 import { EngineError } from '../engine/errors';
 import { errorLine } from '../engine/errorText';
-import { USAGE, UsageError, parseCli, type CliArgs } from './args';
-import { COMMAND_TABLE } from './commands';
+import { UsageError, parseCli, type CliArgs } from './args';
+import { COMMAND_TABLE, type CommandIo } from './commands';
+import { checkPlaces } from './places';
 import { connectEngine } from './connect';
+import { CliFailure } from './failure';
+import { commandUsage, mainUsage, usageHint } from './spec';
+import { VERSION } from './version';
 import { runMcp } from '../mcp/server';
 
-export async function runCli(argv: string[], io: { out: (s: string) => void; err: (s: string) => void; cwd: string }): Promise<number> {
-  let args: CliArgs | 'help';
+export interface CliIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  cwd: string;
+  /** The process's streams, for `-` (stdin / stdout) and /dev/stdout; default: process's own. */
+  stdin?: Readable;
+  stdout?: Writable;
+  stderr?: Writable;
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let parsed;
   try {
-    args = parseCli(argv, io.cwd);
+    parsed = parseCli(argv, io.cwd);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.err(`agent-memory: ${e.message}\n${USAGE}`);
-    return 2;
+    return usageFailure(e, io);
   }
-  if (args === 'help') {
-    io.out(USAGE);
+  if (parsed.kind === 'version') {
+    io.out(`agent-memory ${VERSION}`);
     return 0;
   }
-  if (args.command === 'mcp') {
-    return runMcp(args, io);
+  if (parsed.kind === 'help') {
+    io.out(parsed.command ? commandUsage(parsed.command) : mainUsage());
+    return 0;
   }
+  const args = parsed.args;
+  try {
+    checkPlaces(args);
+  } catch (e) {
+    if (e instanceof UsageError) return usageFailure(e, io);
+    io.err(`agent-memory: ${oneLine(e)}`);
+    return 1;
+  }
+  if (args.command === 'mcp') return runMcp(args, io);
   return runOne(args, io);
 }
 
-async function runOne(args: CliArgs, io: { out: (s: string) => void; err: (s: string) => void }): Promise<number> {
+/** A mistake on the command line: what was wrong, then the usage (all of it with no arguments), exit 2. */
+function usageFailure(e: UsageError, io: CliIo): number {
+  io.err(e.message ? `agent-memory: ${e.message}\n${usageHint(e.command)}` : mainUsage());
+  return 2;
+}
+
+async function runOne(args: CliArgs, io: CliIo): Promise<number> {
   const verbose = args.verbose;
   const engine = connectEngine({
     workspace: args.workspace,
@@ -38,17 +69,17 @@ async function runOne(args: CliArgs, io: { out: (s: string) => void; err: (s: st
     client: `agent-memory ${args.command}`,
     ...(verbose ? { log: (l) => io.err(l) } : {}),
   });
+  const streams: CommandIo = { stdin: io.stdin ?? process.stdin, stdout: io.stdout ?? process.stdout, stderr: io.stderr ?? process.stderr };
   try {
     await engine.start();
     const command = COMMAND_TABLE[args.command as keyof typeof COMMAND_TABLE];
-    const result = await command(engine, args);
-    io.out(args.json ? JSON.stringify(result.json) : result.text);
-    return 0;
+    const result = await command(engine, args, streams);
+    (result.toStderr ? io.err : io.out)(args.json ? JSON.stringify(result.json) : result.text);
+    if (!result.failure) return 0;
+    io.err(`agent-memory: ${result.failure}`);
+    return 1;
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.err(`agent-memory: ${e.message}\n${USAGE}`);
-      return 2;
-    }
+    if (e instanceof UsageError) return usageFailure(e, io);
     io.err(`agent-memory: ${oneLine(e)}`);
     return 1;
   } finally {
@@ -58,6 +89,7 @@ async function runOne(args: CliArgs, io: { out: (s: string) => void; err: (s: st
 
 /** The sentence of the error's code and the engine's message (errorText.ts), with the code for scripts. */
 function oneLine(e: unknown): string {
+  if (e instanceof CliFailure) return `${e.message} [${e.code}]`;
   const code = e instanceof EngineError ? ` [${e.code}]` : '';
   return `${errorLine(e)}${code}`.replace(/\s*\n\s*/g, ' ');
 }

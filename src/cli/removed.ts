@@ -8,6 +8,7 @@ import type { RemovedMemory } from '../engine/protocol';
 import { describeAgo, describeExpiry } from '../core/lifecycle/remaining';
 import { UsageError, need, type CliArgs } from './args';
 import type { CommandOutput } from './commands';
+import { memoryLabel } from '../engine/memoryLabel';
 
 export async function removedCommand(engine: EngineClient, a: CliArgs): Promise<CommandOutput> {
   if (a.expired && a.deleted) throw new UsageError('removed: give --expired or --deleted, not both');
@@ -27,12 +28,11 @@ export async function removedCommand(engine: EngineClient, a: CliArgs): Promise<
 export async function restoreCommand(engine: EngineClient, a: CliArgs): Promise<CommandOutput> {
   const m = await engine.request('memory.restore', { id: need(a, 'id') });
   const life = describeExpiry(m.expiresAt) ?? 'permanent';
-  return { json: m, text: `restored ${m.id} ${m.title || (m.content.split('\n')[0] ?? '').slice(0, 80)} (${life})` };
+  return { json: m, text: `restored ${m.id} ${memoryLabel(m)} (${life})` };
 }
 
 function removedLine(x: RemovedMemory, now: Date): string {
   const why = x.reason === 'expired' ? 'expired' : `deleted${x.removedBy ? ` by ${x.removedBy}` : ''}`;
   const detail = x.reason === 'deleted' && x.detail ? `: ${x.detail}` : '';
-  const title = x.memory.title || x.memory.preview.split('\n')[0]!;
-  return `${x.memory.id} [${x.memory.type}] ${title} — ${why} ${describeAgo(x.removedAt, now)}${detail}; purged ${x.purgeAt.slice(0, 10)}`;
+  return `${x.memory.id} [${x.memory.type}] ${memoryLabel(x.memory)} — ${why} ${describeAgo(x.removedAt, now)}${detail}; purged ${x.purgeAt.slice(0, 10)}`;
 }

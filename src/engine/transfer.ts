@@ -15,37 +15,60 @@ import type { Store } from '../core/store/store';
 import { errorMessage } from '../core/util/errors';
 import { shownValue } from '../core/util/shownValue';
 import { EngineError } from './errors';
+import { exportFilePath, importFilePath, writePrivateFileAtomic } from './fileTarget';
 import type { ExportFile } from './protocol';
 
 /** Largest import file read into memory (a project's memories are far smaller). */
 export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 
 export function writeExportFile(file: string, data: ExportFile): number {
-  if (!path.isAbsolute(file)) throw new EngineError('invalid_input', `Export path must be absolute, got "${file}".`);
   const text = JSON.stringify(data, null, 2) + '\n';
-  // Temp file + rename: an interrupted export never leaves a half-written file under the name.
-  const tmp = `${file}.${process.pid}.tmp`;
-  try {
-    fs.writeFileSync(tmp, text);
-    fs.renameSync(tmp, file);
-  } catch (e) {
-    fs.rmSync(tmp, { force: true });
-    throw new EngineError('invalid_input', `Could not write ${file}: ${errorMessage(e)}`);
-  }
-  return Buffer.byteLength(text);
+  return writePrivateFileAtomic(exportFilePath(file), (put) => put(text));
 }
 
-function readImportText(file: string): string {
-  if (!path.isAbsolute(file)) throw new EngineError('invalid_input', `Import path must be absolute, got "${file}".`);
-  let size: number;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * An import file's text: a regular file (links followed; a folder, a pipe or a device is refused)
+ * of UTF-8 text. A UTF-8 byte order mark is dropped; a NUL byte means binary data, a UTF-16 mark
+ * or bytes that are not UTF-8 are refused with what to do; an empty file has nothing to import.
+ */
+export function readImportText(file: string): string {
+  const real = importFilePath(file);
+  const size = fs.statSync(real).size;
+  if (size > MAX_IMPORT_BYTES) throw new EngineError('invalid_input', `${file} is ${size} bytes; the import limit is ${MAX_IMPORT_BYTES}.`);
+  let bytes: Buffer;
   try {
-    size = fs.statSync(file).size;
+    bytes = fs.readFileSync(real);
   } catch (e) {
     throw new EngineError('invalid_input', `Cannot read ${file}: ${errorMessage(e)}`);
   }
-  if (size > MAX_IMPORT_BYTES) throw new EngineError('invalid_input', `${file} is ${size} bytes; the import limit is ${MAX_IMPORT_BYTES}.`);
-  return fs.readFileSync(file, 'utf8');
+  return decodeImportText(file, bytes);
 }
+
+/** readImportText's checks on the bytes (see there). */
+export function decodeImportText(file: string, bytes: Buffer): string {
+  const name = path.basename(file);
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    throw new EngineError('invalid_input', `${name} is UTF-16 text: save it as UTF-8 and import it again.`);
+  }
+  const nul = bytes.indexOf(0);
+  if (nul >= 0) {
+    throw new EngineError('invalid_input', `${name} is not a text file (binary data at byte ${nul}): give a .jsonl or .json export.`);
+  }
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw new EngineError('invalid_input', `${name} is not UTF-8 text: save it as UTF-8 and import it again.`);
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (!text.trim()) throw new EngineError('invalid_input', `${name} is empty: nothing to import.`);
+  return text;
+}
+
+/** Line breaks of every platform: CRLF, LF and a lone CR (JSON text never holds a raw one). */
+const LINE_BREAK = /\r\n|\r|\n/;
 
 /** The JSON formats: an ExportFile or a plain array of objects with at least `content`. */
 function parseJsonItems(file: string, text: string): ImportItem[] {
@@ -128,29 +151,12 @@ export function memoryLine(r: MemoryRecord): string {
   return JSON.stringify(out);
 }
 
-/** Writes header + one line per memory through a temp file and an atomic rename. */
+/** Writes header + one line per memory, atomically and privately (writePrivateFileAtomic). */
 export function writeJsonlExport(file: string, header: Omit<JsonlHeader, 'format' | 'version'>, records: Iterable<MemoryRecord>): number {
-  if (!path.isAbsolute(file)) throw new EngineError('invalid_input', `Export path must be absolute, got "${file}".`);
-  const tmp = `${file}.${process.pid}.tmp`;
-  let bytes = 0;
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(tmp, 'w');
-    const put = (line: string) => {
-      bytes += fs.writeSync(fd!, line + '\n');
-    };
-    put(JSON.stringify({ format: JSONL_FORMAT, version: JSONL_VERSION, ...header } satisfies JsonlHeader));
-    for (const r of records) put(memoryLine(r));
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fd = undefined;
-    fs.renameSync(tmp, file);
-  } catch (e) {
-    if (fd !== undefined) fs.closeSync(fd);
-    fs.rmSync(tmp, { force: true });
-    throw new EngineError('invalid_input', `Could not write ${file}: ${errorMessage(e)}`);
-  }
-  return bytes;
+  return writePrivateFileAtomic(exportFilePath(file), (put) => {
+    put(JSON.stringify({ format: JSONL_FORMAT, version: JSONL_VERSION, ...header } satisfies JsonlHeader) + '\n');
+    for (const r of records) put(memoryLine(r) + '\n');
+  });
 }
 
 /** One parsed item of an import: a create input (with the original timestamps) or why it is bad. */
@@ -158,16 +164,30 @@ export type ImportItem =
   | { line?: number; index: number; input: CreateMemoryInput; createdAt?: string; updatedAt?: string; notes?: string[] }
   | { line?: number; index: number; invalid: string };
 
-/** Whether `text` starts with a JSONL header line (or the file is named *.jsonl). */
+/**
+ * Whether `text` is read as JSONL: the file is named *.jsonl or starts with a JSONL header line;
+ * a file named neither .jsonl nor .json (stdin, a pipe) is JSONL unless it is one JSON array or
+ * JSON export.
+ */
 export function looksLikeJsonl(file: string, text: string): boolean {
   if (/\.jsonl$/i.test(file)) return true;
-  const first = text.slice(0, text.indexOf('\n') >= 0 ? text.indexOf('\n') : text.length).trim();
+  const first = parseOrUndefined(text.slice(0, text.search(LINE_BREAK) >= 0 ? text.search(LINE_BREAK) : text.length));
+  if (isObject(first) && first.format === JSONL_FORMAT) return true;
+  if (/\.json$/i.test(file)) return false;
+  const whole = parseOrUndefined(text);
+  return !(Array.isArray(whole) || isExportFile(whole));
+}
+
+function parseOrUndefined(text: string): unknown {
   try {
-    const h = JSON.parse(first) as { format?: unknown };
-    return !!h && typeof h === 'object' && h.format === JSONL_FORMAT;
+    return JSON.parse(text) as unknown;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
 }
 
 /**
@@ -176,7 +196,7 @@ export function looksLikeJsonl(file: string, text: string): boolean {
  * with its 1-based line number and skipped; blank lines are ignored.
  */
 export function parseJsonl(text: string): { header?: JsonlHeader; items: ImportItem[] } {
-  const lines = text.split(/\r?\n/);
+  const lines = text.split(LINE_BREAK);
   const items: ImportItem[] = [];
   let header: JsonlHeader | undefined;
   lines.forEach((raw, i) => {

@@ -26,6 +26,7 @@ import { createParams, defaultDraft, type AddMemoryDraft } from './addMemoryStep
 import { truncateFlat, truncateLine } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
 import { defaultExportPath, LAST_EXPORT_FOLDER_KEY } from './exportTarget';
+import { exportTo, importFrom } from '../engine/transferClient';
 import { typeHeading } from './memoryRowText';
 
 export const COMMANDS = {
@@ -330,7 +331,8 @@ export function registerCommands(d: CommandDeps): void {
           });
     if (!uri) return undefined;
     if (typeof target !== 'string') await context.globalState.update(LAST_EXPORT_FOLDER_KEY, path.dirname(uri.fsPath));
-    const r = await withProgress('Exporting memories…', (signal) => engine.request('export', { path: uri.fsPath }, { signal }));
+    // Links followed, FIFOs and devices written directly, files replaced atomically and private (docs/transfer.md).
+    const r = await withProgress('Exporting memories…', (signal) => exportTo(engine, uri.fsPath, {}, { request: { signal } }));
     if (typeof target !== 'string')
       void vscode.window.showInformationMessage(`Exported ${plural(r.count, 'memory', 'memories')} to ${uri.fsPath}.`);
     return r;
@@ -349,7 +351,7 @@ export function registerCommands(d: CommandDeps): void {
           )?.[0];
     if (!uri) return undefined;
     const r = await withProgress('Importing memories…', (signal, report) =>
-      engine.request('import', { path: uri.fsPath }, { signal, onProgress: report }),
+      importFrom(engine, uri.fsPath, { request: { signal, onProgress: report } }),
     );
     const notes = r.warnings ?? [];
     const msg = `Imported ${r.created} of ${plural(r.total, 'memory', 'memories')} (${r.duplicates} already there, ${r.skipped} skipped, ${r.errors.length} invalid${notes.length ? `, ${notes.length} with a note` : ''}).`;

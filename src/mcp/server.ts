@@ -17,12 +17,13 @@ import { McpHttpServer } from './httpServer';
 import { TokenFileError, newToken, readTokenFile, removeStaleTokens, removeToken, writeToken } from './httpToken';
 import { registerTools } from './tools';
 import { MCP_SERVER_NAME } from './serverName';
+import { VERSION } from '../cli/version';
 
 type Io = { err: (s: string) => void };
 
 function createMcpServer(engine: EngineClient): McpServer {
   const server = new McpServer(
-    { name: MCP_SERVER_NAME, version: '0.1.0' },
+    { name: MCP_SERVER_NAME, version: VERSION },
     {
       instructions:
         'Project memory shared by every agent and VS Code window of this project. Call get_project_context at the start of a ' +

@@ -98,18 +98,18 @@ test('every command: --json output and exit codes, as owner and as client', { ti
     assert.equal(imported.total, 1);
     assert.equal(imported.created + imported.duplicates, 1);
 
-    // The code's sentence (src/engine/errorText.ts), the engine's message, then the code for scripts.
+    // An id that never existed is said so (test/cli/output.test.ts: a deleted one is told apart), then the code for scripts.
     failsWith(
       await cli('get', 'no-such-id', '--json'),
       1,
-      /^agent-memory: It no longer exists; it may have been deleted meanwhile\. \(No memory with id no-such-id\.\) \[not_found\]$/,
+      /^agent-memory: No memory with id no-such-id\. "agent-memory list" or "agent-memory search" show the ids\. \[not_found\]$/,
     );
     failsWith(await cli('update', 'no-such-id', '--title', 'x'), 1, /^agent-memory: .*not_found/);
     failsWith(await runCli(['frobnicate'], env), 2, /unknown command "frobnicate"/);
     failsWith(await runCli(['get'], env), 2, /get: missing <id>/);
     failsWith(await runCli(['search', 'x', '--limit', 'many'], env), 2, /--limit: must be a whole number/);
     failsWith(await runCli(['list', '--scope', 'team'], env), 2, /--scope: must be one of project, global/);
-    failsWith(await runCli(['list', '--bogus'], env), 2, /Unknown option '--bogus'/);
+    failsWith(await runCli(['list', '--bogus'], env), 2, /list: unknown option --bogus\./);
     const help = await runCli(['--help'], env);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /Usage: agent-memory/);

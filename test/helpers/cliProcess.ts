@@ -11,18 +11,26 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+export interface CliRunOptions {
+  /** Written to the process's stdin, which is then closed (default: no stdin at all). */
+  stdin?: string | Buffer;
+  /** Working directory (default: the repository). */
+  cwd?: string;
+}
+
+export function runCli(args: string[], env: Record<string, string>, opts: CliRunOptions = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--import', 'tsx', CLI_TS, ...args], {
-      cwd: ROOT,
+      cwd: opts.cwd ?? ROOT,
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    p.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    p.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     p.on('error', reject);
     p.on('close', (code) => resolve({ code, stdout, stderr }));
+    if (opts.stdin !== undefined) p.stdin!.end(opts.stdin);
   });
 }

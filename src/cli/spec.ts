@@ -1,0 +1,259 @@
+/**
+ * Every command of `agent-memory` and every option, once: what `--help`, `help <command>` and
+ * the parser (args.ts) read. A command accepts its own options and the common ones, nothing else.
+ */
+import { MEMORY_TYPES } from '../core/memory/types';
+
+export const COMMANDS = [
+  'add',
+  'search',
+  'get',
+  'list',
+  'update',
+  'delete',
+  'restore',
+  'removed',
+  'history',
+  'export',
+  'import',
+  'stats',
+  'mcp',
+  'help',
+] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+export interface OptionSpec {
+  /** The value's placeholder; absent for a flag. */
+  value?: string;
+  short?: string;
+  help: string;
+}
+
+export const OPTIONS = {
+  workspace: { value: '<folder>', help: 'the project folder (default: the current folder)' },
+  home: { value: '<folder>', help: 'the store home (default: AGENT_MEMORY_HOME, else ~/.agent-memory)' },
+  json: { help: 'print exactly one JSON object on stdout' },
+  verbose: { help: "log the engine's connection to stderr" },
+  help: { short: 'h', help: 'show this help' },
+  version: { short: 'V', help: 'print the version' },
+  scope: { value: 'project|global', help: 'only this store (default: both)' },
+  title: { value: '<text>', help: 'a title (default: none; people see the first words)' },
+  type: { value: '<type>', help: `one of ${MEMORY_TYPES.join(', ')}` },
+  tags: { value: '<a,b>', help: 'tags, separated by commas' },
+  importance: { value: '<0-1>', help: 'importance from 0 to 1 (default 0.5)' },
+  ttl: { value: '<duration>', help: 'expire after 3600 (seconds), 90m, 12h or 7d (default: kept until deleted)' },
+  capture: { help: "an agent's automatic capture: short-term unless --ttl says otherwise" },
+  limit: { value: '<n>', help: 'at most n results (1-1000)' },
+  offset: { value: '<n>', help: 'skip the first n' },
+  content: { value: '<text|->', help: 'the new text (- reads it from stdin)' },
+  reason: { value: '<text>', help: 'why, kept in the history' },
+  format: { value: 'jsonl|json', help: 'jsonl (default) or the older JSON file (default for a .json name)' },
+  expired: { help: 'only expired memories' },
+  deleted: { help: 'only deleted memories' },
+  http: { value: '<port>', help: 'serve Streamable HTTP on 127.0.0.1:<port> instead of stdio (0: any free port)' },
+  host: { value: '127.0.0.1', help: 'accepted only as 127.0.0.1 or localhost: the server is never reachable from elsewhere' },
+  'token-file': { value: '<file>', help: 'the bearer token to require (a private file; default: a new token, printed)' },
+} as const satisfies Record<string, OptionSpec>;
+export type OptionName = keyof typeof OPTIONS;
+
+/** Options every command takes (--json only where there is one object to print). */
+export const COMMON_OPTIONS: readonly OptionName[] = ['workspace', 'home', 'verbose', 'help'];
+
+export interface CommandSpec {
+  /** The arguments after the command's name, as the usage line shows them. */
+  args: string;
+  summary: string;
+  /** More about it, one paragraph. */
+  about?: string;
+  options: readonly OptionName[];
+  /** What an option means for this command, where it differs from OPTIONS. */
+  optionHelp?: Partial<Record<OptionName, string>>;
+  examples: readonly string[];
+  /** Prints no --json object (mcp serves a protocol; help prints text). */
+  noJson?: boolean;
+}
+
+export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
+  add: {
+    args: '<text…|->',
+    summary: 'store a memory, kept until deleted',
+    about:
+      'The text is the arguments joined by spaces; - reads it from stdin. Near-duplicates and low-value text are not saved, and the answer says why.',
+    options: ['title', 'type', 'tags', 'importance', 'ttl', 'capture', 'scope'],
+    optionHelp: { scope: "this project's store (default) or the global one, shared by every project" },
+    examples: [
+      'agent-memory add "Integration tests need the docker daemon." --tags testing',
+      'git log -1 --format=%B | agent-memory add - --type decision',
+    ],
+  },
+  search: {
+    args: '<query…>',
+    summary: 'find the memories relevant to a question, most relevant first',
+    about: 'Keyword and meaning together; a query with nothing relevant answers "no relevant memories".',
+    options: ['limit', 'type', 'tags', 'scope'],
+    examples: ['agent-memory search "how do we run the integration tests" --limit 5'],
+  },
+  get: {
+    args: '<id>',
+    summary: 'one memory, in full',
+    options: [],
+    examples: ['agent-memory get 5d0c1f6e-8b2a-4c1e-9f3a-2b7d4e6a9c10'],
+  },
+  list: {
+    args: '',
+    summary: 'the memories, newest first',
+    options: ['limit', 'offset', 'type', 'tags', 'scope'],
+    examples: ['agent-memory list --type decision --limit 10'],
+  },
+  update: {
+    args: '<id>',
+    summary: 'change a memory (a new version; the old one stays in its history)',
+    options: ['content', 'title', 'type', 'tags', 'importance'],
+    examples: ['agent-memory update 5d0c1f6e-8b2a-4c1e-9f3a-2b7d4e6a9c10 --tags build,ci'],
+  },
+  delete: {
+    args: '<id>',
+    summary: 'delete a memory (restorable for a while: see removed and restore)',
+    options: ['reason'],
+    examples: ['agent-memory delete 5d0c1f6e-8b2a-4c1e-9f3a-2b7d4e6a9c10 --reason "the wiki moved"'],
+  },
+  restore: {
+    args: '<id>',
+    summary: 'bring back a deleted or expired memory',
+    options: [],
+    examples: ['agent-memory restore 5d0c1f6e-8b2a-4c1e-9f3a-2b7d4e6a9c10'],
+  },
+  removed: {
+    args: '',
+    summary: 'recently deleted and expired memories, restorable until they are purged',
+    options: ['expired', 'deleted', 'limit', 'offset'],
+    examples: ['agent-memory removed --deleted'],
+  },
+  history: {
+    args: '<id>',
+    summary: 'every change of a memory',
+    options: [],
+    examples: ['agent-memory history 5d0c1f6e-8b2a-4c1e-9f3a-2b7d4e6a9c10'],
+  },
+  export: {
+    args: '<file|->',
+    summary: 'write the memories to a JSONL file (one memory per line after a header line)',
+    about:
+      '- writes to stdout (the summary then goes to stderr). A link is written through to its target; a pipe, a FIFO, a device or a socket is written directly; a file is replaced atomically and is readable by you only (0600).',
+    options: ['scope', 'format'],
+    examples: ['agent-memory export ~/memories.jsonl', 'agent-memory export - | gzip > memories.jsonl.gz'],
+  },
+  import: {
+    args: '<file|->',
+    summary: 'read an export (JSONL, JSON, or an array of {content, …})',
+    about:
+      '- reads stdin. Exact duplicates are counted, not added again; bad lines are listed by number and skipped. Exit 1 when nothing could be imported.',
+    options: [],
+    examples: ['agent-memory import ~/memories.jsonl', 'gunzip -c memories.jsonl.gz | agent-memory import -'],
+  },
+  stats: {
+    args: '',
+    summary: 'how many memories each store holds, and where',
+    options: [],
+    examples: ['agent-memory stats --json'],
+  },
+  mcp: {
+    args: '',
+    summary: 'serve the Model Context Protocol to an agent, on stdio (or Streamable HTTP)',
+    about:
+      'With --http, it listens on 127.0.0.1 only and every request needs the bearer token: a new one is printed on stderr and written next to the store, or give yours with --token-file.',
+    options: ['http', 'host', 'token-file'],
+    examples: ['agent-memory mcp', 'agent-memory mcp --http 7391'],
+    noJson: true,
+  },
+  help: {
+    args: '[command]',
+    summary: "show the usage, or a command's options and an example",
+    options: [],
+    examples: ['agent-memory help export'],
+    noJson: true,
+  },
+};
+
+/** The options a command accepts: its own and the common ones. */
+export function optionsOf(command: CommandName): OptionName[] {
+  const spec = COMMAND_SPECS[command];
+  return [...spec.options, ...COMMON_OPTIONS, ...(spec.noJson ? [] : (['json'] as const))];
+}
+
+const EXIT_CODES = 'Exit codes: 0 ok, 1 failure, 2 usage (a mistake on the command line). Errors are one line on stderr.';
+
+const WIDTH = 96;
+
+/** Words on lines of at most `width` characters. */
+function paragraph(text: string, width = WIDTH): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line];
+}
+
+function optionLines(names: readonly OptionName[], own: CommandSpec['optionHelp'] = {}): string[] {
+  const left = (n: OptionName) => {
+    const o: OptionSpec = OPTIONS[n];
+    return `${o.short ? `-${o.short}, ` : ''}--${n}${o.value ? ` ${o.value}` : ''}`;
+  };
+  const width = Math.max(...names.map((n) => left(n).length)) + 2;
+  const pad = ' '.repeat(width + 2);
+  return names.map((n) =>
+    paragraph(own[n] ?? OPTIONS[n].help, WIDTH - pad.length)
+      .map((l, i) => (i === 0 ? `  ${left(n).padEnd(width)}${l}` : pad + l))
+      .join('\n'),
+  );
+}
+
+/** `agent-memory --help`: the commands, the common options, where more help is, the exit codes. */
+export function mainUsage(): string {
+  const width = Math.max(...COMMANDS.map((c) => `${c} ${COMMAND_SPECS[c].args}`.length)) + 2;
+  return [
+    'Usage: agent-memory <command> [arguments] [options]',
+    '',
+    "The project's long-term memory, shared with VS Code and your agents.",
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${`${c} ${COMMAND_SPECS[c].args}`.trimEnd().padEnd(width)}${COMMAND_SPECS[c].summary}`),
+    '',
+    'Common options:',
+    ...optionLines(['workspace', 'home', 'json', 'verbose', 'help', 'version']),
+    '',
+    'Run "agent-memory help <command>" (or agent-memory <command> --help) for its options and an example.',
+    EXIT_CODES,
+  ].join('\n');
+}
+
+/** `agent-memory help <command>`: usage, what it does, its options, the common ones, examples. */
+export function commandUsage(command: CommandName): string {
+  const spec = COMMAND_SPECS[command];
+  const own = spec.options.length ? ['', 'Options:', ...optionLines(spec.options, spec.optionHelp)] : [];
+  return [
+    `Usage: agent-memory ${command}${spec.args ? ` ${spec.args}` : ''}${spec.options.length ? ' [options]' : ''}`,
+    '',
+    ...paragraph(`${spec.summary.charAt(0).toUpperCase()}${spec.summary.slice(1)}.${spec.about ? ` ${spec.about}` : ''}`),
+    ...own,
+    '',
+    'Common options:',
+    ...optionLines(optionsOf(command).filter((o) => !spec.options.includes(o))),
+    '',
+    spec.examples.length > 1 ? 'Examples:' : 'Example:',
+    ...spec.examples.map((e) => `  ${e}`),
+    '',
+    EXIT_CODES,
+  ].join('\n');
+}
+
+/** The short reminder after a usage error: the command's usage line and where its help is. */
+export function usageHint(command: CommandName | undefined): string {
+  if (!command) return 'Run "agent-memory help" for the commands.';
+  const spec = COMMAND_SPECS[command];
+  return `Usage: agent-memory ${command}${spec.args ? ` ${spec.args}` : ''} [options]. Run "agent-memory help ${command}" for its options.`;
+}
