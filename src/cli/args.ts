@@ -43,8 +43,12 @@ export interface CliArgs {
   http?: number;
   /** add: a lifetime in seconds (--ttl 3600, 12h, 7d). */
   ttl?: number;
-  /** add: an automatic capture (short-term by default, docs/lifecycle.md). */
-  capture?: boolean;
+  /**
+   * add: an automatic capture, not a person's explicit save (`--automatic`, or its older name
+   * `--capture`): short-term by default (docs/lifecycle.md) and merged into a very similar
+   * memory (docs/consolidation.md).
+   */
+  automatic?: boolean;
   /** removed: only expired / only deleted memories. */
   expired?: boolean;
   deleted?: boolean;
@@ -55,7 +59,9 @@ export const USAGE = `Usage: agent-memory <command> [arguments] [options]
 
 Commands:
   add <text…>            store a memory, kept until deleted (--title, --type, --tags a,b, --importance 0-1,
-                         --ttl 12h|7d|<seconds> to expire, --capture for an agent's automatic capture: short-term)
+                         --ttl 12h|7d|<seconds> to expire); a very similar memory is named, never rewritten.
+                         --automatic for an agent's automatic capture: short-term, merged into a very
+                         similar memory
   search <query…>        hybrid search (--limit, --type, --tags)
   get <id>               one memory, in full
   list                   newest first (--limit, --offset, --type, --tags)
@@ -96,6 +102,7 @@ const OPTIONS = {
   format: { type: 'string' },
   http: { type: 'string' },
   ttl: { type: 'string' },
+  automatic: { type: 'boolean' },
   capture: { type: 'boolean' },
   expired: { type: 'boolean' },
   deleted: { type: 'boolean' },
@@ -141,7 +148,7 @@ export function parseCli(argv: string[], cwd: string): CliArgs | 'help' {
     ...optional('http', v.http, (s) => num(s, '--http', 0, 65535, true)),
     ...optional('tokenFile', v['token-file'], (s) => s),
     ...optional('ttl', v.ttl, duration),
-    ...(v.capture ? { capture: true } : {}),
+    ...(v.automatic || v.capture ? { automatic: true } : {}),
     ...(v.expired ? { expired: true } : {}),
     ...(v.deleted ? { deleted: true } : {}),
     ...localHostOnly(v.host),

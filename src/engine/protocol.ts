@@ -23,6 +23,7 @@ import type {
   MemoryRecord,
   MemoryScope,
   MemorySummary,
+  SimilarMemory,
   UpdateMemoryInput,
 } from '../core/memory/types';
 import type { PendingReview } from '../core/pipeline/reviewTypes';
@@ -41,6 +42,7 @@ export type {
   UpdateMemoryInput,
   RemovedMemory,
   RemovedReason,
+  SimilarMemory,
 };
 
 /** A page of recently deleted and expired memories (memory.listRemoved). */
@@ -53,11 +55,20 @@ export interface RemovedList {
 
 export const PROTOCOL_VERSION = 1;
 
-/** CreateResult plus what the smart store did (absent when the engine runs keyword-only). */
+/**
+ * CreateResult plus what the smart store did (docs/consolidation.md "On write"). A surface words
+ * it with describeCreate (createResultText.ts), never as a bare status.
+ */
 export type CreateMemoryResult = CreateResult & {
+  /** stored / merged (an automatic write ≥ memory.auto_merge_threshold) / skipped / duplicate. */
   action?: 'stored' | 'merged' | 'skipped' | 'duplicate';
   embedding?: 'ready' | 'pending' | 'none';
+  /** Ids of the merge suggestions this write recorded. */
   suggestions?: string[];
+  /** stored: the existing memories it is close to, most similar first, each with its suggestion. */
+  similar?: SimilarMemory[];
+  /** merged: how alike the text and the memory it was merged into (`memory`) were, 0 to 1. */
+  mergedSimilarity?: number;
 };
 
 // ── Start-up ────────────────────────────────────────────────────────────────────────────────
