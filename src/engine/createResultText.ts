@@ -37,7 +37,7 @@ export function describeCreate(r: CreateMemoryResult, wording: CreateWording = {
       : `Already remembered as memory ${r.memory.id}.`;
   }
   const saved = w.titles ? `Memory saved: ${truncateLine(label, LABEL_MAX)}${idTail(w, r.memory.id)}` : `Memory saved (id ${r.memory.id})`;
-  return saved + similarText(r, w);
+  return saved + (similarText(r, w) || (w.titles ? '' : '.'));
 }
 
 type Wording = Required<CreateWording>;

@@ -477,7 +477,8 @@ export interface EngineMethods {
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
   'memory.list': { params: ListOptions; result: ListResult };
   'memory.update': { params: { id: string; patch: UpdateMemoryInput }; result: MemoryRecord };
-  'memory.delete': { params: { id: string; reason?: string }; result: MemoryRecord };
+  /** Soft delete; `who` (default "user") and `reason` are kept in the history. */
+  'memory.delete': { params: { id: string; reason?: string; who?: string }; result: MemoryRecord };
   /** Undoes a delete or an expiry (an expired memory gets a fresh lifetime, docs/lifecycle.md). */
   'memory.restore': { params: { id: string }; result: MemoryRecord };
   /** Recently deleted and expired memories, restorable until the retention sweep purges them; most recent first. */

@@ -95,7 +95,7 @@ export class SmartStore {
 
   /** Store a memory the smart way (see the file comment). */
   async save(input: CreateMemoryInput & { performedBy?: string }): Promise<SmartStoreResult> {
-    const performedBy = input.performedBy ?? input.agentSource ?? input.who ?? 'user';
+    const performedBy = input.performedBy ?? input.who ?? input.agentSource ?? 'user';
     const prepared = this.memory.prepareCreate(input);
     if (prepared.status === 'skipped') {
       return {
