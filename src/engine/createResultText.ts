@@ -21,7 +21,7 @@ export interface CreateWording {
 
 /** How many similar memories are named; the rest are counted. */
 const NAMED_SIMILAR = 2;
-const LABEL_MAX = 60;
+const LABEL_MAX = 80;
 
 export function describeCreate(r: CreateMemoryResult, wording: CreateWording = {}): string {
   const w = { titles: wording.titles !== false, ids: wording.ids === true || wording.titles === false };
@@ -48,7 +48,7 @@ function skippedText(r: Extract<CreateMemoryResult, { status: 'skipped' }>, w: W
   return `Not saved: most of its words are already in ${where}.`;
 }
 
-/** "; similar to “…” (96 %). It is kept as its own memory, with a merge suggestion to review." */
+/** "; similar to “…” (96%). It is kept as its own memory, with a merge suggestion to review." */
 function similarText(r: CreateMemoryResult, w: Wording): string {
   const similar: readonly SimilarMemory[] = r.similar ?? [];
   const count = Math.max(similar.length, r.suggestions?.length ?? 0);
@@ -62,7 +62,7 @@ function similarText(r: CreateMemoryResult, w: Wording): string {
   return `; similar to ${joined}. It is kept as its own memory, with ${suggestions} to review.`;
 }
 
-/** Another memory in a sentence: “Title” (id …, 96 %), or memory <id> (96 %) without titles. */
+/** Another memory in a sentence: “Title” (id …, 96%), or memory <id> (96%) without titles. */
 function other(w: Wording, id: string, label: string, detail: string): string {
   if (!w.titles) return `memory ${id}${detail ? ` (${detail})` : ''}`;
   const inParens = [...(w.ids ? [`id ${id}`] : []), ...(detail ? [detail] : [])];
@@ -74,5 +74,5 @@ function idTail(w: Wording, id: string): string {
 }
 
 function percent(similarity: number): string {
-  return `${Math.round(similarity * 100)} %`;
+  return `${Math.round(similarity * 100)}%`;
 }

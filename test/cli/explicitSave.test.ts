@@ -29,8 +29,14 @@ test(
     const firstId = first.memory.id;
 
     const said = await cli('add', BACKUP_14);
-    assert.match(said, /^Memory saved: The nightly backup job runs at 02:00 UTC and keeps 14… \(id [0-9a-f-]{36}\); similar to “/);
-    assert.match(said, new RegExp(`; similar to “The nightly backup job runs at 02:00 UTC and keeps the…” \\(id ${firstId}, 9\\d %\\)\\.`));
+    assert.match(
+      said,
+      /^Memory saved: The nightly backup job runs at 02:00 UTC and keeps 14 daily [^(]*\(id [0-9a-f-]{36}\); similar to “/,
+    );
+    assert.match(
+      said,
+      new RegExp(`; similar to “The nightly backup job runs at 02:00 UTC and keeps the daily [^”]*” \\(id ${firstId}, 9\\d%\\)\\.`),
+    );
     assert.match(said, /It is kept as its own memory, with a merge suggestion to review\.$/);
     const list = JSON.parse(await cli('list', '--json')) as ListResult;
     assert.equal(list.total, 2, 'both memories are live');
@@ -44,7 +50,7 @@ test(
     const merged = await cli('add', BACKUP_30, '--automatic');
     assert.match(
       merged,
-      /^Merged into “The nightly backup job runs at 02:00 UTC and keeps[^”]*” \(id [0-9a-f-]{36}, 9\d % similar\), which now holds this text too\.$/,
+      /^Merged into “The nightly backup job runs at 02:00 UTC and keeps[^”]*” \(id [0-9a-f-]{36}, 9\d% similar\), which now holds this text too\.$/,
     );
     assert.equal((JSON.parse(await cli('list', '--json')) as ListResult).total, 2, 'merged, not added');
   },

@@ -36,12 +36,12 @@ test('explicit save of a close duplicate: stored, the answer names the similar m
 
     const said = describeCreate(r);
     assert.match(said, /^Memory saved: The nightly backup job runs at 02:00 UTC and keeps 14/);
-    assert.match(said, /; similar to “The nightly backup job runs at 02:00 UTC and keeps the[^”]*” \(96 %\)/);
+    assert.match(said, /; similar to “The nightly backup job runs at 02:00 UTC and keeps the[^”]*” \(96%\)/);
     assert.match(said, /kept as its own memory/);
-    assert.match(describeCreate(r, { ids: true }), new RegExp(`\\(id ${second.id}\\).*similar to .*\\(id ${first.id}, 96 %\\)`));
+    assert.match(describeCreate(r, { ids: true }), new RegExp(`\\(id ${second.id}\\).*similar to .*\\(id ${first.id}, 96%\\)`));
     const noTitles = describeCreate(r, { ids: true, titles: false });
     assert.ok(!noTitles.includes('nightly'), `no memory text: ${noTitles}`);
-    assert.match(noTitles, new RegExp(`memory ${first.id} \\(96 %\\)`));
+    assert.match(noTitles, new RegExp(`memory ${first.id} \\(96%\\)`));
 
     // Sent again after its engine went away: the same answer, nothing stored twice.
     const again = await idempotentCreate(engine, asRetry(input));
@@ -59,11 +59,11 @@ test('explicit save of a close duplicate: stored, the answer names the similar m
     assert.ok(merged.status !== 'skipped');
     assert.match(
       describeCreate(merged),
-      /^Merged into “The nightly backup job runs at 02:00 UTC[^”]*” \(9\d % similar\), which now holds this text too\.$/,
+      /^Merged into “The nightly backup job runs at 02:00 UTC[^”]*” \(9\d% similar\), which now holds this text too\.$/,
     );
     assert.match(
       describeCreate(merged, { ids: true, titles: false }),
-      new RegExp(`^Merged into memory ${merged.memory.id} \\(9\\d % similar\\)`),
+      new RegExp(`^Merged into memory ${merged.memory.id} \\(9\\d% similar\\)`),
     );
     assert.equal(engine.memories.list({ scope: 'project' }).total, 2, 'merged, not added');
   } finally {

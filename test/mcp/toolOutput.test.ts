@@ -80,7 +80,7 @@ test('MCP tool output: enums, merge wording, the agent as actor, memory text onl
     const first = dataOf<{ id: string; action: string }>(firstOut);
     assert.match(firstOut, new RegExp(`^Memory saved \\(id ${first.id}\\)`));
     const mergedOut = await call('store_memory', { content: BACKUP_14 });
-    assert.match(mergedOut, new RegExp(`^Merged into memory ${first.id} \\(9\\d % similar\\), which now holds this text too\\.`));
+    assert.match(mergedOut, new RegExp(`^Merged into memory ${first.id} \\(9\\d% similar\\), which now holds this text too\\.`));
     assert.equal(dataOf<{ action: string; id: string }>(mergedOut).action, 'merged');
 
     // The agent is the actor of what it did.
