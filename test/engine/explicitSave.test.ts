@@ -48,6 +48,9 @@ test('explicit save of a close duplicate: stored, the answer names the similar m
     assert.equal(created(again).id, second.id);
     assert.deepEqual(again.similar, r.similar);
     assert.equal(describeCreate(again), said);
+    const unmarked = await idempotentCreate(engine, input); // sent again without the retry mark: the content-hash gate
+    assert.equal(created(unmarked).id, second.id);
+    assert.equal(describeCreate(unmarked), said);
     assert.equal(engine.memories.list({ scope: 'project' }).total, 2);
 
     // An agent's save (MCP store_memory) of a close duplicate is merged, and the answer says into what.

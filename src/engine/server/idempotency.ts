@@ -36,9 +36,9 @@ export async function idempotentCreate(engine: MemoryEngine, given: CreateMemory
     if (earlier) return earlier;
   }
   const result = await engine.memories.create(input);
-  // The content-hash gate met a memory holding this key: the original create.
+  // The content-hash gate met a memory holding this key: the original create, answered as it was.
   if (typeof key === 'string' && result.status === 'duplicate' && result.memory.metadata?.[IDEMPOTENCY_KEY] === key) {
-    return { ...result, status: 'created', action: 'stored' };
+    return { ...asStored(engine.memories.runtimeFor(input), result.memory), warnings: result.warnings };
   }
   return result;
 }
