@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { MEMORY_SCOPES, MEMORY_TYPES } from '../src/core/memory/types';
 
 const root = path.resolve(__dirname, '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -138,4 +139,21 @@ test('the Getting Started walkthrough: add, recall, other agents, pipeline; each
     const extra = s.id === 'addMemory' ? ['onContext:agentMemory.hasMemories'] : [];
     assert.deepEqual(s.completionEvents, [`onCommand:${buttons[i]}`, ...extra], `${s.id} is checked off when its command runs`);
   }
+});
+
+test('the language-model tools: every enumerated input is the list the engine validates against', () => {
+  type Prop = { enum?: string[]; items?: { enum?: string[] } };
+  const tools = pkg.contributes.languageModelTools as { name: string; inputSchema: { properties: Record<string, Prop> } }[];
+  const lists: Record<string, readonly string[]> = { type: MEMORY_TYPES, types: MEMORY_TYPES, scope: MEMORY_SCOPES };
+  let checked = 0;
+  for (const t of tools) {
+    for (const [name, p] of Object.entries(t.inputSchema.properties)) {
+      const values = p.enum ?? p.items?.enum;
+      if (name in lists) {
+        assert.deepEqual(values, [...lists[name]!], `${t.name}.${name}`);
+        checked++;
+      } else assert.equal(values, undefined, `${t.name}.${name}: an enumeration the engine does not validate`);
+    }
+  }
+  assert.equal(checked, 3, 'search: types; save: type, scope');
 });

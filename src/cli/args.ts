@@ -41,8 +41,12 @@ export interface CliArgs {
   http?: number;
   /** add: a lifetime in seconds (--ttl 3600, 12h, 7d). */
   ttl?: number;
-  /** add: an automatic capture (short-term by default, docs/lifecycle.md). */
-  capture?: boolean;
+  /**
+   * add: an automatic capture, not a person's explicit save (`--automatic`, or its older name
+   * `--capture`): short-term by default (docs/lifecycle.md) and merged into a very similar
+   * memory (docs/consolidation.md).
+   */
+  automatic?: boolean;
   /** removed: only expired / only deleted memories. */
   expired?: boolean;
   deleted?: boolean;
@@ -160,7 +164,7 @@ function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[]
     ...optional('http', s('http'), (x) => num(x, '--http', 0, 65535, true)),
     ...optional('tokenFile', s('token-file'), (x) => x),
     ...optional('ttl', s('ttl'), duration),
-    ...(v.capture ? { capture: true } : {}),
+    ...(v.automatic || v.capture ? { automatic: true } : {}),
     ...(v.expired ? { expired: true } : {}),
     ...(v.deleted ? { deleted: true } : {}),
     ...localHostOnly(s('host')),

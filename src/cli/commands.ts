@@ -13,6 +13,7 @@ import { UsageError, need, type CliArgs } from './args';
 import { removedCommand, restoreCommand } from './removed';
 import { aboutMemory, explainMissing } from './notFound';
 import { plural } from '../core/text/plural';
+import { describeCreate } from '../engine/createResultText';
 
 export interface CommandOutput {
   json: unknown;
@@ -64,7 +65,8 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     const r = await engine.request('memory.create', {
       content: await textArg(need(a, 'text', true), io, 'text', 'add'),
       agentSource: 'cli',
-      origin: a.capture ? 'capture' : 'person',
+      // Without --automatic a person adds it on purpose: never merged into another memory (docs/consolidation.md).
+      origin: a.automatic ? 'capture' : 'person',
       ...(a.ttl !== undefined ? { ttlSeconds: a.ttl } : {}),
       ...(a.title ? { title: a.title } : {}),
       ...(a.type ? { type: a.type } : {}),
@@ -72,8 +74,7 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
       ...(a.importance !== undefined ? { importance: a.importance } : {}),
       ...(a.scope ? { scope: a.scope } : {}),
     });
-    const text = r.status === 'skipped' ? `skipped (${r.reason}): ${r.detail}` : `${r.status}: ${memoryLabel(r.memory)}`;
-    return { json: r, text };
+    return { json: r, text: describeCreate(r, { ids: true }) };
   },
   search: async (engine, a) => {
     const r = await engine.request('search', {

@@ -42,7 +42,10 @@ export const OPTIONS = {
   tags: { value: '<a,b>', help: 'tags, separated by commas' },
   importance: { value: '<0-1>', help: 'importance from 0 to 1 (default 0.5)' },
   ttl: { value: '<duration>', help: 'expire after 3600 (seconds), 90m, 12h or 7d (default: kept until deleted)' },
-  capture: { help: "an agent's automatic capture: short-term unless --ttl says otherwise" },
+  automatic: {
+    help: "an agent's automatic capture, not a person's save: short-term unless --ttl says otherwise, and merged into a very similar memory",
+  },
+  capture: { help: 'the older name of --automatic' },
   limit: { value: '<n>', help: 'at most n results (1-1000)' },
   offset: { value: '<n>', help: 'skip the first n' },
   content: { value: '<text|->', help: 'the new text (- reads it from stdin)' },
@@ -78,8 +81,8 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
     args: '<text…|->',
     summary: 'store a memory, kept until deleted',
     about:
-      'The text is the arguments joined by spaces; - reads it from stdin. Near-duplicates and low-value text are not saved, and the answer says why.',
-    options: ['title', 'type', 'tags', 'importance', 'ttl', 'capture', 'scope'],
+      'The text is the arguments joined by spaces; - reads it from stdin. Low-value text is not saved, and the answer says why. A very similar memory is named, never rewritten (with --automatic it is merged into it).',
+    options: ['title', 'type', 'tags', 'importance', 'ttl', 'automatic', 'capture', 'scope'],
     optionHelp: { scope: "this project's store (default) or the global one, shared by every project" },
     examples: [
       'agent-memory add "Integration tests need the docker daemon." --tags testing',

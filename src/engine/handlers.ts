@@ -10,6 +10,7 @@ import { shownValue } from '../core/util/shownValue';
 import { EngineError } from './errors';
 import { idempotentCreate } from './server/idempotency';
 import type { EngineMethod, EngineMethods, GraphParams, ParamsOf, ResultOf, SearchParams } from './protocol';
+import { SUGGESTION_STATUSES } from '../core/consolidation/records';
 
 type Handler<M extends EngineMethod> = (engine: MemoryEngine, params: ParamsOf<M>, ctx: CallContext) => ResultOf<M> | Promise<ResultOf<M>>;
 export type HandlerTable = { [M in EngineMethod]: Handler<M> };
@@ -55,7 +56,6 @@ function optVersion(v: unknown): number | undefined {
   return v === undefined ? undefined : versionParam(v, 'expectedVersion');
 }
 
-const SUGGESTION_STATUSES = ['pending', 'accepted', 'rejected'] as const;
 const EXPORT_FORMATS = ['jsonl', 'json'] as const;
 const REMOVED_REASONS = ['expired', 'deleted'] as const;
 
@@ -107,7 +107,7 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'memory.get': (e, p) => e.memories.get(str(p, 'id'), !!p.includeDeleted),
     'memory.list': (e, p) => e.memories.list({ ...(p ?? {}), offset: offset(p), limit: limit(p, LIMIT_RANGES.list, 'memory.list') }),
     'memory.update': (e, p) => e.memories.update(str(p, 'id'), p.patch), // an unknown id is not_found before a bad patch
-    'memory.delete': (e, p) => e.memories.delete(str(p, 'id'), optString(p.reason, 'reason')),
+    'memory.delete': (e, p) => e.memories.delete(str(p, 'id'), optString(p.reason, 'reason'), optString(p.who, 'who')),
     'memory.restore': (e, p) => e.memories.restore(str(p, 'id')),
     'memory.listRemoved': (e, p) =>
       e.memories.listRemoved(

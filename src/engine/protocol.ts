@@ -23,6 +23,7 @@ import type {
   MemoryRecord,
   MemoryScope,
   MemorySummary,
+  SimilarMemory,
   UpdateMemoryInput,
 } from '../core/memory/types';
 import type { PendingReview } from '../core/pipeline/reviewTypes';
@@ -41,6 +42,7 @@ export type {
   UpdateMemoryInput,
   RemovedMemory,
   RemovedReason,
+  SimilarMemory,
 };
 
 /** A page of recently deleted and expired memories (memory.listRemoved). */
@@ -53,11 +55,20 @@ export interface RemovedList {
 
 export const PROTOCOL_VERSION = 2;
 
-/** CreateResult plus what the smart store did (absent when the engine runs keyword-only). */
+/**
+ * CreateResult plus what the smart store did (docs/consolidation.md "On write"). A surface words
+ * it with describeCreate (createResultText.ts), never as a bare status.
+ */
 export type CreateMemoryResult = CreateResult & {
+  /** stored / merged (an automatic write ≥ memory.auto_merge_threshold) / skipped / duplicate. */
   action?: 'stored' | 'merged' | 'skipped' | 'duplicate';
   embedding?: 'ready' | 'pending' | 'none';
+  /** Ids of the merge suggestions this write recorded. */
   suggestions?: string[];
+  /** stored: the existing memories it is close to, most similar first, each with its suggestion. */
+  similar?: SimilarMemory[];
+  /** merged: how alike the text and the memory it was merged into (`memory`) were, 0 to 1. */
+  mergedSimilarity?: number;
 };
 
 // ── Start-up ────────────────────────────────────────────────────────────────────────────────
@@ -466,7 +477,8 @@ export interface EngineMethods {
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
   'memory.list': { params: ListOptions; result: ListResult };
   'memory.update': { params: { id: string; patch: UpdateMemoryInput }; result: MemoryRecord };
-  'memory.delete': { params: { id: string; reason?: string }; result: MemoryRecord };
+  /** Soft delete; `who` (default "user") and `reason` are kept in the history. */
+  'memory.delete': { params: { id: string; reason?: string; who?: string }; result: MemoryRecord };
   /** Undoes a delete or an expiry (an expired memory gets a fresh lifetime, docs/lifecycle.md). */
   'memory.restore': { params: { id: string }; result: MemoryRecord };
   /** Recently deleted and expired memories, restorable until the retention sweep purges them; most recent first. */

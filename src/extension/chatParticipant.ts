@@ -14,7 +14,7 @@ import { describeExpiry } from '../core/lifecycle/remaining';
 import { errorLine } from '../engine/errorText';
 import type { EngineClient } from '../engine/client';
 import type { SearchHit, SearchResponse } from '../engine/protocol';
-import { describeCreate } from './commands';
+import { describeCreate } from '../engine/createResultText';
 import { memoryUri } from './memoryDocument';
 import { citedIndexes, recallContext, stripRecall } from './recall';
 import { truncateFlat, truncateLine } from '../core/text/truncate';

@@ -28,6 +28,8 @@ import { plural } from '../core/text/plural';
 import { defaultExportPath, LAST_EXPORT_FOLDER_KEY } from './exportTarget';
 import { exportTo, importFrom } from '../engine/transferClient';
 import { typeHeading } from './memoryRowText';
+import { describeCreate } from '../engine/createResultText';
+import { SUGGESTION_COMMANDS } from './suggestionCommands';
 
 export const COMMANDS = {
   addMemory: 'agentMemory.addMemory',
@@ -98,27 +100,23 @@ export function commandRegistrar(context: vscode.ExtensionContext, log: Logger) 
   };
 }
 
-export function describeCreate(r: CreateMemoryResult): string {
-  if (r.action === 'merged' && r.status === 'duplicate')
-    return `Merged into an existing, very similar memory: ${truncateLine(r.memory.title || r.memory.content, 60)}`;
-  switch (r.status) {
-    case 'created':
-      return `Memory saved: ${truncateLine(r.memory.title || r.memory.content, 60)}${r.suggestions?.length ? ` (similar to ${plural(r.suggestions.length, 'other memory', 'other memories')}: review the consolidation suggestions)` : ''}`;
-    case 'duplicate':
-      return `Already remembered: ${truncateLine(r.memory.title || r.memory.content, 60)}`;
-    case 'skipped':
-      return `Not saved: ${r.reason === 'redundant' ? 'most of its words are already in another memory.' : r.detail}`;
-  }
-}
+const REVIEW_MERGE = 'Review Merge…';
 
 /** What "Save anyway" lifts: the near-duplicate or the low-value rule. */
 type SaveAnyway = { allowNearDuplicate?: boolean; allowLowValue?: boolean };
 
-/** A save's outcome with "Open" where a memory is named, "Save anyway" where a rule skipped the text. */
+/**
+ * A save's outcome with "Open" where a memory is named, "Review Merge…" where it was kept apart
+ * from a very similar memory (the merge preview of its suggestion), "Save anyway" where a rule
+ * skipped the text.
+ */
 async function showCreateOutcome(r: CreateMemoryResult, message: string, saveAnyway: (o: SaveAnyway) => Promise<unknown>): Promise<void> {
   if (r.status !== 'skipped') {
     const show = r.status === 'created' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-    if ((await show(message, 'Open')) === 'Open') await vscode.commands.executeCommand(COMMANDS.openMemory, r.memory.id);
+    const suggestion = r.similar?.[0]?.suggestionId;
+    const pick = await show(message, 'Open', ...(suggestion ? [REVIEW_MERGE] : []));
+    if (pick === 'Open') await vscode.commands.executeCommand(COMMANDS.openMemory, r.memory.id);
+    if (pick === REVIEW_MERGE) await vscode.commands.executeCommand(SUGGESTION_COMMANDS.accept, suggestion);
     return;
   }
   const actions = r.reason === 'placeholder' ? [] : ['Save anyway', ...(r.existingId ? ['Open Existing'] : [])];
@@ -194,7 +192,8 @@ export function registerCommands(d: CommandDeps): void {
       );
       if (ok !== 'Delete') return undefined;
     }
-    const rec = await engine.request('memory.delete', { id, reason: 'deleted by the user' });
+    // No reason: the history and the removed view already say who deleted it (a reason "deleted by the user" said it twice).
+    const rec = await engine.request('memory.delete', { id });
     // Undo from the toast, or later from "Undo Last Change" / "Recently Deleted and Expired".
     const change = {
       label: `delete of “${truncateLine(rec.title || rec.content, 60)}”`,

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { SearchResponse } from '../engine/protocol';
-import { describeCreate } from './commands';
+import { describeCreate } from '../engine/createResultText';
 import { recallBlock, stripRecall } from './recall';
 import { errorLine } from '../engine/errorText';
 import { truncate, truncateFlat } from '../core/text/truncate';
@@ -86,7 +86,8 @@ export class SaveTool implements vscode.LanguageModelTool<SaveToolInput> {
         ...(input.importance !== undefined ? { importance: input.importance } : {}),
         ...(input.scope ? { scope: input.scope } : {}),
       });
-      return result(r.status === 'skipped' ? describeCreate(r) : `${describeCreate(r)} (id ${r.memory.id})`);
+      // For a model: memories named by id only (their text comes back only inside the recall markers).
+      return result(describeCreate(r, { titles: false }));
     } catch (e) {
       return result(`Error: ${errorLine(e)}`);
     }

@@ -36,7 +36,7 @@ export const SETTING_DESCRIPTIONS: Readonly<Record<string, string>> = {
 
   'memory.similarity_threshold': 'Two memories at least this similar (0 to 1) are offered to you as a merge suggestion.',
   'memory.auto_merge_threshold':
-    'Two memories at least this similar are merged without asking. Must not be below the suggestion threshold.',
+    'What an agent saves or captures on its own is merged without asking into a memory at least this similar. What you save yourself is kept, with a merge suggestion. Must not be below the suggestion threshold.',
   'memory.merge_strategy':
     'How two merged memories are combined: `smart_merge` joins their sentences, `append` adds one after the other, `latest_wins` keeps the newer.',
   'memory.dedup_scan_interval': 'How often duplicate memories are looked for in the background.',

@@ -7,7 +7,7 @@
 import type { EngineClient } from '../engine/client';
 import type { MemorySummary } from '../engine/protocol';
 import { plural } from '../core/text/plural';
-import { RECALL_CLOSE, RECALL_CONTEXT_HEADER, RECALL_OPEN } from '../extension/recall';
+import { RECALL_CLOSE, RECALL_CONTEXT_HEADER, RECALL_OPEN, neutraliseMarkers } from '../extension/recall';
 
 export const DEFAULT_CONTEXT_TOKENS = 1500;
 const CHARS_PER_TOKEN = 4;
@@ -57,7 +57,7 @@ export async function projectContext(engine: EngineClient, maxTokens = DEFAULT_C
   return [...head, ...body, RECALL_CLOSE].join('\n');
 }
 
-/** One line, without the recall markers (stored text can never close the block early). */
+/** One line, without any variant of the recall markers (stored text can never close the block early). */
 function clean(text: string): string {
-  return text.split(RECALL_OPEN).join('').split(RECALL_CLOSE).join('').replace(/\s+/g, ' ').trim();
+  return neutraliseMarkers(text).replace(/\s+/g, ' ').trim();
 }

@@ -16,6 +16,7 @@ import { projectStoreDir } from '../../src/engine/transport/endpoint';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { CLI_TS, ROOT, runCli } from '../helpers/cliProcess';
+import { resultData } from '../helpers/mcpOutput';
 
 type TextResult = { content: { type: string; text: string }[]; isError?: boolean };
 const textOf = (r: unknown) => (r as TextResult).content.map((c) => c.text).join('\n');
@@ -115,14 +116,12 @@ test(
           ['store_memory', 'recall_memories', 'get_project_context'].every((n) => tools.some((t) => t.name === n)),
           tools.map((t) => t.name).join(', '),
         );
-        const stored = JSON.parse(
-          textOf(
-            await client.callTool({
-              name: 'store_memory',
-              arguments: { content: 'The staging database is restored from the nightly backup every Monday at 04:00.' },
-            }),
-          ),
-        ) as { status: string; id: string };
+        const stored = resultData<{ status: string; id: string }>(
+          await client.callTool({
+            name: 'store_memory',
+            arguments: { content: 'The staging database is restored from the nightly backup every Monday at 04:00.' },
+          }),
+        );
         assert.equal(stored.status, 'created');
         const recalled = textOf(await client.callTool({ name: 'recall_memories', arguments: { query: 'staging database backup' } }));
         assert.match(recalled, /nightly backup every Monday/);

@@ -11,9 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { CLI_TS, ROOT } from '../helpers/cliProcess';
-
-type TextResult = { content: { type: string; text: string }[]; isError?: boolean };
-const textOf = (r: unknown) => (r as TextResult).content.map((c) => c.text).join('\n');
+import { resultData, textOf } from '../helpers/mcpOutput';
 
 test('MCP store_memory: permanent unless automatic or ttl_seconds; recall_memories counts as an access', { timeout: 180_000 }, async () => {
   const root = tmpDir('am-mcp-life-');
@@ -29,13 +27,11 @@ test('MCP store_memory: permanent unless automatic or ttl_seconds; recall_memori
   const client = new Client({ name: 'agent-memory-test', version: '1.0.0' });
   await client.connect(transport);
   const store = async (args: Record<string, unknown>) =>
-    JSON.parse(textOf(await client.callTool({ name: 'store_memory', arguments: args }))) as { id: string };
+    resultData<{ id: string }>(await client.callTool({ name: 'store_memory', arguments: args }));
   const get = async (id: string) =>
-    JSON.parse(textOf(await client.callTool({ name: 'get_memory', arguments: { id } })).split('\nContent (DATA')[0]!) as {
-      expiresAt: string | null;
-      ttlSeconds: number | null;
-      accessCount: number;
-    };
+    resultData<{ expiresAt: string | null; ttlSeconds: number | null; accessCount: number }>(
+      await client.callTool({ name: 'get_memory', arguments: { id } }),
+    );
   try {
     const asked = await store({ content: 'The team agreed: database migrations run before the deploy, never after.' });
     const automatic = await store({ content: 'Observed while working: the linter takes about forty seconds.', automatic: true });

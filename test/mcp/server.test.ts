@@ -11,9 +11,7 @@ import { RECALL_CLOSE, RECALL_OPEN } from '../../src/extension/recall';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { CLI_TS, ROOT } from '../helpers/cliProcess';
-
-type TextResult = { content: { type: string; text: string }[]; isError?: boolean };
-const textOf = (r: unknown) => (r as TextResult).content.map((c) => c.text).join('\n');
+import { resultData, textOf } from '../helpers/mcpOutput';
 
 const TOOLS = [
   'delete_memory',
@@ -53,19 +51,17 @@ test(
       assert.deepEqual(store.inputSchema.required, ['content']);
       assert.ok(['title', 'type', 'tags', 'importance', 'scope'].every((k) => k in (store.inputSchema.properties ?? {})));
 
-      const stored = JSON.parse(
-        textOf(
-          await client.callTool({
-            name: 'store_memory',
-            arguments: {
-              content: 'The payments service retries webhooks 5 times with exponential backoff.',
-              title: 'webhook retries',
-              tags: ['payments'],
-              importance: 0.9,
-            },
-          }),
-        ),
-      ) as { status: string; id: string };
+      const stored = resultData<{ status: string; id: string }>(
+        await client.callTool({
+          name: 'store_memory',
+          arguments: {
+            content: 'The payments service retries webhooks 5 times with exponential backoff.',
+            title: 'webhook retries',
+            tags: ['payments'],
+            importance: 0.9,
+          },
+        }),
+      );
       assert.equal(stored.status, 'created');
       const hostile = await client.callTool({
         name: 'store_memory',
@@ -81,19 +77,15 @@ test(
       assert.match(inside, /retries webhooks 5 times/, 'the memory text is inside the recall markers');
       assert.match(inside, new RegExp(`id=${stored.id}`));
 
-      const updated = JSON.parse(
-        textOf(
-          await client.callTool({
-            name: 'update_memory',
-            arguments: { id: stored.id, content: 'The payments service retries webhooks 8 times with exponential backoff.' },
-          }),
-        ),
-      ) as { version: number };
+      const updated = resultData<{ version: number }>(
+        await client.callTool({
+          name: 'update_memory',
+          arguments: { id: stored.id, content: 'The payments service retries webhooks 8 times with exponential backoff.' },
+        }),
+      );
       assert.equal(updated.version, 2);
       assert.match(textOf(await client.callTool({ name: 'get_memory', arguments: { id: stored.id } })), /8 times/);
-      const history = JSON.parse(textOf(await client.callTool({ name: 'memory_history', arguments: { id: stored.id } }))) as {
-        event: string;
-      }[];
+      const history = resultData<{ event: string }[]>(await client.callTool({ name: 'memory_history', arguments: { id: stored.id } }));
       assert.deepEqual(
         history.map((h) => h.event),
         ['created', 'updated'],
@@ -110,9 +102,7 @@ test(
       assert.ok(deleted.deletedAt);
       const missing = await client.callTool({ name: 'get_memory', arguments: { id: 'no-such-id' } });
       assert.equal(missing.isError, true, 'an unknown id is a tool error, not a crash');
-      const list = JSON.parse(textOf(await client.callTool({ name: 'list_memories', arguments: { scope: 'project' } }))) as {
-        total: number;
-      };
+      const list = resultData<{ total: number }>(await client.callTool({ name: 'list_memories', arguments: { scope: 'project' } }));
       assert.equal(list.total, 1, 'only the other memory is left');
       const bad = await client.callTool({ name: 'store_memory', arguments: { content: 'x', importance: 7 } });
       assert.equal(bad.isError, true, 'schema violations are refused');

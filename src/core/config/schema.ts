@@ -192,7 +192,11 @@ const ENTRIES = [
   ms('memory.cleanup_interval', { default: 5 * MINUTE, min: 10 * SECOND, max: DAY }, 'How often expired short-term memories are removed.'),
   bool('memory.normalize_project_id', true, 'Resolve project ids to a VCS-agnostic canonical form (remote URL, worktrees, overrides).'),
   fraction('memory.similarity_threshold', 0.75, 'Minimum similarity for a consolidation suggestion.'),
-  fraction('memory.auto_merge_threshold', 0.92, 'Minimum similarity for an automatic merge (must be at least similarity_threshold).'),
+  fraction(
+    'memory.auto_merge_threshold',
+    0.92,
+    "Minimum similarity for merging an automatic write (an agent's save, a capture) into an existing memory; a person's own save is kept, with a merge suggestion (must be at least similarity_threshold).",
+  ),
   ms('memory.dedup_scan_interval', { default: HOUR, min: MINUTE, max: 7 * DAY }, 'How often the background duplicate scanner runs.'),
   oneOf('memory.merge_strategy', ['latest_wins', 'append', 'smart_merge'], 'smart_merge', 'How merged memories are combined.'),
 

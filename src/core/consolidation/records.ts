@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Row, Store, Tx } from '../store/store';
 import type { MergeStrategy } from '../config/types';
 
-export type SuggestionStatus = 'pending' | 'accepted' | 'rejected';
+export const SUGGESTION_STATUSES = ['pending', 'accepted', 'rejected'] as const;
+export type SuggestionStatus = (typeof SUGGESTION_STATUSES)[number];
 
 export interface Suggestion {
   id: string;

@@ -4,7 +4,9 @@
  *   → embed OUTSIDE any transaction (failure, or no vector space at all: store with embedding
  *     'pending', no consolidation: the same rules, only without neighbours)
  *   → nearest live neighbours in the same project (VectorStore, synced with the DB)
- *   → similarity ≥ auto_merge_threshold: merge into the neighbour with merge_strategy;
+ *   → similarity ≥ auto_merge_threshold: merge into the neighbour with merge_strategy —
+ *     unless a person saved it on purpose (origin.ts isExplicitSave): their save is never
+ *     rewritten silently, it is stored with a suggestion like the band below;
  *     ≥ similarity_threshold: store and record pending suggestions; else store
  *   → ONE short transaction for everything written.
  *
@@ -17,12 +19,14 @@ import type { Store } from '../store/store';
 import type { MergeStrategy } from '../config/types';
 import { UserFacingError } from '../util/errors';
 import { normalizeAndHashContent } from '../text/normalize';
+import { truncateFlat } from '../text/truncate';
 import type { ActiveSpace } from '../vectorstore/activeSpace';
 import type { PreparedEmbedding } from '../vectorstore/types';
 import { embedForActiveSpace, embedMemoryText, type EmbedResult } from '../memory/ingest';
 import { DuplicateContentError, ValidationError } from '../memory/errors';
 import type { MemoryService, PreparedCreate } from '../memory/memoryService';
-import type { CreateMemoryInput, MemoryRecord, SkipReason } from '../memory/types';
+import type { CreateMemoryInput, MemoryRecord, SimilarMemory, SkipReason } from '../memory/types';
+import { isExplicitSave, originOf } from '../memory/origin';
 import { mergeContent, type MergeSide } from './merge';
 import { planUndoMerge, undoMergeInTx, type UndoMergeResult } from './undoMerge';
 import { projectNeighbours } from './neighbours';
@@ -45,6 +49,8 @@ export interface SmartStoreResult {
   memory?: MemoryRecord;
   /** Pending suggestions recorded by this write. */
   suggestions: Suggestion[];
+  /** stored: the memories of those suggestions, most similar first (what the caller is told). */
+  similar: SimilarMemory[];
   /** Whether `memory` has its vector ('none' when nothing was stored). */
   embedding: 'ready' | 'pending' | 'none';
   embeddingError?: string;
@@ -89,18 +95,21 @@ export class SmartStore {
 
   /** Store a memory the smart way (see the file comment). */
   async save(input: CreateMemoryInput & { performedBy?: string }): Promise<SmartStoreResult> {
-    const performedBy = input.performedBy ?? input.agentSource ?? input.who ?? 'user';
+    const performedBy = input.performedBy ?? input.who ?? input.agentSource ?? 'user';
     const prepared = this.memory.prepareCreate(input);
     if (prepared.status === 'skipped') {
       return {
         action: 'skipped',
         suggestions: [],
+        similar: [],
         embedding: 'none',
         warnings: prepared.warnings,
         skipped: { reason: prepared.reason, detail: prepared.detail, existingId: prepared.existingId },
       };
     }
     if (prepared.status === 'duplicate') return this.duplicate(prepared.memory, prepared.warnings);
+    // A person's explicit save is never merged: a close duplicate gets a suggestion instead.
+    const mergeAt = isExplicitSave(originOf(input.origin)) ? Infinity : this.settings.autoMergeThreshold;
 
     const space = this.deps.space;
     if (!space) return this.insert(prepared, input, undefined, []);
@@ -116,7 +125,7 @@ export class SmartStore {
         k: this.settings.neighbours,
       });
       const best = hits[0];
-      if (!best || best.similarity < this.settings.autoMergeThreshold) {
+      if (!best || best.similarity < mergeAt) {
         const near = hits.filter((h) => h.similarity >= this.settings.similarityThreshold).slice(0, this.settings.maxSuggestions);
         return this.insert(prepared, input, emb.embedding, near);
       }
@@ -129,7 +138,14 @@ export class SmartStore {
   }
 
   private duplicate(memory: MemoryRecord, warnings: string[]): SmartStoreResult {
-    return { action: 'duplicate', memory, suggestions: [], embedding: memory.embeddingStatus === 'ready' ? 'ready' : 'pending', warnings };
+    return {
+      action: 'duplicate',
+      memory,
+      suggestions: [],
+      similar: [],
+      embedding: memory.embeddingStatus === 'ready' ? 'ready' : 'pending',
+      warnings,
+    };
   }
 
   private insert(
@@ -159,6 +175,7 @@ export class SmartStore {
       action: 'stored',
       memory: res.memory,
       suggestions: out.suggestions,
+      similar: similarMemories(this.memory, out.suggestions),
       embedding: ready ? 'ready' : 'pending',
       embeddingError: ready ? undefined : (embeddingError ?? res.warnings.at(-1)),
       warnings: [...res.warnings, ...extraWarnings],
@@ -245,6 +262,7 @@ export class SmartStore {
         action: 'merged',
         memory: out.survivor,
         suggestions: [],
+        similar: [],
         embedding: ready ? 'ready' : 'pending',
         embeddingError: ready ? undefined : m.emb && !m.emb.ok ? m.emb.error : undefined,
         merge: { targetId: out.survivor.id, absorbedId: out.absorbed.id, similarity, strategy, logId: out.log.id },
@@ -366,4 +384,17 @@ export class SmartStore {
     this.store.transaction((tx) => resolveSuggestionInTx(tx, s.id, 'rejected', opts.by ?? 'user', new Date().toISOString()));
     return getSuggestion(this.store, suggestionId)!;
   }
+}
+
+/** The memories A of `suggestions` (a new memory's: B is the new one), in their order. */
+export function similarMemories(memory: MemoryService, suggestions: readonly Suggestion[]): SimilarMemory[] {
+  return suggestions.flatMap((s) => {
+    const a = memory.get(s.memoryAId);
+    return a ? [{ id: a.id, label: memoryLabel(a), similarity: s.similarity, suggestionId: s.id }] : [];
+  });
+}
+
+/** A memory's title, or the start of its text (at most 200 graphemes). */
+export function memoryLabel(m: Pick<MemoryRecord, 'title' | 'content'>): string {
+  return m.title || truncateFlat(m.content, 200);
 }

@@ -4,12 +4,10 @@
  * permanent unless a lifetime is chosen; only what the pipeline extracts and what agents capture
  * automatically start short-term. An import keeps the lifetime it was exported with.
  */
-import { shownValue } from '../util/shownValue';
-import { ValidationError } from './errors';
 import type { LifecycleSettings } from './limits';
+import type { CreateOrigin } from './origin';
 
-export const CREATE_ORIGINS = ['person', 'pipeline', 'capture', 'document', 'import'] as const;
-export type CreateOrigin = (typeof CREATE_ORIGINS)[number];
+export { CREATE_ORIGINS, originOf, type CreateOrigin } from './origin';
 
 /** Origins whose memories are short-term (memory.default_ttl) when no lifetime is given. */
 const SHORT_TERM_BY_DEFAULT: ReadonlySet<CreateOrigin> = new Set<CreateOrigin>(['pipeline', 'capture']);
@@ -20,13 +18,6 @@ export interface Lifetime {
 }
 
 export const PERMANENT: Lifetime = { ttlSeconds: null, expiresAt: null };
-
-/** A create without an origin comes from a person: the safe side (nothing expires unasked). */
-export function originOf(value: unknown): CreateOrigin {
-  if (value === undefined || value === null) return 'person';
-  if ((CREATE_ORIGINS as readonly unknown[]).includes(value)) return value as CreateOrigin;
-  throw new ValidationError('origin', `must be one of ${CREATE_ORIGINS.join(', ')}, got ${shownValue(value)}`);
-}
 
 /**
  * The lifetime of a new memory. `ttl`: the lifetime asked for (seconds; null = permanent;

@@ -132,6 +132,15 @@ export interface WriteOptions {
 
 export type SkipReason = 'low_value' | 'placeholder' | 'redundant';
 
+/** An existing memory a newly stored one is very close to, with the suggestion to merge them (docs/consolidation.md). */
+export interface SimilarMemory {
+  id: string;
+  /** Its title, or the start of its text. */
+  label: string;
+  similarity: number;
+  suggestionId: string;
+}
+
 export type CreateResult =
   | { status: 'created'; memory: MemoryRecord; warnings: string[] }
   | { status: 'duplicate'; memory: MemoryRecord; warnings: string[] }

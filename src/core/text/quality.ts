@@ -194,6 +194,20 @@ const FILLER_WORDS: ReadonlySet<string> = new Set([
   'now',
   'sounds',
   'looks',
+  'was',
+  'its',
+  'did',
+  'does',
+  // what people say once a fix works ("ok thanks, that works great!"), only filler with the above
+  'works',
+  'worked',
+  'working',
+  'work',
+  'fixed',
+  'solved',
+  'helps',
+  'helped',
+  'helpful',
   // other languages (basics)
   'hola',
   'gracias',
@@ -282,6 +296,7 @@ const FILLER_PHRASES: readonly string[] = [
   'of course',
   'good job',
   'well done',
+  'makes sense',
   'xin chào',
   'cảm ơn',
 ];

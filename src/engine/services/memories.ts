@@ -72,9 +72,10 @@ export class MemoriesService {
     return rec;
   }
 
-  delete(id: string, reason?: string): MemoryRecord {
+  /** Soft delete; `who` is recorded as the one who deleted it (default "user"). */
+  delete(id: string, reason?: string, who?: string): MemoryRecord {
     const { runtime: rt } = this.ctx.stores.mustLocate(id);
-    const rec = this.ctx.write(rt, () => rt.memory.delete(id, reason ? { reason } : {}));
+    const rec = this.ctx.write(rt, () => rt.memory.delete(id, { ...(reason ? { reason } : {}), ...(who ? { who } : {}) }));
     this.ctx.changed('deleted', [id], rt.name);
     return rec;
   }

@@ -78,12 +78,14 @@ for (const strategy of ['latest_wins', 'append', 'smart_merge'] as const) {
       assert.equal(first.action, 'stored');
       const target = first.memory!;
       // The near-duplicate rule (≥ 80% shared words) would skip this text; the pipeline's writes bypass it.
+      // An agent's save: automatic writes merge (a person's explicit save would not, explicitSave.test.ts).
       const r = await smart.save({
         content: VERY_CLOSE,
         tags: ['release'],
         importance: 0.6,
         allowNearDuplicate: true,
         performedBy: 'claude-code',
+        origin: 'agent',
       });
       assert.equal(r.action, 'merged');
       assert.equal(r.embedding, 'ready');
@@ -165,7 +167,7 @@ test('0.75–0.92: stored normally AND a pending suggestion; below 0.75: stored,
         settings: { autoMergeThreshold: Math.min(0.8, band), similarityThreshold: 0.5 },
       });
       await lower.save({ content: POOL });
-      const m = await lower.save({ content: POOL_MORE });
+      const m = await lower.save({ content: POOL_MORE, origin: 'capture' });
       assert.equal(m.action, 'merged');
       assert.equal(m.memory!.content, POOL_MORE, 'smart_merge: the extra sentence is added once');
     } finally {

@@ -14,6 +14,7 @@ test('lifetime: what a person adds (or an import without a lifetime) is permanen
   assert.deepEqual(life('person'), { ttlSeconds: null, expiresAt: null });
   assert.deepEqual(life('import'), { ttlSeconds: null, expiresAt: null });
   assert.deepEqual(life('document'), { ttlSeconds: null, expiresAt: null });
+  assert.deepEqual(life('agent'), { ttlSeconds: null, expiresAt: null }, 'an agent asked to store: permanent');
   for (const origin of ['pipeline', 'capture'] as const) {
     assert.deepEqual(life(origin), { ttlSeconds: DAY, expiresAt: '2026-03-02T12:00:00.000Z' }, origin);
     assert.deepEqual(life(origin, undefined, 0.9), { ttlSeconds: null, expiresAt: null }, `${origin}: important is permanent`);

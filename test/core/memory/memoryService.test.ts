@@ -99,6 +99,17 @@ test('validation: clear errors that name the field and the allowed values', asyn
   await store.close();
 });
 
+test('skip rules: chit-chat after a fix is skipped as low value; a short fact with the same words is stored', async () => {
+  const { svc, store } = await openMemory();
+  const chat = svc.create({ content: 'ok thanks, that works great!' });
+  assert.equal(chat.status === 'skipped' && chat.reason, 'low_value');
+  assert.equal(svc.create({ content: 'Perfect, that fixed it!' }).status, 'skipped');
+  created(svc.create({ content: 'The build works only with Node 20.' }));
+  created(svc.create({ content: 'That fixed the flaky login test.' }));
+  assert.equal(svc.count(), 2);
+  await store.close();
+});
+
 test('skip rules: filler, placeholders and near-duplicates return skipped with a reason', async () => {
   const { svc, store } = await openMemory();
   const lv = svc.create({ content: 'thanks thanks thanks!!' });

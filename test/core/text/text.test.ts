@@ -172,6 +172,15 @@ describe('content quality (seed 002 stages 2–3)', () => {
     '   ',
     '',
     '- - - - -',
+    // chit-chat after a fix (issue: "ok thanks, that works great!" was stored)
+    'ok thanks, that works great!',
+    'Thanks, it works now!',
+    "It's working, thank you so much",
+    'That did it, thanks',
+    'Perfect, that fixed it!',
+    'makes sense, thanks',
+    'great, that was really helpful',
+    'solved, thanks a lot',
   ];
   for (const text of lowValue) {
     test(`low value: ${JSON.stringify(text)}`, () => {
@@ -241,6 +250,12 @@ describe('content quality (seed 002 stages 2–3)', () => {
     'ユーザーはダークモードを好みます。設定で変更できます。',
     'Caroline went to the LGBTQ support group on 7 May 2023.',
     'lol the CI cache key must include the lockfile hash or builds go stale',
+    // short facts that use the same words as thanks-for-the-fix chit-chat
+    'The build works only with Node 20.',
+    'It works on Linux but not on macOS.',
+    'That fixed the flaky login test.',
+    'Hot reload works in the docs site.',
+    'Works great with pnpm 9, not with npm.',
   ];
   for (const text of realSentences) {
     test(`real content passes: ${JSON.stringify(text)}`, () => {

@@ -28,6 +28,7 @@ test('a retried create that was merged into an existing memory returns the same 
     assert.equal(first.status, 'created');
     const input = {
       content: 'The billing service port is 8443; requests arrive through nginx with TLS termination.',
+      origin: 'agent' as const, // an agent's save merges; a person's explicit save is stored apart (explicitSave.test.ts)
       metadata: { [IDEMPOTENCY_KEY]: 'key-merged-1' },
     };
     const original = await idempotentCreate(engine, input);
