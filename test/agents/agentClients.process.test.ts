@@ -1,3 +1,4 @@
+// @tier process
 // Process-heavy: the files "Set Up Other Agents…" writes, loaded by the real clients (issue 19,
 // item 6). Each client is installed from npm at a pinned version into .vscode-test/agents/ the
 // first time (skipped, with the reason, when that fails) and runs with a fresh HOME. The memory

@@ -1,3 +1,4 @@
+// @tier process
 // `agent-memory add` as a real process (issue: an explicit add of a close duplicate printed
 // "duplicate <id>" while it rewrote the older memory). A person's add is stored as its own
 // memory and the output names the similar one; `--automatic` merges and says into what.

@@ -1,3 +1,4 @@
+// @tier process
 // `agent-memory export` to every kind of target, as real processes on real files: `-` and
 // /dev/stdout are this process's output (a pipe here), a symbolic link is written through to its
 // target (the link stays), a FIFO, a character device and a Unix socket are opened and written

@@ -1,3 +1,4 @@
+// @tier process
 // `agent-memory import` of odd files, as real processes on real files: `-` reads stdin, a folder
 // and a binary file are refused with a sentence saying what to give instead, a byte order mark and
 // CRLF, CR-only or LF line endings all import, and an import where every line fails exits 1 and

@@ -1,3 +1,4 @@
+// @tier process
 // What a person reads from `agent-memory`, as real processes: an untitled memory is named by its
 // first words in the human output of add, list and search (its id stays in --json), `add -` reads
 // the text from stdin, and an id that never existed is told apart from a memory that was deleted

@@ -1,3 +1,4 @@
+// @tier process
 // The command line of `agent-memory` as a well-made CLI (clig.dev), run as real processes:
 // --version / -V, help for every command (`help <command>`, `<command> --help`, `-h`) with its
 // options and an example, no arguments → the usage on stderr and exit 2, an unknown command or

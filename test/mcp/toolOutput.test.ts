@@ -1,3 +1,4 @@
+// @tier process
 // What `agent-memory mcp` tells an agent, driven by the MCP SDK's own client over stdio (a real
 // process): every enumerated input is the engine's own list; store_memory merges a close
 // duplicate (an agent's save is automatic) and says into what; the agent, not "user", is the

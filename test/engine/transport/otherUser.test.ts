@@ -1,3 +1,4 @@
+// @tier process
 // Another local user cannot impersonate a store's owner (ARCHITECTURE.md "One owner, many clients").
 // A store folder too deep for a Unix socket path puts its socket in a per-user runtime folder; a
 // second, real OS user (`nobody`, through setpriv) tries every way in: a socket at the old shared
