@@ -1,7 +1,8 @@
 /**
  * The CLI commands over the engine protocol: each returns the one JSON object --json prints
  * (the engine's own result type where there is one) and the lines a person reads otherwise, where
- * a memory is named by its title or first words (memoryLabel) and its id stays in --json.
+ * a memory is named by its title or first words (memoryLabel), its id after the name for the
+ * commands that take one.
  */
 import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -85,7 +86,7 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     });
     const lines = r.hits.map(
       (h, i) =>
-        `${i + 1}. ${memoryLabel({ title: h.memory.title, content: h.content })} [${h.memory.type}, ${h.store}] (relevance ${Math.round(h.relevance * 100)} %)`,
+        `${i + 1}. ${memoryLabel({ title: h.memory.title, content: h.content })} [${h.memory.type}, ${h.store}] (relevance ${Math.round(h.relevance * 100)} %)${idTail(h.memory.id)}`,
     );
     return { json: r, text: lines.length ? lines.join('\n') : 'no relevant memories' };
   },
@@ -192,7 +193,12 @@ function describe(m: MemoryRecord): string {
 }
 
 function summaryLine(m: MemorySummary): string {
-  return `${memoryLabel(m)} [${m.type}]`;
+  return `${memoryLabel(m)} [${m.type}]${idTail(m.id)}`;
+}
+
+/** After the name, never instead of it: the id the other commands take (get, update, delete…). */
+function idTail(id: string): string {
+  return `  · id ${id}`;
 }
 
 function historyLine(h: HistoryEntry): string {

@@ -1,7 +1,7 @@
 /**
  * How a memory is named where people read about it outside VS Code's views (the CLI's lines,
- * a create's result): its title, else the first words of its text — never its id, which stays in
- * the --json output. Small and `vscode`-free, for every surface that writes such a line.
+ * a create's result): its title, else the first words of its text — never its id alone (a line may
+ * add the id after the name). Small and `vscode`-free, for every surface that writes such a line.
  */
 import { truncate } from '../core/text/truncate';
 
