@@ -1,65 +1,85 @@
 /**
- * Reading the frames of an op-log segment: [u32 length][u32 crc32(payload)][payload]. Also
- * counts the intact records that follow a damaged one, so a warning can say how many changes
- * were dropped (not how many bytes).
+ * Reading the frames of an op-log segment: [u32 length][u32 crc32(payload)][payload], and
+ * finding the next intact frame after a damaged one (docs/storage.md "A damaged log").
  */
 import { crc32 } from './checksum';
 import { decodeTx, type TxRecord } from './opCodec';
 
 export const SEGMENT_MAGIC = Buffer.from('AMOPLOG1', 'ascii');
 export const FRAME = 8;
+/** The smallest frame: its header, the record's seq (f64) and its statement count (u32). */
+export const MIN_FRAME = FRAME + 12;
 /** A single record larger than this is treated as corruption (no real transaction is this big). */
 export const MAX_RECORD = 512 * 1024 * 1024;
-/** How far past a damaged record we look for intact ones to count (a resync is a byte-by-byte scan). */
-const MAX_RESYNC_BYTES = 16 * 1024 * 1024;
 
-export type FrameResult = { ok: true; rec: TxRecord; next: number } | { ok: false; why: string };
+export type FrameResult = { ok: true; rec: TxRecord; next: number } | { ok: false; why: string; torn: boolean };
 
-/** The frame at `off`, decoded and checked, or why it is not one. */
+/** The frame at `off`, decoded and checked, or why it is not one (`torn`: it runs past the end of the bytes). */
 export function readFrame(buf: Buffer, off: number): FrameResult {
-  if (buf.length - off < FRAME) return { ok: false, why: 'torn record header' };
+  if (buf.length - off < FRAME) return { ok: false, why: 'torn record header', torn: true };
   const len = buf.readUInt32LE(off);
-  if (len === 0 || len > MAX_RECORD || off + FRAME + len > buf.length) return { ok: false, why: 'torn record' };
+  if (len === 0 || len > MAX_RECORD) return { ok: false, why: 'bad record length', torn: false };
+  if (off + FRAME + len > buf.length) return { ok: false, why: 'torn record', torn: true };
   const payload = buf.subarray(off + FRAME, off + FRAME + len);
-  if (crc32(payload) !== buf.readUInt32LE(off + 4)) return { ok: false, why: 'checksum mismatch' };
+  if (crc32(payload) !== buf.readUInt32LE(off + 4)) return { ok: false, why: 'checksum mismatch', torn: false };
   try {
     return { ok: true, rec: decodeTx(payload), next: off + FRAME + len };
   } catch (e) {
-    return { ok: false, why: `undecodable record (${(e as Error).message})` };
+    return { ok: false, why: `undecodable record (${(e as Error).message})`, torn: false };
   }
 }
 
-export interface IntactCount {
-  count: number;
-  firstSeq?: number;
-  lastSeq?: number;
+/** What a resync may accept: the seqs a record at this place can have, and whether the bytes may end in a torn frame. */
+export interface ResyncBounds {
+  /** The seq the damaged record had (the next one expected). */
+  lo: number;
+  /** No record in this segment has a larger seq (the next segment's first seq − 1, or unbounded). */
+  max: number;
+  /** The last segment: an unfinished frame at its very end is an interrupted append, not damage. */
+  last: boolean;
 }
 
 /**
- * The intact records in buf[from..]: follows frame lengths, and where a frame is bad scans
- * byte by byte for the next one whose checksum and encoding hold.
+ * The first frame at or after `from` that can only be a real record: its checksum holds, it
+ * decodes, its seq is one the damaged place can be followed by (from `lo` up to one per
+ * {@link MIN_FRAME} bytes skipped, never past `max`), and it is followed by the end of the
+ * segment, an interrupted append at the end of the last segment, or a frame carrying the next
+ * seq. A false match needs a 32-bit checksum, an exact seq and a second frame to agree by
+ * chance. The seq is checked first, so the scan costs one comparison per byte skipped.
  */
-export function countIntactRecords(buf: Buffer, from: number): IntactCount {
-  const out: IntactCount = { count: 0 };
-  const end = Math.min(buf.length, from + MAX_RESYNC_BYTES);
-  let off = from;
-  while (off < end) {
-    const f = readFrame(buf, off);
-    if (!f.ok) {
-      off++;
-      continue;
-    }
-    out.count++;
-    out.firstSeq ??= f.rec.seq;
-    out.lastSeq = f.rec.seq;
-    off = f.next;
+export function resync(buf: Buffer, from: number, b: ResyncBounds): { off: number; rec: TxRecord; next: number } | undefined {
+  const hi = Math.min(b.max, b.lo + Math.ceil((buf.length - from) / MIN_FRAME) + 1);
+  for (let p = from; p + MIN_FRAME <= buf.length; p++) {
+    const len = buf.readUInt32LE(p);
+    if (len < MIN_FRAME - FRAME || p + FRAME + len > buf.length) continue;
+    const seq = buf.readDoubleLE(p + FRAME);
+    if (!(seq >= b.lo && seq <= hi) || !Number.isInteger(seq)) continue;
+    const f = readFrame(buf, p);
+    if (!f.ok || f.rec.seq !== seq || !followedWell(buf, f.next, seq, b.last)) continue;
+    return { off: p, rec: f.rec, next: f.next };
   }
-  return out;
+  return undefined;
 }
 
-/** "3 changes (records 12–14)" / "no intact change". */
-export function describeDropped(c: IntactCount): string {
-  if (!c.count) return 'no intact change after it';
-  const range = c.firstSeq === c.lastSeq ? `record ${c.firstSeq}` : `records ${c.firstSeq}–${c.lastSeq}`;
-  return `${c.count} intact change${c.count === 1 ? '' : 's'} after it (${range})`;
+function followedWell(buf: Buffer, at: number, seq: number, last: boolean): boolean {
+  if (at === buf.length) return true;
+  const f = readFrame(buf, at);
+  if (f.ok) return f.rec.seq === seq + 1;
+  return last && f.torn;
+}
+
+/**
+ * A frame at `off` whose length field is damaged but whose payload is intact: the bytes from
+ * its header to `end` (the next intact frame, or the end of the segment) verify with its
+ * checksum and decode. Undefined when they do not.
+ */
+export function withRepairedLength(buf: Buffer, off: number, end: number): TxRecord | undefined {
+  if (end - off < MIN_FRAME) return undefined;
+  const payload = buf.subarray(off + FRAME, end);
+  if (crc32(payload) !== buf.readUInt32LE(off + 4)) return undefined;
+  try {
+    return decodeTx(payload);
+  } catch {
+    return undefined;
+  }
 }
