@@ -61,3 +61,13 @@ export function quarantineOnce(dir: string, name: string, data: Uint8Array): str
   }
   return preserveBytes(dir, name, data);
 }
+
+/** Move a file (or folder) into quarantine/ under a dated name; returns where it went. */
+export function moveToQuarantine(dir: string, file: string): string {
+  const quarantine = path.join(dir, 'quarantine');
+  fs.mkdirSync(quarantine, { recursive: true });
+  const dest = path.join(quarantine, `${new Date().toISOString().replace(/[:.]/g, '-')}-${path.basename(file)}`);
+  fs.renameSync(file, dest);
+  fsyncDir(dir);
+  return dest;
+}

@@ -50,6 +50,7 @@ import {
 } from './storeHealth';
 import { logDamageWarning, quarantineUnreplayed, replayRecords, unreplayableMessage, type NewestSegment } from './replay';
 import { becomeWriter } from './writerCatchUp';
+import { checkStoreLayout } from './storeLayout';
 import { RetryScheduler } from './retryScheduler';
 import { FtsMergeTimer, compactFullTextIndex, mergeFullTextSegments, type CompactOptions, type FtsHost } from './ftsMaintenance';
 import { normalizeParams, stripSqlComments, NON_DETERMINISTIC } from './sqlText';
@@ -135,6 +136,7 @@ export class Store extends SqlDb {
     const t0 = performance.now();
     const dir = path.resolve(opts.dir);
     fs.mkdirSync(dir, { recursive: true });
+    checkStoreLayout(dir);
     const lock = mode === 'writer' ? StoreLock.acquire(dir, opts.purpose) : undefined;
     try {
       const SQL = await loadSqlJs(opts.sqlWasmPath);
