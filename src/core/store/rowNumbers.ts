@@ -12,7 +12,7 @@
 import type { Op, SqlValue } from './opCodec';
 
 /** First statement of a record that is safe to replay after a gap. A no-op SELECT: any version replays it. */
-export const REPLAYABLE_MARK = 'SELECT 2 -- op log record format 2: memory row numbers are bound, never reused';
+export const REPLAYABLE_MARK = 'SELECT 2 -- op log format 2: memory rids bound';
 
 const INTO_MEMORIES = /\bINTO\s+memories\b/i;
 const PLAIN_INSERT = /^(\s*INSERT\s+INTO\s+memories\s*\()([^)]*)(\)\s*VALUES\s*)\(/i;
