@@ -8,7 +8,8 @@ import { errorMessage } from '../util/errors';
 import { OpLog, type LogReadResult } from './opLog';
 import type { Op } from './opCodec';
 import { isReplayable } from './rowNumbers';
-import { quarantineFile } from './fsutil';
+import * as fs from 'node:fs';
+import { quarantineFile, quarantineOnce } from './fsutil';
 import { plural } from '../text/plural';
 
 /** Copies (not moves: the log is left as it is) of every segment holding records after appliedSeq. */
@@ -28,6 +29,25 @@ export function quarantineUnreplayed(dir: string, appliedSeq: number): Kept {
 }
 
 export type Kept = { copies: string[]; error?: string };
+
+/**
+ * Copies in quarantine/ of the segments holding records set aside after a loss: they stay in the
+ * log only until a snapshot covers them. Added to the read's `kept` (or its `keepFailed`).
+ */
+export function keepSetAside(dir: string, r: LogReadResult, seqs: number[]): void {
+  if (!seqs.length) return;
+  const segs = OpLog.list(dir);
+  try {
+    for (let i = 0; i < segs.length; i++) {
+      const end = segs[i + 1]?.firstSeq ?? Infinity;
+      if (!seqs.some((q) => q >= segs[i]!.firstSeq && q < end)) continue;
+      const kept = path.relative(dir, quarantineOnce(dir, path.basename(segs[i]!.file), fs.readFileSync(segs[i]!.file)));
+      if (!r.kept.includes(kept)) r.kept.push(kept);
+    }
+  } catch (e) {
+    r.keepFailed = errorMessage(e);
+  }
+}
 
 export function unreplayableMessage(dir: string, why: string, appliedSeq: number, kept: Kept | undefined): string {
   const copies = !kept
@@ -51,6 +71,8 @@ export interface Replayed {
   /** Records after changes that could not be read: applied, and set aside (not safe to apply without them). */
   appliedAfterLoss: number;
   setAside: number;
+  /** The seqs of the records set aside (copies of their segments are kept: keepSetAside). */
+  setAsideSeqs: number[];
   failure?: string;
 }
 
@@ -67,14 +89,14 @@ export function replayRecords(r: LogReadResult, snapshotSeq: number, apply: (ops
     const failure =
       `records ${from}–${to} are missing (they were in a snapshot that is lost or damaged), ` +
       `so the ${r.records.length} records after them cannot be applied`;
-    return { seq: snapshotSeq, replayed: 0, appliedAfterLoss: 0, setAside: 0, failure };
+    return { seq: snapshotSeq, replayed: 0, appliedAfterLoss: 0, setAside: 0, setAsideSeqs: [], failure };
   }
-  const done: Replayed = { seq: snapshotSeq, replayed: 0, appliedAfterLoss: 0, setAside: 0 };
+  const done: Replayed = { seq: snapshotSeq, replayed: 0, appliedAfterLoss: 0, setAside: 0, setAsideSeqs: [] };
   for (let i = 0; i < r.records.length; i++) {
     const rec = r.records[i]!;
     if (r.firstAfterLoss !== undefined && i >= r.firstAfterLoss) {
       if (applyIfSafe(rec.ops, apply)) done.appliedAfterLoss++;
-      else done.setAside++;
+      else done.setAsideSeqs.push(rec.seq);
     } else {
       try {
         apply(rec.ops);
@@ -86,6 +108,7 @@ export function replayRecords(r: LogReadResult, snapshotSeq: number, apply: (ops
     }
     done.seq = rec.seq;
   }
+  done.setAside = done.setAsideSeqs.length;
   done.replayed = r.records.length - done.setAside;
   return done;
 }

@@ -48,7 +48,7 @@ import {
   writeBlockFor,
   type StoreHealth,
 } from './storeHealth';
-import { logDamageWarning, quarantineUnreplayed, replayRecords, unreplayableMessage, type NewestSegment } from './replay';
+import { keepSetAside, logDamageWarning, quarantineUnreplayed, replayRecords, unreplayableMessage, type NewestSegment } from './replay';
 import { becomeWriter } from './writerCatchUp';
 import { checkStoreLayout } from './storeLayout';
 import { RetryScheduler } from './retryScheduler';
@@ -182,6 +182,7 @@ export class Store extends SqlDb {
     const newest = this.newestSegment();
     const r = (this.log ?? new OpLog(this.dir, nodeFs, { create: false })).read(this.snapshotSeq, { repair: !!this.log });
     const done = replayRecords(r, this.snapshotSeq, (ops) => this.applyOps(withoutMark(ops)));
+    if (this.log) keepSetAside(this.dir, r, done.setAsideSeqs);
     for (const rec of r.records) this.ridHigh = Math.max(this.ridHigh, highestBoundRid(rec.ops));
     this.ridHigh = Math.max(this.ridHigh, this.maxRid());
     const lastSegment = r.lastSeq === this.snapshotSeq ? newest : 'present';

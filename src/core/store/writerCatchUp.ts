@@ -6,7 +6,7 @@
 import { UserFacingError } from '../util/errors';
 import { StoreLock } from './lock';
 import { OpLog } from './opLog';
-import { logDamageWarning, replayRecords } from './replay';
+import { keepSetAside, logDamageWarning, replayRecords } from './replay';
 import type { Op } from './opCodec';
 import type { StoreFs } from './storeFs';
 
@@ -35,6 +35,7 @@ export function becomeWriter(
     const r = log.read(s.seq, { repair: true });
     if (r.missingBefore) throw new Error('the log changed under this reader (a snapshot removed records): reopen the store');
     const done = replayRecords(r, s.seq, apply);
+    keepSetAside(s.dir, r, done.setAsideSeqs);
     const damage = logDamageWarning(s.dir, r, done);
     if (damage) warn(damage);
     if (done.failure) throw new Error(`the log written meanwhile cannot be replayed: ${done.failure}; reopen the store`);

@@ -206,6 +206,43 @@ test('a zeroed log segment between two others: its changes are counted as lost, 
   await store.close();
 });
 
+test('a later change to a memory whose create was lost is set aside whole and kept in quarantine, never applied half-way', async () => {
+  const w = await writeLog(24, { snapshotEvery: 8 });
+  // After the crash image: reopen, edit the 19th memory (its tags too), crash again.
+  const store = await Store.open({ dir: w.dir });
+  const svc = new MemoryService(store, { projectId: PROJECT, now: () => new Date('2026-03-02T12:00:00.000Z') });
+  svc.update(w.ids[18]!, { content: `${note(18)} Edited later.`, tags: ['edited'] });
+  await store.close({ snapshot: false });
+  const dir = copyDir(w.dir);
+  fs.writeFileSync(path.join(dir, 'snapshot.sqlite'), Buffer.alloc(4096, 7)); // fall back to snapshot.prev
+  const segs = segments(dir);
+  const middle = segs[segs.length - 2]!;
+  assert.ok(
+    frames(middle).some((f) => f.created === w.ids[18]),
+    'the create of the 19th memory is in the segment that is lost',
+  );
+  const lostCreates = frames(middle).filter((f) => f.created).length;
+  fs.truncateSync(middle, 0);
+  const after = frames(segs.at(-1)!).length;
+  const { store: again, warnings } = await openCollecting(dir);
+  assert.equal(again.get('SELECT id FROM memories WHERE id = ?', [w.ids[18]!]), undefined);
+  assert.equal(again.get<{ n: number }>("SELECT count(*) AS n FROM memory_tags WHERE tag = 'edited'")!.n, 0, 'nothing of the edit');
+  assert.equal(
+    again.get<{ n: number }>("SELECT count(*) AS n FROM memory_history WHERE new_content LIKE '%Edited later.%'")!.n,
+    0,
+    'not even its history entry: the record is applied whole or not at all',
+  );
+  assert.equal(again.all('SELECT id FROM memories').length, w.rows.size - lostCreates);
+  const text = warnings.join('\n');
+  assert.match(text, new RegExp(`Of the ${after} changes saved after them, ${after - 1} were read and applied and 1 set aside`));
+  const kept = fs.readdirSync(path.join(dir, 'quarantine'));
+  assert.ok(
+    kept.some((n) => n.endsWith(path.basename(segs.at(-1)!))),
+    `a copy of the segment holding the record set aside is kept: ${kept.join(', ')}`,
+  );
+  await again.close();
+});
+
 test('a deleted or emptied newest segment: a warning says changes after the last snapshot may be lost, never silence', async () => {
   for (const how of ['deleted', 'emptied'] as const) {
     const w = await writeLog(6, { snapshotEvery: 3 });
