@@ -13,7 +13,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TxRecord } from './opCodec';
-import { FRAME, SEGMENT_MAGIC, readFrame, resync, withRepairedLength, type ResyncBounds } from './opLogScan';
+import { FRAME, SEGMENT_MAGIC, nextByLength, readFrame, resync, withRepairedLength, type ResyncBounds } from './opLogScan';
 import { fsyncDir, preserveBytes, quarantineOnce } from './fsutil';
 import { errorMessage } from '../util/errors';
 
@@ -134,18 +134,27 @@ export class LogReader {
     this.out.firstAfterLoss ??= this.out.records.length;
   }
 
-  /** The frame at `off` does not read: returns where reading goes on (the end of the segment when nothing more reads). */
+  /**
+   * The frame at `off` does not read: returns where reading goes on (the end of the segment when
+   * nothing more reads). In order: its length intact (the usual flipped bit: the next record is
+   * where the length says, and the damaged bytes are never scanned); only its length damaged (the
+   * checksum finds where it really ends, and the record is read); else a scan for the next intact
+   * record (opLogScan.ts).
+   */
   private damage(seg: Segment, buf: Buffer, off: number, bounds: ResyncBounds): number {
-    const found = resync(buf, off + 1, bounds);
-    const end = found ? found.off : buf.length;
-    // Only its length damaged: the checksum proves the record, which is read as it was written.
-    const whole = withRepairedLength(buf, off, end);
-    if (whole && whole.seq === this.expected && whole.seq <= bounds.max) {
-      this.accept(whole);
-      this.out.repairedOnly = true;
-      if (this.repair) this.rewrite(seg.file, off, u32(end - off - FRAME));
-      return end;
+    const next = nextByLength(buf, off, bounds);
+    if (next) {
+      this.keepCopy(seg, buf);
+      return next.off;
     }
+    const whole = withRepairedLength(buf, off, this.expected!);
+    if (whole && whole.rec.seq <= bounds.max) {
+      this.accept(whole.rec);
+      this.out.repairedOnly = true;
+      if (this.repair) this.rewrite(seg.file, off, u32(whole.next - off - FRAME));
+      return whole.next;
+    }
+    const found = resync(buf, off + 1, bounds);
     if (found) {
       this.keepCopy(seg, buf);
       if (found.rec.seq === this.expected) this.out.repairedOnly = true; // the damaged bytes held no record

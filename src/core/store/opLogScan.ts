@@ -2,7 +2,7 @@
  * Reading the frames of an op-log segment: [u32 length][u32 crc32(payload)][payload], and
  * finding the next intact frame after a damaged one (docs/storage.md "A damaged log").
  */
-import { crc32 } from './checksum';
+import { crc32, crc32Ends } from './checksum';
 import { decodeTx, type TxRecord } from './opCodec';
 
 export const SEGMENT_MAGIC = Buffer.from('AMOPLOG1', 'ascii');
@@ -42,10 +42,11 @@ export interface ResyncBounds {
 /**
  * The first frame at or after `from` that can only be a real record: its checksum holds, it
  * decodes, its seq is one the damaged place can be followed by (from `lo` up to one per
- * {@link MIN_FRAME} bytes skipped, never past `max`), and it is followed by the end of the
- * segment, an interrupted append at the end of the last segment, or a frame carrying the next
- * seq. A false match needs a 32-bit checksum, an exact seq and a second frame to agree by
- * chance. The seq is checked first, so the scan costs one comparison per byte skipped.
+ * {@link MIN_FRAME} bytes skipped, never past `max`), and from it the records run on with
+ * consecutive seqs to the very end of the segment (or to an append cut short at the end of the
+ * last one). Frames that merely look right — inside a record's text, say — end in the middle of
+ * the real record around them, so they are passed over. The seq is checked first: the scan costs
+ * a comparison per byte skipped. Damage at two places in one segment costs the records between.
  */
 export function resync(buf: Buffer, from: number, b: ResyncBounds): { off: number; rec: TxRecord; next: number } | undefined {
   const hi = Math.min(b.max, b.lo + Math.ceil((buf.length - from) / MIN_FRAME) + 1);
@@ -55,31 +56,50 @@ export function resync(buf: Buffer, from: number, b: ResyncBounds): { off: numbe
     const seq = buf.readDoubleLE(p + FRAME);
     if (!(seq >= b.lo && seq <= hi) || !Number.isInteger(seq)) continue;
     const f = readFrame(buf, p);
-    if (!f.ok || f.rec.seq !== seq || !followedWell(buf, f.next, seq, b.last)) continue;
+    if (!f.ok || f.rec.seq !== seq || !runsToTheEnd(buf, f.next, seq, b)) continue;
     return { off: p, rec: f.rec, next: f.next };
   }
   return undefined;
 }
 
-function followedWell(buf: Buffer, at: number, seq: number, last: boolean): boolean {
-  if (at === buf.length) return true;
-  const f = readFrame(buf, at);
-  if (f.ok) return f.rec.seq === seq + 1;
-  return last && f.torn;
+/** Whether from `at` the frames carry seq + 1, seq + 2, … up to the end of the segment. */
+function runsToTheEnd(buf: Buffer, at: number, seq: number, b: ResyncBounds): boolean {
+  for (let p = at, s = seq; p < buf.length; s++) {
+    const f = readFrame(buf, p);
+    if (!f.ok) return b.last && f.torn;
+    if (f.rec.seq !== s + 1 || f.rec.seq > b.max) return false;
+    p = f.next;
+  }
+  return true;
 }
 
 /**
- * A frame at `off` whose length field is damaged but whose payload is intact: the bytes from
- * its header to `end` (the next intact frame, or the end of the segment) verify with its
- * checksum and decode. Undefined when they do not.
+ * The record at `off` when only its length field is damaged: the first end at which the bytes
+ * after its header verify with its checksum and decode as record `seq`. Undefined otherwise.
  */
-export function withRepairedLength(buf: Buffer, off: number, end: number): TxRecord | undefined {
-  if (end - off < MIN_FRAME) return undefined;
-  const payload = buf.subarray(off + FRAME, end);
-  if (crc32(payload) !== buf.readUInt32LE(off + 4)) return undefined;
-  try {
-    return decodeTx(payload);
-  } catch {
-    return undefined;
+export function withRepairedLength(buf: Buffer, off: number, seq: number): { rec: TxRecord; next: number } | undefined {
+  if (buf.length - off < MIN_FRAME) return undefined;
+  const start = off + FRAME;
+  for (const end of crc32Ends(buf, start, Math.min(buf.length, start + MAX_RECORD), buf.readUInt32LE(off + 4))) {
+    if (end - start < MIN_FRAME - FRAME || buf.readDoubleLE(start) !== seq) continue;
+    try {
+      return { rec: decodeTx(buf.subarray(start, end)), next: end };
+    } catch {
+      // a chance match of the checksum: look further
+    }
   }
+  return undefined;
+}
+
+/**
+ * The frame after a record whose length field is intact but whose bytes are damaged (the usual
+ * flipped bit): where its length says the next frame is, a frame with the next seq verifies.
+ * Reading goes on there without scanning the damaged bytes at all.
+ */
+export function nextByLength(buf: Buffer, off: number, b: ResyncBounds): { off: number; rec: TxRecord; next: number } | undefined {
+  if (buf.length - off < FRAME) return undefined;
+  const at = off + FRAME + buf.readUInt32LE(off);
+  if (at >= buf.length) return undefined;
+  const f = readFrame(buf, at);
+  return f.ok && f.rec.seq === b.lo + 1 && f.rec.seq <= b.max ? { off: at, rec: f.rec, next: f.next } : undefined;
 }

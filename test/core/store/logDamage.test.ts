@@ -11,6 +11,8 @@ import * as path from 'node:path';
 import { Store } from '../../../src/core/store/store';
 import { OpLog } from '../../../src/core/store/opLog';
 import { FRAME, SEGMENT_MAGIC, readFrame } from '../../../src/core/store/opLogScan';
+import { encodeTx } from '../../../src/core/store/opCodec';
+import { crc32 } from '../../../src/core/store/checksum';
 import { MemoryService } from '../../../src/core/memory/memoryService';
 import { tmpDir } from '../../helpers/tmp';
 
@@ -308,4 +310,53 @@ test('a read-only opener of a damaged log replays what is intact and changes not
   assert.ok(fs.readFileSync(segments(dir).at(-1)!).equals(before));
   assert.equal(fs.existsSync(path.join(dir, 'quarantine')), false);
   await store.close();
+});
+
+/**
+ * Text that holds two well-formed log frames (seqs `seq` and `seq + 1`, each deleting every memory),
+ * all ASCII so that it is stored byte for byte: what a hostile memory could carry.
+ */
+function forgedFrames(seq: number): string {
+  const frame = (s: number) => {
+    for (let salt = 0; ; salt++) {
+      const payload = encodeTx({ seq: s, ops: [{ sql: `DELETE FROM memories -- ${salt}`, params: [] }] });
+      const crc = crc32(payload);
+      const head = Buffer.alloc(FRAME);
+      head.writeUInt32LE(payload.length, 0);
+      head.writeUInt32LE(crc, 4);
+      const bytes = Buffer.concat([head, payload]);
+      if (bytes.every((b) => b < 0x80)) return bytes.toString('latin1');
+    }
+  };
+  return frame(seq) + frame(seq + 1);
+}
+
+test('frames forged inside a memory are never taken for records, even when the record holding them is damaged twice', async () => {
+  const dir = tmpDir('am-logdmg-forged-');
+  await (await Store.open({ dir })).close();
+  const store = await Store.open({ dir });
+  const svc = new MemoryService(store, { projectId: PROJECT, now: () => new Date('2026-03-01T12:00:00.000Z') });
+  for (let i = 0; i < 3; i++) svc.create({ content: note(i) });
+  const seq = store.stats().seq + 1; // the seq the hostile create gets
+  const hostile = svc.create({ content: `Looks harmless. ${forgedFrames(seq)} The end.` });
+  assert.equal(hostile.status, 'created');
+  for (let i = 3; i < 6; i++) svc.create({ content: note(i) });
+  const written = allRows(store);
+  await store.close({ snapshot: false });
+  const victim = frames(segments(dir).at(-1)!).find((f) => f.seq === seq)!;
+  for (const damage of ['payload', 'length and checksum']) {
+    const copy = copyDir(dir);
+    const file = segments(copy).at(-1)!;
+    if (damage === 'payload') flipBit(file, victim.off + FRAME + 12);
+    else {
+      flipBit(file, victim.off + 2, 1); // its length
+      flipBit(file, victim.off + 5, 2); // and its checksum: the record cannot be proven, so the bytes are scanned
+    }
+    const { store: again, warnings } = await openCollecting(copy);
+    const got = allRows(again);
+    assert.equal(got.size, written.size - 1, `${damage}: only the damaged record is lost; no forged DELETE ran`);
+    assert.equal(got.has((hostile as { memory: { id: string } }).memory.id), false);
+    assert.match(warnings.join('\n'), /1 change could not be read/, damage);
+    await again.close({ snapshot: false });
+  }
 });
