@@ -87,7 +87,7 @@ export function replayRecords(r: LogReadResult, snapshotSeq: number, apply: (ops
   if (r.missingBefore) {
     const { from, to } = r.missingBefore;
     const failure =
-      `records ${from}–${to} are missing (they were in a snapshot that is lost or damaged), ` +
+      `records ${from}–${to} are missing (the snapshot or the log segment that held them is lost or damaged), ` +
       `so the ${r.records.length} records after them cannot be applied`;
     return { seq: snapshotSeq, replayed: 0, appliedAfterLoss: 0, setAside: 0, setAsideSeqs: [], failure };
   }
