@@ -8,7 +8,7 @@
  */
 import type { ProjectIdResult } from '../core/project';
 import type { ResolvedConfig } from '../core/config';
-import { errorMessage } from '../core/util/errors';
+import { UserFacingError, errorMessage } from '../core/util/errors';
 import { loadEngineConfig } from './config';
 import { EngineContext } from './context';
 import { EngineError } from './errors';
@@ -36,6 +36,7 @@ import { SearchService } from './services/search';
 import { SuggestionsService } from './services/suggestions';
 import { TransferService } from './services/transfer';
 import { GLOBAL_PROJECT_ID, Stores } from './stores';
+import type { StoreFs } from '../core/store/storeFs';
 import { plural } from '../core/text/plural';
 
 export { GLOBAL_PROJECT_ID, storeFolderName } from './stores';
@@ -49,6 +50,8 @@ export interface EngineOptions extends EngineInit {
   snapshotTickMs?: number;
   /** How the embedder of a configuration is chosen (tests inject deterministic ones). */
   chooseEmbedder?: ChooseEmbedder;
+  /** The file operations the stores' durable writes go through (tests inject disk faults: test/fixtures/faultFs.ts). */
+  storeFs?: StoreFs;
 }
 
 export class MemoryEngine {
@@ -250,14 +253,47 @@ export class MemoryEngine {
 
   /** Memories another embedder embedded (e.g. auto picked Ollama last time) get a vector in this space, in the background. */
   private queueMissingVectors(): void {
-    for (const rt of this.ctx.stores.all()) {
-      const queued = rt.queueMissingVectors();
-      if (!queued) continue;
-      this.ctx.warn(
-        `${rt.name} store: ${plural(queued, 'memory has', 'memories have')} no vector from ${rt.activeEmbedder!.space} yet; ` +
-          'they are embedded in the background (keyword search finds them meanwhile)',
-      );
+    for (const rt of this.ctx.stores.all()) this.queueMissingVectorsOf(rt);
+  }
+
+  private queueMissingVectorsOf(rt: StoreRuntime): void {
+    let queued: number;
+    try {
+      queued = rt.queueMissingVectors();
+    } catch (e) {
+      // A full or failing disk must not stop the engine from opening (reads work): queue them later.
+      if (!(e instanceof UserFacingError) || (e.code !== 'disk_full' && e.code !== 'io_error')) throw e;
+      this.queueWhenWritable(rt, e.code);
+      return;
     }
+    if (!queued) return;
+    this.ctx.warn(
+      `${rt.name} store: ${plural(queued, 'memory has', 'memories have')} no vector from ${rt.activeEmbedder!.space} yet; ` +
+        'they are embedded in the background (keyword search finds them meanwhile)',
+    );
+  }
+
+  /** The disk refused the missing-vector queue: said once, and queued as soon as the store takes writes again. */
+  private queueWhenWritable(rt: StoreRuntime, code: 'disk_full' | 'io_error'): void {
+    const name = rt.name;
+    this.ctx.warn(
+      `${name} store: ${code === 'disk_full' ? 'the disk is full' : 'the disk reported an error'}, so ` +
+        `${plural(rt.missingVectors(), 'memory', 'memories')} without a vector from ${rt.activeEmbedder!.space} cannot be queued yet; ` +
+        'they are queued by themselves once changes can be saved again (keyword search finds them meanwhile)',
+    );
+    const off = this.ctx.stores.store(name).onHealthChange((health) => {
+      if (health.state !== 'ok') return;
+      off();
+      // After the store's own recovery step has returned, and with whatever runtime is current then.
+      queueMicrotask(() => {
+        if (this.ctx.closed) return;
+        try {
+          this.queueMissingVectorsOf(this.ctx.stores.runtime(name));
+        } catch (e) {
+          this.ctx.warn(`${name} store: queueing the memories without a vector failed: ${errorMessage(e)}`);
+        }
+      });
+    });
   }
 
   /** Chooses the new embedder and switches every store to it in the background (see reloadConfig). */

@@ -15,6 +15,10 @@ import { LIMIT_RANGES } from '../core/memory/limits';
 import { UserFacingError } from '../core/util/errors';
 import { EngineError } from './errors';
 import type { EngineInit, StoreName } from './protocol';
+import type { StoreFs } from '../core/store/storeFs';
+
+/** How the stores are opened: the engine's init, and (tests) the file operations their writes go through. */
+export type StoresInit = EngineInit & { storeFs?: StoreFs };
 import type { StoreRuntime } from './runtime/storeRuntime';
 import { listUntagged } from './tagGroups';
 import { engineStoreDirs, migrateLegacyStores } from './storeMigration';
@@ -43,7 +47,7 @@ export class Stores {
   }
 
   /** Opens both stores (see the file comment); warnings collect what a person should know. */
-  static async open(opts: EngineInit, projectId: string, warnings: string[]): Promise<Stores> {
+  static async open(opts: StoresInit, projectId: string, warnings: string[]): Promise<Stores> {
     // The shared store home (storeLocation.ts), or the per-window folders of a host without one.
     const dirs = engineStoreDirs(opts, projectId);
     const project = await openStore(dirs.project, { ...opts, exclusive: !!opts.exclusive }, warnings);
@@ -62,7 +66,7 @@ export class Stores {
    * The global store opened writable, now that its owner went away (server/globalRoute.ts);
    * undefined while another process still holds its lock.
    */
-  static async openGlobalWritable(opts: EngineInit, projectId: string, warnings: string[]): Promise<Store | undefined> {
+  static async openGlobalWritable(opts: StoresInit, projectId: string, warnings: string[]): Promise<Store | undefined> {
     try {
       return await openStore(engineStoreDirs(opts, projectId).global, { ...opts, exclusive: true }, warnings);
     } catch (e) {
@@ -158,7 +162,7 @@ export class Stores {
 }
 
 /** Opens a store writable; if another process holds it, read-only with a warning. */
-async function openStore(dir: string, opts: EngineInit, warnings: string[]): Promise<Store> {
+async function openStore(dir: string, opts: StoresInit, warnings: string[]): Promise<Store> {
   const purpose = `${opts.purpose ?? 'Agent Memory engine'}${opts.ownerId ? ` [${opts.ownerId}]` : ''}`;
   if (opts.ownerId && reclaimOwnLock(dir, purpose))
     warnings.push(`reclaimed the lock of ${dir} left by a crashed engine thread of this window`);
@@ -167,6 +171,7 @@ async function openStore(dir: string, opts: EngineInit, warnings: string[]): Pro
     purpose,
     ...(opts.sqlWasmPath ? { sqlWasmPath: opts.sqlWasmPath } : {}),
     ...(opts.migrationsDir ? { migrationsDir: opts.migrationsDir } : {}),
+    ...(opts.storeFs ? { fs: opts.storeFs } : {}),
   };
   if (opts.restricted) {
     // Untrusted workspace: read-only when the store exists and is current; otherwise open it

@@ -23,9 +23,9 @@ export async function checkPipelineModel(mode: PipelineModeName, llm: OllamaTarg
   const provider = new OllamaProvider({ host: llm.url, model: llm.model, probeTimeoutMs: 3000, ...fetchOption });
   const probe = await provider.probe();
   if (!probe.reachable) {
-    const why = probe.error ? ` (${probe.error})` : '';
-    const message =
-      `Ollama is not reachable at ${llm.url}${why}. In ${mode} mode the pipeline waits for it: ` + 'jobs stay queued until it answers.';
+    // The probe's error is a sentence that names the host and the cause: said once, not wrapped in another.
+    const why = (probe.error ?? `Ollama is not reachable at ${llm.url}`).replace(/([^.!?])\s*$/, '$1.');
+    const message = `${why} In ${mode} mode the pipeline waits for it: jobs stay queued until it answers.`;
     return { kind: 'unreachable', message };
   }
   if (!probe.hasModel) {

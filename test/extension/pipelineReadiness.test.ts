@@ -23,6 +23,8 @@ test('off needs nothing; an unreachable Ollama and a missing model are told apar
   const down = await checkPipelineModel('controlled', { url: await closedPortUrl(), model: 'qwen3:4b' });
   assert.equal(down.kind, 'unreachable');
   assert.match(down.kind === 'unreachable' ? down.message : '', /Ollama is not reachable at http:\/\/127\.0\.0\.1:\d+.*waits for it/);
+  const said = down.kind === 'unreachable' ? down.message : '';
+  assert.equal(said.match(/not reachable/g)?.length, 1, `said once, not repeated in parentheses: ${said}`);
   const fake = await start({ models: ['nomic-embed-text:latest'] });
   const missing = await checkPipelineModel('shadow', { url: fake.url, model: 'qwen3:4b' });
   assert.equal(missing.kind, 'model-missing');

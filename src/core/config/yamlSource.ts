@@ -7,6 +7,7 @@ import { plainString } from './describe.js';
 import type { RawEntry } from './resolve.js';
 import { isSection, specFor } from './schema.js';
 import type { ConfigIssue } from './types.js';
+import { MAX_YAML_DEPTH, yamlTooDeep } from '../util/yamlDepth.js';
 
 export interface YamlEntries {
   /** False when the text is not valid YAML; the entries are then empty. */
@@ -25,6 +26,13 @@ interface Pos {
 type PosAt = (offset: number | undefined, end?: number) => Pos;
 
 export function readYamlEntries(text: string, source?: string): YamlEntries {
+  const src = source !== undefined ? { source } : {};
+  // Refused before parsing: the parser recurses per level and can run out of stack or memory.
+  const deep = yamlTooDeep(text);
+  if (deep) {
+    const message = `the file nests deeper than ${MAX_YAML_DEPTH} levels (at line ${deep.line}, column ${deep.column}); it is ignored and defaults are used`;
+    return { ok: false, entries: [], issues: [{ severity: 'error', key: '', message, ...deep, ...src }] };
+  }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
   // Start (and end, when given) of a range as 1-based line/column: editors show issues there.
@@ -35,7 +43,6 @@ export function readYamlEntries(text: string, source?: string): YamlEntries {
     const e = lineCounter.linePos(end);
     return { line, column: col, endLine: e.line, endColumn: e.col };
   };
-  const src = source !== undefined ? { source } : {};
   const issues: ConfigIssue[] = [];
 
   for (const w of doc.warnings) {
@@ -72,26 +79,55 @@ export function readYamlEntries(text: string, source?: string): YamlEntries {
   }
 
   const entries: RawEntry[] = [];
-  walk(doc, root, '', entries, posAt);
+  walk({ doc, out: entries, posAt, issues, src }, root, '');
   return { ok: true, entries, issues };
 }
 
-function walk(doc: Document, map: Node, prefix: string, out: RawEntry[], posAt: PosAt): void {
+/**
+ * An alias may be used this often per value. YAML's own default (100) already stops "billion
+ * laughs" files; it is set here so the limit is ours, and its error becomes a problem at the key.
+ */
+const MAX_ALIAS_COUNT = 100;
+
+interface Walk {
+  doc: Document;
+  out: RawEntry[];
+  posAt: PosAt;
+  issues: ConfigIssue[];
+  src: { source?: string };
+}
+
+function walk(w: Walk, map: Node, prefix: string): void {
   if (!isMap(map)) return;
   for (const pair of map.items) {
     const keyNode = pair.key as Node | null;
     const keyText = keyTextOf(keyNode);
     const path = prefix ? `${prefix}.${keyText}` : keyText;
-    const valueNode = resolveAlias(doc, pair.value as Node | null);
+    const valueNode = resolveAlias(w.doc, pair.value as Node | null);
 
     if (isSection(path) && isMap(valueNode)) {
-      walk(doc, valueNode, path, out, posAt);
+      walk(w, valueNode, path);
       continue;
     }
-    const value = valueNode === null ? null : (valueNode.toJS(doc) as unknown);
+    const value = readValue(w, path, keyNode, valueNode);
+    if (value === NOT_READ) continue;
     // Values of known keys are reported where the value is; anything else at its key.
     const range = specFor(path) && valueNode !== null ? valueNode.range : keyNode?.range;
-    out.push({ path, value, ...posAt(range?.[0], range?.[1]) });
+    w.out.push({ path, value, ...w.posAt(range?.[0], range?.[1]) });
+  }
+}
+
+const NOT_READ = Symbol('not read');
+
+/** The value as JS, or NOT_READ (with a problem at the key) when its aliases expand too far. */
+function readValue(w: Walk, path: string, keyNode: Node | null, valueNode: Node | null): unknown {
+  if (valueNode === null) return null;
+  try {
+    return valueNode.toJS(w.doc, { maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
+  } catch {
+    const message = `${path} repeats aliases (*name) too often to be read; it is ignored`;
+    w.issues.push({ severity: 'error', key: path, message, ...w.posAt(keyNode?.range?.[0], keyNode?.range?.[1]), ...w.src });
+    return NOT_READ;
   }
 }
 

@@ -82,11 +82,22 @@ function pathOf(url: string): string {
   }
 }
 
+/**
+ * The most an answer from Ollama may hold. The largest real ones are an /api/embed batch (32
+ * vectors of 4096 numbers as JSON text: about 3 MB) and /api/show's details; a body past this is
+ * not from an Ollama we can use, and reading (and parsing) it would cost the engine its memory.
+ */
+export const MAX_OLLAMA_ANSWER_BYTES = 16 * 1024 * 1024;
+/** Of an error answer only its start is shown: reading stops here. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
 export interface OllamaFetchOptions {
   /** Ollama origin (for messages), from {@link normalizeOllamaHost}. */
   host: string;
   /** Whole-request limit, body included (ms). */
   timeoutMs: number;
+  /** Size limit of an answer's body, streamed or not (bytes). Default {@link MAX_OLLAMA_ANSWER_BYTES}. */
+  maxBodyBytes?: number;
   /** The underlying fetch. Default: the global one. */
   fetchImpl?: typeof fetch;
 }
@@ -107,23 +118,77 @@ export interface OllamaFetchOptions {
 export function createOllamaFetch(options: OllamaFetchOptions): typeof fetch {
   const base = options.fetchImpl ?? globalThis.fetch;
   const { host, timeoutMs } = options;
+  const maxBytes = options.maxBodyBytes ?? MAX_OLLAMA_ANSWER_BYTES;
   return async (input, init) => {
     const path = pathOf(requestUrl(input));
     const deadline = new Deadline(timeoutMs, host, path);
     const signal = init?.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal;
     const streaming = isStreamingRequest(init?.body);
+    const tooLarge = () => new OllamaError(tooLargeMessage(host, path, maxBytes), 'bad-response', host);
     try {
       const res = await deadline.race(base(input, { ...init, signal }));
       if (!res.ok) throw httpError(host, path, res.status, res.statusText, await deadline.race(bodyText(res)));
-      if (streaming || !res.body) return res;
-      const bytes = await deadline.race(res.arrayBuffer());
-      return new Response(bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
+      if (!res.body) return res;
+      if (Number(res.headers.get('content-length')) > maxBytes) {
+        void res.body.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      const init2 = { status: res.status, statusText: res.statusText, headers: res.headers };
+      const body = res.body as ReadableStream<Uint8Array>;
+      if (streaming) return new Response(body.pipeThrough(byteLimit(maxBytes, tooLarge)), init2);
+      return new Response(await deadline.race(readAll(body, maxBytes, tooLarge)), init2);
     } catch (err) {
+      deadline.abort(); // drops the connection of an answer not read to its end
+      deadline.clear();
       throw toOllamaError(err, { host, path, timeoutMs });
     } finally {
       if (!streaming) deadline.clear();
     }
   };
+}
+
+function tooLargeMessage(host: string, path: string, maxBytes: number): string {
+  return (
+    `Ollama at ${host} sent more than ${Math.round(maxBytes / (1024 * 1024))} MB in its answer to ${path}, ` +
+    'more than Ollama ever sends, so the answer was not read. Check that the Ollama URL points to an Ollama server.'
+  );
+}
+
+/** The body's bytes, or the error of `tooLarge()` as soon as more than `maxBytes` arrived (the rest is not read). */
+async function readAll(body: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
+  const r = await readUpTo(body, maxBytes);
+  if (r.over) throw tooLarge();
+  return r.bytes;
+}
+
+/** Reads until the end or until more than `max` bytes arrived (`over`: the rest is not read, the stream is cancelled). */
+async function readUpTo(body: ReadableStream<Uint8Array>, max: number): Promise<{ bytes: Uint8Array; over: boolean }> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) return { bytes: Buffer.concat(chunks, total), over: false };
+      chunks.push(next.value);
+      total += next.value.byteLength;
+      if (total > max) return { bytes: Buffer.concat(chunks, total), over: true };
+    }
+  } finally {
+    void reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Passes a streamed body through, failing it with `tooLarge()` once more than `maxBytes` went by. */
+function byteLimit(maxBytes: number, tooLarge: () => Error): TransformStream<Uint8Array, Uint8Array> {
+  let total = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      total += chunk.byteLength;
+      if (total > maxBytes) controller.error(tooLarge());
+      else controller.enqueue(chunk);
+    },
+  });
 }
 
 /** A whole-request time limit: aborts its signal and rejects whatever it races when it expires. */
@@ -149,6 +214,11 @@ class Deadline {
     return this.controller.signal;
   }
 
+  /** Ends the request now (an answer that will not be read to its end). */
+  abort(): void {
+    if (!this.controller.signal.aborted) this.controller.abort(new Error('the answer was not read to its end'));
+  }
+
   race<T>(p: Promise<T>): Promise<T> {
     void p.catch(() => undefined); // lost the race: a late rejection is not "unhandled"
     return Promise.race([p, this.expired]);
@@ -164,9 +234,12 @@ function isStreamingRequest(body: unknown): boolean {
   return typeof body === 'string' && /"stream"\s*:\s*true/.test(body);
 }
 
+/** The start of an error answer: at most {@link MAX_ERROR_BODY_BYTES} are read (its first 200 characters are shown). */
 async function bodyText(res: Response): Promise<string> {
+  if (!res.body) return '';
   try {
-    return await res.text();
+    const { bytes } = await readUpTo(res.body as ReadableStream<Uint8Array>, MAX_ERROR_BODY_BYTES);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, MAX_ERROR_BODY_BYTES)).toString('utf8');
   } catch {
     return ''; // body unreadable (connection dropped): the status alone must do
   }

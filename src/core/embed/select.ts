@@ -75,7 +75,7 @@ async function choose(config: SelectEmbedderConfig): Promise<EmbedderSelection> 
         provider: 'ollama',
         reason: ok
           ? `Using Ollama ${model} at ${host} as configured (${note}).`
-          : `Using Ollama ${model} at ${host} as configured, but ${note}; embeddings will fail until that is fixed.`,
+          : `Using Ollama ${model} as configured, but ${note}; embeddings will fail until that is fixed.`,
         degraded: !ok,
       };
     }
@@ -95,7 +95,8 @@ async function choose(config: SelectEmbedderConfig): Promise<EmbedderSelection> 
 
 async function tryOllama(ollama: OllamaEmbedder, config: SelectEmbedderConfig): Promise<{ ok: boolean; note: string }> {
   const probe = await ollama.probe();
-  if (!probe.reachable) return { ok: false, note: `Ollama is not reachable at ${ollama.host} (${probe.error ?? 'no answer'})` };
+  // The probe's error names the host and the cause already: it is the note, not wrapped in another sentence.
+  if (!probe.reachable) return { ok: false, note: clause(probe.error ?? `Ollama is not reachable at ${ollama.host}`) };
   if (!probe.hasModel && !config.pullModel) {
     return {
       ok: false,
@@ -110,8 +111,13 @@ async function tryOllama(ollama: OllamaEmbedder, config: SelectEmbedderConfig): 
       note: r.status === 'pulled' ? `pulled ${ollama.model}, ${r.dimension}-d` : `it answers and has ${ollama.model} (${r.dimension}-d)`,
     };
   } catch (err) {
-    return { ok: false, note: (err as Error).message };
+    return { ok: false, note: clause((err as Error).message) };
   }
+}
+
+/** A message to go inside a sentence: no final period, and a leading "The" in lower case. */
+function clause(message: string): string {
+  return message.replace(/\.\s*$/, '').replace(/^The /, 'the ');
 }
 
 async function builtinOrHash(config: SelectEmbedderConfig, why: string, asked: boolean): Promise<EmbedderSelection> {
@@ -125,7 +131,9 @@ async function builtinOrHash(config: SelectEmbedderConfig, why: string, asked: b
       degraded: false,
     };
   }
-  const loadError = use.loadError?.message ?? 'unknown error';
+  // The load error's own message says "could not be loaded" too: only its cause goes in the parentheses.
+  const failure = use.loadError;
+  const loadError = clause(failure?.cause instanceof Error ? failure.cause.message : (failure?.message ?? 'unknown error'));
   use.dispose();
   const hash = new HashEmbedder(config.hash);
   return {

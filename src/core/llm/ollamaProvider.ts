@@ -103,7 +103,9 @@ export class OllamaProvider implements LlmProvider {
       const want = canonicalModelName(this.model);
       return { reachable: true, hasModel: models.some((m) => canonicalModelName(m) === want), models };
     } catch (err) {
-      return { reachable: false, hasModel: false, models: [], error: this.fail(err, '/api/tags', this.probeTimeoutMs).message };
+      // What went wrong, as the HTTP layer says it: callers put it in their own sentence (the pipeline's is not added here).
+      const error = toOllamaError(err, { host: this.host, path: '/api/tags', timeoutMs: this.probeTimeoutMs }).message;
+      return { reachable: false, hasModel: false, models: [], error };
     }
   }
 

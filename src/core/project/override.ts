@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { errorMessage } from '../util/errors';
+import { MAX_YAML_DEPTH, yamlTooDeep } from '../util/yamlDepth';
 import { entryKind, readSmallFile } from './fsRead';
 
 /** Looked for in this order in each directory; the first one with a usable `name:` wins. */
@@ -32,6 +33,8 @@ export function readOverride(dir: string, warnings: string[]): Override | undefi
 function overrideName(file: string): string | { problem: string } {
   const read = readSmallFile(file, MAX_OVERRIDE_BYTES);
   if (!read.ok) return { problem: `cannot read it (${read.error})` };
+  const deep = yamlTooDeep(read.text);
+  if (deep) return { problem: `it nests deeper than ${MAX_YAML_DEPTH} levels (line ${deep.line}), so it was not read` };
   let doc: unknown;
   try {
     doc = parse(read.text);

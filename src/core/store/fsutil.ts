@@ -45,3 +45,29 @@ export function quarantineFile(dir: string, file: string): string {
   fs.copyFileSync(file, dest);
   return dest;
 }
+
+/**
+ * Keep `data` in quarantine/ under `name`, unless the same bytes are already kept there under
+ * that name (a damaged segment read again before a snapshot covers it is not copied twice).
+ */
+export function quarantineOnce(dir: string, name: string, data: Uint8Array): string {
+  const quarantine = path.join(dir, 'quarantine');
+  if (fs.existsSync(quarantine)) {
+    for (const n of fs.readdirSync(quarantine)) {
+      if (!n.endsWith(`-${name}`)) continue;
+      const file = path.join(quarantine, n);
+      if (fs.statSync(file).size === data.length && fs.readFileSync(file).equals(data)) return file;
+    }
+  }
+  return preserveBytes(dir, name, data);
+}
+
+/** Move a file (or folder) into quarantine/ under a dated name; returns where it went. */
+export function moveToQuarantine(dir: string, file: string): string {
+  const quarantine = path.join(dir, 'quarantine');
+  fs.mkdirSync(quarantine, { recursive: true });
+  const dest = path.join(quarantine, `${new Date().toISOString().replace(/[:.]/g, '-')}-${path.basename(file)}`);
+  fs.renameSync(file, dest);
+  fsyncDir(dir);
+  return dest;
+}

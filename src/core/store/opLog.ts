@@ -2,8 +2,9 @@
  * Append-only operation log, split in segments named by their first sequence number.
  * One record per committed transaction: [u32 length][u32 crc32(payload)][payload],
  * written with one write() and made durable with fdatasync before the commit is
- * acknowledged. A torn or corrupt tail is detected by length/checksum on open,
- * kept in quarantine/ and cut off, so everything before it stays usable.
+ * acknowledged. Damaged records are detected by length/checksum on open and skipped
+ * (opLogRead.ts): a torn tail is cut off and kept in quarantine/, and the records after
+ * damage in the middle are still read.
  *
  * A failed append never leaves a frame later records would follow: the segment is cut back
  * to its last good offset and synced; if even that fails the segment is sealed and the store
@@ -13,22 +14,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from './checksum';
 import { encodeTx, type TxRecord } from './opCodec';
-import { fsyncDir, preserveBytes } from './fsutil';
+import { fsyncDir } from './fsutil';
 import { nodeFs, writeAll, type StoreFs } from './storeFs';
-import { FRAME, SEGMENT_MAGIC, countIntactRecords, describeDropped, readFrame } from './opLogScan';
+import { FRAME, SEGMENT_MAGIC } from './opLogScan';
+import { LogReader, type LogReadResult, type Segment } from './opLogRead';
 
-interface Segment {
-  firstSeq: number;
-  file: string;
-}
-
-export interface LogReadResult {
-  records: TxRecord[];
-  lastSeq: number;
-  warnings: string[];
-  /** Intact records not returned because they follow a damaged one. */
-  dropped: number;
-}
+export type { LogReadResult, Segment } from './opLogRead';
 
 /** What a failed append left behind. */
 export interface AppendFailure {
@@ -37,17 +28,6 @@ export interface AppendFailure {
   repaired: boolean;
   /** The failure came from fdatasync (or an I/O error): what reached the disk is unknown. */
   stateUnknown: boolean;
-}
-
-/** The state of one read() across segments. */
-interface ReadPass {
-  afterSeq: number;
-  repair: boolean;
-  out: LogReadResult;
-  /** The seq the next record must have (undefined before the first). */
-  expected?: number;
-  /** A damaged record was found: every later record is dropped. */
-  broken: boolean;
 }
 
 export class AppendError extends Error {
@@ -92,105 +72,13 @@ export class OpLog {
   }
 
   /**
-   * Read every valid record with seq > afterSeq. Stops at the first torn or corrupt
-   * record or sequence gap. With `repair` (the writer), the bad bytes are quarantined and cut
-   * from the segment and later segments are quarantined whole (they cannot be applied without
-   * the gap); without it (a read-only opener) nothing on disk changes.
+   * Read every record with seq > afterSeq (opLogRead.ts): damaged bytes are skipped by
+   * resynchronising on the next intact record, and what could not be read is counted. With
+   * `repair` (the writer) what holds nothing readable is cut and kept in quarantine/; without it
+   * (a read-only opener) nothing on disk changes.
    */
   read(afterSeq: number, opts: { repair?: boolean } = {}): LogReadResult {
-    const out: LogReadResult = { records: [], lastSeq: afterSeq, warnings: [], dropped: 0 };
-    const pass: ReadPass = { afterSeq, repair: opts.repair ?? true, out, broken: false };
-    const segs = this.segments();
-    for (let i = 0; i < segs.length; i++) {
-      const seg = segs[i]!;
-      // Every record of this segment is ≤ afterSeq when the next one starts at afterSeq + 1 or
-      // before: the snapshot has them, so they are not read. Such segments stay on disk only for
-      // a fallback to the previous snapshot, which reads them with its own, smaller afterSeq.
-      // (At 100k memories the first snapshot's segment holds the whole import: ≈ 290 MB, 1.2 s.)
-      const next = segs[i + 1];
-      if (!pass.broken && next && next.firstSeq <= afterSeq + 1) continue;
-      const buf = fs.readFileSync(seg.file);
-      if (pass.broken) this.dropSegment(seg, buf, pass);
-      else this.readSegment(seg, buf, pass);
-    }
-    return pass.out;
-  }
-
-  private dropSegment(seg: Segment, buf: Buffer, { repair, out }: ReadPass): void {
-    const intact = countIntactRecords(buf, Math.min(buf.length, SEGMENT_MAGIC.length));
-    out.dropped += intact.count;
-    const name = path.basename(seg.file);
-    if (!repair) {
-      out.warnings.push(`log segment ${name} (${intact.count} changes) follows a damaged record and was not read`);
-      return;
-    }
-    const kept = preserveBytes(this.storeDir, name, buf);
-    fs.unlinkSync(seg.file);
-    out.warnings.push(
-      `log segment ${name} follows a damaged record: its ${intact.count} changes were dropped and the segment ` +
-        `moved to ${path.relative(this.storeDir, kept)}`,
-    );
-  }
-
-  /** Reads one segment's records into `pass`; at the first bad one, reports it and marks the pass broken. */
-  private readSegment(seg: Segment, buf: Buffer, pass: ReadPass): void {
-    const { out, repair } = pass;
-    if (buf.length < SEGMENT_MAGIC.length && SEGMENT_MAGIC.subarray(0, buf.length).equals(buf)) {
-      // A segment torn while its header was being written: nothing in it.
-      if (repair) this.cut(seg, buf, 0, buf.length ? out.warnings : []);
-      return;
-    }
-    if (!buf.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC)) {
-      const intact = countIntactRecords(buf, 0);
-      out.dropped += intact.count;
-      out.warnings.push(`log segment ${path.basename(seg.file)} has no valid header; dropped ${intact.count} changes`);
-      if (repair) this.cut(seg, buf, 0, out.warnings);
-      pass.broken = true;
-      return;
-    }
-    let off = SEGMENT_MAGIC.length;
-    while (off < buf.length) {
-      const f = readFrame(buf, off);
-      const gap = f.ok && pass.expected !== undefined && f.rec.seq !== pass.expected;
-      if (!f.ok || gap) {
-        const why = f.ok ? `sequence gap (expected ${pass.expected}, found ${f.rec.seq})` : f.why;
-        this.reportDamage(seg, buf, off, why, pass);
-        return;
-      }
-      pass.expected = f.rec.seq + 1;
-      if (f.rec.seq > pass.afterSeq) {
-        out.records.push(f.rec);
-        out.lastSeq = f.rec.seq;
-      }
-      off = f.next;
-    }
-  }
-
-  private reportDamage(seg: Segment, buf: Buffer, off: number, why: string, pass: ReadPass): void {
-    const { out, repair } = pass;
-    pass.broken = true;
-    // The damaged record itself is not counted: the count starts one byte into it.
-    const intact = countIntactRecords(buf, off + 1);
-    out.dropped += intact.count;
-    const damaged = why.startsWith('sequence gap') ? 'a record out of sequence' : 'the damaged record';
-    out.warnings.push(
-      `log ${path.basename(seg.file)} @${off}: ${why}; dropped ${damaged} and ${describeDropped(intact)}` + (repair ? '' : ' (not read)'),
-    );
-    if (repair) this.cut(seg, buf, off, out.warnings);
-  }
-
-  /** Quarantine buf[from..] and truncate the segment to `from` bytes. */
-  private cut(seg: Segment, buf: Buffer, from: number, warnings: string[]): void {
-    if (from < buf.length) {
-      const kept = preserveBytes(this.storeDir, `${path.basename(seg.file)}.${from}.bin`, buf.subarray(from));
-      if (warnings.length) warnings[warnings.length - 1] += ` (kept in ${path.relative(this.storeDir, kept)})`;
-    }
-    if (from <= SEGMENT_MAGIC.length) {
-      fs.unlinkSync(seg.file);
-    } else {
-      fs.truncateSync(seg.file, from);
-    }
-    fsyncDir(this.dir);
+    return new LogReader(this.storeDir, afterSeq, opts.repair ?? true).read(this.segments());
   }
 
   /** Open the newest segment for appending, or start one at nextSeq. */
@@ -220,6 +108,8 @@ export class OpLog {
       fsyncDir(this.dir);
     } catch (e) {
       this.sfs.closeSync(fd);
+      // It holds no record: removed, so that an empty segment on disk always means lost bytes.
+      fs.rmSync(file, { force: true });
       throw e;
     }
     this.fd = fd;

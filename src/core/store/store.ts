@@ -19,7 +19,8 @@ import { SqlDb } from './sqlDb';
 import type { SnapshotPolicy, StoreOptions, StoreStats, Tx, WriteBlock } from './storeTypes';
 import { SchemaTooNewError } from './storeTypes';
 import { AppendError, OpLog } from './opLog';
-import type { Op } from './opCodec';
+import type { Op, SqlValue } from './opCodec';
+import { REPLAYABLE_MARK, highestBoundRid, planInsert, withoutMark } from './rowNumbers';
 import { StoreLock } from './lock';
 import { loadSqlJs } from './sqljs';
 import { defaultMigrationsDir, loadMigrations, migrationOps, type Migration } from './migrations';
@@ -47,8 +48,9 @@ import {
   writeBlockFor,
   type StoreHealth,
 } from './storeHealth';
-import { quarantineUnreplayed, replayRecords, unreplayableMessage } from './replay';
+import { keepSetAside, logDamageWarning, quarantineUnreplayed, replayRecords, unreplayableMessage, type NewestSegment } from './replay';
 import { becomeWriter } from './writerCatchUp';
+import { checkStoreLayout } from './storeLayout';
 import { RetryScheduler } from './retryScheduler';
 import { FtsMergeTimer, compactFullTextIndex, mergeFullTextSegments, type CompactOptions, type FtsHost } from './ftsMaintenance';
 import { normalizeParams, stripSqlComments, NON_DETERMINISTIC } from './sqlText';
@@ -92,6 +94,10 @@ export class Store extends SqlDb {
   /** The loaded snapshot matched no checksum: the next snapshot replaces it and never makes it snapshot.prev. */
   private loadedUnverified = false;
   private readonly sfs: StoreFs;
+  /** The highest memory row number given out or seen; new memories get the next one (rowNumbers.ts). */
+  private ridHigh = 0;
+  /** The open found a damaged log: the writer takes a snapshot at once, so the repaired state is durable. */
+  private damagedLog = false;
 
   private constructor(
     db: Database,
@@ -115,7 +121,9 @@ export class Store extends SqlDb {
   static async open(opts: StoreOptions): Promise<Store> {
     if (opts.readOnly) return Store.openAs(opts, 'reader');
     try {
-      return await Store.openAs(opts, 'writer');
+      const store = await Store.openAs(opts, 'writer');
+      if (store.damagedLog) await store.snapshotAfterDamage();
+      return store;
     } catch (e) {
       if (!isDiskFullError(e)) throw e;
       const store = await Store.openAs(opts, 'waiting-writer').catch(() => Promise.reject(diskFullCannotOpen(opts.dir, e)));
@@ -128,6 +136,7 @@ export class Store extends SqlDb {
     const t0 = performance.now();
     const dir = path.resolve(opts.dir);
     fs.mkdirSync(dir, { recursive: true });
+    checkStoreLayout(dir);
     const lock = mode === 'writer' ? StoreLock.acquire(dir, opts.purpose) : undefined;
     try {
       const SQL = await loadSqlJs(opts.sqlWasmPath);
@@ -153,8 +162,10 @@ export class Store extends SqlDb {
     this.snapshotSeq = this.seq = snap.snapshotSeq;
     this.snapshotVerifiedBy = snap.verifiedBy;
     this.loadedUnverified = snap.verifiedBy === 'integrity_check';
-    this.replayLog(warnings);
-    this.log?.openForAppend(this.seq + 1);
+    const freshSegment = this.replayLog(warnings);
+    // Appends go on in the newest segment; after a lost one, in a new one (every snapshot's position has a segment after it).
+    if (freshSegment) this.log?.restart(this.seq + 1);
+    else this.log?.openForAppend(this.seq + 1);
     this.migrate(this.opts.migrationsDir ?? defaultMigrationsDir());
     this.ftsMergeTimer?.reset(); // schema migrations are not writes: the merge cadence counts writes only
     if (this.log && (freeBytes(this.dir) ?? Infinity) < LOW_SPACE_BYTES) this.blockWrites(diskFullAtOpen(this.dir, false));
@@ -162,15 +173,38 @@ export class Store extends SqlDb {
     this.refreshHealth();
   }
 
-  /** Replays the log after the snapshot; a log it cannot replay leaves the store read-only (one error). */
-  private replayLog(warnings: string[]): void {
+  /**
+   * Replays the log after the snapshot; a log it cannot replay leaves the store read-only (one
+   * error). True when its newest segment was empty or gone (appends start a new one).
+   */
+  private replayLog(warnings: string[]): boolean {
+    this.ridHigh = this.maxRid(); // before replay: a memory the log deletes keeps its number out of reach
+    const newest = this.newestSegment();
     const r = (this.log ?? new OpLog(this.dir, nodeFs, { create: false })).read(this.snapshotSeq, { repair: !!this.log });
-    warnings.push(...r.warnings);
-    const done = replayRecords(r, this.snapshotSeq, (ops) => this.applyOps(ops));
+    const done = replayRecords(r, this.snapshotSeq, (ops) => this.applyOps(withoutMark(ops)));
+    if (this.log) keepSetAside(this.dir, r, done.setAsideSeqs);
+    for (const rec of r.records) this.ridHigh = Math.max(this.ridHigh, highestBoundRid(rec.ops));
+    this.ridHigh = Math.max(this.ridHigh, this.maxRid());
+    const lastSegment = r.lastSeq === this.snapshotSeq ? newest : 'present';
+    const damage = logDamageWarning(this.dir, r, done, lastSegment);
+    if (damage) {
+      warnings.push(damage);
+      this.damagedLog = true;
+    }
     this.seq = done.seq;
     this.replayed = done.replayed;
     if (this.replayed) this.oldestUnsnapshottedAt = Date.now();
     if (done.failure) this.becomeUnreplayable(done.failure, warnings);
+    return r.lostAtEnd === 'maybe' || lastSegment === 'gone';
+  }
+
+  /**
+   * Every snapshot starts a new log segment after its position, so one must be there; when it is
+   * gone, changes made after the snapshot may be lost (how many cannot be told).
+   */
+  private newestSegment(): NewestSegment {
+    if (this.snapshotSeq === 0) return 'present';
+    return OpLog.list(this.dir).some((seg) => seg.firstSeq > this.snapshotSeq) ? 'present' : 'gone';
   }
 
   private becomeUnreplayable(why: string, warnings: string[]): void {
@@ -182,6 +216,15 @@ export class Store extends SqlDb {
     this.log = undefined;
     this.lock?.release();
     this.lock = undefined;
+  }
+
+  /** After a damaged log was read: a snapshot now, so the next open does not read the damage again. */
+  private async snapshotAfterDamage(): Promise<void> {
+    try {
+      await this.snapshot();
+    } catch (e) {
+      this.warn(`the snapshot after reading a damaged operation log failed (the log still holds every change): ${errorMessage(e)}`);
+    }
   }
 
   /** Problems worth telling people about, once per distinct problem (repeats are counted in the entry). */
@@ -242,15 +285,17 @@ export class Store extends SqlDb {
     if (this.inTx) throw new Error('nested transactions are not supported');
     const ops: Op[] = [];
     let lastChanges = 0;
+    let replayable = true;
+    const ridHigh = this.ridHigh;
     const tx: Tx = {
       run: (sql, params = []) => {
         if (NON_DETERMINISTIC.test(stripSqlComments(sql))) {
           throw new Error(`non-deterministic SQL cannot be logged for replay; bind the value from JS instead: ${sql.slice(0, 120)}`);
         }
-        const bound = normalizeParams(params);
-        this.execOp(sql, bound);
-        lastChanges = this.db.getRowsModified();
-        ops.push({ sql, params: bound });
+        const op = this.runLogged(sql, normalizeParams(params));
+        lastChanges = op.changes;
+        if (op.unbound) replayable = false;
+        ops.push({ sql: op.sql, params: op.params });
       },
       changes: () => lastChanges,
       get: (sql, params) => this.get(sql, params),
@@ -265,10 +310,11 @@ export class Store extends SqlDb {
         throw new Error('transaction bodies must be synchronous (no awaits inside a transaction)');
       }
       // Durable first: if the log write fails, the transaction is rolled back.
-      if (ops.length) this.appendDurably(ops);
+      if (ops.length) this.appendDurably(replayable ? [{ sql: REPLAYABLE_MARK, params: [] }, ...ops] : ops);
     } catch (e) {
       this.db.exec('ROLLBACK');
       this.inTx = false;
+      this.ridHigh = ridHigh;
       throw e;
     }
     this.db.exec('COMMIT');
@@ -279,6 +325,33 @@ export class Store extends SqlDb {
       this.ftsMergeTimer?.countCommit();
     }
     return result;
+  }
+
+  /**
+   * Runs one statement of a transaction and returns what to log: an insert into memories runs
+   * with its row number bound (rowNumbers.ts), so a replay gives the row the same number.
+   */
+  private runLogged(sql: string, params: SqlValue[]): { sql: string; params: SqlValue[]; changes: number; unbound: boolean } {
+    const plan = planInsert(sql, params, () => this.ridHigh + 1);
+    const run = plan.kind === 'bound' ? plan : { sql, params };
+    this.execOp(run.sql, run.params);
+    const changes = this.db.getRowsModified();
+    if (plan.kind !== 'none' && changes > 0)
+      this.ridHigh = Math.max(this.ridHigh, plan.kind === 'bound' && plan.rid ? plan.rid : this.lastRowId());
+    return { ...run, changes, unbound: plan.kind === 'unbound' && changes > 0 };
+  }
+
+  private lastRowId(): number {
+    return Number(this.get<{ n: number }>('SELECT last_insert_rowid() AS n')!.n);
+  }
+
+  /** The highest memory row number in the database (0 before the memories table exists). */
+  private maxRid(): number {
+    try {
+      return Number(this.get<{ n: number | null }>('SELECT max(rid) AS n FROM memories')?.n ?? 0);
+    } catch {
+      return 0;
+    }
   }
 
   private appendDurably(ops: Op[]): void {
@@ -318,7 +391,10 @@ export class Store extends SqlDb {
         const state = { dir: this.dir, sfs: this.sfs, purpose: this.opts.purpose, seq: this.seq };
         const w = becomeWriter(
           state,
-          (ops) => this.applyOps(ops),
+          (ops) => {
+            this.ridHigh = Math.max(this.ridHigh, highestBoundRid(ops));
+            this.applyOps(withoutMark(ops));
+          },
           (m) => this.warn(m),
         );
         if ('lockedBy' in w) {

@@ -6,6 +6,7 @@
 import { UserFacingError } from '../util/errors';
 import { StoreLock } from './lock';
 import { OpLog } from './opLog';
+import { keepSetAside, logDamageWarning, replayRecords } from './replay';
 import type { Op } from './opCodec';
 import type { StoreFs } from './storeFs';
 
@@ -32,16 +33,14 @@ export function becomeWriter(
   try {
     const log = new OpLog(s.dir, s.sfs);
     const r = log.read(s.seq, { repair: true });
-    for (const w of r.warnings) warn(w);
-    if (r.records[0] && r.records[0].seq !== s.seq + 1)
-      throw new Error('the log changed under this reader (a snapshot removed records): reopen the store');
-    let seq = s.seq;
-    for (const rec of r.records) {
-      apply(rec.ops);
-      seq = rec.seq;
-    }
-    log.openForAppend(seq + 1);
-    return { lock, log, seq };
+    if (r.missingBefore) throw new Error('the log changed under this reader (a snapshot removed records): reopen the store');
+    const done = replayRecords(r, s.seq, apply);
+    keepSetAside(s.dir, r, done.setAsideSeqs);
+    const damage = logDamageWarning(s.dir, r, done);
+    if (damage) warn(damage);
+    if (done.failure) throw new Error(`the log written meanwhile cannot be replayed: ${done.failure}; reopen the store`);
+    log.openForAppend(done.seq + 1);
+    return { lock, log, seq: done.seq };
   } catch (e) {
     lock.release();
     throw e;

@@ -22,6 +22,7 @@ import { errorMessage } from '../util/errors';
 import { ExactIndex } from '../vector/exactIndex';
 import { HnswIndex } from '../vector/hnswIndex';
 import { loadIndexFile, removeStaleIndexTemps, saveIndexFile, type IndexFileInfo } from '../vector/indexFile';
+import { moveToQuarantine } from '../store/fsutil';
 import type { VectorIndex } from '../vector/types';
 import { changesSince, currentVectorSeq, liveVectorCount, liveVectorsAfter, pendingChanges, type VectorChange } from './changes';
 import { storedSimilarities, storedVectors } from './storedSimilarities';
@@ -111,6 +112,7 @@ export class VectorStore implements VectorSearcher {
   /** Opens (load + catch up) or starts a background rebuild; resolves as soon as searches can be answered. */
   static async open(opts: VectorStoreOptions): Promise<VectorStore> {
     const vs = new VectorStore(opts);
+    vs.clearIndexFolder();
     await removeStaleIndexTemps(vs.file).catch(() => 0);
     const reason = await vs.tryLoad();
     if (reason !== undefined) {
@@ -118,6 +120,30 @@ export class VectorStore implements VectorSearcher {
       vs.startRebuild(reason);
     }
     return vs;
+  }
+
+  /**
+   * The index folder holds only what can be rebuilt from the embeddings table, so a file in its
+   * place (every save would fail) is moved to the store's quarantine/ and the index rebuilt. A
+   * read-only opener leaves it (it never saves).
+   */
+  private clearIndexFolder(): void {
+    const folder = path.dirname(this.file);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(folder);
+    } catch {
+      return; // absent: the first save creates it
+    }
+    if (st.isDirectory() || this.store.isReadOnly) return;
+    try {
+      const kept = moveToQuarantine(this.store.dir, folder);
+      this.warn(`${folder} was a file, where the vector indexes are kept: it was moved to ${kept} and the index is rebuilt`);
+    } catch (e) {
+      this.warn(
+        `${folder} is a file, where the vector indexes are kept, and could not be moved away (${errorMessage(e)}): move it, or the index cannot be saved`,
+      );
+    }
   }
 
   /** Loads the saved index and catches up; the reason it cannot be used, or undefined on success. */

@@ -38,6 +38,10 @@ import type { StoreName } from '../protocol';
 import { rerankerFromConfig } from './reranker';
 import { toCreateResult, type SmartCreateResult } from './createResult';
 
+/** Live memories, not yet queued, with no vector in the space bound as the parameter. */
+const UNQUEUED_WITHOUT_VECTOR = `deleted_at IS NULL AND embedding_status <> 'pending'
+  AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.space = ? AND e.text_hash = memories.embedding_hash)`;
+
 export type { SmartCreateResult } from './createResult';
 
 export interface RuntimeOptions {
@@ -182,17 +186,24 @@ export class StoreRuntime {
     return cleanupExpired(this.store, { now: (this.opts.now ?? (() => new Date()))() }).ids;
   }
 
-  /** Marks live memories without a vector in the active space as pending and wakes the backfill; how many. */
+  /** Live memories without a vector in the active space that are not queued yet (0 without vectors). */
+  missingVectors(): number {
+    if (!this.space) return 0;
+    return Number(
+      this.store.get<{ n: number }>(`SELECT count(*) AS n FROM memories WHERE ${UNQUEUED_WITHOUT_VECTOR}`, [this.space.embedder.space])!.n,
+    );
+  }
+
+  /**
+   * Marks live memories without a vector in the active space as pending and wakes the backfill;
+   * how many. Writes nothing when none is missing. A write the disk refuses throws (the engine
+   * queues them once the store takes writes again).
+   */
   queueMissingVectors(): number {
-    if (!this.space || this.store.isReadOnly) return 0;
+    if (!this.space || this.store.isReadOnly || !this.missingVectors()) return 0;
     const space = this.space.embedder.space;
     const n = this.store.transaction((tx) => {
-      tx.run(
-        `UPDATE memories SET embedding_status = 'pending'
-          WHERE deleted_at IS NULL AND embedding_status <> 'pending'
-            AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.space = ? AND e.text_hash = memories.embedding_hash)`,
-        [space],
-      );
+      tx.run(`UPDATE memories SET embedding_status = 'pending' WHERE ${UNQUEUED_WITHOUT_VECTOR}`, [space]);
       return tx.changes();
     });
     if (n) this.kickBackfill();

@@ -11,6 +11,7 @@ import { tmpDir } from '../../helpers/tmp';
 import { defaultConfig, loadConfigFile, loadProjectConfig, parseConfig } from '../../../src/core/config';
 import { capIssues, MAX_CONFIG_BYTES, MAX_REPORTED_ISSUES } from '../../../src/core/config/limits';
 import type { ConfigIssue } from '../../../src/core/config/types';
+import { readYamlEntries } from '../../../src/core/config/yamlSource';
 
 function timed<T>(fn: () => T): { value: T; ms: number } {
   const t0 = performance.now();
@@ -111,4 +112,72 @@ test('capIssues keeps the first 50 and counts the rest by severity', () => {
     message: 'and 11 more issues not shown (1 error, 10 warnings); fix the ones above first',
     source: 'agent.yaml',
   });
+});
+
+// ── Nesting depth: refused before parsing ──────────────────────────────────────────────────────
+
+const deepFiles: Array<[string, string]> = [
+  ['98 KB of "[" (never closed)', `memory:\n  x: ${'['.repeat(98_000)}\n`],
+  ['49,000 balanced brackets', `memory:\n  x: ${'['.repeat(49_000)}${']'.repeat(49_000)}\n`],
+  ['30,000 nested flow mappings', `memory: ${'{a: '.repeat(30_000)}1${'}'.repeat(30_000)}\n`],
+  ['a compact sequence of 20,000 "- "', `memory:\n  x:\n    ${'- '.repeat(20_000)}1\n`],
+  ['200 indented mappings', Array.from({ length: 200 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n')],
+];
+for (const [label, text] of deepFiles) {
+  test(`agent.yaml nested too deep (${label}) is refused before parsing, with a problem that says where`, () => {
+    assert.ok(Buffer.byteLength(text) <= MAX_CONFIG_BYTES);
+    const { value, ms } = timed(() => parseConfig(text, 'agent.yaml'));
+    assert.ok(ms < 500, `took ${ms} ms`);
+    assert.equal(value.issues.length, 1, JSON.stringify(value.issues.map((i) => i.message.slice(0, 120))));
+    const issue = value.issues[0]!;
+    assert.equal(issue.severity, 'error');
+    assert.match(issue.message, /^the file nests deeper than 64 levels \(at line \d+, column \d+\); it is ignored and defaults are used$/);
+    assert.equal(issue.source, 'agent.yaml');
+    assert.ok(issue.line !== undefined && issue.column !== undefined, 'the problem has a place the editor can show');
+    assert.deepEqual(value.config, defaultConfig());
+    // The reader of the raw entries (the Problems panel's second pass) refuses it the same way.
+    const read = readYamlEntries(text, 'agent.yaml');
+    assert.equal(read.ok, false);
+    assert.match(read.issues[0]!.message, /nests deeper than 64 levels/);
+  });
+}
+
+test('brackets and indentation that are not nesting do not count: comments, quoted text, block scalars, 64 real levels', () => {
+  const brackets = '['.repeat(100);
+  const code = Array.from({ length: 100 }, (_, i) => `    ${' '.repeat(i)}step${i}()`).join('\n');
+  const text = [
+    `# ${brackets}`,
+    'search:',
+    `  vector_weight: 0.6 # ${brackets}`,
+    'memory:',
+    `  pipelineV2:`,
+    `    extractionModel: "qwen3:4b ${brackets} \\" ${brackets}"`,
+    `    ollamaUrl: 'http://127.0.0.1:11434/${brackets}''${brackets}'`,
+    'notes: |',
+    code,
+    `x64: ${'['.repeat(63)}${']'.repeat(63)}`,
+  ].join('\n');
+  const r = parseConfig(text, 'agent.yaml');
+  assert.ok(!r.issues.some((i) => /nests deeper/.test(i.message)), JSON.stringify(r.issues.map((i) => i.message.slice(0, 120))));
+  assert.equal(r.config.search.vector_weight, 0.6, 'the file was read');
+  assert.match(
+    parseConfig(`x: ${'['.repeat(64)}${']'.repeat(64)}`).issues[0]!.message,
+    /nests deeper than 64 levels \(at line 1, column 67\)/,
+  );
+});
+
+test('aliases that would expand without end are a problem at their key, not a failure of the whole file', () => {
+  const lines = ['search:', '  vector_weight: 0.6', 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+  for (let i = 1; i < 12; i++)
+    lines.push(
+      `a${i}: &a${i} [${Array(10)
+        .fill(`*a${i - 1}`)
+        .join(', ')}]`,
+    );
+  const { value, ms } = timed(() => parseConfig(lines.join('\n'), 'agent.yaml'));
+  assert.ok(ms < 2000, `took ${ms} ms`);
+  assert.equal(value.config.search.vector_weight, 0.6, 'the rest of the file still applies');
+  const alias = value.issues.find((i) => /aliases/.test(i.message));
+  assert.ok(alias, JSON.stringify(value.issues.map((i) => i.message.slice(0, 120))));
+  assert.match(alias.message, /repeats aliases \(\*name\) too often to be read; it is ignored/);
 });

@@ -592,4 +592,20 @@ describe('selectEmbedder', () => {
     assert.equal(broken.degraded, true);
     assert.match(broken.reason, /built-in model could not be loaded/);
   });
+
+  test('why a provider could not be used is said once, not repeated inside parentheses', async () => {
+    const url = await closedPortUrl();
+    const once = (text: string, phrase: RegExp) => assert.equal(text.match(new RegExp(phrase.source, 'g'))?.length, 1, text);
+    const explicit = await selectEmbedder({ provider: 'ollama', ollamaUrl: url, cache: false });
+    made.push(explicit.embedder);
+    once(explicit.reason, /not reachable/);
+    once(explicit.reason, new RegExp(url.replace(/[.]/g, '\\.')));
+    assert.doesNotMatch(explicit.reason, /\.[;.]/, explicit.reason);
+    const useLite = { workerPath: path.join(__dirname, 'no-such-worker.js') };
+    const auto = await selectEmbedder({ provider: 'auto', ollamaUrl: url, useLite, cache: false });
+    made.push(auto.embedder);
+    once(auto.reason, /not reachable/);
+    once(auto.reason, /could not be loaded/);
+    assert.doesNotMatch(auto.reason, /\.[;.)]/, auto.reason);
+  });
 });

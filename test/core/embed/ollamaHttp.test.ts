@@ -1,6 +1,7 @@
 /**
  * The whole-request deadline of createOllamaFetch against a real HTTP server that stalls after
- * the headers or drips its body: the embedder and any other client call end near the limit.
+ * the headers or drips its body: the embedder and any other client call end near the limit. And
+ * its size cap: an answer larger than any Ollama sends is cut off with a clear error.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +10,8 @@ import { FakeOllama } from '../../helpers/fakeOllama';
 import { OllamaEmbedder } from '../../../src/core/embed/ollama';
 import { createOllamaFetch, OllamaError } from '../../../src/core/embed/ollamaHttp';
 import { EmbedderError } from '../../../src/core/embed/types';
+import { OllamaProvider } from '../../../src/core/llm/ollamaProvider';
+import { LlmError } from '../../../src/core/llm/types';
 
 const fakes: FakeOllama[] = [];
 after(async () => {
@@ -89,4 +92,74 @@ test('a streamed pull is not buffered: progress arrives while it streams, and th
     })(),
   );
   assert.ok(ms < LIMIT + SLACK, `stalled stream ended after ${ms} ms`);
+});
+
+// ── Size caps: every answer read from Ollama is read with a byte limit ──────────────────────────
+
+/** About `mb` MB of a valid /api/embed answer: one absurdly long vector. */
+function hugeEmbedBody(mb: number): string {
+  const n = Math.ceil((mb * 1024 * 1024) / 13);
+  return `{"embeddings":[[${'0.0123456789,'.repeat(n)}0]]}`;
+}
+
+test('a 50 MB /api/embed answer is cut off at the limit: a clear error naming it, fast, without parsing it', async () => {
+  const f = await fake();
+  const body = hugeEmbedBody(50);
+  const e = new OllamaEmbedder({ host: f.url, timeoutMs: 30_000 });
+  for (const how of ['with its length declared', 'streamed without a length'] as const) {
+    if (how === 'with its length declared') f.enqueue('embed', { body, contentType: 'application/json' });
+    else f.enqueue('embed', { stream: [body.slice(0, body.length / 2), body.slice(body.length / 2)] });
+    const heap = process.memoryUsage().heapUsed;
+    const { ms, error } = await timedFailure(e.embed(['hello'], 'document'));
+    const grew = process.memoryUsage().heapUsed - heap;
+    assert.ok(error instanceof EmbedderError && error.code === 'bad-response', `${how}: ${String(error)}`);
+    assert.match(error.message, /more than 16 MB/, how);
+    assert.match(
+      error.message,
+      new RegExp(`Ollama at ${f.url.replace(/[.]/g, '\\.')} sent more than 16 MB in its answer to /api/embed`),
+      how,
+    );
+    assert.ok(ms < 5_000, `${how}: gave up after ${ms} ms`);
+    assert.ok(grew < 120 * 1024 * 1024, `${how}: the heap grew ${Math.round(grew / 1e6)} MB (parsing it would take ~500 MB)`);
+  }
+  // Nothing stuck: the next call answers.
+  assert.equal((await e.embed(['again'], 'document')).length, 1);
+});
+
+test('the cap holds for every call: generate, tags, show, and a streamed pull', async () => {
+  const f = await fake();
+  const big = 'x'.repeat(17 * 1024 * 1024);
+  const provider = new OllamaProvider({ host: f.url, timeoutMs: 30_000 });
+  f.enqueue('generate', { body: { response: big, done: true }, contentType: 'application/json' });
+  const gen = await timedFailure(provider.generate('hello'));
+  assert.ok(gen.error instanceof LlmError && gen.error.code === 'bad-response', String(gen.error));
+  assert.match(gen.error.message, /more than 16 MB in its answer to \/api\/generate/);
+
+  f.enqueue('tags', { body: { models: [{ name: big }] }, contentType: 'application/json' });
+  const probe = await new OllamaEmbedder({ host: f.url }).probe();
+  assert.equal(probe.reachable, false);
+  assert.match(probe.error ?? '', /more than 16 MB in its answer to \/api\/tags/);
+
+  f.enqueue('show', { body: { modelfile: big }, contentType: 'application/json' });
+  const show = await timedFailure(new OllamaEmbedder({ host: f.url }).ensureModel({ pull: false }));
+  assert.match(String((show.error as Error).message), /more than 16 MB in its answer to \/api\/show/);
+
+  // A pull streams its progress: one endless line is cut off as well.
+  f.enqueue('pull', { stream: [{ status: 'pulling manifest' }, { status: big }] });
+  const pull = await timedFailure(
+    new OllamaEmbedder({ host: f.url, model: 'not-installed-yet' }).ensureModel({ pull: true, onProgress: () => undefined }),
+  );
+  assert.match(String((pull.error as Error).message), /more than 16 MB in its answer to \/api\/pull/);
+});
+
+test('an error answer is read only as far as its message needs (a body that never ends does not hold the call)', async () => {
+  const f = await fake();
+  // 200 KB of an error text, then the server never ends the body.
+  const lines = Array.from({ length: 200 }, (_, i) => `boom ${i}: ${'y'.repeat(1000)}`);
+  f.enqueue('embed', { status: 500, stream: lines, hangAfterHeaders: true });
+  const e = new OllamaEmbedder({ host: f.url, timeoutMs: 10_000 });
+  const { ms, error } = await timedFailure(e.embed(['hello'], 'document'));
+  assert.ok(error instanceof EmbedderError && error.code === 'http', String(error));
+  assert.match(error.message, /HTTP 500 .*boom 0: y+…/);
+  assert.ok(ms < 5_000, `gave up after ${ms} ms (the deadline is 10 s)`);
 });

@@ -538,6 +538,7 @@ describe('override file', () => {
     ['a mapping as name', 'name:\n  first: x\n', /"name:" must be a string, not object/],
     ['binary junk', '\u0000\u0007\u00ff\u00fe\u0001PK\u0003\u0004', /not valid YAML|expected a mapping/],
     ['multi-line name', 'name: |\n  a\n  b\n', /single line/],
+    ['nested 30,000 levels deep', `name: ${'['.repeat(30_000)}${']'.repeat(30_000)}\n`, /nests deeper than 64 levels/],
   ];
   for (const [label, content, why] of malformed) {
     test(`malformed override (${label}) falls through to git, with a warning`, () => {

@@ -1,7 +1,8 @@
 /**
  * The op log under injected disk faults (test/fixtures/faultFs.ts): a failed append never leaves
- * a frame later records would follow, and a damaged record mid-log is reported as a number of
- * dropped changes, kept in quarantine.
+ * a frame later records would follow, and a damaged record mid-log is skipped: reading resumes at
+ * the next intact record and the loss is counted in changes (test/core/store/logDamage.test.ts
+ * replays such logs).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,7 +51,7 @@ test('a short write then ENOSPC is cut back: the next record follows the last go
     r.records.map((x) => x.seq),
     [1, 2, 3],
   );
-  assert.deepEqual(r.warnings, []);
+  assert.deepEqual([r.lost, r.lostAtEnd, r.interrupted, r.repairedOnly, r.kept], [0, 'none', false, false, []], 'nothing damaged');
 });
 
 test('EIO from fdatasync: the record is cut off (state unknown is reported) and does not come back on read', () => {
@@ -86,7 +87,7 @@ test('when the cut fails too, the segment is sealed: no append follows the faile
   assert.equal(fs.readdirSync(path.join(dir, 'log')).length, 2);
 });
 
-test('one damaged record mid-log: the warning counts the dropped changes (not bytes), and they are kept in quarantine', () => {
+test('one damaged record mid-log: reading resumes at the next intact record, the loss is counted in changes (not bytes), a copy is kept', () => {
   const dir = tmpDir();
   const log = new OpLog(dir);
   log.openForAppend(1);
@@ -103,19 +104,18 @@ test('one damaged record mid-log: the warning counts the dropped changes (not by
   const r = new OpLog(dir).read(0);
   assert.deepEqual(
     r.records.map((x) => x.seq),
-    [1, 2, 3],
+    [1, 2, 3, 5, 6, 7, 8, 9, 10],
   );
-  assert.equal(r.dropped, 6);
-  assert.equal(r.warnings.length, 1, r.warnings.join('\n'));
-  assert.match(r.warnings[0]!, /checksum mismatch; dropped the damaged record and 6 intact changes after it \(records 5–10\)/);
-  assert.match(r.warnings[0]!, /kept in quarantine/);
+  assert.equal(r.lost, 1);
+  assert.equal(r.firstAfterLoss, 3, 'records from the 4th read on follow the loss');
+  assert.equal(r.lostAtEnd, 'none');
   const kept = fs.readdirSync(path.join(dir, 'quarantine'));
   assert.equal(kept.length, 1);
-  assert.ok(
-    fs.readFileSync(path.join(dir, 'quarantine', kept[0]!)).equals(bytes.subarray(offsets[3]!)),
-    'the whole rest of the segment is kept',
-  );
-  assert.equal(fs.statSync(file).size, offsets[3]);
+  assert.ok(fs.readFileSync(path.join(dir, 'quarantine', kept[0]!)).equals(bytes), 'a copy of the damaged segment is kept');
+  assert.ok(fs.readFileSync(file).equals(bytes), 'the segment stays: its later records were read');
+  // Read again (no snapshot in between): the same records, and no second copy.
+  assert.deepEqual(new OpLog(dir).read(0).records.length, 9);
+  assert.equal(fs.readdirSync(path.join(dir, 'quarantine')).length, 1);
 });
 
 test('a read-only reader of a damaged log changes nothing on disk', () => {
@@ -133,7 +133,8 @@ test('a read-only reader of a damaged log changes nothing on disk', () => {
     r.records.map((x) => x.seq),
     [1, 2, 3, 4],
   );
-  assert.match(r.warnings.join('\n'), /no intact change after it \(not read\)/);
+  assert.equal(r.lostAtEnd, 'at-least-one', 'the last record is damaged');
+  assert.deepEqual(r.kept, []);
   assert.ok(fs.readFileSync(file).equals(bytes));
   assert.equal(fs.existsSync(path.join(dir, 'quarantine')), false);
 });

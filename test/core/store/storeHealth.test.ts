@@ -106,7 +106,7 @@ test('EIO from fdatasync and a failing cut, then a crash before the store recove
   const again = await Store.open({ dir, onWarning: (w) => warnings.push(w) });
   assert.deepEqual(ids(again), ['a']);
   assert.ok(
-    warnings.some((w) => /torn record/.test(w)),
+    warnings.some((w) => /never confirmed as saved/.test(w)),
     warnings.join('\n'),
   );
   await again.close();
