@@ -11,6 +11,7 @@ import { registerAgentAccess } from './mcpAccess';
 import { StatusBar } from './statusBar';
 import { MemoryTreeProvider, TREE_VIEW_ID, registerTreeCommands } from './memoryTree';
 import { registerMemoryDocuments } from './memoryDocument';
+import { registerMemoryDiagnostics } from './memoryDiagnostics';
 import { registerHistoryCommands } from './historyView';
 import { commandRegistrar, registerCommands } from './commands';
 import { createChatHandler, registerChatParticipant, type ChatHandler } from './chatParticipant';
@@ -106,6 +107,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     vscode.window.createTreeView(TREE_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true }),
   );
   registerMemoryDocuments(context, engine);
+  registerMemoryDiagnostics(context);
   registerCommands({ context, engine, tree, log, onRecall });
   const removed = registerRemovedView(context, engine, log);
   registerUndoCommand(commandRegistrar(context, log));
