@@ -27,6 +27,7 @@ import { truncateFlat, truncateLine } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
 import { defaultExportPath, LAST_EXPORT_FOLDER_KEY } from './exportTarget';
 import { typeHeading } from './memoryRowText';
+import { deleteDetail } from './lifetimeMessages';
 import { memoryName } from './memoryFsNames';
 
 export const COMMANDS = {
@@ -201,9 +202,10 @@ export function registerCommands(d: CommandDeps): void {
     if (opts?.confirm !== false) {
       const m = await engine.request('memory.get', { id });
       if (!m) throw memoryGoneError();
+      const { restorableForMs } = await engine.request('memory.listRemoved', { limit: 1 });
       const ok = await vscode.window.showWarningMessage(
         `Delete the memory "${truncateLine(m.title || m.content, 80)}"?`,
-        { modal: true, detail: 'It can be restored from its history.' },
+        { modal: true, detail: deleteDetail(restorableForMs) },
         'Delete',
       );
       if (ok !== 'Delete') return undefined;

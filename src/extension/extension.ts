@@ -20,6 +20,7 @@ import { registerPipelineSurfaces, type PipelineSurfaces } from './pipelineComma
 import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
+import { registerExpiryNotice } from './expiryNotice';
 import { registerUndoCommand } from './undoLast';
 import { plural } from '../core/text/plural';
 import { diagnosticsSummary } from './diagnosticsSummary';
@@ -110,6 +111,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerMemoryDiagnostics(context);
   registerCommands({ context, engine, tree, log, onRecall });
   const removed = registerRemovedView(context, engine, log);
+  registerExpiryNotice(context, engine, log);
   registerUndoCommand(commandRegistrar(context, log));
   registerHistoryCommands(context, engine, log);
   registerRecallCommand(context, engine, log, onRecall);
