@@ -141,7 +141,8 @@ export function renderRemoved(m: MemoryRecord): string {
   const why =
     m.retentionStatus === 'expired' ? 'expired' : `deleted by ${m.deletedBy ?? 'someone'}${m.deleteReason ? ` (${m.deleteReason})` : ''}`;
   return [
-    `# ${m.title || memoryName('', m.content)}`,
+    // A heading: the whole title (a first sentence without its full stop), else the first words.
+    `# ${m.title.trim().replace(/\.+$/, '') || memoryName('', m.content)}`,
     '',
     m.deletedAt
       ? `> This memory was ${why} ${describeAgo(m.deletedAt)}. Restore it from "Recently Deleted and Expired" or "Agent Memory: Restore Memory".`
