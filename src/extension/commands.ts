@@ -23,10 +23,10 @@ import { reembedMessage, reindexMessage } from './maintenanceMessages';
 import { rememberUndo, undoChange } from './undoLast';
 import { askNewMemory } from './addMemoryInput';
 import { createParams, defaultDraft, type AddMemoryDraft } from './addMemorySteps';
-import { truncateFlat, truncateLine } from '../core/text/truncate';
+import { truncateLine } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
 import { defaultExportPath, LAST_EXPORT_FOLDER_KEY } from './exportTarget';
-import { typeHeading } from './memoryRowText';
+import { pickRow, typeHeading } from './memoryRowText';
 import { deleteDetail } from './lifetimeMessages';
 import { memoryName } from './memoryFsNames';
 
@@ -154,9 +154,8 @@ export function registerCommands(d: CommandDeps): void {
     }
     const pick = await vscode.window.showQuickPick(
       items.map((m) => ({
-        label: truncateLine(m.title || m.preview, 80),
+        ...pickRow(m.title, m.preview), // the text once, under a title of its own
         description: `${typeHeading(m.type)}${m.scope === 'global' ? ' · global' : ''}`,
-        detail: m.title ? m.preview : undefined, // without a title the label is the text already
         id: m.id,
       })),
       { placeHolder, matchOnDescription: true, matchOnDetail: true },
@@ -290,9 +289,8 @@ export function registerCommands(d: CommandDeps): void {
     }
     const pick = await vscode.window.showQuickPick(
       r.hits.map((h) => ({
-        label: truncateLine(h.memory.title || h.content, 80),
+        ...pickRow(h.memory.title, h.content), // the text once, under a title of its own
         description: `${typeHeading(h.memory.type)} · ${Math.round(h.relevance * 100)} %`,
-        detail: h.memory.title ? truncateFlat(h.content, 300) : undefined, // without a title the label is the text already
         id: h.memory.id,
       })),
       { placeHolder: `${plural(r.hits.length, 'result')} for "${query}"`, matchOnDetail: true },

@@ -13,6 +13,7 @@ import type { Logger } from './log';
 import { editableAddress, memoryIdOfUri, memoryUri, versionUri } from './memoryFs';
 import { memoryName, parseAddress } from './memoryFsNames';
 import { timelineEntries, type TimelineEntry } from './historyTimeline';
+import { pickRow } from './memoryRowText';
 import { memoryGoneError } from '../engine/errorText';
 
 export const HISTORY_COMMANDS = {
@@ -44,7 +45,7 @@ async function pickRecent(engine: EngineClient): Promise<string | undefined> {
   const { items } = await engine.request('memory.list', { limit: 50 });
   const pick = await vscode.window.showQuickPick(
     // An untitled memory is named by its text: the detail would only repeat it.
-    items.map((m) => ({ label: memoryName(m.title, m.preview), ...(m.title ? { detail: m.preview } : {}), id: m.id })),
+    items.map((m) => ({ ...pickRow(m.title, m.preview), id: m.id })),
     { placeHolder: 'Show the history of which memory?', matchOnDetail: true },
   );
   return pick?.id;

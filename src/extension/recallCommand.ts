@@ -12,8 +12,8 @@ import { commandRegistrar } from './commands';
 import type { Logger } from './log';
 import { recallAnswer, type RecallLink } from './recall';
 import { memoryUri } from './memoryFs';
-import { truncate, truncateFlat, truncateLine } from '../core/text/truncate';
-import { typeHeading } from './memoryRowText';
+import { truncate } from '../core/text/truncate';
+import { pickRow, typeHeading } from './memoryRowText';
 
 export const RECALL_COMMAND = 'agentMemory.recall';
 const RECALL_SCHEME = 'agent-memory-recall';
@@ -112,10 +112,9 @@ export function registerRecallCommand(
 async function pickAndOpen(query: string, r: SearchResponse): Promise<void> {
   const pick = await vscode.window.showQuickPick(
     r.hits.map((h) => ({
-      label: truncateLine(h.memory.title || h.content, 80),
+      // Untitled, or titled with the start of its text: the text once, as the label.
+      ...pickRow(h.memory.title, h.content),
       description: `${typeHeading(h.memory.type)}${h.store === 'global' ? ' · global' : ''}`,
-      // Without a title the label is the text: the detail would repeat it.
-      detail: h.memory.title ? truncateFlat(h.content, 300) : undefined,
       id: h.memory.id,
     })),
     { title: `Recall: ${query}`, matchOnDetail: true, placeHolder: `${r.hits.length} recalled — pick one to open it` },
