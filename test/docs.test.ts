@@ -40,6 +40,8 @@ const READINESS = 'test/extension/pipelineReadiness.test.ts';
 const CLI_USAGE = 'test/cli/usage.test.ts';
 const CLI_EXPORT = 'test/cli/exportTargets.test.ts';
 const CLI_IMPORT = 'test/cli/importFiles.test.ts';
+const UX_UI = 'test/e2e/ui/memoryUx.ui.mjs';
+const UX_HOST = 'test/e2e/suite/memoryUx.test.ts';
 
 /** Each claim of the README (a phrase it must contain) and the test that shows it is true. */
 const CLAIMS: { phrase: string; file: string; test: string }[] = [
@@ -136,6 +138,14 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
     test: 'the client sends a nonce and nothing else until the owner proves it knows the secret',
   },
   ...agentSetupClaims(),
+  { phrase: 'Save now stores that title too', file: UX_UI, test: 'Save now stores the first sentence as the title' },
+  { phrase: 'Types are named in words', file: UX_UI, test: 'Add Memory names types in words' },
+  { phrase: 'starting at the type', file: UX_UI, test: 'Add Selection starts at the type step, with Save now and no Back' },
+  { phrase: 'a wrong value there is underlined and listed in Problems', file: UX_HOST, test: 'wrong values are diagnostics at the value' },
+  { phrase: 'An expiry is told in a notification', file: UX_UI, test: 'an expiry is told with a notification' },
+  { phrase: 'offers Keep Permanently', file: UX_UI, test: 'Keep Permanently keeps it' },
+  { phrase: 'offered on short-term memories only', file: UX_UI, test: '"Make permanent" only on short-term memories' },
+  { phrase: 'says where the memory can be restored, and for how long', file: UX_UI, test: 'the delete dialog says where and how long' },
 ];
 
 /** README "Other agents (MCP)": what Set Up Other Agents… writes, shown by the real clients (test/agents). */

@@ -179,7 +179,8 @@ function actions(r: SearchResultView): HTMLElement {
     button('Open', 'go-to-file', () => vscode.post({ type: 'open', id: r.id })),
     button('Copy text', 'copy', () => vscode.post({ type: 'copy', id: r.id })),
     button('Edit…', 'edit', () => vscode.post({ type: 'edit', id: r.id })),
-    button('Make permanent', 'pinned', () => vscode.post({ type: 'promote', id: r.id })),
+    // Only a short-term memory can be made permanent (a permanent one has no lifetime shown).
+    r.lifetime ? button('Make permanent', 'pinned', () => vscode.post({ type: 'promote', id: r.id })) : undefined,
     button('Delete…', 'trash', () => vscode.post({ type: 'delete', id: r.id })),
   );
 }
@@ -194,7 +195,13 @@ function renderResult(r: SearchResultView, index: number): HTMLElement {
       class: 'result',
       'data-id': r.id,
       // The webview context menu (package.json webview/context) reads this; the commands get memoryId.
-      'data-vscode-context': JSON.stringify({ webviewSection: 'memory', memoryId: r.id, preventDefaultContextMenuItems: true }),
+      // memoryShortTerm: "Make Permanent" is offered on short-term memories only.
+      'data-vscode-context': JSON.stringify({
+        webviewSection: 'memory',
+        memoryId: r.id,
+        memoryShortTerm: r.lifetime !== undefined,
+        preventDefaultContextMenuItems: true,
+      }),
       // A list item, not a listbox option: it holds buttons, and an option may hold no control.
       // Focusable so ↑/↓ can move to it; aria-current marks the selected one.
       tabindex: '-1',

@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { COMMANDS, COMMAND_SPECS, OPTIONS, optionsOf, type CommandName, type OptionName } from './spec';
 import { closest } from './closest';
+import { parseLifetimeSeconds } from '../core/lifecycle/lifetimeText';
 
 export { COMMANDS, type CommandName } from './spec';
 
@@ -203,13 +204,9 @@ function num(s: string, name: string, min: number, max: number, whole: boolean):
   return n;
 }
 
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
-
-/** --ttl: whole seconds, or a number with s / m / h / d. */
+/** --ttl: a lifetime as the memory document writes it (parseLifetimeSeconds): 3600, 90m, 12h, 7d, 2w, "7 days". */
 function duration(s: string): number {
-  const m = /^(\d+)([smhd]?)$/.exec(s.trim());
-  const n = m ? Number(m[1]) * UNIT_SECONDS[m[2] || 's']! : NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > 100 * 365 * 86400)
-    throw new UsageError(`--ttl: must be a duration like 3600, 90m, 12h or 7d (at most 100 years), got "${s}"`);
+  const n = parseLifetimeSeconds(s);
+  if (typeof n !== 'number') throw new UsageError(`--ttl: must be a duration like 3600, 90m, 12h or 7d (at most 100 years), got "${s}"`);
   return n;
 }

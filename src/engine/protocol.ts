@@ -51,6 +51,8 @@ export interface RemovedList {
   total: number;
   offset: number;
   limit: number;
+  /** How long a removed memory stays restorable (memory.pipelineV2.tombstoneRetentionMs). */
+  restorableForMs: number;
 }
 
 export const PROTOCOL_VERSION = 2;

@@ -11,9 +11,9 @@ import {
   IMPORTANCE_LEVELS,
   LIFETIMES,
   parseTags,
-  PICKABLE_TYPES,
   SCOPES,
   suggestTitle,
+  typeChoices,
   validateContent,
   type AddMemoryDraft,
 } from './addMemorySteps';
@@ -22,6 +22,11 @@ export const SAVE_NOW_TOOLTIP = 'Save now (defaults for the rest)';
 const SAVE_NOW: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('save'), tooltip: SAVE_NOW_TOOLTIP };
 
 type Outcome = 'next' | 'back' | 'save' | 'cancel';
+
+/** Back from the second step on (the first has nowhere to go back to: Add Selection starts at the type); Save now on every step. */
+function stepButtons(step: number): vscode.QuickInputButton[] {
+  return step > 1 ? [vscode.QuickInputButtons.Back, SAVE_NOW] : [SAVE_NOW];
+}
 type Step = (d: AddMemoryDraft, at: { step: number; total: number }) => Promise<Outcome>;
 
 interface Choice<T> extends vscode.QuickPickItem {
@@ -39,7 +44,7 @@ function pickStep<T>(title: string, items: Choice<T>[], current: T, apply: (d: A
       qp.placeholder = describeDraft(d);
       qp.items = items;
       qp.activeItems = items.filter((i) => i.value === current);
-      qp.buttons = [vscode.QuickInputButtons.Back, SAVE_NOW];
+      qp.buttons = stepButtons(at.step);
       qp.ignoreFocusOut = true;
       let done = false;
       const finish = (o: Outcome) => {
@@ -79,7 +84,7 @@ function inputStep(title: string, opts: InputOptions, apply: (d: AddMemoryDraft,
       box.value = opts.value;
       box.prompt = opts.first ? opts.prompt : `${opts.prompt} — ${describeDraft(d)}`;
       box.placeholder = opts.placeholder;
-      box.buttons = opts.first ? [] : [vscode.QuickInputButtons.Back, SAVE_NOW];
+      box.buttons = opts.first ? [] : stepButtons(at.step);
       box.ignoreFocusOut = true;
       let done = false;
       const finish = (o: Outcome) => {
@@ -134,14 +139,9 @@ function steps(d: AddMemoryDraft, askContent: boolean): (() => Step)[] {
   }
   list.push(
     () =>
-      pickStep(
-        'type',
-        PICKABLE_TYPES.map((t) => ({ label: t, value: t })),
-        d.type,
-        (x, v) => {
-          x.type = v;
-        },
-      ),
+      pickStep('type', typeChoices(), d.type, (x, v) => {
+        x.type = v;
+      }),
     () =>
       inputStep(
         'tags',
@@ -183,6 +183,7 @@ function steps(d: AddMemoryDraft, askContent: boolean): (() => Step)[] {
         { value: d.title || suggestTitle(d.content), prompt: 'Title (Enter saves)', placeholder: 'A short title' },
         (x, v) => {
           x.title = v;
+          x.titleChosen = true; // cleared on purpose: no title
         },
       ),
   );
@@ -199,6 +200,5 @@ export async function askNewMemory(content?: string, extra: Partial<AddMemoryDra
     if (outcome === 'save') break;
     i = outcome === 'back' ? Math.max(0, i - 1) : i + 1;
   }
-  if (!draft.title.trim()) draft.title = '';
-  return draft;
+  return draft; // a title step not taken: createParams proposes the title
 }

@@ -7,6 +7,7 @@
 import { MEMORY_TYPES, type CreateMemoryInput } from '../core/memory/types';
 import { truncate } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
+import { typeHeading } from './memoryRowText';
 
 export interface AddMemoryDraft {
   content: string;
@@ -17,6 +18,11 @@ export interface AddMemoryDraft {
   importance: number;
   scope: 'project' | 'global';
   title: string;
+  /**
+   * The person answered the title step (Enter, or Save now there): `title` is theirs, even empty.
+   * Otherwise an empty title becomes the one that step proposes (suggestTitle).
+   */
+  titleChosen?: boolean;
   /** Where the text came from (a file and line for Add Selection). */
   source?: string;
 }
@@ -45,6 +51,27 @@ export const SCOPES: readonly { label: string; scope: 'project' | 'global'; deta
 /** The types a person picks from (the pipeline's and document types are not offered). */
 export const PICKABLE_TYPES: readonly string[] = MEMORY_TYPES.filter((t) => t !== 'document_chunk');
 
+/** What each type is for, one line under its name in the type step. */
+const TYPE_DETAILS: Readonly<Record<string, string>> = {
+  general: 'Anything worth remembering about this project.',
+  solution: 'How a problem was solved.',
+  problem: 'A known problem or pitfall.',
+  code_pattern: 'How code is written here, best with an example.',
+  fix: 'A change that fixed a bug.',
+  error: 'An error message and what it means.',
+  workflow: 'The steps to follow for a task.',
+  decision: 'A choice that was made, and why.',
+  fact: 'A plain fact about the project or its setup.',
+  preference: 'How you like things done.',
+  procedural: 'How something is done.',
+  semantic: 'What something is or means.',
+};
+
+/** The type step's choices: each type in words ("Code pattern"), its id as the value. */
+export function typeChoices(): { label: string; value: string; detail: string }[] {
+  return PICKABLE_TYPES.map((t) => ({ label: typeHeading(t), value: t, detail: TYPE_DETAILS[t] ?? '' }));
+}
+
 export function defaultDraft(content: string, extra: Partial<AddMemoryDraft> = {}): AddMemoryDraft {
   return { content, type: 'general', tags: [], ttlSeconds: null, importance: 0.5, scope: 'project', title: '', ...extra };
 }
@@ -69,8 +96,12 @@ export function validateContent(text: string): string | undefined {
   return text.trim().length < 10 ? 'At least 10 characters' : undefined;
 }
 
-/** The memory.create parameters of a draft. */
+/**
+ * The memory.create parameters of a draft. Without a title of the person's own (Save now before
+ * the title step, a command given only text), the title is the one the title step proposes.
+ */
 export function createParams(d: AddMemoryDraft): CreateMemoryInput {
+  const title = d.title.trim() || (d.titleChosen ? '' : suggestTitle(d.content));
   return {
     content: d.content,
     type: d.type,
@@ -78,7 +109,7 @@ export function createParams(d: AddMemoryDraft): CreateMemoryInput {
     importance: d.importance,
     ...(d.ttlSeconds !== undefined ? { ttlSeconds: d.ttlSeconds } : {}),
     ...(d.tags.length ? { tags: d.tags } : {}),
-    ...(d.title.trim() ? { title: d.title.trim() } : {}),
+    ...(title ? { title } : {}),
     ...(d.source ? { source: d.source } : {}),
   };
 }
@@ -89,5 +120,5 @@ export function describeDraft(d: AddMemoryDraft): string {
     LIFETIMES.find((l) => l.ttlSeconds === d.ttlSeconds)?.label.toLowerCase() ?? plural(Math.round((d.ttlSeconds ?? 0) / DAY), 'day');
   const imp = IMPORTANCE_LEVELS.find((l) => l.importance === d.importance)?.label.toLowerCase() ?? String(d.importance);
   const tags = d.tags.length ? d.tags.map((t) => `#${t}`).join(' ') : 'no tags';
-  return `${d.type} · ${tags} · ${life} · ${imp} importance · ${d.scope === 'global' ? 'global' : 'this project'}`;
+  return `${typeHeading(d.type).toLowerCase()} · ${tags} · ${life} · ${imp} importance · ${d.scope === 'global' ? 'global' : 'this project'}`;
 }

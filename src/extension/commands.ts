@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
 import { errorNotification, memoryGoneError } from '../engine/errorText';
-import type { CreateMemoryResult, SearchResponse } from '../engine/protocol';
+import type { CreateMemoryResult, MemorySummary, SearchResponse } from '../engine/protocol';
 import type { Logger } from './log';
 import type { MemoryTreeProvider, TreeNode } from './memoryTree';
 import { openMemoryDocument } from './memoryDocument';
@@ -23,13 +23,15 @@ import { reembedMessage, reindexMessage } from './maintenanceMessages';
 import { rememberUndo, undoChange } from './undoLast';
 import { askNewMemory } from './addMemoryInput';
 import { createParams, defaultDraft, type AddMemoryDraft } from './addMemorySteps';
-import { truncateFlat, truncateLine } from '../core/text/truncate';
+import { truncateLine } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
 import { defaultExportPath, LAST_EXPORT_FOLDER_KEY } from './exportTarget';
 import { exportTo, importFrom } from '../engine/transferClient';
-import { typeHeading } from './memoryRowText';
 import { describeCreate } from '../engine/createResultText';
 import { SUGGESTION_COMMANDS } from './suggestionCommands';
+import { pickRow, typeHeading } from './memoryRowText';
+import { deleteDetail } from './lifetimeMessages';
+import { memoryName } from './memoryFsNames';
 
 export const COMMANDS = {
   addMemory: 'agentMemory.addMemory',
@@ -55,6 +57,11 @@ export const COMMANDS = {
 } as const;
 
 type MemoryArg = string | TreeNode | { id: string } | undefined;
+
+const SHORT_TERM = {
+  keep: (m: MemorySummary) => m.expiresAt !== null,
+  none: 'None of these memories is short-term: they are all permanent already.',
+};
 
 function idOf(arg: MemoryArg): string | undefined {
   if (typeof arg === 'string') return arg;
@@ -129,17 +136,25 @@ export function registerCommands(d: CommandDeps): void {
   const { context, engine, tree, log } = d;
   const run = commandRegistrar(context, log);
 
-  async function pickMemory(placeHolder: string): Promise<string | undefined> {
+  /** A memory picked from a search (or the newest); `only` keeps the ones an action applies to, `none` says there are none. */
+  async function pickMemory(
+    placeHolder: string,
+    only?: { keep: (m: MemorySummary) => boolean; none: string },
+  ): Promise<string | undefined> {
     const query = await vscode.window.showInputBox({ prompt: placeHolder, placeHolder: 'Search text (empty: most recent)' });
     if (query === undefined) return undefined;
-    const items = query.trim()
+    const found = query.trim()
       ? (await engine.request('search', { query, limit: 30, recordAccess: false })).hits.map((h) => h.memory)
       : (await engine.request('memory.list', { limit: 30 })).items;
+    const items = only ? found.filter(only.keep) : found;
+    if (only && found.length && !items.length) {
+      void vscode.window.showInformationMessage(only.none);
+      return undefined;
+    }
     const pick = await vscode.window.showQuickPick(
       items.map((m) => ({
-        label: truncateLine(m.title || m.preview, 80),
+        ...pickRow(m.title, m.preview), // the text once, under a title of its own
         description: `${typeHeading(m.type)}${m.scope === 'global' ? ' · global' : ''}`,
-        detail: m.title ? m.preview : undefined, // without a title the label is the text already
         id: m.id,
       })),
       { placeHolder, matchOnDescription: true, matchOnDetail: true },
@@ -185,9 +200,10 @@ export function registerCommands(d: CommandDeps): void {
     if (opts?.confirm !== false) {
       const m = await engine.request('memory.get', { id });
       if (!m) throw memoryGoneError();
+      const { restorableForMs } = await engine.request('memory.listRemoved', { limit: 1 });
       const ok = await vscode.window.showWarningMessage(
         `Delete the memory "${truncateLine(m.title || m.content, 80)}"?`,
-        { modal: true, detail: 'It can be restored from its history.' },
+        { modal: true, detail: deleteDetail(restorableForMs) },
         'Delete',
       );
       if (ok !== 'Delete') return undefined;
@@ -210,11 +226,20 @@ export function registerCommands(d: CommandDeps): void {
     return rec;
   };
 
+  // Offered on short-term memories only (tree: contextValue "memory"; search panel: no button on a
+  // permanent card); called on a permanent one anyway, it says so and changes nothing.
   const promoteMemory = async (arg: MemoryArg) => {
-    const id = idOf(arg) ?? (await pickMemory('Promote which memory to permanent?'));
+    const id = idOf(arg) ?? (await pickMemory('Make which short-term memory permanent?', SHORT_TERM));
     if (!id) return undefined;
+    const m = await engine.request('memory.get', { id });
+    if (!m) throw memoryGoneError();
+    const name = memoryName(m.title, m.content);
+    if (m.expiresAt === null) {
+      void vscode.window.showInformationMessage(`“${name}” is already permanent: it is kept until you delete it.`);
+      return undefined;
+    }
     const rec = await engine.request('memory.promote', { id });
-    void vscode.window.showInformationMessage(`Memory promoted: it is permanent now.`);
+    void vscode.window.showInformationMessage(`Memory made permanent: ${name}.`);
     return rec;
   };
 
@@ -264,9 +289,8 @@ export function registerCommands(d: CommandDeps): void {
     }
     const pick = await vscode.window.showQuickPick(
       r.hits.map((h) => ({
-        label: truncateLine(h.memory.title || h.content, 80),
+        ...pickRow(h.memory.title, h.content), // the text once, under a title of its own
         description: `${typeHeading(h.memory.type)} · ${Math.round(h.relevance * 100)} %`,
-        detail: h.memory.title ? truncateFlat(h.content, 300) : undefined, // without a title the label is the text already
         id: h.memory.id,
       })),
       { placeHolder: `${plural(r.hits.length, 'result')} for "${query}"`, matchOnDetail: true },

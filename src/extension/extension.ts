@@ -11,6 +11,7 @@ import { registerAgentAccess } from './mcpAccess';
 import { StatusBar } from './statusBar';
 import { MemoryTreeProvider, TREE_VIEW_ID, registerTreeCommands } from './memoryTree';
 import { registerMemoryDocuments } from './memoryDocument';
+import { registerMemoryDiagnostics } from './memoryDiagnostics';
 import { registerHistoryCommands } from './historyView';
 import { commandRegistrar, registerCommands } from './commands';
 import { createChatHandler, registerChatParticipant, type ChatHandler } from './chatParticipant';
@@ -19,6 +20,7 @@ import { registerPipelineSurfaces, type PipelineSurfaces } from './pipelineComma
 import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
+import { registerExpiryNotice } from './expiryNotice';
 import { registerUndoCommand } from './undoLast';
 import { plural } from '../core/text/plural';
 import { diagnosticsSummary } from './diagnosticsSummary';
@@ -106,8 +108,10 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     vscode.window.createTreeView(TREE_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true }),
   );
   registerMemoryDocuments(context, engine);
+  registerMemoryDiagnostics(context);
   registerCommands({ context, engine, tree, log, onRecall });
   const removed = registerRemovedView(context, engine, log);
+  registerExpiryNotice(context, engine, log);
   registerUndoCommand(commandRegistrar(context, log));
   registerHistoryCommands(context, engine, log);
   registerRecallCommand(context, engine, log, onRecall);

@@ -10,9 +10,10 @@ import { EngineError } from '../engine/errors';
 import type { MemoryRecord } from '../engine/protocol';
 import { commandRegistrar } from './commands';
 import type { Logger } from './log';
-import { memoryIdOfUri, memoryUri, versionUri } from './memoryFs';
-import { memoryName } from './memoryFsNames';
+import { editableAddress, memoryIdOfUri, memoryUri, versionUri } from './memoryFs';
+import { memoryName, parseAddress } from './memoryFsNames';
 import { timelineEntries, type TimelineEntry } from './historyTimeline';
+import { pickRow } from './memoryRowText';
 import { memoryGoneError } from '../engine/errorText';
 
 export const HISTORY_COMMANDS = {
@@ -44,7 +45,7 @@ async function pickRecent(engine: EngineClient): Promise<string | undefined> {
   const { items } = await engine.request('memory.list', { limit: 50 });
   const pick = await vscode.window.showQuickPick(
     // An untitled memory is named by its text: the detail would only repeat it.
-    items.map((m) => ({ label: memoryName(m.title, m.preview), ...(m.title ? { detail: m.preview } : {}), id: m.id })),
+    items.map((m) => ({ ...pickRow(m.title, m.preview), id: m.id })),
     { placeHolder: 'Show the history of which memory?', matchOnDetail: true },
   );
   return pick?.id;
@@ -56,16 +57,60 @@ async function getMemory(engine: EngineClient, id: string): Promise<MemoryRecord
   return m;
 }
 
+/** The compare tab's title: the memory's name and the version compared (redone when the name changes). */
+function compareLabel(m: MemoryRecord, version: number): string {
+  return `${memoryName(m.title, m.content)}: Version ${version} ↔ Current`;
+}
+
 /** Old version (read-only) on the left, the editable memory on the right. */
 export async function compareWithCurrent(engine: EngineClient, id: string, version: number): Promise<void> {
   const m = await getMemory(engine, id);
-  const name = memoryName(m.title, m.content);
   await vscode.commands.executeCommand(
     'vscode.diff',
     versionUri(m, version),
     memoryUri(m.id, m.title, m.content),
-    `${name}: Version ${version} ↔ Current (Version ${m.version})`,
+    compareLabel(m, version),
   );
+}
+
+/** Open "Version N ↔ Current" tabs of memory `id`, with the version each compares. */
+function compareTabs(id: string): { tab: vscode.Tab; input: vscode.TabInputTextDiff; version: number }[] {
+  return vscode.window.tabGroups.all.flatMap((g) =>
+    g.tabs.flatMap((tab) => {
+      const input = tab.input;
+      if (!(input instanceof vscode.TabInputTextDiff) || editableAddress(input.modified)?.id !== id) return [];
+      const left = input.original.scheme === input.modified.scheme ? parseAddress(input.original.path, input.original.query) : undefined;
+      return left?.id === id && left.version !== undefined ? [{ tab, input, version: left.version }] : [];
+    }),
+  );
+}
+
+/**
+ * A compare tab's title is fixed when it opens (vscode.diff's label), so after a change of the
+ * memory's name (a restore, an edit elsewhere) it kept the old name. The compare opens again in
+ * its place, its left side addressed by the new name (a new editor: VS Code would otherwise show
+ * the open one again), then the old tab closes. One whose right side has unsaved changes is left as it is.
+ */
+async function retitleCompareTabs(engine: EngineClient, id: string): Promise<void> {
+  const tabs = compareTabs(id);
+  if (!tabs.length) return;
+  const m = await engine.request('memory.get', { id });
+  if (!m) return;
+  for (const { tab, input, version } of tabs) {
+    const original = versionUri(m, version);
+    const dirty = vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.toString() === input.modified.toString());
+    if (tab.label === compareLabel(m, version) || original.toString() === input.original.toString() || dirty) continue;
+    const group = tab.group;
+    await vscode.commands.executeCommand('vscode.diff', original, input.modified, compareLabel(m, version), {
+      viewColumn: group.viewColumn,
+      preview: tab.isPreview,
+      preserveFocus: !tab.isActive,
+    });
+    const old = group.tabs.filter(
+      (t) => t.input instanceof vscode.TabInputTextDiff && t.input.original.toString() === input.original.toString(),
+    );
+    if (old.length) await vscode.window.tabGroups.close(old, true);
+  }
 }
 
 /** Restores a version and offers Undo (restoring the version that was current). */
@@ -146,6 +191,12 @@ async function pickAction(version: number, current: boolean): Promise<Action | u
 
 export function registerHistoryCommands(context: vscode.ExtensionContext, engine: EngineClient, log: Logger): void {
   const run = commandRegistrar(context, log);
+  context.subscriptions.push(
+    engine.onEvent((e) => {
+      if (e.type !== 'memory.changed' || e.kind === 'deleted' || e.kind === 'expired') return;
+      for (const id of e.ids) retitleCompareTabs(engine, id).catch((err: unknown) => log.error('compare tab title', err));
+    }),
+  );
   run(HISTORY_COMMANDS.showHistory, 'show memory history', async (arg?: unknown) => {
     const id = idFrom(arg) ?? (await pickRecent(engine));
     return id ? showTimeline(engine, log, id) : undefined;

@@ -13,7 +13,7 @@ import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
 import { errorLine } from '../engine/errorText';
 import type { MemoryRecord, MemoryVersion } from '../engine/protocol';
-import { MemoryFieldError, parseMemoryDocument, patchFor, renderMemory } from './memoryFsFormat';
+import { MemoryFieldError, notSavedMessage, parseMemoryDocument, patchFor, renderMemory } from './memoryFsFormat';
 import { addressQuery, memoryLocation, memoryName, parseAddress, SCHEME, type MemoryAddress, type MemoryView } from './memoryFsNames';
 
 export { SCHEME as MEMORY_SCHEME };
@@ -254,12 +254,16 @@ export class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Dispo
   }
 }
 
-/** The document's fields, or an error naming the wrong one (shown by the editor as "Failed to save …: <field>: …"). */
+/**
+ * The document's fields, or an error naming the wrong one. Ctrl+S on such a document is answered
+ * before it gets here (memoryDiagnostics.ts); other saves (Save All, closing with Save) show this
+ * sentence inside VS Code's "Failed to save …" notification.
+ */
 function parsed(text: string, current: MemoryRecord) {
   try {
     return parseMemoryDocument(text, current);
   } catch (e) {
-    if (e instanceof MemoryFieldError) throw new vscode.FileSystemError(`Not saved, ${e.message}.`);
+    if (e instanceof MemoryFieldError) throw new vscode.FileSystemError(notSavedMessage(e));
     throw e;
   }
 }

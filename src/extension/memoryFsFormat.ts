@@ -15,25 +15,37 @@
  *
  *   Use pnpm, not npm, in this repository: the lock file is pnpm-lock.yaml.
  *
- * Reading it back checks every field and names the one that is wrong. Pure: no `vscode` import.
+ * Reading it back checks every field and names the one that is wrong, with where its value is
+ * written (the editor underlines it: memoryDiagnostics.ts). Pure: no `vscode` import.
  */
-import { parseDocument, Document, isMap, isScalar } from 'yaml';
+import { parseDocument, Document, isMap, isNode, isScalar } from 'yaml';
 import { MEMORY_TYPES, type MemoryRecord, type UpdateMemoryInput } from '../core/memory/types';
+import { LIFETIME_EXAMPLES, parseLifetimeSeconds } from '../core/lifecycle/lifetimeText';
 import { parseTags } from './addMemorySteps';
 import { durationText, shortDate } from './relativeTime';
 import { displayText } from '../core/documents/markdownText';
 
 export const EDITABLE_FIELDS = ['title', 'type', 'tags', 'importance', 'scope', 'lifetime'] as const;
 
-/** A field of the document holds a value the memory cannot take: the message names the field. */
+/**
+ * A field of the document holds a value the memory cannot take: the message names the field;
+ * `start` and `end` are where the value is written (offsets into the document's text).
+ */
 export class MemoryFieldError extends Error {
   constructor(
     readonly field: string,
-    detail: string,
+    readonly detail: string,
+    readonly start = 0,
+    readonly end = 0,
   ) {
     super(`${field}: ${detail}`);
     this.name = 'MemoryFieldError';
   }
+}
+
+/** The sentence of a save refused for a wrong value (the editor underlines the value: memoryDiagnostics.ts). */
+export function notSavedMessage(p: Pick<MemoryFieldError, 'message'>): string {
+  return `Not saved — ${p.message}. Correct the underlined value, then save again (your text stays in the editor).`;
 }
 
 /** What a document says, field by field. */
@@ -48,8 +60,6 @@ export interface MemoryFields {
   ttlSeconds: number | null;
   content: string;
 }
-
-const UNIT_SECONDS: Record<string, number> = { minute: 60, hour: 3_600, day: 86_400, week: 604_800 };
 
 export function lifetimeText(m: Pick<MemoryRecord, 'ttlSeconds'>): string {
   return m.ttlSeconds === null ? 'permanent' : durationText(m.ttlSeconds);
@@ -88,15 +98,147 @@ export function renderMemory(m: MemoryRecord): string {
   return lines.join('\n') + '\n';
 }
 
+/** One line of the document: where a part of it starts and ends (offsets into the text). */
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** A field as written in the front matter: its value (as YAML reads it) and where the value is. */
+interface Written extends Span {
+  value: unknown;
+}
+
+/** A document read without a record: the fields it writes, its text, and every problem found. */
+interface ReadDocument {
+  fields: Map<string, Written>;
+  content: string;
+  problems: MemoryFieldError[];
+}
+
+const FRONT_START = 4; // "---\n"
+
 /** Splits the front matter from the body; a document without one is all body. */
-function splitDocument(text: string): { front: string | undefined; body: string } {
-  const normalized = text.replace(/\r\n/g, '\n');
-  if (!normalized.startsWith('---\n')) return { front: undefined, body: normalized };
-  const end = normalized.indexOf('\n---', 3);
-  if (end < 0) throw new MemoryFieldError('front matter', 'the closing "---" line is missing');
-  const after = normalized.slice(end + 4);
-  if (after && !after.startsWith('\n')) throw new MemoryFieldError('front matter', 'the closing "---" must be a line of its own');
-  return { front: normalized.slice(4, end), body: after.slice(1) };
+function splitDocument(text: string): { front?: string; body: string; bodyAt: number; problem?: MemoryFieldError } {
+  if (!text.startsWith('---\n')) return { body: text, bodyAt: 0 };
+  const end = text.indexOf('\n---', 3);
+  if (end < 0)
+    return { body: '', bodyAt: text.length, problem: new MemoryFieldError('front matter', 'the closing "---" line is missing', 0, 3) };
+  const after = text.slice(end + 4);
+  if (after && !after.startsWith('\n')) {
+    const lineEnd = text.indexOf('\n', end + 1);
+    const problem = new MemoryFieldError(
+      'front matter',
+      'the closing "---" must be a line of its own',
+      end + 1,
+      lineEnd < 0 ? text.length : lineEnd,
+    );
+    return { body: '', bodyAt: text.length, problem };
+  }
+  return { front: text.slice(FRONT_START, end), body: after.slice(1), bodyAt: end + 5 };
+}
+
+/** The front matter's fields with where each value is written (offsets into the document). */
+function readFront(front: string): { fields: Map<string, Written>; problems: MemoryFieldError[] } {
+  const fields = new Map<string, Written>();
+  const doc = parseDocument(front);
+  const err = doc.errors[0];
+  if (err) {
+    const [a, b] = err.pos;
+    const problem = new MemoryFieldError(
+      'front matter',
+      `not valid YAML (${err.message.split('\n')[0]})`,
+      FRONT_START + a,
+      FRONT_START + Math.max(b, a + 1),
+    );
+    return { fields, problems: [problem] };
+  }
+  if (doc.contents === null) return { fields, problems: [] };
+  if (!isMap(doc.contents)) {
+    const [a, b] = doc.contents.range ?? [0, front.length];
+    return { fields, problems: [new MemoryFieldError('front matter', 'must be "field: value" lines', FRONT_START + a, FRONT_START + b)] };
+  }
+  const problems: MemoryFieldError[] = [];
+  const js = doc.toJS() as Record<string, unknown>;
+  for (const pair of doc.contents.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    const keyRange = isNode(pair.key) ? pair.key.range : undefined;
+    const valueRange = isNode(pair.value) && pair.value.range[1] > pair.value.range[0] ? pair.value.range : keyRange;
+    const [a, b] = valueRange ?? [0, 0];
+    if (!(EDITABLE_FIELDS as readonly string[]).includes(key)) {
+      const [ka, kb] = keyRange ?? [a, b];
+      const detail = `is not a field of a memory (the fields are ${EDITABLE_FIELDS.join(', ')})`;
+      problems.push(new MemoryFieldError(key, detail, FRONT_START + ka, FRONT_START + kb));
+      continue;
+    }
+    fields.set(key, { value: js[key], start: FRONT_START + a, end: FRONT_START + b });
+  }
+  return { fields, problems };
+}
+
+const FIELD_CHECKS: Readonly<Record<string, (v: unknown) => unknown>> = {
+  title: (v) => oneLine(v, 'title'),
+  type: (v) => parseType(v),
+  tags: (v) => parseTagsValue(v),
+  importance: (v) => parseImportance(v),
+  scope: (v) => parseScope(v),
+  lifetime: (v) => parseLifetime(v),
+};
+
+/** Reads a document's fields and text, checking each written value; every problem is kept, in document order. */
+function readDocument(text: string): ReadDocument {
+  const split = splitDocument(text);
+  const { fields, problems } = split.front === undefined ? { fields: new Map<string, Written>(), problems: [] } : readFront(split.front);
+  if (split.problem) problems.push(split.problem);
+  for (const [field, w] of fields) {
+    try {
+      FIELD_CHECKS[field]?.(w.value);
+    } catch (e) {
+      if (!(e instanceof MemoryFieldError)) throw e;
+      problems.push(new MemoryFieldError(e.field, e.detail, w.start, w.end));
+    }
+  }
+  const content = split.body.replace(/^\n+/, '').replace(/\s+$/, '');
+  if (!content && !split.problem) {
+    problems.push(new MemoryFieldError('text', 'the memory text below the front matter is empty', split.bodyAt, text.length));
+  }
+  problems.sort((x, y) => x.start - y.start);
+  return { fields, content, problems };
+}
+
+/** Offsets in the text with "\r\n" line ends, from offsets in the same text with "\n". */
+function crlfOffsets(original: string): (n: number) => number {
+  const removedAt: number[] = [];
+  for (let i = original.indexOf('\r\n'); i >= 0; i = original.indexOf('\r\n', i + 2)) removedAt.push(i - removedAt.length);
+  return (n) => n + removedAt.filter((at) => at < n).length;
+}
+
+/**
+ * Every wrong value of a document, in document order, each with where it is written (offsets
+ * into `text`): what the editor underlines and lists in the Problems panel.
+ */
+export function memoryDocumentProblems(text: string): MemoryFieldError[] {
+  const at = crlfOffsets(text);
+  return readDocument(text.replace(/\r\n/g, '\n')).problems.map((p) => new MemoryFieldError(p.field, p.detail, at(p.start), at(p.end)));
+}
+
+/**
+ * Reads a document back. A field left out keeps the memory's value (`base`); without front
+ * matter only the text changes. Throws MemoryFieldError naming the (first) field that is wrong.
+ */
+export function parseMemoryDocument(text: string, base: MemoryRecord): MemoryFields {
+  const { fields, content, problems } = readDocument(text.replace(/\r\n/g, '\n'));
+  if (problems[0]) throw problems[0];
+  const f = (name: string) => fields.get(name)?.value;
+  return {
+    title: fields.has('title') ? oneLine(f('title'), 'title') : base.title,
+    type: fields.has('type') ? parseType(f('type')) : base.type,
+    tags: fields.has('tags') ? parseTagsValue(f('tags')) : base.tags,
+    importance: fields.has('importance') ? parseImportance(f('importance')) : base.importance,
+    scope: fields.has('scope') ? parseScope(f('scope')) : base.scope,
+    ...(fields.has('lifetime') ? parseLifetime(f('lifetime')) : { lifetime: lifetimeText(base), ttlSeconds: base.ttlSeconds }),
+    content,
+  };
 }
 
 /** A one-line value (YAML may read `2024` or `true` as non-strings: they are text here). */
@@ -106,14 +248,11 @@ function oneLine(v: unknown, field: string): string {
   throw new MemoryFieldError(field, 'must be one line of text');
 }
 
+/** The same lifetimes agent.yaml and the CLI accept (parseLifetimeSeconds), and the words this document shows. */
 function parseLifetime(v: unknown): { lifetime: string; ttlSeconds: number | null } {
-  const text = oneLine(v, 'lifetime').toLowerCase();
-  if (text === 'permanent') return { lifetime: text, ttlSeconds: null };
-  const m = /^(\d+)\s*(minute|hour|day|week)s?$/.exec(text);
-  if (!m || Number(m[1]) < 1)
-    throw new MemoryFieldError('lifetime', `write "permanent" or a duration like "7 days" or "12 hours", not ${JSON.stringify(v)}`);
-  const seconds = Number(m[1]) * UNIT_SECONDS[m[2]!]!;
-  return { lifetime: durationText(seconds), ttlSeconds: seconds };
+  const seconds = parseLifetimeSeconds(oneLine(v, 'lifetime'));
+  if (seconds === undefined) throw new MemoryFieldError('lifetime', `write ${LIFETIME_EXAMPLES}, not ${JSON.stringify(v)}`);
+  return seconds === null ? { lifetime: 'permanent', ttlSeconds: null } : { lifetime: durationText(seconds), ttlSeconds: seconds };
 }
 
 function parseTagsValue(v: unknown): string[] {
@@ -129,50 +268,14 @@ function parseImportance(v: unknown): number {
   return n;
 }
 
-function readFront(front: string): Record<string, unknown> {
-  const doc = parseDocument(front);
-  const err = doc.errors[0];
-  if (err) throw new MemoryFieldError('front matter', `not valid YAML (${err.message.split('\n')[0]})`);
-  if (doc.contents === null) return {};
-  if (!isMap(doc.contents)) throw new MemoryFieldError('front matter', 'must be "field: value" lines');
-  const out: Record<string, unknown> = {};
-  for (const pair of doc.contents.items) {
-    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-    if (!(EDITABLE_FIELDS as readonly string[]).includes(key))
-      throw new MemoryFieldError(key, `is not a field of a memory (the fields are ${EDITABLE_FIELDS.join(', ')})`);
-    out[key] = (doc.toJS() as Record<string, unknown>)[key];
-  }
-  return out;
-}
-
-/**
- * Reads a document back. A field left out keeps the memory's value (`base`); without front
- * matter only the text changes. Throws MemoryFieldError naming the field that is wrong.
- */
-export function parseMemoryDocument(text: string, base: MemoryRecord): MemoryFields {
-  const { front, body } = splitDocument(text);
-  const f = front === undefined ? {} : readFront(front);
-  const content = body.replace(/^\n+/, '').replace(/\s+$/, '');
-  if (!content) throw new MemoryFieldError('text', 'the memory text below the front matter is empty');
-  return {
-    title: f.title === undefined ? base.title : oneLine(f.title, 'title'),
-    type: parseType(f.type, base),
-    tags: f.tags === undefined ? base.tags : parseTagsValue(f.tags),
-    importance: f.importance === undefined ? base.importance : parseImportance(f.importance),
-    scope: parseScope(f.scope, base),
-    ...(f.lifetime === undefined ? { lifetime: lifetimeText(base), ttlSeconds: base.ttlSeconds } : parseLifetime(f.lifetime)),
-    content,
-  };
-}
-
-function parseType(v: unknown, base: MemoryRecord): string {
-  const type = v === undefined ? base.type : oneLine(v, 'type');
+function parseType(v: unknown): string {
+  const type = oneLine(v, 'type');
   if (!(MEMORY_TYPES as readonly string[]).includes(type)) throw new MemoryFieldError('type', `must be one of ${MEMORY_TYPES.join(', ')}`);
   return type;
 }
 
-function parseScope(v: unknown, base: MemoryRecord): 'project' | 'global' {
-  const scope = v === undefined ? base.scope : oneLine(v, 'scope');
+function parseScope(v: unknown): 'project' | 'global' {
+  const scope = oneLine(v, 'scope');
   if (scope !== 'project' && scope !== 'global') throw new MemoryFieldError('scope', 'must be "project" or "global"');
   return scope;
 }

@@ -1,6 +1,7 @@
 // How a memory's row in the tree is labelled (memoryTree.ts): no vscode import, so it is unit-tested.
 import type { MemorySummary } from '../engine/protocol';
-import { truncateLine } from '../core/text/truncate';
+import { truncateFlat, truncateLine } from '../core/text/truncate';
+import { realTitle } from './searchPanelModel';
 
 /** About 26 characters leave room for the age at the default sidebar width (about 300 px). */
 export const LABEL_GRAPHEMES = 26;
@@ -20,4 +21,13 @@ export function rowText(m: Pick<MemorySummary, 'type' | 'title'>, full: string):
 export function typeHeading(type: string): string {
   const words = type.replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * A memory's row in a pick list: its title with the text below, or — untitled, or titled with
+ * only the start of its text (a first sentence saved by Save now) — the text alone, not twice.
+ */
+export function pickRow(title: string, text: string, labelMax = 80, detailMax = 300): { label: string; detail?: string } {
+  const own = realTitle(title, text);
+  return own ? { label: truncateLine(own, labelMax), detail: truncateFlat(text, detailMax) } : { label: truncateLine(text, labelMax) };
 }

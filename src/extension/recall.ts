@@ -7,8 +7,8 @@ import type { SearchHit } from '../engine/protocol';
 import { describeExpiry } from '../core/lifecycle/remaining';
 import { truncateFlat } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
-import { memoryLocation, SCHEME } from './memoryFsNames';
 import { typeHeading } from './memoryRowText';
+import { realTitle } from './searchPanelModel';
 
 export const RECALL_OPEN = '<agent-memory-recall>';
 export const RECALL_CLOSE = '</agent-memory-recall>';
@@ -168,28 +168,41 @@ function oneLine(text: string, max: number): string {
   return truncateFlat(text, max);
 }
 
+/** Where an "Open" of the answer sits in its text (offsets), and which hit it opens. */
+export interface RecallLink {
+  start: number;
+  end: number;
+  hit: number;
+}
+
 /**
  * The answer to a question without a language model: the recalled memories themselves (title,
- * text, type, scope, id), or a plain "no relevant memories" line. What "Agent Memory: Recall…"
- * shows in a read-only text editor (never rendered, so memory text stays inert as typed) — the
- * same answer @memory gives when it runs without a model.
+ * text, type, scope), or a plain "no relevant memories" line. What "Agent Memory: Recall…" shows
+ * in a read-only editor — the same answer @memory gives when it runs without a model. Each memory
+ * ends with "Open": the editor makes it a link (`links`, recallCommand.ts), so the text carries
+ * no address, no id and no percent-encoding.
  */
-export function recallAnswerText(query: string, hits: readonly SearchHit[]): string {
+export function recallAnswer(query: string, hits: readonly SearchHit[]): { text: string; links: RecallLink[] } {
   const head = `# Recall: ${oneLine(query, 120)}\n\n`;
-  if (!hits.length) return `${head}No relevant memories about this question. Save one with "Agent Memory: Add Memory…".\n`;
-  const items = hits.map((h, i) => {
-    const title = h.memory.title ? `${oneLine(h.memory.title, 100)} — ` : '';
+  if (!hits.length)
+    return { text: `${head}No relevant memories about this question. Save one with "Agent Memory: Add Memory…".\n`, links: [] };
+  let text = `${head}Recalled ${plural(hits.length, 'memory', 'memories')} for your question:\n\n`;
+  const links: RecallLink[] = [];
+  hits.forEach((h, i) => {
+    // A title that only repeats the start of the text (the first sentence) is not said twice.
+    const shown = realTitle(h.memory.title, h.content);
+    const title = shown ? `${oneLine(shown, 100)} — ` : '';
     const life = describeExpiry(h.memory.expiresAt);
     const where = `${typeHeading(h.memory.type).toLowerCase()}${h.store === 'global' ? ', global' : ''}${life ? ` · ${life}` : ''}`;
-    // A reference link to the memory's document (Ctrl+click opens it): the text reads "[Open][1]",
-    // and the address, which carries the id, is in the definitions at the end.
-    return `${i + 1}. ${title}${oneLine(h.content, 600)}\n   (${where} · [Open][${i + 1}])`;
+    text += `${i ? '\n' : ''}${i + 1}. ${title}${oneLine(h.content, 600)}\n   (${where} · `;
+    links.push({ start: text.length, end: text.length + OPEN.length, hit: i });
+    text += `${OPEN})\n`;
   });
-  const links = hits.map((h, i) => {
-    const at = memoryLocation(h.memory.id, h.memory.title, h.content);
-    // Percent-encoded, so a title with "<", ">" or spaces cannot end the link early; the name is
-    // one path segment, encoded whole, so a "?" or "#" in a title stays in the name.
-    return `[${i + 1}]: <${SCHEME}:/${encodeURIComponent(at.path.slice(1))}?${at.query}>`;
-  });
-  return `${head}Recalled ${plural(hits.length, 'memory', 'memories')} for your question:\n\n${items.join('\n\n')}\n\n${links.join('\n')}\n`;
+  return { text, links };
+}
+
+const OPEN = 'Open';
+
+export function recallAnswerText(query: string, hits: readonly SearchHit[]): string {
+  return recallAnswer(query, hits).text;
 }

@@ -10,9 +10,10 @@ import type { EngineClient } from '../engine/client';
 import type { SearchResponse } from '../engine/protocol';
 import { commandRegistrar } from './commands';
 import type { Logger } from './log';
-import { recallAnswerText } from './recall';
-import { truncate, truncateFlat, truncateLine } from '../core/text/truncate';
-import { typeHeading } from './memoryRowText';
+import { recallAnswer, type RecallLink } from './recall';
+import { memoryUri } from './memoryFs';
+import { truncate } from '../core/text/truncate';
+import { pickRow, typeHeading } from './memoryRowText';
 
 export const RECALL_COMMAND = 'agentMemory.recall';
 const RECALL_SCHEME = 'agent-memory-recall';
@@ -22,24 +23,51 @@ export interface RecallOutcome {
   query: string;
   response: SearchResponse;
   text: string;
+  /** The results document (read-only, with a link on each "Open"); shown unless the question came as an argument. */
+  uri: vscode.Uri;
 }
 
-/** Holds the latest answers, one document per question (read-only, in memory). */
-class RecallDocuments implements vscode.TextDocumentContentProvider {
-  private readonly texts = new Map<string, string>();
+interface RecallDocument {
+  text: string;
+  /** Each "Open" of the text and the memory document it opens. */
+  links: { at: RecallLink; target: vscode.Uri }[];
+}
+
+/**
+ * Holds the latest answers, one document per question (read-only, in memory). Each memory's
+ * "Open" is a link the editor underlines (Ctrl+click): the address lives here, not in the text.
+ */
+class RecallDocuments implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider {
+  private readonly docs = new Map<string, RecallDocument>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
 
-  put(query: string, text: string): vscode.Uri {
+  put(query: string, response: SearchResponse): vscode.Uri {
     const name = truncate(query.replace(/[^\p{L}\p{N} _-]+/gu, '').trim(), 50) || 'recall';
     const uri = vscode.Uri.from({ scheme: RECALL_SCHEME, path: `/Recall - ${name}.md` });
-    this.texts.set(uri.toString(), text);
+    const { text, links } = recallAnswer(query, response.hits);
+    const target = (i: number) => {
+      const h = response.hits[i]!;
+      return memoryUri(h.memory.id, h.memory.title, h.content);
+    };
+    this.docs.set(uri.toString(), { text, links: links.map((at) => ({ at, target: target(at.hit) })) });
     this.changed.fire(uri);
     return uri;
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.toString()) ?? '';
+    return this.docs.get(uri.toString())?.text ?? '';
+  }
+
+  provideDocumentLinks(doc: vscode.TextDocument): vscode.DocumentLink[] {
+    const kept = this.docs.get(doc.uri.toString());
+    // Only while the document still shows the text the links were made for.
+    if (!kept || doc.getText() !== kept.text) return [];
+    return kept.links.map(({ at, target }) => {
+      const link = new vscode.DocumentLink(new vscode.Range(doc.positionAt(at.start), doc.positionAt(at.end)), target);
+      link.tooltip = 'Open this memory';
+      return link;
+    });
   }
 }
 
@@ -50,7 +78,10 @@ export function registerRecallCommand(
   onRecall: (r: SearchResponse) => void,
 ): void {
   const docs = new RecallDocuments();
-  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(RECALL_SCHEME, docs));
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(RECALL_SCHEME, docs),
+    vscode.languages.registerDocumentLinkProvider({ scheme: RECALL_SCHEME }, docs),
+  );
   const run = commandRegistrar(context, log);
   run(RECALL_COMMAND, 'recall', async (q?: unknown): Promise<RecallOutcome | undefined> => {
     const query =
@@ -66,24 +97,24 @@ export function registerRecallCommand(
     // The recalled memories are the answer: a deliberate use (docs/lifecycle.md "Access").
     const response = await engine.request('search', { query, limit: RECALL_LIMIT, recordAccess: true });
     onRecall(response);
-    const text = recallAnswerText(query, response.hits);
-    if (typeof q === 'string') return { query, response, text };
-    const doc = await vscode.workspace.openTextDocument(docs.put(query, text));
+    const uri = docs.put(query, response);
+    const text = docs.provideTextDocumentContent(uri);
+    if (typeof q === 'string') return { query, response, text, uri };
+    const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
     await vscode.window.showTextDocument(doc, { preview: true });
     if (response.hits.length) await pickAndOpen(query, response);
     else void vscode.window.showInformationMessage(`No relevant memories about "${query}".`);
-    return { query, response, text };
+    return { query, response, text, uri };
   });
 }
 
 async function pickAndOpen(query: string, r: SearchResponse): Promise<void> {
   const pick = await vscode.window.showQuickPick(
     r.hits.map((h) => ({
-      label: truncateLine(h.memory.title || h.content, 80),
+      // Untitled, or titled with the start of its text: the text once, as the label.
+      ...pickRow(h.memory.title, h.content),
       description: `${typeHeading(h.memory.type)}${h.store === 'global' ? ' · global' : ''}`,
-      // Without a title the label is the text: the detail would repeat it.
-      detail: h.memory.title ? truncateFlat(h.content, 300) : undefined,
       id: h.memory.id,
     })),
     { title: `Recall: ${query}`, matchOnDetail: true, placeHolder: `${r.hits.length} recalled — pick one to open it` },

@@ -17,8 +17,10 @@ import type { Logger } from './log';
 import { memoryName } from './memoryFsNames';
 import { typeHeading } from './memoryTree';
 import { rememberUndo } from './undoLast';
-import { showWithOpen } from './openAction';
 import { LABEL_GRAPHEMES } from './memoryRowText';
+import { restoredMessage } from './lifetimeMessages';
+
+const KEEP_PERMANENTLY = 'Keep Permanently';
 
 export const REMOVED_VIEW_ID = 'agentMemory.removed';
 export const REMOVED_SCHEME = 'agent-memory-removed';
@@ -139,7 +141,8 @@ export function renderRemoved(m: MemoryRecord): string {
   const why =
     m.retentionStatus === 'expired' ? 'expired' : `deleted by ${m.deletedBy ?? 'someone'}${m.deleteReason ? ` (${m.deleteReason})` : ''}`;
   return [
-    `# ${m.title || memoryName('', m.content)}`,
+    // A heading: the whole title (a first sentence without its full stop), else the first words.
+    `# ${m.title.trim().replace(/\.+$/, '') || memoryName('', m.content)}`,
     '',
     m.deletedAt
       ? `> This memory was ${why} ${describeAgo(m.deletedAt)}. Restore it from "Recently Deleted and Expired" or "Agent Memory: Restore Memory".`
@@ -215,10 +218,17 @@ export function registerRemovedView(context: vscode.ExtensionContext, engine: En
   const restore = async (arg?: unknown) => {
     const id = idOf(arg) ?? (await pickRemoved(engine, 'Restore which memory?'))?.memory.id;
     if (!id) return undefined;
+    const before = await engine.request('memory.get', { id, includeDeleted: true });
     const m = await engine.request('memory.restore', { id });
     const name = truncateLine(m.title || m.content, 60);
     rememberUndo({ label: `restore of “${name}”`, undo: () => engine.request('memory.delete', { id, reason: 'restore undone' }) });
-    void showWithOpen(`Memory restored: ${name} (${describeExpiry(m.expiresAt) ?? 'permanent'}).`, m.id);
+    // An expired memory comes back for a fresh lifetime (docs/lifecycle.md): say how long, offer to keep it.
+    const wasExpired = before?.retentionStatus === 'expired';
+    const actions = wasExpired && m.expiresAt ? [KEEP_PERMANENTLY, 'Open'] : ['Open'];
+    void vscode.window.showInformationMessage(restoredMessage(m, wasExpired), ...actions).then(async (pick) => {
+      if (pick === KEEP_PERMANENTLY) await vscode.commands.executeCommand('agentMemory.promoteMemory', m.id);
+      if (pick === 'Open') await vscode.commands.executeCommand('agentMemory.openMemory', m.id);
+    });
     return m;
   };
   const open = async (arg?: unknown) => {

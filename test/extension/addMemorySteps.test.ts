@@ -14,6 +14,7 @@ import {
   PICKABLE_TYPES,
   SCOPES,
   suggestTitle,
+  typeChoices,
   validateContent,
 } from '../../src/extension/addMemorySteps';
 
@@ -34,14 +35,18 @@ test('defaults: permanent, general, normal importance, this project, no tags, no
   assert.ok(PICKABLE_TYPES.includes('decision') && !PICKABLE_TYPES.includes('document_chunk'));
 });
 
-test('createParams: explicit permanence (ttlSeconds null), tags and title only when given, a chosen lifetime in seconds', () => {
-  assert.deepEqual(createParams(defaultDraft('We deploy on Tuesdays only.')), {
-    content: 'We deploy on Tuesdays only.',
+test('createParams: explicit permanence (ttlSeconds null), tags only when given, a chosen lifetime in seconds, a title always', () => {
+  // No title step taken (Save now, a command with text): the title the title step proposes (README "Add Memory…").
+  assert.deepEqual(createParams(defaultDraft('We deploy on Tuesdays only. Never on Fridays.')), {
+    content: 'We deploy on Tuesdays only. Never on Fridays.',
     type: 'general',
     scope: 'project',
     importance: 0.5,
     ttlSeconds: null,
+    title: 'We deploy on Tuesdays only.',
   });
+  // A title cleared on the title step on purpose stays empty.
+  assert.equal('title' in createParams(defaultDraft('We deploy on Tuesdays only.', { title: '', titleChosen: true })), false);
   const chosen = { tags: ['ops'], title: '  Deploy day ', ttlSeconds: 7 * DAY, scope: 'global' as const, source: 'a.md:3' };
   const p = createParams(defaultDraft('x'.repeat(20), chosen));
   assert.deepEqual(p, {
@@ -77,4 +82,24 @@ test('validateContent and describeDraft', () => {
     'general · #db · 7 days · high importance · global',
   );
   assert.equal(describeDraft(defaultDraft('x')), 'general · no tags · permanent · normal importance · this project');
+  assert.equal(
+    describeDraft(defaultDraft('x', { type: 'code_pattern' })),
+    'code pattern · no tags · permanent · normal importance · this project',
+  );
+});
+
+test('the type step names each type in words (the id is the value), with a line saying what it is for', () => {
+  const choices = typeChoices();
+  assert.deepEqual(
+    choices.map((c) => c.value),
+    [...PICKABLE_TYPES],
+  );
+  const byValue = new Map(choices.map((c) => [c.value, c]));
+  assert.equal(byValue.get('code_pattern')?.label, 'Code pattern');
+  assert.equal(byValue.get('semantic')?.label, 'Semantic');
+  assert.equal(byValue.get('general')?.label, 'General');
+  for (const c of choices) {
+    assert.doesNotMatch(c.label, /_/, c.label);
+    assert.ok(c.detail && /^[A-Z].*\.$/.test(c.detail), `${c.value} has a sentence: ${c.detail}`);
+  }
 });

@@ -3,7 +3,7 @@
 // the changed fields; a wrong value is an error naming its field. Records come from a real store.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MemoryFieldError, parseMemoryDocument, patchFor, renderMemory } from '../../src/extension/memoryFsFormat';
+import { MemoryFieldError, memoryDocumentProblems, parseMemoryDocument, patchFor, renderMemory } from '../../src/extension/memoryFsFormat';
 import { openMemory } from '../helpers/memoryFixture';
 
 async function record(input: Parameters<Awaited<ReturnType<typeof openMemory>>['svc']['create']>[0]) {
@@ -68,7 +68,7 @@ test('invalid values are errors that name the field', async () => {
     ['importance: 0.5', 'importance: high', /^importance: must be a number from 0 to 1/],
     ['importance: 0.5', 'importance: 1.5', /^importance: /],
     ['scope: project', 'scope: team', /^scope: must be "project" or "global"/],
-    ['lifetime: permanent', 'lifetime: forever', /^lifetime: write "permanent" or a duration/],
+    ['lifetime: permanent', 'lifetime: forever', /^lifetime: write "permanent" or a duration like "7 days", "12h" or "30m", not "forever"/],
     ['lifetime: permanent', 'lifetime: 0 days', /^lifetime: /],
     ['tags: []', 'tags: { a: 1 }', /^tags: /],
     ['title: ""', 'title: [a, b]', /^title: must be one line of text/],
@@ -85,4 +85,63 @@ test('invalid values are errors that name the field', async () => {
     );
   }
   assert.throws(() => parseMemoryDocument('---\ntitle: x\nno closing line', m), /front matter: the closing "---" line is missing/);
+});
+
+test('lifetimes are read as agent.yaml and the CLI read them: "2m", "1h30m", "2w", whole seconds, words', async () => {
+  const m = await record({ content: 'Releases are cut on Mondays.', ttlSeconds: null });
+  const text = renderMemory(m);
+  const cases: [string, number, string][] = [
+    ['2m', 120, '2 minutes'],
+    ['1h30m', 5_400, '90 minutes'],
+    ['2w', 14 * 86_400, '2 weeks'],
+    ['3600', 3_600, '1 hour'],
+    ['7 days', 7 * 86_400, '1 week'],
+    ['12h', 12 * 3_600, '12 hours'],
+  ];
+  for (const [written, seconds, shown] of cases) {
+    const f = parseMemoryDocument(text.replace('lifetime: permanent', `lifetime: ${written}`), m);
+    assert.deepEqual([f.ttlSeconds, f.lifetime], [seconds, shown], written);
+  }
+});
+
+test('every wrong value is a problem at the place it is written, all of them at once', async () => {
+  const m = await record({ content: 'Releases are cut on Mondays.', ttlSeconds: null });
+  const text = renderMemory(m)
+    .replace('type: general', 'type: recipe')
+    .replace('importance: 0.5', 'importance: high')
+    .replace('lifetime: permanent', 'lifetime: forever')
+    .replace('scope: project', 'scope: project\ncolour: blue');
+  const problems = memoryDocumentProblems(text);
+  assert.deepEqual(
+    problems.map((p) => [p.field, text.slice(p.start, p.end)]),
+    [
+      ['type', 'recipe'],
+      ['importance', 'high'],
+      ['colour', 'colour'],
+      ['lifetime', 'forever'],
+    ],
+  );
+  assert.ok(problems.every((p) => p instanceof MemoryFieldError));
+  assert.deepEqual(memoryDocumentProblems(renderMemory(m)), [], 'a document as rendered has none');
+  assert.deepEqual(memoryDocumentProblems('Just text, no front matter.'), []);
+
+  // Where the front matter itself is broken, or the text is missing.
+  const broken = memoryDocumentProblems('---\ntitle: "unclosed\n---\n\nText.');
+  assert.equal(broken.length, 1);
+  assert.equal(broken[0]!.field, 'front matter');
+  assert.ok(broken[0]!.start >= 4 && broken[0]!.end > broken[0]!.start, JSON.stringify(broken[0]));
+  const unclosed = memoryDocumentProblems('---\ntitle: x\nno closing line');
+  assert.deepEqual([unclosed[0]!.field, unclosed[0]!.start, unclosed[0]!.end], ['front matter', 0, 3]);
+  const empty = renderMemory(m).replace('Releases are cut on Mondays.', '');
+  assert.deepEqual(
+    memoryDocumentProblems(empty).map((p) => p.field),
+    ['text'],
+  );
+
+  // Windows line ends: the places are those of the text as it is (with its \r\n).
+  const crlf = text.replace(/\n/g, '\r\n');
+  assert.deepEqual(
+    memoryDocumentProblems(crlf).map((p) => crlf.slice(p.start, p.end)),
+    ['recipe', 'high', 'colour', 'forever'],
+  );
 });

@@ -1,7 +1,7 @@
 // How a memory's tree row is labelled (src/extension/memoryRowText.ts): a document chunk as the Explorer shows a file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rowText, typeHeading } from '../../src/extension/memoryRowText';
+import { pickRow, rowText, typeHeading } from '../../src/extension/memoryRowText';
 
 test('a document chunk shows its section as the label and its document as the place', () => {
   const title = 'ONBOARDING.md › Releases (3 of 3)';
@@ -32,4 +32,14 @@ test('a type reads as words wherever it is named (tree groups, pick lists, sugge
   assert.equal(typeHeading('document_chunk'), 'Document chunk');
   assert.equal(typeHeading('code_pattern'), 'Code pattern');
   assert.equal(typeHeading('fact'), 'Fact');
+});
+
+test('a pick list row: a title that only repeats the start of the text is not shown twice', () => {
+  const text = 'Deploy freeze starts Friday at noon. No merges after that without the release captain.';
+  // Saved with its first sentence as title (Save now): the row reads like an untitled memory's.
+  assert.deepEqual(pickRow('Deploy freeze starts Friday at noon.', text), {
+    label: 'Deploy freeze starts Friday at noon. No merges after that without the release…',
+  });
+  assert.deepEqual(pickRow('', text), { label: 'Deploy freeze starts Friday at noon. No merges after that without the release…' });
+  assert.deepEqual(pickRow('Release freeze', text), { label: 'Release freeze', detail: text });
 });

@@ -10,6 +10,7 @@ import {
   citedIndexes,
   hasRecallMarker,
   neutraliseMarkers,
+  recallAnswer,
   recallAnswerText,
   recallBlock,
   recallContext,
@@ -51,7 +52,7 @@ test('citedIndexes: [mN] citations in order, unknown labels ignored', () => {
   assert.deepEqual(citedIndexes('no citations here', 3), []);
 });
 
-test('recallAnswerText: the recalled memories as a numbered list with type, scope and a link that opens each; "no relevant memories" when none', () => {
+test('recallAnswerText: the recalled memories as a numbered list with type, scope and "Open"; no addresses in the text; "no relevant memories" when none', () => {
   const hits = [hit('a1', 'Staging DB on *5433*.\n\nSince March.', { title: 'Port' }), hit('b2', 'Use [link](x)', {}, 'global')];
   const text = recallAnswerText('staging port?', hits);
   assert.equal(
@@ -62,18 +63,18 @@ test('recallAnswerText: the recalled memories as a numbered list with type, scop
       'Recalled 2 memories for your question:',
       '',
       '1. Port — Staging DB on *5433*. Since March.',
-      '   (fact · [Open][1])',
+      '   (fact · Open)',
       '',
       '2. Use [link](x)',
-      '   (fact, global · [Open][2])',
-      '',
-      '[1]: <agent-memory:/Port.md?id=a1>',
-      '[2]: <agent-memory:/Use%20%5Blink%5D(x).md?id=b2>',
+      '   (fact, global · Open)',
       '',
     ].join('\n'),
   );
-  // A "?" or "#" in a title stays in the name: the link's path is one encoded segment.
-  assert.ok(recallAnswerText('q', [hit('c3', 'x', { title: 'Why? #1' })]).includes('[1]: <agent-memory:/Why%3F%20%231.md?id=c3>'));
+  // Nothing a person reads as an address: no scheme, no id, no percent-encoding (the links are the editor's, recallAnswer).
+  for (const title of ['Why? #1', 'Use <b> & spaces']) {
+    const t = recallAnswerText('q', [hit('c3-0b1e', 'x y z', { title })]);
+    assert.doesNotMatch(t, /agent-memory:|c3-0b1e|%[0-9A-F]{2}/, t);
+  }
   assert.match(recallAnswerText('xyzzy', []), /No relevant memories about this question/);
 });
 
@@ -122,4 +123,24 @@ test('neutraliseMarkers: markers nested deeper than its removal passes are defus
   assert.ok(!hasRecallMarker(clean), 'nothing left that reads as a marker');
   assert.ok(clean.startsWith('Real text. ') && clean.endsWith(' More text.'));
   assert.ok(performance.now() - started < 2000, `took ${Math.round(performance.now() - started)} ms`);
+});
+
+test('recallAnswer: each "Open" is a link to its memory, by position in the text', () => {
+  const hits = [hit('a1', 'Open the staging DB on 5433.', { title: 'Open ports' }), hit('b2', 'Second memory, Open text.')];
+  const { text, links } = recallAnswer('q', hits);
+  assert.deepEqual(
+    links.map((l) => [text.slice(l.start, l.end), hits[l.hit]!.memory.id]),
+    [
+      ['Open', 'a1'],
+      ['Open', 'b2'],
+    ],
+  );
+  // Each link is the last word of its memory's "(type · Open)" line.
+  for (const l of links) assert.equal(text.slice(l.end, l.end + 1), ')');
+  assert.deepEqual(recallAnswer('q', []).links, []);
+});
+
+test('recallAnswerText: a title that only repeats the start of the text is not printed twice', () => {
+  const t = recallAnswerText('q', [hit('d4', 'Deploys go out on Tuesdays. Never on Fridays.', { title: 'Deploys go out on Tuesdays.' })]);
+  assert.match(t, /\n1\. Deploys go out on Tuesdays\. Never on Fridays\.\n/);
 });

@@ -100,7 +100,7 @@ export class MemoriesService {
       return listRemoved(rt.store, opts);
     });
     all.sort((a, b) => (a.removedAt < b.removedAt ? 1 : a.removedAt > b.removedAt ? -1 : 0));
-    return { items: all.slice(offset, offset + limit), total, offset, limit };
+    return { items: all.slice(offset, offset + limit), total, offset, limit, restorableForMs: tombstoneRetentionMs };
   }
 
   /**

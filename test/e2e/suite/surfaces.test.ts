@@ -87,8 +87,9 @@ suite('Surfaces', () => {
     const found = await vscode.commands.executeCommand<SearchResponse>('agentMemory.search', 'kestrel staging cluster');
     assert.equal(found.hits[0]?.memory.id, m.id);
 
-    const promoted = await vscode.commands.executeCommand<MemoryRecord>('agentMemory.promoteMemory', m.id);
-    assert.equal(promoted.expiresAt, null);
+    // Already permanent: Promote says so and changes nothing (memoryUx.test.ts promotes a short-term one).
+    assert.equal(await vscode.commands.executeCommand<MemoryRecord | undefined>('agentMemory.promoteMemory', m.id), undefined);
+    assert.equal((await api.engine.request('memory.get', { id: m.id }))?.expiresAt, null);
     const edited = await vscode.commands.executeCommand<MemoryRecord>('agentMemory.editMemory', m.id, { title: 'Staging cluster' });
     assert.equal(edited.title, 'Staging cluster');
     const opened = await vscode.commands.executeCommand<MemoryRecord>('agentMemory.openMemory', m.id);

@@ -91,12 +91,23 @@ suite('Trust surfaces', () => {
     const r = await vscode.commands.executeCommand<RecallOutcome>('agentMemory.recall', 'which port does the wallaby cache use?');
     assert.equal(r.response.hits[0]?.memory.id, m.id);
     assert.match(r.text, /^# Recall: which port does the wallaby cache use\?\n\nRecalled \d+ memor(y|ies) for your question:/);
-    assert.ok(r.text.includes(`1. Trust test: the wallaby cache server runs on port 6390.\n   (general · [Open][1])`), r.text);
-    // The reference link opens the memory's document; the id is in its query, not its path.
-    const link = /^\[1\]: <([^>]+)>$/m.exec(r.text)?.[1];
-    assert.ok(link, r.text);
-    assert.ok(link.endsWith(`.md?id=${m.id}`), link);
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(link));
+    assert.ok(r.text.includes(`1. Trust test: the wallaby cache server runs on port 6390.\n   (general · Open)`), r.text);
+    // No address in the text (no id, no percent-encoding): "Open" is a link the editor underlines.
+    assert.doesNotMatch(r.text, /agent-memory:|%[0-9A-F]{2}/);
+    assert.ok(!r.text.includes(m.id), r.text);
+    const recallDoc = await vscode.workspace.openTextDocument(r.uri);
+    // (Markdown's own provider may add links found in memory text: only ours open memories.)
+    const links = (await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', r.uri)).filter(
+      (l) => l.target?.scheme === 'agent-memory',
+    );
+    assert.equal(links.length, r.response.hits.length, 'one link per recalled memory');
+    assert.equal(recallDoc.getText(links[0]!.range), 'Open');
+    assert.equal(links[0]!.range.start.line, 5, 'on the first memory\'s "(type · Open)" line');
+    const link = links[0]!.target!;
+    // The link opens the memory's document; the id is in its query, not its path.
+    assert.equal(link.scheme, 'agent-memory');
+    assert.equal(new URLSearchParams(link.query).get('id'), m.id);
+    const doc = await vscode.workspace.openTextDocument(link);
     assert.match(doc.getText(), /the wallaby cache server runs on port 6390\./);
   });
 

@@ -173,7 +173,9 @@ export const tests = {
     workspace,
   }) {
     await deleteAllMemories(workspace);
-    for (const [content, title] of NOTES) await cli(workspace, 'add', content, '--title', title, '--tags', 'numbat');
+    // One of them short-term: only a short-term memory offers "Make permanent".
+    for (const [i, [content, title]] of NOTES.entries())
+      await cli(workspace, 'add', content, '--title', title, '--tags', 'numbat', ...(i === 0 ? ['--ttl', '30d'] : []));
 
     await runCommand(page, 'Agent Memory: Open Search Panel');
     const search = await findFrame(page, async (f) => (await f.locator('#query').count()) > 0, { timeoutMs: 30000 });
@@ -203,7 +205,9 @@ export const tests = {
   },
   async 'every control of the search panel and the graph is reached with Tab and announced with its name'({ page, workspace }) {
     await deleteAllMemories(workspace);
-    for (const [content, title] of NOTES) await cli(workspace, 'add', content, '--title', title, '--tags', 'numbat');
+    // One of them short-term: only a short-term memory offers "Make permanent".
+    for (const [i, [content, title]] of NOTES.entries())
+      await cli(workspace, 'add', content, '--title', title, '--tags', 'numbat', ...(i === 0 ? ['--ttl', '30d'] : []));
 
     await runCommand(page, 'Agent Memory: Open Search Panel');
     const search = await findFrame(page, async (f) => (await f.locator('#query').count()) > 0, { timeoutMs: 30000 });
@@ -216,10 +220,11 @@ export const tests = {
     const inSearch = await tabWalk(page, search, '#query');
     console.log(`    search panel: ${inSearch.total} controls, in Tab order: ${inSearch.announced.join(' | ')}`);
     assertKeyboardReachable('the search panel', inSearch);
-    // Each result's five actions are among them, named.
-    for (const action of ['Open', 'Copy text', 'Edit…', 'Make permanent', 'Delete…']) {
+    // Each result's actions are among them, named ("Make permanent" on the short-term one only).
+    for (const action of ['Open', 'Copy text', 'Edit…', 'Delete…']) {
       assert.equal(inSearch.announced.filter((a) => a === `button: ${action}`).length, 3, action);
     }
+    assert.equal(inSearch.announced.filter((a) => a === 'button: Make permanent').length, 1, 'Make permanent');
     assert.ok(inSearch.announced.includes('checkbox: decision'), 'a type option is announced by its label');
 
     await runCommand(page, 'View: Close All Editors');

@@ -123,7 +123,7 @@ export const tests = {
     await openHistory(page);
     await pickVersionAction(page, 'Version 1 · Created', 'Restore This Version');
     await waitForNotification(page, 'Restored version 1 of');
-    // The tree and the open document show the restored memory (no title: its first words).
+    // The tree and the open document show the restored memory (version 1's title: its first sentence, as Save now stored it).
     await row(page, 'Deploys go out on Tuesdays after the standup').waitFor({ state: 'visible', timeout: 15000 });
     await page
       .locator('.editor-instance .view-line', { hasText: '# Version 3 · updated' })

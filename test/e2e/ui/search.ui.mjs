@@ -150,11 +150,11 @@ export const tests = {
     assert.equal(await actionsOpacity(), '0', 'no actions on a card not hovered');
     await second.hover();
     assert.equal(await actionsOpacity(), '1', 'the actions on hover');
+    // An imported memory is permanent: "Make permanent" is offered on short-term ones only (memory.ui.mjs).
     assert.deepEqual(await second.locator('.actions button').evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label'))), [
       'Open',
       'Copy text',
       'Edit…',
-      'Make permanent',
       'Delete…',
     ]);
     await page.mouse.move(5, 5);
@@ -345,8 +345,8 @@ export const tests = {
     const menu = page.locator('.context-view .monaco-menu');
     await menu.waitFor({ state: 'visible', timeout: 10000 });
     const entries = await menu.locator('.action-label').allInnerTexts();
-    for (const e of ['Open', 'Copy Text', 'Edit…', 'Make Permanent', 'Delete…'])
-      assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
+    for (const e of ['Open', 'Copy Text', 'Edit…', 'Delete…']) assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
+    assert.ok(!entries.includes('Make Permanent'), `a permanent memory is not offered Make Permanent: ${entries.join(', ')}`);
     await screenshot('context-menu');
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'hidden', timeout: 10000 });

@@ -4,7 +4,14 @@
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addMemoryFromPalette, clickQuickInputButton, openViewContainer, runCommand, waitForNotification } from './workbench.mjs';
+import {
+  addMemoryFromPalette,
+  clickQuickInputButton,
+  findFrame,
+  openViewContainer,
+  runCommand,
+  waitForNotification,
+} from './workbench.mjs';
 
 const quickInput = (page) => page.locator('.quick-input-widget input');
 const quickRow = (page, text) => page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
@@ -57,19 +64,41 @@ export const tests = {
     // Earlier tests leave other memories; the one that answers comes first.
     assert.match(doc, /^# Recall: which port does quokka-mq use\? Recalled \d+ memor(y|ies) for your question: 1\. The recall probe: /);
     assert.match(doc, /listens on port 61616 in staging\./);
-    // Each memory links to its document: "[Open][1]" in the text, the address (with the id) in the
-    // link definitions at the end (the editor may wrap the long address: spaces are dropped).
-    assert.match(doc, /\(general · \[Open\]\[1\]\)/);
-    const link = /\[1\]: <([^>]+)>/.exec(doc)?.[1]?.replace(/\s+/g, '');
-    assert.match(link ?? doc, /^agent-memory:\/The%20recall%20probe[^/]*\.md\?id=[0-9a-f-]{36}$/);
+    // Each memory ends with "Open"; no address, id or percent-encoding in the text (the link is the editor's).
+    assert.match(doc, /\(general · Open\)/);
+    assert.doesNotMatch(doc, /agent-memory:|%[0-9A-F]{2}|\[\d+\]:/, `no address lines: ${doc}`);
     await screenshot('recall-results');
     await quickRow(page, 'quokka-mq queue broker').click();
-    await page
+    const memoryTab = page
       .locator('.tab', { hasText: /\.md/ })
       .filter({ hasNotText: /Recall - / })
-      .first()
-      .waitFor({ state: 'visible', timeout: 15000 });
+      .first();
+    await memoryTab.waitFor({ state: 'visible', timeout: 15000 });
     await screenshot('recall-opened-memory');
+
+    // Back in the results document, the first memory's "Open" is a link to it.
+    await runCommand(page, 'View: Close Editor');
+    await memoryTab.waitFor({ state: 'detached', timeout: 10000 });
+    await page.keyboard.press('Control+g');
+    await quickInput(page).fill(':6');
+    await page.keyboard.press('Enter');
+    for (const key of ['End', 'ArrowLeft', 'ArrowLeft']) await page.keyboard.press(key);
+    await runCommand(page, 'Open Link');
+    await memoryTab.waitFor({ state: 'visible', timeout: 15000 });
+    assert.match(await memoryTab.innerText(), /The recall probe/);
+
+    // The markdown preview of the results reads the same, without link lines.
+    await page.locator('.tab', { hasText: 'Recall - ' }).first().click();
+    await runCommand(page, 'Markdown: Open Preview');
+    const preview = await findFrame(
+      page,
+      async (f) =>
+        (await f.locator('.markdown-body, body.vscode-body').count()) > 0 && /Recalled/.test(await f.locator('body').innerText()),
+    );
+    const rendered = await preview.locator('body').innerText();
+    assert.match(rendered, /\(general · Open\)/);
+    assert.doesNotMatch(rendered, /agent-memory:|%[0-9A-F]{2}|\[\d+\]:/);
+    await screenshot('recall-preview');
   },
 
   async 'Add Memory asks type, tags, lifetime, importance, scope and title, with back and defaults'({ page, screenshot }) {

@@ -67,6 +67,12 @@ test("recently removed: a person's memory survives the sweep; an agent's capture
 
     const all = engine.memories.listRemoved(undefined, 0, 10);
     assert.equal(all.total, 2);
+    // How long a removed memory stays restorable (the delete dialog says it before anything is removed).
+    assert.equal(all.restorableForMs, 30 * 86_400_000);
+    assert.equal(
+      engine.memories.listRemoved(undefined, 0, 1).restorableForMs,
+      Date.parse(all.items[0]!.purgeAt) - Date.parse(all.items[0]!.removedAt),
+    );
     assert.deepEqual(
       all.items.map((x) => [x.memory.id, x.reason]),
       [
