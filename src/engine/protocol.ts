@@ -602,6 +602,8 @@ export type EngineEvent =
   | { type: 'progress'; requestId: number; title: string; done: number; total: number; message?: string }
   | { type: 'warning'; message: string }
   | { type: 'pipeline.state'; status: PipelineStatus }
+  /** Consolidation suggestions were found (a dedup scan: `created`), rejected or cleared: the Suggestions views list them again. */
+  | { type: 'suggestions.changed'; store: StoreName; created?: number }
   | { type: 'snapshot'; store: StoreName; seq: number }
   | { type: 'store.health'; store: StoreName; health: StoreHealthInfo }
   /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */

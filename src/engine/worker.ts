@@ -43,7 +43,8 @@ async function main(): Promise<void> {
       onEvent: (event) => {
         post({ kind: 'event', event });
         server?.broadcast(event);
-        if (event.type === 'memory.changed' && event.store !== 'project') globalServer?.broadcast(event);
+        if ((event.type === 'memory.changed' || event.type === 'suggestions.changed') && event.store !== 'project')
+          globalServer?.broadcast(event);
       },
     });
   } catch (e) {
