@@ -335,7 +335,12 @@ export interface PipelineStatus {
   pendingReviews?: number;
   /** The engine runs restricted (untrusted workspace): no pipeline, no writes. */
   restricted?: boolean;
+  /** Why a `degraded` pipeline does not work (hosts word it; `detail` says it for the log). */
+  trouble?: PipelineTrouble;
 }
+
+/** The worker is not running; the model's calls run long or time out (since when); calls fail in a row. */
+export type PipelineTrouble = { kind: 'not-running' } | { kind: 'model-slow'; since: string } | { kind: 'failing'; failures: number };
 
 /** The pipeline modes of docs/pipeline.md (flags: memory.pipelineV2.enabled / shadowMode / allowUpdateDelete / mutationsFrozen). */
 export type PipelineModeName = 'off' | 'shadow' | 'controlled' | 'full';

@@ -21,7 +21,7 @@ import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
 import { registerUndoCommand } from './undoLast';
 import { plural } from '../core/text/plural';
-import { diagnosticsSummary } from './diagnosticsSummary';
+import { attentionItems, diagnosticsSummary } from './diagnosticsSummary';
 import { showDiagnosticsDocument } from './diagnosticsDocument';
 
 export { OUTPUT_CHANNEL_NAME };
@@ -150,6 +150,8 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     vscode.commands.registerCommand(COMMAND_SHOW_DIAGNOSTICS, async (): Promise<Diagnostics> => {
       let engineDiagnostics: EngineDiagnostics | undefined;
       let engineError: string | undefined;
+      // What the Pipeline view shows too (Ollama probed, failed jobs): the summary says what is degraded.
+      const pipeline = engine.request('pipeline.diagnostics', {}, { timeoutMs: 10_000 }).catch(() => undefined);
       try {
         engineDiagnostics = await engine.request('diagnostics', {}, { timeoutMs: 10_000 });
       } catch (e) {
@@ -174,12 +176,15 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
       log.channel.appendLine(`  workspace: ${d.workspaceFolders.join(', ') || '(none)'}`);
       log.channel.appendLine(`  storage: ${d.workspaceStorage ?? '(no workspace storage)'} · global ${d.globalStorage}`);
       // People get sentences; versions, paths and timings stay in the log ("Show Log").
-      await showDiagnosticsDocument(context, diagnosticsSummary(d.engine, d.engineError ?? engine.state));
+      const pipelineDiagnostics = await pipeline;
+      await showDiagnosticsDocument(context, diagnosticsSummary(d.engine, d.engineError ?? engine.state, pipelineDiagnostics));
+      const attention = d.engine ? attentionItems(d.engine, pipelineDiagnostics).length : 0;
       // Not awaited: the promise settles only when the notification is dismissed.
       void vscode.window
         .showInformationMessage(
           d.engine
-            ? `Agent Memory is active: ${plural(d.engine.stats.project.memories + d.engine.stats.global.memories, 'memory', 'memories')}, project ${d.engine.projectId}`
+            ? `Agent Memory is active: ${plural(d.engine.stats.project.memories + d.engine.stats.global.memories, 'memory', 'memories')}, project ${d.engine.projectId}` +
+                (attention ? `. ${plural(attention, 'thing needs', 'things need')} attention (see the diagnostics).` : '')
             : `Agent Memory is active (engine: ${d.engineError ?? engine.state})`,
           'Show Log',
         )
