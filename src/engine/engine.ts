@@ -292,9 +292,16 @@ export class MemoryEngine {
     previous.embedder.dispose();
   }
 
+  /**
+   * The configuration's issues as warning events, not in the warning list: they belong to the
+   * configuration in force (diagnostics' `config.issues`), and each VS Code window checks its own
+   * agent.yaml and says each problem once. Kept in the list, every reload added them again and a
+   * fixed one stayed, and every client got them all in its ready message.
+   */
   private reportConfigIssues(): void {
     for (const i of this.ctx.engineConfig.summary.issues) {
-      this.ctx.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
+      const key = i.key && !i.message.startsWith(i.key) ? `${i.key}: ` : '';
+      this.ctx.emit({ type: 'warning', message: `config: ${key}${i.message}${i.source ? ` (${i.source})` : ''}` });
     }
   }
 }
