@@ -40,6 +40,11 @@ export interface EngineStateChange {
   /** When restarting: the delay before the next start. */
   retryInMs?: number;
   ready?: ReadyInfo;
+  /**
+   * Restarting because the store's owner went away on purpose (it said so: owner.leaving), not a
+   * crash: who it was (its purpose) and whether it is restarting its engine or closed it.
+   */
+  handover?: { owner: string; restarting: boolean };
 }
 
 export interface BackoffOptions {
@@ -103,6 +108,8 @@ export class EngineClient {
   private exitWaiters: (() => void)[] = [];
   /** Mutable only through updateInit: what the next (re)start of the worker opens. */
   private init: EngineInit;
+  /** The owner of this generation's connection said it goes away on purpose: its exit is a handover. */
+  private leaving: { gen: number; owner: string; restarting: boolean } | undefined;
 
   constructor(private readonly opts: EngineClientOptions) {
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
@@ -160,7 +167,7 @@ export class EngineClient {
 
   /** Manual restart (after `failed`, or to pick up a new build). */
   async restart(): Promise<ReadyInfo> {
-    if (this._state !== 'stopped' && this._state !== 'failed') await this.shutdown();
+    if (this._state !== 'stopped' && this._state !== 'failed') await this.shutdown(5000, true);
     return this.start();
   }
 
@@ -210,8 +217,8 @@ export class EngineClient {
     });
   }
 
-  /** Clean shutdown: the engine snapshots and closes its stores, then the thread ends. */
-  async shutdown(timeoutMs = 5000): Promise<void> {
+  /** Clean shutdown: the engine snapshots and closes its stores, then the thread ends (`restarting`: told to its clients). */
+  async shutdown(timeoutMs = 5000, restarting = false): Promise<void> {
     if (this._state === 'stopped') return;
     clearTimeout(this.restartTimer);
     const worker = this.worker;
@@ -231,7 +238,7 @@ export class EngineClient {
           cleanup: () => undefined,
         });
       });
-      worker.postMessage({ kind: 'request', id, method: 'engine.shutdown', params: {} } satisfies ToEngineMessage);
+      worker.postMessage({ kind: 'request', id, method: 'engine.shutdown', params: { restarting } } satisfies ToEngineMessage);
       const exited = new Promise<void>((resolve) => this.exitWaiters.push(resolve));
       const timedOut = await Promise.race([answered.then(() => exited).then(() => false), delay(timeoutMs).then(() => true)]);
       if (timedOut) this.log(`engine did not stop within ${timeoutMs} ms: terminating the thread`);
@@ -271,6 +278,7 @@ export class EngineClient {
       this.exitWaiters = [];
       for (const w of waiters) w();
       if (this._state === 'stopping' || this._state === 'stopped' || this._state === 'failed') return;
+      if (this.leaving?.gen === gen) return this.handedOver(gen);
       this.crashed(gen, lastError ? firstLine(lastError) : `the engine thread exited with code ${code}`);
     });
     const startTimeout = this.opts.startTimeoutMs ?? 60_000;
@@ -325,6 +333,7 @@ export class EngineClient {
 
   private handleEvent(m: Extract<FromEngineMessage, { kind: 'event' }>): void {
     if (m.event.type === 'progress') this.inFlight.get(m.event.requestId)?.onProgress?.(m.event.done, m.event.total, m.event.message);
+    if (m.event.type === 'owner.leaving') this.leaving = { gen: this.generation, owner: m.event.owner, restarting: m.event.restarting };
     for (const l of this.eventListeners) {
       try {
         l(m.event);
@@ -392,6 +401,27 @@ export class EngineClient {
     const retryInMs = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** (this.crashTimes.length - 1));
     this.setState('restarting', { reason, retryInMs });
     this.restartTimer = setTimeout(() => this.spawn('restarting'), retryInMs);
+  }
+
+  /**
+   * The owner went away on purpose (owner.leaving, then its connection closed): reconnect at once,
+   * or take the store over. Not a crash: nothing counted, no backoff. In flight: reads and keyed
+   * creates go again, other writes fail as after a crash (their outcome is unknown).
+   */
+  private handedOver(gen: number): void {
+    const { owner, restarting } = this.leaving!;
+    this.leaving = undefined;
+    clearTimeout(this.startTimer);
+    const reason = `${owner} ${restarting ? 'is restarting its engine' : 'closed its engine'}`;
+    this.rejectInFlight(
+      new EngineError(
+        'engine_crashed',
+        `The memory engine's owner went away (${reason}) while a change was in progress: it may not have been saved. Check and try again.`,
+      ),
+      true,
+    );
+    this.setState('restarting', { reason, retryInMs: 0, handover: { owner, restarting } });
+    if (gen === this.generation) this.restartTimer = setTimeout(() => this.spawn('restarting'), 0);
   }
 
   private fail(err: EngineError): void {

@@ -520,8 +520,11 @@ export interface EngineMethods {
   'config.reload': { params: { settings?: Record<string, unknown> }; result: ConfigSummary };
   /** Snapshot both stores now. */
   'engine.snapshot': { params: Record<string, never>; result: { project: number; global: number } };
-  /** Clean shutdown: snapshot + release the locks. The worker exits after answering. */
-  'engine.shutdown': { params: Record<string, never>; result: { snapshotted: boolean } };
+  /**
+   * Clean shutdown: snapshot + release the locks. The worker exits after answering. An owner first
+   * tells its clients it goes away on purpose (owner.leaving), `restarting` when it comes back.
+   */
+  'engine.shutdown': { params: { restarting?: boolean }; result: { snapshotted: boolean } };
   /** Stop / start leasing pipeline jobs (this engine; the VS Code host remembers it per workspace across restarts). */
   'pipeline.pause': { params: Record<string, never>; result: PipelineStatus };
   'pipeline.resume': { params: Record<string, never>; result: PipelineStatus };
@@ -607,6 +610,13 @@ export type EngineEvent =
   | { type: 'progress'; requestId: number; title: string; done: number; total: number; message?: string }
   | { type: 'warning'; message: string }
   | { type: 'pipeline.state'; status: PipelineStatus }
+  /**
+   * The owner of the store goes away on purpose (Restart Engine in its window: `restarting`; the
+   * window closing): sent to its clients just before it closes their connections, so they reconnect
+   * at once and say so, instead of treating the closed connection as a crash. `owner`: its purpose
+   * ("VS Code window (pid 123)").
+   */
+  | { type: 'owner.leaving'; owner: string; restarting: boolean }
   /** Consolidation suggestions were found (a dedup scan: `created`), rejected or cleared: the Suggestions views list them again. */
   | { type: 'suggestions.changed'; store: StoreName; created?: number }
   | { type: 'snapshot'; store: StoreName; seq: number }

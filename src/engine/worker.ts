@@ -86,6 +86,8 @@ async function main(): Promise<void> {
   const ownHandlers: HandlerTable = {
     ...handlers,
     'engine.shutdown': async (e, p, c) => {
+      // On purpose: the clients hear it before their connection closes (a handover, not a crash).
+      server?.broadcast({ type: 'owner.leaving', owner: init.purpose ?? 'another process', restarting: !!p.restarting });
       await Promise.all([server?.close(), globalServer?.close(), route?.close()]);
       return handlers['engine.shutdown'](e, p, c);
     },

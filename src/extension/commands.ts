@@ -402,8 +402,12 @@ export function registerCommands(d: CommandDeps): void {
     if (typeof type === 'string') tree.loadMore(type);
   });
   run(COMMANDS.restartEngine, 'restart engine', async () => {
-    const info = await engine.restart();
-    void vscode.window.showInformationMessage(`Agent Memory engine restarted (project ${info.projectId}).`);
+    // Other windows of the project are told it is a restart (they reconnect at once, engineHost.ts).
+    const info = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Agent Memory: Restarting the memory engine…' },
+      () => engine.restart(),
+    );
+    void vscode.window.showInformationMessage('Agent Memory: Engine restarted.');
     return info;
   });
   run(COMMANDS.showLog, 'show log', async () => log.channel.show(true));

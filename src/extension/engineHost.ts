@@ -48,24 +48,28 @@ export interface EngineHost {
   engine: EngineClient;
   /** Multi-key settings writes that reach the engine as one reload (settingsWriter.ts). */
   settings: SettingsWriter;
+  /** Whether this window serves the project's store or is a client of the window (or agent) that does. */
+  role(): 'owner' | 'client' | undefined;
 }
 
 export function startEngine(context: vscode.ExtensionContext, log: Logger): EngineHost {
   const workerPath = vscode.Uri.joinPath(context.extensionUri, 'dist', 'engine.js').fsPath;
   // Owner of the project's shared store (serving it to other windows and agents), or a client
   // of the process that owns it; a client takes over when the owner goes (ARCHITECTURE.md).
+  let transport: SharedTransport | undefined;
   const client = new EngineClient({
     init: engineInit(context),
     spawn: (init) =>
-      new SharedTransport({
+      (transport = new SharedTransport({
         init,
         client: `VS Code window (pid ${process.pid})`,
         log: (line) => log.info(`engine: ${line}`),
         spawnWorker: (i) => new Worker(workerPath, { workerData: i }),
-      }),
+      })),
     log: (line) => log.info(`engine: ${line}`),
   });
-  client.onStateChange((s) => onState(s, log));
+  const states = new StateReporter(log, () => transport?.role);
+  client.onStateChange((s) => states.report(s));
   client.onEvent((e) => {
     // Configuration problems are logged once each by configDiagnostics.ts, not on every reload.
     if (e.type === 'warning' && !e.message.startsWith('config: ')) log.info(`engine warning: ${e.message}`);
@@ -132,25 +136,61 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
     },
     (e) => log.error('engine could not start', e),
   );
-  return { engine: client, settings };
+  return { engine: client, settings, role: () => (client.state === 'ready' ? transport?.role : undefined) };
 }
 
 /** Context key: the engine's state, so the Memories view says "Opening…" rather than "No memories yet" while it starts. */
 export const ENGINE_STATE_CONTEXT = 'agentMemory.engineState';
 
-function onState(s: EngineStateChange, log: Logger): void {
-  void vscode.commands.executeCommand('setContext', ENGINE_STATE_CONTEXT, s.state);
-  log.info(
-    `engine state: ${s.state}${s.reason ? ` (${s.reason})` : ''}${s.retryInMs !== undefined ? `, restart in ${s.retryInMs} ms` : ''}`,
-  );
-  if (s.state === 'failed') {
-    void vscode.window
-      .showErrorMessage(`Agent Memory: the memory engine stopped. ${s.reason ?? ''}`, 'Restart Engine', 'Show Log')
-      .then((pick) => {
-        if (pick === 'Restart Engine') void vscode.commands.executeCommand('agentMemory.restartEngine');
-        if (pick === 'Show Log') log.channel.show(true);
-      });
-  } else if (s.state === 'restarting' && s.restarts === 1) {
-    void vscode.window.showWarningMessage(`Agent Memory: the memory engine crashed and is restarting (${s.reason ?? 'unknown reason'}).`);
+/**
+ * Says what the engine does, in the log and where people look. A crash restarts with a warning;
+ * the store's owner going away on purpose (Restart Engine in its window, or the window closing)
+ * is a handover: logged as such, with the time until this window is back, and no warning.
+ */
+class StateReporter {
+  /** When the owner said it went away (handover in progress). */
+  private handoverSince: number | undefined;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly role: () => 'owner' | 'client' | undefined,
+  ) {}
+
+  report(s: EngineStateChange): void {
+    void vscode.commands.executeCommand('setContext', ENGINE_STATE_CONTEXT, s.state);
+    if (s.handover) {
+      this.handoverSince = Date.now();
+      this.log.info(handoverText(s.handover));
+      return;
+    }
+    if (s.state === 'ready' && this.handoverSince !== undefined) {
+      const ms = Date.now() - this.handoverSince;
+      this.handoverSince = undefined;
+      this.log.info(
+        `back after ${ms} ms: ${this.role() === 'owner' ? "this window now serves the project's memory" : "connected to the window that serves the project's memory now"}`,
+      );
+      return;
+    }
+    if (s.state === 'restarting' && this.handoverSince !== undefined) return; // said above
+    this.handoverSince = undefined;
+    this.log.info(
+      `engine state: ${s.state}${s.reason ? ` (${s.reason})` : ''}${s.retryInMs !== undefined ? `, restart in ${s.retryInMs} ms` : ''}`,
+    );
+    if (s.state === 'failed') {
+      void vscode.window
+        .showErrorMessage(`Agent Memory: the memory engine stopped. ${s.reason ?? ''}`, 'Restart Engine', 'Show Log')
+        .then((pick) => {
+          if (pick === 'Restart Engine') void vscode.commands.executeCommand('agentMemory.restartEngine');
+          if (pick === 'Show Log') this.log.channel.show(true);
+        });
+    } else if (s.state === 'restarting' && s.restarts === 1) {
+      void vscode.window.showWarningMessage(`Agent Memory: the memory engine crashed and is restarting (${s.reason ?? 'unknown reason'}).`);
+    }
   }
+}
+
+/** "The window that served this project's memory (VS Code window (pid 123)) is restarting its engine: reconnecting." */
+export function handoverText(h: NonNullable<EngineStateChange['handover']>): string {
+  const who = /^VS Code window/.test(h.owner) ? 'The window' : 'The process';
+  return `${who} that served this project's memory (${h.owner}) ${h.restarting ? 'is restarting its engine' : 'closed'}: reconnecting.`;
 }
