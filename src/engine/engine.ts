@@ -7,13 +7,13 @@
  * VS Code: the worker (worker.ts) hosts it in a thread, the tests also host it directly.
  */
 import type { ProjectIdResult } from '../core/project';
-import type { ResolvedConfig } from '../core/config';
+import { pipelineMode, type ResolvedConfig } from '../core/config';
 import { errorMessage } from '../core/util/errors';
 import { loadEngineConfig } from './config';
 import { EngineContext } from './context';
 import { EngineError } from './errors';
 import * as pc from './pipelineControl';
-import type { ConfigSummary, EngineEvent, EngineInit, PipelineModeName, PipelineStatus } from './protocol';
+import type { ConfigSummary, EngineEvent, EngineInit, PipelineModeName, PipelineStatus, RunningConfig } from './protocol';
 import { StoreRuntime } from './runtime/storeRuntime';
 import {
   chooseEmbedder,
@@ -120,6 +120,15 @@ export class MemoryEngine {
 
   get project(): ProjectIdResult {
     return this.ctx.project;
+  }
+
+  /** The explicit settings, folder and pipeline mode this engine runs with (ReadyInfo.config). */
+  runningConfig(): RunningConfig {
+    return {
+      settings: { ...this.opts.settings },
+      ...(this.opts.workspaceRoot ? { workspaceRoot: this.opts.workspaceRoot } : {}),
+      mode: pipelineMode(this.ctx.config),
+    };
   }
 
   get config(): ResolvedConfig {

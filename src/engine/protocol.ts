@@ -461,6 +461,18 @@ export interface ReadyInfo {
   projectId: string;
   openMs: number;
   warnings: string[];
+  /**
+   * What the engine runs with when the connection is made: the explicit settings (agent.yaml keys:
+   * its window's, or the last config.reload's), the folder whose agent.yaml it reads, the pipeline
+   * mode. A window compares them with its own (src/extension/ownerSettings.ts).
+   */
+  config?: RunningConfig;
+}
+
+export interface RunningConfig {
+  settings: Record<string, unknown>;
+  workspaceRoot?: string;
+  mode: PipelineModeName;
 }
 
 // ── Requests: method name → params and result ───────────────────────────────────────────────

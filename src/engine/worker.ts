@@ -79,6 +79,7 @@ async function main(): Promise<void> {
       projectId: engine.projectId,
       openMs: engine.openDurationMs,
       warnings: engine.startupWarnings,
+      config: engine.runningConfig(),
     };
   }
   // The owner's own shutdown stops serving first: no client starts a request on a closing engine

@@ -50,6 +50,10 @@ export interface EngineHost {
   settings: SettingsWriter;
   /** Whether this window serves the project's store or is a client of the window (or agent) that does. */
   role(): 'owner' | 'client' | undefined;
+  /** Sends this window's settings to the engine now (config.reload). */
+  reloadNow(why: string): Promise<void>;
+  /** Fires when the engine has applied this window's settings. */
+  onSettingsApplied: vscode.Event<void>;
 }
 
 export function startEngine(context: vscode.ExtensionContext, log: Logger): EngineHost {
@@ -59,9 +63,11 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
   let transport: SharedTransport | undefined;
   const client = new EngineClient({
     init: engineInit(context),
+    // The settings as they are now: a window that takes the store over runs the person's
+    // settings, not those it read when it started (ownership.ts compares them on connecting).
     spawn: (init) =>
       (transport = new SharedTransport({
-        init,
+        init: init.restricted ? init : { ...init, settings: readSettingOverrides() },
         client: `VS Code window (pid ${process.pid})`,
         log: (line) => log.info(`engine: ${line}`),
         spawnWorker: (i) => new Worker(workerPath, { workerData: i }),
@@ -79,6 +85,8 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
   // `settingsOnly`: skip when the settings are what was last sent (VS Code fires one event per
   // written key, often after the write that caused it was already applied as a whole).
   let lastSent = JSON.stringify(client.currentInit.settings ?? {});
+  const applied = new vscode.EventEmitter<void>();
+  context.subscriptions.push(applied);
   /** The engine read agent.yaml after this moment (its start, or the last reload asked for). */
   let configReadAfter = Date.now();
   const reloadNow = async (why: string, settingsOnly = false): Promise<void> => {
@@ -94,6 +102,7 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
     log.info(`reloading configuration (${why})`);
     try {
       await client.request('config.reload', { settings: overrides });
+      applied.fire();
     } catch (e) {
       log.error('config reload failed', e);
     }
@@ -136,7 +145,13 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
     },
     (e) => log.error('engine could not start', e),
   );
-  return { engine: client, settings, role: () => (client.state === 'ready' ? transport?.role : undefined) };
+  return {
+    engine: client,
+    settings,
+    role: () => (client.state === 'ready' ? transport?.role : undefined),
+    reloadNow: (why) => reloadNow(why),
+    onSettingsApplied: applied.event,
+  };
 }
 
 /** Context key: the engine's state, so the Memories view says "Opening…" rather than "No memories yet" while it starts. */

@@ -7,6 +7,7 @@ import type { EngineClient } from '../engine/client';
 import type { EngineDiagnostics, SearchResponse } from '../engine/protocol';
 import { createLogger, OUTPUT_CHANNEL_NAME, type Logger } from './log';
 import { startEngine } from './engineHost';
+import { Ownership } from './ownership';
 import { registerAgentAccess } from './mcpAccess';
 import { StatusBar } from './statusBar';
 import { MemoryTreeProvider, TREE_VIEW_ID, registerTreeCommands } from './memoryTree';
@@ -81,7 +82,8 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   const log = createLogger();
   context.subscriptions.push(log.channel);
 
-  const { engine, settings } = startEngine(context, log);
+  const host = startEngine(context, log);
+  const { engine, settings } = host;
   registerAgentAccess(context, log);
   engineRef = engine;
   void engine.whenReady().then(
@@ -123,6 +125,12 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   );
   registerTreeCommands(context, engine, tree);
   const views = registerPipelineSurfaces({ context, engine, settings, log });
+  // The person's settings run the shared engine whichever window serves it, or the person is told (ownership.ts).
+  const ownership = new Ownership(engine, host, log, (folder) => views.pipeline.setModeSource(folder));
+  context.subscriptions.push(
+    ownership,
+    host.onSettingsApplied(() => ownership.settingsApplied()),
+  );
   const chatHandler = createChatHandler(engine, onRecall);
   registerChatParticipant(context, chatHandler);
   registerTools(context, engine, onRecall);

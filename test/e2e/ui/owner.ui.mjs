@@ -4,10 +4,13 @@
 // window reloads and the second takes the store over, both windows still run and show it.
 // (2) Restart Engine in the owning window shows its progress, then "Engine restarted"; the other
 // window logs the owner's restart as a handover (never "engine crashed") and is back at once.
+// (3) Two folders of one project (a clone): the second window's settings differ from the owner's;
+// it is told so when it connects, and when it takes the store over the change of pipeline mode
+// is said in both windows.
 // Screenshots: test-artifacts/e2e/owner--*.png.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { openViewContainer, runCommand, waitForNotification, waitForWorkbench } from './workbench.mjs';
 
 /** The "Agent Memory" output logs of every extension host of the server written since `sinceMs`. */
@@ -23,6 +26,15 @@ function agentMemoryLogs(server, sinceMs) {
   const logs = join(server.userDataDir, 'logs');
   if (existsSync(logs)) walk(logs);
   return out;
+}
+
+/** Removes the workspace's agentMemory.pipeline.* settings (what switchMode wrote). */
+function clearPipelineSettings(workspace) {
+  const file = join(workspace, '.vscode', 'settings.json');
+  if (!existsSync(file)) return;
+  const settings = JSON.parse(readFileSync(file, 'utf8'));
+  for (const k of Object.keys(settings)) if (k.startsWith('agentMemory.pipeline.')) delete settings[k];
+  writeFileSync(file, JSON.stringify(settings, null, 4));
 }
 
 /** Milliseconds between the first line matching `from` and the next one matching `to` (log lines start with [ISO time]). */
@@ -55,7 +67,7 @@ async function pipelineRow(page, text, timeout = 30000) {
   return row;
 }
 
-/** "Agent Memory: Switch Pipeline Mode…" → `label`; Ollama is not there: "Switch Anyway"; saved for this workspace. */
+/** "Agent Memory: Switch Pipeline Mode…" → `label` ("Shadow"…); Ollama is not there: "Switch Anyway"; saved for this workspace. */
 async function switchMode(page, label) {
   await runCommand(page, 'Agent Memory: Switch Pipeline Mode…');
   const pick = (text) => page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
@@ -71,11 +83,14 @@ async function switchMode(page, label) {
   await waitForNotification(page, `pipeline mode is now ${label.toLowerCase()}`);
 }
 
+const TWO_WINDOWS_MS = 150_000; // two windows starting, a reload or a restart, on a loaded machine
+
 export const tests = {
   async "the pipeline mode set in the owning window survives its reload: the window that takes over runs the person's mode"({
     page,
     screenshot,
     url,
+    workspace,
   }) {
     await engineReady(page); // the first window owns the store
     const second = await page.context().newPage();
@@ -108,9 +123,8 @@ export const tests = {
       await page.mouse.move(700, 450);
       await screenshot('reloaded-window-after-takeover');
     } finally {
-      // Later UI tests run on the same workspace: the pipeline goes off again.
-      await page.bringToFront();
-      await switchMode(page, 'Off').catch(() => {});
+      // Later UI tests run on the same workspace: its pipeline settings go.
+      clearPipelineSettings(workspace);
       await second.close().catch(() => {});
     }
   },
@@ -158,4 +172,78 @@ export const tests = {
       await second.close().catch(() => {});
     }
   },
+  async 'two folders of one project with other settings: the client is told; after a takeover both windows say the mode changed'({
+    page,
+    screenshot,
+    url,
+    workspace,
+    server,
+  }) {
+    // A clone of the sample project (same origin: the same store) without its workspace settings.
+    const clone = `${workspace}-clone`;
+    rmSync(clone, { recursive: true, force: true });
+    mkdirSync(join(clone, '.git'), { recursive: true });
+    writeFileSync(join(clone, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(clone, '.git', 'config'), '[remote "origin"]\n\turl = https://github.com/example-org/sample-project.git\n');
+    writeFileSync(join(clone, 'README.md'), '# The same project, another clone\n');
+    await engineReady(page); // the first window owns the store
+    await switchMode(page, 'Shadow'); // saved in the first folder's workspace settings only
+    await pipelineRow(page, 'Mode: shadow');
+    const second = await page.context().newPage();
+    const since = Date.now();
+    try {
+      await second.goto(url.replace(/folder=[^&]*/, `folder=${encodeURIComponent(clone)}`));
+      await waitForWorkbench(second);
+      await engineReady(second);
+      // The clone's window is a client: the owner's settings run, and it is told they differ from its own.
+      const told = await waitForNotification(second, 'has other settings than this one', { timeoutMs: 30000 });
+      assert.match(
+        (await told.innerText()).replace(/\s+/g, ' '),
+        new RegExp(
+          `\\(folder ${basename(workspace)}\\) has other settings than this one: the pipeline is in shadow mode there, off here\\.`,
+        ),
+      );
+      const mode = await pipelineRow(second, 'Mode: shadow');
+      assert.match(await mode.innerText(), new RegExp(`set in ${basename(workspace)}`));
+      await second.mouse.move(700, 450);
+      await second.screenshot({ path: 'test-artifacts/e2e/owner--clone-window-told.png' });
+
+      // The first window reloads: the clone's window takes the store over, with its own settings.
+      await page.bringToFront();
+      await runCommand(page, 'Developer: Reload Window');
+      await waitForWorkbench(page);
+      await engineReady(page);
+      await second.bringToFront();
+      const took = agentMemoryLogs(server, since).some((l) => /this window now serves the project's memory/.test(l.text));
+      assert.ok(took, 'the clone window took the store over (the reloaded window came back after it)');
+      const ownerSays = await waitForNotification(second, 'this window now serves the project', { timeoutMs: 30000 });
+      assert.match((await ownerSays.innerText()).replace(/\s+/g, ' '), /the pipeline is now off \(it was in shadow mode\)/);
+      await pipelineRow(second, 'Mode: off');
+      await second.mouse.move(700, 450);
+      await second.screenshot({ path: 'test-artifacts/e2e/owner--clone-window-took-over.png' });
+      await page.bringToFront();
+      const clientSays = await waitForNotification(page, 'has other settings than this one', { timeoutMs: 30000 });
+      assert.match(
+        (await clientSays.innerText()).replace(/\s+/g, ' '),
+        new RegExp(`\\(folder ${basename(clone)}\\) has other settings than this one: the pipeline is off there, in shadow mode here\\.`),
+      );
+      await pipelineRow(page, 'Mode: off');
+      await page.mouse.move(700, 450);
+      // The reloaded window is the newest: it applies theme requests (three shots).
+      await screenshot('reloaded-window-told');
+      // "Use This Window's Settings": the owner runs this window's settings, both windows show them.
+      await clientSays.locator('.monaco-button', { hasText: "Use This Window's Settings" }).first().click();
+      const mine = await pipelineRow(page, 'Mode: shadow');
+      assert.doesNotMatch(await mine.innerText(), /set in/, "this window's settings run now");
+      await second.bringToFront();
+      await pipelineRow(second, 'Mode: shadow');
+    } finally {
+      // Later UI tests run on the same workspace: its pipeline settings go (a file edit: quicker than the mode switch).
+      clearPipelineSettings(workspace);
+      await second.close().catch(() => {});
+      rmSync(clone, { recursive: true, force: true });
+    }
+  },
 };
+
+export const timeouts = Object.fromEntries(Object.keys(tests).map((name) => [name, TWO_WINDOWS_MS]));
