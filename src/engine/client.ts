@@ -421,7 +421,7 @@ export class EngineClient {
       true,
     );
     this.setState('restarting', { reason, retryInMs: 0, handover: { owner, restarting } });
-    if (gen === this.generation) this.restartTimer = setTimeout(() => this.spawn('restarting'), 0);
+    if (gen === this.generation && this._state === 'restarting') this.spawn('restarting');
   }
 
   private fail(err: EngineError): void {
