@@ -128,6 +128,7 @@ export class MemoryEngine {
       settings: { ...this.opts.settings },
       ...(this.opts.workspaceRoot ? { workspaceRoot: this.opts.workspaceRoot } : {}),
       mode: pipelineMode(this.ctx.config),
+      ...(this.opts.purpose ? { owner: this.opts.purpose } : {}),
     };
   }
 

@@ -473,6 +473,8 @@ export interface RunningConfig {
   settings: Record<string, unknown>;
   workspaceRoot?: string;
   mode: PipelineModeName;
+  /** Who runs it: the owner's purpose ("VS Code window (pid 123)", "agent-memory mcp (pid 456)"). */
+  owner?: string;
 }
 
 // ── Requests: method name → params and result ───────────────────────────────────────────────

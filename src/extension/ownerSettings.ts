@@ -19,6 +19,8 @@ export interface RunningConfig {
   settings: Readonly<Record<string, unknown>>;
   workspaceRoot?: string;
   mode: string;
+  /** Who runs it (the owner's purpose: "VS Code window (pid 123)", "agent-memory mcp (pid 456)"). */
+  owner?: string;
 }
 
 export type Agreement =
@@ -54,17 +56,21 @@ function keyList(keys: readonly string[]): string {
   return `${keys.slice(0, 2).join(', ')} and ${keys.length - 2} more`;
 }
 
-function ownerWindow(folder: string | undefined): string {
-  return `the window that serves this project's memory${folder ? ` (folder ${path.basename(folder)})` : ''}`;
+/** "the window that serves this project's memory (folder clone-a)"; an agent's process by its name. */
+function ownerWindow(folder: string | undefined, owner?: string): string {
+  const where = folder ? `folder ${path.basename(folder)}` : '';
+  if (owner && !/^VS Code window/.test(owner))
+    return `the process that serves this project's memory (${owner.replace(/ \(pid \d+\)$/, '')}${where ? `, ${where}` : ''})`;
+  return `the window that serves this project's memory${where ? ` (${where})` : ''}`;
 }
 
-function differText(d: Extract<Agreement, { kind: 'differ' }>, ownerFolder: string | undefined): string {
+function differText(d: Extract<Agreement, { kind: 'differ' }>, ownerFolder: string | undefined, owner?: string): string {
   const what = d.mode
     ? `: the pipeline is ${modeWords(d.mode.there)} there, ${modeWords(d.mode.here)} here`
     : d.keys.length
       ? ` (${keyList(d.keys)})`
       : '';
-  return `${ownerWindow(ownerFolder)} has other settings than this one${what}. Its settings are in use while it serves the memory.`;
+  return `${ownerWindow(ownerFolder, owner)} has other settings than this one${what}. Its settings are in use while it serves the memory.`;
 }
 
 function capital(s: string): string {
@@ -82,6 +88,8 @@ export interface OwnershipInput {
   before?: string;
   /** The owner's folder (a client's message names it). */
   ownerFolder?: string;
+  /** The owner's purpose: a window, or an agent's process (named so). */
+  owner?: string;
 }
 
 /** What to tell the person, if anything: the pipeline mode changed with a takeover, or the owner runs other settings. */
@@ -91,7 +99,7 @@ export function ownershipMessage(i: OwnershipInput): string | undefined {
   if (i.role === 'owner')
     return changed ? `Agent Memory: this window now serves the project's memory, with its own settings: ${changed}.` : undefined;
   if (i.agreement?.kind === 'differ') {
-    const text = differText(i.agreement, i.ownerFolder);
+    const text = differText(i.agreement, i.ownerFolder, i.owner);
     return `Agent Memory: ${changed ? `${changed}. ${capital(text)}` : text}`;
   }
   if (!changed) return undefined;

@@ -105,6 +105,7 @@ export class Ownership implements vscode.Disposable {
         mode: owner.mode,
         ...(before ? { before } : {}),
         ...(owner.workspaceRoot ? { ownerFolder: owner.workspaceRoot } : {}),
+        ...(owner.owner ? { owner: owner.owner } : {}),
       }),
       agreement.kind === 'differ',
     );

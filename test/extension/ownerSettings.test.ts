@@ -101,3 +101,21 @@ test('a window that took the store over says when the pipeline mode changed with
     "Agent Memory: the pipeline is now in controlled mode (it was off): the window that serves this project's memory now runs it as this window's settings say.",
   );
 });
+
+test('an agent that serves the store (the MCP server) is named as a process, not a window', () => {
+  const differ = compareWithOwner(
+    { settings: {}, workspaceRoot: '/w/repo', mode: 'off' },
+    { settings: {}, workspaceRoot: '/w/other', mode: 'controlled' },
+  );
+  assert.equal(
+    ownershipMessage({
+      role: 'client',
+      agreement: differ,
+      mode: 'controlled',
+      ownerFolder: '/w/other',
+      owner: 'agent-memory mcp (pid 4242)',
+    }),
+    "Agent Memory: the process that serves this project's memory (agent-memory mcp, folder other) has other settings than this one: " +
+      'the pipeline is in controlled mode there, off here. Its settings are in use while it serves the memory.',
+  );
+});
