@@ -55,13 +55,18 @@ export interface BackoffOptions {
   windowMs: number;
 }
 
+/** Why the transport is started again: the store's owner said it restarts its engine (it comes back: wait for it). */
+export interface SpawnHint {
+  ownerRestarting?: boolean;
+}
+
 export interface EngineClientOptions {
   init: EngineInit;
   /**
    * Creates the engine's transport: a worker thread (default: `new Worker(workerPath, { workerData: init })`)
    * or the owner-or-client connection of a shared store (transport/sharedTransport.ts).
    */
-  spawn?: (init: EngineInit) => EngineTransport;
+  spawn?: (init: EngineInit, hint?: SpawnHint) => EngineTransport;
   workerPath?: string;
   backoff?: Partial<BackoffOptions>;
   /** A worker that has not posted `ready` after this long is killed and counts as a crash. */
@@ -251,13 +256,13 @@ export class EngineClient {
 
   // ── internals ─────────────────────────────────────────────────────────────────────────
 
-  private spawn(state: 'starting' | 'restarting'): void {
+  private spawn(state: 'starting' | 'restarting', hint?: SpawnHint): void {
     const gen = ++this.generation;
     this.readyInfo = undefined;
     this.setState(state);
     let worker: EngineTransport;
     try {
-      worker = this.opts.spawn ? this.opts.spawn(this.init) : new Worker(this.workerPath(), { workerData: this.init });
+      worker = this.opts.spawn ? this.opts.spawn(this.init, hint) : new Worker(this.workerPath(), { workerData: this.init });
     } catch (e) {
       this.crashed(gen, `could not start the engine thread: ${(e as Error).message}`);
       return;
@@ -404,8 +409,9 @@ export class EngineClient {
   }
 
   /**
-   * The owner went away on purpose (owner.leaving, then its connection closed): reconnect at once,
-   * or take the store over. Not a crash: nothing counted, no backoff. In flight: reads and keyed
+   * The owner went away on purpose (owner.leaving, then its connection closed): reconnect at once
+   * (to the owner that restarts: `ownerRestarting` for the transport), or take the store over. Not
+   * a crash: nothing counted, no backoff. In flight: reads and keyed
    * creates go again, other writes fail as after a crash (their outcome is unknown).
    */
   private handedOver(gen: number): void {
@@ -421,7 +427,7 @@ export class EngineClient {
       true,
     );
     this.setState('restarting', { reason, retryInMs: 0, handover: { owner, restarting } });
-    if (gen === this.generation && this._state === 'restarting') this.spawn('restarting');
+    if (gen === this.generation && this._state === 'restarting') this.spawn('restarting', { ownerRestarting: restarting });
   }
 
   private fail(err: EngineError): void {

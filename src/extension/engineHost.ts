@@ -21,6 +21,8 @@ import { SettingsWriter } from './settingsWriter';
 
 /** workspaceState key: pipeline.pause survives engine restarts and window reloads of this workspace. */
 export const PIPELINE_PAUSED_KEY = 'agentMemory.pipelinePaused';
+/** How long a window waits for an owner that restarts its engine before taking the store over itself. */
+const WAIT_FOR_RESTARTING_OWNER_MS = 15_000;
 /** File times may be rounded to the second; a file this much older than a read may not have been seen by it. */
 const CLOCK_SLACK_MS = 2000;
 
@@ -65,9 +67,11 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
     init: engineInit(context),
     // The settings as they are now: a window that takes the store over runs the person's
     // settings, not those it read when it started (ownership.ts compares them on connecting).
-    spawn: (init) =>
+    spawn: (init, hint) =>
       (transport = new SharedTransport({
         init: init.restricted ? init : { ...init, settings: readSettingOverrides() },
+        // The owner restarts its engine: it keeps the store, this window reconnects to it.
+        ...(hint?.ownerRestarting ? { waitForOwnerMs: WAIT_FOR_RESTARTING_OWNER_MS } : {}),
         client: `VS Code window (pid ${process.pid})`,
         log: (line) => log.info(`engine: ${line}`),
         spawnWorker: (i) => new Worker(workerPath, { workerData: i }),

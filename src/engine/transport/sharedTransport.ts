@@ -21,6 +21,11 @@ export interface SharedTransportOptions {
   client: string;
   /** Connect / own rounds before giving up (default 40, about 10 s). */
   attempts?: number;
+  /**
+   * The owner said it restarts its engine: only try its socket for this long before trying to own
+   * the store (it keeps the store it restarts; no worker of ours races it for the lock).
+   */
+  waitForOwnerMs?: number;
   log?: (line: string) => void;
 }
 
@@ -60,6 +65,10 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
       this.adopt(this.opts.spawnWorker(init), undefined, 'owner');
       return;
     }
+    if (this.opts.waitForOwnerMs) {
+      const c = await this.waitForOwner(this.opts.waitForOwnerMs);
+      if (c) return this.adopt(c.transport, c.ready, 'client');
+    }
     const attempts = this.opts.attempts ?? 40;
     for (let i = 0; i < attempts && !this.terminated; i++) {
       const dir = await projectStoreDir(init);
@@ -79,6 +88,19 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
       return this.adopt(worker, 'message' in first ? first.message : undefined, 'owner', 'exit' in first ? first.exit : undefined);
     }
     if (!this.terminated) this.giveUp('another process holds the store but does not answer on its socket');
+  }
+
+  /** Tries the owner's socket until `ms` have passed (a new owner writes a new secret when it serves). */
+  private async waitForOwner(ms: number): Promise<Awaited<ReturnType<typeof connectToOwner>>> {
+    const until = Date.now() + ms;
+    while (!this.terminated && Date.now() < until) {
+      const dir = await projectStoreDir(this.opts.init);
+      const secret = readSecret(dir);
+      const c = secret ? await connectToOwner(socketPath(dir), secret, this.opts.client) : undefined;
+      if (c) return c;
+      await delay(100);
+    }
+    return undefined;
   }
 
   /** From now on `inner` is the engine: replay its first message (or exit) and forward the rest. */

@@ -15,6 +15,8 @@ import { spawnTsWorker } from '../harness';
 
 interface Window {
   client: EngineClient;
+  /** Engine workers this window started (an owner's, or one racing for the lock). */
+  spawned(): number;
   logs: string[];
   states: EngineStateChange[];
   transport(): SharedTransport | undefined;
@@ -23,15 +25,26 @@ interface Window {
 /** An EngineClient as a VS Code window makes it (engineHost.ts): the default crash backoff and budget. */
 function window(init: EngineInit, name: string): Window {
   let current: SharedTransport | undefined;
+  let spawned = 0;
   const logs: string[] = [];
   const states: EngineStateChange[] = [];
   const client = new EngineClient({
     init: { ...init, purpose: name, settings: { 'embedding.provider': 'hash' } },
-    spawn: (i) => (current = new SharedTransport({ init: i, spawnWorker: spawnTsWorker, client: name })),
+    // As engineHost.ts: an owner that restarts is waited for, not raced.
+    spawn: (i, hint) =>
+      (current = new SharedTransport({
+        init: i,
+        spawnWorker: (w) => {
+          spawned++;
+          return spawnTsWorker(w);
+        },
+        client: name,
+        ...(hint?.ownerRestarting ? { waitForOwnerMs: 60_000 } : {}),
+      })),
     log: (l) => logs.push(l),
   });
   client.onStateChange((s) => states.push(s));
-  return { client, logs, states, transport: () => current };
+  return { client, logs, states, transport: () => current, spawned: () => spawned };
 }
 
 test('an owner that restarts or closes hands its clients over: no crash logged or counted, the reason in the state', async () => {
@@ -46,15 +59,20 @@ test('an owner that restarts or closes hands its clients over: no crash logged o
   await b.client.start();
   assert.equal(b.transport()?.role, 'client');
   try {
-    // More restarts than a client's crash budget (5 within 2 minutes). Each time the window that
-    // owns the store restarts its engine (either may own it after a restart); the other is its client.
+    // More restarts than a client's crash budget (5 within 2 minutes): each time the window that
+    // owns the store restarts its engine, keeps the store, and the other reconnects to it.
     for (let i = 1; i <= 6; i++) {
       const [owner, client] = a.transport()?.role === 'owner' ? [a, b] : [b, a];
       assert.equal(client.transport()?.role, 'client');
       const from = client.states.length;
+      const spawnedBefore = client.spawned();
       const t0 = Date.now();
       await owner.client.restart();
       await client.client.whenReady();
+      // The restarting window keeps its store; the other reconnects to it without a worker of its own.
+      assert.equal(owner.transport()?.role, 'owner', `restart ${i}: the window that restarted still serves the store`);
+      assert.equal(client.transport()?.role, 'client');
+      assert.equal(client.spawned(), spawnedBefore, `restart ${i}: the client started no engine worker`);
       const back = Date.now() - t0;
       await client.client.request('stats', {});
       const seen = client.states.slice(from);
@@ -62,7 +80,7 @@ test('an owner that restarts or closes hands its clients over: no crash logged o
       assert.ok(restarting, `restart ${i}: the client reconnects (${JSON.stringify(seen)})`);
       assert.deepEqual(restarting.handover, { owner: nameOf(owner), restarting: true }, `restart ${i}: it knows who went away and why`);
       assert.ok(!seen.some((s) => s.state === 'failed'), `restart ${i}: it never fails`);
-      console.log(`restart ${i}: the client was back ${back} ms after the owner's Restart Engine began (now ${client.transport()?.role})`);
+      console.log(`restart ${i}: the client was back ${back} ms after the owner's Restart Engine began`);
     }
     for (const w of [a, b]) {
       assert.equal(w.client.restarts, 0, `${nameOf(w)}: no crash counted`);
