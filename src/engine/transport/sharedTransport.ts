@@ -65,10 +65,7 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
       this.adopt(this.opts.spawnWorker(init), undefined, 'owner');
       return;
     }
-    if (this.opts.waitForOwnerMs) {
-      const c = await this.waitForOwner(this.opts.waitForOwnerMs);
-      if (c) return this.adopt(c.transport, c.ready, 'client');
-    }
+    if (await this.waitForOwner()) return;
     const attempts = this.opts.attempts ?? 40;
     for (let i = 0; i < attempts && !this.terminated; i++) {
       const dir = await projectStoreDir(init);
@@ -90,17 +87,23 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
     if (!this.terminated) this.giveUp('another process holds the store but does not answer on its socket');
   }
 
-  /** Tries the owner's socket until `ms` have passed (a new owner writes a new secret when it serves). */
-  private async waitForOwner(ms: number): Promise<Awaited<ReturnType<typeof connectToOwner>>> {
-    const until = Date.now() + ms;
+  /**
+   * With `waitForOwnerMs`: tries the owner's socket until then (a new owner writes a new secret when
+   * it serves) and adopts the connection; true when connected.
+   */
+  private async waitForOwner(): Promise<boolean> {
+    const until = Date.now() + (this.opts.waitForOwnerMs ?? 0);
     while (!this.terminated && Date.now() < until) {
       const dir = await projectStoreDir(this.opts.init);
       const secret = readSecret(dir);
       const c = secret ? await connectToOwner(socketPath(dir), secret, this.opts.client) : undefined;
-      if (c) return c;
+      if (c) {
+        this.adopt(c.transport, c.ready, 'client');
+        return true;
+      }
       await delay(100);
     }
-    return undefined;
+    return false;
   }
 
   /** From now on `inner` is the engine: replay its first message (or exit) and forward the rest. */
