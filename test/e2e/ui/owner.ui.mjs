@@ -7,6 +7,9 @@
 // (3) Two folders of one project (a clone): the second window's settings differ from the owner's;
 // it is told so when it connects, and when it takes the store over the change of pipeline mode
 // is said in both windows.
+// Each test opens its windows on folders of a project of its own (its own store): windows that
+// earlier UI tests left behind (code-server keeps a closed window's extension host for a while,
+// still connected to the sample project's store) cannot own, or take over, these tests' store.
 // Screenshots: test-artifacts/e2e/owner--*.png.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -28,13 +31,28 @@ function agentMemoryLogs(server, sinceMs) {
   return out;
 }
 
-/** Removes the workspace's agentMemory.pipeline.* settings (what switchMode wrote). */
-function clearPipelineSettings(workspace) {
-  const file = join(workspace, '.vscode', 'settings.json');
-  if (!existsSync(file)) return;
-  const settings = JSON.parse(readFileSync(file, 'utf8'));
-  for (const k of Object.keys(settings)) if (k.startsWith('agentMemory.pipeline.')) delete settings[k];
-  writeFileSync(file, JSON.stringify(settings, null, 4));
+/**
+ * A folder `<workspace>-<name>` that is a clone of project `project` (its git origin): the same
+ * project id, hence the same store, for every folder made with the same `project`.
+ */
+function projectFolder(workspace, name, project) {
+  const dir = `${workspace}-${name}`;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, '.git'), { recursive: true });
+  writeFileSync(join(dir, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  writeFileSync(join(dir, '.git', 'config'), `[remote "origin"]\n\turl = https://github.com/example-org/${project}.git\n`);
+  writeFileSync(join(dir, 'README.md'), `# ${project}, ${name}\n`);
+  return dir;
+}
+
+/** The workbench URL of `folder` (the harness's URL opens the sample workspace). */
+const folderUrl = (url, folder) => url.replace(/folder=[^&]*/, `folder=${encodeURIComponent(folder)}`);
+
+/** Opens `folder` in `page` and waits for its engine. */
+async function openFolder(page, url, folder) {
+  await page.goto(folderUrl(url, folder));
+  await waitForWorkbench(page);
+  await engineReady(page);
 }
 
 /** Milliseconds between the first line matching `from` and the next one matching `to` (log lines start with [ISO time]). */
@@ -92,12 +110,11 @@ export const tests = {
     url,
     workspace,
   }) {
-    await engineReady(page); // the first window owns the store
+    const folder = projectFolder(workspace, 'reload', 'owner-reload-test');
+    await openFolder(page, url, folder); // the first window owns the store
     const second = await page.context().newPage();
     try {
-      await second.goto(url);
-      await waitForWorkbench(second);
-      await engineReady(second); // the second is its client
+      await openFolder(second, url, folder); // the second is its client
 
       await page.bringToFront();
       await switchMode(page, 'Shadow');
@@ -123,9 +140,8 @@ export const tests = {
       await page.mouse.move(700, 450);
       await screenshot('reloaded-window-after-takeover');
     } finally {
-      // Later UI tests run on the same workspace: its pipeline settings go.
-      clearPipelineSettings(workspace);
       await second.close().catch(() => {});
+      rmSync(folder, { recursive: true, force: true });
     }
   },
   async 'Restart Engine in the owning window: progress, then "Engine restarted"; the other window logs a handover, not a crash'({
@@ -133,13 +149,13 @@ export const tests = {
     screenshot,
     url,
     server,
+    workspace,
   }) {
-    await engineReady(page); // the first window owns the store
+    const folder = projectFolder(workspace, 'restart', 'owner-restart-test');
+    await openFolder(page, url, folder); // the first window owns the store
     const second = await page.context().newPage();
     try {
-      await second.goto(url);
-      await waitForWorkbench(second);
-      await engineReady(second);
+      await openFolder(second, url, folder);
       const since = Date.now();
       await page.bringToFront();
       await runCommand(page, 'Agent Memory: Restart Engine');
@@ -171,6 +187,7 @@ export const tests = {
       await screenshot('other-window-log-after-restart', undefined, second);
     } finally {
       await second.close().catch(() => {});
+      rmSync(folder, { recursive: true, force: true });
     }
   },
   async 'two folders of one project with other settings: the client is told; after a takeover both windows say the mode changed'({
@@ -180,32 +197,25 @@ export const tests = {
     workspace,
     server,
   }) {
-    // A clone of the sample project (same origin: the same store) without its workspace settings.
-    const clone = `${workspace}-clone`;
-    rmSync(clone, { recursive: true, force: true });
-    mkdirSync(join(clone, '.git'), { recursive: true });
-    writeFileSync(join(clone, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-    writeFileSync(join(clone, '.git', 'config'), '[remote "origin"]\n\turl = https://github.com/example-org/sample-project.git\n');
-    writeFileSync(join(clone, 'README.md'), '# The same project, another clone\n');
-    await engineReady(page); // the first window owns the store
+    // Two clones of one project (the same store); the first window's folder says shadow in its
+    // workspace settings, the second's says nothing (off).
+    const first = projectFolder(workspace, 'clone-a', 'owner-clones-test');
+    const clone = projectFolder(workspace, 'clone-b', 'owner-clones-test');
+    await openFolder(page, url, first); // the first window owns the store
     await switchMode(page, 'Shadow'); // saved in the first folder's workspace settings only
     await pipelineRow(page, 'Mode: shadow');
     const second = await page.context().newPage();
     const since = Date.now();
     try {
-      await second.goto(url.replace(/folder=[^&]*/, `folder=${encodeURIComponent(clone)}`));
-      await waitForWorkbench(second);
-      await engineReady(second);
+      await openFolder(second, url, clone);
       // The clone's window is a client: the owner's settings run, and it is told they differ from its own.
       const told = await waitForNotification(second, 'has other settings than this one', { timeoutMs: 30000 });
       assert.match(
         (await told.innerText()).replace(/\s+/g, ' '),
-        new RegExp(
-          `\\(folder ${basename(workspace)}\\) has other settings than this one: the pipeline is in shadow mode there, off here\\.`,
-        ),
+        new RegExp(`\\(folder ${basename(first)}\\) has other settings than this one: the pipeline is in shadow mode there, off here\\.`),
       );
       const mode = await pipelineRow(second, 'Mode: shadow');
-      assert.match(await mode.innerText(), new RegExp(`set in ${basename(workspace)}`));
+      assert.match(await mode.innerText(), new RegExp(`set in ${basename(first)}`));
       await second.mouse.move(700, 450);
       await second.screenshot({ path: 'test-artifacts/e2e/owner--clone-window-told.png' });
 
@@ -239,10 +249,8 @@ export const tests = {
       await second.bringToFront();
       await pipelineRow(second, 'Mode: shadow');
     } finally {
-      // Later UI tests run on the same workspace: its pipeline settings go (a file edit: quicker than the mode switch).
-      clearPipelineSettings(workspace);
       await second.close().catch(() => {});
-      rmSync(clone, { recursive: true, force: true });
+      for (const dir of [first, clone]) rmSync(dir, { recursive: true, force: true });
     }
   },
 };
