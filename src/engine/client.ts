@@ -411,8 +411,8 @@ export class EngineClient {
   /**
    * The owner went away on purpose (owner.leaving, then its connection closed): reconnect at once
    * (to the owner that restarts: `ownerRestarting` for the transport), or take the store over. Not
-   * a crash: nothing counted, no backoff. In flight: reads and keyed
-   * creates go again, other writes fail as after a crash (their outcome is unknown).
+   * a crash: nothing counted, no backoff. In flight: reads and keyed creates go again, other
+   * writes fail as after a crash (their outcome is unknown).
    */
   private handedOver(gen: number): void {
     const { owner, restarting } = this.leaving!;
