@@ -51,9 +51,9 @@ export interface EngineHost {
   /** Multi-key settings writes that reach the engine as one reload (settingsWriter.ts). */
   settings: SettingsWriter;
   /** Whether this window serves the project's store or is a client of the window (or agent) that does. */
-  role(): 'owner' | 'client' | undefined;
+  role: () => 'owner' | 'client' | undefined;
   /** Sends this window's settings to the engine now (config.reload). */
-  reloadNow(why: string): Promise<void>;
+  reloadNow: (why: string) => Promise<void>;
   /** Fires when the engine has applied this window's settings. */
   onSettingsApplied: vscode.Event<void>;
 }

@@ -108,7 +108,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     vscode.window.createTreeView(TREE_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true }),
   );
   registerMemoryDocuments(context, engine);
-  registerCommands({ context, engine, tree, log, onRecall });
+  registerCommands({ context, engine, tree, log, onRecall, role: host.role });
   const removed = registerRemovedView(context, engine, log);
   registerUndoCommand(commandRegistrar(context, log));
   registerHistoryCommands(context, engine, log);

@@ -185,6 +185,13 @@ export const tests = {
       await second.locator('.part.panel .monaco-editor', { hasText: 'back after' }).first().waitFor({ state: 'visible', timeout: 15000 });
       await second.mouse.move(700, 300);
       await screenshot('other-window-log-after-restart', undefined, second);
+      // Restart Engine in the client window restarts its connection only, and says so.
+      await runCommand(second, 'Agent Memory: Restart Engine');
+      const reconnected = await waitForNotification(second, 'Reconnected', { timeoutMs: 60000 });
+      assert.match(
+        (await reconnected.innerText()).replace(/\s+/g, ' '),
+        /Another window serves this project's memory: its engine was not restarted/,
+      );
     } finally {
       await second.close().catch(() => {});
       rmSync(folder, { recursive: true, force: true });
