@@ -6,7 +6,8 @@
 // window logs the owner's restart as a handover (never "engine crashed") and is back at once.
 // (3) Two folders of one project (a clone): the second window's settings differ from the owner's;
 // it is told so when it connects, and when it takes the store over the change of pipeline mode
-// is said in both windows.
+// is said in both windows. (4) agent.yaml problems are each logged once per window: a window that
+// connects after the owner saved a bad file three times and fixed it logs none of them.
 // Each test opens its windows on folders of a project of its own (its own store): windows that
 // earlier UI tests left behind (code-server keeps a closed window's extension host for a while,
 // still connected to the sample project's store) cannot own, or take over, these tests' store.
@@ -258,6 +259,45 @@ export const tests = {
     } finally {
       await second.close().catch(() => {});
       for (const dir of [first, clone]) rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  async "agent.yaml problems are logged once per window; a window that connects later logs none of the owner's fixed ones"({
+    page,
+    url,
+    server,
+    workspace,
+  }) {
+    const folder = projectFolder(workspace, 'yaml', 'owner-yaml-test');
+    const yaml = join(folder, 'agent.yaml');
+    writeFileSync(yaml, 'memory:\n  default_ttl: soon\n');
+    const since = Date.now();
+    const mentions = (text) => text.split('\n').filter((l) => /default_ttl/.test(l)).length;
+    await openFolder(page, url, folder); // the owner
+    await waitForNotification(page, 'agent.yaml has 1 problem', { timeoutMs: 30000 });
+    // Saved three times with the problem (each save reloads the owner's configuration), then fixed.
+    for (let i = 1; i <= 3; i++) {
+      writeFileSync(yaml, `memory:\n  default_ttl: soon${'\n'.repeat(i + 1)}`);
+      await page.waitForTimeout(1500);
+    }
+    writeFileSync(yaml, 'memory:\n  default_ttl: 7d\n');
+    await page
+      .locator('.statusbar-item', { hasText: /Memory: \d+/ })
+      .filter({ hasNot: page.locator('.codicon-warning') })
+      .first()
+      .waitFor({ timeout: 30000 });
+    const second = await page.context().newPage();
+    try {
+      await openFolder(second, url, folder); // a client, after the fix
+      await second.waitForTimeout(2000);
+      const logs = agentMemoryLogs(server, since);
+      const owner = logs.find((l) => /store owned by this process/.test(l.text));
+      const client = logs.find((l) => /connected as a client/.test(l.text));
+      assert.ok(owner && client, 'both windows logged');
+      assert.equal(mentions(owner.text), 1, `the owner's window logged the problem once:\n${owner.text}`);
+      assert.equal(mentions(client.text), 0, `the window that connected after the fix logged none of it:\n${client.text}`);
+    } finally {
+      await second.close().catch(() => {});
+      rmSync(folder, { recursive: true, force: true });
     }
   },
 };
