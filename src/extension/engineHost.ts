@@ -56,6 +56,8 @@ export interface EngineHost {
   reloadNow: (why: string) => Promise<void>;
   /** Fires when the engine has applied this window's settings. */
   onSettingsApplied: vscode.Event<void>;
+  /** Who went away on purpose when the engine reconnects (the status bar words it). */
+  handovers: HandoverTracker;
 }
 
 export function startEngine(context: vscode.ExtensionContext, log: Logger): EngineHost {
@@ -78,7 +80,8 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
       })),
     log: (line) => log.info(`engine: ${line}`),
   });
-  const states = new StateReporter(log, () => transport?.role);
+  const handovers = new HandoverTracker(client);
+  const states = new StateReporter(log, () => transport?.role, handovers);
   client.onStateChange((s) => states.report(s));
   client.onEvent((e) => {
     // Configuration problems are logged once each by configDiagnostics.ts, not on every reload.
@@ -155,6 +158,7 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
     role: () => (client.state === 'ready' ? transport?.role : undefined),
     reloadNow: (why) => reloadNow(why),
     onSettingsApplied: applied.event,
+    handovers,
   };
 }
 
@@ -173,13 +177,15 @@ class StateReporter {
   constructor(
     private readonly log: Logger,
     private readonly role: () => 'owner' | 'client' | undefined,
+    private readonly handovers: HandoverTracker,
   ) {}
 
   report(s: EngineStateChange): void {
     void vscode.commands.executeCommand('setContext', ENGINE_STATE_CONTEXT, s.state);
-    if (s.handover) {
+    const handover = this.handoverSince === undefined ? this.handovers.of(s) : undefined;
+    if (handover) {
       this.handoverSince = Date.now();
-      this.log.info(handoverText(s.handover));
+      this.log.info(handoverText(handover));
       return;
     }
     if (s.state === 'ready' && this.handoverSince !== undefined) {
@@ -208,8 +214,32 @@ class StateReporter {
   }
 }
 
+export type Handover = NonNullable<EngineStateChange['handover']>;
+
+/**
+ * Who went away on purpose, for a reconnection: the client's state says it (handover), or the
+ * owner's own word just before its connection closed (the owner.leaving event) does.
+ */
+export class HandoverTracker {
+  private said: Handover | undefined;
+
+  constructor(engine: EngineClient) {
+    engine.onEvent((e) => {
+      if (e.type === 'owner.leaving') this.said = { owner: e.owner, restarting: e.restarting };
+    });
+    engine.onStateChange((s) => {
+      if (s.state === 'ready' || s.state === 'stopped' || s.state === 'failed') this.said = undefined;
+    });
+  }
+
+  /** The handover a state change is part of, if any. */
+  of(s: EngineStateChange): Handover | undefined {
+    return s.handover ?? (s.state === 'restarting' ? this.said : undefined);
+  }
+}
+
 /** "The window that served this project's memory (VS Code window (pid 123)) is restarting its engine: reconnecting." */
-export function handoverText(h: NonNullable<EngineStateChange['handover']>): string {
+export function handoverText(h: Handover): string {
   const who = /^VS Code window/.test(h.owner) ? 'The window' : 'The process';
   return `${who} that served this project's memory (${h.owner}) ${h.restarting ? 'is restarting its engine' : 'closed'}: reconnecting.`;
 }

@@ -101,7 +101,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   };
 
   const tree = new MemoryTreeProvider(engine, context.workspaceState);
-  const statusBar = new StatusBar(engine);
+  const statusBar = new StatusBar(engine, host.handovers);
   context.subscriptions.push(
     tree,
     statusBar,

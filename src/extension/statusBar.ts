@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { EngineClient, EngineStateChange } from '../engine/client';
-import { handoverText } from './engineHost';
+import { handoverText, type HandoverTracker } from './engineHost';
 import type { PipelineStatus, StoreHealthInfo } from '../engine/protocol';
 import type { ConfigProblemSummary } from './configDiagnostics';
 import { Debounced } from './debounce';
@@ -24,14 +24,18 @@ export class StatusBar implements vscode.Disposable {
   /** The store's owner went away on purpose and this window reconnects (not a crash). */
   private handover: EngineStateChange['handover'];
 
-  constructor(private readonly engine: EngineClient) {
+  constructor(
+    private readonly engine: EngineClient,
+    private readonly handovers?: HandoverTracker,
+  ) {
     this.item.name = 'Agent Memory';
     this.item.command = 'agentMemory.showDiagnostics';
     this.render();
     this.item.show();
     this.subs.push(
       engine.onStateChange((s) => {
-        if (s.handover || s.state !== 'restarting') this.handover = s.handover;
+        const handover = this.handovers?.of(s) ?? s.handover;
+        if (handover || s.state !== 'restarting') this.handover = handover;
         this.render();
         this.refreshSoon();
       }),
