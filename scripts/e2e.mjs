@@ -28,7 +28,8 @@
 //       export const tests = { async 'my test'({ page, screenshot, url }) { ... } };
 //     Each test gets a fresh page with the workbench loaded (extension installed) and the
 //     sample workspace open; helpers are in test/e2e/ui/workbench.mjs (runCommand,
-//     waitForNotification, openViewContainer, findFrame). `screenshot(name)` saves
+//     waitForNotification, openViewContainer, findFrame); a test that needs more than 90 s gets it
+//     from the module's `export const timeouts = { 'my test': 150_000 }`. `screenshot(name)` saves
 //     test-artifacts/e2e/<file>--<name>--{light,hc,dark}.png: the same moment in Default Light
 //     Modern, Default High Contrast and Default Dark Modern (switched without a reload by the
 //     theme-switch fixture extension); a failing test also saves FAILED--….png (in its current theme).
@@ -193,7 +194,8 @@ async function loadUiTests() {
     const mod = await import(pathToFileURL(join(dir, f)).href);
     for (const [name, fn] of Object.entries(mod.tests ?? {})) {
       if (grep && !grep.split('|').some((g) => `${f} › ${name}`.includes(g))) continue;
-      all.push({ file: f.replace(/\.ui\.mjs$/, ''), name, fn });
+      // A test that needs longer (two windows, a reload) says so in the module's `timeouts` (ms by name).
+      all.push({ file: f.replace(/\.ui\.mjs$/, ''), name, fn, timeoutMs: mod.timeouts?.[name] ?? UI_TEST_TIMEOUT_MS });
     }
   }
   return all;
@@ -229,7 +231,7 @@ async function runUiTests(context, server) {
       await runCommand(page, 'View: Close All Editors').catch(() => {});
       await resetLayout(page);
       const inTheme = (suffix, fn) => withTheme(page, { themeRequestFile: THEME_REQUEST_FILE, suffix }, fn);
-      await withTimeout(t.fn({ page, screenshot, inTheme, url, server, workspace: WORKSPACE }), UI_TEST_TIMEOUT_MS, t.name);
+      await withTimeout(t.fn({ page, screenshot, inTheme, url, server, workspace: WORKSPACE }), t.timeoutMs, t.name);
       passed++;
       console.log(`  ✓ ${t.file} › ${t.name} (${Date.now() - started} ms)`);
     } catch (e) {

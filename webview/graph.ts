@@ -218,6 +218,13 @@ function fitCapped(): void {
   userMoved = false;
 }
 
+/** The person opened (or folded) the legend: the drawing makes room for it, unless they moved the view themselves. */
+function legendToggled(open: boolean): void {
+  if (userMoved) return;
+  cy.resize();
+  fitDrawing(cy, el.legend, { keepLegendOpen: open });
+}
+
 function runLayout(n: number, force: boolean, then: () => void): void {
   const t0 = performance.now();
   const layout = cy.layout(layoutFor(n, force));
@@ -256,7 +263,7 @@ function render(data: GraphView, receivedAt: number, centerId?: string): void {
     const t0 = performance.now();
     cy = createGraph(large, elements);
     timings.create = Math.round(performance.now() - t0);
-    renderLegend(el.legend, legendOf(data));
+    renderLegend(el.legend, legendOf(data), legendToggled);
     if (!entities) applyMemoryFilter();
     runLayout(nodeCount, false, () => {
       lastDrawMs = Math.round(performance.now() - receivedAt);

@@ -40,6 +40,11 @@ export interface EngineStateChange {
   /** When restarting: the delay before the next start. */
   retryInMs?: number;
   ready?: ReadyInfo;
+  /**
+   * Restarting because the store's owner went away on purpose (it said so: owner.leaving), not a
+   * crash: who it was (its purpose) and whether it is restarting its engine or closed it.
+   */
+  handover?: { owner: string; restarting: boolean };
 }
 
 export interface BackoffOptions {
@@ -50,13 +55,18 @@ export interface BackoffOptions {
   windowMs: number;
 }
 
+/** Why the transport is started again: the store's owner said it restarts its engine (it comes back: wait for it). */
+export interface SpawnHint {
+  ownerRestarting?: boolean;
+}
+
 export interface EngineClientOptions {
   init: EngineInit;
   /**
    * Creates the engine's transport: a worker thread (default: `new Worker(workerPath, { workerData: init })`)
    * or the owner-or-client connection of a shared store (transport/sharedTransport.ts).
    */
-  spawn?: (init: EngineInit) => EngineTransport;
+  spawn?: (init: EngineInit, hint?: SpawnHint) => EngineTransport;
   workerPath?: string;
   backoff?: Partial<BackoffOptions>;
   /** A worker that has not posted `ready` after this long is killed and counts as a crash. */
@@ -103,6 +113,8 @@ export class EngineClient {
   private exitWaiters: (() => void)[] = [];
   /** Mutable only through updateInit: what the next (re)start of the worker opens. */
   private init: EngineInit;
+  /** The owner of this generation's connection said it goes away on purpose: its exit is a handover. */
+  private leaving: { gen: number; owner: string; restarting: boolean } | undefined;
 
   constructor(private readonly opts: EngineClientOptions) {
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
@@ -160,7 +172,7 @@ export class EngineClient {
 
   /** Manual restart (after `failed`, or to pick up a new build). */
   async restart(): Promise<ReadyInfo> {
-    if (this._state !== 'stopped' && this._state !== 'failed') await this.shutdown();
+    if (this._state !== 'stopped' && this._state !== 'failed') await this.shutdown(5000, true);
     return this.start();
   }
 
@@ -210,8 +222,8 @@ export class EngineClient {
     });
   }
 
-  /** Clean shutdown: the engine snapshots and closes its stores, then the thread ends. */
-  async shutdown(timeoutMs = 5000): Promise<void> {
+  /** Clean shutdown: the engine snapshots and closes its stores, then the thread ends (`restarting`: told to its clients). */
+  async shutdown(timeoutMs = 5000, restarting = false): Promise<void> {
     if (this._state === 'stopped') return;
     clearTimeout(this.restartTimer);
     const worker = this.worker;
@@ -231,7 +243,7 @@ export class EngineClient {
           cleanup: () => undefined,
         });
       });
-      worker.postMessage({ kind: 'request', id, method: 'engine.shutdown', params: {} } satisfies ToEngineMessage);
+      worker.postMessage({ kind: 'request', id, method: 'engine.shutdown', params: { restarting } } satisfies ToEngineMessage);
       const exited = new Promise<void>((resolve) => this.exitWaiters.push(resolve));
       const timedOut = await Promise.race([answered.then(() => exited).then(() => false), delay(timeoutMs).then(() => true)]);
       if (timedOut) this.log(`engine did not stop within ${timeoutMs} ms: terminating the thread`);
@@ -244,13 +256,13 @@ export class EngineClient {
 
   // ── internals ─────────────────────────────────────────────────────────────────────────
 
-  private spawn(state: 'starting' | 'restarting'): void {
+  private spawn(state: 'starting' | 'restarting', hint?: SpawnHint): void {
     const gen = ++this.generation;
     this.readyInfo = undefined;
     this.setState(state);
     let worker: EngineTransport;
     try {
-      worker = this.opts.spawn ? this.opts.spawn(this.init) : new Worker(this.workerPath(), { workerData: this.init });
+      worker = this.opts.spawn ? this.opts.spawn(this.init, hint) : new Worker(this.workerPath(), { workerData: this.init });
     } catch (e) {
       this.crashed(gen, `could not start the engine thread: ${(e as Error).message}`);
       return;
@@ -271,6 +283,7 @@ export class EngineClient {
       this.exitWaiters = [];
       for (const w of waiters) w();
       if (this._state === 'stopping' || this._state === 'stopped' || this._state === 'failed') return;
+      if (this.leaving?.gen === gen) return this.handedOver(gen);
       this.crashed(gen, lastError ? firstLine(lastError) : `the engine thread exited with code ${code}`);
     });
     const startTimeout = this.opts.startTimeoutMs ?? 60_000;
@@ -325,6 +338,7 @@ export class EngineClient {
 
   private handleEvent(m: Extract<FromEngineMessage, { kind: 'event' }>): void {
     if (m.event.type === 'progress') this.inFlight.get(m.event.requestId)?.onProgress?.(m.event.done, m.event.total, m.event.message);
+    if (m.event.type === 'owner.leaving') this.leaving = { gen: this.generation, owner: m.event.owner, restarting: m.event.restarting };
     for (const l of this.eventListeners) {
       try {
         l(m.event);
@@ -392,6 +406,28 @@ export class EngineClient {
     const retryInMs = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** (this.crashTimes.length - 1));
     this.setState('restarting', { reason, retryInMs });
     this.restartTimer = setTimeout(() => this.spawn('restarting'), retryInMs);
+  }
+
+  /**
+   * The owner went away on purpose (owner.leaving, then its connection closed): reconnect at once
+   * (to the owner that restarts: `ownerRestarting` for the transport), or take the store over. Not
+   * a crash: nothing counted, no backoff. In flight: reads and keyed creates go again, other
+   * writes fail as after a crash (their outcome is unknown).
+   */
+  private handedOver(gen: number): void {
+    const { owner, restarting } = this.leaving!;
+    this.leaving = undefined;
+    clearTimeout(this.startTimer);
+    const reason = `${owner} ${restarting ? 'is restarting its engine' : 'closed its engine'}`;
+    this.rejectInFlight(
+      new EngineError(
+        'engine_crashed',
+        `The memory engine's owner went away (${reason}) while a change was in progress: it may not have been saved. Check and try again.`,
+      ),
+      true,
+    );
+    this.setState('restarting', { reason, retryInMs: 0, handover: { owner, restarting } });
+    if (gen === this.generation && this._state === 'restarting') this.spawn('restarting', { ownerRestarting: restarting });
   }
 
   private fail(err: EngineError): void {

@@ -7,13 +7,13 @@
  * VS Code: the worker (worker.ts) hosts it in a thread, the tests also host it directly.
  */
 import type { ProjectIdResult } from '../core/project';
-import type { ResolvedConfig } from '../core/config';
+import { pipelineMode, type ResolvedConfig } from '../core/config';
 import { UserFacingError, errorMessage } from '../core/util/errors';
 import { loadEngineConfig } from './config';
 import { EngineContext } from './context';
 import { EngineError } from './errors';
 import * as pc from './pipelineControl';
-import type { ConfigSummary, EngineEvent, EngineInit, PipelineModeName, PipelineStatus } from './protocol';
+import type { ConfigSummary, EngineEvent, EngineInit, PipelineModeName, PipelineStatus, RunningConfig } from './protocol';
 import { StoreRuntime } from './runtime/storeRuntime';
 import {
   chooseEmbedder,
@@ -123,6 +123,16 @@ export class MemoryEngine {
 
   get project(): ProjectIdResult {
     return this.ctx.project;
+  }
+
+  /** The explicit settings, folder and pipeline mode this engine runs with (ReadyInfo.config). */
+  runningConfig(): RunningConfig {
+    return {
+      settings: { ...this.opts.settings },
+      ...(this.opts.workspaceRoot ? { workspaceRoot: this.opts.workspaceRoot } : {}),
+      mode: pipelineMode(this.ctx.config),
+      ...(this.opts.purpose ? { owner: this.opts.purpose } : {}),
+    };
   }
 
   get config(): ResolvedConfig {
@@ -328,9 +338,16 @@ export class MemoryEngine {
     previous.embedder.dispose();
   }
 
+  /**
+   * The configuration's issues as warning events, not in the warning list: they belong to the
+   * configuration in force (diagnostics' `config.issues`), and each VS Code window checks its own
+   * agent.yaml and says each problem once. Kept in the list, every reload added them again and a
+   * fixed one stayed, and every client got them all in its ready message.
+   */
   private reportConfigIssues(): void {
     for (const i of this.ctx.engineConfig.summary.issues) {
-      this.ctx.warn(`config: ${i.key ? `${i.key}: ` : ''}${i.message}${i.source ? ` (${i.source})` : ''}`);
+      const key = i.key && !i.message.startsWith(i.key) ? `${i.key}: ` : '';
+      this.ctx.emit({ type: 'warning', message: `config: ${key}${i.message}${i.source ? ` (${i.source})` : ''}` });
     }
   }
 }

@@ -348,7 +348,12 @@ export interface PipelineStatus {
   pendingReviews?: number;
   /** The engine runs restricted (untrusted workspace): no pipeline, no writes. */
   restricted?: boolean;
+  /** Why a `degraded` pipeline does not work (hosts word it; `detail` says it for the log). */
+  trouble?: PipelineTrouble;
 }
+
+/** The worker is not running; the model's calls run long or time out (since when); calls fail in a row. */
+export type PipelineTrouble = { kind: 'not-running' } | { kind: 'model-slow'; since: string } | { kind: 'failing'; failures: number };
 
 /** The pipeline modes of docs/pipeline.md (flags: memory.pipelineV2.enabled / shadowMode / allowUpdateDelete / mutationsFrozen). */
 export type PipelineModeName = 'off' | 'shadow' | 'controlled' | 'full';
@@ -469,6 +474,20 @@ export interface ReadyInfo {
   projectId: string;
   openMs: number;
   warnings: string[];
+  /**
+   * What the engine runs with when the connection is made: the explicit settings (agent.yaml keys:
+   * its window's, or the last config.reload's), the folder whose agent.yaml it reads, the pipeline
+   * mode. A window compares them with its own (src/extension/ownerSettings.ts).
+   */
+  config?: RunningConfig;
+}
+
+export interface RunningConfig {
+  settings: Record<string, unknown>;
+  workspaceRoot?: string;
+  mode: PipelineModeName;
+  /** Who runs it: the owner's purpose ("VS Code window (pid 123)", "agent-memory mcp (pid 456)"). */
+  owner?: string;
 }
 
 // ── Requests: method name → params and result ───────────────────────────────────────────────
@@ -529,8 +548,11 @@ export interface EngineMethods {
   'config.reload': { params: { settings?: Record<string, unknown> }; result: ConfigSummary };
   /** Snapshot both stores now. */
   'engine.snapshot': { params: Record<string, never>; result: { project: number; global: number } };
-  /** Clean shutdown: snapshot + release the locks. The worker exits after answering. */
-  'engine.shutdown': { params: Record<string, never>; result: { snapshotted: boolean } };
+  /**
+   * Clean shutdown: snapshot + release the locks. The worker exits after answering. An owner first
+   * tells its clients it goes away on purpose (owner.leaving), `restarting` when it comes back.
+   */
+  'engine.shutdown': { params: { restarting?: boolean }; result: { snapshotted: boolean } };
   /** Stop / start leasing pipeline jobs (this engine; the VS Code host remembers it per workspace across restarts). */
   'pipeline.pause': { params: Record<string, never>; result: PipelineStatus };
   'pipeline.resume': { params: Record<string, never>; result: PipelineStatus };
@@ -616,6 +638,15 @@ export type EngineEvent =
   | { type: 'progress'; requestId: number; title: string; done: number; total: number; message?: string }
   | { type: 'warning'; message: string }
   | { type: 'pipeline.state'; status: PipelineStatus }
+  /**
+   * The owner of the store goes away on purpose (Restart Engine in its window: `restarting`; the
+   * window closing): sent to its clients just before it closes their connections, so they reconnect
+   * at once and say so, instead of treating the closed connection as a crash. `owner`: its purpose
+   * ("VS Code window (pid 123)").
+   */
+  | { type: 'owner.leaving'; owner: string; restarting: boolean }
+  /** Consolidation suggestions were found (a dedup scan: `created`), rejected or cleared: the Suggestions views list them again. */
+  | { type: 'suggestions.changed'; store: StoreName; created?: number }
   | { type: 'snapshot'; store: StoreName; seq: number }
   | { type: 'store.health'; store: StoreName; health: StoreHealthInfo }
   /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */

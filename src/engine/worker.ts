@@ -43,7 +43,8 @@ async function main(): Promise<void> {
       onEvent: (event) => {
         post({ kind: 'event', event });
         server?.broadcast(event);
-        if (event.type === 'memory.changed' && event.store !== 'project') globalServer?.broadcast(event);
+        if ((event.type === 'memory.changed' || event.type === 'suggestions.changed') && event.store !== 'project')
+          globalServer?.broadcast(event);
       },
     });
   } catch (e) {
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
       projectId: engine.projectId,
       openMs: engine.openDurationMs,
       warnings: engine.startupWarnings,
+      config: engine.runningConfig(),
     };
   }
   // The owner's own shutdown stops serving first: no client starts a request on a closing engine
@@ -85,6 +87,8 @@ async function main(): Promise<void> {
   const ownHandlers: HandlerTable = {
     ...handlers,
     'engine.shutdown': async (e, p, c) => {
+      // On purpose: the clients hear it before their connection closes (a handover, not a crash).
+      server?.broadcast({ type: 'owner.leaving', owner: init.purpose ?? 'another process', restarting: !!p.restarting });
       await Promise.all([server?.close(), globalServer?.close(), route?.close()]);
       return handlers['engine.shutdown'](e, p, c);
     },

@@ -79,6 +79,8 @@ export interface CommandDeps {
   log: Logger;
   /** Called after each successful recall (time-to-first-recall measurement). */
   onRecall(r: SearchResponse): void;
+  /** Whether this window serves the project's store or is a client (engineHost.ts). */
+  role?: () => 'owner' | 'client' | undefined;
 }
 
 /** Shows an engine error as a notification (the code's sentence, the engine's message as detail) and logs it. */
@@ -427,8 +429,17 @@ export function registerCommands(d: CommandDeps): void {
     if (typeof type === 'string') tree.loadMore(type);
   });
   run(COMMANDS.restartEngine, 'restart engine', async () => {
-    const info = await engine.restart();
-    void vscode.window.showInformationMessage(`Agent Memory engine restarted (project ${info.projectId}).`);
+    // Other windows of the project are told it is a restart (they reconnect at once, engineHost.ts).
+    const info = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Agent Memory: Restarting the memory engine…' },
+      () => engine.restart(),
+    );
+    // A client restarts its connection only: the window that serves the store keeps its engine.
+    void vscode.window.showInformationMessage(
+      d.role?.() === 'client'
+        ? "Agent Memory: Reconnected. Another window serves this project's memory: its engine was not restarted (Restart Engine there)."
+        : 'Agent Memory: Engine restarted.',
+    );
     return info;
   });
   run(COMMANDS.showLog, 'show log', async () => log.channel.show(true));

@@ -10,6 +10,7 @@ import { readYamlEntries } from '../core/config/yamlSource';
 import { SETTINGS_SECTION } from './settingsSchema';
 import { settingIdFor } from './settingsLayout';
 import { plural } from '../core/text/plural';
+import { truncateLine } from '../core/text/truncate';
 
 /** 0-based, end exclusive (as vscode.Range). */
 export interface ProblemRange {
@@ -25,6 +26,11 @@ export interface ConfigProblem {
   message: string;
   /** Where in agent.yaml; absent for problems of the VS Code settings. */
   range?: ProblemRange;
+  /**
+   * The text of the range's first line, as people see it in the file (`"enabled: [true"`), or
+   * `after "…"` with the last line before it that has text: how a toast names a problem without a key.
+   */
+  lineText?: string;
   source: 'agent.yaml' | 'settings';
 }
 
@@ -47,6 +53,18 @@ export function issueRange(issue: Pick<ConfigIssue, 'line' | 'column' | 'endLine
   return { line, column, endLine: line, endColumn: Math.max(column + 1, lineLength(lines, line)) };
 }
 
+/** How a toast names a line: its text, quoted and cut; a blank line by the last line with text before it. */
+export function lineHint(lines: readonly string[], line: number): string | undefined {
+  const quote = (t: string) => JSON.stringify(truncateLine(t, 40));
+  const own = (lines[line] ?? '').trim();
+  if (own) return quote(own);
+  for (let i = Math.min(line, lines.length) - 1; i >= 0; i--) {
+    const before = (lines[i] ?? '').trim();
+    if (before) return `after ${quote(before)}`;
+  }
+  return undefined;
+}
+
 function problemText(issue: ConfigIssue): string {
   return issue.allowed && !issue.message.includes(issue.allowed) ? `${issue.message} (allowed: ${issue.allowed})` : issue.message;
 }
@@ -62,13 +80,18 @@ function shown(value: unknown): string {
 export function configProblems(text: string, file: string, settings: Readonly<Record<string, unknown>>): ConfigProblem[] {
   const lines = text.split('\n');
   const parsed = parseConfig(text, file);
-  const out: ConfigProblem[] = parsed.issues.map((i) => ({
-    severity: i.severity,
-    key: i.key,
-    message: problemText(i),
-    range: issueRange(i, lines),
-    source: 'agent.yaml' as const,
-  }));
+  const out: ConfigProblem[] = parsed.issues.map((i) => {
+    const range = issueRange(i, lines);
+    const lineText = lineHint(lines, range.line);
+    return {
+      severity: i.severity,
+      key: i.key,
+      message: problemText(i),
+      range,
+      ...(lineText ? { lineText } : {}),
+      source: 'agent.yaml' as const,
+    };
+  });
   const layered = applyOverrides(parsed.config, { ...settings }, SETTINGS_SOURCE_NAME);
   const rejected = new Set<string>();
   for (const i of layered.issues) {
@@ -101,17 +124,41 @@ export function problemKey(p: ConfigProblem): string {
   return `${p.source}|${p.severity}|${p.range ? `${p.range.line + 1}:${p.range.column + 1}` : '-'}|${p.message}`;
 }
 
-/** The one notification text for a set of problems, e.g. "agent.yaml has 2 problems: memory.default_ttl (line 3) and 1 more. …". */
+/** A problem of the file as a whole (no key): the file is ignored and the defaults are used. */
+function ignoresFile(p: ConfigProblem): boolean {
+  return p.source === 'agent.yaml' && p.key === '' && /\bignored\b/.test(p.message);
+}
+
+/** `line 5 ("shadowMode: true")`: where a problem without a key is. */
+function lineWhere(p: ConfigProblem): string {
+  return p.range ? `line ${p.range.line + 1}${p.lineText ? ` (${p.lineText})` : ''}` : '';
+}
+
+const WHOLE_FILE_IGNORED = 'The whole file is ignored, and the defaults are used, until it is fixed.';
+
+/**
+ * The one notification text for a set of problems, e.g. "agent.yaml has 2 problems: memory.default_ttl
+ * (line 3) and 1 more. …"; a YAML syntax error is named by its line's text ("line 5 ("shadowMode:
+ * true")"), and says that the whole file is ignored.
+ */
 export function notificationText(fileName: string, problems: readonly ConfigProblem[]): string {
   const first = problems[0];
   if (!first) return '';
-  const where = first.range ? ` (line ${first.range.line + 1})` : '';
-  // The key and line only: the full message (allowed values, the default used) is in the Problems
-  // panel and at the squiggle; a toast that repeats it is too long to read.
-  if (problems.length === 1) {
-    return `Agent Memory: ${fileName} has 1 problem: ${first.key}${where}. Its default is used until it is fixed.`;
+  const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
+  if (ignoresFile(first)) {
+    const where = lineWhere(first);
+    if (/^YAML syntax error/.test(first.message))
+      return `Agent Memory: ${fileName} has a YAML syntax error${where ? ` at ${where}` : ''}${more}. ${WHOLE_FILE_IGNORED}`;
+    const why = first.message.split(';')[0]!;
+    return `Agent Memory: ${fileName} cannot be used: ${why}${where ? `, at ${where}` : ''}${more}. ${WHOLE_FILE_IGNORED}`;
   }
-  return `Agent Memory: ${fileName} has ${plural(problems.length, 'problem')}: ${first.key}${where} and ${problems.length - 1} more. Defaults are used for those values until they are fixed.`;
+  // The key (or the line, for a problem without one): the full message (allowed values, the
+  // default used) is in the Problems panel and at the squiggle; a toast that repeats it is too long to read.
+  const what = first.key ? `${first.key}${first.range ? ` (line ${first.range.line + 1})` : ''}` : lineWhere(first) || 'the file';
+  if (problems.length === 1) {
+    return `Agent Memory: ${fileName} has 1 problem: ${what}. Its default is used until it is fixed.`;
+  }
+  return `Agent Memory: ${fileName} has ${plural(problems.length, 'problem')}: ${what}${more}. Defaults are used for those values until they are fixed.`;
 }
 
 /**

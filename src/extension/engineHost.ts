@@ -21,6 +21,8 @@ import { SettingsWriter } from './settingsWriter';
 
 /** workspaceState key: pipeline.pause survives engine restarts and window reloads of this workspace. */
 export const PIPELINE_PAUSED_KEY = 'agentMemory.pipelinePaused';
+/** How long a window waits for an owner that restarts its engine before taking the store over itself. */
+const WAIT_FOR_RESTARTING_OWNER_MS = 15_000;
 /** File times may be rounded to the second; a file this much older than a read may not have been seen by it. */
 const CLOCK_SLACK_MS = 2000;
 
@@ -48,24 +50,39 @@ export interface EngineHost {
   engine: EngineClient;
   /** Multi-key settings writes that reach the engine as one reload (settingsWriter.ts). */
   settings: SettingsWriter;
+  /** Whether this window serves the project's store or is a client of the window (or agent) that does. */
+  role: () => 'owner' | 'client' | undefined;
+  /** Sends this window's settings to the engine now (config.reload). */
+  reloadNow: (why: string) => Promise<void>;
+  /** Fires when the engine has applied this window's settings. */
+  onSettingsApplied: vscode.Event<void>;
+  /** Who went away on purpose when the engine reconnects (the status bar words it). */
+  handovers: HandoverTracker;
 }
 
 export function startEngine(context: vscode.ExtensionContext, log: Logger): EngineHost {
   const workerPath = vscode.Uri.joinPath(context.extensionUri, 'dist', 'engine.js').fsPath;
   // Owner of the project's shared store (serving it to other windows and agents), or a client
   // of the process that owns it; a client takes over when the owner goes (ARCHITECTURE.md).
+  let transport: SharedTransport | undefined;
   const client = new EngineClient({
     init: engineInit(context),
-    spawn: (init) =>
-      new SharedTransport({
-        init,
+    // The settings as they are now: a window that takes the store over runs the person's
+    // settings, not those it read when it started (ownership.ts compares them on connecting).
+    spawn: (init, hint) =>
+      (transport = new SharedTransport({
+        init: init.restricted ? init : { ...init, settings: readSettingOverrides() },
+        // The owner restarts its engine: it keeps the store, this window reconnects to it.
+        ...(hint?.ownerRestarting ? { waitForOwnerMs: WAIT_FOR_RESTARTING_OWNER_MS } : {}),
         client: `VS Code window (pid ${process.pid})`,
         log: (line) => log.info(`engine: ${line}`),
         spawnWorker: (i) => new Worker(workerPath, { workerData: i }),
-      }),
+      })),
     log: (line) => log.info(`engine: ${line}`),
   });
-  client.onStateChange((s) => onState(s, log));
+  const handovers = new HandoverTracker(client);
+  const states = new StateReporter(log, () => transport?.role, handovers);
+  client.onStateChange((s) => states.report(s));
   client.onEvent((e) => {
     // Configuration problems are logged once each by configDiagnostics.ts, not on every reload.
     if (e.type === 'warning' && !e.message.startsWith('config: ')) log.info(`engine warning: ${e.message}`);
@@ -75,6 +92,8 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
   // `settingsOnly`: skip when the settings are what was last sent (VS Code fires one event per
   // written key, often after the write that caused it was already applied as a whole).
   let lastSent = JSON.stringify(client.currentInit.settings ?? {});
+  const applied = new vscode.EventEmitter<void>();
+  context.subscriptions.push(applied);
   /** The engine read agent.yaml after this moment (its start, or the last reload asked for). */
   let configReadAfter = Date.now();
   const reloadNow = async (why: string, settingsOnly = false): Promise<void> => {
@@ -90,6 +109,7 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
     log.info(`reloading configuration (${why})`);
     try {
       await client.request('config.reload', { settings: overrides });
+      applied.fire();
     } catch (e) {
       log.error('config reload failed', e);
     }
@@ -132,25 +152,94 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
     },
     (e) => log.error('engine could not start', e),
   );
-  return { engine: client, settings };
+  return {
+    engine: client,
+    settings,
+    role: () => (client.state === 'ready' ? transport?.role : undefined),
+    reloadNow: (why) => reloadNow(why),
+    onSettingsApplied: applied.event,
+    handovers,
+  };
 }
 
 /** Context key: the engine's state, so the Memories view says "Opening…" rather than "No memories yet" while it starts. */
 export const ENGINE_STATE_CONTEXT = 'agentMemory.engineState';
 
-function onState(s: EngineStateChange, log: Logger): void {
-  void vscode.commands.executeCommand('setContext', ENGINE_STATE_CONTEXT, s.state);
-  log.info(
-    `engine state: ${s.state}${s.reason ? ` (${s.reason})` : ''}${s.retryInMs !== undefined ? `, restart in ${s.retryInMs} ms` : ''}`,
-  );
-  if (s.state === 'failed') {
-    void vscode.window
-      .showErrorMessage(`Agent Memory: the memory engine stopped. ${s.reason ?? ''}`, 'Restart Engine', 'Show Log')
-      .then((pick) => {
-        if (pick === 'Restart Engine') void vscode.commands.executeCommand('agentMemory.restartEngine');
-        if (pick === 'Show Log') log.channel.show(true);
-      });
-  } else if (s.state === 'restarting' && s.restarts === 1) {
-    void vscode.window.showWarningMessage(`Agent Memory: the memory engine crashed and is restarting (${s.reason ?? 'unknown reason'}).`);
+/**
+ * Says what the engine does, in the log and where people look. A crash restarts with a warning;
+ * the store's owner going away on purpose (Restart Engine in its window, or the window closing)
+ * is a handover: logged as such, with the time until this window is back, and no warning.
+ */
+class StateReporter {
+  /** When the owner said it went away (handover in progress). */
+  private handoverSince: number | undefined;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly role: () => 'owner' | 'client' | undefined,
+    private readonly handovers: HandoverTracker,
+  ) {}
+
+  report(s: EngineStateChange): void {
+    void vscode.commands.executeCommand('setContext', ENGINE_STATE_CONTEXT, s.state);
+    const handover = this.handoverSince === undefined ? this.handovers.of(s) : undefined;
+    if (handover) {
+      this.handoverSince = Date.now();
+      this.log.info(handoverText(handover));
+      return;
+    }
+    if (s.state === 'ready' && this.handoverSince !== undefined) {
+      const ms = Date.now() - this.handoverSince;
+      this.handoverSince = undefined;
+      this.log.info(
+        `back after ${ms} ms: ${this.role() === 'owner' ? "this window now serves the project's memory" : "connected to the window that serves the project's memory now"}`,
+      );
+      return;
+    }
+    if (s.state === 'restarting' && this.handoverSince !== undefined) return; // said above
+    this.handoverSince = undefined;
+    this.log.info(
+      `engine state: ${s.state}${s.reason ? ` (${s.reason})` : ''}${s.retryInMs !== undefined ? `, restart in ${s.retryInMs} ms` : ''}`,
+    );
+    if (s.state === 'failed') {
+      void vscode.window
+        .showErrorMessage(`Agent Memory: the memory engine stopped. ${s.reason ?? ''}`, 'Restart Engine', 'Show Log')
+        .then((pick) => {
+          if (pick === 'Restart Engine') void vscode.commands.executeCommand('agentMemory.restartEngine');
+          if (pick === 'Show Log') this.log.channel.show(true);
+        });
+    } else if (s.state === 'restarting' && s.restarts === 1) {
+      void vscode.window.showWarningMessage(`Agent Memory: the memory engine crashed and is restarting (${s.reason ?? 'unknown reason'}).`);
+    }
   }
+}
+
+export type Handover = NonNullable<EngineStateChange['handover']>;
+
+/**
+ * Who went away on purpose, for a reconnection: the client's state says it (handover), or the
+ * owner's own word just before its connection closed (the owner.leaving event) does.
+ */
+export class HandoverTracker {
+  private said: Handover | undefined;
+
+  constructor(engine: EngineClient) {
+    engine.onEvent((e) => {
+      if (e.type === 'owner.leaving') this.said = { owner: e.owner, restarting: e.restarting };
+    });
+    engine.onStateChange((s) => {
+      if (s.state === 'ready' || s.state === 'stopped' || s.state === 'failed') this.said = undefined;
+    });
+  }
+
+  /** The handover a state change is part of, if any. */
+  of(s: EngineStateChange): Handover | undefined {
+    return s.handover ?? (s.state === 'restarting' ? this.said : undefined);
+  }
+}
+
+/** "The window that served this project's memory (VS Code window (pid 123)) is restarting its engine: reconnecting." */
+export function handoverText(h: Handover): string {
+  const who = /^VS Code window/.test(h.owner) ? 'The window' : 'The process';
+  return `${who} that served this project's memory (${h.owner}) ${h.restarting ? 'is restarting its engine' : 'closed'}: reconnecting.`;
 }

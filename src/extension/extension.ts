@@ -7,6 +7,7 @@ import type { EngineClient } from '../engine/client';
 import type { EngineDiagnostics, SearchResponse } from '../engine/protocol';
 import { createLogger, OUTPUT_CHANNEL_NAME, type Logger } from './log';
 import { startEngine } from './engineHost';
+import { Ownership } from './ownership';
 import { registerAgentAccess } from './mcpAccess';
 import { StatusBar } from './statusBar';
 import { MemoryTreeProvider, TREE_VIEW_ID, registerTreeCommands } from './memoryTree';
@@ -23,7 +24,7 @@ import { registerRemovedView, type RemovedTreeProvider } from './removedView';
 import { registerExpiryNotice } from './expiryNotice';
 import { registerUndoCommand } from './undoLast';
 import { plural } from '../core/text/plural';
-import { diagnosticsSummary } from './diagnosticsSummary';
+import { attentionItems, diagnosticsSummary } from './diagnosticsSummary';
 import { showDiagnosticsDocument } from './diagnosticsDocument';
 
 export { OUTPUT_CHANNEL_NAME };
@@ -83,7 +84,8 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   const log = createLogger();
   context.subscriptions.push(log.channel);
 
-  const { engine, settings } = startEngine(context, log);
+  const host = startEngine(context, log);
+  const { engine, settings } = host;
   registerAgentAccess(context, log);
   engineRef = engine;
   void engine.whenReady().then(
@@ -101,7 +103,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   };
 
   const tree = new MemoryTreeProvider(engine, context.workspaceState);
-  const statusBar = new StatusBar(engine);
+  const statusBar = new StatusBar(engine, host.handovers);
   context.subscriptions.push(
     tree,
     statusBar,
@@ -109,7 +111,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   );
   registerMemoryDocuments(context, engine);
   registerMemoryDiagnostics(context);
-  registerCommands({ context, engine, tree, log, onRecall });
+  registerCommands({ context, engine, tree, log, onRecall, role: host.role });
   const removed = registerRemovedView(context, engine, log);
   registerExpiryNotice(context, engine, log);
   registerUndoCommand(commandRegistrar(context, log));
@@ -127,6 +129,12 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   );
   registerTreeCommands(context, engine, tree);
   const views = registerPipelineSurfaces({ context, engine, settings, log });
+  // The person's settings run the shared engine whichever window serves it, or the person is told (ownership.ts).
+  const ownership = new Ownership(engine, host, log, (folder) => views.pipeline.setModeSource(folder));
+  context.subscriptions.push(
+    ownership,
+    host.onSettingsApplied(() => ownership.settingsApplied()),
+  );
   const chatHandler = createChatHandler(engine, onRecall);
   registerChatParticipant(context, chatHandler);
   registerTools(context, engine, onRecall);
@@ -154,6 +162,8 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     vscode.commands.registerCommand(COMMAND_SHOW_DIAGNOSTICS, async (): Promise<Diagnostics> => {
       let engineDiagnostics: EngineDiagnostics | undefined;
       let engineError: string | undefined;
+      // What the Pipeline view shows too (Ollama probed, failed jobs): the summary says what is degraded.
+      const pipeline = engine.request('pipeline.diagnostics', {}, { timeoutMs: 10_000 }).catch(() => undefined);
       try {
         engineDiagnostics = await engine.request('diagnostics', {}, { timeoutMs: 10_000 });
       } catch (e) {
@@ -178,12 +188,15 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
       log.channel.appendLine(`  workspace: ${d.workspaceFolders.join(', ') || '(none)'}`);
       log.channel.appendLine(`  storage: ${d.workspaceStorage ?? '(no workspace storage)'} · global ${d.globalStorage}`);
       // People get sentences; versions, paths and timings stay in the log ("Show Log").
-      await showDiagnosticsDocument(context, diagnosticsSummary(d.engine, d.engineError ?? engine.state));
+      const pipelineDiagnostics = await pipeline;
+      await showDiagnosticsDocument(context, diagnosticsSummary(d.engine, d.engineError ?? engine.state, pipelineDiagnostics));
+      const attention = d.engine ? attentionItems(d.engine, pipelineDiagnostics).length : 0;
       // Not awaited: the promise settles only when the notification is dismissed.
       void vscode.window
         .showInformationMessage(
           d.engine
-            ? `Agent Memory is active: ${plural(d.engine.stats.project.memories + d.engine.stats.global.memories, 'memory', 'memories')}, project ${d.engine.projectId}`
+            ? `Agent Memory is active: ${plural(d.engine.stats.project.memories + d.engine.stats.global.memories, 'memory', 'memories')}, project ${d.engine.projectId}` +
+                (attention ? `. ${plural(attention, 'thing needs', 'things need')} attention (see the diagnostics).` : '')
             : `Agent Memory is active (engine: ${d.engineError ?? engine.state})`,
           'Show Log',
         )

@@ -46,6 +46,8 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
   private readonly subs: vscode.Disposable[] = [];
   /** What the view showed last (tests read it). */
   last: { diagnostics?: PipelineDiagnostics; reviews: PipelineReview[]; error?: string } = { reviews: [] };
+  /** The folder of the window whose settings the shared engine runs, when they differ from this window's (ownership.ts). */
+  private modeSource: string | undefined;
   view: vscode.TreeView<PipelineNode> | undefined;
 
   constructor(private readonly engine: EngineClient) {
@@ -66,6 +68,13 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
 
   refresh(): void {
     this.changed.fire(undefined);
+  }
+
+  /** The mode row says whose settings run (`undefined`: this window's own). */
+  setModeSource(ownerFolder: string | undefined): void {
+    if (ownerFolder === this.modeSource) return;
+    this.modeSource = ownerFolder;
+    this.refresh();
   }
 
   refreshSoon(): void {
@@ -90,7 +99,7 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
         this.view.badge = reviews.length
           ? { value: reviews.length, tooltip: `${plural(reviews.length, 'pipeline proposal')} to review` }
           : undefined;
-      return [project, ...statusNodes(d, reviews)];
+      return [project, ...statusNodes(d, reviews, this.modeSource)];
     } catch (e) {
       this.last = { reviews: [], error: (e as Error).message };
       return [project, { kind: 'info', key: 'error', label: `Cannot read the pipeline state: ${errorLine(e)}`, icon: 'error' }];
@@ -140,11 +149,14 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
   }
 }
 
-/** The status items below the project line (pure: the e2e tests check them through the provider). */
-export function statusNodes(d: PipelineDiagnostics, reviews: PipelineReview[]): PipelineNode[] {
+/**
+ * The status items below the project line (pure: the e2e tests check them through the provider).
+ * `modeSource`: the folder of the window whose settings the shared engine runs, when not this one's.
+ */
+export function statusNodes(d: PipelineDiagnostics, reviews: PipelineReview[], modeSource?: string): PipelineNode[] {
   return [
     ...(d.status.restricted ? [restrictedNode()] : []),
-    modeNode(d.status),
+    modeNode(d.status, modeSource),
     workerNode(d),
     queueNode(d),
     reviewsNode(reviews),
@@ -168,13 +180,20 @@ function restrictedNode(): PipelineNode {
   };
 }
 
-function modeNode(s: PipelineStatusInfo): PipelineNode {
+function modeNode(s: PipelineStatusInfo, source: string | undefined): PipelineNode {
+  const by = source !== undefined ? `set in ${path.basename(source) || 'another folder'}` : undefined;
   return {
     kind: 'info',
     key: 'mode',
     label: `Mode: ${s.mode}`,
+    ...(by ? { description: by } : {}),
     icon: 'settings-gear',
-    tooltip: `${MODE_HELP[s.mode] ?? ''}\nClick to switch the mode.`,
+    tooltip:
+      `${MODE_HELP[s.mode] ?? ''}\n` +
+      (by
+        ? `The window that serves this project's memory (${source}) runs it with its own settings, which differ from this window's.\n`
+        : '') +
+      'Click to switch the mode.',
     command: { command: 'agentMemory.switchPipelineMode', title: 'Switch Pipeline Mode…' },
     contextValue: 'pipelineMode',
   };

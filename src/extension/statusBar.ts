@@ -3,7 +3,8 @@
  * agent.yaml or the settings turn it into a warning (click → the Problems panel).
  */
 import * as vscode from 'vscode';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient, EngineStateChange } from '../engine/client';
+import { handoverText, type HandoverTracker } from './engineHost';
 import type { PipelineStatus, StoreHealthInfo } from '../engine/protocol';
 import type { ConfigProblemSummary } from './configDiagnostics';
 import { Debounced } from './debounce';
@@ -20,14 +21,21 @@ export class StatusBar implements vscode.Disposable {
   private unhealthy: { store: string; health: StoreHealthInfo }[] = [];
   private readonly refreshLater = new Debounced(() => this.refresh(), 300);
   private readonly subs: vscode.Disposable[] = [];
+  /** The store's owner went away on purpose and this window reconnects (not a crash). */
+  private handover: EngineStateChange['handover'];
 
-  constructor(private readonly engine: EngineClient) {
+  constructor(
+    private readonly engine: EngineClient,
+    private readonly handovers?: HandoverTracker,
+  ) {
     this.item.name = 'Agent Memory';
     this.item.command = 'agentMemory.showDiagnostics';
     this.render();
     this.item.show();
     this.subs.push(
-      engine.onStateChange(() => {
+      engine.onStateChange((s) => {
+        const handover = this.handovers?.of(s) ?? s.handover;
+        if (handover || s.state !== 'restarting') this.handover = handover;
         this.render();
         this.refreshSoon();
       }),
@@ -83,6 +91,11 @@ export class StatusBar implements vscode.Disposable {
         tip.appendText('The memory engine is starting.');
         break;
       case 'restarting':
+        if (this.handover) {
+          this.item.text = '$(sync~spin) Memory: reconnecting';
+          tip.appendText(`${handoverText(this.handover).replace(/: reconnecting\.$/, '')}; this window reconnects.`);
+          break;
+        }
         this.item.text = `$(sync~spin) Memory: restarting`;
         this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         tip.appendText(`The memory engine crashed and is restarting (restart ${this.engine.restarts}).`);

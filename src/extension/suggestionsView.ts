@@ -2,7 +2,8 @@
  * The "Suggestions" view: pending consolidation suggestions (docs/consolidation.md: memory A ↔ memory B,
  * similarity). Each suggestion expands to its two memories (click opens one); accept / reject
  * are inline actions and context-menu items (commands in suggestionCommands.ts; accept previews the merge). Refreshes on
- * the engine's memory.changed events and engine restarts.
+ * the engine's memory.changed and suggestions.changed events (a duplicate scan ended, a pair was
+ * dismissed, in any window) and engine restarts.
  */
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
@@ -35,7 +36,8 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
   constructor(private readonly engine: EngineClient) {
     this.subs.push(
       engine.onEvent((e) => {
-        if (e.type === 'memory.changed') this.refreshSoon();
+        // A scan (of this window, another window or the schedule), a reject or a clear: the engine says when it ends.
+        if (e.type === 'memory.changed' || e.type === 'suggestions.changed') this.refreshSoon();
       }),
       engine.onStateChange((s) => {
         this.refreshLater.hold(s.state === 'stopping' || s.state === 'stopped');

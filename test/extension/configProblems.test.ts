@@ -93,3 +93,36 @@ test('one problem: the notification says so in the singular; a duration problem 
   assert.match(message, /from 1m to 365d: a duration like "5m", "1h", "7d"/);
   assert.doesNotMatch(message, /"30s"|"250ms"|86400|31536000/, message);
 });
+
+test('a YAML syntax error: the notification quotes the line it concerns and says the whole file is ignored', () => {
+  const text = 'memory:\n  default_ttl: 7d\n  pipelineV2:\n    enabled: [true\n    shadowMode: true\n';
+  const one = actionable(configProblems(text, 'agent.yaml', {}));
+  assert.equal(one.length, 1);
+  assert.equal(
+    notificationText('agent.yaml', one),
+    'Agent Memory: agent.yaml has a YAML syntax error at line 5 ("shadowMode: true"). The whole file is ignored, and the defaults are used, until it is fixed.',
+  );
+  // One mistake the parser reports three times; the last one at the empty line after the file's end.
+  const three = actionable(configProblems('memory:\n  default_ttl: 7d\n   bad: x\nsearch:\n  vector_weight: "a\n', 'agent.yaml', {}));
+  assert.equal(three.length, 3);
+  assert.equal(
+    notificationText('agent.yaml', three),
+    'Agent Memory: agent.yaml has a YAML syntax error at line 2 ("default_ttl: 7d") and 2 more. The whole file is ignored, and the defaults are used, until it is fixed.',
+  );
+  const atEnd = actionable(configProblems('search:\n  vector_weight: "a\n', 'agent.yaml', {}));
+  assert.match(
+    notificationText('agent.yaml', atEnd),
+    /^Agent Memory: agent\.yaml has a YAML syntax error at line 3 \(after "vector_weight: \\"a"\)\./,
+  );
+  for (const t of [notificationText('agent.yaml', one), notificationText('agent.yaml', three), notificationText('agent.yaml', atEnd)])
+    assert.doesNotMatch(t, /: \(line|problems?: \(/, 'never a problem without what it is about');
+});
+
+test('a file that cannot be used for another reason says why, at which line, and that the whole file is ignored', () => {
+  const problems = actionable(configProblems('- just\n- a list\n', 'agent.yaml', {}));
+  assert.equal(problems.length, 1);
+  assert.equal(
+    notificationText('agent.yaml', problems),
+    'Agent Memory: agent.yaml cannot be used: the file must be a mapping of keys (e.g. "memory:"), at line 1 ("- just"). The whole file is ignored, and the defaults are used, until it is fixed.',
+  );
+});

@@ -1,7 +1,8 @@
 /**
  * Fitting the graph panel's drawing: everything visible in view, labels included; a handful of
  * nodes is not blown up to fill the panel; and the open legend, which sits over the canvas's
- * bottom-left corner, does not cover what is drawn.
+ * bottom-left corner, does not cover what is drawn — in both views (the memory view's legend is the
+ * taller one), and again when the person opens the legend (`keepLegendOpen`).
  */
 import type cytoscape from 'cytoscape';
 import { foldLegend } from './graphLegend';
@@ -10,7 +11,7 @@ import { LABELS_READABLE_ZOOM } from './graphStyle';
 const MAX_FIT_ZOOM = 1.5;
 const FIT_PADDING = 30;
 
-export function fitDrawing(cy: cytoscape.Core, legend: HTMLElement): void {
+export function fitDrawing(cy: cytoscape.Core, legend: HTMLElement, opts: { keepLegendOpen?: boolean } = {}): void {
   const shown = cy.elements(':visible');
   if (!shown.length) return;
   cy.fit(shown, FIT_PADDING);
@@ -18,14 +19,19 @@ export function fitDrawing(cy: cytoscape.Core, legend: HTMLElement): void {
     cy.zoom(MAX_FIT_ZOOM);
     cy.center(shown);
   }
-  clearLegend(cy, shown, legend);
+  clearLegend(cy, shown, legend, !opts.keepLegendOpen);
 }
+
+/** A fit beside the legend may shrink the drawing to this fraction of the plain fit, when the labels are not drawn anyway. */
+const MIN_SHRINK = 0.5;
 
 /**
  * When the fitted drawing runs under the legend, fit it again into the larger free room: to the
- * legend's right or above it. When either would shrink the labels below readable (and further
- * than the plain fit already did), the open legend folds for this drawing and the check runs
- * once more against its folded header.
+ * legend's right or above it. That fit is taken when it keeps the labels readable, when the plain
+ * fit was already too small for labels (a smaller zoom loses none: the memory view of a big store
+ * in a small panel) as long as it keeps half its size, or when the legend must stay open (the
+ * person opened it). Otherwise the open legend folds for this drawing and the check runs once more
+ * against its folded header.
  */
 function clearLegend(cy: cytoscape.Core, shown: cytoscape.CollectionReturnValue, legendEl: HTMLElement, mayFold = true): void {
   if (legendEl.hidden) return;
@@ -45,7 +51,10 @@ function clearLegend(cy: cytoscape.Core, shown: cytoscape.CollectionReturnValue,
     .map((r) => ({ room: r, zoom: Math.min(MAX_FIT_ZOOM, (r.right - r.left) / Math.max(bb.w, 1), (r.bottom - r.top) / Math.max(bb.h, 1)) }))
     .sort((a, b) => b.zoom - a.zoom);
   const best = fits[0];
-  if (best && best.zoom >= Math.min(cy.zoom(), LABELS_READABLE_ZOOM)) {
+  const plain = cy.zoom();
+  const readable = (z: number) => z >= Math.min(plain, LABELS_READABLE_ZOOM);
+  const labelsHiddenAnyway = (z: number) => plain < LABELS_READABLE_ZOOM && z >= plain * MIN_SHRINK;
+  if (best && (readable(best.zoom) || labelsHiddenAnyway(best.zoom) || !mayFold)) {
     const { room, zoom } = best;
     cy.zoom(zoom);
     cy.pan({

@@ -19,8 +19,11 @@ export interface LegendContent {
 /** Whether the legend is expanded: kept across drawings, so closing it once is enough. */
 let open = true;
 
-/** The legend, as a disclosure (it sits over the canvas: whoever needs the room folds it). */
-export function renderLegend(el: HTMLElement, c: LegendContent): void {
+/**
+ * The legend, as a disclosure (it sits over the canvas: whoever needs the room folds it).
+ * `onToggle`: the person opened or folded it (not the fit), so the drawing can make room.
+ */
+export function renderLegend(el: HTMLElement, c: LegendContent, onToggle?: (open: boolean) => void): void {
   clear(el);
   el.hidden = c.nodes.length === 0;
   if (el.hidden) return;
@@ -29,7 +32,10 @@ export function renderLegend(el: HTMLElement, c: LegendContent): void {
   box.addEventListener('toggle', () => {
     // A fold the fit made (foldLegend) is not the person's choice: the next drawing opens it again.
     if (box.dataset.folded === 'auto') delete box.dataset.folded;
-    else open = box.open;
+    else {
+      open = box.open;
+      onToggle?.(box.open);
+    }
   });
   el.appendChild(box);
   fill(box, c);

@@ -176,10 +176,17 @@ export class PipelinesService {
         mode,
         jobs,
         detail: `${plural(waiting, 'extraction job')} waiting: the pipeline worker is not running${pipeline ? '' : ' (see the warnings)'}.`,
+        trouble: { kind: 'not-running' },
       };
     }
     if (p.waitingForModel) {
-      return { state: 'degraded', mode, jobs, detail: `Waiting for the model since ${p.waitingSince}; ${plural(waiting, 'job')} waiting.` };
+      return {
+        state: 'degraded',
+        mode,
+        jobs,
+        detail: `Waiting for the model since ${p.waitingSince}; ${plural(waiting, 'job')} waiting.`,
+        trouble: { kind: 'model-slow', since: p.waitingSince ?? this.ctx.now().toISOString() },
+      };
     }
     if (p.consecutiveFailures > 0) {
       const url = this.ctx.config.memory.pipelineV2.ollamaUrl;
@@ -188,6 +195,7 @@ export class PipelinesService {
         mode,
         jobs,
         detail: `${plural(p.consecutiveFailures, 'failure')} in a row (is Ollama running at ${url}?); ${plural(waiting, 'job')} waiting.`,
+        trouble: { kind: 'failing', failures: p.consecutiveFailures },
       };
     }
     const reviews = p.pendingReviews ? `, ${plural(p.pendingReviews, 'review')} pending` : '';

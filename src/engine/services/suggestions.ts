@@ -62,6 +62,7 @@ export class SuggestionsService {
   reject(id: string): void {
     const rt = this.holder(id);
     this.ctx.write(rt, () => rt.reject(id));
+    this.ctx.emit({ type: 'suggestions.changed', store: rt.name });
   }
 
   /** Rejects every pending suggestion of the writable stores; how many. */
@@ -77,11 +78,16 @@ export class SuggestionsService {
         }),
       );
       n += ids.length;
+      this.ctx.emit({ type: 'suggestions.changed', store: rt.name });
     }
     return n;
   }
 
-  /** One pass of the dedup scanner over every writable store; how many suggestions it created. One pass at a time. */
+  /**
+   * One pass of the dedup scanner over every writable store; how many suggestions it created. One
+   * pass at a time. A store that got new ones says so (suggestions.changed): the Suggestions view of
+   * every window lists them when the pass ends, whether a person asked for it or the schedule did.
+   */
   scan(): Promise<number> {
     if (this.ctx.closed || this.ctx.restricted) return Promise.resolve(0);
     this.scanning ??= this.scanAll().finally(() => {
@@ -99,7 +105,9 @@ export class SuggestionsService {
     let n = 0;
     for (const rt of this.ctx.stores.writable()) {
       try {
-        n += await rt.dedupScan();
+        const created = await rt.dedupScan();
+        n += created;
+        if (created) this.ctx.emit({ type: 'suggestions.changed', store: rt.name, created });
       } catch (e) {
         this.ctx.warn(`dedup scan failed: ${errorMessage(e)}`);
       }

@@ -22,6 +22,11 @@ export interface SharedTransportOptions {
   client: string;
   /** Connect / own rounds before giving up (default 40, about 10 s). */
   attempts?: number;
+  /**
+   * The owner said it restarts its engine: only try its socket for this long before trying to own
+   * the store (it keeps the store it restarts; no worker of ours races it for the lock).
+   */
+  waitForOwnerMs?: number;
   log?: (line: string) => void;
 }
 
@@ -64,6 +69,7 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
       this.adopt(this.opts.spawnWorker(init), undefined, 'owner');
       return;
     }
+    if (await this.waitForOwner()) return;
     const attempts = this.opts.attempts ?? 40;
     for (let i = 0; i < attempts && !this.terminated; i++) {
       const dir = await projectStoreDir(init);
@@ -80,6 +86,24 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
       return this.adopt(worker, 'message' in first ? first.message : undefined, 'owner', 'exit' in first ? first.exit : undefined);
     }
     if (!this.terminated) this.giveUp('another process holds the store but does not answer on its socket');
+  }
+
+  /**
+   * With `waitForOwnerMs`: tries the owner's socket until then (a new owner writes a new record
+   * when it serves) and adopts the connection; true when connected.
+   */
+  private async waitForOwner(): Promise<boolean> {
+    const until = Date.now() + (this.opts.waitForOwnerMs ?? 0);
+    while (!this.terminated && Date.now() < until) {
+      const dir = await projectStoreDir(this.opts.init);
+      const c = await connectToOwner(dir, this.opts.client);
+      if (c) {
+        this.adopt(c.transport, c.ready, 'client');
+        return true;
+      }
+      await delay(100);
+    }
+    return false;
   }
 
   /** From now on `inner` is the engine: replay its first message (or exit) and forward the rest. */

@@ -119,6 +119,45 @@ suite('Sidebar views', () => {
   );
 
   test(
+    'Suggestions view: what a duplicate scan found is listed as soon as the scan ends, without Refresh',
+    async () => {
+      // No suggestion at write time (the threshold at the top); the scan finds the pair at a low one.
+      await reload({ 'memory.similarity_threshold': 0.99, 'memory.auto_merge_threshold': 1 });
+      const a = await create('The staging database is refreshed from a production snapshot every Sunday night.');
+      const b = await create('Every Sunday night the staging database gets refreshed from a snapshot of production.');
+      await reload({ 'memory.similarity_threshold': 0.3, 'memory.auto_merge_threshold': 1 });
+      // The view has handled the events of those writes (its debounce is 150 ms).
+      await new Promise((r) => setTimeout(r, 1000));
+      const want = [a.id, b.id].sort().join();
+      const pairOf = (s: Suggestion) => [s.a.id, s.b.id].sort().join();
+      assert.ok(!(await api.engine.request('suggestions.list', {})).some((s) => pairOf(s) === want), 'not suggested at write time');
+      let changedAt: number | undefined;
+      const sub = api.views.suggestions.onDidChangeTreeData(() => (changedAt ??= Date.now()));
+      try {
+        // As "Scan for Duplicate Memories" (or the hourly scan, or another window) asks the engine.
+        const found = await api.engine.request('suggestions.scan', {});
+        const scanned = Date.now();
+        assert.ok(found.created >= 1, JSON.stringify(found));
+        await until(
+          async () => changedAt,
+          (t) => t !== undefined,
+          'the Suggestions view refreshes by itself',
+          3000,
+        );
+        console.log(`      the view refreshed ${changedAt! - scanned} ms after the scan answered`);
+        const roots = await api.views.suggestions.getChildren();
+        const node = roots.find((n) => n.kind === 'suggestion' && pairOf(n.suggestion) === want);
+        assert.ok(node && node.kind === 'suggestion', 'the pair the scan found is listed');
+        await api.engine.request('suggestions.reject', { id: node.suggestion.id });
+      } finally {
+        sub.dispose();
+        await reload({});
+      }
+    },
+    { timeoutMs: 30_000 },
+  );
+
+  test(
     'Pipeline view: project, mode, worker, queue, reviews, embedder, LLM, health; pause/resume and mode switch',
     async () => {
       const roots = await api.views.pipeline.getChildren();

@@ -217,7 +217,93 @@ const keyboardNode = (graph) =>
     return n.nonempty() ? { id: n.id(), ...n.renderedPosition() } : null;
   });
 
+/** Nodes whose body lies under the legend (panel pixels), by their short label. */
+const nodesUnderLegend = (graph) =>
+  graph.evaluate(() => {
+    const { cy } = window.agentMemoryGraph;
+    const box = cy.container().getBoundingClientRect();
+    const l = document.getElementById('legend').getBoundingClientRect();
+    if (document.getElementById('legend').hidden) return [];
+    const [lx1, ly1, lx2, ly2] = [l.left - box.left, l.top - box.top, l.right - box.left, l.bottom - box.top];
+    return cy
+      .nodes(':visible')
+      .filter((n) => {
+        const b = n.renderedBoundingBox({ includeLabels: false });
+        return b.x1 < lx2 && b.x2 > lx1 && b.y1 < ly2 && b.y2 > ly1;
+      })
+      .map((n) => n.data('short'));
+  });
+
+/**
+ * The memory view of a store without the pipeline: 24 memories, 10 merged away, linked by shared
+ * tags, similarity and merges — every entry the memory view's legend can have but entities.
+ */
+function memoryViewWithoutPipeline() {
+  const topics = ['deploy', 'cache', 'schema', 'vault', 'queue', 'lint'];
+  const nodes = Array.from({ length: 24 }, (_, i) => ({
+    id: `p${i}`,
+    label: `Note ${i}: the ${topics[i % 6]} step runs before the build in pipeline ${i}`,
+    type: 'general',
+    scope: 'project',
+    importance: 0.3 + (i % 4) * 0.2,
+  }));
+  for (let i = 0; i < 10; i++)
+    nodes.push({
+      id: `x${i}`,
+      label: `An older note ${i}, merged`,
+      type: 'general',
+      scope: 'project',
+      importance: 0.5,
+      mergedInto: `p${i + 8}`,
+    });
+  const edges = [];
+  for (let i = 8; i < 24; i++)
+    for (let j = i + 1; j < 24; j += 5) edges.push({ from: `p${i}`, to: `p${j}`, kind: 'similar', strength: 0.8 });
+  for (let i = 0; i < 10; i++) edges.push({ from: `p${i + 8}`, to: `x${i}`, kind: 'merged', strength: 1 });
+  for (let i = 0; i < 8; i += 2) edges.push({ from: `p${i}`, to: `p${i + 1}`, kind: 'shared_tag:ci', strength: 0.5 });
+  edges.push({ from: 'p3', to: 'p20', kind: 'SUPERSEDES', strength: 1 });
+  return {
+    nodes,
+    edges,
+    truncated: false,
+    mode: 'memories',
+    notice:
+      'The knowledge graph is off: turn on the pipeline and its Knowledge Graph setting to extract the entities your memories mention. Showing memories instead.',
+  };
+}
+
 export const tests = {
+  async 'without the pipeline, in a smaller panel: the tall legend of the memory view covers no node, opened or not'({ page, screenshot }) {
+    // The memory view's legend (node colours, merged away, four kinds of edges) is taller than the
+    // knowledge graph's; in a smaller window the fit used to fold it, and opening it again
+    // covered nodes. Drawn through the panel's own message path, with the notice of a store
+    // without the pipeline.
+    await page.setViewportSize({ width: 900, height: 650 });
+    try {
+      const graph = await openGraph(page);
+      await graph.locator('#status', { hasText: /Drawn in|No memories/ }).waitFor({ timeout: 30000 });
+      await drawSynthetic(graph, memoryViewWithoutPipeline());
+      assert.match(await graph.locator('#notice').innerText(), /knowledge graph is off/);
+      await graph.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      assert.deepEqual(await nodesUnderLegend(graph), [], 'no node under the legend after the fit');
+      // Folded by the fit (it needed the room) or open: open, it covers nothing either.
+      if (!(await graph.locator('#legend details').evaluate((d) => d.open))) {
+        await graph.locator('#legend summary').click();
+        await graph.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      }
+      assert.equal(await graph.locator('#legend .legend-list').first().isVisible(), true, 'the legend is open');
+      assert.deepEqual(await nodesUnderLegend(graph), [], 'no node under the open legend');
+      // Fit keeps it so.
+      await graph.locator('#fit').click();
+      assert.deepEqual(await nodesUnderLegend(graph), [], 'no node under the legend after Fit');
+      await page.mouse.move(5, 5);
+      await screenshot('memory-view-small-panel-legend');
+    } finally {
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await runCommand(page, 'View: Close All Editors');
+    }
+  },
+
   async 'empty state says what fills the graph; its Add Memory adds the first one, drawn readable; Tab reaches the canvas and Enter opens it'({
     page,
     screenshot,

@@ -179,4 +179,25 @@ export const tests = {
     }
     await openViewContainer(page, 'Explorer');
   },
+  async 'a YAML syntax error in agent.yaml: the notification quotes the line and says the whole file is ignored'({
+    page,
+    screenshot,
+    workspace,
+  }) {
+    const file = join(workspace, 'agent.yaml');
+    try {
+      writeFileSync(file, ['memory:', '  default_ttl: 7d', '  pipelineV2:', '    enabled: [true', '    shadowMode: true', ''].join('\n'));
+      const toast = await waitForNotification(page, 'agent.yaml has a YAML syntax error', { timeoutMs: 30000 });
+      const text = (await toast.innerText()).replace(/\s+/g, ' ');
+      assert.match(
+        text,
+        /YAML syntax error at line 5 \("shadowMode: true"\)\. The whole file is ignored, and the defaults are used, until it is fixed\./,
+      );
+      assert.doesNotMatch(text, /problems?: \(line/, 'never a problem without what it is about');
+      await page.mouse.move(700, 450);
+      await screenshot('yaml-syntax-error');
+    } finally {
+      rmSync(file, { force: true });
+    }
+  },
 };

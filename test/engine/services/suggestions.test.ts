@@ -75,3 +75,51 @@ test('suggestions.preview shows the merged text; suggestions.undo restores both 
     await engine.close();
   }
 });
+
+test('the dedup scan, a reject and a clear each tell every window the suggestions changed (a suggestions.changed event)', async () => {
+  // No suggestion at write time (thresholds at the top); the scan finds the pair at a lower threshold.
+  const events: EngineEvent[] = [];
+  const engine = await MemoryEngine.open({
+    ...engineDirs(),
+    snapshotTickMs: 0,
+    onEvent: (e) => events.push(e),
+    settings: { 'embedding.provider': 'hash', 'memory.similarity_threshold': 0.99, 'memory.auto_merge_threshold': 1 },
+  });
+  const changedEvents = () => events.filter((e) => e.type === 'suggestions.changed');
+  try {
+    for (const content of [
+      'The billing service sends invoices by email every Monday morning.',
+      'Every Monday morning the billing service emails the invoices to customers.',
+    ]) {
+      const r = await engine.memories.create({ content, allowNearDuplicate: true });
+      assert.equal(r.status, 'created');
+    }
+    await engine.reloadConfig({ 'embedding.provider': 'hash', 'memory.similarity_threshold': 0.5, 'memory.auto_merge_threshold': 1 });
+    events.length = 0;
+    const found = await call(engine, 'suggestions.scan', {});
+    assert.ok(found.created >= 1);
+    assert.deepEqual(changedEvents(), [{ type: 'suggestions.changed', store: 'project', created: found.created }]);
+
+    events.length = 0;
+    assert.equal((await call(engine, 'suggestions.scan', {})).created, 0, 'nothing new the second time');
+    assert.deepEqual(changedEvents(), [], 'a scan that found nothing new changes nothing');
+
+    const [first] = engine.suggestions.list();
+    events.length = 0;
+    await call(engine, 'suggestions.reject', { id: first!.id });
+    assert.deepEqual(changedEvents(), [{ type: 'suggestions.changed', store: 'project' }]);
+
+    // Found again, then cleared: one event for the store that had some.
+    await engine.reloadConfig({ 'embedding.provider': 'hash', 'memory.similarity_threshold': 0.4, 'memory.auto_merge_threshold': 1 });
+    await call(engine, 'suggestions.scan', {});
+    if (engine.suggestions.pendingCount() === 0) {
+      await engine.memories.create({ content: 'The billing service emails invoices every Monday.', allowNearDuplicate: true });
+    }
+    events.length = 0;
+    const cleared = await call(engine, 'suggestions.clear', {});
+    assert.ok(cleared.cleared >= 1);
+    assert.deepEqual(changedEvents(), [{ type: 'suggestions.changed', store: 'project' }]);
+  } finally {
+    await engine.close();
+  }
+});
