@@ -137,7 +137,8 @@ suite('Saving and editing memories', () => {
   });
 
   test('a compare tab takes the restored title and version', async () => {
-    const m = await create('Deploys go out on Tuesdays after the standup.', { title: 'Deploy day' });
+    // Its own text: the host suites share one store, and editing.test.ts saves the history test's sentence.
+    const m = await create('Deploys leave on Wednesdays once the morning standup is over.', { title: 'Deploy day' });
     await api.engine.request('memory.update', { id: m.id, patch: { title: 'Release day', content: 'Releases go out on Thursdays.' } });
     await vscode.commands.executeCommand('agentMemory.openMemory', m.id);
     await vscode.commands.executeCommand('agentMemory.compareVersion', m.id, 1);
