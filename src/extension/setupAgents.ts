@@ -113,8 +113,7 @@ export function registerSetupAgents(context: vscode.ExtensionContext, log: Logge
       });
       if (!pick) return;
       if (!pick.target) {
-        const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: agentConfigsMarkdown(targets, input) });
-        await vscode.window.showTextDocument(doc);
+        await showConfigurations(context, agentConfigsMarkdown(targets, input));
         return;
       }
       if (writeTarget(pick.target, input, log)) await offerStaleFix(pick.target, input, log);
@@ -174,4 +173,31 @@ async function offerStaleFix(written: AgentTarget, input: AgentSetupInput, log: 
   }
   writeIfChanged(file, removeJsonEntry(text, ['mcpServers', SERVER_KEY]));
   log.info(`removed the agent-memory entry of an earlier version from ${file}`);
+}
+
+/**
+ * The entries to copy by hand, as a read-only Markdown document: an untitled one was left
+ * dirty, so closing it (or the window) asked to save a file nobody meant to keep.
+ */
+const CONFIGURATIONS_SCHEME = 'agent-memory-setup';
+const CONFIGURATIONS_URI = vscode.Uri.from({ scheme: CONFIGURATIONS_SCHEME, path: '/Connect other agents to Agent Memory.md' });
+let configurations: { text: string; changed: vscode.EventEmitter<vscode.Uri> } | undefined;
+
+async function showConfigurations(context: vscode.ExtensionContext, text: string): Promise<void> {
+  if (!configurations) {
+    const state = { text, changed: new vscode.EventEmitter<vscode.Uri>() };
+    configurations = state;
+    context.subscriptions.push(
+      state.changed,
+      vscode.workspace.registerTextDocumentContentProvider(CONFIGURATIONS_SCHEME, {
+        onDidChange: state.changed.event,
+        provideTextDocumentContent: () => state.text,
+      }),
+    );
+  }
+  configurations.text = text;
+  configurations.changed.fire(CONFIGURATIONS_URI);
+  const doc = await vscode.workspace.openTextDocument(CONFIGURATIONS_URI);
+  await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
+  await vscode.window.showTextDocument(doc, { preview: true });
 }

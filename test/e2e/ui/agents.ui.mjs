@@ -73,9 +73,10 @@ export const tests = {
     assert.equal(readFileSync(file, 'utf8'), written, 'the second setup changes nothing');
 
     await (await pickSetup(page, 'Show the configuration of every agent')).click();
-    // An untitled Markdown document named after its first line.
+    // A read-only Markdown document: nothing to save, so closing it never asks.
     const tab = page.locator('.tabs-container .tab', { hasText: 'Connect other agents to Agent Memory' }).first();
     await tab.waitFor({ state: 'visible', timeout: 15000 });
+    assert.equal(await page.locator('.tabs-container .tab.dirty').count(), 0, 'no unsaved document left behind');
     await screenshot('shown');
   },
 };
