@@ -6,16 +6,33 @@
  */
 import { splitSentences } from '../core/consolidation/merge';
 import { truncateLine } from '../core/text/truncate';
+import { suggestTitle } from './addMemorySteps';
 
 export interface PreviewSide {
   title: string;
   content: string;
 }
 
-/** One sentence a line, under the title as a heading when there is one. */
+/**
+ * One sentence a line, under the title as a heading when there is one — unless the title only
+ * repeats the start of the text (a first sentence saved as the title): the diff would show it twice.
+ */
 export function sentenceLines(m: PreviewSide): string {
   const lines = splitSentences(m.content);
-  return [...(m.title.trim() ? [`# ${m.title.trim()}`, ''] : []), ...lines].join('\n') + '\n';
+  const title = m.title.trim();
+  const heading = title && !isFirstSentence(title, m.content);
+  return [...(heading ? [`# ${title}`, ''] : []), ...lines].join('\n') + '\n';
+}
+
+/** The title is the one Add Memory proposes for this text (its first sentence), give or take its full stop. */
+function isFirstSentence(title: string, content: string): boolean {
+  const bare = (s: string) =>
+    s
+      .trim()
+      .replace(/[.…]+$/u, '')
+      .replace(/\s+/gu, ' ')
+      .toLowerCase();
+  return bare(title) === bare(suggestTitle(content));
 }
 
 /** Left side of the diff: A's sentences, a blank line, B's sentences. */

@@ -15,6 +15,14 @@ test('both memories on the left and the merged memory on the right, one sentence
   assert.equal(sentenceLines(merged), '# Redis\n\nRedis runs on port 6379.\nIt is flushed on deploy.\nKeys expire after a day.\n');
 });
 
+test('a title that is only the first sentence of the text is not a heading: the sentence is shown once', () => {
+  const a = { title: 'Release builds are signed with the team key', content: 'Release builds are signed with the team key.' };
+  const b = { title: '', content: 'Release builds are signed with the team key. Unsigned builds are rejected.' };
+  assert.equal(sentenceLines(a), 'Release builds are signed with the team key.\n');
+  const merged = mergeContent('smart_merge', a, b);
+  assert.equal(sentenceLines(merged).match(/Release builds are signed/g)?.length, 1);
+});
+
 test('the diff title names both memories briefly, emoji intact', () => {
   const t = mergePreviewTitle({ title: '', content: 'Deploy 🚀🚀🚀 on Friday afternoons only' }, { title: 'Deploys', content: 'x' });
   assert.equal(t, 'Merge preview: Deploy 🚀🚀🚀 on Friday… + Deploys ↔ merged');
