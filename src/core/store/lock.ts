@@ -39,15 +39,19 @@ export class StoreLockedError extends UserFacingError {
   }
 }
 
-/** Linux: the start time of a process (field 22 of /proc/<pid>/stat); null elsewhere. */
-function processStartTime(pid: number): string | null {
+/** Linux: the fields of /proc/<pid>/stat after the command name (state first); null elsewhere. */
+function procStat(pid: number): string[] | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const afterComm = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return afterComm[19] ?? null;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
+}
+
+/** Linux: the start time of a process (field 22 of /proc/<pid>/stat); null elsewhere. */
+function processStartTime(pid: number): string | null {
+  return procStat(pid)?.[19] ?? null;
 }
 
 type Verdict = { alive: true; why?: string } | { alive: false; tookOver: string };
@@ -67,13 +71,18 @@ function judge(info: LockInfo, file: string): Verdict {
     if ((e as NodeJS.ErrnoException).code === 'ESRCH')
       return { alive: false, tookOver: `took over a stale lock left by pid ${info.pid} (it is no longer running)` };
   }
+  const stat = procStat(info.pid);
+  if (stat?.[0] === 'Z') {
+    // Killed or ended, not yet reaped by its parent: it runs no code and holds nothing.
+    return { alive: false, tookOver: `took over a stale lock left by pid ${info.pid} (that process has ended)` };
+  }
   if (!info.procStart) {
     return {
       alive: true,
       why: `The lock records no process start time (written by an older version), so pid ${info.pid}, which is running, may be a different program now. ${howTo}`,
     };
   }
-  const now = processStartTime(info.pid);
+  const now = stat?.[19] ?? null;
   if (now !== null && now !== info.procStart) {
     return {
       alive: false,

@@ -121,3 +121,28 @@ test('a pid reused by another process (pid 1 runs, but not since the lock): take
   assert.doesNotMatch(lock.tookOver ?? '', /no longer running/);
   lock.release();
 });
+
+test('a lock whose owner was killed but not yet reaped (a zombie): taken over as stale', { timeout: 60_000 }, async (t) => {
+  if (!fs.existsSync('/proc/self/stat')) return t.skip('process states are read from /proc (Linux)');
+  // `sleep 0` ends at once; its parent then becomes `sleep 30` (exec), which never reaps it: a zombie.
+  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))));
+    const stat = () => fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const end = Date.now() + 30_000;
+    while (stat().slice(stat().lastIndexOf(')') + 2)[0] !== 'Z') {
+      assert.ok(Date.now() < end, 'the child became a zombie');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const procStart = stat()
+      .slice(stat().lastIndexOf(')') + 2)
+      .split(' ')[19];
+    const dir = tmpDir();
+    writeLock(dir, { pid, host: os.hostname(), procStart, purpose: 'an MCP server killed with SIGKILL' });
+    const lock = StoreLock.acquire(dir);
+    assert.match(lock.tookOver ?? '', new RegExp(`pid ${pid}`));
+    lock.release();
+  } finally {
+    parent.kill('SIGKILL');
+  }
+});
