@@ -5,9 +5,15 @@
  *   exactly once (result, EngineError from the engine, `cancelled`, `timeout`, …).
  * - Requests made while the engine starts or restarts wait in a queue and go out once it is
  *   ready: callers never see the restart, except writes that were in flight when it crashed
- *   (they fail with `engine_crashed`: their outcome is unknown). Reads in flight are retried once.
+ *   (they fail with `engine_crashed`: their outcome is unknown). Reads in flight, and creates
+ *   (each carries an idempotency key), are sent again once after a crash.
  * - A crash (thread exit without a shutdown) restarts the worker with exponential backoff;
  *   too many crashes within a window → state `failed` until `restart()` is called.
+ * - The store's owner going away (a `remote` transport ends: ARCHITECTURE.md "One owner, many
+ *   clients") is no crash: the transport is restarted at once (it connects to the next owner or
+ *   takes the store over), and reads and creates in flight go again as often as owners go away
+ *   (up to MAX_RESENDS). A request a closing owner refused (`engine_closing`, not run) waits for
+ *   the next owner the same way; a closing owner answers what it accepted before it closes.
  * - `shutdown()` asks the engine to snapshot and close, then waits for the thread to end
  *   (terminating it after a timeout).
  */
@@ -39,6 +45,8 @@ export interface EngineStateChange {
   restarts: number;
   /** When restarting: the delay before the next start. */
   retryInMs?: number;
+  /** Restarting because the store's owner (another process) went away or is closing: a reconnection, not a crash. */
+  ownerLeft?: boolean;
   ready?: ReadyInfo;
 }
 
@@ -73,13 +81,19 @@ export interface RequestOptions {
 
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 250, maxMs: 30_000, maxRestarts: 5, windowMs: 120_000 };
 
+/** How many times one request goes again after owners went away (or refused it while closing). */
+const MAX_RESENDS = 20;
+/** Owners gone within the backoff window that are reconnected to at once; later ones back off. */
+const QUICK_RECONNECTS = 3;
+
 interface Pending {
   id: number;
   method: EngineMethod;
   params: unknown;
   resolve(value: unknown): void;
   reject(err: Error): void;
-  retried: boolean;
+  /** Times it was sent again (after a crash, an owner gone, a refusal). */
+  resends: number;
   cleanup(): void;
   onProgress?: RequestOptions['onProgress'];
 }
@@ -92,6 +106,8 @@ export class EngineClient {
   private readonly eventListeners = new Set<(e: EngineEvent) => void>();
   private readonly stateListeners = new Set<(s: EngineStateChange) => void>();
   private crashTimes: number[] = [];
+  /** When the store's owner went away, within the backoff window (not crashes). */
+  private ownerLosses: number[] = [];
   private restartTimer: NodeJS.Timeout | undefined;
   private startTimer: NodeJS.Timeout | undefined;
   private readyInfo: ReadyInfo | undefined;
@@ -189,7 +205,7 @@ export class EngineClient {
         id,
         method,
         params: withIdempotencyKey(method, params),
-        retried: false,
+        resends: 0,
         onProgress: opts.onProgress,
         resolve: resolve as (v: unknown) => void,
         reject,
@@ -225,7 +241,7 @@ export class EngineClient {
           id,
           method: 'engine.shutdown',
           params: {},
-          retried: true,
+          resends: MAX_RESENDS,
           resolve: () => resolve(),
           reject: () => resolve(),
           cleanup: () => undefined,
@@ -238,7 +254,7 @@ export class EngineClient {
     }
     if (this.worker) await this.worker.terminate().catch(() => undefined);
     this.worker = undefined;
-    this.rejectInFlight(new EngineError('engine_stopped', 'The memory engine stopped.'), false);
+    this.rejectInFlight(new EngineError('engine_stopped', 'The memory engine stopped.'), 0);
     this.setState('stopped');
   }
 
@@ -271,7 +287,8 @@ export class EngineClient {
       this.exitWaiters = [];
       for (const w of waiters) w();
       if (this._state === 'stopping' || this._state === 'stopped' || this._state === 'failed') return;
-      this.crashed(gen, lastError ? firstLine(lastError) : `the engine thread exited with code ${code}`);
+      if (worker.remote) this.ownerLeft(gen);
+      else this.crashed(gen, lastError ? firstLine(lastError) : `the engine thread exited with code ${code}`);
     });
     const startTimeout = this.opts.startTimeoutMs ?? 60_000;
     clearTimeout(this.startTimer);
@@ -318,6 +335,13 @@ export class EngineClient {
     const p = this.inFlight.get(m.id);
     if (!p) return; // abandoned (cancelled, timed out)
     this.inFlight.delete(m.id);
+    if (!m.ok && m.error.code === 'engine_closing' && this.worker?.remote && p.resends < MAX_RESENDS) {
+      // The owner is closing and did not run it: it goes to the next owner. Nothing more goes to this one.
+      p.resends++;
+      this.queue.push(p);
+      if (this._state === 'ready') this.setState('restarting', { reason: "the store's owner is closing", ownerLeft: true });
+      return;
+    }
     p.cleanup();
     if (m.ok) p.resolve(m.result);
     else p.reject(EngineError.fromPayload(m.error));
@@ -372,13 +396,13 @@ export class EngineClient {
     const now = Date.now();
     this.crashTimes = [...this.crashTimes.filter((t) => now - t < this.backoff.windowMs), now];
     this.log(`engine crashed: ${reason}`);
-    // Reads in flight go again after the restart; writes may or may not have been committed.
+    // Reads and creates in flight go again (once) after the restart; other writes may or may not have been committed.
     this.rejectInFlight(
       new EngineError(
         'engine_crashed',
         `The memory engine stopped unexpectedly (${reason}); it is restarting. A change in progress may not have been saved: check and try again.`,
       ),
-      true,
+      1,
     );
     if (this.crashTimes.length > this.backoff.maxRestarts) {
       this.fail(
@@ -391,24 +415,55 @@ export class EngineClient {
     }
     const retryInMs = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** (this.crashTimes.length - 1));
     this.setState('restarting', { reason, retryInMs });
-    this.restartTimer = setTimeout(() => this.spawn('restarting'), retryInMs);
+    this.respawnIn(retryInMs);
+  }
+
+  /**
+   * The owner of the store (another process) went away: not a crash here. Reads and creates in
+   * flight go again to whoever serves the store next (this side, if it gets the lock first);
+   * other writes in flight have an unknown outcome. Reconnects at once, backing off only when
+   * owners keep going away.
+   */
+  private ownerLeft(gen: number): void {
+    if (gen !== this.generation) return;
+    clearTimeout(this.startTimer);
+    const now = Date.now();
+    this.ownerLosses = [...this.ownerLosses.filter((t) => now - t < this.backoff.windowMs), now];
+    this.log("the store's owner went away: reconnecting, or taking the store over");
+    this.rejectInFlight(
+      new EngineError(
+        'engine_crashed',
+        'The process serving the memory store went away while this change was in progress, so it may or may not have been saved: check and try again.',
+      ),
+      MAX_RESENDS,
+    );
+    const extra = this.ownerLosses.length - QUICK_RECONNECTS;
+    const retryInMs = extra > 0 ? Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** (extra - 1)) : 0;
+    this.setState('restarting', { reason: "the store's owner went away", retryInMs, ownerLeft: true });
+    this.respawnIn(retryInMs);
+  }
+
+  private respawnIn(ms: number): void {
+    this.restartTimer = setTimeout(() => this.spawn('restarting'), ms);
   }
 
   private fail(err: EngineError): void {
     this.failure = err;
     this.rejectQueued(err);
-    this.rejectInFlight(err, false);
+    this.rejectInFlight(err, 0);
     const waiters = this.readyWaiters;
     this.readyWaiters = [];
     for (const w of waiters) w.reject(err);
     this.setState('failed', { reason: err.message });
   }
 
-  private rejectInFlight(err: EngineError, retryReads: boolean): void {
+  /** Settles what is in flight with `err`, except reads and keyed creates sent fewer than `maxResends` times: they are queued again. */
+  private rejectInFlight(err: EngineError, maxResends: number): void {
     for (const p of [...this.inFlight.values()]) {
       this.inFlight.delete(p.id);
-      if (retryReads && !p.retried && (READ_ONLY_METHODS.has(p.method) || isKeyedCreate(p.method, p.params))) {
-        p.retried = true;
+      if (p.resends < maxResends && (READ_ONLY_METHODS.has(p.method) || isKeyedCreate(p.method, p.params))) {
+        p.resends++;
+        // It may have been applied: the owner looks its key up first (server/idempotency.ts).
         if (p.method === 'memory.create') p.params = asRetry(p.params as ParamsOf<'memory.create'>);
         this.queue.push(p);
         continue;
@@ -416,6 +471,7 @@ export class EngineClient {
       p.cleanup();
       p.reject(err);
     }
+    this.queue.sort((a, b) => a.id - b.id); // in the order they were made
   }
 
   private rejectQueued(err: EngineError): void {

@@ -35,6 +35,7 @@ export const ERROR_SENTENCES: Readonly<Record<EngineErrorCode, string>> = {
   engine_crashed: 'The memory engine stopped unexpectedly and is restarting. Check the change and try again.',
   engine_unavailable: 'The memory engine is not available.',
   engine_stopped: 'The memory engine is not running.',
+  engine_closing: 'The process serving the memory store was closing, so nothing was changed. Try again.',
 };
 
 export interface ErrorText {

@@ -61,6 +61,8 @@ export const ERROR_CATALOGUE = {
   engine_crashed: { origin: 'client', template: 'The memory engine stopped unexpectedly ({reason}); it is restarting.' },
   engine_unavailable: { origin: 'client', template: 'The memory engine is not available: {reason}' },
   engine_stopped: { origin: 'client', template: 'The memory engine is not running.' },
+  // A store's owner that is closing refuses what it can no longer finish; clients send it again to the next owner.
+  engine_closing: { origin: 'engine', template: 'The process serving the memory store at {dir} is closing; the request was not run.' },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** The closed union of error codes. */

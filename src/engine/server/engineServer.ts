@@ -18,6 +18,7 @@ import { readFrames, writeFrame } from '../transport/framing';
 import { isHello } from '../transport/handshake';
 import { socketPath, writeSecret } from '../transport/endpoint';
 import { remoteHandlers } from './remoteHandlers';
+import { drainConnections, endConnections } from './drain';
 
 export interface EngineServerOptions {
   storeDir: string;
@@ -31,11 +32,15 @@ export interface EngineServerOptions {
 
 export class EngineServer {
   private readonly clients = new Set<net.Socket>();
+  /** Every connection, greeted or not. */
+  private readonly sockets = new Set<net.Socket>();
+  private readonly rpcs = new Map<net.Socket, RpcServer>();
   private closed = false;
 
   private constructor(
     private readonly server: net.Server,
     readonly path: string,
+    private readonly storeDir: string,
   ) {}
 
   static async start(opts: EngineServerOptions): Promise<EngineServer> {
@@ -48,7 +53,7 @@ export class EngineServer {
     const secret = writeSecret(opts.storeDir);
     const handlers = remoteHandlers(opts.handlers);
     const server = net.createServer();
-    const self = new EngineServer(server, where);
+    const self = new EngineServer(server, where, opts.storeDir);
     server.on('connection', (socket) => self.accept(socket, secret, handlers, opts));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -71,12 +76,18 @@ export class EngineServer {
     for (const c of this.clients) writeFrame(c, { kind: 'event', event } satisfies FromEngineMessage);
   }
 
-  /** Stops listening and disconnects every client (they reconnect or take over). */
+  /**
+   * Stops listening and drains (server/drain.ts): what the clients sent from now on is refused
+   * with `engine_closing` (they send it again to the next owner), what is running is answered;
+   * then every connection is closed (the clients reconnect or take over).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const c of this.clients) c.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const s of this.sockets) if (!this.clients.has(s)) s.destroy();
+    await drainConnections([...this.rpcs.values()], this.storeDir);
+    await endConnections([...this.sockets], stopped);
   }
 
   private accept(socket: net.Socket, secret: string, handlers: HandlerTable, opts: EngineServerOptions): void {
@@ -85,6 +96,7 @@ export class EngineServer {
       return;
     }
     socket.on('error', () => undefined); // a client that vanishes mid-write: its close is what counts
+    this.sockets.add(socket);
     const listeners: ((m: ToEngineMessage) => void)[] = [];
     const port: Port = {
       postMessage: (m: FromEngineMessage) => void writeFrame(socket, m),
@@ -108,7 +120,7 @@ export class EngineServer {
         }
         greeted = true;
         this.clients.add(socket);
-        new RpcServer(port, opts.engine, handlers, () => undefined);
+        this.rpcs.set(socket, new RpcServer(port, opts.engine, handlers, () => undefined));
         writeFrame(socket, { kind: 'ready', info: opts.info() } satisfies FromEngineMessage);
       },
       (reason) => opts.log?.(`engine server: dropped a client: ${reason}`),
@@ -116,6 +128,8 @@ export class EngineServer {
     socket.on('close', () => {
       clearTimeout(helloTimer);
       this.clients.delete(socket);
+      this.sockets.delete(socket);
+      this.rpcs.delete(socket);
     });
   }
 }

@@ -5,7 +5,8 @@
  * (store_locked: another process became the owner first) means trying its socket again.
  *
  * EngineClient sees one worker-shaped transport either way, and restarts it when it exits:
- * when the owner goes away its clients reconnect, and the first to get the lock takes over.
+ * when the owner goes away (`remote`) its clients reconnect at once, and the first to get the
+ * lock takes over.
  */
 import { EventEmitter } from 'node:events';
 import type { EngineInit, FromEngineMessage, ToEngineMessage } from '../protocol';
@@ -32,6 +33,11 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
   private inner: EngineTransport | undefined;
   private terminated = false;
   private readonly early: ToEngineMessage[] = [];
+
+  /** The engine is the owner's, in another process: its exit is the owner going away. */
+  get remote(): boolean {
+    return this.role === 'client';
+  }
 
   constructor(private readonly opts: SharedTransportOptions) {
     super();
