@@ -21,6 +21,8 @@ export interface LockInfo {
   purpose?: string;
 }
 
+const STORE_LOCK = 'store.lock';
+
 /** An unreadable (empty or partial) lock younger than this may still be being written: not stale. */
 const PARTIAL_LOCK_GRACE_MS = 10_000;
 
@@ -133,6 +135,18 @@ function createWithContent(file: string, content: string): boolean {
   }
 }
 
+/**
+ * Whether the lock of `dir` is held by a process that may be alive — acquire() would refuse or
+ * wait — without touching it: false when there is no lock or its owner is surely gone.
+ */
+export function lockHeld(dir: string, name = STORE_LOCK): boolean {
+  const file = path.join(dir, name);
+  const cur = readLock(file);
+  if ('missing' in cur) return false;
+  if ('unreadable' in cur) return cur.ageMs < PARTIAL_LOCK_GRACE_MS;
+  return judge(cur.info, file).alive;
+}
+
 function sleepMs(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
@@ -145,9 +159,10 @@ export class StoreLock {
     readonly tookOver: string | undefined,
   ) {}
 
-  static acquire(dir: string, purpose?: string): StoreLock {
+  /** `name`: another lock file of the same kind in the folder (the engine's takeover claim), with the same rules. */
+  static acquire(dir: string, purpose?: string, name = STORE_LOCK): StoreLock {
     fs.mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, 'store.lock');
+    const file = path.join(dir, name);
     const info: LockInfo = {
       pid: process.pid,
       host: os.hostname(),
