@@ -184,6 +184,7 @@ async function takeoverRound(n: number, home: string, ws: string, engine: string
     // 3. The owner is killed; everyone writes at once.
     owner.proc.kill('SIGKILL');
     const kill = now();
+    if (process.env.TAKEOVER_DEBUG) process.stderr.write(`${Math.round(kill)} bench: owner killed\n`);
     for (const c of clients) c.send(`write ${note('survivor')}`);
     fresh.send('start');
     fresh.send(`write ${note('new client')}`);

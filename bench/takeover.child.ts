@@ -23,11 +23,25 @@ const [home, workspaceRoot, name, enginePath] = process.argv.slice(2) as [string
 const now = () => performance.timeOrigin + performance.now();
 const out = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
+// TAKEOVER_DEBUG=1: what the client and its transport do, with times, on stderr.
+const debug = process.env.TAKEOVER_DEBUG ? (l: string) => process.stderr.write(`${Math.round(now())} ${name}: ${l}\n`) : undefined;
 let transport: SharedTransport | undefined;
 const client = new EngineClient({
   init: { home, workspaceRoot, purpose: `takeover bench ${name} (pid ${process.pid})` },
-  spawn: (init) => (transport = new SharedTransport({ init, spawnWorker: (i) => new Worker(enginePath, { workerData: i }), client: name })),
+  spawn: (init) =>
+    (transport = new SharedTransport({
+      init,
+      spawnWorker: (i) => {
+        debug?.('starting an engine worker');
+        return new Worker(enginePath, { workerData: i });
+      },
+      client: name,
+      ...(debug ? { log: debug } : {}),
+    })),
+  ...(debug ? { log: debug } : {}),
 });
+if (debug)
+  client.onStateChange((s) => debug(`state ${s.state}${s.reason ? ` (${s.reason})` : ''}${s.ready ? ` open ${s.ready.openMs} ms` : ''}`));
 
 async function command(line: string): Promise<void> {
   const [verb, ...rest] = line.split(' ');
