@@ -5,9 +5,10 @@
 // EMBED_MS), so writes are in flight whenever an owner leaves.
 //
 // Every `add` must succeed, stored exactly once: a create whose owner went away goes again with
-// its idempotency key, as often as owners go away. When the owner leaves gracefully with an
-// update in flight, the update succeeds too: a closing owner answers what it accepted and refuses
-// the rest (engine_closing), which the client sends to the next owner.
+// its idempotency key, as often as owners go away; a search in flight when the owner is killed
+// goes again too. When the owner leaves gracefully with an update in flight, the update succeeds
+// too: a closing owner answers what it accepted and refuses the rest (engine_closing), which the
+// client sends to the next owner.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -28,6 +29,9 @@ const EMBED_MS = 800;
 const UPDATE_EMBED_MS = 2000;
 const SEED = 'Releases are cut from the main branch every second Tuesday.';
 const UPDATED = 'Releases are cut from the release branch every second Wednesday since March.';
+const QUERY = 'which step must run before the kernel build';
+/** The search is in flight until a create is too (creates start after it). */
+const QUERY_EMBED_MS = 6000;
 const WORDS = ['deploy', 'cache', 'schema', 'vault', 'queue', 'lint', 'proxy', 'kernel', 'fixture', 'locale', 'gradle', 'webpack'];
 
 /** A sentence unlike the others (no near-duplicate skip): words picked by loop and index. */
@@ -107,9 +111,10 @@ async function scenario(how: 'exits' | 'is killed'): Promise<void> {
   const root = tmpDir('am-owner-leaves-');
   const home = path.join(root, 'home');
   const ws = fakeClone(root, 'repo');
-  // The update below takes longer to embed: it is surely in flight when its owner is told to exit.
+  // The update and the search below take longer to embed: they are surely in flight when their owner goes.
   const ollama = await FakeOllama.start({
-    embedDelayMs: (inputs) => (inputs.some((t) => t.includes(UPDATED)) ? UPDATE_EMBED_MS : EMBED_MS),
+    embedDelayMs: (inputs) =>
+      inputs.some((t) => t.includes(UPDATED)) ? UPDATE_EMBED_MS : inputs.some((t) => t.includes(QUERY)) ? QUERY_EMBED_MS : EMBED_MS,
   });
   fs.writeFileSync(path.join(ws, 'agent.yaml'), `embedding:\n  provider: ollama\n  ollama_url: ${ollama.url}\n`);
   const env = { AGENT_MEMORY_HOME: home };
@@ -143,11 +148,19 @@ async function scenario(how: 'exits' | 'is killed'): Promise<void> {
       owner.stdin!.end();
       await update;
     } else {
+      const search = runCli(['search', QUERY, '--workspace', ws, '--json'], env).then((run) =>
+        outcomes.push({ command: 'search', text: QUERY, run }),
+      );
+      await until(
+        "the search's query embedding",
+        embedding((t) => t.includes(QUERY)),
+      );
       await until(
         "a client's create embedding",
         embedding((t) => t.includes('Loop ')),
       );
       owner.kill('SIGKILL');
+      await search;
     }
     await ownerExited;
     await adds;
@@ -159,6 +172,8 @@ async function scenario(how: 'exits' | 'is killed'): Promise<void> {
            FROM memories`,
       );
       const failures = outcomes.filter((o) => o.run.code !== 0).map((o) => `${o.command}: ${o.run.stderr.trim()}`);
+      const search = outcomes.find((o) => o.command === 'search' && o.run.code === 0);
+      if (search) assert.ok(Array.isArray((JSON.parse(search.run.stdout) as { hits: unknown }).hits), 'the search in flight is answered');
       checkStore(rows, outcomes);
       assert.deepEqual(failures, [], `no command fails because its owner went away (${outcomes.length} commands)`);
     } finally {
