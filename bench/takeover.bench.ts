@@ -229,6 +229,7 @@ function summarize(rounds: RoundResult[], clients: number[]) {
       runs: ok.length,
       ratio_to_cold_start: round(median(ok) / coldMedian, 2),
       p_vs_cold_start: round(mannWhitneyP(ok, cold), 4),
+      samples_ms: ok.map(ms),
     };
   };
   const byClients: Record<string, object> = {};
@@ -248,6 +249,7 @@ function summarize(rounds: RoundResult[], clients: number[]) {
         min_ms: ms(Math.min(...cold)),
         max_ms: ms(Math.max(...cold)),
         runs: cold.length,
+        samples_ms: cold.map(ms),
       },
       steady_client_write_p50_ms: round(median(rounds.flatMap((r) => r.steadyWriteMs)), 1),
     },
