@@ -16,6 +16,9 @@ export interface Port {
 
 export class RpcServer {
   private readonly running = new Map<number, AbortController>();
+  /** Set by drain(): the answer to every request that arrives from then on (it is not run). */
+  private refusal: (() => EngineError) | undefined;
+  private drained: (() => void) | undefined;
 
   constructor(
     private readonly port: Port,
@@ -26,13 +29,31 @@ export class RpcServer {
     port.on('message', (msg) => this.receive(msg));
   }
 
+  /**
+   * Stops taking requests: each one that arrives from now on is answered with `refusal()` and not
+   * run. Resolves once every request already running has been answered (a closing owner finishes
+   * what it accepted before it closes the connection: ARCHITECTURE.md "One owner, many clients").
+   */
+  drain(refusal: () => EngineError): Promise<void> {
+    this.refusal = refusal;
+    if (!this.running.size) return Promise.resolve();
+    return new Promise((resolve) => (this.drained = resolve));
+  }
+
+  /** Cancels what still runs (a drain that took too long). */
+  cancelAll(): void {
+    for (const c of this.running.values()) c.abort();
+  }
+
   private receive(msg: ToEngineMessage): void {
     if (!msg || typeof msg !== 'object') return;
     if (msg.kind === 'cancel') {
       this.running.get(msg.id)?.abort();
       return;
     }
-    if (msg.kind === 'request' && Number.isInteger(msg.id)) void this.handle(msg.id, msg.method, msg.params);
+    if (msg.kind !== 'request' || !Number.isInteger(msg.id)) return;
+    if (this.refusal) this.port.postMessage({ kind: 'response', id: msg.id, ok: false, error: this.refusal().toPayload() });
+    else void this.handle(msg.id, msg.method, msg.params);
   }
 
   private async handle(id: number, method: EngineMethod, params: unknown): Promise<void> {
@@ -67,6 +88,7 @@ export class RpcServer {
       this.port.postMessage({ kind: 'response', id, ok: false, error });
     } finally {
       this.running.delete(id);
+      if (this.drained && !this.running.size) this.drained();
     }
     if (method === 'engine.shutdown') this.onShutdown();
   }
