@@ -50,8 +50,9 @@ test('two processes racing for a free store: exactly one wins every time', { tim
 
 test('a lock whose owner was killed but not yet reaped (a zombie): taken over as stale', { timeout: 60_000 }, async (t) => {
   if (!fs.existsSync('/proc/self/stat')) return t.skip('process states are read from /proc (Linux)');
-  // `sleep 0` ends at once; its parent then becomes `sleep 30` (exec), which never reaps it: a zombie.
-  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // The child ends after 1 s; by then its parent has become `sleep 30` (exec), which never reaps it: a
+  // zombie. (A child that ended before the exec could be reaped by the shell itself: no zombie.)
+  const parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
   try {
     const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))));
     const stat = () => fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
