@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { Worker } from 'node:worker_threads';
 import { EngineClient, type EngineStateChange, type Handover } from '../engine/client';
 import { resolveStoreHome } from '../engine/storeLocation';
-import { SharedTransport } from '../engine/transport/sharedTransport';
+import { RESTARTING_OWNER_WAIT_MS, SharedTransport } from '../engine/transport/sharedTransport';
 import type { EngineInit } from '../engine/protocol';
 import { CONFIG_FILE_CANDIDATES, configChangedAt } from '../core/config/files';
 import { WATCHER_SETTLE_MS } from './configDiagnostics';
@@ -21,8 +21,6 @@ import { SettingsWriter } from './settingsWriter';
 
 /** workspaceState key: pipeline.pause survives engine restarts and window reloads of this workspace. */
 export const PIPELINE_PAUSED_KEY = 'agentMemory.pipelinePaused';
-/** How long a window waits for an owner that restarts its engine before taking the store over itself. */
-const WAIT_FOR_RESTARTING_OWNER_MS = 15_000;
 /** File times may be rounded to the second; a file this much older than a read may not have been seen by it. */
 const CLOCK_SLACK_MS = 2000;
 
@@ -73,7 +71,7 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
       (transport = new SharedTransport({
         init: init.restricted ? init : { ...init, settings: readSettingOverrides() },
         // The owner restarts its engine: it keeps the store, this window reconnects to it.
-        ...(hint?.ownerRestarting ? { waitForOwnerMs: WAIT_FOR_RESTARTING_OWNER_MS } : {}),
+        ...(hint?.ownerRestarting ? { waitForOwnerMs: RESTARTING_OWNER_WAIT_MS } : {}),
         client: `VS Code window (pid ${process.pid})`,
         log: (line) => log.info(`engine: ${line}`),
         spawnWorker: (i) => new Worker(workerPath, { workerData: i }),

@@ -48,6 +48,12 @@ interface Start {
   exit?: number;
 }
 
+/**
+ * How long a client waits for an owner that said it restarts its engine (`waitForOwnerMs` of the
+ * windows, the CLI and the MCP server) before it tries to own the store itself.
+ */
+export const RESTARTING_OWNER_WAIT_MS = 15_000;
+
 /** How often a client waiting for an owner tries its socket (a refused connect costs nothing). */
 const POLL_MS = 40;
 const TAKEOVER_CLAIM = 'takeover.lock';
