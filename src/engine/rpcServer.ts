@@ -19,6 +19,8 @@ export class RpcServer {
   /** Set by drain(): the answer to every request that arrives from then on (it is not run). */
   private refusal: (() => EngineError) | undefined;
   private drained: (() => void) | undefined;
+  /** Set by cancelAll(): nobody asked for those cancellations, so none is answered as `cancelled`. */
+  private cutShort = false;
 
   constructor(
     private readonly port: Port,
@@ -40,8 +42,15 @@ export class RpcServer {
     return new Promise((resolve) => (this.drained = resolve));
   }
 
-  /** Cancels what still runs (a drain that took too long). */
+  /**
+   * Cancels what still runs (a drain that took too long). Its clients did not cancel anything: a
+   * request that ends anyway is answered with its result (it was applied); one that stops because
+   * of the cancellation gets no answer, so its client sees the owner go away with it in flight
+   * (read or keyed create: sent again; other write: outcome unknown) instead of a `cancelled`
+   * it never asked for.
+   */
   cancelAll(): void {
+    this.cutShort = true;
     for (const c of this.running.values()) c.abort();
   }
 
@@ -81,11 +90,11 @@ export class RpcServer {
     };
     try {
       const result = await handler(this.engine, params, ctx);
-      if (controller.signal.aborted) throw cancelledError();
+      if (controller.signal.aborted && !this.cutShort) throw cancelledError();
       this.port.postMessage({ kind: 'response', id, ok: true, result });
     } catch (err) {
       const error = controller.signal.aborted ? cancelledError().toPayload() : toErrorPayload(err);
-      this.port.postMessage({ kind: 'response', id, ok: false, error });
+      if (!(controller.signal.aborted && this.cutShort)) this.port.postMessage({ kind: 'response', id, ok: false, error });
     } finally {
       this.running.delete(id);
       if (this.drained && !this.running.size) this.drained();
