@@ -18,6 +18,7 @@ import { runEmbedBench } from './embed.bench';
 import { runWriteBench } from './write.bench';
 import { runPipelineBench } from './pipeline.bench';
 import { runShareBench } from './share.bench';
+import { runTakeoverBench } from './takeover.bench';
 
 type Result = Record<string, unknown>;
 
@@ -64,6 +65,15 @@ export const SECTIONS: BenchSection[] = [
     optIn: true,
     run: (size) => runShareBench(size),
     targets: { 'share.added_p50_ms@10000': 'search < 1, create < 1' },
+  },
+  // The owner of a shared store killed: how long until its clients write again (bench/RESULTS-takeover.md).
+  {
+    name: 'takeover',
+    perSize: false,
+    optIn: true,
+    run: (_size, workDir) =>
+      runTakeoverBench({ runs: 10, clients: [1, 8], memories: 1000, workDir, log: (l) => process.stderr.write(`${l}\n`) }),
+    targets: { 'takeover.clients.next_write_after_kill.median_ms': '≤ 2000 on a quiet machine, 1 and 8 clients' },
   },
 ];
 

@@ -74,6 +74,21 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
     file: 'test/engine/server/takeover.test.ts',
     test: 'none applied twice',
   },
+  {
+    phrase: "closing a\nwindow or ending an agent's command fails nobody's save",
+    file: 'test/engine/server/ownerLeaves.test.ts',
+    test: 'the owning CLI exits with an update in flight',
+  },
+  {
+    phrase: 'one client takes the store over within a couple of seconds while the others wait for it',
+    file: 'test/engine/server/sharedTransport.test.ts',
+    test: 'of five clients one starts an engine, the others connect to it',
+  },
+  {
+    phrase: 'searches and new memories in flight are sent again by themselves',
+    file: 'test/engine/server/ownerLeaves.test.ts',
+    test: 'the owning CLI is killed while six loops',
+  },
   { phrase: '`--json` prints exactly one JSON object', file: 'test/cli/main.test.ts', test: 'every command: --json output and exit codes' },
   {
     phrase: "`agent-memory help <command>` (or\n`<command> --help`) shows a command's options and an example",

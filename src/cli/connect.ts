@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { EngineClient } from '../engine/client';
 import type { EngineInit } from '../engine/protocol';
 import { resolveStoreHome } from '../engine/storeLocation';
-import { SharedTransport } from '../engine/transport/sharedTransport';
+import { RESTARTING_OWNER_WAIT_MS, SharedTransport } from '../engine/transport/sharedTransport';
 import type { EngineTransport } from '../engine/transport/types';
 
 export interface ConnectOptions {
@@ -39,8 +39,16 @@ export function connectEngine(opts: ConnectOptions): EngineClient {
   };
   return new EngineClient({
     init,
-    spawn: (i) =>
-      new SharedTransport({ init: i, spawnWorker: spawnEngineWorker, client: opts.client, ...(opts.log ? { log: opts.log } : {}) }),
+    // As a VS Code window (engineHost.ts): an owner that restarts its engine keeps the store; this
+    // process waits for its socket instead of racing it for the lock.
+    spawn: (i, hint) =>
+      new SharedTransport({
+        init: i,
+        spawnWorker: spawnEngineWorker,
+        client: opts.client,
+        ...(hint?.ownerRestarting ? { waitForOwnerMs: RESTARTING_OWNER_WAIT_MS } : {}),
+        ...(opts.log ? { log: opts.log } : {}),
+      }),
     ...(opts.log ? { log: opts.log } : {}),
   });
 }

@@ -36,6 +36,7 @@ export const ERROR_SENTENCES: Readonly<Record<EngineErrorCode, string>> = {
   engine_unavailable: 'The memory engine is not available.',
   engine_stopped: 'The memory engine is not running.',
   not_private: 'A folder or file the memory store needs is not private to you, so Agent Memory will not use it.',
+  engine_closing: 'The process serving the memory store was closing, so nothing was changed. Try again.',
 };
 
 export interface ErrorText {

@@ -62,6 +62,8 @@ export const ERROR_CATALOGUE = {
   engine_unavailable: { origin: 'client', template: 'The memory engine is not available: {reason}' },
   engine_stopped: { origin: 'client', template: 'The memory engine is not running.' },
   not_private: { origin: 'client', template: 'A folder or file of the memory store is not private to you: {reason}' },
+  // A store's owner that is closing refuses what it can no longer finish; clients send it again to the next owner.
+  engine_closing: { origin: 'engine', template: 'The process serving the memory store at {dir} is closing; the request was not run.' },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** The closed union of error codes. */
