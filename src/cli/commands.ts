@@ -86,7 +86,7 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     });
     const lines = r.hits.map(
       (h, i) =>
-        `${i + 1}. ${memoryLabel({ title: h.memory.title, content: h.content })} [${h.memory.type}, ${h.store}] (relevance ${Math.round(h.relevance * 100)} %)${idTail(h.memory.id)}`,
+        `${i + 1}. ${memoryLabel({ title: h.memory.title, content: h.content })} [${h.memory.type}, ${h.store}] (relevance ${Math.round(h.relevance * 100)}%)${idTail(h.memory.id)}`,
     );
     return { json: r, text: lines.length ? lines.join('\n') : 'no relevant memories' };
   },

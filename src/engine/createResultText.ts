@@ -44,7 +44,12 @@ type Wording = Required<CreateWording>;
 
 function skippedText(r: Extract<CreateMemoryResult, { status: 'skipped' }>, w: Wording): string {
   if (r.reason !== 'redundant') return `Not saved: ${r.detail}`;
-  const where = w.ids && r.existingId ? `memory ${r.existingId}` : 'another memory';
+  const where =
+    r.existingId && (r.existingLabel || !w.titles)
+      ? other(w, r.existingId, r.existingLabel ?? '', '')
+      : w.ids && r.existingId
+        ? `memory ${r.existingId}`
+        : 'another memory';
   return `Not saved: most of its words are already in ${where}.`;
 }
 
@@ -66,7 +71,9 @@ function similarText(r: CreateMemoryResult, w: Wording): string {
 function other(w: Wording, id: string, label: string, detail: string): string {
   if (!w.titles) return `memory ${id}${detail ? ` (${detail})` : ''}`;
   const inParens = [...(w.ids ? [`id ${id}`] : []), ...(detail ? [detail] : [])];
-  return `“${truncateLine(label, LABEL_MAX)}”${inParens.length ? ` (${inParens.join(', ')})` : ''}`;
+  // "in “Use pnpm”." rather than "in “Use pnpm.”.": the sentence around the quote has its own full stop.
+  const quoted = truncateLine(label, LABEL_MAX).replace(/(?<!\.)\.$/u, '');
+  return `“${quoted}”${inParens.length ? ` (${inParens.join(', ')})` : ''}`;
 }
 
 function idTail(w: Wording, id: string): string {

@@ -54,7 +54,7 @@ export interface SmartStoreResult {
   /** Whether `memory` has its vector ('none' when nothing was stored). */
   embedding: 'ready' | 'pending' | 'none';
   embeddingError?: string;
-  skipped?: { reason: SkipReason; detail: string; existingId?: string };
+  skipped?: { reason: SkipReason; detail: string; existingId?: string; existingLabel?: string };
   merge?: { targetId: string; absorbedId: string; similarity: number; strategy: MergeStrategy; logId: string };
   warnings: string[];
 }
@@ -104,7 +104,12 @@ export class SmartStore {
         similar: [],
         embedding: 'none',
         warnings: prepared.warnings,
-        skipped: { reason: prepared.reason, detail: prepared.detail, existingId: prepared.existingId },
+        skipped: {
+          reason: prepared.reason,
+          detail: prepared.detail,
+          existingId: prepared.existingId,
+          existingLabel: prepared.existingLabel,
+        },
       };
     }
     if (prepared.status === 'duplicate') return this.duplicate(prepared.memory, prepared.warnings);

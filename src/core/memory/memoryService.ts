@@ -12,6 +12,7 @@ import { DuplicateContentError, NotFoundError, ValidationError, VersionConflictE
 import { DEFAULT_LIFECYCLE, LIMITS, type LifecycleSettings } from './limits';
 import { recordToColumns, rowToRecord, rowToSummary } from './rows';
 import { findNearDuplicate } from './nearDuplicate';
+import { truncateLine } from '../text/truncate';
 import { LIVE_MEMORY_SQL, isLive, liveParam } from './visibility';
 import { writeHistory } from './history';
 import { lifetimeFor, originOf, restoredLifetime, type CreateOrigin, type Lifetime } from './lifetime';
@@ -219,11 +220,13 @@ export class MemoryService {
     if (!input.allowNearDuplicate) {
       const near = findNearDuplicate(this.store, projectId, storageContent, LIMITS.nearDuplicateThreshold);
       if (near) {
+        const existingLabel = near.title.trim() || near.content;
         return {
           status: 'skipped',
           reason: 'redundant',
           existingId: near.id,
-          detail: `At least ${Math.round(LIMITS.nearDuplicateThreshold * 100)}% of its words are already in memory ${near.id}.`,
+          existingLabel,
+          detail: `At least ${Math.round(LIMITS.nearDuplicateThreshold * 100)}% of its words are already in “${truncateLine(existingLabel, 80)}”.`,
           warnings,
         };
       }

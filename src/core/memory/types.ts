@@ -144,7 +144,15 @@ export interface SimilarMemory {
 export type CreateResult =
   | { status: 'created'; memory: MemoryRecord; warnings: string[] }
   | { status: 'duplicate'; memory: MemoryRecord; warnings: string[] }
-  | { status: 'skipped'; reason: SkipReason; existingId?: string; detail: string; warnings: string[] };
+  | {
+      status: 'skipped';
+      reason: SkipReason;
+      existingId?: string;
+      /** redundant: the existing memory's title, else its text (the surfaces name it by this, not by its id). */
+      existingLabel?: string;
+      detail: string;
+      warnings: string[];
+    };
 
 export interface UpdateMemoryInput {
   title?: string;

@@ -30,6 +30,7 @@ export function toCreateResult(r: SmartStoreResult): SmartCreateResult {
         reason: s.reason,
         detail: s.detail,
         ...(s.existingId ? { existingId: s.existingId } : {}),
+        ...(s.existingLabel ? { existingLabel: s.existingLabel } : {}),
         warnings: r.warnings,
         ...extra,
       };
