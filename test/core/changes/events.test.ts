@@ -12,6 +12,7 @@ import { cleanupExpired } from '../../../src/core/lifecycle/cleanup';
 import { applyAccesses } from '../../../src/core/lifecycle/access';
 import { DEFAULT_LIFECYCLE } from '../../../src/core/memory/limits';
 import { eventsSince, latestCursor } from '../../../src/core/changes/events';
+import { runRetentionSweep } from '../../../src/core/retention/sweep';
 
 function created(r: CreateResult): MemoryRecord {
   assert.equal(r.status, 'created', JSON.stringify(r));
@@ -172,4 +173,43 @@ test('the cursors are the same after the op log is replayed, and new ones go on 
     ],
   );
   await third.close();
+});
+
+test('retention removes old events and finished deliveries; cursors go on after them and a reader behind is told', async () => {
+  const { store, svc, clock } = await openMemory();
+  const DAY = 86_400_000;
+  const windows = { tombstoneRetentionMs: 30 * DAY, historyRetentionMs: 10 * DAY, completedJobRetentionMs: DAY, deadJobRetentionMs: DAY };
+  const a = created(svc.create({ content: TEXTS.a }));
+  svc.update(a.id, { tags: ['ops'] });
+  store.transaction((tx) => {
+    for (const [id, status] of [
+      ['d-delivered', 'delivered'],
+      ['d-dead', 'dead'],
+      ['d-pending', 'pending'],
+    ] as const)
+      tx.run(
+        `INSERT INTO webhook_deliveries (id, webhook, event_seq, event_type, payload_json, status, next_attempt_at, created_at)
+         VALUES (?, 'ci', 1, 'memory.created', '{}', ?, ?, ?)`,
+        [id, status, clock.now().toISOString(), clock.now().toISOString()],
+      );
+  });
+  clock.advance(11 * DAY);
+  const report = runRetentionSweep(store, windows, clock.now());
+  const removed = Object.fromEntries(report.steps.map((s) => [s.step, s.removed]));
+  assert.equal(removed.events, 2);
+  assert.equal(removed.deliveries, 2, 'delivered and dead ones go; the pending one stays');
+  assert.deepEqual(
+    store.all<{ id: string }>('SELECT id FROM webhook_deliveries').map((r) => r.id),
+    ['d-pending'],
+  );
+  assert.deepEqual(eventsSince(store, 2, 10).events, []);
+  assert.equal(eventsSince(store, 0, 10).gap, true, 'a reader at cursor 0 missed events 1 and 2');
+  assert.equal(eventsSince(store, 2, 10).gap, false, 'a reader at cursor 2 missed nothing');
+  svc.delete(a.id);
+  assert.deepEqual(
+    eventsSince(store, 2, 10).events.map((e) => [e.cursor, e.type]),
+    [[3, 'memory.deleted']],
+    'numbering goes on after the removed events, never from 1 again',
+  );
+  await store.close();
 });
