@@ -4,8 +4,10 @@ import { formatValue, showRaw } from './describe.js';
 import { parseDurationMs } from './duration.js';
 import type { ConfigKeySpec, EnumSpec, RangedSpec, StringSpec, UrlSpec } from './specTypes.js';
 import { closest } from './suggest.js';
+import { checkWebhooks, type WebhookEndpointConfig } from './webhooks.js';
 
-export type Checked = { ok: true; value: boolean | number | string; warning?: string } | { ok: false; message: string };
+export type Checked =
+  { ok: true; value: boolean | number | string | WebhookEndpointConfig[]; warning?: string } | { ok: false; message: string };
 
 const fail = (message: string): Checked => ({ ok: false, message });
 
@@ -40,6 +42,8 @@ export function checkValue(spec: ConfigKeySpec, raw: unknown): Checked {
       return checkEnum(spec, raw);
     case 'url':
       return checkUrl(spec, raw);
+    case 'webhooks':
+      return checkWebhooks(raw);
   }
 }
 
