@@ -9,6 +9,14 @@ export const CHANGE_TYPES = [
   'memory.promoted',
 ] as const;
 
+/** One webhook of `webhooks.endpoints` (checked by webhooks.ts). */
+export interface WebhookEndpointConfig {
+  name: string;
+  url: string;
+  /** The change types it receives; empty: all of them. */
+  events: string[];
+}
+
 /** At most this many webhooks per project. */
 export const MAX_WEBHOOKS = 20;
 

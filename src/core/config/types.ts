@@ -4,9 +4,9 @@
  * (schema.ts) is checked against it at compile time.
  */
 
-import type { WebhookEndpointConfig } from './webhooks.js';
+import type { WebhookEndpointConfig } from './changeTypes.js';
 
-export type { WebhookEndpointConfig } from './webhooks.js';
+export type { WebhookEndpointConfig } from './changeTypes.js';
 export type MaintenanceMode = 'observe' | 'execute';
 export type MergeStrategy = 'latest_wins' | 'append' | 'smart_merge';
 export type EmbeddingProviderName = 'auto' | 'ollama' | 'builtin' | 'hash';

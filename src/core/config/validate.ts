@@ -4,7 +4,8 @@ import { formatValue, showRaw } from './describe.js';
 import { parseDurationMs } from './duration.js';
 import type { ConfigKeySpec, EnumSpec, RangedSpec, StringSpec, UrlSpec } from './specTypes.js';
 import { closest } from './suggest.js';
-import { checkWebhooks, type WebhookEndpointConfig } from './webhooks.js';
+import { checkWebhooks } from './webhooks.js';
+import type { WebhookEndpointConfig } from './changeTypes.js';
 
 export type Checked =
   { ok: true; value: boolean | number | string | WebhookEndpointConfig[]; warning?: string } | { ok: false; message: string };

@@ -6,16 +6,9 @@
  */
 import { showRaw } from './describe.js';
 import { closest } from './suggest.js';
-import { CHANGE_TYPES, MAX_WEBHOOKS } from './changeTypes.js';
+import { CHANGE_TYPES, MAX_WEBHOOKS, type WebhookEndpointConfig } from './changeTypes.js';
 
-export { CHANGE_TYPES, MAX_WEBHOOKS } from './changeTypes.js';
-
-export interface WebhookEndpointConfig {
-  name: string;
-  url: string;
-  /** The change types it receives; empty: all of them. */
-  events: string[];
-}
+export { CHANGE_TYPES, MAX_WEBHOOKS, type WebhookEndpointConfig } from './changeTypes.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const ITEM_KEYS = ['name', 'url', 'events'];
