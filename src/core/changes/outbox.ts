@@ -7,35 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../store/store';
 import type { SqlDb } from '../store/sqlDb';
-import type { ChangeEvent, ChangeType } from './types';
+import type { ChangeEvent, ChangeType, Delivery, DeliveryStatus } from './types';
+
+export type { Delivery, DeliveryStatus } from './types';
 
 /** A webhook as the outbox knows it: its name, where deliveries go, which changes it wants ([] = all). */
 export interface WebhookTarget {
   name: string;
   url: string;
   events: readonly ChangeType[];
-}
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'dead' | 'cancelled';
-
-/** One delivery of one event to one webhook. */
-export interface Delivery {
-  id: string;
-  webhook: string;
-  /** The event's cursor (null for a test event). */
-  cursor: number | null;
-  eventType: string;
-  /** The event as it is sent. */
-  event: Record<string, unknown>;
-  status: DeliveryStatus;
-  attempts: number;
-  nextAttemptAt: string;
-  lastAttemptAt: string | null;
-  /** HTTP status of the last answer (null when none came: refused, timed out, not sent yet). */
-  lastStatus: number | null;
-  lastError: string | null;
-  deliveredAt: string | null;
-  createdAt: string;
 }
 
 export type DeliveryRow = {

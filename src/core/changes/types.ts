@@ -48,3 +48,25 @@ export interface ChangePage {
   /** The newest cursor in the store (equal to `cursor` once the reader is up to date). */
   latest: number;
 }
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'dead' | 'cancelled';
+
+/** One delivery of one event to one webhook (docs/changes.md "Webhooks"). */
+export interface Delivery {
+  id: string;
+  webhook: string;
+  /** The event's cursor (null for a test event). */
+  cursor: number | null;
+  eventType: string;
+  /** The event as it is sent. */
+  event: Record<string, unknown>;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: string;
+  lastAttemptAt: string | null;
+  /** HTTP status of the last answer (null when none came: refused, timed out, not sent yet). */
+  lastStatus: number | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
+}

@@ -86,6 +86,11 @@ export class WebhookSender implements BackgroundTask {
     return this.wake.on(listener);
   }
 
+  /** Look at the queues again now (webhooks or deliveries changed without a commit of a change). */
+  kick(): void {
+    if (this.running) this.wake.fire();
+  }
+
   dueInMs(): number | undefined {
     if (!this.running || this.opts.store.isReadOnly) return undefined;
     const heads = queueHeads(this.opts.store);
