@@ -57,7 +57,7 @@ export class WebhooksService {
         this.ctx.warn(
           `${plural(r.needsSecret.length, 'webhook has', 'webhooks have')} no signing secret yet (${r.needsSecret.join(', ')}): ` +
             `nothing is sent to ${r.needsSecret.length === 1 ? 'it' : 'them'} until one exists. ` +
-            `Make it with "agent-memory webhooks secret ${r.needsSecret[0]}" or the command "Agent Memory: Copy Webhook Signing Secret".`,
+            `Make it with "agent-memory webhooks secret ${r.needsSecret[0]}" (docs/changes.md says how the receiver checks deliveries).`,
         );
       }
       if (r.changed) this.runtime.kickWebhooks();
