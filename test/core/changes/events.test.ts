@@ -13,6 +13,7 @@ import { applyAccesses } from '../../../src/core/lifecycle/access';
 import { DEFAULT_LIFECYCLE } from '../../../src/core/memory/limits';
 import { eventsSince, latestCursor } from '../../../src/core/changes/events';
 import { runRetentionSweep } from '../../../src/core/retention/sweep';
+import { recentDeliveries, syncWebhooks } from '../../../src/core/changes/outbox';
 
 function created(r: CreateResult): MemoryRecord {
   assert.equal(r.status, 'created', JSON.stringify(r));
@@ -103,8 +104,9 @@ test('an accessed memory that is not promoted, a no-op update and a proposal aud
   await store.close();
 });
 
-test('a transaction that fails leaves no event and does not use up a cursor', async () => {
+test('a transaction that fails leaves no event and no delivery, and does not use up a cursor', async () => {
   const { store, svc } = await openMemory();
+  syncWebhooks(store, [{ name: 'ci', url: 'http://127.0.0.1:9/hook', events: [] }], new Date().toISOString());
   const a = created(svc.create({ content: TEXTS.a }));
   assert.throws(() =>
     store.transaction((tx) => {
@@ -119,6 +121,14 @@ test('a transaction that fails leaves no event and does not use up a cursor', as
     [
       [1, 'memory.created'],
       [2, 'memory.deleted'],
+    ],
+  );
+  // The outbox too: a delivery per committed change, none for the one that failed.
+  assert.deepEqual(
+    recentDeliveries(store, { limit: 10 }).map((d) => [d.cursor, d.eventType, d.status]),
+    [
+      [2, 'memory.deleted', 'pending'],
+      [1, 'memory.created', 'pending'],
     ],
   );
   await store.close();
