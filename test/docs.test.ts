@@ -89,6 +89,36 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
     file: 'test/engine/server/ownerLeaves.test.ts',
     test: 'the owning CLI is killed while six loops',
   },
+  {
+    phrase: 'in the same transaction as the change, with a cursor',
+    file: 'test/core/changes/events.test.ts',
+    test: 'a transaction that fails leaves no event',
+  },
+  {
+    phrase: '`--follow` keeps printing them as they come until Ctrl+C',
+    file: 'test/cli/changes.test.ts',
+    test: '--follow prints what another process changes until Ctrl+C',
+  },
+  {
+    phrase: 'subscribe to the resource\n`memory://changes/project` and are told of every change',
+    file: 'test/mcp/changes.test.ts',
+    test: 'a subscription is told of each change',
+  },
+  {
+    phrase: "**Nothing is sent until the webhook's signing secret exists**",
+    file: 'test/engine/services/webhooks.test.ts',
+    test: 'nothing is sent before the signing secret exists',
+  },
+  {
+    phrase: 'retried with exponential backoff and never slows a write',
+    file: 'test/core/webhooks/delivery.test.ts',
+    test: 'writes meanwhile do not wait for it',
+  },
+  {
+    phrase: '`agent-memory webhooks deliveries --failed` lists it',
+    file: 'test/cli/changes.test.ts',
+    test: 'webhooks: list, signing secret, test event, deliveries and failures',
+  },
   { phrase: '`--json` prints exactly one JSON object', file: 'test/cli/main.test.ts', test: 'every command: --json output and exit codes' },
   {
     phrase: "`agent-memory help <command>` (or\n`<command> --help`) shows a command's options and an example",

@@ -52,6 +52,12 @@ export interface CliArgs {
   expired?: boolean;
   deleted?: boolean;
   tokenFile?: string;
+  /** events: the cursor to start after; --follow keeps printing changes. */
+  since?: number;
+  follow?: boolean;
+  /** webhooks deliveries: only failed ones; webhooks secret: a new one. */
+  failed?: boolean;
+  rotate?: boolean;
 }
 
 export type Parsed = { kind: 'run'; args: CliArgs } | { kind: 'help'; command?: CommandName } | { kind: 'version' };
@@ -168,6 +174,10 @@ function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[]
     ...(v.automatic || v.capture ? { automatic: true } : {}),
     ...(v.expired ? { expired: true } : {}),
     ...(v.deleted ? { deleted: true } : {}),
+    ...optional('since', s('since'), (x) => num(x, '--since', 0, Number.MAX_SAFE_INTEGER, true)),
+    ...(v.follow ? { follow: true } : {}),
+    ...(v.failed ? { failed: true } : {}),
+    ...(v.rotate ? { rotate: true } : {}),
     ...localHostOnly(s('host')),
   };
 }

@@ -15,6 +15,7 @@ import { removedCommand, restoreCommand } from './removed';
 import { aboutMemory, explainMissing } from './notFound';
 import { plural } from '../core/text/plural';
 import { describeCreate } from '../engine/createResultText';
+import { eventsCommand, webhooksCommand } from './changes';
 
 export interface CommandOutput {
   json: unknown;
@@ -160,6 +161,8 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     ].join('\n');
     return { json: s, text };
   },
+  events: (engine, a, io) => eventsCommand(engine, a, io),
+  webhooks: (engine, a) => webhooksCommand(engine, a),
 };
 
 /** How many failing lines an import's human output lists before "and N more". */

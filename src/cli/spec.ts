@@ -17,6 +17,8 @@ export const COMMANDS = [
   'export',
   'import',
   'stats',
+  'events',
+  'webhooks',
   'mcp',
   'help',
 ] as const;
@@ -55,6 +57,10 @@ export const OPTIONS = {
   deleted: { help: 'only deleted memories' },
   http: { value: '<port>', help: 'serve Streamable HTTP on 127.0.0.1:<port> instead of stdio (0: any free port)' },
   host: { value: '127.0.0.1', help: 'accepted only as 127.0.0.1 or localhost: the server is never reachable from elsewhere' },
+  since: { value: '<cursor>', help: 'only the changes after this cursor (the number before each change; default: the oldest kept)' },
+  follow: { help: 'keep printing changes as they come, until Ctrl+C' },
+  failed: { help: 'only failed deliveries (retrying or dead)' },
+  rotate: { help: 'replace the signing secret with a new one (the receiver needs the new one)' },
   'token-file': { value: '<file>', help: 'the bearer token to require (a private file; default: a new token, printed)' },
 } as const satisfies Record<string, OptionSpec>;
 export type OptionName = keyof typeof OPTIONS;
@@ -159,6 +165,24 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
     summary: 'how many memories each store holds, and where',
     options: [],
     examples: ['agent-memory stats --json'],
+  },
+  events: {
+    args: '',
+    summary: 'the change feed: every create, update, delete, merge, expire, restore and promote, oldest first',
+    about:
+      'Each change has a cursor; give the last one you saw as --since to get only what came after it. No memory text is in the feed: get a memory by its id. With --follow and --json, one JSON object per line, one per change.',
+    options: ['since', 'follow', 'limit', 'scope'],
+    optionHelp: { scope: "this project's store (default) or the global one", limit: 'at most n changes per page (1-1000, default 100)' },
+    examples: ['agent-memory events --since 120 --json', 'agent-memory events --follow'],
+  },
+  webhooks: {
+    args: '[list|deliveries|test|secret|retry] [name]',
+    summary: "the project's webhooks: their state, recent deliveries and failures, a test event, signing secrets",
+    about:
+      'list (default) shows each webhook of webhooks.endpoints; deliveries the newest deliveries (of one webhook with its name); test sends a signed test event now; secret prints the signing secret, making one when there is none (nothing is sent before it exists); retry sends dead deliveries again.',
+    options: ['failed', 'rotate', 'limit'],
+    optionHelp: { limit: 'at most n deliveries (1-500, default 50)' },
+    examples: ['agent-memory webhooks deliveries --failed', 'agent-memory webhooks secret ci', 'agent-memory webhooks test ci'],
   },
   mcp: {
     args: '',

@@ -13,11 +13,11 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['llm'], // LLM providers (reuse embed's Ollama HTTP client) and reading their JSON
   ['vector'], // HNSW / exact indexes and their files
   ['vectorstore'], // vectors of one store: embeddings table + index, the active space
-  ['jobs'], // the durable job queue and its worker
+  ['jobs', 'changes'], // the durable job queue and its worker; the change feed and the webhook outbox
   ['memory'], // the memory API (MemoryService), rows, history, visibility, embed-on-write
   ['lifecycle', 'consolidation', 'graph', 'search'], // read-side lifetimes, merge suggestions, entity graph, recall
   ['documents'], // document ingestion (chunks become memories)
-  ['retention'], // retention sweep
+  ['retention', 'webhooks'], // retention sweep; webhook deliveries (signing, sending, retries)
   ['maintenance'], // maintenance worker (runs retention, diagnostics)
   ['pipeline'], // extraction → decisions → writes; composes everything below
 ];

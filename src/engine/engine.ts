@@ -35,6 +35,10 @@ import { PipelinesService } from './services/pipelines';
 import { SearchService } from './services/search';
 import { SuggestionsService } from './services/suggestions';
 import { TransferService } from './services/transfer';
+import { ChangesService } from './services/changes';
+import { WebhooksService } from './services/webhooks';
+import { FileSecretStore } from '../core/webhooks/secrets';
+import { webhookSecretsFile } from './storeLocation';
 import { GLOBAL_PROJECT_ID, Stores } from './stores';
 import type { StoreFs } from '../core/store/storeFs';
 import { plural } from '../core/text/plural';
@@ -64,6 +68,8 @@ export class MemoryEngine {
   readonly pipelines: PipelinesService;
   readonly maintenance: MaintenanceService;
   readonly diagnostics: DiagnosticsService;
+  readonly changes: ChangesService;
+  readonly webhooks: WebhooksService;
   private readonly scheduler: Scheduler;
   /** Bumped by every runtime rebuild: a background embedder switch of an older generation stops. */
   private generation = 0;
@@ -83,6 +89,8 @@ export class MemoryEngine {
     this.transfer = new TransferService(ctx);
     this.pipelines = new PipelinesService(ctx, () => this.embedderInfo);
     this.maintenance = new MaintenanceService(ctx);
+    this.changes = new ChangesService(ctx);
+    this.webhooks = new WebhooksService(ctx, new FileSecretStore(webhookSecretsFile(opts, ctx.stores.project.dir)));
     this.diagnostics = new DiagnosticsService(ctx, {
       pipelines: this.pipelines,
       suggestions: this.suggestions,
@@ -110,6 +118,7 @@ export class MemoryEngine {
       stores.store(name).onHealthChange((health) => ctx.emit({ type: 'store.health', store: name, health }));
     const active = await selectActive(opts.chooseEmbedder ?? chooseEmbedder, cfg.config, (m) => ctx.warn(m));
     const engine = new MemoryEngine(opts, ctx, active, performance.now() - t0);
+    engine.changes.watch();
     await engine.buildRuntimes();
     engine.queueMissingVectors();
     engine.reportConfigIssues();
@@ -192,6 +201,7 @@ export class MemoryEngine {
     await this.closeRuntimes();
     await this.switching;
     await this.ctx.stores.replaceGlobal(store);
+    this.changes.watch(['global']);
     store.onHealthChange((health) => this.ctx.emit({ type: 'store.health', store: 'global', health }));
     for (const w of [...warnings, ...store.warnings]) this.ctx.warn(w);
     await this.buildRuntimes();
@@ -211,6 +221,7 @@ export class MemoryEngine {
     if (this.ctx.closed) return false;
     this.ctx.markClosed();
     const stepping = this.scheduler.stop(); // no timer is left
+    this.changes.stop();
     await this.suggestions.running;
     await this.closeRuntimes();
     await stepping;
@@ -238,6 +249,14 @@ export class MemoryEngine {
         ...(this.active ? { embedder: this.active.embedder } : {}),
         ...(this.opts.now ? { now: this.opts.now } : {}),
         onWarning: (m) => ctx.warn(m),
+        ...(name === 'project'
+          ? {
+              webhooks: {
+                secret: (hook: string) => this.webhooks.secretOf(hook),
+                onAttempt: (delivery) => ctx.emit({ type: 'webhooks.delivery', delivery }),
+              },
+            }
+          : {}),
         onPipelineEvent: (e) => {
           if (e.type === 'completed') ctx.changed('updated', e.job.memoryId ? [e.job.memoryId] : [], name);
           else if (e.type === 'failed' && e.status === 'dead')
@@ -247,6 +266,7 @@ export class MemoryEngine {
         },
       });
     ctx.stores.setRuntimes(await open('project', ctx.project.id), await open('global', GLOBAL_PROJECT_ID));
+    await this.webhooks.sync({ warn: true }); // before the scheduler asks the sender what is due
     this.scheduler.start();
   }
 

@@ -28,6 +28,7 @@ export const ERROR_SENTENCES: Readonly<Record<EngineErrorCode, string>> = {
   store_read_only: 'The memory store is read-only here, so nothing was changed.',
   disk_full: 'The disk is full: changes are not saved until space is freed.',
   io_error: 'Reading or writing the memory store failed.',
+  webhook_not_ready: 'The webhook cannot send yet.',
   unknown_method: 'This version of the memory engine does not know that request.',
   internal: 'Agent Memory hit an internal error. The log has the details.',
   cancelled: 'The operation was cancelled.',

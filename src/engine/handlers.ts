@@ -11,6 +11,7 @@ import { EngineError } from './errors';
 import { idempotentCreate } from './server/idempotency';
 import type { EngineMethod, EngineMethods, GraphParams, ParamsOf, ResultOf, SearchParams } from './protocol';
 import { SUGGESTION_STATUSES } from '../core/consolidation/records';
+import { DEFAULT_WAIT_MS } from './services/changes';
 
 type Handler<M extends EngineMethod> = (engine: MemoryEngine, params: ParamsOf<M>, ctx: CallContext) => ResultOf<M> | Promise<ResultOf<M>>;
 export type HandlerTable = { [M in EngineMethod]: Handler<M> };
@@ -57,6 +58,23 @@ function optVersion(v: unknown): number | undefined {
 }
 
 const EXPORT_FORMATS = ['jsonl', 'json'] as const;
+const STORE_NAMES = ['project', 'global'] as const;
+
+/** A cursor of the change feed: a whole number ≥ 0 (absent: `fallback`). */
+function cursorParam(v: unknown, fallback?: number): number {
+  if (v === undefined && fallback !== undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    throw new EngineError('invalid_input', `since: must be a cursor, a whole number ≥ 0, got ${shownValue(v)}`);
+  return v;
+}
+
+/** How long events.wait may wait: 0 to 60 s (default 25 s). */
+function waitMs(v: unknown): number {
+  if (v === undefined) return DEFAULT_WAIT_MS;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 60_000)
+    throw new EngineError('invalid_input', `timeoutMs: must be a whole number of milliseconds from 0 to 60000, got ${shownValue(v)}`);
+  return v;
+}
 const REMOVED_REASONS = ['expired', 'deleted'] as const;
 
 function limit(params: unknown, range: LimitRange, what: string): number {
@@ -161,6 +179,26 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'history.undo': (e, p) => e.pipelines.undo(str(p, 'historyId')),
     'documents.ingest': (e, p, ctx) =>
       e.pipelines.ingestDocument(str(p, 'path'), optString(p.title, 'title') || undefined, p.wait !== false, ctx),
+    'events.since': (e, p) =>
+      e.changes.since(
+        optOneOf(p?.store, STORE_NAMES, 'store') ?? 'project',
+        cursorParam(p?.since, 0),
+        limit(p, LIMIT_RANGES.events, 'events.since'),
+      ),
+    'events.wait': (e, p, ctx) =>
+      e.changes.wait(
+        optOneOf(p?.store, STORE_NAMES, 'store') ?? 'project',
+        cursorParam(obj(p, 'params').since),
+        limit(p, LIMIT_RANGES.events, 'events.wait'),
+        waitMs(p.timeoutMs),
+        ctx.signal,
+      ),
+    'webhooks.list': (e) => e.webhooks.list(),
+    'webhooks.deliveries': (e, p) =>
+      e.webhooks.deliveries(limit(p, LIMIT_RANGES.deliveries, 'webhooks.deliveries'), optString(p?.name, 'name') || undefined, !!p?.failed),
+    'webhooks.test': (e, p) => e.webhooks.test(str(p, 'name')),
+    'webhooks.secret': (e, p) => e.webhooks.secret(str(p, 'name'), !!p.rotate),
+    'webhooks.retry': (e, p) => e.webhooks.retry(optString(p?.name, 'name') || undefined),
     'index.rebuild': (e) => ({ memories: e.maintenance.rebuildIndex() }),
     'embeddings.reembed': (e) => ({ queued: e.maintenance.reembed() }),
     export: (e, p) => e.transfer.exportTo(str(p, 'path'), p.scope, optOneOf(p.format, EXPORT_FORMATS, 'format')),

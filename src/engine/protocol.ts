@@ -29,6 +29,7 @@ import type {
 import type { PendingReview } from '../core/pipeline/reviewTypes';
 import type { RemovedMemory, RemovedReason } from '../core/lifecycle/removedTypes';
 import type { ErrorCode } from '../core/util/errorCatalogue';
+import type { ChangeEvent, ChangePage, ChangeType, Delivery, DeliveryStatus } from '../core/changes/types';
 
 export type {
   CreateMemoryInput,
@@ -43,7 +44,39 @@ export type {
   RemovedMemory,
   RemovedReason,
   SimilarMemory,
+  ChangeEvent,
+  ChangePage,
+  ChangeType,
+  DeliveryStatus,
 };
+
+/** One delivery of a change (or a test event) to a webhook, as the owner recorded it (docs/changes.md). */
+export type WebhookDelivery = Delivery;
+
+/** A configured webhook and how its deliveries go (webhooks.list). */
+export interface WebhookInfo {
+  name: string;
+  url: string;
+  /** The change types it receives ([] = all). */
+  events: string[];
+  /**
+   * active: deliveries are queued and sent; needs_secret: nothing is sent until its signing
+   * secret exists; paused: this workspace is not trusted (restricted mode sends nothing).
+   */
+  state: 'active' | 'needs_secret' | 'paused';
+  pending: number;
+  delivered: number;
+  dead: number;
+  /** The newest delivery, if any. */
+  last?: WebhookDelivery;
+}
+
+/** webhooks.list: the webhooks of the project store and where their secrets are kept. */
+export interface WebhooksOverview {
+  webhooks: WebhookInfo[];
+  /** Where signing secrets are kept, in words ("a file only you can read: …"). */
+  secretsKeptIn: string;
+}
 
 /** A page of recently deleted and expired memories (memory.listRemoved). */
 export interface RemovedList {
@@ -577,6 +610,26 @@ export interface EngineMethods {
   };
   /** Ingests a text file as a document (chunked into document_chunk memories); waits for the job, with progress. */
   'documents.ingest': { params: { path: string; title?: string; wait?: boolean }; result: DocumentIngestResult };
+  /**
+   * The change feed (docs/changes.md): the changes of a store after `since` (0 or absent: from the
+   * oldest kept), oldest first, at most `limit`. `gap` says retention removed changes after `since`.
+   */
+  'events.since': { params: { since?: number; limit?: number; store?: StoreName }; result: ChangePage };
+  /** As events.since, but waits up to `timeoutMs` (default 25 s) for a change when there is none yet (a long poll). */
+  'events.wait': { params: { since: number; limit?: number; store?: StoreName; timeoutMs?: number }; result: ChangePage };
+  /** The project's webhooks (webhooks.endpoints) with their state and counts. */
+  'webhooks.list': { params: Record<string, never>; result: WebhooksOverview };
+  /** Recent deliveries, newest first: of one webhook, and/or only failed ones (retrying or dead). */
+  'webhooks.deliveries': { params: { limit?: number; name?: string; failed?: boolean }; result: WebhookDelivery[] };
+  /** Sends one signed test event to the webhook now (never retried) and answers how it went. */
+  'webhooks.test': { params: { name: string }; result: WebhookDelivery };
+  /** The webhook's signing secret, made when there is none (`rotate`: a new one replaces it). */
+  'webhooks.secret': {
+    params: { name: string; rotate?: boolean };
+    result: { name: string; secret: string; created: boolean; keptIn: string };
+  };
+  /** Sends dead deliveries again (of one webhook, or all): how many were queued. */
+  'webhooks.retry': { params: { name?: string }; result: { requeued: number } };
   /** Test hook (EngineInit.allowDebug): crash the worker thread, or hang until cancelled. */
   'debug.crash': { params: { how: 'throw' | 'exit' }; result: never };
   'debug.hang': { params: Record<string, never>; result: { cancelled: boolean } };
@@ -604,6 +657,10 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'stats',
   'diagnostics',
   'pipeline.status',
+  'events.since',
+  'events.wait',
+  'webhooks.list',
+  'webhooks.deliveries',
 ]);
 
 /**
@@ -649,6 +706,10 @@ export type EngineEvent =
   | { type: 'suggestions.changed'; store: StoreName; created?: number }
   | { type: 'snapshot'; store: StoreName; seq: number }
   | { type: 'store.health'; store: StoreName; health: StoreHealthInfo }
+  /** New changes in a store's feed (docs/changes.md): `cursor` is the newest one. */
+  | { type: 'changes.appended'; store: StoreName; cursor: number }
+  /** A webhook delivery was attempted (delivered, failed and due again, or dead): the Webhooks view lists it. */
+  | { type: 'webhooks.delivery'; delivery: WebhookDelivery }
   /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */
   | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState };
 

@@ -16,6 +16,7 @@ import { projectStoreDir } from '../engine/transport/endpoint';
 import { McpHttpServer } from './httpServer';
 import { TokenFileError, newToken, readTokenFile, removeStaleTokens, removeToken, writeToken } from './httpToken';
 import { registerTools } from './tools';
+import { registerChanges } from './changes';
 import { MCP_SERVER_NAME } from './serverName';
 import { VERSION } from '../cli/version';
 
@@ -31,6 +32,7 @@ function createMcpServer(engine: EngineClient): McpServer {
     },
   );
   registerTools(server, engine);
+  registerChanges(server, engine);
   return server;
 }
 

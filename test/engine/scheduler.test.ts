@@ -185,6 +185,10 @@ const TIMER_ALLOWLIST: Record<string, { max: number; why: string }> = {
     max: 2,
     why: "a call's wait for an owner of global/ (cleared when the route settles) and the backoff between link attempts while nobody owns it",
   },
+  'src/engine/services/changes.ts': {
+    max: 1,
+    why: "events.wait's long-poll deadline, cleared when a change, a cancel or the deadline ends the call",
+  },
   'src/engine/pipelineControl.ts': { max: 1, why: 'a document.ingest request polling its document, bounded by the call signal' },
   'src/engine/client.ts': {
     max: 4,

@@ -19,6 +19,7 @@ const TOOLS = [
   'get_project_context',
   'list_memories',
   'list_suggestions',
+  'memory_changes_since',
   'memory_history',
   'promote_memory',
   'recall_memories',

@@ -69,7 +69,7 @@ test('MCP tool output: enums, merge wording, the agent as actor, memory text onl
         assert.doesNotMatch(p.description ?? '', /convention|bug_fix|gotcha/, `${t.name}.${name} offers no value the engine refuses`);
       }
     }
-    assert.equal(enums, 8, 'type (store, update), types (recall, list), scope (store, list), status, action');
+    assert.equal(enums, 9, 'type (store, update), types (recall, list), scope (store, list, changes since), status, action');
     const refused = await client.callTool({
       name: 'store_memory',
       arguments: { content: 'Prefer small pull requests.', type: 'convention' },

@@ -98,6 +98,7 @@ export class Store extends SqlDb {
   private ridHigh = 0;
   /** The open found a damaged log: the writer takes a snapshot at once, so the repaired state is durable. */
   private damagedLog = false;
+  private readonly commitListeners = new Set<() => void>();
 
   private constructor(
     db: Database,
@@ -323,8 +324,28 @@ export class Store extends SqlDb {
       this.seq++;
       this.oldestUnsnapshottedAt ??= Date.now();
       this.ftsMergeTimer?.countCommit();
+      this.notifyCommit();
     }
     return result;
+  }
+
+  /**
+   * Calls `listener` after every durable commit that wrote something (the change feed and the
+   * webhook outbox wake their readers with it); returns the unsubscribe function.
+   */
+  onCommit(listener: () => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
+
+  private notifyCommit(): void {
+    for (const l of [...this.commitListeners]) {
+      try {
+        l();
+      } catch (e) {
+        this.warn(`a listener of committed changes failed: ${errorMessage(e)}`, 'commit-listener');
+      }
+    }
   }
 
   /**

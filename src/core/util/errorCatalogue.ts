@@ -54,6 +54,7 @@ export const ERROR_CATALOGUE = {
   },
   io_error: { origin: 'core', template: 'Reading or writing the memory store at {dir} failed: {reason}' },
   // The engine and its port
+  webhook_not_ready: { origin: 'engine', template: 'Webhook {name} cannot send yet: {reason}' },
   unknown_method: { origin: 'engine', template: 'Unknown engine method "{method}".' },
   internal: { origin: 'engine', template: 'Agent Memory hit an internal error: {reason}' },
   cancelled: { origin: 'client', template: 'The operation was cancelled.' },

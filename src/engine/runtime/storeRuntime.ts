@@ -32,6 +32,7 @@ import { MemoryPipeline, type PipelineDeps } from '../../core/pipeline/pipeline'
 import { createSearchCandidateFinder } from '../../core/pipeline/searchCandidates';
 import type { FindCandidates } from '../../core/pipeline/decision';
 import type { BackgroundTask } from '../../core/util/backgroundTask';
+import { WebhookSender } from '../../core/webhooks/worker';
 import { errorMessage } from '../../core/util/errors';
 import { lifecycleFrom } from '../config';
 import type { StoreName } from '../protocol';
@@ -58,6 +59,8 @@ export interface RuntimeOptions {
   now?: () => Date;
   onWarning(message: string): void;
   onPipelineEvent?: PipelineDeps['onEvent'];
+  /** The project store's webhook deliveries (docs/changes.md): sent by this runtime when it may write. */
+  webhooks?: Pick<ConstructorParameters<typeof WebhookSender>[0], 'secret' | 'onAttempt'>;
 }
 
 export class StoreRuntime {
@@ -72,6 +75,8 @@ export class StoreRuntime {
   /** Decision candidates of the pipeline: this store's hybrid search, like recall (never reranked). */
   readonly findCandidates: FindCandidates;
   private hybrid: HybridSearch;
+  /** Sends the webhook deliveries of this store (the project store's owner, trusted workspace). */
+  readonly webhookSender: WebhookSender | undefined;
   private readonly ingest: MemoryIngest | undefined;
   private readonly backfill: EmbeddingBackfill | undefined;
   private switching: { run: Promise<ReembedResult>; abort: AbortController } | undefined;
@@ -107,6 +112,7 @@ export class StoreRuntime {
     const search = { search: (req: SearchRequest) => this.hybrid.search({ ...req, limit: Math.min(req.limit ?? maxLimit, maxLimit) }) };
     this.findCandidates = createSearchCandidateFinder(store, search, { minScore: config.search.min_score });
     this.pipeline = writable ? this.createPipeline() : undefined;
+    this.webhookSender = writable && opts.webhooks ? this.createWebhookSender(opts.webhooks) : undefined;
     this.hybrid = this.createSearch();
     // A completed embedder switch: search the new space from now on.
     space?.onSwitch(() => {
@@ -135,6 +141,7 @@ export class StoreRuntime {
     }
     const runtime = new StoreRuntime(opts, space);
     if (!store.isReadOnly) runtime.backfill?.start();
+    runtime.webhookSender?.start();
     return runtime;
   }
 
@@ -214,9 +221,18 @@ export class StoreRuntime {
     this.backfill?.kick();
   }
 
-  /** What the engine's scheduler drives for this store: the embedding backfill and the pipeline's workers. */
+  /** Webhooks or their deliveries changed outside a commit's wake (a secret made, dead ones retried). */
+  kickWebhooks(): void {
+    this.webhookSender?.kick();
+  }
+
+  /** What the engine's scheduler drives for this store: the embedding backfill, the pipeline's workers, webhook deliveries. */
   backgroundTasks(): BackgroundTask[] {
-    return [...(this.backfill ? [this.backfill] : []), ...(this.pipeline?.tasks() ?? [])];
+    return [
+      ...(this.backfill ? [this.backfill] : []),
+      ...(this.pipeline?.tasks() ?? []),
+      ...(this.webhookSender ? [this.webhookSender] : []),
+    ];
   }
 
   /**
@@ -266,6 +282,7 @@ export class StoreRuntime {
   async close(): Promise<{ promoted: string[] }> {
     if (this.closed) return { promoted: [] };
     this.closed = true;
+    this.webhookSender?.stop(); // attempts under way are cut short: they stay pending and are sent again
     let promoted: string[] = [];
     await this.pipeline?.stop({ graceMs: 2000 }).catch((e) => this.opts.onWarning(`pipeline stop: ${errorMessage(e)}`));
     try {
@@ -303,6 +320,17 @@ export class StoreRuntime {
     const r = this.pipeline?.graphBoost(query);
     return { memoryIds: new Set(r?.memoryIds ?? []), timedOut: r?.timedOut ?? false };
   };
+
+  private createWebhookSender(hooks: NonNullable<RuntimeOptions['webhooks']>): WebhookSender {
+    const w = this.opts.config.webhooks;
+    return new WebhookSender({
+      store: this.store,
+      ...hooks,
+      settings: () => ({ timeoutMs: w.timeout, maxAttempts: w.maxAttempts, retryDelayMs: w.retryDelay, maxRetryDelayMs: w.maxRetryDelay }),
+      ...(this.opts.now ? { now: this.opts.now } : {}),
+      onWarning: (m) => this.opts.onWarning(m),
+    });
+  }
 
   private createPipeline(): MemoryPipeline | undefined {
     const { config } = this.opts;
