@@ -14,7 +14,7 @@ import { UsageError, need, type CliArgs } from './args';
 import { removedCommand, restoreCommand } from './removed';
 import { aboutMemory, explainMissing } from './notFound';
 import { plural } from '../core/text/plural';
-import { describeCreate } from '../engine/createResultText';
+import { describeCreate, describeRedacted } from '../engine/createResultText';
 
 export interface CommandOutput {
   json: unknown;
@@ -117,7 +117,8 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     if (!Object.keys(patch).length)
       throw new UsageError('update: nothing to change (give --content, --title, --type, --tags or --importance)', 'update');
     const m = await aboutMemory(engine, id, () => engine.request('memory.update', { id, patch }));
-    return { json: m, text: `updated ${memoryLabel(m)} (version ${m.version})` };
+    const redacted = describeRedacted(m.redacted);
+    return { json: m, text: `updated ${memoryLabel(m)} (version ${m.version})${redacted ? `\n${redacted}` : ''}` };
   },
   delete: async (engine, a) => {
     const id = need(a, 'id');

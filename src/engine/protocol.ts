@@ -24,6 +24,7 @@ import type {
   MemoryScope,
   MemorySummary,
   SimilarMemory,
+  UpdatedMemory,
   UpdateMemoryInput,
 } from '../core/memory/types';
 import type { PendingReview } from '../core/pipeline/reviewTypes';
@@ -40,6 +41,7 @@ export type {
   MemoryScope,
   MemorySummary,
   UpdateMemoryInput,
+  UpdatedMemory,
   RemovedMemory,
   RemovedReason,
   SimilarMemory,
@@ -418,6 +420,8 @@ export interface DocumentIngestResult {
   /** The file as recorded: relative to the workspace root when inside it. */
   source?: string;
   title?: string;
+  /** Kinds of credential replaced by `[redacted: <kind>]` in the stored text (docs/secrets.md). */
+  redacted?: import('../core/secrets/rules').SecretKind[];
 }
 
 export interface ConfigSummary {
@@ -497,7 +501,8 @@ export interface EngineMethods {
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
   'memory.list': { params: ListOptions; result: ListResult };
-  'memory.update': { params: { id: string; patch: UpdateMemoryInput }; result: MemoryRecord };
+  /** `redacted`: kinds of credential the secret guard replaced in the edit (docs/secrets.md). */
+  'memory.update': { params: { id: string; patch: UpdateMemoryInput }; result: UpdatedMemory };
   /** Soft delete; `who` (default "user") and `reason` are kept in the history. */
   'memory.delete': { params: { id: string; reason?: string; who?: string }; result: MemoryRecord };
   /** Undoes a delete or an expiry (an expired memory gets a fresh lifetime, docs/lifecycle.md). */

@@ -68,6 +68,7 @@ export const SETTING_IDS: Readonly<Record<string, string>> = {
   'embedding.ollama_url': 'embeddings.ollamaServer',
 
   'memory.normalize_project_id': 'storage.normalizeProjectId',
+  'memory.secret_policy': 'storage.secretPolicy',
 
   'memory.pipelineV2.extractionTimeout': 'worker.extractionTimeout',
   'memory.pipelineV2.workerPollMs': 'worker.pollInterval',

@@ -130,7 +130,10 @@ export interface WriteOptions {
   extract?: boolean;
 }
 
-export type SkipReason = 'low_value' | 'placeholder' | 'redundant';
+export type SkipReason = 'low_value' | 'placeholder' | 'redundant' | 'secret_detected';
+
+/** Kinds of credential the secret guard replaced with `[redacted: <kind>]` (src/core/secrets/rules.ts). */
+export type RedactedKinds = import('../secrets/rules').SecretKind[];
 
 /** An existing memory a newly stored one is very close to, with the suggestion to merge them (docs/consolidation.md). */
 export interface SimilarMemory {
@@ -141,10 +144,25 @@ export interface SimilarMemory {
   suggestionId: string;
 }
 
+/**
+ * `redacted`: the kinds of credential the secret guard replaced before anything was written
+ * (docs/secrets.md); `secrets`: the kinds that made a `secret_detected` skip.
+ */
 export type CreateResult =
-  | { status: 'created'; memory: MemoryRecord; warnings: string[] }
-  | { status: 'duplicate'; memory: MemoryRecord; warnings: string[] }
-  | { status: 'skipped'; reason: SkipReason; existingId?: string; detail: string; warnings: string[] };
+  | { status: 'created'; memory: MemoryRecord; warnings: string[]; redacted?: RedactedKinds }
+  | { status: 'duplicate'; memory: MemoryRecord; warnings: string[]; redacted?: RedactedKinds }
+  | {
+      status: 'skipped';
+      reason: SkipReason;
+      existingId?: string;
+      detail: string;
+      warnings: string[];
+      redacted?: RedactedKinds;
+      secrets?: RedactedKinds;
+    };
+
+/** What an edit returns: the new record, and the kinds of credential redacted from the edit. */
+export type UpdatedMemory = MemoryRecord & { redacted?: RedactedKinds };
 
 export interface UpdateMemoryInput {
   title?: string;
