@@ -137,7 +137,7 @@ export class MemoryIngest {
       patch.content !== undefined ? normalizeAndHashContent(v.validateContent(patch.content)).storageContent : current.content;
     let emb: EmbedResult | undefined;
     if (title !== current.title || content !== current.content) emb = await embedForActiveSpace(this.space, this.store, title, content);
-    const updated = this.memory.update(id, patch, emb?.ok ? { embedding: emb.embedding } : {});
+    const updated = this.memory.update(id, patch, { ...(emb?.ok ? { embedding: emb.embedding } : {}), redacted });
     const memory: UpdatedMemory = redacted.length ? { ...updated, redacted } : updated;
     if (memory.embeddingStatus !== 'ready') this.opts.onPending?.();
     return {

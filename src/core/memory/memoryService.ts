@@ -99,13 +99,14 @@ export class MemoryService {
   }
 
   /**
-   * An edit with its credentials handled by the policy (docs/secrets.md): redacted, or refused
-   * with `secret_detected`. Callers that embed the new text first (ingest.ts) embed this one.
+   * An edit after the secret guard (docs/secrets.md): redacted, or refused with `secret_detected`;
+   * ingest.ts embeds this one. `earlier`: kinds a caller's guard already redacted (for the history).
    */
-  guardPatch(patch: UpdateMemoryInput): { patch: UpdateMemoryInput; redacted: RedactedKinds } {
-    const g = guardSecrets(patch, this.secretPolicy);
+  guardPatch(given: UpdateMemoryInput, earlier: RedactedKinds = []): { patch: UpdateMemoryInput; redacted: RedactedKinds } {
+    if (!given || typeof given !== 'object') throw new ValidationError('patch', 'must be an object');
+    const g = guardSecrets(given, this.secretPolicy);
     if (g.refused) throw secretRefusal(g.kinds);
-    return { patch: g.value, redacted: g.kinds };
+    return { patch: g.value, redacted: g.kinds.length ? g.kinds : earlier };
   }
 
   /** The content hash a create of `content` is stored under (after the secret guard); see server/idempotency.ts. */
@@ -354,8 +355,7 @@ export class MemoryService {
    * memory becomes `pending` and leaves the vector index until it is embedded again.
    */
   updateInTx(tx: Tx, id: string, given: UpdateMemoryInput, opts: WriteOptions = {}): UpdatedMemory {
-    if (!given || typeof given !== 'object') throw new ValidationError('patch', 'must be an object');
-    const { patch, redacted } = this.guardPatch(given);
+    const { patch, redacted } = this.guardPatch(given, opts.redacted);
     const current = this.get(id);
     if (!current) throw new NotFoundError(id);
     checkExpectedVersion(id, patch, current);

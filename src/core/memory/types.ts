@@ -128,6 +128,8 @@ export interface WriteOptions {
    * pipeline's own writes, document chunks, undo: derived text is never extracted again).
    */
   extract?: boolean;
+  /** Kinds of credential the caller's own secret guard already redacted (recorded in the history). */
+  redacted?: RedactedKinds;
 }
 
 export type SkipReason = 'low_value' | 'placeholder' | 'redundant' | 'secret_detected';
