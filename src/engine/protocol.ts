@@ -30,6 +30,7 @@ import type {
 import type { PendingReview } from '../core/pipeline/reviewTypes';
 import type { RemovedMemory, RemovedReason } from '../core/lifecycle/removedTypes';
 import type { ErrorCode } from '../core/util/errorCatalogue';
+import type { SecretScanResult } from '../core/secrets/scanTypes';
 
 export type {
   CreateMemoryInput,
@@ -551,6 +552,8 @@ export interface EngineMethods {
   /** Reads a JSONL export, a JSON export or a plain array of {content,…} and creates its memories (bad lines reported, never fatal). */
   import: { params: { path: string }; result: ImportResult };
   'config.reload': { params: { settings?: Record<string, unknown> }; result: ConfigSummary };
+  /** Scan Memories for Secrets (docs/secrets.md): what the stores hold; with `redact`, redacted everywhere and compacted. */
+  'secrets.scan': { params: { redact?: boolean }; result: SecretScanReport };
   /** Snapshot both stores now. */
   'engine.snapshot': { params: Record<string, never>; result: { project: number; global: number } };
   /**
@@ -590,6 +593,12 @@ export interface EngineMethods {
 export type EngineMethod = keyof EngineMethods;
 export type ParamsOf<M extends EngineMethod> = EngineMethods[M]['params'];
 export type ResultOf<M extends EngineMethod> = EngineMethods[M]['result'];
+
+/** What Scan Memories for Secrets found per store; `removedFiles`: old copies the compaction removed. */
+export interface SecretScanReport {
+  redact: boolean;
+  stores: (SecretScanResult & { store: StoreName; removedFiles: number })[];
+}
 
 /** Methods that only read: the client retries them once across an engine restart. */
 export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod>([
