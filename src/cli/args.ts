@@ -51,6 +51,8 @@ export interface CliArgs {
   /** removed: only expired / only deleted memories. */
   expired?: boolean;
   deleted?: boolean;
+  /** scan-secrets: redact what is found. */
+  redact?: boolean;
   tokenFile?: string;
 }
 
@@ -168,6 +170,7 @@ function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[]
     ...(v.automatic || v.capture ? { automatic: true } : {}),
     ...(v.expired ? { expired: true } : {}),
     ...(v.deleted ? { deleted: true } : {}),
+    ...(v.redact ? { redact: true } : {}),
     ...localHostOnly(s('host')),
   };
 }

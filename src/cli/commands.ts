@@ -15,6 +15,7 @@ import { removedCommand, restoreCommand } from './removed';
 import { aboutMemory, explainMissing } from './notFound';
 import { plural } from '../core/text/plural';
 import { describeCreate, describeRedacted } from '../engine/createResultText';
+import { describeSecretScan } from '../engine/secretScanText';
 
 export interface CommandOutput {
   json: unknown;
@@ -152,6 +153,10 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
       text: importReport(r),
       ...(failed ? { failure: `nothing was imported: ${everyFailed(r.errors.length)}.` } : {}),
     };
+  },
+  'scan-secrets': async (engine, a) => {
+    const r = await engine.request('secrets.scan', { redact: a.redact === true });
+    return { json: r, text: describeSecretScan(r, { redactHint: 'Run agent-memory scan-secrets --redact to remove them everywhere.' }) };
   },
   stats: async (engine) => {
     const s = await engine.request('stats', {});

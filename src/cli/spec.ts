@@ -17,6 +17,7 @@ export const COMMANDS = [
   'export',
   'import',
   'stats',
+  'scan-secrets',
   'mcp',
   'help',
 ] as const;
@@ -55,6 +56,7 @@ export const OPTIONS = {
   deleted: { help: 'only deleted memories' },
   http: { value: '<port>', help: 'serve Streamable HTTP on 127.0.0.1:<port> instead of stdio (0: any free port)' },
   host: { value: '127.0.0.1', help: 'accepted only as 127.0.0.1 or localhost: the server is never reachable from elsewhere' },
+  redact: { help: 'replace every secret found with [redacted: <kind>], history and the store files included' },
   'token-file': { value: '<file>', help: 'the bearer token to require (a private file; default: a new token, printed)' },
 } as const satisfies Record<string, OptionSpec>;
 export type OptionName = keyof typeof OPTIONS;
@@ -159,6 +161,14 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
     summary: 'how many memories each store holds, and where',
     options: [],
     examples: ['agent-memory stats --json'],
+  },
+  'scan-secrets': {
+    args: '',
+    summary: 'find credentials stored by older versions (and with --redact, remove them everywhere)',
+    about:
+      'Looks at every memory, its history and the other records of both stores, and says how many secrets of which kinds are in which memories, never the secrets. With --redact each is replaced by [redacted: <kind>], the search indexes and vectors are made again, and the store is compacted so no file of it (log, snapshots, quarantine) keeps the old text.',
+    options: ['redact'],
+    examples: ['agent-memory scan-secrets', 'agent-memory scan-secrets --redact'],
   },
   mcp: {
     args: '',

@@ -10,7 +10,7 @@
  * (Store.compactSecurely), which the caller runs after this.
  */
 import { collectEmbedding } from '../memory/embedding';
-import { redactDeep, redactSecrets } from '../secrets/detect';
+import { findSecrets, redactDeep, redactSecrets } from '../secrets/detect';
 import type { SecretKind } from '../secrets/rules';
 import type { SecretScanResult } from '../secrets/scanTypes';
 import type { Row, Store, Tx } from '../store/store';
@@ -26,14 +26,21 @@ interface Found {
   column: string;
   value: string;
   kinds: SecretKind[];
+  /** The secrets in it: their kind and a key that is the same wherever the same secret is stored. */
+  secrets: { kind: SecretKind; key: string }[];
 }
 
 /** Scans (and with `redact`, redacts) one store; see the file comment. */
 export function scanStoreForSecrets(store: Store, opts: { redact: boolean }): SecretScanResult {
   const found = findAll(store);
-  const result: SecretScanResult = { kinds: {}, memoryIds: [], historyOf: [], redactedValues: 0, reembed: 0 };
+  const result: SecretScanResult = { kinds: {}, places: found.length, memoryIds: [], historyOf: [], redactedValues: 0, reembed: 0 };
+  const seen = new Set<string>();
   for (const f of found) {
-    for (const k of f.kinds) result.kinds[k] = (result.kinds[k] ?? 0) + 1;
+    for (const s of f.secrets) {
+      if (seen.has(s.key)) continue;
+      seen.add(s.key);
+      result.kinds[s.kind] = (result.kinds[s.kind] ?? 0) + 1;
+    }
     const id = memoryIdOf(store, f);
     if (id && f.table === 'memories' && !result.memoryIds.includes(id)) result.memoryIds.push(id);
     if (id && f.table === 'memory_history' && !result.historyOf.includes(id)) result.historyOf.push(id);
@@ -77,7 +84,7 @@ function findInRow(table: string, row: Row): Found[] {
   for (const [column, v] of Object.entries(row)) {
     if (column === '__rowid' || typeof v !== 'string' || v.length < 8) continue;
     const r = redactValue(v);
-    if (r.kinds.length) out.push({ table, rowid: Number(row.__rowid), column, value: r.text, kinds: r.kinds });
+    if (r.kinds.length) out.push({ table, rowid: Number(row.__rowid), column, value: r.text, kinds: r.kinds, secrets: secretsIn(v) });
   }
   return out;
 }
@@ -97,6 +104,28 @@ export function redactValue(text: string): { text: string; kinds: SecretKind[] }
     }
   }
   return redactSecrets(text);
+}
+
+/**
+ * The secrets of a stored text (inside a JSON one, of its strings), each with a key that is the
+ * same for the same secret in a lower-cased, space-collapsed copy (normalized_content) or a JSON
+ * record: lower case, without white space. Kept in memory only, never reported.
+ */
+function secretsIn(text: string): { kind: SecretKind; key: string }[] {
+  const strings: string[] = [];
+  const collect = (v: unknown): void => {
+    if (typeof v === 'string') strings.push(v);
+    else if (Array.isArray(v)) v.forEach(collect);
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) [k, x].forEach(collect);
+  };
+  try {
+    collect(/^\s*[[{]/.test(text) ? JSON.parse(text) : text);
+  } catch {
+    collect(text);
+  }
+  return strings.flatMap((s) =>
+    findSecrets(s).map((f) => ({ kind: f.kind, key: s.slice(f.start, f.end).toLowerCase().replace(/\s+/g, '') })),
+  );
 }
 
 function memoryIdOf(store: Store, f: Found): string | undefined {

@@ -2,8 +2,10 @@
 import type { SecretKind } from './rules';
 
 export interface SecretScanResult {
-  /** Text values holding a credential, per kind (a value holding two kinds counts for each). */
+  /** Different secrets found, per kind (the same key in a memory, its history and its indexes counts once). */
   kinds: Partial<Record<SecretKind, number>>;
+  /** Text values (a column of a row) holding one or more. */
+  places: number;
   /** Ids of the memories whose own row held a credential. */
   memoryIds: string[];
   /** Ids of memories whose history held one (their row may be clean now). */
