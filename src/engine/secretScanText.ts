@@ -13,8 +13,9 @@ type StoreReport = SecretScanReport['stores'][number];
 /** How many memories are named by id before the rest are counted. */
 const NAMED = 10;
 
-export function describeSecretScan(r: SecretScanReport, opts: { redactHint?: string } = {}): string {
-  const lines = r.stores.filter((s) => found(s) > 0).map((s) => storeLine(s, r.redact));
+/** `ids: false`: no memory ids (the palette: people read it); the CLI names them. */
+export function describeSecretScan(r: SecretScanReport, opts: { redactHint?: string; ids?: boolean } = {}): string {
+  const lines = r.stores.filter((s) => found(s) > 0).map((s) => storeLine(s, r.redact, opts.ids !== false));
   if (!lines.length) return r.redact ? 'No secrets found: nothing needed redacting.' : 'No secrets found in the memories or their history.';
   if (!r.redact && opts.redactHint) lines.push(opts.redactHint);
   return lines.join('\n');
@@ -24,7 +25,7 @@ function found(s: StoreReport): number {
   return Object.values(s.kinds).reduce((n, c) => n + (c ?? 0), 0);
 }
 
-function storeLine(s: StoreReport, redact: boolean): string {
+function storeLine(s: StoreReport, redact: boolean, withIds: boolean): string {
   const kinds = (Object.entries(s.kinds) as [SecretKind, number][]).map(([k, c]) => `${SECRET_KINDS[k]} (${c})`).join(', ');
   const where = [
     s.memoryIds.length ? plural(s.memoryIds.length, 'memory', 'memories') : '',
@@ -33,9 +34,10 @@ function storeLine(s: StoreReport, redact: boolean): string {
   const store = s.store === 'project' ? 'The project store' : 'The global store';
   const head = `${store}: ${redact ? 'redacted' : 'found'} ${plural(found(s), 'secret')} (${kinds}) in ${where.join(' and ') || 'records outside the memories'}.`;
   const ids = [...new Set([...s.memoryIds, ...s.historyOf])];
-  const named = ids.length
-    ? ` Memories: ${ids.slice(0, NAMED).join(', ')}${ids.length > NAMED ? ` and ${ids.length - NAMED} more` : ''}.`
-    : '';
+  const named =
+    withIds && ids.length
+      ? ` Memories: ${ids.slice(0, NAMED).join(', ')}${ids.length > NAMED ? ` and ${ids.length - NAMED} more` : ''}.`
+      : '';
   if (!redact) return head + named;
   const vectors = s.reembed ? ' Their search vectors are being made again from the redacted text.' : '';
   return `${head}${named}${vectors} Old copies removed from disk: ${plural(s.removedFiles, 'file')}.`;
