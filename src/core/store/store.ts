@@ -483,7 +483,11 @@ export class Store extends SqlDb {
     this.assertWritable();
     if (this.inTx) throw new Error('cannot compact inside a transaction');
     await this.snapshotting?.catch(() => undefined);
+    const size = this.fileSize();
     this.db.run('VACUUM');
+    // A VACUUM that shrinks the file makes MEMFS copy it into a new array: the live view is then
+    // stale, and snapshots copy the database until the store is opened again (nothing is wrong: no warning).
+    if (this.fileSize() < size) this.live = undefined;
     await this.startSnapshot({ verify: true, rotate: true, keepPrevious: false });
     return this.log!.removeCoveredSegments(this.snapshotSeq) + removeOldCopies(this.dir);
   }
