@@ -21,8 +21,15 @@ export function redactionMarker(kind: SecretKind): string {
 /** The credentials in `text`, in order, not overlapping. */
 export function findSecrets(text: string): SecretFind[] {
   if (typeof text !== 'string' || text.length < 8) return [];
-  const finds: (SecretFind & { rank: number })[] = [];
+  return mergeOverlaps([...ruleFinds(text, () => true), ...wrappedFinds(text)]);
+}
+
+type RankedFind = SecretFind & { rank: number };
+
+function ruleFinds(text: string, which: (kind: SecretKind) => boolean): RankedFind[] {
+  const finds: RankedFind[] = [];
   SECRET_RULES.forEach((rule, rank) => {
+    if (!which(rule.kind)) return;
     const re = new RegExp(rule.pattern.source, `${rule.pattern.flags}d`);
     for (let m = re.exec(text); m; m = re.exec(text)) {
       if (m[0].length === 0) {
@@ -36,7 +43,65 @@ export function findSecrets(text: string): SecretFind[] {
       if (text.length > MAX_SCAN && finds.length > 10_000) break;
     }
   });
-  return mergeOverlaps(finds);
+  return finds;
+}
+
+/**
+ * Kinds with a fixed prefix, also found when a line break cuts them (a token wrapped by a
+ * terminal, an editor or an e-mail): the text is read again with such breaks removed, and a
+ * find that spans one is redacted over the lines it covers (docs/secrets.md).
+ */
+const WRAPPABLE = new Set<SecretKind>([
+  'aws_access_key',
+  'github_token',
+  'gitlab_token',
+  'slack_token',
+  'stripe_key',
+  'anthropic_key',
+  'openai_key',
+  'google_api_key',
+  'huggingface_token',
+  'npm_token',
+  'jwt',
+]);
+/** A prefix of one of them running into a line break: only then is the text read again. */
+const WRAPPED_PREFIX =
+  /(?:AKIA|ASIA|gh[pousr]_|github_pat_|gl[a-z]{2,4}-|xox[abposr]-|[srp]k_(?:live|test)_|sk-|AIza|hf_|npm_|eyJ)[A-Za-z0-9_.-]*\r?\n/;
+/** A line break between two characters of a token (the next line's indentation included). */
+const TOKEN_BREAK = /(?<=[A-Za-z0-9_.-])\r?\n[ \t]*(?=[A-Za-z0-9_.-])/g;
+
+/**
+ * Whether the run of token characters at `i` looks like the rest of a token rather than a word
+ * (a digit, or a lower-case letter followed by an upper-case one): a key at the end of a line is
+ * not joined with the word that starts the next.
+ */
+function tokenLike(text: string, i: number): boolean {
+  const run = /[A-Za-z0-9_.-]+/y;
+  run.lastIndex = i;
+  const piece = run.exec(text)?.[0] ?? '';
+  return /\d|[a-z][A-Z]/.test(piece);
+}
+
+function wrappedFinds(text: string): RankedFind[] {
+  if (!WRAPPED_PREFIX.test(text)) return [];
+  // `joined` is `text` without the breaks; at[i] is where joined[i] is in `text`.
+  let joined = '';
+  const at: number[] = [];
+  let from = 0;
+  const keep = (end: number) => {
+    joined += text.slice(from, end);
+    for (let i = from; i < end; i++) at.push(i);
+  };
+  for (const m of text.matchAll(TOKEN_BREAK)) {
+    const after = m.index + m[0].length;
+    if (!tokenLike(text, after)) continue;
+    keep(m.index);
+    from = after;
+  }
+  keep(text.length);
+  return ruleFinds(joined, (k) => WRAPPABLE.has(k))
+    .map((f) => ({ ...f, start: at[f.start]!, end: at[f.end - 1]! + 1 }))
+    .filter((f) => text.slice(f.start, f.end).includes('\n'));
 }
 
 /** Where the secret is inside a match: the `value` (or `sig`) group when the rule has one, else the whole match. */
@@ -48,7 +113,7 @@ function secretSpan(m: RegExpExecArray): { start: number; value: string } | unde
   return at && value ? { start: at[0], value } : undefined;
 }
 
-function mergeOverlaps(finds: (SecretFind & { rank: number })[]): SecretFind[] {
+function mergeOverlaps(finds: RankedFind[]): SecretFind[] {
   finds.sort((a, b) => a.start - b.start || a.rank - b.rank);
   const out: (SecretFind & { rank: number })[] = [];
   for (const f of finds) {

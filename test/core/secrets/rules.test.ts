@@ -191,6 +191,28 @@ describe('redaction', () => {
     assert.equal(r.text, 'before\n[redacted: private key]\nafter');
   });
 
+  test('a token cut by a line break (wrapped by a terminal or an editor) is found over both lines', () => {
+    const t = FIVE.githubToken;
+    const r = redactSecrets(`The CI bot token is ${t.slice(0, 20)}\n    ${t.slice(20)} (repo scope).`);
+    assert.equal(r.text, 'The CI bot token is [redacted: GitHub token] (repo scope).');
+    const k = FIVE.openaiKey;
+    const crlf = redactSecrets(`OPENAI key:\r\n${k.slice(0, 12)}\r\n${k.slice(12, 30)}\r\n${k.slice(30)}\r\nthat is all`);
+    assert.deepEqual(crlf.kinds, ['openai_key']);
+    assert.equal(crlf.text, 'OPENAI key:\r\n[redacted: OpenAI key]\r\nthat is all');
+    const aws = redactSecrets(`id ${FIVE.awsAccessKey.slice(0, 9)}\n${FIVE.awsAccessKey.slice(9)} for staging`);
+    assert.equal(aws.text, 'id [redacted: AWS access key] for staging');
+    // A whole key at the end of a line keeps the next line's first word.
+    assert.equal(redactSecrets(`${t}\nThen rotate it.`).text, '[redacted: GitHub token]\nThen rotate it.');
+    // Prose and code wrapped at ordinary words are not joined into a secret.
+    for (const text of [
+      'The task list:\n- ghp_ prefixes mark GitHub tokens\n- sk- prefixes mark OpenAI keys',
+      'See the AIza\nprefix in the Google docs.',
+      'const risk = 3;\nconst skill = 4;\nnpm_config_cache=/tmp/npm',
+      'eyJ is how a JSON web token starts;\nthe rest follows.',
+    ])
+      assert.deepEqual(findSecrets(text), [], text);
+  });
+
   test('redacting twice changes nothing (the marker is never a secret)', () => {
     for (const text of FIVE_TEXTS) {
       const once = redactSecrets(text).text;
