@@ -60,6 +60,12 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   { phrase: '"waiting for Ollama"', file: READINESS, test: 'waiting for Ollama' },
   { phrase: 'Import keeps `created_at`', file: 'test/e2e/suite/surfaces.test.ts', test: 'export' },
   {
+    phrase: 'compacts the store so none of its files on disk keeps the old text',
+    file: 'test/cli/secrets.test.ts',
+    test: 'CLI scan-secrets',
+  },
+  { phrase: 'new saves are redacted as they are written', file: 'test/cli/secrets.test.ts', test: 'the five kinds added are redacted' },
+  {
     phrase: 'Every\nclone and worktree with the same `origin` therefore shares one memory',
     file: 'test/engine/storeLocation.test.ts',
     test: 'two clones with the same origin open the same store',

@@ -51,6 +51,8 @@ export interface CliArgs {
   /** removed: only expired / only deleted memories. */
   expired?: boolean;
   deleted?: boolean;
+  /** scan-secrets: redact what is found. */
+  redact?: boolean;
   tokenFile?: string;
   /** events: the cursor to start after; --follow keeps printing changes. */
   since?: number;
@@ -178,6 +180,7 @@ function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[]
     ...(v.follow ? { follow: true } : {}),
     ...(v.failed ? { failed: true } : {}),
     ...(v.rotate ? { rotate: true } : {}),
+    ...(v.redact ? { redact: true } : {}),
     ...localHostOnly(s('host')),
   };
 }

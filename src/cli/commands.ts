@@ -16,6 +16,8 @@ import { aboutMemory, explainMissing } from './notFound';
 import { plural } from '../core/text/plural';
 import { describeCreate } from '../engine/createResultText';
 import { eventsCommand, webhooksCommand } from './changes';
+import { describeCreate, describeRedacted } from '../engine/createResultText';
+import { describeSecretScan } from '../engine/secretScanText';
 
 export interface CommandOutput {
   json: unknown;
@@ -118,7 +120,8 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     if (!Object.keys(patch).length)
       throw new UsageError('update: nothing to change (give --content, --title, --type, --tags or --importance)', 'update');
     const m = await aboutMemory(engine, id, () => engine.request('memory.update', { id, patch }));
-    return { json: m, text: `updated ${memoryLabel(m)} (version ${m.version})` };
+    const redacted = describeRedacted(m.redacted);
+    return { json: m, text: `updated ${memoryLabel(m)} (version ${m.version})${redacted ? `\n${redacted}` : ''}` };
   },
   delete: async (engine, a) => {
     const id = need(a, 'id');
@@ -152,6 +155,10 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
       text: importReport(r),
       ...(failed ? { failure: `nothing was imported: ${everyFailed(r.errors.length)}.` } : {}),
     };
+  },
+  'scan-secrets': async (engine, a) => {
+    const r = await engine.request('secrets.scan', { redact: a.redact === true });
+    return { json: r, text: describeSecretScan(r, { redactHint: 'Run agent-memory scan-secrets --redact to remove them everywhere.' }) };
   },
   stats: async (engine) => {
     const s = await engine.request('stats', {});

@@ -19,6 +19,7 @@ export const COMMANDS = [
   'stats',
   'events',
   'webhooks',
+  'scan-secrets',
   'mcp',
   'help',
 ] as const;
@@ -61,6 +62,7 @@ export const OPTIONS = {
   follow: { help: 'keep printing changes as they come, until Ctrl+C' },
   failed: { help: 'only failed deliveries (retrying or dead)' },
   rotate: { help: 'replace the signing secret with a new one (the receiver needs the new one)' },
+  redact: { help: 'replace every secret found with [redacted: <kind>], history and the store files included' },
   'token-file': { value: '<file>', help: 'the bearer token to require (a private file; default: a new token, printed)' },
 } as const satisfies Record<string, OptionSpec>;
 export type OptionName = keyof typeof OPTIONS;
@@ -183,6 +185,14 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
     options: ['failed', 'rotate', 'limit'],
     optionHelp: { limit: 'at most n deliveries (1-500, default 50)' },
     examples: ['agent-memory webhooks deliveries --failed', 'agent-memory webhooks secret ci', 'agent-memory webhooks test ci'],
+  },
+  'scan-secrets': {
+    args: '',
+    summary: 'find credentials stored by older versions (and with --redact, remove them everywhere)',
+    about:
+      'Looks at every memory, its history and the other records of both stores, and says how many secrets of which kinds are in which memories, never the secrets. With --redact each is replaced by [redacted: <kind>], the search indexes and vectors are made again, and the store is compacted so no file of it (log, snapshots, quarantine) keeps the old text.',
+    options: ['redact'],
+    examples: ['agent-memory scan-secrets', 'agent-memory scan-secrets --redact'],
   },
   mcp: {
     args: '',

@@ -6,7 +6,7 @@
  */
 export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['util'], // errors and the error catalogue: imported by everyone, imports nothing
-  ['text'], // normalization, tokenizing, quality and contradiction heuristics
+  ['text', 'secrets'], // normalization, tokenizing, quality and contradiction heuristics; the secret guard's rules
   ['store'], // SQLite (sql.js), op log, snapshots, lock; knows no ranking (search registers bm25)
   ['config', 'project'], // agent.yaml + settings; project identity
   ['embed'], // embedders and their HTTP client

@@ -7,6 +7,8 @@
  */
 import { plural } from '../core/text/plural';
 import { truncateLine } from '../core/text/truncate';
+import { describeKinds } from '../core/secrets/detect';
+import type { SecretKind } from '../core/secrets/rules';
 import type { CreateMemoryResult, SimilarMemory } from './protocol';
 
 export interface CreateWording {
@@ -24,6 +26,17 @@ const NAMED_SIMILAR = 2;
 const LABEL_MAX = 80;
 
 export function describeCreate(r: CreateMemoryResult, wording: CreateWording = {}): string {
+  const said = describeOutcome(r, wording);
+  return r.status === 'skipped' || !r.redacted?.length ? said : `${said} ${describeRedacted(r.redacted)}`;
+}
+
+/** What the secret guard did to a saved text (docs/secrets.md), for every surface that reports a save or an edit. */
+export function describeRedacted(kinds: readonly SecretKind[] | undefined): string {
+  if (!kinds?.length) return '';
+  return `Removed before saving: ${describeKinds(kinds)}, replaced by [redacted: …] so it is never stored.`;
+}
+
+function describeOutcome(r: CreateMemoryResult, wording: CreateWording): string {
   const w = { titles: wording.titles !== false, ids: wording.ids === true || wording.titles === false };
   if (r.status === 'skipped') return skippedText(r, w);
   const label = r.memory.title || r.memory.content;

@@ -15,6 +15,7 @@ export const ERROR_SENTENCES: Readonly<Record<EngineErrorCode, string>> = {
   version_conflict: 'The memory changed meanwhile. Reload it and try again.',
   duplicate_content: 'A memory with exactly this content already exists.',
   project_id_invalid: 'The project id is not valid.',
+  secret_detected: 'Not saved: it holds a secret (a key, a token or a password), and this store refuses secrets. Remove it and save again.',
   suggestion_resolved: 'This suggestion was already accepted or dismissed.',
   suggestion_stale: 'This suggestion is out of date: one of its memories was deleted, so it was dismissed.',
   review_invalid: 'This review can no longer be applied.',

@@ -204,6 +204,7 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     export: (e, p) => e.transfer.exportTo(str(p, 'path'), p.scope, optOneOf(p.format, EXPORT_FORMATS, 'format')),
     import: (e, p, ctx) => e.transfer.importFile(str(p, 'path'), ctx),
     'config.reload': (e, p) => e.reloadConfig(p?.settings),
+    'secrets.scan': (e, p) => e.maintenance.scanSecrets(p?.redact === true),
     'engine.snapshot': (e) => e.maintenance.snapshotNow(),
     'engine.shutdown': async (e) => {
       const snapshotted = await e.close();

@@ -24,12 +24,14 @@ import type {
   MemoryScope,
   MemorySummary,
   SimilarMemory,
+  UpdatedMemory,
   UpdateMemoryInput,
 } from '../core/memory/types';
 import type { PendingReview } from '../core/pipeline/reviewTypes';
 import type { RemovedMemory, RemovedReason } from '../core/lifecycle/removedTypes';
 import type { ErrorCode } from '../core/util/errorCatalogue';
 import type { ChangeEvent, ChangePage, ChangeType, Delivery, DeliveryStatus } from '../core/changes/types';
+import type { SecretScanResult } from '../core/secrets/scanTypes';
 
 export type {
   CreateMemoryInput,
@@ -41,6 +43,7 @@ export type {
   MemoryScope,
   MemorySummary,
   UpdateMemoryInput,
+  UpdatedMemory,
   RemovedMemory,
   RemovedReason,
   SimilarMemory,
@@ -451,6 +454,8 @@ export interface DocumentIngestResult {
   /** The file as recorded: relative to the workspace root when inside it. */
   source?: string;
   title?: string;
+  /** Kinds of credential replaced by `[redacted: <kind>]` in the stored text (docs/secrets.md). */
+  redacted?: import('../core/secrets/rules').SecretKind[];
 }
 
 export interface ConfigSummary {
@@ -530,7 +535,8 @@ export interface EngineMethods {
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
   'memory.list': { params: ListOptions; result: ListResult };
-  'memory.update': { params: { id: string; patch: UpdateMemoryInput }; result: MemoryRecord };
+  /** `redacted`: kinds of credential the secret guard replaced in the edit (docs/secrets.md). */
+  'memory.update': { params: { id: string; patch: UpdateMemoryInput }; result: UpdatedMemory };
   /** Soft delete; `who` (default "user") and `reason` are kept in the history. */
   'memory.delete': { params: { id: string; reason?: string; who?: string }; result: MemoryRecord };
   /** Undoes a delete or an expiry (an expired memory gets a fresh lifetime, docs/lifecycle.md). */
@@ -579,6 +585,8 @@ export interface EngineMethods {
   /** Reads a JSONL export, a JSON export or a plain array of {content,…} and creates its memories (bad lines reported, never fatal). */
   import: { params: { path: string }; result: ImportResult };
   'config.reload': { params: { settings?: Record<string, unknown> }; result: ConfigSummary };
+  /** Scan Memories for Secrets (docs/secrets.md): what the stores hold; with `redact`, redacted everywhere and compacted. */
+  'secrets.scan': { params: { redact?: boolean }; result: SecretScanReport };
   /** Snapshot both stores now. */
   'engine.snapshot': { params: Record<string, never>; result: { project: number; global: number } };
   /**
@@ -638,6 +646,12 @@ export interface EngineMethods {
 export type EngineMethod = keyof EngineMethods;
 export type ParamsOf<M extends EngineMethod> = EngineMethods[M]['params'];
 export type ResultOf<M extends EngineMethod> = EngineMethods[M]['result'];
+
+/** What Scan Memories for Secrets found per store; `removedFiles`: old copies the compaction removed. */
+export interface SecretScanReport {
+  redact: boolean;
+  stores: (SecretScanResult & { store: StoreName; removedFiles: number })[];
+}
 
 /** Methods that only read: the client retries them once across an engine restart. */
 export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod>([

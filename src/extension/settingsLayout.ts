@@ -69,6 +69,7 @@ export const SETTING_IDS: Readonly<Record<string, string>> = {
   'embedding.ollama_url': 'embeddings.ollamaServer',
 
   'memory.normalize_project_id': 'storage.normalizeProjectId',
+  'memory.secret_policy': 'storage.secretPolicy',
 
   'webhooks.endpoints': 'webhooks.endpoints',
   'webhooks.timeout': 'webhooks.timeout',

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
 import type { CreateMemoryResult, ListResult, MemoryRecord } from '../engine/protocol';
-import { describeCreate } from '../engine/createResultText';
+import { describeCreate, describeRedacted } from '../engine/createResultText';
 import { MEMORY_SCOPES, MEMORY_TYPES } from '../core/memory/types';
 import { SUGGESTION_STATUSES } from '../core/consolidation/records';
 import { plural } from '../core/text/plural';
@@ -51,7 +51,8 @@ function memoryAsData(m: MemoryRecord): ToolResult {
 /** What store_memory answers: the outcome in words (memories named by id), the details as data. */
 function createAnswer(r: CreateMemoryResult): ToolResult {
   const said = describeCreate(r, { titles: false });
-  if (r.status === 'skipped') return asData(said, { status: r.status, reason: r.reason, existingId: r.existingId, warnings: r.warnings });
+  if (r.status === 'skipped')
+    return asData(said, { status: r.status, reason: r.reason, existingId: r.existingId, secrets: r.secrets, warnings: r.warnings });
   return asData(said, {
     status: r.status,
     action: r.action,
@@ -60,6 +61,7 @@ function createAnswer(r: CreateMemoryResult): ToolResult {
     scope: r.memory.scope,
     ...(r.similar?.length ? { similar: r.similar } : {}),
     ...(r.suggestions?.length ? { suggestions: r.suggestions } : {}),
+    ...(r.redacted?.length ? { redacted: r.redacted } : {}),
     warnings: r.warnings,
   });
 }
@@ -197,11 +199,13 @@ export function registerTools(server: McpServer, engine: EngineClient): void {
         if (!Object.keys(patch).length)
           throw new EngineError('invalid_input', 'Nothing to change: give content, title, type, tags or importance.');
         const m = await engine.request('memory.update', { id: memoryId, patch: { ...patch, who: actorOf(server) } });
-        return asData(`Memory ${m.id} updated to version ${m.version}.`, {
+        const redacted = describeRedacted(m.redacted);
+        return asData(`Memory ${m.id} updated to version ${m.version}.${redacted ? ` ${redacted}` : ''}`, {
           id: m.id,
           version: m.version,
           title: m.title,
           updatedAt: m.updatedAt,
+          ...(m.redacted ? { redacted: m.redacted } : {}),
         });
       }),
   );

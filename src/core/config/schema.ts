@@ -17,6 +17,8 @@ import type {
   WebhooksSpec,
 } from './specTypes.js';
 import type { ConfigKey, ConfigShape, ValueAt, WebhookEndpointConfig } from './types.js';
+import type { ConfigKey, ConfigShape, ValueAt } from './types.js';
+import { DEFAULT_SECRET_POLICY, SECRET_POLICIES } from '../secrets/policy.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -204,6 +206,14 @@ const ENTRIES = [
   ),
   ms('memory.dedup_scan_interval', { default: HOUR, min: MINUTE, max: 7 * DAY }, 'How often the background duplicate scanner runs.'),
   oneOf('memory.merge_strategy', ['latest_wins', 'append', 'smart_merge'], 'smart_merge', 'How merged memories are combined.'),
+
+  // ── secrets (docs/secrets.md) ─────────────────────────────────────────────────────────────
+  oneOf(
+    'memory.secret_policy',
+    SECRET_POLICIES,
+    DEFAULT_SECRET_POLICY,
+    'What a write does with a credential in its text (API keys, tokens, private keys, passwords): redact replaces each with [redacted: <kind>] and says so, refuse skips the write, allow stores it as written.',
+  ),
 
   // ── search ──────────────────────────────────────────────────────────────────────────────
   // 0.5/0.5 rather than 0.7/0.3: with the offline embedder the vector leg is the weaker one

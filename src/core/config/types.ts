@@ -3,12 +3,14 @@
  * The shape here is the single source of truth for key paths: the schema table
  * (schema.ts) is checked against it at compile time.
  */
+import type { SecretPolicy } from '../secrets/policy';
 
 import type { WebhookEndpointConfig } from './changeTypes.js';
 
 export type { WebhookEndpointConfig } from './changeTypes.js';
 export type MaintenanceMode = 'observe' | 'execute';
 export type MergeStrategy = 'latest_wins' | 'append' | 'smart_merge';
+export type { SecretPolicy } from '../secrets/policy';
 export type EmbeddingProviderName = 'auto' | 'ollama' | 'builtin' | 'hash';
 export type PipelineMode = 'off' | 'shadow' | 'controlled' | 'full';
 
@@ -72,6 +74,7 @@ export interface MemoryConfig {
   auto_merge_threshold: number;
   dedup_scan_interval: number;
   merge_strategy: MergeStrategy;
+  secret_policy: SecretPolicy;
 }
 
 export interface SearchConfig {

@@ -265,3 +265,16 @@ export async function writeSnapshotFile(dir: string, sfs: StoreFs, content: Snap
   sfs.renameSync(tmp + CHECKSUM_SUFFIX, file + CHECKSUM_SUFFIX);
   fsyncDir(dir);
 }
+
+/**
+ * Removes the previous snapshot (with its checksum) and every file in quarantine/: the copies a
+ * secure compaction must not leave behind (Store.compactSecurely). Returns how many were removed.
+ */
+export function removeOldCopies(dir: string): number {
+  const files = [SNAPSHOT_PREV, SNAPSHOT_PREV + CHECKSUM_SUFFIX].map((n) => path.join(dir, n)).filter((f) => fs.existsSync(f));
+  const quarantine = path.join(dir, 'quarantine');
+  if (fs.existsSync(quarantine)) files.push(...fs.readdirSync(quarantine).map((n) => path.join(quarantine, n)));
+  for (const f of files) fs.rmSync(f, { recursive: true, force: true });
+  fsyncDir(dir);
+  return files.length;
+}

@@ -29,6 +29,7 @@ import { UserFacingError, errorMessage } from '../util/errors';
 import {
   SNAPSHOT,
   loadSnapshot,
+  removeOldCopies,
   discardSnapshotTemp,
   writeSnapshotFile,
   writeSnapshotTemp,
@@ -492,7 +493,27 @@ export class Store extends SqlDb {
     return this.startSnapshot({ verify: false, rotate: true });
   }
 
-  private startSnapshot(opts: { verify: boolean; rotate: boolean }): Promise<void> {
+  /**
+   * A compaction that leaves on disk no copy of text removed from the database (docs/secrets.md
+   * "Scanning what is already stored"): VACUUM rewrites the database without its freed pages, a
+   * verified snapshot replaces the current one (the previous is not kept), and the log segments
+   * and quarantine copies (old snapshots, set-aside logs) that held the old text are removed.
+   * Returns how many files were removed.
+   */
+  async compactSecurely(): Promise<number> {
+    this.assertWritable();
+    if (this.inTx) throw new Error('cannot compact inside a transaction');
+    await this.snapshotting?.catch(() => undefined);
+    const size = this.fileSize();
+    this.db.run('VACUUM');
+    // A VACUUM that shrinks the file makes MEMFS copy it into a new array: the live view is then
+    // stale, and snapshots copy the database until the store is opened again (nothing is wrong: no warning).
+    if (this.fileSize() < size) this.live = undefined;
+    await this.startSnapshot({ verify: true, rotate: true, keepPrevious: false });
+    return this.log!.removeCoveredSegments(this.snapshotSeq) + removeOldCopies(this.dir);
+  }
+
+  private startSnapshot(opts: { verify: boolean; rotate: boolean; keepPrevious?: boolean }): Promise<void> {
     const seq = this.seq;
     const counter = this.live ? changeCounter(this.live.storage) : 0;
     // The watermark lives inside the snapshot; this write is not logged on purpose.
@@ -510,7 +531,10 @@ export class Store extends SqlDb {
     this.oldestUnsnapshottedAt = undefined;
     this.snapshotting = (async () => {
       try {
-        await writeSnapshotFile(this.dir, this.sfs, content, { keepPrevious: !this.loadedUnverified, verify: opts.verify });
+        await writeSnapshotFile(this.dir, this.sfs, content, {
+          keepPrevious: opts.keepPrevious !== false && !this.loadedUnverified,
+          verify: opts.verify,
+        });
         this.loadedUnverified = false;
         const prevSeq = this.snapshotSeq;
         this.snapshotSeq = seq;

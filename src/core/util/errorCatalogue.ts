@@ -28,6 +28,10 @@ export const ERROR_CATALOGUE = {
   },
   duplicate_content: { origin: 'core', template: 'Another memory ({existingId}) already has exactly this content.' },
   project_id_invalid: { origin: 'core', template: 'project id {reason}' },
+  secret_detected: {
+    origin: 'core',
+    template: 'Not saved: the text holds {kinds}, and this store refuses memories with secrets. Remove it and save again.',
+  },
   // Consolidation suggestions, pipeline reviews and undo
   suggestion_resolved: { origin: 'core', template: 'Suggestion {id} is already {status}.' },
   suggestion_stale: { origin: 'core', template: 'Suggestion {id} refers to a memory that was deleted; it was dismissed.' },

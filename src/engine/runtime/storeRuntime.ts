@@ -11,7 +11,7 @@
  */
 import type { Store } from '../../core/store/store';
 import { MemoryService } from '../../core/memory/memoryService';
-import type { CreateMemoryInput, MemoryRecord, UpdateMemoryInput } from '../../core/memory/types';
+import type { CreateMemoryInput, UpdatedMemory, UpdateMemoryInput } from '../../core/memory/types';
 import { MemoryIngest } from '../../core/memory/ingest';
 import { EmbeddingBackfill } from '../../core/memory/backfill';
 import { reembedAll, type ReembedProgress, type ReembedResult } from '../../core/memory/reembed';
@@ -93,6 +93,7 @@ export class StoreRuntime {
       projectId: opts.projectId,
       lifecycle: lifecycleFrom(config),
       enqueueExtraction: pipelineMode(config) !== 'off',
+      secretPolicy: config.memory.secret_policy,
       ...(opts.now ? { now: opts.now } : {}),
     });
     const warn = (m: string) => opts.onWarning(`${opts.name} vectors: ${m}`);
@@ -160,7 +161,7 @@ export class StoreRuntime {
   }
 
   /** Update; with vectors a changed text is embedded again before the commit. */
-  async update(id: string, patch: UpdateMemoryInput): Promise<MemoryRecord> {
+  async update(id: string, patch: UpdateMemoryInput): Promise<UpdatedMemory> {
     if (this.ingest) return (await this.ingest.update(id, patch)).memory;
     return this.memory.update(id, patch);
   }
