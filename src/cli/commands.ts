@@ -14,7 +14,6 @@ import { UsageError, need, type CliArgs } from './args';
 import { removedCommand, restoreCommand } from './removed';
 import { aboutMemory, explainMissing } from './notFound';
 import { plural } from '../core/text/plural';
-import { describeCreate } from '../engine/createResultText';
 import { eventsCommand, webhooksCommand } from './changes';
 import { describeCreate, describeRedacted } from '../engine/createResultText';
 import { describeSecretScan } from '../engine/secretScanText';

@@ -17,7 +17,6 @@ import type {
   WebhooksSpec,
 } from './specTypes.js';
 import type { ConfigKey, ConfigShape, ValueAt, WebhookEndpointConfig } from './types.js';
-import type { ConfigKey, ConfigShape, ValueAt } from './types.js';
 import { DEFAULT_SECRET_POLICY, SECRET_POLICIES } from '../secrets/policy.js';
 
 const SECOND = 1000;
