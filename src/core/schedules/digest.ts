@@ -6,6 +6,8 @@
  * model fails — the output is the goal and the recalled memories themselves: a reminder still
  * reminds. No transaction is open while this runs.
  */
+import type { Store } from '../store/store';
+import { LIVE_MEMORY_SQL, liveParam } from '../memory/visibility';
 import type { LlmProvider } from '../llm/types';
 import { stripThink } from '../llm/parseJson';
 import { errorMessage } from '../util/errors';
@@ -114,4 +116,18 @@ function prompt(s: ScheduleDefinition, listed: string): string {
     '',
     'Answer in plain text, at most 120 words: what they asked for, drawn only from the memories. If none is relevant, say so in one sentence and restate the request.',
   ].join('\n');
+}
+
+/**
+ * Live memories of `projectId` created or changed after `since`, newest first (what "tell me what
+ * changed" lists).
+ */
+export function memoriesChangedSince(store: Store, q: { projectId: string; since: string; limit: number; now: Date }): RunMemory[] {
+  return store
+    .all<{ id: string; title: string; content: string; type: string; updated_at: string }>(
+      `SELECT m.id, m.title, m.content, m.type, m.updated_at FROM memories m
+        WHERE m.project_id = ? AND ${LIVE_MEMORY_SQL} AND m.updated_at > ? ORDER BY m.updated_at DESC, m.rid DESC LIMIT ?`,
+      [q.projectId, liveParam(q.now), q.since, q.limit],
+    )
+    .map((r) => ({ id: r.id, title: r.title, content: r.content, type: r.type, updatedAt: r.updated_at }));
 }

@@ -152,7 +152,7 @@ function rescheduleAfter(s: ScheduleDefinition, run: ScheduleRunRecord, outcome:
   const failures = s.consecutiveFailures + 1;
   const max = opts.maxConsecutiveFailures ?? SCHEDULE_LIMITS.maxConsecutiveFailures;
   if (failures >= max) {
-    const last = outcome.error ? ` The last one: ${outcome.error}` : '';
+    const last = outcome.error ? ` The last one: ${outcome.error.trim().replace(/([^.!?])$/, '$1.')}` : '';
     return {
       nextRunAt: null,
       status: 'paused',
