@@ -243,6 +243,7 @@ test('with the pipeline LLM (fake Ollama) a run writes a short digest; a failing
   t.clock.t = Date.parse('2026-03-02T09:00:00Z');
   await r.runStep();
   const run = t.finished[0]!.run;
+  assert.equal(run.scheduleId, s.id);
   assert.equal(run.turnCount, 1);
   assert.equal(run.cost, 0);
   assert.match(
