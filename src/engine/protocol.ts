@@ -29,6 +29,7 @@ import type {
 import type { PendingReview } from '../core/pipeline/reviewTypes';
 import type { RemovedMemory, RemovedReason } from '../core/lifecycle/removedTypes';
 import type { ErrorCode } from '../core/util/errorCatalogue';
+import { SCHEDULE_READ_METHODS, type ScheduleEvent, type ScheduleMethods } from './scheduleProtocol';
 
 export type {
   CreateMemoryInput,
@@ -492,7 +493,8 @@ export interface RunningConfig {
 
 // ── Requests: method name → params and result ───────────────────────────────────────────────
 
-export interface EngineMethods {
+/** Schedules and reminders (scheduleProtocol.ts). */
+export interface EngineMethods extends ScheduleMethods {
   /** Through the smart store (docs/consolidation.md): may merge into an existing memory (status duplicate, action merged). */
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
@@ -604,6 +606,7 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'stats',
   'diagnostics',
   'pipeline.status',
+  ...SCHEDULE_READ_METHODS,
 ]);
 
 /**
@@ -650,7 +653,8 @@ export type EngineEvent =
   | { type: 'snapshot'; store: StoreName; seq: number }
   | { type: 'store.health'; store: StoreName; health: StoreHealthInfo }
   /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */
-  | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState };
+  | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState }
+  | ScheduleEvent;
 
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────
 
