@@ -11,8 +11,9 @@ import type {
   ScheduleRunRecord,
   ScheduleSearchFilters,
   ScheduleSearchResult,
+  Notice,
+  Reminders,
 } from '../core/schedules/types';
-import type { Notice, Reminders } from '../core/schedules/notices';
 
 export type {
   ChannelId,

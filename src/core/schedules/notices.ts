@@ -7,7 +7,9 @@
 import type { Store } from '../store/store';
 import type { Row } from '../store/storeTypes';
 import { runFromRow, scheduleFromRow } from './rows';
-import type { NotificationPolicy, RunStatus, ScheduleDefinition, ScheduleRunRecord } from './types';
+import type { Notice, NotificationPolicy, Reminders, RunStatus } from './types';
+
+export type { Notice, Reminders };
 
 /** Whether a run that ended with `status` is shown under `policy`. */
 export function wantsNotice(policy: NotificationPolicy, status: RunStatus): boolean {
@@ -19,11 +21,6 @@ export function wantsNotice(policy: NotificationPolicy, status: RunStatus): bool
 
 /** Notices older than this are not shown any more (the run history keeps them). */
 export const NOTICE_MAX_AGE_MS = 7 * 86_400_000;
-
-export interface Notice {
-  schedule: ScheduleDefinition;
-  run: ScheduleRunRecord;
-}
 
 /** Finished runs nobody was shown yet whose policy wants a notice, oldest first (at most `limit`, of the last 7 days). */
 export function pendingNotices(store: Store, now: Date, limit = 20): Notice[] {
@@ -47,13 +44,6 @@ export function claimNotice(store: Store, runId: string): boolean {
     tx.run("UPDATE schedule_runs SET notified = 1 WHERE run_id = ? AND notified = 0 AND status <> 'running'", [runId]);
     return tx.changes() > 0;
   });
-}
-
-export interface Reminders {
-  /** Active schedules due within `withinMs`, soonest first. */
-  dueSoon: ScheduleDefinition[];
-  /** Runs finished within `recentMs`, newest first, with their schedules. */
-  recent: Notice[];
 }
 
 /** What an agent is told at the start of a session: reminders due soon and what recent runs said. */

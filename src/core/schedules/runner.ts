@@ -7,7 +7,6 @@
  * next_run_at, looked at again at least every minute, so runs missed while the machine slept
  * (or the clock jumped) happen once, late, soon after it wakes.
  */
-import { randomBytes } from 'node:crypto';
 import { WakeSignal, type BackgroundTask } from '../util/backgroundTask';
 import { errorMessage } from '../util/errors';
 import { claimDue, claimManual, finishRun, recoverInterrupted, type FinishOptions } from './runs';
@@ -29,7 +28,11 @@ export interface FinishedRun {
 
 export interface RunnerOptions {
   schedules: ScheduleStore;
-  /** Who runs: the owner process's purpose ("VS Code window (pid 123)"); a suffix tells this runner apart. */
+  /**
+   * Who runs, as the lease records it: the owner process's purpose ("VS Code window (pid 123)")
+   * and a suffix of the engine (` #1a2b3c4d`), the same for every runner of that engine so a
+   * restarted runner never takes its own engine's run under way for an interrupted one.
+   */
   owner: string;
   /** What a run does (digest.ts executeRun with the store's recall and LLM). */
   execute(schedule: ScheduleDefinition, run: ScheduleRunRecord, signal: AbortSignal): Promise<RunResult>;
@@ -43,7 +46,6 @@ export interface RunnerOptions {
 
 export class ScheduleRunner implements BackgroundTask {
   readonly name = 'schedules';
-  /** This runner's lease owner: the process's purpose and a random suffix. */
   readonly owner: string;
   private readonly wake = new WakeSignal();
   private readonly abort = new AbortController();
@@ -52,7 +54,7 @@ export class ScheduleRunner implements BackgroundTask {
   private readonly now: () => Date;
 
   constructor(private readonly opts: RunnerOptions) {
-    this.owner = `${opts.owner} #${randomBytes(4).toString('hex')}`;
+    this.owner = opts.owner;
     this.now = opts.now ?? (() => new Date());
   }
 

@@ -153,3 +153,17 @@ export const SCHEDULE_LIMITS = {
   /** Schedules of one store. */
   maxSchedules: 100_000,
 } as const;
+
+/** A finished run and its schedule, as a notice shows it. */
+export interface Notice {
+  schedule: ScheduleDefinition;
+  run: ScheduleRunRecord;
+}
+
+/** What agents see in the project context (notices.ts reminders()). */
+export interface Reminders {
+  /** Active schedules due within `withinMs`, soonest first. */
+  dueSoon: ScheduleDefinition[];
+  /** Runs finished within `recentMs`, newest first, with their schedules. */
+  recent: Notice[];
+}
