@@ -15,6 +15,7 @@ import { runFromRow, scheduleFromRow } from './rows';
 import {
   CHANNEL_IDS,
   NOTIFICATION_POLICIES,
+  PATCH_STATUSES,
   SCHEDULE_LIMITS,
   SCHEDULE_STATUSES,
   type NewSchedule,
@@ -333,8 +334,7 @@ function statusColumns(
 function statusAfter(s: ScheduleDefinition, patch: SchedulePatch): 'active' | 'paused' | undefined {
   if (patch.status === undefined)
     return s.status === 'completed' && patch.cadence ? 'active' : s.status === 'active' ? 'active' : undefined;
-  if (patch.status !== 'active' && patch.status !== 'paused')
-    throw invalid('status', `must be active (resume) or paused, got ${shownValue(patch.status)}`);
+  if (!PATCH_STATUSES.includes(patch.status)) throw invalid('status', `must be active (resume) or paused, got ${shownValue(patch.status)}`);
   return patch.status;
 }
 

@@ -19,6 +19,8 @@ export const CADENCE_KINDS: readonly CadenceKind[] = ['cron', 'once', 'interval'
 /** active: runs when due; paused: by a person or after repeated failures (pauseReason says which); completed: a one-shot that ran. */
 export type ScheduleStatus = 'active' | 'paused' | 'completed';
 export const SCHEDULE_STATUSES: readonly ScheduleStatus[] = ['active', 'paused', 'completed'];
+/** What an update may set: active resumes, paused pauses. */
+export const PATCH_STATUSES = ['active', 'paused'] as const;
 
 /** When a run's notice is shown: after every run (default), only after a failed one, never. */
 export type NotificationPolicy = 'always' | 'on_failure' | 'never';
