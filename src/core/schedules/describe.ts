@@ -5,7 +5,7 @@
  * people read; vscode-free, so the CLI, the MCP server and VS Code say the same.
  */
 import { durationWords } from './cadence';
-import type { ScheduleCadence, ScheduleDefinition, ScheduleRunRecord } from './types';
+import type { Reminders, ScheduleCadence, ScheduleDefinition, ScheduleRunRecord } from './types';
 import { wallTime, type WallTime } from './zoned';
 
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -115,3 +115,30 @@ export function describeRun(r: ScheduleRunRecord, zone: string, now: Date): stri
   if (r.status === 'interrupted') return `interrupted ${when}: the process running it stopped`;
   return `failed ${when}${late}${r.error ? `: ${r.error}` : ''}`;
 }
+
+/** A schedule's name, else the start of its goal, on one line. */
+export function scheduleLabel(s: Pick<ScheduleDefinition, 'name' | 'goal'>, max = 80): string {
+  const label = (s.name ?? s.goal).replace(/\s+/g, ' ').trim();
+  return label.length > max ? `${label.slice(0, max - 1)}…` : label;
+}
+
+/**
+ * Reminders as lines for an agent's briefing (the project context, the session-start hook):
+ * "- due tomorrow 09:00: <goal> (every weekday at 09:00 Europe/Berlin; schedule <id>)" and
+ * "- ran today 09:00: <goal> — <summary>". The text is the schedules' own: callers put it
+ * inside the recall markers, as data.
+ */
+export function reminderLines(r: Reminders, now: Date, summaryChars = 300): string[] {
+  const due = r.dueSoon.map(
+    (s) =>
+      `- due ${s.nextRunAt ? whenWords(s.nextRunAt, s.cadence.timezone, now) : 'now'}: ${oneLine(s.goal)} ` +
+      `(${describeCadence(s.cadence)}; schedule ${s.id})`,
+  );
+  const recent = r.recent.map(({ schedule, run }) => {
+    const summary = run.outputSummary ? ` — ${oneLine(run.outputSummary).slice(0, summaryChars)}` : '';
+    return `- ${describeRun(run, schedule.cadence.timezone, now)}: ${scheduleLabel(schedule)}${summary} (run ${run.id})`;
+  });
+  return [...due, ...recent];
+}
+
+const oneLine = (t: string) => t.replace(/\s+/g, ' ').trim();
