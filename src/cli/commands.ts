@@ -15,6 +15,7 @@ import { removedCommand, restoreCommand } from './removed';
 import { aboutMemory, explainMissing } from './notFound';
 import { plural } from '../core/text/plural';
 import { describeCreate } from '../engine/createResultText';
+import { scheduleCommand } from './scheduleCommand';
 
 export interface CommandOutput {
   json: unknown;
@@ -160,6 +161,7 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     ].join('\n');
     return { json: s, text };
   },
+  schedule: (engine, a) => scheduleCommand(engine, a),
 };
 
 /** How many failing lines an import's human output lists before "and N more". */

@@ -107,6 +107,12 @@ export interface EngineInit {
   /** Who owns the store, shown to a second process that finds it locked. */
   purpose?: string;
   /**
+   * false: this engine owns the store for one short command (the CLI) and runs no schedule that
+   * is due, so it never cuts a run short when the command ends (the next long-lived owner runs
+   * them); "run now" still runs one.
+   */
+  runSchedules?: boolean;
+  /**
    * Identifies the client that runs this engine (EngineClient sets one). The client runs one
    * worker at a time, so a store lock held by this process under the same owner was left by
    * a crashed predecessor thread and is reclaimed (a pid check cannot tell: the pid is ours).

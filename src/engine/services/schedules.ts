@@ -66,7 +66,8 @@ export class SchedulesService {
       onRun: (done) => this.ran(done),
       onWarning: (m) => this.ctx.warn(m),
     });
-    return [this.runner];
+    // A short command's engine runs a schedule only when asked to (run now), nothing that is due.
+    return this.ctx.init.runSchedules === false ? [] : [this.runner];
   }
 
   /** Stops the runner between runs (a model call under way is cut short and its run recorded). */
