@@ -5,7 +5,7 @@
  * people read; vscode-free, so the CLI, the MCP server and VS Code say the same.
  */
 import { durationWords } from './cadence';
-import type { Reminders, ScheduleCadence, ScheduleDefinition, ScheduleRunRecord } from './types';
+import type { Notice, Reminders, ScheduleCadence, ScheduleDefinition, ScheduleRunRecord } from './types';
 import { wallTime, type WallTime } from './zoned';
 
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -142,3 +142,32 @@ export function reminderLines(r: Reminders, now: Date, summaryChars = 300): stri
 }
 
 const oneLine = (t: string) => t.replace(/\s+/g, ' ').trim();
+
+/**
+ * A run's notice, one sentence for a notification: "Reminder “flag cleanup” ran today 09:00:
+ * Remove the new-checkout flag…" (its summary's start); a failed run says why and what happens next.
+ */
+export function noticeText(n: Notice, now: Date, max = 220): string {
+  const { schedule: s, run } = n;
+  const head = `Reminder “${scheduleLabel(s, 60)}” ${describeRun(run, s.cadence.timezone, now)}`;
+  const next =
+    s.status === 'paused'
+      ? ` It is paused: ${s.pauseReason ?? 'resume it to run again'}`
+      : run.status !== 'succeeded' && s.nextRunAt
+        ? ' It runs again as a retry.'
+        : '';
+  const body = run.status === 'succeeded' && run.outputSummary ? `: ${oneLine(run.outputSummary)}` : '.';
+  const text = `${head}${body}${next}`;
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** A run as a Markdown document (Open on a notice, the run history): the schedule, the run, its whole output. */
+export function runDocument(s: ScheduleDefinition, runs: ScheduleRunRecord[], now: Date): string {
+  const lines = [`# ${scheduleLabel(s, 120)}`, '', `${describeSchedule(s, now)}.`, '', `Goal: ${s.goal}`];
+  for (const r of runs) {
+    lines.push('', `## ${describeRun(r, s.cadence.timezone, now)}`, '');
+    lines.push(r.output ? r.output : r.error ? `Error: ${r.error}` : '(no output)');
+  }
+  if (!runs.length) lines.push('', 'No runs yet.');
+  return lines.join('\n');
+}
