@@ -11,6 +11,7 @@ import { describeRun, describeSchedule, scheduleLabel } from '../core/schedules/
 import { SCHEDULE_LIMITS } from '../core/schedules/types';
 import { localTimeZone } from '../core/schedules/zoned';
 import { errorLine } from '../engine/errorText';
+import { EngineError } from '../engine/errors';
 import { openRuns } from './scheduleNotice';
 
 type Register = <A extends unknown[], R>(id: string, what: string, fn: (...args: A) => Promise<R>) => void;
@@ -67,6 +68,13 @@ function textStep(opts: {
   });
 }
 
+/** What is wrong with a "when", as a sentence: "Every 2 minutes is too often: the shortest interval is 5 minutes." */
+function whenError(e: unknown): string {
+  if (!(e instanceof EngineError) || e.code !== 'invalid_input') return errorLine(e);
+  const m = e.message.replace(/^(cadence|when): /, '');
+  return `${m.charAt(0).toUpperCase()}${m.slice(1)}${/[.!?]$/.test(m) ? '' : '.'}`;
+}
+
 async function newReminder(engine: EngineClient): Promise<ScheduleDefinition | undefined> {
   const timezone = localTimeZone();
   let goal = '';
@@ -94,7 +102,7 @@ async function newReminder(engine: EngineClient): Promise<ScheduleDefinition | u
               try {
                 return { info: (await engine.request('schedules.preview', { when: w, timezone })).description };
               } catch (e) {
-                return { error: errorLine(e) };
+                return { error: whenError(e) };
               }
             },
           });

@@ -2,7 +2,8 @@
  * Notices of schedule runs in VS Code (docs/schedules.md "Notices"): when a run finishes whose
  * policy wants a notice, and at start for runs nobody was shown yet, this window claims each
  * notice (a compare-and-set in the store, so of several windows exactly one shows it) and shows
- * it with Open (the run as a document), Snooze (an hour) and Pause.
+ * it with Open (the run as a document), Snooze (an hour; a done one-shot comes back once) and
+ * Pause (what still runs).
  */
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
@@ -42,7 +43,9 @@ async function showPending(engine: EngineClient, log: Logger): Promise<void> {
 async function show(engine: EngineClient, n: ScheduleNotice): Promise<void> {
   const text = noticeText(n, new Date());
   const failed = n.run.status !== 'succeeded';
-  const actions = n.schedule.status === 'active' ? ['Open', 'Snooze', 'Pause'] : ['Open'];
+  // Snooze brings a completed one-shot back once; Pause is for what still runs.
+  const { status } = n.schedule;
+  const actions = ['Open', ...(status === 'paused' ? [] : ['Snooze']), ...(status === 'active' ? ['Pause'] : [])];
   const pick = await (failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(text, ...actions);
   if (pick === 'Open') await openRuns(engine, n.schedule.id, n.run.id);
   if (pick === 'Snooze') {
