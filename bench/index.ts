@@ -19,6 +19,7 @@ import { runWriteBench } from './write.bench';
 import { runPipelineBench } from './pipeline.bench';
 import { runShareBench } from './share.bench';
 import { runTakeoverBench } from './takeover.bench';
+import { runSchedulesBench } from './schedules.bench';
 
 type Result = Record<string, unknown>;
 
@@ -58,6 +59,13 @@ export const SECTIONS: BenchSection[] = [
   { name: 'write', perSize: true, run: runWriteBench },
   { name: 'embed', perSize: false, run: () => runEmbedBench() },
   { name: 'pipeline', perSize: false, run: (_size, workDir) => runPipelineBench(workDir) },
+  // 10,000 schedules: the due query and the store's part of a run (docs/schedules.md).
+  {
+    name: 'schedules',
+    perSize: false,
+    run: (_size, workDir) => runSchedulesBench(workDir),
+    targets: { 'schedules.due_query_p99_ms': '≤ 5', 'schedules.run_throughput_per_s': '≥ 50' },
+  },
   // Two engines in one process over the store's socket: run it alone on a quiet machine (bench/RESULTS-share.md).
   {
     name: 'share',

@@ -45,6 +45,9 @@ const UX_HOST = 'test/e2e/suite/memoryUx.test.ts';
 
 /** Each claim of the README (a phrase it must contain) and the test that shows it is true. */
 const CLAIMS: { phrase: string; file: string; test: string }[] = [
+  { phrase: 'what it understood is shown while you type', file: 'test/e2e/ui/reminders.ui.mjs', test: 'New Reminder… reads' },
+  { phrase: 'notification with Open, Snooze and Pause', file: 'test/e2e/ui/reminders.ui.mjs', test: 'a recurring one also with Pause' },
+  { phrase: '`agent-memory schedule`', file: 'test/cli/schedule.test.ts', test: 'agent-memory schedule: add, list, show' },
   { phrase: 'Recall…', file: TRUST_UI, test: 'recall answers without a model' },
   { phrase: 'VS Code does not pass chat requests to `@memory` at all', file: TRUST_UI, test: 'recall answers without a model' },
   { phrase: '**Save now** button', file: TRUST_UI, test: 'Add Memory asks type, tags, lifetime' },

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { COMMANDS, COMMAND_SPECS, OPTIONS, optionsOf, type CommandName, type OptionName } from './spec';
 import { closest } from './closest';
 import { parseLifetimeSeconds } from '../core/lifecycle/lifetimeText';
+import { NOTIFICATION_POLICIES } from '../core/schedules/types';
 
 export { COMMANDS, type CommandName } from './spec';
 
@@ -60,6 +61,11 @@ export interface CliArgs {
   /** webhooks deliveries: only failed ones; webhooks secret: a new one. */
   failed?: boolean;
   rotate?: boolean;
+  /** schedule: when it runs, the zone, a name, the notification policy. */
+  when?: string;
+  timezone?: string;
+  name?: string;
+  notify?: 'always' | 'on_failure' | 'never';
 }
 
 export type Parsed = { kind: 'run'; args: CliArgs } | { kind: 'help'; command?: CommandName } | { kind: 'version' };
@@ -172,6 +178,10 @@ function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[]
     ...optional('format', s('format'), (x) => oneOf(x, ['jsonl', 'json'] as const, '--format')),
     ...optional('http', s('http'), (x) => num(x, '--http', 0, 65535, true)),
     ...optional('tokenFile', s('token-file'), (x) => x),
+    ...optional('when', s('when'), (x) => x),
+    ...optional('timezone', s('timezone'), (x) => x),
+    ...optional('name', s('name'), (x) => x),
+    ...optional('notify', s('notify'), (x) => oneOf(x, NOTIFICATION_POLICIES, '--notify')),
     ...optional('ttl', s('ttl'), duration),
     ...(v.automatic || v.capture ? { automatic: true } : {}),
     ...(v.expired ? { expired: true } : {}),

@@ -17,6 +17,7 @@ import { plural } from '../core/text/plural';
 import { eventsCommand, webhooksCommand } from './changes';
 import { describeCreate, describeRedacted } from '../engine/createResultText';
 import { describeSecretScan } from '../engine/secretScanText';
+import { scheduleCommand } from './scheduleCommand';
 
 export interface CommandOutput {
   json: unknown;
@@ -169,6 +170,7 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
   },
   events: (engine, a, io) => eventsCommand(engine, a, io),
   webhooks: (engine, a) => webhooksCommand(engine, a),
+  schedule: (engine, a) => scheduleCommand(engine, a),
 };
 
 /** How many failing lines an import's human output lists before "and N more". */

@@ -20,6 +20,8 @@ export interface ConnectOptions {
   /** Engine settings (dotted agent.yaml keys) when this process becomes the owner. */
   settings?: Record<string, unknown>;
   client: string;
+  /** false: a short command that, as the owner, runs no schedule that is due (EngineInit.runSchedules). */
+  runSchedules?: boolean;
 }
 
 /** dist/cli.js starts dist/engine.js; run from the sources (tsx), src/engine/worker.ts. */
@@ -35,6 +37,7 @@ export function connectEngine(opts: ConnectOptions): EngineClient {
     home: resolveStoreHome(opts.home),
     workspaceRoot: path.resolve(opts.workspace),
     purpose: `${opts.client} (pid ${process.pid})`,
+    ...(opts.runSchedules === false ? { runSchedules: false } : {}),
     ...(opts.settings ? { settings: opts.settings } : {}),
   };
   return new EngineClient({

@@ -67,6 +67,8 @@ async function runOne(args: CliArgs, io: CliIo): Promise<number> {
     workspace: args.workspace,
     ...(args.home ? { home: args.home } : {}),
     client: `agent-memory ${args.command}`,
+    // As the owner, a short command runs no schedule that is due (a long-lived owner does).
+    runSchedules: false,
     ...(verbose ? { log: (l) => io.err(l) } : {}),
   });
   const streams: CommandIo = { stdin: io.stdin ?? process.stdin, stdout: io.stdout ?? process.stdout, stderr: io.stderr ?? process.stderr };

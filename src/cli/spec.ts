@@ -20,6 +20,7 @@ export const COMMANDS = [
   'events',
   'webhooks',
   'scan-secrets',
+  'schedule',
   'mcp',
   'help',
 ] as const;
@@ -64,6 +65,10 @@ export const OPTIONS = {
   rotate: { help: 'replace the signing secret with a new one (the receiver needs the new one)' },
   redact: { help: 'replace every secret found with [redacted: <kind>], history and the store files included' },
   'token-file': { value: '<file>', help: 'the bearer token to require (a private file; default: a new token, printed)' },
+  when: { value: '<phrase>', help: 'when it runs: "in 2 hours", "tomorrow at 9", "every Monday at 10", a cron expression or an ISO time' },
+  timezone: { value: '<zone>', help: "the IANA zone --when is read in and times are shown in (default: this machine's)" },
+  name: { value: '<text>', help: 'a short name' },
+  notify: { value: 'always|on_failure|never', help: 'when a run is notified (default always)' },
 } as const satisfies Record<string, OptionSpec>;
 export type OptionName = keyof typeof OPTIONS;
 
@@ -193,6 +198,19 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
       'Looks at every memory, its history and the other records of both stores, and says how many secrets of which kinds are in which memories, never the secrets. With --redact each is replaced by [redacted: <kind>], the search indexes and vectors are made again, and the store is compacted so no file of it (log, snapshots, quarantine) keeps the old text.',
     options: ['redact'],
     examples: ['agent-memory scan-secrets', 'agent-memory scan-secrets --redact'],
+  },
+  schedule: {
+    args: 'add <goal…> --when <phrase> | list | show <id> | runs <id> | update <id> | pause <id> | resume <id> | run <id> | delete <id>',
+    summary: "reminders and recurring tasks: run by the store's owner, notified, kept with their run history",
+    about:
+      "A run recalls the memories relevant to the goal and, with the local model, writes a short answer; a VS Code window, agent-memory mcp or this command (run) runs them. Times are shown in the schedule's zone. update takes --when, --timezone, --name, --notify and --content (the goal).",
+    options: ['when', 'timezone', 'name', 'notify', 'content', 'limit', 'offset'],
+    optionHelp: { content: 'update: the new goal', limit: 'list: at most n schedules; runs: at most n runs (default 10)' },
+    examples: [
+      'agent-memory schedule add "remove the new-checkout feature flag" --when "after the 1st"',
+      'agent-memory schedule add "what changed in this project\'s memory" --when "every Monday at 10" --timezone Europe/Berlin',
+      'agent-memory schedule list',
+    ],
   },
   mcp: {
     args: '',

@@ -20,4 +20,5 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['retention', 'webhooks'], // retention sweep; webhook deliveries (signing, sending, retries)
   ['maintenance'], // maintenance worker (runs retention, diagnostics)
   ['pipeline'], // extraction → decisions → writes; composes everything below
+  ['schedules'], // schedules and reminders: cadences, their store, runs that recall and digest
 ];

@@ -33,6 +33,7 @@ import { MemoriesService } from './services/memories';
 import { VersionsService } from './services/versions';
 import { PipelinesService } from './services/pipelines';
 import { SearchService } from './services/search';
+import { SchedulesService } from './services/schedules';
 import { SuggestionsService } from './services/suggestions';
 import { TransferService } from './services/transfer';
 import { ChangesService } from './services/changes';
@@ -70,6 +71,7 @@ export class MemoryEngine {
   readonly diagnostics: DiagnosticsService;
   readonly changes: ChangesService;
   readonly webhooks: WebhooksService;
+  readonly schedules: SchedulesService;
   private readonly scheduler: Scheduler;
   /** Bumped by every runtime rebuild: a background embedder switch of an older generation stops. */
   private generation = 0;
@@ -97,9 +99,12 @@ export class MemoryEngine {
       embedderInfo: () => this.embedderInfo,
       openMs,
     });
+    const llm = pc.liveOllama(() => ctx.config.memory.pipelineV2);
+    this.schedules = new SchedulesService(ctx, this.search, () => llm);
     this.scheduler = new Scheduler(ctx, {
       maintenance: this.maintenance,
       suggestions: this.suggestions,
+      schedules: this.schedules,
       snapshotTickMs: opts.snapshotTickMs ?? 5000,
     });
   }
@@ -273,6 +278,7 @@ export class MemoryEngine {
   /** Stops the scheduler (no new steps), then the runtimes (steps under way are cut short), then waits for those steps. */
   private async closeRuntimes(): Promise<void> {
     this.generation++;
+    this.schedules.stop(); // a run under way is cut short (recorded) before the runtimes close
     const stepping = this.scheduler.stop();
     for (const rt of this.ctx.stores.all()) {
       const { promoted } = await rt.close();

@@ -12,6 +12,7 @@ import { idempotentCreate } from './server/idempotency';
 import type { EngineMethod, EngineMethods, GraphParams, ParamsOf, ResultOf, SearchParams } from './protocol';
 import { SUGGESTION_STATUSES } from '../core/consolidation/records';
 import { DEFAULT_WAIT_MS } from './services/changes';
+import { SCHEDULE_HANDLERS } from './scheduleHandlers';
 
 type Handler<M extends EngineMethod> = (engine: MemoryEngine, params: ParamsOf<M>, ctx: CallContext) => ResultOf<M> | Promise<ResultOf<M>>;
 export type HandlerTable = { [M in EngineMethod]: Handler<M> };
@@ -120,6 +121,7 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     if (!opts.allowDebug) throw new EngineError('unknown_method', 'Debug methods are disabled.');
   };
   return {
+    ...SCHEDULE_HANDLERS,
     // A retried create (same idempotency key) answers with the memory it already made.
     'memory.create': (e, p) => idempotentCreate(e, obj(p, 'input')),
     'memory.get': (e, p) => e.memories.get(str(p, 'id'), !!p.includeDeleted),

@@ -32,6 +32,7 @@ import type { RemovedMemory, RemovedReason } from '../core/lifecycle/removedType
 import type { ErrorCode } from '../core/util/errorCatalogue';
 import type { ChangeEvent, ChangePage, ChangeType, Delivery, DeliveryStatus } from '../core/changes/types';
 import type { SecretScanResult } from '../core/secrets/scanTypes';
+import { SCHEDULE_READ_METHODS, type ScheduleEvent, type ScheduleMethods } from './scheduleProtocol';
 
 export type {
   CreateMemoryInput,
@@ -141,6 +142,12 @@ export interface EngineInit {
   allowDebug?: boolean;
   /** Who owns the store, shown to a second process that finds it locked. */
   purpose?: string;
+  /**
+   * false: this engine owns the store for one short command (the CLI) and runs no schedule that
+   * is due, so it never cuts a run short when the command ends (the next long-lived owner runs
+   * them); "run now" still runs one.
+   */
+  runSchedules?: boolean;
   /**
    * Identifies the client that runs this engine (EngineClient sets one). The client runs one
    * worker at a time, so a store lock held by this process under the same owner was left by
@@ -530,7 +537,8 @@ export interface RunningConfig {
 
 // ── Requests: method name → params and result ───────────────────────────────────────────────
 
-export interface EngineMethods {
+/** Schedules and reminders (scheduleProtocol.ts). */
+export interface EngineMethods extends ScheduleMethods {
   /** Through the smart store (docs/consolidation.md): may merge into an existing memory (status duplicate, action merged). */
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
@@ -675,6 +683,7 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'events.wait',
   'webhooks.list',
   'webhooks.deliveries',
+  ...SCHEDULE_READ_METHODS,
 ]);
 
 /**
@@ -725,7 +734,8 @@ export type EngineEvent =
   /** A webhook delivery was attempted (delivered, failed and due again, or dead): the Webhooks view lists it. */
   | { type: 'webhooks.delivery'; delivery: WebhookDelivery }
   /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */
-  | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState };
+  | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState }
+  | ScheduleEvent;
 
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────
 

@@ -22,6 +22,8 @@ import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
 import { registerExpiryNotice } from './expiryNotice';
+import { registerScheduleNotices } from './scheduleNotice';
+import { registerReminderCommands } from './reminderCommands';
 import { registerUndoCommand } from './undoLast';
 import { plural } from '../core/text/plural';
 import { attentionItems, diagnosticsSummary } from './diagnosticsSummary';
@@ -114,6 +116,8 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerCommands({ context, engine, tree, log, onRecall, role: host.role });
   const removed = registerRemovedView(context, engine, log);
   registerExpiryNotice(context, engine, log);
+  registerScheduleNotices(context, engine, log);
+  registerReminderCommands(commandRegistrar(context, log), engine);
   registerUndoCommand(commandRegistrar(context, log));
   registerHistoryCommands(context, engine, log);
   registerRecallCommand(context, engine, log, onRecall);

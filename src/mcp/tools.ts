@@ -18,10 +18,11 @@ import { SUGGESTION_STATUSES } from '../core/consolidation/records';
 import { plural } from '../core/text/plural';
 import { RECALL_CLOSE, RECALL_OPEN, neutraliseMarkers, recallContext, stripRecall } from '../extension/recall';
 import { DEFAULT_CONTEXT_TOKENS, projectContext } from './projectContext';
+import { registerScheduleTools } from './scheduleTools';
 
 export type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
 
-const text = (t: string): ToolResult => ({ content: [{ type: 'text', text: t }] });
+export const text = (t: string): ToolResult => ({ content: [{ type: 'text', text: t }] });
 const json = (v: unknown): ToolResult => text(JSON.stringify(v, null, 2));
 
 /** Runs a tool body; an engine error becomes a tool error the agent can read, never a crash of the server. */
@@ -76,7 +77,7 @@ function listSentence(r: ListResult): string {
 const ACTOR_MAX = 100;
 
 /** Who the history names for the agent's writes: the name its MCP client gave, else "MCP client". */
-function actorOf(server: McpServer): string {
+export function actorOf(server: McpServer): string {
   const name = server.server.getClientVersion()?.name?.trim();
   return name ? name.slice(0, ACTOR_MAX) : 'MCP client';
 }
@@ -313,4 +314,6 @@ export function registerTools(server: McpServer, engine: EngineClient): void {
     },
     (a) => guarded(async () => text(await projectContext(engine, a.max_tokens ?? DEFAULT_CONTEXT_TOKENS))),
   );
+
+  registerScheduleTools(server, engine, { guarded, asData, text, actorOf });
 }

@@ -14,18 +14,23 @@ import { CLI_TS, ROOT } from '../helpers/cliProcess';
 import { resultData, textOf } from '../helpers/mcpOutput';
 
 const TOOLS = [
+  'create_schedule',
   'delete_memory',
+  'delete_schedule',
   'get_memory',
   'get_project_context',
   'list_memories',
+  'list_schedules',
   'list_suggestions',
   'memory_changes_since',
   'memory_history',
   'promote_memory',
   'recall_memories',
   'resolve_suggestion',
+  'schedule_runs',
   'store_memory',
   'update_memory',
+  'update_schedule',
 ];
 
 test(
