@@ -25,6 +25,9 @@ import type { VectorStore } from '../vectorstore/vectorStore';
 import { CHUNK_TEXT_WEIGHT, CHUNK_VECTOR_WEIGHT, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from './limits';
 import { noteTags } from './notes';
 import { checkSessionId } from './state';
+import type { ChunkHit } from './types';
+
+export type { ChunkHit };
 
 export interface ChunkQuery {
   query: string;
@@ -37,32 +40,6 @@ export interface ChunkQuery {
   topK?: number;
   vectorWeight?: number;
   ftsWeight?: number;
-}
-
-export interface ChunkHit {
-  chunkId: string;
-  rid: number;
-  sessionId: string;
-  /** The agent of the session. */
-  agent: string | null;
-  text: string;
-  sequenceStart: number;
-  sequenceEnd: number;
-  /** The event's role, or `note`. */
-  role?: string;
-  noteId?: string;
-  tags: string[];
-  /** Fused score of this search (orders one list only). */
-  score: number;
-  /** Absolute relevance 0…1 (as memory recall's). */
-  relevance: number;
-  vectorScore: number;
-  textScore: number;
-  similarity?: number;
-  matchType: 'hybrid' | 'vector' | 'keyword';
-  matchedTerms: string[];
-  /** When the session was last active. */
-  sessionUpdatedAt: string;
 }
 
 export interface ChunkSearchResult {

@@ -35,6 +35,7 @@ export class ChunkSpace {
   private opening: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly off: (() => void) | undefined;
+  private readonly switched = new WakeSignal();
 
   private constructor(
     private readonly store: Store,
@@ -76,10 +77,18 @@ export class ChunkSpace {
         ...(this.opts.onWarning ? { onWarning: this.opts.onWarning } : {}),
       });
       if (this.closed) await vectors.close();
-      else this.pair = { embedder, vectors };
+      else {
+        this.pair = { embedder, vectors };
+        this.switched.fire();
+      }
     } catch (e) {
       this.warn(`the chunk index of ${embedder.space} could not open (${errorMessage(e)}): session search is keyword-only`);
     }
+  }
+
+  /** Called each time the index of a new active space is open (after an embedder switch); returns the unsubscribe. */
+  onSwitched(listener: () => void): () => void {
+    return this.switched.on(listener);
   }
 
   /** Saves the index (after a store snapshot). */

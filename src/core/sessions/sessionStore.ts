@@ -9,7 +9,8 @@
  * the context to restore within a token budget; forgetting a session removes all of it by
  * cascade and leaves a history entry and its id (so a late event is refused, not recorded).
  */
-import type { Store } from '../store/store';
+import type { Store, Tx } from '../store/store';
+import { readTranscript, type TranscriptCursor } from './transcript';
 import { shownValue } from '../util/shownValue';
 import { ValidationError } from '../memory/errors';
 import { writeHistory } from '../memory/history';
@@ -80,8 +81,11 @@ export class SessionStore {
     return this.storeEvents(sessionId, [{ ...(sequence !== undefined ? { sequence } : {}), payload }], { agent });
   }
 
-  /** Logs events in order, in one transaction (all or none). */
-  async storeEvents(sessionIdIn: string, events: EventInput[], opts: { agent?: string } = {}): Promise<StoreEventsResult> {
+  /**
+   * Logs events in order, in one transaction (all or none). `file`: a file the events were read
+   * from, whose `files` row (its read position) is written in the same transaction.
+   */
+  async storeEvents(sessionIdIn: string, events: EventInput[], opts: { agent?: string; file?: FileMark } = {}): Promise<StoreEventsResult> {
     const sessionId = checkSessionId(sessionIdIn);
     const agent = checkAgent(opts.agent);
     if (!Array.isArray(events) || events.length === 0) throw new ValidationError('events', 'must be a non-empty list of events');
@@ -126,6 +130,7 @@ export class SessionStore {
         counts.pending += c.pending;
       }
       writeState(tx, sessionId, { ...state, last_sequence: last }, now);
+      if (opts.file) markFile(tx, sessionId, opts.file, now);
       return { sequences, last, counts };
     });
     if (result.counts.pending > 0) this.deps.onPending?.();
@@ -232,6 +237,33 @@ export class SessionStore {
     });
   }
 
+  /**
+   * Logs the new conversation lines of an agent's transcript file (transcript.ts), at most
+   * MAX_EVENTS_PER_CALL per call (`more`: call again); the read position is kept with the events.
+   */
+  async logTranscript(
+    sessionIdIn: string,
+    file: string,
+    agent?: string,
+  ): Promise<{ logged: StoreEventsResult | null; more: boolean; skipped: string[] }> {
+    const sessionId = checkSessionId(sessionIdIn);
+    checkNotForgotten(this.store, sessionId);
+    const row = this.store.get<{ metadata_json: string }>('SELECT metadata_json FROM files WHERE session_id = ? AND source_uri = ?', [
+      sessionId,
+      file,
+    ]);
+    const cursor = row ? ((JSON.parse(String(row.metadata_json)) as { cursor?: TranscriptCursor }).cursor ?? undefined) : undefined;
+    const read = readTranscript(file, cursor, MAX_EVENTS_PER_CALL);
+    const mark: FileMark = { uri: file, hash: read.cursor.tailHash, metadata: { cursor: read.cursor } };
+    if (!read.events.length) {
+      // Nothing to log (meta lines only): move the read position if the session exists.
+      if (row) this.store.transaction((tx) => markFile(tx, sessionId, mark, this.now().toISOString()));
+      return { logged: null, more: read.more, skipped: read.skipped };
+    }
+    const logged = await this.storeEvents(sessionId, read.events, { ...(agent ? { agent } : {}), file: mark });
+    return { logged, more: read.more, skipped: [...read.skipped, ...logged.skipped] };
+  }
+
   // ── Rolling summary, scratchpad, notes, search (summary.ts, scratchpad.ts, notes.ts, chunkSearch.ts) ──
 
   readSummary(sessionId: string): SummaryState | null {
@@ -281,6 +313,23 @@ export class SessionStore {
   private mustExist(sessionId: string): void {
     if (!sessionExists(this.store, sessionId)) throw new SessionNotFoundError(sessionId);
   }
+}
+
+/** A file a session read: its uri, a hash of what was read, and where the read stopped. */
+export interface FileMark {
+  uri: string;
+  hash: string;
+  metadata: Record<string, unknown>;
+}
+
+/** Upserts the session's `files` row of `f.uri` (file_id bound: one above the highest). */
+function markFile(tx: Tx, sessionId: string, f: FileMark, now: string): void {
+  const next = Number(tx.get<{ n: number | null }>('SELECT max(file_id) AS n FROM files')?.n ?? 0) + 1;
+  tx.run(
+    `INSERT INTO files (file_id, session_id, source_uri, content_hash, metadata_json, created_at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (session_id, source_uri) DO UPDATE SET content_hash = excluded.content_hash, metadata_json = excluded.metadata_json`,
+    [next, sessionId, f.uri, f.hash, JSON.stringify(f.metadata), now],
+  );
 }
 
 type EventRow = { session_id: string; sequence: number; payload_json: string; created_at: string };

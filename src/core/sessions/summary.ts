@@ -16,7 +16,9 @@ import type { LlmProvider } from '../llm/types';
 import { CONDENSED_LINE_CHARS, SUMMARY_DEFAULTS, SUMMARY_MAX_CHARS, estimateTokens } from './limits';
 import { SessionNotFoundError, checkSessionId, lastSequence, readState, sessionExists, summaryOf, writeState } from './state';
 import { eventText, oneLine } from './eventText';
-import type { SummaryState, SummaryWriteResult } from './types';
+import type { RollOutcome, SummaryState, SummaryWriteResult } from './types';
+
+export type { RollOutcome };
 
 export interface SummarySettings {
   minTurns: number;
@@ -24,20 +26,6 @@ export interface SummarySettings {
   targetRatio: number;
   budgetTokens: number;
 }
-
-export type RollOutcome =
-  | { status: 'not_needed'; tokens: number; unsummarised: number; budgetTokens: number }
-  | {
-      status: 'applied' | 'stale';
-      writtenBy: 'condensed' | 'model';
-      condensed: number;
-      upperSequence: number;
-      epoch: number;
-      tokensBefore: number;
-      tokensAfter: number;
-      /** Why the model was not used when one was given. */
-      warning?: string;
-    };
 
 export function readSummary(store: Store, sessionIdIn: string): SummaryState | null {
   const sessionId = checkSessionId(sessionIdIn);

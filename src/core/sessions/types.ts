@@ -99,3 +99,45 @@ export interface NoteResult {
   createdAt: string;
   updatedAt: string;
 }
+
+/** One hit of the hybrid query over session chunks (chunkSearch.ts). */
+export interface ChunkHit {
+  chunkId: string;
+  rid: number;
+  sessionId: string;
+  /** The agent of the session. */
+  agent: string | null;
+  text: string;
+  sequenceStart: number;
+  sequenceEnd: number;
+  /** The event's role, or `note`. */
+  role?: string;
+  noteId?: string;
+  tags: string[];
+  /** Fused score of this search (orders one list only). */
+  score: number;
+  /** Absolute relevance 0…1 (as memory recall's). */
+  relevance: number;
+  vectorScore: number;
+  textScore: number;
+  similarity?: number;
+  matchType: 'hybrid' | 'vector' | 'keyword';
+  matchedTerms: string[];
+  /** When the session was last active. */
+  sessionUpdatedAt: string;
+}
+
+/** What a rolling-summary check did (summary.ts). */
+export type RollOutcome =
+  | { status: 'not_needed'; tokens: number; unsummarised: number; budgetTokens: number }
+  | {
+      status: 'applied' | 'stale';
+      writtenBy: 'condensed' | 'model';
+      condensed: number;
+      upperSequence: number;
+      epoch: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      /** Why the model was not used when one was given. */
+      warning?: string;
+    };
