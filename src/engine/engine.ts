@@ -33,6 +33,7 @@ import { MemoriesService } from './services/memories';
 import { VersionsService } from './services/versions';
 import { PipelinesService } from './services/pipelines';
 import { SearchService } from './services/search';
+import { SessionsService } from './services/sessions';
 import { SuggestionsService } from './services/suggestions';
 import { TransferService } from './services/transfer';
 import { GLOBAL_PROJECT_ID, Stores } from './stores';
@@ -64,6 +65,7 @@ export class MemoryEngine {
   readonly pipelines: PipelinesService;
   readonly maintenance: MaintenanceService;
   readonly diagnostics: DiagnosticsService;
+  readonly sessions: SessionsService;
   private readonly scheduler: Scheduler;
   /** Bumped by every runtime rebuild: a background embedder switch of an older generation stops. */
   private generation = 0;
@@ -78,6 +80,7 @@ export class MemoryEngine {
     this.memories = new MemoriesService(ctx);
     this.versions = new VersionsService(ctx, this.memories);
     this.search = new SearchService(ctx);
+    this.sessions = new SessionsService(ctx, this.search);
     this.suggestions = new SuggestionsService(ctx);
     this.graph = new GraphViewService(ctx);
     this.transfer = new TransferService(ctx);
@@ -235,6 +238,7 @@ export class MemoryEngine {
         config: ctx.config,
         llm,
         restricted: ctx.restricted,
+        sessions: name === 'project',
         ...(this.active ? { embedder: this.active.embedder } : {}),
         ...(this.opts.now ? { now: this.opts.now } : {}),
         onWarning: (m) => ctx.warn(m),

@@ -29,7 +29,9 @@ import type {
 import type { PendingReview } from '../core/pipeline/reviewTypes';
 import type { RemovedMemory, RemovedReason } from '../core/lifecycle/removedTypes';
 import type { ErrorCode } from '../core/util/errorCatalogue';
+import type { SessionMethods } from './sessionsProtocol';
 
+export type * from './sessionsProtocol';
 export type {
   CreateMemoryInput,
   CreateResult,
@@ -492,7 +494,7 @@ export interface RunningConfig {
 
 // ── Requests: method name → params and result ───────────────────────────────────────────────
 
-export interface EngineMethods {
+export interface EngineMethods extends SessionMethods {
   /** Through the smart store (docs/consolidation.md): may merge into an existing memory (status duplicate, action merged). */
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
@@ -604,6 +606,15 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'stats',
   'diagnostics',
   'pipeline.status',
+  'sessions.list',
+  'sessions.get',
+  'sessions.events',
+  'sessions.restore',
+  'sessions.search',
+  'sessions.summary',
+  'scratchpad.read',
+  'notes.list',
+  'recall',
 ]);
 
 /**
@@ -648,6 +659,8 @@ export type EngineEvent =
   /** Consolidation suggestions were found (a dedup scan: `created`), rejected or cleared: the Suggestions views list them again. */
   | { type: 'suggestions.changed'; store: StoreName; created?: number }
   | { type: 'snapshot'; store: StoreName; seq: number }
+  /** An agent session changed: events logged, summary or scratchpad written, notes changed, or forgotten. */
+  | { type: 'sessions.changed'; sessionId: string; kind: 'logged' | 'summary' | 'scratchpad' | 'notes' | 'forgotten' }
   | { type: 'store.health'; store: StoreName; health: StoreHealthInfo }
   /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */
   | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState };
