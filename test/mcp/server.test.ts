@@ -15,16 +15,23 @@ import { resultData, textOf } from '../helpers/mcpOutput';
 
 const TOOLS = [
   'delete_memory',
+  'delete_note',
   'get_memory',
   'get_project_context',
   'list_memories',
   'list_suggestions',
+  'log_session_events',
   'memory_history',
   'promote_memory',
+  'read_session_summary',
   'recall_memories',
   'resolve_suggestion',
+  'scratchpad',
+  'search_sessions',
   'store_memory',
+  'store_note',
   'update_memory',
+  'write_session_summary',
 ];
 
 test(
