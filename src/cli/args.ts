@@ -52,6 +52,14 @@ export interface CliArgs {
   expired?: boolean;
   deleted?: boolean;
   tokenFile?: string;
+  /** session, scratchpad, note: who logs; the session to search or store in; a note's source. */
+  agent?: string;
+  session?: string;
+  source?: string;
+  /** scratchpad --clear; session forget --yes; session summary --now. */
+  clear?: boolean;
+  yes?: boolean;
+  now?: boolean;
 }
 
 export type Parsed = { kind: 'run'; args: CliArgs } | { kind: 'help'; command?: CommandName } | { kind: 'version' };
@@ -166,6 +174,12 @@ function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[]
     ...optional('tokenFile', s('token-file'), (x) => x),
     ...optional('ttl', s('ttl'), duration),
     ...(v.automatic || v.capture ? { automatic: true } : {}),
+    ...optional('agent', s('agent'), (x) => x),
+    ...optional('session', s('session'), (x) => x),
+    ...optional('source', s('source'), (x) => x),
+    ...(v.clear ? { clear: true } : {}),
+    ...(v.yes ? { yes: true } : {}),
+    ...(v.now ? { now: true } : {}),
     ...(v.expired ? { expired: true } : {}),
     ...(v.deleted ? { deleted: true } : {}),
     ...localHostOnly(s('host')),

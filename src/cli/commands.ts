@@ -15,6 +15,7 @@ import { removedCommand, restoreCommand } from './removed';
 import { aboutMemory, explainMissing } from './notFound';
 import { plural } from '../core/text/plural';
 import { describeCreate } from '../engine/createResultText';
+import { noteCommand, scratchpadCommand, sessionCommand } from './sessionCommands';
 
 export interface CommandOutput {
   json: unknown;
@@ -61,7 +62,7 @@ async function textArg(value: string, io: CommandIo, what: string, command: CliA
   return text;
 }
 
-export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> = {
+export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp' | 'hook'>, Command> = {
   add: async (engine, a, io) => {
     const r = await engine.request('memory.create', {
       content: await textArg(need(a, 'text', true), io, 'text', 'add'),
@@ -152,6 +153,9 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
       ...(failed ? { failure: `nothing was imported: ${everyFailed(r.errors.length)}.` } : {}),
     };
   },
+  session: sessionCommand,
+  scratchpad: scratchpadCommand,
+  note: noteCommand,
   stats: async (engine) => {
     const s = await engine.request('stats', {});
     const text = [

@@ -17,6 +17,10 @@ export const COMMANDS = [
   'export',
   'import',
   'stats',
+  'session',
+  'scratchpad',
+  'note',
+  'hook',
   'mcp',
   'help',
 ] as const;
@@ -55,6 +59,12 @@ export const OPTIONS = {
   deleted: { help: 'only deleted memories' },
   http: { value: '<port>', help: 'serve Streamable HTTP on 127.0.0.1:<port> instead of stdio (0: any free port)' },
   host: { value: '127.0.0.1', help: 'accepted only as 127.0.0.1 or localhost: the server is never reachable from elsewhere' },
+  agent: { value: '<name>', help: 'who is logging (default: agent-memory cli)' },
+  session: { value: '<id>', help: 'only this session' },
+  source: { value: '<text>', help: 'where the note came from (a file, a URL)' },
+  clear: { help: 'empty the scratchpad' },
+  yes: { help: 'confirm: forgetting a session cannot be undone' },
+  now: { help: 'summarise the session now if it is due, then show the summary' },
   'token-file': { value: '<file>', help: 'the bearer token to require (a private file; default: a new token, printed)' },
 } as const satisfies Record<string, OptionSpec>;
 export type OptionName = keyof typeof OPTIONS;
@@ -159,6 +169,41 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
     summary: 'how many memories each store holds, and where',
     options: [],
     examples: ['agent-memory stats --json'],
+  },
+  session: {
+    args: '<log|list|show|search|summary|forget> [session-id|query…]',
+    summary: "agents' working sessions: log events, list, show a transcript, search, summary, forget",
+    about:
+      'session log <id> reads the events as JSON on stdin: one event, a list, or one per line; an event is the message ({"role", "content", …}) or {"payload", "sequence"}. session forget removes the session and everything of it; it asks for --yes.',
+    options: ['agent', 'session', 'tags', 'limit', 'offset', 'now', 'yes'],
+    optionHelp: { session: 'search: only this session', tags: 'search: only notes holding all these tags' },
+    examples: [
+      'echo \'{"role":"user","content":"Why is CI red?"}\' | agent-memory session log conv-42 --agent my-agent',
+      'agent-memory session search "flaky checkout test"',
+      'agent-memory session forget conv-42 --yes',
+    ],
+  },
+  scratchpad: {
+    args: '<session-id> [item…]',
+    summary: "a session's scratchpad: shows it; with items replaces the whole list (at most 32 of at most 240 characters)",
+    options: ['clear', 'agent'],
+    examples: ['agent-memory scratchpad conv-42 "rerun CI twice" "remove the retry"', 'agent-memory scratchpad conv-42 --clear'],
+  },
+  note: {
+    args: '<add|delete|list> [text…|note-id]',
+    summary: 'working notes of a session, found by session search',
+    options: ['session', 'tags', 'source', 'agent', 'limit'],
+    optionHelp: { session: 'the session of the note (default: the shared notes session)' },
+    examples: ['agent-memory note add "TZ must be UTC in CI" --tags ci --session conv-42', 'agent-memory note list --session conv-42'],
+  },
+  hook: {
+    args: '<session-start|user-prompt-submit|stop>',
+    summary: "Claude Code's hooks: reads Claude Code's hook input on stdin, answers its JSON on stdout",
+    about:
+      'session-start adds the project briefing with the last session\'s summary and scratchpad; user-prompt-submit adds the memories relevant to the prompt (nothing when none is); stop logs the turn from the transcript. "Set Up Other Agents…" in VS Code writes these hooks into Claude Code\'s settings.',
+    options: [],
+    examples: ['agent-memory hook session-start'],
+    noJson: true,
   },
   mcp: {
     args: '',
