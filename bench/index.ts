@@ -18,6 +18,7 @@ import { runEmbedBench } from './embed.bench';
 import { runWriteBench } from './write.bench';
 import { runPipelineBench } from './pipeline.bench';
 import { runShareBench } from './share.bench';
+import { runHooksBench } from './hooks.bench';
 
 type Result = Record<string, unknown>;
 
@@ -64,6 +65,14 @@ export const SECTIONS: BenchSection[] = [
     optIn: true,
     run: (size) => runShareBench(size),
     targets: { 'share.added_p50_ms@10000': 'search < 1, create < 1' },
+  },
+  // Claude Code hooks as processes of dist/cli.js (npm run build first), cold and with an owner running.
+  {
+    name: 'hooks',
+    perSize: true,
+    optIn: true,
+    run: (size) => runHooksBench(size),
+    targets: { 'hooks.warm_p50_ms@1000': '≤ 1000 per event' },
   },
 ];
 
