@@ -21,6 +21,7 @@ import { registerPipelineSurfaces, type PipelineSurfaces } from './pipelineComma
 import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
+import { registerSessionsView } from './sessions/sessionsView';
 import { registerExpiryNotice } from './expiryNotice';
 import { registerUndoCommand } from './undoLast';
 import { plural } from '../core/text/plural';
@@ -113,6 +114,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerMemoryDiagnostics(context);
   registerCommands({ context, engine, tree, log, onRecall, role: host.role });
   const removed = registerRemovedView(context, engine, log);
+  registerSessionsView(context, engine, log);
   registerExpiryNotice(context, engine, log);
   registerUndoCommand(commandRegistrar(context, log));
   registerHistoryCommands(context, engine, log);
