@@ -68,7 +68,8 @@ export function transcriptMarkdown(s: SessionInfo, events: readonly SessionEvent
 
 /** What "Resume" puts into a new chat: the summary and scratchpad as data, and what to do with them. */
 export function resumePrompt(s: SessionInfo): string {
-  const lines = [`Rolling session summary: ${neutraliseMarkers(s.summary?.text?.trim() || '(none yet)')}`];
+  const summary = s.summary?.text?.trim();
+  const lines = summary ? [`Rolling session summary: ${neutraliseMarkers(summary)}`] : ['(No summary yet.)'];
   const items = s.scratchpad?.items ?? [];
   if (items.length) lines.push('Open scratchpad items:', ...items.map((i) => `- ${neutraliseMarkers(i)}`));
   return [
