@@ -22,6 +22,7 @@ import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
 import { registerSessionsView } from './sessions/sessionsView';
+import { createChatRecorder } from './sessions/chatRecorder';
 import { registerExpiryNotice } from './expiryNotice';
 import { registerUndoCommand } from './undoLast';
 import { plural } from '../core/text/plural';
@@ -137,9 +138,11 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     ownership,
     host.onSettingsApplied(() => ownership.settingsApplied()),
   );
-  const chatHandler = createChatHandler(engine, onRecall);
+  // @memory and the tools record their turns as a session (agentMemory.storage.recordChatSessions turns it off).
+  const recorder = createChatRecorder(engine, log);
+  const chatHandler = createChatHandler(engine, onRecall, recorder);
   registerChatParticipant(context, chatHandler);
-  registerTools(context, engine, onRecall);
+  registerTools(context, engine, onRecall, recorder);
 
   const baseDiagnostics = (): Diagnostics => {
     const pkg = context.extension.packageJSON as { version?: unknown };
