@@ -19,6 +19,7 @@ import { runWriteBench } from './write.bench';
 import { runPipelineBench } from './pipeline.bench';
 import { runShareBench } from './share.bench';
 import { runHooksBench } from './hooks.bench';
+import { runSessionsBench } from './sessions.bench';
 
 type Result = Record<string, unknown>;
 
@@ -66,6 +67,8 @@ export const SECTIONS: BenchSection[] = [
     run: (size) => runShareBench(size),
     targets: { 'share.added_p50_ms@10000': 'search < 1, create < 1' },
   },
+  // Agent sessions: a 1,000-event session logged one call at a time, the hybrid chunk query at N chunks.
+  { name: 'sessions', perSize: true, run: (size) => runSessionsBench(size) },
   // Claude Code hooks as processes of dist/cli.js (npm run build first), cold and with an owner running.
   {
     name: 'hooks',
