@@ -20,6 +20,8 @@ import { runPipelineBench } from './pipeline.bench';
 import { runShareBench } from './share.bench';
 import { runTakeoverBench } from './takeover.bench';
 import { runSchedulesBench } from './schedules.bench';
+import { runHooksBench } from './hooks.bench';
+import { runSessionsBench } from './sessions.bench';
 
 type Result = Record<string, unknown>;
 
@@ -82,6 +84,16 @@ export const SECTIONS: BenchSection[] = [
     run: (_size, workDir) =>
       runTakeoverBench({ runs: 10, clients: [1, 8], memories: 1000, workDir, log: (l) => process.stderr.write(`${l}\n`) }),
     targets: { 'takeover.clients.next_write_after_kill.median_ms': '≤ 2000 on a quiet machine, 1 and 8 clients' },
+    },
+  // Agent sessions: a 1,000-event session logged one call at a time, the hybrid chunk query at N chunks.
+  { name: 'sessions', perSize: true, run: (size) => runSessionsBench(size) },
+  // Claude Code hooks as processes of dist/cli.js (npm run build first), cold and with an owner running.
+  {
+    name: 'hooks',
+    perSize: true,
+    optIn: true,
+    run: (size) => runHooksBench(size),
+    targets: { 'hooks.warm_p50_ms@1000': '≤ 1000 per event' },
   },
 ];
 

@@ -192,6 +192,7 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
     test: 'the client sends a nonce and nothing else until the owner proves it knows the secret',
   },
   ...agentSetupClaims(),
+  ...sessionClaims(),
   { phrase: 'Save now stores that title too', file: UX_UI, test: 'Save now stores the first sentence as the title' },
   { phrase: 'Types are named in words', file: UX_UI, test: 'Add Memory names types in words' },
   { phrase: 'starting at the type', file: UX_UI, test: 'Add Selection starts at the type step, with Save now and no Back' },
@@ -246,6 +247,28 @@ function agentSetupClaims(): { phrase: string; file: string; test: string }[] {
       file: 'test/extension/agentConfigs.test.ts',
       test: 'project files name no path of this person',
     },
+  ];
+}
+
+/** README "Agent sessions": the session tools, commands and Claude Code hooks. */
+function sessionClaims(): { phrase: string; file: string; test: string }[] {
+  const mcp = 'test/mcp/sessions.test.ts';
+  const hook = 'test/cli/hook.test.ts';
+  return [
+    { phrase: '`recall_memories` also returns passages of earlier sessions', file: mcp, test: 'sessions through the MCP SDK client' },
+    { phrase: "ends with the last session's summary and open\nscratchpad items", file: mcp, test: 'briefing' },
+    {
+      phrase: 'forgetting a session asks for `--yes` first',
+      file: 'test/cli/sessions.test.ts',
+      test: 'session, scratchpad and note through the CLI',
+    },
+    {
+      phrase: 'writes hooks into\n`~/.claude/settings.json` beside your own',
+      file: 'test/extension/claudeHooks.test.ts',
+      test: 'beside the person’s own',
+    },
+    { phrase: 'the memories relevant to each prompt (nothing when\nnone is)', file: hook, test: 'prompt recall' },
+    { phrase: 'each turn logged at its end, once', file: hook, test: 'stop logs the turn' },
   ];
 }
 

@@ -66,6 +66,14 @@ export interface CliArgs {
   timezone?: string;
   name?: string;
   notify?: 'always' | 'on_failure' | 'never';
+  /** session, scratchpad, note: who logs; the session to search or store in; a note's source. */
+  agent?: string;
+  session?: string;
+  source?: string;
+  /** scratchpad --clear; session forget --yes; session summary --now. */
+  clear?: boolean;
+  yes?: boolean;
+  now?: boolean;
 }
 
 export type Parsed = { kind: 'run'; args: CliArgs } | { kind: 'help'; command?: CommandName } | { kind: 'version' };
@@ -184,6 +192,12 @@ function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[]
     ...optional('notify', s('notify'), (x) => oneOf(x, NOTIFICATION_POLICIES, '--notify')),
     ...optional('ttl', s('ttl'), duration),
     ...(v.automatic || v.capture ? { automatic: true } : {}),
+    ...optional('agent', s('agent'), (x) => x),
+    ...optional('session', s('session'), (x) => x),
+    ...optional('source', s('source'), (x) => x),
+    ...(v.clear ? { clear: true } : {}),
+    ...(v.yes ? { yes: true } : {}),
+    ...(v.now ? { now: true } : {}),
     ...(v.expired ? { expired: true } : {}),
     ...(v.deleted ? { deleted: true } : {}),
     ...optional('since', s('since'), (x) => num(x, '--since', 0, Number.MAX_SAFE_INTEGER, true)),

@@ -18,6 +18,7 @@ import { eventsCommand, webhooksCommand } from './changes';
 import { describeCreate, describeRedacted } from '../engine/createResultText';
 import { describeSecretScan } from '../engine/secretScanText';
 import { scheduleCommand } from './scheduleCommand';
+import { noteCommand, scratchpadCommand, sessionCommand } from './sessionCommands';
 
 export interface CommandOutput {
   json: unknown;
@@ -64,7 +65,7 @@ async function textArg(value: string, io: CommandIo, what: string, command: CliA
   return text;
 }
 
-export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> = {
+export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp' | 'hook'>, Command> = {
   add: async (engine, a, io) => {
     const r = await engine.request('memory.create', {
       content: await textArg(need(a, 'text', true), io, 'text', 'add'),
@@ -160,6 +161,9 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     const r = await engine.request('secrets.scan', { redact: a.redact === true });
     return { json: r, text: describeSecretScan(r, { redactHint: 'Run agent-memory scan-secrets --redact to remove them everywhere.' }) };
   },
+  session: sessionCommand,
+  scratchpad: scratchpadCommand,
+  note: noteCommand,
   stats: async (engine) => {
     const s = await engine.request('stats', {});
     const text = [

@@ -16,6 +16,8 @@ import { CliFailure } from './failure';
 import { commandUsage, mainUsage, usageHint } from './spec';
 import { VERSION } from './version';
 import { runMcp } from '../mcp/server';
+import type { EngineClient } from '../engine/client';
+import { HOOK_EVENTS, readHookInput, runHook, type HookEvent } from './hook';
 
 export interface CliIo {
   out: (s: string) => void;
@@ -52,6 +54,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   if (args.command === 'mcp') return runMcp(args, io);
+  if (args.command === 'hook') return runHookCommand(args, io);
   return runOne(args, io);
 }
 
@@ -86,6 +89,39 @@ async function runOne(args: CliArgs, io: CliIo): Promise<number> {
     return 1;
   } finally {
     await engine.shutdown().catch(() => undefined);
+  }
+}
+
+/**
+ * `agent-memory hook <event>` (hook.ts): Claude Code's input on stdin, its JSON on stdout. The
+ * project is the input's `cwd` unless --workspace says otherwise. Never exit 2 (it would block
+ * Claude Code's prompt): a failure is one line on stderr, exit 1.
+ */
+async function runHookCommand(args: CliArgs, io: CliIo): Promise<number> {
+  const event = args.positionals[0];
+  if (!event || !(HOOK_EVENTS as readonly string[]).includes(event)) {
+    io.err(`agent-memory: hook: the event must be one of ${HOOK_EVENTS.join(', ')}${event ? `, got "${event}"` : ''}`);
+    return 1;
+  }
+  let engine: EngineClient | undefined;
+  try {
+    const input = await readHookInput(io.stdin ?? process.stdin, event as HookEvent);
+    const workspace = !args.workspaceGiven && input.cwd ? input.cwd : args.workspace;
+    engine = connectEngine({
+      workspace,
+      ...(args.home ? { home: args.home } : {}),
+      client: `agent-memory hook ${event}`,
+      ...(args.verbose ? { log: (l) => io.err(l) } : {}),
+    });
+    await engine.start();
+    const out = await runHook(engine, event as HookEvent, input);
+    if (out) io.out(out);
+    return 0;
+  } catch (e) {
+    io.err(`agent-memory: ${oneLine(e)}`);
+    return 1;
+  } finally {
+    await engine?.shutdown().catch(() => undefined);
   }
 }
 

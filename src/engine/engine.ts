@@ -34,6 +34,7 @@ import { VersionsService } from './services/versions';
 import { PipelinesService } from './services/pipelines';
 import { SearchService } from './services/search';
 import { SchedulesService } from './services/schedules';
+import { SessionsService } from './services/sessions';
 import { SuggestionsService } from './services/suggestions';
 import { TransferService } from './services/transfer';
 import { ChangesService } from './services/changes';
@@ -72,6 +73,7 @@ export class MemoryEngine {
   readonly changes: ChangesService;
   readonly webhooks: WebhooksService;
   readonly schedules: SchedulesService;
+  readonly sessions: SessionsService;
   private readonly scheduler: Scheduler;
   /** Bumped by every runtime rebuild: a background embedder switch of an older generation stops. */
   private generation = 0;
@@ -86,6 +88,7 @@ export class MemoryEngine {
     this.memories = new MemoriesService(ctx);
     this.versions = new VersionsService(ctx, this.memories);
     this.search = new SearchService(ctx);
+    this.sessions = new SessionsService(ctx, this.search);
     this.suggestions = new SuggestionsService(ctx);
     this.graph = new GraphViewService(ctx);
     this.transfer = new TransferService(ctx);
@@ -251,6 +254,7 @@ export class MemoryEngine {
         config: ctx.config,
         llm,
         restricted: ctx.restricted,
+        sessions: name === 'project',
         ...(this.active ? { embedder: this.active.embedder } : {}),
         ...(this.opts.now ? { now: this.opts.now } : {}),
         onWarning: (m) => ctx.warn(m),

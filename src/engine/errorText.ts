@@ -20,6 +20,7 @@ export const ERROR_SENTENCES: Readonly<Record<EngineErrorCode, string>> = {
   suggestion_stale: 'This suggestion is out of date: one of its memories was deleted, so it was dismissed.',
   review_invalid: 'This review can no longer be applied.',
   undo_refused: 'This change cannot be undone any more.',
+  session_forgotten: 'That session was forgotten, so nothing more is recorded under its id.',
   document_fetch: 'The document could not be read.',
   document_too_large: 'The document is too large to ingest.',
   store_corrupt: 'The memory store is damaged.',

@@ -54,6 +54,17 @@ function versionParam(v: unknown, key: string): number {
   return v;
 }
 
+/** A whole number ≥ 0. */
+function wholeNumber(v: unknown, key: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    throw new EngineError('invalid_input', `${key}: must be a whole number ≥ 0, got ${shownValue(v)}`);
+  return v;
+}
+
+function optInt(v: unknown, key: string): number | undefined {
+  return v === undefined ? undefined : wholeNumber(v, key);
+}
+
 function optVersion(v: unknown): number | undefined {
   return v === undefined ? undefined : versionParam(v, 'expectedVersion');
 }
@@ -201,6 +212,61 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'webhooks.test': (e, p) => e.webhooks.test(str(p, 'name')),
     'webhooks.secret': (e, p) => e.webhooks.secret(str(p, 'name'), !!p.rotate),
     'webhooks.retry': (e, p) => e.webhooks.retry(optString(p?.name, 'name') || undefined),
+    'sessions.log': (e, p) => {
+      str(p, 'sessionId');
+      if (!Array.isArray(p.events)) throw new EngineError('invalid_input', 'events: must be a list of events');
+      return e.sessions.log({ sessionId: p.sessionId, events: p.events, ...(optString(p.agent, 'agent') ? { agent: p.agent! } : {}) });
+    },
+    'sessions.logTranscript': (e, p) =>
+      e.sessions.logTranscript({
+        sessionId: str(p, 'sessionId'),
+        path: str(p, 'path'),
+        ...(optString(p.agent, 'agent') ? { agent: p.agent! } : {}),
+      }),
+    'sessions.list': (e, p) => e.sessions.list(optInt(p?.limit, 'limit'), offset(p)),
+    'sessions.get': (e, p) => e.sessions.get(str(p, 'sessionId')),
+    'sessions.events': (e, p) => e.sessions.events(str(p, 'sessionId'), optInt(p.afterSequence, 'afterSequence'), optInt(p.limit, 'limit')),
+    'sessions.restore': (e, p) => e.sessions.restore(str(p, 'sessionId'), optInt(p.budgetTokens, 'budgetTokens')),
+    'sessions.search': (e, p) => {
+      if (typeof obj(p, 'params').query !== 'string') throw new EngineError('invalid_input', 'query: must be a string');
+      optString(p.sessionId, 'sessionId');
+      optStrings(p.tags, 'tags');
+      return e.sessions.searchChunks(p);
+    },
+    'sessions.forget': (e, p) =>
+      e.sessions.forget({
+        sessionId: str(p, 'sessionId'),
+        ...(optString(p.reason, 'reason') ? { reason: p.reason! } : {}),
+        ...(optString(p.who, 'who') ? { who: p.who! } : {}),
+      }),
+    'sessions.summary': (e, p) => e.sessions.summary(str(p, 'sessionId')),
+    'sessions.writeSummary': (e, p) => {
+      if (typeof obj(p, 'params').text !== 'string') throw new EngineError('invalid_input', 'text: must be a string');
+      return e.sessions.writeSummary({
+        sessionId: str(p, 'sessionId'),
+        text: p.text,
+        upperSequence: wholeNumber(p.upperSequence, 'upperSequence'),
+        expectedEpoch: wholeNumber(p.expectedEpoch, 'expectedEpoch'),
+      });
+    },
+    'sessions.summarize': (e, p) => e.sessions.summarize(str(p, 'sessionId')),
+    'scratchpad.read': (e, p) => e.sessions.readScratchpad(str(p, 'sessionId')),
+    'scratchpad.write': (e, p) => e.sessions.writeScratchpad(str(p, 'sessionId'), p.items, optString(p.agent, 'agent')),
+    'scratchpad.clear': (e, p) => e.sessions.clearScratchpad(str(p, 'sessionId')),
+    'notes.store': (e, p) => {
+      if (typeof obj(p, 'params').content !== 'string') throw new EngineError('invalid_input', 'content: must be a string');
+      optString(p.sessionId, 'sessionId');
+      optString(p.noteId, 'noteId');
+      optString(p.agent, 'agent');
+      return e.sessions.storeNote(p);
+    },
+    'notes.delete': (e, p) => e.sessions.deleteNote(optString(p.sessionId, 'sessionId'), str(p, 'noteId')),
+    'notes.list': (e, p) => e.sessions.listNotes(optString(p?.sessionId, 'sessionId'), optInt(p?.limit, 'limit')),
+    recall: (e, p) => {
+      const s = searchParams(e, { query: obj(p, 'params').query, ...(p.limit !== undefined ? { limit: p.limit } : {}) });
+      optString(p.sessionId, 'sessionId');
+      return e.sessions.recall({ ...p, limit: s.limit! });
+    },
     'index.rebuild': (e) => ({ memories: e.maintenance.rebuildIndex() }),
     'embeddings.reembed': (e) => ({ queued: e.maintenance.reembed() }),
     export: (e, p) => e.transfer.exportTo(str(p, 'path'), p.scope, optOneOf(p.format, EXPORT_FORMATS, 'format')),

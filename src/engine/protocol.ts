@@ -33,7 +33,9 @@ import type { ErrorCode } from '../core/util/errorCatalogue';
 import type { ChangeEvent, ChangePage, ChangeType, Delivery, DeliveryStatus } from '../core/changes/types';
 import type { SecretScanResult } from '../core/secrets/scanTypes';
 import { SCHEDULE_READ_METHODS, type ScheduleEvent, type ScheduleMethods } from './scheduleProtocol';
+import type { SessionMethods } from './sessionsProtocol';
 
+export type * from './sessionsProtocol';
 export type {
   CreateMemoryInput,
   CreateResult,
@@ -537,8 +539,8 @@ export interface RunningConfig {
 
 // ── Requests: method name → params and result ───────────────────────────────────────────────
 
-/** Schedules and reminders (scheduleProtocol.ts). */
-export interface EngineMethods extends ScheduleMethods {
+/** Schedules and reminders (scheduleProtocol.ts); agent sessions (sessionsProtocol.ts). */
+export interface EngineMethods extends ScheduleMethods, SessionMethods {
   /** Through the smart store (docs/consolidation.md): may merge into an existing memory (status duplicate, action merged). */
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
@@ -684,6 +686,15 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'webhooks.list',
   'webhooks.deliveries',
   ...SCHEDULE_READ_METHODS,
+  'sessions.list',
+  'sessions.get',
+  'sessions.events',
+  'sessions.restore',
+  'sessions.search',
+  'sessions.summary',
+  'scratchpad.read',
+  'notes.list',
+  'recall',
 ]);
 
 /**
@@ -728,6 +739,8 @@ export type EngineEvent =
   /** Consolidation suggestions were found (a dedup scan: `created`), rejected or cleared: the Suggestions views list them again. */
   | { type: 'suggestions.changed'; store: StoreName; created?: number }
   | { type: 'snapshot'; store: StoreName; seq: number }
+  /** An agent session changed: events logged, summary or scratchpad written, notes changed, or forgotten. */
+  | { type: 'sessions.changed'; sessionId: string; kind: 'logged' | 'summary' | 'scratchpad' | 'notes' | 'forgotten' }
   | { type: 'store.health'; store: StoreName; health: StoreHealthInfo }
   /** New changes in a store's feed (docs/changes.md): `cursor` is the newest one. */
   | { type: 'changes.appended'; store: StoreName; cursor: number }

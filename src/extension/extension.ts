@@ -21,6 +21,8 @@ import { registerPipelineSurfaces, type PipelineSurfaces } from './pipelineComma
 import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
+import { registerSessionsView } from './sessions/sessionsView';
+import { createChatRecorder } from './sessions/chatRecorder';
 import { registerExpiryNotice } from './expiryNotice';
 import { registerScheduleNotices } from './scheduleNotice';
 import { registerReminderCommands } from './reminderCommands';
@@ -115,6 +117,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerMemoryDiagnostics(context);
   registerCommands({ context, engine, tree, log, onRecall, role: host.role });
   const removed = registerRemovedView(context, engine, log);
+  registerSessionsView(context, engine, log);
   registerExpiryNotice(context, engine, log);
   registerScheduleNotices(context, engine, log);
   registerReminderCommands(commandRegistrar(context, log), engine);
@@ -139,9 +142,11 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     ownership,
     host.onSettingsApplied(() => ownership.settingsApplied()),
   );
-  const chatHandler = createChatHandler(engine, onRecall);
+  // @memory and the tools record their turns as a session (agentMemory.storage.recordChatSessions turns it off).
+  const recorder = createChatRecorder(engine, log);
+  const chatHandler = createChatHandler(engine, onRecall, recorder);
   registerChatParticipant(context, chatHandler);
-  registerTools(context, engine, onRecall);
+  registerTools(context, engine, onRecall, recorder);
 
   const baseDiagnostics = (): Diagnostics => {
     const pkg = context.extension.packageJSON as { version?: unknown };

@@ -106,6 +106,14 @@ export const HOST_SETTINGS: Record<string, JsonSchema> = {
     scope: 'machine',
     order: 90,
   },
+  [`${SETTINGS_SECTION}.storage.recordChatSessions`]: {
+    type: 'boolean',
+    default: true,
+    markdownDescription:
+      'Record the turns of `@memory` and of the memory tools (#memorySearch, #memorySave) as an agent session of this window, listed in the Sessions view and found by session search. Off: nothing of the chat is recorded.',
+    scope: 'window',
+    order: 91,
+  },
 };
 
 /**

@@ -1,6 +1,7 @@
 /**
  * get_project_context: a briefing for the start of an agent session — the project's most
- * important memories, then the most recent ones, then important global ones — cut to a token
+ * important memories, then the most recent ones, then important global ones, then the last
+ * agent session's summary and open scratchpad items (docs/sessions.md) — cut to a token
  * budget (about 4 characters a token), each memory at most once. Memory text is data: the
  * briefing is wrapped like every recall (src/extension/recall.ts). Reminders come first: the
  * schedules due within a day and what runs of the last three days said (docs/schedules.md
@@ -11,6 +12,7 @@ import type { MemorySummary } from '../engine/protocol';
 import { plural } from '../core/text/plural';
 import { reminderLines } from '../core/schedules/describe';
 import { RECALL_CLOSE, RECALL_CONTEXT_HEADER, RECALL_OPEN, neutraliseMarkers } from '../extension/recall';
+import { lastSession, sessionStateLines } from './sessionText';
 
 export const DEFAULT_CONTEXT_TOKENS = 1500;
 const CHARS_PER_TOKEN = 4;
@@ -68,7 +70,21 @@ export async function projectContext(engine: EngineClient, maxTokens = DEFAULT_C
     }
   }
   if (!body.length) body.push('(no memories yet: store_memory saves what is worth remembering)');
+  const last = await lastSessionLines(engine);
+  if (last.length) {
+    const left = budget - used - 3;
+    const lines = ['### Last agent session', ...last];
+    let take = 0;
+    for (let n = 0; take < lines.length && n + lines[take]!.length + 1 <= left; take++) n += lines[take]!.length + 1;
+    if (take > 1) body.push(...lines.slice(0, take));
+  }
   return [...head, ...body, RECALL_CLOSE].join('\n');
+}
+
+/** The last session's summary and open scratchpad items (none when sessions are not available). */
+async function lastSessionLines(engine: EngineClient): Promise<string[]> {
+  const s = await lastSession(engine).catch(() => undefined);
+  return s && (s.summary?.text || s.scratchpad?.items.length) ? sessionStateLines(s) : [];
 }
 
 /** One line, without any variant of the recall markers (stored text can never close the block early). */

@@ -31,7 +31,8 @@ test('package.json settings are generated from CONFIG_SCHEMA (run `npm run setti
 test('every contributed command has a handler id used by the extension, and the chat participant and tools are declared', () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   const sources = fs
-    .readdirSync(path.join(root, 'src/extension'))
+    .readdirSync(path.join(root, 'src/extension'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts')) // feature folders (src/extension/sessions/) too
     .map((f) => fs.readFileSync(path.join(root, 'src/extension', f), 'utf8'))
     .join('\n');
   for (const c of pkg.contributes.commands as { command: string }[])

@@ -1,5 +1,5 @@
 /**
- * Which query terms a few given memories contain, decided the way the full-text index decides a
+ * Which query terms a few given memories (or other rows of text: session chunks) contain, decided the way the full-text index decides a
  * match but without walking the index: each memory's title, content and tags are split by the
  * index's own tokenizer (SQLite's `fts3tokenize`: porter for memories_fts, unicode61 for
  * memories_exact) and the terms are looked for in those tokens. The cost grows with the length
@@ -20,14 +20,26 @@ interface TokenizedTerm {
   prefix: boolean;
 }
 
-const COLUMNS = ['title', 'content', 'tags'] as const;
+/** Where the texts are: a table with an integer `rid` and its text columns. */
+export interface TextColumns {
+  table: string;
+  columns: readonly string[];
+}
+
+/** The memories' title, content and tags (the columns memories_fts indexes). */
+export const MEMORY_TEXT: TextColumns = { table: 'memories', columns: ['title', 'content', 'tags'] };
 
 /**
  * For each of `rids` holding at least one of `rendered` terms: the rendered terms it holds. The
  * terms are the safe rendered forms of ftsQuery.buildFtsTerms; each is tokenized by the index
  * that answers it (fullTextExact.needsExactIndex).
  */
-export function termsPresent(store: Store, rendered: readonly string[], rids: readonly number[]): Map<number, Set<string>> {
+export function termsPresent(
+  store: Store,
+  rendered: readonly string[],
+  rids: readonly number[],
+  over: TextColumns = MEMORY_TEXT,
+): Map<number, Set<string>> {
   const out = new Map<number, Set<string>>();
   if (rendered.length === 0 || rids.length === 0) return out;
   const byTokenizer = { porter: [] as string[], unicode61: [] as string[] };
@@ -38,12 +50,12 @@ export function termsPresent(store: Store, rendered: readonly string[], rids: re
     const table = store.tokenizerTable(tokenizer);
     const terms = group.map((r) => tokenizeTerm(store, table, r)).filter((t) => t.tokens.length > 0);
     if (terms.length === 0) continue;
-    const tokenized = COLUMNS.map((c) => `(SELECT group_concat(token, ' ') FROM ${table} WHERE input = m.${c}) AS ${c}`).join(', ');
+    const tokenized = over.columns.map((c) => `(SELECT group_concat(token, ' ') FROM ${table} WHERE input = m.${c}) AS ${c}`).join(', ');
     for (let i = 0; i < rids.length; i += 500) {
       const chunk = padded(rids.slice(i, i + 500));
-      const sql = `SELECT m.rid, ${tokenized} FROM memories m WHERE m.rid IN (${chunk.map(() => '?').join(', ')})`;
+      const sql = `SELECT m.rid, ${tokenized} FROM ${over.table} m WHERE m.rid IN (${chunk.map(() => '?').join(', ')})`;
       for (const row of store.all(sql, chunk)) {
-        const columns = COLUMNS.map((c) => (typeof row[c] === 'string' ? (row[c] as string).split(' ') : []));
+        const columns = over.columns.map((c) => (typeof row[c] === 'string' ? (row[c] as string).split(' ') : []));
         for (const term of terms) {
           if (!columns.some((tokens) => holds(tokens, term))) continue;
           const rid = Number(row.rid);

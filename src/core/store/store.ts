@@ -112,7 +112,7 @@ export class Store extends SqlDb {
     this.sfs = opts.fs ?? nodeFs;
     this.retry = new RetryScheduler(opts.recoveryIntervalMs ?? 1000, MAX_RECOVERY_DELAY_MS, () => this.tryRecover());
     if (opts.onHealthChange) this.healthTracker.onChange(opts.onHealthChange);
-    const merge = opts.ftsMerge ?? { tables: ['memories_fts', 'memories_exact'], every: 64 };
+    const merge = opts.ftsMerge ?? { tables: ['memories_fts', 'memories_exact', 'chunks_fts'], every: 64 };
     if (merge) this.ftsMergeTimer = new FtsMergeTimer(merge.every, () => !this.closed && this.mergeFullTextSegments(merge.tables));
   }
 

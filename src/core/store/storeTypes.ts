@@ -23,7 +23,7 @@ export interface StoreOptions {
   readOnlyReason?: string;
   /**
    * FTS4 tables whose index segments are merged in the background every `every` write
-   * transactions (default: memories_fts every 64; false disables). Each committed write adds
+   * transactions (default: memories_fts, memories_exact and chunks_fts every 64; false disables). Each committed write adds
    * a segment and FTS4 only merges 16 at a time, so a store that takes single writes keeps
    * ~40 segments, and every term lookup seeks all of them: the near-duplicate check was 18×
    * slower at 40 segments than at 1.

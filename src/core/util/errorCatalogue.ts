@@ -37,6 +37,11 @@ export const ERROR_CATALOGUE = {
   suggestion_stale: { origin: 'core', template: 'Suggestion {id} refers to a memory that was deleted; it was dismissed.' },
   review_invalid: { origin: 'core', template: '{reason}' },
   undo_refused: { origin: 'core', template: '{reason}' },
+  // Agent sessions (docs/sessions.md)
+  session_forgotten: {
+    origin: 'core',
+    template: 'Session {id} was forgotten on {date}: nothing more is recorded under its id. Start a new session.',
+  },
   // Documents
   document_fetch: { origin: 'core', template: '{reason}' },
   document_too_large: { origin: 'core', template: 'The document is larger than {maxBytes} bytes (documentMaxContentBytes).' },

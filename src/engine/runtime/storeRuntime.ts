@@ -37,6 +37,8 @@ import { errorMessage } from '../../core/util/errors';
 import { lifecycleFrom } from '../config';
 import type { StoreName } from '../protocol';
 import { rerankerFromConfig } from './reranker';
+import { SessionsRuntime } from './sessionsRuntime';
+import type { RollOutcome } from '../../core/sessions/summary';
 import { toCreateResult, type SmartCreateResult } from './createResult';
 
 /** Live memories, not yet queued, with no vector in the space bound as the parameter. */
@@ -61,6 +63,10 @@ export interface RuntimeOptions {
   onPipelineEvent?: PipelineDeps['onEvent'];
   /** The project store's webhook deliveries (docs/changes.md): sent by this runtime when it may write. */
   webhooks?: Pick<ConstructorParameters<typeof WebhookSender>[0], 'secret' | 'onAttempt'>;
+  /** Open the agent sessions of this store (the project store's; docs/sessions.md). */
+  sessions?: boolean;
+  /** A rolling summary was written in the background. */
+  onSessionSummary?: (sessionId: string, outcome: RollOutcome) => void;
 }
 
 export class StoreRuntime {
@@ -81,6 +87,8 @@ export class StoreRuntime {
   private readonly backfill: EmbeddingBackfill | undefined;
   private switching: { run: Promise<ReembedResult>; abort: AbortController } | undefined;
   private closed = false;
+  /** The agent sessions of this store (the project store only). */
+  sessions: SessionsRuntime | undefined;
 
   private constructor(
     private readonly opts: RuntimeOptions,
@@ -143,6 +151,7 @@ export class StoreRuntime {
     const runtime = new StoreRuntime(opts, space);
     if (!store.isReadOnly) runtime.backfill?.start();
     runtime.webhookSender?.start();
+    if (opts.sessions) runtime.sessions = await runtime.openSessions();
     return runtime;
   }
 
@@ -227,13 +236,28 @@ export class StoreRuntime {
     this.webhookSender?.kick();
   }
 
-  /** What the engine's scheduler drives for this store: the embedding backfill, the pipeline's workers, webhook deliveries. */
+  /** What the engine's scheduler drives for this store: the embedding backfill, the pipeline's workers, webhook deliveries, the sessions' tasks. */
   backgroundTasks(): BackgroundTask[] {
     return [
       ...(this.backfill ? [this.backfill] : []),
       ...(this.pipeline?.tasks() ?? []),
       ...(this.webhookSender ? [this.webhookSender] : []),
+      ...(this.sessions?.tasks() ?? []),
     ];
+  }
+
+  /** The session API over this store; summaries use the pipeline's model only when the pipeline is on. */
+  private openSessions(): Promise<SessionsRuntime> {
+    const { config, llm } = this.opts;
+    return SessionsRuntime.open({
+      store: this.store,
+      space: this.space,
+      params: { ...config.vector },
+      llm: () => (pipelineMode(config) !== 'off' && !this.opts.restricted ? llm : undefined),
+      ...(this.opts.now ? { now: this.opts.now } : {}),
+      onWarning: (m) => this.opts.onWarning(`${this.name} store: ${m}`),
+      ...(this.opts.onSessionSummary ? { onSummary: this.opts.onSessionSummary } : {}),
+    });
   }
 
   /**
@@ -273,6 +297,7 @@ export class StoreRuntime {
   async snapshot(): Promise<void> {
     await this.store.snapshot();
     await this.space?.vectors.save();
+    await this.sessions?.chunks.save();
   }
 
   /**
@@ -294,6 +319,7 @@ export class StoreRuntime {
     this.switching?.abort.abort();
     await this.switching?.run.catch(() => undefined);
     await this.backfill?.stop();
+    await this.sessions?.close();
     try {
       await this.space?.vectors.close();
     } catch (e) {
