@@ -137,13 +137,15 @@ function createWithContent(file: string, content: string): boolean {
 
 /**
  * Whether the lock of `dir` is held by a process that may be alive — acquire() would refuse or
- * wait — without touching it: false when there is no lock or its owner is surely gone.
+ * wait — without touching it: false when there is no lock, its owner is surely gone, or
+ * `leftover(info)` says the lock is one the caller may reclaim (its own, of an engine it lost).
  */
-export function lockHeld(dir: string, name = STORE_LOCK): boolean {
+export function lockHeld(dir: string, name = STORE_LOCK, leftover?: (info: LockInfo) => boolean): boolean {
   const file = path.join(dir, name);
   const cur = readLock(file);
   if ('missing' in cur) return false;
   if ('unreadable' in cur) return cur.ageMs < PARTIAL_LOCK_GRACE_MS;
+  if (leftover?.(cur.info)) return false;
   return judge(cur.info, file).alive;
 }
 

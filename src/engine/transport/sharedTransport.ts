@@ -19,7 +19,8 @@
 import { EventEmitter } from 'node:events';
 import type { EngineInit, FromEngineMessage, ToEngineMessage } from '../protocol';
 import { EngineError } from '../errors';
-import { StoreLock, lockHeld } from '../../core/store/lock';
+import * as os from 'node:os';
+import { StoreLock, lockHeld, type LockInfo } from '../../core/store/lock';
 import type { UserFacingError } from '../../core/util/errors';
 import { projectStoreDir } from './endpoint';
 import { connectToOwner } from './socketTransport';
@@ -111,7 +112,7 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
       if (c) return this.adopt(c.transport, [c.ready], 'client');
       if (this.terminated) return;
       // Read-only checks first: polling clients must not write (and fsync) a claim each round.
-      if (Date.now() >= ownerBack && !lockHeld(dir) && !lockHeld(dir, TAKEOVER_CLAIM) && (await this.tryToOwn(dir))) return;
+      if (Date.now() >= ownerBack && !this.lockedByOther(dir) && !lockHeld(dir, TAKEOVER_CLAIM) && (await this.tryToOwn(dir))) return;
       if (Date.now() > deadline) break;
       await delay(POLL_MS);
     }
@@ -127,7 +128,7 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
     const claim = claimTakeover(dir, this.opts.client);
     if (!claim) return false;
     try {
-      if (lockHeld(dir)) return false;
+      if (this.lockedByOther(dir)) return false;
       const worker = this.opts.spawnWorker({ ...this.opts.init, exclusive: true, serve: true });
       const start = await startOf(worker);
       if (start.messages.some((m) => m.kind === 'fatal' && m.error.code === 'store_locked')) {
@@ -139,6 +140,18 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
     } finally {
       claim.release();
     }
+  }
+
+  /**
+   * Whether another engine may hold the store's lock. A lock of this process with our owner id is
+   * the one our own engine thread left when it crashed: the next engine we start reclaims it
+   * (stores.ts), so it is no reason to wait for a socket that will never answer.
+   */
+  private lockedByOther(dir: string): boolean {
+    const ownerId = this.opts.init.ownerId;
+    const ours = (info: LockInfo) =>
+      ownerId !== undefined && info.pid === process.pid && info.host === os.hostname() && (info.purpose ?? '').endsWith(`[${ownerId}]`);
+    return lockHeld(dir, undefined, ours);
   }
 
   /** From now on `inner` is the engine: replay its first messages (or exit) and forward the rest. */

@@ -106,3 +106,38 @@ test("the owner's lock is stale (it was killed): of five clients one starts an e
     await shutdown(clients.find((c) => c.role === 'owner')!);
   }
 });
+
+test('our own engine thread crashed and left its lock: the next start owns the store at once, another owner id waits', async () => {
+  const root = tmpDir('am-shared-');
+  const home = path.join(root, 'home');
+  const workspaceRoot = fakeClone(root, 'clone');
+  const dir = await projectStoreDir({ home, workspaceRoot });
+  const init = { home, workspaceRoot, settings: HASH, ownerId: 'window-1', allowDebug: true };
+  const engines = counting();
+  const crashed = new SharedTransport({ init, spawnWorker: engines.spawnWorker, client: 'test' });
+  assert.equal((await first(crashed)).kind, 'ready');
+  const exited = new Promise((r) => crashed.once('exit', r));
+  crashed.postMessage({ kind: 'request', id: 1, method: 'debug.crash', params: { how: 'exit' } });
+  await exited;
+  assert.match(fs.readFileSync(path.join(dir, 'store.lock'), 'utf8'), /\[window-1\]/, 'the crashed thread left its lock');
+
+  // Another owner id in this process may be a live engine of someone else's: it is waited for.
+  const other = new SharedTransport({
+    init: { ...init, ownerId: 'window-2' },
+    spawnWorker: engines.spawnWorker,
+    client: 'test',
+    waitMs: 800,
+  });
+  const refused = await first(other);
+  assert.equal(refused.kind === 'fatal' && refused.error.code, 'store_locked');
+  assert.equal(engines.started(), 1, 'no engine started for a lock that may be alive');
+
+  const restarted = new SharedTransport({ init, spawnWorker: engines.spawnWorker, client: 'test', waitMs: 800 });
+  try {
+    assert.equal((await first(restarted)).kind, 'ready', 'the restart reclaims the lock its crashed thread left');
+    assert.equal(restarted.role, 'owner');
+    assert.equal(engines.started(), 2);
+  } finally {
+    await shutdown(restarted);
+  }
+});
