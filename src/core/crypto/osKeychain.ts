@@ -1,0 +1,55 @@
+/**
+ * The OS keychain through @napi-rs/keyring (prebuilt per platform, shipped in npm): Keychain on
+ * macOS, Credential Manager on Windows, the Secret Service (GNOME Keyring, KWallet) on Linux.
+ * On Linux the Secret Service is required: the package's fallback, the kernel keyring, forgets
+ * everything at reboot, and a forgotten key would lose the store. Where it does not answer
+ * (headless Linux, CI) the keyring says so (userKeys.ts).
+ */
+import { errorMessage } from '../util/errors';
+import { UserKeyring, type KeychainBackend } from './userKeys';
+
+const SERVICE = 'Agent Memory';
+
+interface EntryLike {
+  getPassword(): string | null;
+  setPassword(password: string): void;
+}
+type EntryCtor = new (service: string, user: string, options?: { linux?: { store?: string } }) => EntryLike;
+
+let loaded: { Entry: EntryCtor } | { error: string } | undefined;
+
+function loadKeyring(): { Entry: EntryCtor } | { error: string } {
+  if (loaded) return loaded;
+  try {
+    // Loaded lazily with require() (kept external by the bundler: it loads a prebuilt binary of
+    // the platform), so a platform without one still opens plain stores.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    loaded = { Entry: (require('@napi-rs/keyring') as { Entry: EntryCtor }).Entry };
+  } catch (e) {
+    loaded = { error: `the keychain package could not be loaded: ${errorMessage(e)}` };
+  }
+  return loaded;
+}
+
+/** The OS keychain, or why there is none. */
+export function osKeychain(): { keychain: KeychainBackend } | { error: string } {
+  const k = loadKeyring();
+  if ('error' in k) return k;
+  const entry = (name: string) => new k.Entry(SERVICE, name, { linux: { store: 'secret-service' } });
+  return {
+    keychain: {
+      get: (name) => entry(name).getPassword(),
+      set: (name, secret) => entry(name).setPassword(secret),
+    },
+  };
+}
+
+/** The keyring every process of the user builds the same way: key file `keyFile` (AGENT_MEMORY_KEY_FILE overrides). */
+export function userKeyring(keyFile: string | undefined, env: Record<string, string | undefined> = process.env): UserKeyring {
+  const k = osKeychain();
+  return new UserKeyring({
+    ...('keychain' in k ? { keychain: k.keychain } : { keychainError: k.error }),
+    keyFile: env.AGENT_MEMORY_KEY_FILE || keyFile,
+    env,
+  });
+}
