@@ -52,6 +52,8 @@ export interface CliArgs {
   expired?: boolean;
   deleted?: boolean;
   tokenFile?: string;
+  /** encryption: keep the key in a 0600 file where no keychain answers. */
+  keyFile?: boolean;
 }
 
 export type Parsed = { kind: 'run'; args: CliArgs } | { kind: 'help'; command?: CommandName } | { kind: 'version' };
@@ -168,6 +170,7 @@ function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[]
     ...(v.automatic || v.capture ? { automatic: true } : {}),
     ...(v.expired ? { expired: true } : {}),
     ...(v.deleted ? { deleted: true } : {}),
+    ...(v['key-file'] ? { keyFile: true } : {}),
     ...localHostOnly(s('host')),
   };
 }

@@ -15,6 +15,7 @@ import { removedCommand, restoreCommand } from './removed';
 import { aboutMemory, explainMissing } from './notFound';
 import { plural } from '../core/text/plural';
 import { describeCreate } from '../engine/createResultText';
+import { encryptionAction, encryptionCommand } from './encryption';
 
 export interface CommandOutput {
   json: unknown;
@@ -151,6 +152,11 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
       text: importReport(r),
       ...(failed ? { failure: `nothing was imported: ${everyFailed(r.errors.length)}.` } : {}),
     };
+  },
+  encryption: (engine, a) => {
+    const action = encryptionAction(a);
+    if (action === 'import-recovery-key') throw new UsageError('encryption import-recovery-key runs without the engine', 'encryption');
+    return encryptionCommand(engine, a, action);
   },
   stats: async (engine) => {
     const s = await engine.request('stats', {});

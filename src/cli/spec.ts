@@ -17,6 +17,7 @@ export const COMMANDS = [
   'export',
   'import',
   'stats',
+  'encryption',
   'mcp',
   'help',
 ] as const;
@@ -56,6 +57,7 @@ export const OPTIONS = {
   http: { value: '<port>', help: 'serve Streamable HTTP on 127.0.0.1:<port> instead of stdio (0: any free port)' },
   host: { value: '127.0.0.1', help: 'accepted only as 127.0.0.1 or localhost: the server is never reachable from elsewhere' },
   'token-file': { value: '<file>', help: 'the bearer token to require (a private file; default: a new token, printed)' },
+  'key-file': { help: 'where no keychain answers: keep the encryption key in a file only you can read (0600) in the store home' },
 } as const satisfies Record<string, OptionSpec>;
 export type OptionName = keyof typeof OPTIONS;
 
@@ -159,6 +161,20 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
     summary: 'how many memories each store holds, and where',
     options: [],
     examples: ['agent-memory stats --json'],
+  },
+  encryption: {
+    args: '<status|enable|disable|rotate|export-recovery-key|import-recovery-key>',
+    summary: 'encrypt the stores at rest, or say whether they are, and manage their key',
+    about:
+      "The key is kept in the keychain; where none answers (a headless machine), enable and rotate need --key-file to keep it in a private file instead. enable encrypts every file of the stores this process or their owner writes, and checks the result before switching; disable writes them plain again. rotate rewraps the stores' keys under a new key. export-recovery-key prints the key that opens them on another machine; import-recovery-key reads one on stdin and keeps it here.",
+    options: ['key-file', 'scope'],
+    optionHelp: { scope: "only this store (default: the project's and the global one)" },
+    examples: [
+      'agent-memory encryption status',
+      'agent-memory encryption enable --key-file',
+      'agent-memory encryption export-recovery-key > recovery.txt',
+      'agent-memory encryption import-recovery-key < recovery.txt',
+    ],
   },
   mcp: {
     args: '',

@@ -27,6 +27,7 @@ import {
 import { projectIdFor } from './projectId';
 import { Scheduler } from './scheduler';
 import { DiagnosticsService } from './services/diagnostics';
+import { EncryptionService } from './services/encryption';
 import { GraphViewService } from './services/graphView';
 import { MaintenanceService } from './services/maintenance';
 import { MemoriesService } from './services/memories';
@@ -64,6 +65,7 @@ export class MemoryEngine {
   readonly pipelines: PipelinesService;
   readonly maintenance: MaintenanceService;
   readonly diagnostics: DiagnosticsService;
+  readonly encryption: EncryptionService;
   private readonly scheduler: Scheduler;
   /** Bumped by every runtime rebuild: a background embedder switch of an older generation stops. */
   private generation = 0;
@@ -83,6 +85,7 @@ export class MemoryEngine {
     this.transfer = new TransferService(ctx);
     this.pipelines = new PipelinesService(ctx, () => this.embedderInfo);
     this.maintenance = new MaintenanceService(ctx);
+    this.encryption = new EncryptionService(ctx);
     this.diagnostics = new DiagnosticsService(ctx, {
       pipelines: this.pipelines,
       suggestions: this.suggestions,

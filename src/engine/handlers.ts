@@ -9,7 +9,7 @@ import type { CallContext, MemoryEngine } from './engine';
 import { shownValue } from '../core/util/shownValue';
 import { EngineError } from './errors';
 import { idempotentCreate } from './server/idempotency';
-import type { EngineMethod, EngineMethods, GraphParams, ParamsOf, ResultOf, SearchParams } from './protocol';
+import type { EngineMethod, EngineMethods, GraphParams, MemoryScope, ParamsOf, ResultOf, SearchParams } from './protocol';
 import { SUGGESTION_STATUSES } from '../core/consolidation/records';
 
 type Handler<M extends EngineMethod> = (engine: MemoryEngine, params: ParamsOf<M>, ctx: CallContext) => ResultOf<M> | Promise<ResultOf<M>>;
@@ -57,6 +57,11 @@ function optVersion(v: unknown): number | undefined {
 }
 
 const EXPORT_FORMATS = ['jsonl', 'json'] as const;
+
+function scopeOf(v: MemoryScope | undefined): { scope?: MemoryScope } {
+  const scope = optOneOf(v, ['project', 'global'] as const, 'scope');
+  return scope ? { scope } : {};
+}
 const REMOVED_REASONS = ['expired', 'deleted'] as const;
 
 function limit(params: unknown, range: LimitRange, what: string): number {
@@ -144,6 +149,11 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'graph.entityMemories': (e, p) =>
       e.graph.entityMemories(str(p, 'entityId'), limit(p, LIMIT_RANGES.entityMemories, 'graph.entityMemories')),
     stats: (e) => e.diagnostics.stats(),
+    'encryption.status': (e) => e.encryption.status(),
+    'encryption.enable': (e, p) => e.encryption.enable({ keyFile: p?.keyFile === true, ...scopeOf(p?.scope) }),
+    'encryption.disable': (e, p) => e.encryption.disable({ ...scopeOf(p?.scope) }),
+    'encryption.rotate': (e, p) => e.encryption.rotate({ keyFile: p?.keyFile === true }),
+    'encryption.exportRecoveryKey': (e) => e.encryption.exportRecoveryKey(),
     diagnostics: (e) => e.diagnostics.diagnostics(),
     'pipeline.status': (e) => e.pipelines.status(),
     'pipeline.pause': (e) => e.pipelines.pause(),

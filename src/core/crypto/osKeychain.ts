@@ -38,15 +38,27 @@ export function osKeychain(): { keychain: KeychainBackend } | { error: string } 
   const entry = (name: string) => new k.Entry(SERVICE, name, { linux: { store: 'secret-service' } });
   return {
     keychain: {
-      get: (name) => entry(name).getPassword(),
-      set: (name, secret) => entry(name).setPassword(secret),
+      get: (name) => plainly(() => entry(name).getPassword()),
+      set: (name, secret) => plainly(() => entry(name).setPassword(secret)),
     },
   };
 }
 
+/** The keychain's failure in words a person can act on (a missing D-Bus session is the usual one on Linux). */
+function plainly<T>(call: () => T): T {
+  try {
+    return call();
+  } catch (e) {
+    const m = errorMessage(e);
+    if (/dbus/i.test(m)) throw new Error('no Secret Service answers: there is no desktop session (D-Bus) here', { cause: e });
+    throw e;
+  }
+}
+
 /** The keyring every process of the user builds the same way: key file `keyFile` (AGENT_MEMORY_KEY_FILE overrides). */
 export function userKeyring(keyFile: string | undefined, env: Record<string, string | undefined> = process.env): UserKeyring {
-  const k = osKeychain();
+  // AGENT_MEMORY_KEYCHAIN=off: the keychain is not asked (the test runner sets it, so tests never touch a developer's keychain).
+  const k = env.AGENT_MEMORY_KEYCHAIN === 'off' ? { error: 'the keychain is turned off (AGENT_MEMORY_KEYCHAIN=off)' } : osKeychain();
   return new UserKeyring({
     ...('keychain' in k ? { keychain: k.keychain } : { keychainError: k.error }),
     keyFile: env.AGENT_MEMORY_KEY_FILE || keyFile,

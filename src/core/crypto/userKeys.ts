@@ -124,7 +124,7 @@ export class UserKeyring {
   }
 
   /** Keeps `key` (a recovery key given here) where whereToKeep says; current when `makeCurrent`. */
-  keep(key: UserKey, useKeyFile: boolean, makeCurrent: boolean): { key: UserKey; source: KeySource } {
+  keep(key: UserKey, useKeyFile: boolean, makeCurrent: boolean, command?: string): { key: UserKey; source: KeySource } {
     const where = this.whereToKeep(useKeyFile);
     if (where === 'keychain') {
       this.opts.keychain!.set(account(key.id), key.key.toString('base64'));
@@ -138,17 +138,18 @@ export class UserKeyring {
       writePrivateFile(this.opts.keyFile!, `${JSON.stringify(file, null, 2)}\n`);
       return { key, source: 'the key file' };
     }
-    throw new UserFacingError(this.noKeychainSentence(), 'keychain_unavailable');
+    throw new UserFacingError(this.noKeychainSentence(command), 'keychain_unavailable');
   }
 
-  /** Why no key can be kept here, and what to do. */
-  noKeychainSentence(): string {
+  /** Why no key can be kept here, and what to do (`command`: the one to run with --key-file). */
+  noKeychainSentence(command = 'agent-memory encryption enable'): string {
     const state = this.keychainState();
     const why = state.ok ? '' : ` (${state.why})`;
+    const file = this.opts.keyFile ? ` in ${this.opts.keyFile}` : '';
     return (
-      `No keychain answers on this machine${why}, so the encryption key has nowhere safe to be kept. ` +
-      `To keep it in a file only you can read (${this.opts.keyFile ?? 'the store home'}/…, mode 0600) instead, ` +
-      'run agent-memory encryption enable --key-file (or choose "Use a key file" in VS Code).'
+      `No keychain answers on this machine${why}, so new stores are not encrypted. ` +
+      `To encrypt them with the key kept in a file only you can read${file} (mode 0600), ` +
+      `run ${command} --key-file (in VS Code, choose Use a Key File when asked).`
     );
   }
 
