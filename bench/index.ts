@@ -18,6 +18,7 @@ import { runEmbedBench } from './embed.bench';
 import { runWriteBench } from './write.bench';
 import { runPipelineBench } from './pipeline.bench';
 import { runShareBench } from './share.bench';
+import { runEncryptionBench } from './encryption.bench';
 
 type Result = Record<string, unknown>;
 
@@ -55,6 +56,13 @@ export const SECTIONS: BenchSection[] = [
     },
   },
   { name: 'write', perSize: true, run: runWriteBench },
+  // Encryption at rest against the plain store, both in the same run (docs/encryption.md).
+  {
+    name: 'encryption',
+    perSize: true,
+    run: runEncryptionBench,
+    targets: { 'encryption.create_p50_overhead_pct@100000': '≤ 10', 'encryption.open_overhead_pct@100000': '≤ 10' },
+  },
   { name: 'embed', perSize: false, run: () => runEmbedBench() },
   { name: 'pipeline', perSize: false, run: (_size, workDir) => runPipelineBench(workDir) },
   // Two engines in one process over the store's socket: run it alone on a quiet machine (bench/RESULTS-share.md).

@@ -8,6 +8,7 @@
  * so the store is left as it was found.
  */
 import { Store } from '../src/core/store/store';
+import { UserKeyring } from '../src/core/crypto/userKeys';
 
 export interface OpenResult {
   open_ms: number;
@@ -17,7 +18,9 @@ export interface OpenResult {
 
 async function main(dir: string): Promise<OpenResult> {
   const t0 = performance.now();
-  const store = await Store.open({ dir });
+  // An encrypted store opens with the recovery key in AGENT_MEMORY_RECOVERY_KEY (bench/encryption.bench.ts).
+  const keys = process.env.AGENT_MEMORY_RECOVERY_KEY ? { keys: new UserKeyring({ env: process.env }) } : {};
+  const store = await Store.open({ dir, ...keys });
   const openMs = performance.now() - t0;
   const s = store.stats();
   await store.close({ snapshot: false });
