@@ -35,7 +35,7 @@ export interface EncryptionBenchResult {
 }
 
 const progress = (s: string) => process.stderr.write(`  [encryption] ${s}\n`);
-const OPEN_RUNS = 5;
+const OPEN_RUNS = 7;
 const WRITES = 1000;
 
 function openOnce(dir: string, recoveryKey: string | undefined): number {

@@ -132,18 +132,43 @@ export class FileCipher {
    * chunk is missing or bytes follow the last one.
    */
   openFile(kind: SealedKind, sealed: Uint8Array, out?: Uint8Array): { plain: Uint8Array; length: number } {
-    const { header, chunk, plainLength } = parseHeader(sealed, kind);
-    const target = out ?? Buffer.allocUnsafe(plainLength);
-    if (target.length < plainLength) throw new RangeError('openFile: the target is smaller than the plain file');
+    const b = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.length);
+    return this.openFrom(
+      kind,
+      sealed.length,
+      (dst, at) => b.copy(dst, 0, at, at + dst.length),
+      (size) => {
+        if (out && out.length < size) throw new RangeError('openFile: the target is smaller than the plain file');
+        return out ?? Buffer.allocUnsafe(size);
+      },
+    );
+  }
+
+  /**
+   * Opens a sealed file of `kind` and `size` bytes read through `readAt` (bytes read into `dst`
+   * from `position`), one chunk at a time: a large snapshot is decrypted straight into the
+   * storage `target(plainLength)` gives, never held whole in its sealed form as well.
+   */
+  openFrom(
+    kind: SealedKind,
+    size: number,
+    readAt: (dst: Buffer, position: number) => number,
+    target: (plainLength: number) => Uint8Array,
+  ): { plain: Uint8Array; length: number } {
+    const head = Buffer.alloc(Math.min(size, SEALED_MAGIC.length + 2 + 255 + 12));
+    if (readAt(head, 0) !== head.length) throw new DecryptError('the encrypted file is cut short');
+    const { header, chunk, plainLength } = parseHeader(head, kind);
+    const plain = target(plainLength);
+    const buf = Buffer.allocUnsafe(Math.min(chunk, plainLength) + SEAL_OVERHEAD);
     let at = header.length;
     for (let i = 0, off = 0; off < plainLength; i++, off += chunk) {
       const n = Math.min(chunk, plainLength - off) + SEAL_OVERHEAD;
-      if (at + n > sealed.length) throw new DecryptError('the encrypted file is cut short');
-      open(this.key, sealed.subarray(at, at + n), chunkAad(header, i), target, off);
+      if (at + n > size || readAt(buf.subarray(0, n), at) !== n) throw new DecryptError('the encrypted file is cut short');
+      open(this.key, buf.subarray(0, n), chunkAad(header, i), plain, off);
       at += n;
     }
-    if (at !== sealed.length) throw new DecryptError(`the encrypted file has ${sealed.length - at} unexpected bytes at its end`);
-    return { plain: target, length: plainLength };
+    if (at !== size) throw new DecryptError(`the encrypted file has ${size - at} unexpected bytes at its end`);
+    return { plain, length: plainLength };
   }
 
   /** Seals a short value (a wrapped key) with this key. */

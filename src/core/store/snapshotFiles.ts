@@ -181,14 +181,11 @@ function loadSealedSnapshot(
 ): LoadedSnapshot {
   const bad: { name: string; raw: Buffer; why: string }[] = [];
   for (const name of present) {
-    const raw = fs.readFileSync(path.join(dir, name));
     let opened: { storage: Uint8Array; size: number } | undefined;
     try {
-      const size = FileCipher.plainLength(raw, 'snapshot');
-      const storage = new Uint8Array(Math.max(size, opts.reserve(size)));
-      opts.cipher.openFile('snapshot', raw, storage);
-      opened = { storage, size };
+      opened = openSealedSnapshot(path.join(dir, name), opts.cipher, opts.reserve);
     } catch (e) {
+      const raw = fs.readFileSync(path.join(dir, name)); // only a snapshot that fails is read whole, to keep a copy
       bad.push({ name, raw, why: `does not open with the store's key (${errorMessage(e)})` });
       continue;
     }
@@ -199,6 +196,29 @@ function loadSealedSnapshot(
   }
   for (const b of bad) setAside({ dir, repair: opts.repair, warnings }, b.name, b.raw, `is damaged: it ${b.why}`);
   return { ...emptyDatabase(SQL, opts.reserve), snapshotSeq: 0, verifiedBy: 'none' };
+}
+
+/** Reads `dst.length` bytes at `at` (fewer only at the end of the file). */
+function readFully(fd: number, dst: Buffer, at: number): number {
+  let done = 0;
+  for (let n = 1; done < dst.length && n > 0; done += n) n = fs.readSync(fd, dst, done, dst.length - done, at + done);
+  return done;
+}
+
+/** A sealed snapshot decrypted chunk by chunk from its file into reserved storage (fileCipher.ts). */
+function openSealedSnapshot(file: string, cipher: FileCipher, reserve: (size: number) => number): { storage: Uint8Array; size: number } {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const { plain, length } = cipher.openFrom(
+      'snapshot',
+      fs.fstatSync(fd).size,
+      (dst, at) => readFully(fd, dst, at),
+      (size) => new Uint8Array(Math.max(size, reserve(size))),
+    );
+    return { storage: plain, size: length };
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Opens a snapshot without a checksum after a full integrity check; the reason when it fails. */
