@@ -16,7 +16,7 @@ import { UserFacingError } from '../core/util/errors';
 import { EngineError } from './errors';
 import type { EngineInit, StoreName } from './protocol';
 import type { StoreFs } from '../core/store/storeFs';
-import { userKeyring } from '../core/crypto/osKeychain';
+import { keyFileIn, userKeyring } from '../core/crypto/osKeychain';
 import type { UserKey, UserKeyring } from '../core/crypto/userKeys';
 
 /** How the stores are opened: the engine's init, and (tests) the file operations their writes go through. */
@@ -171,8 +171,7 @@ export class Stores {
  * `<home>/keys/user-keys.json` once chosen. Every process of the user builds the same one.
  */
 export function engineKeyring(opts: StoresInit): UserKeyring {
-  const base = opts.home ?? opts.globalStorageDir ?? opts.storageDir;
-  return userKeyring(base ? path.join(base, 'keys', 'user-keys.json') : undefined);
+  return userKeyring(keyFileIn(opts.home ?? opts.globalStorageDir ?? opts.storageDir));
 }
 
 /**

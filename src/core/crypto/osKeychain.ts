@@ -5,6 +5,7 @@
  * everything at reboot, and a forgotten key would lose the store. Where it does not answer
  * (headless Linux, CI) the keyring says so (userKeys.ts).
  */
+import * as path from 'node:path';
 import { errorMessage } from '../util/errors';
 import { UserKeyring, type KeychainBackend } from './userKeys';
 
@@ -64,4 +65,13 @@ export function userKeyring(keyFile: string | undefined, env: Record<string, str
     keyFile: env.AGENT_MEMORY_KEY_FILE || keyFile,
     env,
   });
+}
+
+/**
+ * The key file of the stores under `base` (the store home, or the folder of the per-window
+ * stores): `<base>/keys/user-keys.json`. The engine, the CLI and the extension's commands name the
+ * same one.
+ */
+export function keyFileIn(base: string | undefined): string | undefined {
+  return base ? path.join(base, 'keys', 'user-keys.json') : undefined;
 }
