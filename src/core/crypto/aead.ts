@@ -68,13 +68,16 @@ export function open(key: Uint8Array, sealed: Uint8Array, aad: Uint8Array, out?:
   const decipher = createDecipheriv('aes-256-gcm', key, nonce);
   decipher.setAAD(aad);
   decipher.setAuthTag(tag);
-  let plain: Buffer;
   try {
-    plain = Buffer.concat([decipher.update(body), decipher.final()]);
-  } catch {
+    const first = decipher.update(body);
+    if (!out) return Buffer.concat([first, decipher.final()]);
+    // Into `out` without a joined copy (a snapshot's chunks): the caller drops `out` when this throws.
+    out.set(first, at);
+    const last = decipher.final();
+    out.set(last, at + first.length);
+    return Buffer.from(out.buffer, out.byteOffset + at, first.length + last.length);
+  } catch (e) {
+    if (e instanceof RangeError) throw e;
     throw new DecryptError();
   }
-  if (!out) return plain;
-  out.set(plain, at);
-  return plain;
 }
