@@ -27,6 +27,10 @@ export interface EncryptionBenchResult {
   plain_open_ms: number;
   encrypted_open_ms: number;
   open_overhead_pct: number;
+  /** CPU time of the open (user + system): what encryption adds, less the machine's load. */
+  plain_open_cpu_ms: number;
+  encrypted_open_cpu_ms: number;
+  open_cpu_overhead_pct: number;
   plain_snapshot_ms: number;
   encrypted_snapshot_ms: number;
   plain_snapshot_bytes: number;
@@ -38,14 +42,14 @@ const progress = (s: string) => process.stderr.write(`  [encryption] ${s}\n`);
 const OPEN_RUNS = 7;
 const WRITES = 1000;
 
-function openOnce(dir: string, recoveryKey: string | undefined): number {
+function openOnce(dir: string, recoveryKey: string | undefined): OpenResult {
   const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'open.child.ts'), dir], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, AGENT_MEMORY_RECOVERY_KEY: recoveryKey ?? '' },
   });
   if (r.status !== 0) throw new Error(`open child failed (exit ${r.status})`);
-  return (JSON.parse(r.stdout.trim().split('\n').pop()!) as OpenResult).open_ms;
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as OpenResult;
 }
 
 async function preload(
@@ -100,17 +104,21 @@ export async function runEncryptionBench(size: number, workDir: string): Promise
   await plain.store.close();
   await enc.store.close();
 
-  const opens = { plain: [] as number[], enc: [] as number[] };
+  const opens = { plain: [] as OpenResult[], enc: [] as OpenResult[] };
   for (let k = 0; k < OPEN_RUNS; k++) {
     // Alternating which goes first, so neither always finds the other's pages in the cache.
     const pair = [() => opens.plain.push(openOnce(plainDir, undefined)), () => opens.enc.push(openOnce(encDir, recoveryKey))];
     for (const f of k % 2 ? pair.reverse() : pair) f();
   }
-  progress(`open plain ${opens.plain.map(Math.round).join(' / ')} ms, encrypted ${opens.enc.map(Math.round).join(' / ')} ms`);
+  const wall = (o: OpenResult[]) => o.map((x) => x.open_ms);
+  const cpu = (o: OpenResult[]) => o.map((x) => x.open_cpu_ms);
+  progress(`open plain ${wall(opens.plain).map(Math.round).join(' / ')} ms, encrypted ${wall(opens.enc).map(Math.round).join(' / ')} ms`);
   const p = median(samples.plain);
   const e = median(samples.enc);
-  const po = median(opens.plain);
-  const eo = median(opens.enc);
+  const po = median(wall(opens.plain));
+  const eo = median(wall(opens.enc));
+  const pc = median(cpu(opens.plain));
+  const ec = median(cpu(opens.enc));
   return {
     memories: size,
     plain_create_p50_ms: round(p),
@@ -121,6 +129,9 @@ export async function runEncryptionBench(size: number, workDir: string): Promise
     plain_open_ms: round(po, 1),
     encrypted_open_ms: round(eo, 1),
     open_overhead_pct: pct(eo, po),
+    plain_open_cpu_ms: round(pc, 1),
+    encrypted_open_cpu_ms: round(ec, 1),
+    open_cpu_overhead_pct: pct(ec, pc),
     plain_snapshot_ms: round(plain.snapshotMs, 1),
     encrypted_snapshot_ms: round(enc.snapshotMs, 1),
     plain_snapshot_bytes: fs.statSync(path.join(plainDir, 'snapshot.sqlite')).size,
