@@ -17,7 +17,7 @@ import { EngineError } from './errors';
 import type { EngineInit, StoreName } from './protocol';
 import type { StoreFs } from '../core/store/storeFs';
 import { keyFileIn, userKeyring } from '../core/crypto/osKeychain';
-import type { UserKey, UserKeyring } from '../core/crypto/userKeys';
+import { keyForNewStore, type UserKeyring } from '../core/crypto/userKeys';
 
 /** How the stores are opened: the engine's init, and (tests) the file operations their writes go through. */
 export type StoresInit = EngineInit & { storeFs?: StoreFs };
@@ -174,14 +174,6 @@ export function engineKeyring(opts: StoresInit): UserKeyring {
   return userKeyring(keyFileIn(opts.home ?? opts.globalStorageDir ?? opts.storageDir));
 }
 
-/**
- * New stores are encrypted wherever a key can be kept: the keychain answers, or the person chose
- * a key file. Elsewhere they are plain, and encryption.status says why.
- */
-function newStoreKey(keys: UserKeyring): () => UserKey | undefined {
-  return () => (keys.whereToKeep(false) ? (keys.current() ?? keys.create(false)).key : undefined);
-}
-
 /** Opens a store writable; if another process holds it, read-only with a warning. */
 async function openStore(dir: string, opts: StoresInit & { keys: UserKeyring }, warnings: string[]): Promise<Store> {
   const purpose = `${opts.purpose ?? 'Agent Memory engine'}${opts.ownerId ? ` [${opts.ownerId}]` : ''}`;
@@ -194,7 +186,7 @@ async function openStore(dir: string, opts: StoresInit & { keys: UserKeyring }, 
     ...(opts.migrationsDir ? { migrationsDir: opts.migrationsDir } : {}),
     ...(opts.storeFs ? { fs: opts.storeFs } : {}),
     keys: opts.keys,
-    newStoreKey: newStoreKey(opts.keys),
+    newStoreKey: () => keyForNewStore(opts.keys),
   };
   if (opts.restricted) {
     // Untrusted workspace: read-only when the store exists and is current; otherwise open it

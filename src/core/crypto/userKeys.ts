@@ -220,3 +220,13 @@ export function writePrivateFile(file: string, text: string): void {
   fs.chmodSync(tmp, 0o600);
   fs.renameSync(tmp, file);
 }
+
+/**
+ * The user key a new store is encrypted under (docs/encryption.md "Where the key is kept"): new
+ * stores are encrypted wherever a key can be kept — a keychain answers, or the person chose a key
+ * file — under the current key, made and kept when there is none. Elsewhere undefined: the store
+ * is plain, and the encryption status says why.
+ */
+export function keyForNewStore(keys: UserKeyring): UserKey | undefined {
+  return keys.whereToKeep(false) ? (keys.current() ?? keys.create(false)).key : undefined;
+}

@@ -11,8 +11,9 @@ import { randomBytes } from 'node:crypto';
 import { DecryptError, newKey } from '../../../src/core/crypto/aead';
 import { CHUNK_BYTES, FileCipher, isSealed, sealedSize } from '../../../src/core/crypto/fileCipher';
 import { formatRecoveryKey, parseRecoveryKey } from '../../../src/core/crypto/recoveryKey';
-import { userKey } from '../../../src/core/crypto/userKeys';
+import { keyForNewStore, userKey } from '../../../src/core/crypto/userKeys';
 import { fileKeyring, keychainKeyring, MemoryKeychain } from '../../helpers/keys';
+import { tmpDir } from '../../helpers/tmp';
 
 test('a sealed log record opens with its key and seq, and not with another key or a moved seq', () => {
   const c = new FileCipher(newKey());
@@ -109,4 +110,18 @@ test('a keychain that does not answer is said so, with why', () => {
   const state = ring.keychainState();
   assert.deepEqual(state, { ok: false, why: 'DBus error: no session bus' });
   assert.match(ring.noKeychainSentence(), /No keychain answers on this machine \(DBus error: no session bus\)/);
+});
+
+test('new stores: encrypted where a keychain answers or a key file was chosen, plain (no key made) elsewhere', () => {
+  const chain = new MemoryKeychain();
+  const viaChain = keyForNewStore(keychainKeyring(chain));
+  assert.ok(viaChain, 'a keychain answers: a key');
+  assert.equal(chain.entries.get('current-user-key'), viaChain.id, 'made and kept in the keychain');
+  assert.equal(keyForNewStore(keychainKeyring(chain))?.id, viaChain.id, 'the next store (or process) gets the same key');
+
+  const dir = tmpDir('am-keys-');
+  assert.equal(keyForNewStore(fileKeyring(dir)), undefined, 'no keychain, no key file chosen: plain');
+  assert.equal(fs.existsSync(path.join(dir, 'keys')), false, 'and no key file is made behind the person');
+  const chosen = fileKeyring(dir).create(true).key;
+  assert.equal(keyForNewStore(fileKeyring(dir))?.id, chosen.id, 'once a key file was chosen, new stores use it');
 });
