@@ -5,7 +5,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
-/** Left out of the bundles: `vscode` is the host's; @energetic-ai finds its .wasm files through __dirname; @napi-rs/keyring loads its platform's prebuilt binary. */
+/**
+ * Left out of the bundles: `vscode` is the host's; @energetic-ai finds its .wasm files through
+ * __dirname; @napi-rs/keyring loads its platform's prebuilt binary.
+ */
 export const NODE_EXTERNALS = ['vscode', '@energetic-ai/*', '@napi-rs/keyring'];
 
 const matches = (name, pattern) => (pattern.endsWith('/*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern);
