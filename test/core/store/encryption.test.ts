@@ -15,6 +15,11 @@ import { formatRecoveryKey } from '../../../src/core/crypto/recoveryKey';
 import { tmpDir } from '../../helpers/tmp';
 import { fileKeyring } from '../../helpers/keys';
 import type { UserKeyring } from '../../../src/core/crypto/userKeys';
+import { HashEmbedder } from '../../../src/core/embed/hashEmbedder';
+import { VectorStore } from '../../../src/core/vectorstore/vectorStore';
+import { ActiveSpace } from '../../../src/core/vectorstore/activeSpace';
+import { MemoryIngest } from '../../../src/core/memory/ingest';
+import { MemoryService } from '../../../src/core/memory/memoryService';
 
 const SECRET = 'launch code tangerine-42';
 
@@ -264,4 +269,38 @@ test('a switch interrupted before it is committed leaves the old store; after, t
     );
     await again.close();
   }
+});
+
+test('the vector index file of an encrypted store is sealed, opens from the file again, and is rebuilt from the store when flipped', async () => {
+  const keys = fileKeyring();
+  const user = keys.create(true).key;
+  const dir = tmpDir();
+  const embedder = new HashEmbedder({ dimension: 64 });
+  let store = await Store.open({ dir, keys, newStoreKey: () => user });
+  let vectors = await VectorStore.open({ store, space: embedder.space, dimension: embedder.dimension });
+  const ingest = new MemoryIngest(store, new MemoryService(store, { projectId: 'p' }), new ActiveSpace(embedder, vectors));
+  for (let i = 0; i < 12; i++) await ingest.create({ content: `${SECRET}: vector note ${i} about topic ${i * 7}` });
+  await vectors.whenReady(); // the first index is built in the background, then saved
+  await vectors.save();
+  await store.close();
+  const files = fs.readdirSync(path.join(dir, 'vectors')).map((f) => path.join(dir, 'vectors', f));
+  const index = files.filter((f) => f.endsWith('.hnsw'));
+  assert.equal(index.length, 1, `one index file: ${files.join(', ')}`);
+  assert.ok(isSealed(fs.readFileSync(index[0]!)), 'the index file is sealed');
+
+  store = await Store.open({ dir, keys });
+  vectors = await VectorStore.open({ store, space: embedder.space, dimension: embedder.dimension });
+  assert.equal(vectors.stats().openedFrom, 'file', 'opened from the sealed file with the store key');
+  assert.equal(vectors.stats().size, 12);
+  await store.close();
+
+  const bytes = fs.readFileSync(index[0]!);
+  bytes[bytes.length - 40]! ^= 0x01;
+  fs.writeFileSync(index[0]!, bytes);
+  store = await Store.open({ dir, keys });
+  vectors = await VectorStore.open({ store, space: embedder.space, dimension: embedder.dimension });
+  await vectors.whenReady();
+  assert.equal(vectors.stats().openedFrom, 'rebuild', 'a damaged sealed index is rebuilt from the store, never trusted');
+  assert.equal(vectors.stats().size, 12);
+  await store.close();
 });
