@@ -22,6 +22,7 @@ import { runTakeoverBench } from './takeover.bench';
 import { runSchedulesBench } from './schedules.bench';
 import { runHooksBench } from './hooks.bench';
 import { runSessionsBench } from './sessions.bench';
+import { runEncryptionBench } from './encryption.bench';
 
 type Result = Record<string, unknown>;
 
@@ -59,6 +60,13 @@ export const SECTIONS: BenchSection[] = [
     },
   },
   { name: 'write', perSize: true, run: runWriteBench },
+  // Encryption at rest against the plain store, both in the same run (docs/encryption.md).
+  {
+    name: 'encryption',
+    perSize: true,
+    run: runEncryptionBench,
+    targets: { 'encryption.create_p50_overhead_pct@100000': '≤ 10', 'encryption.open_overhead_pct@100000': '≤ 10' },
+  },
   { name: 'embed', perSize: false, run: () => runEmbedBench() },
   { name: 'pipeline', perSize: false, run: (_size, workDir) => runPipelineBench(workDir) },
   // 10,000 schedules: the due query and the store's part of a run (docs/schedules.md).

@@ -74,6 +74,8 @@ export interface CliArgs {
   clear?: boolean;
   yes?: boolean;
   now?: boolean;
+  /** encryption: keep the key in a 0600 file where no keychain answers. */
+  keyFile?: boolean;
 }
 
 export type Parsed = { kind: 'run'; args: CliArgs } | { kind: 'help'; command?: CommandName } | { kind: 'version' };
@@ -205,6 +207,7 @@ function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[]
     ...(v.failed ? { failed: true } : {}),
     ...(v.rotate ? { rotate: true } : {}),
     ...(v.redact ? { redact: true } : {}),
+    ...(v['key-file'] ? { keyFile: true } : {}),
     ...localHostOnly(s('host')),
   };
 }

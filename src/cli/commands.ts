@@ -19,6 +19,7 @@ import { describeCreate, describeRedacted } from '../engine/createResultText';
 import { describeSecretScan } from '../engine/secretScanText';
 import { scheduleCommand } from './scheduleCommand';
 import { noteCommand, scratchpadCommand, sessionCommand } from './sessionCommands';
+import { encryptionAction, encryptionCommand } from './encryption';
 
 export interface CommandOutput {
   json: unknown;
@@ -164,6 +165,11 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp' | 'hook'>, 
   session: sessionCommand,
   scratchpad: scratchpadCommand,
   note: noteCommand,
+  encryption: (engine, a) => {
+    const action = encryptionAction(a);
+    if (action === 'import-recovery-key') throw new UsageError('encryption import-recovery-key runs without the engine', 'encryption');
+    return encryptionCommand(engine, a, action);
+  },
   stats: async (engine) => {
     const s = await engine.request('stats', {});
     const text = [

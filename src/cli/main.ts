@@ -13,6 +13,7 @@ import { COMMAND_TABLE, type CommandIo } from './commands';
 import { checkPlaces } from './places';
 import { connectEngine } from './connect';
 import { CliFailure } from './failure';
+import { importRecoveryKey } from './encryption';
 import { commandUsage, mainUsage, usageHint } from './spec';
 import { VERSION } from './version';
 import { runMcp } from '../mcp/server';
@@ -55,6 +56,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   if (args.command === 'mcp') return runMcp(args, io);
   if (args.command === 'hook') return runHookCommand(args, io);
+  if (args.command === 'encryption' && args.positionals[0] === 'import-recovery-key') return runLocal(args, io);
   return runOne(args, io);
 }
 
@@ -122,6 +124,23 @@ async function runHookCommand(args: CliArgs, io: CliIo): Promise<number> {
     return 1;
   } finally {
     await engine?.shutdown().catch(() => undefined);
+  }
+}
+
+/** A command that needs no engine (importing a recovery key: the store it opens cannot open before). */
+async function runLocal(args: CliArgs, io: CliIo): Promise<number> {
+  try {
+    const result = await importRecoveryKey(args, {
+      stdin: io.stdin ?? process.stdin,
+      stdout: io.stdout ?? process.stdout,
+      stderr: io.stderr ?? process.stderr,
+    });
+    io.out(args.json ? JSON.stringify(result.json) : result.text);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) return usageFailure(e, io);
+    io.err(`agent-memory: ${oneLine(e)}`);
+    return 1;
   }
 }
 

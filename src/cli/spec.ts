@@ -25,6 +25,7 @@ export const COMMANDS = [
   'scratchpad',
   'note',
   'hook',
+  'encryption',
   'mcp',
   'help',
 ] as const;
@@ -79,6 +80,7 @@ export const OPTIONS = {
   timezone: { value: '<zone>', help: "the IANA zone --when is read in and times are shown in (default: this machine's)" },
   name: { value: '<text>', help: 'a short name' },
   notify: { value: 'always|on_failure|never', help: 'when a run is notified (default always)' },
+  'key-file': { help: 'where no keychain answers: keep the encryption key in a file only you can read (0600) in the store home' },
 } as const satisfies Record<string, OptionSpec>;
 export type OptionName = keyof typeof OPTIONS;
 
@@ -256,6 +258,20 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
     options: [],
     examples: ['agent-memory hook session-start'],
     noJson: true,
+  },
+  encryption: {
+    args: '<status|enable|disable|rotate|export-recovery-key|import-recovery-key>',
+    summary: 'encrypt the stores at rest, or say whether they are, and manage their key',
+    about:
+      "The key is kept in the keychain; where none answers (a headless machine), enable and rotate need --key-file to keep it in a private file instead. enable encrypts every file of the stores this process or their owner writes, and checks the result before switching; disable writes them plain again. rotate rewraps the stores' keys under a new key. export-recovery-key prints the key that opens them on another machine; import-recovery-key reads one on stdin and keeps it here.",
+    options: ['key-file', 'scope'],
+    optionHelp: { scope: "only this store (default: the project's and the global one)" },
+    examples: [
+      'agent-memory encryption status',
+      'agent-memory encryption enable --key-file',
+      'agent-memory encryption export-recovery-key > recovery.txt',
+      'agent-memory encryption import-recovery-key < recovery.txt',
+    ],
   },
   mcp: {
     args: '',

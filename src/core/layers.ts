@@ -7,6 +7,7 @@
 export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['util'], // errors and the error catalogue: imported by everyone, imports nothing
   ['text', 'secrets'], // normalization, tokenizing, quality and contradiction heuristics; the secret guard's rules
+  ['crypto'], // encryption at rest: AES-256-GCM formats, the store key header, user keys (keychain, key file, recovery key)
   ['store'], // SQLite (sql.js), op log, snapshots, lock; knows no ranking (search registers bm25)
   ['config', 'project'], // agent.yaml + settings; project identity
   ['embed'], // embedders and their HTTP client

@@ -27,6 +27,7 @@ import {
 import { projectIdFor } from './projectId';
 import { Scheduler } from './scheduler';
 import { DiagnosticsService } from './services/diagnostics';
+import { EncryptionService } from './services/encryption';
 import { GraphViewService } from './services/graphView';
 import { MaintenanceService } from './services/maintenance';
 import { MemoriesService } from './services/memories';
@@ -74,6 +75,7 @@ export class MemoryEngine {
   readonly webhooks: WebhooksService;
   readonly schedules: SchedulesService;
   readonly sessions: SessionsService;
+  readonly encryption: EncryptionService;
   private readonly scheduler: Scheduler;
   /** Bumped by every runtime rebuild: a background embedder switch of an older generation stops. */
   private generation = 0;
@@ -96,6 +98,7 @@ export class MemoryEngine {
     this.maintenance = new MaintenanceService(ctx);
     this.changes = new ChangesService(ctx);
     this.webhooks = new WebhooksService(ctx, new FileSecretStore(webhookSecretsFile(opts, ctx.stores.project.dir)));
+    this.encryption = new EncryptionService(ctx);
     this.diagnostics = new DiagnosticsService(ctx, {
       pipelines: this.pipelines,
       suggestions: this.suggestions,

@@ -9,7 +9,7 @@ import type { CallContext, MemoryEngine } from './engine';
 import { shownValue } from '../core/util/shownValue';
 import { EngineError } from './errors';
 import { idempotentCreate } from './server/idempotency';
-import type { EngineMethod, EngineMethods, GraphParams, ParamsOf, ResultOf, SearchParams } from './protocol';
+import type { EngineMethod, EngineMethods, GraphParams, MemoryScope, ParamsOf, ResultOf, SearchParams } from './protocol';
 import { SUGGESTION_STATUSES } from '../core/consolidation/records';
 import { DEFAULT_WAIT_MS } from './services/changes';
 import { SCHEDULE_HANDLERS } from './scheduleHandlers';
@@ -86,6 +86,11 @@ function waitMs(v: unknown): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 60_000)
     throw new EngineError('invalid_input', `timeoutMs: must be a whole number of milliseconds from 0 to 60000, got ${shownValue(v)}`);
   return v;
+}
+
+function scopeOf(v: MemoryScope | undefined): { scope?: MemoryScope } {
+  const scope = optOneOf(v, ['project', 'global'] as const, 'scope');
+  return scope ? { scope } : {};
 }
 const REMOVED_REASONS = ['expired', 'deleted'] as const;
 
@@ -175,6 +180,11 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'graph.entityMemories': (e, p) =>
       e.graph.entityMemories(str(p, 'entityId'), limit(p, LIMIT_RANGES.entityMemories, 'graph.entityMemories')),
     stats: (e) => e.diagnostics.stats(),
+    'encryption.status': (e) => e.encryption.status(),
+    'encryption.enable': (e, p) => e.encryption.enable({ keyFile: p?.keyFile === true, ...scopeOf(p?.scope) }),
+    'encryption.disable': (e, p) => e.encryption.disable({ ...scopeOf(p?.scope) }),
+    'encryption.rotate': (e, p) => e.encryption.rotate({ keyFile: p?.keyFile === true }),
+    'encryption.exportRecoveryKey': (e) => e.encryption.exportRecoveryKey(),
     diagnostics: (e) => e.diagnostics.diagnostics(),
     'pipeline.status': (e) => e.pipelines.status(),
     'pipeline.pause': (e) => e.pipelines.pause(),

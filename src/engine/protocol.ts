@@ -112,6 +112,26 @@ export type CreateMemoryResult = CreateResult & {
   mergedSimilarity?: number;
 };
 
+/** Encryption at rest of the engine's stores (encryption.status). */
+export interface EncryptionStatus {
+  stores: {
+    store: StoreName;
+    dir: string;
+    encrypted: boolean;
+    /** The user key the store's data key is wrapped under (an id, not secret). */
+    userKeyId?: string;
+    since?: string;
+    /** This engine writes the store (only such a store is switched here). */
+    ownedHere: boolean;
+  }[];
+  keychain: { available: boolean; reason?: string };
+  keyFile: { path?: string; inUse: boolean };
+  /** Whether a store created now is encrypted (a keychain answers, or a key file was chosen). */
+  newStores: 'encrypted' | 'plain';
+  /** Why new stores are plain here, and what to do. */
+  note?: string;
+}
+
 // ── Start-up ────────────────────────────────────────────────────────────────────────────────
 
 /** workerData of the engine thread: everything it needs to open its stores. */
@@ -584,6 +604,19 @@ export interface EngineMethods extends ScheduleMethods, SessionMethods {
   /** The memories mentioning one entity of the knowledge graph, newest first. */
   'graph.entityMemories': { params: { entityId: string; limit?: number }; result: { entity: EntityNode; memories: EntityMemory[] } };
   stats: { params: Record<string, never>; result: EngineStats };
+  /** Whether each store is encrypted at rest, and where the key is kept (docs/encryption.md). */
+  'encryption.status': { params: Record<string, never>; result: EncryptionStatus };
+  /** Encrypts the stores this engine owns (crash-safely, verified); `keyFile`: keep the key in a 0600 file where no keychain answers. */
+  'encryption.enable': { params: { keyFile?: boolean; scope?: MemoryScope }; result: EncryptionStatus };
+  /** Writes the stores this engine owns plain again. */
+  'encryption.disable': { params: { scope?: MemoryScope }; result: EncryptionStatus };
+  /** A new user key; every encrypted store's data key rewrapped under it. */
+  'encryption.rotate': { params: { keyFile?: boolean }; result: EncryptionStatus };
+  /** The recovery key that opens the encrypted stores on another machine. */
+  'encryption.exportRecoveryKey': {
+    params: Record<string, never>;
+    result: { recoveryKey: string; userKeyId: string; stores: StoreName[] };
+  };
   diagnostics: { params: Record<string, never>; result: EngineDiagnostics };
   'pipeline.status': { params: Record<string, never>; result: PipelineStatus };
   /** Rebuilds the full-text index (and, once wired, the vector index). */
@@ -679,6 +712,7 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'graph.query',
   'graph.entityMemories',
   'stats',
+  'encryption.status',
   'diagnostics',
   'pipeline.status',
   'events.since',

@@ -18,6 +18,7 @@ import { commandRegistrar, registerCommands } from './commands';
 import { createChatHandler, registerChatParticipant, type ChatHandler } from './chatParticipant';
 import { registerTools } from './lmTools';
 import { registerPipelineSurfaces, type PipelineSurfaces } from './pipelineCommands';
+import { registerEncryptionCommands } from './encryptionCommands';
 import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
@@ -123,6 +124,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerReminderCommands(commandRegistrar(context, log), engine);
   registerUndoCommand(commandRegistrar(context, log));
   registerHistoryCommands(context, engine, log);
+  registerEncryptionCommands(context, engine, log);
   registerRecallCommand(context, engine, log, onRecall);
   // agent.yaml problems → Problems panel, one notification per change, status bar warning.
   const configProblems = new ConfigDiagnostics(vscode.workspace.workspaceFolders?.[0]?.uri, log, (s) => statusBar.setConfigProblems(s));

@@ -3,6 +3,7 @@ import type { StoreFs } from './storeFs';
 import type { SqlValue } from './opCodec';
 import { UserFacingError } from '../util/errors';
 import type { VerifiedBy } from './snapshotFiles';
+import type { UserKey, UserKeyring } from '../crypto/userKeys';
 
 export type Row = Record<string, SqlValue>;
 export type Params = SqlValue[];
@@ -38,6 +39,10 @@ export interface StoreOptions {
   fs?: StoreFs;
   /** First retry after writes were paused by a disk error (doubles up to 30 s). Default 1000 ms. */
   recoveryIntervalMs?: number;
+  /** Where the user keys that open encrypted stores are found (docs/encryption.md). */
+  keys?: UserKeyring;
+  /** A new store is created encrypted under the key this returns (undefined: plain). */
+  newStoreKey?: () => UserKey | undefined;
 }
 
 export interface SnapshotPolicy {

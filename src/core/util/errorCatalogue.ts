@@ -56,6 +56,15 @@ export const ERROR_CATALOGUE = {
     template: 'This memory store needs schema migration {version}, which a read-only opener cannot apply.',
   },
   store_locked: { origin: 'core', template: 'The memory store at {dir} is in use by another process ({owner}).' },
+  store_key_missing: {
+    origin: 'core',
+    template: 'The memory store at {dir} is encrypted, and its key is not available here: {reason}',
+  },
+  store_key_wrong: { origin: 'core', template: 'The key found for the encrypted memory store at {dir} does not open it: {reason}' },
+  keychain_unavailable: {
+    origin: 'core',
+    template: 'No keychain answers on this machine ({reason}); the encryption key has nowhere safe to be kept.',
+  },
   store_read_only: { origin: 'core', template: 'The memory store is open read-only: {reason}' },
   disk_full: {
     origin: 'core',

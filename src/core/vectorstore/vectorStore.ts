@@ -166,6 +166,7 @@ export class VectorStore implements VectorSearcher {
         expectDim: this.dimension,
         efSearch: this.params.efSearch,
         initialCapacity: capacity,
+        ...(this.store.fileCipher ? { cipher: this.store.fileCipher } : {}),
       });
       index = loaded.index;
       watermark = loaded.info.watermark;
@@ -451,7 +452,8 @@ export class VectorStore implements VectorSearcher {
       if (this.savedWatermark === this.watermark && fs.existsSync(this.file)) return undefined;
       const wm = this.watermark;
       // saveIndexFile serializes synchronously before its first await: the bytes match `wm`.
-      const info = await saveIndexFile(this.file, this.hnsw, { watermark: wm });
+      const cipher = this.store.fileCipher;
+      const info = await saveIndexFile(this.file, this.hnsw, { watermark: wm }, cipher ? { cipher } : {});
       this.savedWatermark = wm;
       return info;
     };
