@@ -12,6 +12,7 @@ import { Store, type StoreHealth } from '../../../src/core/store/store';
 import { UserFacingError } from '../../../src/core/util/errors';
 import { FaultFs } from '../../fixtures/faultFs';
 import { tmpDir } from '../../helpers/tmp';
+import { until } from '../../helpers/until';
 
 function insert(store: Store, id: string): void {
   store.transaction((tx) => {
@@ -35,14 +36,6 @@ function ids(store: Store): string[] {
   return store.all<{ id: string }>('SELECT id FROM memories ORDER BY rid').map((r) => r.id);
 }
 
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 test('ENOSPC mid-append: disk_full error and health, writes refused, then resume by themselves; nothing acknowledged is lost', async () => {
   const dir = tmpDir();
   const ffs = new FaultFs();
@@ -57,7 +50,7 @@ test('ENOSPC mid-append: disk_full error and health, writes refused, then resume
   for (let i = 1; i < 30; i++) insertFails(store, `failed-${i}`, 'disk_full');
   assert.equal(store.warnings.filter((w) => /full/.test(w)).length, 1, store.warnings.join('\n'));
   ffs.clear(); // space is back
-  await until(() => store.health().state === 'ok');
+  await until('the store to be healthy again', () => store.health().state === 'ok', { timeoutMs: 5000, intervalMs: 10 });
   for (let i = 0; i < 30; i++) insert(store, `after-${i}`);
   await store.close({ snapshot: false }); // as good as a crash for the log: nothing more is written
   assert.deepEqual(states, ['disk_full', 'ok']);
@@ -145,7 +138,7 @@ test('disk full at open: the store opens read-only-for-now with health disk_full
   assert.deepEqual(ids(store), ['a']);
   insertFails(store, 'x', 'disk_full');
   ffs.clear();
-  await until(() => store.health().state === 'ok');
+  await until('the store to be healthy again', () => store.health().state === 'ok', { timeoutMs: 5000, intervalMs: 10 });
   insert(store, 'b');
   await store.close({ snapshot: false });
   const again = await Store.open({ dir });
