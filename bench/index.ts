@@ -18,6 +18,7 @@ import { runEmbedBench } from './embed.bench';
 import { runWriteBench } from './write.bench';
 import { runPipelineBench } from './pipeline.bench';
 import { runShareBench } from './share.bench';
+import { runHostileBench } from './hostile.bench';
 
 type Result = Record<string, unknown>;
 
@@ -57,6 +58,22 @@ export const SECTIONS: BenchSection[] = [
   { name: 'write', perSize: true, run: runWriteBench },
   { name: 'embed', perSize: false, run: () => runEmbedBench() },
   { name: 'pipeline', perSize: false, run: (_size, workDir) => runPipelineBench(workDir) },
+  // The time bounds that used to be unit-test assertions (test/core/config/limits.test.ts, recall.test.ts).
+  {
+    name: 'hostile',
+    perSize: false,
+    run: () => runHostileBench(),
+    targets: {
+      'hostile.unknown_keys_200k_refused_ms': '< 1000',
+      'hostile.unknown_keys_under_limit_ms': '< 5000',
+      'hostile.string_50mb_ms': '< 2000',
+      'hostile.string_50mb_rss_growth_mb': '< 200',
+      'hostile.long_key_ms': '< 2000',
+      'hostile.nested_markers_2000_ms': '< 2000',
+      'hostile.deep_nesting_98kb_ms': '< 500',
+      'hostile.alias_bomb_ms': '< 2000',
+    },
+  },
   // Two engines in one process over the store's socket: run it alone on a quiet machine (bench/RESULTS-share.md).
   {
     name: 'share',

@@ -6,7 +6,7 @@ import { until } from './until';
 
 test('until returns the first value its check accepts, read as often as needed', async () => {
   let reads = 0;
-  const value = await until('the third read', () => ++reads, { check: (n) => n === 3, intervalMs: 1 });
+  const value = await until('the third read', () => ++reads, { check: (n: number) => n === 3, intervalMs: 1 });
   assert.equal(value, 3);
   assert.equal(reads, 3);
   // Without a check, the first truthy value (async reads too), typed as present.
@@ -17,7 +17,11 @@ test('until returns the first value its check accepts, read as often as needed',
 
 test('until fails naming what was awaited and the last value seen', async () => {
   await assert.rejects(
-    until('three extraction jobs completed', () => ({ completed: 1 }), { check: (s) => s.completed === 3, timeoutMs: 20, intervalMs: 5 }),
+    until('three extraction jobs completed', () => ({ completed: 1 }), {
+      check: (s: { completed: number }) => s.completed === 3,
+      timeoutMs: 20,
+      intervalMs: 5,
+    }),
     { message: 'timed out after 0.02 s waiting for three extraction jobs completed; last seen: {"completed":1}' },
   );
   // A condition that is only true or false: the message is the wait itself.

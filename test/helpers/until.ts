@@ -1,6 +1,15 @@
 // The one polling helper of the tests: wait until something observable happens, or fail
 // saying what was awaited and what was last seen. Use it for things another process, a
 // worker or a timer does on its own; for our own timers prefer node:test `mock.timers`.
+// It keeps working while a test mocks timers: it holds the real setTimeout, taken when this
+// module loads (mock.timers replaces the global one later).
+
+const realSetTimeout = globalThis.setTimeout;
+
+/** Waits `ms` of real time, even while a test mocks setTimeout. */
+export function realDelay(ms: number): Promise<void> {
+  return new Promise((r) => realSetTimeout(r, ms));
+}
 
 export interface UntilOptions<T> {
   /** Accepts the value read; by default any truthy value. */
@@ -39,6 +48,6 @@ export async function until<T>(what: string, read: () => T | Promise<T>, options
     const value = await read();
     if (check(value)) return value;
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${describe(value)}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
+    await realDelay(intervalMs);
   }
 }
