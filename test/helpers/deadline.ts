@@ -102,3 +102,21 @@ export async function failsBeforeDeadline(what: string, limitMs: number, start: 
     run.restore();
   }
 }
+
+/**
+ * While active, holds EVERY setTimeout of exactly `limitMs` (none of them fires) and counts
+ * them: code that must act without arming such a deadline (refuse a connection at once, say)
+ * can then be shown to have armed none, and nothing it did can have come from one.
+ */
+export function holdTimersOf(limitMs: number): { count: () => number; restore: () => void } {
+  const realSet = globalThis.setTimeout;
+  let count = 0;
+  globalThis.setTimeout = ((fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    if (ms !== limitMs) return realSet(fn, ms, ...args);
+    count++;
+    const handle = realSet(() => undefined, 2 ** 31 - 1);
+    handle.unref();
+    return handle;
+  }) as typeof setTimeout;
+  return { count: () => count, restore: () => (globalThis.setTimeout = realSet) };
+}
