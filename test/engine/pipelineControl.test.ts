@@ -136,7 +136,7 @@ test('pause holds the jobs; resume runs them; full-mode proposals wait for revie
   assert.equal((await client.request('pipeline.status', {})).paused, true);
 });
 
-test('setMode writes the seed-000 flags; bad modes are refused; diagnostics report health and the LLM', async () => {
+test('setMode writes the pipeline mode flags; bad modes are refused; diagnostics report health and the LLM', async () => {
   const fake = await FakeOllama.start({ models: [MODEL] });
   fakes.push(fake);
   const { client } = await start({ settings: { 'memory.pipelineV2.ollamaUrl': fake.url } });
