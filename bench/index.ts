@@ -76,7 +76,7 @@ export const SECTIONS: BenchSection[] = [
     perSize: false,
     run: (_size, workDir) => runSchedulesBench(workDir),
     targets: { 'schedules.due_query_p99_ms': '≤ 5', 'schedules.run_throughput_per_s': '≥ 50' },
-    },
+  },
   // The time bounds that used to be unit-test assertions (test/core/config/limits.test.ts, recall.test.ts).
   {
     name: 'hostile',
@@ -109,7 +109,7 @@ export const SECTIONS: BenchSection[] = [
     run: (_size, workDir) =>
       runTakeoverBench({ runs: 10, clients: [1, 8], memories: 1000, workDir, log: (l) => process.stderr.write(`${l}\n`) }),
     targets: { 'takeover.clients.next_write_after_kill.median_ms': '≤ 2000 on a quiet machine, 1 and 8 clients' },
-    },
+  },
   // Agent sessions: a 1,000-event session logged one call at a time, the hybrid chunk query at N chunks.
   { name: 'sessions', perSize: true, run: (size) => runSessionsBench(size) },
   // Claude Code hooks as processes of dist/cli.js (npm run build first), cold and with an owner running.
