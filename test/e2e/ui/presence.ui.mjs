@@ -64,7 +64,7 @@ export const tests = {
         .filter((t) => !['Extensions', 'Agent Memory'].includes(t));
     // Everyday groups only, in order; the advanced ones are hidden until asked for.
     await toc.filter({ hasText: 'Storage' }).first().waitFor({ state: 'visible', timeout: 15000 });
-    assert.deepEqual(await groupNames(), ['Pipeline and Ollama', 'Lifetimes', 'Search', 'Duplicates', 'Embeddings', 'Storage']);
+    assert.deepEqual(await groupNames(), ['Pipeline and Ollama', 'Lifetimes', 'Search', 'Duplicates', 'Embeddings', 'Storage', 'Webhooks']);
     await page.locator('.settings-editor .setting-item-label', { hasText: 'Ollama Model' }).first().waitFor({ timeout: 15000 });
     const labels = await page.locator('.settings-editor .setting-item-label').allInnerTexts();
     assert.ok(labels.length > 3, 'settings are listed');
