@@ -26,6 +26,7 @@ import { registerSessionsView } from './sessions/sessionsView';
 import { createChatRecorder } from './sessions/chatRecorder';
 import { registerExpiryNotice } from './expiryNotice';
 import { registerScheduleNotices } from './scheduleNotice';
+import { registerReadOnlyDocuments } from './readOnlyDocument';
 import { registerReminderCommands } from './reminderCommands';
 import { registerUndoCommand } from './undoLast';
 import { plural } from '../core/text/plural';
@@ -120,6 +121,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   const removed = registerRemovedView(context, engine, log);
   registerSessionsView(context, engine, log);
   registerExpiryNotice(context, engine, log);
+  registerReadOnlyDocuments(context);
   registerScheduleNotices(context, engine, log);
   registerReminderCommands(commandRegistrar(context, log), engine);
   registerUndoCommand(commandRegistrar(context, log));

@@ -11,6 +11,7 @@ import type { ScheduleNotice } from '../engine/scheduleProtocol';
 import { noticeText, runDocument } from '../core/schedules/describe';
 import { Debounced } from './debounce';
 import type { Logger } from './log';
+import { showReadOnlyMarkdown } from './readOnlyDocument';
 
 const SNOOZE_SECONDS = 3600;
 const AT_ONCE = 5;
@@ -67,6 +68,5 @@ export async function openRuns(engine: EngineClient, scheduleId: string, runId?:
   }
   const runs = await engine.request('schedules.runs', { id: scheduleId, limit: 20 });
   const first = runId ? [...runs.filter((r) => r.id === runId), ...runs.filter((r) => r.id !== runId)] : runs;
-  const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: runDocument(s, first, new Date()) });
-  await vscode.window.showTextDocument(doc, { preview: true });
+  await showReadOnlyMarkdown(`Reminder – ${s.name ?? s.goal.slice(0, 60)}`, runDocument(s, first, new Date()));
 }
