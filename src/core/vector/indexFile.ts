@@ -227,6 +227,32 @@ export interface LoadIndexOptions extends Pick<Partial<HnswParams>, 'efSearch' |
   cipher?: FileCipher;
 }
 
+function checkDim(file: string, info: IndexFileInfo, opts: LoadIndexOptions): void {
+  if (opts.expectDim !== undefined && opts.expectDim !== info.dim) {
+    throw new CorruptIndexError('mismatch', `index has dimension ${info.dim}, expected ${opts.expectDim}`, file);
+  }
+}
+
+/** The index `build` makes from a checked payload, a corruption it finds naming `file`, and its size checked against the header. */
+async function checkedIndex(
+  file: string,
+  info: IndexFileInfo,
+  build: () => Promise<HnswIndex>,
+): Promise<{ index: HnswIndex; info: IndexFileInfo }> {
+  let index: HnswIndex;
+  try {
+    index = await build();
+  } catch (err) {
+    if (err instanceof CorruptIndexError) throw new CorruptIndexError(err.reason, err.message, file, { cause: err });
+    throw err;
+  }
+  if (index.size !== info.count) {
+    index.dispose();
+    throw new CorruptIndexError('bad-payload', `header says ${info.count} vectors, payload holds ${index.size}`, file);
+  }
+  return { index, info };
+}
+
 /** Loads a sealed index file: opened with the store's key, then checked like a plain one. */
 async function loadSealed(file: string, cipher: FileCipher, opts: LoadIndexOptions): Promise<{ index: HnswIndex; info: IndexFileInfo }> {
   const raw = fs.readFileSync(file);
@@ -238,23 +264,12 @@ async function loadSealed(file: string, cipher: FileCipher, opts: LoadIndexOptio
     throw new CorruptIndexError('payload-checksum', `the encrypted index file does not open: ${errorMessage(e)}`, file);
   }
   const info = { ...parseHeader(file, plain.subarray(0, HEADER), plain.length), fileBytes: raw.length };
-  if (opts.expectDim !== undefined && opts.expectDim !== info.dim) {
-    throw new CorruptIndexError('mismatch', `index has dimension ${info.dim}, expected ${opts.expectDim}`, file);
-  }
+  checkDim(file, info, opts);
   const payload = plain.subarray(HEADER);
   if (crc32(payload) !== plain.readUInt32LE(48)) throw new CorruptIndexError('payload-checksum', 'index payload checksum mismatch', file);
-  let index: HnswIndex;
-  try {
-    index = await HnswIndex.deserialize(payload, { dim: info.dim, efSearch: opts.efSearch, initialCapacity: opts.initialCapacity });
-  } catch (err) {
-    if (err instanceof CorruptIndexError) throw new CorruptIndexError(err.reason, err.message, file, { cause: err });
-    throw err;
-  }
-  if (index.size !== info.count) {
-    index.dispose();
-    throw new CorruptIndexError('bad-payload', `header says ${info.count} vectors, payload holds ${index.size}`, file);
-  }
-  return { index, info };
+  return checkedIndex(file, info, () =>
+    HnswIndex.deserialize(payload, { dim: info.dim, efSearch: opts.efSearch, initialCapacity: opts.initialCapacity }),
+  );
 }
 
 /**
@@ -275,9 +290,7 @@ export async function loadIndexFile(file: string, opts: LoadIndexOptions = {}): 
     if (isSealed(header.subarray(0, got)))
       throw new CorruptIndexError('bad-magic', 'an encrypted index file in a store without a key', file);
     const info = parseHeader(file, header.subarray(0, got), size);
-    if (opts.expectDim !== undefined && opts.expectDim !== info.dim) {
-      throw new CorruptIndexError('mismatch', `index has dimension ${info.dim}, expected ${opts.expectDim}`, file);
-    }
+    checkDim(file, info, opts);
     let crc: number;
     try {
       crc = fileCrc(fd, HEADER, info.payloadBytes);
@@ -288,22 +301,13 @@ export async function loadIndexFile(file: string, opts: LoadIndexOptions = {}): 
     if (crc !== header.readUInt32LE(48)) {
       throw new CorruptIndexError('payload-checksum', 'index payload checksum mismatch', file);
     }
-    let index: HnswIndex;
-    try {
-      index = await HnswIndex.loadFromFile(fd, HEADER, info.payloadBytes, {
+    return await checkedIndex(file, info, () =>
+      HnswIndex.loadFromFile(fd, HEADER, info.payloadBytes, {
         dim: info.dim,
         efSearch: opts.efSearch,
         initialCapacity: opts.initialCapacity,
-      });
-    } catch (err) {
-      if (err instanceof CorruptIndexError) throw new CorruptIndexError(err.reason, err.message, file, { cause: err });
-      throw err;
-    }
-    if (index.size !== info.count) {
-      index.dispose();
-      throw new CorruptIndexError('bad-payload', `header says ${info.count} vectors, payload holds ${index.size}`, file);
-    }
-    return { index, info };
+      }),
+    );
   } finally {
     fs.closeSync(fd);
   }
