@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { ScheduleCadence, ScheduleDefinition, ScheduleRunRecord } from '../engine/scheduleProtocol';
 import { describeRun, describeSchedule, scheduleLabel } from '../core/schedules/describe';
+import { wantsNotice } from '../core/schedules/notices';
 import { SCHEDULE_LIMITS } from '../core/schedules/types';
 import { localTimeZone } from '../core/schedules/zoned';
 import { errorLine } from '../engine/errorText';
@@ -172,9 +173,13 @@ export async function setPaused(engine: EngineClient, s: ScheduleDefinition, pau
   return engine.request('schedules.update', { id: s.id, patch: { status: paused ? 'paused' : 'active' } });
 }
 
-/** Runs it now and says how it went, with Open (the run as a document). */
+/**
+ * Runs it now. When its notification policy wants a notice of this run, the notice says how it went
+ * (scheduleNotice.ts, with Open, Snooze and Pause); otherwise a message here does, with Open.
+ */
 export async function runReminderNow(engine: EngineClient, s: ScheduleDefinition): Promise<ScheduleRunRecord> {
   const r = await engine.request('schedules.runNow', { id: s.id });
+  if (wantsNotice(s.notificationPolicy, r.status)) return r;
   void (async () => {
     const show = r.status === 'succeeded' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
     const pick = await show(`Reminder “${scheduleLabel(s)}” ${describeRun(r, s.cadence.timezone, new Date())}.`, 'Open');

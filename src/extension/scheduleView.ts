@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { ScheduleDefinition, ScheduleRunRecord } from '../engine/scheduleProtocol';
-import { describeRun, describeSchedule, scheduleLabel, whenWords } from '../core/schedules/describe';
+import { describeRun, describeSchedule, scheduleLabel, scheduleRowDescription, scheduleState } from '../core/schedules/describe';
 import { plural } from '../core/text/plural';
 import { truncateLine } from '../core/text/truncate';
 import { errorLine } from '../engine/errorText';
@@ -38,33 +38,6 @@ export type ScheduleNode =
   | { kind: 'schedule'; schedule: ScheduleDefinition }
   | { kind: 'run'; run: ScheduleRunRecord; schedule: ScheduleDefinition }
   | { kind: 'message'; text: string };
-
-/** The row's state, for its context value (which actions it offers) and icon. */
-export function scheduleState(s: ScheduleDefinition): 'running' | 'failing' | 'active' | 'paused' | 'completed' {
-  if (s.runningRunId) return 'running';
-  if (s.status === 'active') return s.consecutiveFailures > 0 ? 'failing' : 'active';
-  return s.status;
-}
-
-/**
- * The row's description: "next tomorrow 09:00 Europe/Berlin", "retry in 4 minutes Europe/Berlin ·
- * 2 failed runs", "paused: <why>", "done", "running now".
- */
-export function scheduleRowDescription(s: ScheduleDefinition, now: Date): string {
-  const zone = s.cadence.timezone;
-  switch (scheduleState(s)) {
-    case 'running':
-      return 'running now';
-    case 'completed':
-      return 'done';
-    case 'paused':
-      return s.pauseReason ? `paused: ${truncateLine(s.pauseReason, 80)}` : 'paused';
-    case 'failing':
-      return `${s.nextRunAt ? `retry ${whenWords(s.nextRunAt, zone, now)} ${zone} · ` : ''}${plural(s.consecutiveFailures, 'failed run')} in a row`;
-    default:
-      return s.nextRunAt ? `next ${whenWords(s.nextRunAt, zone, now)} ${zone}${s.nextTrigger === 'snooze' ? ' (snoozed)' : ''}` : '';
-  }
-}
 
 const STATE_ICONS = {
   running: ['sync~spin', undefined],
@@ -190,7 +163,8 @@ function runItem(r: ScheduleRunRecord, s: ScheduleDefinition): vscode.TreeItem {
   const text = describeRun(r, s.cadence.timezone, new Date());
   const item = new vscode.TreeItem(truncateLine(text, 60), vscode.TreeItemCollapsibleState.None);
   item.id = `scheduleRun:${r.id}`;
-  if (r.outputSummary) item.description = truncateLine(r.outputSummary.replace(/\s+/g, ' '), 100);
+  const summary = runSummary(r, s);
+  if (summary) item.description = truncateLine(summary, 100);
   const tip = new vscode.MarkdownString();
   tip.appendText(text);
   if (r.outputSummary) tip.appendText(`\n\n${r.outputSummary}`);
@@ -200,6 +174,13 @@ function runItem(r: ScheduleRunRecord, s: ScheduleDefinition): vscode.TreeItem {
   item.contextValue = 'scheduleRun';
   item.command = { command: SCHEDULE_COMMANDS.openRun, title: 'Open Run', arguments: [node(r, s)] };
   return item;
+}
+
+/** What a run said, on one line, without the goal a run without a model starts with. */
+function runSummary(r: ScheduleRunRecord, s: ScheduleDefinition): string {
+  const text = (r.outputSummary ?? r.error ?? '').replace(/\s+/g, ' ').trim();
+  const goal = s.goal.replace(/\s+/g, ' ').trim();
+  return text.startsWith(goal) ? text.slice(goal.length).trim() : text;
 }
 
 const node = (run: ScheduleRunRecord, schedule: ScheduleDefinition): ScheduleNode => ({ kind: 'run', run, schedule });
