@@ -1,14 +1,15 @@
 /**
  * Schedules benchmark (docs/schedules.md): 10,000 schedules in a real store (sql.js, the op log
  * on disk) — cron in several zones, intervals and one-shots — then the due query (on the partial
- * index of next_run_at) at 500 moments of the next month, p50/p99, and run throughput: the
+ * index of next_run_at, its plan checked; CPU time beside wall time; the same query with the index
+ * forbidden as the baseline, in the same loop) at 500 moments of the next month, p50/p99, and run throughput: the
  * runner claiming, recording and rescheduling due runs (each run two durable transactions), with
  * a run body that does no recall, so the figure is the store's part of a run.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Store } from '../src/core/store/store';
-import { ScheduleStore } from '../src/core/schedules/scheduleStore';
+import { DUE_SQL, ScheduleStore } from '../src/core/schedules/scheduleStore';
 import { ScheduleRunner } from '../src/core/schedules/runner';
 import type { ScheduleCadence } from '../src/core/schedules/types';
 import { median, peakRssMb, percentile, round } from './stats';
@@ -20,6 +21,14 @@ export interface SchedulesBenchResult {
   due_query_p50_ms: number;
   due_query_p99_ms: number;
   due_query_samples: number;
+  /** Process CPU time of a due query (what the query costs, without the time the loaded machine gave to others). */
+  due_query_cpu_p50_ms: number;
+  due_query_cpu_p99_ms: number;
+  /** The query plan's line: it must search idx_schedules_due (the run fails otherwise). */
+  due_query_plan: string;
+  /** Baseline in the same loop: the same query with the index forbidden (NOT INDEXED: a scan and a sort). */
+  due_scan_p50_ms: number;
+  due_scan_p99_ms: number;
   next_due_p50_ms: number;
   runs: number;
   run_throughput_per_s: number;
@@ -58,16 +67,29 @@ export async function runSchedulesBench(workDir: string, count = 10_000): Promis
       creates.push(performance.now() - t);
       if ((i + 1) % 2000 === 0) progress(`${i + 1} created`);
     }
+    const plan = store.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${DUE_SQL}`, ['x', 'x', 10]).map((r) => r.detail);
+    if (plan.length !== 1 || !/^SEARCH schedules USING INDEX idx_schedules_due\b/.test(plan[0]!))
+      throw new Error(`the due query does not search its index: ${plan.join('; ')}`);
+    const scanSql = DUE_SQL.replace('FROM schedules', 'FROM schedules NOT INDEXED');
     const due: number[] = [];
+    const dueCpu: number[] = [];
+    const scan: number[] = [];
     const next: number[] = [];
     for (let i = 0; i < DUE_SAMPLES; i++) {
       const at = new Date(t0 + ((i * 104_729) % (30 * 86_400)) * 1000);
+      const cpu = process.cpuUsage();
       let t = performance.now();
       schedules.due(at, 10);
       due.push(performance.now() - t);
+      const used = process.cpuUsage(cpu);
+      dueCpu.push((used.user + used.system) / 1000);
       t = performance.now();
       schedules.nextDueAt();
       next.push(performance.now() - t);
+      const iso = at.toISOString();
+      t = performance.now();
+      store.all(scanSql, [iso, iso, 10]);
+      scan.push(performance.now() - t);
     }
     // A day later: thousands are due. The runner claims, runs (no recall) and reschedules them.
     clock.t = t0 + 86_400_000;
@@ -95,6 +117,11 @@ export async function runSchedulesBench(workDir: string, count = 10_000): Promis
       due_query_p50_ms: round(median(due)),
       due_query_p99_ms: round(percentile(due, 99)),
       due_query_samples: DUE_SAMPLES,
+      due_query_cpu_p50_ms: round(median(dueCpu)),
+      due_query_cpu_p99_ms: round(percentile(dueCpu, 99)),
+      due_query_plan: plan[0]!,
+      due_scan_p50_ms: round(median(scan)),
+      due_scan_p99_ms: round(percentile(scan, 99)),
       next_due_p50_ms: round(median(next)),
       runs: runs.length,
       run_throughput_per_s: round((runs.length / elapsed) * 1000, 1),

@@ -47,6 +47,13 @@ const UX_HOST = 'test/e2e/suite/memoryUx.test.ts';
 const CLAIMS: { phrase: string; file: string; test: string }[] = [
   { phrase: 'what it understood is shown while you type', file: 'test/e2e/ui/reminders.ui.mjs', test: 'New Reminder… reads' },
   { phrase: 'notification with Open, Snooze and Pause', file: 'test/e2e/ui/reminders.ui.mjs', test: 'a recurring one also with Pause' },
+  {
+    phrase: '**next run in words and its',
+    file: 'test/e2e/ui/schedules.ui.mjs',
+    test: 'the Schedules view: next run in words and zone',
+  },
+  { phrase: 'Pause, Resume, Run Now, Edit and Delete (it asks', file: 'test/e2e/ui/schedules.ui.mjs', test: 'Delete asks' },
+  { phrase: 'Reminders… lists them with their next run', file: 'test/e2e/ui/schedules.ui.mjs', test: 'the Reminders… picker lists' },
   { phrase: '`agent-memory schedule`', file: 'test/cli/schedule.test.ts', test: 'agent-memory schedule: add, list, show' },
   { phrase: 'Recall…', file: TRUST_UI, test: 'recall answers without a model' },
   { phrase: 'VS Code does not pass chat requests to `@memory` at all', file: TRUST_UI, test: 'recall answers without a model' },

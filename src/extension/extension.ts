@@ -28,6 +28,7 @@ import { registerExpiryNotice } from './expiryNotice';
 import { registerScheduleNotices } from './scheduleNotice';
 import { registerReadOnlyDocuments } from './readOnlyDocument';
 import { registerReminderCommands } from './reminderCommands';
+import { registerSchedulesView, type SchedulesTreeProvider } from './scheduleView';
 import { registerUndoCommand } from './undoLast';
 import { plural } from '../core/text/plural';
 import { attentionItems, diagnosticsSummary } from './diagnosticsSummary';
@@ -69,6 +70,8 @@ export interface AgentMemoryApi {
   views: PipelineSurfaces;
   /** The "Recently Deleted and Expired" view's data provider (removedView.ts). */
   removed: RemovedTreeProvider;
+  /** The Schedules view's data provider (scheduleView.ts). */
+  schedules: SchedulesTreeProvider;
 }
 
 function modeName(mode: vscode.ExtensionMode): Diagnostics['extensionMode'] {
@@ -124,6 +127,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerReadOnlyDocuments(context);
   registerScheduleNotices(context, engine, log);
   registerReminderCommands(commandRegistrar(context, log), engine);
+  const schedules = registerSchedulesView(context, engine, log);
   registerUndoCommand(commandRegistrar(context, log));
   registerHistoryCommands(context, engine, log);
   registerEncryptionCommands(context, engine, log);
@@ -223,7 +227,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     `Agent Memory ${baseDiagnostics().extensionVersion} activated in ${timings.activationMs.toFixed(1)} ms ` +
       `(VS Code ${vscode.version}, ${modeName(context.extensionMode)} mode)`,
   );
-  return { diagnostics: baseDiagnostics, engine, tree, chatHandler, views, removed };
+  return { diagnostics: baseDiagnostics, engine, tree, chatHandler, views, removed, schedules };
 }
 
 /** VS Code waits for this promise (a few seconds): the engine snapshots and releases its locks. */

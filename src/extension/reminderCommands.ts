@@ -6,8 +6,9 @@
  */
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
-import type { ScheduleDefinition } from '../engine/scheduleProtocol';
+import type { ScheduleCadence, ScheduleDefinition, ScheduleRunRecord } from '../engine/scheduleProtocol';
 import { describeRun, describeSchedule, scheduleLabel } from '../core/schedules/describe';
+import { wantsNotice } from '../core/schedules/notices';
 import { SCHEDULE_LIMITS } from '../core/schedules/types';
 import { localTimeZone } from '../core/schedules/zoned';
 import { errorLine } from '../engine/errorText';
@@ -26,6 +27,7 @@ export function registerReminderCommands(run: Register, engine: EngineClient): v
 
 /** One step of text: resolves with the value, 'back' (the Back button), or undefined (cancelled). */
 function textStep(opts: {
+  title: string;
   step: number;
   value: string;
   prompt: string;
@@ -34,7 +36,7 @@ function textStep(opts: {
 }): Promise<{ value: string } | 'back' | undefined> {
   return new Promise((resolve) => {
     const box = vscode.window.createInputBox();
-    box.title = 'New Reminder';
+    box.title = opts.title;
     box.step = opts.step;
     box.totalSteps = 2;
     box.value = opts.value;
@@ -75,14 +77,19 @@ function whenError(e: unknown): string {
   return `${m.charAt(0).toUpperCase()}${m.slice(1)}${/[.!?]$/.test(m) ? '' : '.'}`;
 }
 
-async function newReminder(engine: EngineClient): Promise<ScheduleDefinition | undefined> {
-  const timezone = localTimeZone();
-  let goal = '';
-  let when = '';
+/** The two steps (what, then when) with the values given; undefined when cancelled. */
+async function reminderSteps(
+  engine: EngineClient,
+  title: string,
+  timezone: string,
+  first: { goal: string; when: string },
+): Promise<{ goal: string; when: string } | undefined> {
+  let { goal, when } = first;
   for (let step = 1; step <= 2;) {
     const v =
       step === 1
         ? await textStep({
+            title,
             step,
             value: goal,
             prompt: 'What should it remind you of, or what should it look up in the project memory?',
@@ -93,6 +100,7 @@ async function newReminder(engine: EngineClient): Promise<ScheduleDefinition | u
             }),
           })
         : await textStep({
+            title,
             step,
             value: when,
             prompt: `When? In words, read in ${timezone}.`,
@@ -115,9 +123,15 @@ async function newReminder(engine: EngineClient): Promise<ScheduleDefinition | u
     else when = v.value;
     step++;
   }
+  return { goal, when };
+}
+
+async function newReminder(engine: EngineClient): Promise<ScheduleDefinition | undefined> {
+  const timezone = localTimeZone();
+  const got = await reminderSteps(engine, 'New Reminder', timezone, { goal: '', when: '' });
+  if (!got) return undefined;
   const s = await engine.request('schedules.create', {
-    goal,
-    when,
+    ...got,
     timezone,
     channelId: 'vscode',
     channelContextId: vscode.workspace.name ?? 'VS Code window',
@@ -127,11 +141,69 @@ async function newReminder(engine: EngineClient): Promise<ScheduleDefinition | u
   return s;
 }
 
+/** A cadence as a phrase the "when" step reads back as the same cadence (the step starts with it). */
+export function cadencePhrase(c: ScheduleCadence): string {
+  if (c.kind === 'cron') return c.expr;
+  if (c.kind === 'once') return c.at;
+  const unit = c.everySeconds % 86_400 === 0 ? ['day', 86_400] : c.everySeconds % 3600 === 0 ? ['hour', 3600] : ['minute', 60];
+  const n = Math.max(1, Math.round(c.everySeconds / (unit[1] as number)));
+  return `every ${n} ${unit[0]}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * "Edit…": the same two steps with the schedule's goal and cadence filled in, read in its own
+ * zone. An unchanged "when" keeps its course (an interval keeps its anchor); a changed one is
+ * validated like a new one and sets the next due time.
+ */
+export async function editReminder(engine: EngineClient, s: ScheduleDefinition): Promise<ScheduleDefinition | undefined> {
+  const before = { goal: s.goal, when: cadencePhrase(s.cadence) };
+  const got = await reminderSteps(engine, `Edit “${scheduleLabel(s, 40)}”`, s.cadence.timezone, before);
+  if (!got || (got.goal === before.goal && got.when === before.when)) return undefined;
+  const patch = {
+    ...(got.goal !== before.goal ? { goal: got.goal } : {}),
+    ...(got.when !== before.when ? { when: got.when, timezone: s.cadence.timezone } : {}),
+  };
+  const updated = await engine.request('schedules.update', { id: s.id, patch });
+  void vscode.window.setStatusBarMessage(`Reminder changed: ${describeSchedule(updated, new Date())}.`, 5000);
+  return updated;
+}
+
+/** Pauses an active schedule or resumes a paused one (resuming forgets earlier failures). */
+export async function setPaused(engine: EngineClient, s: ScheduleDefinition, paused: boolean): Promise<ScheduleDefinition> {
+  return engine.request('schedules.update', { id: s.id, patch: { status: paused ? 'paused' : 'active' } });
+}
+
+/**
+ * Runs it now. When its notification policy wants a notice of this run, the notice says how it went
+ * (scheduleNotice.ts, with Open, Snooze and Pause); otherwise a message here does, with Open.
+ */
+export async function runReminderNow(engine: EngineClient, s: ScheduleDefinition): Promise<ScheduleRunRecord> {
+  const r = await engine.request('schedules.runNow', { id: s.id });
+  if (wantsNotice(s.notificationPolicy, r.status)) return r;
+  void (async () => {
+    const show = r.status === 'succeeded' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    const pick = await show(`Reminder “${scheduleLabel(s)}” ${describeRun(r, s.cadence.timezone, new Date())}.`, 'Open');
+    if (pick) await openRuns(engine, s.id, r.id);
+  })();
+  return r;
+}
+
+/** Deletes it after a modal question; true when deleted. */
+export async function deleteReminder(engine: EngineClient, s: ScheduleDefinition): Promise<boolean> {
+  const sure = await vscode.window.showWarningMessage(
+    `Delete the reminder “${scheduleLabel(s)}” and its run history?`,
+    { modal: true },
+    'Delete',
+  );
+  if (!sure) return false;
+  return (await engine.request('schedules.delete', { id: s.id })).deleted;
+}
+
 interface ScheduleItem extends vscode.QuickPickItem {
   schedule: ScheduleDefinition;
 }
 
-const ACTIONS = ['Run history', 'Run now', 'Pause', 'Resume', 'Delete'] as const;
+const ACTIONS = ['Run history', 'Run now', 'Edit…', 'Pause', 'Resume', 'Delete'] as const;
 
 async function pickReminder(engine: EngineClient): Promise<void> {
   const { items } = await engine.request('schedules.list', { limit: 100 });
@@ -155,22 +227,8 @@ async function pickReminder(engine: EngineClient): Promise<void> {
   const offered = ACTIONS.filter((a) => (a === 'Pause' ? s.status === 'active' : a === 'Resume' ? s.status === 'paused' : true));
   const action = await vscode.window.showQuickPick([...offered], { title: scheduleLabel(s), placeHolder: describeSchedule(s, now) });
   if (action === 'Run history') await openRuns(engine, s.id);
-  if (action === 'Run now') {
-    const r = await engine.request('schedules.runNow', { id: s.id });
-    const pick = await vscode.window.showInformationMessage(
-      `Reminder “${scheduleLabel(s)}” ${describeRun(r, s.cadence.timezone, new Date())}.`,
-      'Open',
-    );
-    if (pick) await openRuns(engine, s.id, r.id);
-  }
-  if (action === 'Pause' || action === 'Resume')
-    await engine.request('schedules.update', { id: s.id, patch: { status: action === 'Pause' ? 'paused' : 'active' } });
-  if (action === 'Delete') {
-    const sure = await vscode.window.showWarningMessage(
-      `Delete the reminder “${scheduleLabel(s)}” and its run history?`,
-      { modal: true },
-      'Delete',
-    );
-    if (sure) await engine.request('schedules.delete', { id: s.id });
-  }
+  if (action === 'Run now') await runReminderNow(engine, s);
+  if (action === 'Edit…') await editReminder(engine, s);
+  if (action === 'Pause' || action === 'Resume') await setPaused(engine, s, action === 'Pause');
+  if (action === 'Delete') await deleteReminder(engine, s);
 }

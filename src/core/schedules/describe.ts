@@ -6,6 +6,8 @@
  */
 import { durationWords } from './cadence';
 import type { Notice, Reminders, ScheduleCadence, ScheduleDefinition, ScheduleRunRecord } from './types';
+import { plural } from '../text/plural';
+import { truncateLine as truncate } from '../text/truncate';
 import { wallTime, type WallTime } from './zoned';
 
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -114,6 +116,35 @@ export function describeRun(r: ScheduleRunRecord, zone: string, now: Date): stri
   if (r.status === 'succeeded') return `ran ${when}${late}`;
   if (r.status === 'interrupted') return `interrupted ${when}: the process running it stopped`;
   return `failed ${when}${late}${r.error ? `: ${r.error}` : ''}`;
+}
+
+/** A schedule's state as a list shows it (the Schedules view: its actions and icon). */
+export function scheduleState(s: ScheduleDefinition): 'running' | 'failing' | 'active' | 'paused' | 'completed' {
+  if (s.runningRunId) return 'running';
+  if (s.status === 'active') return s.consecutiveFailures > 0 ? 'failing' : 'active';
+  return s.status;
+}
+
+/**
+ * The row's description: "next tomorrow 09:00 Europe/Berlin", "retry in 4 minutes Europe/Berlin ·
+ * 2 failed runs", "the reason it is paused", "done", "running now".
+ */
+export function scheduleRowDescription(s: ScheduleDefinition, now: Date): string {
+  const zone = s.cadence.timezone;
+  switch (scheduleState(s)) {
+    case 'running':
+      return 'running now';
+    case 'completed':
+      return 'done';
+    case 'paused':
+      // The store's reasons start with "Paused …" ("Paused after 3 failed runs in a row. …").
+      if (!s.pauseReason) return 'paused';
+      return /^paused\b/i.test(s.pauseReason) ? truncate(s.pauseReason, 100) : `paused: ${truncate(s.pauseReason, 90)}`;
+    case 'failing':
+      return `${s.nextRunAt ? `retry ${whenWords(s.nextRunAt, zone, now)} ${zone} · ` : ''}${plural(s.consecutiveFailures, 'failed run')} in a row`;
+    default:
+      return s.nextRunAt ? `next ${whenWords(s.nextRunAt, zone, now)} ${zone}${s.nextTrigger === 'snooze' ? ' (snoozed)' : ''}` : '';
+  }
 }
 
 /** A schedule's name, else the start of its goal, on one line. */

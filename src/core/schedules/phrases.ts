@@ -270,7 +270,8 @@ function monthly(ctx: Ctx, dom: number, time: string | undefined): ScheduleCaden
   return cronAt(ctx, timeOf(time), String(dom), '*');
 }
 
-const CRON_FIELDS = /^(\S+\s+){4}\S+$/;
+/** Five fields whose first (the minute) is numbers, `*`, steps, lists or ranges: five words of a phrase are not cron. */
+const CRON_FIELDS = /^[\d*][\d*/,-]*(\s+\S+){4}$/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
 /**

@@ -39,6 +39,8 @@ export interface RunnerOptions {
   now?: () => Date;
   leaseMs?: number;
   maxConsecutiveFailures?: number;
+  /** A run was claimed and its work starts (the engine tells views: "running now"). */
+  onStart?(run: ScheduleRunRecord): void;
   /** Every finished run (the engine turns it into an event: notices go out from there). */
   onRun?(finished: FinishedRun): void;
   onWarning?(message: string): void;
@@ -106,6 +108,7 @@ export class ScheduleRunner implements BackgroundTask {
     let result: Omit<RunResult, 'status' | 'memoryIds' | 'turnCount' | 'cost'> &
       Partial<Omit<RunResult, 'status'>> & { status: RunOutcome['status'] };
     try {
+      this.opts.onStart?.(run);
       result = await this.opts.execute(schedule, run, this.abort.signal);
     } catch (e) {
       result = this.abort.signal.aborted

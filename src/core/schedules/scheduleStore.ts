@@ -72,6 +72,15 @@ export interface Reschedule {
   pauseReason?: string | null;
 }
 
+/**
+ * The due query (parameters: now, now, limit). It walks the partial index of next_run_at
+ * (idx_schedules_due, status = 'active') in order and stops at its limit: the bench and the store
+ * test check its plan (EXPLAIN QUERY PLAN) names that index.
+ */
+export const DUE_SQL = `SELECT * FROM schedules WHERE status = 'active' AND next_run_at <= ?
+  AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
+  ORDER BY next_run_at LIMIT ?`;
+
 export class ScheduleStore {
   private readonly now: () => Date;
 
@@ -216,14 +225,7 @@ export class ScheduleStore {
   /** Active schedules due at `now` or before, soonest first, whose run is not under way (the index on next_run_at). */
   due(now: Date, limit: number): ScheduleDefinition[] {
     const at = now.toISOString();
-    return this.store
-      .all<Row>(
-        `SELECT * FROM schedules WHERE status = 'active' AND next_run_at <= ?
-           AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
-         ORDER BY next_run_at LIMIT ?`,
-        [at, at, limit],
-      )
-      .map(scheduleFromRow);
+    return this.store.all<Row>(DUE_SQL, [at, at, limit]).map(scheduleFromRow);
   }
 
   /** The soonest due time of an active schedule (undefined when none is active). */

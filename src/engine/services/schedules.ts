@@ -63,6 +63,7 @@ export class SchedulesService {
       owner: this.owner,
       now: this.ctx.now,
       execute: (s, run, signal) => executeRun(s, run, this.runDeps(), signal),
+      onStart: (run) => this.ctx.emit({ type: 'schedules.changed', ids: [run.scheduleId] }),
       onRun: (done) => this.ran(done),
       onWarning: (m) => this.ctx.warn(m),
     });

@@ -3,7 +3,7 @@
 // of an agent's project context — all in the schedule's zone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { noticeText, reminderLines, runDocument } from '../../../src/core/schedules/describe';
+import { noticeText, reminderLines, runDocument, scheduleRowDescription, scheduleState } from '../../../src/core/schedules/describe';
 import type { ScheduleDefinition, ScheduleRunRecord } from '../../../src/core/schedules/types';
 
 const NOW = new Date('2026-03-02T09:05:00.000Z'); // Monday, 10:05 in Berlin
@@ -105,4 +105,29 @@ test('reminder lines for agents: due soon with the cadence and id, recent runs w
     '- due today 16:00: Check the nightly build. (once, on Mon 2 Mar 2026 at 16:00 Europe/Berlin; schedule s2)',
     '- ran 5 minutes ago: flag cleanup — The rollout finished on Friday: the flag can go. (run r1)',
   ]);
+});
+
+test('a Schedules view row: next run in words and zone, failing with retries, paused with the reason, running, done', () => {
+  const row = (over: Partial<ScheduleDefinition>) => [scheduleState(schedule(over)), scheduleRowDescription(schedule(over), NOW)];
+  assert.deepEqual(row({}), ['active', 'next 9 Mar 10:00 Europe/Berlin']);
+  assert.deepEqual(row({ nextRunAt: '2026-03-02T09:30:00.000Z' }), ['active', 'next in 25 minutes Europe/Berlin']);
+  assert.deepEqual(row({ nextRunAt: '2026-03-03T08:00:00.000Z', nextTrigger: 'snooze' }), [
+    'active',
+    'next tomorrow 09:00 Europe/Berlin (snoozed)',
+  ]);
+  assert.deepEqual(row({ consecutiveFailures: 2, nextRunAt: '2026-03-02T09:09:00.000Z', nextTrigger: 'retry' }), [
+    'failing',
+    'retry in 4 minutes Europe/Berlin · 2 failed runs in a row',
+  ]);
+  const reason = 'Paused after 3 failed runs in a row. The last one: the store could not be read. Resume it once the cause is fixed.';
+  assert.deepEqual(row({ status: 'paused', nextRunAt: null, pauseReason: reason, consecutiveFailures: 3 }), [
+    'paused',
+    'Paused after 3 failed runs in a row. The last one: the store could not be read. Resume it once the…',
+  ]);
+  assert.deepEqual(row({ status: 'paused', nextRunAt: null, pauseReason: 'the release slipped' }), [
+    'paused',
+    'paused: the release slipped',
+  ]);
+  assert.deepEqual(row({ runningRunId: 'r2' }), ['running', 'running now']);
+  assert.deepEqual(row({ status: 'completed', nextRunAt: null }), ['completed', 'done']);
 });

@@ -89,6 +89,11 @@ test('what the grammar does not understand is an error naming what it does', () 
       (e: unknown) => e instanceof UserFacingError && e.code === 'invalid_input' && re.test(e.message),
     );
   bad('whenever you like', /"whenever you like" is not a time this understands\. Try "in 2 hours", "tomorrow at 9"/);
+  // Five words are not a cron expression: the phrase error, not croner's.
+  bad('every 1 hour 30 minutes', /"every 1 hour 30 minutes" is not a time this understands\. Try/);
+  bad('every other day at nine', /is not a time this understands/);
+  assert.equal(expr('*/15 9-17 * * 1-5'), '*/15 9-17 * * 1-5');
+  assert.equal(expr('0 9 1 JAN *'), '0 9 1 JAN *');
   bad('', /say when/);
   bad('at 9', /already passed today; say "tomorrow at 9:00"/);
   bad('tomorrow at 25', /"25" is not a time/);

@@ -38,6 +38,8 @@ async function setup(opts: { llm?: LlmProvider; fail?: () => boolean } = {}) {
   };
   const executed: string[] = [];
   const finished: { schedule: ScheduleDefinition; run: ScheduleRunRecord }[] = [];
+  /** What onStart saw: the run claimed and the schedule's lease, before the work. */
+  const started: { runId: string; status: string; leased: string | null | undefined }[] = [];
   const runner = (owner = 'test owner (pid 1)') =>
     new ScheduleRunner({
       schedules,
@@ -48,9 +50,10 @@ async function setup(opts: { llm?: LlmProvider; fail?: () => boolean } = {}) {
         if (opts.fail?.()) throw new Error('the search index is damaged');
         return executeRun(s, run, deps, signal);
       },
+      onStart: (run) => started.push({ runId: run.id, status: run.status, leased: schedules.find(run.scheduleId)?.runningRunId }),
       onRun: (done) => finished.push(done),
     });
-  return { ...f, clock, now, schedules, runner, executed, finished, deps };
+  return { ...f, clock, now, schedules, runner, executed, finished, started, deps };
 }
 
 const cron = (expr: string, timezone = 'UTC'): ScheduleCadence => ({ kind: 'cron', expr, timezone });
@@ -67,6 +70,8 @@ test('a due time runs once: stepping again at the same moment runs nothing; the 
   await r.runStep();
   assert.deepEqual(t.executed, [`${s.id}@2026-03-02T09:00:00.000Z`]);
   const [done] = t.finished;
+  // Told once as it starts (views say "running now"): the run is claimed and the schedule leased to it.
+  assert.deepEqual(t.started, [{ runId: done!.run.id, status: 'running', leased: done!.run.id }]);
   assert.equal(done!.run.status, 'succeeded');
   assert.equal(done!.run.late, false);
   assert.match(done!.run.output!, /^Check the staging deploy\n\nRelevant memories:\n- Staging deploy: The staging deploy needs the VPN/);
