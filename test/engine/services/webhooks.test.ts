@@ -56,7 +56,7 @@ test('nothing is sent before the signing secret exists; then every change is del
     list.webhooks.map((w) => [w.name, w.state, w.pending]),
     [['ci', 'needs_secret', 0]],
   );
-  assert.match(list.secretsKeptIn, /only you can read: .*secrets[/\\]webhooks\.json/);
+  assert.match(list.secretsKeptIn, /only you can read: .*secrets[/\\]webhooks\.json \(no keychain answers here: /);
   await call(engine, 'memory.create', { content: 'Before the secret: the deploy key rotates every ninety days.' });
   assert.equal((await call(engine, 'webhooks.deliveries', {})).length, 0, 'no delivery is queued for a webhook without a secret');
 
