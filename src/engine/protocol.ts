@@ -30,12 +30,14 @@ import type {
 import type { PendingReview } from '../core/pipeline/reviewTypes';
 import type { RemovedMemory, RemovedReason } from '../core/lifecycle/removedTypes';
 import type { ErrorCode } from '../core/util/errorCatalogue';
-import type { ChangeEvent, ChangePage, ChangeType, Delivery, DeliveryStatus } from '../core/changes/types';
+import type { ChangeEvent, ChangePage, ChangeType, DeliveryStatus } from '../core/changes/types';
 import type { SecretScanResult } from '../core/secrets/scanTypes';
 import { SCHEDULE_READ_METHODS, type ScheduleEvent, type ScheduleMethods } from './scheduleProtocol';
 import type { SessionMethods } from './sessionsProtocol';
 
 export type * from './sessionsProtocol';
+export type * from './webhooksProtocol';
+import type { WebhookDelivery, WebhookMethods } from './webhooksProtocol';
 export type {
   CreateMemoryInput,
   CreateResult,
@@ -55,34 +57,6 @@ export type {
   ChangeType,
   DeliveryStatus,
 };
-
-/** One delivery of a change (or a test event) to a webhook, as the owner recorded it (docs/changes.md). */
-export type WebhookDelivery = Delivery;
-
-/** A configured webhook and how its deliveries go (webhooks.list). */
-export interface WebhookInfo {
-  name: string;
-  url: string;
-  /** The change types it receives ([] = all). */
-  events: string[];
-  /**
-   * active: deliveries are queued and sent; needs_secret: nothing is sent until its signing
-   * secret exists; paused: this workspace is not trusted (restricted mode sends nothing).
-   */
-  state: 'active' | 'needs_secret' | 'paused';
-  pending: number;
-  delivered: number;
-  dead: number;
-  /** The newest delivery, if any. */
-  last?: WebhookDelivery;
-}
-
-/** webhooks.list: the webhooks of the project store and where their secrets are kept. */
-export interface WebhooksOverview {
-  webhooks: WebhookInfo[];
-  /** Where signing secrets are kept, in words ("a file only you can read: …"). */
-  secretsKeptIn: string;
-}
 
 /** A page of recently deleted and expired memories (memory.listRemoved). */
 export interface RemovedList {
@@ -560,7 +534,7 @@ export interface RunningConfig {
 // ── Requests: method name → params and result ───────────────────────────────────────────────
 
 /** Schedules and reminders (scheduleProtocol.ts); agent sessions (sessionsProtocol.ts). */
-export interface EngineMethods extends ScheduleMethods, SessionMethods {
+export interface EngineMethods extends ScheduleMethods, SessionMethods, WebhookMethods {
   /** Through the smart store (docs/consolidation.md): may merge into an existing memory (status duplicate, action merged). */
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
@@ -668,19 +642,6 @@ export interface EngineMethods extends ScheduleMethods, SessionMethods {
   'events.since': { params: { since?: number; limit?: number; store?: StoreName }; result: ChangePage };
   /** As events.since, but waits up to `timeoutMs` (default 25 s) for a change when there is none yet (a long poll). */
   'events.wait': { params: { since: number; limit?: number; store?: StoreName; timeoutMs?: number }; result: ChangePage };
-  /** The project's webhooks (webhooks.endpoints) with their state and counts. */
-  'webhooks.list': { params: Record<string, never>; result: WebhooksOverview };
-  /** Recent deliveries, newest first: of one webhook, and/or only failed ones (retrying or dead). */
-  'webhooks.deliveries': { params: { limit?: number; name?: string; failed?: boolean }; result: WebhookDelivery[] };
-  /** Sends one signed test event to the webhook now (never retried) and answers how it went. */
-  'webhooks.test': { params: { name: string }; result: WebhookDelivery };
-  /** The webhook's signing secret, made when there is none (`rotate`: a new one replaces it). */
-  'webhooks.secret': {
-    params: { name: string; rotate?: boolean };
-    result: { name: string; secret: string; created: boolean; keptIn: string };
-  };
-  /** Sends dead deliveries again (of one webhook, or all): how many were queued. */
-  'webhooks.retry': { params: { name?: string }; result: { requeued: number } };
   /** Test hook (EngineInit.allowDebug): crash the worker thread, or hang until cancelled. */
   'debug.crash': { params: { how: 'throw' | 'exit' }; result: never };
   'debug.hang': { params: Record<string, never>; result: { cancelled: boolean } };
@@ -780,6 +741,8 @@ export type EngineEvent =
   | { type: 'changes.appended'; store: StoreName; cursor: number }
   /** A webhook delivery was attempted (delivered, failed and due again, or dead): the Webhooks view lists it. */
   | { type: 'webhooks.delivery'; delivery: WebhookDelivery }
+  /** The webhooks in use were set up again (opened, configuration reloaded, a secret made): the Webhooks view lists them again. */
+  | { type: 'webhooks.changed'; count: number }
   /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */
   | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState }
   | ScheduleEvent;
