@@ -19,7 +19,7 @@ const failingNow = (w: WebhookInfo) => w.last?.status === 'pending' && w.last.at
 
 /** The short state after a webhook's name: "no signing secret: nothing is sent", "5 delivered, 1 failed". */
 export function webhookDescription(w: WebhookInfo): string {
-  if (w.state === 'needs_secret') return 'no signing secret: nothing is sent';
+  if (w.state === 'needs_secret') return 'no secret: nothing is sent';
   if (w.state === 'paused') return 'paused: this workspace is not trusted';
   const parts: string[] = [];
   if (failingNow(w)) parts.push('failing');

@@ -18,6 +18,8 @@ import * as text from './webhooksText';
 export const WEBHOOKS_VIEW_ID = 'agentMemory.webhooks';
 /** Context key: webhooks are configured (the view is shown). */
 export const WEBHOOKS_CONTEXT = 'agentMemory.webhooksConfigured';
+/** Context key: some webhook has failed deliveries that can be sent again (the view title's Retry). */
+export const WEBHOOKS_FAILED_CONTEXT = 'agentMemory.webhooksFailed';
 /** Deliveries listed under each webhook. */
 const RECENT = 10;
 
@@ -68,9 +70,14 @@ export class WebhooksTreeProvider implements vscode.TreeDataProvider<WebhookNode
     } catch {
       this.overview = undefined; // getChildren says why
     }
-    void vscode.commands.executeCommand('setContext', WEBHOOKS_CONTEXT, !!this.overview?.webhooks.length);
+    this.setContext(this.overview);
     this.changed.fire(undefined);
     return this.overview;
+  }
+
+  private setContext(o: WebhooksOverview | undefined): void {
+    void vscode.commands.executeCommand('setContext', WEBHOOKS_CONTEXT, !!o?.webhooks.length);
+    void vscode.commands.executeCommand('setContext', WEBHOOKS_FAILED_CONTEXT, !!o?.webhooks.some((w) => w.retryable > 0));
   }
 
   async getChildren(node?: WebhookNode): Promise<WebhookNode[]> {
@@ -100,6 +107,7 @@ export class WebhooksTreeProvider implements vscode.TreeDataProvider<WebhookNode
     try {
       const o = await this.engine.request('webhooks.list', {});
       this.overview = o;
+      this.setContext(o);
       // Empty: the view's welcome text says how to configure one.
       return o.webhooks.map((webhook): WebhookNode => ({ kind: 'webhook', webhook, keptIn: o.secretsKeptIn }));
     } catch (e) {

@@ -50,7 +50,7 @@ test('a webhook row says its state and counts, and its menu offers what applies'
   assert.equal(t.webhookContext(hook({ dead: 1, retryable: 0 })), 'webhook.active');
 
   const noSecret = hook({ state: 'needs_secret', delivered: 0 });
-  assert.equal(t.webhookDescription(noSecret), 'no signing secret: nothing is sent');
+  assert.equal(t.webhookDescription(noSecret), 'no secret: nothing is sent');
   assert.equal(t.webhookContext(noSecret), 'webhook.needs_secret');
   assert.match(t.webhookTooltip(noSecret, 'the keychain of this computer'), /nothing is sent to it\. Copy Signing Secret makes one/);
   assert.equal(t.webhookDescription(hook({ state: 'paused' })), 'paused: this workspace is not trusted');
