@@ -45,6 +45,37 @@ const UX_HOST = 'test/e2e/suite/memoryUx.test.ts';
 
 /** Each claim of the README (a phrase it must contain) and the test that shows it is true. */
 const CLAIMS: { phrase: string; file: string; test: string }[] = [
+  {
+    phrase: 'It has five views, and a sixth once webhooks\nare configured',
+    file: 'test/e2e/ui/webhooks.ui.mjs',
+    test: 'the Webhooks view shows state',
+  },
+  {
+    phrase: '**Copy Signing Secret** makes\n  one (after asking',
+    file: 'test/e2e/ui/webhooks.ui.mjs',
+    test: 'its actions test, make the secret and retry',
+  },
+  { phrase: 'kept fresh as deliveries go out', file: 'test/e2e/ui/webhooks.ui.mjs', test: 'the Webhooks view shows state' },
+  {
+    phrase: 'The signing secrets are kept in\nthe OS keychain',
+    file: 'test/core/webhooks/secrets.test.ts',
+    test: 'where a keychain answers, secrets are kept in it',
+  },
+  {
+    phrase: 'where no keychain answers, in a file only\nyou can read, and `agent-memory webhooks` says which',
+    file: 'test/cli/changes.test.ts',
+    test: 'webhooks: list, signing secret',
+  },
+  {
+    phrase: 'VS Code says it once at start-up (not on every start)',
+    file: 'test/extension/encryptionText.test.ts',
+    test: 'the start-up notice is said once',
+  },
+  {
+    phrase: '**Import Recovery Key…** button',
+    file: 'test/engine/rpc.test.ts',
+    test: 'an encrypted store whose key is missing fails with store_key_missing',
+  },
   { phrase: 'what it understood is shown while you type', file: 'test/e2e/ui/reminders.ui.mjs', test: 'New Reminder… reads' },
   { phrase: 'notification with Open, Snooze and Pause', file: 'test/e2e/ui/reminders.ui.mjs', test: 'a recurring one also with Pause' },
   {

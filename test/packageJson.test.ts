@@ -32,6 +32,10 @@ const byId = new Map(commands.map((c) => [c.command, c]));
  * memory or suggestion (a quick pick) or need none.
  */
 const WORK_WITHOUT_ITEM = new Set([
+  // The Webhooks view's actions ask which webhook from the palette (shown there once webhooks are configured).
+  'agentMemory.sendWebhookTestEvent',
+  'agentMemory.copyWebhookSecret',
+  'agentMemory.retryWebhookDeliveries',
   'agentMemory.showHistory', // picks a recent memory when run from the palette
   'agentMemory.restoreMemory', // picks from the recently deleted and expired
   'agentMemory.openMemory',

@@ -23,6 +23,8 @@ export interface WebhookInfo {
   pending: number;
   delivered: number;
   dead: number;
+  /** Of the dead, the deliveries of changes that webhooks.retry sends again (a failed test event is not retried). */
+  retryable: number;
   /** The newest delivery, if any. */
   last?: WebhookDelivery;
 }

@@ -30,6 +30,7 @@ import {
   IDEMPOTENCY_KEY,
   READ_ONLY_METHODS,
   asRetry,
+  type EngineErrorCode,
   type EngineEvent,
   type EngineInit,
   type EngineMethod,
@@ -46,6 +47,8 @@ export interface EngineStateChange {
   state: EngineState;
   /** Why (crash message, fatal start-up error), when there is a reason. */
   reason?: string;
+  /** When failed: the error's code (store_key_missing: the window offers to import the recovery key). */
+  code?: EngineErrorCode;
   /** Restarts so far within the crash window. */
   restarts: number;
   /** When restarting: the delay before the next start. */
@@ -505,7 +508,7 @@ export class EngineClient {
     const waiters = this.readyWaiters;
     this.readyWaiters = [];
     for (const w of waiters) w.reject(err);
-    this.setState('failed', { reason: err.message });
+    this.setState('failed', { reason: err.message, code: err.code });
   }
 
   /** Settles what is in flight with `err`, except reads and keyed creates sent fewer than `maxResends` times: they are queued again. */

@@ -40,7 +40,7 @@ import { SuggestionsService } from './services/suggestions';
 import { TransferService } from './services/transfer';
 import { ChangesService } from './services/changes';
 import { WebhooksService } from './services/webhooks';
-import { FileSecretStore } from '../core/webhooks/secrets';
+import { webhookSecretStore } from '../core/webhooks/secrets';
 import { webhookSecretsFile } from './storeLocation';
 import { GLOBAL_PROJECT_ID, Stores } from './stores';
 import type { StoreFs } from '../core/store/storeFs';
@@ -97,7 +97,7 @@ export class MemoryEngine {
     this.pipelines = new PipelinesService(ctx, () => this.embedderInfo);
     this.maintenance = new MaintenanceService(ctx);
     this.changes = new ChangesService(ctx);
-    this.webhooks = new WebhooksService(ctx, new FileSecretStore(webhookSecretsFile(opts, ctx.stores.project.dir)));
+    this.webhooks = new WebhooksService(ctx, webhookSecretStore(ctx.stores.keys, webhookSecretsFile(opts, ctx.stores.project.dir)));
     this.encryption = new EncryptionService(ctx);
     this.diagnostics = new DiagnosticsService(ctx, {
       pipelines: this.pipelines,

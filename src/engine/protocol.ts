@@ -731,6 +731,8 @@ export type EngineEvent =
   | { type: 'changes.appended'; store: StoreName; cursor: number }
   /** A webhook delivery was attempted (delivered, failed and due again, or dead): the Webhooks view lists it. */
   | { type: 'webhooks.delivery'; delivery: WebhookDelivery }
+  /** The webhooks in use were set up again (opened, configuration reloaded, a secret made): the Webhooks view lists them again. */
+  | { type: 'webhooks.changed'; count: number }
   /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */
   | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState }
   | ScheduleEvent;

@@ -11,9 +11,17 @@ import type { EncryptionStatus } from '../engine/protocol';
 import { keyFileIn, userKeyring } from '../core/crypto/osKeychain';
 import { parseRecoveryKey } from '../core/crypto/recoveryKey';
 import { userKey } from '../core/crypto/userKeys';
+import { errorLine } from '../engine/errorText';
 import type { Logger } from './log';
 import { commandRegistrar } from './commands';
-import { encryptionStatusText, keyFileQuestion, needsKeyFileChoice, switchedText } from './encryptionText';
+import {
+  encryptionStatusText,
+  keyFileQuestion,
+  needsKeyFileChoice,
+  plainStoresNotice,
+  sayPlainStoresOnce,
+  switchedText,
+} from './encryptionText';
 
 export const ENCRYPTION_COMMANDS = {
   status: 'agentMemory.encryptionStatus',
@@ -33,8 +41,37 @@ async function keyFileChoice(status: EncryptionStatus, given: boolean | undefine
   return pick === KEY_FILE ? true : undefined;
 }
 
+const ENABLE = 'Enable Encryption…';
+
+/**
+ * Once the engine is first ready, says where new stores are written plain because no keychain
+ * answers: once, not on every start (globalState remembers it for every window of the user).
+ */
+function notePlainStores(context: vscode.ExtensionContext, engine: EngineClient, log: Logger): void {
+  let checked = false;
+  const say = (notice: string) =>
+    void vscode.window.showInformationMessage(`Agent Memory: ${notice}`, ENABLE).then((pick) => {
+      if (pick === ENABLE) void vscode.commands.executeCommand(ENCRYPTION_COMMANDS.enable);
+    });
+  context.subscriptions.push(
+    engine.onStateChange((st) => {
+      if (st.state !== 'ready' || checked) return;
+      checked = true;
+      void engine.request('encryption.status', {}).then(
+        async (s) => {
+          const notice = plainStoresNotice(s);
+          if (notice) log.info(`encryption: ${notice}`);
+          await sayPlainStoresOnce(notice, context.globalState, say);
+        },
+        (e: unknown) => log.info(`encryption: the status could not be read at start-up (${errorLine(e)})`),
+      );
+    }),
+  );
+}
+
 export function registerEncryptionCommands(context: vscode.ExtensionContext, engine: EngineClient, log: Logger): void {
   const run = commandRegistrar(context, log);
+  notePlainStores(context, engine, log);
 
   run(ENCRYPTION_COMMANDS.status, 'show encryption status', async () => {
     const s = await engine.request('encryption.status', {});

@@ -46,3 +46,45 @@ export function switchedText(s: EncryptionStatus, on: boolean): string {
     .map((st) => `${STORE_NAME[st.store]} is written by another window or agent: run this there to switch it.`);
   return [head, ...elsewhere].join(' ');
 }
+
+/**
+ * Said once at start-up where new stores are written plain because no keychain answers and no key
+ * file was chosen (undefined: nothing to say), with the command that changes it.
+ */
+export function plainStoresNotice(s: EncryptionStatus): string | undefined {
+  if (s.newStores !== 'plain' || s.keychain.available || s.keyFile.inUse) return undefined;
+  const plain = s.stores.filter((st) => !st.encrypted).length;
+  return (
+    `No system keychain answers on this machine${s.keychain.reason ? ` (${s.keychain.reason})` : ''}, ` +
+    `so new memory stores are not encrypted${plain ? " and this window's memory is written plain" : ''}. ` +
+    'To encrypt them with the key kept in a file only you can read, run "Agent Memory: Enable Encryption…" and choose "Keep the Key in a File".'
+  );
+}
+
+/** Where the window remembers what it said (VS Code's globalState: one for every window of the user). */
+export interface SaidMemory {
+  get(key: string): unknown;
+  update(key: string, value: unknown): PromiseLike<void>;
+}
+
+/** globalState key: the plain-stores notice was said (cleared once it no longer applies: said again if it comes back). */
+export const PLAIN_NOTICE_SAID = 'agentMemory.plainStoresNoticeSaid';
+
+/**
+ * Says `notice` (plainStoresNotice) once, not on every start: true when it was said now. Where
+ * there is nothing to say the memory is cleared, so a keychain that later stops answering is
+ * said again.
+ */
+export async function sayPlainStoresOnce(notice: string | undefined, memory: SaidMemory, say: (text: string) => void): Promise<boolean> {
+  if (!notice) {
+    if (memory.get(PLAIN_NOTICE_SAID) !== undefined) await memory.update(PLAIN_NOTICE_SAID, undefined);
+    return false;
+  }
+  if (memory.get(PLAIN_NOTICE_SAID)) return false;
+  await memory.update(PLAIN_NOTICE_SAID, true);
+  say(notice);
+  return true;
+}
+
+/** What the window says when the engine stopped because a store's key is missing, and the button that helps. */
+export const IMPORT_RECOVERY_KEY = 'Import Recovery Key…';

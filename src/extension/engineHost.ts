@@ -14,6 +14,8 @@ import type { EngineInit } from '../engine/protocol';
 import { CONFIG_FILE_CANDIDATES, configChangedAt } from '../core/config/files';
 import { WATCHER_SETTLE_MS } from './configDiagnostics';
 import type { Logger } from './log';
+import { ENCRYPTION_COMMANDS } from './encryptionCommands';
+import { IMPORT_RECOVERY_KEY } from './encryptionText';
 import { readSettingOverrides } from './settings';
 import { SETTINGS_SECTION } from './settingsSchema';
 import { pickProjectFolder } from './projectFolder';
@@ -200,16 +202,35 @@ class StateReporter {
     this.log.info(
       `engine state: ${s.state}${s.reason ? ` (${s.reason})` : ''}${s.retryInMs !== undefined ? `, restart in ${s.retryInMs} ms` : ''}`,
     );
-    if (s.state === 'failed') {
-      void vscode.window
-        .showErrorMessage(`Agent Memory: the memory engine stopped. ${s.reason ?? ''}`, 'Restart Engine', 'Show Log')
-        .then((pick) => {
-          if (pick === 'Restart Engine') void vscode.commands.executeCommand('agentMemory.restartEngine');
-          if (pick === 'Show Log') this.log.channel.show(true);
-        });
-    } else if (s.state === 'restarting' && s.restarts === 1) {
+    if (s.state === 'failed') this.failed(s);
+    else if (s.state === 'restarting' && s.restarts === 1) {
       void vscode.window.showWarningMessage(`Agent Memory: the memory engine crashed and is restarting (${s.reason ?? 'unknown reason'}).`);
     }
+  }
+
+  /** The engine stopped for good: why, and the button that helps (a missing store key: import the recovery key). */
+  private failed(s: EngineStateChange): void {
+    if (s.code === 'store_key_missing') return this.keyMissing(s.reason);
+    void vscode.window
+      .showErrorMessage(`Agent Memory: the memory engine stopped. ${s.reason ?? ''}`, 'Restart Engine', 'Show Log')
+      .then((pick) => {
+        if (pick === 'Restart Engine') void vscode.commands.executeCommand('agentMemory.restartEngine');
+        if (pick === 'Show Log') this.log.channel.show(true);
+      });
+  }
+
+  /** The store is encrypted and its key is not here: the button imports the recovery key (then the engine starts again). */
+  private keyMissing(reason: string | undefined): void {
+    void vscode.window
+      .showErrorMessage(
+        `Agent Memory: ${reason ?? 'the memory store is encrypted and its key is not on this machine.'}`,
+        IMPORT_RECOVERY_KEY,
+        'Show Log',
+      )
+      .then((pick) => {
+        if (pick === IMPORT_RECOVERY_KEY) void vscode.commands.executeCommand(ENCRYPTION_COMMANDS.importRecoveryKey);
+        if (pick === 'Show Log') this.log.channel.show(true);
+      });
   }
 }
 

@@ -22,6 +22,7 @@ import { registerEncryptionCommands } from './encryptionCommands';
 import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
+import { registerWebhooksView } from './webhooksView';
 import { registerSessionsView } from './sessions/sessionsView';
 import { createChatRecorder } from './sessions/chatRecorder';
 import { registerExpiryNotice } from './expiryNotice';
@@ -123,6 +124,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerCommands({ context, engine, tree, log, onRecall, role: host.role });
   const removed = registerRemovedView(context, engine, log);
   registerSessionsView(context, engine, log);
+  registerWebhooksView(context, engine, log);
   registerExpiryNotice(context, engine, log);
   registerReadOnlyDocuments(context);
   registerScheduleNotices(context, engine, log);

@@ -111,8 +111,10 @@ test('webhooks: list, signing secret, test event, deliveries and failures', { ti
   const listText = await cli('webhooks', 'list');
   assert.match(listText.stdout, /^ci {2}http:\/\/127\.0\.0\.1:\d+\/\S* {2}\(every change; no signing secret yet: nothing is sent;/m);
 
-  const secret = json<{ secret: string; created: boolean }>(await cli('webhooks', 'secret', 'ci', '--json'));
+  const secret = json<{ secret: string; created: boolean; keptIn: string }>(await cli('webhooks', 'secret', 'ci', '--json'));
   assert.equal(secret.created, true);
+  // The test runner turns the keychain off (AGENT_MEMORY_KEYCHAIN=off): the file, and why.
+  assert.match(secret.keptIn, /^a file only you can read: \S+webhooks\.json \(no keychain answers here: the keychain is turned off/);
   receiver.secret = secret.secret;
   list = json<WebhooksOverview>(await cli('webhooks', 'list', '--json'));
   assert.equal(list.webhooks[0]!.state, 'active');

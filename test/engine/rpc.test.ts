@@ -224,3 +224,34 @@ test('an engine that cannot open its store reports why and does not restart in a
   await rejectsWithCode(client.request('stats', {}), 'engine_unavailable');
   await client.shutdown();
 });
+
+test('an encrypted store whose key is missing fails with store_key_missing (the window offers to import the recovery key), never opens empty', async () => {
+  const dirs = engineDirs();
+  const first = startClient({ ...dirs });
+  await first.start();
+  await first.request('memory.create', { content: 'The payroll export runs on the 25th of each month.' });
+  // No keychain answers in tests (AGENT_MEMORY_KEYCHAIN=off): the key goes to the key file, chosen here.
+  const on = await first.request('encryption.enable', { keyFile: true });
+  assert.ok(on.stores.every((st) => st.encrypted));
+  await first.shutdown();
+  fs.rmSync(on.keyFile.path!); // another machine, or the key file lost
+
+  const second = startClient({ ...dirs });
+  const states: EngineStateChange[] = [];
+  second.onStateChange((s) => states.push(s));
+  const err = await second.start().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  try {
+    assert.ok(err instanceof EngineError);
+    assert.equal(err.code, 'store_key_missing');
+    const failed = states.find((s) => s.state === 'failed');
+    assert.equal(failed?.code, 'store_key_missing', 'the state change carries the code the window acts on');
+    assert.match(failed?.reason ?? '', /is encrypted, and its key \(\w+\) is not available here .*import-recovery-key/);
+    assert.equal(states.filter((s) => s.state === 'restarting').length, 0, 'no restart loop');
+    await rejectsWithCode(second.request('memory.list', {}), 'engine_unavailable');
+  } finally {
+    await second.shutdown();
+  }
+});

@@ -19,6 +19,9 @@ export class MemoryKeychain implements KeychainBackend {
   set(account: string, secret: string): void {
     this.entries.set(account, secret);
   }
+  delete(account: string): void {
+    this.entries.delete(account);
+  }
 }
 
 export function keychainKeyring(

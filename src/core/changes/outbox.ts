@@ -158,6 +158,14 @@ export function deliveryCounts(db: Pick<SqlDb, 'all'>): Map<string, Record<Deliv
   return out;
 }
 
+/** Per webhook, how many dead deliveries of changes "retry" would send again (failed test events are not retried). */
+export function retryableCounts(db: Pick<SqlDb, 'all'>): Map<string, number> {
+  const rows = db.all<{ webhook: string; n: number }>(
+    `SELECT webhook, count(*) AS n FROM webhook_deliveries WHERE status = 'dead' AND event_seq IS NOT NULL GROUP BY webhook`,
+  );
+  return new Map(rows.map((r) => [String(r.webhook), Number(r.n)]));
+}
+
 /** How one attempt went: answered 2xx (`ok`), or why not (an HTTP status, or none: refused, timed out, …). */
 export interface AttemptOutcome {
   ok: boolean;

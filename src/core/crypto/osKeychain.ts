@@ -14,6 +14,7 @@ const SERVICE = 'Agent Memory';
 interface EntryLike {
   getPassword(): string | null;
   setPassword(password: string): void;
+  deletePassword(): boolean;
 }
 type EntryCtor = new (service: string, user: string, options?: { linux?: { store?: string } }) => EntryLike;
 
@@ -41,8 +42,18 @@ export function osKeychain(): { keychain: KeychainBackend } | { error: string } 
     keychain: {
       get: (name) => plainly(() => entry(name).getPassword()),
       set: (name, secret) => plainly(() => entry(name).setPassword(secret)),
+      delete: (name) => plainly(() => forgetEntry(entry(name))),
     },
   };
+}
+
+/** Deletes an entry; one that is not there is already forgotten (the keychain calls that an error). */
+function forgetEntry(e: EntryLike): void {
+  try {
+    e.deletePassword();
+  } catch (err) {
+    if (!/no (matching )?entry|not found/i.test(errorMessage(err))) throw err;
+  }
 }
 
 /** The keychain's failure in words a person can act on (a missing D-Bus session is the usual one on Linux). */

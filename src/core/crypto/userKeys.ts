@@ -35,6 +35,8 @@ export interface KeychainBackend {
   /** The secret saved under `account`, null when there is none; throws when the keychain does not answer. */
   get(account: string): string | null;
   set(account: string, secret: string): void;
+  /** Removes the secret saved under `account` (nothing when there is none). */
+  delete(account: string): void;
 }
 
 const CURRENT = 'current-user-key';
@@ -77,6 +79,14 @@ export class UserKeyring {
       this.probed = { ok: false, why: errorMessage(e) };
     }
     return this.probed;
+  }
+
+  /**
+   * The OS keychain when it answers, else undefined: the one binding other secrets of the user
+   * (webhook signing secrets, src/core/webhooks/secrets.ts) are kept through too.
+   */
+  answeringKeychain(): KeychainBackend | undefined {
+    return this.keychainState().ok ? this.opts.keychain : undefined;
   }
 
   /** Whether the person chose a key file (it exists). */

@@ -1,13 +1,15 @@
 /**
  * Where webhook signing secrets live (docs/changes.md "The signing secret"): never in agent.yaml
  * (it arrives with a cloned repository), never in the store (exports and snapshots carry it).
- * {@link SecretStore} is the place; the OS keychain can stand behind it where one answers. What
- * exists today is {@link FileSecretStore}: one JSON file readable by the user alone (0600) in
- * a folder only the user can open (0700), outside every store folder.
+ * {@link SecretStore} is the place: the OS keychain where one answers ({@link KeychainSecretStore},
+ * through the same binding as the encryption keys, src/core/crypto/osKeychain.ts), else
+ * {@link FileSecretStore}: one JSON file readable by the user alone (0600) in a folder only the
+ * user can open (0700), outside every store folder. {@link webhookSecretStore} chooses.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import type { KeychainBackend, UserKeyring } from '../crypto/userKeys';
 
 export interface SecretStore {
   /** What people are told the secrets are kept in ("a private file: /home/me/.agent-memory/secrets/webhooks.json"). */
@@ -69,4 +71,63 @@ export class FileSecretStore implements SecretStore {
     }
     fs.renameSync(tmp, this.file);
   }
+}
+
+/** The keychain account of a webhook secret (service "Agent Memory", like the encryption keys). */
+export const keychainAccount = (key: string): string => `webhook-secret:${key}`;
+
+/**
+ * Secrets in the OS keychain. A secret still in the file of an earlier version (or of a time no
+ * keychain answered) is moved into the keychain the first time it is read, then removed from the
+ * file: it keeps working, and ends up in one place.
+ */
+export class KeychainSecretStore implements SecretStore {
+  readonly where = 'the keychain of this computer (entries of "Agent Memory")';
+
+  constructor(
+    private readonly keychain: KeychainBackend,
+    private readonly file: FileSecretStore,
+  ) {}
+
+  async get(key: string): Promise<string | undefined> {
+    const kept = this.keychain.get(keychainAccount(key));
+    if (kept) return kept;
+    const old = await this.file.get(key);
+    if (old === undefined) return undefined;
+    this.keychain.set(keychainAccount(key), old);
+    await this.file.delete(key);
+    return old;
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    this.keychain.set(keychainAccount(key), value);
+    await this.file.delete(key); // an older copy in the file must not outlive a rotation
+  }
+
+  async delete(key: string): Promise<void> {
+    this.keychain.delete(keychainAccount(key));
+    await this.file.delete(key);
+  }
+}
+
+/** The file store, saying why it is used (no keychain answers here). */
+class FallbackFileSecretStore extends FileSecretStore {
+  constructor(
+    file: string,
+    private readonly why: string,
+  ) {
+    super(file);
+  }
+
+  override get where(): string {
+    return `${super.where} (no keychain answers here: ${this.why})`;
+  }
+}
+
+/** The keychain of `keys` when it answers (secrets of `file` move into it), else the private file `file`. */
+export function webhookSecretStore(keys: UserKeyring, file: string): SecretStore {
+  const keychain = keys.answeringKeychain();
+  if (keychain) return new KeychainSecretStore(keychain, new FileSecretStore(file));
+  const state = keys.keychainState();
+  return new FallbackFileSecretStore(file, state.ok ? 'unknown' : state.why);
 }

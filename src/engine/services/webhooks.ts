@@ -5,7 +5,7 @@
  * Webhooks belong to the project store; the global store's changes are in its own feed.
  */
 import * as path from 'node:path';
-import { deliveryCounts, recentDeliveries, retryDead } from '../../core/changes/outbox';
+import { deliveryCounts, recentDeliveries, retryDead, retryableCounts } from '../../core/changes/outbox';
 import { newSigningSecret, type SecretStore } from '../../core/webhooks';
 import { syncConfiguredWebhooks } from '../../core/webhooks/sync';
 import { errorMessage } from '../../core/util/errors';
@@ -46,6 +46,14 @@ export class WebhooksService {
 
   /** Brings the outbox's webhooks in line with the configuration and the secrets (at open, reload and a new secret). */
   async sync(opts: { warn: boolean }): Promise<void> {
+    try {
+      await this.syncOutbox(opts);
+    } finally {
+      this.ctx.emit({ type: 'webhooks.changed', count: this.ctx.config.webhooks.endpoints.length });
+    }
+  }
+
+  private async syncOutbox(opts: { warn: boolean }): Promise<void> {
     if (!this.sends) return;
     const endpoints = this.ctx.config.webhooks.endpoints;
     try {
@@ -69,6 +77,7 @@ export class WebhooksService {
   async list(): Promise<WebhooksOverview> {
     const store = this.ctx.stores.project;
     const counts = deliveryCounts(store);
+    const retryable = retryableCounts(store);
     const webhooks: WebhookInfo[] = [];
     for (const e of this.ctx.config.webhooks.endpoints) {
       const c = counts.get(e.name) ?? { pending: 0, delivered: 0, dead: 0, cancelled: 0 };
@@ -82,6 +91,7 @@ export class WebhooksService {
         pending: c.pending,
         delivered: c.delivered,
         dead: c.dead,
+        retryable: retryable.get(e.name) ?? 0,
         ...(last ? { last } : {}),
       });
     }

@@ -106,6 +106,9 @@ test('a keychain that does not answer is said so, with why', () => {
     set: () => {
       throw new Error('DBus error: no session bus');
     },
+    delete: () => {
+      throw new Error('DBus error: no session bus');
+    },
   });
   const state = ring.keychainState();
   assert.deepEqual(state, { ok: false, why: 'DBus error: no session bus' });

@@ -1,5 +1,6 @@
-// Webhook signing secrets (docs/changes.md "The signing secret"): kept in a file only the user
-// can read (0600) in a folder only the user can open (0700), written whole; the signature a
+// Webhook signing secrets (docs/changes.md "The signing secret"): kept in the keychain where one
+// answers (the in-memory stand-in of test/helpers/keys.ts), else in a file only the user can read
+// (0600) in a folder only the user can open (0700), written whole; the signature a
 // receiver checks is HMAC-SHA256 over "<timestamp>.<body>".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,7 +8,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHmac } from 'node:crypto';
 import { tmpDir } from '../../helpers/tmp';
-import { FileSecretStore, newSigningSecret, signBody, verifySignature } from '../../../src/core/webhooks';
+import {
+  FileSecretStore,
+  KeychainSecretStore,
+  keychainAccount,
+  newSigningSecret,
+  signBody,
+  verifySignature,
+  webhookSecretStore,
+} from '../../../src/core/webhooks';
+import { MemoryKeychain, fileKeyring, keychainKeyring } from '../../helpers/keys';
 
 test('secrets are kept in a private file, one per name, and can be replaced and deleted', async () => {
   const file = path.join(tmpDir('am-sec-'), 'secrets', 'webhooks.json');
@@ -43,4 +53,51 @@ test('the signature is HMAC-SHA256 of "<timestamp>.<body>"; the check refuses a 
   assert.equal(verifySignature(newSigningSecret(), headers, body, 1_700_000_100), 'the signature does not match');
   assert.equal(verifySignature(secret, headers, body, 1_700_000_400), 'the timestamp is too old or in the future');
   assert.equal(verifySignature(secret, { signature: sig, timestamp: undefined }, body, 1_700_000_000), 'no timestamp');
+});
+
+test('where a keychain answers, secrets are kept in it; one left in the file moves into it on first use', async () => {
+  const file = path.join(tmpDir('am-sec-'), 'secrets', 'webhooks.json');
+  // A secret an earlier version kept in the file.
+  await new FileSecretStore(file).set('proj/ci', 'from-the-file');
+  await new FileSecretStore(file).set('proj/audit', 'stays-until-read');
+  const chain = new MemoryKeychain();
+  const store = webhookSecretStore(keychainKeyring(chain), file);
+  assert.ok(store instanceof KeychainSecretStore);
+  assert.match(store.where, /keychain/);
+  assert.equal(await store.get('proj/ci'), 'from-the-file', 'the old secret keeps working');
+  assert.equal(chain.get(keychainAccount('proj/ci')), 'from-the-file', 'moved into the keychain');
+  assert.equal(await new FileSecretStore(file).get('proj/ci'), undefined, 'and out of the file');
+  assert.equal(await new FileSecretStore(file).get('proj/audit'), 'stays-until-read', 'others move when they are read');
+
+  await store.set('proj/new', 'fresh');
+  assert.equal(chain.get(keychainAccount('proj/new')), 'fresh');
+  assert.equal(await new FileSecretStore(file).get('proj/new'), undefined, 'a new secret is never written to the file');
+  // A rotation replaces the keychain's copy and leaves no older one in the file.
+  await store.set('proj/audit', 'rotated');
+  assert.equal(await store.get('proj/audit'), 'rotated');
+  assert.equal(await new FileSecretStore(file).get('proj/audit'), undefined);
+  await store.delete('proj/new');
+  assert.equal(await store.get('proj/new'), undefined);
+  assert.equal(chain.entries.has(keychainAccount('proj/new')), false);
+});
+
+test('where no keychain answers, the private file is used and says so, with why', async () => {
+  const dir = tmpDir('am-sec-');
+  const file = path.join(dir, 'secrets', 'webhooks.json');
+  const store = webhookSecretStore(fileKeyring(dir), file);
+  assert.ok(!(store instanceof KeychainSecretStore));
+  assert.equal(store.where, `a file only you can read: ${file} (no keychain answers here: no keychain in this test)`);
+  await store.set('proj/ci', 'in-the-file');
+  assert.equal(await new FileSecretStore(file).get('proj/ci'), 'in-the-file');
+  // A keychain that stopped answering after the probe is an error, not a silent file write.
+  const failing = {
+    get: () => null,
+    set: () => {
+      throw new Error('the keychain is locked');
+    },
+    delete: () => undefined,
+  };
+  const locked = webhookSecretStore(keychainKeyring(failing), path.join(dir, 'other.json'));
+  await assert.rejects(locked.set('proj/x', 'v'), /the keychain is locked/);
+  assert.equal(fs.existsSync(path.join(dir, 'other.json')), false);
 });

@@ -56,12 +56,18 @@ test('nothing is sent before the signing secret exists; then every change is del
     list.webhooks.map((w) => [w.name, w.state, w.pending]),
     [['ci', 'needs_secret', 0]],
   );
-  assert.match(list.secretsKeptIn, /only you can read: .*secrets[/\\]webhooks\.json/);
+  assert.match(list.secretsKeptIn, /only you can read: .*secrets[/\\]webhooks\.json \(no keychain answers here: /);
   await call(engine, 'memory.create', { content: 'Before the secret: the deploy key rotates every ninety days.' });
   assert.equal((await call(engine, 'webhooks.deliveries', {})).length, 0, 'no delivery is queued for a webhook without a secret');
 
+  // The Webhooks view lists them again when they are set up: at open and once a secret is made.
+  assert.deepEqual(
+    events.filter((e) => e.type === 'webhooks.changed'),
+    [{ type: 'webhooks.changed', count: 1 }],
+  );
   const made = await call(engine, 'webhooks.secret', { name: 'ci' });
   assert.equal(made.created, true);
+  assert.equal(events.filter((e) => e.type === 'webhooks.changed').length, 2);
   assert.match(made.secret, /^whsec_/);
   assert.equal((await call(engine, 'webhooks.secret', { name: 'ci' })).secret, made.secret, 'asked again: the same secret');
   receiver.secret = made.secret;
@@ -110,15 +116,22 @@ test('dead deliveries are listed as failures and sent again on request; a remove
   }, 'the dead delivery');
   assert.match(failed[0]!.lastError ?? '', /answered 500: down for maintenance/);
   assert.equal((await call(engine, 'webhooks.list', {})).webhooks[0]!.dead, 1);
+  // A failed test event is dead too, but not retried: "retryable" counts what retry sends again.
+  receiver.enqueue({ status: 500, body: 'down for maintenance' });
+  assert.equal((await call(engine, 'webhooks.test', { name: 'ci' })).status, 'dead');
+  assert.deepEqual(
+    (await call(engine, 'webhooks.list', {})).webhooks.map((w) => [w.dead, w.retryable]),
+    [[2, 1]],
+  );
 
   assert.deepEqual(await call(engine, 'webhooks.retry', {}), { requeued: 1 });
   await until(() => receiver.delivered.length === 1, 'the retried delivery');
-  assert.equal(receiver.received[2]!.body.id, receiver.received[0]!.body.id, 'sent again under the same delivery id');
+  assert.equal(receiver.received[3]!.body.id, receiver.received[0]!.body.id, 'sent again under the same delivery id');
 
   // A webhook that hangs keeps its delivery pending; removing the webhook cancels it.
   receiver.enqueue({ hang: true });
   await call(engine, 'memory.create', { content: 'Integration tests need the docker daemon running locally.' });
-  await until(() => receiver.received.length === 4, 'the hanging attempt');
+  await until(() => receiver.received.length === 5, 'the hanging attempt');
   await engine.reloadConfig({ 'embedding.provider': 'hash' });
   const all = await call(engine, 'webhooks.deliveries', {});
   assert.equal(all[0]!.status, 'cancelled');
