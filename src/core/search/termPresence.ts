@@ -20,15 +20,22 @@ interface TokenizedTerm {
   prefix: boolean;
 }
 
-const COLUMNS = ['title', 'content', 'tags'] as const;
+const COLUMNS = ['title', 'content', 'tags', 'search_context'] as const;
+/** The memory's own text; search_context (the last column) is indexed with it but not shown. */
+const OWN_COLUMNS = 3;
 
 /**
- * For each of `rids` holding at least one of `rendered` terms: the rendered terms it holds. The
- * terms are the safe rendered forms of ftsQuery.buildFtsTerms; each is tokenized by the index
- * that answers it (fullTextExact.needsExactIndex).
+ * For each of `rids` holding at least one of `rendered` terms: the rendered terms it holds in its
+ * own text (title, content, tags) and those it holds only in its search context. The terms are the
+ * safe rendered forms of ftsQuery.buildFtsTerms; each is tokenized by the index that answers it
+ * (fullTextExact.needsExactIndex).
  */
-export function termsPresent(store: Store, rendered: readonly string[], rids: readonly number[]): Map<number, Set<string>> {
-  const out = new Map<number, Set<string>>();
+export function termsPresent(
+  store: Store,
+  rendered: readonly string[],
+  rids: readonly number[],
+): Map<number, { own: Set<string>; context: Set<string> }> {
+  const out = new Map<number, { own: Set<string>; context: Set<string> }>();
   if (rendered.length === 0 || rids.length === 0) return out;
   const byTokenizer = { porter: [] as string[], unicode61: [] as string[] };
   for (const t of rendered) byTokenizer[needsExactIndex(t) ? 'unicode61' : 'porter'].push(t);
@@ -45,11 +52,12 @@ export function termsPresent(store: Store, rendered: readonly string[], rids: re
       for (const row of store.all(sql, chunk)) {
         const columns = COLUMNS.map((c) => (typeof row[c] === 'string' ? (row[c] as string).split(' ') : []));
         for (const term of terms) {
-          if (!columns.some((tokens) => holds(tokens, term))) continue;
+          const own = columns.slice(0, OWN_COLUMNS).some((tokens) => holds(tokens, term));
+          if (!own && !columns.slice(OWN_COLUMNS).some((tokens) => holds(tokens, term))) continue;
           const rid = Number(row.rid);
-          const set = out.get(rid) ?? new Set<string>();
-          set.add(term.rendered);
-          out.set(rid, set);
+          const sets = out.get(rid) ?? { own: new Set<string>(), context: new Set<string>() };
+          (own ? sets.own : sets.context).add(term.rendered);
+          out.set(rid, sets);
         }
       }
     }
