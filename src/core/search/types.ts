@@ -1,6 +1,9 @@
 /** The read path's public shapes: what a search asks for and what it answers. */
 import type { Embedder } from '../embed/types';
 import type { MemoryScope, MemorySummary } from '../memory/types';
+import type { SearchEvidence } from './evidence';
+
+export type { SearchEvidence };
 
 /**
  * The vector leg's view of a vector store (implemented by src/core/vectorstore; tests and
@@ -78,22 +81,6 @@ export interface SearchResult {
   matchedTerms: string[];
   /** What the relevance is made of (shown on hover and in --json). */
   evidence: SearchEvidence;
-}
-
-/** The parts of a result's relevance (relevance.ts). */
-export interface SearchEvidence {
-  /** Keyword evidence 0…1: the weighted share of the query's words, date and speaker it matches. */
-  keyword: number;
-  /** Vector evidence 0…1: its cosine between the embedder's calibrated floor and strong cosines. */
-  vector: number;
-  /** The knowledge-graph boost (0 when not boosted). */
-  graph: number;
-  /** It was written on, or its text refers to, a date the query names. */
-  date: boolean;
-  /** Its speaker is one the query names. */
-  speaker: boolean;
-  /** Query words found only in its search context (the previous turn, a heading path), not in its own text. */
-  context: string[];
 }
 
 export interface SearchTimings {
