@@ -1,8 +1,8 @@
 -- Recall context (docs/recall.md "What a memory is indexed with"): text a memory is found by
 -- but never shows, who said it, and the dates its text refers to.
 --   search_context  the previous turn of a conversation, a document chunk's heading path: indexed
---                   by the full-text leg (its own column, weighted below the memory's own text) and
---                   embedded with the memory, never displayed.
+--                   by the full-text leg (its own column, weighted below the memory's own text),
+--                   never displayed.
 --   speaker         who said it (a conversation turn's speaker, a person or an agent): a field
 --                   recall matches when a query names them.
 --   time_refs       JSON [[start, end), …] of the days its text refers to ("yesterday" in a note of

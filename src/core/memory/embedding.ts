@@ -13,7 +13,8 @@ import type { PreparedEmbedding } from '../vectorstore/types';
 /**
  * The text embedded for a memory with this (already normalized) title and storage content, after
  * its search context when it has one (the previous turn, a heading path: docs/recall.md "What a
- * memory is indexed with"), so its vector carries the context its own words lack.
+ * memory is indexed with"), so its vector carries the context its own words lack (the LoCoMo
+ * harness passes it; the write path does not yet).
  */
 export function embeddingText(title: string, storageContent: string, searchContext = ''): string {
   const t = title.trim();
