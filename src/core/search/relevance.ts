@@ -33,8 +33,9 @@ export const CONTEXT_SHARE = 0.5;
 /**
  * Where an embedder's cosine starts to be evidence (`floor`, relevance 0) and where it is full
  * evidence (`strong`, relevance 1). A memory found by meaning alone needs a cosine of
- * floor + RELEVANCE_FLOOR × (strong − floor). Measured with bench/locomo/calibrate.ts on the
- * off-topic queries of bench/locomo/nonsense.ts (bench/RESULTS-recall.md).
+ * floor + RELEVANCE_FLOOR × (strong − floor). The off-topic cosines of each embedder are in
+ * bench/RESULTS-relevance.md (bench/locomo/calibrate.ts); the values below were chosen on the
+ * coding-memory set and LoCoMo, with what they cost, in bench/RESULTS-recall.md.
  */
 export interface VectorCalibration {
   floor: number;
