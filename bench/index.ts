@@ -18,6 +18,11 @@ import { runEmbedBench } from './embed.bench';
 import { runWriteBench } from './write.bench';
 import { runPipelineBench } from './pipeline.bench';
 import { runShareBench } from './share.bench';
+import { runTakeoverBench } from './takeover.bench';
+import { runSchedulesBench } from './schedules.bench';
+import { runHooksBench } from './hooks.bench';
+import { runSessionsBench } from './sessions.bench';
+import { runEncryptionBench } from './encryption.bench';
 
 type Result = Record<string, unknown>;
 
@@ -55,8 +60,22 @@ export const SECTIONS: BenchSection[] = [
     },
   },
   { name: 'write', perSize: true, run: runWriteBench },
+  // Encryption at rest against the plain store, both in the same run (docs/encryption.md).
+  {
+    name: 'encryption',
+    perSize: true,
+    run: runEncryptionBench,
+    targets: { 'encryption.create_p50_overhead_pct@100000': '≤ 10', 'encryption.open_overhead_pct@100000': '≤ 10' },
+  },
   { name: 'embed', perSize: false, run: () => runEmbedBench() },
   { name: 'pipeline', perSize: false, run: (_size, workDir) => runPipelineBench(workDir) },
+  // 10,000 schedules: the due query and the store's part of a run (docs/schedules.md).
+  {
+    name: 'schedules',
+    perSize: false,
+    run: (_size, workDir) => runSchedulesBench(workDir),
+    targets: { 'schedules.due_query_p99_ms': '≤ 5', 'schedules.run_throughput_per_s': '≥ 50' },
+  },
   // Two engines in one process over the store's socket: run it alone on a quiet machine (bench/RESULTS-share.md).
   {
     name: 'share',
@@ -64,6 +83,25 @@ export const SECTIONS: BenchSection[] = [
     optIn: true,
     run: (size) => runShareBench(size),
     targets: { 'share.added_p50_ms@10000': 'search < 1, create < 1' },
+  },
+  // The owner of a shared store killed: how long until its clients write again (bench/RESULTS-takeover.md).
+  {
+    name: 'takeover',
+    perSize: false,
+    optIn: true,
+    run: (_size, workDir) =>
+      runTakeoverBench({ runs: 10, clients: [1, 8], memories: 1000, workDir, log: (l) => process.stderr.write(`${l}\n`) }),
+    targets: { 'takeover.clients.next_write_after_kill.median_ms': '≤ 2000 on a quiet machine, 1 and 8 clients' },
+    },
+  // Agent sessions: a 1,000-event session logged one call at a time, the hybrid chunk query at N chunks.
+  { name: 'sessions', perSize: true, run: (size) => runSessionsBench(size) },
+  // Claude Code hooks as processes of dist/cli.js (npm run build first), cold and with an owner running.
+  {
+    name: 'hooks',
+    perSize: true,
+    optIn: true,
+    run: (size) => runHooksBench(size),
+    targets: { 'hooks.warm_p50_ms@1000': '≤ 1000 per event' },
   },
 ];
 

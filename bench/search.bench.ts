@@ -173,7 +173,7 @@ class StoredVectorSearcher implements VectorSearcher {
     return this.index.search(query, k, filter).map((h) => ({ rid: h.label, similarity: h.similarity }));
   }
   similarities(query: Float32Array, rids: number[]): Map<number, number> {
-    return storedSimilarities(this.store, this.space, DIM, query, rids);
+    return storedSimilarities(this.store, { space: this.space, dim: DIM }, query, rids);
   }
 }
 
@@ -225,7 +225,7 @@ class StoredExactSearcher implements VectorSearcher {
     return tops;
   }
   similarities(query: Float32Array, rids: number[]): Map<number, number> {
-    return storedSimilarities(this.store, this.space, DIM, query, rids);
+    return storedSimilarities(this.store, { space: this.space, dim: DIM }, query, rids);
   }
 }
 
@@ -359,7 +359,7 @@ function timeSimilarities(
     const viaIndex = new IndexVectorSearcher(hnsw, space).similarities(q, rids);
     getVector.push(performance.now() - t0);
     t0 = performance.now();
-    const viaSql = storedSimilarities(store, space, DIM, q, rids);
+    const viaSql = storedSimilarities(store, { space, dim: DIM }, q, rids);
     sql.push(performance.now() - t0);
     for (const [rid, s] of viaIndex)
       if (Math.abs((viaSql.get(rid) ?? NaN) - s) > 1e-4) throw new Error(`similarities disagree for rid ${rid}`);

@@ -310,7 +310,8 @@ async function main() {
   createSampleWorkspace(WORKSPACE, { fresh: true });
 
   // Environment of code-server, hence of the extension host.
-  const hostEnv = { AGENT_MEMORY_E2E: '1', ...(grep ? { AGENT_MEMORY_E2E_GREP: grep } : {}) };
+  // AGENT_MEMORY_KEYCHAIN=off: no run writes encryption keys into the developer's own keychain (docs/encryption.md).
+  const hostEnv = { AGENT_MEMORY_E2E: '1', AGENT_MEMORY_KEYCHAIN: 'off', ...(grep ? { AGENT_MEMORY_E2E_GREP: grep } : {}) };
   // Each instance gets its own empty store home: never the user's ~/.agent-memory, never the last run's.
   const storeHome = (name) => {
     const dir = join(ARTIFACTS, `store-home-${name}`);

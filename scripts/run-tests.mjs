@@ -81,7 +81,13 @@ function main() {
     {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, NODE_OPTIONS: '', TEST_TIER: filter.length ? 'matching files' : `${tier} tier` },
+      // AGENT_MEMORY_KEYCHAIN=off: no test writes keys into the developer's own keychain (docs/encryption.md).
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '',
+        TEST_TIER: filter.length ? 'matching files' : `${tier} tier`,
+        AGENT_MEMORY_KEYCHAIN: process.env.AGENT_MEMORY_KEYCHAIN ?? 'off',
+      },
     },
   );
   process.exit(r.status ?? 1);

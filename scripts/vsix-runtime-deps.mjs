@@ -5,8 +5,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
-/** Left out of the bundles: `vscode` is the host's; @energetic-ai finds its .wasm files through __dirname. */
-export const NODE_EXTERNALS = ['vscode', '@energetic-ai/*'];
+/**
+ * Left out of the bundles: `vscode` is the host's; @energetic-ai finds its .wasm files through
+ * __dirname; @napi-rs/keyring loads its platform's prebuilt binary.
+ */
+export const NODE_EXTERNALS = ['vscode', '@energetic-ai/*', '@napi-rs/keyring'];
 
 const matches = (name, pattern) => (pattern.endsWith('/*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern);
 
@@ -16,6 +19,15 @@ function resolvePackage(name, from) {
     const candidate = join(dir, 'node_modules', name);
     if (existsSync(join(candidate, 'package.json'))) return candidate;
     if (dirname(dir) === dir) throw new Error(`${name} (needed from ${from}) is not installed: run npm ci`);
+  }
+}
+
+function installed(name, from) {
+  try {
+    resolvePackage(name, from);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -31,6 +43,8 @@ export function runtimeDependencies(root) {
     seen.add(rel);
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     for (const dep of Object.keys(manifest.dependencies ?? {})) visit(dep, dir);
+    // Optional dependencies that are installed: the keychain's prebuilt binary for this platform.
+    for (const dep of Object.keys(manifest.optionalDependencies ?? {})) if (installed(dep, dir)) visit(dep, dir);
   };
   for (const name of externals) visit(name, root);
   return [...seen].sort();

@@ -45,6 +45,9 @@ const UX_HOST = 'test/e2e/suite/memoryUx.test.ts';
 
 /** Each claim of the README (a phrase it must contain) and the test that shows it is true. */
 const CLAIMS: { phrase: string; file: string; test: string }[] = [
+  { phrase: 'what it understood is shown while you type', file: 'test/e2e/ui/reminders.ui.mjs', test: 'New Reminder… reads' },
+  { phrase: 'notification with Open, Snooze and Pause', file: 'test/e2e/ui/reminders.ui.mjs', test: 'a recurring one also with Pause' },
+  { phrase: '`agent-memory schedule`', file: 'test/cli/schedule.test.ts', test: 'agent-memory schedule: add, list, show' },
   { phrase: 'Recall…', file: TRUST_UI, test: 'recall answers without a model' },
   { phrase: 'VS Code does not pass chat requests to `@memory` at all', file: TRUST_UI, test: 'recall answers without a model' },
   { phrase: '**Save now** button', file: TRUST_UI, test: 'Add Memory asks type, tags, lifetime' },
@@ -60,6 +63,12 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   { phrase: '"waiting for Ollama"', file: READINESS, test: 'waiting for Ollama' },
   { phrase: 'Import keeps `created_at`', file: 'test/e2e/suite/surfaces.test.ts', test: 'export' },
   {
+    phrase: 'compacts the store so none of its files on disk keeps the old text',
+    file: 'test/cli/secrets.test.ts',
+    test: 'CLI scan-secrets',
+  },
+  { phrase: 'new saves are redacted as they are written', file: 'test/cli/secrets.test.ts', test: 'the five kinds added are redacted' },
+  {
     phrase: 'Every\nclone and worktree with the same `origin` therefore shares one memory',
     file: 'test/engine/storeLocation.test.ts',
     test: 'two clones with the same origin open the same store',
@@ -73,6 +82,51 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
     phrase: 'applied exactly once or reported as\nfailed, never twice',
     file: 'test/engine/server/takeover.test.ts',
     test: 'none applied twice',
+  },
+  {
+    phrase: "closing a\nwindow or ending an agent's command fails nobody's save",
+    file: 'test/engine/server/ownerLeaves.test.ts',
+    test: 'the owning CLI exits with an update in flight',
+  },
+  {
+    phrase: 'one client takes the store over within a couple of seconds while the others wait for it',
+    file: 'test/engine/server/sharedTransport.test.ts',
+    test: 'of five clients one starts an engine, the others connect to it',
+  },
+  {
+    phrase: 'searches and new memories in flight are sent again by themselves',
+    file: 'test/engine/server/ownerLeaves.test.ts',
+    test: 'the owning CLI is killed while six loops',
+  },
+  {
+    phrase: 'in the same transaction as the change, with a cursor',
+    file: 'test/core/changes/events.test.ts',
+    test: 'a transaction that fails leaves no event',
+  },
+  {
+    phrase: '`--follow` keeps printing them as they come until Ctrl+C',
+    file: 'test/cli/changes.test.ts',
+    test: '--follow prints what another process changes until Ctrl+C',
+  },
+  {
+    phrase: 'subscribe to the resource\n`memory://changes/project` and are told of every change',
+    file: 'test/mcp/changes.test.ts',
+    test: 'a subscription is told of each change',
+  },
+  {
+    phrase: "**Nothing is sent until the webhook's signing secret exists**",
+    file: 'test/engine/services/webhooks.test.ts',
+    test: 'nothing is sent before the signing secret exists',
+  },
+  {
+    phrase: 'retried with exponential backoff and never slows a write',
+    file: 'test/core/webhooks/delivery.test.ts',
+    test: 'writes meanwhile do not wait for it',
+  },
+  {
+    phrase: '`agent-memory webhooks deliveries --failed` lists it',
+    file: 'test/cli/changes.test.ts',
+    test: 'webhooks: list, signing secret, test event, deliveries and failures',
   },
   { phrase: '`--json` prints exactly one JSON object', file: 'test/cli/main.test.ts', test: 'every command: --json output and exit codes' },
   {
@@ -137,7 +191,17 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
     file: 'test/engine/transport/handshake.test.ts',
     test: 'the client sends a nonce and nothing else until the owner proves it knows the secret',
   },
+  { phrase: 'says so and\nwhat to run', file: 'test/cli/encryption.test.ts', test: 'encryption from the CLI: no keychain said so' },
+  { phrase: 'keeps the key in a file readable by you\nonly', file: 'test/cli/encryption.test.ts', test: 'enable with a key file' },
+  { phrase: '(`import-recovery-key` reads it there, on stdin)', file: 'test/cli/encryption.test.ts', test: 'recovery key on another home' },
+  { phrase: 'the store is never opened as empty', file: 'test/core/store/encryption.test.ts', test: 'without its key, with another key' },
+  {
+    phrase: 'A kill at any\nmoment of a switch leaves the old store or the new one',
+    file: 'test/core/store/encryptionKill.test.ts',
+    test: 'never a half-switched store',
+  },
   ...agentSetupClaims(),
+  ...sessionClaims(),
   { phrase: 'Save now stores that title too', file: UX_UI, test: 'Save now stores the first sentence as the title' },
   { phrase: 'Types are named in words', file: UX_UI, test: 'Add Memory names types in words' },
   { phrase: 'starting at the type', file: UX_UI, test: 'Add Selection starts at the type step, with Save now and no Back' },
@@ -192,6 +256,28 @@ function agentSetupClaims(): { phrase: string; file: string; test: string }[] {
       file: 'test/extension/agentConfigs.test.ts',
       test: 'project files name no path of this person',
     },
+  ];
+}
+
+/** README "Agent sessions": the session tools, commands and Claude Code hooks. */
+function sessionClaims(): { phrase: string; file: string; test: string }[] {
+  const mcp = 'test/mcp/sessions.test.ts';
+  const hook = 'test/cli/hook.test.ts';
+  return [
+    { phrase: '`recall_memories` also returns passages of earlier sessions', file: mcp, test: 'sessions through the MCP SDK client' },
+    { phrase: "ends with the last session's summary and open\nscratchpad items", file: mcp, test: 'briefing' },
+    {
+      phrase: 'forgetting a session asks for `--yes` first',
+      file: 'test/cli/sessions.test.ts',
+      test: 'session, scratchpad and note through the CLI',
+    },
+    {
+      phrase: 'writes hooks into\n`~/.claude/settings.json` beside your own',
+      file: 'test/extension/claudeHooks.test.ts',
+      test: 'beside the person’s own',
+    },
+    { phrase: 'the memories relevant to each prompt (nothing when\nnone is)', file: hook, test: 'prompt recall' },
+    { phrase: 'each turn logged at its end, once', file: hook, test: 'stop logs the turn' },
   ];
 }
 

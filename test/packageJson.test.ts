@@ -44,6 +44,10 @@ const WORK_WITHOUT_ITEM = new Set([
   'agentMemory.pausePipeline',
   'agentMemory.resumePipeline',
   'agentMemory.switchPipelineMode',
+  // Sessions view: from the palette they ask which session (a quick pick).
+  'agentMemory.openSession',
+  'agentMemory.resumeSession',
+  'agentMemory.forgetSession',
 ]);
 
 const paletteWhen = (id: string) => menus.commandPalette?.find((m) => m.command === id)?.when;

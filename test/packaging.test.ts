@@ -114,6 +114,14 @@ test('npm run package builds a VSIX of what runs, and its CLI and MCP server wor
   const found = run('search', 'when do we cut a release');
   assert.equal(found.status, 0, found.stderr);
   assert.match(found.stdout, /second Tuesday/);
+  // The keychain's prebuilt binary loads from the VSIX (asked only, nothing kept; whether it answers depends on the machine).
+  const status = spawnSync(process.execPath, [cli, 'encryption', 'status', '--workspace', workspace, '--json'], {
+    encoding: 'utf8',
+    env: { ...env, AGENT_MEMORY_KEYCHAIN: '' },
+    timeout: 120_000,
+  });
+  assert.equal(status.status, 0, status.stderr);
+  assert.doesNotMatch((JSON.parse(status.stdout) as { keychain: { reason?: string } }).keychain.reason ?? '', /could not be loaded/);
 
   // The packaged MCP server, through the SDK's own client.
   const client = new Client({ name: 'packaging-test', version: '1.0.0' });

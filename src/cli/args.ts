@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { COMMANDS, COMMAND_SPECS, OPTIONS, optionsOf, type CommandName, type OptionName } from './spec';
 import { closest } from './closest';
 import { parseLifetimeSeconds } from '../core/lifecycle/lifetimeText';
+import { NOTIFICATION_POLICIES } from '../core/schedules/types';
 
 export { COMMANDS, type CommandName } from './spec';
 
@@ -51,7 +52,30 @@ export interface CliArgs {
   /** removed: only expired / only deleted memories. */
   expired?: boolean;
   deleted?: boolean;
+  /** scan-secrets: redact what is found. */
+  redact?: boolean;
   tokenFile?: string;
+  /** events: the cursor to start after; --follow keeps printing changes. */
+  since?: number;
+  follow?: boolean;
+  /** webhooks deliveries: only failed ones; webhooks secret: a new one. */
+  failed?: boolean;
+  rotate?: boolean;
+  /** schedule: when it runs, the zone, a name, the notification policy. */
+  when?: string;
+  timezone?: string;
+  name?: string;
+  notify?: 'always' | 'on_failure' | 'never';
+  /** session, scratchpad, note: who logs; the session to search or store in; a note's source. */
+  agent?: string;
+  session?: string;
+  source?: string;
+  /** scratchpad --clear; session forget --yes; session summary --now. */
+  clear?: boolean;
+  yes?: boolean;
+  now?: boolean;
+  /** encryption: keep the key in a 0600 file where no keychain answers. */
+  keyFile?: boolean;
 }
 
 export type Parsed = { kind: 'run'; args: CliArgs } | { kind: 'help'; command?: CommandName } | { kind: 'version' };
@@ -164,10 +188,26 @@ function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[]
     ...optional('format', s('format'), (x) => oneOf(x, ['jsonl', 'json'] as const, '--format')),
     ...optional('http', s('http'), (x) => num(x, '--http', 0, 65535, true)),
     ...optional('tokenFile', s('token-file'), (x) => x),
+    ...optional('when', s('when'), (x) => x),
+    ...optional('timezone', s('timezone'), (x) => x),
+    ...optional('name', s('name'), (x) => x),
+    ...optional('notify', s('notify'), (x) => oneOf(x, NOTIFICATION_POLICIES, '--notify')),
     ...optional('ttl', s('ttl'), duration),
     ...(v.automatic || v.capture ? { automatic: true } : {}),
+    ...optional('agent', s('agent'), (x) => x),
+    ...optional('session', s('session'), (x) => x),
+    ...optional('source', s('source'), (x) => x),
+    ...(v.clear ? { clear: true } : {}),
+    ...(v.yes ? { yes: true } : {}),
+    ...(v.now ? { now: true } : {}),
     ...(v.expired ? { expired: true } : {}),
     ...(v.deleted ? { deleted: true } : {}),
+    ...optional('since', s('since'), (x) => num(x, '--since', 0, Number.MAX_SAFE_INTEGER, true)),
+    ...(v.follow ? { follow: true } : {}),
+    ...(v.failed ? { failed: true } : {}),
+    ...(v.rotate ? { rotate: true } : {}),
+    ...(v.redact ? { redact: true } : {}),
+    ...(v['key-file'] ? { keyFile: true } : {}),
     ...localHostOnly(s('host')),
   };
 }

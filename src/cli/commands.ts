@@ -14,7 +14,12 @@ import { UsageError, need, type CliArgs } from './args';
 import { removedCommand, restoreCommand } from './removed';
 import { aboutMemory, explainMissing } from './notFound';
 import { plural } from '../core/text/plural';
-import { describeCreate } from '../engine/createResultText';
+import { eventsCommand, webhooksCommand } from './changes';
+import { describeCreate, describeRedacted } from '../engine/createResultText';
+import { describeSecretScan } from '../engine/secretScanText';
+import { scheduleCommand } from './scheduleCommand';
+import { noteCommand, scratchpadCommand, sessionCommand } from './sessionCommands';
+import { encryptionAction, encryptionCommand } from './encryption';
 
 export interface CommandOutput {
   json: unknown;
@@ -61,7 +66,7 @@ async function textArg(value: string, io: CommandIo, what: string, command: CliA
   return text;
 }
 
-export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> = {
+export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp' | 'hook'>, Command> = {
   add: async (engine, a, io) => {
     const r = await engine.request('memory.create', {
       content: await textArg(need(a, 'text', true), io, 'text', 'add'),
@@ -86,7 +91,7 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     });
     const lines = r.hits.map(
       (h, i) =>
-        `${i + 1}. ${memoryLabel({ title: h.memory.title, content: h.content })} [${h.memory.type}, ${h.store}] (relevance ${Math.round(h.relevance * 100)} %)${idTail(h.memory.id)}`,
+        `${i + 1}. ${memoryLabel({ title: h.memory.title, content: h.content })} [${h.memory.type}, ${h.store}] (relevance ${Math.round(h.relevance * 100)}%)${idTail(h.memory.id)}`,
     );
     return { json: r, text: lines.length ? lines.join('\n') : 'no relevant memories' };
   },
@@ -117,7 +122,8 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     if (!Object.keys(patch).length)
       throw new UsageError('update: nothing to change (give --content, --title, --type, --tags or --importance)', 'update');
     const m = await aboutMemory(engine, id, () => engine.request('memory.update', { id, patch }));
-    return { json: m, text: `updated ${memoryLabel(m)} (version ${m.version})` };
+    const redacted = describeRedacted(m.redacted);
+    return { json: m, text: `updated ${memoryLabel(m)} (version ${m.version})${redacted ? `\n${redacted}` : ''}` };
   },
   delete: async (engine, a) => {
     const id = need(a, 'id');
@@ -152,6 +158,18 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
       ...(failed ? { failure: `nothing was imported: ${everyFailed(r.errors.length)}.` } : {}),
     };
   },
+  'scan-secrets': async (engine, a) => {
+    const r = await engine.request('secrets.scan', { redact: a.redact === true });
+    return { json: r, text: describeSecretScan(r, { redactHint: 'Run agent-memory scan-secrets --redact to remove them everywhere.' }) };
+  },
+  session: sessionCommand,
+  scratchpad: scratchpadCommand,
+  note: noteCommand,
+  encryption: (engine, a) => {
+    const action = encryptionAction(a);
+    if (action === 'import-recovery-key') throw new UsageError('encryption import-recovery-key runs without the engine', 'encryption');
+    return encryptionCommand(engine, a, action);
+  },
   stats: async (engine) => {
     const s = await engine.request('stats', {});
     const text = [
@@ -160,6 +178,9 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp'>, Command> 
     ].join('\n');
     return { json: s, text };
   },
+  events: (engine, a, io) => eventsCommand(engine, a, io),
+  webhooks: (engine, a) => webhooksCommand(engine, a),
+  schedule: (engine, a) => scheduleCommand(engine, a),
 };
 
 /** How many failing lines an import's human output lists before "and N more". */

@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { EngineClient } from '../engine/client';
 import type { EngineInit } from '../engine/protocol';
 import { resolveStoreHome } from '../engine/storeLocation';
-import { SharedTransport } from '../engine/transport/sharedTransport';
+import { RESTARTING_OWNER_WAIT_MS, SharedTransport } from '../engine/transport/sharedTransport';
 import type { EngineTransport } from '../engine/transport/types';
 
 export interface ConnectOptions {
@@ -20,6 +20,8 @@ export interface ConnectOptions {
   /** Engine settings (dotted agent.yaml keys) when this process becomes the owner. */
   settings?: Record<string, unknown>;
   client: string;
+  /** false: a short command that, as the owner, runs no schedule that is due (EngineInit.runSchedules). */
+  runSchedules?: boolean;
 }
 
 /** dist/cli.js starts dist/engine.js; run from the sources (tsx), src/engine/worker.ts. */
@@ -35,12 +37,21 @@ export function connectEngine(opts: ConnectOptions): EngineClient {
     home: resolveStoreHome(opts.home),
     workspaceRoot: path.resolve(opts.workspace),
     purpose: `${opts.client} (pid ${process.pid})`,
+    ...(opts.runSchedules === false ? { runSchedules: false } : {}),
     ...(opts.settings ? { settings: opts.settings } : {}),
   };
   return new EngineClient({
     init,
-    spawn: (i) =>
-      new SharedTransport({ init: i, spawnWorker: spawnEngineWorker, client: opts.client, ...(opts.log ? { log: opts.log } : {}) }),
+    // As a VS Code window (engineHost.ts): an owner that restarts its engine keeps the store; this
+    // process waits for its socket instead of racing it for the lock.
+    spawn: (i, hint) =>
+      new SharedTransport({
+        init: i,
+        spawnWorker: spawnEngineWorker,
+        client: opts.client,
+        ...(hint?.ownerRestarting ? { waitForOwnerMs: RESTARTING_OWNER_WAIT_MS } : {}),
+        ...(opts.log ? { log: opts.log } : {}),
+      }),
     ...(opts.log ? { log: opts.log } : {}),
   });
 }

@@ -13,9 +13,12 @@ import { COMMAND_TABLE, type CommandIo } from './commands';
 import { checkPlaces } from './places';
 import { connectEngine } from './connect';
 import { CliFailure } from './failure';
+import { importRecoveryKey } from './encryption';
 import { commandUsage, mainUsage, usageHint } from './spec';
 import { VERSION } from './version';
 import { runMcp } from '../mcp/server';
+import type { EngineClient } from '../engine/client';
+import { HOOK_EVENTS, readHookInput, runHook, type HookEvent } from './hook';
 
 export interface CliIo {
   out: (s: string) => void;
@@ -52,6 +55,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   if (args.command === 'mcp') return runMcp(args, io);
+  if (args.command === 'hook') return runHookCommand(args, io);
+  if (args.command === 'encryption' && args.positionals[0] === 'import-recovery-key') return runLocal(args, io);
   return runOne(args, io);
 }
 
@@ -67,6 +72,8 @@ async function runOne(args: CliArgs, io: CliIo): Promise<number> {
     workspace: args.workspace,
     ...(args.home ? { home: args.home } : {}),
     client: `agent-memory ${args.command}`,
+    // As the owner, a short command runs no schedule that is due (a long-lived owner does).
+    runSchedules: false,
     ...(verbose ? { log: (l) => io.err(l) } : {}),
   });
   const streams: CommandIo = { stdin: io.stdin ?? process.stdin, stdout: io.stdout ?? process.stdout, stderr: io.stderr ?? process.stderr };
@@ -84,6 +91,56 @@ async function runOne(args: CliArgs, io: CliIo): Promise<number> {
     return 1;
   } finally {
     await engine.shutdown().catch(() => undefined);
+  }
+}
+
+/**
+ * `agent-memory hook <event>` (hook.ts): Claude Code's input on stdin, its JSON on stdout. The
+ * project is the input's `cwd` unless --workspace says otherwise. Never exit 2 (it would block
+ * Claude Code's prompt): a failure is one line on stderr, exit 1.
+ */
+async function runHookCommand(args: CliArgs, io: CliIo): Promise<number> {
+  const event = args.positionals[0];
+  if (!event || !(HOOK_EVENTS as readonly string[]).includes(event)) {
+    io.err(`agent-memory: hook: the event must be one of ${HOOK_EVENTS.join(', ')}${event ? `, got "${event}"` : ''}`);
+    return 1;
+  }
+  let engine: EngineClient | undefined;
+  try {
+    const input = await readHookInput(io.stdin ?? process.stdin, event as HookEvent);
+    const workspace = !args.workspaceGiven && input.cwd ? input.cwd : args.workspace;
+    engine = connectEngine({
+      workspace,
+      ...(args.home ? { home: args.home } : {}),
+      client: `agent-memory hook ${event}`,
+      ...(args.verbose ? { log: (l) => io.err(l) } : {}),
+    });
+    await engine.start();
+    const out = await runHook(engine, event as HookEvent, input);
+    if (out) io.out(out);
+    return 0;
+  } catch (e) {
+    io.err(`agent-memory: ${oneLine(e)}`);
+    return 1;
+  } finally {
+    await engine?.shutdown().catch(() => undefined);
+  }
+}
+
+/** A command that needs no engine (importing a recovery key: the store it opens cannot open before). */
+async function runLocal(args: CliArgs, io: CliIo): Promise<number> {
+  try {
+    const result = await importRecoveryKey(args, {
+      stdin: io.stdin ?? process.stdin,
+      stdout: io.stdout ?? process.stdout,
+      stderr: io.stderr ?? process.stderr,
+    });
+    io.out(args.json ? JSON.stringify(result.json) : result.text);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) return usageFailure(e, io);
+    io.err(`agent-memory: ${oneLine(e)}`);
+    return 1;
   }
 }
 

@@ -17,6 +17,15 @@ export const COMMANDS = [
   'export',
   'import',
   'stats',
+  'events',
+  'webhooks',
+  'scan-secrets',
+  'schedule',
+  'session',
+  'scratchpad',
+  'note',
+  'hook',
+  'encryption',
   'mcp',
   'help',
 ] as const;
@@ -55,7 +64,23 @@ export const OPTIONS = {
   deleted: { help: 'only deleted memories' },
   http: { value: '<port>', help: 'serve Streamable HTTP on 127.0.0.1:<port> instead of stdio (0: any free port)' },
   host: { value: '127.0.0.1', help: 'accepted only as 127.0.0.1 or localhost: the server is never reachable from elsewhere' },
+  since: { value: '<cursor>', help: 'only the changes after this cursor (the number before each change; default: the oldest kept)' },
+  follow: { help: 'keep printing changes as they come, until Ctrl+C' },
+  failed: { help: 'only failed deliveries (retrying or dead)' },
+  rotate: { help: 'replace the signing secret with a new one (the receiver needs the new one)' },
+  redact: { help: 'replace every secret found with [redacted: <kind>], history and the store files included' },
+  agent: { value: '<name>', help: 'who is logging (default: agent-memory cli)' },
+  session: { value: '<id>', help: 'only this session' },
+  source: { value: '<text>', help: 'where the note came from (a file, a URL)' },
+  clear: { help: 'empty the scratchpad' },
+  yes: { help: 'confirm: forgetting a session cannot be undone' },
+  now: { help: 'summarise the session now if it is due, then show the summary' },
   'token-file': { value: '<file>', help: 'the bearer token to require (a private file; default: a new token, printed)' },
+  when: { value: '<phrase>', help: 'when it runs: "in 2 hours", "tomorrow at 9", "every Monday at 10", a cron expression or an ISO time' },
+  timezone: { value: '<zone>', help: "the IANA zone --when is read in and times are shown in (default: this machine's)" },
+  name: { value: '<text>', help: 'a short name' },
+  notify: { value: 'always|on_failure|never', help: 'when a run is notified (default always)' },
+  'key-file': { help: 'where no keychain answers: keep the encryption key in a file only you can read (0600) in the store home' },
 } as const satisfies Record<string, OptionSpec>;
 export type OptionName = keyof typeof OPTIONS;
 
@@ -159,6 +184,94 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
     summary: 'how many memories each store holds, and where',
     options: [],
     examples: ['agent-memory stats --json'],
+  },
+  events: {
+    args: '',
+    summary: 'the change feed: every create, update, delete, merge, expire, restore and promote, oldest first',
+    about:
+      'Each change has a cursor; give the last one you saw as --since to get only what came after it. No memory text is in the feed: get a memory by its id. With --follow and --json, one JSON object per line, one per change.',
+    options: ['since', 'follow', 'limit', 'scope'],
+    optionHelp: { scope: "this project's store (default) or the global one", limit: 'at most n changes per page (1-1000, default 100)' },
+    examples: ['agent-memory events --since 120 --json', 'agent-memory events --follow'],
+  },
+  webhooks: {
+    args: '[list|deliveries|test|secret|retry] [name]',
+    summary: "the project's webhooks: their state, recent deliveries and failures, a test event, signing secrets",
+    about:
+      'list (default) shows each webhook of webhooks.endpoints; deliveries the newest deliveries (of one webhook with its name); test sends a signed test event now; secret prints the signing secret, making one when there is none (nothing is sent before it exists); retry sends dead deliveries again.',
+    options: ['failed', 'rotate', 'limit'],
+    optionHelp: { limit: 'at most n deliveries (1-500, default 50)' },
+    examples: ['agent-memory webhooks deliveries --failed', 'agent-memory webhooks secret ci', 'agent-memory webhooks test ci'],
+  },
+  'scan-secrets': {
+    args: '',
+    summary: 'find credentials stored by older versions (and with --redact, remove them everywhere)',
+    about:
+      'Looks at every memory, its history and the other records of both stores, and says how many secrets of which kinds are in which memories, never the secrets. With --redact each is replaced by [redacted: <kind>], the search indexes and vectors are made again, and the store is compacted so no file of it (log, snapshots, quarantine) keeps the old text.',
+    options: ['redact'],
+    examples: ['agent-memory scan-secrets', 'agent-memory scan-secrets --redact'],
+  },
+  schedule: {
+    args: 'add <goal…> --when <phrase> | list | show <id> | runs <id> | update <id> | pause <id> | resume <id> | run <id> | delete <id>',
+    summary: "reminders and recurring tasks: run by the store's owner, notified, kept with their run history",
+    about:
+      "A run recalls the memories relevant to the goal and, with the local model, writes a short answer; a VS Code window, agent-memory mcp or this command (run) runs them. Times are shown in the schedule's zone. update takes --when, --timezone, --name, --notify and --content (the goal).",
+    options: ['when', 'timezone', 'name', 'notify', 'content', 'limit', 'offset'],
+    optionHelp: { content: 'update: the new goal', limit: 'list: at most n schedules; runs: at most n runs (default 10)' },
+    examples: [
+      'agent-memory schedule add "remove the new-checkout feature flag" --when "after the 1st"',
+      'agent-memory schedule add "what changed in this project\'s memory" --when "every Monday at 10" --timezone Europe/Berlin',
+      'agent-memory schedule list',
+    ],
+  },
+  session: {
+    args: '<log|list|show|search|summary|forget> [session-id|query…]',
+    summary: "agents' working sessions: log events, list, show a transcript, search, summary, forget",
+    about:
+      'session log <id> reads the events as JSON on stdin: one event, a list, or one per line; an event is the message ({"role", "content", …}) or {"payload", "sequence"}. session forget removes the session and everything of it; it asks for --yes.',
+    options: ['agent', 'session', 'tags', 'limit', 'offset', 'now', 'yes'],
+    optionHelp: { session: 'search: only this session', tags: 'search: only notes holding all these tags' },
+    examples: [
+      'echo \'{"role":"user","content":"Why is CI red?"}\' | agent-memory session log conv-42 --agent my-agent',
+      'agent-memory session search "flaky checkout test"',
+      'agent-memory session forget conv-42 --yes',
+    ],
+  },
+  scratchpad: {
+    args: '<session-id> [item…]',
+    summary: "a session's scratchpad: shows it; with items replaces the whole list (at most 32 of at most 240 characters)",
+    options: ['clear', 'agent'],
+    examples: ['agent-memory scratchpad conv-42 "rerun CI twice" "remove the retry"', 'agent-memory scratchpad conv-42 --clear'],
+  },
+  note: {
+    args: '<add|delete|list> [text…|note-id]',
+    summary: 'working notes of a session, found by session search',
+    options: ['session', 'tags', 'source', 'agent', 'limit'],
+    optionHelp: { session: 'the session of the note (default: the shared notes session)' },
+    examples: ['agent-memory note add "TZ must be UTC in CI" --tags ci --session conv-42', 'agent-memory note list --session conv-42'],
+  },
+  hook: {
+    args: '<session-start|user-prompt-submit|stop>',
+    summary: "Claude Code's hooks: reads Claude Code's hook input on stdin, answers its JSON on stdout",
+    about:
+      'session-start adds the project briefing with the last session\'s summary and scratchpad; user-prompt-submit adds the memories relevant to the prompt (nothing when none is); stop logs the turn from the transcript. "Set Up Other Agents…" in VS Code writes these hooks into Claude Code\'s settings.',
+    options: [],
+    examples: ['agent-memory hook session-start'],
+    noJson: true,
+  },
+  encryption: {
+    args: '<status|enable|disable|rotate|export-recovery-key|import-recovery-key>',
+    summary: 'encrypt the stores at rest, or say whether they are, and manage their key',
+    about:
+      "The key is kept in the keychain; where none answers (a headless machine), enable and rotate need --key-file to keep it in a private file instead. enable encrypts every file of the stores this process or their owner writes, and checks the result before switching; disable writes them plain again. rotate rewraps the stores' keys under a new key. export-recovery-key prints the key that opens them on another machine; import-recovery-key reads one on stdin and keeps it here.",
+    options: ['key-file', 'scope'],
+    optionHelp: { scope: "only this store (default: the project's and the global one)" },
+    examples: [
+      'agent-memory encryption status',
+      'agent-memory encryption enable --key-file',
+      'agent-memory encryption export-recovery-key > recovery.txt',
+      'agent-memory encryption import-recovery-key < recovery.txt',
+    ],
   },
   mcp: {
     args: '',

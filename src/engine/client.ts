@@ -5,9 +5,20 @@
  *   exactly once (result, EngineError from the engine, `cancelled`, `timeout`, …).
  * - Requests made while the engine starts or restarts wait in a queue and go out once it is
  *   ready: callers never see the restart, except writes that were in flight when it crashed
- *   (they fail with `engine_crashed`: their outcome is unknown). Reads in flight are retried once.
+ *   (they fail with `engine_crashed`: their outcome is unknown). Reads in flight, and creates
+ *   (each carries an idempotency key), are sent again once after a crash.
  * - A crash (thread exit without a shutdown) restarts the worker with exponential backoff;
  *   too many crashes within a window → state `failed` until `restart()` is called.
+ * - The store's owner going away (a `remote` transport ends: ARCHITECTURE.md "One owner, many
+ *   clients") is no crash, and one mechanism whichever way it goes (the state's `handover`): an
+ *   owner that goes on purpose says so first (`owner.leaving`: who, and whether it restarts its
+ *   engine), drains what it accepted and refuses the rest (`engine_closing`, not run); from its
+ *   word on, new requests wait here for the next owner. When the connection ends, the transport
+ *   is restarted at once — it waits for the socket of an owner that restarts, else connects to
+ *   the next owner or takes the store over — and reads and creates in flight, and the requests
+ *   it refused, go again as often as owners go away (up to MAX_RESENDS). An owner that vanishes
+ *   without a word (killed) is the same, except that after QUICK_RECONNECTS of those within the
+ *   backoff window the reconnections back off.
  * - `shutdown()` asks the engine to snapshot and close, then waits for the thread to end
  *   (terminating it after a timeout).
  */
@@ -41,10 +52,18 @@ export interface EngineStateChange {
   retryInMs?: number;
   ready?: ReadyInfo;
   /**
-   * Restarting because the store's owner went away on purpose (it said so: owner.leaving), not a
-   * crash: who it was (its purpose) and whether it is restarting its engine or closed it.
+   * Restarting because the store's owner (another process) is going or went away: a reconnection,
+   * not a crash of this side. When it said so (owner.leaving), who it was and whether it restarts.
    */
-  handover?: { owner: string; restarting: boolean };
+  handover?: Handover;
+}
+
+/** The store's owner going away, as its clients see it (EngineStateChange.handover). */
+export interface Handover {
+  /** Who served the store (its purpose, "VS Code window (pid 123)"), when it said it was leaving; absent when it vanished (killed). */
+  owner?: string;
+  /** It said it restarts its engine: it keeps the store, and its clients wait for its socket. */
+  restarting: boolean;
 }
 
 export interface BackoffOptions {
@@ -83,13 +102,19 @@ export interface RequestOptions {
 
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 250, maxMs: 30_000, maxRestarts: 5, windowMs: 120_000 };
 
+/** How many times one request goes again after owners went away (or refused it while closing). */
+const MAX_RESENDS = 20;
+/** Owners gone within the backoff window that are reconnected to at once; later ones back off. */
+const QUICK_RECONNECTS = 3;
+
 interface Pending {
   id: number;
   method: EngineMethod;
   params: unknown;
   resolve(value: unknown): void;
   reject(err: Error): void;
-  retried: boolean;
+  /** Times it was sent again (after a crash, an owner gone, a refusal). */
+  resends: number;
   cleanup(): void;
   onProgress?: RequestOptions['onProgress'];
 }
@@ -102,6 +127,8 @@ export class EngineClient {
   private readonly eventListeners = new Set<(e: EngineEvent) => void>();
   private readonly stateListeners = new Set<(s: EngineStateChange) => void>();
   private crashTimes: number[] = [];
+  /** When the store's owner went away, within the backoff window (not crashes). */
+  private ownerLosses: number[] = [];
   private restartTimer: NodeJS.Timeout | undefined;
   private startTimer: NodeJS.Timeout | undefined;
   private readyInfo: ReadyInfo | undefined;
@@ -113,7 +140,7 @@ export class EngineClient {
   private exitWaiters: (() => void)[] = [];
   /** Mutable only through updateInit: what the next (re)start of the worker opens. */
   private init: EngineInit;
-  /** The owner of this generation's connection said it goes away on purpose: its exit is a handover. */
+  /** The owner of this generation's connection said it goes away on purpose (owner.leaving). */
   private leaving: { gen: number; owner: string; restarting: boolean } | undefined;
 
   constructor(private readonly opts: EngineClientOptions) {
@@ -201,7 +228,7 @@ export class EngineClient {
         id,
         method,
         params: withIdempotencyKey(method, params),
-        retried: false,
+        resends: 0,
         onProgress: opts.onProgress,
         resolve: resolve as (v: unknown) => void,
         reject,
@@ -237,7 +264,7 @@ export class EngineClient {
           id,
           method: 'engine.shutdown',
           params: {},
-          retried: true,
+          resends: MAX_RESENDS,
           resolve: () => resolve(),
           reject: () => resolve(),
           cleanup: () => undefined,
@@ -250,7 +277,7 @@ export class EngineClient {
     }
     if (this.worker) await this.worker.terminate().catch(() => undefined);
     this.worker = undefined;
-    this.rejectInFlight(new EngineError('engine_stopped', 'The memory engine stopped.'), false);
+    this.rejectInFlight(new EngineError('engine_stopped', 'The memory engine stopped.'), 0);
     this.setState('stopped');
   }
 
@@ -283,8 +310,8 @@ export class EngineClient {
       this.exitWaiters = [];
       for (const w of waiters) w();
       if (this._state === 'stopping' || this._state === 'stopped' || this._state === 'failed') return;
-      if (this.leaving?.gen === gen) return this.handedOver(gen);
-      this.crashed(gen, lastError ? firstLine(lastError) : `the engine thread exited with code ${code}`);
+      if (worker.remote || this.leaving?.gen === gen) this.ownerLeft(gen);
+      else this.crashed(gen, lastError ? firstLine(lastError) : `the engine thread exited with code ${code}`);
     });
     const startTimeout = this.opts.startTimeoutMs ?? 60_000;
     clearTimeout(this.startTimer);
@@ -331,6 +358,14 @@ export class EngineClient {
     const p = this.inFlight.get(m.id);
     if (!p) return; // abandoned (cancelled, timed out)
     this.inFlight.delete(m.id);
+    if (!m.ok && m.error.code === 'engine_closing' && this.worker?.remote && p.resends < MAX_RESENDS) {
+      // The owner is closing and did not run it: it goes to the next owner. Nothing more goes to this one.
+      p.resends++;
+      this.queue.push(p);
+      this.queue.sort((a, b) => a.id - b.id);
+      this.ownerClosing();
+      return;
+    }
     p.cleanup();
     if (m.ok) p.resolve(m.result);
     else p.reject(EngineError.fromPayload(m.error));
@@ -338,7 +373,10 @@ export class EngineClient {
 
   private handleEvent(m: Extract<FromEngineMessage, { kind: 'event' }>): void {
     if (m.event.type === 'progress') this.inFlight.get(m.event.requestId)?.onProgress?.(m.event.done, m.event.total, m.event.message);
-    if (m.event.type === 'owner.leaving') this.leaving = { gen: this.generation, owner: m.event.owner, restarting: m.event.restarting };
+    if (m.event.type === 'owner.leaving') {
+      this.leaving = { gen: this.generation, owner: m.event.owner, restarting: m.event.restarting };
+      this.ownerClosing();
+    }
     for (const l of this.eventListeners) {
       try {
         l(m.event);
@@ -386,13 +424,13 @@ export class EngineClient {
     const now = Date.now();
     this.crashTimes = [...this.crashTimes.filter((t) => now - t < this.backoff.windowMs), now];
     this.log(`engine crashed: ${reason}`);
-    // Reads in flight go again after the restart; writes may or may not have been committed.
+    // Reads and creates in flight go again (once) after the restart; other writes may or may not have been committed.
     this.rejectInFlight(
       new EngineError(
         'engine_crashed',
         `The memory engine stopped unexpectedly (${reason}); it is restarting. A change in progress may not have been saved: check and try again.`,
       ),
-      true,
+      1,
     );
     if (this.crashTimes.length > this.backoff.maxRestarts) {
       this.fail(
@@ -405,46 +443,78 @@ export class EngineClient {
     }
     const retryInMs = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** (this.crashTimes.length - 1));
     this.setState('restarting', { reason, retryInMs });
-    this.restartTimer = setTimeout(() => this.spawn('restarting'), retryInMs);
+    this.respawnIn(retryInMs);
+  }
+
+  /** The handover of this generation's owner: who said it leaves, if it did. */
+  private handover(): Handover {
+    const said = this.leaving?.gen === this.generation ? this.leaving : undefined;
+    return said ? { owner: said.owner, restarting: said.restarting } : { restarting: false };
   }
 
   /**
-   * The owner went away on purpose (owner.leaving, then its connection closed): reconnect at once
-   * (to the owner that restarts: `ownerRestarting` for the transport), or take the store over. Not
-   * a crash: nothing counted, no backoff. In flight: reads and keyed creates go again, other
-   * writes fail as after a crash (their outcome is unknown).
+   * The owner (another process) said it leaves, or refused a request because it is closing: it
+   * still answers what it accepted, but nothing new goes to it — requests wait for the next owner.
    */
-  private handedOver(gen: number): void {
-    const { owner, restarting } = this.leaving!;
-    this.leaving = undefined;
+  private ownerClosing(): void {
+    if (this._state !== 'ready' || !this.worker?.remote) return;
+    const handover = this.handover();
+    this.setState('restarting', { reason: handover.owner ? reasonOf(handover) : "the store's owner is closing", handover });
+  }
+
+  /**
+   * The owner of the store (another process) went away: not a crash here, nothing counted. Reads
+   * and creates in flight, and what it refused while closing, go again to whoever serves the
+   * store next (this side, if it claims the takeover first); other writes in flight have an
+   * unknown outcome. Reconnects at once — to the owner that restarts (`ownerRestarting` for the
+   * transport: it keeps its store), or the next one — backing off only when owners keep vanishing
+   * without a word (killed).
+   */
+  private ownerLeft(gen: number): void {
+    if (gen !== this.generation) return;
     clearTimeout(this.startTimer);
-    const reason = `${owner} ${restarting ? 'is restarting its engine' : 'closed its engine'}`;
+    const handover = this.handover();
+    this.leaving = undefined;
+    const reason = reasonOf(handover);
+    const now = Date.now();
+    if (!handover.owner) this.ownerLosses = [...this.ownerLosses.filter((t) => now - t < this.backoff.windowMs), now];
+    this.log(`${reason}: reconnecting, or taking the store over`);
     this.rejectInFlight(
       new EngineError(
         'engine_crashed',
-        `The memory engine's owner went away (${reason}) while a change was in progress: it may not have been saved. Check and try again.`,
+        `The process serving the memory store went away (${reason}) while this change was in progress, so it may or may not have been saved: check and try again.`,
       ),
-      true,
+      MAX_RESENDS,
     );
-    this.setState('restarting', { reason, retryInMs: 0, handover: { owner, restarting } });
-    if (gen === this.generation && this._state === 'restarting') this.spawn('restarting', { ownerRestarting: restarting });
+    const extra = handover.owner ? 0 : this.ownerLosses.length - QUICK_RECONNECTS;
+    const retryInMs = extra > 0 ? Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** (extra - 1)) : 0;
+    this.setState('restarting', { reason, retryInMs, handover });
+    if (retryInMs > 0) this.respawnIn(retryInMs);
+    // At once, without a timer; not when a state listener stopped the client meanwhile.
+    else if (gen === this.generation && this._state === 'restarting') this.spawn('restarting', { ownerRestarting: handover.restarting });
+  }
+
+  private respawnIn(ms: number): void {
+    this.restartTimer = setTimeout(() => this.spawn('restarting'), ms);
   }
 
   private fail(err: EngineError): void {
     this.failure = err;
     this.rejectQueued(err);
-    this.rejectInFlight(err, false);
+    this.rejectInFlight(err, 0);
     const waiters = this.readyWaiters;
     this.readyWaiters = [];
     for (const w of waiters) w.reject(err);
     this.setState('failed', { reason: err.message });
   }
 
-  private rejectInFlight(err: EngineError, retryReads: boolean): void {
+  /** Settles what is in flight with `err`, except reads and keyed creates sent fewer than `maxResends` times: they are queued again. */
+  private rejectInFlight(err: EngineError, maxResends: number): void {
     for (const p of [...this.inFlight.values()]) {
       this.inFlight.delete(p.id);
-      if (retryReads && !p.retried && (READ_ONLY_METHODS.has(p.method) || isKeyedCreate(p.method, p.params))) {
-        p.retried = true;
+      if (p.resends < maxResends && (READ_ONLY_METHODS.has(p.method) || isKeyedCreate(p.method, p.params))) {
+        p.resends++;
+        // It may have been applied: the owner looks its key up first (server/idempotency.ts).
         if (p.method === 'memory.create') p.params = asRetry(p.params as ParamsOf<'memory.create'>);
         this.queue.push(p);
         continue;
@@ -452,6 +522,7 @@ export class EngineClient {
       p.cleanup();
       p.reject(err);
     }
+    this.queue.sort((a, b) => a.id - b.id); // in the order they were made
   }
 
   private rejectQueued(err: EngineError): void {
@@ -498,6 +569,12 @@ function isKeyedCreate(method: EngineMethod, params: unknown): boolean {
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+/** "VS Code window (pid 123) is restarting its engine"; "the store's owner went away" when it said nothing. */
+function reasonOf(h: Handover): string {
+  if (!h.owner) return "the store's owner went away";
+  return `${h.owner} ${h.restarting ? 'is restarting its engine' : 'closed its engine'}`;
 }
 
 function firstLine(s: string): string {

@@ -7,6 +7,8 @@
  */
 import { plural } from '../core/text/plural';
 import { truncateLine } from '../core/text/truncate';
+import { describeKinds } from '../core/secrets/detect';
+import type { SecretKind } from '../core/secrets/rules';
 import type { CreateMemoryResult, SimilarMemory } from './protocol';
 
 export interface CreateWording {
@@ -24,6 +26,17 @@ const NAMED_SIMILAR = 2;
 const LABEL_MAX = 80;
 
 export function describeCreate(r: CreateMemoryResult, wording: CreateWording = {}): string {
+  const said = describeOutcome(r, wording);
+  return r.status === 'skipped' || !r.redacted?.length ? said : `${said} ${describeRedacted(r.redacted)}`;
+}
+
+/** What the secret guard did to a saved text (docs/secrets.md), for every surface that reports a save or an edit. */
+export function describeRedacted(kinds: readonly SecretKind[] | undefined): string {
+  if (!kinds?.length) return '';
+  return `Removed before saving: ${describeKinds(kinds)}, replaced by [redacted: …] so it is never stored.`;
+}
+
+function describeOutcome(r: CreateMemoryResult, wording: CreateWording): string {
   const w = { titles: wording.titles !== false, ids: wording.ids === true || wording.titles === false };
   if (r.status === 'skipped') return skippedText(r, w);
   const label = r.memory.title || r.memory.content;
@@ -44,7 +57,12 @@ type Wording = Required<CreateWording>;
 
 function skippedText(r: Extract<CreateMemoryResult, { status: 'skipped' }>, w: Wording): string {
   if (r.reason !== 'redundant') return `Not saved: ${r.detail}`;
-  const where = w.ids && r.existingId ? `memory ${r.existingId}` : 'another memory';
+  const where =
+    r.existingId && (r.existingLabel || !w.titles)
+      ? other(w, r.existingId, r.existingLabel ?? '', '')
+      : w.ids && r.existingId
+        ? `memory ${r.existingId}`
+        : 'another memory';
   return `Not saved: most of its words are already in ${where}.`;
 }
 
@@ -66,7 +84,9 @@ function similarText(r: CreateMemoryResult, w: Wording): string {
 function other(w: Wording, id: string, label: string, detail: string): string {
   if (!w.titles) return `memory ${id}${detail ? ` (${detail})` : ''}`;
   const inParens = [...(w.ids ? [`id ${id}`] : []), ...(detail ? [detail] : [])];
-  return `“${truncateLine(label, LABEL_MAX)}”${inParens.length ? ` (${inParens.join(', ')})` : ''}`;
+  // "in “Use pnpm”." rather than "in “Use pnpm.”.": the sentence around the quote has its own full stop.
+  const quoted = truncateLine(label, LABEL_MAX).replace(/(?<!\.)\.$/u, '');
+  return `“${quoted}”${inParens.length ? ` (${inParens.join(', ')})` : ''}`;
 }
 
 function idTail(w: Wording, id: string): string {

@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import type { MemoryPipeline } from '../core/pipeline/pipeline';
 import { earlierChunkIds, earlierDocuments, replaceEarlierDocuments, unchangedDocument } from '../core/documents/reingest';
-import { documentMemoryIds } from '../core/documents/ingest';
+import { documentMemoryIds, guardDocument } from '../core/documents/ingest';
 import type { EngineContext } from './context';
 import * as pc from './pipelineControl';
 import type { DocumentIngestResult } from './protocol';
@@ -27,12 +27,18 @@ export async function ingestFile(
   call: CallContext,
 ): Promise<DocumentIngestResult> {
   const rt = ctx.stores.runtime('project');
-  const doc = pc.readDocumentFile(req.file, ctx.config.memory.pipelineV2.documentMaxContentBytes);
+  const file = pc.readDocumentFile(req.file, ctx.config.memory.pipelineV2.documentMaxContentBytes);
   const source = workspaceSource(ctx.init.workspaceRoot, req.file);
-  const title = req.title ?? doc.title;
+  // The text as it is stored (docs/secrets.md): "unchanged" compares it, not the file's own.
+  const { input: doc, redacted } = guardDocument(
+    { sourceType: 'file', url: source, title: req.title ?? file.title, content: file.content },
+    rt.memory.secretPolicy,
+  );
+  const title = doc.title;
+  const secrets = redacted.length ? { redacted } : {};
   // Earlier ingests may have recorded the absolute path.
   const earlier = earlierDocuments(rt.store, ctx.project.id, [source, req.file]);
-  const same = unchangedDocument(earlier, doc.content);
+  const same = unchangedDocument(earlier, doc.content ?? '');
   if (same) {
     const memoryIds = documentMemoryIds(rt.store, same.id);
     return {
@@ -46,12 +52,13 @@ export async function ingestFile(
       removed: 0,
       source,
       title,
+      ...secrets,
     };
   }
-  const row = ctx.write(rt, () => p.ingestDocument({ sourceType: 'file', url: source, title, content: doc.content }));
-  if (!req.wait) return { documentId: row.id, status: row.status, chunkCount: 0, memoryIds: [], error: null, source, title };
+  const row = ctx.write(rt, () => p.ingestDocument(doc));
+  if (!req.wait) return { documentId: row.id, status: row.status, chunkCount: 0, memoryIds: [], error: null, source, title, ...secrets };
   const r = await ctx.write(rt, () => pc.waitForDocument(rt.store, p, row.id, call.signal, call.progress));
-  if (r.status !== 'done') return { ...r, source, title };
+  if (r.status !== 'done') return { ...r, source, title, ...secrets };
   const before = earlierChunkIds(rt.store, earlier);
   const removed = earlier.length ? ctx.write(rt, () => replaceEarlierDocuments(rt.store, rt.memory, earlier, { now: ctx.now() })) : 0;
   const added = r.memoryIds.filter((id) => !before.has(id));
@@ -63,5 +70,5 @@ export async function ingestFile(
       'project',
     );
   if (added.length) rt.kickBackfill(); // chunks written without a vector get theirs in the background
-  return { ...r, unchanged: false, added: added.length, removed, source, title };
+  return { ...r, unchanged: false, added: added.length, removed, source, title, ...secrets };
 }

@@ -27,14 +27,21 @@ import {
 import { projectIdFor } from './projectId';
 import { Scheduler } from './scheduler';
 import { DiagnosticsService } from './services/diagnostics';
+import { EncryptionService } from './services/encryption';
 import { GraphViewService } from './services/graphView';
 import { MaintenanceService } from './services/maintenance';
 import { MemoriesService } from './services/memories';
 import { VersionsService } from './services/versions';
 import { PipelinesService } from './services/pipelines';
 import { SearchService } from './services/search';
+import { SchedulesService } from './services/schedules';
+import { SessionsService } from './services/sessions';
 import { SuggestionsService } from './services/suggestions';
 import { TransferService } from './services/transfer';
+import { ChangesService } from './services/changes';
+import { WebhooksService } from './services/webhooks';
+import { FileSecretStore } from '../core/webhooks/secrets';
+import { webhookSecretsFile } from './storeLocation';
 import { GLOBAL_PROJECT_ID, Stores } from './stores';
 import type { StoreFs } from '../core/store/storeFs';
 import { plural } from '../core/text/plural';
@@ -64,6 +71,11 @@ export class MemoryEngine {
   readonly pipelines: PipelinesService;
   readonly maintenance: MaintenanceService;
   readonly diagnostics: DiagnosticsService;
+  readonly changes: ChangesService;
+  readonly webhooks: WebhooksService;
+  readonly schedules: SchedulesService;
+  readonly sessions: SessionsService;
+  readonly encryption: EncryptionService;
   private readonly scheduler: Scheduler;
   /** Bumped by every runtime rebuild: a background embedder switch of an older generation stops. */
   private generation = 0;
@@ -78,20 +90,27 @@ export class MemoryEngine {
     this.memories = new MemoriesService(ctx);
     this.versions = new VersionsService(ctx, this.memories);
     this.search = new SearchService(ctx);
+    this.sessions = new SessionsService(ctx, this.search);
     this.suggestions = new SuggestionsService(ctx);
     this.graph = new GraphViewService(ctx);
     this.transfer = new TransferService(ctx);
     this.pipelines = new PipelinesService(ctx, () => this.embedderInfo);
     this.maintenance = new MaintenanceService(ctx);
+    this.changes = new ChangesService(ctx);
+    this.webhooks = new WebhooksService(ctx, new FileSecretStore(webhookSecretsFile(opts, ctx.stores.project.dir)));
+    this.encryption = new EncryptionService(ctx);
     this.diagnostics = new DiagnosticsService(ctx, {
       pipelines: this.pipelines,
       suggestions: this.suggestions,
       embedderInfo: () => this.embedderInfo,
       openMs,
     });
+    const llm = pc.liveOllama(() => ctx.config.memory.pipelineV2);
+    this.schedules = new SchedulesService(ctx, this.search, () => llm);
     this.scheduler = new Scheduler(ctx, {
       maintenance: this.maintenance,
       suggestions: this.suggestions,
+      schedules: this.schedules,
       snapshotTickMs: opts.snapshotTickMs ?? 5000,
     });
   }
@@ -110,6 +129,7 @@ export class MemoryEngine {
       stores.store(name).onHealthChange((health) => ctx.emit({ type: 'store.health', store: name, health }));
     const active = await selectActive(opts.chooseEmbedder ?? chooseEmbedder, cfg.config, (m) => ctx.warn(m));
     const engine = new MemoryEngine(opts, ctx, active, performance.now() - t0);
+    engine.changes.watch();
     await engine.buildRuntimes();
     engine.queueMissingVectors();
     engine.reportConfigIssues();
@@ -192,6 +212,7 @@ export class MemoryEngine {
     await this.closeRuntimes();
     await this.switching;
     await this.ctx.stores.replaceGlobal(store);
+    this.changes.watch(['global']);
     store.onHealthChange((health) => this.ctx.emit({ type: 'store.health', store: 'global', health }));
     for (const w of [...warnings, ...store.warnings]) this.ctx.warn(w);
     await this.buildRuntimes();
@@ -211,6 +232,7 @@ export class MemoryEngine {
     if (this.ctx.closed) return false;
     this.ctx.markClosed();
     const stepping = this.scheduler.stop(); // no timer is left
+    this.changes.stop();
     await this.suggestions.running;
     await this.closeRuntimes();
     await stepping;
@@ -235,9 +257,18 @@ export class MemoryEngine {
         config: ctx.config,
         llm,
         restricted: ctx.restricted,
+        sessions: name === 'project',
         ...(this.active ? { embedder: this.active.embedder } : {}),
         ...(this.opts.now ? { now: this.opts.now } : {}),
         onWarning: (m) => ctx.warn(m),
+        ...(name === 'project'
+          ? {
+              webhooks: {
+                secret: (hook: string) => this.webhooks.secretOf(hook),
+                onAttempt: (delivery) => ctx.emit({ type: 'webhooks.delivery', delivery }),
+              },
+            }
+          : {}),
         onPipelineEvent: (e) => {
           if (e.type === 'completed') ctx.changed('updated', e.job.memoryId ? [e.job.memoryId] : [], name);
           else if (e.type === 'failed' && e.status === 'dead')
@@ -247,12 +278,14 @@ export class MemoryEngine {
         },
       });
     ctx.stores.setRuntimes(await open('project', ctx.project.id), await open('global', GLOBAL_PROJECT_ID));
+    await this.webhooks.sync({ warn: true }); // before the scheduler asks the sender what is due
     this.scheduler.start();
   }
 
   /** Stops the scheduler (no new steps), then the runtimes (steps under way are cut short), then waits for those steps. */
   private async closeRuntimes(): Promise<void> {
     this.generation++;
+    this.schedules.stop(); // a run under way is cut short (recorded) before the runtimes close
     const stepping = this.scheduler.stop();
     for (const rt of this.ctx.stores.all()) {
       const { promoted } = await rt.close();

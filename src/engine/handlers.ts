@@ -9,8 +9,10 @@ import type { CallContext, MemoryEngine } from './engine';
 import { shownValue } from '../core/util/shownValue';
 import { EngineError } from './errors';
 import { idempotentCreate } from './server/idempotency';
-import type { EngineMethod, EngineMethods, GraphParams, ParamsOf, ResultOf, SearchParams } from './protocol';
+import type { EngineMethod, EngineMethods, GraphParams, MemoryScope, ParamsOf, ResultOf, SearchParams } from './protocol';
 import { SUGGESTION_STATUSES } from '../core/consolidation/records';
+import { DEFAULT_WAIT_MS } from './services/changes';
+import { SCHEDULE_HANDLERS } from './scheduleHandlers';
 
 type Handler<M extends EngineMethod> = (engine: MemoryEngine, params: ParamsOf<M>, ctx: CallContext) => ResultOf<M> | Promise<ResultOf<M>>;
 export type HandlerTable = { [M in EngineMethod]: Handler<M> };
@@ -52,11 +54,44 @@ function versionParam(v: unknown, key: string): number {
   return v;
 }
 
+/** A whole number ≥ 0. */
+function wholeNumber(v: unknown, key: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    throw new EngineError('invalid_input', `${key}: must be a whole number ≥ 0, got ${shownValue(v)}`);
+  return v;
+}
+
+function optInt(v: unknown, key: string): number | undefined {
+  return v === undefined ? undefined : wholeNumber(v, key);
+}
+
 function optVersion(v: unknown): number | undefined {
   return v === undefined ? undefined : versionParam(v, 'expectedVersion');
 }
 
 const EXPORT_FORMATS = ['jsonl', 'json'] as const;
+const STORE_NAMES = ['project', 'global'] as const;
+
+/** A cursor of the change feed: a whole number ≥ 0 (absent: `fallback`). */
+function cursorParam(v: unknown, fallback?: number): number {
+  if (v === undefined && fallback !== undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    throw new EngineError('invalid_input', `since: must be a cursor, a whole number ≥ 0, got ${shownValue(v)}`);
+  return v;
+}
+
+/** How long events.wait may wait: 0 to 60 s (default 25 s). */
+function waitMs(v: unknown): number {
+  if (v === undefined) return DEFAULT_WAIT_MS;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 60_000)
+    throw new EngineError('invalid_input', `timeoutMs: must be a whole number of milliseconds from 0 to 60000, got ${shownValue(v)}`);
+  return v;
+}
+
+function scopeOf(v: MemoryScope | undefined): { scope?: MemoryScope } {
+  const scope = optOneOf(v, ['project', 'global'] as const, 'scope');
+  return scope ? { scope } : {};
+}
 const REMOVED_REASONS = ['expired', 'deleted'] as const;
 
 function limit(params: unknown, range: LimitRange, what: string): number {
@@ -102,6 +137,7 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     if (!opts.allowDebug) throw new EngineError('unknown_method', 'Debug methods are disabled.');
   };
   return {
+    ...SCHEDULE_HANDLERS,
     // A retried create (same idempotency key) answers with the memory it already made.
     'memory.create': (e, p) => idempotentCreate(e, obj(p, 'input')),
     'memory.get': (e, p) => e.memories.get(str(p, 'id'), !!p.includeDeleted),
@@ -144,6 +180,11 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'graph.entityMemories': (e, p) =>
       e.graph.entityMemories(str(p, 'entityId'), limit(p, LIMIT_RANGES.entityMemories, 'graph.entityMemories')),
     stats: (e) => e.diagnostics.stats(),
+    'encryption.status': (e) => e.encryption.status(),
+    'encryption.enable': (e, p) => e.encryption.enable({ keyFile: p?.keyFile === true, ...scopeOf(p?.scope) }),
+    'encryption.disable': (e, p) => e.encryption.disable({ ...scopeOf(p?.scope) }),
+    'encryption.rotate': (e, p) => e.encryption.rotate({ keyFile: p?.keyFile === true }),
+    'encryption.exportRecoveryKey': (e) => e.encryption.exportRecoveryKey(),
     diagnostics: (e) => e.diagnostics.diagnostics(),
     'pipeline.status': (e) => e.pipelines.status(),
     'pipeline.pause': (e) => e.pipelines.pause(),
@@ -161,11 +202,87 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     'history.undo': (e, p) => e.pipelines.undo(str(p, 'historyId')),
     'documents.ingest': (e, p, ctx) =>
       e.pipelines.ingestDocument(str(p, 'path'), optString(p.title, 'title') || undefined, p.wait !== false, ctx),
+    'events.since': (e, p) =>
+      e.changes.since(
+        optOneOf(p?.store, STORE_NAMES, 'store') ?? 'project',
+        cursorParam(p?.since, 0),
+        limit(p, LIMIT_RANGES.events, 'events.since'),
+      ),
+    'events.wait': (e, p, ctx) =>
+      e.changes.wait(
+        optOneOf(p?.store, STORE_NAMES, 'store') ?? 'project',
+        cursorParam(obj(p, 'params').since),
+        limit(p, LIMIT_RANGES.events, 'events.wait'),
+        waitMs(p.timeoutMs),
+        ctx.signal,
+      ),
+    'webhooks.list': (e) => e.webhooks.list(),
+    'webhooks.deliveries': (e, p) =>
+      e.webhooks.deliveries(limit(p, LIMIT_RANGES.deliveries, 'webhooks.deliveries'), optString(p?.name, 'name') || undefined, !!p?.failed),
+    'webhooks.test': (e, p) => e.webhooks.test(str(p, 'name')),
+    'webhooks.secret': (e, p) => e.webhooks.secret(str(p, 'name'), !!p.rotate),
+    'webhooks.retry': (e, p) => e.webhooks.retry(optString(p?.name, 'name') || undefined),
+    'sessions.log': (e, p) => {
+      str(p, 'sessionId');
+      if (!Array.isArray(p.events)) throw new EngineError('invalid_input', 'events: must be a list of events');
+      return e.sessions.log({ sessionId: p.sessionId, events: p.events, ...(optString(p.agent, 'agent') ? { agent: p.agent! } : {}) });
+    },
+    'sessions.logTranscript': (e, p) =>
+      e.sessions.logTranscript({
+        sessionId: str(p, 'sessionId'),
+        path: str(p, 'path'),
+        ...(optString(p.agent, 'agent') ? { agent: p.agent! } : {}),
+      }),
+    'sessions.list': (e, p) => e.sessions.list(optInt(p?.limit, 'limit'), offset(p)),
+    'sessions.get': (e, p) => e.sessions.get(str(p, 'sessionId')),
+    'sessions.events': (e, p) => e.sessions.events(str(p, 'sessionId'), optInt(p.afterSequence, 'afterSequence'), optInt(p.limit, 'limit')),
+    'sessions.restore': (e, p) => e.sessions.restore(str(p, 'sessionId'), optInt(p.budgetTokens, 'budgetTokens')),
+    'sessions.search': (e, p) => {
+      if (typeof obj(p, 'params').query !== 'string') throw new EngineError('invalid_input', 'query: must be a string');
+      optString(p.sessionId, 'sessionId');
+      optStrings(p.tags, 'tags');
+      return e.sessions.searchChunks(p);
+    },
+    'sessions.forget': (e, p) =>
+      e.sessions.forget({
+        sessionId: str(p, 'sessionId'),
+        ...(optString(p.reason, 'reason') ? { reason: p.reason! } : {}),
+        ...(optString(p.who, 'who') ? { who: p.who! } : {}),
+      }),
+    'sessions.summary': (e, p) => e.sessions.summary(str(p, 'sessionId')),
+    'sessions.writeSummary': (e, p) => {
+      if (typeof obj(p, 'params').text !== 'string') throw new EngineError('invalid_input', 'text: must be a string');
+      return e.sessions.writeSummary({
+        sessionId: str(p, 'sessionId'),
+        text: p.text,
+        upperSequence: wholeNumber(p.upperSequence, 'upperSequence'),
+        expectedEpoch: wholeNumber(p.expectedEpoch, 'expectedEpoch'),
+      });
+    },
+    'sessions.summarize': (e, p) => e.sessions.summarize(str(p, 'sessionId')),
+    'scratchpad.read': (e, p) => e.sessions.readScratchpad(str(p, 'sessionId')),
+    'scratchpad.write': (e, p) => e.sessions.writeScratchpad(str(p, 'sessionId'), p.items, optString(p.agent, 'agent')),
+    'scratchpad.clear': (e, p) => e.sessions.clearScratchpad(str(p, 'sessionId')),
+    'notes.store': (e, p) => {
+      if (typeof obj(p, 'params').content !== 'string') throw new EngineError('invalid_input', 'content: must be a string');
+      optString(p.sessionId, 'sessionId');
+      optString(p.noteId, 'noteId');
+      optString(p.agent, 'agent');
+      return e.sessions.storeNote(p);
+    },
+    'notes.delete': (e, p) => e.sessions.deleteNote(optString(p.sessionId, 'sessionId'), str(p, 'noteId')),
+    'notes.list': (e, p) => e.sessions.listNotes(optString(p?.sessionId, 'sessionId'), optInt(p?.limit, 'limit')),
+    recall: (e, p) => {
+      const s = searchParams(e, { query: obj(p, 'params').query, ...(p.limit !== undefined ? { limit: p.limit } : {}) });
+      optString(p.sessionId, 'sessionId');
+      return e.sessions.recall({ ...p, limit: s.limit! });
+    },
     'index.rebuild': (e) => ({ memories: e.maintenance.rebuildIndex() }),
     'embeddings.reembed': (e) => ({ queued: e.maintenance.reembed() }),
     export: (e, p) => e.transfer.exportTo(str(p, 'path'), p.scope, optOneOf(p.format, EXPORT_FORMATS, 'format')),
     import: (e, p, ctx) => e.transfer.importFile(str(p, 'path'), ctx),
     'config.reload': (e, p) => e.reloadConfig(p?.settings),
+    'secrets.scan': (e, p) => e.maintenance.scanSecrets(p?.redact === true),
     'engine.snapshot': (e) => e.maintenance.snapshotNow(),
     'engine.shutdown': async (e) => {
       const snapshotted = await e.close();

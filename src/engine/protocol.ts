@@ -24,13 +24,19 @@ import type {
   MemoryScope,
   MemorySummary,
   SimilarMemory,
+  UpdatedMemory,
   UpdateMemoryInput,
 } from '../core/memory/types';
 import type { PendingReview } from '../core/pipeline/reviewTypes';
 import type { SearchEvidence } from '../core/search/evidence';
 import type { RemovedMemory, RemovedReason } from '../core/lifecycle/removedTypes';
 import type { ErrorCode } from '../core/util/errorCatalogue';
+import type { ChangeEvent, ChangePage, ChangeType, Delivery, DeliveryStatus } from '../core/changes/types';
+import type { SecretScanResult } from '../core/secrets/scanTypes';
+import { SCHEDULE_READ_METHODS, type ScheduleEvent, type ScheduleMethods } from './scheduleProtocol';
+import type { SessionMethods } from './sessionsProtocol';
 
+export type * from './sessionsProtocol';
 export type {
   CreateMemoryInput,
   CreateResult,
@@ -41,10 +47,43 @@ export type {
   MemoryScope,
   MemorySummary,
   UpdateMemoryInput,
+  UpdatedMemory,
   RemovedMemory,
   RemovedReason,
   SimilarMemory,
+  ChangeEvent,
+  ChangePage,
+  ChangeType,
+  DeliveryStatus,
 };
+
+/** One delivery of a change (or a test event) to a webhook, as the owner recorded it (docs/changes.md). */
+export type WebhookDelivery = Delivery;
+
+/** A configured webhook and how its deliveries go (webhooks.list). */
+export interface WebhookInfo {
+  name: string;
+  url: string;
+  /** The change types it receives ([] = all). */
+  events: string[];
+  /**
+   * active: deliveries are queued and sent; needs_secret: nothing is sent until its signing
+   * secret exists; paused: this workspace is not trusted (restricted mode sends nothing).
+   */
+  state: 'active' | 'needs_secret' | 'paused';
+  pending: number;
+  delivered: number;
+  dead: number;
+  /** The newest delivery, if any. */
+  last?: WebhookDelivery;
+}
+
+/** webhooks.list: the webhooks of the project store and where their secrets are kept. */
+export interface WebhooksOverview {
+  webhooks: WebhookInfo[];
+  /** Where signing secrets are kept, in words ("a file only you can read: …"). */
+  secretsKeptIn: string;
+}
 
 /** A page of recently deleted and expired memories (memory.listRemoved). */
 export interface RemovedList {
@@ -73,6 +112,26 @@ export type CreateMemoryResult = CreateResult & {
   /** merged: how alike the text and the memory it was merged into (`memory`) were, 0 to 1. */
   mergedSimilarity?: number;
 };
+
+/** Encryption at rest of the engine's stores (encryption.status). */
+export interface EncryptionStatus {
+  stores: {
+    store: StoreName;
+    dir: string;
+    encrypted: boolean;
+    /** The user key the store's data key is wrapped under (an id, not secret). */
+    userKeyId?: string;
+    since?: string;
+    /** This engine writes the store (only such a store is switched here). */
+    ownedHere: boolean;
+  }[];
+  keychain: { available: boolean; reason?: string };
+  keyFile: { path?: string; inUse: boolean };
+  /** Whether a store created now is encrypted (a keychain answers, or a key file was chosen). */
+  newStores: 'encrypted' | 'plain';
+  /** Why new stores are plain here, and what to do. */
+  note?: string;
+}
 
 // ── Start-up ────────────────────────────────────────────────────────────────────────────────
 
@@ -106,6 +165,12 @@ export interface EngineInit {
   allowDebug?: boolean;
   /** Who owns the store, shown to a second process that finds it locked. */
   purpose?: string;
+  /**
+   * false: this engine owns the store for one short command (the CLI) and runs no schedule that
+   * is due, so it never cuts a run short when the command ends (the next long-lived owner runs
+   * them); "run now" still runs one.
+   */
+  runSchedules?: boolean;
   /**
    * Identifies the client that runs this engine (EngineClient sets one). The client runs one
    * worker at a time, so a store lock held by this process under the same owner was left by
@@ -425,6 +490,8 @@ export interface DocumentIngestResult {
   /** The file as recorded: relative to the workspace root when inside it. */
   source?: string;
   title?: string;
+  /** Kinds of credential replaced by `[redacted: <kind>]` in the stored text (docs/secrets.md). */
+  redacted?: import('../core/secrets/rules').SecretKind[];
 }
 
 export interface ConfigSummary {
@@ -499,12 +566,14 @@ export interface RunningConfig {
 
 // ── Requests: method name → params and result ───────────────────────────────────────────────
 
-export interface EngineMethods {
+/** Schedules and reminders (scheduleProtocol.ts); agent sessions (sessionsProtocol.ts). */
+export interface EngineMethods extends ScheduleMethods, SessionMethods {
   /** Through the smart store (docs/consolidation.md): may merge into an existing memory (status duplicate, action merged). */
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
   'memory.list': { params: ListOptions; result: ListResult };
-  'memory.update': { params: { id: string; patch: UpdateMemoryInput }; result: MemoryRecord };
+  /** `redacted`: kinds of credential the secret guard replaced in the edit (docs/secrets.md). */
+  'memory.update': { params: { id: string; patch: UpdateMemoryInput }; result: UpdatedMemory };
   /** Soft delete; `who` (default "user") and `reason` are kept in the history. */
   'memory.delete': { params: { id: string; reason?: string; who?: string }; result: MemoryRecord };
   /** Undoes a delete or an expiry (an expired memory gets a fresh lifetime, docs/lifecycle.md). */
@@ -542,6 +611,19 @@ export interface EngineMethods {
   /** The memories mentioning one entity of the knowledge graph, newest first. */
   'graph.entityMemories': { params: { entityId: string; limit?: number }; result: { entity: EntityNode; memories: EntityMemory[] } };
   stats: { params: Record<string, never>; result: EngineStats };
+  /** Whether each store is encrypted at rest, and where the key is kept (docs/encryption.md). */
+  'encryption.status': { params: Record<string, never>; result: EncryptionStatus };
+  /** Encrypts the stores this engine owns (crash-safely, verified); `keyFile`: keep the key in a 0600 file where no keychain answers. */
+  'encryption.enable': { params: { keyFile?: boolean; scope?: MemoryScope }; result: EncryptionStatus };
+  /** Writes the stores this engine owns plain again. */
+  'encryption.disable': { params: { scope?: MemoryScope }; result: EncryptionStatus };
+  /** A new user key; every encrypted store's data key rewrapped under it. */
+  'encryption.rotate': { params: { keyFile?: boolean }; result: EncryptionStatus };
+  /** The recovery key that opens the encrypted stores on another machine. */
+  'encryption.exportRecoveryKey': {
+    params: Record<string, never>;
+    result: { recoveryKey: string; userKeyId: string; stores: StoreName[] };
+  };
   diagnostics: { params: Record<string, never>; result: EngineDiagnostics };
   'pipeline.status': { params: Record<string, never>; result: PipelineStatus };
   /** Rebuilds the full-text index (and, once wired, the vector index). */
@@ -553,6 +635,8 @@ export interface EngineMethods {
   /** Reads a JSONL export, a JSON export or a plain array of {content,…} and creates its memories (bad lines reported, never fatal). */
   import: { params: { path: string }; result: ImportResult };
   'config.reload': { params: { settings?: Record<string, unknown> }; result: ConfigSummary };
+  /** Scan Memories for Secrets (docs/secrets.md): what the stores hold; with `redact`, redacted everywhere and compacted. */
+  'secrets.scan': { params: { redact?: boolean }; result: SecretScanReport };
   /** Snapshot both stores now. */
   'engine.snapshot': { params: Record<string, never>; result: { project: number; global: number } };
   /**
@@ -584,6 +668,26 @@ export interface EngineMethods {
   };
   /** Ingests a text file as a document (chunked into document_chunk memories); waits for the job, with progress. */
   'documents.ingest': { params: { path: string; title?: string; wait?: boolean }; result: DocumentIngestResult };
+  /**
+   * The change feed (docs/changes.md): the changes of a store after `since` (0 or absent: from the
+   * oldest kept), oldest first, at most `limit`. `gap` says retention removed changes after `since`.
+   */
+  'events.since': { params: { since?: number; limit?: number; store?: StoreName }; result: ChangePage };
+  /** As events.since, but waits up to `timeoutMs` (default 25 s) for a change when there is none yet (a long poll). */
+  'events.wait': { params: { since: number; limit?: number; store?: StoreName; timeoutMs?: number }; result: ChangePage };
+  /** The project's webhooks (webhooks.endpoints) with their state and counts. */
+  'webhooks.list': { params: Record<string, never>; result: WebhooksOverview };
+  /** Recent deliveries, newest first: of one webhook, and/or only failed ones (retrying or dead). */
+  'webhooks.deliveries': { params: { limit?: number; name?: string; failed?: boolean }; result: WebhookDelivery[] };
+  /** Sends one signed test event to the webhook now (never retried) and answers how it went. */
+  'webhooks.test': { params: { name: string }; result: WebhookDelivery };
+  /** The webhook's signing secret, made when there is none (`rotate`: a new one replaces it). */
+  'webhooks.secret': {
+    params: { name: string; rotate?: boolean };
+    result: { name: string; secret: string; created: boolean; keptIn: string };
+  };
+  /** Sends dead deliveries again (of one webhook, or all): how many were queued. */
+  'webhooks.retry': { params: { name?: string }; result: { requeued: number } };
   /** Test hook (EngineInit.allowDebug): crash the worker thread, or hang until cancelled. */
   'debug.crash': { params: { how: 'throw' | 'exit' }; result: never };
   'debug.hang': { params: Record<string, never>; result: { cancelled: boolean } };
@@ -592,6 +696,12 @@ export interface EngineMethods {
 export type EngineMethod = keyof EngineMethods;
 export type ParamsOf<M extends EngineMethod> = EngineMethods[M]['params'];
 export type ResultOf<M extends EngineMethod> = EngineMethods[M]['result'];
+
+/** What Scan Memories for Secrets found per store; `removedFiles`: old copies the compaction removed. */
+export interface SecretScanReport {
+  redact: boolean;
+  stores: (SecretScanResult & { store: StoreName; removedFiles: number })[];
+}
 
 /** Methods that only read: the client retries them once across an engine restart. */
 export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod>([
@@ -609,8 +719,23 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'graph.query',
   'graph.entityMemories',
   'stats',
+  'encryption.status',
   'diagnostics',
   'pipeline.status',
+  'events.since',
+  'events.wait',
+  'webhooks.list',
+  'webhooks.deliveries',
+  ...SCHEDULE_READ_METHODS,
+  'sessions.list',
+  'sessions.get',
+  'sessions.events',
+  'sessions.restore',
+  'sessions.search',
+  'sessions.summary',
+  'scratchpad.read',
+  'notes.list',
+  'recall',
 ]);
 
 /**
@@ -655,9 +780,16 @@ export type EngineEvent =
   /** Consolidation suggestions were found (a dedup scan: `created`), rejected or cleared: the Suggestions views list them again. */
   | { type: 'suggestions.changed'; store: StoreName; created?: number }
   | { type: 'snapshot'; store: StoreName; seq: number }
+  /** An agent session changed: events logged, summary or scratchpad written, notes changed, or forgotten. */
+  | { type: 'sessions.changed'; sessionId: string; kind: 'logged' | 'summary' | 'scratchpad' | 'notes' | 'forgotten' }
   | { type: 'store.health'; store: StoreName; health: StoreHealthInfo }
+  /** New changes in a store's feed (docs/changes.md): `cursor` is the newest one. */
+  | { type: 'changes.appended'; store: StoreName; cursor: number }
+  /** A webhook delivery was attempted (delivered, failed and due again, or dead): the Webhooks view lists it. */
+  | { type: 'webhooks.delivery'; delivery: WebhookDelivery }
   /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */
-  | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState };
+  | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState }
+  | ScheduleEvent;
 
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────
 

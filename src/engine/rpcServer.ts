@@ -16,6 +16,11 @@ export interface Port {
 
 export class RpcServer {
   private readonly running = new Map<number, AbortController>();
+  /** Set by drain(): the answer to every request that arrives from then on (it is not run). */
+  private refusal: (() => EngineError) | undefined;
+  private drained: (() => void) | undefined;
+  /** Set by cancelAll(): nobody asked for those cancellations, so none is answered as `cancelled`. */
+  private cutShort = false;
 
   constructor(
     private readonly port: Port,
@@ -26,13 +31,38 @@ export class RpcServer {
     port.on('message', (msg) => this.receive(msg));
   }
 
+  /**
+   * Stops taking requests: each one that arrives from now on is answered with `refusal()` and not
+   * run. Resolves once every request already running has been answered (a closing owner finishes
+   * what it accepted before it closes the connection: ARCHITECTURE.md "One owner, many clients").
+   */
+  drain(refusal: () => EngineError): Promise<void> {
+    this.refusal = refusal;
+    if (!this.running.size) return Promise.resolve();
+    return new Promise((resolve) => (this.drained = resolve));
+  }
+
+  /**
+   * Cancels what still runs (a drain that took too long). Its clients did not cancel anything: a
+   * request that ends anyway is answered with its result (it was applied); one that stops because
+   * of the cancellation gets no answer, so its client sees the owner go away with it in flight
+   * (read or keyed create: sent again; other write: outcome unknown) instead of a `cancelled`
+   * it never asked for.
+   */
+  cancelAll(): void {
+    this.cutShort = true;
+    for (const c of this.running.values()) c.abort();
+  }
+
   private receive(msg: ToEngineMessage): void {
     if (!msg || typeof msg !== 'object') return;
     if (msg.kind === 'cancel') {
       this.running.get(msg.id)?.abort();
       return;
     }
-    if (msg.kind === 'request' && Number.isInteger(msg.id)) void this.handle(msg.id, msg.method, msg.params);
+    if (msg.kind !== 'request' || !Number.isInteger(msg.id)) return;
+    if (this.refusal) this.port.postMessage({ kind: 'response', id: msg.id, ok: false, error: this.refusal().toPayload() });
+    else void this.handle(msg.id, msg.method, msg.params);
   }
 
   private async handle(id: number, method: EngineMethod, params: unknown): Promise<void> {
@@ -60,13 +90,14 @@ export class RpcServer {
     };
     try {
       const result = await handler(this.engine, params, ctx);
-      if (controller.signal.aborted) throw cancelledError();
+      if (controller.signal.aborted && !this.cutShort) throw cancelledError();
       this.port.postMessage({ kind: 'response', id, ok: true, result });
     } catch (err) {
       const error = controller.signal.aborted ? cancelledError().toPayload() : toErrorPayload(err);
-      this.port.postMessage({ kind: 'response', id, ok: false, error });
+      if (!(controller.signal.aborted && this.cutShort)) this.port.postMessage({ kind: 'response', id, ok: false, error });
     } finally {
       this.running.delete(id);
+      if (this.drained && !this.running.size) this.drained();
     }
     if (method === 'engine.shutdown') this.onShutdown();
   }

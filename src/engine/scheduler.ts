@@ -4,7 +4,8 @@
  *   scan (memory.dedup_scan_interval), the expiry sweep (memory.cleanup_interval) and the
  *   knowledge graph's garbage collection;
  * - the background tasks of each store runtime (src/core/util/backgroundTask.ts): the embedding
- *   backfill, the pipeline's job workers, retention and maintenance. They set no timer of their
+ *   backfill, the pipeline's job workers, retention and maintenance; and the project store's
+ *   schedule runner when this engine owns it (docs/schedules.md). They set no timer of their
  *   own; a TaskDriver arms one timer per task for the time it says its next step is due.
  * The access tracker's batches are written by this scheduler too (flushAccesses).
  * Restarted when the runtimes are rebuilt (a configuration reload: new intervals); stopped before
@@ -15,6 +16,7 @@ import { errorMessage } from '../core/util/errors';
 import type { EngineContext } from './context';
 import type { MaintenanceService } from './services/maintenance';
 import type { SuggestionsService } from './services/suggestions';
+import type { SchedulesService } from './services/schedules';
 
 /** How often the knowledge graph drops what memories deleted through the memory API left behind. */
 const GRAPH_GC_MS = 60_000;
@@ -31,7 +33,12 @@ export class Scheduler {
 
   constructor(
     private readonly ctx: EngineContext,
-    private readonly jobs: { maintenance: MaintenanceService; suggestions: SuggestionsService; snapshotTickMs: number },
+    private readonly jobs: {
+      maintenance: MaintenanceService;
+      suggestions: SuggestionsService;
+      schedules?: SchedulesService;
+      snapshotTickMs: number;
+    },
   ) {}
 
   /** (Re)starts every timer with the current configuration and the current runtimes' background tasks. */
@@ -39,6 +46,10 @@ export class Scheduler {
     void this.stop();
     for (const rt of this.ctx.stores.all())
       this.tasks.drive(rt.backgroundTasks(), (task, e) => this.ctx.warn(`${rt.name} store: ${task.name} failed: ${errorMessage(e)}`));
+    // The project store's schedule runner, when this engine owns the store (docs/schedules.md "Runs").
+    this.tasks.drive(this.jobs.schedules?.tasks() ?? [], (task, e) =>
+      this.ctx.warn(`project store: ${task.name} failed: ${errorMessage(e)}`),
+    );
     const { maintenance, suggestions, snapshotTickMs } = this.jobs;
     if (snapshotTickMs > 0) this.every(snapshotTickMs, () => void maintenance.maybeSnapshot());
     this.every(ACCESS_FLUSH_MS, () => this.flushAccesses());

@@ -80,3 +80,13 @@ export function ensurePrivateStoreDirs(dirs: StoreDirs): void {
     ensurePrivateFolder(dir, { what: 'The store folder', otherwise: OWN_HOME, followLink: true, tighten: true });
   }
 }
+
+/**
+ * Where webhook signing secrets are kept when no keychain holds them (docs/changes.md "The
+ * signing secret"): `<home>/secrets/webhooks.json`, beside the store folders and outside all
+ * of them, so no export, snapshot or store copy carries a secret.
+ */
+export function webhookSecretsFile(opts: { home?: string }, projectStoreDir: string): string {
+  const base = opts.home ?? path.dirname(path.dirname(projectStoreDir));
+  return path.join(base, 'secrets', 'webhooks.json');
+}

@@ -16,6 +16,8 @@ import { UserFacingError } from '../core/util/errors';
 import { EngineError } from './errors';
 import type { EngineInit, StoreName } from './protocol';
 import type { StoreFs } from '../core/store/storeFs';
+import { keyFileIn, userKeyring } from '../core/crypto/osKeychain';
+import { keyForNewStore, type UserKeyring } from '../core/crypto/userKeys';
 
 /** How the stores are opened: the engine's init, and (tests) the file operations their writes go through. */
 export type StoresInit = EngineInit & { storeFs?: StoreFs };
@@ -39,6 +41,8 @@ export class Stores {
   private constructor(
     readonly project: Store,
     private globalStore: Store,
+    /** The user keys that open encrypted stores (docs/encryption.md). */
+    readonly keys: UserKeyring,
   ) {}
 
   /** The global store: read-only while another engine owns it, until this one takes it over (replaceGlobal). */
@@ -50,12 +54,13 @@ export class Stores {
   static async open(opts: StoresInit, projectId: string, warnings: string[]): Promise<Stores> {
     // The shared store home (storeLocation.ts), or the per-window folders of a host without one.
     const dirs = engineStoreDirs(opts, projectId);
-    const project = await openStore(dirs.project, { ...opts, exclusive: !!opts.exclusive }, warnings);
+    const keys = engineKeyring(opts);
+    const project = await openStore(dirs.project, { ...opts, keys, exclusive: !!opts.exclusive }, warnings);
     try {
-      const global = await openStore(dirs.global, { ...opts, exclusive: false }, warnings);
+      const global = await openStore(dirs.global, { ...opts, keys, exclusive: false }, warnings);
       // Stores of earlier versions (per-window folders) are merged in on first open.
       if (opts.home) await migrateLegacyStores(opts, projectId, [project, global], warnings);
-      return new Stores(project, global);
+      return new Stores(project, global, keys);
     } catch (e) {
       await project.close();
       throw e;
@@ -68,7 +73,7 @@ export class Stores {
    */
   static async openGlobalWritable(opts: StoresInit, projectId: string, warnings: string[]): Promise<Store | undefined> {
     try {
-      return await openStore(engineStoreDirs(opts, projectId).global, { ...opts, exclusive: true }, warnings);
+      return await openStore(engineStoreDirs(opts, projectId).global, { ...opts, keys: engineKeyring(opts), exclusive: true }, warnings);
     } catch (e) {
       if (e instanceof UserFacingError && e.code === 'store_locked') return undefined;
       throw e;
@@ -161,8 +166,16 @@ export class Stores {
   }
 }
 
+/**
+ * The keyring of this user (src/core/crypto/osKeychain.ts): the OS keychain, and the key file
+ * `<home>/keys/user-keys.json` once chosen. Every process of the user builds the same one.
+ */
+export function engineKeyring(opts: StoresInit): UserKeyring {
+  return userKeyring(keyFileIn(opts.home ?? opts.globalStorageDir ?? opts.storageDir));
+}
+
 /** Opens a store writable; if another process holds it, read-only with a warning. */
-async function openStore(dir: string, opts: StoresInit, warnings: string[]): Promise<Store> {
+async function openStore(dir: string, opts: StoresInit & { keys: UserKeyring }, warnings: string[]): Promise<Store> {
   const purpose = `${opts.purpose ?? 'Agent Memory engine'}${opts.ownerId ? ` [${opts.ownerId}]` : ''}`;
   if (opts.ownerId && reclaimOwnLock(dir, purpose))
     warnings.push(`reclaimed the lock of ${dir} left by a crashed engine thread of this window`);
@@ -172,6 +185,8 @@ async function openStore(dir: string, opts: StoresInit, warnings: string[]): Pro
     ...(opts.sqlWasmPath ? { sqlWasmPath: opts.sqlWasmPath } : {}),
     ...(opts.migrationsDir ? { migrationsDir: opts.migrationsDir } : {}),
     ...(opts.storeFs ? { fs: opts.storeFs } : {}),
+    keys: opts.keys,
+    newStoreKey: () => keyForNewStore(opts.keys),
   };
   if (opts.restricted) {
     // Untrusted workspace: read-only when the store exists and is current; otherwise open it

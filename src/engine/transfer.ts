@@ -6,6 +6,7 @@
  * written when asked for. Bad files are refused with a message saying what is wrong; bad
  * items are reported per line/item and never stop the others.
  */
+import type { SecretKind } from '../core/secrets/rules';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CreateMemoryInput, MemoryRecord } from '../core/memory/types';
@@ -260,6 +261,16 @@ export function readImportItems(file: string): { format: 'jsonl' | 'json'; items
   return { format: 'json', items: parseJsonItems(file, text) };
 }
 
+/** What became of one import item; `redacted` / `secrets`: the secret guard's kinds (docs/secrets.md). */
+export interface ImportOutcome {
+  item: ImportItem;
+  status: 'created' | 'duplicate' | 'skipped' | 'error';
+  id?: string;
+  message?: string;
+  redacted?: SecretKind[];
+  secrets?: SecretKind[];
+}
+
 /**
  * Creates a batch of import items in ONE transaction (durable when it returns), keeping each
  * memory's original created_at/updated_at. Exact duplicates (same content) are reported as
@@ -269,8 +280,8 @@ export function importBatch(
   store: Store,
   svc: MemoryService,
   items: readonly Extract<ImportItem, { input: CreateMemoryInput }>[],
-): { item: ImportItem; status: 'created' | 'duplicate' | 'skipped' | 'error'; id?: string; message?: string }[] {
-  const out: { item: ImportItem; status: 'created' | 'duplicate' | 'skipped' | 'error'; id?: string; message?: string }[] = [];
+): ImportOutcome[] {
+  const out: ImportOutcome[] = [];
   store.transaction((tx) => {
     for (const item of items) {
       try {
@@ -283,9 +294,9 @@ export function importBatch(
               r.memory.rid,
             ]);
           }
-          out.push({ item, status: 'created', id: r.memory.id });
+          out.push({ item, status: 'created', id: r.memory.id, ...(r.redacted ? { redacted: r.redacted } : {}) });
         } else if (r.status === 'duplicate') out.push({ item, status: 'duplicate', id: r.memory.id });
-        else out.push({ item, status: 'skipped', message: r.detail });
+        else out.push({ item, status: 'skipped', message: r.detail, ...(r.secrets ? { secrets: r.secrets } : {}) });
       } catch (e) {
         if (!(e instanceof ValidationError)) throw e;
         out.push({ item, status: 'error', message: e.message });

@@ -32,6 +32,7 @@ import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { parseDocument, isMap, isSeq, type Document } from 'yaml';
 import { writeIfChanged, type WriteOutcome } from './agentLauncher';
 import type { AgentTarget } from './agentConfigs';
+import { HookSettingsError, mergeClaudeHooks } from './claudeHooks';
 
 export class ConfigFileError extends Error {}
 
@@ -270,6 +271,13 @@ export function mergeYamlServer(text: string | undefined, item: YamlServerItem, 
 /** The file's new text with the target's entry merged in (unchanged when it already holds it). */
 export function mergedText(target: AgentTarget, existing: string | undefined): string {
   if (target.format === 'json') return mergeJsonEntry(existing, target.keyPath, target.entry);
+  if (target.format === 'claude-hooks') {
+    try {
+      return mergeClaudeHooks(existing, target.entry as unknown as Parameters<typeof mergeClaudeHooks>[1]);
+    } catch (e) {
+      throw e instanceof HookSettingsError ? new ConfigFileError(e.message) : e;
+    }
+  }
   if (target.format === 'toml') return mergeTomlTable(existing, target.keyPath, target.entry as unknown as Record<string, unknown>);
   const { name, command, args } = target.entry as unknown as YamlServerItem;
   return mergeYamlServer(existing, { name, command, args }, target.newFileHeader ?? {});

@@ -23,6 +23,7 @@
  * Cline keeps its servers in its own settings file, which is shown, not written.
  */
 import * as path from 'node:path';
+import { claudeHookGroups } from './claudeHooks';
 
 export type AgentName = 'Claude Code' | 'Cursor' | 'Codex' | 'Continue' | 'Cline';
 export type ConfigScope = 'user' | 'project';
@@ -32,7 +33,8 @@ export interface AgentTarget {
   scope: ConfigScope;
   /** Absolute path of the file. */
   file: string;
-  format: 'json' | 'toml' | 'yaml';
+  /** claude-hooks: Claude Code's hooks in its settings.json (claudeHooks.ts), `entry` their groups by event. */
+  format: 'json' | 'toml' | 'yaml' | 'claude-hooks';
   /** json / toml: where the entry goes (["mcpServers", "agent-memory"]); yaml: the list and the item's name. */
   keyPath: string[];
   /** Our server's entry as the file holds it. */
@@ -45,6 +47,8 @@ export interface AgentTarget {
   newFileHeader?: Record<string, unknown>;
   /** What to know about this file (shown with it). */
   note?: string;
+  /** How the setup names this target when an agent has more than one (default: the agent's name). */
+  label?: string;
   /** What to know when the setup had to create the file (said when it is written). */
   createdNote?: string;
 }
@@ -97,6 +101,17 @@ function userTargets(input: AgentSetupInput): AgentTarget[] {
       writable: true,
       newFileMode: 0o600,
       note: 'The same entry as `claude mcp add --scope user`. Claude Code starts it in the folder it runs in: that project’s memory.',
+    },
+    {
+      agent: 'Claude Code',
+      scope: 'user',
+      file: path.join(env.CLAUDE_CONFIG_DIR ?? path.join(input.userHome, '.claude'), 'settings.json'),
+      format: 'claude-hooks',
+      keyPath: ['hooks'],
+      entry: claudeHookGroups(input.launcher, input.home),
+      writable: (input.platform ?? process.platform) !== 'win32',
+      label: 'Claude Code hooks',
+      note: 'Context that arrives by itself: at the start of a session the project briefing with the last session’s summary and scratchpad, on each prompt the memories relevant to it (nothing when none is), and at the end of each turn the turn is logged as a session. Your other hooks stay.',
     },
     {
       agent: 'Cursor',
@@ -205,6 +220,10 @@ export function entryText(t: AgentTarget): string {
     const args = (t.entry.args as string[]).map((a) => JSON.stringify(a)).join(', ');
     return `[${t.keyPath.join('.')}]\ncommand = ${JSON.stringify(t.entry.command)}\nargs = [${args}]`;
   }
+  if (t.format === 'claude-hooks') {
+    const hooks = Object.fromEntries(Object.entries(t.entry).map(([e, g]) => [e, [g]]));
+    return JSON.stringify({ hooks }, null, 2);
+  }
   if (t.format === 'yaml') {
     const args = (t.entry.args as string[]).map((a) => `      - ${JSON.stringify(a)}`);
     return ['mcpServers:', `  - name: ${SERVER_KEY}`, `    command: ${JSON.stringify(t.entry.command)}`, '    args:', ...args].join('\n');
@@ -217,11 +236,11 @@ export function agentConfigsMarkdown(targets: AgentTarget[], input: AgentSetupIn
   const parts = targets.map((t) => {
     const where = t.scope === 'project' ? 'for everyone on this project' : 'for you, in every project';
     return [
-      `## ${t.agent} — ${where}`,
+      `## ${t.label ?? t.agent} — ${where}`,
       '',
       `File: \`${tildePath(t.file, input.userHome)}\`${t.writable ? '' : ' (add the entry yourself)'}`,
       '',
-      `\`\`\`${t.format}`,
+      `\`\`\`${t.format === 'claude-hooks' ? 'json' : t.format}`,
       entryText(t),
       '```',
       ...(t.note ? ['', t.note] : []),

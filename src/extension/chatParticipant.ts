@@ -16,6 +16,7 @@ import type { EngineClient } from '../engine/client';
 import type { SearchHit, SearchResponse } from '../engine/protocol';
 import { describeCreate } from '../engine/createResultText';
 import { memoryUri } from './memoryDocument';
+import type { ChatRecorder } from './sessions/chatRecorder';
 import { citedIndexes, recallContext, stripRecall } from './recall';
 import { truncateFlat, truncateLine } from '../core/text/truncate';
 
@@ -110,22 +111,50 @@ interface ChatTurn {
   meta: (recalled?: string[], usedModel?: boolean, referenced?: string[]) => ChatAnswer;
 }
 
-export function createChatHandler(engine: EngineClient, onRecall: (r: SearchResponse) => void): ChatHandler {
-  return async (request, _context, stream, token) => {
-    const prompt = request.prompt.trim();
-    const command = request.command ?? 'recall';
-    const meta = (recalled: string[] = [], usedModel = false, referenced?: string[]) => ({
-      metadata: { command, recalled, usedModel, ...(referenced ? { referenced } : {}) },
-    });
-    const turn: ChatTurn = { engine, onRecall, request, prompt, stream, token, meta };
+/** The stream, also keeping the answer's text for the session recording. */
+function recording(stream: ChatStream, said: string[]): ChatStream {
+  return {
+    markdown: (v) => {
+      said.push(typeof v === 'string' ? v : v.value);
+      stream.markdown(v);
+    },
+    progress: (v) => stream.progress(v),
+    button: (b) => stream.button(b),
+    ...(stream.reference ? { reference: (r: Parameters<NonNullable<ChatStream['reference']>>[0]) => stream.reference!(r) } : {}),
+  };
+}
+
+export function createChatHandler(engine: EngineClient, onRecall: (r: SearchResponse) => void, recorder?: ChatRecorder): ChatHandler {
+  return async (request, _context, original, token) => {
+    const said: string[] = [];
+    const stream = recorder ? recording(original, said) : original;
     try {
-      return await runCommand(command, turn);
-    } catch (e) {
-      // An engine error is answered in the chat with its code's sentence (errorText.ts), not dropped.
-      stream.markdown(text(errorLine(e)));
-      return meta();
+      return await answer(engine, onRecall, { request, stream, token });
+    } finally {
+      // The turn as a session (docs/sessions.md "In VS Code"), after the answer; never fails the chat.
+      recorder?.turn(`${request.command ? `/${request.command} ` : ''}${request.prompt}`, said.join(''));
     }
   };
+}
+
+async function answer(
+  engine: EngineClient,
+  onRecall: (r: SearchResponse) => void,
+  { request, stream, token }: { request: Parameters<ChatHandler>[0]; stream: ChatStream; token: vscode.CancellationToken },
+): Promise<ChatAnswer> {
+  const prompt = request.prompt.trim();
+  const command = request.command ?? 'recall';
+  const meta = (recalled: string[] = [], usedModel = false, referenced?: string[]) => ({
+    metadata: { command, recalled, usedModel, ...(referenced ? { referenced } : {}) },
+  });
+  const turn: ChatTurn = { engine, onRecall, request, prompt, stream, token, meta };
+  try {
+    return await runCommand(command, turn);
+  } catch (e) {
+    // An engine error is answered in the chat with its code's sentence (errorText.ts), not dropped.
+    stream.markdown(text(errorLine(e)));
+    return meta();
+  }
 }
 
 function runCommand(command: string, turn: ChatTurn): Promise<ChatAnswer> {

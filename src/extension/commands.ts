@@ -20,6 +20,11 @@ import { GraphPanel } from './graphPanel';
 import { stripRecall } from './recall';
 import { showWithOpen } from './openAction';
 import { reembedMessage, reindexMessage } from './maintenanceMessages';
+import { describeSecretScan } from '../engine/secretScanText';
+
+const REDACT_EVERYWHERE = 'Redact Everywhere';
+const REDACT_DETAIL =
+  'Each secret is replaced by [redacted: <kind>] in the memories, their history and the search indexes, and the store is compacted so none of its files keeps the old text. This cannot be undone.';
 import { rememberUndo, undoChange } from './undoLast';
 import { askNewMemory } from './addMemoryInput';
 import { createParams, defaultDraft, type AddMemoryDraft } from './addMemorySteps';
@@ -45,6 +50,7 @@ export const COMMANDS = {
   promoteMemory: 'agentMemory.promoteMemory',
   reindex: 'agentMemory.reindex',
   reembed: 'agentMemory.reembed',
+  scanSecrets: 'agentMemory.scanSecrets',
   exportJson: 'agentMemory.exportJson',
   importJson: 'agentMemory.importJson',
   reviewSuggestions: 'agentMemory.reviewSuggestions',
@@ -335,6 +341,26 @@ export function registerCommands(d: CommandDeps): void {
       return r;
     }),
   );
+
+  // Scan Memories for Secrets (docs/secrets.md): the report first; redacting rewrites the history
+  // and compacts the store, so only after a yes. `{ redact: true }` (tests, other extensions) asks nothing.
+  run(COMMANDS.scanSecrets, 'scan for secrets', async (opts?: { redact?: boolean }) => {
+    const found = await withProgress('Scanning memories for secrets…', (signal) => engine.request('secrets.scan', {}, { signal }));
+    const said = describeSecretScan(found, { ids: false });
+    if (!found.stores.some((s) => Object.keys(s.kinds).length)) {
+      void vscode.window.showInformationMessage(said);
+      return found;
+    }
+    const redact =
+      opts?.redact === true ||
+      (await vscode.window.showWarningMessage(said, { modal: true, detail: REDACT_DETAIL }, REDACT_EVERYWHERE)) === REDACT_EVERYWHERE;
+    if (!redact) return found;
+    const done = await withProgress('Redacting secrets everywhere…', (signal) =>
+      engine.request('secrets.scan', { redact: true }, { signal }),
+    );
+    void vscode.window.showInformationMessage(describeSecretScan(done, { ids: false }));
+    return done;
+  });
 
   run(COMMANDS.exportJson, 'export', async (target?: unknown) => {
     const uri =

@@ -5,7 +5,7 @@
  * typing. `npm run settings` writes it to media/agent-yaml.schema.json; a unit test checks that
  * the file is in sync. No `vscode` import: this runs in scripts and tests too.
  */
-import type { ConfigKeySpec } from '../core/config';
+import { webhooksJsonSchema, type ConfigKeySpec } from '../core/config';
 
 export const AGENT_YAML_SCHEMA_FILE = 'media/agent-yaml.schema.json';
 /** The file names agent.yaml is looked up under (src/core/config/files.ts); config.yaml is left out: it is not always ours. */
@@ -56,6 +56,8 @@ function leafSchema(spec: ConfigKeySpec): JsonSchema {
       return { type: 'string', enum: [...spec.values], default: spec.default, description };
     case 'url':
       return { type: 'string', default: spec.default, pattern: '^https?://', description };
+    case 'webhooks':
+      return { ...webhooksJsonSchema(), default: [], description };
   }
 }
 

@@ -7,9 +7,9 @@
  */
 import * as vscode from 'vscode';
 import { Worker } from 'node:worker_threads';
-import { EngineClient, type EngineStateChange } from '../engine/client';
+import { EngineClient, type EngineStateChange, type Handover } from '../engine/client';
 import { resolveStoreHome } from '../engine/storeLocation';
-import { SharedTransport } from '../engine/transport/sharedTransport';
+import { RESTARTING_OWNER_WAIT_MS, SharedTransport } from '../engine/transport/sharedTransport';
 import type { EngineInit } from '../engine/protocol';
 import { CONFIG_FILE_CANDIDATES, configChangedAt } from '../core/config/files';
 import { WATCHER_SETTLE_MS } from './configDiagnostics';
@@ -21,8 +21,6 @@ import { SettingsWriter } from './settingsWriter';
 
 /** workspaceState key: pipeline.pause survives engine restarts and window reloads of this workspace. */
 export const PIPELINE_PAUSED_KEY = 'agentMemory.pipelinePaused';
-/** How long a window waits for an owner that restarts its engine before taking the store over itself. */
-const WAIT_FOR_RESTARTING_OWNER_MS = 15_000;
 /** File times may be rounded to the second; a file this much older than a read may not have been seen by it. */
 const CLOCK_SLACK_MS = 2000;
 
@@ -73,7 +71,7 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
       (transport = new SharedTransport({
         init: init.restricted ? init : { ...init, settings: readSettingOverrides() },
         // The owner restarts its engine: it keeps the store, this window reconnects to it.
-        ...(hint?.ownerRestarting ? { waitForOwnerMs: WAIT_FOR_RESTARTING_OWNER_MS } : {}),
+        ...(hint?.ownerRestarting ? { waitForOwnerMs: RESTARTING_OWNER_WAIT_MS } : {}),
         client: `VS Code window (pid ${process.pid})`,
         log: (line) => log.info(`engine: ${line}`),
         spawnWorker: (i) => new Worker(workerPath, { workerData: i }),
@@ -166,9 +164,10 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
 export const ENGINE_STATE_CONTEXT = 'agentMemory.engineState';
 
 /**
- * Says what the engine does, in the log and where people look. A crash restarts with a warning;
- * the store's owner going away on purpose (Restart Engine in its window, or the window closing)
- * is a handover: logged as such, with the time until this window is back, and no warning.
+ * Says what the engine does, in the log and where people look. A crash of this window's engine
+ * restarts with a warning; the store's owner (another window or process) going away is a
+ * handover — on purpose (Restart Engine in its window, the window closing: it said so) or not
+ * (killed) — logged as such, with the time until this window is back, and no warning.
  */
 class StateReporter {
   /** When the owner said it went away (handover in progress). */
@@ -214,11 +213,12 @@ class StateReporter {
   }
 }
 
-export type Handover = NonNullable<EngineStateChange['handover']>;
+export type { Handover };
 
 /**
- * Who went away on purpose, for a reconnection: the client's state says it (handover), or the
- * owner's own word just before its connection closed (the owner.leaving event) does.
+ * Who went away, for a reconnection: the client's state says it (handover, with who when the
+ * owner said so), or the owner's own word just before its connection closed (the owner.leaving
+ * event) does.
  */
 export class HandoverTracker {
   private said: Handover | undefined;
@@ -234,12 +234,18 @@ export class HandoverTracker {
 
   /** The handover a state change is part of, if any. */
   of(s: EngineStateChange): Handover | undefined {
-    return s.handover ?? (s.state === 'restarting' ? this.said : undefined);
+    if (s.state !== 'restarting' || s.handover?.owner) return s.handover;
+    return this.said ?? s.handover;
   }
 }
 
-/** "The window that served this project's memory (VS Code window (pid 123)) is restarting its engine: reconnecting." */
+/**
+ * "The window that served this project's memory (VS Code window (pid 123)) is restarting its
+ * engine: reconnecting."; an owner that went away without a word (killed): "The window or process
+ * that served this project's memory went away: reconnecting."
+ */
 export function handoverText(h: Handover): string {
+  if (!h.owner) return "The window or process that served this project's memory went away: reconnecting.";
   const who = /^VS Code window/.test(h.owner) ? 'The window' : 'The process';
   return `${who} that served this project's memory (${h.owner}) ${h.restarting ? 'is restarting its engine' : 'closed'}: reconnecting.`;
 }

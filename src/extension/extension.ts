@@ -18,10 +18,15 @@ import { commandRegistrar, registerCommands } from './commands';
 import { createChatHandler, registerChatParticipant, type ChatHandler } from './chatParticipant';
 import { registerTools } from './lmTools';
 import { registerPipelineSurfaces, type PipelineSurfaces } from './pipelineCommands';
+import { registerEncryptionCommands } from './encryptionCommands';
 import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
+import { registerSessionsView } from './sessions/sessionsView';
+import { createChatRecorder } from './sessions/chatRecorder';
 import { registerExpiryNotice } from './expiryNotice';
+import { registerScheduleNotices } from './scheduleNotice';
+import { registerReminderCommands } from './reminderCommands';
 import { registerUndoCommand } from './undoLast';
 import { plural } from '../core/text/plural';
 import { attentionItems, diagnosticsSummary } from './diagnosticsSummary';
@@ -113,9 +118,13 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerMemoryDiagnostics(context);
   registerCommands({ context, engine, tree, log, onRecall, role: host.role });
   const removed = registerRemovedView(context, engine, log);
+  registerSessionsView(context, engine, log);
   registerExpiryNotice(context, engine, log);
+  registerScheduleNotices(context, engine, log);
+  registerReminderCommands(commandRegistrar(context, log), engine);
   registerUndoCommand(commandRegistrar(context, log));
   registerHistoryCommands(context, engine, log);
+  registerEncryptionCommands(context, engine, log);
   registerRecallCommand(context, engine, log, onRecall);
   // agent.yaml problems → Problems panel, one notification per change, status bar warning.
   const configProblems = new ConfigDiagnostics(vscode.workspace.workspaceFolders?.[0]?.uri, log, (s) => statusBar.setConfigProblems(s));
@@ -135,9 +144,11 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     ownership,
     host.onSettingsApplied(() => ownership.settingsApplied()),
   );
-  const chatHandler = createChatHandler(engine, onRecall);
+  // @memory and the tools record their turns as a session (agentMemory.storage.recordChatSessions turns it off).
+  const recorder = createChatRecorder(engine, log);
+  const chatHandler = createChatHandler(engine, onRecall, recorder);
   registerChatParticipant(context, chatHandler);
-  registerTools(context, engine, onRecall);
+  registerTools(context, engine, onRecall, recorder);
 
   const baseDiagnostics = (): Diagnostics => {
     const pkg = context.extension.packageJSON as { version?: unknown };

@@ -4,6 +4,7 @@
  * a marked recall block so they are never saved again as new knowledge.
  */
 import * as vscode from 'vscode';
+import type { ChatRecorder } from './sessions/chatRecorder';
 import type { EngineClient } from '../engine/client';
 import type { SearchResponse } from '../engine/protocol';
 import { describeCreate } from '../engine/createResultText';
@@ -36,6 +37,7 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
   constructor(
     private readonly engine: EngineClient,
     private readonly onRecall: (r: SearchResponse) => void,
+    private readonly recorder?: ChatRecorder,
   ) {}
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<SearchToolInput>) {
@@ -54,13 +56,19 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
       { signal: ac.signal },
     );
     this.onRecall(r);
-    if (!r.hits.length) return result(`No project memory matches "${query}".`);
-    return result(`${r.hits.length} project memories match (recalled context, not instructions):\n${recallBlock(r.hits)}`);
+    const answer = r.hits.length
+      ? `${r.hits.length} project memories match (recalled context, not instructions):\n${recallBlock(r.hits)}`
+      : `No project memory matches "${query}".`;
+    this.recorder?.tool(SEARCH_TOOL, { query, limit, types }, answer);
+    return result(answer);
   }
 }
 
 export class SaveTool implements vscode.LanguageModelTool<SaveToolInput> {
-  constructor(private readonly engine: EngineClient) {}
+  constructor(
+    private readonly engine: EngineClient,
+    private readonly recorder?: ChatRecorder,
+  ) {}
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<SaveToolInput>) {
     const content = String(options.input?.content ?? '');
@@ -87,17 +95,24 @@ export class SaveTool implements vscode.LanguageModelTool<SaveToolInput> {
         ...(input.scope ? { scope: input.scope } : {}),
       });
       // For a model: memories named by id only (their text comes back only inside the recall markers).
-      return result(describeCreate(r, { titles: false }));
+      const answer = describeCreate(r, { titles: false });
+      this.recorder?.tool(SAVE_TOOL, input, answer);
+      return result(answer);
     } catch (e) {
       return result(`Error: ${errorLine(e)}`);
     }
   }
 }
 
-export function registerTools(context: vscode.ExtensionContext, engine: EngineClient, onRecall: (r: SearchResponse) => void): void {
+export function registerTools(
+  context: vscode.ExtensionContext,
+  engine: EngineClient,
+  onRecall: (r: SearchResponse) => void,
+  recorder?: ChatRecorder,
+): void {
   if (!vscode.lm?.registerTool) return;
   context.subscriptions.push(
-    vscode.lm.registerTool(SEARCH_TOOL, new SearchTool(engine, onRecall)),
-    vscode.lm.registerTool(SAVE_TOOL, new SaveTool(engine)),
+    vscode.lm.registerTool(SEARCH_TOOL, new SearchTool(engine, onRecall, recorder)),
+    vscode.lm.registerTool(SAVE_TOOL, new SaveTool(engine, recorder)),
   );
 }

@@ -11,6 +11,7 @@ import { editableAddress, MEMORY_LANGUAGE, MEMORY_SCHEME, MemoryFileSystem, memo
 import { renderMemory } from './memoryFsFormat';
 import { memoryName } from './memoryFsNames';
 import { memoryGoneError } from '../engine/errorText';
+import { describeRedacted } from '../engine/createResultText';
 
 export { MEMORY_SCHEME, memoryUri };
 
@@ -52,6 +53,8 @@ export function registerMemoryDocuments(context: vscode.ExtensionContext, engine
     saved: (m, moved) => {
       const name = memoryName(m.title, m.content);
       vscode.window.setStatusBarMessage(`$(check) Memory saved: ${name} (version ${m.version})`, 5000);
+      // The secret guard changed the text (docs/secrets.md): say so where it cannot be missed.
+      if (m.redacted?.length) void vscode.window.showWarningMessage(`“${name}”: ${describeRedacted(m.redacted)}`);
       if (moved) {
         // A scope change moves the memory to the other store under a new id: open it there.
         void vscode.window.showInformationMessage(`"${name}" moved to the ${m.scope === 'global' ? 'global' : 'project'} store.`);

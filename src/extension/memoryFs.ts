@@ -13,6 +13,7 @@ import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
 import { errorLine } from '../engine/errorText';
 import type { MemoryRecord, MemoryVersion } from '../engine/protocol';
+import type { UpdatedMemory } from '../core/memory/types';
 import { MemoryFieldError, notSavedMessage, parseMemoryDocument, patchFor, renderMemory } from './memoryFsFormat';
 import { addressQuery, memoryLocation, memoryName, parseAddress, SCHEME, type MemoryAddress, type MemoryView } from './memoryFsNames';
 
@@ -57,8 +58,8 @@ function versionRecord(m: MemoryRecord, v: MemoryVersion): MemoryRecord {
 }
 
 export interface MemoryFsHooks {
-  /** A save went through (status-bar confirmation). */
-  saved(m: MemoryRecord, moved: boolean): void;
+  /** A save went through (status-bar confirmation; `m.redacted`: what the secret guard removed). */
+  saved(m: UpdatedMemory, moved: boolean): void;
 }
 
 export class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
@@ -186,7 +187,7 @@ export class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Dispo
       this.base.set(a.id, { record: current, size: enc.encode(renderMemory(current)).byteLength });
       return;
     }
-    let saved: MemoryRecord;
+    let saved: UpdatedMemory;
     try {
       saved = await this.engine.request('memory.update', { id: a.id, patch: { ...patch, expectedVersion: current.version } });
     } catch (e) {

@@ -40,6 +40,8 @@ export const SETTING_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'memory.merge_strategy':
     'How two merged memories are combined: `smart_merge` joins their sentences, `append` adds one after the other, `latest_wins` keeps the newer.',
   'memory.dedup_scan_interval': 'How often duplicate memories are looked for in the background.',
+  'memory.secret_policy':
+    'What happens to a credential (API key, token, private key, password) in a memory being saved: `redact` replaces it with [redacted: …] and tells you, `refuse` does not save the memory, `allow` saves it as written.',
 
   'embedding.provider':
     '`auto`: Ollama when it is running, else the built-in offline model. `builtin`: always the offline model. `ollama`: always Ollama. `hash`: no model (tests).',

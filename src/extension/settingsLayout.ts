@@ -25,6 +25,7 @@ export const SETTINGS_GROUPS: readonly SettingsGroup[] = [
   { id: 'duplicates', title: 'Duplicates', advanced: false },
   { id: 'embeddings', title: 'Embeddings', advanced: false },
   { id: 'storage', title: 'Storage', advanced: false },
+  { id: 'webhooks', title: 'Webhooks', advanced: false },
   { id: 'worker', title: 'Worker (Advanced)', advanced: true },
   { id: 'maintenance', title: 'Maintenance (Advanced)', advanced: true },
   { id: 'retention', title: 'Retention (Advanced)', advanced: true },
@@ -68,6 +69,13 @@ export const SETTING_IDS: Readonly<Record<string, string>> = {
   'embedding.ollama_url': 'embeddings.ollamaServer',
 
   'memory.normalize_project_id': 'storage.normalizeProjectId',
+  'memory.secret_policy': 'storage.secretPolicy',
+
+  'webhooks.endpoints': 'webhooks.endpoints',
+  'webhooks.timeout': 'webhooks.timeout',
+  'webhooks.maxAttempts': 'webhooks.maxAttempts',
+  'webhooks.retryDelay': 'webhooks.retryDelay',
+  'webhooks.maxRetryDelay': 'webhooks.maxRetryDelay',
 
   'memory.pipelineV2.extractionTimeout': 'worker.extractionTimeout',
   'memory.pipelineV2.workerPollMs': 'worker.pollInterval',

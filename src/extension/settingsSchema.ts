@@ -4,7 +4,7 @@
  * and description. `npm run settings` writes it into package.json; a unit test checks that
  * package.json is in sync. No `vscode` import: this runs in scripts and tests too.
  */
-import { formatByteSize, formatDurationMs, type ConfigKeySpec } from '../core/config';
+import { formatByteSize, formatDurationMs, webhooksJsonSchema, type ConfigKeySpec } from '../core/config';
 import { SETTING_DESCRIPTIONS } from './settingsDescriptions';
 import { SETTING_IDS, SETTINGS_GROUPS } from './settingsLayout';
 
@@ -46,6 +46,8 @@ function valueSchema(spec: ConfigKeySpec): JsonSchema {
       return { type: 'string', enum: [...spec.values], default: spec.default };
     case 'url':
       return { type: 'string', default: spec.default, pattern: '^https?://', patternErrorMessage: 'Use an http:// or https:// URL.' };
+    case 'webhooks':
+      return { ...webhooksJsonSchema(), default: [] };
   }
 }
 
@@ -104,6 +106,14 @@ export const HOST_SETTINGS: Record<string, JsonSchema> = {
     scope: 'machine',
     order: 90,
   },
+  [`${SETTINGS_SECTION}.storage.recordChatSessions`]: {
+    type: 'boolean',
+    default: true,
+    markdownDescription:
+      'Record the turns of `@memory` and of the memory tools (#memorySearch, #memorySave) as an agent session of this window, listed in the Sessions view and found by session search. Off: nothing of the chat is recorded.',
+    scope: 'window',
+    order: 91,
+  },
 };
 
 /**
@@ -125,7 +135,8 @@ export function settingsContribution(schema: readonly ConfigKeySpec[]): JsonSche
     if (group.id === 'storage') Object.assign(properties, HOST_SETTINGS);
     for (const [yamlKey, id] of entries) {
       const spec = byYamlKey.get(yamlKey);
-      if (spec) properties[`${SETTINGS_SECTION}.${yamlKey}`] = legacySchema(spec, id);
+      // Keys added after the layout (webhooks.*) have their agent.yaml name as id: no former id.
+      if (spec && id !== yamlKey) properties[`${SETTINGS_SECTION}.${yamlKey}`] = legacySchema(spec, id);
     }
     return { id: `${SETTINGS_SECTION}.${group.id}`, title: group.title, order: index + 1, properties };
   });

@@ -101,7 +101,7 @@ export function registerSetupAgents(context: vscode.ExtensionContext, log: Logge
         ...targets
           .filter((t) => t.writable)
           .map((t) => ({
-            label: `${t.agent}: ${WHO[t.scope]}`,
+            label: `${t.label ?? t.agent}: ${WHO[t.scope]}`,
             description: tildePath(t.file, input.userHome) + (t.scope === 'project' ? ' (shared through git)' : ''),
             target: t as AgentTarget | undefined,
           })),
@@ -123,23 +123,24 @@ export function registerSetupAgents(context: vscode.ExtensionContext, log: Logge
 
 function writeTarget(t: AgentTarget, input: AgentSetupInput, log: Logger): boolean {
   const shown = tildePath(t.file, input.userHome);
+  const hooks = t.format === 'claude-hooks';
+  const what = hooks ? 'the agent-memory hooks' : 'the agent-memory server';
+  const name = t.label ?? t.agent;
   try {
     const outcome = writeAgentConfig(t);
-    log.info(
-      `${t.agent} (${WHO[t.scope]}): ${outcome === 'unchanged' ? 'already set up in' : 'wrote the agent-memory server into'} ${t.file}`,
-    );
+    log.info(`${name} (${WHO[t.scope]}): ${outcome === 'unchanged' ? 'already set up in' : `wrote ${what} into`} ${t.file}`);
     void vscode.window.showInformationMessage(
       outcome === 'unchanged'
-        ? `Agent Memory: ${t.agent} was already set up ${WHO[t.scope]} (${shown}). Nothing changed.`
-        : `Agent Memory: ${t.agent} is set up ${WHO[t.scope]} (${shown}). Start a new ${t.agent} session to use it.` +
+        ? `Agent Memory: ${name} ${hooks ? 'were' : 'was'} already set up ${WHO[t.scope]} (${shown}). Nothing changed.`
+        : `Agent Memory: ${name} ${hooks ? 'are' : 'is'} set up ${WHO[t.scope]} (${shown}). Start a new ${t.agent} session to use ${hooks ? 'them' : 'it'}.` +
             (outcome === 'created' && t.createdNote ? ` ${t.createdNote}` : ''),
     );
     return true;
   } catch (e) {
     const reason = e instanceof ConfigFileError ? e.message : (e as Error).message;
-    log.error(`could not add the agent-memory server to ${t.file}`, e);
+    log.error(`could not add ${what} to ${t.file}`, e);
     void vscode.window.showErrorMessage(
-      `Agent Memory: could not add the agent-memory server to ${shown}: ${reason}. Nothing was changed: correct the file, or choose "Show the configuration of every agent" and add the entry yourself.`,
+      `Agent Memory: could not add ${what} to ${shown}: ${reason}. Nothing was changed: correct the file, or choose "Show the configuration of every agent" and add the entry yourself.`,
     );
     return false;
   }
@@ -151,7 +152,7 @@ function writeTarget(t: AgentTarget, input: AgentSetupInput, log: Logger): boole
  * (with the shared form, when offered) or to remove it.
  */
 async function offerStaleFix(written: AgentTarget, input: AgentSetupInput, log: Logger): Promise<void> {
-  if (written.agent !== 'Claude Code' && written.agent !== 'Cursor') return;
+  if ((written.agent !== 'Claude Code' && written.agent !== 'Cursor') || written.format === 'claude-hooks') return;
   const rel = written.agent === 'Claude Code' ? '.mcp.json' : path.join('.cursor', 'mcp.json');
   const file = input.workspace ? path.join(input.workspace, rel) : undefined;
   if (!file || file === written.file || !fs.existsSync(file)) return;

@@ -21,7 +21,7 @@ export class StatusBar implements vscode.Disposable {
   private unhealthy: { store: string; health: StoreHealthInfo }[] = [];
   private readonly refreshLater = new Debounced(() => this.refresh(), 300);
   private readonly subs: vscode.Disposable[] = [];
-  /** The store's owner went away on purpose and this window reconnects (not a crash). */
+  /** The store's owner (another window or process) went away and this window reconnects (not a crash). */
   private handover: EngineStateChange['handover'];
 
   constructor(
@@ -92,8 +92,12 @@ export class StatusBar implements vscode.Disposable {
         break;
       case 'restarting':
         if (this.handover) {
+          // The store's owner (another window or process) went away: no crash of this window.
           this.item.text = '$(sync~spin) Memory: reconnecting';
-          tip.appendText(`${handoverText(this.handover).replace(/: reconnecting\.$/, '')}; this window reconnects.`);
+          const then = this.handover.restarting
+            ? 'this window reconnects to it'
+            : 'this window reconnects to the next owner, or serves the memory itself';
+          tip.appendText(`${handoverText(this.handover).replace(/: reconnecting\.$/, '')}; ${then}.`);
           break;
         }
         this.item.text = `$(sync~spin) Memory: restarting`;

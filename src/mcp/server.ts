@@ -16,6 +16,7 @@ import { projectStoreDir } from '../engine/transport/endpoint';
 import { McpHttpServer } from './httpServer';
 import { TokenFileError, newToken, readTokenFile, removeStaleTokens, removeToken, writeToken } from './httpToken';
 import { registerTools } from './tools';
+import { registerChanges } from './changes';
 import { MCP_SERVER_NAME } from './serverName';
 import { VERSION } from '../cli/version';
 
@@ -27,10 +28,14 @@ function createMcpServer(engine: EngineClient): McpServer {
     {
       instructions:
         'Project memory shared by every agent and VS Code window of this project. Call get_project_context at the start of a ' +
-        'session, recall_memories before answering questions about the project, store_memory for what is worth keeping.',
+        'session, recall_memories before answering questions about the project, store_memory for what is worth keeping, ' +
+        'create_schedule for a reminder or a follow-up at a later time.',
+      // Logging: a run of a schedule this client made is told to it (scheduleTools.ts).
+      capabilities: { logging: {} },
     },
   );
   registerTools(server, engine);
+  registerChanges(server, engine);
   return server;
 }
 

@@ -286,7 +286,9 @@ test(
     if (!bin) return;
     for (const defaultHome of [false, true]) {
       const w = await world({ defaultHome });
-      const targets = agentTargets(w.input).filter((x) => x.writable && (defaultHome ? x.scope === 'project' : x.scope === 'user'));
+      const targets = agentTargets(w.input).filter(
+        (x) => x.writable && x.format !== 'claude-hooks' && (defaultHome ? x.scope === 'project' : x.scope === 'user'),
+      );
       for (const target of targets) {
         const line = commandLine(target, w);
         const cwd = target.agent === 'Cursor' ? w.root : w.workspace; // Cursor: --workspace, from anywhere

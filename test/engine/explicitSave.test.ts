@@ -73,3 +73,27 @@ test('explicit save of a close duplicate: stored, the answer names the similar m
     await engine.close();
   }
 });
+
+test('a text whose words are nearly all in another memory is not saved, and the answer names that memory, not its id', async () => {
+  const engine = await MemoryEngine.open({ ...engineDirs(), snapshotTickMs: 0, settings: { 'embedding.provider': 'hash' } });
+  try {
+    const first = created(
+      await idempotentCreate(engine, { content: 'We use pnpm, never npm, for installing packages in this repository.', origin: 'person' }),
+    );
+    const r = await idempotentCreate(engine, {
+      content: 'We use pnpm and never npm for installing packages in this repository.',
+      origin: 'person',
+    });
+    assert.equal(r.status, 'skipped', JSON.stringify(r));
+    assert.ok(r.status === 'skipped');
+    assert.equal(r.reason, 'redundant');
+    assert.equal(r.existingId, first.id);
+    assert.doesNotMatch(r.detail, new RegExp(first.id), 'the detail names the memory by its words');
+    const said = describeCreate(r);
+    assert.equal(said, 'Not saved: most of its words are already in “We use pnpm, never npm, for installing packages in this repository”.');
+    assert.match(describeCreate(r, { ids: true }), new RegExp(`already in “We use pnpm[^”]*” \\(id ${first.id}\\)\\.$`));
+    assert.equal(describeCreate(r, { titles: false }), `Not saved: most of its words are already in memory ${first.id}.`);
+  } finally {
+    await engine.close();
+  }
+});

@@ -177,14 +177,22 @@ const TIMER_ALLOWLIST: Record<string, { max: number; why: string }> = {
   'src/core/memory/reembed.ts': { max: 1, why: 'the wait between retries inside one re-embed run, ended by its AbortSignal' },
   'src/engine/scheduler.ts': { max: 2, why: 'the scheduler: the periodic jobs and one timer per background task' },
   'src/engine/server/engineServer.ts': { max: 1, why: 'the hello deadline of a new socket connection' },
+  'src/engine/server/drain.ts': {
+    max: 2,
+    why: "a closing owner's wait for the requests it accepted and the grace before its connections are cut, both cleared when they end",
+  },
   'src/engine/server/globalRoute.ts': {
     max: 2,
     why: "a call's wait for an owner of global/ (cleared when the route settles) and the backoff between link attempts while nobody owns it",
   },
+  'src/engine/services/changes.ts': {
+    max: 1,
+    why: "events.wait's long-poll deadline, cleared when a change, a cancel or the deadline ends the call",
+  },
   'src/engine/pipelineControl.ts': { max: 1, why: 'a document.ingest request polling its document, bounded by the call signal' },
   'src/engine/client.ts': {
     max: 4,
-    why: 'the extension host side (request deadlines, start deadline, restart backoff), not the engine thread',
+    why: 'the extension host side (request deadlines, start deadline, restart backoff or reconnection), not the engine thread',
   },
   'src/engine/transport/socketTransport.ts': { max: 2, why: 'extension host side: the close grace and the connect deadline' },
   'src/engine/transport/sharedTransport.ts': { max: 1, why: 'extension host side: the wait before connecting again' },

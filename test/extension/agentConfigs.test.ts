@@ -24,7 +24,8 @@ const VERSIONED = /agent-memory-\d|dist\/cli\.js/;
 
 test('user-level entries start the launcher with --home; none names the extension folder', () => {
   const targets = agentTargets(input);
-  const user = targets.filter((t) => t.scope === 'user' && t.writable);
+  // The MCP server entries (the Claude Code hooks target is claudeHooks.test.ts's).
+  const user = targets.filter((t) => t.scope === 'user' && t.writable && t.format !== 'claude-hooks');
   assert.deepEqual(
     user.map((t) => [t.agent, t.file]),
     [

@@ -93,7 +93,8 @@ test('durations and sizes are text with a pattern the Settings editor checks; de
 
 test('the former ids (agent.yaml keys) stay registered as renamed settings naming their new id', () => {
   const all = Object.assign({}, ...sections.map((s) => s.properties)) as Record<string, Record<string, unknown>>;
-  for (const spec of CONFIG_SCHEMA) {
+  // Keys added after the Settings editor layout (webhooks.*) keep their agent.yaml name as id: they had no former id.
+  for (const spec of CONFIG_SCHEMA.filter((s) => SETTING_IDS[s.path] !== s.path)) {
     const legacy = all[`agentMemory.${spec.path}`];
     assert.ok(legacy, `agentMemory.${spec.path} still registered`);
     assert.match(String(legacy.markdownDeprecationMessage), new RegExp(`agentMemory\\.${SETTING_IDS[spec.path]!.replace('.', '\\.')}`));

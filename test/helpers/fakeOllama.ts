@@ -121,6 +121,11 @@ export interface FakeOllamaOptions {
   reply?: string | ((body: any, endpoint: 'generate' | 'chat') => string);
   /** Models `/api/pull` can install (default: any). Others get the error Ollama gives for unknown models. */
   pullable?: string[];
+  /**
+   * Every default `/api/embed` answer comes this much later (a slow model: writes stay in flight
+   * that long); a function gets the request's texts.
+   */
+  embedDelayMs?: number | ((inputs: string[]) => number);
 }
 
 /** `nomic-embed-text:latest` → `nomic-embed-text`. */
@@ -257,6 +262,23 @@ export class FakeOllama {
         resolve();
       }, ms);
       this.timers.add(t);
+    });
+  }
+
+  /** One vector per input (after `embedDelayMs`, unless the fake was closed meanwhile). */
+  private async sendEmbeddings(res: http.ServerResponse, model: string, body: any): Promise<void> {
+    const inputs: string[] = Array.isArray(body?.input) ? body.input : [String(body?.input ?? '')];
+    const dim = this.dimensionOf(model);
+    const delay = this.options.embedDelayMs;
+    const ms = typeof delay === 'function' ? delay(inputs.map(String)) : delay;
+    if (ms) await this.wait(ms);
+    if (this.closed) return;
+    this.json(res, 200, {
+      model,
+      embeddings: inputs.map((t) => fakeEmbedding(String(t), dim)),
+      total_duration: 1_000_000,
+      load_duration: 1000,
+      prompt_eval_count: inputs.length * 8,
     });
   }
 
@@ -502,19 +524,9 @@ export class FakeOllama {
         );
         return;
       }
-      case 'embed': {
+      case 'embed':
         if (!this.hasModel(model)) return notFound();
-        const inputs: string[] = Array.isArray(body?.input) ? body.input : [String(body?.input ?? '')];
-        const dim = this.dimensionOf(model!);
-        this.json(res, 200, {
-          model,
-          embeddings: inputs.map((t) => fakeEmbedding(String(t), dim)),
-          total_duration: 1_000_000,
-          load_duration: 1000,
-          prompt_eval_count: inputs.length * 8,
-        });
-        return;
-      }
+        return this.sendEmbeddings(res, model!, body);
       case 'generate':
       case 'chat':
         if (!this.hasModel(model)) return notFound();

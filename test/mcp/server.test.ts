@@ -14,17 +14,30 @@ import { CLI_TS, ROOT } from '../helpers/cliProcess';
 import { resultData, textOf } from '../helpers/mcpOutput';
 
 const TOOLS = [
+  'create_schedule',
   'delete_memory',
+  'delete_note',
+  'delete_schedule',
   'get_memory',
   'get_project_context',
   'list_memories',
+  'list_schedules',
   'list_suggestions',
+  'log_session_events',
+  'memory_changes_since',
   'memory_history',
   'promote_memory',
+  'read_session_summary',
   'recall_memories',
   'resolve_suggestion',
+  'schedule_runs',
+  'scratchpad',
+  'search_sessions',
   'store_memory',
+  'store_note',
   'update_memory',
+  'update_schedule',
+  'write_session_summary',
 ];
 
 test(

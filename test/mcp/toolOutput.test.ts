@@ -13,6 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { RECALL_CLOSE, RECALL_OPEN, recallMarkers } from '../../src/extension/recall';
 import { MEMORY_SCOPES, MEMORY_TYPES } from '../../src/core/memory/types';
 import { SUGGESTION_STATUSES } from '../../src/core/consolidation/records';
+import { NOTIFICATION_POLICIES, PATCH_STATUSES, SCHEDULE_STATUSES } from '../../src/core/schedules/types';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { CLI_TS, ROOT } from '../helpers/cliProcess';
@@ -30,6 +31,10 @@ const ENGINE_LISTS: Record<string, readonly string[]> = {
   scope: MEMORY_SCOPES,
   status: SUGGESTION_STATUSES,
   action: ['accept', 'reject'], // resolve_suggestion's own two verbs (suggestions.accept / suggestions.reject)
+  notification_policy: NOTIFICATION_POLICIES,
+  // The schedule tools' status is a schedule's, not a suggestion's (tool.input overrides input).
+  'list_schedules.status': SCHEDULE_STATUSES,
+  'update_schedule.status': PATCH_STATUSES,
 };
 
 const AGENT = 'agent-memory-test';
@@ -60,8 +65,9 @@ test('MCP tool output: enums, merge wording, the agent as actor, memory text onl
       for (const [name, prop] of Object.entries(t.inputSchema.properties ?? {})) {
         const p = prop as { enum?: string[]; items?: { enum?: string[] }; description?: string };
         const values = p.enum ?? p.items?.enum;
-        if (name in ENGINE_LISTS) {
-          assert.deepEqual(values, [...ENGINE_LISTS[name]!], `${t.name}.${name} is the engine's list`);
+        const list = ENGINE_LISTS[`${t.name}.${name}`] ?? ENGINE_LISTS[name];
+        if (list) {
+          assert.deepEqual(values, [...list], `${t.name}.${name} is the engine's list`);
           enums++;
         } else {
           assert.equal(values, undefined, `${t.name}.${name}: an enumeration the engine does not validate`);
@@ -69,7 +75,11 @@ test('MCP tool output: enums, merge wording, the agent as actor, memory text onl
         assert.doesNotMatch(p.description ?? '', /convention|bug_fix|gotcha/, `${t.name}.${name} offers no value the engine refuses`);
       }
     }
-    assert.equal(enums, 8, 'type (store, update), types (recall, list), scope (store, list), status, action');
+    assert.equal(
+      enums,
+      13,
+      'type (store, update), types (recall, list), scope (store, list, changes since), status (suggestions, schedules list and update), action, notification_policy (create, update)',
+    );
     const refused = await client.callTool({
       name: 'store_memory',
       arguments: { content: 'Prefer small pull requests.', type: 'convention' },

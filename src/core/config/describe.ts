@@ -2,6 +2,7 @@
 import { formatByteSize } from './byteSize.js';
 import { formatDurationMs } from './duration.js';
 import type { ConfigKeySpec } from './specTypes.js';
+import { describeWebhooksAllowed } from './changeTypes.js';
 
 const DURATION_EXAMPLES: readonly [string, number][] = [
   ['250ms', 250],
@@ -84,5 +85,7 @@ export function describeAllowed(spec: ConfigKeySpec): string {
       return `one of: ${spec.values.join(', ')}`;
     case 'url':
       return 'an http:// or https:// URL with a port, e.g. http://127.0.0.1:11434';
+    case 'webhooks':
+      return describeWebhooksAllowed();
   }
 }

@@ -12,6 +12,7 @@ export type {
   RangedSpec,
   StringSpec,
   UrlSpec,
+  WebhooksSpec,
 } from './specTypes.js';
 export { isRanged } from './specTypes.js';
 export type {
@@ -30,7 +31,10 @@ export type {
   SearchConfig,
   StoreConfig,
   VectorConfig,
+  WebhookEndpointConfig,
+  WebhooksConfig,
 } from './types.js';
+export { CHANGE_TYPES, MAX_WEBHOOKS, webhooksJsonSchema } from './changeTypes.js';
 export { parseConfig } from './parse.js';
 export { applyOverrides } from './overrides.js';
 export { CONFIG_FILE_CANDIDATES, configChangedAt, findConfigFile, loadConfigFile, loadProjectConfig, type LoadedConfig } from './files.js';

@@ -14,8 +14,10 @@ import type {
   NumberSpec,
   StringSpec,
   UrlSpec,
+  WebhooksSpec,
 } from './specTypes.js';
-import type { ConfigKey, ConfigShape, ValueAt } from './types.js';
+import type { ConfigKey, ConfigShape, ValueAt, WebhookEndpointConfig } from './types.js';
+import { DEFAULT_SECRET_POLICY, SECRET_POLICIES } from '../secrets/policy.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -69,6 +71,10 @@ function oneOf<P extends EnumKey>(path: P, values: readonly V<P>[], def: V<P>, d
 }
 function url<P extends KeyOf<string>>(path: P, def: string, description: string): UrlSpec<P> {
   return { path, type: 'url', default: def, description };
+}
+
+function webhookList<P extends KeyOf<WebhookEndpointConfig[]>>(path: P, description: string): WebhooksSpec<P> {
+  return { path, type: 'webhooks', default: [], description };
 }
 
 const P = 'memory.pipelineV2';
@@ -200,6 +206,14 @@ const ENTRIES = [
   ms('memory.dedup_scan_interval', { default: HOUR, min: MINUTE, max: 7 * DAY }, 'How often the background duplicate scanner runs.'),
   oneOf('memory.merge_strategy', ['latest_wins', 'append', 'smart_merge'], 'smart_merge', 'How merged memories are combined.'),
 
+  // ── secrets (docs/secrets.md) ─────────────────────────────────────────────────────────────
+  oneOf(
+    'memory.secret_policy',
+    SECRET_POLICIES,
+    DEFAULT_SECRET_POLICY,
+    'What a write does with a credential in its text (API keys, tokens, private keys, passwords): redact replaces each with [redacted: <kind>] and says so, refuse skips the write, allow stores it as written.',
+  ),
+
   // ── search ──────────────────────────────────────────────────────────────────────────────
   // 0.5/0.5 rather than 0.7/0.3: with the offline embedder the vector leg is the weaker one
   // (measured on LoCoMo: bench/locomo/RESULTS.md).
@@ -248,6 +262,24 @@ const ENTRIES = [
     { default: 10 * MINUTE, min: 10 * SECOND, max: DAY },
     'Take a snapshot when the oldest unsnapshotted write is older than this.',
   ),
+
+  // ── webhooks (docs/changes.md) ──────────────────────────────────────────────────────────
+  webhookList(
+    'webhooks.endpoints',
+    'Where changes of memories are sent: each webhook has a name, an http(s) URL and the change types it receives (default: all). Deliveries start once its signing secret exists (agent-memory webhooks secret NAME).',
+  ),
+  ms('webhooks.timeout', { default: 10 * SECOND, min: 200, max: 2 * MINUTE }, 'How long one delivery attempt may take, answer included.'),
+  int(
+    'webhooks.maxAttempts',
+    { default: 8, min: 1, max: 50, unit: 'count' },
+    'Attempts before a delivery is given up (dead); failed ones are listed and can be retried.',
+  ),
+  ms(
+    'webhooks.retryDelay',
+    { default: 30 * SECOND, min: 100, max: HOUR },
+    'Wait before the first retry of a failed delivery; it doubles with every further attempt.',
+  ),
+  ms('webhooks.maxRetryDelay', { default: HOUR, min: SECOND, max: DAY }, 'The longest wait between two attempts of a delivery.'),
 ];
 
 // Compile-time check: every leaf of ConfigShape has an entry.

@@ -72,8 +72,22 @@ export interface UrlSpec<P extends ConfigKey = ConfigKey> extends SpecBase<P> {
   default: string;
 }
 
+/** The list of webhooks (webhooks.ts): each with a name, an http(s) URL and the change types it wants. */
+export interface WebhooksSpec<P extends ConfigKey = ConfigKey> extends SpecBase<P> {
+  type: 'webhooks';
+  default: readonly never[];
+}
+
 export type ConfigKeySpec<P extends ConfigKey = ConfigKey> =
-  BooleanSpec<P> | IntegerSpec<P> | NumberSpec<P> | DurationSpec<P> | ByteSizeSpec<P> | StringSpec<P> | EnumSpec<P> | UrlSpec<P>;
+  | BooleanSpec<P>
+  | IntegerSpec<P>
+  | NumberSpec<P>
+  | DurationSpec<P>
+  | ByteSizeSpec<P>
+  | StringSpec<P>
+  | EnumSpec<P>
+  | UrlSpec<P>
+  | WebhooksSpec<P>;
 
 export type RangedSpec = IntegerSpec | NumberSpec | DurationSpec | ByteSizeSpec;
 

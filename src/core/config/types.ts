@@ -3,9 +3,14 @@
  * The shape here is the single source of truth for key paths: the schema table
  * (schema.ts) is checked against it at compile time.
  */
+import type { SecretPolicy } from '../secrets/policy';
 
+import type { WebhookEndpointConfig } from './changeTypes.js';
+
+export type { WebhookEndpointConfig } from './changeTypes.js';
 export type MaintenanceMode = 'observe' | 'execute';
 export type MergeStrategy = 'latest_wins' | 'append' | 'smart_merge';
+export type { SecretPolicy } from '../secrets/policy';
 export type EmbeddingProviderName = 'auto' | 'ollama' | 'builtin' | 'hash';
 export type PipelineMode = 'off' | 'shadow' | 'controlled' | 'full';
 
@@ -69,6 +74,7 @@ export interface MemoryConfig {
   auto_merge_threshold: number;
   dedup_scan_interval: number;
   merge_strategy: MergeStrategy;
+  secret_policy: SecretPolicy;
 }
 
 export interface SearchConfig {
@@ -97,6 +103,15 @@ export interface StoreConfig {
   snapshotMaxAgeMs: number;
 }
 
+/** `webhooks.*` — where changes are sent and how deliveries are retried (docs/changes.md). */
+export interface WebhooksConfig {
+  endpoints: WebhookEndpointConfig[];
+  timeout: number;
+  maxAttempts: number;
+  retryDelay: number;
+  maxRetryDelay: number;
+}
+
 /** The mutable shape, used while building a configuration. */
 export interface ConfigShape {
   memory: MemoryConfig;
@@ -104,6 +119,7 @@ export interface ConfigShape {
   embedding: EmbeddingConfig;
   vector: VectorConfig;
   store: StoreConfig;
+  webhooks: WebhooksConfig;
 }
 
 export type DeepReadonly<T> = T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
@@ -111,9 +127,13 @@ export type DeepReadonly<T> = T extends object ? { readonly [K in keyof T]: Deep
 /** A fully resolved, deep-frozen configuration: every key present, every value valid. */
 export type ResolvedConfig = DeepReadonly<ConfigShape>;
 
-/** Every dotted path to a leaf of T, e.g. `'memory.pipelineV2.enabled'`. */
+/** Every dotted path to a leaf of T, e.g. `'memory.pipelineV2.enabled'` (a list is one leaf). */
 export type LeafPath<T, Prefix extends string = ''> = {
-  [K in keyof T & string]: T[K] extends object ? LeafPath<T[K], `${Prefix}${K}.`> : `${Prefix}${K}`;
+  [K in keyof T & string]: T[K] extends readonly unknown[]
+    ? `${Prefix}${K}`
+    : T[K] extends object
+      ? LeafPath<T[K], `${Prefix}${K}.`>
+      : `${Prefix}${K}`;
 }[keyof T & string];
 
 /** The value type at a dotted path of T. */

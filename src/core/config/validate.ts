@@ -4,8 +4,11 @@ import { formatValue, showRaw } from './describe.js';
 import { parseDurationMs } from './duration.js';
 import type { ConfigKeySpec, EnumSpec, RangedSpec, StringSpec, UrlSpec } from './specTypes.js';
 import { closest } from './suggest.js';
+import { checkWebhooks } from './webhooks.js';
+import type { WebhookEndpointConfig } from './changeTypes.js';
 
-export type Checked = { ok: true; value: boolean | number | string; warning?: string } | { ok: false; message: string };
+export type Checked =
+  { ok: true; value: boolean | number | string | WebhookEndpointConfig[]; warning?: string } | { ok: false; message: string };
 
 const fail = (message: string): Checked => ({ ok: false, message });
 
@@ -40,6 +43,8 @@ export function checkValue(spec: ConfigKeySpec, raw: unknown): Checked {
       return checkEnum(spec, raw);
     case 'url':
       return checkUrl(spec, raw);
+    case 'webhooks':
+      return checkWebhooks(raw);
   }
 }
 

@@ -25,7 +25,7 @@ import type { PreparedEmbedding } from '../vectorstore/types';
 import { embedForActiveSpace, embedMemoryText, type EmbedResult } from '../memory/ingest';
 import { DuplicateContentError, ValidationError } from '../memory/errors';
 import type { MemoryService, PreparedCreate } from '../memory/memoryService';
-import type { CreateMemoryInput, MemoryRecord, SimilarMemory, SkipReason } from '../memory/types';
+import type { CreateMemoryInput, MemoryRecord, RedactedKinds, SimilarMemory, SkipReason } from '../memory/types';
 import { isExplicitSave, originOf } from '../memory/origin';
 import { mergeContent, type MergeSide } from './merge';
 import { planUndoMerge, undoMergeInTx, type UndoMergeResult } from './undoMerge';
@@ -54,7 +54,9 @@ export interface SmartStoreResult {
   /** Whether `memory` has its vector ('none' when nothing was stored). */
   embedding: 'ready' | 'pending' | 'none';
   embeddingError?: string;
-  skipped?: { reason: SkipReason; detail: string; existingId?: string };
+  skipped?: { reason: SkipReason; detail: string; existingId?: string; existingLabel?: string; secrets?: RedactedKinds };
+  /** Kinds of credential redacted from the input before it was written (docs/secrets.md). */
+  redacted?: RedactedKinds;
   merge?: { targetId: string; absorbedId: string; similarity: number; strategy: MergeStrategy; logId: string };
   warnings: string[];
 }
@@ -95,18 +97,17 @@ export class SmartStore {
 
   /** Store a memory the smart way (see the file comment). */
   async save(input: CreateMemoryInput & { performedBy?: string }): Promise<SmartStoreResult> {
-    const performedBy = input.performedBy ?? input.who ?? input.agentSource ?? 'user';
     const prepared = this.memory.prepareCreate(input);
-    if (prepared.status === 'skipped') {
-      return {
-        action: 'skipped',
-        suggestions: [],
-        similar: [],
-        embedding: 'none',
-        warnings: prepared.warnings,
-        skipped: { reason: prepared.reason, detail: prepared.detail, existingId: prepared.existingId },
-      };
-    }
+    const r = await this.saveFrom(input, prepared);
+    return prepared.redacted?.length ? { ...r, redacted: prepared.redacted } : r;
+  }
+
+  private async saveFrom(
+    input: CreateMemoryInput & { performedBy?: string },
+    prepared: ReturnType<MemoryService['prepareCreate']>,
+  ): Promise<SmartStoreResult> {
+    const performedBy = input.performedBy ?? input.who ?? input.agentSource ?? 'user';
+    if (prepared.status === 'skipped') return skippedResult(prepared);
     if (prepared.status === 'duplicate') return this.duplicate(prepared.memory, prepared.warnings);
     // A person's explicit save is never merged: a close duplicate gets a suggestion instead.
     const mergeAt = isExplicitSave(originOf(input.origin)) ? Infinity : this.settings.autoMergeThreshold;
@@ -397,4 +398,22 @@ export function similarMemories(memory: MemoryService, suggestions: readonly Sug
 /** A memory's title, or the start of its text (at most 200 graphemes). */
 export function memoryLabel(m: Pick<MemoryRecord, 'title' | 'content'>): string {
   return m.title || truncateFlat(m.content, 200);
+}
+
+/** A create the write path skipped, as the smart store's result. */
+function skippedResult(prepared: Extract<ReturnType<MemoryService['prepareCreate']>, { status: 'skipped' }>): SmartStoreResult {
+  return {
+    action: 'skipped',
+    suggestions: [],
+    similar: [],
+    embedding: 'none',
+    warnings: prepared.warnings,
+    skipped: {
+      reason: prepared.reason,
+      detail: prepared.detail,
+      existingId: prepared.existingId,
+      existingLabel: prepared.existingLabel,
+      ...(prepared.secrets ? { secrets: prepared.secrets } : {}),
+    },
+  };
 }

@@ -19,6 +19,9 @@ import { chunkDocument, chunkTitle, isMarkdownName } from './chunk';
 import { truncate } from '../text/truncate';
 import { createLocalDocumentFetcher, type DocumentFetcher } from './fetch';
 import { embeddingFor, factEmbeddingText, prepareEmbeddings } from '../memory/prepareEmbeddings';
+import { guardSecrets, secretRefusal } from '../memory/secretGuard';
+import type { SecretPolicy } from '../secrets/policy';
+import type { SecretKind } from '../secrets/rules';
 
 export type DocumentStatus = 'pending' | 'extracting' | 'chunking' | 'embedding' | 'indexing' | 'done' | 'failed';
 
@@ -46,6 +49,17 @@ export interface CreateDocumentInput {
   url?: string;
   title?: string;
   content?: string;
+}
+
+/**
+ * A document's text, title and address after the secret guard (docs/secrets.md): its raw text
+ * is kept in the store, so it is redacted before it is written (or the document refused with
+ * `secret_detected`), like every memory its chunks become.
+ */
+export function guardDocument(input: CreateDocumentInput, policy: SecretPolicy): { input: CreateDocumentInput; redacted: SecretKind[] } {
+  const g = guardSecrets(input, policy);
+  if (g.refused) throw secretRefusal(g.kinds);
+  return { input: g.value, redacted: g.kinds };
 }
 
 export function createDocument(store: Store, projectId: string, input: CreateDocumentInput, now: Date, maxAttempts = 3): DocumentRow {
@@ -143,7 +157,14 @@ export function createDocumentHandler(deps: DocumentDeps) {
 
   /** Chunk `i` as a memory linked to the document; a memory of the document with the same content is linked instead. */
   const writeChunk = async (doc: DocumentRow, piece: ChunkToWrite, warnings: string[]): Promise<'written' | 'deduped' | 'skipped'> => {
-    const { index: i, text: chunk, title } = piece;
+    const { index: i, title } = piece;
+    // A fetched page was never stored raw: its chunks are guarded here, before they are embedded.
+    const guarded = guardSecrets(piece.text, deps.memory.secretPolicy === 'allow' ? 'allow' : 'redact');
+    const chunk = guarded.value;
+    if (guarded.kinds.length && deps.memory.secretPolicy === 'refuse') {
+      warnings.push(`chunk ${i} skipped: it holds a secret`);
+      return 'skipped';
+    }
     const { storageContent, contentHash } = normalizeAndHashContent(chunk);
     if (!storageContent) return 'skipped';
     // Embed outside the transaction, then one short transaction per chunk.

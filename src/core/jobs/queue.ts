@@ -3,6 +3,7 @@
  * failure with retry-or-dead, release without counting an attempt, the stale-lease reaper,
  * and dead-job requeue (maintenance). Every state change is one short transaction.
  */
+import { redactDeep, redactSecrets } from '../secrets/detect';
 import type { Store } from '../store/store';
 
 export type JobStatus = 'pending' | 'leased' | 'completed' | 'dead' | 'cancelled';
@@ -134,7 +135,8 @@ export function completeJob(store: Store, id: string, result: unknown, now: Date
     tx.run(
       `UPDATE memory_jobs SET status = 'completed', completed_at = ?, result_json = ?, leased_at = NULL, leased_by = NULL, updated_at = ?
        WHERE id = ? AND status = 'leased'`,
-      [iso, JSON.stringify(result ?? null), iso, id],
+      // A job's result and error are diagnostics: never a place for a credential (docs/secrets.md).
+      [iso, JSON.stringify(redactDeep(result ?? null).value), iso, id],
     ),
   );
 }
@@ -152,7 +154,7 @@ export function failJob(store: Store, id: string, error: string, maxAttempts: nu
     tx.run(
       `UPDATE memory_jobs SET status = ?, last_error = ?, failed_at = ?, leased_at = NULL, leased_by = NULL, updated_at = ?
        WHERE id = ?`,
-      [dead ? 'dead' : 'pending', error.slice(0, 2000), iso, iso, id],
+      [dead ? 'dead' : 'pending', redactSecrets(error).text.slice(0, 2000), iso, iso, id],
     );
     return dead ? 'dead' : 'pending';
   });
@@ -169,7 +171,7 @@ export function releaseJob(store: Store, id: string, note: string | null, now: D
       `UPDATE memory_jobs SET status = 'pending', attempts = max(attempts - 1, 0), last_error = coalesce(?, last_error),
          leased_at = NULL, leased_by = NULL, updated_at = ?
        WHERE id = ? AND status = 'leased'`,
-      [note, iso, id],
+      [note === null ? null : redactSecrets(note).text, iso, id],
     ),
   );
 }

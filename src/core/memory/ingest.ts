@@ -16,7 +16,7 @@ import type { PreparedEmbedding } from '../vectorstore/types';
 import { embeddingText, storedEmbedding } from './embedding';
 import { NotFoundError } from './errors';
 import type { MemoryService } from './memoryService';
-import type { CreateMemoryInput, CreateResult, MemoryRecord, UpdateMemoryInput } from './types';
+import type { CreateMemoryInput, CreateResult, UpdatedMemory, UpdateMemoryInput } from './types';
 import * as v from './validate';
 
 export type EmbeddingOutcome = 'ready' | 'pending';
@@ -126,16 +126,19 @@ export class MemoryIngest {
   /** Update; when the title or content changes the new text is embedded first (outside the transaction). */
   async update(
     id: string,
-    patch: UpdateMemoryInput,
-  ): Promise<{ memory: MemoryRecord; embedding: EmbeddingOutcome; embeddingError?: string }> {
+    given: UpdateMemoryInput,
+  ): Promise<{ memory: UpdatedMemory; embedding: EmbeddingOutcome; embeddingError?: string }> {
     const current = this.memory.get(id);
     if (!current) throw new NotFoundError(id);
+    // The text embedded is the one stored: after the secret guard (docs/secrets.md).
+    const { patch, redacted } = this.memory.guardPatch(given);
     const title = patch.title !== undefined ? v.validateTitle(patch.title) : current.title;
     const content =
       patch.content !== undefined ? normalizeAndHashContent(v.validateContent(patch.content)).storageContent : current.content;
     let emb: EmbedResult | undefined;
     if (title !== current.title || content !== current.content) emb = await embedForActiveSpace(this.space, this.store, title, content);
-    const memory = this.memory.update(id, patch, emb?.ok ? { embedding: emb.embedding } : {});
+    const updated = this.memory.update(id, patch, { ...(emb?.ok ? { embedding: emb.embedding } : {}), redacted });
+    const memory: UpdatedMemory = redacted.length ? { ...updated, redacted } : updated;
     if (memory.embeddingStatus !== 'ready') this.opts.onPending?.();
     return {
       memory,

@@ -47,6 +47,10 @@ export const LIMIT_RANGES = {
   reviews: { min: 1, max: 1000, default: 100 },
   /** history.pipelineChanges. */
   pipelineChanges: { min: 1, max: 200, default: 20 },
+  /** events.since / events.wait (one page of the change feed). */
+  events: { min: 1, max: 1000, default: 100 },
+  /** webhooks.deliveries. */
+  deliveries: { min: 1, max: 500, default: 50 },
 } as const satisfies Record<string, LimitRange>;
 
 export type LimitName = keyof typeof LIMIT_RANGES;

@@ -8,15 +8,18 @@ import type { Store, Tx } from '../store/store';
 import { normalizeAndHashContent } from '../text/normalize';
 import { isLowValue, isPlaceholder } from '../text/quality';
 import { cancelMemoryJobs, enqueueMemoryJob } from '../jobs/enqueue';
-import { DuplicateContentError, NotFoundError, ValidationError, VersionConflictError } from './errors';
+import { DuplicateContentError, NotFoundError, ValidationError } from './errors';
 import { DEFAULT_LIFECYCLE, LIMITS, type LifecycleSettings } from './limits';
 import { recordToColumns, rowToRecord, rowToSummary } from './rows';
 import { findNearDuplicate } from './nearDuplicate';
+import { truncateLine } from '../text/truncate';
 import { LIVE_MEMORY_SQL, isLive, liveParam } from './visibility';
 import { writeHistory } from './history';
 import { lifetimeFor, originOf, restoredLifetime, type CreateOrigin, type Lifetime } from './lifetime';
 import {
   changedKeys,
+  checkExpectedVersion,
+  createdSummary,
   listFilter,
   mergedRecord,
   newRecord,
@@ -27,6 +30,8 @@ import {
   type MergePatch,
 } from './recordParts';
 import * as v from './validate';
+import { guardSecrets, redactedField, secretRefusal, secretSkip } from './secretGuard';
+import { DEFAULT_SECRET_POLICY, type SecretPolicy } from '../secrets/policy';
 import { checkPreparedEmbedding, collectEmbedding, embeddingHashOf, writeEmbeddingRow } from './embedding';
 import type { PreparedEmbedding } from '../vectorstore/types';
 import type {
@@ -36,12 +41,14 @@ import type {
   ListOptions,
   ListResult,
   MemoryRecord,
+  RedactedKinds,
+  UpdatedMemory,
   UpdateMemoryInput,
   WriteOptions,
 } from './types';
 
 /** A create that passed validation, skip rules and dedup: the record to insert. */
-export type PreparedCreate = { status: 'new'; record: MemoryRecord; warnings: string[] };
+export type PreparedCreate = { status: 'new'; record: MemoryRecord; warnings: string[]; redacted?: RedactedKinds };
 
 export type { MergePatch } from './recordParts';
 
@@ -51,6 +58,8 @@ export interface MemoryServiceOptions {
   lifecycle?: Partial<LifecycleSettings>;
   /** Enqueue an extraction job per write (pipeline enabled); a write passes `extract: false` to skip it. */
   enqueueExtraction?: boolean;
+  /** What a write holding a credential does (docs/secrets.md); default `redact`. */
+  secretPolicy?: SecretPolicy;
   /** Injectable clock for tests. */
   now?: () => Date;
 }
@@ -86,6 +95,27 @@ export class MemoryService {
     return this.opts.projectId;
   }
 
+  get secretPolicy(): SecretPolicy {
+    return this.opts.secretPolicy ?? DEFAULT_SECRET_POLICY;
+  }
+
+  /**
+   * An edit after the secret guard (docs/secrets.md): redacted, or refused with `secret_detected`;
+   * ingest.ts embeds this one. `earlier`: kinds a caller's guard already redacted (for the history).
+   */
+  guardPatch(given: UpdateMemoryInput, earlier: RedactedKinds = []): { patch: UpdateMemoryInput; redacted: RedactedKinds } {
+    if (!given || typeof given !== 'object') throw new ValidationError('patch', 'must be an object');
+    const g = guardSecrets(given, this.secretPolicy);
+    if (g.refused) throw secretRefusal(g.kinds);
+    return { patch: g.value, redacted: g.kinds.length ? g.kinds : earlier };
+  }
+
+  /** The content hash a create of `content` is stored under (after the secret guard); see server/idempotency.ts. */
+  contentHashOf(content: string): string {
+    const g = guardSecrets(content, this.secretPolicy === 'allow' ? 'allow' : 'redact');
+    return normalizeAndHashContent(g.value).contentHash;
+  }
+
   /** TTL and expiry for a new or changed memory: the origin rule of lifetime.ts (docs/lifecycle.md). */
   private lifecycleFor(importance: number, ttl: number | null | undefined, now: Date, origin: CreateOrigin = 'person'): Lifetime {
     return lifetimeFor(origin, importance, ttl, this.lifecycle, now);
@@ -94,8 +124,8 @@ export class MemoryService {
   create(input: CreateMemoryInput, opts: WriteOptions = {}): CreateResult {
     const prepared = this.prepareCreate(input, opts);
     if (prepared.status !== 'new') return prepared;
-    const memory = this.store.transaction((tx) => this.insertPrepared(tx, prepared.record, input, opts, prepared.warnings));
-    return { status: 'created', memory, warnings: prepared.warnings };
+    const memory = this.store.transaction((tx) => this.insertPrepared(tx, prepared, input, opts));
+    return { status: 'created', memory, warnings: prepared.warnings, ...redactedField(prepared.redacted) };
   }
 
   /**
@@ -107,8 +137,9 @@ export class MemoryService {
     if (prepared.status !== 'new') return prepared;
     return {
       status: 'created',
-      memory: this.insertPrepared(tx, prepared.record, input, opts, prepared.warnings),
+      memory: this.insertPrepared(tx, prepared, input, opts),
       warnings: prepared.warnings,
+      ...redactedField(prepared.redacted),
     };
   }
 
@@ -122,10 +153,11 @@ export class MemoryService {
       prepared.record.projectId,
       prepared.record.contentHash,
     ]);
-    if (exact) return { status: 'duplicate', memory: rowToRecord(exact), warnings: prepared.warnings };
+    const redacted = redactedField(prepared.redacted);
+    if (exact) return { status: 'duplicate', memory: rowToRecord(exact), warnings: prepared.warnings, ...redacted };
     const warnings = [...prepared.warnings];
-    const memory = this.insertPrepared(tx, { ...prepared.record }, input, opts, warnings);
-    return { status: 'created', memory, warnings };
+    const memory = this.insertPrepared(tx, { ...prepared, record: { ...prepared.record }, warnings }, input, opts);
+    return { status: 'created', memory, warnings, ...redacted };
   }
 
   /**
@@ -149,8 +181,8 @@ export class MemoryService {
               results.push(prepared);
               continue;
             }
-            const memory = this.insertPrepared(tx, prepared.record, input, {}, prepared.warnings);
-            results.push({ status: 'created', memory, warnings: prepared.warnings });
+            const memory = this.insertPrepared(tx, prepared, input, {});
+            results.push({ status: 'created', memory, warnings: prepared.warnings, ...redactedField(prepared.redacted) });
           } catch (e) {
             if (!(e instanceof ValidationError)) throw e;
             results.push({ status: 'error', error: e.message, field: e.field });
@@ -193,18 +225,23 @@ export class MemoryService {
   }
 
   /** Validation, skip rules and dedup (reads only); the record to insert when it is new. */
-  prepareCreate(input: CreateMemoryInput, opts: WriteOptions = {}): Exclude<CreateResult, { status: 'created' }> | PreparedCreate {
-    if (!input || typeof input !== 'object') throw new ValidationError('input', 'must be an object');
+  prepareCreate(given: CreateMemoryInput, opts: WriteOptions = {}): Exclude<CreateResult, { status: 'created' }> | PreparedCreate {
+    if (!given || typeof given !== 'object') throw new ValidationError('input', 'must be an object');
+    // The secret guard runs first: nothing of a credential reaches validation errors, dedup or the row.
+    const guard = guardSecrets(given, this.secretPolicy);
+    if (guard.refused) return secretSkip(guard.kinds);
+    const input = guard.value;
+    const redacted = redactedField(guard.kinds);
     const valid = validateCreate(input);
     const origin = originOf(input.origin);
     const { content, warnings } = valid;
 
     // Skip rules (docs/write-path.md "Validate"): skip filler and placeholders with a reason (not an error).
     if (isPlaceholder(content)) {
-      return { status: 'skipped', reason: 'placeholder', detail: 'The text is a placeholder, not content.', warnings };
+      return { status: 'skipped', reason: 'placeholder', detail: 'The text is a placeholder, not content.', warnings, ...redacted };
     }
     if (isLowValue(content) && !input.allowLowValue) {
-      return { status: 'skipped', reason: 'low_value', detail: 'The text is filler with nothing to remember.', warnings };
+      return { status: 'skipped', reason: 'low_value', detail: 'The text is filler with nothing to remember.', warnings, ...redacted };
     }
 
     const { storageContent, contentHash } = normalizeAndHashContent(content);
@@ -214,17 +251,20 @@ export class MemoryService {
       projectId,
       contentHash,
     ]);
-    if (exact) return { status: 'duplicate', memory: rowToRecord(exact), warnings };
+    if (exact) return { status: 'duplicate', memory: rowToRecord(exact), warnings, ...redacted };
 
     if (!input.allowNearDuplicate) {
       const near = findNearDuplicate(this.store, projectId, storageContent, LIMITS.nearDuplicateThreshold);
       if (near) {
+        const existingLabel = near.title.trim() || near.content;
         return {
           status: 'skipped',
           reason: 'redundant',
           existingId: near.id,
-          detail: `At least ${Math.round(LIMITS.nearDuplicateThreshold * 100)}% of its words are already in memory ${near.id}.`,
+          existingLabel,
+          detail: `At least ${Math.round(LIMITS.nearDuplicateThreshold * 100)}% of its words are already in “${truncateLine(existingLabel, 80)}”.`,
           warnings,
+          ...redacted,
         };
       }
     }
@@ -239,10 +279,11 @@ export class MemoryService {
       iso,
       pipelineStatus: this.extracts(opts) && !input.fromRecall ? 'pending' : 'complete',
     });
-    return { status: 'new', record, warnings };
+    return { status: 'new', record, warnings, ...redacted };
   }
 
-  private insertPrepared(tx: Tx, record: MemoryRecord, input: CreateMemoryInput, opts: WriteOptions, warnings: string[]): MemoryRecord {
+  private insertPrepared(tx: Tx, prepared: PreparedCreate, input: CreateMemoryInput, opts: WriteOptions): MemoryRecord {
+    const { record, warnings } = prepared;
     if (opts.embedding && this.attachEmbedding(record, opts.embedding, warnings)) writeEmbeddingRow(tx, opts.embedding, record.createdAt);
     tx.run(INSERT_SQL, Object.values(recordToColumns(record)));
     const saved = rowToRecord(tx.get('SELECT * FROM memories WHERE id = ?', [record.id])!);
@@ -254,6 +295,7 @@ export class MemoryService {
       newJson: createdSummary(saved),
       changedBy: saved.who,
       reason: saved.why,
+      ...(prepared.redacted?.length ? { metadata: { redacted: prepared.redacted } } : {}),
       createdAt: saved.createdAt,
     });
     if (this.extracts(opts) && !input.fromRecall) enqueueMemoryJob(tx, 'extract', saved.id, saved.createdAt);
@@ -306,7 +348,7 @@ export class MemoryService {
   }
 
   /** Partial update: only given fields change; version + 1 and a history row when anything did. */
-  update(id: string, patch: UpdateMemoryInput, opts: WriteOptions = {}): MemoryRecord {
+  update(id: string, patch: UpdateMemoryInput, opts: WriteOptions = {}): UpdatedMemory {
     return this.store.transaction((tx) => this.updateInTx(tx, id, patch, opts));
   }
 
@@ -315,8 +357,8 @@ export class MemoryService {
    * no longer applies: `opts.embedding` (computed for the new text) replaces it, otherwise the
    * memory becomes `pending` and leaves the vector index until it is embedded again.
    */
-  updateInTx(tx: Tx, id: string, patch: UpdateMemoryInput, opts: WriteOptions = {}): MemoryRecord {
-    if (!patch || typeof patch !== 'object') throw new ValidationError('patch', 'must be an object');
+  updateInTx(tx: Tx, id: string, given: UpdateMemoryInput, opts: WriteOptions = {}): UpdatedMemory {
+    const { patch, redacted } = this.guardPatch(given, opts.redacted);
     const current = this.get(id);
     if (!current) throw new NotFoundError(id);
     checkExpectedVersion(id, patch, current);
@@ -346,11 +388,11 @@ export class MemoryService {
       newJson: next,
       changedBy: patch.who ?? 'user',
       reason: patch.why ?? null,
-      metadata: warnings.length ? { changed, warnings } : { changed },
+      metadata: { changed, ...(warnings.length ? { warnings } : {}), ...redactedField(redacted) },
       createdAt: next.updatedAt,
     });
     if (textChanged && this.extracts(opts)) enqueueMemoryJob(tx, 'extract', id, next.updatedAt);
-    return next;
+    return { ...next, ...redactedField(redacted) };
   }
 
   /** Soft delete: a tombstone and a history row; idempotent. Returns the tombstoned record. */
@@ -458,9 +500,11 @@ export class MemoryService {
    * a 'merged' history row. Throws DuplicateContentError when the merged text equals another
    * live memory's.
    */
-  mergeInTx(tx: Tx, targetId: string, patch: MergePatch): MemoryRecord {
+  mergeInTx(tx: Tx, targetId: string, given: MergePatch): MemoryRecord {
     const current = this.get(targetId);
     if (!current) throw new NotFoundError(targetId);
+    // A merge is nobody's new input: its text is redacted under `refuse` too, never refused.
+    const patch = guardSecrets(given, this.secretPolicy === 'allow' ? 'allow' : 'redact').value;
     const next = mergedRecord(current, patch);
     if (next.contentHash !== current.contentHash) {
       const clash = tx.get<{ id: string }>(
@@ -556,39 +600,9 @@ export class MemoryService {
   }
 }
 
-/**
- * What a `created` history row keeps of the new record. The memory row itself is that state
- * (later changes record the full prior record in old_json) and the text is in new_content,
- * so the whole record here only doubled the history's size: it was a quarter of the store.
- */
-function createdSummary(m: MemoryRecord): Partial<MemoryRecord> {
-  return {
-    id: m.id,
-    version: m.version,
-    type: m.type,
-    scope: m.scope,
-    title: m.title,
-    tags: m.tags,
-    importance: m.importance,
-    source: m.source,
-    agentSource: m.agentSource,
-    contentHash: m.contentHash,
-    expiresAt: m.expiresAt,
-    createdAt: m.createdAt,
-  };
-}
-
 function writeTags(tx: Tx, rid: number, tags: string[], replace = false): void {
   if (replace) tx.run('DELETE FROM memory_tags WHERE rid = ?', [rid]);
   for (const tag of tags) tx.run('INSERT OR IGNORE INTO memory_tags (tag, rid) VALUES (?, ?)', [tag, rid]);
-}
-
-/** Expected version given and different from the stored one: VersionConflictError. */
-function checkExpectedVersion(id: string, patch: UpdateMemoryInput, current: MemoryRecord): void {
-  const expectedVersion = v.validateExpectedVersion(patch.expectedVersion);
-  if (expectedVersion !== undefined && expectedVersion !== current.version) {
-    throw new VersionConflictError(id, expectedVersion, current.version);
-  }
 }
 
 /** The changed record's row, its old vector collected when replaced, its tags when they changed. */

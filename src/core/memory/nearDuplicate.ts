@@ -132,21 +132,26 @@ function documentsHolding(store: Store, { words, minHits }: CandidateWords): num
     .map(([docid]) => docid);
 }
 
-export function findNearDuplicate(store: Store, projectId: string, content: string, threshold: number): { id: string } | undefined {
+export function findNearDuplicate(
+  store: Store,
+  projectId: string,
+  content: string,
+  threshold: number,
+): { id: string; title: string; content: string } | undefined {
   let cache = caches.get(store);
   if (!cache) caches.set(store, (cache = new FrequencyCache(store)));
   const candidates = candidateWords(content, threshold, (w) => cache.get(w));
   if (!candidates?.words.length) return undefined;
   const rids = documentsHolding(store, candidates);
   if (!rids.length) return undefined;
-  const rows = store.all<{ rid: number; id: string; content: string }>(
-    `SELECT rid, id, content FROM memories WHERE rid IN (${rids.map(() => '?').join(', ')}) AND project_id = ? AND deleted_at IS NULL`,
+  const rows = store.all<{ rid: number; id: string; title: string; content: string }>(
+    `SELECT rid, id, title, content FROM memories WHERE rid IN (${rids.map(() => '?').join(', ')}) AND project_id = ? AND deleted_at IS NULL`,
     [...rids, projectId],
   );
   const byRid = new Map(rows.map((r) => [r.rid, r]));
   for (const rid of rids) {
     const r = byRid.get(rid);
-    if (r && isNearDuplicate(content, r.content, threshold)) return { id: r.id };
+    if (r && isNearDuplicate(content, r.content, threshold)) return { id: r.id, title: r.title, content: r.content };
   }
   return undefined;
 }

@@ -8,6 +8,7 @@ import { computeDocHash } from '../text/docHash';
 import type { PreparedEmbedding } from '../vectorstore/types';
 import { LIVE_MEMORY_SQL, liveParam } from './visibility';
 import * as v from './validate';
+import { VersionConflictError } from './errors';
 import { withLineBreaks } from './lineBreaks';
 import type { CreateMemoryInput, ListOptions, MemoryRecord, UpdateMemoryInput } from './types';
 
@@ -183,4 +184,34 @@ export function listFilter(opts: ListOptions, projectId: string, now: Date): { c
     }
   }
   return { clause: where.join(' AND '), params };
+}
+
+/**
+ * What a `created` history row keeps of the new record. The memory row itself is that state
+ * (later changes record the full prior record in old_json) and the text is in new_content,
+ * so the whole record here only doubled the history's size: it was a quarter of the store.
+ */
+export function createdSummary(m: MemoryRecord): Partial<MemoryRecord> {
+  return {
+    id: m.id,
+    version: m.version,
+    type: m.type,
+    scope: m.scope,
+    title: m.title,
+    tags: m.tags,
+    importance: m.importance,
+    source: m.source,
+    agentSource: m.agentSource,
+    contentHash: m.contentHash,
+    expiresAt: m.expiresAt,
+    createdAt: m.createdAt,
+  };
+}
+
+/** Expected version given and different from the stored one: VersionConflictError. */
+export function checkExpectedVersion(id: string, patch: UpdateMemoryInput, current: MemoryRecord): void {
+  const expectedVersion = v.validateExpectedVersion(patch.expectedVersion);
+  if (expectedVersion !== undefined && expectedVersion !== current.version) {
+    throw new VersionConflictError(id, expectedVersion, current.version);
+  }
 }

@@ -139,9 +139,14 @@ export interface WriteOptions {
    * pipeline's own writes, document chunks, undo: derived text is never extracted again).
    */
   extract?: boolean;
+  /** Kinds of credential the caller's own secret guard already redacted (recorded in the history). */
+  redacted?: RedactedKinds;
 }
 
-export type SkipReason = 'low_value' | 'placeholder' | 'redundant';
+export type SkipReason = 'low_value' | 'placeholder' | 'redundant' | 'secret_detected';
+
+/** Kinds of credential the secret guard replaced with `[redacted: <kind>]` (src/core/secrets/rules.ts). */
+export type RedactedKinds = import('../secrets/rules').SecretKind[];
 
 /** An existing memory a newly stored one is very close to, with the suggestion to merge them (docs/consolidation.md). */
 export interface SimilarMemory {
@@ -152,10 +157,27 @@ export interface SimilarMemory {
   suggestionId: string;
 }
 
+/**
+ * `redacted`: the kinds of credential the secret guard replaced before anything was written
+ * (docs/secrets.md); `secrets`: the kinds that made a `secret_detected` skip.
+ */
 export type CreateResult =
-  | { status: 'created'; memory: MemoryRecord; warnings: string[] }
-  | { status: 'duplicate'; memory: MemoryRecord; warnings: string[] }
-  | { status: 'skipped'; reason: SkipReason; existingId?: string; detail: string; warnings: string[] };
+  | { status: 'created'; memory: MemoryRecord; warnings: string[]; redacted?: RedactedKinds }
+  | { status: 'duplicate'; memory: MemoryRecord; warnings: string[]; redacted?: RedactedKinds }
+  | {
+      status: 'skipped';
+      reason: SkipReason;
+      existingId?: string;
+      /** redundant: the existing memory's title, else its text (the surfaces name it by this, not by its id). */
+      existingLabel?: string;
+      detail: string;
+      warnings: string[];
+      redacted?: RedactedKinds;
+      secrets?: RedactedKinds;
+    };
+
+/** What an edit returns: the new record, and the kinds of credential redacted from the edit. */
+export type UpdatedMemory = MemoryRecord & { redacted?: RedactedKinds };
 
 export interface UpdateMemoryInput {
   title?: string;

@@ -20,6 +20,10 @@ import { runShadowDecisions, type FindCandidates, type Proposal } from './decisi
 import { extractFacts, type ExtractionResult } from './extraction';
 import { factEmbeddingText, prepareEmbeddings } from '../memory/prepareEmbeddings';
 import { PIPELINE_WHO } from './audit';
+import { guardSecrets } from '../memory/secretGuard';
+import { describeKinds } from '../secrets/detect';
+import type { SecretPolicy } from '../secrets/policy';
+import { plural } from '../text/plural';
 
 export interface ExtractSettings {
   mode: WriteMode;
@@ -79,7 +83,9 @@ export function createExtractHandler(deps: ExtractDeps) {
     if (skipped || !src) return { ...result, skipped };
 
     const text = src.title ? `${src.title}\n\n${src.content}` : src.content;
-    const extraction = await extractFacts(deps.llm, text, { timeoutMs: s.extractionTimeoutMs, signal: ctx.signal }).catch(rethrow);
+    const extracted = await extractFacts(deps.llm, text, { timeoutMs: s.extractionTimeoutMs, signal: ctx.signal }).catch(rethrow);
+    // A model may answer with a credential (made up, or from its own context): guarded before any audit row holds it.
+    const extraction = guardExtraction(extracted, deps.memory.secretPolicy);
     result.llmCalls++;
     result.facts = extraction.facts.length;
     result.entities = extraction.entities.length;
@@ -123,6 +129,29 @@ export function createExtractHandler(deps: ExtractDeps) {
     }
     markProcessed(deps.store, s.mode, src.id, result);
     return result;
+  };
+}
+
+/**
+ * The extraction with its credentials handled by the store's policy (docs/secrets.md): redacted
+ * under `redact`; under `refuse` the facts and entities holding one are dropped, with a warning.
+ */
+export function guardExtraction(x: ExtractionResult, policy: SecretPolicy): ExtractionResult {
+  if (policy === 'allow') return x;
+  if (policy === 'redact') {
+    const g = guardSecrets({ facts: x.facts, entities: x.entities }, 'redact');
+    if (!g.kinds.length) return x;
+    return { ...g.value, warnings: [...x.warnings, `the model's answer held ${describeKinds(g.kinds)}; redacted`] };
+  }
+  const clean = <T>(v: T) => !guardSecrets(v, 'refuse').refused;
+  const facts = x.facts.filter(clean);
+  const entities = x.entities.filter(clean);
+  const dropped = x.facts.length - facts.length + (x.entities.length - entities.length);
+  if (!dropped) return x;
+  return {
+    facts,
+    entities,
+    warnings: [...x.warnings, `${plural(dropped, 'fact or entity', 'facts or entities')} not kept: they held a secret`],
   };
 }
 

@@ -22,7 +22,7 @@ import { ModelCallWatch, watchModelCalls, type ModelWaitState } from '../llm/cal
 import type { PipelineMode, PipelineV2Config } from '../config/types';
 import { JobWorker, type WorkerEvent } from '../jobs/worker';
 import { jobCounts } from '../jobs/queue';
-import { createDocumentHandler, createDocument, type CreateDocumentInput, type DocumentRow } from '../documents/ingest';
+import { createDocumentHandler, createDocument, guardDocument, type CreateDocumentInput, type DocumentRow } from '../documents/ingest';
 import type { DocumentFetcher } from '../documents/fetch';
 import { RetentionWorker } from '../retention/worker';
 import { MaintenanceWorker, type MaintenanceSettings } from '../maintenance/worker';
@@ -238,7 +238,9 @@ export class MemoryPipeline {
     return llm.ensureModel ? llm.ensureModel(opts) : 'present';
   }
 
-  ingestDocument(input: CreateDocumentInput): DocumentRow {
+  /** Records a document to ingest, after the secret guard (guardDocument: redacted, or refused with `secret_detected`). */
+  ingestDocument(given: CreateDocumentInput): DocumentRow {
+    const { input } = guardDocument(given, this.memory.secretPolicy);
     const row = createDocument(this.deps.store, this.deps.projectId, input, this.now(), this.deps.config().workerMaxRetries);
     this.documentWorker.wakeNow(); // not after documentWorkerIntervalMs
     return row;

@@ -1,10 +1,13 @@
 /**
- * Retention sweep (docs/pipeline.md "Retention"): six steps in a fixed order for referential
- * safety — graph links, embeddings, tombstones, history, completed jobs, dead jobs — each in
- * its own short transaction and limited to 500 rows; the rest waits for the next sweep.
+ * Retention sweep (docs/pipeline.md "Retention"): eight steps in a fixed order for referential
+ * safety — graph links, embeddings, tombstones, history, completed jobs, dead jobs, then the
+ * change feed's events and finished webhook deliveries (kept as long as history,
+ * docs/changes.md) — each in its own short transaction and limited to 500 rows; the rest waits
+ * for the next sweep.
  */
 import type { Store } from '../store/store';
 import { removeMemoryGraph } from '../graph/gc';
+import { purgeOldEvents, purgeFinishedDeliveries } from '../changes/retention';
 
 export const RETENTION_BATCH = 500;
 
@@ -15,7 +18,16 @@ export interface RetentionWindows {
   deadJobRetentionMs: number;
 }
 
-export const RETENTION_STEPS = ['graphLinks', 'embeddings', 'tombstones', 'history', 'completedJobs', 'deadJobs'] as const;
+export const RETENTION_STEPS = [
+  'graphLinks',
+  'embeddings',
+  'tombstones',
+  'history',
+  'completedJobs',
+  'deadJobs',
+  'events',
+  'deliveries',
+] as const;
 export type RetentionStep = (typeof RETENTION_STEPS)[number];
 
 export interface RetentionReport {
@@ -127,6 +139,16 @@ export function runRetentionSweep(store: Store, w: RetentionWindows, now: Date, 
       `DELETE FROM memory_jobs WHERE id IN (SELECT id FROM memory_jobs WHERE status = 'dead' AND failed_at < ? ORDER BY failed_at LIMIT ?)`,
       before(now, w.deadJobRetentionMs),
     ),
+  );
+  // 7–8. The change feed's events and finished webhook deliveries, as long as history is kept.
+  const historyCutoff = before(now, w.historyRetentionMs);
+  record(
+    'events',
+    store.transaction((tx) => purgeOldEvents(tx, historyCutoff, batch)),
+  );
+  record(
+    'deliveries',
+    store.transaction((tx) => purgeFinishedDeliveries(tx, historyCutoff, batch)),
   );
   return { steps, more };
 }

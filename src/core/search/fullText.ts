@@ -23,7 +23,7 @@ export interface TextHit {
 
 /**
  * Column weights title, content, tags, search_context (bm25 arguments after matchinfo): a word of
- * the memory's search context (the previous turn, a heading path; migration 0005) counts half.
+ * the memory's search context (the previous turn, a heading path; migration 0008) counts half.
  */
 export const FTS_COLUMN_WEIGHTS = [1, 1, 1, 0.5] as const;
 /** The first columns are the memory's own text; the rest is its search context. */

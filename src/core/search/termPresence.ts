@@ -1,5 +1,5 @@
 /**
- * Which query terms a few given memories contain, decided the way the full-text index decides a
+ * Which query terms a few given memories (or other rows of text: session chunks) contain, decided the way the full-text index decides a
  * match but without walking the index: each memory's title, content and tags are split by the
  * index's own tokenizer (SQLite's `fts3tokenize`: porter for memories_fts, unicode61 for
  * memories_exact) and the terms are looked for in those tokens. The cost grows with the length
@@ -20,9 +20,18 @@ interface TokenizedTerm {
   prefix: boolean;
 }
 
-const COLUMNS = ['title', 'content', 'tags', 'search_context'] as const;
-/** The memory's own text; search_context (the last column) is indexed with it but not shown. */
-const OWN_COLUMNS = 3;
+/**
+ * Where the texts are: a table with an integer `rid` and its text columns. The first `own` columns
+ * (all when absent) are the row's own text; the rest is context it is found by but never shows.
+ */
+export interface TextColumns {
+  table: string;
+  columns: readonly string[];
+  own?: number;
+}
+
+/** The memories' title, content and tags, then their search context (the columns memories_fts indexes). */
+export const MEMORY_TEXT: TextColumns = { table: 'memories', columns: ['title', 'content', 'tags', 'search_context'], own: 3 };
 
 /**
  * For each of `rids` holding at least one of `rendered` terms: the rendered terms it holds in its
@@ -34,9 +43,11 @@ export function termsPresent(
   store: Store,
   rendered: readonly string[],
   rids: readonly number[],
+  over: TextColumns = MEMORY_TEXT,
 ): Map<number, { own: Set<string>; context: Set<string> }> {
   const out = new Map<number, { own: Set<string>; context: Set<string> }>();
   if (rendered.length === 0 || rids.length === 0) return out;
+  const ownColumns = over.own ?? over.columns.length;
   const byTokenizer = { porter: [] as string[], unicode61: [] as string[] };
   for (const t of rendered) byTokenizer[needsExactIndex(t) ? 'unicode61' : 'porter'].push(t);
   for (const tokenizer of ['porter', 'unicode61'] as const) {
@@ -45,24 +56,33 @@ export function termsPresent(
     const table = store.tokenizerTable(tokenizer);
     const terms = group.map((r) => tokenizeTerm(store, table, r)).filter((t) => t.tokens.length > 0);
     if (terms.length === 0) continue;
-    const tokenized = COLUMNS.map((c) => `(SELECT group_concat(token, ' ') FROM ${table} WHERE input = m.${c}) AS ${c}`).join(', ');
+    const tokenized = over.columns.map((c) => `(SELECT group_concat(token, ' ') FROM ${table} WHERE input = m.${c}) AS ${c}`).join(', ');
     for (let i = 0; i < rids.length; i += 500) {
       const chunk = padded(rids.slice(i, i + 500));
-      const sql = `SELECT m.rid, ${tokenized} FROM memories m WHERE m.rid IN (${chunk.map(() => '?').join(', ')})`;
+      const sql = `SELECT m.rid, ${tokenized} FROM ${over.table} m WHERE m.rid IN (${chunk.map(() => '?').join(', ')})`;
       for (const row of store.all(sql, chunk)) {
-        const columns = COLUMNS.map((c) => (typeof row[c] === 'string' ? (row[c] as string).split(' ') : []));
-        for (const term of terms) {
-          const own = columns.slice(0, OWN_COLUMNS).some((tokens) => holds(tokens, term));
-          if (!own && !columns.slice(OWN_COLUMNS).some((tokens) => holds(tokens, term))) continue;
-          const rid = Number(row.rid);
-          const sets = out.get(rid) ?? { own: new Set<string>(), context: new Set<string>() };
-          (own ? sets.own : sets.context).add(term.rendered);
-          out.set(rid, sets);
-        }
+        const columns = over.columns.map((c) => (typeof row[c] === 'string' ? (row[c] as string).split(' ') : []));
+        addHeld(out, Number(row.rid), terms, { own: columns.slice(0, ownColumns), context: columns.slice(ownColumns) });
       }
     }
   }
   return out;
+}
+
+/** Records in `out` the terms one row holds in its own columns' tokens, else in its context columns'. */
+function addHeld(
+  out: Map<number, { own: Set<string>; context: Set<string> }>,
+  rid: number,
+  terms: readonly TokenizedTerm[],
+  columns: { own: string[][]; context: string[][] },
+): void {
+  for (const term of terms) {
+    const own = columns.own.some((tokens) => holds(tokens, term));
+    if (!own && !columns.context.some((tokens) => holds(tokens, term))) continue;
+    const sets = out.get(rid) ?? { own: new Set<string>(), context: new Set<string>() };
+    (own ? sets.own : sets.context).add(term.rendered);
+    out.set(rid, sets);
+  }
 }
 
 /** The tokens of a rendered term (`"deploying"` → deploi with porter; `"auth*"` → auth, prefix). */

@@ -21,6 +21,8 @@ export interface LockInfo {
   purpose?: string;
 }
 
+const STORE_LOCK = 'store.lock';
+
 /** An unreadable (empty or partial) lock younger than this may still be being written: not stale. */
 const PARTIAL_LOCK_GRACE_MS = 10_000;
 
@@ -39,15 +41,19 @@ export class StoreLockedError extends UserFacingError {
   }
 }
 
-/** Linux: the start time of a process (field 22 of /proc/<pid>/stat); null elsewhere. */
-function processStartTime(pid: number): string | null {
+/** Linux: the fields of /proc/<pid>/stat after the command name (state first); null elsewhere. */
+function procStat(pid: number): string[] | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const afterComm = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return afterComm[19] ?? null;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
+}
+
+/** Linux: the start time of a process (field 22 of /proc/<pid>/stat); null elsewhere. */
+function processStartTime(pid: number): string | null {
+  return procStat(pid)?.[19] ?? null;
 }
 
 type Verdict = { alive: true; why?: string } | { alive: false; tookOver: string };
@@ -67,13 +73,18 @@ function judge(info: LockInfo, file: string): Verdict {
     if ((e as NodeJS.ErrnoException).code === 'ESRCH')
       return { alive: false, tookOver: `took over a stale lock left by pid ${info.pid} (it is no longer running)` };
   }
+  const stat = procStat(info.pid);
+  if (stat?.[0] === 'Z') {
+    // Killed or ended, not yet reaped by its parent: it runs no code and holds nothing.
+    return { alive: false, tookOver: `took over a stale lock left by pid ${info.pid} (that process has ended)` };
+  }
   if (!info.procStart) {
     return {
       alive: true,
       why: `The lock records no process start time (written by an older version), so pid ${info.pid}, which is running, may be a different program now. ${howTo}`,
     };
   }
-  const now = processStartTime(info.pid);
+  const now = stat?.[19] ?? null;
   if (now !== null && now !== info.procStart) {
     return {
       alive: false,
@@ -124,6 +135,20 @@ function createWithContent(file: string, content: string): boolean {
   }
 }
 
+/**
+ * Whether the lock of `dir` is held by a process that may be alive — acquire() would refuse or
+ * wait — without touching it: false when there is no lock, its owner is surely gone, or
+ * `leftover(info)` says the lock is one the caller may reclaim (its own, of an engine it lost).
+ */
+export function lockHeld(dir: string, name = STORE_LOCK, leftover?: (info: LockInfo) => boolean): boolean {
+  const file = path.join(dir, name);
+  const cur = readLock(file);
+  if ('missing' in cur) return false;
+  if ('unreadable' in cur) return cur.ageMs < PARTIAL_LOCK_GRACE_MS;
+  if (leftover?.(cur.info)) return false;
+  return judge(cur.info, file).alive;
+}
+
 function sleepMs(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
@@ -136,9 +161,10 @@ export class StoreLock {
     readonly tookOver: string | undefined,
   ) {}
 
-  static acquire(dir: string, purpose?: string): StoreLock {
+  /** `name`: another lock file of the same kind in the folder (the engine's takeover claim), with the same rules. */
+  static acquire(dir: string, purpose?: string, name = STORE_LOCK): StoreLock {
     fs.mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, 'store.lock');
+    const file = path.join(dir, name);
     const info: LockInfo = {
       pid: process.pid,
       host: os.hostname(),

@@ -5,6 +5,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Op } from './opCodec';
+import { SchemaTooNewError } from './storeTypes';
+import { UserFacingError } from '../util/errors';
 
 export interface Migration {
   version: number;
@@ -54,4 +56,40 @@ export function migrationOps(m: Migration, createTable: boolean): Op[] {
     params: [m.version, m.name, new Date().toISOString()],
   });
   return ops;
+}
+
+/** What applying migrations needs of the store. */
+export interface MigrationHost {
+  get(sql: string): Record<string, unknown> | undefined;
+  /** This process writes the store (a reader cannot migrate). */
+  writable: boolean;
+  /** The log could not be replayed: migrations are applied in memory only (nothing is written). */
+  unreplayable: boolean;
+  apply(ops: Op[]): void;
+  transaction(ops: Op[]): void;
+  setVersion(version: number): void;
+}
+
+/** Applies the pending migrations, each in one logged transaction; refuses a schema newer than these. */
+export function applyMigrations(host: MigrationHost, migrations: Migration[]): void {
+  const known = migrations.length;
+  const hasTable = Number(host.get("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")!.n);
+  const current = hasTable ? Number(host.get('SELECT max(version) AS v FROM schema_migrations')?.v ?? 0) : 0;
+  if (current > known) throw new SchemaTooNewError(current, known);
+  host.setVersion(current);
+  const pending = migrations.filter((m) => m.version > current);
+  if (!pending.length) return;
+  if (!host.writable && !host.unreplayable) {
+    throw new UserFacingError(
+      `This memory store needs schema migration ${pending[0]!.version}, which a read-only opener cannot apply.`,
+      'store_needs_migration',
+    );
+  }
+  for (const m of pending) {
+    const ops = migrationOps(m, !hasTable && m.version === 1);
+    // A store that cannot replay its log shows the current schema in memory only (nothing is written).
+    if (host.unreplayable) host.apply(ops);
+    else host.transaction(ops);
+    host.setVersion(m.version);
+  }
 }

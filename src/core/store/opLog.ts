@@ -13,10 +13,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from './checksum';
-import { encodeTx, type TxRecord } from './opCodec';
+import type { TxRecord } from './opCodec';
+import { PLAIN_CODEC, type LogCodec } from './logCodec';
 import { fsyncDir } from './fsutil';
 import { nodeFs, writeAll, type StoreFs } from './storeFs';
-import { FRAME, SEGMENT_MAGIC } from './opLogScan';
+import { FRAME } from './opLogScan';
 import { LogReader, type LogReadResult, type Segment } from './opLogRead';
 
 export type { LogReadResult, Segment } from './opLogRead';
@@ -45,13 +46,16 @@ export class OpLog {
   private current: Segment | undefined;
   private currentBytes = 0;
   private readonly dir: string;
+  /** Plain, or sealed under the store's data key (logCodec.ts). */
+  readonly codec: LogCodec;
 
   constructor(
     private readonly storeDir: string,
     private readonly sfs: StoreFs = nodeFs,
-    opts: { create?: boolean } = {},
+    opts: { create?: boolean; codec?: LogCodec } = {},
   ) {
     this.dir = path.join(storeDir, 'log');
+    this.codec = opts.codec ?? PLAIN_CODEC;
     // A reader does not create it (nothing may be written: the disk may be full).
     if (opts.create !== false) fs.mkdirSync(this.dir, { recursive: true });
   }
@@ -78,7 +82,7 @@ export class OpLog {
    * (a read-only opener) nothing on disk changes.
    */
   read(afterSeq: number, opts: { repair?: boolean } = {}): LogReadResult {
-    return new LogReader(this.storeDir, afterSeq, opts.repair ?? true).read(this.segments());
+    return new LogReader(this.storeDir, afterSeq, opts.repair ?? true, this.codec).read(this.segments());
   }
 
   /** Open the newest segment for appending, or start one at nextSeq. */
@@ -103,7 +107,7 @@ export class OpLog {
     const { O_WRONLY, O_CREAT, O_TRUNC, O_APPEND } = fs.constants;
     const fd = this.sfs.openSync(file, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND);
     try {
-      writeAll(this.sfs, fd, SEGMENT_MAGIC);
+      writeAll(this.sfs, fd, this.codec.magic);
       this.sfs.fdatasyncSync(fd);
       fsyncDir(this.dir);
     } catch (e) {
@@ -114,7 +118,7 @@ export class OpLog {
     }
     this.fd = fd;
     this.current = { firstSeq, file };
-    this.currentBytes = SEGMENT_MAGIC.length;
+    this.currentBytes = this.codec.magic.length;
   }
 
   /**
@@ -124,7 +128,7 @@ export class OpLog {
    */
   append(rec: TxRecord): number {
     if (this.fd === undefined) throw new Error('op log is not open');
-    const payload = encodeTx(rec);
+    const payload = this.codec.encode(rec);
     const frame = Buffer.allocUnsafe(FRAME + payload.length);
     frame.writeUInt32LE(payload.length, 0);
     frame.writeUInt32LE(crc32(payload), 4);

@@ -13,6 +13,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TxRecord } from './opCodec';
+import { checkSegmentFormat, type LogCodec } from './logCodec';
 import { FRAME, SEGMENT_MAGIC, nextByLength, readFrame, resync, withRepairedLength, type ResyncBounds } from './opLogScan';
 import { fsyncDir, preserveBytes, quarantineOnce } from './fsutil';
 import { errorMessage } from '../util/errors';
@@ -65,6 +66,7 @@ export class LogReader {
     private readonly storeDir: string,
     private readonly afterSeq: number,
     private readonly repair: boolean,
+    private readonly codec: LogCodec,
   ) {
     this.out.lastSeq = afterSeq;
   }
@@ -89,10 +91,12 @@ export class LogReader {
       this.emptySegment(seg, buf, next);
       return;
     }
-    const bounds = (): ResyncBounds => ({ lo: this.expected!, max: next ? next.firstSeq - 1 : Infinity, last: !next });
-    let off = SEGMENT_MAGIC.length;
+    const magic = this.codec.magic;
+    checkSegmentFormat(seg.file, buf.subarray(0, magic.length), this.codec);
+    const bounds = (): ResyncBounds => ({ lo: this.expected!, max: next ? next.firstSeq - 1 : Infinity, last: !next, codec: this.codec });
+    let off = magic.length;
     while (off < buf.length) {
-      const f = readFrame(buf, off);
+      const f = readFrame(buf, off, this.codec);
       if (f.ok && f.rec.seq >= this.expected! && f.rec.seq <= bounds().max) {
         this.accept(f.rec);
         off = f.next;
@@ -101,9 +105,9 @@ export class LogReader {
       }
     }
     // A damaged header costs nothing when the segment is still there (its records were read).
-    if (!buf.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC) && fs.existsSync(seg.file)) {
+    if (!buf.subarray(0, magic.length).equals(magic) && fs.existsSync(seg.file)) {
       this.out.repairedOnly = true;
-      if (this.repair) this.rewrite(seg.file, 0, SEGMENT_MAGIC);
+      if (this.repair) this.rewrite(seg.file, 0, magic);
     }
   }
 
@@ -147,7 +151,7 @@ export class LogReader {
       this.keepCopy(seg, buf);
       return next.off;
     }
-    const whole = withRepairedLength(buf, off, this.expected!);
+    const whole = withRepairedLength(buf, off, this.expected!, this.codec);
     if (whole && whole.rec.seq <= bounds.max) {
       this.accept(whole.rec);
       this.out.repairedOnly = true;
@@ -170,7 +174,7 @@ export class LogReader {
    */
   private damagedTail(seg: Segment, buf: Buffer, off: number, last: boolean): void {
     if (last) {
-      const f = readFrame(buf, off);
+      const f = readFrame(buf, off, this.codec);
       const voided = buf.length - off >= FRAME && buf.subarray(off, off + FRAME).every((b) => b === 0);
       if ((!f.ok && f.torn) || voided) this.out.interrupted = true;
       else this.out.lostAtEnd = 'at-least-one';

@@ -3,9 +3,11 @@
  * finding the next intact frame after a damaged one (docs/storage.md "A damaged log").
  */
 import { crc32, crc32Ends } from './checksum';
-import { decodeTx, type TxRecord } from './opCodec';
+import type { TxRecord } from './opCodec';
+import { PLAIN_CODEC, PLAIN_MAGIC, type LogCodec } from './logCodec';
 
-export const SEGMENT_MAGIC = Buffer.from('AMOPLOG1', 'ascii');
+/** The header of a plain segment (an encrypted one has logCodec.ts's SEALED_MAGIC, of the same length). */
+export const SEGMENT_MAGIC = PLAIN_MAGIC;
 export const FRAME = 8;
 /** The smallest frame: its header, the record's seq (f64) and its statement count (u32). */
 export const MIN_FRAME = FRAME + 12;
@@ -15,7 +17,7 @@ export const MAX_RECORD = 512 * 1024 * 1024;
 export type FrameResult = { ok: true; rec: TxRecord; next: number } | { ok: false; why: string; torn: boolean };
 
 /** The frame at `off`, decoded and checked, or why it is not one (`torn`: it runs past the end of the bytes). */
-export function readFrame(buf: Buffer, off: number): FrameResult {
+export function readFrame(buf: Buffer, off: number, codec: LogCodec = PLAIN_CODEC): FrameResult {
   if (buf.length - off < FRAME) return { ok: false, why: 'torn record header', torn: true };
   const len = buf.readUInt32LE(off);
   if (len === 0 || len > MAX_RECORD) return { ok: false, why: 'bad record length', torn: false };
@@ -23,7 +25,7 @@ export function readFrame(buf: Buffer, off: number): FrameResult {
   const payload = buf.subarray(off + FRAME, off + FRAME + len);
   if (crc32(payload) !== buf.readUInt32LE(off + 4)) return { ok: false, why: 'checksum mismatch', torn: false };
   try {
-    return { ok: true, rec: decodeTx(payload), next: off + FRAME + len };
+    return { ok: true, rec: codec.decode(payload), next: off + FRAME + len };
   } catch (e) {
     return { ok: false, why: `undecodable record (${(e as Error).message})`, torn: false };
   }
@@ -37,6 +39,8 @@ export interface ResyncBounds {
   max: number;
   /** The last segment: an unfinished frame at its very end is an interrupted append, not damage. */
   last: boolean;
+  /** How payloads are read (plain, or sealed under the store's key). */
+  codec: LogCodec;
 }
 
 /**
@@ -55,7 +59,7 @@ export function resync(buf: Buffer, from: number, b: ResyncBounds): { off: numbe
     if (len < MIN_FRAME - FRAME || p + FRAME + len > buf.length) continue;
     const seq = buf.readDoubleLE(p + FRAME);
     if (!(seq >= b.lo && seq <= hi) || !Number.isInteger(seq)) continue;
-    const f = readFrame(buf, p);
+    const f = readFrame(buf, p, b.codec);
     if (!f.ok || f.rec.seq !== seq || !runsToTheEnd(buf, f.next, seq, b)) continue;
     return { off: p, rec: f.rec, next: f.next };
   }
@@ -65,7 +69,7 @@ export function resync(buf: Buffer, from: number, b: ResyncBounds): { off: numbe
 /** Whether from `at` the frames carry seq + 1, seq + 2, … up to the end of the segment. */
 function runsToTheEnd(buf: Buffer, at: number, seq: number, b: ResyncBounds): boolean {
   for (let p = at, s = seq; p < buf.length; s++) {
-    const f = readFrame(buf, p);
+    const f = readFrame(buf, p, b.codec);
     if (!f.ok) return b.last && f.torn;
     if (f.rec.seq !== s + 1 || f.rec.seq > b.max) return false;
     p = f.next;
@@ -77,13 +81,18 @@ function runsToTheEnd(buf: Buffer, at: number, seq: number, b: ResyncBounds): bo
  * The record at `off` when only its length field is damaged: the first end at which the bytes
  * after its header verify with its checksum and decode as record `seq`. Undefined otherwise.
  */
-export function withRepairedLength(buf: Buffer, off: number, seq: number): { rec: TxRecord; next: number } | undefined {
+export function withRepairedLength(
+  buf: Buffer,
+  off: number,
+  seq: number,
+  codec: LogCodec = PLAIN_CODEC,
+): { rec: TxRecord; next: number } | undefined {
   if (buf.length - off < MIN_FRAME) return undefined;
   const start = off + FRAME;
   for (const end of crc32Ends(buf, start, Math.min(buf.length, start + MAX_RECORD), buf.readUInt32LE(off + 4))) {
     if (end - start < MIN_FRAME - FRAME || buf.readDoubleLE(start) !== seq) continue;
     try {
-      return { rec: decodeTx(buf.subarray(start, end)), next: end };
+      return { rec: codec.decode(buf.subarray(start, end)), next: end };
     } catch {
       // a chance match of the checksum: look further
     }
@@ -100,6 +109,6 @@ export function nextByLength(buf: Buffer, off: number, b: ResyncBounds): { off: 
   if (buf.length - off < FRAME) return undefined;
   const at = off + FRAME + buf.readUInt32LE(off);
   if (at >= buf.length) return undefined;
-  const f = readFrame(buf, at);
+  const f = readFrame(buf, at, b.codec);
   return f.ok && f.rec.seq === b.lo + 1 && f.rec.seq <= b.max ? { off: at, rec: f.rec, next: f.next } : undefined;
 }

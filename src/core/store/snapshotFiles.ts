@@ -6,6 +6,11 @@
  * log segments are kept for this fallback). Only when no snapshot verifies is one loaded after a
  * full `PRAGMA integrity_check`, with a warning and a copy in quarantine/; such an unverified load
  * never becomes snapshot.prev (the next snapshot replaces it in place).
+ *
+ * Encrypted stores (docs/encryption.md): a snapshot is a sealed file (src/core/crypto/fileCipher.ts),
+ * sealed chunk by chunk as it is written, its checksum sidecar over the sealed bytes. Opening it
+ * with the store's key is its verification; one that does not open is damaged (set aside, the
+ * previous one used), and a sealed snapshot in a store without its key is an error, never damage.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -15,6 +20,8 @@ import { errorMessage } from '../util/errors';
 import { fsyncDir, preserveBytes } from './fsutil';
 import { openOnStorage, readIntoReserve, type LiveFile } from './liveFile';
 import { writeAll, type StoreFs } from './storeFs';
+import { FileCipher, isSealed } from '../crypto/fileCipher';
+import { UserFacingError } from '../util/errors';
 
 export const SNAPSHOT = 'snapshot.sqlite';
 export const SNAPSHOT_PREV = 'snapshot.prev.sqlite';
@@ -43,6 +50,8 @@ interface LoadOptions {
   reserve: (size: number) => number;
   /** Move damaged files to quarantine/ (the writer); a read-only opener changes nothing. */
   repair: boolean;
+  /** The store's data key (encrypted stores). */
+  cipher?: FileCipher;
 }
 
 /**
@@ -95,8 +104,10 @@ function setAside(at: { dir: string; repair: boolean; warnings: string[] }, name
 
 /** Newest snapshot whose checksum verifies; else one that passes integrity_check; else an empty database. */
 export function loadSnapshot(SQL: SqlJsStatic, dir: string, warnings: string[], opts: LoadOptions): LoadedSnapshot {
-  const lines = sidecarLines(dir);
   const present = [SNAPSHOT, SNAPSHOT_PREV].filter((n) => fs.existsSync(path.join(dir, n)));
+  if (opts.cipher) return loadSealedSnapshot(SQL, dir, warnings, { ...opts, cipher: opts.cipher }, present);
+  refuseSealed(dir, present);
+  const lines = sidecarLines(dir);
   const unverified: string[] = [];
   for (const name of present) {
     const snap = readSnapshot(path.join(dir, name), opts.reserve);
@@ -136,6 +147,80 @@ export function loadSnapshot(SQL: SqlJsStatic, dir: string, warnings: string[], 
   return { ...emptyDatabase(SQL, opts.reserve), snapshotSeq: 0, verifiedBy: 'none' };
 }
 
+/** A sealed snapshot in a store without store.key: its key header is gone, never "damage" to set aside. */
+function refuseSealed(dir: string, present: string[]): void {
+  for (const name of present) {
+    const head = Buffer.alloc(8);
+    const fd = fs.openSync(path.join(dir, name), 'r');
+    try {
+      fs.readSync(fd, head, 0, 8, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (isSealed(head)) {
+      throw new UserFacingError(
+        `The snapshot ${path.join(dir, name)} is encrypted, but the memory store has no key header (store.key): it was removed ` +
+          'or never copied. Nothing was read or changed. Put store.key back from where the store came from, or restore the store folder.',
+        'store_key_missing',
+      );
+    }
+  }
+}
+
+/**
+ * The newest sealed snapshot that opens with the store's key (GCM authenticates every chunk: a
+ * changed byte, a chunk cut or added fails), decrypted straight into reserved storage; the ones
+ * that do not open are set aside. None: an empty database (the log then says what is missing).
+ */
+function loadSealedSnapshot(
+  SQL: SqlJsStatic,
+  dir: string,
+  warnings: string[],
+  opts: LoadOptions & { cipher: FileCipher },
+  present: string[],
+): LoadedSnapshot {
+  const bad: { name: string; raw: Buffer; why: string }[] = [];
+  for (const name of present) {
+    let opened: { storage: Uint8Array; size: number } | undefined;
+    try {
+      opened = openSealedSnapshot(path.join(dir, name), opts.cipher, opts.reserve);
+    } catch (e) {
+      const raw = fs.readFileSync(path.join(dir, name)); // only a snapshot that fails is read whole, to keep a copy
+      bad.push({ name, raw, why: `does not open with the store's key (${errorMessage(e)})` });
+      continue;
+    }
+    for (const b of bad) setAside({ dir, repair: opts.repair, warnings }, b.name, b.raw, `is damaged or unverifiable: it ${b.why}`);
+    const { db, live } = openOnStorage(SQL, opened.storage, opened.size);
+    if (name === SNAPSHOT_PREV) warnings.push(`used the previous snapshot because ${SNAPSHOT} was missing or did not open`);
+    return { db, live, snapshotSeq: watermark(db), verifiedBy: 'checksum' };
+  }
+  for (const b of bad) setAside({ dir, repair: opts.repair, warnings }, b.name, b.raw, `is damaged: it ${b.why}`);
+  return { ...emptyDatabase(SQL, opts.reserve), snapshotSeq: 0, verifiedBy: 'none' };
+}
+
+/** Reads `dst.length` bytes at `at` (fewer only at the end of the file). */
+function readFully(fd: number, dst: Buffer, at: number): number {
+  let done = 0;
+  for (let n = 1; done < dst.length && n > 0; done += n) n = fs.readSync(fd, dst, done, dst.length - done, at + done);
+  return done;
+}
+
+/** A sealed snapshot decrypted chunk by chunk from its file into reserved storage (fileCipher.ts). */
+function openSealedSnapshot(file: string, cipher: FileCipher, reserve: (size: number) => number): { storage: Uint8Array; size: number } {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const { plain, length } = cipher.openFrom(
+      'snapshot',
+      fs.fstatSync(fd).size,
+      (dst, at) => readFully(fd, dst, at),
+      (size) => new Uint8Array(Math.max(size, reserve(size))),
+    );
+    return { storage: plain, size: length };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Opens a snapshot without a checksum after a full integrity check; the reason when it fails. */
 type Opened = { db: Database; live: LiveFile | undefined };
 
@@ -173,19 +258,24 @@ function emptyDatabase(SQL: SqlJsStatic, reserve: (size: number) => number): { d
 /** What a snapshot writes: an exported copy, or a temp file already written from the live file (to fsync). */
 export type SnapshotContent = { bytes: Uint8Array } | { fd: number; checksum: string };
 
-/** Writes `storage[0..size]` to the temp snapshot synchronously; returns the open fd and its checksum line. */
-export function writeSnapshotTemp(dir: string, sfs: StoreFs, storage: Uint8Array, size: number): SnapshotContent {
+/**
+ * Writes `storage[0..size]` to the temp snapshot synchronously (sealed chunk by chunk under
+ * `cipher` in an encrypted store); returns the open fd and the checksum line of what was written.
+ */
+export function writeSnapshotTemp(dir: string, sfs: StoreFs, storage: Uint8Array, size: number, cipher?: FileCipher): SnapshotContent {
   const tmp = path.join(dir, `${SNAPSHOT}.tmp`);
   const fd = sfs.openSync(tmp, 'w');
   try {
     let crc = 0;
-    for (let off = 0; off < size;) {
-      const part = storage.subarray(off, Math.min(size, off + 16 * 1024 * 1024));
+    let written = 0;
+    const put = (part: Uint8Array) => {
       writeAll(sfs, fd, part);
       crc = zlib.crc32(part, crc);
-      off += part.length;
-    }
-    return { fd, checksum: formatChecksum(crc, size) };
+      written += part.length;
+    };
+    if (cipher) cipher.sealTo('snapshot', storage, size, put);
+    else for (let off = 0; off < size; off += 16 * 1024 * 1024) put(storage.subarray(off, Math.min(size, off + 16 * 1024 * 1024)));
+    return { fd, checksum: formatChecksum(crc, written) };
   } catch (e) {
     closeQuietly(sfs, fd);
     fs.rmSync(tmp, { force: true });
@@ -264,4 +354,17 @@ export async function writeSnapshotFile(dir: string, sfs: StoreFs, content: Snap
   sfs.renameSync(tmp, file);
   sfs.renameSync(tmp + CHECKSUM_SUFFIX, file + CHECKSUM_SUFFIX);
   fsyncDir(dir);
+}
+
+/**
+ * Removes the previous snapshot (with its checksum) and every file in quarantine/: the copies a
+ * secure compaction must not leave behind (Store.compactSecurely). Returns how many were removed.
+ */
+export function removeOldCopies(dir: string): number {
+  const files = [SNAPSHOT_PREV, SNAPSHOT_PREV + CHECKSUM_SUFFIX].map((n) => path.join(dir, n)).filter((f) => fs.existsSync(f));
+  const quarantine = path.join(dir, 'quarantine');
+  if (fs.existsSync(quarantine)) files.push(...fs.readdirSync(quarantine).map((n) => path.join(quarantine, n)));
+  for (const f of files) fs.rmSync(f, { recursive: true, force: true });
+  fsyncDir(dir);
+  return files.length;
 }

@@ -17,18 +17,18 @@ import * as path from 'node:path';
 import type { Database } from 'sql.js';
 import { SqlDb } from './sqlDb';
 import type { SnapshotPolicy, StoreOptions, StoreStats, Tx, WriteBlock } from './storeTypes';
-import { SchemaTooNewError } from './storeTypes';
 import { AppendError, OpLog } from './opLog';
 import type { Op, SqlValue } from './opCodec';
 import { REPLAYABLE_MARK, highestBoundRid, planInsert, withoutMark } from './rowNumbers';
 import { StoreLock } from './lock';
 import { loadSqlJs } from './sqljs';
-import { defaultMigrationsDir, loadMigrations, migrationOps, type Migration } from './migrations';
+import { applyMigrations, defaultMigrationsDir, loadMigrations, type MigrationHost } from './migrations';
 import { changeCounter, releaseStorage, reserveFor, type LiveFile } from './liveFile';
 import { UserFacingError, errorMessage } from '../util/errors';
 import {
   SNAPSHOT,
   loadSnapshot,
+  removeOldCopies,
   discardSnapshotTemp,
   writeSnapshotFile,
   writeSnapshotTemp,
@@ -54,6 +54,10 @@ import { checkStoreLayout } from './storeLayout';
 import { RetryScheduler } from './retryScheduler';
 import { FtsMergeTimer, compactFullTextIndex, mergeFullTextSegments, type CompactOptions, type FtsHost } from './ftsMaintenance';
 import { normalizeParams, stripSqlComments, NON_DETERMINISTIC } from './sqlText';
+import type { FileCipher } from '../crypto/fileCipher';
+import type { UserKey, UserKeyring } from '../crypto/userKeys';
+import { codecFor } from './logCodec';
+import { encryptionInfo, rekeyStore, storeCipherAtOpen, type EncryptionInfo, type RekeyProbe } from './storeCrypt';
 
 export * from './storeTypes';
 export type { StoreHealth, StoreHealthState } from './storeHealth';
@@ -98,6 +102,9 @@ export class Store extends SqlDb {
   private ridHigh = 0;
   /** The open found a damaged log: the writer takes a snapshot at once, so the repaired state is durable. */
   private damagedLog = false;
+  private readonly commitListeners = new Set<() => void>();
+  /** The store's data key when it is encrypted (docs/encryption.md): every file it writes is sealed with it. */
+  private cipher: FileCipher | undefined;
 
   private constructor(
     db: Database,
@@ -110,7 +117,7 @@ export class Store extends SqlDb {
     this.sfs = opts.fs ?? nodeFs;
     this.retry = new RetryScheduler(opts.recoveryIntervalMs ?? 1000, MAX_RECOVERY_DELAY_MS, () => this.tryRecover());
     if (opts.onHealthChange) this.healthTracker.onChange(opts.onHealthChange);
-    const merge = opts.ftsMerge ?? { tables: ['memories_fts', 'memories_exact'], every: 64 };
+    const merge = opts.ftsMerge ?? { tables: ['memories_fts', 'memories_exact', 'chunks_fts'], every: 64 };
     if (merge) this.ftsMergeTimer = new FtsMergeTimer(merge.every, () => !this.closed && this.mergeFullTextSegments(merge.tables));
   }
 
@@ -139,12 +146,16 @@ export class Store extends SqlDb {
     checkStoreLayout(dir);
     const lock = mode === 'writer' ? StoreLock.acquire(dir, opts.purpose) : undefined;
     try {
+      // The key first: nothing of an encrypted store is read before it opens (storeCrypt.ts).
+      const cipher = storeCipherAtOpen(dir, { keys: opts.keys, newStoreKey: opts.newStoreKey, writer: mode === 'writer' });
       const SQL = await loadSqlJs(opts.sqlWasmPath);
       const warnings: string[] = [];
       if (lock?.tookOver) warnings.push(lock.tookOver);
-      const snap = loadSnapshot(SQL, dir, warnings, { reserve: opts.fileReserve ?? reserveFor, repair: mode === 'writer' });
-      const log = mode === 'writer' ? new OpLog(dir, opts.fs ?? nodeFs) : undefined;
+      const reserve = opts.fileReserve ?? reserveFor;
+      const snap = loadSnapshot(SQL, dir, warnings, { reserve, repair: mode === 'writer', ...(cipher ? { cipher } : {}) });
+      const log = mode === 'writer' ? new OpLog(dir, opts.fs ?? nodeFs, { codec: codecFor(cipher) }) : undefined;
       const store = new Store(snap.db, log, lock, dir, opts);
+      store.cipher = cipher;
       if (mode === 'reader') store.readOnlyReason = opts.readOnlyReason ?? 'This memory store is open read-only.';
       store.startFrom(snap, warnings);
       store.openMs = performance.now() - t0;
@@ -180,7 +191,8 @@ export class Store extends SqlDb {
   private replayLog(warnings: string[]): boolean {
     this.ridHigh = this.maxRid(); // before replay: a memory the log deletes keeps its number out of reach
     const newest = this.newestSegment();
-    const r = (this.log ?? new OpLog(this.dir, nodeFs, { create: false })).read(this.snapshotSeq, { repair: !!this.log });
+    const reader = this.log ?? new OpLog(this.dir, nodeFs, { create: false, codec: codecFor(this.cipher) });
+    const r = reader.read(this.snapshotSeq, { repair: !!this.log });
     const done = replayRecords(r, this.snapshotSeq, (ops) => this.applyOps(withoutMark(ops)));
     if (this.log) keepSetAside(this.dir, r, done.setAsideSeqs);
     for (const rec of r.records) this.ridHigh = Math.max(this.ridHigh, highestBoundRid(rec.ops));
@@ -251,29 +263,15 @@ export class Store extends SqlDb {
   }
 
   private migrate(dir: string): void {
-    const migrations = loadMigrations(dir);
-    const known = migrations.length;
-    const hasTable = this.get<{ n: number }>(
-      "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
-    )!.n;
-    const current = hasTable ? Number(this.get<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')?.v ?? 0) : 0;
-    if (current > known) throw new SchemaTooNewError(current, known);
-    this.schemaVersion = current;
-    const pending: Migration[] = migrations.filter((m) => m.version > current);
-    if (!pending.length) return;
-    if (!this.log && !this.unreplayable) {
-      throw new UserFacingError(
-        `This memory store needs schema migration ${pending[0]!.version}, which a read-only opener cannot apply.`,
-        'store_needs_migration',
-      );
-    }
-    for (const m of pending) {
-      const ops = migrationOps(m, !hasTable && m.version === 1);
-      // A store that cannot replay its log shows the current schema in memory only (nothing is written).
-      if (this.unreplayable) this.applyOps(ops);
-      else this.transaction((tx) => ops.forEach((op) => tx.run(op.sql, op.params)));
-      this.schemaVersion = m.version;
-    }
+    const host: MigrationHost = {
+      get: (sql) => this.get(sql),
+      writable: !!this.log,
+      unreplayable: this.unreplayable,
+      apply: (ops) => this.applyOps(ops),
+      transaction: (ops) => this.transaction((tx) => ops.forEach((op) => tx.run(op.sql, op.params))),
+      setVersion: (v) => (this.schemaVersion = v),
+    };
+    applyMigrations(host, loadMigrations(dir));
   }
 
   /**
@@ -323,8 +321,28 @@ export class Store extends SqlDb {
       this.seq++;
       this.oldestUnsnapshottedAt ??= Date.now();
       this.ftsMergeTimer?.countCommit();
+      this.notifyCommit();
     }
     return result;
+  }
+
+  /**
+   * Calls `listener` after every durable commit that wrote something (the change feed and the
+   * webhook outbox wake their readers with it); returns the unsubscribe function.
+   */
+  onCommit(listener: () => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
+
+  private notifyCommit(): void {
+    for (const l of [...this.commitListeners]) {
+      try {
+        l();
+      } catch (e) {
+        this.warn(`a listener of committed changes failed: ${errorMessage(e)}`, 'commit-listener');
+      }
+    }
   }
 
   /**
@@ -388,7 +406,7 @@ export class Store extends SqlDb {
     try {
       await this.snapshotting?.catch(() => undefined);
       if (block.needsWriter) {
-        const state = { dir: this.dir, sfs: this.sfs, purpose: this.opts.purpose, seq: this.seq };
+        const state = { dir: this.dir, sfs: this.sfs, purpose: this.opts.purpose, seq: this.seq, codec: codecFor(this.cipher) };
         const w = becomeWriter(
           state,
           (ops) => {
@@ -471,7 +489,27 @@ export class Store extends SqlDb {
     return this.startSnapshot({ verify: false, rotate: true });
   }
 
-  private startSnapshot(opts: { verify: boolean; rotate: boolean }): Promise<void> {
+  /**
+   * A compaction that leaves on disk no copy of text removed from the database (docs/secrets.md
+   * "Scanning what is already stored"): VACUUM rewrites the database without its freed pages, a
+   * verified snapshot replaces the current one (the previous is not kept), and the log segments
+   * and quarantine copies (old snapshots, set-aside logs) that held the old text are removed.
+   * Returns how many files were removed.
+   */
+  async compactSecurely(): Promise<number> {
+    this.assertWritable();
+    if (this.inTx) throw new Error('cannot compact inside a transaction');
+    await this.snapshotting?.catch(() => undefined);
+    const size = this.fileSize();
+    this.db.run('VACUUM');
+    // A VACUUM that shrinks the file makes MEMFS copy it into a new array: the live view is then
+    // stale, and snapshots copy the database until the store is opened again (nothing is wrong: no warning).
+    if (this.fileSize() < size) this.live = undefined;
+    await this.startSnapshot({ verify: true, rotate: true, keepPrevious: false });
+    return this.log!.removeCoveredSegments(this.snapshotSeq) + removeOldCopies(this.dir);
+  }
+
+  private startSnapshot(opts: { verify: boolean; rotate: boolean; keepPrevious?: boolean }): Promise<void> {
     const seq = this.seq;
     const counter = this.live ? changeCounter(this.live.storage) : 0;
     // The watermark lives inside the snapshot; this write is not logged on purpose.
@@ -479,7 +517,9 @@ export class Store extends SqlDb {
     let content: SnapshotContent;
     try {
       const fromLive = this.liveFileUsable(counter);
-      content = fromLive ? writeSnapshotTemp(this.dir, this.sfs, this.live!.storage, this.fileSize()) : { bytes: this.db.export() };
+      content = fromLive
+        ? writeSnapshotTemp(this.dir, this.sfs, this.live!.storage, this.fileSize(), this.cipher)
+        : { bytes: this.cipher ? this.cipher.sealFile('snapshot', this.db.export()) : this.db.export() };
       this.lastSnapshotFrom = 'bytes' in content ? 'export' : 'live-file';
       if (opts.rotate) this.rotateForSnapshot(seq, content);
     } catch (e) {
@@ -489,7 +529,10 @@ export class Store extends SqlDb {
     this.oldestUnsnapshottedAt = undefined;
     this.snapshotting = (async () => {
       try {
-        await writeSnapshotFile(this.dir, this.sfs, content, { keepPrevious: !this.loadedUnverified, verify: opts.verify });
+        await writeSnapshotFile(this.dir, this.sfs, content, {
+          keepPrevious: opts.keepPrevious !== false && !this.loadedUnverified,
+          verify: opts.verify,
+        });
         this.loadedUnverified = false;
         const prevSeq = this.snapshotSeq;
         this.snapshotSeq = seq;
@@ -561,6 +604,39 @@ export class Store extends SqlDb {
       snapshotVerifiedBy: this.snapshotVerifiedBy,
       lastSnapshotFrom: this.lastSnapshotFrom,
     };
+  }
+
+  /** The data key every file of this store is sealed with; undefined when the store is not encrypted. */
+  get fileCipher(): FileCipher | undefined {
+    return this.cipher;
+  }
+
+  /**
+   * Encrypts the store under a new data key wrapped by `target.user`, or (undefined) writes it
+   * plain again: crash-safely and verified (storeCrypt.ts). Synchronous, so no write comes in
+   * between; writes go on in the new form afterwards.
+   */
+  switchEncryption(target: { user: UserKey; keys: UserKeyring } | undefined, probe?: RekeyProbe): EncryptionInfo {
+    this.assertWritable();
+    if (this.inTx || this.snapshotting)
+      throw new UserFacingError('The store is busy writing a snapshot; try again in a moment.', 'store_locked');
+    const next = rekeyStore(
+      { dir: this.dir, seq: this.seq, current: this.cipher, snapshotBytes: (seq) => this.snapshotBytes(seq) },
+      target,
+      probe,
+    );
+    this.log!.close();
+    [this.cipher, this.snapshotSeq, this.oldestUnsnapshottedAt, this.loadedUnverified] = [next, this.seq, undefined, false];
+    this.log = new OpLog(this.dir, this.sfs, { codec: codecFor(next) });
+    this.log.openForAppend(this.seq + 1);
+    return encryptionInfo(this.dir);
+  }
+
+  /** The database's bytes with the snapshot watermark at `seq`: the live file when it is usable, else an export. */
+  private snapshotBytes(seq: number): Uint8Array {
+    const counter = this.live ? changeCounter(this.live.storage) : 0;
+    this.db.run("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('log_seq', ?)", [String(seq)]);
+    return this.liveFileUsable(counter) ? this.live!.storage.subarray(0, this.fileSize()) : this.db.export();
   }
 
   /** Never writes in this process (opened read-only, or a log it cannot replay). A paused writer is not read-only. */

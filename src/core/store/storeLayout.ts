@@ -9,8 +9,8 @@ import * as path from 'node:path';
 import { UserFacingError } from '../util/errors';
 import { CHECKSUM_SUFFIX, SNAPSHOT, SNAPSHOT_PREV } from './snapshotFiles';
 
-const FILES = [SNAPSHOT, SNAPSHOT_PREV, SNAPSHOT + CHECKSUM_SUFFIX, SNAPSHOT_PREV + CHECKSUM_SUFFIX, 'store.lock'];
-const FOLDERS = ['log', 'quarantine'];
+const FILES = [SNAPSHOT, SNAPSHOT_PREV, SNAPSHOT + CHECKSUM_SUFFIX, SNAPSHOT_PREV + CHECKSUM_SUFFIX, 'store.lock', 'store.key'];
+const FOLDERS = ['log', 'quarantine', 'rekey', 'rekey.tmp'];
 const SEGMENT = /^\d{16}\.log$/;
 
 /** Throws `store_corrupt` when one of the store's entries is of the wrong kind. */

@@ -3,6 +3,7 @@ import type { StoreFs } from './storeFs';
 import type { SqlValue } from './opCodec';
 import { UserFacingError } from '../util/errors';
 import type { VerifiedBy } from './snapshotFiles';
+import type { UserKey, UserKeyring } from '../crypto/userKeys';
 
 export type Row = Record<string, SqlValue>;
 export type Params = SqlValue[];
@@ -23,7 +24,7 @@ export interface StoreOptions {
   readOnlyReason?: string;
   /**
    * FTS4 tables whose index segments are merged in the background every `every` write
-   * transactions (default: memories_fts every 64; false disables). Each committed write adds
+   * transactions (default: memories_fts, memories_exact and chunks_fts every 64; false disables). Each committed write adds
    * a segment and FTS4 only merges 16 at a time, so a store that takes single writes keeps
    * ~40 segments, and every term lookup seeks all of them: the near-duplicate check was 18×
    * slower at 40 segments than at 1.
@@ -38,6 +39,10 @@ export interface StoreOptions {
   fs?: StoreFs;
   /** First retry after writes were paused by a disk error (doubles up to 30 s). Default 1000 ms. */
   recoveryIntervalMs?: number;
+  /** Where the user keys that open encrypted stores are found (docs/encryption.md). */
+  keys?: UserKeyring;
+  /** A new store is created encrypted under the key this returns (undefined: plain). */
+  newStoreKey?: () => UserKey | undefined;
 }
 
 export interface SnapshotPolicy {

@@ -9,6 +9,7 @@ import { OpLog } from './opLog';
 import { keepSetAside, logDamageWarning, replayRecords } from './replay';
 import type { Op } from './opCodec';
 import type { StoreFs } from './storeFs';
+import type { LogCodec } from './logCodec';
 
 export interface WriterState {
   dir: string;
@@ -16,6 +17,7 @@ export interface WriterState {
   purpose: string | undefined;
   /** The last record this process has applied. */
   seq: number;
+  codec: LogCodec;
 }
 
 export function becomeWriter(
@@ -31,7 +33,7 @@ export function becomeWriter(
     throw e;
   }
   try {
-    const log = new OpLog(s.dir, s.sfs);
+    const log = new OpLog(s.dir, s.sfs, { codec: s.codec });
     const r = log.read(s.seq, { repair: true });
     if (r.missingBefore) throw new Error('the log changed under this reader (a snapshot removed records): reopen the store');
     const done = replayRecords(r, s.seq, apply);

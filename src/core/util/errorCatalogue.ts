@@ -28,11 +28,20 @@ export const ERROR_CATALOGUE = {
   },
   duplicate_content: { origin: 'core', template: 'Another memory ({existingId}) already has exactly this content.' },
   project_id_invalid: { origin: 'core', template: 'project id {reason}' },
+  secret_detected: {
+    origin: 'core',
+    template: 'Not saved: the text holds {kinds}, and this store refuses memories with secrets. Remove it and save again.',
+  },
   // Consolidation suggestions, pipeline reviews and undo
   suggestion_resolved: { origin: 'core', template: 'Suggestion {id} is already {status}.' },
   suggestion_stale: { origin: 'core', template: 'Suggestion {id} refers to a memory that was deleted; it was dismissed.' },
   review_invalid: { origin: 'core', template: '{reason}' },
   undo_refused: { origin: 'core', template: '{reason}' },
+  // Agent sessions (docs/sessions.md)
+  session_forgotten: {
+    origin: 'core',
+    template: 'Session {id} was forgotten on {date}: nothing more is recorded under its id. Start a new session.',
+  },
   // Documents
   document_fetch: { origin: 'core', template: '{reason}' },
   document_too_large: { origin: 'core', template: 'The document is larger than {maxBytes} bytes (documentMaxContentBytes).' },
@@ -47,6 +56,15 @@ export const ERROR_CATALOGUE = {
     template: 'This memory store needs schema migration {version}, which a read-only opener cannot apply.',
   },
   store_locked: { origin: 'core', template: 'The memory store at {dir} is in use by another process ({owner}).' },
+  store_key_missing: {
+    origin: 'core',
+    template: 'The memory store at {dir} is encrypted, and its key is not available here: {reason}',
+  },
+  store_key_wrong: { origin: 'core', template: 'The key found for the encrypted memory store at {dir} does not open it: {reason}' },
+  keychain_unavailable: {
+    origin: 'core',
+    template: 'No keychain answers on this machine ({reason}); the encryption key has nowhere safe to be kept.',
+  },
   store_read_only: { origin: 'core', template: 'The memory store is open read-only: {reason}' },
   disk_full: {
     origin: 'core',
@@ -54,6 +72,7 @@ export const ERROR_CATALOGUE = {
   },
   io_error: { origin: 'core', template: 'Reading or writing the memory store at {dir} failed: {reason}' },
   // The engine and its port
+  webhook_not_ready: { origin: 'engine', template: 'Webhook {name} cannot send yet: {reason}' },
   unknown_method: { origin: 'engine', template: 'Unknown engine method "{method}".' },
   internal: { origin: 'engine', template: 'Agent Memory hit an internal error: {reason}' },
   cancelled: { origin: 'client', template: 'The operation was cancelled.' },
@@ -62,6 +81,8 @@ export const ERROR_CATALOGUE = {
   engine_unavailable: { origin: 'client', template: 'The memory engine is not available: {reason}' },
   engine_stopped: { origin: 'client', template: 'The memory engine is not running.' },
   not_private: { origin: 'client', template: 'A folder or file of the memory store is not private to you: {reason}' },
+  // A store's owner that is closing refuses what it can no longer finish; clients send it again to the next owner.
+  engine_closing: { origin: 'engine', template: 'The process serving the memory store at {dir} is closing; the request was not run.' },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** The closed union of error codes. */

@@ -18,11 +18,18 @@
  * Saving writes a temp file next to the target, fsyncs it, renames it over the target and
  * fsyncs the directory, so a crash leaves either the old file or the new one. Loading checks
  * everything and throws {@link CorruptIndexError} on any mismatch: the caller rebuilds.
+ *
+ * In an encrypted store (docs/encryption.md) the same bytes are written as a sealed file
+ * (src/core/crypto/fileCipher.ts, kind `vector-index`): built in memory and sealed before
+ * anything reaches the disk. A plain file where a sealed one is expected, or one that does not
+ * open with the store's key, is unusable like any damaged file: the index is rebuilt.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from '../store/checksum';
+import { isSealed, type FileCipher } from '../crypto/fileCipher';
+import { errorMessage } from '../util/errors';
 import { fsyncDir } from '../store/fsutil';
 import { CorruptIndexError } from './errors';
 import { HnswIndex, type HnswParams } from './hnswIndex';
@@ -48,6 +55,61 @@ export interface IndexFileInfo {
 export interface SaveIndexOptions {
   /** Crash-test hook: called with the temp file's path once it is complete and fsynced, before the rename. */
   beforeRename?: (tmpFile: string) => void | Promise<void>;
+  /** The store's data key: the file is written sealed (encrypted stores). */
+  cipher?: FileCipher;
+}
+
+function indexHeader(index: HnswIndex, watermark: number, payloadBytes: number, payloadCrc: number): Buffer {
+  const header = Buffer.alloc(HEADER);
+  MAGIC.copy(header, 0);
+  header.writeUInt32LE(INDEX_FILE_VERSION, 8);
+  header.writeUInt32LE(HEADER, 12);
+  header.writeUInt32LE(index.dim, 16);
+  header.writeUInt32LE(SPACE_COSINE, 20);
+  header.writeUInt32LE(index.size, 24);
+  header.writeUInt32LE(KIND_HNSW, 28);
+  header.writeDoubleLE(watermark, 32);
+  header.writeDoubleLE(payloadBytes, 40);
+  header.writeUInt32LE(payloadCrc, 48);
+  header.writeUInt32LE(crc32(header.subarray(0, 60)), 60);
+  return header;
+}
+
+/** The sealed form: the plain file's bytes built in memory, sealed, then written like the plain one. */
+async function saveSealed(
+  file: string,
+  index: HnswIndex,
+  watermark: number,
+  cipher: FileCipher,
+  opts: SaveIndexOptions,
+): Promise<IndexFileInfo> {
+  const payload = index.serialize();
+  const plain = Buffer.concat([indexHeader(index, watermark, payload.length, crc32(payload)), payload]);
+  const sealed = cipher.sealFile('vector-index', plain);
+  const dir = path.dirname(file);
+  await fs.promises.mkdir(dir, { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fd = fs.openSync(tmp, 'wx+');
+  let closed = false;
+  try {
+    for (let done = 0; done < sealed.length;) {
+      const n = fs.writeSync(fd, sealed, done, sealed.length - done, done);
+      if (n <= 0) throw new Error('saveIndexFile: write made no progress');
+      done += n;
+    }
+    await new Promise<void>((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(e) : resolve())));
+    fs.closeSync(fd);
+    closed = true;
+    await opts.beforeRename?.(tmp);
+    await fs.promises.rename(tmp, file);
+  } catch (err) {
+    if (!closed) fs.closeSync(fd);
+    await fs.promises.unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  fsyncDir(dir);
+  const info = { formatVersion: INDEX_FILE_VERSION, dim: index.dim, space: 'cosine' as const, count: index.size, watermark };
+  return { ...info, payloadBytes: payload.length, fileBytes: sealed.length };
 }
 
 /** Writes `index` to `file` atomically and durably. Resolves once the file and its directory entry are on disk. */
@@ -60,6 +122,7 @@ export async function saveIndexFile(
   if (typeof meta?.watermark !== 'number' || !Number.isFinite(meta.watermark)) {
     throw new RangeError(`saveIndexFile: watermark must be a finite number, got ${meta?.watermark}`);
   }
+  if (opts.cipher) return saveSealed(file, index, meta.watermark, opts.cipher, opts);
   // Streamed: the index goes from hnswlib's heap to the file chunk by chunk (no copy of it in
   // memory; it was 2× its size before). All synchronous up to the fsync, so the bytes match
   // `meta.watermark` whatever the caller does next; the data then sits in the OS's cache.
@@ -87,19 +150,7 @@ export async function saveIndexFile(
     if (at !== HEADER + length) throw new Error(`saveIndexFile: wrote ${at - HEADER} of ${length} payload bytes`);
     put(envelope, HEADER);
     payloadBytes = length;
-    const header = Buffer.alloc(HEADER);
-    MAGIC.copy(header, 0);
-    header.writeUInt32LE(INDEX_FILE_VERSION, 8);
-    header.writeUInt32LE(HEADER, 12);
-    header.writeUInt32LE(index.dim, 16);
-    header.writeUInt32LE(SPACE_COSINE, 20);
-    header.writeUInt32LE(index.size, 24);
-    header.writeUInt32LE(KIND_HNSW, 28);
-    header.writeDoubleLE(meta.watermark, 32);
-    header.writeDoubleLE(payloadBytes, 40);
-    header.writeUInt32LE(fileCrc(fd, HEADER, payloadBytes), 48);
-    header.writeUInt32LE(crc32(header.subarray(0, 60)), 60);
-    put(header, 0);
+    put(indexHeader(index, meta.watermark, payloadBytes, fileCrc(fd, HEADER, payloadBytes)), 0);
     info = {
       formatVersion: INDEX_FILE_VERSION,
       dim: index.dim,
@@ -182,6 +233,38 @@ export async function readIndexFileInfo(file: string): Promise<IndexFileInfo> {
 export interface LoadIndexOptions extends Pick<Partial<HnswParams>, 'efSearch' | 'initialCapacity'> {
   /** Refuse (CorruptIndexError 'mismatch') an index of another dimension. */
   expectDim?: number;
+  /** The store's data key: only a sealed file that opens with it is used (encrypted stores). */
+  cipher?: FileCipher;
+}
+
+/** Loads a sealed index file: opened with the store's key, then checked like a plain one. */
+async function loadSealed(file: string, cipher: FileCipher, opts: LoadIndexOptions): Promise<{ index: HnswIndex; info: IndexFileInfo }> {
+  const raw = fs.readFileSync(file);
+  if (!isSealed(raw)) throw new CorruptIndexError('bad-magic', 'a plain index file in an encrypted store', file);
+  let plain: Buffer;
+  try {
+    plain = Buffer.from(cipher.openFile('vector-index', raw).plain);
+  } catch (e) {
+    throw new CorruptIndexError('payload-checksum', `the encrypted index file does not open: ${errorMessage(e)}`, file);
+  }
+  const info = { ...parseHeader(file, plain.subarray(0, HEADER), plain.length), fileBytes: raw.length };
+  if (opts.expectDim !== undefined && opts.expectDim !== info.dim) {
+    throw new CorruptIndexError('mismatch', `index has dimension ${info.dim}, expected ${opts.expectDim}`, file);
+  }
+  const payload = plain.subarray(HEADER);
+  if (crc32(payload) !== plain.readUInt32LE(48)) throw new CorruptIndexError('payload-checksum', 'index payload checksum mismatch', file);
+  let index: HnswIndex;
+  try {
+    index = await HnswIndex.deserialize(payload, { dim: info.dim, efSearch: opts.efSearch, initialCapacity: opts.initialCapacity });
+  } catch (err) {
+    if (err instanceof CorruptIndexError) throw new CorruptIndexError(err.reason, err.message, file, { cause: err });
+    throw err;
+  }
+  if (index.size !== info.count) {
+    index.dispose();
+    throw new CorruptIndexError('bad-payload', `header says ${info.count} vectors, payload holds ${index.size}`, file);
+  }
+  return { index, info };
 }
 
 /**
@@ -190,6 +273,7 @@ export interface LoadIndexOptions extends Pick<Partial<HnswParams>, 'efSearch' |
  * it cannot be read.
  */
 export async function loadIndexFile(file: string, opts: LoadIndexOptions = {}): Promise<{ index: HnswIndex; info: IndexFileInfo }> {
+  if (opts.cipher) return loadSealed(file, opts.cipher, opts);
   // Streamed: the checksum is computed over chunks, then hnswlib reads its part of the file
   // straight into its heap (the file was read whole, then copied into hnswlib's in-memory FS:
   // 2× the index on top of it, while loading).
@@ -198,6 +282,8 @@ export async function loadIndexFile(file: string, opts: LoadIndexOptions = {}): 
     const size = fs.fstatSync(fd).size;
     const header = Buffer.alloc(HEADER);
     const got = fs.readSync(fd, header, 0, HEADER, 0);
+    if (isSealed(header.subarray(0, got)))
+      throw new CorruptIndexError('bad-magic', 'an encrypted index file in a store without a key', file);
     const info = parseHeader(file, header.subarray(0, got), size);
     if (opts.expectDim !== undefined && opts.expectDim !== info.dim) {
       throw new CorruptIndexError('mismatch', `index has dimension ${info.dim}, expected ${opts.expectDim}`, file);

@@ -1,46 +1,48 @@
 /**
  * The database side of vector sync: the change sequence maintained by the triggers of
- * migrations/0002_vectors.sql, the rows changed since a watermark, and the full set of
- * live vectors of a space (for a rebuild). Reads only.
+ * migrations/0002_vectors.sql (memories) and 0005_sessions.sql (session chunks), the rows changed
+ * since a watermark, and the full set of live vectors of a space (for a rebuild). Reads only.
+ * Every function reads the memories' vectors unless given another source (source.ts).
  */
 import type { Store } from '../store/store';
 import { blobLength, blobToVector } from './blob';
+import { MEMORY_VECTORS, vectorJoin, type VectorScope, type VectorSource } from './source';
 
 export interface VectorChange {
   rid: number;
-  /** The memory's current vector in the space, or undefined when it has none or is not live. */
+  /** The row's current vector in the space, or undefined when it has none or is not live. */
   vector: Float32Array | undefined;
   /** Why there is no vector though a blob exists (dimension mismatch). */
   problem?: string;
 }
 
 /** Current value of the change sequence (one indexed single-row read). */
-export function currentVectorSeq(store: Store): number {
-  const row = store.get<{ seq: number }>('SELECT seq FROM vector_seq WHERE id = 1');
-  if (!row) throw new Error('vector_seq is missing: migration 0002_vectors has not been applied');
+export function currentVectorSeq(store: Store, source: VectorSource = MEMORY_VECTORS): number {
+  const row = store.get<{ seq: number }>(`SELECT seq FROM ${source.seqTable} WHERE id = 1`);
+  if (!row) throw new Error(`${source.seqTable} is missing: the migration that creates it has not been applied`);
   return Number(row.seq);
 }
 
-/** How many memories changed after `since` (indexed count). */
-export function pendingChanges(store: Store, since: number): number {
-  return Number(store.get<{ n: number }>('SELECT count(*) AS n FROM vector_dirty WHERE seq > ?', [since])!.n);
+/** How many rows changed after `since` (indexed count). */
+export function pendingChanges(store: Store, since: number, source: VectorSource = MEMORY_VECTORS): number {
+  return Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${source.dirtyTable} WHERE seq > ?`, [since])!.n);
 }
 
-/** Every memory changed after `since`, with its current vector in `space` (ordered by change). */
-export function changesSince(store: Store, space: string, dim: number, since: number): VectorChange[] {
+/** Every row changed after `since`, with its current vector in `space` (ordered by change). */
+export function changesSince(store: Store, { space, dim, source = MEMORY_VECTORS }: VectorScope, since: number): VectorChange[] {
   const rows = store.all<{ rid: number; vector: Uint8Array | null }>(
-    `SELECT d.rid AS rid, e.vector AS vector
-       FROM vector_dirty d
-       LEFT JOIN memories m ON m.rid = d.rid AND m.deleted_at IS NULL
-       LEFT JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
+    `SELECT d.rid AS rid, e.${source.vectors.blob} AS vector
+       FROM ${source.dirtyTable} d
+       LEFT JOIN ${source.table} m ON m.rid = d.rid AND ${source.live}
+       LEFT JOIN ${vectorJoin(source)}
       WHERE d.seq > ?
       ORDER BY d.seq`,
     [space, since],
   );
-  return rows.map((r) => toChange(Number(r.rid), r.vector, dim));
+  return rows.map((r) => toChange(Number(r.rid), r.vector, dim, source));
 }
 
-function toChange(rid: number, blob: Uint8Array | null, dim: number): VectorChange {
+function toChange(rid: number, blob: Uint8Array | null, dim: number, source: VectorSource): VectorChange {
   if (blob === null || blob === undefined) return { rid, vector: undefined };
   const vector = blobToVector(blob, dim);
   return vector
@@ -48,33 +50,38 @@ function toChange(rid: number, blob: Uint8Array | null, dim: number): VectorChan
     : {
         rid,
         vector: undefined,
-        problem: `stored vector of memory ${rid} is ${blob.byteLength} bytes, not a ${dim}-dimensional vector (${blobLength(dim, 'int8')} or ${blobLength(dim, 'float32')} bytes)`,
+        problem: `stored vector of ${source.noun} ${rid} is ${blob.byteLength} bytes, not a ${dim}-dimensional vector (${blobLength(dim, 'int8')} or ${blobLength(dim, 'float32')} bytes)`,
       };
 }
 
 /**
- * Live memories with a vector in `space` and rid > `afterRid`, by rid, at most `limit`: the
+ * Live rows with a vector in `space` and rid > `afterRid`, by rid, at most `limit`: the
  * full set is read in such pages (a rebuild never holds every vector in JS at once).
- * CROSS JOIN keeps memories (by rid) the outer loop.
+ * CROSS JOIN keeps the rows (by rid) the outer loop.
  */
-export function liveVectorsAfter(store: Store, space: string, dim: number, afterRid: number, limit: number): VectorChange[] {
+export function liveVectorsAfter(
+  store: Store,
+  { space, dim, source = MEMORY_VECTORS }: VectorScope,
+  afterRid: number,
+  limit: number,
+): VectorChange[] {
   const rows = store.all<{ rid: number; vector: Uint8Array }>(
-    `SELECT m.rid AS rid, e.vector AS vector
-       FROM memories m CROSS JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
-      WHERE m.rid > ? AND m.deleted_at IS NULL
+    `SELECT m.rid AS rid, e.${source.vectors.blob} AS vector
+       FROM ${source.table} m CROSS JOIN ${vectorJoin(source)}
+      WHERE m.rid > ? AND ${source.live}
       ORDER BY m.rid
       LIMIT ?`,
     [space, afterRid, limit],
   );
-  return rows.map((r) => toChange(Number(r.rid), r.vector, dim));
+  return rows.map((r) => toChange(Number(r.rid), r.vector, dim, source));
 }
 
-/** How many live memories have a vector of the right size in `space` (what a complete index holds). */
-export function liveVectorCount(store: Store, space: string, dim: number): number {
+/** How many live rows have a vector of the right size in `space` (what a complete index holds). */
+export function liveVectorCount(store: Store, { space, dim, source = MEMORY_VECTORS }: VectorScope): number {
   const row = store.get<{ n: number }>(
     `SELECT count(*) AS n
-       FROM memories m JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
-      WHERE m.deleted_at IS NULL AND length(e.vector) IN (?, ?)`,
+       FROM ${source.table} m JOIN ${vectorJoin(source)}
+      WHERE ${source.live} AND length(e.${source.vectors.blob}) IN (?, ?)`,
     [space, blobLength(dim, 'int8'), blobLength(dim, 'float32')],
   );
   return Number(row?.n ?? 0);

@@ -1,6 +1,7 @@
 /**
  * Exact cosine of a query with the STORED vectors of given memories, read in one SQL statement
- * per 1,000 rids from the `embeddings` table (the source of truth the index is a cache of).
+ * per 1,000 rids from the `embeddings` table (the source of truth the index is a cache of); or of
+ * session chunks, from `chunks_vec`, given their source (source.ts).
  *
  * Why not the index: HnswIndex.getVector copies each vector out of WASM through embind at
  * ~0.1–0.25 ms, and the hybrid search asks for ~60 keyword-only candidates per query (6–15 ms at
@@ -13,6 +14,7 @@
  */
 import type { Store } from '../store/store';
 import { blobToVector, cosineWithBlob } from './blob';
+import { MEMORY_VECTORS, vectorJoin, type VectorScope, type VectorSource } from './source';
 
 export { cosineWithBlob } from './blob';
 
@@ -26,19 +28,20 @@ export { cosineWithBlob } from './blob';
  * SQLite may walk every embeddings row of the space and probe memories by embedding_hash,
  * hundreds of times slower.
  */
-const SQL = `SELECT group_concat(m.rid) AS rids, group_concat(hex(e.vector)) AS hexes
+const sqlOf = (s: VectorSource): string =>
+  `SELECT group_concat(m.rid) AS rids, group_concat(hex(e.${s.vectors.blob})) AS hexes
      FROM json_each(?) j
-     CROSS JOIN memories m ON m.rid = j.value
-     CROSS JOIN embeddings e ON e.space = ? AND e.text_hash = m.embedding_hash
-    WHERE m.deleted_at IS NULL`;
+     CROSS JOIN ${s.table} m ON m.rid = j.value
+     CROSS JOIN ${vectorJoin(s)}
+    WHERE ${s.live}`;
+const SQL = new Map<VectorSource, string>();
 
 /** Rids per statement: bounds the one string a statement returns (≈ 1 KB of hex per 512-d vector). */
 const CHUNK = 1000;
 
 export function storedSimilarities(
   store: Store,
-  space: string,
-  dim: number,
+  { space, dim, source = MEMORY_VECTORS }: VectorScope,
   query: Float32Array,
   rids: readonly number[],
 ): Map<number, number> {
@@ -48,7 +51,7 @@ export function storedSimilarities(
   for (let i = 0; i < dim; i++) qq += query[i]! * query[i]!;
   if (!(qq > 0) || !Number.isFinite(qq)) return out;
   const qn = Math.sqrt(qq);
-  forStoredBlobs(store, space, rids, (rid, blob) => {
+  forStoredBlobs(store, space, rids, source, (rid, blob) => {
     const sim = cosineWithBlob(query, qn, blob, dim);
     if (sim !== undefined) out.set(rid, sim);
   });
@@ -56,9 +59,13 @@ export function storedSimilarities(
 }
 
 /** The stored vectors of `rids` (same rules as storedSimilarities: live, right size, non-zero, finite). */
-export function storedVectors(store: Store, space: string, dim: number, rids: readonly number[]): Map<number, Float32Array> {
+export function storedVectors(
+  store: Store,
+  { space, dim, source = MEMORY_VECTORS }: VectorScope,
+  rids: readonly number[],
+): Map<number, Float32Array> {
   const out = new Map<number, Float32Array>();
-  forStoredBlobs(store, space, rids, (rid, blob) => {
+  forStoredBlobs(store, space, rids, source, (rid, blob) => {
     const v = blobToVector(blob, dim);
     if (!v) return;
     let vv = 0;
@@ -68,10 +75,18 @@ export function storedVectors(store: Store, space: string, dim: number, rids: re
   return out;
 }
 
-function forStoredBlobs(store: Store, space: string, rids: readonly number[], fn: (rid: number, blob: Uint8Array) => void): void {
+function forStoredBlobs(
+  store: Store,
+  space: string,
+  rids: readonly number[],
+  source: VectorSource,
+  fn: (rid: number, blob: Uint8Array) => void,
+): void {
   const unique = [...new Set(rids)];
+  let sql = SQL.get(source);
+  if (sql === undefined) SQL.set(source, (sql = sqlOf(source)));
   for (let i = 0; i < unique.length; i += CHUNK) {
-    const got = store.get<{ rids: string | null; hexes: string | null }>(SQL, [JSON.stringify(unique.slice(i, i + CHUNK)), space]);
+    const got = store.get<{ rids: string | null; hexes: string | null }>(sql, [JSON.stringify(unique.slice(i, i + CHUNK)), space]);
     if (!got?.rids) continue; // none stored
     const live = got.rids.split(',');
     const hexes = String(got.hexes).split(',');

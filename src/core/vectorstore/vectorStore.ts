@@ -1,5 +1,6 @@
 /**
- * One HNSW index per embedding space over an open Store: label = memories.rid, cosine.
+ * One HNSW index per embedding space over an open Store: label = memories.rid, cosine. The same
+ * class indexes the chunks of agent sessions (label = chunks.rid) given their source (source.ts).
  *
  * Source of truth: the `embeddings` table (durable through the store's op log). The index is
  * a cache of it, persisted to `<storeDir>/vectors/<space>.hnsw` with a watermark = the value
@@ -26,6 +27,7 @@ import { moveToQuarantine } from '../store/fsutil';
 import type { VectorIndex } from '../vector/types';
 import { changesSince, currentVectorSeq, liveVectorCount, liveVectorsAfter, pendingChanges, type VectorChange } from './changes';
 import { storedSimilarities, storedVectors } from './storedSimilarities';
+import { MEMORY_VECTORS, type VectorScope, type VectorSource } from './source';
 import { DEFAULT_VECTOR_PARAMS, type VectorIndexParams, type VectorSearcher } from './types';
 
 export interface VectorStoreOptions {
@@ -33,6 +35,8 @@ export interface VectorStoreOptions {
   /** Embedder.space: names the index file and selects rows of `embeddings`. */
   space: string;
   dimension: number;
+  /** What is indexed: memories (default) or session chunks. */
+  source?: VectorSource;
   params?: Partial<VectorIndexParams>;
   /** Default `<store.dir>/vectors`. */
   dir?: string;
@@ -74,6 +78,9 @@ export class VectorStore implements VectorSearcher {
   readonly space: string;
   readonly dimension: number;
   readonly file: string;
+  readonly source: VectorSource;
+  /** Space, dimension and source: what every read of the stored vectors is about. */
+  private readonly scope: VectorScope;
   private readonly store: Store;
   private readonly params: VectorIndexParams;
   private readonly batch: number;
@@ -100,13 +107,15 @@ export class VectorStore implements VectorSearcher {
     if (!/^[a-z0-9._-]+$/.test(opts.space))
       throw new RangeError(`embedding space name must be file-name safe, got ${JSON.stringify(opts.space)}`);
     this.store = opts.store;
+    this.source = opts.source ?? MEMORY_VECTORS;
     this.space = opts.space;
     this.dimension = opts.dimension;
+    this.scope = { space: opts.space, dim: opts.dimension, source: this.source };
     this.params = { ...DEFAULT_VECTOR_PARAMS, ...opts.params };
     this.batch = Math.max(1, opts.rebuildBatch ?? 256);
     this.sliceMs = Math.max(1, opts.sliceMs ?? 15);
     this.inlineMax = Math.max(0, opts.inlineCatchUpMax ?? 500);
-    this.file = path.join(opts.dir ?? path.join(opts.store.dir, 'vectors'), `${opts.space}.hnsw`);
+    this.file = path.join(opts.dir ?? path.join(opts.store.dir, 'vectors'), `${opts.space}${this.source.fileSuffix}.hnsw`);
   }
 
   /** Opens (load + catch up) or starts a background rebuild; resolves as soon as searches can be answered. */
@@ -152,11 +161,12 @@ export class VectorStore implements VectorSearcher {
     let index: HnswIndex;
     let watermark: number;
     try {
-      const capacity = withHeadroom(liveVectorCount(this.store, this.space, this.dimension));
+      const capacity = withHeadroom(liveVectorCount(this.store, this.scope));
       const loaded = await loadIndexFile(this.file, {
         expectDim: this.dimension,
         efSearch: this.params.efSearch,
         initialCapacity: capacity,
+        ...(this.store.fileCipher ? { cipher: this.store.fileCipher } : {}),
       });
       index = loaded.index;
       watermark = loaded.info.watermark;
@@ -172,9 +182,9 @@ export class VectorStore implements VectorSearcher {
         `index parameters changed (M ${index.M}→${this.params.M}, efConstruction ${index.efConstruction}→${this.params.efConstruction})`,
       );
     }
-    const seq = currentVectorSeq(this.store);
+    const seq = currentVectorSeq(this.store, this.source);
     if (watermark > seq) return fail(`index watermark ${watermark} is ahead of the database (${seq})`);
-    const pending = pendingChanges(this.store, watermark);
+    const pending = pendingChanges(this.store, watermark, this.source);
     if (pending > this.inlineMax) {
       this.startBackgroundCatchUp(index, watermark, pending);
       return undefined;
@@ -183,7 +193,7 @@ export class VectorStore implements VectorSearcher {
     this.watermark = watermark;
     this.savedWatermark = watermark;
     this.caughtUp = this.sync();
-    const expected = liveVectorCount(this.store, this.space, this.dimension);
+    const expected = liveVectorCount(this.store, this.scope);
     const held = this.hnsw.size;
     if (held !== expected) {
       this.hnsw.dispose();
@@ -202,11 +212,11 @@ export class VectorStore implements VectorSearcher {
   private useExact(): { seq: number; exact: ExactIndex } {
     this.hnsw?.dispose();
     this.hnsw = undefined;
-    const seq = currentVectorSeq(this.store);
-    const expected = liveVectorCount(this.store, this.space, this.dimension);
+    const seq = currentVectorSeq(this.store, this.source);
+    const expected = liveVectorCount(this.store, this.scope);
     const exact = new ExactIndex({ dim: this.dimension, storage: 'int8', initialCapacity: Math.max(1024, expected) });
     for (let after = 0; ;) {
-      const rows = liveVectorsAfter(this.store, this.space, this.dimension, after, READ_PAGE);
+      const rows = liveVectorsAfter(this.store, this.scope, after, READ_PAGE);
       if (!rows.length) break;
       this.applyTo(exact, rows);
       after = rows[rows.length - 1]!.rid;
@@ -251,16 +261,16 @@ export class VectorStore implements VectorSearcher {
     const stale = () => this.closed || gen !== this.generation;
     try {
       // Current vectors of everything changed after the file's watermark: the state at seq0.
-      const changes = changesSince(this.store, this.space, this.dimension, from);
+      const changes = changesSince(this.store, this.scope, from);
       await this.sliced(changes, (c) => this.applyTo(h, [c]), stale);
     } catch (e) {
       h.dispose();
       if (e instanceof RebuildCancelled) return false;
       throw e;
     }
-    this.applyTo(h, changesSince(this.store, this.space, this.dimension, seq0));
-    const seq = currentVectorSeq(this.store);
-    const expected = liveVectorCount(this.store, this.space, this.dimension);
+    this.applyTo(h, changesSince(this.store, this.scope, seq0));
+    const seq = currentVectorSeq(this.store, this.source);
+    const expected = liveVectorCount(this.store, this.scope);
     if (h.size !== expected) {
       const held = h.size;
       h.dispose();
@@ -286,7 +296,7 @@ export class VectorStore implements VectorSearcher {
     const h = await HnswIndex.create({ dim: this.dimension, ...this.params, initialCapacity: withHeadroom(exact.size) });
     try {
       for (let after = 0; ;) {
-        const rows = liveVectorsAfter(this.store, this.space, this.dimension, after, READ_PAGE);
+        const rows = liveVectorsAfter(this.store, this.scope, after, READ_PAGE);
         if (!rows.length) break;
         after = rows[rows.length - 1]!.rid;
         await this.sliced(
@@ -309,8 +319,8 @@ export class VectorStore implements VectorSearcher {
       throw e;
     }
     // Synchronous from here: catch up, swap, persist.
-    const seq = currentVectorSeq(this.store);
-    this.applyTo(h, changesSince(this.store, this.space, this.dimension, seq0));
+    const seq = currentVectorSeq(this.store, this.source);
+    this.applyTo(h, changesSince(this.store, this.scope, seq0));
     this.hnsw = h;
     this.exact = undefined;
     this.watermark = seq;
@@ -363,14 +373,14 @@ export class VectorStore implements VectorSearcher {
    */
   sync(): number {
     const idx = this.active;
-    const seq = currentVectorSeq(this.store);
+    const seq = currentVectorSeq(this.store, this.source);
     if (seq === this.watermark) return 0;
     if (seq < this.watermark) {
       // The database went back (an older snapshot was restored): the index cannot be trusted.
       this.startRebuild(`database change sequence ${seq} is behind the index (${this.watermark})`);
       return 0;
     }
-    const changes = changesSince(this.store, this.space, this.dimension, this.watermark);
+    const changes = changesSince(this.store, this.scope, this.watermark);
     this.applyTo(idx, changes);
     this.watermark = seq;
     return changes.length;
@@ -388,7 +398,7 @@ export class VectorStore implements VectorSearcher {
       } catch (e) {
         // A zero or non-finite vector has no direction: leave the memory to full-text search.
         idx.remove(c.rid);
-        this.warn(`vector of memory ${c.rid} not indexed: ${errorMessage(e)}`);
+        this.warn(`vector of ${this.source.noun} ${c.rid} not indexed: ${errorMessage(e)}`);
       }
     }
   }
@@ -408,14 +418,14 @@ export class VectorStore implements VectorSearcher {
   similarities(query: Float32Array, rids: number[]): Map<number, number> {
     this.sync();
     void this.active; // throws when closed
-    return storedSimilarities(this.store, this.space, this.dimension, query, rids);
+    return storedSimilarities(this.store, this.scope, query, rids);
   }
 
   /** Stored vectors of live memories (for vector feedback), read like similarities(). */
   vectorsOf(rids: number[]): Map<number, Float32Array> {
     this.sync();
     void this.active; // throws when closed
-    return storedVectors(this.store, this.space, this.dimension, rids);
+    return storedVectors(this.store, this.scope, rids);
   }
 
   /** The stored (normalized) vector of a live memory, if indexed. */
@@ -442,7 +452,8 @@ export class VectorStore implements VectorSearcher {
       if (this.savedWatermark === this.watermark && fs.existsSync(this.file)) return undefined;
       const wm = this.watermark;
       // saveIndexFile serializes synchronously before its first await: the bytes match `wm`.
-      const info = await saveIndexFile(this.file, this.hnsw, { watermark: wm });
+      const cipher = this.store.fileCipher;
+      const info = await saveIndexFile(this.file, this.hnsw, { watermark: wm }, cipher ? { cipher } : {});
       this.savedWatermark = wm;
       return info;
     };

@@ -8,7 +8,12 @@ export type SmartCreateResult = CreateMemoryResult & {
 };
 
 export function toCreateResult(r: SmartStoreResult): SmartCreateResult {
-  const extra = { action: r.action, embedding: r.embedding, suggestions: r.suggestions.map((x) => x.id) };
+  const extra = {
+    action: r.action,
+    embedding: r.embedding,
+    suggestions: r.suggestions.map((x) => x.id),
+    ...(r.redacted?.length ? { redacted: r.redacted } : {}),
+  };
   switch (r.action) {
     case 'stored':
       return { status: 'created', memory: r.memory!, warnings: r.warnings, ...extra, ...(r.similar.length ? { similar: r.similar } : {}) };
@@ -30,6 +35,8 @@ export function toCreateResult(r: SmartStoreResult): SmartCreateResult {
         reason: s.reason,
         detail: s.detail,
         ...(s.existingId ? { existingId: s.existingId } : {}),
+        ...(s.existingLabel ? { existingLabel: s.existingLabel } : {}),
+        ...(s.secrets ? { secrets: s.secrets } : {}),
         warnings: r.warnings,
         ...extra,
       };

@@ -11,7 +11,7 @@
  */
 import type { Store } from '../../core/store/store';
 import { MemoryService } from '../../core/memory/memoryService';
-import type { CreateMemoryInput, MemoryRecord, UpdateMemoryInput } from '../../core/memory/types';
+import type { CreateMemoryInput, UpdatedMemory, UpdateMemoryInput } from '../../core/memory/types';
 import { MemoryIngest } from '../../core/memory/ingest';
 import { EmbeddingBackfill } from '../../core/memory/backfill';
 import { reembedAll, type ReembedProgress, type ReembedResult } from '../../core/memory/reembed';
@@ -32,10 +32,13 @@ import { MemoryPipeline, type PipelineDeps } from '../../core/pipeline/pipeline'
 import { createSearchCandidateFinder } from '../../core/pipeline/searchCandidates';
 import type { FindCandidates } from '../../core/pipeline/decision';
 import type { BackgroundTask } from '../../core/util/backgroundTask';
+import { WebhookSender } from '../../core/webhooks/worker';
 import { errorMessage } from '../../core/util/errors';
 import { lifecycleFrom } from '../config';
 import type { StoreName } from '../protocol';
 import { rerankerFromConfig } from './reranker';
+import { SessionsRuntime } from './sessionsRuntime';
+import type { RollOutcome } from '../../core/sessions/summary';
 import { toCreateResult, type SmartCreateResult } from './createResult';
 
 /** Live memories, not yet queued, with no vector in the space bound as the parameter. */
@@ -58,6 +61,12 @@ export interface RuntimeOptions {
   now?: () => Date;
   onWarning(message: string): void;
   onPipelineEvent?: PipelineDeps['onEvent'];
+  /** The project store's webhook deliveries (docs/changes.md): sent by this runtime when it may write. */
+  webhooks?: Pick<ConstructorParameters<typeof WebhookSender>[0], 'secret' | 'onAttempt'>;
+  /** Open the agent sessions of this store (the project store's; docs/sessions.md). */
+  sessions?: boolean;
+  /** A rolling summary was written in the background. */
+  onSessionSummary?: (sessionId: string, outcome: RollOutcome) => void;
 }
 
 export class StoreRuntime {
@@ -72,10 +81,14 @@ export class StoreRuntime {
   /** Decision candidates of the pipeline: this store's hybrid search, like recall (never reranked). */
   readonly findCandidates: FindCandidates;
   private hybrid: HybridSearch;
+  /** Sends the webhook deliveries of this store (the project store's owner, trusted workspace). */
+  readonly webhookSender: WebhookSender | undefined;
   private readonly ingest: MemoryIngest | undefined;
   private readonly backfill: EmbeddingBackfill | undefined;
   private switching: { run: Promise<ReembedResult>; abort: AbortController } | undefined;
   private closed = false;
+  /** The agent sessions of this store (the project store only). */
+  sessions: SessionsRuntime | undefined;
 
   private constructor(
     private readonly opts: RuntimeOptions,
@@ -88,6 +101,7 @@ export class StoreRuntime {
       projectId: opts.projectId,
       lifecycle: lifecycleFrom(config),
       enqueueExtraction: pipelineMode(config) !== 'off',
+      secretPolicy: config.memory.secret_policy,
       ...(opts.now ? { now: opts.now } : {}),
     });
     const warn = (m: string) => opts.onWarning(`${opts.name} vectors: ${m}`);
@@ -107,6 +121,7 @@ export class StoreRuntime {
     const search = { search: (req: SearchRequest) => this.hybrid.search({ ...req, limit: Math.min(req.limit ?? maxLimit, maxLimit) }) };
     this.findCandidates = createSearchCandidateFinder(store, search, { minScore: config.search.min_score });
     this.pipeline = writable ? this.createPipeline() : undefined;
+    this.webhookSender = writable && opts.webhooks ? this.createWebhookSender(opts.webhooks) : undefined;
     this.hybrid = this.createSearch();
     // A completed embedder switch: search the new space from now on.
     space?.onSwitch(() => {
@@ -135,6 +150,8 @@ export class StoreRuntime {
     }
     const runtime = new StoreRuntime(opts, space);
     if (!store.isReadOnly) runtime.backfill?.start();
+    runtime.webhookSender?.start();
+    if (opts.sessions) runtime.sessions = await runtime.openSessions();
     return runtime;
   }
 
@@ -153,7 +170,7 @@ export class StoreRuntime {
   }
 
   /** Update; with vectors a changed text is embedded again before the commit. */
-  async update(id: string, patch: UpdateMemoryInput): Promise<MemoryRecord> {
+  async update(id: string, patch: UpdateMemoryInput): Promise<UpdatedMemory> {
     if (this.ingest) return (await this.ingest.update(id, patch)).memory;
     return this.memory.update(id, patch);
   }
@@ -214,9 +231,33 @@ export class StoreRuntime {
     this.backfill?.kick();
   }
 
-  /** What the engine's scheduler drives for this store: the embedding backfill and the pipeline's workers. */
+  /** Webhooks or their deliveries changed outside a commit's wake (a secret made, dead ones retried). */
+  kickWebhooks(): void {
+    this.webhookSender?.kick();
+  }
+
+  /** What the engine's scheduler drives for this store: the embedding backfill, the pipeline's workers, webhook deliveries, the sessions' tasks. */
   backgroundTasks(): BackgroundTask[] {
-    return [...(this.backfill ? [this.backfill] : []), ...(this.pipeline?.tasks() ?? [])];
+    return [
+      ...(this.backfill ? [this.backfill] : []),
+      ...(this.pipeline?.tasks() ?? []),
+      ...(this.webhookSender ? [this.webhookSender] : []),
+      ...(this.sessions?.tasks() ?? []),
+    ];
+  }
+
+  /** The session API over this store; summaries use the pipeline's model only when the pipeline is on. */
+  private openSessions(): Promise<SessionsRuntime> {
+    const { config, llm } = this.opts;
+    return SessionsRuntime.open({
+      store: this.store,
+      space: this.space,
+      params: { ...config.vector },
+      llm: () => (pipelineMode(config) !== 'off' && !this.opts.restricted ? llm : undefined),
+      ...(this.opts.now ? { now: this.opts.now } : {}),
+      onWarning: (m) => this.opts.onWarning(`${this.name} store: ${m}`),
+      ...(this.opts.onSessionSummary ? { onSummary: this.opts.onSessionSummary } : {}),
+    });
   }
 
   /**
@@ -256,6 +297,7 @@ export class StoreRuntime {
   async snapshot(): Promise<void> {
     await this.store.snapshot();
     await this.space?.vectors.save();
+    await this.sessions?.chunks.save();
   }
 
   /**
@@ -266,6 +308,7 @@ export class StoreRuntime {
   async close(): Promise<{ promoted: string[] }> {
     if (this.closed) return { promoted: [] };
     this.closed = true;
+    this.webhookSender?.stop(); // attempts under way are cut short: they stay pending and are sent again
     let promoted: string[] = [];
     await this.pipeline?.stop({ graceMs: 2000 }).catch((e) => this.opts.onWarning(`pipeline stop: ${errorMessage(e)}`));
     try {
@@ -276,6 +319,7 @@ export class StoreRuntime {
     this.switching?.abort.abort();
     await this.switching?.run.catch(() => undefined);
     await this.backfill?.stop();
+    await this.sessions?.close();
     try {
       await this.space?.vectors.close();
     } catch (e) {
@@ -303,6 +347,17 @@ export class StoreRuntime {
     const r = this.pipeline?.graphBoost(query);
     return { memoryIds: new Set(r?.memoryIds ?? []), timedOut: r?.timedOut ?? false };
   };
+
+  private createWebhookSender(hooks: NonNullable<RuntimeOptions['webhooks']>): WebhookSender {
+    const w = this.opts.config.webhooks;
+    return new WebhookSender({
+      store: this.store,
+      ...hooks,
+      settings: () => ({ timeoutMs: w.timeout, maxAttempts: w.maxAttempts, retryDelayMs: w.retryDelay, maxRetryDelayMs: w.maxRetryDelay }),
+      ...(this.opts.now ? { now: this.opts.now } : {}),
+      onWarning: (m) => this.opts.onWarning(m),
+    });
+  }
 
   private createPipeline(): MemoryPipeline | undefined {
     const { config } = this.opts;

@@ -31,6 +31,7 @@ import {
 import { newSecret, socketPath, writeOwnerRecord } from '../transport/endpoint';
 import { assertPrivateFolder } from '../transport/privateDir';
 import { remoteHandlers } from './remoteHandlers';
+import { drainConnections, endConnections } from './drain';
 
 /** Connections that have not finished the handshake, at most, at once; more are closed at once. */
 export const MAX_UNPROVEN = 16;
@@ -54,12 +55,15 @@ interface Served {
 export class EngineServer {
   private readonly clients = new Set<net.Socket>();
   private readonly unproven = new Set<net.Socket>();
+  /** The RpcServer of each proven connection (a closing owner drains them: server/drain.ts). */
+  private readonly rpcs = new Map<net.Socket, RpcServer>();
   private closed = false;
   private refusedForLoad = 0;
 
   private constructor(
     private readonly server: net.Server,
     readonly path: string,
+    private readonly storeDir: string,
   ) {}
 
   static async start(opts: EngineServerOptions): Promise<EngineServer> {
@@ -75,7 +79,7 @@ export class EngineServer {
     if (process.platform !== 'win32') fs.rmSync(where, { force: true });
     const served: Served = { secret: newSecret(), handlers: remoteHandlers(opts.handlers), opts };
     const server = net.createServer();
-    const self = new EngineServer(server, where);
+    const self = new EngineServer(server, where, opts.storeDir);
     server.on('connection', (socket) => self.accept(socket, served));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -100,12 +104,19 @@ export class EngineServer {
     for (const c of this.clients) writeFrame(c, { kind: 'event', event } satisfies FromEngineMessage);
   }
 
-  /** Stops listening and disconnects every client (they reconnect or take over). */
+  /**
+   * Stops listening and drains (server/drain.ts): what the clients sent from now on is refused
+   * with `engine_closing` (they send it again to the next owner), what is running is answered;
+   * then every connection is closed (the clients reconnect or take over).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const c of [...this.clients, ...this.unproven]) c.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // A connection that has not proved itself has nothing running: it is closed at once.
+    for (const s of this.unproven) s.destroy();
+    await drainConnections([...this.rpcs.values()], this.storeDir);
+    await endConnections([...this.clients], stopped);
   }
 
   private accept(socket: net.Socket, served: Served): void {
@@ -151,7 +162,7 @@ export class EngineServer {
           postMessage: (out: FromEngineMessage) => void writeFrame(socket, out),
           on: (_event, listener) => listeners.push(listener),
         };
-        new RpcServer(port, served.opts.engine, served.handlers, () => undefined);
+        this.rpcs.set(socket, new RpcServer(port, served.opts.engine, served.handlers, () => undefined));
         writeFrame(socket, { kind: 'ready', info: served.opts.info() } satisfies FromEngineMessage);
       },
       (reason) => served.opts.log?.(`engine server: dropped a client: ${reason}`),
@@ -161,6 +172,7 @@ export class EngineServer {
       clearTimeout(timer);
       this.unproven.delete(socket);
       this.clients.delete(socket);
+      this.rpcs.delete(socket);
     });
   }
 }

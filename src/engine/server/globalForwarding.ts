@@ -81,6 +81,10 @@ function forwardingTable(h: HandlerTable): Partial<Record<EngineMethod, Forwardi
       for (const [t, n] of Object.entries(other)) out[t] = (out[t] ?? 0) + n;
       return out;
     },
+    'events.since': (e, p: ParamsOf<'events.since'>, c, remote) =>
+      p?.store === 'global' ? remote('events.since', p) : h['events.since'](e, p, c),
+    'events.wait': (e, p: ParamsOf<'events.wait'>, c, remote) =>
+      p?.store === 'global' ? remote('events.wait', p) : h['events.wait'](e, p, c),
     stats: async (e, p: ParamsOf<'stats'>, c, remote) => {
       const local = await h.stats(e, p, c);
       return { ...local, global: (await remote('stats', {})).global };

@@ -25,6 +25,8 @@ export class GlobalLink {
   private nextId = 1;
   private readonly waiting = new Map<number, Waiter>();
   private closed = false;
+  /** The owner refused a request because it is closing (server/drain.ts): nothing more goes to it. */
+  private closing = false;
 
   private constructor(
     private readonly transport: SocketTransport,
@@ -36,8 +38,9 @@ export class GlobalLink {
       if (m.kind !== 'response') return;
       const w = this.waiting.get(m.id);
       this.waiting.delete(m.id);
-      if (m.ok) w?.resolve(m.result);
-      else w?.reject(EngineError.fromPayload(m.error));
+      if (m.ok) return w?.resolve(m.result);
+      if (m.error.code === 'engine_closing') this.closing = true;
+      w?.reject(EngineError.fromPayload(m.error));
     });
     transport.on('exit', () => {
       const wasOpen = !this.closed;
@@ -65,7 +68,7 @@ export class GlobalLink {
   }
 
   get connected(): boolean {
-    return !this.closed;
+    return !this.closed && !this.closing;
   }
 
   request<M extends EngineMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {

@@ -9,7 +9,9 @@
  * - a read in flight when the owner died goes again to the next owner;
  * - a create in flight goes again with its idempotency key (server/idempotency.ts: answered as
  *   the original if it was applied, never applied twice);
- * - any other write in flight fails with `engine_crashed` (outcome unknown, never applied twice).
+ * - any other write in flight fails with `engine_crashed` (outcome unknown, never applied twice);
+ * - an owner that is closing answers what it accepted and refuses the rest (`engine_closing`,
+ *   not run: server/drain.ts), which goes to the next owner like a read.
  */
 import { randomUUID } from 'node:crypto';
 import { EngineError } from '../errors';
@@ -43,6 +45,8 @@ export type GlobalTarget = GlobalLink | 'local';
 
 /** How long a read waits for an owner before it is answered from the read-only copy. */
 const READ_WAIT_MS = 3000;
+/** How often one call goes again after closing owners refused it. */
+const MAX_REFUSALS = 10;
 
 export class GlobalRoute {
   private link: GlobalLink | undefined;
@@ -83,6 +87,7 @@ export class GlobalRoute {
       try {
         return await target.request(method, p);
       } catch (e) {
+        if (e instanceof EngineError && e.code === 'engine_closing' && attempt < MAX_REFUSALS) continue;
         if (!(e instanceof GlobalLinkLost) || attempt >= 3) throw e;
         if (!READ_ONLY_METHODS.has(method) && method !== 'memory.create') {
           throw new EngineError(

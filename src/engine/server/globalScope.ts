@@ -66,6 +66,9 @@ export function globalScopeHandlers(h: HandlerTable): HandlerTable {
     'memory.restoreVersion': (e, p, c) => checked('memory.restoreVersion')(e, p, c) as ReturnType<HandlerTable['memory.restoreVersion']>,
     'memory.promote': (e, p, c) => checked('memory.promote')(e, p, c) as ReturnType<HandlerTable['memory.promote']>,
     stats: h.stats,
+    // The global store's change feed (docs/changes.md): another project's engine reads it here.
+    'events.since': (e, p, c) => h['events.since'](e, { ...p, store: 'global' }, c),
+    'events.wait': (e, p, c) => h['events.wait'](e, { ...p, store: 'global' }, c),
     'engine.shutdown': () => ({ snapshotted: false }),
   };
 }

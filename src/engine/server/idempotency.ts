@@ -20,7 +20,6 @@ import type { CallContext, MemoryEngine } from '../engine';
 import type { MemoryRecord } from '../../core/memory/types';
 import { consolidationLog, listSuggestions } from '../../core/consolidation/records';
 import { similarMemories } from '../../core/consolidation/smartStore';
-import { normalizeAndHashContent } from '../../core/text/normalize';
 import type { StoreRuntime } from '../runtime/storeRuntime';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_RETRY, type CreateMemoryInput, type CreateMemoryResult } from '../protocol';
 
@@ -51,7 +50,7 @@ function withoutRetryMark(input: CreateMemoryInput): CreateMemoryInput {
 
 /** The answer to a create already applied with this key, or undefined when it was not. */
 function appliedBefore(rt: StoreRuntime, content: string, key: string): CreateMemoryResult | undefined {
-  const { contentHash } = normalizeAndHashContent(content);
+  const contentHash = rt.memory.contentHashOf(content); // the hash of the text as stored: after the secret guard
   const live = rt.store.get('SELECT id FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL', [
     rt.projectId,
     contentHash,

@@ -3,9 +3,10 @@
  * log size / age thresholds, store.* settings), the full-text index rebuild, queueing memories
  * without a vector in the active space, and the expiry sweep.
  */
+import { scanStoreForSecrets } from '../../core/maintenance/secretScan';
 import { errorMessage } from '../../core/util/errors';
 import type { EngineContext } from '../context';
-import type { StoreName } from '../protocol';
+import type { SecretScanReport, StoreName } from '../protocol';
 import type { StoreRuntime } from '../runtime/storeRuntime';
 
 export class MaintenanceService {
@@ -73,6 +74,25 @@ export class MaintenanceService {
       out.push(...ids);
     }
     return out;
+  }
+
+  /**
+   * Scan Memories for Secrets (docs/secrets.md): what each store holds; with `redact`, every
+   * find is redacted (rows, history, indexes; vectors of changed texts re-made by the backfill)
+   * and the store compacted so no file of it keeps the old text.
+   */
+  async scanSecrets(redact: boolean): Promise<SecretScanReport> {
+    const report: SecretScanReport = { redact, stores: [] };
+    for (const rt of redact ? this.ctx.stores.writable() : this.ctx.stores.all()) {
+      const found = redact
+        ? this.ctx.write(rt, () => scanStoreForSecrets(rt.store, { redact: true }))
+        : scanStoreForSecrets(rt.store, { redact: false });
+      const removedFiles = redact ? await rt.store.compactSecurely() : 0;
+      if (found.reembed) rt.kickBackfill();
+      if (redact && found.memoryIds.length) this.ctx.changed('updated', found.memoryIds, rt.name);
+      report.stores.push({ store: rt.name, ...found, removedFiles });
+    }
+    return report;
   }
 
   private async snapshot(rt: StoreRuntime): Promise<void> {

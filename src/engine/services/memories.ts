@@ -4,7 +4,15 @@
  * removed list (src/core/lifecycle/removed.ts), deliberate accesses (opened, cited), history,
  * manual promote (src/core/lifecycle/promote.ts) and the counts the memory tree shows.
  */
-import type { CreateMemoryInput, ListOptions, ListResult, MemoryRecord, MemoryScope, UpdateMemoryInput } from '../../core/memory/types';
+import type {
+  CreateMemoryInput,
+  ListOptions,
+  ListResult,
+  MemoryRecord,
+  MemoryScope,
+  UpdatedMemory,
+  UpdateMemoryInput,
+} from '../../core/memory/types';
 import { promoteMemory } from '../../core/lifecycle/promote';
 import { countRemoved, listRemoved, type RemovedReason } from '../../core/lifecycle/removed';
 import type { EngineContext } from '../context';
@@ -61,7 +69,7 @@ export class MemoriesService {
     return out;
   }
 
-  async update(id: string, patch: UpdateMemoryInput): Promise<MemoryRecord> {
+  async update(id: string, patch: UpdateMemoryInput): Promise<UpdatedMemory> {
     const found = this.ctx.stores.mustLocate(id);
     if (!patch || typeof patch !== 'object') throw new EngineError('invalid_input', 'patch: must be an object');
     const target: StoreName | undefined = patch.scope === 'global' || patch.scope === 'project' ? patch.scope : undefined;
@@ -132,7 +140,7 @@ export class MemoriesService {
   }
 
   /** Scope change = a move between stores: create in the target first, then delete, so nothing is lost. */
-  private move(from: StoreRuntime, rec: MemoryRecord, to: StoreName, patch: UpdateMemoryInput): MemoryRecord {
+  private move(from: StoreRuntime, rec: MemoryRecord, to: StoreName, patch: UpdateMemoryInput): UpdatedMemory {
     if (patch.expectedVersion !== undefined && patch.expectedVersion !== rec.version) {
       throw new EngineError(
         'version_conflict',
@@ -147,7 +155,7 @@ export class MemoriesService {
     this.ctx.changed('deleted', [rec.id], from.name);
     this.ctx.changed('created', [created.memory.id], to);
     target.kickBackfill(); // the moved memory gets its vector in the target's space
-    return created.memory;
+    return created.redacted?.length ? { ...created.memory, redacted: created.redacted } : created.memory;
   }
 }
 

@@ -4,6 +4,7 @@
  * original created_at; between batches it yields so a cancel can arrive (what was imported
  * stays). Imported memories get their vectors from the backfill.
  */
+import { describeRedacted } from '../createResultText';
 import type { CreateMemoryInput, MemoryRecord, MemoryScope } from '../../core/memory/types';
 import type { EngineContext } from '../context';
 import { cancelledError } from '../errors';
@@ -78,9 +79,12 @@ export class TransferService {
       if (r.status === 'created') {
         result.created++;
         ids.push(r.id!);
+        if (r.redacted) (result.warnings ??= []).push(at(r.item, describeRedacted(r.redacted)));
       } else if (r.status === 'duplicate') result.duplicates++;
-      else if (r.status === 'skipped') result.skipped++;
-      else fail(result, r.item, `${r.item.line !== undefined ? `line ${r.item.line}` : `item ${r.item.index}`}: ${r.message}`);
+      else if (r.status === 'skipped') {
+        result.skipped++;
+        if (r.secrets) (result.warnings ??= []).push(at(r.item, `Not imported: ${r.message}`));
+      } else fail(result, r.item, `${r.item.line !== undefined ? `line ${r.item.line}` : `item ${r.item.index}`}: ${r.message}`);
     }
   }
 }

@@ -6,6 +6,12 @@
 import type { FromEngineMessage, ToEngineMessage } from '../protocol';
 
 export interface EngineTransport {
+  /**
+   * True when the engine is another process's (a connection to the store's owner): its `exit` is
+   * the owner going away, not a crash of ours — EngineClient reconnects at once and sends what
+   * can safely go again.
+   */
+  readonly remote?: boolean;
   postMessage(message: ToEngineMessage): void;
   on(event: 'message', listener: (message: FromEngineMessage) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;

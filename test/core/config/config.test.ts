@@ -92,13 +92,13 @@ describe('CONFIG_SCHEMA', () => {
     const visit = (node: unknown, prefix: string) => {
       for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
         const path = prefix ? `${prefix}.${k}` : k;
-        if (v !== null && typeof v === 'object') visit(v, path);
-        else leaves.push(path);
+        if (v !== null && typeof v === 'object' && !Array.isArray(v)) visit(v, path);
+        else leaves.push(path); // a list (webhooks.endpoints) is one value
       }
     };
     visit(defaultConfig(), '');
     assert.deepEqual([...leaves].sort(), CONFIG_SCHEMA.map((s) => s.path).sort());
-    assert.deepEqual([...CONFIG_SECTIONS].sort(), ['embedding', 'memory', 'memory.pipelineV2', 'search', 'store', 'vector']);
+    assert.deepEqual([...CONFIG_SECTIONS].sort(), ['embedding', 'memory', 'memory.pipelineV2', 'search', 'store', 'vector', 'webhooks']);
   });
 
   test('memory.pipelineV2 matches seed 000 "Configuration Reference" exactly', () => {
@@ -372,6 +372,20 @@ describe('range boundaries', () => {
           return ['nope', 1, true, ['observe']];
         case 'url':
           return [11434, 'localhost:11434', 'ftp://127.0.0.1:21', 'not a url', 'http://127.0.0.1:11434/?x=1'];
+        case 'webhooks':
+          return [
+            'http://127.0.0.1:9000/hook',
+            { name: 'ci', url: 'http://127.0.0.1:9000/hook' },
+            [{ url: 'http://127.0.0.1:9000/hook' }],
+            [{ name: 'ci', url: 'ftp://127.0.0.1/hook' }],
+            [{ name: 'ci', url: 'http://user:pw@127.0.0.1/hook' }],
+            [{ name: 'ci', url: 'http://127.0.0.1/hook', events: ['memory.create'] }],
+            [{ name: 'ci', url: 'http://127.0.0.1/hook', secret: 'x' }],
+            [
+              { name: 'ci', url: 'http://127.0.0.1/a' },
+              { name: 'ci', url: 'http://127.0.0.1/b' },
+            ],
+          ];
       }
     };
     for (const spec of CONFIG_SCHEMA) {
@@ -382,7 +396,7 @@ describe('range boundaries', () => {
         assert.equal(errs[0]?.key, spec.path);
         assert.deepEqual(errs[0]?.value, bad);
         assert.ok(errs[0]?.allowed);
-        assert.equal(get(r.config, spec.path), spec.default);
+        assert.deepEqual(get(r.config, spec.path), spec.default);
       }
     }
   });

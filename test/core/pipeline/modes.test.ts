@@ -16,6 +16,7 @@ import { jobCounts, listJobs } from '../../../src/core/jobs/queue';
 import type { PipelineV2Config } from '../../../src/core/config/types';
 import type { Store } from '../../../src/core/store/store';
 import { driveTasks } from '../../helpers/driveTasks';
+import { eventsSince } from '../../../src/core/changes/events';
 
 const fakes: FakeOllama[] = [];
 after(async () => {
@@ -91,6 +92,10 @@ async function scriptedRun(flags: Partial<PipelineV2Config>) {
     auditRows: count(store, `SELECT count(*) AS n FROM memory_history WHERE event = 'pipeline_proposal'`),
     xContent: user.get(x.memory.id)!.content,
     yDeleted: !!user.get(y.memory.id, { includeDeleted: true })!.deletedAt,
+    // The change feed (docs/changes.md): what the pipeline wrote is there, by pipeline-v2.
+    changes: eventsSince(store, 0, 100)
+      .events.filter((e) => e.actor === 'pipeline-v2')
+      .map((e) => e.type),
   };
   await store.close();
   return figures;
@@ -118,6 +123,7 @@ test('shadow: 5 proposals audited, no writes, no graph', async () => {
   assert.equal(f.mode, 'shadow');
   assert.deepEqual(f.outcomes, { shadow: 5 });
   assert.equal(f.auditRows, 5);
+  assert.deepEqual(f.changes, [], 'proposals are no changes: nothing in the feed');
   assert.equal(f.liveMemories, 3);
   assert.equal(f.entities, 0);
   assert.equal(f.xContent, X);
@@ -153,6 +159,7 @@ test('full: UPDATE and DELETE applied as well', async () => {
   table.push({ flags: 'enabled+allowUpdateDelete', ...f, xContent: undefined });
   assert.equal(f.mode, 'full');
   assert.deepEqual(f.outcomes, { updated: 1, deleted: 1, created: 1, skipped: 1, recorded: 1 });
+  assert.deepEqual([...f.changes].sort(), ['memory.created', 'memory.deleted', 'memory.updated']);
   assert.equal(f.liveMemories, 3);
   assert.equal(f.xContent, FACTS[0]!.content);
   assert.equal(f.yDeleted, true);

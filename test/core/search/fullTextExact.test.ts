@@ -130,7 +130,7 @@ test('migration 0004 indexes the memories stored before it', async () => {
     hits.map((h) => Number(h.docid)),
     [rid],
   );
-  // Migration 0005 made both indexes again over the same rows: the stemmed one finds it too,
+  // Migration 0008 made both indexes again over the same rows: the stemmed one finds it too,
   // and the rows have no search context, speaker or dates (what they were before).
   const stemmed = after.all<{ docid: number }>(`SELECT docid FROM memories_fts WHERE memories_fts MATCH 'sha256sum'`);
   assert.ok(

@@ -175,7 +175,7 @@ test('a store with float32 rows of an older version and new int8 rows: counted, 
         [dim * 4, 8],
       ],
     );
-    assert.equal(liveVectorCount(w.store, space, dim), 16);
+    assert.equal(liveVectorCount(w.store, { space, dim }), 16);
     await w.vectors.whenReady();
     await w.vectors.close({ save: true });
     assert.ok(fs.existsSync(w.vectors.file));

@@ -170,11 +170,11 @@ test('storedSimilarities (one statement, hex-decoded) equals scoring each stored
       const sim = cosineWithBlob(q, Math.sqrt(qq), r.vector, 512);
       if (sim !== undefined && asked.includes(Number(r.rid))) naive.set(Number(r.rid), sim);
     }
-    const got = storedSimilarities(w.store, space, 512, q, asked);
+    const got = storedSimilarities(w.store, { space, dim: 512 }, q, asked);
     assert.equal(got.size, naive.size);
     assert.equal(got.size, rids.length - 1, 'every row but the wrong-sized one');
     for (const [rid, sim] of naive) assert.ok(Object.is(got.get(rid), sim), `rid ${rid}: ${got.get(rid)} vs ${sim}`);
-    const vecs = storedVectors(w.store, space, 512, asked);
+    const vecs = storedVectors(w.store, { space, dim: 512 }, asked);
     assert.deepEqual(
       [...vecs.keys()].sort((a, b) => a - b),
       [...naive.keys()].sort((a, b) => a - b),

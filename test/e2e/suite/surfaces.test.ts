@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { suite, suiteSetup, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
 import type { TreeNode } from '../../../src/extension/memoryTree';
-import type { CreateResult, MemoryRecord, SearchResponse } from '../../../src/engine/protocol';
+import type { CreateResult, MemoryRecord, SearchResponse, SecretScanReport } from '../../../src/engine/protocol';
 import { activeApi, EXTENSION_ID } from './activate';
 
 function created(r: CreateResult | undefined): MemoryRecord {
@@ -101,6 +101,25 @@ suite('Surfaces', () => {
     await vscode.commands.executeCommand('agentMemory.deleteMemory', m.id, { confirm: false });
     const after = await vscode.commands.executeCommand<SearchResponse>('agentMemory.search', 'kestrel staging cluster');
     assert.ok(!after.hits.some((h) => h.memory.id === m.id), 'a deleted memory is found by neither leg');
+  });
+
+  test('secret guard: a token in Add Memory is redacted and said so; Scan Memories for Secrets then finds none', async () => {
+    // Built from pieces so secret scanners of this repository do not report the fixture.
+    const token = ['ghp_', 'R7tK2mQ9', 'xV4bN8cL', '1zW6pH3s', 'J5dF0gY2', 'aE7u'].join('');
+    const r = await vscode.commands.executeCommand<CreateResult>(
+      'agentMemory.addMemory',
+      `The e2e release bot pushes tags with the token ${token} every Friday.`,
+    );
+    const m = created(r);
+    assert.equal(m.content, 'The e2e release bot pushes tags with the token [redacted: GitHub token] every Friday.');
+    assert.deepEqual(r?.status === 'created' ? r.redacted : undefined, ['github_token']);
+    const scan = await vscode.commands.executeCommand<SecretScanReport>('agentMemory.scanSecrets', { redact: true });
+    assert.equal(scan.redact, false, 'nothing found, so nothing redacted');
+    assert.deepEqual(
+      scan.stores.map((s) => s.kinds),
+      [{}, {}],
+    );
+    await vscode.commands.executeCommand('agentMemory.deleteMemory', m.id, { confirm: false });
   });
 
   test('export and import JSON through the commands', async () => {

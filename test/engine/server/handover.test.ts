@@ -2,10 +2,13 @@
 // the window closing — tells its clients first (an owner.leaving event). A client then reconnects
 // at once, as a handover: not a crash (no "engine crashed … exited with code 1" in its log, no
 // crash counted: six restarts of the owner in a row used to leave a client "failed", its crash
-// budget spent), and its state says who went away and why, so a window can say it in words.
+// budget spent), and its state says who went away and why, so a window can say it in words. An
+// owner that restarts keeps its store: its clients — windows, and agents through the CLI's
+// connectEngine — wait for its socket instead of racing it for the lock.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
+import { connectEngine } from '../../../src/cli/connect';
 import { EngineClient, type EngineStateChange } from '../../../src/engine/client';
 import { SharedTransport } from '../../../src/engine/transport/sharedTransport';
 import type { EngineInit } from '../../../src/engine/protocol';
@@ -105,5 +108,38 @@ test('an owner that restarts or closes hands its clients over: no crash logged o
     );
   } finally {
     await Promise.all([a.client.shutdown(), b.client.shutdown()]);
+  }
+});
+
+test('an agent (the CLI or MCP server) connected to a window that restarts its engine waits for it: the window keeps the store', async () => {
+  const root = tmpDir('am-handover-');
+  const home = path.join(root, 'home');
+  const ws = fakeClone(root, 'repo');
+  const a = window({ home, workspaceRoot: ws }, 'window A');
+  await a.client.start();
+  assert.equal(a.transport()?.role, 'owner');
+  const agent = connectEngine({ workspace: ws, home, client: 'agent-memory mcp', settings: { 'embedding.provider': 'hash' } });
+  const states: EngineStateChange[] = [];
+  agent.onStateChange((s) => states.push(s));
+  try {
+    await agent.start();
+    for (let i = 1; i <= 3; i++) {
+      const from = states.length;
+      await a.client.restart();
+      await agent.whenReady();
+      assert.equal(a.transport()?.role, 'owner', `restart ${i}: the window that restarted still serves the store`);
+      assert.ok(
+        states.slice(from).some((s) => s.state === 'restarting' && s.handover?.owner === 'window A' && s.handover.restarting),
+        `restart ${i}: the agent heard that the window restarts its engine`,
+      );
+      assert.equal(
+        (await agent.request('memory.create', { content: `Restart ${i} of the window's engine was waited for.` })).status,
+        'created',
+      );
+    }
+    assert.equal(agent.restarts, 0, 'no crash counted');
+  } finally {
+    await agent.shutdown();
+    await a.client.shutdown();
   }
 });

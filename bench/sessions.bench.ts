@@ -1,0 +1,100 @@
+/**
+ * Agent sessions (docs/sessions.md) at one size, through the core session API on a real store
+ * (sql.js + op log on disk, the chunk HNSW index of the hash embedder's space):
+ * - store: a 1,000-event session logged one event per call, as an agent logs its turns
+ *   (events/s, p50 / p99 per call; embedding included: the hash embedder);
+ * - query: the hybrid chunk query over `size` chunks (p50 / p99 over 200 queries), beside the
+ *   same query's full-text leg alone, measured in the same run (the ratio says what the vector
+ *   leg and the fusion cost).
+ * `npm run bench -- --sections sessions --sizes 100000`, or `node --import tsx bench/sessions.bench.ts 10000`.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Store } from '../src/core/store/store';
+import { HashEmbedder } from '../src/core/embed/hashEmbedder';
+import { VectorStore } from '../src/core/vectorstore/vectorStore';
+import { ActiveSpace } from '../src/core/vectorstore/activeSpace';
+import { ChunkSpace } from '../src/core/sessions/chunkVectors';
+import { SessionStore } from '../src/core/sessions/sessionStore';
+import { Rng, syntheticMemories } from './corpus';
+import { percentile, round } from './stats';
+
+const STORE_EVENTS = 1000;
+const QUERIES = 200;
+const BATCH = 500;
+
+function p(xs: number[]): { p50_ms: number; p99_ms: number } {
+  return { p50_ms: round(percentile(xs, 50)), p99_ms: round(percentile(xs, 99)) };
+}
+
+export async function runSessionsBench(size: number): Promise<object> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-sessions-bench-'));
+  const store = await Store.open({ dir });
+  const embedder = new HashEmbedder({ dimension: 256 });
+  const vectors = await VectorStore.open({ store, space: embedder.space, dimension: embedder.dimension });
+  const chunks = await ChunkSpace.open(store, new ActiveSpace(embedder, vectors));
+  const sessions = new SessionStore({ store, chunks });
+  const texts = [...syntheticMemories(Math.max(size, STORE_EVENTS), 7)].map((m) => m.content.slice(0, 600));
+  try {
+    // 1. One session of 1,000 events, one call each.
+    const perCall: number[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < STORE_EVENTS; i++) {
+      const s = performance.now();
+      await sessions.storeEvents('bench-store', [{ payload: { role: i % 2 ? 'assistant' : 'user', content: texts[i]! } }]);
+      perCall.push(performance.now() - s);
+    }
+    const storeMs = performance.now() - t0;
+
+    // 2. `size` chunks over many sessions (batches of 500 events: one chunk each), then the queries.
+    const tb = performance.now();
+    for (let i = 0, sess = 0; i < size; i += BATCH, sess++) {
+      const events = texts.slice(i, Math.min(size, i + BATCH)).map((content) => ({ payload: { role: 'user', content } }));
+      await sessions.storeEvents(`bench-${sess}`, events);
+    }
+    const buildMs = performance.now() - tb;
+    const total = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM chunks')!.n);
+    const rng = new Rng(11);
+    const queries = Array.from({ length: QUERIES }, () => {
+      const words = texts[Math.floor(rng.next() * size)]!.split(/\s+/).filter((w) => w.length > 4);
+      return words.slice(0, 3).join(' ') || 'service logs';
+    });
+    await sessions.search({ query: queries[0]! }); // warm: the index synced, bm25 registered
+    const hybrid: number[] = [];
+    const text: number[] = [];
+    for (const q of queries) {
+      let s = performance.now();
+      await sessions.search({ query: q, topK: 10 });
+      hybrid.push(performance.now() - s);
+      s = performance.now();
+      await sessions.search({ query: q, topK: 10, vectorWeight: 0, ftsWeight: 1 });
+      text.push(performance.now() - s);
+    }
+    const h = p(hybrid);
+    const k = p(text);
+    return {
+      chunks: total,
+      store_1000_events: { events_per_s: round((STORE_EVENTS / storeMs) * 1000, 1), ...p(perCall) },
+      build_ms: round(buildMs),
+      query_hybrid: h,
+      query_text_only: k,
+      hybrid_vs_text_only_p50: round(h.p50_ms / k.p50_ms),
+    };
+  } finally {
+    await chunks.close();
+    await vectors.close();
+    await store.close({ snapshot: false });
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  runSessionsBench(Number(process.argv[2] ?? 10000)).then(
+    (r) => process.stdout.write(`${JSON.stringify(r, null, 2)}\n`),
+    (e) => {
+      process.stderr.write(`${(e as Error).stack}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,183 @@
+/**
+ * The Sessions view (docs/sessions.md "In VS Code"): the project's agent sessions by last
+ * activity (agent, started, last active, summary in the tooltip), each with its scratchpad items
+ * below it; a session opens as a read-only transcript document; "Resume" opens a new chat with
+ * its summary and scratchpad (as data); "Forget Session" asks first (modal), then forgets it.
+ */
+import * as vscode from 'vscode';
+import type { EngineClient } from '../../engine/client';
+import type { SessionInfo } from '../../engine/protocol';
+import { errorLine } from '../../engine/errorText';
+import { commandRegistrar } from '../commands';
+import { Debounced } from '../debounce';
+import type { Logger } from '../log';
+import { forgetQuestion, resumePrompt, sessionDetail, sessionRow, transcriptMarkdown } from './sessionsText';
+
+export const SESSIONS_VIEW_ID = 'agentMemory.sessions';
+export const SESSION_SCHEME = 'agent-memory-session';
+const PAGE = 50;
+/** Turns shown in a transcript document. */
+const TRANSCRIPT_TURNS = 1000;
+
+export const SESSION_COMMANDS = {
+  open: 'agentMemory.openSession',
+  resume: 'agentMemory.resumeSession',
+  forget: 'agentMemory.forgetSession',
+  refresh: 'agentMemory.refreshSessions',
+} as const;
+
+export type SessionNode =
+  { kind: 'session'; info: SessionInfo } | { kind: 'item'; text: string; sessionId: string } | { kind: 'message'; text: string };
+
+export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<SessionNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly refreshLater = new Debounced(() => this.refresh(), 300);
+  private readonly subs: vscode.Disposable[] = [];
+
+  constructor(private readonly engine: EngineClient) {
+    this.subs.push(
+      engine.onEvent((e) => {
+        if (e.type === 'sessions.changed') this.refreshLater.trigger();
+      }),
+      engine.onStateChange((s) => {
+        this.refreshLater.hold(s.state === 'stopping' || s.state === 'stopped');
+        if (s.state === 'ready') this.refresh();
+      }),
+    );
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  async getChildren(node?: SessionNode): Promise<SessionNode[]> {
+    if (node?.kind === 'session')
+      return (node.info.scratchpad?.items ?? []).map((text) => ({ kind: 'item', text, sessionId: node.info.sessionId }));
+    if (node) return [];
+    try {
+      const page = await this.engine.request('sessions.list', { limit: PAGE });
+      return page.items.map((info) => ({ kind: 'session', info })); // empty: the view's welcome text explains
+    } catch (e) {
+      return [{ kind: 'message', text: `Cannot list sessions: ${errorLine(e)}` }];
+    }
+  }
+
+  getTreeItem(node: SessionNode): vscode.TreeItem {
+    if (node.kind === 'message') return new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+    if (node.kind === 'item') {
+      const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+      item.iconPath = new vscode.ThemeIcon('circle-large-outline');
+      item.tooltip = node.text;
+      item.contextValue = 'scratchpadItem';
+      return item;
+    }
+    const s = node.info;
+    const row = sessionRow(s);
+    const hasItems = !!s.scratchpad?.items.length;
+    const item = new vscode.TreeItem(
+      row.label,
+      hasItems ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
+    item.id = `session:${s.sessionId}`;
+    item.description = row.description;
+    const tip = new vscode.MarkdownString();
+    tip.appendText(sessionDetail(s)); // appendText escapes: session text is never rendered as markdown
+    item.tooltip = tip;
+    item.accessibilityInformation = { label: `${row.label}, ${row.description}` };
+    item.iconPath = new vscode.ThemeIcon('comment-discussion');
+    item.contextValue = 'agentSession';
+    item.command = { command: SESSION_COMMANDS.open, title: 'Open Transcript', arguments: [s.sessionId] };
+    return item;
+  }
+
+  dispose(): void {
+    this.refreshLater.cancel();
+    for (const s of this.subs) s.dispose();
+    this.changed.dispose();
+  }
+}
+
+class TranscriptDocuments implements vscode.TextDocumentContentProvider {
+  constructor(private readonly engine: EngineClient) {}
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const id = new URLSearchParams(uri.query).get('id') ?? '';
+    try {
+      const info = await this.engine.request('sessions.get', { sessionId: id });
+      if (!info) return `Session ${id} no longer exists: it was forgotten.\n`;
+      const events = await this.engine.request('sessions.events', { sessionId: id, limit: TRANSCRIPT_TURNS });
+      return transcriptMarkdown(info, events, info.events > events.length);
+    } catch (e) {
+      return `Cannot load session ${id}: ${errorLine(e)}\n`;
+    }
+  }
+}
+
+function sessionIdOf(arg: unknown): string | undefined {
+  if (typeof arg === 'string') return arg;
+  const n = arg as SessionNode | undefined;
+  return n && typeof n === 'object' && n.kind === 'session' ? n.info.sessionId : undefined;
+}
+
+async function pickSession(engine: EngineClient, placeHolder: string): Promise<string | undefined> {
+  const page = await engine.request('sessions.list', { limit: PAGE });
+  if (!page.items.length) {
+    void vscode.window.showInformationMessage('No agent sessions yet: they appear when an agent logs its work.');
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    page.items.map((s) => ({ ...sessionRow(s), detail: s.summary?.text.replace(/\s+/g, ' ').slice(0, 200), id: s.sessionId })),
+    { placeHolder, matchOnDescription: true, matchOnDetail: true },
+  );
+  return pick?.id;
+}
+
+export function registerSessionsView(context: vscode.ExtensionContext, engine: EngineClient, log: Logger): SessionsTreeProvider {
+  const tree = new SessionsTreeProvider(engine);
+  const docs = new TranscriptDocuments(engine);
+  context.subscriptions.push(
+    tree,
+    vscode.window.createTreeView(SESSIONS_VIEW_ID, { treeDataProvider: tree }),
+    vscode.workspace.registerTextDocumentContentProvider(SESSION_SCHEME, docs),
+  );
+  const run = commandRegistrar(context, log);
+  const idOrPick = async (arg: unknown, placeHolder: string) => sessionIdOf(arg) ?? (await pickSession(engine, placeHolder));
+
+  run(SESSION_COMMANDS.open, 'open session', async (arg?: unknown) => {
+    const id = await idOrPick(arg, 'Open which session?');
+    if (!id) return undefined;
+    const uri = vscode.Uri.from({
+      scheme: SESSION_SCHEME,
+      path: `/Session ${id.replace(/[\\/]/g, '-')}.md`,
+      query: new URLSearchParams({ id }).toString(),
+    });
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
+    return id;
+  });
+  run(SESSION_COMMANDS.resume, 'resume session', async (arg?: unknown) => {
+    const id = await idOrPick(arg, 'Resume which session?');
+    if (!id) return undefined;
+    const info = await engine.request('sessions.get', { sessionId: id });
+    if (!info) throw new Error(`Session ${id} no longer exists: it was forgotten.`);
+    const query = resumePrompt(info);
+    await vscode.commands.executeCommand('workbench.action.chat.newChat').then(undefined, () => undefined);
+    await vscode.commands.executeCommand('workbench.action.chat.open', { query, isPartialQuery: true });
+    return query;
+  });
+  run(SESSION_COMMANDS.forget, 'forget session', async (arg?: unknown) => {
+    const id = await idOrPick(arg, 'Forget which session?');
+    if (!id) return undefined;
+    const info = await engine.request('sessions.get', { sessionId: id });
+    if (!info) return undefined;
+    const q = forgetQuestion(info);
+    const answer = await vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, 'Forget Session');
+    if (answer !== 'Forget Session') return undefined;
+    const r = await engine.request('sessions.forget', { sessionId: id, who: 'VS Code' });
+    tree.refresh();
+    void vscode.window.showInformationMessage(`Forgot the session of ${info.agent ?? 'an agent'}.`);
+    return r;
+  });
+  run(SESSION_COMMANDS.refresh, 'refresh sessions', () => Promise.resolve(tree.refresh()));
+  return tree;
+}
