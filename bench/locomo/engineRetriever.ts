@@ -79,6 +79,7 @@ export interface EngineRetrieverOptions {
 }
 
 interface SampleStore {
+  sampleId: string;
   store: Store;
   /** The empty global store next to it. */
   global: Store;
@@ -148,6 +149,32 @@ function cachedQueries(inner: Embedder): Embedder {
     available: () => inner.available(),
     dispose: () => inner.dispose(),
   };
+}
+
+/**
+ * LOCOMO_DUMP=<file>: every answer (questions and off-topic queries) as one JSON line — sample,
+ * query, and per hit its dia id, relevance, cosine, matched words and evidence — to compare two
+ * runs question by question (which questions a change won or lost, which off-topic queries it
+ * let through and on what).
+ */
+const dumpFile = process.env.LOCOMO_DUMP;
+
+type DumpedHit = { memory: { id: string }; relevance?: number; similarity?: number; matchedTerms?: string[]; evidence?: unknown };
+
+function dumpAnswer(s: SampleStore, query: string, hits: readonly DumpedHit[]): void {
+  const round = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
+  const line = {
+    sample: s.sampleId,
+    query,
+    hits: hits.map((h) => ({
+      id: s.idOf.get(h.memory.id),
+      rel: round(h.relevance),
+      cos: round(h.similarity),
+      terms: h.matchedTerms,
+      ev: h.evidence,
+    })),
+  };
+  fs.appendFileSync(dumpFile!, JSON.stringify(line) + '\n');
 }
 
 export class EngineRetriever extends PerSampleRetriever<SampleStore> {
@@ -239,7 +266,7 @@ export class EngineRetriever extends PerSampleRetriever<SampleStore> {
       stores: { forScope: (scope) => both.filter((b) => scope === undefined || b.name === scope) },
       warn: () => undefined,
     });
-    return { store, global, search, idOf, vectors };
+    return { sampleId, store, global, search, idOf, vectors };
   }
 
   protected async query(s: SampleStore, query: string, k: number): Promise<string[]> {
@@ -248,6 +275,7 @@ export class EngineRetriever extends PerSampleRetriever<SampleStore> {
       query,
       r.hits.map((h) => ({ diaId: s.idOf.get(h.memory.id)!, similarity: h.similarity, matchedTerms: h.matchedTerms })),
     );
+    if (dumpFile) dumpAnswer(s, query, r.hits);
     return r.hits.map((x) => s.idOf.get(x.memory.id)!);
   }
 
