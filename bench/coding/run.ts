@@ -17,7 +17,7 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { Store } from '../../src/core/store/store';
 import { MemoryService } from '../../src/core/memory/memoryService';
 import { HybridSearch } from '../../src/core/search/hybrid';
@@ -122,7 +122,11 @@ async function openBench(cfg: CodingConfig, workDir: string): Promise<Bench> {
   });
   return {
     keyOf,
-    ask: async (query) => (await service.search({ query, limit: 10, recordAccess: false })).hits,
+    ask: async (query) => {
+      const hits = (await service.search({ query, limit: 10, recordAccess: false })).hits;
+      if (dumpFile) dumpAnswer(query, hits, keyOf);
+      return hits;
+    },
     close: async () => {
       await vectors?.close({ save: false });
       embedder?.dispose();
@@ -130,6 +134,24 @@ async function openBench(cfg: CodingConfig, workDir: string): Promise<Bench> {
       await global.close({ snapshot: false });
     },
   };
+}
+
+/** CODING_DUMP=<file>: every answer as one JSON line (query; per hit its key, relevance, cosine, evidence). */
+const dumpFile = process.env.CODING_DUMP;
+
+function dumpAnswer(query: string, hits: readonly SearchHit[], keyOf: Map<string, string>): void {
+  const round = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
+  const line = {
+    query,
+    hits: hits.map((h) => ({
+      key: keyOf.get(h.memory.id),
+      rel: round(h.relevance),
+      cos: round(h.similarity),
+      terms: h.matchedTerms,
+      ev: h.evidence,
+    })),
+  };
+  appendFileSync(dumpFile!, JSON.stringify(line) + '\n');
 }
 
 function share(n: number, of: number): number {

@@ -44,7 +44,10 @@ export interface TurnOptions {
 }
 
 export const TURN_DEFAULTS: TurnOptions = {
-  context: 'embed',
+  // 'fts', as the write path does: embedding the previous turn with each turn ('embed') diluted
+  // the turn's own meaning — on the dev half category 3 recall_any@10 fell from 0.593 to 0.508 and
+  // category 1 recall_all@10 from 0.232 to 0.192 against 'fts' (bench/RESULTS-recall.md).
+  context: 'fts',
   speaker: true,
   timeRefs: true,
   ...(JSON.parse(process.env.LOCOMO_TURNS ?? '{}') as Partial<TurnOptions>),

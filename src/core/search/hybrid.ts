@@ -265,7 +265,7 @@ export class HybridSearch {
     const boosted = this.applyGraphBoost(req, query, fused, warnings);
     // The one relevance (relevance.ts): absolute evidence, the same scale on every query. Below
     // the floor there is no evidence worth showing, whatever the min-max scores say.
-    let ranked = this.floored(this.scored(boosted, plan, text))
+    let ranked = this.floored(this.scored(boosted, plan, text), plan)
       .filter((c) => c.finalScore >= minScore)
       .sort(byRelevance ? compareByRelevance : compareRanked);
 
@@ -311,10 +311,13 @@ export class HybridSearch {
     return ranked;
   }
 
-  /** The candidates with at least settings.minRelevance of relevance; all of them with settings.relevanceFloor off. */
-  private floored(ranked: Ranked[]): Ranked[] {
+  /**
+   * The candidates with at least settings.minRelevance of relevance (minRelevanceUnknown when the
+   * store holds none of the query's words: QueryPlan.unknown); all of them with settings.relevanceFloor off.
+   */
+  private floored(ranked: Ranked[], plan: QueryPlan): Ranked[] {
     if (!this.settings.relevanceFloor) return ranked;
-    const min = this.settings.minRelevance;
+    const min = plan.unknown ? Math.max(this.settings.minRelevance, this.settings.minRelevanceUnknown) : this.settings.minRelevance;
     return ranked.filter((c) => c.relevance >= min);
   }
 

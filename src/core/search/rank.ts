@@ -33,6 +33,11 @@ export interface QueryPlan extends QueryEvidence {
   terms: ContentTerm[];
   /** Every date window the query names. */
   windows: DateWindow[];
+  /**
+   * The query has content words and the store holds none of them anywhere (each one's document
+   * frequency is 0), and it names no date or speaker of the store: only meaning can match it.
+   */
+  unknown: boolean;
 }
 
 export interface PlanInput {
@@ -56,11 +61,15 @@ export function planQuery(stats: TermStats, p: PlanInput): QueryPlan {
   const relative = splitQueryDates(absolute.rest, p.now);
   const n = stats.rowCount();
   const units: QueryUnit[] = [];
+  let held = 0;
   // A relative date counts only when some memory was written then; else its words stay words.
   const kept = relative.windows.filter((w) => stats.datedCount(p.projectId, w.start, w.end) > 0);
   const terms = p.keyword ? contentTerms(kept.length ? relative.rest : absolute.rest) : [];
-  for (const t of terms)
-    units.push({ kind: 'term', label: t.label, rendered: t.rendered, weight: idf(stats.documentFrequency(t.rendered), n) });
+  for (const t of terms) {
+    const df = stats.documentFrequency(t.rendered);
+    if (df > 0) held++;
+    units.push({ kind: 'term', label: t.label, rendered: t.rendered, weight: idf(df, n) });
+  }
   const windows = [...absolute.windows, ...kept];
   if (windows.length) {
     const dated = Math.max(...windows.map((w) => stats.datedCount(p.projectId, w.start - DATE_SLACK_MS, w.end + DATE_SLACK_MS)));
@@ -68,7 +77,8 @@ export function planQuery(stats: TermStats, p: PlanInput): QueryPlan {
   }
   if (p.keyword) addSpeakers(stats, units);
   const total = units.reduce((s, u) => s + u.weight, 0);
-  return { units, total, cal: p.cal, weights: p.weights, terms, windows };
+  const unknown = terms.length > 0 && held === 0 && units.every((u) => u.kind === 'term');
+  return { units, total, cal: p.cal, weights: p.weights, terms, windows, unknown };
 }
 
 /** A query word that names a speaker of the store ("what did Melanie paint?") is matched as that speaker. */

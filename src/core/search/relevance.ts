@@ -27,6 +27,15 @@ import type { DateWindow } from './queryDates';
 
 /** A result needs this much relevance to be shown (calibrated with the embedders' cosines below). */
 export const RELEVANCE_FLOOR = 0.3;
+/**
+ * The floor when the store holds none of the query's words anywhere (not in any memory's text or
+ * search context): the query is about something this store may not know, only meaning can match,
+ * and it must be strong — with USE-lite a cosine of 0.47 instead of 0.415. Off-topic queries of
+ * made-up or far-off words ("hypervisor pagetables" in a chat) reach 0.42–0.54 on short, generic
+ * memories; a paraphrase of a memory usually shares some word with the rest of the store, and
+ * when it does not, its answer is above this (bench/RESULTS-recall.md).
+ */
+export const UNKNOWN_QUERY_FLOOR = 0.4;
 /** A query word found only in a memory's search context counts this share of a match in its own text. */
 export const CONTEXT_SHARE = 0.5;
 

@@ -5,7 +5,7 @@
  * the figures behind `normalization` and the weights.
  */
 import type { SearchSettings } from './types';
-import { RELEVANCE_FLOOR } from './relevance';
+import { RELEVANCE_FLOOR, UNKNOWN_QUERY_FLOOR } from './relevance';
 
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   // 0.5/0.5 rather than 0.7/0.3: with the offline default embedder (USE-lite) the vector leg is
@@ -24,6 +24,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   ranking: 'relevance',
   relevanceFloor: true,
   minRelevance: RELEVANCE_FLOOR,
+  minRelevanceUnknown: UNKNOWN_QUERY_FLOOR,
   commonTermShare: 0.05,
   commonTermMinRows: 20_000,
   phrasePairs: false,
@@ -82,6 +83,7 @@ export function resolveSearchSettings(partial: Partial<SearchSettings> = {}): Se
   if (s.defaultLimit > s.maxLimit) bad('defaultLimit', `(${s.defaultLimit}) must not exceed maxLimit (${s.maxLimit})`);
   checkUnit(s, 'commonTermShare');
   checkUnit(s, 'minRelevance');
+  checkUnit(s, 'minRelevanceUnknown');
   if (s.ranking !== 'relevance' && s.ranking !== 'hybrid') bad('ranking', `must be relevance or hybrid, got ${String(s.ranking)}`);
   checkUnit(s, 'queryCommonShare');
   checkWhole(s, 'queryCommonMinRows', 0);

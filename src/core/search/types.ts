@@ -128,6 +128,11 @@ export interface SearchSettings {
   relevanceFloor: boolean;
   /** The floor itself (default RELEVANCE_FLOOR). */
   minRelevance: number;
+  /**
+   * The floor for a query none of whose words the store holds anywhere (default
+   * UNKNOWN_QUERY_FLOOR): only meaning can then match, and it must be strong.
+   */
+  minRelevanceUnknown: number;
   /** Override the embedder's calibrated cosines (calibration runs, bench/locomo/calibrate.ts). */
   vectorFloor?: number;
   vectorStrong?: number;

@@ -18,6 +18,7 @@ import {
   vectorEvidence,
   vectorOnlyFloor,
   UNCALIBRATED,
+  UNKNOWN_QUERY_FLOOR,
   type QueryEvidence,
 } from '../../../src/core/search/relevance';
 import { idf } from '../../../src/core/search/termStats';
@@ -134,6 +135,38 @@ describe('relevance floor', () => {
       // Cosines given in the settings (calibration runs) replace the embedder's.
       const low = await f.searcher({ settings: { vectorFloor: 0.1, vectorStrong: 0.5 } }).search({ query: 'xyzzy' });
       assert.equal(low.results.length, 2);
+    } finally {
+      await f.store.close();
+    }
+  });
+
+  test('a query none of whose words the store holds needs strong meaning; one word the store knows is enough for the usual floor', async () => {
+    // The memory's cosine with the query is 0.6: under the strict default calibration (0.45 / 0.9)
+    // a vector evidence of 1/3, above RELEVANCE_FLOOR and below UNKNOWN_QUERY_FLOOR.
+    const table = new Map<string, number[]>([
+      ['Close in meaning.', [0.6, 0.8, 0]],
+      ['Another note about the garden.', [0, 0, 1]],
+    ]);
+    const f = await searchFixture(new TableEmbedder(3, table, [1, 0, 0]));
+    try {
+      const close = await f.add({ content: 'Close in meaning.' });
+      await f.add({ content: 'Another note about the garden.' });
+      const v = (0.6 - UNCALIBRATED.floor) / (UNCALIBRATED.strong - UNCALIBRATED.floor);
+      assert.ok(v >= RELEVANCE_FLOOR && v < UNKNOWN_QUERY_FLOOR);
+      // No memory holds "xyzzy" or "plugh": meaning alone at 1/3 is not enough.
+      assert.deepEqual((await f.searcher().search({ query: 'xyzzy plugh' })).results, []);
+      // "garden" is a word of the store: the same cosine now clears the usual floor.
+      const known = await f.searcher().search({ query: 'garden xyzzy' });
+      const hit = known.results.find((x) => x.memory.id === close.id);
+      assert.ok(hit, 'the memory close in meaning is found');
+      assert.equal(hit.evidence.keyword, 0);
+      assert.ok(Math.abs(hit.relevance - v) < 1e-6, `${hit.relevance} vs ${v}`);
+      // The strict floor is a setting (minRelevanceUnknown): at the usual floor the unknown query finds it too.
+      const loose = await f.searcher({ settings: { minRelevanceUnknown: RELEVANCE_FLOOR } }).search({ query: 'xyzzy plugh' });
+      assert.deepEqual(
+        loose.results.map((x) => x.memory.id),
+        [close.id],
+      );
     } finally {
       await f.store.close();
     }
