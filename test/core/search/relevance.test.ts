@@ -101,6 +101,22 @@ describe('relevance floor', () => {
     }
   });
 
+  test('an identifier with underscores finds the memory that holds it, as one word', async () => {
+    const f = await seeded();
+    try {
+      const m = await f.add({ content: 'Node 18 crashed with ERR_REQUIRE_ESM after upgrading node-fetch to v3; we pinned 2.7.' });
+      const r = await f.searcher({ embedder: undefined, vectors: undefined }).search({ query: 'ERR_REQUIRE_ESM' });
+      assert.deepEqual(
+        r.results.map((x) => x.memory.id),
+        [m.id],
+      );
+      assert.deepEqual(r.results[0]!.matchedTerms, ['err_require_esm']);
+      assert.ok(r.results[0]!.relevance >= RELEVANCE_FLOOR);
+    } finally {
+      await f.store.close();
+    }
+  });
+
   test('stop-words alone are no evidence', async () => {
     const f = await seeded();
     try {
