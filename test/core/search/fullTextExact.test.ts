@@ -109,7 +109,8 @@ test('migration 0004 indexes the memories stored before it', async () => {
     if (/^000[1-3]_/.test(file)) fs.copyFileSync(path.resolve('migrations', file), path.join(older, file));
   }
   const before = await Store.open({ dir, migrationsDir: older });
-  // Rows as the write path of schema 0003 stored them (today's write path names later columns).
+  // Rows as the write path of schema 0003 stored them (today's write path names later columns and
+  // tables: the search context, the change feed).
   const at = '2026-01-01T00:00:00.000Z';
   for (const [id, content] of [
     ['m-256', NOTES.sha256sum],
