@@ -131,7 +131,14 @@ function breakdown(r: SearchResultView): string {
   lines.push(r.matchedTerms.length ? `Matched words: ${r.matchedTerms.join(', ')}` : 'No query word in the text (found by meaning)');
   if (r.similarity !== undefined) lines.push(`Cosine similarity ${r.similarity.toFixed(2)}`);
   lines.push(`Ranking: final ${fmt(r.score)} · text ${fmt(r.legs.keyword)} · vector ${fmt(r.legs.vector)} · graph ${fmt(r.legs.graph)}`);
-  if (r.legs.date !== undefined) lines.push(`Date boost ${fmt(r.legs.date)} (written on a date the query names)`);
+  if (r.legs.date !== undefined) lines.push(`Date ${fmt(r.legs.date)} (written on, or mentions, a date the query names)`);
+  const e = r.evidence;
+  if (e) {
+    // The parts the relevance is made of (docs/recall.md "Relevance").
+    lines.push(`Relevance from the words ${percent(e.keyword)} · from the meaning ${percent(e.vector)}`);
+    if (e.speaker) lines.push('Said by the person the query names');
+    if (e.context.length) lines.push(`Found through its context: ${e.context.join(', ')}`);
+  }
   lines.push(`Found by: ${r.matchType ?? 'keyword'}`);
   return lines.join('\n');
 }

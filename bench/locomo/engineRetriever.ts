@@ -27,6 +27,47 @@ import { vectorToBlob, vectorToFloat32Blob } from '../../src/core/vectorstore/bl
 import type { SearchSettings } from '../../src/core/search/types';
 import { PerSampleRetriever, type RetrieverContext, type RetrieverDoc } from './retriever';
 import { parseSessionDate } from './sessionDate';
+import { embeddingText } from '../../src/core/memory/embedding';
+import { timeRefsOf } from '../../src/core/text/timeRefs';
+
+/**
+ * How turns are stored (docs/recall.md "What a memory is indexed with"): `context` — the previous
+ * turn of the same session as the turn's search context, indexed by the keyword leg ('fts') and
+ * also embedded with it ('embed'), or not at all ('none'); `speaker` — the turn's speaker as its
+ * speaker field; `timeRefs` — the days its text refers to, resolved against the session date.
+ * LOCOMO_TURNS='{"context":"fts"}' overrides them for experiments.
+ */
+export interface TurnOptions {
+  context: 'none' | 'fts' | 'embed';
+  speaker: boolean;
+  timeRefs: boolean;
+}
+
+export const TURN_DEFAULTS: TurnOptions = {
+  // 'fts', as the write path does: embedding the previous turn with each turn ('embed') diluted
+  // the turn's own meaning — on the dev half category 3 recall_any@10 fell from 0.593 to 0.508 and
+  // category 1 recall_all@10 from 0.232 to 0.192 against 'fts' (bench/RESULTS-recall.md).
+  context: 'fts',
+  speaker: true,
+  timeRefs: true,
+  ...(JSON.parse(process.env.LOCOMO_TURNS ?? '{}') as Partial<TurnOptions>),
+};
+
+/** Per turn: its search context, speaker, whether its time refs are stored and its vector embeds the context. */
+export function withTurnContext(
+  docs: readonly RetrieverDoc[],
+  o: TurnOptions,
+): { searchContext: string; speaker: string | null; timeRefs: boolean; embedContext: boolean }[] {
+  return docs.map((d, i) => {
+    const prev = i > 0 && docs[i - 1]!.session === d.session ? docs[i - 1]!.text : '';
+    return {
+      searchContext: o.context === 'none' ? '' : prev,
+      speaker: o.speaker ? (d.speaker ?? null) : null,
+      timeRefs: o.timeRefs,
+      embedContext: o.context === 'embed' && prev !== '',
+    };
+  });
+}
 
 const PROJECT = 'locomo';
 
@@ -34,11 +75,14 @@ export interface EngineRetrieverOptions {
   /** Makes the embedder for this config (undefined = full-text only). */
   embedder?: () => Embedder | Promise<Embedder>;
   settings?: Partial<SearchSettings>;
+  /** How turns are stored (default TURN_DEFAULTS). */
+  turns?: TurnOptions;
   /** Sees every answer (calibrate.ts): the query and its hits as dia ids with their cosine and matched words. */
   inspect?: (query: string, hits: { diaId: string; similarity?: number; matchedTerms: string[] }[]) => void;
 }
 
 interface SampleStore {
+  sampleId: string;
   store: Store;
   /** The empty global store next to it. */
   global: Store;
@@ -110,6 +154,32 @@ function cachedQueries(inner: Embedder): Embedder {
   };
 }
 
+/**
+ * LOCOMO_DUMP=<file>: every answer (questions and off-topic queries) as one JSON line — sample,
+ * query, and per hit its dia id, relevance, cosine, matched words and evidence — to compare two
+ * runs question by question (which questions a change won or lost, which off-topic queries it
+ * let through and on what).
+ */
+const dumpFile = process.env.LOCOMO_DUMP;
+
+type DumpedHit = { memory: { id: string }; relevance?: number; similarity?: number; matchedTerms?: string[]; evidence?: unknown };
+
+function dumpAnswer(s: SampleStore, query: string, hits: readonly DumpedHit[]): void {
+  const round = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
+  const line = {
+    sample: s.sampleId,
+    query,
+    hits: hits.map((h) => ({
+      id: s.idOf.get(h.memory.id),
+      rel: round(h.relevance),
+      cos: round(h.similarity),
+      terms: h.matchedTerms,
+      ev: h.evidence,
+    })),
+  };
+  fs.appendFileSync(dumpFile!, JSON.stringify(line) + '\n');
+}
+
 export class EngineRetriever extends PerSampleRetriever<SampleStore> {
   private embedder: Embedder | undefined;
 
@@ -131,6 +201,7 @@ export class EngineRetriever extends PerSampleRetriever<SampleStore> {
     const store = await Store.open({ dir: path.join(this.ctx.workDir, sampleId.replace(/[^\w.-]+/g, '_')) });
     const idOf = new Map<string, string>();
     const ridOf = new Map<string, number>();
+    const turns = withTurnContext(docs, this.opts.turns ?? TURN_DEFAULTS);
     store.transaction((tx) => {
       docs.forEach((d, i) => {
         // Session time + turn order, so "newer" means later in the conversation.
@@ -138,10 +209,25 @@ export class EngineRetriever extends PerSampleRetriever<SampleStore> {
         const iso = new Date(base + i * 1000).toISOString();
         const id = randomUUID();
         const hash = createHash('sha256').update(`${d.id}\u0000${d.text}`).digest('hex');
+        const t = turns[i]!;
         tx.run(
-          `INSERT INTO memories (id, project_id, content, normalized_content, content_hash, doc_hash, metadata_json, embedding_status, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
-          [id, PROJECT, d.text, d.text.toLowerCase(), hash, hash, JSON.stringify({ diaId: d.id, date: d.date }), iso, iso],
+          `INSERT INTO memories (id, project_id, content, normalized_content, content_hash, doc_hash, metadata_json, embedding_status,
+             search_context, speaker, time_refs, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
+          [
+            id,
+            PROJECT,
+            d.text,
+            d.text.toLowerCase(),
+            hash,
+            hash,
+            JSON.stringify({ diaId: d.id, date: d.date }),
+            t.searchContext,
+            t.speaker,
+            t.timeRefs ? timeRefsOf(d.text, iso) : '[]',
+            iso,
+            iso,
+          ],
         );
         idOf.set(id, d.id);
         ridOf.set(d.id, Number(tx.get<{ rid: number }>('SELECT rid FROM memories WHERE id = ?', [id])!.rid));
@@ -149,16 +235,13 @@ export class EngineRetriever extends PerSampleRetriever<SampleStore> {
     });
     let vectors: VectorStore | undefined;
     if (this.embedder) {
-      const vecs = await embedAll(
-        this.embedder,
-        docs.map((d) => d.text),
-        'document',
-      );
+      const texts = docs.map((d, i) => (turns[i]!.embedContext ? embeddingText('', d.text, turns[i]!.searchContext) : d.text));
+      const vecs = await embedAll(this.embedder, texts, 'document');
       const space = this.embedder.space;
       const toBlob = process.env.LOCOMO_FLOAT32_BLOBS === '1' ? vectorToFloat32Blob : vectorToBlob;
       store.transaction((tx) => {
         docs.forEach((d, i) => {
-          const textHash = createHash('sha256').update(d.text).digest('hex');
+          const textHash = createHash('sha256').update(texts[i]!).digest('hex');
           tx.run(
             "INSERT OR IGNORE INTO embeddings (space, text_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, '2026-01-01T00:00:00.000Z')",
             [space, textHash, vecs[i]!.length, toBlob(vecs[i]!)],
@@ -186,7 +269,7 @@ export class EngineRetriever extends PerSampleRetriever<SampleStore> {
       stores: { forScope: (scope) => both.filter((b) => scope === undefined || b.name === scope) },
       warn: () => undefined,
     });
-    return { store, global, search, idOf, vectors };
+    return { sampleId, store, global, search, idOf, vectors };
   }
 
   protected async query(s: SampleStore, query: string, k: number): Promise<string[]> {
@@ -195,6 +278,7 @@ export class EngineRetriever extends PerSampleRetriever<SampleStore> {
       query,
       r.hits.map((h) => ({ diaId: s.idOf.get(h.memory.id)!, similarity: h.similarity, matchedTerms: h.matchedTerms })),
     );
+    if (dumpFile) dumpAnswer(s, query, r.hits);
     return r.hits.map((x) => s.idOf.get(x.memory.id)!);
   }
 

@@ -62,7 +62,7 @@ export async function evaluate(
       let t = performance.now();
       await retriever.index(
         sample.sampleId,
-        sample.docs.map((d) => ({ id: d.id, text: d.text, date: d.date })),
+        sample.docs.map((d) => ({ id: d.id, text: d.text, date: d.date, speaker: d.speaker, session: d.session })),
       );
       const ms = performance.now() - t;
       indexMs += ms;

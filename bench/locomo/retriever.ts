@@ -17,6 +17,10 @@ export interface RetrieverDoc {
   text: string;
   /** The session's date string, e.g. `1:56 pm on 8 May, 2023`. */
   date: string;
+  /** Who said it. */
+  speaker?: string;
+  /** Its session's number (turns of one session follow each other). */
+  session?: number;
 }
 
 export interface Retriever {

@@ -28,6 +28,7 @@ import type {
   UpdateMemoryInput,
 } from '../core/memory/types';
 import type { PendingReview } from '../core/pipeline/reviewTypes';
+import type { SearchEvidence } from '../core/search/evidence';
 import type { RemovedMemory, RemovedReason } from '../core/lifecycle/removedTypes';
 import type { ErrorCode } from '../core/util/errorCatalogue';
 import type { ChangeEvent, ChangePage, ChangeType, DeliveryStatus } from '../core/changes/types';
@@ -182,7 +183,10 @@ export interface SearchParams {
   createdBefore?: string;
 }
 
-/** `date`: the boost for memories written on a date the query names (search.dateBoost). */
+/**
+ * `date`: the memory matched a date the query names (1; under the min-max 'hybrid' ranking the
+ * boost it got, search.dateBoost).
+ */
 export type SearchLeg = 'keyword' | 'vector' | 'graph' | 'date';
 
 export interface SearchHit {
@@ -190,8 +194,9 @@ export interface SearchHit {
   /** The store's own ranking score (hybrid, min-max per search): orders one store's list, not comparable across queries. */
   score: number;
   /**
-   * The relevance people see, 0…1: absolute (share of the query's words matched, cosine against the
-   * embedder's calibration), comparable across queries and stores; docs/recall.md "Relevance".
+   * The relevance people see, 0…1: absolute (share of the query's information matched, each word
+   * weighed by how rare it is in the store; cosine against the embedder's calibration), comparable
+   * across queries and stores, and what each store's list is ranked by; docs/recall.md "Relevance".
    */
   relevance: number;
   /** The query's words (and quoted phrases) the memory contains, for highlighting. */
@@ -200,6 +205,8 @@ export interface SearchHit {
   similarity?: number;
   /** Which legs matched and their raw scores (docs/recall.md: every result says so). */
   legs: Partial<Record<SearchLeg, number>>;
+  /** What the relevance is made of (docs/recall.md "Relevance"): shown on hover and in --json. */
+  evidence?: SearchEvidence;
   store: StoreName;
   /** Full content (search panels and recall show it; summaries only carry a preview). */
   content: string;

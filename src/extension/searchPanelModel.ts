@@ -76,6 +76,7 @@ export function resultView(h: SearchHit): SearchResultView {
     matchedTerms: h.matchedTerms,
     ...(h.similarity !== undefined ? { similarity: h.similarity } : {}),
     legs: h.legs,
+    ...(h.evidence ? { evidence: h.evidence } : {}),
     createdAt: h.memory.createdAt,
     importance: h.memory.importance,
     ...lifetimeOf(h.memory.expiresAt),

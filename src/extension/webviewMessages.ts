@@ -2,7 +2,7 @@
  * Typed messages between the extension and its webviews (search, graph). The webview bundles
  * (webview/*.ts) import these types only; nothing here may import `vscode`.
  */
-import type { EntityMemory, EntityNode, GraphView, SearchLeg } from '../engine/protocol';
+import type { EntityMemory, EntityNode, GraphView, SearchHit, SearchLeg } from '../engine/protocol';
 
 export interface SearchResultView {
   id: string;
@@ -20,6 +20,8 @@ export interface SearchResultView {
   /** Raw cosine with the query, for the hover breakdown. */
   similarity?: number;
   legs: Partial<Record<SearchLeg, number>>;
+  /** What the relevance is made of, for the hover breakdown (absent for recent memories). */
+  evidence?: SearchHit['evidence'];
   createdAt: string;
   /** Which legs found it: hybrid (both), keyword or vector. */
   matchType?: string;

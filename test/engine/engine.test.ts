@@ -303,6 +303,27 @@ test('a query that names the day a memory was written shows the date boost among
   await engine.close();
 });
 
+test('hits say what their relevance is made of, and it never rises down the list', async () => {
+  const { engine } = await open();
+  for (const content of [
+    'We use pnpm, never npm: the lockfile is pnpm-lock.yaml.',
+    'Use the staging cluster for load tests, never production.',
+    'Use tabs in Makefiles and two spaces everywhere else.',
+    'The pnpm store lives on the shared volume of the build agents.',
+  ])
+    await created(engine.memories.create({ content }));
+  const r = await engine.search.search({ query: 'where does the pnpm store live' });
+  assert.ok(r.hits.length >= 2, JSON.stringify(r.hits.map((h) => h.content)));
+  assert.match(r.hits[0]!.content, /pnpm store lives/);
+  for (let i = 1; i < r.hits.length; i++) assert.ok(r.hits[i - 1]!.relevance >= r.hits[i]!.relevance, `relevance rises at ${i}`);
+  for (const h of r.hits) {
+    assert.ok(h.evidence, 'the breakdown travels with the hit (hover, --json)');
+    assert.ok(h.evidence.keyword >= 0 && h.evidence.keyword <= 1 && h.evidence.vector >= 0 && h.evidence.vector <= 1);
+  }
+  assert.ok(r.hits[0]!.evidence!.keyword > 0.5, `most of the question matched: ${r.hits[0]!.evidence!.keyword}`);
+  await engine.close();
+});
+
 test('default configuration: auto picks the built-in model (no Ollama here); hybrid search finds by meaning through the vector leg', async () => {
   const dirs = engineDirs();
   const engine = await MemoryEngine.open({ ...dirs, snapshotTickMs: 0 });

@@ -17,6 +17,11 @@ export interface Chunk {
   text: string;
   /** The nearest heading above the chunk's start (markdown), or null. */
   heading: string | null;
+  /**
+   * Every heading above the chunk's start, outermost first (markdown; [] without): the chunk's
+   * search context (docs/recall.md "What a memory is indexed with").
+   */
+  headings: string[];
 }
 
 export interface ChunkOptions {
@@ -115,18 +120,23 @@ function packBlocks(blocks: Block[], size: number, overlap: number): Chunk[] {
   let parts: { text: string; heading: boolean }[] = [];
   let length = 0;
   let chunkHeading: string | null = null;
+  let chunkPath: string[] = [];
   const current = () => headings.filter(Boolean).at(-1) ?? null;
+  const here = () => {
+    chunkHeading = current();
+    chunkPath = headings.filter(Boolean);
+  };
   const flush = () => {
     // A heading is never left at the end of a chunk without its text: it moves to the next one.
     const carried = parts.at(-1)?.heading ? parts.pop() : undefined;
-    if (parts.length) chunks.push({ text: parts.map((p) => p.text).join('\n\n'), heading: chunkHeading });
+    if (parts.length) chunks.push({ text: parts.map((p) => p.text).join('\n\n'), heading: chunkHeading, headings: chunkPath });
     parts = carried ? [carried] : [];
     length = carried ? carried.text.length : 0;
-    chunkHeading = current();
+    here();
   };
   const add = (text: string, heading = false) => {
     if (parts.length && length + 2 + text.length > size) flush();
-    if (!parts.length) chunkHeading = current();
+    if (!parts.length) here();
     parts.push({ text, heading });
     length += (parts.length > 1 ? 2 : 0) + text.length;
   };
@@ -137,7 +147,7 @@ function packBlocks(blocks: Block[], size: number, overlap: number): Chunk[] {
       headings.length = b.level!;
       headings[b.level! - 1] = b.title!;
       add(b.text, true);
-      if (parts.every((p) => p.heading)) chunkHeading = current();
+      if (parts.every((p) => p.heading)) here();
       continue;
     }
     for (const piece of b.text.length <= size ? [b.text] : splitBlock(b, size, overlap)) add(piece);

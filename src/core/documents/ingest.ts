@@ -122,6 +122,8 @@ interface ChunkToWrite {
   text: string;
   title: string | undefined;
   docTitle: string | undefined;
+  /** The document's title and the headings above the chunk: indexed with it, never shown (docs/recall.md). */
+  searchContext: string;
 }
 
 export function createDocumentHandler(deps: DocumentDeps) {
@@ -184,6 +186,7 @@ export function createDocumentHandler(deps: DocumentDeps) {
             type: 'document_chunk',
             importance: 0.3,
             tags: piece.docTitle ? [truncate(piece.docTitle, 50)] : [],
+            searchContext: piece.searchContext,
             source: doc.sourceUrl ?? `document:${doc.id}`,
             who: 'document-ingest',
             why: 'document-chunk',
@@ -235,7 +238,8 @@ export function createDocumentHandler(deps: DocumentDeps) {
       for (const [i, chunk] of chunks.entries()) {
         if (done.has(i)) continue; // written by an earlier attempt
         const chunkName = chunkTitle(title, chunk.heading, i, chunks.length);
-        const outcome = await writeChunk(doc, { index: i, text: chunk.text, title: chunkName, docTitle: title }, warnings);
+        const searchContext = truncate([title?.trim(), ...chunk.headings].filter(Boolean).join(' › '), 1000);
+        const outcome = await writeChunk(doc, { index: i, text: chunk.text, title: chunkName, docTitle: title, searchContext }, warnings);
         if (outcome === 'written') written++;
         else if (outcome === 'deduped') deduped++;
       }

@@ -10,10 +10,17 @@ import { normalizeAndHashContent } from '../text/normalize';
 import { blobToVector, vectorToBlob } from '../vectorstore/blob';
 import type { PreparedEmbedding } from '../vectorstore/types';
 
-/** The text embedded for a memory with this (already normalized) title and storage content. */
-export function embeddingText(title: string, storageContent: string): string {
+/**
+ * The text embedded for a memory with this (already normalized) title and storage content, after
+ * its search context when it has one (the previous turn, a heading path: docs/recall.md "What a
+ * memory is indexed with"), so its vector carries the context its own words lack (the LoCoMo
+ * harness passes it; the write path does not yet).
+ */
+export function embeddingText(title: string, storageContent: string, searchContext = ''): string {
   const t = title.trim();
-  return t ? `${t}\n\n${storageContent}` : storageContent;
+  const own = t ? `${t}\n\n${storageContent}` : storageContent;
+  const c = searchContext.trim();
+  return c ? `${c}\n\n${own}` : own;
 }
 
 /** The same text for raw input (content not yet normalized), e.g. before createInTx. */

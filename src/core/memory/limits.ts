@@ -10,6 +10,9 @@ export const LIMITS = {
   contentMaxChars: 64 * 1024,
   titleMaxChars: 500,
   summaryMaxChars: 4000,
+  /** search_context: a previous turn or a heading path, not a second memory. */
+  searchContextMaxChars: 4000,
+  speakerMaxChars: 200,
   metadataMaxBytes: 16 * 1024,
   listDefault: 50,
   listMax: 100,

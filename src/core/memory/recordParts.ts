@@ -38,7 +38,9 @@ export function validateCreate(input: CreateMemoryInput) {
   const metadata = withLineBreaks(v.validateMetadata(input.metadata), content, warnings, { keepGiven: true });
   const ttl = v.validateTtl(input.ttlSeconds);
   const summary = v.validateSummary(input.summary);
-  return { content, title, importance, type, scope, tags, warnings, decisions, rationale, metadata, ttl, summary };
+  const searchContext = v.validateSearchContext(input.searchContext);
+  const speaker = v.validateSpeaker(input.speaker);
+  return { content, title, importance, type, scope, tags, warnings, decisions, rationale, metadata, ttl, summary, searchContext, speaker };
 }
 
 export type ValidCreate = ReturnType<typeof validateCreate>;
@@ -94,6 +96,8 @@ export function newRecord(input: CreateMemoryInput, c: ValidCreate, at: NewRecor
     rationale,
     metadata: c.metadata,
     pipelineStatus: at.pipelineStatus,
+    searchContext: c.searchContext,
+    speaker: c.speaker,
     createdAt: at.iso,
     updatedAt: at.iso,
   };
@@ -122,6 +126,8 @@ export function patchedRecord(current: MemoryRecord, patch: UpdateMemoryInput): 
   if (patch.decisions !== undefined) next.decisions = v.validateStringList(patch.decisions, 'decisions');
   if (patch.rationale !== undefined) next.rationale = v.validateStringList(patch.rationale, 'rationale');
   if (patch.metadata !== undefined) next.metadata = v.validateMetadata(patch.metadata);
+  if (patch.searchContext !== undefined) next.searchContext = v.validateSearchContext(patch.searchContext);
+  if (patch.speaker !== undefined) next.speaker = v.validateSpeaker(patch.speaker);
   // New text: its own line breaks (or none), never the previous text's.
   if (patch.content !== undefined) next.metadata = withLineBreaks(next.metadata, patch.content, []);
   return next;

@@ -2,6 +2,7 @@
 import type { Row } from '../store/store';
 import { normalizeAndHashContent } from '../text/normalize';
 import { headByUnits } from '../text/truncate';
+import { timeRefsOf } from '../text/timeRefs';
 import type { EmbeddingStatus, MemoryRecord, MemoryScope, MemorySummary, MemoryType } from './types';
 
 function json<T>(v: unknown, fallback: T): T {
@@ -59,6 +60,8 @@ export function rowToRecord(r: Row): MemoryRecord {
     rationale: json<string[]>(r.rationale_json, []),
     metadata: json<Record<string, unknown>>(r.metadata_json, {}),
     pipelineStatus: String(r.pipeline_status),
+    searchContext: String(r.search_context ?? ''),
+    speaker: str(r.speaker),
     createdAt: String(r.created_at),
     updatedAt: String(r.updated_at),
   };
@@ -126,6 +129,10 @@ export function recordToColumns(m: MemoryRecord): Record<string, string | number
     rationale_json: JSON.stringify(m.rationale),
     metadata_json: JSON.stringify(m.metadata),
     pipeline_status: m.pipelineStatus,
+    search_context: m.searchContext ?? '',
+    speaker: m.speaker ?? null,
+    // The days the text refers to, resolved against the memory's own date (docs/recall.md "Dates").
+    time_refs: timeRefsOf(m.content, m.createdAt),
     created_at: m.createdAt,
     updated_at: m.updatedAt,
   };

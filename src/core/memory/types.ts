@@ -65,6 +65,13 @@ export interface MemoryRecord {
   rationale: string[];
   metadata: Record<string, unknown>;
   pipelineStatus: string;
+  /**
+   * Text the memory is found by but never shows (docs/recall.md "What a memory is indexed with"):
+   * the previous turn of a conversation, a document chunk's heading path. '' when none.
+   */
+  searchContext: string;
+  /** Who said it (a conversation turn's speaker, a person or an agent); null when not a turn. */
+  speaker: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -103,6 +110,10 @@ export interface CreateMemoryInput {
   decisions?: string[];
   rationale?: string[];
   metadata?: Record<string, unknown>;
+  /** Indexed with the memory, never shown: the previous turn, a chunk's heading path (docs/recall.md). */
+  searchContext?: string;
+  /** Who said it, for a conversation turn (a field recall matches when a query names them). */
+  speaker?: string;
   /** Seconds; null = permanent. Absent = the default of the origin (docs/lifecycle.md). */
   ttlSeconds?: number | null;
   /** Who asked for it, which decides the default lifetime (lifetime.ts). Absent = 'person' (permanent). */
@@ -179,6 +190,10 @@ export interface UpdateMemoryInput {
   decisions?: string[];
   rationale?: string[];
   metadata?: Record<string, unknown>;
+  /** '' removes it. */
+  searchContext?: string;
+  /** null or '' removes it. */
+  speaker?: string | null;
   ttlSeconds?: number | null;
   /** Optimistic concurrency: fail if the stored version differs. */
   expectedVersion?: number;

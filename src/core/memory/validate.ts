@@ -38,6 +38,21 @@ export function validateSummary(v: unknown): string | null {
   return v.trim() || null;
 }
 
+/** search_context: a string of at most LIMITS.searchContextMaxChars, whitespace tidied; '' when absent. */
+export function validateSearchContext(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v !== 'string') throw new ValidationError('searchContext', `must be a string, got ${typeof v}`);
+  if (v.length > LIMITS.searchContextMaxChars)
+    throw new ValidationError('searchContext', `is ${v.length} characters; the limit is ${LIMITS.searchContextMaxChars}`);
+  return v.replace(/\s+/g, ' ').trim();
+}
+
+/** speaker: a short name (trimmed), null when absent or empty. */
+export function validateSpeaker(v: unknown): string | null {
+  const s = validateShortString(v, 'speaker', LIMITS.speakerMaxChars);
+  return s === null ? null : s.replace(/\s+/g, ' ').trim() || null;
+}
+
 export function validateImportance(v: unknown, fallback: number): number {
   if (v === undefined || v === null) return fallback;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1) {

@@ -36,9 +36,12 @@ const MAX_INPUT_CHARS = 20_000;
 
 export type FtsTerm = { kind: 'word'; text: string } | { kind: 'prefix'; text: string } | { kind: 'phrase'; words: string[] };
 
-// A word: letters/digits plus combining marks. Never contains `"` or `*`, so it is safe inside quotes.
-const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
-const WORD_OR_PREFIX = /([\p{L}\p{N}][\p{L}\p{N}\p{M}]*)(\*?)/gu;
+// A word: letters/digits plus combining marks, and underscores (at least one letter or digit): the
+// porter index keeps `ERR_REQUIRE_ESM` one token (its tokenizer counts `_` as part of a word), so
+// the query must too — split into err / require / esm it matched nothing. Never contains `"` or
+// `*`, so it is safe inside quotes.
+const WORD = /[\p{L}\p{N}_]*[\p{L}\p{N}][\p{L}\p{N}\p{M}_]*/gu;
+const WORD_OR_PREFIX = /([\p{L}\p{N}_]*[\p{L}\p{N}][\p{L}\p{N}\p{M}_]*)(\*?)/gu;
 
 /**
  * Splits user text into terms: `"exact phrase"` (balanced double quotes) → phrase,

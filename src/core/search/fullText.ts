@@ -21,8 +21,13 @@ export interface TextHit {
   bm25: number;
 }
 
-/** Column weights title, content, tags (bm25 arguments after matchinfo). */
-export const FTS_COLUMN_WEIGHTS = [1, 1, 1] as const;
+/**
+ * Column weights title, content, tags, search_context (bm25 arguments after matchinfo): a word of
+ * the memory's search context (the previous turn, a heading path; migration 0008) counts half.
+ */
+export const FTS_COLUMN_WEIGHTS = [1, 1, 1, 0.5] as const;
+/** The first columns are the memory's own text; the rest is its search context. */
+export const OWN_TEXT_COLUMNS = 3;
 
 /** The MATCH expression for `query`, or null when nothing searchable is left. */
 export function ftsExpression(query: string, opts: FtsQueryOptions = {}): string | null {

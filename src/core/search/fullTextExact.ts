@@ -50,7 +50,7 @@ export interface FullTextLeg {
    * Which of the leg's rendered terms given memories hold, when the leg already knows (the
    * pruned ranking reads every match's per-term hits); `heldTerms` lists the terms it answers for.
    */
-  held?: (rids: readonly number[]) => Map<number, Set<string>>;
+  held?: (rids: readonly number[]) => Map<number, { own: Set<string>; context: Set<string> }>;
   heldTerms?: readonly string[];
 }
 
@@ -69,7 +69,12 @@ function stemmedIndexLeg(store: Store, terms: string[], where: WhereClause, k: n
   const ranking = pruning ? FullTextRanking.prepare(store, terms, where) : null;
   if (ranking) {
     const held = (rids: readonly number[]) =>
-      new Map([...ranking.termsHeld(rids)].map(([rid, phrases]) => [rid, new Set(phrases.map((i) => terms[i]!))]));
+      new Map(
+        [...ranking.termsHeld(rids)].map(([rid, h]) => [
+          rid,
+          { own: new Set(h.own.map((i) => terms[i]!)), context: new Set(h.context.map((i) => terms[i]!)) },
+        ]),
+      );
     return { hits: ranking.topK(k), scores: (rids) => ranking.scores(rids), held, heldTerms: terms };
   }
   return { hits: fullTextSearch(store, expr, where, k), scores: (rids) => fullTextScores(store, expr, where, rids) };

@@ -27,7 +27,7 @@ import { Buffer } from 'node:buffer';
 import type { Store } from '../store/store';
 import type { WhereClause } from './filters';
 import { BM25_B, BM25_COORD, BM25_K1 } from './bm25';
-import { FTS_COLUMN_WEIGHTS, fullTextScores, fullTextSearch, type TextHit } from './fullText';
+import { FTS_COLUMN_WEIGHTS, OWN_TEXT_COLUMNS, fullTextScores, fullTextSearch, type TextHit } from './fullText';
 import { joinFtsTerms } from './ftsQuery';
 import { liveMeta } from './liveMeta';
 
@@ -270,25 +270,31 @@ export class FullTextRanking {
   }
 
   /**
-   * The terms (by index into `prepare`'s `terms`) each of `rids` holds in any column, read from
-   * the hits this ranking already has; rows matching none are absent. Filters are not applied.
+   * The terms (by index into `prepare`'s `terms`) each of `rids` holds in its own text (title,
+   * content, tags) and those it holds only in its search context, read from the hits this ranking
+   * already has; rows matching none are absent. Filters are not applied.
    */
-  termsHeld(rids: readonly number[]): Map<number, number[]> {
+  termsHeld(rids: readonly number[]): Map<number, { own: number[]; context: number[] }> {
     const { p, c, tf } = this;
-    const out = new Map<number, number[]>();
+    const out = new Map<number, { own: number[]; context: number[] }>();
     for (const rid of new Set(rids)) {
       const r = this.rowOf(rid);
       if (r === undefined) continue;
-      const held: number[] = [];
+      const own: number[] = [];
+      const context: number[] = [];
       for (let phrase = 0; phrase < p; phrase++) {
         const base = r * p * c + phrase * c;
-        for (let col = 0; col < c; col++)
-          if (tf[base + col]! > 0) {
-            held.push(phrase);
-            break;
-          }
+        let inOwn = false;
+        let inContext = false;
+        for (let col = 0; col < c; col++) {
+          if (tf[base + col]! === 0) continue;
+          if (col < OWN_TEXT_COLUMNS) inOwn = true;
+          else inContext = true;
+        }
+        if (inOwn) own.push(phrase);
+        else if (inContext) context.push(phrase);
       }
-      if (held.length) out.set(rid, held);
+      if (own.length || context.length) out.set(rid, { own, context });
     }
     return out;
   }

@@ -26,18 +26,21 @@ import { liveMeta, type LiveMeta } from './liveMeta';
 import { rocchio } from './feedback';
 import { buildFtsTerms } from './ftsQuery';
 import { CommonTermFilter } from './commonTerms';
-import { applyDateBoost, compareRanked, compareScored, fuse, type Candidate, type Fused } from './fuse';
+import { applyDateBoost, compareRanked, compareScored, effectiveWeights, fuse, type Candidate, type Fused } from './fuse';
 import { parseQueryDates, type DateWindow } from './queryDates';
 import { DEFAULT_RERANK_CONFIG, rerank, type RerankConfig } from './rerank';
 import {
-  clearsFloor,
-  contentTerms,
-  matchedTerms,
-  relevanceOf,
+  combineEvidence,
+  keywordEvidence,
+  matchedLabels,
+  NO_MATCH,
   vectorCalibration,
-  type ContentTerm,
+  vectorEvidence,
+  type CandidateMatch,
   type VectorCalibration,
 } from './relevance';
+import { candidateMatches, datedCandidates, planQuery, type QueryPlan } from './rank';
+import { TermStats } from './termStats';
 import { resolveSearchSettings } from './settings';
 import type { HybridSearchDeps, SearchRequest, SearchResponse, SearchResult, SearchSettings, VectorSearcher } from './types';
 import { plural } from '../text/plural';
@@ -65,12 +68,6 @@ export const SUMMARY_COLUMNS = HYDRATE_COLUMNS.replace(
 /** Longest query text looked at (the FTS builder and embedders cut further). */
 export const MAX_QUERY_CHARS = 10_000;
 
-/** The evidence a result can show (relevance.ts): the query's content terms, the embedder's calibration. */
-interface Evidence {
-  content: ContentTerm[];
-  cal: VectorCalibration | undefined;
-}
-
 interface Ranked extends Candidate {
   textScore: number;
   vectorScore: number;
@@ -78,6 +75,13 @@ interface Ranked extends Candidate {
   graphBoost: number;
   finalScore: number;
   matchType: SearchResult['matchType'];
+  /** The min-max hybrid score + graph boost (the order of the `hybrid` ranking; ties under `relevance`). */
+  hybridScore: number;
+  /** The one relevance (relevance.ts) and its parts; set by HybridSearch.scored. */
+  relevance: number;
+  keywordEvidence: number;
+  vectorEvidence: number;
+  match: CandidateMatch;
 }
 
 /*
@@ -91,6 +95,10 @@ function keywordCandidate(h: TextHit): Candidate {
 
 function vectorCandidate(h: { rid: number; id: string; createdAt: string; similarity: number }): Candidate {
   return { rid: h.rid, id: h.id, createdAt: h.createdAt, bm25: undefined, similarity: h.similarity, keywordHit: false, vectorHit: true };
+}
+
+function datedCandidate(h: { rid: number; id: string; createdAt: string }): Candidate {
+  return { rid: h.rid, id: h.id, createdAt: h.createdAt, bm25: undefined, similarity: undefined, keywordHit: false, vectorHit: false };
 }
 
 function rankedEntry(c: Fused, graphBoost: number): Ranked {
@@ -108,7 +116,60 @@ function rankedEntry(c: Fused, graphBoost: number): Ranked {
     graphBoost,
     finalScore: c.hybridScore + graphBoost,
     matchType: c.matchType,
+    hybridScore: c.hybridScore + graphBoost,
+    relevance: 0,
+    keywordEvidence: 0,
+    vectorEvidence: 0,
+    match: NO_MATCH,
   };
+}
+
+/**
+ * A reranked list with the relevance values of its head handed out in decreasing order: the
+ * reranker decides the order, and the numbers people see still decrease down the list (the same
+ * values, so still on the calibrated scale).
+ */
+function monotoneRelevance(ranked: Ranked[]): Ranked[] {
+  const values = ranked.map((c) => c.relevance).sort((a, b) => b - a);
+  ranked.forEach((c, i) => {
+    c.relevance = values[i]!;
+  });
+  return ranked;
+}
+
+/** Relevance first, then the hybrid score (a better BM25 or cosine among equals), then the newer. */
+function compareByRelevance(a: Ranked, b: Ranked): number {
+  if (a.relevance !== b.relevance) return b.relevance - a.relevance;
+  return compareScored(a.hybridScore, a, b.hybridScore, b);
+}
+
+/**
+ * The BM25 of the candidates of `union` the keyword leg did not score; `earlier`: a previous union
+ * for the same text query, whose scores are reused (a miss stays a miss).
+ */
+function fillTextScores(
+  union: Map<number, Candidate>,
+  textScores: (rids: number[]) => Map<number, TextHit>,
+  earlier?: Map<number, Candidate>,
+): void {
+  let missing = [...union.values()].filter((c) => c.bm25 === undefined).map((c) => c.rid);
+  if (earlier) {
+    missing = missing.filter((rid) => {
+      const e = earlier.get(rid);
+      if (!e) return true;
+      if (e.bm25 !== undefined) {
+        union.get(rid)!.bm25 = e.bm25;
+        union.get(rid)!.keywordHit = true;
+      }
+      return false;
+    });
+  }
+  if (missing.length === 0) return;
+  for (const [rid, h] of textScores(missing)) {
+    const c = union.get(rid)!;
+    c.bm25 = h.bm25;
+    c.keywordHit = true;
+  }
 }
 
 export class HybridSearch {
@@ -120,6 +181,8 @@ export class HybridSearch {
   private readonly metaSeen = new WeakMap<WhereClause, Map<number, LiveMeta | null>>();
   /** Words in a large share of the store, left out of the embedded query (settings.queryCommonShare). */
   private readonly queryCommonTerms: CommonTermFilter;
+  /** Document frequencies and speakers of this store (the weights of a query's words). */
+  private readonly stats: TermStats;
 
   constructor(
     private readonly store: Store,
@@ -130,6 +193,7 @@ export class HybridSearch {
     this.now = deps.now ?? (() => new Date());
     this.rerankConfig = { ...DEFAULT_RERANK_CONFIG, ...deps.reranker?.config };
     this.commonTerms = new CommonTermFilter(store, { share: this.settings.commonTermShare, minRows: this.settings.commonTermMinRows });
+    this.stats = new TermStats(store);
     this.queryCommonTerms = new CommonTermFilter(store, {
       share: this.settings.queryCommonShare,
       minRows: this.settings.queryCommonMinRows,
@@ -180,9 +244,13 @@ export class HybridSearch {
     const k = Math.max(this.settings.minCandidates, Math.ceil(limit * this.settings.candidateMultiplier));
     // Porter-stemmed words and exact identifiers (fullTextExact.ts); pruned top-k where it applies (fullTextRank.ts).
     const text = fullTextLeg(this.store, terms, where, k, this.settings.fullTextPruning);
-    let union = this.collect(text, qvec, where, k);
     const weights = { vector: this.settings.vectorWeight, keyword: this.settings.keywordWeight };
-    const dates = this.settings.dateBoost > 0 ? parseQueryDates(query) : [];
+    const plan = this.plan(query, legs, now);
+    // Memories of a date the query names are candidates even when neither leg found them.
+    const dated = datedCandidates(this.store, where, plan.windows, k);
+    let union = this.collect(text, qvec, { where, k, dated });
+    const byRelevance = this.settings.ranking === 'relevance';
+    const dates = !byRelevance && this.settings.dateBoost > 0 ? parseQueryDates(query) : [];
     const fuseAll = (u: Map<number, Candidate>) =>
       this.dateBoosted(fuse([...u.values()], weights, this.settings.normalization, legs), dates);
     let fused = fuseAll(union);
@@ -191,60 +259,75 @@ export class HybridSearch {
     const hybridRanking = legs.keyword && this.settings.keywordWeight > 0 && this.settings.vectorWeight > 0;
     const fb = qvec !== undefined && hybridRanking ? this.feedbackQuery(qvec, fused) : undefined;
     if (fb) {
-      union = this.collect(text, fb, where, k, union);
+      union = this.collect(text, fb, { where, k, earlier: union, dated });
       fused = fuseAll(union);
     }
     const boosted = this.applyGraphBoost(req, query, fused, warnings);
-    // The absolute floor (relevance.ts): no keyword match on a real word and a cosine below the
-    // embedder's calibrated floor means no evidence at all, whatever the min-max scores say.
-    const evidence = this.evidence(query, terms, qvec);
-    let ranked = this.floored(boosted, evidence)
+    // The one relevance (relevance.ts): absolute evidence, the same scale on every query. Below
+    // the floor there is no evidence worth showing, whatever the min-max scores say.
+    let ranked = this.floored(this.scored(boosted, plan, text), plan)
       .filter((c) => c.finalScore >= minScore)
-      .sort(compareRanked);
+      .sort(byRelevance ? compareByRelevance : compareRanked);
 
     if (this.deps.reranker && !req.noRerank && ranked.length > 1) {
-      ranked = await this.rerankHead(this.deps.reranker, { query, limit, warnings }, ranked);
+      ranked = monotoneRelevance(await this.rerankHead(this.deps.reranker, { query, limit, warnings }, ranked));
     }
     ranked = ranked.slice(0, limit);
     const rows = this.rows(
       ranked.map((c) => c.rid),
       SUMMARY_COLUMNS,
     );
-    const results = this.results(ranked, rows, evidence, text);
+    const results = this.results(ranked, rows, plan);
     const searchMs = performance.now() - t1;
     // Lifecycle bookkeeping is queued only; its write happens after this response.
     if (results.length) this.deps.access?.record(ranked.map((c) => c.rid));
     return { results, warnings, legs, timings: { embedMs, searchMs } };
   }
 
+  /** What the query asks about and how much each part weighs in this store (rank.ts). */
+  private plan(query: string, legs: { keyword: boolean; vector: boolean }, now: Date): QueryPlan {
+    const weights = { vector: this.settings.vectorWeight, keyword: this.settings.keywordWeight };
+    return planQuery(this.stats, {
+      projectId: this.deps.projectId,
+      query,
+      keyword: legs.keyword,
+      cal: legs.vector ? this.calibration() : undefined,
+      weights: effectiveWeights(weights, legs),
+      now,
+    });
+  }
+
+  /** Every candidate with its relevance and evidence (relevance.ts); under `relevance` ranking its final score is the relevance. */
+  private scored(ranked: Ranked[], plan: QueryPlan, leg: FullTextLeg): Ranked[] {
+    const matches = candidateMatches(this.store, plan, ranked, leg);
+    const byRelevance = this.settings.ranking === 'relevance';
+    for (const c of ranked) {
+      c.match = matches.get(c.rid) ?? NO_MATCH;
+      c.keywordEvidence = keywordEvidence(plan, c.match);
+      c.vectorEvidence = vectorEvidence(plan.cal ? c.similarity : undefined, plan.cal);
+      c.relevance = combineEvidence(c.keywordEvidence, c.vectorEvidence, c.graphBoost, plan.weights);
+      if (byRelevance) c.finalScore = c.relevance;
+    }
+    return ranked;
+  }
+
   /**
-   * What counts as evidence for this query: its content terms (none without a keyword leg) and
-   * the vector calibration (none without a vector leg).
+   * The candidates with at least settings.minRelevance of relevance (minRelevanceUnknown when the
+   * store holds none of the query's words: QueryPlan.unknown); all of them with settings.relevanceFloor off.
    */
-  private evidence(query: string, terms: string[] | null, qvec: Float32Array | undefined): Evidence {
-    return { content: terms === null ? [] : contentTerms(query), cal: qvec !== undefined ? this.calibration() : undefined };
-  }
-
-  /** The candidates that clear the absolute floor (relevance.ts); all of them with settings.relevanceFloor off. */
-  private floored(ranked: Ranked[], e: Evidence): Ranked[] {
+  private floored(ranked: Ranked[], plan: QueryPlan): Ranked[] {
     if (!this.settings.relevanceFloor) return ranked;
-    return ranked.filter((c) => clearsFloor(c, e.content.length > 0, e.cal?.floor));
+    const min = plan.unknown ? Math.max(this.settings.minRelevance, this.settings.minRelevanceUnknown) : this.settings.minRelevance;
+    return ranked.filter((c) => c.relevance >= min);
   }
 
-  /** The results of `ranked` (in order) from their rows, with their matched words and relevance. */
-  private results(ranked: Ranked[], rows: Map<number, Row>, e: Evidence, leg: FullTextLeg): SearchResult[] {
-    const matched = matchedTerms(
-      this.store,
-      e.content,
-      ranked.filter((c) => c.bm25 !== undefined).map((c) => c.rid),
-      leg,
-    );
+  /** The results of `ranked` (in order) from their rows, with their matched words, relevance and evidence. */
+  private results(ranked: Ranked[], rows: Map<number, Row>, plan: QueryPlan): SearchResult[] {
     const results: SearchResult[] = [];
     for (const c of ranked) {
       const row = rows.get(c.rid);
       if (!row) continue; // vanished between the legs and hydration (cannot happen on one thread; cheap to guard)
-      const words = matched.get(c.rid) ?? [];
-      const similarity = e.cal ? c.similarity : undefined;
+      const similarity = plan.cal ? c.similarity : undefined;
       results.push({
         memory: rowToSummary(row),
         vectorScore: c.vectorScore,
@@ -254,18 +337,27 @@ export class HybridSearch {
         finalScore: c.finalScore,
         matchType: c.matchType,
         ...(similarity !== undefined ? { similarity } : {}),
-        relevance: relevanceOf(words.length, e.content.length, similarity, e.cal),
-        matchedTerms: words,
+        relevance: c.relevance,
+        matchedTerms: matchedLabels(plan.terms, c.match),
+        evidence: {
+          keyword: c.keywordEvidence,
+          vector: c.vectorEvidence,
+          graph: c.graphBoost,
+          date: c.match.dated,
+          speaker: plan.units.some((u) => u.kind === 'speaker' && u.speaker.toLowerCase() === c.match.speaker?.toLowerCase()),
+          context: plan.terms.filter((t) => c.match.context.has(t.rendered)).map((t) => t.label),
+        },
       });
     }
     return results;
   }
 
-  /** The vector floor and scale of the query embedder (relevance.ts); settings.vectorFloor overrides the floor. */
+  /** The vector scale of the query embedder (relevance.ts); settings.vectorFloor / vectorStrong override it. */
   private calibration(): VectorCalibration {
     const cal = vectorCalibration(this.deps.embedder?.id);
-    const floor = this.settings.vectorFloor;
-    return floor === undefined ? cal : { ...cal, floor, strong: Math.max(cal.strong, floor + 0.05) };
+    const floor = this.settings.vectorFloor ?? cal.floor;
+    const strong = Math.max(this.settings.vectorStrong ?? cal.strong, floor + 0.05);
+    return { ...cal, floor, strong };
   }
 
   /** The reranker's order for the head of `ranked` (at least `limit` long); the tail keeps its order. */
@@ -296,15 +388,21 @@ export class HybridSearch {
   private collect(
     text: { hits: readonly TextHit[]; scores: ((rids: number[]) => Map<number, TextHit>) | null },
     qvec: Float32Array | undefined,
-    where: WhereClause,
-    k: number,
-    earlier?: Map<number, Candidate>,
+    pool: {
+      where: WhereClause;
+      k: number;
+      earlier?: Map<number, Candidate>;
+      dated: readonly { rid: number; id: string; createdAt: string }[];
+    },
   ): Map<number, Candidate> {
     const { hits: textHits, scores: textScores } = text;
+    const { where, k, earlier, dated } = pool;
     const union = new Map<number, Candidate>();
     for (const h of textHits) {
       union.set(h.rid, keywordCandidate(h));
     }
+    // Dated candidates enter unscored: the fills below give them their cosine and BM25.
+    for (const d of dated) if (!union.has(d.rid)) union.set(d.rid, datedCandidate(d));
     if (qvec !== undefined) {
       const vectors = this.deps.vectors!;
       for (const h of this.vectorLeg(vectors, qvec, k, where)) {
@@ -320,28 +418,8 @@ export class HybridSearch {
       const missing = this.settings.fillVectorScores ? [...union.values()].filter((c) => c.similarity === undefined).map((c) => c.rid) : [];
       if (missing.length) for (const [rid, sim] of vectors.similarities(qvec, missing)) union.get(rid)!.similarity = sim;
     }
-    if (textScores !== null && qvec !== undefined && this.settings.fillTextScores) {
-      // …and vector-only candidates their BM25 (they may match beyond the keyword top-k).
-      let missing = [...union.values()].filter((c) => c.bm25 === undefined).map((c) => c.rid);
-      if (earlier) {
-        missing = missing.filter((rid) => {
-          const e = earlier.get(rid);
-          if (!e) return true;
-          if (e.bm25 !== undefined) {
-            union.get(rid)!.bm25 = e.bm25;
-            union.get(rid)!.keywordHit = true;
-          }
-          return false; // scored before (a miss stays a miss)
-        });
-      }
-      if (missing.length) {
-        for (const [rid, h] of textScores(missing)) {
-          const c = union.get(rid)!;
-          c.bm25 = h.bm25;
-          c.keywordHit = true;
-        }
-      }
-    }
+    // …and vector-only candidates their BM25 (they may match beyond the keyword top-k).
+    if (textScores !== null && qvec !== undefined && this.settings.fillTextScores) fillTextScores(union, textScores, earlier);
     return union;
   }
 

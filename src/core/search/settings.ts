@@ -5,6 +5,7 @@
  * the figures behind `normalization` and the weights.
  */
 import type { SearchSettings } from './types';
+import { RELEVANCE_FLOOR, UNKNOWN_QUERY_FLOOR } from './relevance';
 
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   // 0.5/0.5 rather than 0.7/0.3: with the offline default embedder (USE-lite) the vector leg is
@@ -20,7 +21,10 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   graphBoostWeight: 0.15,
   graphBoostTimeoutMs: 500,
   queryStopwords: true,
+  ranking: 'relevance',
   relevanceFloor: true,
+  minRelevance: RELEVANCE_FLOOR,
+  minRelevanceUnknown: UNKNOWN_QUERY_FLOOR,
   commonTermShare: 0.05,
   commonTermMinRows: 20_000,
   phrasePairs: false,
@@ -78,6 +82,9 @@ export function resolveSearchSettings(partial: Partial<SearchSettings> = {}): Se
   for (const key of ['defaultLimit', 'maxLimit', 'minCandidates'] as const) checkWhole(s, key, 1);
   if (s.defaultLimit > s.maxLimit) bad('defaultLimit', `(${s.defaultLimit}) must not exceed maxLimit (${s.maxLimit})`);
   checkUnit(s, 'commonTermShare');
+  checkUnit(s, 'minRelevance');
+  checkUnit(s, 'minRelevanceUnknown');
+  if (s.ranking !== 'relevance' && s.ranking !== 'hybrid') bad('ranking', `must be relevance or hybrid, got ${String(s.ranking)}`);
   checkUnit(s, 'queryCommonShare');
   checkWhole(s, 'queryCommonMinRows', 0);
   checkAtLeast(s, 'dateSlackDays', 0, 'a number ');
@@ -86,8 +93,10 @@ export function resolveSearchSettings(partial: Partial<SearchSettings> = {}): Se
   checkWhole(s, 'feedbackDocs', 0);
   checkAtLeast(s, 'feedbackWeight', 0, 'a number ');
   checkAtLeast(s, 'graphBoostTimeoutMs', 1, '');
-  if (s.vectorFloor !== undefined && !(s.vectorFloor >= -1 && s.vectorFloor <= 1))
-    bad('vectorFloor', `must be a cosine from -1 to 1, got ${String(s.vectorFloor)}`);
+  for (const key of ['vectorFloor', 'vectorStrong'] as const) {
+    const v = s[key];
+    if (v !== undefined && !(v >= -1 && v <= 1)) bad(key, `must be a cosine from -1 to 1, got ${String(v)}`);
+  }
   return s;
 }
 

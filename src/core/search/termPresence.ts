@@ -20,28 +20,34 @@ interface TokenizedTerm {
   prefix: boolean;
 }
 
-/** Where the texts are: a table with an integer `rid` and its text columns. */
+/**
+ * Where the texts are: a table with an integer `rid` and its text columns. The first `own` columns
+ * (all when absent) are the row's own text; the rest is context it is found by but never shows.
+ */
 export interface TextColumns {
   table: string;
   columns: readonly string[];
+  own?: number;
 }
 
-/** The memories' title, content and tags (the columns memories_fts indexes). */
-export const MEMORY_TEXT: TextColumns = { table: 'memories', columns: ['title', 'content', 'tags'] };
+/** The memories' title, content and tags, then their search context (the columns memories_fts indexes). */
+export const MEMORY_TEXT: TextColumns = { table: 'memories', columns: ['title', 'content', 'tags', 'search_context'], own: 3 };
 
 /**
- * For each of `rids` holding at least one of `rendered` terms: the rendered terms it holds. The
- * terms are the safe rendered forms of ftsQuery.buildFtsTerms; each is tokenized by the index
- * that answers it (fullTextExact.needsExactIndex).
+ * For each of `rids` holding at least one of `rendered` terms: the rendered terms it holds in its
+ * own text (title, content, tags) and those it holds only in its search context. The terms are the
+ * safe rendered forms of ftsQuery.buildFtsTerms; each is tokenized by the index that answers it
+ * (fullTextExact.needsExactIndex).
  */
 export function termsPresent(
   store: Store,
   rendered: readonly string[],
   rids: readonly number[],
   over: TextColumns = MEMORY_TEXT,
-): Map<number, Set<string>> {
-  const out = new Map<number, Set<string>>();
+): Map<number, { own: Set<string>; context: Set<string> }> {
+  const out = new Map<number, { own: Set<string>; context: Set<string> }>();
   if (rendered.length === 0 || rids.length === 0) return out;
+  const ownColumns = over.own ?? over.columns.length;
   const byTokenizer = { porter: [] as string[], unicode61: [] as string[] };
   for (const t of rendered) byTokenizer[needsExactIndex(t) ? 'unicode61' : 'porter'].push(t);
   for (const tokenizer of ['porter', 'unicode61'] as const) {
@@ -56,17 +62,27 @@ export function termsPresent(
       const sql = `SELECT m.rid, ${tokenized} FROM ${over.table} m WHERE m.rid IN (${chunk.map(() => '?').join(', ')})`;
       for (const row of store.all(sql, chunk)) {
         const columns = over.columns.map((c) => (typeof row[c] === 'string' ? (row[c] as string).split(' ') : []));
-        for (const term of terms) {
-          if (!columns.some((tokens) => holds(tokens, term))) continue;
-          const rid = Number(row.rid);
-          const set = out.get(rid) ?? new Set<string>();
-          set.add(term.rendered);
-          out.set(rid, set);
-        }
+        addHeld(out, Number(row.rid), terms, { own: columns.slice(0, ownColumns), context: columns.slice(ownColumns) });
       }
     }
   }
   return out;
+}
+
+/** Records in `out` the terms one row holds in its own columns' tokens, else in its context columns'. */
+function addHeld(
+  out: Map<number, { own: Set<string>; context: Set<string> }>,
+  rid: number,
+  terms: readonly TokenizedTerm[],
+  columns: { own: string[][]; context: string[][] },
+): void {
+  for (const term of terms) {
+    const own = columns.own.some((tokens) => holds(tokens, term));
+    if (!own && !columns.context.some((tokens) => holds(tokens, term))) continue;
+    const sets = out.get(rid) ?? { own: new Set<string>(), context: new Set<string>() };
+    (own ? sets.own : sets.context).add(term.rendered);
+    out.set(rid, sets);
+  }
 }
 
 /** The tokens of a rendered term (`"deploying"` → deploi with porter; `"auth*"` → auth, prefix). */

@@ -1,6 +1,9 @@
 /** The read path's public shapes: what a search asks for and what it answers. */
 import type { Embedder } from '../embed/types';
 import type { MemoryScope, MemorySummary } from '../memory/types';
+import type { SearchEvidence } from './evidence';
+
+export type { SearchEvidence };
 
 /**
  * The vector leg's view of a vector store (implemented by src/core/vectorstore; tests and
@@ -59,16 +62,25 @@ export interface SearchResult {
   graphBoost: number;
   /** Added because the memory was written on a date the query names (settings.dateBoost; 0 when not). */
   dateBoost: number;
-  /** weights · (vectorScore, textScore) + dateBoost + graphBoost (a reranker may reorder results, not rescore them). */
+  /**
+   * What the list is ranked by: the relevance (settings.ranking 'relevance', the default), or
+   * weights · (vectorScore, textScore) + dateBoost + graphBoost under the min-max 'hybrid' ranking
+   * kept for measurements. A reranker may reorder results, not rescore them.
+   */
   finalScore: number;
   /** Which legs found it: full-text MATCH, vector top-k, or both. */
   matchType: MatchType;
   /** Cosine with the query (absent without a vector leg or a vector for this memory). */
   similarity?: number;
-  /** Absolute relevance 0…1, comparable across queries and stores (relevance.ts, docs/recall.md). */
+  /**
+   * Absolute relevance 0…1, comparable across queries and stores (relevance.ts, docs/recall.md);
+   * results are ranked by it, so it never rises down the list.
+   */
   relevance: number;
-  /** The query's words (and quoted phrases) this memory contains, in query order. */
+  /** The query's words (and quoted phrases) this memory contains in its own text, in query order. */
   matchedTerms: string[];
+  /** What the relevance is made of (shown on hover and in --json). */
+  evidence: SearchEvidence;
 }
 
 export interface SearchTimings {
@@ -107,12 +119,23 @@ export interface SearchSettings {
   /** Drop English stop-words from the query before embedding it (measured on LoCoMo). */
   queryStopwords: boolean;
   /**
-   * Drop candidates with no evidence: no keyword match on a word that is not a stop-word and a
-   * cosine below the embedder's calibrated floor (relevance.ts). Off only for measurements.
+   * 'relevance' (default): results ranked by the one relevance (relevance.ts), which people see.
+   * 'hybrid': the min-max fusion of both legs (fuse.ts) plus the date boost, kept for A/B
+   * measurements; its order and the relevance shown disagree.
    */
+  ranking: 'relevance' | 'hybrid';
+  /** Drop candidates whose relevance is below `minRelevance` (relevance.ts). Off only for measurements. */
   relevanceFloor: boolean;
-  /** Overrides the embedder's calibrated vector floor (calibration runs, bench/locomo/calibrate.ts). */
+  /** The floor itself (default RELEVANCE_FLOOR). */
+  minRelevance: number;
+  /**
+   * The floor for a query none of whose words the store holds anywhere (default
+   * UNKNOWN_QUERY_FLOOR): only meaning can then match, and it must be strong.
+   */
+  minRelevanceUnknown: number;
+  /** Override the embedder's calibrated cosines (calibration runs, bench/locomo/calibrate.ts). */
   vectorFloor?: number;
+  vectorStrong?: number;
   /** Dynamic stop-words (commonTerms.ts): drop query terms in more than this share of rows… (0 = off) */
   commonTermShare: number;
   /** …once the store has at least this many memories. */

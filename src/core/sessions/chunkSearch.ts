@@ -19,7 +19,15 @@ import { ensureBm25 } from '../search/bm25';
 import { buildFtsTerms, joinFtsTerms } from '../search/ftsQuery';
 import { padded } from '../search/fullText';
 import { fuse, type Candidate, type Fused } from '../search/fuse';
-import { clearsFloor, contentTerms, relevanceOf, vectorCalibration, type ContentTerm, type VectorCalibration } from '../search/relevance';
+import {
+  combineEvidence,
+  contentTerms,
+  vectorCalibration,
+  vectorEvidence,
+  vectorOnlyFloor,
+  type ContentTerm,
+  type VectorCalibration,
+} from '../search/relevance';
 import { termsPresent, type TextColumns } from '../search/termPresence';
 import type { VectorStore } from '../vectorstore/vectorStore';
 import { CHUNK_TEXT_WEIGHT, CHUNK_VECTOR_WEIGHT, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from './limits';
@@ -84,7 +92,7 @@ export async function searchChunks(deps: ChunkSearchDeps, q: ChunkQuery): Promis
   const fused = fuse([...union.values()], { vector: req.vectorWeight, keyword: req.ftsWeight }, 'minmax', legs);
   const content = terms === null ? [] : contentTerms(req.query);
   const cal: VectorCalibration | undefined = qvec !== undefined ? vectorCalibration(deps.pair?.embedder.id) : undefined;
-  const floored = deps.relevanceFloor === false ? fused : fused.filter((c) => clearsFloor(c, content.length > 0, cal?.floor));
+  const floored = deps.relevanceFloor === false ? fused : fused.filter((c) => clearsFloor(c, content.length > 0, cal));
   const seqEnd = (rid: number) => union.get(rid)!.sequenceEnd;
   floored.sort((a, b) => b.hybridScore - a.hybridScore || seqEnd(b.rid) - seqEnd(a.rid) || b.rid - a.rid);
   return { hits: toHits(deps.store, floored.slice(0, req.topK), content, cal), legs, warnings };
@@ -131,12 +139,12 @@ function toHits(store: Store, top: Fused[], content: ContentTerm[], cal: VectorC
     const row = rows.get(c.rid);
     if (!row) continue;
     const held = present.get(c.rid);
-    const matched = content.filter((t) => held?.has(t.rendered)).map((t) => t.label);
+    const matched = content.filter((t) => held?.own.has(t.rendered)).map((t) => t.label);
     const similarity = cal ? c.similarity : undefined;
     hits.push({
       ...row,
       score: c.hybridScore,
-      relevance: relevanceOf(matched.length, content.length, similarity, cal),
+      relevance: chunkRelevance(matched.length, content.length, similarity, cal),
       vectorScore: c.vectorScore,
       textScore: c.textScore,
       ...(similarity !== undefined ? { similarity } : {}),
@@ -145,6 +153,22 @@ function toHits(store: Store, top: Fused[], content: ContentTerm[], cal: VectorC
     });
   }
   return hits;
+}
+
+/**
+ * Whether a chunk clears the floor: a keyword match on a word that is not a stop-word, or a cosine
+ * memory recall would show by meaning alone (relevance.ts vectorOnlyFloor). Chunks are not weighed
+ * by how informative each word is in the store (memory recall's termStats.ts) yet.
+ */
+function clearsFloor(c: { bm25?: number; similarity?: number }, keywordCounts: boolean, cal: VectorCalibration | undefined): boolean {
+  if (keywordCounts && c.bm25 !== undefined && c.bm25 > 0) return true;
+  return cal !== undefined && c.similarity !== undefined && c.similarity >= vectorOnlyFloor(cal);
+}
+
+/** Keyword evidence 0.5 + 0.5 × the share of the query's content words matched, combined as memory recall combines. */
+function chunkRelevance(matched: number, total: number, similarity: number | undefined, cal: VectorCalibration | undefined): number {
+  const k = matched > 0 && total > 0 ? 0.5 + (0.5 * Math.min(matched, total)) / total : 0;
+  return combineEvidence(k, vectorEvidence(similarity, cal), 0, { keyword: 1, vector: 1 });
 }
 
 interface CheckedQuery {

@@ -100,6 +100,7 @@ function toHit(res: SearchResult, content: string, store: StoreName): SearchHit 
     matchedTerms: res.matchedTerms,
     ...(res.similarity !== undefined ? { similarity: res.similarity } : {}),
     legs: legScores(res),
+    evidence: res.evidence,
     store,
     matchType: res.matchType,
   };
@@ -111,5 +112,6 @@ function legScores(r: SearchResult): SearchHit['legs'] {
   if (r.matchType !== 'keyword') legs.vector = r.vectorScore;
   if (r.graphBoost > 0) legs.graph = r.graphBoost;
   if (r.dateBoost > 0) legs.date = r.dateBoost;
+  else if (r.evidence.date) legs.date = 1; // ranked by relevance: the named date is matched, not boosted
   return legs;
 }

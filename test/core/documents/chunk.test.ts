@@ -36,6 +36,11 @@ test('a markdown document is cut at its sections, keeping headings, lists and fe
     chunks.map((c) => c.heading),
     ['Onboarding', 'Setup', 'Setup', 'Releases', 'Hotfixes'],
   );
+  // The heading path above each chunk: its search context once written (docs/recall.md).
+  assert.deepEqual(
+    chunks.map((c) => c.headings),
+    [['Onboarding'], ['Onboarding', 'Setup'], ['Onboarding', 'Setup'], ['Onboarding', 'Releases'], ['Onboarding', 'Releases', 'Hotfixes']],
+  );
   assert.ok(chunks[1]!.text.startsWith('## Setup\n\nInstall Node 20.'), 'the heading line is kept, on its own line');
   assert.ok(chunks[2]!.text.includes('- Clone the repository\n- Install the recommended extensions\n- Ask for access to the vault'));
   assert.ok(chunks[2]!.text.includes('```bash\nnpm ci\nnpm test\nnpm run build\n```'), 'the fence is whole');
@@ -86,7 +91,7 @@ test('a long code fence is split between lines, each piece a closed fence; a lon
 
 test('plain text: no headings or fences; a "# comment" stays text; bad settings refused', () => {
   const py = '# build helper\nimport os\n\nprint(os.getcwd())';
-  assert.deepEqual(chunkDocument(py, { size: 500, overlap: 0, markdown: false }), [{ text: py, heading: null }]);
+  assert.deepEqual(chunkDocument(py, { size: 500, overlap: 0, markdown: false }), [{ text: py, heading: null, headings: [] }]);
   assert.deepEqual(chunkText('short text', 100, 10), ['short text']);
   assert.deepEqual(chunkText('   \n\n  ', 100, 10), []);
   assert.throws(() => chunkText('text', 100, 100), /overlap/);

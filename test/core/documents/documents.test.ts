@@ -136,3 +136,29 @@ test('a failed attempt resumes after the chunks already written', async () => {
   assert.equal(getDocument(store, doc.id)!.status, 'done');
   await store.close();
 });
+
+test('a markdown chunk is indexed with its heading path, and shows only its own text', async () => {
+  const { store, memory, worker } = await setup();
+  const content = [
+    '# Payments',
+    'How money moves through the shop.',
+    '## Refunds',
+    'Refunds go back to the original card.',
+    '### Card disputes',
+    Array.from({ length: 8 }, (_, i) => `Step ${i}: open a ticket with the acquiring bank and attach the receipt.`).join(' '),
+  ].join('\n\n');
+  const doc = createDocument(store, 'p', { sourceType: 'text', title: 'handbook.md', content }, new Date());
+  assert.deepEqual(await worker.drain(), { ok: 1, failed: 0 });
+  const chunks = documentMemoryIds(store, doc.id).map((id) => memory.get(id)!);
+  const dispute = chunks.find((m) => m.content.includes('acquiring bank') && !m.content.includes('Card disputes'));
+  assert.ok(dispute, `a chunk cut from inside the section: ${chunks.map((m) => m.content.slice(0, 40)).join(' | ')}`);
+  assert.equal(dispute.searchContext, 'handbook.md › Payments › Refunds › Card disputes');
+  assert.doesNotMatch(dispute.content, /Payments|Refunds/, 'the path is not part of the text it shows');
+  // The full-text index holds the path in its own column.
+  const rid = store.get<{ rid: number }>('SELECT rid FROM memories WHERE id = ?', [dispute.id])!.rid;
+  const found = store
+    .all<{ docid: number }>("SELECT docid FROM memories_fts WHERE memories_fts MATCH 'search_context:payments'")
+    .map((r) => Number(r.docid));
+  assert.ok(found.includes(Number(rid)), 'found by a heading above it');
+  await store.close();
+});

@@ -33,8 +33,8 @@ function matchIds(db: Database, query: string): number[] {
 }
 
 // Every expression the builder emits must have this shape: quoted phrases of letter/digit words,
-// an optional star inside the quotes, joined by spaces or OR.
-const SAFE_SHAPE = /^"[\p{L}\p{N}\p{M}]+(?: [\p{L}\p{N}\p{M}]+)*\*?"(?:(?: | OR )"[\p{L}\p{N}\p{M}]+(?: [\p{L}\p{N}\p{M}]+)*\*?")*$/u;
+// an optional star inside the quotes, joined by spaces or OR (underscores are word characters: porter keeps them).
+const SAFE_SHAPE = /^"[\p{L}\p{N}\p{M}_]+(?: [\p{L}\p{N}\p{M}_]+)*\*?"(?:(?: | OR )"[\p{L}\p{N}\p{M}_]+(?: [\p{L}\p{N}\p{M}_]+)*\*?")*$/u;
 
 const NASTY: string[] = [
   '',
@@ -230,6 +230,19 @@ describe('buildFtsQuery', () => {
       );
     // "dark mode" adjacent (row 3) outranks dark … mode apart (row 4) once the pair is a term.
     assert.equal(ids(buildFtsQuery('dark mode', { pairs: true })!)[0], 3);
+    db.close();
+  });
+
+  test('underscores are part of a word, as the porter index reads them', () => {
+    assert.deepEqual(parseFtsTerms('ERR_REQUIRE_ESM _private snake_case_ ___'), [
+      { kind: 'word', text: 'err_require_esm' },
+      { kind: 'word', text: '_private' },
+      { kind: 'word', text: 'snake_case_' },
+    ]);
+    const db = makeDb('porter');
+    db.run('INSERT INTO docs (title, content, tags) VALUES (?, ?, ?)', ['', 'Node crashed with ERR_REQUIRE_ESM on start.', '']);
+    const id = Number(db.exec('SELECT max(rowid) FROM docs')[0]!.values[0]![0]);
+    assert.deepEqual(matchIds(db, buildFtsQuery('ERR_REQUIRE_ESM')!), [id]);
     db.close();
   });
 

@@ -109,7 +109,8 @@ test('migration 0004 indexes the memories stored before it', async () => {
     if (/^000[1-3]_/.test(file)) fs.copyFileSync(path.resolve('migrations', file), path.join(older, file));
   }
   const before = await Store.open({ dir, migrationsDir: older });
-  // Rows as the write path of schema 0003 stored them (today's write path names later tables: the change feed's).
+  // Rows as the write path of schema 0003 stored them (today's write path names later columns and
+  // tables: the search context, the change feed).
   const at = '2026-01-01T00:00:00.000Z';
   for (const [id, content] of [
     ['m-256', NOTES.sha256sum],
@@ -130,5 +131,17 @@ test('migration 0004 indexes the memories stored before it', async () => {
     hits.map((h) => Number(h.docid)),
     [rid],
   );
+  // Migration 0008 made both indexes again over the same rows: the stemmed one finds it too,
+  // and the rows have no search context, speaker or dates (what they were before).
+  const stemmed = after.all<{ docid: number }>(`SELECT docid FROM memories_fts WHERE memories_fts MATCH 'sha256sum'`);
+  assert.ok(
+    stemmed.some((h) => Number(h.docid) === rid),
+    'the stemmed index holds the row (with its porter collisions, see above)',
+  );
+  assert.deepEqual(after.get("SELECT search_context, speaker, time_refs FROM memories WHERE id = 'm-256'"), {
+    search_context: '',
+    speaker: null,
+    time_refs: '[]',
+  });
   await after.close();
 });

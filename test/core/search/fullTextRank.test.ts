@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Store } from '../../../src/core/store/store';
 import { buildMemoryFilter, type WhereClause } from '../../../src/core/search/filters';
-import { fullTextScores, fullTextSearch, type TextHit } from '../../../src/core/search/fullText';
+import { FTS_COLUMN_WEIGHTS, fullTextScores, fullTextSearch, type TextHit } from '../../../src/core/search/fullText';
 import { FullTextRanking, parseIntList, parseRows, readHexVarints, readVarints } from '../../../src/core/search/fullTextRank';
 import { joinFtsTerms } from '../../../src/core/search/ftsQuery';
 import { ensureBm25 } from '../../../src/core/search/bm25';
@@ -255,7 +255,8 @@ describe('FullTextRanking (exact pruned top-k)', () => {
     );
     assert.ok(rows.length > 100);
     const stat = store.get<{ value: Uint8Array }>('SELECT value FROM memories_fts_stat WHERE id = 0')!.value;
-    const totals = readVarints(stat, 4)!;
+    // The row count, then one token total per column (title, content, tags, search_context).
+    const totals = readVarints(stat, 1 + FTS_COLUMN_WEIGHTS.length)!;
     for (const row of rows) {
       const x = new Uint32Array(Uint8Array.from(row.x).buffer);
       const y = new Uint32Array(Uint8Array.from(row.y).buffer);

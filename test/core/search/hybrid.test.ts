@@ -259,7 +259,8 @@ describe('hybrid search: union, scores, ordering', () => {
 
   test('min-max fusion: best of each leg scores 1 on that leg; final = weighted sum', async () => {
     const f = await seeded();
-    const s = f.searcher({ settings: { vectorWeight: 0.6, keywordWeight: 0.4 } });
+    // The min-max ranking kept for measurements (settings.ranking 'hybrid'); the default ranks by relevance.
+    const s = f.searcher({ settings: { vectorWeight: 0.6, keywordWeight: 0.4, ranking: 'hybrid' } });
     const r = await s.search({ query: 'dark mode editor theme' });
     assert.ok(r.results.length >= 2);
     assert.equal(Math.max(...r.results.map((x) => x.textScore)), 1);
@@ -369,6 +370,7 @@ describe('hybrid search: degradation, graph boost, rerank', () => {
     const target = f.mem[4]!; // the db note: weak for this query
     const calls: Array<[string, number]> = [];
     const s = f.searcher({
+      settings: { ranking: 'hybrid' },
       graphBoost: (q, deadline) => {
         calls.push([q, deadline]);
         return { memoryIds: new Set([target.id]), timedOut: false };

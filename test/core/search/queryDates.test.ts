@@ -57,9 +57,12 @@ describe('hybrid search: date boost', () => {
       f.clock.advance(10 * 86_400_000);
       const second = await f.add({ content: 'Signed the lease for the new office: bravo.' });
       const ids = async (query: string, settings: Record<string, number> = {}) =>
-        (await f.searcher({ embedder: undefined, vectors: undefined, settings }).search({ query })).results.map(
-          (r) => [r.memory.id, r.finalScore, r.dateBoost] as const,
-        );
+        // The date boost belongs to the min-max ranking (settings.ranking 'hybrid'); the relevance ranking is checked below.
+        (
+          await f
+            .searcher({ embedder: undefined, vectors: undefined, settings: { ranking: 'hybrid' as const, ...settings } })
+            .search({ query })
+        ).results.map((r) => [r.memory.id, r.finalScore, r.dateBoost] as const);
 
       // No date: equal scores, newer first (the recency tie-break).
       const plain = await ids('signed lease office');
@@ -107,6 +110,18 @@ describe('hybrid search: date boost', () => {
         (await ids('signed lease office on 2 March 2026', { dateSlackDays: 0 })).map((r) => r[0]),
         [second.id, first.id],
       );
+      // Ranked by relevance (the default), the named date is one more thing the query asks about:
+      // the note of that day matches all of it and comes first, with the higher relevance.
+      const byRelevance = await f
+        .searcher({ embedder: undefined, vectors: undefined })
+        .search({ query: 'signed lease office on 1 March 2026' });
+      assert.deepEqual(
+        byRelevance.results.map((r) => r.memory.id),
+        [first.id, second.id],
+      );
+      assert.equal(byRelevance.results[0]!.evidence.date, true);
+      assert.equal(byRelevance.results[1]!.evidence.date, false);
+      assert.ok(byRelevance.results[0]!.relevance > byRelevance.results[1]!.relevance);
     } finally {
       await f.store.close();
     }

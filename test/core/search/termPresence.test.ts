@@ -134,7 +134,7 @@ describe('termsPresent', () => {
         for (const rendered of buildFtsTerms(q, { stopWords: false }) ?? []) {
           const want = matchOracle(m.store, rendered, rids);
           const got = termsPresent(m.store, [rendered], rids);
-          const have = new Set([...got].filter(([, s]) => s.has(rendered)).map(([rid]) => rid));
+          const have = new Set([...got].filter(([, s]) => s.own.has(rendered) || s.context.has(rendered)).map(([rid]) => rid));
           assert.deepEqual([...have].sort(), [...want].sort(), `term ${rendered}`);
           compared += want.size;
         }
@@ -154,13 +154,29 @@ describe('termsPresent', () => {
       const terms = contentTerms('deploying pnpm caches');
       // The leg answers for "deploying" only (say "pnpm" and "caches" were left out as very common):
       // it claims nothing for memory a, so "deploying" is not matched; the others come from the text.
-      const leg = { heldTerms: ['"deploying"'], held: () => new Map<number, Set<string>>() };
-      assert.deepEqual(matchedTerms(m.store, terms, [a.memory.rid, b.memory.rid], leg), new Map([[a.memory.rid, ['pnpm', 'caches']]]));
-      // Without a leg every term is looked for in the text, in the query's order.
+      const leg = { heldTerms: ['"deploying"'], held: () => new Map<number, { own: Set<string>; context: Set<string> }>() };
+      const none = new Set<string>();
+      assert.deepEqual(
+        matchedTerms(m.store, terms, [a.memory.rid, b.memory.rid], leg),
+        new Map([[a.memory.rid, { own: new Set(['"pnpm"', '"caches"']), context: none }]]),
+      );
+      // Without a leg every term is looked for in the text.
       assert.deepEqual(
         matchedTerms(m.store, terms, [a.memory.rid, b.memory.rid]),
-        new Map([[a.memory.rid, ['deploying', 'pnpm', 'caches']]]),
+        new Map([[a.memory.rid, { own: new Set(['"deploying"', '"pnpm"', '"caches"']), context: none }]]),
       );
+    } finally {
+      await m.store.close();
+    }
+  });
+
+  test('a word of the search context only is told apart from one of the memory’s own text', async () => {
+    const m = await openMemory();
+    try {
+      const a = m.svc.create({ content: 'Yes, every weekend!', searchContext: 'Do you go hiking with the dog?', ttlSeconds: null });
+      assert.ok(a.status === 'created');
+      const got = termsPresent(m.store, ['"hiking"', '"weekend"', '"dog"'], [a.memory.rid]);
+      assert.deepEqual(got.get(a.memory.rid), { own: new Set(['"weekend"']), context: new Set(['"hiking"', '"dog"']) });
     } finally {
       await m.store.close();
     }
