@@ -18,6 +18,7 @@ import { runEmbedBench } from './embed.bench';
 import { runWriteBench } from './write.bench';
 import { runPipelineBench } from './pipeline.bench';
 import { runShareBench } from './share.bench';
+import { runAgentBench } from './agent.bench';
 
 type Result = Record<string, unknown>;
 
@@ -57,6 +58,19 @@ export const SECTIONS: BenchSection[] = [
   { name: 'write', perSize: true, run: runWriteBench },
   { name: 'embed', perSize: false, run: () => runEmbedBench() },
   { name: 'pipeline', perSize: false, run: (_size, workDir) => runPipelineBench(workDir) },
+  // `agent-memory mcp` over 1,000 memories as an agent spawns it (bench/agent.bench.ts).
+  {
+    name: 'agent',
+    perSize: false,
+    run: () => runAgentBench(1000),
+    targets: {
+      'agent.spawn_to_first_recall_ms': '≤ 1000 (quiet machine)',
+      'agent.spawn_to_first_recall_vs_node': '≤ 8',
+      'agent.recall_cpu_ms': '≤ 10',
+      'agent.store_cpu_ms': '≤ 15',
+      'agent.server_peak_rss_mb': '≤ 150',
+    },
+  },
   // Two engines in one process over the store's socket: run it alone on a quiet machine (bench/RESULTS-share.md).
   {
     name: 'share',
