@@ -37,10 +37,13 @@ export function connectEngine(opts: ConnectOptions): EngineClient {
     purpose: `${opts.client} (pid ${process.pid})`,
     ...(opts.settings ? { settings: opts.settings } : {}),
   };
-  return new EngineClient({
+  const client = new EngineClient({
     init,
     spawn: (i) =>
       new SharedTransport({ init: i, spawnWorker: spawnEngineWorker, client: opts.client, ...(opts.log ? { log: opts.log } : {}) }),
     ...(opts.log ? { log: opts.log } : {}),
   });
+  const log = opts.log;
+  if (log) client.onEvent((e) => e.type === 'log' && log(`engine: ${e.message}`));
+  return client;
 }
