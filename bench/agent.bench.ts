@@ -11,6 +11,7 @@
  * starts from a copy of it. Linux only (/proc).
  *   npm run bench -- --sections agent --sizes 1000
  *   node --import tsx bench/agent.bench.ts [memories] [trials]   (JSON on stdout)
+ *   AGENT_BENCH_CLI=/path/to/other/dist/cli.js …                  (measure another build)
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -25,7 +26,8 @@ import { agentMemories, agentNewMemories, agentQueries } from './agentCorpus';
 import { median, round } from './stats';
 
 const ROOT = path.resolve(__dirname, '..');
-const CLI = path.join(ROOT, 'dist', 'cli.js');
+/** The CLI bundle measured; AGENT_BENCH_CLI=<another checkout>/dist/cli.js measures that build (before/after). */
+const CLI = process.env.AGENT_BENCH_CLI ? path.resolve(process.env.AGENT_BENCH_CLI) : path.join(ROOT, 'dist', 'cli.js');
 const RECALLS = 60;
 const STORES = 20;
 const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
