@@ -95,6 +95,11 @@ test('global memories live in the global store, are listed after project ones, a
   const stats = engine.diagnostics.stats();
   assert.equal(stats.project.memories, 1);
   assert.equal(stats.global.memories, 1);
+  // What start-up reads to serve the stores, without counting: the same as the stats say.
+  for (const name of ['project', 'global'] as const) {
+    assert.deepEqual(engine.diagnostics.location(name), { dir: stats[name].dir, readOnly: false });
+  }
+  assert.notEqual(stats.project.dir, stats.global.dir);
   const moved = await engine.memories.update(p.id, { scope: 'global' });
   assert.equal(moved.scope, 'global');
   assert.equal(engine.memories.get(p.id), null, 'the project copy is tombstoned');
