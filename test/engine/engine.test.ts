@@ -467,3 +467,24 @@ test('memory.normalize_project_id off: the workspace folder path is the project 
     await off.engine.close();
   }
 });
+
+test('the built-in model loads at the first search that needs it, not at open, and the log says so', async () => {
+  const events: EngineEvent[] = [];
+  const logs = () => events.flatMap((e) => (e.type === 'log' ? [e.message] : []));
+  const engine = await MemoryEngine.open({
+    ...engineDirs(),
+    snapshotTickMs: 0,
+    settings: { 'embedding.provider': 'builtin' },
+    onEvent: (e) => events.push(e),
+  });
+  try {
+    assert.equal(engine.embedderInfo?.provider, 'builtin');
+    assert.match(engine.embedderInfo?.reason ?? '', /loaded when first needed/);
+    assert.deepEqual(logs(), [], 'nothing loaded while the engine opened');
+    await engine.search.search({ query: 'which package manager do we use', limit: 3 });
+    assert.equal(logs().length, 1, logs().join('\n'));
+    assert.match(logs()[0]!, /^built-in embedding model loaded in \d+ ms$/);
+  } finally {
+    await engine.close();
+  }
+});
