@@ -24,6 +24,7 @@ import { runHooksBench } from './hooks.bench';
 import { runSessionsBench } from './sessions.bench';
 import { runEncryptionBench } from './encryption.bench';
 import { runHostileBench } from './hostile.bench';
+import { runAgentBench } from './agent.bench';
 
 type Result = Record<string, unknown>;
 
@@ -91,6 +92,19 @@ export const SECTIONS: BenchSection[] = [
       'hostile.nested_markers_2000_ms': '< 2000',
       'hostile.deep_nesting_98kb_ms': '< 500',
       'hostile.alias_bomb_ms': '< 2000',
+    },
+  },
+  // `agent-memory mcp` over 1,000 memories as an agent spawns it (bench/agent.bench.ts).
+  {
+    name: 'agent',
+    perSize: false,
+    run: () => runAgentBench(1000),
+    targets: {
+      'agent.spawn_to_first_recall_ms': '≤ 1000 (quiet machine)',
+      'agent.spawn_to_first_recall_vs_node': '≤ 8',
+      'agent.recall_cpu_ms': '≤ 10',
+      'agent.store_cpu_ms': '≤ 15',
+      'agent.server_peak_rss_mb': '≤ 150',
     },
   },
   // Two engines in one process over the store's socket: run it alone on a quiet machine (bench/RESULTS-share.md).

@@ -3,7 +3,8 @@
  *
  *   node --import tsx bench/locomo/calibrate.ts [--embedders=hash,use,ollama]
  *
- * `ollama` is nomic-embed-text through a local Ollama (127.0.0.1:11434), not run by default.
+ * `ollama` is nomic-embed-text through a local Ollama (127.0.0.1:11434), not run by default;
+ * `static` is USE-lite for the turns and the distilled query table (bench/student/README.md).
  *
  * Runs LoCoMo through the engine's search service with the floor OFF, and records for every
  * answer the hits' cosine and matched words. Then, for each candidate floor F, it replays the
@@ -17,6 +18,7 @@ import { UseLiteEmbedder } from '../../src/core/embed/useLite';
 import { OllamaEmbedder } from '../../src/core/embed/ollama';
 import type { Embedder } from '../../src/core/embed/types';
 import { loadLocomo } from './data';
+import { useStatic } from './configs';
 import { EngineRetriever } from './engineRetriever';
 import { evaluate } from './harness';
 import { nonsenseQueries } from './nonsense';
@@ -27,6 +29,7 @@ const EMBEDDERS: Record<string, () => Embedder> = {
   hash: () => new HashEmbedder({ dimension: 512 }),
   use: () => new UseLiteEmbedder(),
   ollama: () => new OllamaEmbedder({ model: 'nomic-embed-text' }),
+  static: useStatic,
 };
 
 function percentile(xs: number[], p: number): number {

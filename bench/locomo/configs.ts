@@ -1,8 +1,11 @@
 // The registry of named retriever configs that `bench/locomo/run.ts` runs, in this order.
 // Each entry is a factory that gets a fresh work directory for its per-sample stores (see
 // retriever.ts). Engine configs run the product's read path (src/core/search) over real stores.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { HashEmbedder } from '../../src/core/embed/hashEmbedder';
 import { UseLiteEmbedder } from '../../src/core/embed/useLite';
+import { BuiltinEmbedder, STATIC_WEIGHTS_FILE, StaticEmbedder } from '../../src/core/embed/staticEmbedder';
 import type { Embedder } from '../../src/core/embed/types';
 import type { SearchSettings } from '../../src/core/search/types';
 import { EngineRetriever } from './engineRetriever';
@@ -17,6 +20,10 @@ export interface RetrieverConfig {
 
 const hash = (): Embedder => new HashEmbedder({ dimension: 512 });
 const useLite = (): Embedder => new UseLiteEmbedder();
+/** The distilled query table, once bench/student/ made it (bench/student/README.md); its configs exist only then. */
+export const STATIC_TABLE = path.resolve(__dirname, '../../.bench/student', STATIC_WEIGHTS_FILE);
+/** USE-lite for the stored turns, the distilled table for queries. */
+export const useStatic = (): Embedder => new BuiltinEmbedder(new UseLiteEmbedder(), new StaticEmbedder({ weightsPath: STATIC_TABLE }));
 
 function engine(
   name: string,
@@ -63,6 +70,12 @@ export const configs: Record<string, RetrieverConfig> = Object.fromEntries([
     useLite,
     JSON.parse(process.env.LOCOMO_EXP ?? '{}') as Partial<SearchSettings>,
   ),
+  ...(fs.existsSync(STATIC_TABLE)
+    ? [
+        engine('use-static', 'engine, USE-lite turns, static-table queries alone (vector weight 1)', useStatic, VECTOR_ONLY),
+        engine('hybrid-use-static', 'engine, FTS + USE-lite turns, static-table queries, product defaults', useStatic),
+      ]
+    : []),
 ]);
 
 /** The config that stands for "the default offline configuration" (issue 3's target). */

@@ -130,6 +130,8 @@ function saveDisk(space: string): void {
 }
 
 async function embedAll(embedder: Embedder, texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
+  // The static query embedder shares USE-lite's space but not its query vectors (it costs nothing: no cache).
+  if (kind === 'query' && embedder.id.includes('static')) return embedder.embed(texts, kind);
   const key = (t: string) => `${embedder.space}\u0000${kind}\u0000${t}`;
   loadDisk(embedder.space);
   const todo = [...new Set(texts.filter((t) => !embedCache.has(key(t))))];

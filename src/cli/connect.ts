@@ -40,7 +40,7 @@ export function connectEngine(opts: ConnectOptions): EngineClient {
     ...(opts.runSchedules === false ? { runSchedules: false } : {}),
     ...(opts.settings ? { settings: opts.settings } : {}),
   };
-  return new EngineClient({
+  const client = new EngineClient({
     init,
     // As a VS Code window (engineHost.ts): an owner that restarts its engine keeps the store; this
     // process waits for its socket instead of racing it for the lock.
@@ -54,4 +54,7 @@ export function connectEngine(opts: ConnectOptions): EngineClient {
       }),
     ...(opts.log ? { log: opts.log } : {}),
   });
+  const log = opts.log;
+  if (log) client.onEvent((e) => e.type === 'log' && log(`engine: ${e.message}`));
+  return client;
 }

@@ -62,6 +62,11 @@ export class EngineContext {
     this.emit({ type: 'warning', message });
   }
 
+  /** A line for the log that is no warning (the built-in model loaded or was released). */
+  log(message: string): void {
+    this.emit({ type: 'log', message });
+  }
+
   emit(event: EngineEvent): void {
     try {
       this.init.onEvent?.(event);

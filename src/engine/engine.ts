@@ -127,7 +127,12 @@ export class MemoryEngine {
     // Disk full, I/O errors and recovery reach every window (status bar) as they happen.
     for (const name of ['project', 'global'] as const)
       stores.store(name).onHealthChange((health) => ctx.emit({ type: 'store.health', store: name, health }));
-    const active = await selectActive(opts.chooseEmbedder ?? chooseEmbedder, cfg.config, (m) => ctx.warn(m));
+    const active = await selectActive(
+      opts.chooseEmbedder ?? chooseEmbedder,
+      cfg.config,
+      (m) => ctx.warn(m),
+      (m) => ctx.log(m),
+    );
     const engine = new MemoryEngine(opts, ctx, active, performance.now() - t0);
     engine.changes.watch();
     await engine.buildRuntimes();
@@ -341,7 +346,12 @@ export class MemoryEngine {
 
   /** Chooses the new embedder and switches every store to it in the background (see reloadConfig). */
   private async switchEmbedder(generation: number): Promise<void> {
-    const next = await selectActive(this.opts.chooseEmbedder ?? chooseEmbedder, this.ctx.config, (m) => this.ctx.warn(m));
+    const next = await selectActive(
+      this.opts.chooseEmbedder ?? chooseEmbedder,
+      this.ctx.config,
+      (m) => this.ctx.warn(m),
+      (m) => this.ctx.log(m),
+    );
     if (!next || generation !== this.generation) {
       next?.embedder.dispose();
       return;

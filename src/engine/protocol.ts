@@ -720,6 +720,8 @@ export type EngineEvent =
   | { type: 'memory.changed'; kind: MemoryChangeKind; ids: string[]; store: StoreName | 'both' }
   | { type: 'progress'; requestId: number; title: string; done: number; total: number; message?: string }
   | { type: 'warning'; message: string }
+  /** A line for the log that is no warning: the built-in model loaded, or was released while idle. */
+  | { type: 'log'; message: string }
   | { type: 'pipeline.state'; status: PipelineStatus }
   /**
    * The owner of the store goes away on purpose (Restart Engine in its window: `restarting`; the

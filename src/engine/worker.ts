@@ -54,9 +54,9 @@ async function main(): Promise<void> {
   const local = createHandlers({ allowDebug: !!init.allowDebug, exit: (code) => process.exit(code) });
   const warn = (message: string) => post({ kind: 'event', event: { type: 'warning', message } });
   // Global memories: served to other projects when this engine owns global/, else reached through its owner.
-  const globalDir = engine.diagnostics.stats().global.dir;
-  if (init.serve && !engine.diagnostics.stats().global.readOnly) globalServer = await serveGlobal(engine, local, info, warn);
-  if (init.serve && engine.diagnostics.stats().global.readOnly) {
+  const { dir: globalDir, readOnly: globalReadOnly } = engine.diagnostics.location('global');
+  if (init.serve && !globalReadOnly) globalServer = await serveGlobal(engine, local, info, warn);
+  if (init.serve && globalReadOnly) {
     // Another project's engine owns global/: reach it there, and take it over when it goes away.
     route = await GlobalRoute.start({
       globalDir,
@@ -108,7 +108,7 @@ async function serveStore(
   info: () => ReadyInfo,
   warn: (message: string) => void,
 ): Promise<EngineServer | undefined> {
-  const storeDir = engine.diagnostics.stats().project.dir;
+  const storeDir = engine.diagnostics.location('project').dir;
   try {
     return await EngineServer.start({ storeDir, engine, handlers, info, log: warn });
   } catch (e) {
@@ -125,7 +125,7 @@ async function serveGlobal(
   warn: (message: string) => void,
 ): Promise<EngineServer | undefined> {
   try {
-    const storeDir = engine.diagnostics.stats().global.dir;
+    const storeDir = engine.diagnostics.location('global').dir;
     return await EngineServer.start({ storeDir, engine, handlers: globalScopeHandlers(handlers), info, log: warn });
   } catch (e) {
     warn(`other projects' windows cannot write global memories: serving the global store failed (${toErrorPayload(e).message})`);

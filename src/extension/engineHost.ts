@@ -86,6 +86,7 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
   client.onEvent((e) => {
     // Configuration problems are logged once each by configDiagnostics.ts, not on every reload.
     if (e.type === 'warning' && !e.message.startsWith('config: ')) log.info(`engine warning: ${e.message}`);
+    if (e.type === 'log') log.info(`engine: ${e.message}`);
   });
 
   // Resolves when the engine has applied the settings (or the reload failed and was logged).

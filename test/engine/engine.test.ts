@@ -95,6 +95,11 @@ test('global memories live in the global store, are listed after project ones, a
   const stats = engine.diagnostics.stats();
   assert.equal(stats.project.memories, 1);
   assert.equal(stats.global.memories, 1);
+  // What start-up reads to serve the stores, without counting: the same as the stats say.
+  for (const name of ['project', 'global'] as const) {
+    assert.deepEqual(engine.diagnostics.location(name), { dir: stats[name].dir, readOnly: false });
+  }
+  assert.notEqual(stats.project.dir, stats.global.dir);
   const moved = await engine.memories.update(p.id, { scope: 'global' });
   assert.equal(moved.scope, 'global');
   assert.equal(engine.memories.get(p.id), null, 'the project copy is tombstoned');
@@ -481,5 +486,26 @@ test('memory.normalize_project_id off: the workspace folder path is the project 
     assert.equal(off.engine.project.kind, 'path');
   } finally {
     await off.engine.close();
+  }
+});
+
+test('the built-in model loads at the first search that needs it, not at open, and the log says so', async () => {
+  const events: EngineEvent[] = [];
+  const logs = () => events.flatMap((e) => (e.type === 'log' ? [e.message] : []));
+  const engine = await MemoryEngine.open({
+    ...engineDirs(),
+    snapshotTickMs: 0,
+    settings: { 'embedding.provider': 'builtin' },
+    onEvent: (e) => events.push(e),
+  });
+  try {
+    assert.equal(engine.embedderInfo?.provider, 'builtin');
+    assert.match(engine.embedderInfo?.reason ?? '', /loaded when first needed/);
+    assert.deepEqual(logs(), [], 'nothing loaded while the engine opened');
+    await engine.search.search({ query: 'which package manager do we use', limit: 3 });
+    assert.equal(logs().length, 1, logs().join('\n'));
+    assert.match(logs()[0]!, /^built-in embedding model loaded in \d+ ms$/);
+  } finally {
+    await engine.close();
   }
 });

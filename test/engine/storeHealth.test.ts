@@ -34,6 +34,8 @@ test('a store locked by another host opens read-only; stats carry its health and
   try {
     const stats = engine.diagnostics.stats();
     assert.equal(stats.project.readOnly, true);
+    assert.deepEqual(engine.diagnostics.location('project'), { dir: stats.project.dir, readOnly: true });
+    assert.deepEqual(engine.diagnostics.location('global'), { dir: stats.global.dir, readOnly: false });
     assert.equal(stats.project.health.state, 'read_only');
     assert.match(stats.project.health.detail, /build-server-7/, 'the health names the other host');
     assert.equal(stats.global.health.state, 'ok');

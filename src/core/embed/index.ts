@@ -7,6 +7,7 @@ export { HASH_EMBEDDER_VERSION, HashEmbedder, type HashEmbedderOptions } from '.
 export {
   UseLiteEmbedder,
   defaultUseLiteWorkerPath,
+  useLiteMissing,
   prepareUseLiteText,
   type UseLiteEmbedderOptions,
   type UseLiteLoadInfo,
@@ -17,6 +18,7 @@ export {
   OllamaError,
   createOllamaFetch,
   normalizeOllamaHost,
+  refusedConnection,
   toOllamaError,
   type OllamaErrorCode,
   type OllamaFetchOptions,
@@ -31,5 +33,11 @@ export {
   type PullProgress,
 } from './ollama';
 export { CachedEmbedder, EmbeddingCache, embedTextHash, type EmbeddingCacheOptions, type EmbeddingCacheStats } from './cache';
-export { selectEmbedder, type EmbedderSelection, type EmbeddingProviderSetting, type SelectEmbedderConfig } from './select';
+export {
+  DEFAULT_BUILTIN_IDLE_MS,
+  selectEmbedder,
+  type EmbedderSelection,
+  type EmbeddingProviderSetting,
+  type SelectEmbedderConfig,
+} from './select';
 export { installNetworkGuard, NetworkBlockedError, type NetworkAttempt, type NetworkGuard } from './networkGuard';

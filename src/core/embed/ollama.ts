@@ -1,5 +1,5 @@
 import { Ollama } from 'ollama';
-import { createOllamaFetch, normalizeOllamaHost, OllamaError, toOllamaError } from './ollamaHttp';
+import { createOllamaFetch, normalizeOllamaHost, OllamaError, refusedConnection, toOllamaError } from './ollamaHttp';
 import { EmbedderError, spaceName, type EmbedKind, type Embedder } from './types';
 import { l2normalize } from './vector';
 
@@ -182,6 +182,8 @@ export class OllamaEmbedder implements Embedder {
   async probe(): Promise<OllamaProbe> {
     if (this.disposed) return { reachable: false, hasModel: false, models: [], error: 'disposed' };
     try {
+      const refused = this.fetchImpl ? undefined : await refusedConnection(this.host, this.probeTimeoutMs);
+      if (refused) throw refused;
       const list = await this.makeClient(this.probeTimeoutMs).list();
       const models = (Array.isArray(list?.models) ? list.models : []).map((m) => String(m.name ?? m.model));
       const hasModel = models.some((name) => canonicalModelName(name) === this.model);

@@ -9,6 +9,7 @@
  *  - {@link toOllamaError}: maps whatever a call threw (refused connection, timeout, broken
  *    socket, bad JSON) to an {@link OllamaError} with a message fit for a person.
  */
+import * as net from 'node:net';
 
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 export const DEFAULT_OLLAMA_PORT = '11434';
@@ -254,6 +255,33 @@ function httpError(host: string, path: string, status: number, statusText: strin
     host,
     { status, bodyPrefix: prefix },
   );
+}
+
+/**
+ * Whether nothing listens at `host`, found with a bare TCP connection: the error when the
+ * connection is refused (or the host unknown), else undefined (something listens, or the
+ * answer is slow: then the HTTP call finds out). A probe asks this first, so a machine without
+ * Ollama never loads Node's fetch (undici, a quarter of a second of start-up).
+ */
+export function refusedConnection(host: string, timeoutMs: number): Promise<Error | undefined> {
+  let url: URL;
+  try {
+    url = new URL(host);
+  } catch {
+    return Promise.resolve(undefined);
+  }
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: hostname, port });
+    const done = (err: Error | undefined) => {
+      socket.destroy();
+      resolve(err);
+    };
+    socket.setTimeout(Math.min(timeoutMs, 1000), () => done(undefined));
+    socket.once('connect', () => done(undefined));
+    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code && UNREACHABLE_CODES.has(err.code) ? err : undefined));
+  });
 }
 
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EADDRNOTAVAIL']);

@@ -120,20 +120,26 @@ function clause(message: string): string {
   return message.replace(/\.\s*$/, '').replace(/^The /, 'the ');
 }
 
-async function builtinOrHash(config: SelectEmbedderConfig, why: string, asked: boolean): Promise<EmbedderSelection> {
-  const use = new UseLiteEmbedder(config.useLite);
-  if (await use.available()) {
-    const ms = use.loadInfo ? `, loaded in ${Math.round(use.loadInfo.loadMs)} ms` : '';
+/** The built-in model is released after this long without work (it loads again in about half a second). */
+export const DEFAULT_BUILTIN_IDLE_MS = 120_000;
+
+/**
+ * The built-in model when its files are there — chosen without loading it: it loads on the first
+ * embedding asked of it (docs/recall.md "The query path") — else the hash embedder.
+ */
+function builtinOrHash(config: SelectEmbedderConfig, why: string, asked: boolean): EmbedderSelection {
+  const use = new UseLiteEmbedder({ idleDisposeMs: DEFAULT_BUILTIN_IDLE_MS, ...config.useLite });
+  const missing = use.missing();
+  if (!missing) {
     return {
       embedder: use,
       provider: 'builtin',
-      reason: `Using the built-in offline model (Universal Sentence Encoder lite, 512-d${ms}) ${why}.`,
+      reason: `Using the built-in offline model (Universal Sentence Encoder lite, 512-d, loaded when first needed) ${why}.`,
       degraded: false,
     };
   }
-  // The load error's own message says "could not be loaded" too: only its cause goes in the parentheses.
-  const failure = use.loadError;
-  const loadError = clause(failure?.cause instanceof Error ? failure.cause.message : (failure?.message ?? 'unknown error'));
+  // "could not be loaded" is said once, by this sentence: only the cause goes in the parentheses.
+  const loadError = clause(missing);
   use.dispose();
   const hash = new HashEmbedder(config.hash);
   return {

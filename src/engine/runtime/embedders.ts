@@ -20,12 +20,12 @@ export interface EmbedderInfo {
   degraded: boolean;
 }
 
-/** Chooses the embedder of a configuration (a test can inject another chooser). */
-export type ChooseEmbedder = (config: ResolvedConfig) => Promise<EmbedderSelection>;
+/** Chooses the embedder of a configuration (a test can inject another chooser); `log` hears the built-in model's loads and releases. */
+export type ChooseEmbedder = (config: ResolvedConfig, log?: (line: string) => void) => Promise<EmbedderSelection>;
 
-export const chooseEmbedder: ChooseEmbedder = (config) => {
+export const chooseEmbedder: ChooseEmbedder = (config, log) => {
   const e = config.embedding;
-  return selectEmbedder({ provider: e.provider, model: e.model, ollamaUrl: e.ollama_url });
+  return selectEmbedder({ provider: e.provider, model: e.model, ollamaUrl: e.ollama_url, ...(log ? { useLite: { log } } : {}) });
 };
 
 export function embedderInfo(sel: EmbedderSelection): EmbedderInfo {
@@ -86,9 +86,10 @@ export async function selectActive(
   choose: ChooseEmbedder,
   config: ResolvedConfig,
   warn: (m: string) => void,
+  log?: (line: string) => void,
 ): Promise<ActiveEmbedder | undefined> {
   try {
-    const sel = await choose(config);
+    const sel = await choose(config, log);
     if (sel.degraded) warn(`embedder: ${sel.reason}`);
     return { embedder: sel.embedder, info: embedderInfo(sel), key: embeddingKey(config) };
   } catch (e) {

@@ -31,6 +31,15 @@ export class DiagnosticsService {
     };
   }
 
+  /**
+   * Where a store lives and whether this engine only reads it — without counting anything
+   * ({@link stats} counts every memory by type: start-up asks this instead).
+   */
+  location(name: 'project' | 'global'): { dir: string; readOnly: boolean } {
+    const store = this.ctx.stores.runtime(name).store;
+    return { dir: store.dir, readOnly: store.isReadOnly };
+  }
+
   diagnostics(): EngineDiagnostics {
     const embedder = this.deps.embedderInfo();
     const init = this.ctx.init;

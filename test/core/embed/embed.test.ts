@@ -14,6 +14,7 @@ import {
   dot,
   normalizeOllamaHost,
   prepareUseLiteText,
+  refusedConnection,
   removeStopwords,
   selectEmbedder,
   type Embedder,
@@ -235,13 +236,17 @@ describe('UseLiteEmbedder (built-in model in a worker thread)', () => {
     );
   });
 
-  test('idleDisposeMs stops the worker when idle; the next call loads it again', async () => {
-    const e = new UseLiteEmbedder({ idleDisposeMs: 150 });
+  test('idleDisposeMs stops the worker when idle and says so in the log; the next call loads it again', async () => {
+    const lines: string[] = [];
+    const e = new UseLiteEmbedder({ idleDisposeMs: 150, log: (l) => lines.push(l) });
     try {
+      assert.equal(e.running, false, 'nothing loads before the first call');
       const [a] = await e.embed(['the build uses esbuild'], 'document');
       assert.equal(e.running, true);
+      assert.match(lines.join('\n'), /built-in embedding model loaded in \d+ ms/);
       await new Promise((r) => setTimeout(r, 400));
       assert.equal(e.running, false);
+      assert.match(lines.at(-1)!, /^built-in embedding model released after 0 s without work; it loads again when needed$/);
       const [b] = await e.embed(['the build uses esbuild'], 'document');
       assert.ok(dot(a!, b!) > 0.9999);
     } finally {
@@ -374,6 +379,18 @@ describe('OllamaEmbedder against the fake Ollama', () => {
     const probe = await e.probe();
     assert.equal(probe.reachable, false);
     assert.match(probe.error!, /not reachable/);
+  });
+
+  test('a probe finds a closed port with a bare TCP connection, before any HTTP client is used', async () => {
+    const url = await closedPortUrl();
+    const refused = await refusedConnection(url, 1000);
+    assert.equal((refused as NodeJS.ErrnoException | undefined)?.code, 'ECONNREFUSED');
+    assert.equal(await refusedConnection(fake.url, 1000), undefined, 'something listens: the HTTP call decides');
+    const probe = await new OllamaEmbedder({ host: url }).probe();
+    assert.equal(
+      probe.error,
+      `Ollama is not reachable at ${url} (ECONNREFUSED). Is it running? Start it with \`ollama serve\` or fix the Ollama URL.`,
+    );
   });
 
   test('a dropped connection and a malformed answer are reported as such', async () => {
@@ -552,6 +569,9 @@ describe('selectEmbedder', () => {
     made.push(sel.embedder);
     assert.equal(sel.provider, 'builtin');
     assert.equal(sel.embedder.id, 'builtin:use-lite');
+    const use = (sel.embedder as CachedEmbedder).inner as UseLiteEmbedder;
+    assert.equal(use.running, false, 'chosen without loading the model');
+    assert.match(sel.reason, /loaded when first needed/);
     assert.equal(sel.embedder.dimension, 512);
     assert.match(sel.reason, /built-in offline model/);
     assert.ok(sel.reason.includes(`Ollama is not reachable at ${url}`), sel.reason);

@@ -1,0 +1,278 @@
+/**
+ * The agent path: `agent-memory mcp` over N memories, spawned the way Claude Code or Codex
+ * spawn it (the built dist/cli.js on stdio, the MCP SDK's own client), from the outside:
+ * - spawn → first recall answer (wall), against a bare `node -e 0` spawned in the same run;
+ * - the server's RSS after that answer and its peak (the whole process: engine and model threads);
+ * - CPU per recall and per store: the server process's utime + stime (/proc/<pid>/stat) over
+ *   many calls with different texts, once the server is quiet; a store's CPU until its answer and
+ *   with what it sets off afterwards (background embedding) counted too;
+ * - a cold `agent-memory search` (a process of its own, owner of the store) against `node -e 0`.
+ * The store is made once per run (default settings, the embedder the product picks), each trial
+ * starts from a copy of it. Linux only (/proc).
+ *   npm run bench -- --sections agent --sizes 1000
+ *   node --import tsx bench/agent.bench.ts [memories] [trials]   (JSON on stdout)
+ *   AGENT_BENCH_CLI=/path/to/other/dist/cli.js …                  (measure another build)
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { EngineClient } from '../src/engine/client';
+import type { EngineInit } from '../src/engine/protocol';
+import { spawnTsWorker } from '../test/engine/harness';
+import { agentMemories, agentNewMemories, agentQueries } from './agentCorpus';
+import { median, round } from './stats';
+
+const ROOT = path.resolve(__dirname, '..');
+/** The CLI bundle measured; AGENT_BENCH_CLI=<another checkout>/dist/cli.js measures that build (before/after). */
+const CLI = process.env.AGENT_BENCH_CLI ? path.resolve(process.env.AGENT_BENCH_CLI) : path.join(ROOT, 'dist', 'cli.js');
+const RECALLS = 60;
+const STORES = 20;
+const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
+
+const progress = (s: string) => process.stderr.write(`  [agent] ${s}\n`);
+
+/** utime + stime of a process, all its threads (finished ones included), in ms. */
+function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // fields 14 and 15 of stat(5)
+}
+
+/** VmRSS / VmHWM of a process in MB. */
+function rssMb(pid: number): { rss: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: round(kb('VmRSS') / 1024, 1), peak: round(kb('VmHWM') / 1024, 1) };
+}
+
+/** Waits until the process used less than 2 % of a core over half a second (at most `maxMs`). */
+async function quiet(pid: number, maxMs = 30_000): Promise<void> {
+  const until = performance.now() + maxMs;
+  let last = cpuMs(pid);
+  while (performance.now() < until) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = cpuMs(pid);
+    if (now - last <= 10) return;
+    last = now;
+  }
+}
+
+function bareNodeMs(): number {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, ['-e', '0']);
+  if (r.status !== 0) throw new Error('node -e 0 failed');
+  return performance.now() - t0;
+}
+
+function workspace(root: string): string {
+  const ws = path.join(root, 'ws');
+  fs.mkdirSync(path.join(ws, '.git'), { recursive: true });
+  fs.writeFileSync(path.join(ws, '.git', 'config'), '[remote "origin"]\n\turl = git@github.com:acme/agent-bench.git\n');
+  fs.writeFileSync(path.join(ws, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  return ws;
+}
+
+/** The store with `n` memories and their vectors, made by the product with its default settings. */
+async function prepareStore(home: string, ws: string, n: number): Promise<{ memories: number; embedder: string }> {
+  const init: EngineInit = { home, workspaceRoot: ws };
+  const client = new EngineClient({ init, spawn: spawnTsWorker });
+  await client.start();
+  const file = path.join(path.dirname(home), 'corpus.jsonl');
+  const lines = [JSON.stringify({ format: 'agent-memory-jsonl', version: 1 })];
+  for (const m of agentMemories(n)) lines.push(JSON.stringify(m));
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  await client.request('import', { path: file });
+  for (;;) {
+    const d = await client.request('diagnostics', {});
+    const stores = [d.stats.project, d.stats.global];
+    if (stores.every((s) => s.pendingEmbeddings === 0)) {
+      const memories = stores.reduce((a, s) => a + s.memories, 0);
+      await client.shutdown();
+      return { memories, embedder: d.embedder?.space ?? 'none' };
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+interface Trial {
+  first_recall_ms: number;
+  first_recall_cpu_ms: number;
+  rss_after_first_mb: number;
+  recall_cpu_ms: number;
+  recall_p50_ms: number;
+  store_cpu_to_answer_ms: number;
+  store_cpu_with_background_ms: number;
+  store_p50_ms: number;
+  stored: number;
+  rss_after_all_mb: number;
+  peak_rss_mb: number;
+}
+
+type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+  const r = (await client.callTool({ name, arguments: args })) as ToolResult;
+  const text = r.content.map((c) => c.text).join('\n');
+  if (r.isError) throw new Error(`${name} failed: ${text}`);
+  return text;
+}
+
+async function mcpTrial(home: string, ws: string, queries: string[], trial: number): Promise<Trial> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--workspace', ws],
+    cwd: ws,
+    env: { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: home },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'agent-bench', version: '1.0.0' });
+  const t0 = performance.now();
+  await client.connect(transport);
+  const pid = transport.pid!;
+  const firstAnswer = await call(client, 'recall_memories', { query: queries[0]! });
+  const firstMs = performance.now() - t0;
+  const firstCpu = cpuMs(pid);
+  const afterFirst = rssMb(pid);
+  if (!/\S/.test(firstAnswer)) throw new Error('empty first recall');
+  try {
+    await quiet(pid);
+    let c0 = cpuMs(pid);
+    const recallWall: number[] = [];
+    for (const q of queries.slice(1, RECALLS + 1)) {
+      const t = performance.now();
+      await call(client, 'recall_memories', { query: q });
+      recallWall.push(performance.now() - t);
+    }
+    const recallCpu = (cpuMs(pid) - c0) / RECALLS;
+    await quiet(pid);
+    c0 = cpuMs(pid);
+    const storeWall: number[] = [];
+    let stored = 0;
+    for (const m of agentNewMemories(STORES * (trial + 1)).slice(STORES * trial)) {
+      const t = performance.now();
+      const out = await call(client, 'store_memory', { content: m.content, type: m.type, tags: m.tags });
+      storeWall.push(performance.now() - t);
+      if (!/"status":\s*"skipped"/.test(out)) stored++;
+    }
+    const storeCpuAnswer = (cpuMs(pid) - c0) / STORES;
+    await quiet(pid);
+    const storeCpuAll = (cpuMs(pid) - c0) / STORES;
+    const end = rssMb(pid);
+    return {
+      first_recall_ms: round(firstMs, 1),
+      first_recall_cpu_ms: round(firstCpu, 1),
+      rss_after_first_mb: afterFirst.rss,
+      recall_cpu_ms: round(recallCpu, 2),
+      recall_p50_ms: round(median(recallWall), 2),
+      store_cpu_to_answer_ms: round(storeCpuAnswer, 2),
+      store_cpu_with_background_ms: round(storeCpuAll, 2),
+      store_p50_ms: round(median(storeWall), 2),
+      stored,
+      rss_after_all_mb: end.rss,
+      peak_rss_mb: end.peak,
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+function coldSearchMs(home: string, ws: string, query: string): number {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [CLI, 'search', query, '--workspace', ws, '--limit', '5'], {
+    cwd: ws,
+    env: { ...process.env, AGENT_MEMORY_HOME: home },
+    encoding: 'utf8',
+  });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`agent-memory search failed (${r.status}): ${r.stderr}`);
+  return ms;
+}
+
+export interface AgentBenchResult {
+  memories: number;
+  embedder: string;
+  trials: number;
+  node_e0_ms: number;
+  spawn_to_first_recall_ms: number;
+  spawn_to_first_recall_vs_node: number;
+  first_recall_cpu_ms: number;
+  rss_after_first_recall_mb: number;
+  recall_cpu_ms: number;
+  recall_p50_ms: number;
+  store_cpu_ms: number;
+  store_cpu_with_background_ms: number;
+  store_p50_ms: number;
+  stored_not_skipped: string;
+  rss_after_all_mb: number;
+  server_peak_rss_mb: number;
+  cold_search_ms: number;
+  cold_search_vs_node: number;
+}
+
+/** Section `agent` of bench/index.ts: medians over `trials` fresh servers. */
+export async function runAgentBench(n: number, trials = 5): Promise<AgentBenchResult> {
+  const build = spawnSync(process.execPath, [path.join(ROOT, 'esbuild.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (build.status !== 0) throw new Error('npm run build failed');
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'am-agent-bench-'));
+  try {
+    const ws = workspace(root);
+    const template = path.join(root, 'home');
+    progress(`storing ${n} memories with the default embedder…`);
+    const made = await prepareStore(template, ws, n);
+    progress(`${made.memories} memories in ${made.embedder}`);
+    const queries = agentQueries(RECALLS + 1 + trials);
+    const node: number[] = [];
+    const runs: Trial[] = [];
+    const cold: number[] = [];
+    const coldHome = path.join(root, 'home-cold');
+    fs.cpSync(template, coldHome, { recursive: true });
+    for (let i = 0; i < trials; i++) {
+      node.push(bareNodeMs());
+      const home = path.join(root, `home-${i}`);
+      fs.cpSync(template, home, { recursive: true });
+      const q = [queries[RECALLS + 1 + i]!, ...queries.slice(1, RECALLS + 1)];
+      runs.push(await mcpTrial(home, ws, q, i));
+      fs.rmSync(home, { recursive: true, force: true });
+      node.push(bareNodeMs());
+      cold.push(coldSearchMs(coldHome, ws, queries[i]!));
+      progress(`trial ${i + 1}/${trials}: ${JSON.stringify(runs[i])}`);
+    }
+    const m = (k: keyof Trial) => round(median(runs.map((r) => r[k])), 2);
+    const nodeMs = median(node);
+    return {
+      memories: made.memories,
+      embedder: made.embedder,
+      trials,
+      node_e0_ms: round(nodeMs, 1),
+      spawn_to_first_recall_ms: m('first_recall_ms'),
+      spawn_to_first_recall_vs_node: round(m('first_recall_ms') / nodeMs, 2),
+      first_recall_cpu_ms: m('first_recall_cpu_ms'),
+      rss_after_first_recall_mb: m('rss_after_first_mb'),
+      recall_cpu_ms: m('recall_cpu_ms'),
+      recall_p50_ms: m('recall_p50_ms'),
+      store_cpu_ms: m('store_cpu_to_answer_ms'),
+      store_cpu_with_background_ms: m('store_cpu_with_background_ms'),
+      store_p50_ms: m('store_p50_ms'),
+      stored_not_skipped: `${m('stored')} of ${STORES}`,
+      rss_after_all_mb: m('rss_after_all_mb'),
+      server_peak_rss_mb: m('peak_rss_mb'),
+      cold_search_ms: round(median(cold), 1),
+      cold_search_vs_node: round(median(cold) / nodeMs, 2),
+    };
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  runAgentBench(Number(process.argv[2] ?? 1000), Number(process.argv[3] ?? 5)).then(
+    (out) => process.stdout.write(`${JSON.stringify(out, null, 2)}\n`),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
