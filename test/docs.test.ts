@@ -160,6 +160,19 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   { phrase: 'no arguments at all print the usage', file: CLI_USAGE, test: 'no arguments: the usage on stderr and exit 2' },
   { phrase: 'the export file is readable by you only', file: 'test/engine/transferFiles.test.ts', test: 'private files' },
   { phrase: 'Recalled text comes back marked as data', file: 'test/mcp/server.test.ts', test: 'the MCP SDK client lists the tools' },
+  {
+    phrase: 'Every tool says whether it only reads, can destroy\nor is safe to repeat',
+    file: 'test/mcp/surface.test.ts',
+    test: 'every MCP tool is annotated, has an output schema',
+  },
+  { phrase: 'recalled memories carry their relevance (0 to 1)', file: 'test/mcp/surface.test.ts', test: 'answers with structured content' },
+  { phrase: 'The server also offers **resources**', file: 'test/mcp/capabilities.test.ts', test: 'resources, prompts, completions' },
+  {
+    phrase: '**completions** of memory types, tags,\nmemory ids and session ids',
+    file: 'test/mcp/capabilities.test.ts',
+    test: 'completions',
+  },
+  { phrase: '**logging** at the level the client sets', file: 'test/mcp/capabilities.test.ts', test: 'logging levels and progress' },
   { phrase: 'removed when the\nserver stops', file: 'test/mcp/httpServer.test.ts', test: 'the SDK Streamable HTTP client lists the tools' },
   {
     phrase: 'the file of a server that was killed is removed by the next one that starts',

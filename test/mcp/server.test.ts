@@ -20,6 +20,8 @@ const TOOLS = [
   'delete_schedule',
   'get_memory',
   'get_project_context',
+  'import_memories',
+  'ingest_document',
   'list_memories',
   'list_schedules',
   'list_suggestions',

@@ -43,6 +43,8 @@ const HINTS: Record<string, [boolean, boolean, boolean]> = {
   scratchpad: [false, true, true],
   store_note: [false, true, false],
   delete_note: [false, true, true],
+  import_memories: [false, false, false],
+  ingest_document: [false, false, true],
 };
 
 test(
@@ -52,6 +54,8 @@ test(
     const root = tmpDir('am-mcp-surface-');
     const ws = fakeClone(root, 'repo');
     fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
+    fs.writeFileSync(path.join(ws, 'one.jsonl'), `${JSON.stringify({ content: 'The cache is warmed at 6am.' })}\n`);
+    fs.writeFileSync(path.join(ws, 'NOTES.md'), '# Notes\n\nThe cache is cleared on every deploy.\n');
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: ['--import', 'tsx', CLI_TS, 'mcp', '--workspace', ws],
@@ -180,6 +184,9 @@ test(
       assert.ok(pending.length >= 1, 'a suggestion to resolve');
       assert.notEqual(pending[0]!.a.id, pending[0]!.b.id);
       assert.deepEqual(await call('resolve_suggestion', { id: pending[0]!.id, action: 'reject' }), { rejected: pending[0]!.id });
+      // The long ones.
+      assert.equal((await call<{ created: number }>('import_memories', { path: 'one.jsonl' })).created, 1);
+      assert.ok((await call<{ chunkCount: number }>('ingest_document', { path: 'NOTES.md' })).chunkCount >= 1);
       assert.deepEqual([...called].sort(), Object.keys(HINTS).sort(), 'every tool was called');
     } finally {
       await client.close();
