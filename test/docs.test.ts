@@ -173,6 +173,9 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
     test: 'completions',
   },
   { phrase: '**logging** at the level the client sets', file: 'test/mcp/capabilities.test.ts', test: 'logging levels and progress' },
+  { phrase: '**REST API.**', file: 'test/mcp/restApi.test.ts', test: 'the REST API /api/v1 through fetch' },
+  { phrase: "**Errors are JSON with the engine's error code**", file: 'test/mcp/restApi.test.ts', test: 'errors, OpenAPI' },
+  { phrase: 'OpenAPI document is served at `/api/v1/openapi.json`', file: 'test/mcp/restApi.test.ts', test: 'OpenAPI' },
   { phrase: 'removed when the\nserver stops', file: 'test/mcp/httpServer.test.ts', test: 'the SDK Streamable HTTP client lists the tools' },
   {
     phrase: 'the file of a server that was killed is removed by the next one that starts',

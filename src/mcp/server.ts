@@ -20,6 +20,7 @@ import { registerChanges } from './changes';
 import { registerResources } from './resources';
 import { registerPrompts } from './prompts';
 import { registerLongTools } from './longTools';
+import { handleRest } from './restApi';
 import { MCP_SERVER_NAME } from './serverName';
 import { VERSION } from '../cli/version';
 
@@ -93,6 +94,7 @@ async function serveHttp(engine: EngineClient, args: CliArgs, given: string | un
       port: args.http!,
       token,
       newServer: () => createMcpServer(engine, path.resolve(args.workspace)),
+      rest: (req, res) => handleRest(req, res, engine),
       log: (l) => io.err(l),
     });
   } catch (e) {
