@@ -174,6 +174,12 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   },
   { phrase: '**logging** at the level the client sets', file: 'test/mcp/capabilities.test.ts', test: 'logging levels and progress' },
   { phrase: '**REST API.**', file: 'test/mcp/restApi.test.ts', test: 'the REST API /api/v1 through fetch' },
+  { phrase: 'shows a\nplan first', file: 'test/cli/importFrom.test.ts', test: 'import-from: plan' },
+  {
+    phrase: 'importing again adds nothing for unchanged files and updates\nwhat came from a changed one',
+    file: 'test/cli/importFrom.test.ts',
+    test: 'idempotent re-import, a changed file updates, one undo',
+  },
   { phrase: "**Errors are JSON with the engine's error code**", file: 'test/mcp/restApi.test.ts', test: 'errors, OpenAPI' },
   { phrase: 'OpenAPI document is served at `/api/v1/openapi.json`', file: 'test/mcp/restApi.test.ts', test: 'OpenAPI' },
   { phrase: 'removed when the\nserver stops', file: 'test/mcp/httpServer.test.ts', test: 'the SDK Streamable HTTP client lists the tools' },
