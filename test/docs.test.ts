@@ -174,6 +174,12 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   },
   { phrase: '**logging** at the level the client sets', file: 'test/mcp/capabilities.test.ts', test: 'logging levels and progress' },
   { phrase: '**REST API.**', file: 'test/mcp/restApi.test.ts', test: 'the REST API /api/v1 through fetch' },
+  {
+    phrase: '| Zed | `~/.config/zed/settings.json` (`context_servers`;',
+    file: 'test/extension/agentConfigs.test.ts',
+    test: 'Gemini CLI, Copilot CLI, Windsurf and Zed',
+  },
+  { phrase: '| Gemini CLI | `~/.gemini/settings.json`', file: 'test/extension/agentConfigs.test.ts', test: 'Gemini CLI, Copilot CLI' },
   { phrase: 'shows a\nplan first', file: 'test/cli/importFrom.test.ts', test: 'import-from: plan' },
   {
     phrase: 'importing again adds nothing for unchanged files and updates\nwhat came from a changed one',
