@@ -180,6 +180,11 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
     test: 'Gemini CLI, Copilot CLI, Windsurf and Zed',
   },
   { phrase: '| Gemini CLI | `~/.gemini/settings.json`', file: 'test/extension/agentConfigs.test.ts', test: 'Gemini CLI, Copilot CLI' },
+  {
+    phrase: 'an AGENTS.md section of your most important memories',
+    file: 'test/cli/importFrom.test.ts',
+    test: 'agents-md: the most important',
+  },
   { phrase: 'shows a\nplan first', file: 'test/cli/importFrom.test.ts', test: 'import-from: plan' },
   {
     phrase: 'importing again adds nothing for unchanged files and updates\nwhat came from a changed one',

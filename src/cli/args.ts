@@ -75,6 +75,8 @@ export interface CliArgs {
   yes?: boolean;
   /** import-from: take back the last import. */
   undo?: boolean;
+  /** agents-md: write the section into AGENTS.md. */
+  write?: boolean;
   now?: boolean;
   /** encryption: keep the key in a 0600 file where no keychain answers. */
   keyFile?: boolean;
@@ -206,7 +208,7 @@ function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[]
   };
 }
 
-const FLAGS = ['clear', 'yes', 'undo', 'now', 'expired', 'deleted', 'follow', 'failed', 'rotate', 'redact'] as const;
+const FLAGS = ['clear', 'yes', 'undo', 'write', 'now', 'expired', 'deleted', 'follow', 'failed', 'rotate', 'redact'] as const;
 
 /** The flags given, each as `true` (absent when not given). */
 function flags(v: Values): Partial<Record<(typeof FLAGS)[number], true>> {

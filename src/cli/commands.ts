@@ -20,7 +20,7 @@ import { describeSecretScan } from '../engine/secretScanText';
 import { scheduleCommand } from './scheduleCommand';
 import { noteCommand, scratchpadCommand, sessionCommand } from './sessionCommands';
 import { encryptionAction, encryptionCommand } from './encryption';
-import { importFromCommand } from './importFrom';
+import { agentsMdCommand, importFromCommand } from './importFrom';
 
 export interface CommandOutput {
   json: unknown;
@@ -160,6 +160,7 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp' | 'hook'>, 
     };
   },
   'import-from': (engine, a) => importFromCommand(engine, a),
+  'agents-md': (engine, a) => agentsMdCommand(engine, a),
   'scan-secrets': async (engine, a) => {
     const r = await engine.request('secrets.scan', { redact: a.redact === true });
     return { json: r, text: describeSecretScan(r, { redactHint: 'Run agent-memory scan-secrets --redact to remove them everywhere.' }) };

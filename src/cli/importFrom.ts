@@ -17,6 +17,7 @@ import { resolveStoreHome } from '../engine/storeLocation';
 import { projectStoreDir } from '../engine/transport/endpoint';
 import { findToolFiles, itemTitle, splitMarkdown, type ToolFile, type ToolItem } from '../core/imports/toolFiles';
 import { hasSecret } from '../core/secrets/detect';
+import { agentsMdSection, withSection } from '../core/imports/agentsMd';
 import { plural } from '../core/text/plural';
 import type { CliArgs } from './args';
 import type { CommandOutput } from './commands';
@@ -227,5 +228,43 @@ export async function importFromCommand(engine: EngineClient, a: CliArgs): Promi
       `Imported ${plural(last.created.length, 'memory', 'memories')} from ${plural(plan.files.length, 'file')}` +
       ` (${plural(last.updated.length, 'update')}, ${plural(last.deleted.length, 'removal')}).` +
       (last.created.length || last.updated.length || last.deleted.length ? ' Take it back with: agent-memory import-from --undo' : ''),
+  };
+}
+
+/** How many memories the AGENTS.md section holds at most (the most important, then the newest). */
+const SECTION_MEMORIES = 40;
+
+/**
+ * `agent-memory agents-md`: the project's most important memories as an AGENTS.md section for
+ * tools that read markdown only; --write puts it into the project's AGENTS.md (replacing the
+ * section written before, the rest of the file kept). Memories that came from AGENTS.md itself
+ * and document chunks are left out.
+ */
+export async function agentsMdCommand(engine: EngineClient, a: CliArgs): Promise<CommandOutput> {
+  const workspace = path.resolve(a.workspace);
+  const page = await engine.request('memory.list', { scope: 'project', limit: 100 });
+  const top = page.items
+    .filter((m) => m.type !== 'document_chunk')
+    .sort((x, y) => y.importance - x.importance || y.updatedAt.localeCompare(x.updatedAt))
+    .slice(0, SECTION_MEMORIES * 2);
+  const picked = [];
+  for (const s of top) {
+    const m = await engine.request('memory.get', { id: s.id });
+    if (!m || m.source?.startsWith('AGENTS.md:')) continue;
+    picked.push({ type: m.type, title: m.title, content: m.content });
+    if (picked.length === SECTION_MEMORIES) break;
+  }
+  const section = agentsMdSection(picked);
+  if (!a.write) return { json: { section, memories: picked.length }, text: section };
+  const file = path.join(workspace, 'AGENTS.md');
+  const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+  const after = withSection(before, section);
+  if (after !== before) fs.writeFileSync(file, after);
+  return {
+    json: { file, memories: picked.length, changed: after !== before },
+    text:
+      after === before
+        ? `AGENTS.md already holds these ${plural(picked.length, 'memory', 'memories')}.`
+        : `AGENTS.md ${before === undefined ? 'written' : 'updated'} with ${plural(picked.length, 'memory', 'memories')} (the rest of the file is as it was).`,
   };
 }

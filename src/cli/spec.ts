@@ -17,6 +17,7 @@ export const COMMANDS = [
   'export',
   'import',
   'import-from',
+  'agents-md',
   'stats',
   'events',
   'webhooks',
@@ -76,6 +77,7 @@ export const OPTIONS = {
   clear: { help: 'empty the scratchpad' },
   yes: { help: 'confirm: forgetting a session cannot be undone' },
   undo: { help: 'take back the last import as a whole' },
+  write: { help: "write it into the project's AGENTS.md" },
   now: { help: 'summarise the session now if it is due, then show the summary' },
   'token-file': { value: '<file>', help: 'the bearer token to require (a private file; default: a new token, printed)' },
   when: { value: '<phrase>', help: 'when it runs: "in 2 hours", "tomorrow at 9", "every Monday at 10", a cron expression or an ISO time' },
@@ -189,6 +191,14 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
     options: ['yes', 'undo'],
     optionHelp: { yes: 'import what the plan shows' },
     examples: ['agent-memory import-from', 'agent-memory import-from --yes', 'agent-memory import-from --undo'],
+  },
+  'agents-md': {
+    args: '',
+    summary: "the project's most important memories as an AGENTS.md section, for tools that read markdown only",
+    about:
+      "Prints the section; --write puts it into the project's AGENTS.md between two markers, replacing the section written before and keeping the rest of the file. Memories that came from AGENTS.md are left out, and import-from never reads the section back.",
+    options: ['write'],
+    examples: ['agent-memory agents-md', 'agent-memory agents-md --write'],
   },
   stats: {
     args: '',

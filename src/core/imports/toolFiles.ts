@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { MemoryType } from '../memory/types';
+import { SECTION_BEGIN_RE, SECTION_END_RE } from './agentsMd';
 
 export interface ToolFile {
   /** The tool, as people name it. */
@@ -178,6 +179,12 @@ export function splitMarkdown(text: string): ToolItem[] {
   let afterBlank = false;
   for (let i = bodyStart(lines); i < lines.length; i++) {
     const l = lines[i]!;
+    if (!fence && SECTION_BEGIN_RE.test(l)) {
+      // Our own exported section (agentsMd.ts): those are memories already.
+      s.flush();
+      while (i < lines.length && !SECTION_END_RE.test(lines[i]!)) i++;
+      continue;
+    }
     const h = fence ? null : HEADING.exec(l);
     const li = fence ? null : LIST_ITEM.exec(l);
     if (/^\s*(```|~~~)/.test(l)) fence = !fence;
