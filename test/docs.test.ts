@@ -185,6 +185,12 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
     file: 'test/cli/importFrom.test.ts',
     test: 'agents-md: the most important',
   },
+  {
+    phrase: '**Import Memories from Other Tools…**',
+    file: 'test/e2e/suite/toolImport.test.ts',
+    test: 'the files of other tools become memories',
+  },
+  { phrase: '**Export as AGENTS.md Section**', file: 'test/e2e/suite/toolImport.test.ts', test: 'the AGENTS.md section is not read back' },
   { phrase: 'shows a\nplan first', file: 'test/cli/importFrom.test.ts', test: 'import-from: plan' },
   {
     phrase: 'importing again adds nothing for unchanged files and updates\nwhat came from a changed one',

@@ -197,51 +197,69 @@ function lastPath(dir: string): string {
   return path.join(dir, LAST_FILE);
 }
 
+/** Keeps what an import did, for its undo (in the project's store folder, shared by the CLI and VS Code). */
+export function saveLastImport(dir: string, last: LastImport): void {
+  if (!last.created.length && !last.updated.length && !last.deleted.length) return;
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(lastPath(dir), JSON.stringify(last), { mode: 0o600 });
+}
+
+/** Undoes the last import (once): undefined when there is none. */
+export async function undoLastImport(engine: EngineClient, dir: string): Promise<Awaited<ReturnType<typeof undoImport>> | undefined> {
+  if (!fs.existsSync(lastPath(dir))) return undefined;
+  const r = await undoImport(engine, JSON.parse(fs.readFileSync(lastPath(dir), 'utf8')) as LastImport);
+  fs.rmSync(lastPath(dir));
+  return r;
+}
+
+/** What an import did, in words. */
+export function describeImported(last: LastImport, files: number): string {
+  return (
+    `Imported ${plural(last.created.length, 'memory', 'memories')} from ${plural(files, 'file')}` +
+    ` (${plural(last.updated.length, 'update')}, ${plural(last.deleted.length, 'removal')}).`
+  );
+}
+
+/** How many memories a plan would add, update or remove. */
+export const planWork = (plan: ImportPlan): number =>
+  plan.entries.filter((e) => e.action === 'add' || e.action === 'update').length + plan.removed.length;
+
 /** The command: plan (default), --yes applies, --undo takes back the last import. */
 export async function importFromCommand(engine: EngineClient, a: CliArgs): Promise<CommandOutput> {
   const workspace = path.resolve(a.workspace);
   const home = os.homedir();
   const dir = await projectStoreDir({ home: resolveStoreHome(a.home), workspaceRoot: workspace });
-  const shown = (f: string) => (f.startsWith(workspace + path.sep) ? path.relative(workspace, f) : f.replace(home, '~'));
+  const shown = shownPath(workspace, home);
   if (a.undo) {
-    if (!fs.existsSync(lastPath(dir))) return { json: { undone: false }, text: 'There is no import to undo.' };
-    const r = await undoImport(engine, JSON.parse(fs.readFileSync(lastPath(dir), 'utf8')) as LastImport);
-    fs.rmSync(lastPath(dir));
+    const r = await undoLastImport(engine, dir);
+    if (!r) return { json: { undone: false }, text: 'There is no import to undo.' };
     return {
       json: { undone: true, ...r },
       text: `The last import is undone: ${plural(r.removed, 'memory', 'memories')} removed, ${plural(r.reverted, 'memory', 'memories')} set back, ${plural(r.restored, 'memory', 'memories')} restored.`,
     };
   }
   const plan = await planImport(engine, workspace, home);
-  if (!a.yes) {
-    const todo = plan.entries.some((e) => e.action === 'add' || e.action === 'update') || plan.removed.length;
-    return { json: plan, text: `${describePlan(plan, shown)}${todo ? '\nRun again with --yes to import.' : ''}` };
-  }
+  if (!a.yes) return { json: plan, text: `${describePlan(plan, shown)}${planWork(plan) ? '\nRun again with --yes to import.' : ''}` };
   const last = await applyImport(engine, plan, shown);
-  if (last.created.length || last.updated.length || last.deleted.length) {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(lastPath(dir), JSON.stringify(last), { mode: 0o600 });
-  }
+  saveLastImport(dir, last);
+  const done = last.created.length || last.updated.length || last.deleted.length;
   return {
     json: { ...last, plan },
-    text:
-      `Imported ${plural(last.created.length, 'memory', 'memories')} from ${plural(plan.files.length, 'file')}` +
-      ` (${plural(last.updated.length, 'update')}, ${plural(last.deleted.length, 'removal')}).` +
-      (last.created.length || last.updated.length || last.deleted.length ? ' Take it back with: agent-memory import-from --undo' : ''),
+    text: describeImported(last, plan.files.length) + (done ? ' Take it back with: agent-memory import-from --undo' : ''),
   };
+}
+
+/** A file as people read it: relative to the project, or under ~. */
+export function shownPath(workspace: string, home: string): (f: string) => string {
+  return (f) =>
+    f.startsWith(workspace + path.sep) ? path.relative(workspace, f) : f.startsWith(home + path.sep) ? `~${f.slice(home.length)}` : f;
 }
 
 /** How many memories the AGENTS.md section holds at most (the most important, then the newest). */
 const SECTION_MEMORIES = 40;
 
-/**
- * `agent-memory agents-md`: the project's most important memories as an AGENTS.md section for
- * tools that read markdown only; --write puts it into the project's AGENTS.md (replacing the
- * section written before, the rest of the file kept). Memories that came from AGENTS.md itself
- * and document chunks are left out.
- */
-export async function agentsMdCommand(engine: EngineClient, a: CliArgs): Promise<CommandOutput> {
-  const workspace = path.resolve(a.workspace);
+/** The AGENTS.md section of the project's most important memories (document chunks and memories from AGENTS.md left out). */
+export async function agentsMdFor(engine: EngineClient): Promise<{ section: string; memories: number }> {
   const page = await engine.request('memory.list', { scope: 'project', limit: 100 });
   const top = page.items
     .filter((m) => m.type !== 'document_chunk')
@@ -254,17 +272,31 @@ export async function agentsMdCommand(engine: EngineClient, a: CliArgs): Promise
     picked.push({ type: m.type, title: m.title, content: m.content });
     if (picked.length === SECTION_MEMORIES) break;
   }
-  const section = agentsMdSection(picked);
-  if (!a.write) return { json: { section, memories: picked.length }, text: section };
+  return { section: agentsMdSection(picked), memories: picked.length };
+}
+
+/** Writes the section into the project's AGENTS.md (the rest kept); whether the file changed, and whether it was new. */
+export function writeAgentsMd(workspace: string, section: string): { file: string; changed: boolean; created: boolean } {
   const file = path.join(workspace, 'AGENTS.md');
   const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
   const after = withSection(before, section);
   if (after !== before) fs.writeFileSync(file, after);
+  return { file, changed: after !== before, created: before === undefined };
+}
+
+/**
+ * `agent-memory agents-md`: the project's most important memories as an AGENTS.md section for
+ * tools that read markdown only; --write puts it into the project's AGENTS.md (replacing the
+ * section written before, the rest of the file kept).
+ */
+export async function agentsMdCommand(engine: EngineClient, a: CliArgs): Promise<CommandOutput> {
+  const { section, memories } = await agentsMdFor(engine);
+  if (!a.write) return { json: { section, memories }, text: section };
+  const w = writeAgentsMd(path.resolve(a.workspace), section);
   return {
-    json: { file, memories: picked.length, changed: after !== before },
-    text:
-      after === before
-        ? `AGENTS.md already holds these ${plural(picked.length, 'memory', 'memories')}.`
-        : `AGENTS.md ${before === undefined ? 'written' : 'updated'} with ${plural(picked.length, 'memory', 'memories')} (the rest of the file is as it was).`,
+    json: { file: w.file, memories, changed: w.changed },
+    text: w.changed
+      ? `AGENTS.md ${w.created ? 'written' : 'updated'} with ${plural(memories, 'memory', 'memories')} (the rest of the file is as it was).`
+      : `AGENTS.md already holds these ${plural(memories, 'memory', 'memories')}.`,
   };
 }

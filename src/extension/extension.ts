@@ -28,6 +28,7 @@ import { registerExpiryNotice } from './expiryNotice';
 import { registerScheduleNotices } from './scheduleNotice';
 import { registerReminderCommands } from './reminderCommands';
 import { registerUndoCommand } from './undoLast';
+import { registerToolImportCommands } from './toolImportCommands';
 import { plural } from '../core/text/plural';
 import { attentionItems, diagnosticsSummary } from './diagnosticsSummary';
 import { showDiagnosticsDocument } from './diagnosticsDocument';
@@ -123,6 +124,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerScheduleNotices(context, engine, log);
   registerReminderCommands(commandRegistrar(context, log), engine);
   registerUndoCommand(commandRegistrar(context, log));
+  registerToolImportCommands(commandRegistrar(context, log), engine);
   registerHistoryCommands(context, engine, log);
   registerEncryptionCommands(context, engine, log);
   registerRecallCommand(context, engine, log, onRecall);
