@@ -28,26 +28,36 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  * asked for it. `finish` sends the last step (when the engine's own did not arrive yet) before
  * the answer, and drops any that comes after: a client takes none once it has the answer.
  */
+/** The pause between the last progress notification and the answer (see finish). */
+const PROGRESS_GAP_MS = 25;
+
 export function progressOf(extra: Extra) {
   const token = extra._meta?.progressToken;
   let last = -1;
   let lastTotal: number | undefined;
   let done = false;
-  const report = async (progress: number, total: number, message?: string): Promise<void> => {
-    if (token === undefined || done || progress <= last) return;
+  // Sent one after the other: the answer waits for every one of them (finish), so none arrives after it.
+  let sent: Promise<void> = Promise.resolve();
+  const report = (progress: number, total: number, message?: string): Promise<void> => {
+    if (token === undefined || done || progress <= last) return sent;
     last = progress;
     lastTotal = total;
     const params = { progressToken: token, progress, total, ...(message ? { message } : {}) };
-    await extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined); // the client went away
+    sent = sent.then(() => extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined)); // the client went away
+    return sent;
   };
   const options: RequestOptions = { signal: extra.signal, onProgress: (d, t, m) => void report(d, t, m) };
   return {
     options,
     report,
-    /** The last step: `total` (default: the engine's last total, else 1). */
+    /** The last step: `total` (default: the engine's last total, else 1), after every step before it. */
     async finish(message?: string, total = lastTotal ?? 1): Promise<void> {
       await report(total, total, message);
       done = true;
+      // The SDK's client handles a notification a microtask after it reads it, but a response at
+      // once (dropping the call's progress handler): a last step read in the same chunk as the
+      // answer would be lost. A moment between them keeps them apart.
+      if (token !== undefined) await new Promise((r) => setTimeout(r, PROGRESS_GAP_MS));
     },
   };
 }
@@ -70,6 +80,40 @@ const ingestOutput = z.looseObject({
   error: z.string().nullable(),
   unchanged: z.boolean().optional(),
 });
+
+const reembedOutput = z.object({
+  queued: z.number().describe('Memories queued for a vector.'),
+  pending: z.number().describe('Memories still without a vector when the call ended (0 unless it was cancelled or took too long).'),
+});
+
+/** How often the vectors left are counted while waiting, and for how long at most. */
+const REEMBED_POLL_MS = 250;
+const REEMBED_MAX_MS = 10 * 60_000;
+
+async function pendingVectors(engine: EngineClient): Promise<number> {
+  const s = await engine.request('stats', {});
+  return s.project.pendingEmbeddings + s.global.pendingEmbeddings;
+}
+
+/** Queues the memories without a vector, then counts down the ones left (the background embedder works through them). */
+async function reembed(engine: EngineClient, extra: Extra, log: (level: 'info' | 'warning', data: string) => void) {
+  const progress = progressOf(extra);
+  const { queued } = await engine.request('embeddings.reembed', {}, progress.options);
+  let pending = await pendingVectors(engine);
+  const total = Math.max(queued, pending);
+  const until = Date.now() + REEMBED_MAX_MS;
+  while (pending > 0 && !extra.signal.aborted && Date.now() < until) {
+    await progress.report(total - pending, total, `${plural(pending, 'memory', 'memories')} left`);
+    await new Promise((r) => setTimeout(r, REEMBED_POLL_MS));
+    pending = await pendingVectors(engine);
+  }
+  if (!pending && total) await progress.finish('done', total);
+  const said = pending
+    ? `${plural(queued, 'memory', 'memories')} queued; ${pending.toLocaleString('en-US')} still wait for a vector (the embedder goes on in the background).`
+    : `${plural(queued, 'memory', 'memories')} queued; every memory has its vector now.`;
+  log('info', said);
+  return text(said, { queued, pending });
+}
 
 export function registerLongTools(server: McpServer, engine: EngineClient, workspace: string): void {
   const log = (level: 'info' | 'warning', data: string) =>
@@ -132,6 +176,20 @@ export function registerLongTools(server: McpServer, engine: EngineClient, works
         log(r.status === 'failed' ? 'warning' : 'info', said);
         return r.status === 'failed' ? { isError: true, content: [{ type: 'text' as const, text: said }] } : text(said, r);
       }),
+  );
+
+  server.registerTool(
+    'reembed_memories',
+    {
+      title: 'Embed the memories that have no vector',
+      description:
+        'Embeds every memory that has no vector in the active embedding model (imported ones, ones embedded by another model, failed ones) ' +
+        'and waits until none is left, so meaning search finds them. Reports progress when the call carries a progress token.',
+      annotations: out.SETS,
+      outputSchema: reembedOutput,
+      inputSchema: {},
+    },
+    (_a, extra) => guarded(async () => reembed(engine, extra, log)),
   );
 
   // Engine warnings, to every connected client at level warning.

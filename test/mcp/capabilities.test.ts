@@ -132,6 +132,18 @@ test('resources, prompts, completions, logging levels and progress through agent
     );
     await waitFor(() => logged.some((l) => l.level === 'info' && /Imported 450 memories of 450/.test(String(l.data))), 'the info message');
 
+    // Re-embed right after the import: the imported memories wait for their vectors.
+    const reembedProgress: { progress: number; total?: number }[] = [];
+    const reembedded = await client.callTool({ name: 'reembed_memories', arguments: {} }, undefined, {
+      onprogress: (p) => void reembedProgress.push(p),
+    });
+    assert.ok(!reembedded.isError, textOf(reembedded));
+    assert.equal((reembedded.structuredContent as { pending: number }).pending, 0, 'every memory has its vector');
+    const stats = ((await client.callTool({ name: 'list_memories', arguments: { limit: 1 } })).structuredContent as { total: number })
+      .total;
+    assert.ok(stats >= IMPORTED);
+    if (reembedProgress.length) assert.equal(reembedProgress.at(-1)!.progress, reembedProgress.at(-1)!.total, 'the last step is the whole');
+
     await client.setLoggingLevel('error');
     const before = logged.length;
     const again = await client.callTool({ name: 'import_memories', arguments: { path: 'ports.jsonl' } });

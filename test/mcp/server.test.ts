@@ -31,6 +31,7 @@ const TOOLS = [
   'promote_memory',
   'read_session_summary',
   'recall_memories',
+  'reembed_memories',
   'resolve_suggestion',
   'schedule_runs',
   'scratchpad',

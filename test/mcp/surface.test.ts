@@ -45,6 +45,7 @@ const HINTS: Record<string, [boolean, boolean, boolean]> = {
   delete_note: [false, true, true],
   import_memories: [false, false, false],
   ingest_document: [false, false, true],
+  reembed_memories: [false, false, true],
 };
 
 test(
@@ -187,6 +188,7 @@ test(
       // The long ones.
       assert.equal((await call<{ created: number }>('import_memories', { path: 'one.jsonl' })).created, 1);
       assert.ok((await call<{ chunkCount: number }>('ingest_document', { path: 'NOTES.md' })).chunkCount >= 1);
+      assert.equal((await call<{ pending: number }>('reembed_memories', {})).pending, 0, 'every memory has its vector');
       assert.deepEqual([...called].sort(), Object.keys(HINTS).sort(), 'every tool was called');
     } finally {
       await client.close();
