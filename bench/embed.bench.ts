@@ -15,6 +15,8 @@ export interface EmbedderThroughput {
   texts_per_s: number;
   ms_per_text: number;
   load_ms?: number;
+  /** The longest the caller's thread went without running a 10 ms timer while the model loaded (ms). */
+  caller_max_gap_ms?: number;
 }
 
 export interface EmbedBenchResult {
@@ -44,9 +46,26 @@ export async function runEmbedBench(): Promise<EmbedBenchResult> {
   const use = new UseLiteEmbedder();
   try {
     const t = performance.now();
-    await use.load();
+    // The model loads in a worker: the caller's timers keep running (the unit test checks that
+    // they fire; how long the longest gap is, is a time, measured here).
+    let last = t;
+    let maxGap = 0;
+    const tick = setInterval(() => {
+      const now = performance.now();
+      maxGap = Math.max(maxGap, now - last);
+      last = now;
+    }, 10);
+    try {
+      await use.load();
+    } finally {
+      clearInterval(tick);
+    }
     const loadMs = performance.now() - t;
-    useLite = { ...(await throughput(use, texts.slice(0, 150), 16)), load_ms: Math.round(loadMs) };
+    useLite = {
+      ...(await throughput(use, texts.slice(0, 150), 16)),
+      load_ms: Math.round(loadMs),
+      caller_max_gap_ms: Math.round(maxGap),
+    };
     progress(`use-lite: ${useLite.texts_per_s} texts/s`);
   } catch (e) {
     useLite = { skipped: `USE-lite could not load: ${(e as Error).message}` };

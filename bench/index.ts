@@ -23,6 +23,7 @@ import { runSchedulesBench } from './schedules.bench';
 import { runHooksBench } from './hooks.bench';
 import { runSessionsBench } from './sessions.bench';
 import { runEncryptionBench } from './encryption.bench';
+import { runHostileBench } from './hostile.bench';
 
 type Result = Record<string, unknown>;
 
@@ -76,6 +77,22 @@ export const SECTIONS: BenchSection[] = [
     run: (_size, workDir) => runSchedulesBench(workDir),
     targets: { 'schedules.due_query_p99_ms': '≤ 5', 'schedules.run_throughput_per_s': '≥ 50' },
   },
+  // The time bounds that used to be unit-test assertions (test/core/config/limits.test.ts, recall.test.ts).
+  {
+    name: 'hostile',
+    perSize: false,
+    run: () => runHostileBench(),
+    targets: {
+      'hostile.unknown_keys_200k_refused_ms': '< 1000',
+      'hostile.unknown_keys_under_limit_ms': '< 5000',
+      'hostile.string_50mb_ms': '< 2000',
+      'hostile.string_50mb_rss_growth_mb': '< 200',
+      'hostile.long_key_ms': '< 2000',
+      'hostile.nested_markers_2000_ms': '< 2000',
+      'hostile.deep_nesting_98kb_ms': '< 500',
+      'hostile.alias_bomb_ms': '< 2000',
+    },
+  },
   // Two engines in one process over the store's socket: run it alone on a quiet machine (bench/RESULTS-share.md).
   {
     name: 'share',
@@ -92,7 +109,7 @@ export const SECTIONS: BenchSection[] = [
     run: (_size, workDir) =>
       runTakeoverBench({ runs: 10, clients: [1, 8], memories: 1000, workDir, log: (l) => process.stderr.write(`${l}\n`) }),
     targets: { 'takeover.clients.next_write_after_kill.median_ms': '≤ 2000 on a quiet machine, 1 and 8 clients' },
-    },
+  },
   // Agent sessions: a 1,000-event session logged one call at a time, the hybrid chunk query at N chunks.
   { name: 'sessions', perSize: true, run: (size) => runSessionsBench(size) },
   // Claude Code hooks as processes of dist/cli.js (npm run build first), cold and with an owner running.

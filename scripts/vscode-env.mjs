@@ -2,7 +2,7 @@
 //
 // Microsoft's download servers are unreachable here, so @vscode/test-electron cannot fetch
 // VS Code. Everything below comes from the npm registry and Debian's packages only
-// (see shared/E2E.md for the measurements behind each choice):
+// (docs/DEVELOPMENT.md "End-to-end tests" says how it is used):
 //   - chromium + libkrb5-dev from apt (only when missing and running as root; says which and
 //     why, and asks in a terminal unless --yes or AGENT_MEMORY_YES=1; without a terminal it
 //     installs only in CI or with --yes / AGENT_MEMORY_YES=1),

@@ -42,11 +42,11 @@ export const configs: Record<string, RetrieverConfig> = Object.fromEntries([
   engine('use', 'engine, built-in USE-lite alone (vector weight 1)', useLite, VECTOR_ONLY),
   engine('hybrid-hash', 'engine, FTS + hash, product defaults (min-max, 0.5/0.5)', hash),
   engine('hybrid-use', 'engine, FTS + USE-lite, product defaults (min-max, 0.5/0.5, bm25 b 0.4)', useLite),
-  engine('hybrid-use-0.7', 'engine, FTS + USE-lite, min-max, 0.7/0.3 (seed 003 weights)', useLite, {
+  engine('hybrid-use-0.7', 'engine, FTS + USE-lite, min-max, 0.7/0.3 (the default weights)', useLite, {
     vectorWeight: 0.7,
     keywordWeight: 0.3,
   }),
-  engine('hybrid-use-inverse', 'engine, FTS + USE-lite, seed 000 1/(1+|bm25|), 0.5/0.5', useLite, {
+  engine('hybrid-use-inverse', 'engine, FTS + USE-lite, inverse map 1/(1+|bm25|), 0.5/0.5', useLite, {
     vectorWeight: 0.5,
     keywordWeight: 0.5,
     normalization: 'inverse',

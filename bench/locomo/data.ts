@@ -1,5 +1,5 @@
 // LoCoMo benchmark data: load, validate, and turn into per-sample documents and scorable
-// questions, exactly as `../shared/bench/README.md` ("The metric this project reports") says.
+// questions, as the metric of bench/locomo/metric.ts needs them.
 //
 // The data is CC BY-NC 4.0: it is read from outside the repository (or a path given on the
 // command line) and never copied into it.
@@ -9,8 +9,14 @@ import * as path from 'node:path';
 /** The repository root (this file lives in `<root>/bench/locomo/`). */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
-/** `../shared/bench/locomo-dev.json` relative to the repository root (not to the cwd). */
-export const DEFAULT_LOCOMO_PATH = path.resolve(REPO_ROOT, '..', 'shared', 'bench', 'locomo-dev.json');
+/**
+ * The documented default place of the data (docs/DEVELOPMENT.md "Benchmarks"): `LOCOMO_DATA`
+ * when set, else locomo-dev.json in the checkout's sibling folder shared/bench, relative to the
+ * repository root (not to the cwd).
+ */
+export const DEFAULT_LOCOMO_PATH = process.env.LOCOMO_DATA
+  ? path.resolve(process.env.LOCOMO_DATA)
+  : path.resolve(REPO_ROOT, '..', 'shared', 'bench', 'locomo-dev.json');
 
 /** The question categories that are scored (5 is adversarial and left out). */
 export const SCORED_CATEGORIES = [1, 2, 3, 4] as const;
@@ -248,8 +254,7 @@ export function parseLocomo(json: unknown, source = '<memory>'): LocomoDataset {
 
 /**
  * Read and validate a LoCoMo file. A relative `file` is resolved against the cwd (as any
- * command-line path); with no `file`, the default `../shared/bench/locomo-dev.json` is
- * resolved from the repository root.
+ * command-line path); with no `file`, {@link DEFAULT_LOCOMO_PATH}.
  */
 export function loadLocomo(file?: string): LocomoDataset {
   const abs = file ? path.resolve(file) : DEFAULT_LOCOMO_PATH;

@@ -1,4 +1,4 @@
-// THE metric of `../shared/bench/README.md`:
+// The metric this project reports for LoCoMo (bench/locomo/RESULTS.md):
 //   recall_any@k: share of questions with at least one evidence turn among the top k results;
 //   recall_all@k: share of questions with every evidence turn in the top k;
 // for k = 1, 5, 10, 20, overall and per category.

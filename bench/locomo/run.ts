@@ -1,9 +1,9 @@
 /**
- * LoCoMo recall benchmark (metric of ../shared/bench/README.md).
+ * LoCoMo recall benchmark (metric: bench/locomo/metric.ts; figures: bench/locomo/RESULTS.md).
  *
  *   node --import tsx bench/locomo/run.ts [file] [--json] [--configs a,b] [--list]
  *
- *   file        LoCoMo JSON (default: ../shared/bench/locomo-dev.json from the repo root)
+ *   file        LoCoMo JSON (default: $LOCOMO_DATA, else DEFAULT_LOCOMO_PATH in data.ts; docs/DEVELOPMENT.md)
  *   --json      exactly one JSON object on stdout, nothing else (progress goes to stderr):
  *               {"configs": {"<name>": {"questions", "recall_any": {"1","5","10","20"},
  *                "recall_all": {…}, "by_category": {"1": {questions, recall_any, recall_all}, …},

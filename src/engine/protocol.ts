@@ -30,12 +30,14 @@ import type {
 import type { PendingReview } from '../core/pipeline/reviewTypes';
 import type { RemovedMemory, RemovedReason } from '../core/lifecycle/removedTypes';
 import type { ErrorCode } from '../core/util/errorCatalogue';
-import type { ChangeEvent, ChangePage, ChangeType, Delivery, DeliveryStatus } from '../core/changes/types';
+import type { ChangeEvent, ChangePage, ChangeType, DeliveryStatus } from '../core/changes/types';
+import { CHANGE_READ_METHODS, type ChangeMethods, type WebhookDelivery } from './changesProtocol';
 import type { SecretScanResult } from '../core/secrets/scanTypes';
 import { SCHEDULE_READ_METHODS, type ScheduleEvent, type ScheduleMethods } from './scheduleProtocol';
 import type { SessionMethods } from './sessionsProtocol';
 
 export type * from './sessionsProtocol';
+export type * from './changesProtocol';
 export type {
   CreateMemoryInput,
   CreateResult,
@@ -55,34 +57,6 @@ export type {
   ChangeType,
   DeliveryStatus,
 };
-
-/** One delivery of a change (or a test event) to a webhook, as the owner recorded it (docs/changes.md). */
-export type WebhookDelivery = Delivery;
-
-/** A configured webhook and how its deliveries go (webhooks.list). */
-export interface WebhookInfo {
-  name: string;
-  url: string;
-  /** The change types it receives ([] = all). */
-  events: string[];
-  /**
-   * active: deliveries are queued and sent; needs_secret: nothing is sent until its signing
-   * secret exists; paused: this workspace is not trusted (restricted mode sends nothing).
-   */
-  state: 'active' | 'needs_secret' | 'paused';
-  pending: number;
-  delivered: number;
-  dead: number;
-  /** The newest delivery, if any. */
-  last?: WebhookDelivery;
-}
-
-/** webhooks.list: the webhooks of the project store and where their secrets are kept. */
-export interface WebhooksOverview {
-  webhooks: WebhookInfo[];
-  /** Where signing secrets are kept, in words ("a file only you can read: …"). */
-  secretsKeptIn: string;
-}
 
 /** A page of recently deleted and expired memories (memory.listRemoved). */
 export interface RemovedList {
@@ -559,8 +533,8 @@ export interface RunningConfig {
 
 // ── Requests: method name → params and result ───────────────────────────────────────────────
 
-/** Schedules and reminders (scheduleProtocol.ts); agent sessions (sessionsProtocol.ts). */
-export interface EngineMethods extends ScheduleMethods, SessionMethods {
+/** Schedules (scheduleProtocol.ts), agent sessions (sessionsProtocol.ts), the change feed and webhooks (changesProtocol.ts). */
+export interface EngineMethods extends ScheduleMethods, SessionMethods, ChangeMethods {
   /** Through the smart store (docs/consolidation.md): may merge into an existing memory (status duplicate, action merged). */
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
@@ -661,26 +635,6 @@ export interface EngineMethods extends ScheduleMethods, SessionMethods {
   };
   /** Ingests a text file as a document (chunked into document_chunk memories); waits for the job, with progress. */
   'documents.ingest': { params: { path: string; title?: string; wait?: boolean }; result: DocumentIngestResult };
-  /**
-   * The change feed (docs/changes.md): the changes of a store after `since` (0 or absent: from the
-   * oldest kept), oldest first, at most `limit`. `gap` says retention removed changes after `since`.
-   */
-  'events.since': { params: { since?: number; limit?: number; store?: StoreName }; result: ChangePage };
-  /** As events.since, but waits up to `timeoutMs` (default 25 s) for a change when there is none yet (a long poll). */
-  'events.wait': { params: { since: number; limit?: number; store?: StoreName; timeoutMs?: number }; result: ChangePage };
-  /** The project's webhooks (webhooks.endpoints) with their state and counts. */
-  'webhooks.list': { params: Record<string, never>; result: WebhooksOverview };
-  /** Recent deliveries, newest first: of one webhook, and/or only failed ones (retrying or dead). */
-  'webhooks.deliveries': { params: { limit?: number; name?: string; failed?: boolean }; result: WebhookDelivery[] };
-  /** Sends one signed test event to the webhook now (never retried) and answers how it went. */
-  'webhooks.test': { params: { name: string }; result: WebhookDelivery };
-  /** The webhook's signing secret, made when there is none (`rotate`: a new one replaces it). */
-  'webhooks.secret': {
-    params: { name: string; rotate?: boolean };
-    result: { name: string; secret: string; created: boolean; keptIn: string };
-  };
-  /** Sends dead deliveries again (of one webhook, or all): how many were queued. */
-  'webhooks.retry': { params: { name?: string }; result: { requeued: number } };
   /** Test hook (EngineInit.allowDebug): crash the worker thread, or hang until cancelled. */
   'debug.crash': { params: { how: 'throw' | 'exit' }; result: never };
   'debug.hang': { params: Record<string, never>; result: { cancelled: boolean } };
@@ -715,10 +669,7 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'encryption.status',
   'diagnostics',
   'pipeline.status',
-  'events.since',
-  'events.wait',
-  'webhooks.list',
-  'webhooks.deliveries',
+  ...CHANGE_READ_METHODS,
   ...SCHEDULE_READ_METHODS,
   'sessions.list',
   'sessions.get',

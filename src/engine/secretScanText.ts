@@ -25,14 +25,15 @@ function found(s: StoreReport): number {
   return Object.values(s.kinds).reduce((n, c) => n + (c ?? 0), 0);
 }
 
-function storeLine(s: StoreReport, redact: boolean, withIds: boolean): string {
+function storeLine(report: StoreReport, redact: boolean, withIds: boolean): string {
+  const s = report;
   const kinds = (Object.entries(s.kinds) as [SecretKind, number][]).map(([k, c]) => `${SECRET_KINDS[k]} (${c})`).join(', ');
   const where = [
     s.memoryIds.length ? plural(s.memoryIds.length, 'memory', 'memories') : '',
     s.historyOf.length ? `the history of ${plural(s.historyOf.length, 'memory', 'memories')}` : '',
   ].filter(Boolean);
   const store = s.store === 'project' ? 'The project store' : 'The global store';
-  const head = `${store}: ${redact ? 'redacted' : 'found'} ${plural(found(s), 'secret')} (${kinds}) in ${where.join(' and ') || 'records outside the memories'}.`;
+  const head = `${store}: ${redact ? 'redacted' : 'found'} ${plural(found(report), 'secret')} (${kinds}) in ${where.join(' and ') || 'records outside the memories'}.`;
   const ids = [...new Set([...s.memoryIds, ...s.historyOf])];
   const named =
     withIds && ids.length

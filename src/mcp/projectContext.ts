@@ -47,27 +47,14 @@ export async function projectContext(engine: EngineClient, maxTokens = DEFAULT_C
   const seen = new Set<string>();
   const body: string[] = [];
   let used = 0;
-  for (const line of reminderLines(reminders, new Date()).map(clean)) {
-    const header = '### Reminders (due within a day) and recent schedule runs';
-    const cost = line.length + 1 + (body.length ? 0 : header.length + 1);
-    if (used + cost > budget) break;
-    if (!body.length) body.push(header);
-    body.push(line);
-    used += cost;
-  }
+  const reminderSection = reminderLines(reminders, new Date()).map(clean);
+  used += addWithin(body, '### Reminders (due within a day) and recent schedule runs', reminderSection, budget - used).chars;
   for (const [title, items] of sections) {
-    const lines = items
-      .filter((m) => !seen.has(m.id))
-      .map((m) => ({ id: m.id, line: `- ${m.id} [${m.type}] ${clean(m.title)}: ${clean(m.preview)}` }));
-    const header = `### ${title}`;
-    for (const { id, line } of lines) {
-      const cost = line.length + 1 + (body.includes(header) ? 0 : header.length + 1);
-      if (used + cost > budget) break;
-      if (!body.includes(header)) body.push(header);
-      body.push(line);
-      seen.add(id);
-      used += cost;
-    }
+    const fresh = items.filter((m) => !seen.has(m.id));
+    const lines = fresh.map((m) => `- ${m.id} [${m.type}] ${clean(m.title)}: ${clean(m.preview)}`);
+    const added = addWithin(body, `### ${title}`, lines, budget - used);
+    for (const m of fresh.slice(0, added.lines)) seen.add(m.id);
+    used += added.chars;
   }
   if (!body.length) body.push('(no memories yet: store_memory saves what is worth remembering)');
   body.push(...fitted(await lastSessionLines(engine), budget - used - 3));
@@ -92,4 +79,19 @@ async function lastSessionLines(engine: EngineClient): Promise<string[]> {
 /** One line, without any variant of the recall markers (stored text can never close the block early). */
 function clean(text: string): string {
   return neutraliseMarkers(text).replace(/\s+/g, ' ').trim();
+}
+
+/** Adds `lines` under `header` (once) while they fit in `room` characters: how many lines and characters it took. */
+function addWithin(body: string[], header: string, lines: string[], room: number): { lines: number; chars: number } {
+  let chars = 0;
+  let taken = 0;
+  for (const line of lines) {
+    const cost = line.length + 1 + (body.includes(header) ? 0 : header.length + 1);
+    if (chars + cost > room) break;
+    if (!body.includes(header)) body.push(header);
+    body.push(line);
+    chars += cost;
+    taken++;
+  }
+  return { lines: taken, chars };
 }

@@ -151,7 +151,7 @@ export function registerSessionTools(server: McpServer, engine: EngineClient, k:
       title: 'Read or write the scratchpad',
       description:
         `Your working memory for this session: short open items (next steps, things to check). Call it with no items to read it; with items to ` +
-        `replace the whole list (at most ${SCRATCHPAD_MAX_ITEMS} items of at most ${SCRATCHPAD_MAX_ITEM_CHARS} characters); with an empty list to clear it. ` +
+        `replace the whole list (at most ${plural(SCRATCHPAD_MAX_ITEMS, 'item')} of at most ${plural(SCRATCHPAD_MAX_ITEM_CHARS, 'character')}); with an empty list to clear it. ` +
         'The next session is shown the open items.',
       annotations: out.REPLACES,
       outputSchema: out.scratchpadOutput,

@@ -10,13 +10,6 @@ import { CORE_LAYERS } from '../../src/core/layers';
 const root = path.resolve(__dirname, '../..');
 const core = path.join(root, 'src/core');
 
-/**
- * Known exception while task "engine" merges it into the store runtime: the write path composes
- * consolidation (a higher layer) from inside memory/. Listed only while the file exists.
- */
-const WRITE_PATH = 'memory/writePath.ts';
-const KNOWN_EXCEPTIONS = fs.existsSync(path.join(core, WRITE_PATH)) ? new Set([WRITE_PATH]) : new Set<string>();
-
 type Graph = Map<string, string[]>;
 
 function listFiles(dir: string, out: string[] = []): string[] {
@@ -76,7 +69,7 @@ function layerViolations(g: Graph, layers: readonly (readonly string[])[]): stri
         continue;
       }
       const tf = folderOf(to);
-      if (tf === ff || KNOWN_EXCEPTIONS.has(from)) continue;
+      if (tf === ff) continue;
       if (!((rank.get(tf) ?? Infinity) < (rank.get(ff) ?? -Infinity))) out.push(`${from} -> ${to}`);
     }
   }

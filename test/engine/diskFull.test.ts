@@ -16,19 +16,12 @@ import type { EngineEvent } from '../../src/engine/protocol';
 import { FaultFs } from '../fixtures/faultFs';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
+import { until } from '../helpers/until';
 
 /** A hash embedder of `dim` dimensions: each dimension is its own embedding space. */
 const hashOf =
   (dim: number): ChooseEmbedder =>
   async () => ({ embedder: new HashEmbedder({ dimension: dim }), provider: 'hash', reason: `hash ${dim}-d`, degraded: false });
-
-async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const NOTES = [
   'Billing runs on the first of the month and retries failed cards twice.',
@@ -69,15 +62,15 @@ test('the engine opens on a full disk: reads and searches work, a write says the
     assert.equal(engine.diagnostics.stats().project.health.state, 'disk_full');
 
     ffs.clear(); // space is back
-    await until(() => engine.diagnostics.stats().project.health.state === 'ok', 40_000, 'writes to resume');
+    await until('writes to resume', () => engine.diagnostics.stats().project.health.state === 'ok', { timeoutMs: 40_000 });
     assert.equal((await engine.memories.create({ content: 'Releases are tagged from the main branch only.' })).status, 'created');
     // The deferred queue ran: the memories get vectors in the new space in the background.
     await until(
-      () => events.some((e) => e.type === 'warning' && /3 memories have no vector from .* yet/.test(e.message)),
-      20_000,
       'the deferred vector queue',
+      () => events.some((e) => e.type === 'warning' && /3 memories have no vector from .* yet/.test(e.message)),
+      { timeoutMs: 20_000 },
     );
-    await until(() => engine.diagnostics.stats().project.pendingEmbeddings === 0, 20_000, 'the vectors of the new space');
+    await until('the vectors of the new space', () => engine.diagnostics.stats().project.pendingEmbeddings === 0, { timeoutMs: 20_000 });
   } finally {
     await engine.close();
   }
@@ -136,9 +129,9 @@ test('a real full disk (8 MB tmpfs): the engine opens, reads and searches, refus
         (e: unknown) => e instanceof UserFacingError && e.code === 'disk_full',
       );
       fs.rmSync(filler);
-      await until(() => engine.diagnostics.stats().project.health.state === 'ok', 40_000, 'writes to resume');
+      await until('writes to resume', () => engine.diagnostics.stats().project.health.state === 'ok', { timeoutMs: 40_000 });
       assert.equal((await engine.memories.create({ content: 'Releases are tagged from the main branch only.' })).status, 'created');
-      await until(() => engine.diagnostics.stats().project.pendingEmbeddings === 0, 20_000, 'the vectors of the new space');
+      await until('the vectors of the new space', () => engine.diagnostics.stats().project.pendingEmbeddings === 0, { timeoutMs: 20_000 });
     } finally {
       await engine.close();
     }

@@ -14,6 +14,7 @@ import type { EngineClient } from '../../src/engine/client';
 import type { EngineInit } from '../../src/engine/protocol';
 import { Store } from '../../src/core/store/store';
 import { documentProgress } from '../../src/engine/pipelineControl';
+import { until } from '../helpers/until';
 
 const MODEL = 'qwen3:4b';
 const fakes: FakeOllama[] = [];
@@ -31,18 +32,6 @@ async function start(init: Partial<EngineInit> & { settings?: Record<string, unk
   clients.push(client);
   await client.start();
   return { client, dirs };
-}
-
-/** Polls until `check` holds; fails with the last value after `limitMs` (a deadline, not a timing assertion). */
-async function until<T>(read: () => Promise<T>, check: (v: T) => boolean, what: string, limitMs = 20_000): Promise<T> {
-  const end = Date.now() + limitMs;
-  let v = await read();
-  while (!check(v)) {
-    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    v = await read();
-  }
-  return v;
 }
 
 async function fullModeEngine(extra: Partial<EngineInit> = {}) {
@@ -90,11 +79,9 @@ test('pause holds the jobs; resume runs them; full-mode proposals wait for revie
   );
   const resumed = await client.request('pipeline.resume', {});
   assert.equal(resumed.paused, false);
-  st = await until(
-    () => client.request('pipeline.status', {}),
-    (s) => (s.jobs.completed ?? 0) === 3,
-    'three extraction jobs completed',
-  );
+  st = await until('three extraction jobs completed', () => client.request('pipeline.status', {}), {
+    check: (s) => (s.jobs.completed ?? 0) === 3,
+  });
   assert.equal(st.pendingReviews, 2);
 
   const reviews = await client.request('reviews.list', {});
@@ -149,7 +136,7 @@ test('pause holds the jobs; resume runs them; full-mode proposals wait for revie
   assert.equal((await client.request('pipeline.status', {})).paused, true);
 });
 
-test('setMode writes the seed-000 flags; bad modes are refused; diagnostics report health and the LLM', async () => {
+test('setMode writes the pipeline mode flags; bad modes are refused; diagnostics report health and the LLM', async () => {
   const fake = await FakeOllama.start({ models: [MODEL] });
   fakes.push(fake);
   const { client } = await start({ settings: { 'memory.pipelineV2.ollamaUrl': fake.url } });
@@ -298,11 +285,9 @@ test('a config reload that changes the Ollama URL reaches the running pipeline (
   });
   fake.enqueue('generate', { reply: extraction([]) });
   await client.request('memory.create', { content: 'The release train leaves every second Thursday at noon.' });
-  const st = await until(
-    () => client.request('pipeline.status', {}),
-    (s) => (s.jobs.completed ?? 0) === 1,
-    'the job completed against the new URL',
-  );
+  const st = await until('the job completed against the new URL', () => client.request('pipeline.status', {}), {
+    check: (s) => (s.jobs.completed ?? 0) === 1,
+  });
   assert.equal(st.jobs.pending ?? 0, 0);
   assert.equal(fake.count('generate'), 1);
 });

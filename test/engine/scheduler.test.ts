@@ -12,6 +12,7 @@ import { TaskDriver } from '../../src/engine/scheduler';
 import type { EngineEvent } from '../../src/engine/protocol';
 import { FakeOllama } from '../helpers/fakeOllama';
 import { engineDirs } from './harness';
+import { until } from '../helpers/until';
 
 test('expiry sweep of both stores every memory.cleanup_interval, snapshot tick, new interval after a reload', async (t) => {
   mock.timers.enable({ apis: ['setInterval'] });
@@ -259,12 +260,6 @@ class ScriptedTask implements BackgroundTask {
   }
 }
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 15_000; // generous: the machine may be busy
-  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(cond(), what);
-}
-
 test('TaskDriver: a step when due, none while idle, a wake re-arms, never two steps of a task at once, errors reported', async () => {
   const task = new ScriptedTask(50);
   const errors: string[] = [];
@@ -274,23 +269,23 @@ test('TaskDriver: a step when due, none while idle, a wake re-arms, never two st
   assert.equal(task.steps, 0, 'nothing due: no step');
   task.due = 0;
   task.wake.fire();
-  await until(() => task.steps === 1, 'a wake with work due runs a step');
+  await until('a wake with work due runs a step', () => task.steps === 1, { timeoutMs: 15_000, intervalMs: 10 });
   task.due = 0;
   task.wake.fire(); // during the step: waits for it
   task.wake.fire();
-  await until(() => task.steps === 2, 'the work that came during the step runs after it');
+  await until('the work that came during the step runs after it', () => task.steps === 2, { timeoutMs: 15_000, intervalMs: 10 });
   assert.equal(task.maxRunning, 1, 'never two steps at once');
   // Step 2 must end before the next work is set: set during it, the work (and failNext) would be
   // taken by step 2 or by a step the driver re-arms after it, and the test would race the driver.
-  await until(() => task.ended === 2, 'the second step ends');
+  await until('the second step ends', () => task.ended === 2, { timeoutMs: 15_000, intervalMs: 10 });
   task.failNext = true;
   task.due = 0;
   task.wake.fire();
-  await until(() => errors.length === 1, 'the failing step is reported');
+  await until('the failing step is reported', () => errors.length === 1, { timeoutMs: 15_000, intervalMs: 10 });
   assert.deepEqual(errors, ['scripted: step broke']);
   task.due = 0;
   task.wake.fire();
-  await until(() => task.steps === 4, 'the task is driven on after a failure');
+  await until('the task is driven on after a failure', () => task.steps === 4, { timeoutMs: 15_000, intervalMs: 10 });
   task.due = 0;
   task.wake.fire();
   await driver.stop();

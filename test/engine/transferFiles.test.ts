@@ -53,9 +53,9 @@ test('engine export: through a symbolic link to its target, private files, FIFOs
     const fresh = path.join(dir, 'fresh.json');
     await c.request('export', { path: fresh });
     assert.equal(mode(fresh), 0o600, 'the older JSON format is private too');
-    const started = Date.now();
+    // Refused without opening it: opening a FIFO with no reader would wait for ever (no reader
+    // comes), so an answer at all shows it did not wait for one.
     await assert.rejects(c.request('export', { path: fifo }), invalid(/pipe\.jsonl: it is a FIFO, not a file/));
-    assert.ok(Date.now() - started < 5000, 'refused at once, without waiting for a reader');
     assert.ok(fs.lstatSync(fifo).isFIFO(), 'the FIFO is left alone');
     await assert.rejects(c.request('export', { path: other }), invalid(/is a folder: give a file name/));
     assert.equal((await c.request('stats', {})).project.memories, 1, 'the engine still answers');
@@ -75,9 +75,8 @@ test('engine import: a folder, a FIFO, a binary file, UTF-16 and Latin-1 are ref
   for (const [name, bytes] of Object.entries(files)) fs.writeFileSync(path.join(dir, `${name}.jsonl`), bytes);
   await withEngine(async (c) => {
     await assert.rejects(c.request('import', { path: dir }), invalid(/is a folder: give a \.jsonl or \.json file/));
-    const started = Date.now();
+    // Refused without opening it: no writer ever comes, so an answer at all shows it did not wait for one.
     await assert.rejects(c.request('import', { path: fifo }), invalid(/is a FIFO, not a file/));
-    assert.ok(Date.now() - started < 5000, 'refused at once, without waiting for a writer');
     await assert.rejects(c.request('import', { path: path.join(dir, 'binary.jsonl') }), invalid(/is not a text file/));
     await assert.rejects(c.request('import', { path: path.join(dir, 'utf16.jsonl') }), invalid(/is UTF-16 text: save it as UTF-8/));
     await assert.rejects(c.request('import', { path: path.join(dir, 'latin1.jsonl') }), invalid(/is not UTF-8 text/));

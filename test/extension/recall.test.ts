@@ -115,14 +115,13 @@ test('recallContext and recallBlock: a marker variant in a title or text can nev
   }
 });
 
-test('neutraliseMarkers: markers nested deeper than its removal passes are defused in bounded time', () => {
+// How long this takes is measured by bench/hostile.bench.ts (nested_markers_2000_ms).
+test('neutraliseMarkers: markers nested deeper than its removal passes are defused', () => {
   let nested = 'recall>';
   for (let i = 0; i < 2000; i++) nested = `</agent-memory-${nested}recall>`;
-  const started = performance.now();
   const clean = neutraliseMarkers(`Real text. ${nested} More text.`);
   assert.ok(!hasRecallMarker(clean), 'nothing left that reads as a marker');
   assert.ok(clean.startsWith('Real text. ') && clean.endsWith(' More text.'));
-  assert.ok(performance.now() - started < 2000, `took ${Math.round(performance.now() - started)} ms`);
 });
 
 test('recallAnswer: each "Open" is a link to its memory, by position in the text', () => {

@@ -46,12 +46,14 @@ export function installClient(name: ClientName): { bin: string } | { skip: strin
 /**
  * Bundles the CLI and the engine worker (as `npm run build` does) into
  * `<extensions>/agent-memory.agent-memory-0.1.0/dist/` with the assets they read, and returns
- * the path of its cli.js. The folder is under the repository so `@energetic-ai/*`, external in
- * the bundle as in the VSIX, resolves from its node_modules.
+ * the path of its cli.js. The folder is under the repository so the packages external in the
+ * bundle as in the VSIX (`@energetic-ai/*`, `@napi-rs/keyring`) resolve from its node_modules.
  */
 export async function buildExtension(extensions: string): Promise<string> {
   const dist = path.join(extensions, 'agent-memory.agent-memory-0.1.0', 'dist');
   const esbuild = await import('esbuild');
+  // The same externals as the VSIX's bundle (esbuild.mjs): the embedders' packages and the keychain binding.
+  const { NODE_EXTERNALS } = (await import(path.join(ROOT, 'scripts/vsix-runtime-deps.mjs'))) as { NODE_EXTERNALS: string[] };
   await esbuild.build({
     entryPoints: { cli: path.join(ROOT, 'src/cli/main.ts'), engine: path.join(ROOT, 'src/engine/worker.ts') },
     outdir: dist,
@@ -59,7 +61,7 @@ export async function buildExtension(extensions: string): Promise<string> {
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    external: ['vscode', '@energetic-ai/*'],
+    external: NODE_EXTERNALS,
     logLevel: 'silent',
   });
   fs.cpSync(path.join(ROOT, 'node_modules/sql.js/dist/sql-wasm.wasm'), path.join(dist, 'sql-wasm.wasm'));

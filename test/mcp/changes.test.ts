@@ -5,28 +5,14 @@
 // and a subscription to a resource that does not exist is a clear error.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ChangePage } from '../../src/engine/protocol';
-import { tmpDir } from '../helpers/tmp';
-import { fakeClone } from '../helpers/clones';
-import { CLI_TS, ROOT } from '../helpers/cliProcess';
+import { mcpProject } from '../helpers/mcpClient';
 import { resultData, textOf } from '../helpers/mcpOutput';
 
 test('a subscription is told of each change; memory_changes_since pages the feed after a cursor', { timeout: 180_000 }, async () => {
-  const root = tmpDir('am-mcp-changes-');
-  const ws = fakeClone(root, 'repo');
-  fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', 'tsx', CLI_TS, 'mcp', '--workspace', ws],
-    cwd: ROOT,
-    env: { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: path.join(root, 'home') },
-    stderr: 'pipe',
-  });
+  const { transport } = mcpProject('am-mcp-changes-');
   const client = new Client({ name: 'changes-agent', version: '1.0.0' });
   const updated: string[] = [];
   let told: () => void = () => undefined;

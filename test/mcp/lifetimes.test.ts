@@ -4,26 +4,12 @@
 // to an agent, which counts as one access (once an hour).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { tmpDir } from '../helpers/tmp';
-import { fakeClone } from '../helpers/clones';
-import { CLI_TS, ROOT } from '../helpers/cliProcess';
+import { mcpProject } from '../helpers/mcpClient';
 import { resultData, textOf } from '../helpers/mcpOutput';
 
 test('MCP store_memory: permanent unless automatic or ttl_seconds; recall_memories counts as an access', { timeout: 180_000 }, async () => {
-  const root = tmpDir('am-mcp-life-');
-  const ws = fakeClone(root, 'repo');
-  fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', 'tsx', CLI_TS, 'mcp', '--workspace', ws],
-    cwd: ROOT,
-    env: { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: path.join(root, 'home') },
-    stderr: 'pipe',
-  });
+  const { transport } = mcpProject('am-mcp-life-');
   const client = new Client({ name: 'agent-memory-test', version: '1.0.0' });
   await client.connect(transport);
   const store = async (args: Record<string, unknown>) =>

@@ -5,14 +5,9 @@
 // to the client that made it, the reminders in the project context, pause and delete.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { tmpDir } from '../helpers/tmp';
-import { fakeClone } from '../helpers/clones';
-import { CLI_TS, ROOT } from '../helpers/cliProcess';
+import { mcpProject } from '../helpers/mcpClient';
 import { resultData, textOf } from '../helpers/mcpOutput';
 
 interface ScheduleData {
@@ -45,16 +40,7 @@ test(
   'an agent schedules a reminder through agent-memory mcp: it runs once, is told back, and shows in the project context',
   { timeout: 180_000 },
   async () => {
-    const root = tmpDir('am-mcp-sched-');
-    const ws = fakeClone(root, 'repo');
-    fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', 'tsx', CLI_TS, 'mcp', '--workspace', ws],
-      cwd: ROOT,
-      env: { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: path.join(root, 'home') },
-      stderr: 'pipe',
-    });
+    const { transport } = mcpProject('am-mcp-sched-');
     const client = new Client({ name: 'sched-agent', version: '1.0.0' });
     const told: string[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {

@@ -5,27 +5,13 @@
 // get return the redacted text only; nothing the server prints on stderr holds a secret.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { tmpDir } from '../helpers/tmp';
-import { fakeClone } from '../helpers/clones';
-import { CLI_TS, ROOT } from '../helpers/cliProcess';
+import { mcpProject } from '../helpers/mcpClient';
 import { resultData, textOf } from '../helpers/mcpOutput';
 import { FIVE, FIVE_NEEDLES, FIVE_TEXTS } from '../helpers/fakeSecrets';
 
 test('MCP: store_memory and update_memory redact keys in any argument and say so; recall returns none', { timeout: 180_000 }, async () => {
-  const root = tmpDir('am-mcp-secrets-');
-  const ws = fakeClone(root, 'repo');
-  fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', 'tsx', CLI_TS, 'mcp', '--workspace', ws],
-    cwd: ROOT,
-    env: { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: path.join(root, 'home') },
-    stderr: 'pipe',
-  });
+  const { transport } = mcpProject('am-mcp-secrets-');
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   const client = new Client({ name: 'agent-memory-test', version: '1.0.0' });

@@ -3,14 +3,9 @@
 // and their schemas, store → recall (marked as data) → update → delete, the project briefing.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { RECALL_CLOSE, RECALL_OPEN } from '../../src/extension/recall';
-import { tmpDir } from '../helpers/tmp';
-import { fakeClone } from '../helpers/clones';
-import { CLI_TS, ROOT } from '../helpers/cliProcess';
+import { mcpProject } from '../helpers/mcpClient';
 import { resultData, textOf } from '../helpers/mcpOutput';
 
 const TOOLS = [
@@ -47,16 +42,7 @@ test(
   'the MCP SDK client lists the tools, stores, recalls, updates and deletes through agent-memory mcp',
   { timeout: 180_000 },
   async () => {
-    const root = tmpDir('am-mcp-');
-    const ws = fakeClone(root, 'repo');
-    fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', 'tsx', CLI_TS, 'mcp', '--workspace', ws],
-      cwd: ROOT,
-      env: { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: path.join(root, 'home') },
-      stderr: 'pipe',
-    });
+    const { transport } = mcpProject('am-mcp-');
     const client = new Client({ name: 'agent-memory-test', version: '1.0.0' });
     await client.connect(transport);
     try {

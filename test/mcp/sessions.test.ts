@@ -5,30 +5,16 @@
 // that carries the last session's summary and open scratchpad items — all marked as data.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { RECALL_CLOSE, RECALL_OPEN } from '../../src/extension/recall';
-import { tmpDir } from '../helpers/tmp';
-import { fakeClone } from '../helpers/clones';
-import { CLI_TS, ROOT } from '../helpers/cliProcess';
+import { mcpProject } from '../helpers/mcpClient';
 import { textOf } from '../helpers/mcpOutput';
 
 test(
   'sessions through the MCP SDK client: log, search, recall, summary CAS, scratchpad, notes, briefing',
   { timeout: 180_000 },
   async () => {
-    const root = tmpDir('am-mcp-sessions-');
-    const ws = fakeClone(root, 'repo');
-    fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', 'tsx', CLI_TS, 'mcp', '--workspace', ws],
-      cwd: ROOT,
-      env: { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: path.join(root, 'home') },
-      stderr: 'pipe',
-    });
+    const { transport } = mcpProject('am-mcp-sessions-');
     const client = new Client({ name: 'agent-memory-test', version: '1.0.0' });
     await client.connect(transport);
     const call = async (name: string, args: Record<string, unknown>) => {

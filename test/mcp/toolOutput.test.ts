@@ -6,17 +6,12 @@
 // no variant of the markers stored in a memory survives in any tool's output.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { RECALL_CLOSE, RECALL_OPEN, recallMarkers } from '../../src/extension/recall';
 import { MEMORY_SCOPES, MEMORY_TYPES } from '../../src/core/memory/types';
 import { SUGGESTION_STATUSES } from '../../src/core/consolidation/records';
 import { NOTIFICATION_POLICIES, PATCH_STATUSES, SCHEDULE_STATUSES } from '../../src/core/schedules/types';
-import { tmpDir } from '../helpers/tmp';
-import { fakeClone } from '../helpers/clones';
-import { CLI_TS, ROOT } from '../helpers/cliProcess';
+import { mcpProject } from '../helpers/mcpClient';
 import { BACKUP, BACKUP_14 } from '../fixtures/closeDuplicates';
 import { MARKER_VARIANTS } from '../fixtures/recallMarkers';
 import { dataOf, textOf } from '../helpers/mcpOutput';
@@ -40,16 +35,7 @@ const ENGINE_LISTS: Record<string, readonly string[]> = {
 const AGENT = 'agent-memory-test';
 
 test('MCP tool output: enums, merge wording, the agent as actor, memory text only inside the markers', { timeout: 240_000 }, async () => {
-  const root = tmpDir('am-mcp-out-');
-  const ws = fakeClone(root, 'repo');
-  fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', 'tsx', CLI_TS, 'mcp', '--workspace', ws],
-    cwd: ROOT,
-    env: { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: path.join(root, 'home') },
-    stderr: 'pipe',
-  });
+  const { transport } = mcpProject('am-mcp-out-');
   const client = new Client({ name: AGENT, version: '1.0.0' });
   await client.connect(transport);
   const call = async (name: string, args: Record<string, unknown>) => {

@@ -1,15 +1,9 @@
 /** The change feed's shapes (docs/changes.md): one event per change of a memory, no memory text. */
 
-/** Every kind of change the feed records, as webhooks and the feed name it. */
-export const CHANGE_TYPES = [
-  'memory.created',
-  'memory.updated',
-  'memory.deleted',
-  'memory.merged',
-  'memory.expired',
-  'memory.restored',
-  'memory.promoted',
-] as const;
+import { CHANGE_TYPES } from '../config/changeTypes';
+
+/** Every kind of change the feed records, as webhooks and the feed name it (one list: the configuration checks webhooks against it). */
+export { CHANGE_TYPES };
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 
 /** What a receiver is sent by "Send test event": not a change, never in the feed. */

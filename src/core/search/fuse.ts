@@ -117,7 +117,7 @@ export function fuse(
 /**
  * One fused candidate, every field written in the same order: `{ ...c, … }` per candidate (and
  * again per boost) copied through V8's generic spread path and left objects of several shapes;
- * at 100k memories the spreads of a search allocated ≈ 290 KB (young-generation GC time).
+ * the spreads cost young-generation GC time (bench/RESULTS-design-notes.md).
  */
 function fused(c: Candidate, textScore: number, vectorScore: number, hybridScore: number, dateBoost: number): Fused {
   return {

@@ -54,7 +54,7 @@ export const HYDRATE_COLUMNS =
  * HYDRATE_COLUMNS with content cut to what rowToSummary's preview reads: PREVIEW_CHARS units and
  * the grapheme lookahead past the cut. That many code points are at least as many UTF-16 units,
  * so the preview (and whether it is cut) is the same.
- * Copying whole contents out of sql.js was ≈ 150 KB of garbage per search at 100k. A test checks
+ * Copying whole contents out of sql.js made garbage on every search (bench/RESULTS-design-notes.md). A test checks
  * the summaries are equal (long, short, astral and boundary-length contents).
  */
 export const SUMMARY_COLUMNS = HYDRATE_COLUMNS.replace(
@@ -82,8 +82,8 @@ interface Ranked extends Candidate {
 
 /*
  * Candidates and ranked entries are built field by field, always in the same order (one object
- * shape each), not with `{ ...c, … }`: the spreads were a good part of the ≈ 1.5 MB a search
- * allocated at 100k memories, i.e. of the young-generation GCs that land in p50 and p99.
+ * shape each), not with `{ ...c, … }`: the spreads were a good part of what a search allocated,
+ * i.e. of the young-generation GCs that land in p50 and p99 (bench/RESULTS-design-notes.md).
  */
 function keywordCandidate(h: TextHit): Candidate {
   return { rid: h.rid, id: h.id, createdAt: h.createdAt, bm25: h.bm25, similarity: undefined, keywordHit: true, vectorHit: false };

@@ -10,7 +10,7 @@ type IndexWithVectors = VectorIndex & { getVector(label: number): Float32Array |
 export class IndexVectorSearcher implements VectorSearcher {
   /**
    * `vectorOf`: where `similarities` reads stored vectors (default the index's getVector).
-   * HnswIndex.getVector copies through embind (~0.1–0.3 ms per vector), so callers scoring many
+   * HnswIndex.getVector copies through embind (slow per vector: bench/RESULTS-design-notes.md), so callers scoring many
    * keyword-only candidates against an HNSW index pass a faster source.
    */
   constructor(

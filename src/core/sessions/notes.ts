@@ -24,6 +24,7 @@ import {
 } from './limits';
 import { checkNotForgotten, checkSessionId, lastSequence, readState, upsertSession, writeState } from './state';
 import type { NoteInput, NoteResult } from './types';
+import { plural } from '../text/plural';
 
 export interface NoteDeps {
   store: Store;
@@ -57,7 +58,8 @@ export function noteTags(tags: unknown): string[] {
       throw new ValidationError(`tags[${i}]`, `is longer than ${NOTE_MAX_TAG_CHARS} characters, the limit per tag`);
     if (!out.includes(tag)) out.push(tag);
   });
-  if (out.length > NOTE_MAX_TAGS) throw new ValidationError('tags', `${out.length} tags is over the limit of ${NOTE_MAX_TAGS} per note`);
+  if (out.length > NOTE_MAX_TAGS)
+    throw new ValidationError('tags', `${plural(out.length, 'tag')} are more than the ${NOTE_MAX_TAGS} a note may have`);
   return out;
 }
 

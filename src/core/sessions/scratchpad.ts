@@ -19,6 +19,7 @@ import {
   writeState,
 } from './state';
 import type { ScratchpadState } from './types';
+import { plural } from '../text/plural';
 
 /** The scratchpad, or null when the session has none (or is unknown). */
 export function readScratchpad(store: Store, sessionIdIn: string): ScratchpadState | null {
@@ -32,7 +33,7 @@ export function checkScratchpadItems(items: unknown): string[] {
   if (items.length > SCRATCHPAD_MAX_ITEMS)
     throw new ValidationError(
       'items',
-      `${items.length} items is over the limit of ${SCRATCHPAD_MAX_ITEMS} per scratchpad; keep the ones that matter`,
+      `${plural(items.length, 'item')} are more than the ${SCRATCHPAD_MAX_ITEMS} a scratchpad may hold; keep the ones that matter`,
     );
   return items.map((item, i) => {
     if (typeof item !== 'string') throw new ValidationError(`items[${i}]`, `must be a string, got ${shownValue(item)}`);

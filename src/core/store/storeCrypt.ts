@@ -120,7 +120,16 @@ function moveIfThere(from: string, to: string): void {
 /** Moves a committed switch's files into place; every step can run again after a kill. */
 export function finishRekey(dir: string): void {
   const ready = path.join(dir, REKEY_READY);
-  const m = JSON.parse(fs.readFileSync(path.join(ready, MANIFEST), 'utf8')) as Manifest;
+  const manifest = path.join(ready, MANIFEST);
+  if (!fs.existsSync(manifest)) {
+    // The manifest is written before the commit (the rename to `ready`) and only the last step
+    // below removes it: a kill while `ready` was being removed left the rest of the folder, after
+    // every file had been moved. The switch is done; only the leftover goes.
+    fs.rmSync(ready, { recursive: true, force: true });
+    fsyncDir(dir);
+    return;
+  }
+  const m = JSON.parse(fs.readFileSync(manifest, 'utf8')) as Manifest;
   const logDir = path.join(dir, 'log');
   fs.mkdirSync(logDir, { recursive: true });
   for (const seg of OpLog.list(dir)) if (path.basename(seg.file) !== m.segment) fs.rmSync(seg.file, { force: true });

@@ -75,28 +75,20 @@ function indexHeader(index: HnswIndex, watermark: number, payloadBytes: number, 
   return header;
 }
 
-/** The sealed form: the plain file's bytes built in memory, sealed, then written like the plain one. */
-async function saveSealed(
-  file: string,
-  index: HnswIndex,
-  watermark: number,
-  cipher: FileCipher,
-  opts: SaveIndexOptions,
-): Promise<IndexFileInfo> {
-  const payload = index.serialize();
-  const plain = Buffer.concat([indexHeader(index, watermark, payload.length, crc32(payload)), payload]);
-  const sealed = cipher.sealFile('vector-index', plain);
+/**
+ * Writes a new file at `file` atomically and durably: `write` fills a fresh temp file (synchronously,
+ * so its bytes match the moment of the call), which is fsynced, renamed over `file`, and the
+ * directory synced. The temp file is removed when anything fails.
+ */
+async function replaceFile<T>(file: string, opts: SaveIndexOptions, write: (fd: number) => T): Promise<T> {
   const dir = path.dirname(file);
   await fs.promises.mkdir(dir, { recursive: true });
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const fd = fs.openSync(tmp, 'wx+');
   let closed = false;
+  let result: T;
   try {
-    for (let done = 0; done < sealed.length;) {
-      const n = fs.writeSync(fd, sealed, done, sealed.length - done, done);
-      if (n <= 0) throw new Error('saveIndexFile: write made no progress');
-      done += n;
-    }
+    result = write(fd);
     await new Promise<void>((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(e) : resolve())));
     fs.closeSync(fd);
     closed = true;
@@ -108,6 +100,31 @@ async function saveSealed(
     throw err;
   }
   fsyncDir(dir);
+  return result;
+}
+
+/** Writes all of `bytes` at `position` of `fd`. */
+function putAll(fd: number, bytes: Uint8Array, position: number): void {
+  let done = 0;
+  while (done < bytes.length) {
+    const n = fs.writeSync(fd, bytes, done, bytes.length - done, position + done);
+    if (n <= 0) throw new Error('saveIndexFile: write made no progress');
+    done += n;
+  }
+}
+
+/** The sealed form: the plain file's bytes built in memory, sealed, then written like the plain one. */
+async function saveSealed(
+  file: string,
+  index: HnswIndex,
+  watermark: number,
+  cipher: FileCipher,
+  opts: SaveIndexOptions,
+): Promise<IndexFileInfo> {
+  const payload = index.serialize();
+  const plain = Buffer.concat([indexHeader(index, watermark, payload.length, crc32(payload)), payload]);
+  const sealed = cipher.sealFile('vector-index', plain);
+  await replaceFile(file, opts, (fd) => putAll(fd, sealed, 0));
   const info = { formatVersion: INDEX_FILE_VERSION, dim: index.dim, space: 'cosine' as const, count: index.size, watermark };
   return { ...info, payloadBytes: payload.length, fileBytes: sealed.length };
 }
@@ -126,52 +143,25 @@ export async function saveIndexFile(
   // Streamed: the index goes from hnswlib's heap to the file chunk by chunk (no copy of it in
   // memory; it was 2× its size before). All synchronous up to the fsync, so the bytes match
   // `meta.watermark` whatever the caller does next; the data then sits in the OS's cache.
-  const dir = path.dirname(file);
-  await fs.promises.mkdir(dir, { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const fd = fs.openSync(tmp, 'wx+');
-  let closed = false;
-  let payloadBytes: number;
-  let info: IndexFileInfo;
-  try {
+  return replaceFile(file, opts, (fd) => {
     let at = HEADER;
-    const put = (chunk: Uint8Array, position: number) => {
-      let done = 0;
-      while (done < chunk.length) {
-        const n = fs.writeSync(fd, chunk, done, chunk.length - done, position + done);
-        if (n <= 0) throw new Error('saveIndexFile: write made no progress');
-        done += n;
-      }
-    };
     const { envelope, length } = index.serializeTo((chunk) => {
-      put(chunk, at);
+      putAll(fd, chunk, at);
       at += chunk.length;
     });
     if (at !== HEADER + length) throw new Error(`saveIndexFile: wrote ${at - HEADER} of ${length} payload bytes`);
-    put(envelope, HEADER);
-    payloadBytes = length;
-    put(indexHeader(index, meta.watermark, payloadBytes, fileCrc(fd, HEADER, payloadBytes)), 0);
-    info = {
+    putAll(fd, envelope, HEADER);
+    putAll(fd, indexHeader(index, meta.watermark, length, fileCrc(fd, HEADER, length)), 0);
+    return {
       formatVersion: INDEX_FILE_VERSION,
       dim: index.dim,
-      space: 'cosine',
+      space: 'cosine' as const,
       count: index.size,
       watermark: meta.watermark,
-      payloadBytes,
-      fileBytes: HEADER + payloadBytes,
+      payloadBytes: length,
+      fileBytes: HEADER + length,
     };
-    await new Promise<void>((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(e) : resolve())));
-    fs.closeSync(fd);
-    closed = true;
-    await opts.beforeRename?.(tmp);
-    await fs.promises.rename(tmp, file);
-  } catch (err) {
-    if (!closed) fs.closeSync(fd);
-    await fs.promises.unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-  fsyncDir(dir);
-  return info;
+  });
 }
 
 /** CRC-32 of `length` bytes of the open file `fd` from `offset`, read in chunks. */

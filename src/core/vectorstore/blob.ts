@@ -5,8 +5,8 @@
  * - int8 (written now): `4 + dim` bytes = little-endian float32 scale, then `dim` int8 codes;
  *   component i is `code[i] * scale`, scale = max |v[i]| / 127. A quarter of float32, and small
  *   enough to stay on the b-tree page: `embeddings` is WITHOUT ROWID, so a row over ~1,000 bytes
- *   spills into an overflow page of its own (a 512-d float32 row took ≈ 4.3 KB of database, an
- *   int8 row ≈ 0.6 KB). Cosine error against the float32 original: see test/core/vectorstore/blob.test.ts.
+ *   spills into an overflow page of its own (sizes: bench/RESULTS-design-notes.md). Cosine error
+ *   against the float32 original: see test/core/vectorstore/blob.test.ts.
  * - float32 (rows of older versions): `dim * 4` bytes, little endian. Read, never written.
  *
  * The HNSW index keeps float32 copies of the DEQUANTIZED vectors (it is synced from this table),

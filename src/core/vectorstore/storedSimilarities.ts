@@ -3,9 +3,9 @@
  * per 1,000 rids from the `embeddings` table (the source of truth the index is a cache of); or of
  * session chunks, from `chunks_vec`, given their source (source.ts).
  *
- * Why not the index: HnswIndex.getVector copies each vector out of WASM through embind at
- * ~0.1–0.25 ms, and the hybrid search asks for ~60 keyword-only candidates per query (6–15 ms at
- * 100k memories). One read of the blobs costs a fraction of that and needs no second in-memory
+ * Why not the index: HnswIndex.getVector copies each vector out of WASM through embind, and the
+ * hybrid search asks for ~60 keyword-only candidates per query (the cost:
+ * bench/RESULTS-design-notes.md). One read of the blobs costs a fraction of that and needs no second in-memory
  * copy of every vector (100k × 512-d = 195 MB), which would break the RSS budget.
  *
  * Both blob formats are read (blob.ts; int8 codes are scored without dequantizing).

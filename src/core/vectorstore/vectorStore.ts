@@ -512,7 +512,7 @@ const READ_PAGE = 2048;
  * Capacity for an index of `count` vectors: +25 % (at least 1,024) of free slots. hnswlib
  * allocates them without writing them, so they cost address space, not memory; without them the
  * first new memory after an open or a rebuild made the index grow — a copy of all its vectors
- * inside the wasm heap, which never shrinks (+219 MB resident at 100k × 512-d).
+ * inside the wasm heap, which never shrinks (how much: bench/RESULTS-design-notes.md).
  */
 export function withHeadroom(count: number): number {
   return count + Math.max(1024, Math.ceil(count / 4));

@@ -236,7 +236,7 @@ export class StoreRuntime {
     this.webhookSender?.kick();
   }
 
-  /** What the engine's scheduler drives for this store: the embedding backfill, the pipeline's workers, webhook deliveries, the sessions' tasks. */
+  /** What the engine's scheduler drives for this store: backfill, pipeline workers, webhook deliveries, sessions' tasks. */
   backgroundTasks(): BackgroundTask[] {
     return [
       ...(this.backfill ? [this.backfill] : []),

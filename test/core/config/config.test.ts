@@ -101,7 +101,7 @@ describe('CONFIG_SCHEMA', () => {
     assert.deepEqual([...CONFIG_SECTIONS].sort(), ['embedding', 'memory', 'memory.pipelineV2', 'search', 'store', 'vector', 'webhooks']);
   });
 
-  test('memory.pipelineV2 matches seed 000 "Configuration Reference" exactly', () => {
+  test('memory.pipelineV2 matches docs/configuration.md exactly', () => {
     // [key, default, min, max] — copied from the seed, not from the schema.
     const seed: Array<[string, unknown, number?, number?]> = [
       ['enabled', false],
@@ -151,7 +151,7 @@ describe('CONFIG_SCHEMA', () => {
     assert.deepEqual([...mode.values], ['observe', 'execute']);
   });
 
-  test('seed 003 tunables, embedding, vector, store and retention defaults', () => {
+  test('smart-store tunables, embedding, vector, store and retention defaults', () => {
     const expected: Record<string, unknown> = {
       'memory.default_ttl': 86400,
       'memory.promote_access_count': 5,

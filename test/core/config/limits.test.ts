@@ -1,7 +1,8 @@
 /**
  * agent.yaml as untrusted input: generated hostile files (hundreds of thousands of unknown keys,
- * a 50 MB string, a megabyte-long key) load quickly with a clear, bounded list of issues.
- * Time bounds are generous (a busy machine); before the limits these took 60 s and more.
+ * a 50 MB string, a megabyte-long key) load with a clear, bounded list of issues. How long
+ * each takes is a time: `npm run bench -- --sections hostile` measures it (bench/hostile.bench.ts;
+ * before the limits these took 60 s and more). Here: what comes out, and the memory it costs.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,12 +13,6 @@ import { defaultConfig, loadConfigFile, loadProjectConfig, parseConfig } from '.
 import { capIssues, MAX_CONFIG_BYTES, MAX_REPORTED_ISSUES } from '../../../src/core/config/limits';
 import type { ConfigIssue } from '../../../src/core/config/types';
 import { readYamlEntries } from '../../../src/core/config/yamlSource';
-
-function timed<T>(fn: () => T): { value: T; ms: number } {
-  const t0 = performance.now();
-  const value = fn();
-  return { value, ms: performance.now() - t0 };
-}
 
 function unknownKeys(n: number): string {
   const lines = ['search:', '  vector_weight: 0.6'];
@@ -30,28 +25,24 @@ test('a 2.5 MB agent.yaml with 200,000 unknown keys is refused at once with a cl
   const text = unknownKeys(200_000);
   assert.ok(text.length > 2_500_000);
   fs.writeFileSync(path.join(dir, 'agent.yaml'), text);
-  const t0 = performance.now();
   const loaded = await loadProjectConfig(dir);
-  const ms = performance.now() - t0;
-  assert.ok(ms < 1000, `took ${ms} ms`);
   assert.equal(loaded.issues.length, 1);
   assert.equal(loaded.issues[0]!.severity, 'error');
   assert.match(loaded.issues[0]!.message, /is \d+ KiB; the limit is 256 KiB, so it is ignored and defaults are used/);
   assert.equal(loaded.issues[0]!.source, path.join(dir, 'agent.yaml'));
   assert.deepEqual(loaded.config, defaultConfig());
   // The same text handed to the parser directly is refused the same way.
-  const parsed = timed(() => parseConfig(text, 'agent.yaml'));
-  assert.ok(parsed.ms < 1000, `took ${parsed.ms} ms`);
-  assert.match(parsed.value.issues[0]!.message, /the limit is 256 KiB/);
+  const parsed = parseConfig(text, 'agent.yaml');
+  assert.equal(parsed.issues.length, 1, 'refused whole, not parsed key by key');
+  assert.match(parsed.issues[0]!.message, /the limit is 256 KiB/);
 });
 
-test('as many unknown keys as fit under the size limit load in seconds with the first 50 issues reported', () => {
+test('as many unknown keys as fit under the size limit load with the first 50 issues reported', () => {
   let n = 30_000;
   let text = unknownKeys(n);
   while (Buffer.byteLength(text) > MAX_CONFIG_BYTES) text = unknownKeys((n = Math.floor(n * 0.9)));
   assert.ok(n > 10_000, `${n} keys`);
-  const { value, ms } = timed(() => parseConfig(text, 'agent.yaml'));
-  assert.ok(ms < 5000, `took ${ms} ms for ${n} unknown keys`);
+  const value = parseConfig(text, 'agent.yaml');
   assert.equal(value.config.search.vector_weight, 0.6, 'the known key still applies');
   assert.equal(value.issues.length, MAX_REPORTED_ISSUES + 1);
   assert.match(value.issues[0]!.message, /unknown key zz_unknown_0 is ignored/);
@@ -70,12 +61,9 @@ test('a 50 MB string costs neither seconds nor gigabytes', async () => {
   const text = `search:\n  vector_weight: "${'x'.repeat(50 * 1024 * 1024)}"\n`;
   fs.writeFileSync(file, text);
   const rss0 = process.memoryUsage().rss;
-  const t0 = performance.now();
   const loaded = await loadConfigFile(file);
   const fromText = parseConfig(text, file);
-  const ms = performance.now() - t0;
   const grew = process.memoryUsage().rss - rss0;
-  assert.ok(ms < 2000, `took ${ms} ms`);
   assert.ok(grew < 200 * 1024 * 1024, `memory grew by ${Math.round(grew / 1e6)} MB`);
   for (const r of [loaded, fromText]) {
     assert.equal(r.issues.length, 1);
@@ -83,12 +71,11 @@ test('a 50 MB string costs neither seconds nor gigabytes', async () => {
   }
 });
 
-test('a long unknown key and a long value under the size limit are handled quickly and shown briefly', () => {
+test('a long unknown key and a long value under the size limit are handled and shown briefly', () => {
   const longKey = 'k'.repeat(200_000);
   // An explicit key (`? key`): YAML limits implicit keys to 1024 characters.
   const text = `? ${longKey}\n: 1\nsearch:\n  vector_weight: "${'y'.repeat(50_000)}"\n`;
-  const { value, ms } = timed(() => parseConfig(text));
-  assert.ok(ms < 2000, `took ${ms} ms`);
+  const value = parseConfig(text);
   const messages = value.issues.map((i) => i.message);
   assert.ok(messages.some((m) => m.startsWith('unknown key kkkk')));
   const bad = value.issues.find((i) => i.key === 'search.vector_weight');
@@ -126,8 +113,7 @@ const deepFiles: Array<[string, string]> = [
 for (const [label, text] of deepFiles) {
   test(`agent.yaml nested too deep (${label}) is refused before parsing, with a problem that says where`, () => {
     assert.ok(Buffer.byteLength(text) <= MAX_CONFIG_BYTES);
-    const { value, ms } = timed(() => parseConfig(text, 'agent.yaml'));
-    assert.ok(ms < 500, `took ${ms} ms`);
+    const value = parseConfig(text, 'agent.yaml');
     assert.equal(value.issues.length, 1, JSON.stringify(value.issues.map((i) => i.message.slice(0, 120))));
     const issue = value.issues[0]!;
     assert.equal(issue.severity, 'error');
@@ -174,8 +160,7 @@ test('aliases that would expand without end are a problem at their key, not a fa
         .fill(`*a${i - 1}`)
         .join(', ')}]`,
     );
-  const { value, ms } = timed(() => parseConfig(lines.join('\n'), 'agent.yaml'));
-  assert.ok(ms < 2000, `took ${ms} ms`);
+  const value = parseConfig(lines.join('\n'), 'agent.yaml');
   assert.equal(value.config.search.vector_weight, 0.6, 'the rest of the file still applies');
   const alias = value.issues.find((i) => /aliases/.test(i.message));
   assert.ok(alias, JSON.stringify(value.issues.map((i) => i.message.slice(0, 120))));

@@ -1,5 +1,5 @@
 /**
- * Seed 003 smart store: auto-merge at ≥ auto_merge_threshold with each strategy, suggestions in
+ * Smart store (docs/consolidation.md): auto-merge at ≥ auto_merge_threshold with each strategy, suggestions in
  * the 0.75–0.92 band, accept / reject, project isolation, embedding failure, dedup scanner.
  * Similarities are measured with the real (hash) embedder in each test and the band each pair
  * falls in is asserted first, so every test checks what it claims to.

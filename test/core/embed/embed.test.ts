@@ -20,6 +20,7 @@ import {
   type NetworkAttempt,
 } from '../../../src/core/embed';
 import { FakeOllama, closedPortUrl, fakeEmbedding } from '../../helpers/fakeOllama';
+import { failsAtDeadline, settlesAtDeadline } from '../../helpers/deadline';
 
 const norm = (v: Float32Array) => Math.sqrt(dot(v, v));
 
@@ -153,27 +154,26 @@ describe('UseLiteEmbedder (built-in model in a worker thread)', () => {
   after(() => use.dispose());
 
   test('loads in its own worker without blocking this thread', async (t) => {
-    let last = performance.now();
-    let maxGap = 0;
-    const tick = setInterval(() => {
-      const now = performance.now();
-      maxGap = Math.max(maxGap, now - last);
-      last = now;
-    }, 10);
+    // How long the caller's thread is held during the load is a time: bench/embed.bench.ts
+    // measures it (caller_max_gap_ms). Here: this thread's timers keep firing while the model
+    // loads, and the model library never enters this thread.
+    let ticksDuringLoad = 0;
+    const tick = setInterval(() => ticksDuringLoad++, 10);
+    let ticksAtLoad: number;
     try {
       const info = await use.load();
+      ticksAtLoad = ticksDuringLoad;
       t.diagnostic(
         `USE-lite load: ${Math.round(info.loadMs)} ms in the worker (${Math.round(info.wallMs)} ms wall), ` +
           `RSS ${Math.round(info.rss / 2 ** 20)} MiB (before: ${Math.round(rssBefore / 2 ** 20)} MiB), backend ${info.backend}`,
       );
       assert.equal(info.backend, 'wasm');
-      assert.ok(info.loadMs > 0 && info.loadMs < 30_000);
+      assert.ok(info.loadMs > 0, `load took ${info.loadMs} ms in the worker`);
       await use.embed(['a document to embed while the timer runs'], 'document');
     } finally {
       clearInterval(tick);
     }
-    t.diagnostic(`largest gap between 10 ms timer ticks on the caller's thread: ${Math.round(maxGap)} ms`);
-    assert.ok(maxGap < 250, `caller's thread blocked for ${Math.round(maxGap)} ms`);
+    assert.ok(ticksAtLoad >= 1, "no timer of the caller's thread fired while the model loaded");
     // The model library was never loaded into this thread.
     assert.ok(!Object.keys(require.cache).some((k) => k.includes('@energetic-ai')), '@energetic-ai loaded in the caller thread');
     assert.equal(await use.available(), true);
@@ -339,23 +339,29 @@ describe('OllamaEmbedder against the fake Ollama', () => {
     assert.match(err2.message, /HTTP 500.*llama runner process has terminated/);
   });
 
-  test('a hanging server → timeout error within the limit', async () => {
+  test('a hanging server → timeout error at the limit', async () => {
     const e = new OllamaEmbedder({ host: fake.url, timeoutMs: 300 });
     fake.enqueue('embed', { hang: true });
-    let t0 = performance.now();
-    let err = await rejection(e.embed(['a'], 'document'));
-    let ms = performance.now() - t0;
-    assert.equal(err.code, 'timeout');
+    const asked = fake.count('embed');
+    const err = await failsAtDeadline({
+      limitMs: 300,
+      start: () => e.embed(['a'], 'document'),
+      ready: () => fake.count('embed') > asked,
+    });
+    assert.ok(err instanceof EmbedderError && err.code === 'timeout', String(err));
     assert.match(err.message, /did not answer \/api\/embed within 300 ms/);
-    assert.ok(ms >= 250 && ms < 1500, `${ms} ms`);
+  });
 
-    // headers sent, body never finished: the limit covers reading the body too
+  test('headers sent, body never finished: the limit covers reading the body too', async () => {
+    const e = new OllamaEmbedder({ host: fake.url, timeoutMs: 300 });
     fake.enqueue('embed', { status: 200, contentType: 'application/json', body: '{"embeddings": [[0.1,', hangAfterHeaders: true });
-    t0 = performance.now();
-    err = await rejection(e.embed(['a'], 'document'));
-    ms = performance.now() - t0;
-    assert.equal(err.code, 'timeout');
-    assert.ok(ms < 1500, `${ms} ms`);
+    const asked = fake.count('embed');
+    const err = await failsAtDeadline({
+      limitMs: 300,
+      start: () => e.embed(['a'], 'document'),
+      ready: () => fake.count('embed') > asked,
+    });
+    assert.ok(err instanceof EmbedderError && err.code === 'timeout', String(err));
   });
 
   test('connection refused → "Ollama is not reachable at <host>"', async () => {
@@ -386,10 +392,10 @@ describe('OllamaEmbedder against the fake Ollama', () => {
     assert.equal(await new OllamaEmbedder({ host: fake.url }).available(), true);
     assert.equal(await new OllamaEmbedder({ host: fake.url, model: 'not-installed' }).available(), false);
     fake.enqueue('tags', { hang: true });
-    const t0 = performance.now();
-    assert.equal(await new OllamaEmbedder({ host: fake.url }).available(), false);
-    const ms = performance.now() - t0;
-    assert.ok(ms >= 2900 && ms < 4500, `${ms} ms`);
+    const asked = fake.count('tags');
+    const probe = new OllamaEmbedder({ host: fake.url });
+    const ended = await settlesAtDeadline({ limitMs: 3000, start: () => probe.available(), ready: () => fake.count('tags') > asked });
+    assert.deepEqual(ended, { value: false });
   });
 
   test('missing model: ensureModel pulls only when asked', async () => {

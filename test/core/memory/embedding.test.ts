@@ -23,14 +23,7 @@ import * as path from 'node:path';
 import { countMissing, dropEmbeddingSpace, reembedAll, recordedActiveSpace, type ReembedProgress } from '../../../src/core/memory/reembed';
 import type { MemoryRecord } from '../../../src/core/memory/types';
 import { driveTasks } from '../../helpers/driveTasks';
-
-async function waitFor(cond: () => boolean, what: string, limitMs = 15_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { until } from '../../helpers/until';
 
 test('embedding failure (HTTP 500, timeout, refused) still commits the memory as pending; the backfill makes it searchable once Ollama recovers', async () => {
   const fake = await FakeOllama.start();
@@ -107,7 +100,7 @@ test('the backfill, driven by the scheduler, retries with backoff until the prov
     fake.enqueue('embed', { status: 500, body: 'down' }, { status: 500, body: 'down' }, { status: 500, body: 'down' });
     backfill.start();
     driven = driveTasks([backfill]);
-    await waitFor(() => backfill.pendingCount() === 0, 'the backfill to embed the memory');
+    await until('the backfill to embed the memory', () => backfill.pendingCount() === 0, { timeoutMs: 15_000, intervalMs: 10 });
     assert.equal(warnings.filter((m) => /retry in/.test(m)).length, 3, warnings.join('\n'));
     assert.equal(backfill.backoffMs, 0, 'healthy again');
     assert.equal(w.vectors.size, 1);

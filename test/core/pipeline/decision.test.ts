@@ -1,4 +1,4 @@
-/** Candidate finders (FTS with seed 000's normalization; hybrid-search adapter) and the no-candidate shortcut. */
+/** Candidate finders (FTS with the write path's normalization; hybrid-search adapter) and the no-candidate shortcut. */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpDir } from '../../helpers/tmp';

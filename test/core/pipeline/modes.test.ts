@@ -17,19 +17,12 @@ import type { PipelineV2Config } from '../../../src/core/config/types';
 import type { Store } from '../../../src/core/store/store';
 import { driveTasks } from '../../helpers/driveTasks';
 import { eventsSince } from '../../../src/core/changes/events';
+import { until } from '../../helpers/until';
 
 const fakes: FakeOllama[] = [];
 after(async () => {
   for (const f of fakes) await f.close();
 });
-
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > 15_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const X = 'The web client bundles its assets with webpack version four.';
 const Y = 'Feature flags for the billing module are stored in LaunchDarkly.';
@@ -62,7 +55,8 @@ async function scriptedRun(flags: Partial<PipelineV2Config>) {
   const x = user.create({ content: X });
   const y = user.create({ content: Y });
   assert.ok(x.status === 'created' && y.status === 'created');
-  if (pipeline.mode !== 'off') await until(() => jobCounts(store).completed === 2, 'the first two jobs');
+  if (pipeline.mode !== 'off')
+    await until('the first two jobs', () => jobCounts(store).completed === 2, { timeoutMs: 15_000, intervalMs: 10 });
   fake.enqueue(
     'generate',
     {
@@ -77,7 +71,7 @@ async function scriptedRun(flags: Partial<PipelineV2Config>) {
   );
   const src = user.create({ content: SOURCE });
   assert.equal(src.status, 'created');
-  if (pipeline.mode !== 'off') await until(() => jobCounts(store).completed === 3, 'the source job');
+  if (pipeline.mode !== 'off') await until('the source job', () => jobCounts(store).completed === 3, { timeoutMs: 15_000, intervalMs: 10 });
   await pipeline.stop();
   await driven.stop();
   assert.equal(jobCounts(store).leased, 0, 'a clean stop leaves nothing leased');
@@ -191,13 +185,13 @@ test('reconfigure at run time: turning the pipeline on processes the waiting job
   });
   cfg.enabled = true;
   await pipeline.reconfigure();
-  await until(() => jobCounts(store).completed === 1, 'the waiting job');
+  await until('the waiting job', () => jobCounts(store).completed === 1, { timeoutMs: 15_000, intervalMs: 10 });
   const doc = pipeline.ingestDocument({
     sourceType: 'text',
     title: 'Ops',
     content: 'Backups run hourly and are kept for thirty days in the cold bucket.',
   });
-  await until(() => jobCounts(store).completed === 2, 'the document job');
+  await until('the document job', () => jobCounts(store).completed === 2, { timeoutMs: 15_000, intervalMs: 10 });
   assert.equal(store.get<{ status: string }>('SELECT status FROM documents WHERE id = ?', [doc.id])!.status, 'done');
   const s = pipeline.status();
   assert.equal(s.mode, 'controlled');

@@ -1,5 +1,5 @@
 /**
- * Project id normalization (seed 003) against real directory trees built in a temp dir:
+ * Project id normalization (docs/project-id.md) against real directory trees built in a temp dir:
  * git checkouts, linked worktrees, submodules, mercurial, override files, agent worktree
  * folders, odd files; plus the URL canonicalization table and the cache.
  */
@@ -63,7 +63,7 @@ const resolve = (raw: string, opts?: Parameters<typeof computeProjectId>[1]): Pr
 
 describe('URL canonicalization', () => {
   const cases: Array<[string, string]> = [
-    // the three forms named in seed 003
+    // the three forms docs/project-id.md names
     ['https://github.com/user/repo.git', 'github.com/user/repo'],
     ['git@github.com:user/repo.git', 'github.com/user/repo'],
     ['ssh://git@github.com/user/repo', 'github.com/user/repo'],

@@ -10,7 +10,6 @@ import * as path from 'node:path';
 import { searchFixture } from './fixture';
 import { tmpDir } from '../../helpers/tmp';
 import { Store } from '../../../src/core/store/store';
-import { MemoryService } from '../../../src/core/memory/memoryService';
 import { buildMemoryFilter } from '../../../src/core/search/filters';
 import { buildFtsTerms } from '../../../src/core/search/ftsQuery';
 import { fullTextLeg, needsExactIndex, splitByIndex } from '../../../src/core/search/fullTextExact';
@@ -110,16 +109,26 @@ test('migration 0004 indexes the memories stored before it', async () => {
     if (/^000[1-3]_/.test(file)) fs.copyFileSync(path.resolve('migrations', file), path.join(older, file));
   }
   const before = await Store.open({ dir, migrationsDir: older });
-  const svc = new MemoryService(before, { projectId: 'p' });
-  const r = svc.create({ content: NOTES.sha256sum });
-  svc.create({ content: NOTES.sha512sum });
-  assert.equal(r.status, 'created');
+  // Rows as the write path of schema 0003 stored them (today's write path names later tables: the change feed's).
+  const at = '2026-01-01T00:00:00.000Z';
+  for (const [id, content] of [
+    ['m-256', NOTES.sha256sum],
+    ['m-512', NOTES.sha512sum],
+  ])
+    before.transaction((tx) =>
+      tx.run(
+        `INSERT INTO memories (id, project_id, content, normalized_content, content_hash, doc_hash, metadata_json, embedding_status, created_at, updated_at)
+         VALUES (?, 'p', ?, ?, ?, ?, '{}', 'pending', ?, ?)`,
+        [id, content, content.toLowerCase(), id, id, at, at],
+      ),
+    );
+  const rid = Number(before.get<{ rid: number }>("SELECT rid FROM memories WHERE id = 'm-256'")!.rid);
   await before.close();
   const after = await Store.open({ dir });
   const hits = after.all<{ docid: number }>(`SELECT docid FROM memories_exact WHERE memories_exact MATCH '"sha256sum"'`);
   assert.deepEqual(
     hits.map((h) => Number(h.docid)),
-    [r.status === 'created' ? r.memory.rid : -1],
+    [rid],
   );
   await after.close();
 });

@@ -29,7 +29,7 @@ describe('normalization math', () => {
     assert.deepEqual(minMax([-1, 1]), [0, 1]);
   });
 
-  test('seed 000 inverse map is 1/(1+|s|) (decreasing), saturate is |s|/(1+|s|) (increasing)', () => {
+  test('the inverse map is 1/(1+|s|) (decreasing), saturate is |s|/(1+|s|) (increasing)', () => {
     close(inverseBm25(0), 1);
     close(inverseBm25(3), 0.25);
     close(inverseBm25(-3), 0.25);
@@ -195,7 +195,7 @@ describe('fuse without object spreads: the same values as the spread-based code 
   });
 });
 
-describe('rerank (seed 000 "Optional Reranking")', () => {
+describe('rerank (optional reranking)', () => {
   const list = (n: number): RerankCandidate[] =>
     Array.from({ length: n }, (_, i) => ({ id: `m${i}`, content: `text ${i}`, score: 1 - i / 100 }));
   const ids = (xs: RerankCandidate[]) => xs.map((x) => x.id);

@@ -143,7 +143,7 @@ test('scratchpad: read, write (replaces the list), clear; over a limit is invali
           Array.from({ length: 33 }, (_, i) => `item ${i}`),
         ),
       'invalid_input',
-      /^items: 33 items is over the limit of 32 per scratchpad/,
+      /^items: 33 items are more than the 32 a scratchpad may hold/,
     );
     throwsCode(
       () => f.sessions.writeScratchpad('s', ['ok', 'x'.repeat(241)]),
@@ -206,7 +206,7 @@ test('notes: note-{uuid} ids, tags normalized, backend timestamps, searchable wi
     assert.equal(Number(f.store.get<{ n: number }>('SELECT count(*) AS n FROM chunks')!.n), 0);
     await assert.rejects(
       f.sessions.storeNote({ content: 'x', tags: Array.from({ length: 17 }, (_, i) => `t${i}`) }),
-      /tags: 17 tags is over the limit of 16 per note/,
+      /tags: 17 tags are more than the 16 a note may have/,
     );
     await assert.rejects(f.sessions.storeNote({ content: 'x', tags: ['y'.repeat(65)] }), /tags\[0\]: is longer than 64 characters/);
     await assert.rejects(f.sessions.storeNote({ content: 'x', noteId: 'mine' }), /noteId: must be "note-" followed by a UUID/);

@@ -304,3 +304,23 @@ test('the vector index file of an encrypted store is sealed, opens from the file
   assert.equal(vectors.stats().size, 12);
   await store.close();
 });
+
+test('a kill while the finished switch removed its folder (manifest gone, a file left): the store opens, switched', async () => {
+  const keys = fileKeyring();
+  const dir = tmpDir();
+  const store = await Store.open({ dir, keys });
+  for (let i = 0; i < 3; i++) insertNote(store, i);
+  store.switchEncryption({ user: keys.current()?.key ?? keys.create(true).key, keys });
+  await store.close({ snapshot: false });
+  // What a kill during the last step's recursive removal leaves: the folder, without its manifest.
+  fs.mkdirSync(path.join(dir, 'rekey', 'quarantine'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'rekey', 'quarantine', 'left.bin'), 'x');
+  const again = await Store.open({ dir, keys });
+  assert.deepEqual(ids(again), ['id-0', 'id-1', 'id-2']);
+  assert.equal(encryptionInfo(again.dir).encrypted, true);
+  assert.deepEqual(
+    fs.readdirSync(dir).filter((n) => n.startsWith('rekey')),
+    [],
+  );
+  await again.close();
+});

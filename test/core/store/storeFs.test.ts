@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { Store } from '../../../src/core/store/store';
 import { UserFacingError } from '../../../src/core/util/errors';
 import { tmpDir } from '../../helpers/tmp';
+import { until } from '../../helpers/until';
 
 function insert(store: Store, id: string): void {
   store.transaction((tx) => {
@@ -44,14 +45,6 @@ function fill(file: string): void {
     }
   } finally {
     fs.closeSync(fd);
-  }
-}
-
-async function until(cond: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -101,7 +94,7 @@ test('a real full disk (8 MB tmpfs): clear errors, opens read-only-for-now, writ
     assert.ok(store.warnings.length <= 3, store.warnings.join('\n'));
 
     fs.rmSync(filler); // space is back
-    await until(() => store.health().state === 'ok');
+    await until('the store to be healthy again', () => store.health().state === 'ok', { timeoutMs: 10_000, intervalMs: 20 });
     for (let i = 0; i < 30; i++) {
       insert(store, `after-${i}`);
       acked.push(`after-${i}`);

@@ -15,7 +15,7 @@ import { detectContradiction } from '../../../src/core/text/contradiction';
 import { canonicalDocJson, computeDocHash } from '../../../src/core/text/docHash';
 import { tokenizeWords } from '../../../src/core/text/tokenize';
 
-describe('normalizeAndHashContent (seed 000 Content Normalization)', () => {
+describe('normalizeAndHashContent (content normalization, docs/write-path.md)', () => {
   test('trims and collapses whitespace, keeps casing for storage', () => {
     const r = normalizeAndHashContent('  User Alice\tprefers \n\n concise   replies.  ');
     assert.equal(r.storageContent, 'User Alice prefers concise replies.');
@@ -59,7 +59,7 @@ describe('normalizeAndHashContent (seed 000 Content Normalization)', () => {
   });
 });
 
-describe('normalizeTags (seed 001 Tag normalization)', () => {
+describe('normalizeTags (tag normalization)', () => {
   test('trims, lowercases and dedupes keeping first-seen order', () => {
     const r = normalizeTags(['  UI ', 'Preference', 'ui', 'PREFERENCE ', 'dark  mode']);
     assert.deepEqual(r.tags, ['ui', 'preference', 'dark mode']);
@@ -112,7 +112,7 @@ describe('normalizeTags (seed 001 Tag normalization)', () => {
   });
 });
 
-describe('content quality (seed 002 stages 2–3)', () => {
+describe('content quality (write-path stages 2–3)', () => {
   test(`minimum length is ${MIN_CONTENT_CHARS} characters after trimming and collapsing whitespace`, () => {
     assert.equal(MIN_CONTENT_CHARS, 10);
     assert.equal(contentLength('   abc    def   '), 7);
@@ -289,7 +289,7 @@ describe('tokenizeWords', () => {
   });
 });
 
-describe('word overlap and near-duplicates (seed 002 ≥80% word overlap)', () => {
+describe('word overlap and near-duplicates (≥80% word overlap)', () => {
   test('containment is measured over the NEW text', () => {
     const o = wordOverlap('The API uses JWT', 'The API uses JWT for auth');
     assert.equal(o.wordContainment, 1);
@@ -351,7 +351,7 @@ describe('word overlap and near-duplicates (seed 002 ≥80% word overlap)', () =
   });
 });
 
-describe('detectContradiction (seed 000 Controlled Writes)', () => {
+describe('detectContradiction (controlled writes)', () => {
   test('negation polarity difference', () => {
     const r = detectContradiction('Use semicolons in TypeScript files', "Don't use semicolons in TypeScript files");
     assert.equal(r.contradicts, true);
@@ -397,7 +397,7 @@ describe('detectContradiction (seed 000 Controlled Writes)', () => {
   });
 });
 
-describe('doc_hash canonicalization (seed 004)', () => {
+describe('doc_hash canonicalization (deduplication hash)', () => {
   test('sorted keys, trimmed topic/context, compact JSON', () => {
     const doc = { topic: '  Topic ', context: '\nctx\t', decisions: ['a', 'b'], rationale: [], metadata: { ignored: true } };
     assert.equal(canonicalDocJson(doc), '{"context":"ctx","decisions":["a","b"],"rationale":[],"topic":"Topic"}');

@@ -9,6 +9,7 @@ import { suite, suiteSetup, teardown, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
 import type { MemoryRecord } from '../../../src/engine/protocol';
 import { activeApi } from './activate';
+import { until } from '../../helpers/until';
 
 let api: AgentMemoryApi;
 
@@ -41,16 +42,6 @@ async function replace(doc: vscode.TextDocument, from: string | RegExp, to: stri
   edit.replace(doc.uri, new vscode.Range(doc.positionAt(m.index), doc.positionAt(m.index + m[0].length)), to);
   assert.ok(await vscode.workspace.applyEdit(edit));
   assert.ok(doc.isDirty);
-}
-
-async function until<T>(f: () => T | Promise<T>, what: string, ms = 10_000): Promise<NonNullable<T>> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await f();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** A query parameter of a memory document's URI (`id`, `version`, `conflict`), null when absent. */
@@ -189,8 +180,9 @@ suite('Editing memories', () => {
     assert.equal(await doc.save(), false, 'the save is refused');
     assert.equal((await get(m.id)).content, 'Hotfixes are cut on Fridays by the release team.', 'the other change is kept');
     const diff = await until(
-      () => diffTabs().find((d) => param(d.original, 'version') === '3' && param(d.modified, 'conflict') !== null),
       'the compare view',
+      () => diffTabs().find((d) => param(d.original, 'version') === '3' && param(d.modified, 'conflict') !== null),
+      { timeoutMs: 10_000 },
     );
     const stored = await vscode.workspace.openTextDocument(diff.original);
     const mine = await vscode.workspace.openTextDocument(diff.modified);
@@ -209,7 +201,7 @@ suite('Editing memories', () => {
     const m = await create('The cache lives in /var/cache/app on the build hosts.');
     const doc = await open(m.id);
     await api.engine.request('memory.update', { id: m.id, patch: { title: 'Build cache' } });
-    await until(() => doc.getText().includes('title: Build cache'), 'the document to reload');
+    await until('the document to reload', () => doc.getText().includes('title: Build cache'), { timeoutMs: 10_000 });
     assert.equal(doc.isDirty, false);
 
     await replace(doc, '/var/cache/app', '/srv/cache');
@@ -229,11 +221,12 @@ suite('Editing memories', () => {
 
     await vscode.commands.executeCommand('agentMemory.compareVersion', m.id, 1);
     const diff = await until(
+      'the compare view',
       () =>
         diffTabs().find(
           (d) => param(d.original, 'version') === '1' && param(d.modified, 'version') === null && param(d.modified, 'conflict') === null,
         ),
-      'the compare view',
+      { timeoutMs: 10_000 },
     );
     const old = await vscode.workspace.openTextDocument(diff.original);
     assert.match(old.getText(), /# Version 1 · [\s\S]*Deploys go out on Tuesdays after the standup\./);
@@ -249,6 +242,8 @@ suite('Editing memories', () => {
       [1, 2, 3, 4],
     );
     assert.equal(versions.at(-1)!.reason, 'restored version 1');
-    await until(() => doc.getText().includes('Deploys go out on Tuesdays'), 'the open document to show the restored text');
+    await until('the open document to show the restored text', () => doc.getText().includes('Deploys go out on Tuesdays'), {
+      timeoutMs: 10_000,
+    });
   });
 });

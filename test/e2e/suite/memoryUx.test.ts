@@ -9,6 +9,7 @@ import { suite, suiteSetup, teardown, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
 import type { CreateResult, MemoryRecord } from '../../../src/engine/protocol';
 import { activeApi } from './activate';
+import { until } from '../../helpers/until';
 
 let api: AgentMemoryApi;
 
@@ -21,16 +22,6 @@ async function get(id: string): Promise<MemoryRecord> {
   const m = await api.engine.request('memory.get', { id });
   assert.ok(m, `memory ${id} exists`);
   return m;
-}
-
-async function until<T>(f: () => T | Promise<T>, what: string, ms = 10_000): Promise<NonNullable<T>> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await f();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Replaces `from` with `to` in the active memory document, as typing does (the document becomes dirty). */
@@ -89,10 +80,14 @@ suite('Saving and editing memories', () => {
     const doc = editor.document;
     await replace(doc, 'importance: 0.5', 'importance: high');
     await replace(doc, 'lifetime: permanent', 'lifetime: forever');
-    const diagnostics = await until(() => {
-      const d = vscode.languages.getDiagnostics(doc.uri);
-      return d.length === 2 ? d : undefined;
-    }, 'two diagnostics');
+    const diagnostics = await until(
+      'two diagnostics',
+      () => {
+        const d = vscode.languages.getDiagnostics(doc.uri);
+        return d.length === 2 ? d : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
     assert.deepEqual(
       diagnostics.map((d) => [doc.getText(d.range), d.severity, d.source]),
       [
@@ -117,9 +112,9 @@ suite('Saving and editing memories', () => {
     // Fixed, and a lifetime as agent.yaml writes it: no diagnostics, and the command saves.
     await replace(doc, 'importance: high', 'importance: 0.5');
     await replace(doc, 'lifetime: forever', 'lifetime: 2m');
-    await until(() => vscode.languages.getDiagnostics(doc.uri).length === 0, 'no diagnostics');
+    await until('no diagnostics', () => vscode.languages.getDiagnostics(doc.uri).length === 0, { timeoutMs: 10_000 });
     assert.equal(await vscode.commands.executeCommand('agentMemory.saveMemoryDocument'), true);
-    await until(() => !doc.isDirty, 'saved');
+    await until('saved', () => !doc.isDirty, { timeoutMs: 10_000 });
     const saved = await get(m.id);
     assert.equal(saved.ttlSeconds, 120);
     assert.equal(saved.version, 2);
@@ -148,9 +143,9 @@ suite('Saving and editing memories', () => {
         .filter((t) => t.input instanceof vscode.TabInputTextDiff && new URLSearchParams(t.input.original.query).get('id') === m.id)
         .map((t) => t.label)
         .join(' | ');
-    assert.equal(await until(label, 'the compare tab'), 'Release day: Version 1 ↔ Current');
+    assert.equal(await until('the compare tab', label, { timeoutMs: 10_000 }), 'Release day: Version 1 ↔ Current');
     await vscode.commands.executeCommand('agentMemory.restoreVersion', m.id, 1);
-    await until(() => label() === 'Deploy day: Version 1 ↔ Current', 'the compare tab retitled, once');
+    await until('the compare tab retitled, once', () => label() === 'Deploy day: Version 1 ↔ Current', { timeoutMs: 10_000 });
     assert.equal((await get(m.id)).version, 3);
   });
 });

@@ -7,16 +7,7 @@ import * as vscode from 'vscode';
 import { suite, suiteSetup, suiteTeardown, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
 import { activeApi } from './activate';
-
-async function until<T>(read: () => T, check: (v: T) => boolean, what: string, limitMs = 20_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = read();
-    if (check(v)) return v;
-    if (Date.now() - t0 > limitMs) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { until } from '../../helpers/until';
 
 const IDS = ['search.maxResultLimit', 'search.max_limit', 'lifetime.shortTermLifetime'];
 
@@ -31,22 +22,22 @@ suite('Settings editor ids', () => {
 
   suiteTeardown(async () => {
     for (const id of IDS) await cfg().update(id, undefined, vscode.ConfigurationTarget.Workspace);
-    await until(sent, (s) => !('search.max_limit' in s) && !('memory.default_ttl' in s), 'settings cleared');
+    await until('settings cleared', sent, { check: (s) => !('search.max_limit' in s) && !('memory.default_ttl' in s) });
   });
 
   test('a value under the new id, the former id, or both reaches the engine as its agent.yaml key', async () => {
     await cfg().update('search.max_limit', 70, vscode.ConfigurationTarget.Workspace);
-    await until(sent, (s) => s['search.max_limit'] === 70, 'the former id is still read');
+    await until('the former id is still read', sent, { check: (s) => s['search.max_limit'] === 70 });
     await cfg().update('search.maxResultLimit', 80, vscode.ConfigurationTarget.Workspace);
-    assert.equal((await until(sent, (s) => s['search.max_limit'] === 80, 'the new id wins'))['search.max_limit'], 80);
+    assert.equal((await until('the new id wins', sent, { check: (s) => s['search.max_limit'] === 80 }))['search.max_limit'], 80);
     await cfg().update('search.max_limit', undefined, vscode.ConfigurationTarget.Workspace);
     await cfg().update('search.maxResultLimit', undefined, vscode.ConfigurationTarget.Workspace);
-    await until(sent, (s) => !('search.max_limit' in s), 'unset again');
+    await until('unset again', sent, { check: (s) => !('search.max_limit' in s) });
   });
 
   test('a duration typed as text in the Settings editor ("2d") reaches the engine', async () => {
     await cfg().update('lifetime.shortTermLifetime', '2d', vscode.ConfigurationTarget.Workspace);
-    await until(sent, (s) => s['memory.default_ttl'] === '2d', 'the text value');
+    await until('the text value', sent, { check: (s) => s['memory.default_ttl'] === '2d' });
     // The engine reads it as a valid override (2 days), with no issue.
     const summary = await api.engine.request('config.reload', { settings: sent() });
     assert.ok(summary.overridden.includes('memory.default_ttl'), JSON.stringify(summary));
@@ -55,7 +46,7 @@ suite('Settings editor ids', () => {
       [],
     );
     await cfg().update('lifetime.shortTermLifetime', '2 days', vscode.ConfigurationTarget.Workspace);
-    await until(sent, (s) => s['memory.default_ttl'] === '2 days', 'the invalid text value');
+    await until('the invalid text value', sent, { check: (s) => s['memory.default_ttl'] === '2 days' });
     const bad = await api.engine.request('config.reload', { settings: sent() });
     assert.match(bad.issues.find((i) => i.key === 'memory.default_ttl')?.message ?? '', /not a valid duration/);
   });

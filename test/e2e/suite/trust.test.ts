@@ -15,21 +15,11 @@ import type { CreateResult, MemoryRecord, SearchResponse } from '../../../src/en
 import { closedPortUrl, FakeOllama } from '../../helpers/fakeOllama';
 import { settingIdFor } from '../../../src/extension/settingsLayout';
 import { activeApi } from './activate';
+import { until } from '../../helpers/until';
 
 function created(r: CreateResult | undefined): MemoryRecord {
   assert.ok(r && r.status === 'created', JSON.stringify(r));
   return r.memory;
-}
-
-async function until<T>(read: () => T | Promise<T>, check: (v: T) => boolean, what: string, limitMs = 20_000): Promise<T> {
-  const end = Date.now() + limitMs;
-  let v = await read();
-  while (!check(v)) {
-    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 150));
-    v = await read();
-  }
-  return v;
 }
 
 const addMemory = (text: string) => vscode.commands.executeCommand<CreateResult>('agentMemory.addMemory', text);
@@ -54,11 +44,7 @@ suite('Trust surfaces', () => {
     }
     // VS Code delivers one settings event per key, some late; each reloads the engine's
     // configuration. Let them all land here, not in the middle of the next suite's own reloads.
-    await until(
-      () => api.engine.currentInit.settings ?? {},
-      (x) => PIPELINE_KEYS.every((k) => !(k in x)),
-      'settings cleared',
-    );
+    await until('settings cleared', () => api.engine.currentInit.settings ?? {}, { check: (x) => PIPELINE_KEYS.every((k) => !(k in x)) });
     await new Promise((r) => setTimeout(r, 1500));
     fs.rmSync(path.join(folder(), 'agent.yaml'), { force: true });
     await fake?.close();
@@ -118,7 +104,7 @@ suite('Trust surfaces', () => {
       fs.writeFileSync(file, 'memory:\n  promote_importance: 7\nsearch:\n  vector_weight: 0.5\n');
       const uri = vscode.Uri.file(file);
       const diagnostics = () => vscode.languages.getDiagnostics(uri);
-      const errors = await until(diagnostics, (d) => d.some((x) => x.code === 'memory.promote_importance'), 'a diagnostic');
+      const errors = await until('a diagnostic', diagnostics, { check: (d) => d.some((x) => x.code === 'memory.promote_importance') });
       const d = errors.find((x) => x.code === 'memory.promote_importance')!;
       assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
       assert.equal(d.source, 'Agent Memory');
@@ -126,7 +112,7 @@ suite('Trust surfaces', () => {
       assert.match(d.message, /memory\.promote_importance/);
 
       await cfg().update('search.vectorWeight', 0.3, vscode.ConfigurationTarget.Workspace);
-      const notes = await until(diagnostics, (x) => x.some((y) => y.code === 'search.vector_weight'), 'an override note');
+      const notes = await until('an override note', diagnostics, { check: (x) => x.some((y) => y.code === 'search.vector_weight') });
       const note = notes.find((x) => x.code === 'search.vector_weight')!;
       assert.equal(note.severity, vscode.DiagnosticSeverity.Information);
       assert.equal(note.range.start.line, 3);
@@ -134,12 +120,12 @@ suite('Trust surfaces', () => {
 
       fs.writeFileSync(file, 'memory:\n  promote_importance: 0.9\n');
       await cfg().update('search.vectorWeight', undefined, vscode.ConfigurationTarget.Workspace);
-      await until(diagnostics, (x) => x.length === 0, 'fixed: no diagnostics');
+      await until('fixed: no diagnostics', diagnostics, { check: (x) => x.length === 0 });
       // Gone again, and the engine has reloaded without it: a late file event would otherwise
       // reload the configuration in the middle of another suite's test.
       fs.rmSync(file);
       const configFile = async () => (await api.engine.request('diagnostics', {})).config.file;
-      await until(configFile, (f) => f === undefined, 'the engine reloaded without agent.yaml');
+      await until('the engine reloaded without agent.yaml', configFile, { check: (f) => f === undefined });
     },
     { timeoutMs: 40_000 },
   );
@@ -153,7 +139,7 @@ suite('Trust surfaces', () => {
 
       fake = await FakeOllama.start({ models: [] });
       await cfg().update('pipeline.ollamaServer', fake.url, vscode.ConfigurationTarget.Workspace);
-      await until(llmUrl, (u) => u === fake!.url, 'the engine uses the fake Ollama');
+      await until('the engine uses the fake Ollama', llmUrl, { check: (u) => u === fake!.url });
       const options = { check: true, pull: true, where: 'user' };
       const r = await vscode.commands.executeCommand<{ mode: string }>('agentMemory.switchPipelineMode', 'controlled', options);
       assert.equal(r?.mode, 'controlled');
@@ -162,12 +148,15 @@ suite('Trust surfaces', () => {
       const enabled = cfg().inspect('pipeline.enabled');
       assert.equal(enabled?.globalValue, true, 'saved in the user settings');
       assert.equal(enabled?.workspaceValue, undefined, 'not in the workspace settings');
-      assert.equal(await until(worker, (w) => w === 'Worker: running', 'worker running'), 'Worker: running');
+      assert.equal(await until('worker running', worker, { check: (w) => w === 'Worker: running' }), 'Worker: running');
 
       const closed = await closedPortUrl();
       await cfg().update('pipeline.ollamaServer', closed, vscode.ConfigurationTarget.Workspace);
-      await until(llmUrl, (u) => u === closed, 'the engine uses the closed port');
-      assert.equal(await until(worker, (w) => w === 'Worker: waiting for Ollama', 'worker waiting'), 'Worker: waiting for Ollama');
+      await until('the engine uses the closed port', llmUrl, { check: (u) => u === closed });
+      assert.equal(
+        await until('worker waiting', worker, { check: (w) => w === 'Worker: waiting for Ollama' }),
+        'Worker: waiting for Ollama',
+      );
 
       await vscode.commands.executeCommand('agentMemory.switchPipelineMode', 'off', { where: 'user' });
       assert.equal((await api.engine.request('pipeline.status', {})).mode, 'off');

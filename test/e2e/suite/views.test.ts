@@ -14,6 +14,7 @@ import type { CreateMemoryResult, DocumentIngestResult, MemoryRecord, PipelineSt
 import { FakeOllama } from '../../helpers/fakeOllama';
 import { settingIdFor } from '../../../src/extension/settingsLayout';
 import { activeApi } from './activate';
+import { until } from '../../helpers/until';
 
 const MODE_KEYS = ['enabled', 'shadowMode', 'allowUpdateDelete', 'mutationsFrozen'].map((k) => `memory.pipelineV2.${k}`);
 
@@ -25,17 +26,6 @@ function info(nodes: PipelineNode[], key: string): InfoNode {
   const n = nodes.find((x): x is InfoNode => x.kind === 'info' && x.key === key);
   assert.ok(n, `pipeline view item ${key}: ${JSON.stringify(nodes.map((x) => (x.kind === 'info' ? x.key : x.review.id)))}`);
   return n;
-}
-
-async function until<T>(read: () => Promise<T>, check: (v: T) => boolean, what: string, limitMs = 20_000): Promise<T> {
-  const end = Date.now() + limitMs;
-  let v = await read();
-  while (!check(v)) {
-    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-    v = await read();
-  }
-  return v;
 }
 
 suite('Sidebar views', () => {
@@ -138,12 +128,7 @@ suite('Sidebar views', () => {
         const found = await api.engine.request('suggestions.scan', {});
         const scanned = Date.now();
         assert.ok(found.created >= 1, JSON.stringify(found));
-        await until(
-          async () => changedAt,
-          (t) => t !== undefined,
-          'the Suggestions view refreshes by itself',
-          3000,
-        );
+        await until('the Suggestions view refreshes by itself', () => changedAt !== undefined, { timeoutMs: 3000 });
         console.log(`      the view refreshed ${changedAt! - scanned} ms after the scan answered`);
         const roots = await api.views.suggestions.getChildren();
         const node = roots.find((n) => n.kind === 'suggestion' && pairOf(n.suggestion) === want);
@@ -239,18 +224,14 @@ suite('Sidebar views', () => {
         { reply: JSON.stringify({ action: 'DELETE', targetId: target.id, confidence: 0.9, reason: 'CI moved elsewhere.' }) },
       );
       await vscode.commands.executeCommand('agentMemory.resumePipeline');
-      await until(
-        () => api.engine.request('reviews.list', {}),
-        (l) => l.some((r) => r.targetId === target.id),
-        'a review for the target',
-      );
+      await until('a review for the target', () => api.engine.request('reviews.list', {}), {
+        check: (l) => l.some((r) => r.targetId === target.id),
+      });
       assert.ok(src.id);
 
-      const roots = await until(
-        () => api.views.pipeline.getChildren(),
-        (n) => (info(n, 'reviews').children?.length ?? 0) >= 1,
-        'review items',
-      );
+      const roots = await until('review items', () => api.views.pipeline.getChildren(), {
+        check: (n) => (info(n, 'reviews').children?.length ?? 0) >= 1,
+      });
       const reviews = info(roots, 'reviews');
       const node = reviews.children!.find(
         (n): n is Extract<PipelineNode, { kind: 'review' }> => n.kind === 'review' && n.review.targetId === target.id,

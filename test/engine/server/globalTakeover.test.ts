@@ -13,6 +13,7 @@ import { Store } from '../../../src/core/store/store';
 import { engineStoreDirs } from '../../../src/engine/storeMigration';
 import { tmpDir } from '../../helpers/tmp';
 import { fakeClone } from '../../helpers/clones';
+import { until } from '../../helpers/until';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const WRITER = path.join(ROOT, 'test/fixtures/shared-writer.ts');
@@ -56,14 +57,6 @@ function lockPid(dir: string): number | undefined {
   }
 }
 
-async function until(what: string, cond: () => boolean, timeoutMs = 90_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 test(
   `SIGKILL of the global store's owner while two projects write global memories, ${ROUNDS} rounds: none lost, none applied twice`,
   { timeout: 900_000 },
@@ -89,7 +82,7 @@ test(
       await Promise.all([add('y', 'y0').ready, add('y', 'y1').ready]); // project Y: owner + client, global through X
       for (let round = 1; round <= ROUNDS; round++) {
         const before = acks(writers);
-        await until(`traffic in round ${round}`, () => acks(writers) >= before + 6);
+        await until(`traffic in round ${round}`, () => acks(writers) >= before + 6, { timeoutMs: 90_000, intervalMs: 50 });
         const owner = [...alive].find((w) => w.proc.pid === lockPid(globalDir));
         assert.ok(owner, `round ${round}: the global store's lock is held by one of the writers`);
         owner.proc.kill('SIGKILL');
@@ -97,15 +90,22 @@ test(
         const others = writers.filter((w) => w.project !== owner.project);
         const othersBefore = acks(others);
         // The killed project gets a new window only after the other project had its chance to take over.
-        await until(`the other project's global writes go on in round ${round}`, () => acks(others) >= othersBefore + 4);
+        await until(`the other project's global writes go on in round ${round}`, () => acks(others) >= othersBefore + 4, {
+          timeoutMs: 90_000,
+          intervalMs: 50,
+        });
         const newOwner = [...alive].find((w) => w.proc.pid === lockPid(globalDir));
         if (newOwner) tookOverFrom.push(`${owner.project}→${newOwner.project}`);
         add(owner.project as 'x' | 'y', `${owner.project}${round}`);
         const afterKill = acks(writers);
-        await until(`a live owner of global/ after round ${round}`, () => {
-          const pid = lockPid(globalDir);
-          return acks(writers) >= afterKill + 4 && [...alive].some((w) => w.proc.pid === pid);
-        });
+        await until(
+          `a live owner of global/ after round ${round}`,
+          () => {
+            const pid = lockPid(globalDir);
+            return acks(writers) >= afterKill + 4 && [...alive].some((w) => w.proc.pid === pid);
+          },
+          { timeoutMs: 90_000, intervalMs: 50 },
+        );
       }
     } finally {
       for (const w of alive) w.proc.kill('SIGTERM');

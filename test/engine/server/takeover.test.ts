@@ -11,6 +11,7 @@ import { Store } from '../../../src/core/store/store';
 import { projectStoreDir } from '../../../src/engine/transport/endpoint';
 import { tmpDir } from '../../helpers/tmp';
 import { fakeClone } from '../../helpers/clones';
+import { until } from '../../helpers/until';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const WRITER = path.join(ROOT, 'test/fixtures/shared-writer.ts');
@@ -50,14 +51,6 @@ function lockPid(dir: string): number | undefined {
   }
 }
 
-async function until(what: string, cond: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 test(
   `SIGKILL of the owner during traffic from two clients, ${ROUNDS} rounds: no acknowledged write lost, none applied twice`,
   { timeout: 900_000 },
@@ -79,17 +72,21 @@ test(
       await Promise.all([add('w1').ready, add('w2').ready]);
       for (let round = 1; round <= ROUNDS; round++) {
         const before = acks(writers);
-        await until('traffic', () => acks(writers) >= before + 4);
+        await until('traffic', () => acks(writers) >= before + 4, { timeoutMs: 60_000, intervalMs: 50 });
         const owner = [...alive].find((w) => w.proc.pid === lockPid(dir));
         assert.ok(owner, `round ${round}: the lock is held by one of the writers`);
         owner.proc.kill('SIGKILL');
         alive.delete(owner);
         add(`r${round}`);
         const afterKill = acks(writers);
-        await until(`takeover in round ${round}`, () => {
-          const pid = lockPid(dir);
-          return acks(writers) >= afterKill + 4 && [...alive].some((w) => w.proc.pid === pid);
-        });
+        await until(
+          `takeover in round ${round}`,
+          () => {
+            const pid = lockPid(dir);
+            return acks(writers) >= afterKill + 4 && [...alive].some((w) => w.proc.pid === pid);
+          },
+          { timeoutMs: 60_000, intervalMs: 50 },
+        );
       }
     } finally {
       for (const w of alive) w.proc.kill('SIGTERM');
