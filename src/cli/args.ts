@@ -73,6 +73,10 @@ export interface CliArgs {
   /** scratchpad --clear; session forget --yes; session summary --now. */
   clear?: boolean;
   yes?: boolean;
+  /** import-from: take back the last import. */
+  undo?: boolean;
+  /** agents-md: write the section into AGENTS.md. */
+  write?: boolean;
   now?: boolean;
   /** encryption: keep the key in a 0600 file where no keychain answers. */
   keyFile?: boolean;
@@ -197,19 +201,18 @@ function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[]
     ...optional('agent', s('agent'), (x) => x),
     ...optional('session', s('session'), (x) => x),
     ...optional('source', s('source'), (x) => x),
-    ...(v.clear ? { clear: true } : {}),
-    ...(v.yes ? { yes: true } : {}),
-    ...(v.now ? { now: true } : {}),
-    ...(v.expired ? { expired: true } : {}),
-    ...(v.deleted ? { deleted: true } : {}),
+    ...flags(v),
     ...optional('since', s('since'), (x) => num(x, '--since', 0, Number.MAX_SAFE_INTEGER, true)),
-    ...(v.follow ? { follow: true } : {}),
-    ...(v.failed ? { failed: true } : {}),
-    ...(v.rotate ? { rotate: true } : {}),
-    ...(v.redact ? { redact: true } : {}),
     ...(v['key-file'] ? { keyFile: true } : {}),
     ...localHostOnly(s('host')),
   };
+}
+
+const FLAGS = ['clear', 'yes', 'undo', 'write', 'now', 'expired', 'deleted', 'follow', 'failed', 'rotate', 'redact'] as const;
+
+/** The flags given, each as `true` (absent when not given). */
+function flags(v: Values): Partial<Record<(typeof FLAGS)[number], true>> {
+  return Object.fromEntries(FLAGS.filter((f) => v[f]).map((f) => [f, true]));
 }
 
 /** --host exists only to say no: the MCP HTTP server is never reachable from another machine. */

@@ -20,6 +20,7 @@ import { describeSecretScan } from '../engine/secretScanText';
 import { scheduleCommand } from './scheduleCommand';
 import { noteCommand, scratchpadCommand, sessionCommand } from './sessionCommands';
 import { encryptionAction, encryptionCommand } from './encryption';
+import { agentsMdCommand, importFromCommand } from './importFrom';
 
 export interface CommandOutput {
   json: unknown;
@@ -158,6 +159,8 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp' | 'hook'>, 
       ...(failed ? { failure: `nothing was imported: ${everyFailed(r.errors.length)}.` } : {}),
     };
   },
+  'import-from': (engine, a) => importFromCommand(engine, a),
+  'agents-md': (engine, a) => agentsMdCommand(engine, a),
   'scan-secrets': async (engine, a) => {
     const r = await engine.request('secrets.scan', { redact: a.redact === true });
     return { json: r, text: describeSecretScan(r, { redactHint: 'Run agent-memory scan-secrets --redact to remove them everywhere.' }) };

@@ -16,6 +16,8 @@ export const COMMANDS = [
   'history',
   'export',
   'import',
+  'import-from',
+  'agents-md',
   'stats',
   'events',
   'webhooks',
@@ -74,6 +76,8 @@ export const OPTIONS = {
   source: { value: '<text>', help: 'where the note came from (a file, a URL)' },
   clear: { help: 'empty the scratchpad' },
   yes: { help: 'confirm: forgetting a session cannot be undone' },
+  undo: { help: 'take back the last import as a whole' },
+  write: { help: "write it into the project's AGENTS.md" },
   now: { help: 'summarise the session now if it is due, then show the summary' },
   'token-file': { value: '<file>', help: 'the bearer token to require (a private file; default: a new token, printed)' },
   when: { value: '<phrase>', help: 'when it runs: "in 2 hours", "tomorrow at 9", "every Monday at 10", a cron expression or an ISO time' },
@@ -178,6 +182,23 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
       '- reads stdin. Exact duplicates are counted, not added again; bad lines are listed by number and skipped. Exit 1 when nothing could be imported.',
     options: [],
     examples: ['agent-memory import ~/memories.jsonl', 'gunzip -c memories.jsonl.gz | agent-memory import -'],
+  },
+  'import-from': {
+    args: '',
+    summary: 'import the memories kept in other tools: CLAUDE.md, AGENTS.md, Copilot, Cursor, Windsurf, Cline, Codex',
+    about:
+      'Finds the memory files of other tools for this project and in your home folder and shows what would become which memory: split on headings, paragraphs and list items, typed where it can tell, duplicates of existing memories and what looks like a secret left out. --yes imports, each memory keeping its file and line; importing again adds nothing for unchanged files and updates what came from a changed one. --undo takes the last import back.',
+    options: ['yes', 'undo'],
+    optionHelp: { yes: 'import what the plan shows' },
+    examples: ['agent-memory import-from', 'agent-memory import-from --yes', 'agent-memory import-from --undo'],
+  },
+  'agents-md': {
+    args: '',
+    summary: "the project's most important memories as an AGENTS.md section, for tools that read markdown only",
+    about:
+      "Prints the section; --write puts it into the project's AGENTS.md between two markers, replacing the section written before and keeping the rest of the file. Memories that came from AGENTS.md are left out, and import-from never reads the section back.",
+    options: ['write'],
+    examples: ['agent-memory agents-md', 'agent-memory agents-md --write'],
   },
   stats: {
     args: '',

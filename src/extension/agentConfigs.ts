@@ -25,7 +25,8 @@
 import * as path from 'node:path';
 import { claudeHookGroups } from './claudeHooks';
 
-export type AgentName = 'Claude Code' | 'Cursor' | 'Codex' | 'Continue' | 'Cline';
+export type AgentName =
+  'Claude Code' | 'Cursor' | 'Codex' | 'Continue' | 'Gemini CLI' | 'GitHub Copilot CLI' | 'Windsurf' | 'Zed' | 'Cline';
 export type ConfigScope = 'user' | 'project';
 
 export interface AgentTarget {
@@ -67,7 +68,7 @@ export interface AgentSetupInput {
   userHome: string;
   /** The project folder (absent: no folder open: no project files). */
   workspace?: string;
-  /** Environment variables that move the agents' own folders: CLAUDE_CONFIG_DIR, CODEX_HOME, CONTINUE_GLOBAL_DIR. */
+  /** Environment variables that move the agents' own folders: CLAUDE_CONFIG_DIR, CODEX_HOME, CONTINUE_GLOBAL_DIR, XDG_CONFIG_HOME. */
   env?: Record<string, string | undefined>;
   platform?: NodeJS.Platform;
   /** Cline's settings file (in VS Code's storage of the Cline extension), when known. */
@@ -145,6 +146,60 @@ function userTargets(input: AgentSetupInput): AgentTarget[] {
       createdNote:
         'Continue had no config.yaml: the new one holds this server only, and `cn` now reads it instead of its default configuration. Add your models to it.',
       note: 'Read by the `cn` command line and by the Continue extension (`cn` does not read `.continue/mcpServers/`). They start it in the folder they run in or have open: that project’s memory.',
+    },
+    ...moreUserTargets(input, mcp),
+  ];
+}
+
+/**
+ * Gemini CLI, GitHub Copilot CLI, Windsurf and Zed, each in the format its documentation gives.
+ * The command-line agents start servers in the folder they run in; Windsurf and Zed may start
+ * them elsewhere, so their entries name this project with --workspace (like Cline's).
+ */
+function moreUserTargets(input: AgentSetupInput, mcp: string[]): AgentTarget[] {
+  const env = input.env ?? {};
+  const here = input.workspace ? ['--workspace', input.workspace] : [];
+  const thisProject = 'It names this project with --workspace: the same entry in every project reaches this project’s memory.';
+  return [
+    {
+      agent: 'Gemini CLI',
+      scope: 'user',
+      file: path.join(input.userHome, '.gemini', 'settings.json'),
+      format: 'json',
+      keyPath: ['mcpServers', SERVER_KEY],
+      entry: launch(input, mcp),
+      writable: true,
+      note: 'Gemini CLI starts it in the folder it runs in: that project’s memory. `/mcp` in Gemini CLI lists it.',
+    },
+    {
+      agent: 'GitHub Copilot CLI',
+      scope: 'user',
+      file: path.join(env.XDG_CONFIG_HOME ?? input.userHome, '.copilot', 'mcp-config.json'),
+      format: 'json',
+      keyPath: ['mcpServers', SERVER_KEY],
+      entry: { type: 'local', ...launch(input, mcp), env: {}, tools: ['*'] },
+      writable: true,
+      note: 'The file `/mcp add` in the `copilot` command line writes. It starts it in the folder it runs in: that project’s memory.',
+    },
+    {
+      agent: 'Windsurf',
+      scope: 'user',
+      file: path.join(input.userHome, '.codeium', 'windsurf', 'mcp_config.json'),
+      format: 'json',
+      keyPath: ['mcpServers', SERVER_KEY],
+      entry: launch(input, [...mcp, ...here]),
+      writable: true,
+      note: `Windsurf reads it on its next start (or Refresh in its MCP panel). ${thisProject}`,
+    },
+    {
+      agent: 'Zed',
+      scope: 'user',
+      file: path.join(env.XDG_CONFIG_HOME ?? path.join(input.userHome, '.config'), 'zed', 'settings.json'),
+      format: 'json',
+      keyPath: ['context_servers', SERVER_KEY],
+      entry: { source: 'custom', ...launch(input, [...mcp, ...here]), env: {} },
+      writable: true,
+      note: `Zed’s settings keep MCP servers under context_servers; your other settings and comments stay. ${thisProject}`,
     },
   ];
 }
@@ -228,7 +283,9 @@ export function entryText(t: AgentTarget): string {
     const args = (t.entry.args as string[]).map((a) => `      - ${JSON.stringify(a)}`);
     return ['mcpServers:', `  - name: ${SERVER_KEY}`, `    command: ${JSON.stringify(t.entry.command)}`, '    args:', ...args].join('\n');
   }
-  return JSON.stringify({ mcpServers: { [SERVER_KEY]: t.entry } }, null, 2);
+  // The entry under its key path ({ mcpServers: { agent-memory: … } }, Zed's context_servers).
+  const nested = t.keyPath.reduceRight<unknown>((inner, key) => ({ [key]: inner }), t.entry);
+  return JSON.stringify(nested, null, 2);
 }
 
 /** All configurations as one Markdown document (the "show" form). */

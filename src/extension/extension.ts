@@ -31,6 +31,7 @@ import { registerReadOnlyDocuments } from './readOnlyDocument';
 import { registerReminderCommands } from './reminderCommands';
 import { registerSchedulesView, type SchedulesTreeProvider } from './scheduleView';
 import { registerUndoCommand } from './undoLast';
+import { registerToolImportCommands } from './toolImportCommands';
 import { plural } from '../core/text/plural';
 import { attentionItems, diagnosticsSummary } from './diagnosticsSummary';
 import { showDiagnosticsDocument } from './diagnosticsDocument';
@@ -131,6 +132,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerReminderCommands(commandRegistrar(context, log), engine);
   const schedules = registerSchedulesView(context, engine, log);
   registerUndoCommand(commandRegistrar(context, log));
+  registerToolImportCommands(commandRegistrar(context, log), engine);
   registerHistoryCommands(context, engine, log);
   registerEncryptionCommands(context, engine, log);
   registerRecallCommand(context, engine, log, onRecall);

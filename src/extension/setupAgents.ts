@@ -1,6 +1,7 @@
 /**
  * "Agent Memory: Set Up Other Agents…" (README "Other agents (MCP)"): writes the
- * agent-memory MCP server into the configuration of Claude Code, Cursor, Codex or Continue —
+ * agent-memory MCP server into the configuration of Claude Code, Cursor, Codex, Continue, Gemini CLI,
+ * GitHub Copilot CLI, Windsurf or Zed —
  * for the person in every project (the agent's user-level file), or for everyone on the
  * project (`.mcp.json`, `.cursor/mcp.json`, shared through git) — or shows every agent's
  * entry. What each file holds: agentConfigs.ts; how it is merged: agentConfigFiles.ts.

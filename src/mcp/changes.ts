@@ -13,6 +13,7 @@ import type { ChangePage, StoreName } from '../engine/protocol';
 import { plural } from '../core/text/plural';
 import { MEMORY_SCOPES } from '../core/memory/types';
 import { asData, guarded } from './tools';
+import * as out from './outputs';
 
 export const CHANGES_URI: Record<StoreName, string> = {
   project: 'memory://changes/project',
@@ -39,6 +40,8 @@ export function registerChanges(server: McpServer, engine: EngineClient): void {
       description:
         'The changes of memories (created, updated, deleted, merged, expired, restored, promoted) after a cursor, oldest first, with the memory ids and who changed them. ' +
         "Start with cursor 0 (or the `latest` of an earlier answer) and give the answer's `cursor` next time. Use get_memory for a memory's text.",
+      annotations: out.READS,
+      outputSchema: out.changesOutput,
       inputSchema: {
         cursor: z.number().int().min(0).optional().describe('The last cursor you saw (default 0: from the oldest change kept).'),
         limit: z.number().int().min(1).max(1000).optional().describe('At most this many changes (default 100).'),

@@ -16,6 +16,7 @@ import * as http from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { allowedHosts, allowedOrigins, refusal } from './httpGuard';
+import { REST_PREFIX } from './restApi';
 
 export const MCP_HTTP_PATH = '/mcp';
 /** Sessions kept at once; the oldest is closed beyond this (a client that never says goodbye). */
@@ -27,6 +28,8 @@ export interface McpHttpOptions {
   token: string;
   /** A new MCP server (tools registered) for one session. */
   newServer: () => McpServer;
+  /** The REST API (restApi.ts), answering under /api/v1 behind the same guard. */
+  rest?: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
   log: (line: string) => void;
 }
 
@@ -76,11 +79,18 @@ export class McpHttpServer {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse, opts: McpHttpOptions): Promise<void> {
     const refused = refusal(req, this.port, opts.token);
-    const onEndpoint = new URL(req.url ?? '/', 'http://127.0.0.1').pathname === MCP_HTTP_PATH;
-    if (refused && (refused.status === 403 || onEndpoint)) {
+    const pathname = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const onEndpoint = pathname === MCP_HTTP_PATH;
+    const onRest = !!opts.rest && (pathname === REST_PREFIX || pathname.startsWith(`${REST_PREFIX}/`));
+    if (refused && (refused.status === 403 || onEndpoint || onRest)) {
       if (refused.challenge) res.setHeader('WWW-Authenticate', refused.challenge);
+      if (onRest) {
+        res.writeHead(refused.status, { 'Content-Type': 'application/json' });
+        return void res.end(JSON.stringify({ error: { message: refused.message } }));
+      }
       return reply(res, refused.status, refused.message);
     }
+    if (onRest) return opts.rest!(req, res);
     if (!onEndpoint) return notFound(res);
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
@@ -135,7 +145,7 @@ async function closeSession(s: Session): Promise<void> {
 /** Any path but the endpoint, OAuth's discovery and registration among them: an OAuth-shaped error (RFC 6749 §5.2 characters). */
 function notFound(res: http.ServerResponse): void {
   const description =
-    `Not found: the only endpoint here is ${MCP_HTTP_PATH}. This server does not use OAuth: send its token in the header ` +
+    `Not found: the endpoints here are ${MCP_HTTP_PATH} (MCP) and ${REST_PREFIX}/ (REST). This server does not use OAuth: send its token in the header ` +
     "Authorization: Bearer <token> (printed when the server starts, and kept in mcp-http-<port>.token in the project's store " +
     'folder, or the file given with --token-file).';
   res.writeHead(404, { 'Content-Type': 'application/json' });

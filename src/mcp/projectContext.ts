@@ -57,15 +57,17 @@ export async function projectContext(engine: EngineClient, maxTokens = DEFAULT_C
     used += added.chars;
   }
   if (!body.length) body.push('(no memories yet: store_memory saves what is worth remembering)');
-  const last = await lastSessionLines(engine);
-  if (last.length) {
-    const left = budget - used - 3;
-    const lines = ['### Last agent session', ...last];
-    let take = 0;
-    for (let n = 0; take < lines.length && n + lines[take]!.length + 1 <= left; take++) n += lines[take]!.length + 1;
-    if (take > 1) body.push(...lines.slice(0, take));
-  }
+  body.push(...fitted(await lastSessionLines(engine), budget - used - 3));
   return [...head, ...body, RECALL_CLOSE].join('\n');
+}
+
+/** The last session's lines under their heading, as many as fit `left` characters (none when only the heading would). */
+function fitted(last: string[], left: number): string[] {
+  if (!last.length) return [];
+  const lines = ['### Last agent session', ...last];
+  let take = 0;
+  for (let n = 0; take < lines.length && n + lines[take]!.length + 1 <= left; take++) n += lines[take]!.length + 1;
+  return take > 1 ? lines.slice(0, take) : [];
 }
 
 /** The last session's summary and open scratchpad items (none when sessions are not available). */

@@ -17,12 +17,16 @@ import { McpHttpServer } from './httpServer';
 import { TokenFileError, newToken, readTokenFile, removeStaleTokens, removeToken, writeToken } from './httpToken';
 import { registerTools } from './tools';
 import { registerChanges } from './changes';
+import { registerResources } from './resources';
+import { registerPrompts } from './prompts';
+import { registerLongTools } from './longTools';
+import { handleRest } from './restApi';
 import { MCP_SERVER_NAME } from './serverName';
 import { VERSION } from '../cli/version';
 
 type Io = { err: (s: string) => void };
 
-function createMcpServer(engine: EngineClient): McpServer {
+function createMcpServer(engine: EngineClient, workspace: string): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version: VERSION },
     {
@@ -30,12 +34,16 @@ function createMcpServer(engine: EngineClient): McpServer {
         'Project memory shared by every agent and VS Code window of this project. Call get_project_context at the start of a ' +
         'session, recall_memories before answering questions about the project, store_memory for what is worth keeping, ' +
         'create_schedule for a reminder or a follow-up at a later time.',
-      // Logging: a run of a schedule this client made is told to it (scheduleTools.ts).
+      // Logging: a run of a schedule this client made is told to it (scheduleTools.ts), engine warnings and
+      // the outcome of imports to every client (longTools.ts), at the level the client sets.
       capabilities: { logging: {} },
     },
   );
   registerTools(server, engine);
+  registerLongTools(server, engine, workspace);
   registerChanges(server, engine);
+  registerResources(server, engine);
+  registerPrompts(server, engine);
   return server;
 }
 
@@ -60,13 +68,13 @@ export async function runMcp(args: CliArgs, io: Io): Promise<number> {
   });
   // The engine starts in the background: requests wait for it, the handshake does not.
   engine.start().catch((e) => io.err(`agent-memory mcp: the memory engine could not start: ${(e as Error).message}`));
-  const code = args.http === undefined ? await serveStdio(engine) : await serveHttp(engine, args, token, io);
+  const code = args.http === undefined ? await serveStdio(engine, path.resolve(args.workspace)) : await serveHttp(engine, args, token, io);
   await engine.shutdown().catch(() => undefined);
   return code;
 }
 
-async function serveStdio(engine: EngineClient): Promise<number> {
-  const server = createMcpServer(engine);
+async function serveStdio(engine: EngineClient, workspace: string): Promise<number> {
+  const server = createMcpServer(engine, workspace);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -82,7 +90,13 @@ async function serveHttp(engine: EngineClient, args: CliArgs, given: string | un
   const token = given ?? newToken();
   let http: McpHttpServer;
   try {
-    http = await McpHttpServer.start({ port: args.http!, token, newServer: () => createMcpServer(engine), log: (l) => io.err(l) });
+    http = await McpHttpServer.start({
+      port: args.http!,
+      token,
+      newServer: () => createMcpServer(engine, path.resolve(args.workspace)),
+      rest: (req, res) => handleRest(req, res, engine),
+      log: (l) => io.err(l),
+    });
   } catch (e) {
     io.err(`agent-memory mcp: cannot listen on 127.0.0.1:${args.http}: ${(e as Error).message}`);
     return 1;

@@ -12,6 +12,7 @@ import {
   mergeJsonEntry,
   mergeTomlTable,
   mergeYamlServer,
+  readJsonEntry,
   removeJsonEntry,
   tomlHeaderKey,
   writeAgentConfig,
@@ -184,4 +185,26 @@ test('writeAgentConfig writes each user-level file once, then reports no change;
   fs.writeFileSync(codex.file, 'model = \n');
   assert.throws(() => writeAgentConfig(codex), /not valid TOML/);
   assert.equal(fs.readFileSync(codex.file, 'utf8'), 'model = \n');
+});
+
+test("Zed's settings.json keeps its comments and other settings; the entry goes under context_servers, once", () => {
+  const dir = tmpDir('am-zed-');
+  const zed = agentTargets({
+    launcher: '/home/dev/.agent-memory/bin/agent-memory',
+    home: '/home/dev/.agent-memory',
+    userHome: dir,
+    workspace: '/home/dev/widgets',
+    platform: 'linux',
+    env: {},
+  }).find((t) => t.agent === 'Zed')!;
+  fs.mkdirSync(path.dirname(zed.file), { recursive: true });
+  const before = '// Zed settings\n{\n  // my theme\n  "theme": "One Dark",\n  "context_servers": { "other": { "command": "x" } }\n}\n';
+  fs.writeFileSync(zed.file, before);
+  writeAgentConfig(zed);
+  const after = fs.readFileSync(zed.file, 'utf8');
+  assert.ok(after.includes('// my theme') && after.includes('"theme": "One Dark"'), after);
+  assert.deepEqual({ ...(readJsonEntry(after, ['context_servers', 'other']) as object) }, { command: 'x' });
+  assert.deepEqual(JSON.parse(JSON.stringify(readJsonEntry(after, ['context_servers', 'agent-memory']))), zed.entry);
+  writeAgentConfig(zed);
+  assert.equal(fs.readFileSync(zed.file, 'utf8'), after, 'a second run changes nothing');
 });

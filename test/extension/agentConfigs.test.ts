@@ -33,6 +33,10 @@ test('user-level entries start the launcher with --home; none names the extensio
       ['Cursor', '/home/dev/.cursor/mcp.json'],
       ['Codex', '/home/dev/.codex/config.toml'],
       ['Continue', '/home/dev/.continue/config.yaml'],
+      ['Gemini CLI', '/home/dev/.gemini/settings.json'],
+      ['GitHub Copilot CLI', '/home/dev/.copilot/mcp-config.json'],
+      ['Windsurf', '/home/dev/.codeium/windsurf/mcp_config.json'],
+      ['Zed', '/home/dev/.config/zed/settings.json'],
     ],
   );
   for (const t of targets) {
@@ -112,4 +116,32 @@ test('an entry of an earlier version (the CLI inside the extension folder) is re
   assert.equal(namesExtensionFolder({ command: 'node', args: ['C:\\ext\\agent-memory-0.1.0\\dist\\cli.js', 'mcp'] }), true);
   for (const t of agentTargets(input)) assert.equal(namesExtensionFolder(t.entry), false, `${t.agent} (${t.scope})`);
   assert.equal(namesExtensionFolder('node'), false);
+});
+
+test('Gemini CLI, Copilot CLI, Windsurf and Zed: each entry in its documented shape; Windsurf and Zed name the project', () => {
+  const targets = agentTargets(input);
+  const of = (agent: string) => targets.find((t) => t.agent === agent)!;
+  assert.deepEqual(
+    [of('Gemini CLI').keyPath, of('Gemini CLI').entry],
+    [['mcpServers', 'agent-memory'], { command: input.launcher, args: ['mcp', '--home', input.home] }],
+  );
+  assert.deepEqual(of('GitHub Copilot CLI').entry, {
+    type: 'local',
+    command: input.launcher,
+    args: ['mcp', '--home', input.home],
+    env: {},
+    tools: ['*'],
+  });
+  assert.deepEqual(of('Windsurf').entry.args, ['mcp', '--home', input.home, '--workspace', '/home/dev/widgets']);
+  assert.deepEqual(
+    [of('Zed').keyPath, of('Zed').entry],
+    [
+      ['context_servers', 'agent-memory'],
+      { source: 'custom', command: input.launcher, args: ['mcp', '--home', input.home, '--workspace', '/home/dev/widgets'], env: {} },
+    ],
+  );
+  const moved = agentTargets({ ...input, env: { XDG_CONFIG_HOME: '/home/dev/.xdg' } });
+  assert.equal(moved.find((t) => t.agent === 'Zed')!.file, '/home/dev/.xdg/zed/settings.json');
+  const shown = agentConfigsMarkdown(targets, input);
+  assert.match(shown, /## Zed — for you, in every project[\s\S]*"context_servers": \{\n\s+"agent-memory": \{\n\s+"source": "custom"/);
 });

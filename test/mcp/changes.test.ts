@@ -24,7 +24,12 @@ test('a subscription is told of each change; memory_changes_since pages the feed
   try {
     assert.equal(client.getServerCapabilities()?.resources?.subscribe, true);
     const { resources } = await client.listResources();
-    assert.deepEqual(resources.map((r) => r.uri).sort(), ['memory://changes/global', 'memory://changes/project']);
+    // The two change feeds and the project briefing (no memory or session yet to list: docs/mcp.md "Resources").
+    assert.deepEqual(resources.map((r) => r.uri).sort(), [
+      'memory://changes/global',
+      'memory://changes/project',
+      'memory://project/context',
+    ]);
     await client.subscribeResource({ uri: 'memory://changes/project' });
     await assert.rejects(client.subscribeResource({ uri: 'memory://nothing' }), /No resource memory:\/\/nothing to subscribe to/);
 

@@ -1,0 +1,171 @@
+// @tier process
+// The official MCP conformance suite (@modelcontextprotocol/conformance, its CLI run as a process
+// through scripts/conformance.mjs) against `agent-memory mcp --http` as a real process, with its
+// bearer token: the suite's client sends no Authorization header, so it talks to a loopback relay
+// that adds the token to each request and passes everything else (Host and Origin too, mapped
+// from the relay's port to the server's) on unchanged. The scenarios that need the suite's own
+// fixture tools, prompts and resources (test_simple_text, test://static-text, …) cannot pass on
+// a real server and are listed as such; every other server scenario must pass.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import { tmpDir } from '../helpers/tmp';
+import { fakeClone } from '../helpers/clones';
+import { CLI_TS, ROOT } from '../helpers/cliProcess';
+
+/**
+ * Scenarios whose checks call the suite's own fixtures by name (a tool test_image_content, a
+ * prompt test_simple_prompt, a resource test://static-text, …) or need a server that asks its
+ * client for sampling or elicitation, which this one never does: they fail on any server that is
+ * not the suite's reference server. Each fails only for that reason (the message names the fixture).
+ */
+const FIXTURE_SCENARIOS: Record<string, RegExp> = {
+  'completion-complete': /Prompt test_prompt_with_arguments not found/,
+  'prompts-get-simple': /Prompt test_simple_prompt not found/,
+  'prompts-get-with-args': /Prompt test_prompt_with_arguments not found/,
+  'prompts-get-embedded-resource': /Prompt test_prompt_with_embedded_resource not found/,
+  'prompts-get-with-image': /Prompt test_prompt_with_image not found/,
+  'resources-read-text': /Resource test:\/\/static-text not found/,
+  'resources-read-binary': /Resource test:\/\/static-binary not found/,
+  'resources-templates-read': /Resource test:\/\/template\/123\/data not found/,
+  'resources-subscribe': /No resource test:\/\/watched-resource to subscribe to/,
+  'resources-unsubscribe': /No resource test:\/\/watched-resource to subscribe to/,
+  'tools-call-image': /No image content found/,
+  'tools-call-audio': /No audio content found/,
+  'tools-call-embedded-resource': /No resource content found/,
+  'tools-call-mixed-content': /Expected multiple content items/,
+  'tools-call-with-logging': /No log notifications received/,
+  'tools-call-with-progress': /No progress notifications received/,
+  'tools-call-sampling': /Server did not request sampling/,
+  'tools-call-elicitation': /Server did not request elicitation/,
+  'elicitation-sep1034-defaults': /Server did not request elicitation/,
+  'elicitation-sep1330-enums': /Server did not request elicitation/,
+};
+
+/**
+ * Scenarios that test this server itself: each must pass. (tools-call-simple-text passes too, but
+ * only because the error text of its unknown fixture tool is text content: it proves nothing here.)
+ */
+const OWN_SCENARIOS = [
+  'server-initialize',
+  'ping',
+  'logging-set-level',
+  'tools-list',
+  'tools-call-error', // an unknown tool (test_error_handling) answers isError with a message
+  'resources-list',
+  'prompts-list',
+  'server-sse-multiple-streams',
+  'dns-rebinding-protection',
+];
+
+function serve(ws: string, home: string, tokenFile: string): Promise<{ proc: ChildProcess; port: number }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', CLI_TS, 'mcp', '--http', '0', '--workspace', ws, '--token-file', tokenFile], {
+    cwd: ROOT,
+    env: { ...process.env, AGENT_MEMORY_HOME: home },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL within 60 s: ${err}`)), 60_000);
+    proc.stderr!.on('data', (d: Buffer) => {
+      err += d.toString('utf8');
+      const m = /Streamable HTTP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, port: Number(m[1]) });
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`exited with ${code}: ${err}`)));
+  });
+}
+
+/** A loopback relay to `port` that adds the bearer token; the relay's own port in Host / Origin becomes the server's. */
+async function relay(port: number, token: string): Promise<http.Server & { port: number }> {
+  const server = http.createServer((req, res) => {
+    const own = `:${(server.address() as { port: number }).port}`;
+    const headers = { ...req.headers, authorization: `Bearer ${token}` };
+    for (const h of ['host', 'origin'] as const) {
+      const v = headers[h];
+      if (typeof v === 'string' && /^(https?:\/\/)?(localhost|127\.0\.0\.1):\d+$/.test(v) && v.endsWith(own))
+        headers[h] = v.replace(own, `:${port}`);
+    }
+    const out = http.request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(server, { port: (server.address() as { port: number }).port });
+}
+
+interface Check {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
+  errorMessage?: string;
+}
+
+test(
+  'the MCP conformance suite passes its server scenarios against agent-memory mcp --http with the token',
+  { timeout: 600_000 },
+  async () => {
+    const root = tmpDir('am-mcp-conformance-');
+    const ws = fakeClone(root, 'repo');
+    fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
+    const token = randomBytes(32).toString('hex');
+    const tokenFile = path.join(root, 'token');
+    fs.writeFileSync(tokenFile, token, { mode: 0o600 });
+    const served = await serve(ws, path.join(root, 'home'), tokenFile);
+    const front = await relay(served.port, token);
+    const outDir = path.join(root, 'results');
+    try {
+      const run = spawn(
+        process.execPath,
+        ['scripts/conformance.mjs', 'server', '--url', `http://localhost:${front.port}/mcp`, '-o', outDir],
+        { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let said = '';
+      run.stdout!.on('data', (d: Buffer) => (said += d.toString('utf8')));
+      run.stderr!.on('data', (d: Buffer) => (said += d.toString('utf8')));
+      await new Promise((resolve) => run.once('exit', resolve));
+      const results: Record<string, Check[]> = {};
+      for (const f of fs.readdirSync(outDir, { recursive: true }) as string[]) {
+        if (!f.endsWith('checks.json')) continue;
+        // server-<scenario>-<timestamp>/checks.json
+        const scenario = path
+          .basename(path.dirname(f))
+          .replace(/^server-/, '')
+          .replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, '');
+        results[scenario] = JSON.parse(fs.readFileSync(path.join(outDir, f), 'utf8')) as Check[];
+      }
+      const failures = (s: string) => (results[s] ?? []).filter((c) => c.status === 'FAILURE');
+      // The closing note's table (test output): every scenario and how it went.
+      console.log(
+        Object.keys(results)
+          .sort()
+          .map(
+            (s) => `${failures(s).length ? 'fail' : 'pass'}  ${s}${failures(s).length ? `  (${failures(s)[0]!.errorMessage ?? ''})` : ''}`,
+          )
+          .join('\n'),
+      );
+      for (const s of OWN_SCENARIOS) {
+        assert.ok(results[s], `the suite ran ${s}: ${said.slice(-1500)}`);
+        assert.deepEqual(failures(s), [], `${s} passes`);
+      }
+      for (const [s, why] of Object.entries(FIXTURE_SCENARIOS)) {
+        if (!results[s]) continue; // a later suite may drop or rename it
+        for (const c of failures(s)) assert.match(c.errorMessage ?? '', why, `${s} fails only for want of the suite's fixture`);
+      }
+      const unexpected = Object.keys(results).filter((s) => failures(s).length && !(s in FIXTURE_SCENARIOS));
+      assert.deepEqual(unexpected, [], 'no other scenario fails');
+    } finally {
+      front.close();
+      served.proc.kill('SIGTERM');
+    }
+  },
+);
