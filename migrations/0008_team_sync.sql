@@ -10,9 +10,10 @@ CREATE TABLE team_sync (
   server_id      TEXT,               -- the server schema's id; a different one starts over
   pushed_through INTEGER NOT NULL,   -- memory_events.seq pushed through
   pulled_through INTEGER NOT NULL,   -- server seq applied through
+  uploaded_at    TEXT,              -- when every memory of the store was first pushed (NULL: not yet)
   updated_at     TEXT
 );
-INSERT INTO team_sync (id, server_id, pushed_through, pulled_through, updated_at) VALUES (1, NULL, 0, 0, NULL);
+INSERT INTO team_sync (id, server_id, pushed_through, pulled_through, uploaded_at, updated_at) VALUES (1, NULL, 0, 0, NULL, NULL);
 
 -- Per memory: the server's sequence number of the version this store has (the base of its next
 -- push) and the hash of that version's shared fields (a local state with the same hash has

@@ -20,6 +20,7 @@ import { describeSecretScan } from '../engine/secretScanText';
 import { scheduleCommand } from './scheduleCommand';
 import { noteCommand, scratchpadCommand, sessionCommand } from './sessionCommands';
 import { encryptionAction, encryptionCommand } from './encryption';
+import { teamCommand } from './team';
 
 export interface CommandOutput {
   json: unknown;
@@ -181,6 +182,7 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp' | 'hook'>, 
   events: (engine, a, io) => eventsCommand(engine, a, io),
   webhooks: (engine, a) => webhooksCommand(engine, a),
   schedule: (engine, a) => scheduleCommand(engine, a),
+  team: (engine, a, io) => teamCommand(engine, a, io),
 };
 
 /** How many failing lines an import's human output lists before "and N more". */

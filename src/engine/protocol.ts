@@ -33,6 +33,7 @@ import type { ErrorCode } from '../core/util/errorCatalogue';
 import type { ChangeEvent, ChangePage, ChangeType, Delivery, DeliveryStatus } from '../core/changes/types';
 import type { SecretScanResult } from '../core/secrets/scanTypes';
 import { SCHEDULE_READ_METHODS, type ScheduleEvent, type ScheduleMethods } from './scheduleProtocol';
+import { TEAM_READ_METHODS, type TeamEvent, type TeamMethods } from './teamProtocol';
 import type { SessionMethods } from './sessionsProtocol';
 
 export type * from './sessionsProtocol';
@@ -560,7 +561,7 @@ export interface RunningConfig {
 // ── Requests: method name → params and result ───────────────────────────────────────────────
 
 /** Schedules and reminders (scheduleProtocol.ts); agent sessions (sessionsProtocol.ts). */
-export interface EngineMethods extends ScheduleMethods, SessionMethods {
+export interface EngineMethods extends ScheduleMethods, SessionMethods, TeamMethods {
   /** Through the smart store (docs/consolidation.md): may merge into an existing memory (status duplicate, action merged). */
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
@@ -720,6 +721,7 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'webhooks.list',
   'webhooks.deliveries',
   ...SCHEDULE_READ_METHODS,
+  ...TEAM_READ_METHODS,
   'sessions.list',
   'sessions.get',
   'sessions.events',
@@ -782,7 +784,8 @@ export type EngineEvent =
   | { type: 'webhooks.delivery'; delivery: WebhookDelivery }
   /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */
   | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState }
-  | ScheduleEvent;
+  | ScheduleEvent
+  | TeamEvent;
 
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────
 

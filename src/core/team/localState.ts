@@ -14,29 +14,36 @@ export interface SyncCursors {
   serverId: string | null;
   pushedThrough: number;
   pulledThrough: number;
+  uploadedAt: string | null;
   updatedAt: string | null;
 }
 
 type Reader = Pick<SqlDb, 'get' | 'all'>;
 
 export function readCursors(db: Reader): SyncCursors {
-  const r = db.get<{ server_id: string | null; pushed_through: number; pulled_through: number; updated_at: string | null }>(
-    'SELECT server_id, pushed_through, pulled_through, updated_at FROM team_sync WHERE id = 1',
-  );
+  const r = db.get<{
+    server_id: string | null;
+    pushed_through: number;
+    pulled_through: number;
+    uploaded_at: string | null;
+    updated_at: string | null;
+  }>('SELECT server_id, pushed_through, pulled_through, uploaded_at, updated_at FROM team_sync WHERE id = 1');
   return {
     serverId: r?.server_id ?? null,
     pushedThrough: Number(r?.pushed_through ?? 0),
     pulledThrough: Number(r?.pulled_through ?? 0),
+    uploadedAt: r?.uploaded_at ?? null,
     updatedAt: r?.updated_at ?? null,
   };
 }
 
 export function writeCursors(tx: Tx, c: Partial<SyncCursors> & { updatedAt: string }): void {
   const cur = readCursors(tx);
-  tx.run('UPDATE team_sync SET server_id = ?, pushed_through = ?, pulled_through = ?, updated_at = ? WHERE id = 1', [
+  tx.run('UPDATE team_sync SET server_id = ?, pushed_through = ?, pulled_through = ?, uploaded_at = ?, updated_at = ? WHERE id = 1', [
     c.serverId === undefined ? cur.serverId : c.serverId,
     c.pushedThrough ?? cur.pushedThrough,
     c.pulledThrough ?? cur.pulledThrough,
+    c.uploadedAt === undefined ? cur.uploadedAt : c.uploadedAt,
     c.updatedAt,
   ]);
 }
@@ -44,7 +51,10 @@ export function writeCursors(tx: Tx, c: Partial<SyncCursors> & { updatedAt: stri
 /** Starts over with another server (a new schema, or the first connect): every memory is new to it. */
 export function resetForServer(tx: Tx, serverId: string, iso: string): void {
   tx.run('DELETE FROM team_memories');
-  tx.run('UPDATE team_sync SET server_id = ?, pushed_through = 0, pulled_through = 0, updated_at = ? WHERE id = 1', [serverId, iso]);
+  tx.run('UPDATE team_sync SET server_id = ?, pushed_through = 0, pulled_through = 0, uploaded_at = NULL, updated_at = ? WHERE id = 1', [
+    serverId,
+    iso,
+  ]);
 }
 
 export interface MemoryBase {

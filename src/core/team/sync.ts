@@ -14,7 +14,8 @@ import { applyServerChange, type ApplyOutcome } from './apply';
 import { readBase, readCursors, writeBase, writeCursors } from './localState';
 import { changeIdOf, sharedOf, stateHash } from './payload';
 import { pullChanges, pushChanges } from './server';
-import type { OutgoingChange } from './types';
+import type { OutgoingChange, PushOutcome } from './types';
+import { latestCursor } from '../changes/events';
 
 export interface SyncContext {
   store: Store;
@@ -28,6 +29,8 @@ export interface SyncContext {
   /** Changes per push and per pulled page. */
   batch?: number;
   now?: () => Date;
+  /** Progress of the first upload of a store (memories sent so far, of how many). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface SyncReport {
@@ -106,24 +109,63 @@ export function waitingCount(store: Store): number {
   );
 }
 
+function recordOutcomes(ctx: SyncContext, changes: OutgoingChange[], outcomes: PushOutcome[], report: SyncReport, cursor: number): void {
+  const iso = (ctx.now ?? (() => new Date()))().toISOString();
+  ctx.store.transaction((tx) => {
+    for (const o of outcomes) {
+      const ch = changes.find((c) => c.changeId === o.changeId)!;
+      if (o.status === 'accepted' && o.seq > 0) {
+        writeBase(tx, o.memoryId, { serverSeq: o.seq, stateHash: ch.stateHash, author: ctx.author, machine: ctx.machine });
+        report.pushed++;
+      } else if (o.status === 'stale') report.stale++;
+      else if (o.status === 'duplicate') report.duplicates++;
+    }
+    writeCursors(tx, { pushedThrough: cursor, updatedAt: iso });
+  });
+}
+
+/**
+ * The first push to a server: every memory of the store, oldest first, in batches (the change
+ * feed may not reach back to the oldest ones). The push cursor moves to where the feed stood
+ * when the upload began only at the end; an upload cut short starts again and skips what the
+ * server already acknowledged (its base hash matches).
+ */
+async function uploadAll(ctx: SyncContext, report: SyncReport): Promise<void> {
+  const batch = ctx.batch ?? DEFAULT_BATCH;
+  const startCursor = latestCursor(ctx.store);
+  const total = Number(ctx.store.get<{ n: number }>('SELECT count(*) AS n FROM memories WHERE project_id = ?', [ctx.projectId])!.n);
+  let lastRid = 0;
+  let done = 0;
+  for (;;) {
+    const rows = ctx.store.all<{ rid: number; id: string }>('SELECT rid, id FROM memories WHERE rid > ? AND project_id = ? ORDER BY rid LIMIT ?', [
+      lastRid,
+      ctx.projectId,
+      batch,
+    ]);
+    if (!rows.length) break;
+    lastRid = Number(rows[rows.length - 1]!.rid);
+    const changes: OutgoingChange[] = [];
+    for (const r of rows) {
+      const c = changeFor(ctx, r.id);
+      if (c === 'secret') report.heldBack.push(r.id);
+      else if (c !== 'none') changes.push(c);
+    }
+    const outcomes = await pushChanges(ctx.client, ctx.schema, ctx.machine, changes);
+    recordOutcomes(ctx, changes, outcomes, report, readCursors(ctx.store).pushedThrough);
+    done += rows.length;
+    ctx.onProgress?.(done, total);
+  }
+  const iso = (ctx.now ?? (() => new Date()))().toISOString();
+  ctx.store.transaction((tx) => writeCursors(tx, { pushedThrough: startCursor, uploadedAt: iso, updatedAt: iso }));
+}
+
 async function pushAll(ctx: SyncContext, report: SyncReport): Promise<void> {
   const batch = ctx.batch ?? DEFAULT_BATCH;
-  const now = ctx.now ?? (() => new Date());
   for (;;) {
     const out = outgoing(ctx, batch);
     report.heldBack.push(...out.heldBack);
     const outcomes = await pushChanges(ctx.client, ctx.schema, ctx.machine, out.changes);
-    ctx.store.transaction((tx) => {
-      for (const o of outcomes) {
-        const ch = out.changes.find((c) => c.changeId === o.changeId)!;
-        if (o.status === 'accepted' && o.seq > 0) {
-          writeBase(tx, o.memoryId, { serverSeq: o.seq, stateHash: ch.stateHash, author: ctx.author, machine: ctx.machine });
-          report.pushed++;
-        } else if (o.status === 'stale') report.stale++;
-        else if (o.status === 'duplicate') report.duplicates++;
-      }
-      writeCursors(tx, { pushedThrough: out.through, updatedAt: now().toISOString() });
-    });
+    recordOutcomes(ctx, out.changes, outcomes, report, out.through);
     if (!out.more) return;
   }
 }
@@ -155,6 +197,7 @@ async function pullAll(ctx: SyncContext, report: SyncReport): Promise<void> {
 /** Push, then pull; a stale push is pulled (as a conflict) in the same round. */
 export async function syncOnce(ctx: SyncContext): Promise<SyncReport> {
   const report: SyncReport = { pushed: 0, pulled: 0, conflicts: 0, stale: 0, duplicates: 0, heldBack: [], waiting: 0, serverLatest: 0 };
+  if (!readCursors(ctx.store).uploadedAt) await uploadAll(ctx, report);
   await pushAll(ctx, report);
   await pullAll(ctx, report);
   report.waiting = waitingCount(ctx.store);
