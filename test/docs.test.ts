@@ -45,6 +45,26 @@ const UX_HOST = 'test/e2e/suite/memoryUx.test.ts';
 
 /** Each claim of the README (a phrase it must contain) and the test that shows it is true. */
 const CLAIMS: { phrase: string; file: string; test: string }[] = [
+  {
+    phrase: 'writes the\nsettings to agent.yaml **without the password**',
+    file: 'test/cli/team.test.ts',
+    test: 'two machines share one project memory through the server',
+  },
+  {
+    phrase: 'the first pushed wins and the other is kept as\na conflict',
+    file: 'test/core/team/sync.test.ts',
+    test: 'two edits of one memory: the first pushed wins',
+  },
+  {
+    phrase: 'A memory that\nholds a credential never leaves the machine',
+    file: 'test/core/team/sync.test.ts',
+    test: 'a memory holding a credential stays',
+  },
+  {
+    phrase: 'each machine keeps working on its own copy when the server is down',
+    file: 'test/cli/team.test.ts',
+    test: 'offline changes wait',
+  },
   { phrase: 'what it understood is shown while you type', file: 'test/e2e/ui/reminders.ui.mjs', test: 'New Reminder… reads' },
   { phrase: 'notification with Open, Snooze and Pause', file: 'test/e2e/ui/reminders.ui.mjs', test: 'a recurring one also with Pause' },
   { phrase: '`agent-memory schedule`', file: 'test/cli/schedule.test.ts', test: 'agent-memory schedule: add, list, show' },

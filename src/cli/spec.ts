@@ -86,7 +86,10 @@ export const OPTIONS = {
   database: { value: '<name>', help: 'the database on the server (default: the same as --user)' },
   user: { value: '<role>', help: 'the role to sign in as (an ordinary role: no superuser needed)' },
   schema: { value: '<name>', help: "this project's schema on the server (default: made from the project's id)" },
-  tls: { value: 'verify-full|disable', help: "verify-full (default) checks the server's certificate and name; disable only for a server on this machine" },
+  tls: {
+    value: 'verify-full|disable',
+    help: "verify-full (default) checks the server's certificate and name; disable only for a server on this machine",
+  },
   'ca-file': { value: '<file>', help: "the certificate authority that signed the server's certificate (default: the system's)" },
   author: { value: '<name>', help: "your name on the team, recorded with each change you push (default: this computer's user name)" },
   'password-stdin': { help: 'read the password from stdin (else AGENT_MEMORY_TEAM_PASSWORD, else the one kept from before)' },

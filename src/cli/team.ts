@@ -81,19 +81,16 @@ const ACTIONS: Record<TeamAction, Action> = {
       if (e.type === 'team.progress' && !a.json) io.stderr.write(`uploading: ${e.done} of ${plural(e.total, 'memory', 'memories')}\n`);
     });
     try {
-      const r = await engine.request(
-        'team.connect',
-        {
-          ...serverParts(a),
-          user: a.user,
-          ...(a.database ? { database: a.database } : {}),
-          ...(a.teamSchema ? { schema: a.teamSchema } : {}),
-          ...(a.tls ? { tls: a.tls } : {}),
-          ...(a.caFile ? { caFile: a.caFile } : {}),
-          ...(a.author ? { author: a.author } : {}),
-          ...(password !== undefined ? { password } : {}),
-        }
-      );
+      const r = await engine.request('team.connect', {
+        ...serverParts(a),
+        user: a.user,
+        ...(a.database ? { database: a.database } : {}),
+        ...(a.teamSchema ? { schema: a.teamSchema } : {}),
+        ...(a.tls ? { tls: a.tls } : {}),
+        ...(a.caFile ? { caFile: a.caFile } : {}),
+        ...(a.author ? { author: a.author } : {}),
+        ...(password !== undefined ? { password } : {}),
+      });
       const text = [
         `connected: ${reportText(r.report)}`,
         `settings written to ${r.settingsFile} (no password); the password is kept in ${r.passwordKeptIn}`,
@@ -117,7 +114,10 @@ const ACTIONS: Record<TeamAction, Action> = {
     if (!id) throw new UsageError("team resolve: give the conflict's id (agent-memory team conflicts lists them)", 'team');
     if (!a.keep) throw new UsageError('team resolve: say which version to keep with --keep server or --keep mine', 'team');
     const r = await engine.request('team.resolve', { id, keep: a.keep });
-    return { json: r, text: a.keep === 'mine' ? 'your version is current again; it is pushed with the next sync' : "the team's version is kept" };
+    return {
+      json: r,
+      text: a.keep === 'mine' ? 'your version is current again; it is pushed with the next sync' : "the team's version is kept",
+    };
   },
   disconnect: async (engine) => {
     const r = await engine.request('team.disconnect', {});

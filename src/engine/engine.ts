@@ -102,10 +102,8 @@ export class MemoryEngine {
     this.changes = new ChangesService(ctx);
     this.webhooks = new WebhooksService(ctx, new FileSecretStore(webhookSecretsFile(opts, ctx.stores.project.dir)));
     this.encryption = new EncryptionService(ctx);
-    this.team = new TeamService(
-      ctx,
-      new TeamPasswords(new FileSecretStore(teamSecretsFile(opts, ctx.stores.project.dir))),
-      () => this.reloadConfig(),
+    this.team = new TeamService(ctx, new TeamPasswords(new FileSecretStore(teamSecretsFile(opts, ctx.stores.project.dir))), () =>
+      this.reloadConfig(),
     );
     this.diagnostics = new DiagnosticsService(ctx, {
       pipelines: this.pipelines,

@@ -34,6 +34,7 @@ import type { ChangeEvent, ChangePage, ChangeType, Delivery, DeliveryStatus } fr
 import type { SecretScanResult } from '../core/secrets/scanTypes';
 import { SCHEDULE_READ_METHODS, type ScheduleEvent, type ScheduleMethods } from './scheduleProtocol';
 import { TEAM_READ_METHODS, type TeamEvent, type TeamMethods } from './teamProtocol';
+import type { RemovedList, WebhooksOverview } from './webhooksProtocol';
 import type { SessionMethods } from './sessionsProtocol';
 
 export type * from './sessionsProtocol';
@@ -59,41 +60,7 @@ export type {
 
 /** One delivery of a change (or a test event) to a webhook, as the owner recorded it (docs/changes.md). */
 export type WebhookDelivery = Delivery;
-
-/** A configured webhook and how its deliveries go (webhooks.list). */
-export interface WebhookInfo {
-  name: string;
-  url: string;
-  /** The change types it receives ([] = all). */
-  events: string[];
-  /**
-   * active: deliveries are queued and sent; needs_secret: nothing is sent until its signing
-   * secret exists; paused: this workspace is not trusted (restricted mode sends nothing).
-   */
-  state: 'active' | 'needs_secret' | 'paused';
-  pending: number;
-  delivered: number;
-  dead: number;
-  /** The newest delivery, if any. */
-  last?: WebhookDelivery;
-}
-
-/** webhooks.list: the webhooks of the project store and where their secrets are kept. */
-export interface WebhooksOverview {
-  webhooks: WebhookInfo[];
-  /** Where signing secrets are kept, in words ("a file only you can read: …"). */
-  secretsKeptIn: string;
-}
-
-/** A page of recently deleted and expired memories (memory.listRemoved). */
-export interface RemovedList {
-  items: RemovedMemory[];
-  total: number;
-  offset: number;
-  limit: number;
-  /** How long a removed memory stays restorable (memory.pipelineV2.tombstoneRetentionMs). */
-  restorableForMs: number;
-}
+export type { WebhookInfo, WebhooksOverview, RemovedList } from './webhooksProtocol';
 
 export const PROTOCOL_VERSION = 2;
 

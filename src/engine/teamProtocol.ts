@@ -17,7 +17,10 @@ export interface TeamConnectParams {
   port?: number;
   database?: string;
   user: string;
-  /** Kept in the keychain (or a file only the user can read), never in agent.yaml. Absent: the one kept already, or AGENT_MEMORY_TEAM_PASSWORD. */
+  /**
+   * Kept in the keychain (or a file only the user can read), never in agent.yaml. Absent: the
+   * one kept already, or AGENT_MEMORY_TEAM_PASSWORD.
+   */
   password?: string;
   schema?: string;
   tls?: 'verify-full' | 'disable';
@@ -55,6 +58,4 @@ export interface TeamMethods {
 
 export const TEAM_READ_METHODS = ['team.status', 'team.conflicts'] as const;
 
-export type TeamEvent =
-  | { type: 'team.status'; status: TeamOverview }
-  | { type: 'team.progress'; done: number; total: number };
+export type TeamEvent = { type: 'team.status'; status: TeamOverview } | { type: 'team.progress'; done: number; total: number };

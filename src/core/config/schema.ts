@@ -290,7 +290,12 @@ const ENTRIES = [
   ),
   int('team.port', { default: 5432, min: 1, max: 65535, unit: 'count' }, 'Port of the team memory server.'),
   str('team.database', '', { allowEmpty: true }, 'Database on the team memory server.'),
-  str('team.user', '', { allowEmpty: true }, 'Role this machine signs in to the team memory server as (an ordinary role: no superuser needed).'),
+  str(
+    'team.user',
+    '',
+    { allowEmpty: true },
+    'Role this machine signs in to the team memory server as (an ordinary role: no superuser needed).',
+  ),
   str('team.schema', '', { allowEmpty: true }, "Schema of this project on the server; empty: made from the project's id."),
   oneOf(
     'team.tls',
@@ -298,9 +303,23 @@ const ENTRIES = [
     'verify-full',
     "TLS to the server: verify-full checks the server's certificate and name; disable sends everything in the clear (only for a server on this machine).",
   ),
-  str('team.caFile', '', { allowEmpty: true }, "A file with the certificate authority that signed the server's certificate; empty: the system's."),
-  str('team.author', '', { allowEmpty: true }, "Your name on the team, recorded with every change you push; empty: this computer's user name."),
-  ms('team.syncInterval', { default: 30 * SECOND, min: SECOND, max: HOUR }, 'How often to pull changes from the team server when nothing changed here.'),
+  str(
+    'team.caFile',
+    '',
+    { allowEmpty: true },
+    "A file with the certificate authority that signed the server's certificate; empty: the system's.",
+  ),
+  str(
+    'team.author',
+    '',
+    { allowEmpty: true },
+    "Your name on the team, recorded with every change you push; empty: this computer's user name.",
+  ),
+  ms(
+    'team.syncInterval',
+    { default: 30 * SECOND, min: SECOND, max: HOUR },
+    'How often to pull changes from the team server when nothing changed here.',
+  ),
 ];
 
 // Compile-time check: every leaf of ConfigShape has an entry.

@@ -137,11 +137,10 @@ async function uploadAll(ctx: SyncContext, report: SyncReport): Promise<void> {
   let lastRid = 0;
   let done = 0;
   for (;;) {
-    const rows = ctx.store.all<{ rid: number; id: string }>('SELECT rid, id FROM memories WHERE rid > ? AND project_id = ? ORDER BY rid LIMIT ?', [
-      lastRid,
-      ctx.projectId,
-      batch,
-    ]);
+    const rows = ctx.store.all<{ rid: number; id: string }>(
+      'SELECT rid, id FROM memories WHERE rid > ? AND project_id = ? ORDER BY rid LIMIT ?',
+      [lastRid, ctx.projectId, batch],
+    );
     if (!rows.length) break;
     lastRid = Number(rows[rows.length - 1]!.rid);
     const changes: OutgoingChange[] = [];

@@ -152,9 +152,11 @@ export class TeamSyncTask implements BackgroundTask {
     });
     await client.connect();
     try {
+      if (this.stopped) throw new Error('the sync stopped');
       const info = await ensureServerSchema(client, s.schema, this.opts.projectId);
       const store = this.opts.store;
-      if (readCursors(store).serverId !== info.serverId) store.transaction((tx) => resetForServer(tx, info.serverId, new Date().toISOString()));
+      if (readCursors(store).serverId !== info.serverId)
+        store.transaction((tx) => resetForServer(tx, info.serverId, new Date().toISOString()));
     } catch (e) {
       await client.end().catch(() => undefined);
       throw e;
@@ -200,5 +202,6 @@ export class TeamSyncTask implements BackgroundTask {
     this.unsubscribe?.();
     await this.dropClient(); // a query under way fails at once instead of holding the close
     await this.running?.catch(() => undefined);
+    await this.dropClient(); // one a round was still opening: an open socket would keep the engine's thread alive
   }
 }

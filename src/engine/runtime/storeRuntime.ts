@@ -245,7 +245,10 @@ export class StoreRuntime {
     this.webhookSender?.kick();
   }
 
-  /** What the engine's scheduler drives for this store: the embedding backfill, the pipeline's workers, webhook deliveries, the sessions' tasks. */
+  /**
+   * What the engine's scheduler drives for this store: the embedding backfill, the pipeline's
+   * workers, webhook deliveries, the team sync, the sessions' tasks.
+   */
   backgroundTasks(): BackgroundTask[] {
     return [
       ...(this.backfill ? [this.backfill] : []),

@@ -29,6 +29,16 @@ function unreachable(server: string, e: unknown): Error {
   return new EngineError('team_unreachable', `The team memory server at ${server} cannot be reached: ${errorMessage(e)}`);
 }
 
+/** What is wrong with connect's params, in the invalid_input form ("field: reason"), if anything. */
+function invalidConnect(p: TeamConnectParams): string | undefined {
+  if (typeof p?.host !== 'string' || !HOST.test(p.host)) return 'host: must be a host name or address';
+  if (typeof p.user !== 'string' || !p.user) return 'user: must be the role to sign in as';
+  const port = p.port ?? 5432;
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return 'port: must be a whole number from 1 to 65535';
+  if (p.tls !== undefined && p.tls !== 'verify-full' && p.tls !== 'disable') return 'tls: must be verify-full or disable';
+  return undefined;
+}
+
 export class TeamService {
   constructor(
     private readonly ctx: EngineContext,
@@ -79,12 +89,9 @@ export class TeamService {
   }
 
   private checked(p: TeamConnectParams): TeamSettings {
-    if (typeof p?.host !== 'string' || !HOST.test(p.host)) throw new EngineError('invalid_input', 'host: must be a host name or address');
-    if (typeof p.user !== 'string' || !p.user) throw new EngineError('invalid_input', 'user: must be the role to sign in as');
+    const bad = invalidConnect(p);
+    if (bad) throw new EngineError('invalid_input', bad);
     const port = p.port ?? 5432;
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new EngineError('invalid_input', 'port: must be a whole number from 1 to 65535');
-    if (p.tls !== undefined && p.tls !== 'verify-full' && p.tls !== 'disable')
-      throw new EngineError('invalid_input', 'tls: must be verify-full or disable');
     return {
       host: p.host,
       port,
@@ -112,7 +119,9 @@ export class TeamService {
     }
   }
 
-  async connect(p: TeamConnectParams): Promise<{ status: TeamOverview; report: TeamSyncReport; settingsFile: string; passwordKeptIn: string }> {
+  async connect(
+    p: TeamConnectParams,
+  ): Promise<{ status: TeamOverview; report: TeamSyncReport; settingsFile: string; passwordKeptIn: string }> {
     const s = this.checked(p);
     const key = passwordKey(s);
     const password = p.password ?? (await this.passwords.get(key));
@@ -177,7 +186,14 @@ export class TeamService {
         if (!c.local.deletedAt) {
           rt.memory.update(
             c.memoryId,
-            { title: c.local.title, content: c.local.content, tags: c.local.tags, importance: c.local.importance, who: 'user', why: 'kept my version of a team conflict' },
+            {
+              title: c.local.title,
+              content: c.local.content,
+              tags: c.local.tags,
+              importance: c.local.importance,
+              who: 'user',
+              why: 'kept my version of a team conflict',
+            },
             { extract: false },
           );
         } else if (m && !m.deletedAt) rt.memory.delete(c.memoryId, { who: 'user', reason: 'kept my version of a team conflict' });
