@@ -21,7 +21,6 @@ async function pushOne(c: ClientBase, s: string, ch: OutgoingChange, machine: st
   const headSeq = head ? Number(head.seq) : 0;
   if (headSeq !== ch.baseSeq) return { ...base, status: 'stale', headSeq };
   const deleted = ch.memory.deletedAt !== null;
-  if (!head && deleted) return { ...base, status: 'accepted', seq: 0 };
   if (!deleted && (!head || head.deleted || head.content_hash !== ch.memory.contentHash)) {
     const dup = await c.query<{ memory_id: string }>(
       `SELECT memory_id FROM ${s}.heads WHERE content_hash = $1 AND NOT deleted AND memory_id <> $2 LIMIT 1`,

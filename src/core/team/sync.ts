@@ -58,7 +58,6 @@ function changeFor(ctx: SyncContext, memoryId: string): OutgoingChange | 'none' 
   const hash = stateHash(shared);
   const base = readBase(ctx.store, shared.id);
   if (base?.stateHash === hash) return 'none'; // this version came from the server (or was pushed already)
-  if (!base && shared.deletedAt) return 'none'; // never shared, gone here: nothing to tell
   if (hasSecret([shared.title, shared.content, shared.summary ?? ''].join('\n'))) return 'secret';
   const baseSeq = base?.serverSeq ?? 0;
   return {
