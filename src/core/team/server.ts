@@ -11,46 +11,90 @@ import type { ClientBase } from 'pg';
 import { checkedSchema } from './serverSchema';
 import type { OutgoingChange, PushOutcome, ServerChange, ServerPage, SharedMemory } from './types';
 
-type HeadRow = { seq: string; content_hash: string; deleted: boolean };
+type Head = { seq: number; contentHash: string; deleted: boolean };
 
-async function pushOne(c: ClientBase, s: string, ch: OutgoingChange, machine: string, next: () => number): Promise<PushOutcome> {
+/** What the server holds for a batch, read in three queries (not three per change). */
+interface BatchState {
+  known: Map<string, number>;
+  heads: Map<string, Head>;
+  /** content hash → a live memory with it. */
+  live: Map<string, string>;
+}
+
+async function readBatchState(c: ClientBase, s: string, changes: readonly OutgoingChange[]): Promise<BatchState> {
+  const known = await c.query<{ change_id: string; seq: string }>(`SELECT change_id, seq FROM ${s}.changes WHERE change_id = ANY($1)`, [
+    changes.map((x) => x.changeId),
+  ]);
+  const heads = await c.query<{ memory_id: string; seq: string; content_hash: string; deleted: boolean }>(
+    `SELECT memory_id, seq, content_hash, deleted FROM ${s}.heads WHERE memory_id = ANY($1)`,
+    [changes.map((x) => x.memoryId)],
+  );
+  const live = await c.query<{ memory_id: string; content_hash: string }>(
+    `SELECT memory_id, content_hash FROM ${s}.heads WHERE content_hash = ANY($1) AND NOT deleted`,
+    [changes.map((x) => x.memory.contentHash)],
+  );
+  return {
+    known: new Map(known.rows.map((r) => [r.change_id, Number(r.seq)])),
+    heads: new Map(heads.rows.map((r) => [r.memory_id, { seq: Number(r.seq), contentHash: r.content_hash, deleted: r.deleted }])),
+    live: new Map(live.rows.map((r) => [r.content_hash, r.memory_id])),
+  };
+}
+
+/** The outcome of one change against the batch's state (updated as the batch's changes are taken). */
+function decide(st: BatchState, ch: OutgoingChange, next: () => number): PushOutcome {
   const base = { changeId: ch.changeId, memoryId: ch.memoryId };
-  const known = await c.query<{ seq: string }>(`SELECT seq FROM ${s}.changes WHERE change_id = $1`, [ch.changeId]);
-  if (known.rowCount) return { ...base, status: 'accepted', seq: Number(known.rows[0]!.seq) };
-  const head = (await c.query<HeadRow>(`SELECT seq, content_hash, deleted FROM ${s}.heads WHERE memory_id = $1`, [ch.memoryId])).rows[0];
-  const headSeq = head ? Number(head.seq) : 0;
+  const known = st.known.get(ch.changeId);
+  if (known !== undefined) return { ...base, status: 'accepted', seq: known };
+  const head = st.heads.get(ch.memoryId);
+  const headSeq = head?.seq ?? 0;
   if (headSeq !== ch.baseSeq) return { ...base, status: 'stale', headSeq };
   const deleted = ch.memory.deletedAt !== null;
-  if (!deleted && (!head || head.deleted || head.content_hash !== ch.memory.contentHash)) {
-    const dup = await c.query<{ memory_id: string }>(
-      `SELECT memory_id FROM ${s}.heads WHERE content_hash = $1 AND NOT deleted AND memory_id <> $2 LIMIT 1`,
-      [ch.memory.contentHash, ch.memoryId],
-    );
-    if (dup.rowCount && !head) return { ...base, status: 'duplicate', of: dup.rows[0]!.memory_id };
-  }
+  const twin = st.live.get(ch.memory.contentHash);
+  if (!head && !deleted && twin !== undefined && twin !== ch.memoryId) return { ...base, status: 'duplicate', of: twin };
   const seq = next();
+  if (head && !head.deleted && st.live.get(head.contentHash) === ch.memoryId) st.live.delete(head.contentHash);
+  st.heads.set(ch.memoryId, { seq, contentHash: ch.memory.contentHash, deleted });
+  if (!deleted) st.live.set(ch.memory.contentHash, ch.memoryId);
+  st.known.set(ch.changeId, seq);
+  return { ...base, status: 'accepted', seq };
+}
+
+async function insertTaken(c: ClientBase, s: string, machine: string, taken: { ch: OutgoingChange; seq: number }[]): Promise<void> {
+  if (!taken.length) return;
+  const col = <T>(f: (t: { ch: OutgoingChange; seq: number }) => T): T[] => taken.map(f);
   await c.query(
     `INSERT INTO ${s}.changes (seq, change_id, memory_id, base_seq, state_hash, content_hash, deleted, memory, author, machine)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+     SELECT seq, change_id, memory_id, base_seq, state_hash, content_hash, deleted, memory::jsonb, author, $10
+     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::boolean[], $8::text[], $9::text[])
+       AS t(seq, change_id, memory_id, base_seq, state_hash, content_hash, deleted, memory, author)`,
     [
-      seq,
-      ch.changeId,
-      ch.memoryId,
-      ch.baseSeq,
-      ch.stateHash,
-      ch.memory.contentHash,
-      deleted,
-      JSON.stringify(ch.memory),
-      ch.author,
+      col((t) => t.seq),
+      col((t) => t.ch.changeId),
+      col((t) => t.ch.memoryId),
+      col((t) => t.ch.baseSeq),
+      col((t) => t.ch.stateHash),
+      col((t) => t.ch.memory.contentHash),
+      col((t) => t.ch.memory.deletedAt !== null),
+      col((t) => JSON.stringify(t.ch.memory)),
+      col((t) => t.ch.author),
       machine,
     ],
   );
+  // The newest change of each memory is its head (a batch holds one change per memory, but be sure).
+  const last = new Map<string, { ch: OutgoingChange; seq: number }>();
+  for (const t of taken) last.set(t.ch.memoryId, t);
+  const heads = [...last.values()];
   await c.query(
-    `INSERT INTO ${s}.heads (memory_id, seq, content_hash, deleted) VALUES ($1, $2, $3, $4)
+    `INSERT INTO ${s}.heads (memory_id, seq, content_hash, deleted)
+     SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::boolean[])
      ON CONFLICT (memory_id) DO UPDATE SET seq = EXCLUDED.seq, content_hash = EXCLUDED.content_hash, deleted = EXCLUDED.deleted`,
-    [ch.memoryId, seq, ch.memory.contentHash, deleted],
+    [
+      heads.map((t) => t.ch.memoryId),
+      heads.map((t) => t.seq),
+      heads.map((t) => t.ch.memory.contentHash),
+      heads.map((t) => t.ch.memory.deletedAt !== null),
+    ],
   );
-  return { ...base, status: 'accepted', seq };
 }
 
 /** Pushes `changes` in one server transaction; one outcome per change, in order. */
@@ -65,8 +109,15 @@ export async function pushChanges(
   await c.query('BEGIN');
   try {
     let seq = Number((await c.query<{ seq: string }>(`SELECT seq FROM ${s}.counter WHERE id = 1 FOR UPDATE`)).rows[0]!.seq);
-    const out: PushOutcome[] = [];
-    for (const ch of changes) out.push(await pushOne(c, s, ch, machine, () => ++seq));
+    const st = await readBatchState(c, s, changes);
+    const taken: { ch: OutgoingChange; seq: number }[] = [];
+    const out = changes.map((ch) => {
+      const before = seq;
+      const o = decide(st, ch, () => ++seq);
+      if (seq !== before && o.status === 'accepted') taken.push({ ch, seq: o.seq });
+      return o;
+    });
+    await insertTaken(c, s, machine, taken);
     await c.query(`UPDATE ${s}.counter SET seq = $1 WHERE id = 1`, [seq]);
     await c.query('COMMIT');
     return out;
