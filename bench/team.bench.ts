@@ -1,7 +1,8 @@
 /**
  * Team memory benchmark (docs/team.md) against a real PostgreSQL 15 on this machine, the
  * throw-away cluster of the tests (test/helpers/pgCluster.ts, fsync off like any test cluster):
- *   - push throughput: a store of `size` memories uploaded by its first connect;
+ *   - push throughput: a store of 2,000 memories uploaded by its first connect (the whole path),
+ *     and the rest of the `size` memories pushed in batches of 1,000 as other members would;
  *   - catch-up: a new member pulling all of them into an empty store (vectors excluded: each
  *     machine computes its own; the pulled memories are left `pending` and counted);
  *   - steady state: 5 simulated clients (each its own store and connection, one process), one
@@ -12,6 +13,7 @@
  * Opt-in (needs postgresql-15): npm run bench -- --sections team --sizes 10000,100000
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import pg from 'pg';
 import { Store } from '../src/core/store/store';
@@ -19,6 +21,11 @@ import { MemoryService } from '../src/core/memory/memoryService';
 import { ensureServerSchema } from '../src/core/team/serverSchema';
 import { syncOnce, type SyncContext } from '../src/core/team/sync';
 import { machineIdOf } from '../src/core/team/localState';
+import { pushChanges } from '../src/core/team/server';
+import { changeIdOf, stateHash } from '../src/core/team/payload';
+import type { OutgoingChange, SharedMemory } from '../src/core/team/types';
+import { normalizeAndHashContent } from '../src/core/text/normalize';
+import { randomUUID } from 'node:crypto';
 import { startPgCluster, type PgCluster } from '../test/helpers/pgCluster';
 import { median, peakRssMb, percentile, round } from './stats';
 
@@ -26,6 +33,42 @@ const PROJECT = 'github.com/acme/team-bench';
 const SCHEMA = 'am_bench';
 const CLIENTS = 5;
 const LATENCY_SAMPLES = 100;
+const UPLOAD_STORE = 2000;
+
+/** A memory as another member's machine would push it (new, base 0). */
+function synthetic(i: number, machine: string): OutgoingChange {
+  const content = text(i, 'cy');
+  const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+  const memory: SharedMemory = {
+    id: randomUUID(),
+    type: 'general',
+    title: '',
+    content,
+    summary: null,
+    contentHash: normalizeAndHashContent(content).contentHash,
+    tags: ['bench'],
+    importance: 0.5,
+    source: null,
+    agentSource: 'bench',
+    who: 'cy',
+    why: null,
+    ttlSeconds: null,
+    expiresAt: null,
+    decisions: [],
+    rationale: [],
+    metadata: {},
+    mergedFrom: [],
+    replacedBy: null,
+    retentionStatus: 'active',
+    deletedAt: null,
+    deletedBy: null,
+    deleteReason: null,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const hash = stateHash(memory);
+  return { changeId: changeIdOf(machine, memory.id, 0, hash), memoryId: memory.id, baseSeq: 0, stateHash: hash, memory, author: 'cy' };
+}
 const progress = (s: string) => process.stderr.write(`  [team] ${s}\n`);
 
 const WORDS =
@@ -110,23 +153,31 @@ export async function runTeamBench(size: number, workDir: string) {
     await setup.connect();
     await ensureServerSchema(setup, SCHEMA, PROJECT);
 
-    // The first member's store, then its upload.
+    // The whole path from a store: a first member's store of UPLOAD_STORE memories uploaded by its first connect.
     const first = await machine(cluster, path.join(workDir, 'first'), 'ana');
-    const seedStart = performance.now();
-    for (let i = 0; i < size; i += 5000) {
-      first.svc.createMany(
-        Array.from({ length: Math.min(5000, size - i) }, (_, k) => ({ content: text(i + k, 'ana') })),
-        { batchSize: 5000 },
-      );
-      progress(`seeded ${Math.min(i + 5000, size)} of ${size}`);
-    }
-    const seedMs = performance.now() - seedStart;
+    const upload = Math.min(size, UPLOAD_STORE);
+    first.svc.createMany(
+      Array.from({ length: upload }, (_, k) => ({ content: text(k, 'ana') })),
+      { batchSize: 5000 },
+    );
     let cpu0 = serverCpuSeconds(cluster);
     let t0 = performance.now();
     const up = await syncOnce(first.ctx);
     const uploadMs = performance.now() - t0;
-    const uploadCpu = serverCpuSeconds(cluster) - cpu0;
-    progress(`uploaded ${up.pushed} in ${round(uploadMs / 1000, 1)} s`);
+    progress(`uploaded a store of ${up.pushed} in ${round(uploadMs / 1000, 1)} s`);
+
+    // The rest of the corpus pushed as other members would (the server's side of pushing; a store
+    // of 100,000 made through the write path first would take minutes that measure the store, not the sync).
+    t0 = performance.now();
+    let pushed = up.pushed;
+    for (let i = upload; i < size; i += 1000) {
+      const batch = Array.from({ length: Math.min(1000, size - i) }, (_, k) => synthetic(i + k, first.ctx.machine));
+      const outcomes = await pushChanges(setup, SCHEMA, 'bench-pusher', batch);
+      pushed += outcomes.filter((o) => o.status === 'accepted').length;
+    }
+    const pushMs = performance.now() - t0;
+    const pushCpu = serverCpuSeconds(cluster) - cpu0;
+    progress(`pushed ${pushed - up.pushed} more in ${round(pushMs / 1000, 1)} s`);
 
     // A new member catches up.
     const late = await machine(cluster, path.join(workDir, 'late'), 'ben');
@@ -180,9 +231,9 @@ export async function runTeamBench(size: number, workDir: string) {
     const per100k = 100_000 / size;
     return {
       memories: size,
-      seed_s: round(seedMs / 1000, 1),
-      upload_s: round(uploadMs / 1000, 2),
-      push_per_s: round(up.pushed / (uploadMs / 1000), 0),
+      store_upload_memories: up.pushed,
+      store_upload_per_s: round(up.pushed / (uploadMs / 1000), 0),
+      push_per_s: round((pushed - up.pushed) / (pushMs / 1000), 0),
       catch_up_s: round(catchUpMs / 1000, 2),
       pull_per_s: round(caught.pulled / (catchUpMs / 1000), 0),
       catch_up_pending_vectors: pending,
@@ -190,7 +241,8 @@ export async function runTeamBench(size: number, workDir: string) {
       sync_latency_p99_ms: round(percentile(latencies, 99), 1),
       latency_samples: latencies.length,
       clients: CLIENTS,
-      server_cpu_s_per_100k: round((uploadCpu + catchUpCpu) * per100k, 1),
+      server_cpu_s_per_100k_push: round(pushCpu * per100k, 1),
+      server_cpu_s_per_100k_catch_up: round(catchUpCpu * per100k, 1),
       server_mb_per_100k: round((sizeBytes / 1024 / 1024) * per100k, 1),
       peak_rss_mb: peakRssMb(),
     };
@@ -201,7 +253,7 @@ export async function runTeamBench(size: number, workDir: string) {
 
 if (require.main === module) {
   const size = Number(process.argv[2] ?? 10000);
-  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'am-team-bench-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-team-bench-'));
   runTeamBench(size, dir)
     .then((r) => {
       process.stdout.write(JSON.stringify(r, null, 2) + '\n');
