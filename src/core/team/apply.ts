@@ -52,7 +52,7 @@ function localPart(local: MemoryRecord | undefined, textSame: boolean) {
       embeddingHash: null,
       metadata: {},
       // Text made elsewhere was extracted (or not) there: the pipeline does not extract it again.
-      pipelineStatus: 'skipped',
+      pipelineStatus: 'complete',
     };
   }
   return {

@@ -120,7 +120,7 @@ export class TeamPasswords {
     const fromEnv = this.env.AGENT_MEMORY_TEAM_PASSWORD;
     if (fromEnv !== undefined) return fromEnv;
     const kc = this.keychain();
-    if (kc) return kc.get(key) ?? undefined;
+    if (kc) return kc.get(key) || undefined; // '' is a forgotten password (a keychain entry cannot always be removed)
     return this.fallback.get(key);
   }
 
