@@ -16,6 +16,7 @@ import { rowToRecord, recordToColumns } from '../memory/rows';
 import { writeHistory } from '../memory/history';
 import { collectEmbedding } from '../memory/embedding';
 import { computeDocHash } from '../text/docHash';
+import { createdSummary } from '../memory/recordParts';
 import type { MemoryRecord } from '../memory/types';
 import { readBase, recordConflict, writeBase } from './localState';
 import { sharedOf, stateHash } from './payload';
@@ -167,7 +168,8 @@ function writeVersion(tx: Tx, local: MemoryRecord | undefined, next: MemoryRecor
     oldContent: local?.content ?? null,
     newContent: saved.content,
     ...(local ? { oldJson: local } : {}),
-    newJson: saved,
+    // A create records the summary the write path records (recordParts.createdSummary); a change the whole record.
+    newJson: local ? saved : createdSummary(saved),
     changedBy: teamActor(ch.author),
     reason: null,
     metadata: { team: { seq: ch.seq, machine: ch.machine } },
