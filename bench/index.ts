@@ -25,6 +25,7 @@ import { runSessionsBench } from './sessions.bench';
 import { runEncryptionBench } from './encryption.bench';
 import { runHostileBench } from './hostile.bench';
 import { runAgentBench } from './agent.bench';
+import { runTeamBench } from './team.bench';
 
 type Result = Record<string, unknown>;
 
@@ -123,6 +124,14 @@ export const SECTIONS: BenchSection[] = [
     run: (_size, workDir) =>
       runTakeoverBench({ runs: 10, clients: [1, 8], memories: 1000, workDir, log: (l) => process.stderr.write(`${l}\n`) }),
     targets: { 'takeover.clients.next_write_after_kill.median_ms': '≤ 2000 on a quiet machine, 1 and 8 clients' },
+  },
+  // Team memory through a real PostgreSQL 15 (needs postgresql-15; bench/RESULTS-team.md).
+  {
+    name: 'team',
+    perSize: true,
+    optIn: true,
+    run: (size, workDir) => runTeamBench(size, workDir),
+    targets: { 'team.sync_latency_p50_ms@100000': '≤ 1000 (loopback)', 'team.catch_up_s@100000': '≤ 60, vectors excluded' },
   },
   // Agent sessions: a 1,000-event session logged one call at a time, the hybrid chunk query at N chunks.
   { name: 'sessions', perSize: true, run: (size) => runSessionsBench(size) },

@@ -46,7 +46,7 @@ const UX_HOST = 'test/e2e/suite/memoryUx.test.ts';
 /** Each claim of the README (a phrase it must contain) and the test that shows it is true. */
 const CLAIMS: { phrase: string; file: string; test: string }[] = [
   {
-    phrase: 'It has five views, and a sixth once webhooks\nare configured',
+    phrase: 'It has six views, and a seventh once webhooks\nare configured',
     file: 'test/e2e/ui/webhooks.ui.mjs',
     test: 'the Webhooks view shows state',
   },
@@ -75,6 +75,26 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
     phrase: '**Import Recovery Key…** button',
     file: 'test/engine/rpc.test.ts',
     test: 'an encrypted store whose key is missing fails with store_key_missing',
+  },
+  {
+    phrase: 'writes the\nsettings to agent.yaml **without the password**',
+    file: 'test/cli/team.test.ts',
+    test: 'two machines share one project memory through the server',
+  },
+  {
+    phrase: 'the first pushed wins and the other is kept as\na conflict',
+    file: 'test/core/team/sync.test.ts',
+    test: 'two edits of one memory: the first pushed wins',
+  },
+  {
+    phrase: 'A memory that\nholds a credential never leaves the machine',
+    file: 'test/core/team/sync.test.ts',
+    test: 'a memory holding a credential stays',
+  },
+  {
+    phrase: 'each machine keeps working on its own copy when the server is down',
+    file: 'test/cli/team.test.ts',
+    test: 'offline changes wait',
   },
   { phrase: 'what it understood is shown while you type', file: 'test/e2e/ui/reminders.ui.mjs', test: 'New Reminder… reads' },
   { phrase: 'notification with Open, Snooze and Pause', file: 'test/e2e/ui/reminders.ui.mjs', test: 'a recurring one also with Pause' },

@@ -80,6 +80,16 @@ export interface CliArgs {
   now?: boolean;
   /** encryption: keep the key in a 0600 file where no keychain answers. */
   keyFile?: boolean;
+  /** team connect: the server and how to sign in (the password only on stdin); team resolve: the version kept. */
+  server?: string;
+  database?: string;
+  user?: string;
+  teamSchema?: string;
+  tls?: 'verify-full' | 'disable';
+  caFile?: string;
+  author?: string;
+  passwordStdin?: boolean;
+  keep?: 'server' | 'mine';
 }
 
 export type Parsed = { kind: 'run'; args: CliArgs } | { kind: 'help'; command?: CommandName } | { kind: 'version' };
@@ -204,6 +214,7 @@ function toArgs(command: Exclude<CommandName, 'help'>, v: Values, rest: string[]
     ...flags(v),
     ...optional('since', s('since'), (x) => num(x, '--since', 0, Number.MAX_SAFE_INTEGER, true)),
     ...(v['key-file'] ? { keyFile: true } : {}),
+    ...teamArgs(v),
     ...localHostOnly(s('host')),
   };
 }
@@ -213,6 +224,21 @@ const FLAGS = ['clear', 'yes', 'undo', 'write', 'now', 'expired', 'deleted', 'fo
 /** The flags given, each as `true` (absent when not given). */
 function flags(v: Values): Partial<Record<(typeof FLAGS)[number], true>> {
   return Object.fromEntries(FLAGS.filter((f) => v[f]).map((f) => [f, true]));
+}
+
+function teamArgs(v: Values): Partial<CliArgs> {
+  const s = (k: string) => v[k] as string | undefined;
+  return {
+    ...optional('server', s('server'), (x) => x),
+    ...optional('database', s('database'), (x) => x),
+    ...optional('user', s('user'), (x) => x),
+    ...optional('teamSchema', s('schema'), (x) => x),
+    ...optional('tls', s('tls'), (x) => oneOf(x, ['verify-full', 'disable'] as const, '--tls')),
+    ...optional('caFile', s('ca-file'), (x) => x),
+    ...optional('author', s('author'), (x) => x),
+    ...optional('keep', s('keep'), (x) => oneOf(x, ['server', 'mine'] as const, '--keep')),
+    ...(v['password-stdin'] ? { passwordStdin: true } : {}),
+  };
 }
 
 /** --host exists only to say no: the MCP HTTP server is never reachable from another machine. */

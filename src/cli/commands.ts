@@ -21,6 +21,7 @@ import { scheduleCommand } from './scheduleCommand';
 import { noteCommand, scratchpadCommand, sessionCommand } from './sessionCommands';
 import { encryptionAction, encryptionCommand } from './encryption';
 import { agentsMdCommand, importFromCommand } from './importFrom';
+import { teamCommand } from './team';
 
 export interface CommandOutput {
   json: unknown;
@@ -184,6 +185,7 @@ export const COMMAND_TABLE: Record<Exclude<CliArgs['command'], 'mcp' | 'hook'>, 
   events: (engine, a, io) => eventsCommand(engine, a, io),
   webhooks: (engine, a) => webhooksCommand(engine, a),
   schedule: (engine, a) => scheduleCommand(engine, a),
+  team: (engine, a, io) => teamCommand(engine, a, io),
 };
 
 /** How many failing lines an import's human output lists before "and N more". */

@@ -28,6 +28,7 @@ export const COMMANDS = [
   'note',
   'hook',
   'encryption',
+  'team',
   'mcp',
   'help',
 ] as const;
@@ -85,6 +86,18 @@ export const OPTIONS = {
   name: { value: '<text>', help: 'a short name' },
   notify: { value: 'always|on_failure|never', help: 'when a run is notified (default always)' },
   'key-file': { help: 'where no keychain answers: keep the encryption key in a file only you can read (0600) in the store home' },
+  server: { value: '<host[:port]>', help: 'the PostgreSQL server (default port 5432)' },
+  database: { value: '<name>', help: 'the database on the server (default: the same as --user)' },
+  user: { value: '<role>', help: 'the role to sign in as (an ordinary role: no superuser needed)' },
+  schema: { value: '<name>', help: "this project's schema on the server (default: made from the project's id)" },
+  tls: {
+    value: 'verify-full|disable',
+    help: "verify-full (default) checks the server's certificate and name; disable only for a server on this machine",
+  },
+  'ca-file': { value: '<file>', help: "the certificate authority that signed the server's certificate (default: the system's)" },
+  author: { value: '<name>', help: "your name on the team, recorded with each change you push (default: this computer's user name)" },
+  'password-stdin': { help: 'read the password from stdin (else AGENT_MEMORY_TEAM_PASSWORD, else the one kept from before)' },
+  keep: { value: 'server|mine', help: "which version of a conflict to keep: the team's (server) or yours (mine)" },
 } as const satisfies Record<string, OptionSpec>;
 export type OptionName = keyof typeof OPTIONS;
 
@@ -292,6 +305,19 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
       'agent-memory encryption enable --key-file',
       'agent-memory encryption export-recovery-key > recovery.txt',
       'agent-memory encryption import-recovery-key < recovery.txt',
+    ],
+  },
+  team: {
+    args: '<status|connect|sync|conflicts|resolve|disconnect>',
+    summary: "share this project's memory with your other machines and your team through a PostgreSQL server",
+    about:
+      "connect signs in, makes the project's schema on the server, writes the settings to agent.yaml (never the password, which is kept in the keychain or a file only you can read) and uploads this store; after that every change is pushed and the team's are pulled in the background, and the memory keeps working offline. status says synced, how many changes wait, offline or conflicts; sync runs a round now; conflicts lists edits of yours the server did not take (another version came first) and resolve settles one; disconnect stops syncing and keeps the memory here.",
+    options: ['server', 'database', 'user', 'schema', 'tls', 'ca-file', 'author', 'password-stdin', 'keep'],
+    examples: [
+      'agent-memory team connect --server db.example.com --user ana --database team_memory --password-stdin < pw.txt',
+      'agent-memory team status',
+      'agent-memory team conflicts',
+      'agent-memory team resolve 5f0c… --keep mine',
     ],
   },
   mcp: {

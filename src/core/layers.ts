@@ -22,4 +22,5 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['maintenance'], // maintenance worker (runs retention, diagnostics)
   ['pipeline'], // extraction → decisions → writes; composes everything below
   ['schedules'], // schedules and reminders: cadences, their store, runs that recall and digest
+  ['team'], // team memory: a project's memory replicated through a PostgreSQL server (push, pull, conflicts)
 ];

@@ -42,6 +42,10 @@ import { ChangesService } from './services/changes';
 import { WebhooksService } from './services/webhooks';
 import { webhookSecretStore } from '../core/webhooks/secrets';
 import { webhookSecretsFile } from './storeLocation';
+import { FileSecretStore } from '../core/webhooks/secrets';
+import { teamSecretsFile } from './storeLocation';
+import { TeamService } from './services/team';
+import { TeamPasswords } from '../core/team/connection';
 import { GLOBAL_PROJECT_ID, Stores } from './stores';
 import type { StoreFs } from '../core/store/storeFs';
 import { plural } from '../core/text/plural';
@@ -76,6 +80,7 @@ export class MemoryEngine {
   readonly schedules: SchedulesService;
   readonly sessions: SessionsService;
   readonly encryption: EncryptionService;
+  readonly team: TeamService;
   private readonly scheduler: Scheduler;
   /** Bumped by every runtime rebuild: a background embedder switch of an older generation stops. */
   private generation = 0;
@@ -99,6 +104,9 @@ export class MemoryEngine {
     this.changes = new ChangesService(ctx);
     this.webhooks = new WebhooksService(ctx, webhookSecretStore(ctx.stores.keys, webhookSecretsFile(opts, ctx.stores.project.dir)));
     this.encryption = new EncryptionService(ctx);
+    this.team = new TeamService(ctx, new TeamPasswords(new FileSecretStore(teamSecretsFile(opts, ctx.stores.project.dir))), () =>
+      this.reloadConfig(),
+    );
     this.diagnostics = new DiagnosticsService(ctx, {
       pipelines: this.pipelines,
       suggestions: this.suggestions,
@@ -272,6 +280,10 @@ export class MemoryEngine {
                 secret: (hook: string) => this.webhooks.secretOf(hook),
                 onAttempt: (delivery) => ctx.emit({ type: 'webhooks.delivery', delivery }),
               },
+              team: this.team.runtimeOptions(() => {
+                ctx.changed('updated', [], 'project');
+                ctx.stores.runtime('project').kickBackfill();
+              }),
             }
           : {}),
         onPipelineEvent: (e) => {

@@ -13,6 +13,7 @@ import type { EngineMethod, EngineMethods, GraphParams, MemoryScope, ParamsOf, R
 import { SUGGESTION_STATUSES } from '../core/consolidation/records';
 import { DEFAULT_WAIT_MS } from './services/changes';
 import { SCHEDULE_HANDLERS } from './scheduleHandlers';
+import { TEAM_HANDLERS } from './teamHandlers';
 
 type Handler<M extends EngineMethod> = (engine: MemoryEngine, params: ParamsOf<M>, ctx: CallContext) => ResultOf<M> | Promise<ResultOf<M>>;
 export type HandlerTable = { [M in EngineMethod]: Handler<M> };
@@ -138,6 +139,7 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
   };
   return {
     ...SCHEDULE_HANDLERS,
+    ...TEAM_HANDLERS,
     // A retried create (same idempotency key) answers with the memory it already made.
     'memory.create': (e, p) => idempotentCreate(e, obj(p, 'input')),
     'memory.get': (e, p) => e.memories.get(str(p, 'id'), !!p.includeDeleted),

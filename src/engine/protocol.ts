@@ -35,6 +35,7 @@ import type { ChangeEvent, ChangePage, ChangeType, DeliveryStatus } from '../cor
 import { CHANGE_READ_METHODS, type ChangeMethods, type WebhookDelivery } from './changesProtocol';
 import type { SecretScanResult } from '../core/secrets/scanTypes';
 import { SCHEDULE_READ_METHODS, type ScheduleEvent, type ScheduleMethods } from './scheduleProtocol';
+import { TEAM_READ_METHODS, type TeamEvent, type TeamMethods } from './teamProtocol';
 import type { SessionMethods } from './sessionsProtocol';
 
 export type * from './sessionsProtocol';
@@ -540,8 +541,8 @@ export interface RunningConfig {
 
 // ── Requests: method name → params and result ───────────────────────────────────────────────
 
-/** Schedules (scheduleProtocol.ts), agent sessions (sessionsProtocol.ts), the change feed and webhooks (changesProtocol.ts). */
-export interface EngineMethods extends ScheduleMethods, SessionMethods, ChangeMethods {
+/** Schedules (scheduleProtocol.ts), agent sessions (sessionsProtocol.ts), the change feed and webhooks (changesProtocol.ts), team memory (teamProtocol.ts). */
+export interface EngineMethods extends ScheduleMethods, SessionMethods, ChangeMethods, TeamMethods {
   /** Through the smart store (docs/consolidation.md): may merge into an existing memory (status duplicate, action merged). */
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
   'memory.get': { params: { id: string; includeDeleted?: boolean }; result: MemoryRecord | null };
@@ -678,6 +679,7 @@ export const READ_ONLY_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod
   'pipeline.status',
   ...CHANGE_READ_METHODS,
   ...SCHEDULE_READ_METHODS,
+  ...TEAM_READ_METHODS,
   'sessions.list',
   'sessions.get',
   'sessions.events',
@@ -744,7 +746,8 @@ export type EngineEvent =
   | { type: 'webhooks.changed'; count: number }
   /** Background re-embedding after `embedding.*` changed: search keeps the old space until `switched`. */
   | { type: 'embeddings.progress'; store: StoreName; space: string; done: number; total: number; state: ReembedState }
-  | ScheduleEvent;
+  | ScheduleEvent
+  | TeamEvent;
 
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────
 

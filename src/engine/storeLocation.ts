@@ -86,6 +86,11 @@ export function ensurePrivateStoreDirs(dirs: StoreDirs): void {
  * signing secret"): `<home>/secrets/webhooks.json`, beside the store folders and outside all
  * of them, so no export, snapshot or store copy carries a secret.
  */
+/** Team memory passwords where no keychain answers (docs/team.md): beside the webhook secrets, private to the user. */
+export function teamSecretsFile(opts: { home?: string }, projectStoreDir: string): string {
+  return path.join(path.dirname(webhookSecretsFile(opts, projectStoreDir)), 'team.json');
+}
+
 export function webhookSecretsFile(opts: { home?: string }, projectStoreDir: string): string {
   const base = opts.home ?? path.dirname(path.dirname(projectStoreDir));
   return path.join(base, 'secrets', 'webhooks.json');

@@ -280,6 +280,46 @@ const ENTRIES = [
     'Wait before the first retry of a failed delivery; it doubles with every further attempt.',
   ),
   ms('webhooks.maxRetryDelay', { default: HOUR, min: SECOND, max: DAY }, 'The longest wait between two attempts of a delivery.'),
+
+  // ── team memory (docs/team.md) ───────────────────────────────────────────────────────────
+  str(
+    'team.host',
+    '',
+    { allowEmpty: true },
+    'Host name of the PostgreSQL server this project shares its memory through; empty: not shared. The password is kept in the keychain, never here.',
+  ),
+  int('team.port', { default: 5432, min: 1, max: 65535, unit: 'count' }, 'Port of the team memory server.'),
+  str('team.database', '', { allowEmpty: true }, 'Database on the team memory server.'),
+  str(
+    'team.user',
+    '',
+    { allowEmpty: true },
+    'Role this machine signs in to the team memory server as (an ordinary role: no superuser needed).',
+  ),
+  str('team.schema', '', { allowEmpty: true }, "Schema of this project on the server; empty: made from the project's id."),
+  oneOf(
+    'team.tls',
+    ['verify-full', 'disable'],
+    'verify-full',
+    "TLS to the server: verify-full checks the server's certificate and name; disable sends everything in the clear (only for a server on this machine).",
+  ),
+  str(
+    'team.caFile',
+    '',
+    { allowEmpty: true },
+    "A file with the certificate authority that signed the server's certificate; empty: the system's.",
+  ),
+  str(
+    'team.author',
+    '',
+    { allowEmpty: true },
+    "Your name on the team, recorded with every change you push; empty: this computer's user name.",
+  ),
+  ms(
+    'team.syncInterval',
+    { default: 30 * SECOND, min: SECOND, max: HOUR },
+    'How often to pull changes from the team server when nothing changed here.',
+  ),
 ];
 
 // Compile-time check: every leaf of ConfigShape has an entry.

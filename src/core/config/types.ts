@@ -112,6 +112,19 @@ export interface WebhooksConfig {
   maxRetryDelay: number;
 }
 
+/** `team.*` — the team memory server this project syncs with (docs/team.md); its password is never here. */
+export interface TeamConfig {
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  schema: string;
+  tls: 'verify-full' | 'disable';
+  caFile: string;
+  author: string;
+  syncInterval: number;
+}
+
 /** The mutable shape, used while building a configuration. */
 export interface ConfigShape {
   memory: MemoryConfig;
@@ -120,6 +133,7 @@ export interface ConfigShape {
   vector: VectorConfig;
   store: StoreConfig;
   webhooks: WebhooksConfig;
+  team: TeamConfig;
 }
 
 export type DeepReadonly<T> = T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;

@@ -71,6 +71,17 @@ export const ERROR_CATALOGUE = {
     template: 'The disk holding the memory store at {dir} is full; changes are not saved until space is freed.',
   },
   io_error: { origin: 'core', template: 'Reading or writing the memory store at {dir} failed: {reason}' },
+  // Team memory (docs/team.md)
+  team_unreachable: { origin: 'core', template: 'The team memory server at {server} cannot be reached: {reason}' },
+  team_not_connected: { origin: 'core', template: 'This project is not connected to a team memory server. {reason}' },
+  team_server_newer: {
+    origin: 'core',
+    template: "The team server's memory schema is version {found}, newer than this Agent Memory understands; update Agent Memory.",
+  },
+  team_wrong_project: {
+    origin: 'core',
+    template: 'The team schema {schema} holds the memory of another project; choose another schema name.',
+  },
   // The engine and its port
   webhook_not_ready: { origin: 'engine', template: 'Webhook {name} cannot send yet: {reason}' },
   unknown_method: { origin: 'engine', template: 'Unknown engine method "{method}".' },

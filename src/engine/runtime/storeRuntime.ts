@@ -33,6 +33,7 @@ import { createSearchCandidateFinder } from '../../core/pipeline/searchCandidate
 import type { FindCandidates } from '../../core/pipeline/decision';
 import type { BackgroundTask } from '../../core/util/backgroundTask';
 import { WebhookSender } from '../../core/webhooks/worker';
+import { TeamSyncTask, type TeamSyncOptions } from '../../core/team/syncTask';
 import { errorMessage } from '../../core/util/errors';
 import { lifecycleFrom } from '../config';
 import type { StoreName } from '../protocol';
@@ -63,6 +64,8 @@ export interface RuntimeOptions {
   onPipelineEvent?: PipelineDeps['onEvent'];
   /** The project store's webhook deliveries (docs/changes.md): sent by this runtime when it may write. */
   webhooks?: Pick<ConstructorParameters<typeof WebhookSender>[0], 'secret' | 'onAttempt'>;
+  /** The project store's team sync (docs/team.md): run by this runtime when it may write. */
+  team?: Omit<TeamSyncOptions, 'store' | 'projectId' | 'now'>;
   /** Open the agent sessions of this store (the project store's; docs/sessions.md). */
   sessions?: boolean;
   /** A rolling summary was written in the background. */
@@ -83,6 +86,7 @@ export class StoreRuntime {
   private hybrid: HybridSearch;
   /** Sends the webhook deliveries of this store (the project store's owner, trusted workspace). */
   readonly webhookSender: WebhookSender | undefined;
+  readonly teamSync: TeamSyncTask | undefined;
   private readonly ingest: MemoryIngest | undefined;
   private readonly backfill: EmbeddingBackfill | undefined;
   private switching: { run: Promise<ReembedResult>; abort: AbortController } | undefined;
@@ -122,6 +126,10 @@ export class StoreRuntime {
     this.findCandidates = createSearchCandidateFinder(store, search, { minScore: config.search.min_score });
     this.pipeline = writable ? this.createPipeline() : undefined;
     this.webhookSender = writable && opts.webhooks ? this.createWebhookSender(opts.webhooks) : undefined;
+    this.teamSync =
+      writable && opts.team && !opts.restricted
+        ? new TeamSyncTask({ ...opts.team, store, projectId: opts.projectId, ...(opts.now ? { now: opts.now } : {}) })
+        : undefined;
     this.hybrid = this.createSearch();
     // A completed embedder switch: search the new space from now on.
     space?.onSwitch(() => {
@@ -151,6 +159,7 @@ export class StoreRuntime {
     const runtime = new StoreRuntime(opts, space);
     if (!store.isReadOnly) runtime.backfill?.start();
     runtime.webhookSender?.start();
+    runtime.teamSync?.start();
     if (opts.sessions) runtime.sessions = await runtime.openSessions();
     return runtime;
   }
@@ -236,12 +245,16 @@ export class StoreRuntime {
     this.webhookSender?.kick();
   }
 
-  /** What the engine's scheduler drives for this store: backfill, pipeline workers, webhook deliveries, sessions' tasks. */
+  /**
+   * What the engine's scheduler drives for this store: the embedding backfill, the pipeline's
+   * workers, webhook deliveries, the team sync, the sessions' tasks.
+   */
   backgroundTasks(): BackgroundTask[] {
     return [
       ...(this.backfill ? [this.backfill] : []),
       ...(this.pipeline?.tasks() ?? []),
       ...(this.webhookSender ? [this.webhookSender] : []),
+      ...(this.teamSync ? [this.teamSync] : []),
       ...(this.sessions?.tasks() ?? []),
     ];
   }
@@ -309,6 +322,7 @@ export class StoreRuntime {
     if (this.closed) return { promoted: [] };
     this.closed = true;
     this.webhookSender?.stop(); // attempts under way are cut short: they stay pending and are sent again
+    await this.teamSync?.stop(); // a round under way ends first: its answer is recorded, or sent again next time
     let promoted: string[] = [];
     await this.pipeline?.stop({ graceMs: 2000 }).catch((e) => this.opts.onWarning(`pipeline stop: ${errorMessage(e)}`));
     try {

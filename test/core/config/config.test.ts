@@ -98,7 +98,16 @@ describe('CONFIG_SCHEMA', () => {
     };
     visit(defaultConfig(), '');
     assert.deepEqual([...leaves].sort(), CONFIG_SCHEMA.map((s) => s.path).sort());
-    assert.deepEqual([...CONFIG_SECTIONS].sort(), ['embedding', 'memory', 'memory.pipelineV2', 'search', 'store', 'vector', 'webhooks']);
+    assert.deepEqual([...CONFIG_SECTIONS].sort(), [
+      'embedding',
+      'memory',
+      'memory.pipelineV2',
+      'search',
+      'store',
+      'team',
+      'vector',
+      'webhooks',
+    ]);
   });
 
   test('memory.pipelineV2 matches docs/configuration.md exactly', () => {

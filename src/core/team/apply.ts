@@ -1,0 +1,216 @@
+/**
+ * Applying the server's changes to the local store (docs/team.md "Pulling"), in the server's
+ * order, each in the caller's transaction together with the pull cursor: applying a change
+ * twice changes nothing (a memory already based on that server version or a later one is
+ * skipped), and a crash leaves either all of a batch or none of it.
+ *
+ * A pulled version replaces the local one through the memory's history (old and new record),
+ * so both versions stay there. When the local copy had an edit the server has not taken, the
+ * server's order wins and the local version is kept as a conflict to resolve. A version whose
+ * content another live local memory already has absorbs that memory (content-hash de-dup).
+ * Vectors are not shipped: a replaced text is `pending` and the store's embedder computes it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Tx } from '../store/store';
+import { rowToRecord, recordToColumns } from '../memory/rows';
+import { writeHistory } from '../memory/history';
+import { collectEmbedding } from '../memory/embedding';
+import { computeDocHash } from '../text/docHash';
+import { createdSummary } from '../memory/recordParts';
+import type { MemoryRecord } from '../memory/types';
+import { readBase, recordConflict, writeBase } from './localState';
+import { sharedOf, stateHash } from './payload';
+import type { ServerChange, SharedMemory } from './types';
+
+export type ApplyOutcome = 'skipped' | 'same' | 'own' | 'applied' | 'conflict';
+
+const COLUMNS = Object.keys(
+  recordToColumns({ content: '', tags: [], mergedFrom: [], decisions: [], rationale: [], metadata: {} } as unknown as MemoryRecord),
+);
+const INSERT_SQL = `INSERT INTO memories (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`;
+const UPDATE_SQL = `UPDATE memories SET ${COLUMNS.filter((c) => c !== 'id')
+  .map((c) => `${c} = ?`)
+  .join(', ')} WHERE rid = ?`;
+
+/** The actor a pulled change is recorded under in the history and the change feed. */
+export function teamActor(author: string): string {
+  return `team:${author}`;
+}
+
+/** The machine-local fields a pulled version keeps from the local copy (row, vector, access, pipeline state). */
+function localPart(local: MemoryRecord | undefined, textSame: boolean) {
+  if (!local) {
+    return {
+      rid: 0,
+      eventType: null,
+      extractionModel: null,
+      tier: 'hot',
+      accessCount: 0,
+      lastAccessedAt: null,
+      version: 1,
+      embeddingStatus: 'pending' as const,
+      embeddingVersion: null,
+      embeddingHash: null,
+      metadata: {},
+      // Recall context (the previous turn, a heading path) and speaker come from how the text was
+      // written here; the team server does not carry them.
+      searchContext: '',
+      speaker: null,
+      // Text made elsewhere was extracted (or not) there: the pipeline does not extract it again.
+      pipelineStatus: 'complete',
+    };
+  }
+  return {
+    rid: local.rid,
+    eventType: local.eventType,
+    extractionModel: local.extractionModel,
+    tier: local.tier,
+    accessCount: local.accessCount,
+    lastAccessedAt: local.lastAccessedAt,
+    version: local.version + 1,
+    embeddingStatus: textSame ? local.embeddingStatus : ('pending' as const),
+    embeddingVersion: textSame ? local.embeddingVersion : null,
+    embeddingHash: textSame ? local.embeddingHash : null,
+    metadata: local.metadata,
+    searchContext: local.searchContext,
+    speaker: local.speaker,
+    pipelineStatus: local.pipelineStatus,
+  };
+}
+
+function recordOf(s: SharedMemory, projectId: string, local: MemoryRecord | undefined): MemoryRecord {
+  const keep = localPart(local, local !== undefined && local.title === s.title && local.content === s.content);
+  return {
+    ...keep,
+    id: s.id,
+    projectId,
+    scope: 'project',
+    type: s.type as MemoryRecord['type'],
+    title: s.title,
+    content: s.content,
+    summary: s.summary,
+    contentHash: s.contentHash,
+    docHash: computeDocHash({ topic: s.title, context: s.content, decisions: s.decisions, rationale: s.rationale }),
+    tags: [...s.tags],
+    importance: s.importance,
+    source: s.source,
+    agentSource: s.agentSource,
+    who: s.who,
+    why: s.why,
+    retentionStatus: s.retentionStatus,
+    ttlSeconds: s.ttlSeconds,
+    expiresAt: s.expiresAt,
+    mergedFrom: [...s.mergedFrom],
+    replacedBy: s.replacedBy,
+    deletedAt: s.deletedAt,
+    deletedBy: s.deletedBy,
+    deleteReason: s.deleteReason,
+    decisions: [...s.decisions],
+    rationale: [...s.rationale],
+    metadata: { ...keep.metadata, ...s.metadata },
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+
+function historyEvent(local: MemoryRecord | undefined, next: MemoryRecord): string {
+  if (!local) return 'created';
+  if (!local.deletedAt && next.deletedAt) return next.retentionStatus === 'merged' ? 'merged_into' : 'deleted';
+  if (local.deletedAt && !next.deletedAt) return 'restored';
+  return 'updated';
+}
+
+function writeTags(tx: Tx, rid: number, tags: string[]): void {
+  tx.run('DELETE FROM memory_tags WHERE rid = ?', [rid]);
+  for (const tag of tags) tx.run('INSERT OR IGNORE INTO memory_tags (tag, rid) VALUES (?, ?)', [tag, rid]);
+}
+
+/** Another live local memory with the same content is absorbed into the pulled one (one memory per content). */
+function absorbTwin(tx: Tx, next: MemoryRecord, ch: ServerChange): void {
+  if (next.deletedAt) return;
+  const twin = tx.get('SELECT * FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL AND id <> ?', [
+    next.projectId,
+    next.contentHash,
+    next.id,
+  ]);
+  if (!twin) return;
+  const t = rowToRecord(twin);
+  const gone: MemoryRecord = {
+    ...t,
+    deletedAt: ch.memory.updatedAt,
+    deletedBy: teamActor(ch.author),
+    deleteReason: 'the same memory came from the team',
+    retentionStatus: 'merged',
+    replacedBy: next.id,
+    version: t.version + 1,
+    updatedAt: ch.memory.updatedAt,
+  };
+  tx.run(UPDATE_SQL, [...Object.values(recordToColumns(gone)).slice(1), t.rid]);
+  writeHistory(tx, {
+    memoryId: t.id,
+    event: 'merged_into',
+    oldJson: t,
+    newJson: gone,
+    changedBy: teamActor(ch.author),
+    reason: gone.deleteReason,
+    metadata: { survivor: next.id },
+    createdAt: gone.updatedAt,
+  });
+}
+
+function writeVersion(tx: Tx, local: MemoryRecord | undefined, next: MemoryRecord, ch: ServerChange): void {
+  absorbTwin(tx, next, ch);
+  if (local) {
+    tx.run(UPDATE_SQL, [...Object.values(recordToColumns(next)).slice(1), local.rid]);
+    if (local.embeddingHash !== next.embeddingHash) collectEmbedding(tx, local.embeddingHash);
+  } else {
+    tx.run(INSERT_SQL, Object.values(recordToColumns(next)));
+  }
+  const saved = rowToRecord(tx.get('SELECT * FROM memories WHERE id = ?', [next.id])!);
+  writeTags(tx, saved.rid, saved.tags);
+  writeHistory(tx, {
+    memoryId: saved.id,
+    event: historyEvent(local, saved),
+    oldContent: local?.content ?? null,
+    newContent: saved.content,
+    ...(local ? { oldJson: local } : {}),
+    // A create records the summary the write path records (recordParts.createdSummary); a change the whole record.
+    newJson: local ? saved : createdSummary(saved),
+    changedBy: teamActor(ch.author),
+    reason: null,
+    metadata: { team: { seq: ch.seq, machine: ch.machine } },
+    createdAt: ch.memory.updatedAt,
+  });
+}
+
+/**
+ * Applies one server change in `tx`. `machine` is this store copy's name: a change it pushed
+ * itself only moves the memory's base (the local copy is that version or newer).
+ */
+export function applyServerChange(tx: Tx, projectId: string, machine: string, ch: ServerChange, iso: string): ApplyOutcome {
+  const base = readBase(tx, ch.memoryId);
+  if (base && base.serverSeq >= ch.seq) return 'skipped';
+  const row = tx.get('SELECT * FROM memories WHERE id = ?', [ch.memoryId]);
+  const local = row ? rowToRecord(row) : undefined;
+  const newBase = { serverSeq: ch.seq, stateHash: ch.stateHash, author: ch.author, machine: ch.machine };
+  const localHash = local ? stateHash(sharedOf(local)) : undefined;
+  if (ch.machine === machine || localHash === ch.stateHash) {
+    writeBase(tx, ch.memoryId, newBase);
+    return ch.machine === machine ? 'own' : 'same';
+  }
+  // The local copy changed since its base and the server took someone else's version first.
+  const unpushed = local !== undefined && (!base || base.stateHash !== localHash);
+  if (unpushed) {
+    recordConflict(tx, {
+      id: randomUUID(),
+      memoryId: ch.memoryId,
+      serverSeq: ch.seq,
+      serverAuthor: ch.author,
+      local: sharedOf(local),
+      createdAt: iso,
+    });
+  }
+  writeVersion(tx, local, recordOf(ch.memory, projectId, local), ch);
+  writeBase(tx, ch.memoryId, newBase);
+  return unpushed ? 'conflict' : 'applied';
+}

@@ -1,0 +1,168 @@
+// @tier durability
+// Team memory under faults, against a real PostgreSQL 15 (docs/team.md "Crashes"): three client
+// processes with their own stores write, edit and delete concurrently and sync between writes,
+// while the server is stopped with `-m immediate` and started again and one client is killed
+// with SIGKILL mid-run and started again on its store. Afterwards every acknowledged create is
+// on every machine exactly once, every machine holds the same versions, the server never took
+// two changes on one base, and the conflicts recorded are real ones.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { NO_PG_REASON, pgBinDir, startPgCluster, type PgCluster } from '../../helpers/pgCluster';
+import { tmpDir } from '../../helpers/tmp';
+import { Store } from '../../../src/core/store/store';
+import { rowToRecord } from '../../../src/core/memory/rows';
+import { ensureServerSchema } from '../../../src/core/team/serverSchema';
+import { syncOnce } from '../../../src/core/team/sync';
+import { machineIdOf, openConflicts } from '../../../src/core/team/localState';
+import { sharedOf, stateHash } from '../../../src/core/team/payload';
+
+const skip = pgBinDir() ? false : NO_PG_REASON;
+const PROJECT = 'github.com/acme/team-concurrency';
+const SCHEMA = 'am_concurrency';
+const CHILD = path.join(__dirname, '..', '..', 'fixtures', 'team-client.ts');
+const COUNT = 36;
+let cluster: PgCluster;
+
+before(async () => {
+  if (!skip) cluster = await startPgCluster();
+});
+after(() => cluster?.destroy());
+
+function conn() {
+  return { host: cluster.host, port: cluster.port, user: cluster.user, password: cluster.password, database: cluster.database };
+}
+
+interface Child {
+  name: string;
+  dir: string;
+  acks: string[];
+  failedRounds: number;
+  proc?: ChildProcess;
+  done: Promise<void>;
+}
+
+function run(c: Omit<Child, 'done' | 'proc'> & Partial<Child>, from: number): Child {
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', CHILD, c.dir, c.name, SCHEMA, JSON.stringify(conn()), String(COUNT), String(from)],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let buf = '';
+  const child = c as Child;
+  child.proc = proc;
+  child.done = new Promise((resolve, reject) => {
+    proc.stderr!.on('data', (d: Buffer) => {
+      child.failedRounds += (d.toString('utf8').match(/round failed/g) ?? []).length;
+    });
+    proc.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString('utf8');
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.startsWith('ACK ')) child.acks.push(line.slice(4));
+      }
+    });
+    proc.on('exit', (code, signal) => (code === 0 || signal === 'SIGKILL' ? resolve() : reject(new Error(`${c.name} exited ${code}`))));
+  });
+  return child;
+}
+
+const until = async (cond: () => boolean, ms = 120_000) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+test(
+  'concurrent clients, a server restart and a killed client: every acknowledged change everywhere, once',
+  { skip, timeout: 600_000 },
+  async () => {
+    const setup = new pg.Client(conn());
+    await setup.connect();
+    await ensureServerSchema(setup, SCHEMA, PROJECT);
+    await setup.end();
+    const root = tmpDir('am-team-conc-');
+    const clients = ['ana', 'ben', 'cy'].map((name) => run({ name, dir: path.join(root, name), acks: [], failedRounds: 0 }, 0));
+
+    // Kill ben after some writes, restart the server while the others go on, then start ben again.
+    await until(() => clients[1]!.acks.length >= 8);
+    clients[1]!.proc!.kill('SIGKILL');
+    await clients[1]!.done;
+    await until(() => clients[0]!.acks.length >= 14);
+    cluster.stop('immediate');
+    await new Promise((r) => setTimeout(r, 1500));
+    cluster.start();
+    clients[1] = run(clients[1]!, clients[1]!.acks.length);
+    await Promise.all(clients.map((c) => c.done));
+    // The restart was met: some round failed on it, and was done again.
+    assert.ok(
+      clients.some((c) => c.failedRounds > 0),
+      'a round met the stopped server',
+    );
+
+    // Every machine syncs until nothing moves (two quiet rounds in a row).
+    const stores = await Promise.all(clients.map((c) => Store.open({ dir: c.dir })));
+    const client = new pg.Client(conn());
+    await client.connect();
+    try {
+      for (let pass = 0; pass < 3; pass++) {
+        for (const [i, store] of stores.entries()) {
+          await syncOnce({
+            store,
+            client,
+            schema: SCHEMA,
+            projectId: PROJECT,
+            machine: machineIdOf(store, (fn) => store.transaction(fn)),
+            author: clients[i]!.name,
+          });
+        }
+      }
+      const versions = stores.map((s) => {
+        const map = new Map<string, string>();
+        for (const r of s.all('SELECT * FROM memories ORDER BY id')) {
+          const m = rowToRecord(r);
+          map.set(m.id, stateHash(sharedOf(m)));
+        }
+        return map;
+      });
+      // Every acknowledged create is on every machine exactly once.
+      const acked = clients.flatMap((c) => c.acks);
+      assert.ok(acked.length >= COUNT * 3 - 3, `creates acknowledged: ${acked.length}`);
+      for (const s of stores) {
+        for (const text of acked) {
+          const n = s.get<{ n: number }>('SELECT count(*) AS n FROM memories WHERE content = ?', [text])!.n;
+          assert.equal(n, 1, `"${text}" once on every machine`);
+        }
+      }
+      // The same versions everywhere.
+      for (const v of versions.slice(1)) assert.deepEqual([...v.entries()], [...versions[0]!.entries()]);
+      // The server never took two changes made on one base of one memory.
+      const twice = await client.query(`SELECT memory_id, base_seq, count(*) FROM ${SCHEMA}.changes GROUP BY 1, 2 HAVING count(*) > 1`);
+      assert.equal(twice.rowCount, 0, JSON.stringify(twice.rows));
+      const heads = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${SCHEMA}.heads`);
+      assert.equal(heads.rows[0]!.n, versions[0]!.size);
+      // Conflicts are real: the version kept aside differs from the one that won.
+      const conflicts = stores.reduce((n, s) => n + openConflicts(s).length, 0);
+      process.stdout.write(
+        `# ${acked.length} creates, ${versions[0]!.size} memories, ${conflicts} conflicts, ${clients.map((c) => c.failedRounds).join('/')} failed rounds\n`,
+      );
+      for (const s of stores) {
+        for (const c of openConflicts(s)) {
+          const now = rowToRecord(s.get('SELECT * FROM memories WHERE id = ?', [c.memoryId])!);
+          assert.notEqual(stateHash(c.local), stateHash(sharedOf(now)));
+        }
+      }
+    } finally {
+      await client.end();
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  },
+);

@@ -1,0 +1,138 @@
+/**
+ * A throw-away PostgreSQL 15 cluster for the team-memory tests (docs/team.md): `initdb` into a
+ * temp folder, started with `pg_ctl` on a free port of 127.0.0.1 and a private socket folder,
+ * stopped (and removed) at the end. The suite runs as root on CI, and PostgreSQL refuses to run
+ * as root, so the cluster's files belong to `nobody` and its programs run as that user
+ * (`setpriv`). Host connections need a password (scram-sha-256); the tests connect as an
+ * ordinary role that owns one database — no superuser, as for a real team.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const BIN_DIRS = ['/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/17/bin'];
+
+export interface PgCluster {
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  password: string;
+  /** The cluster's folder (data, socket, log). */
+  dir: string;
+  stop(mode?: 'fast' | 'immediate'): void;
+  start(): void;
+  /** Runs SQL as the cluster's superuser (test set-up only). */
+  admin(sql: string): string;
+  /** Stops the cluster and removes its folder. */
+  destroy(): void;
+}
+
+/** The folder of PostgreSQL's programs, or undefined (the tests skip, saying why). */
+export function pgBinDir(): string | undefined {
+  return BIN_DIRS.find((d) => fs.existsSync(path.join(d, 'initdb')) && fs.existsSync(path.join(d, 'pg_ctl')));
+}
+
+export const NO_PG_REASON = `no PostgreSQL server binaries in ${BIN_DIRS.join(', ')} (install postgresql-15)`;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function asOwner(bin: string, args: string[], asRoot: boolean): string[] {
+  return asRoot ? ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--', bin, ...args] : [bin, ...args];
+}
+
+function run(cmd: string[], env: NodeJS.ProcessEnv = process.env): string {
+  const r = spawnSync(cmd[0]!, cmd.slice(1), { encoding: 'utf8', env, timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`${cmd.join(' ')} failed (${r.status}): ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+/** Makes, starts and returns a cluster; the caller destroys it (`after(() => pg.destroy())`). */
+export async function startPgCluster(): Promise<PgCluster> {
+  const bin = pgBinDir();
+  if (!bin) throw new Error(NO_PG_REASON);
+  const asRoot = process.getuid?.() === 0;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-pg-'));
+  const data = path.join(dir, 'data');
+  const sock = path.join(dir, 'sock');
+  fs.mkdirSync(sock);
+  const superPw = 'super-' + Math.random().toString(36).slice(2);
+  fs.writeFileSync(path.join(dir, 'pw'), superPw);
+  if (asRoot) execFileSync('chown', ['-R', 'nobody:nogroup', dir]);
+  fs.chmodSync(dir, 0o700);
+  run(
+    asOwner(
+      path.join(bin, 'initdb'),
+      ['-D', data, '-U', 'postgres', '--pwfile', path.join(dir, 'pw'), '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8'],
+      asRoot,
+    ),
+  );
+  const port = await freePort();
+  const pgCtl = (args: string[]): string => run(asOwner(path.join(bin, 'pg_ctl'), args, asRoot));
+  const start = (): void => {
+    pgCtl([
+      '-D',
+      data,
+      '-l',
+      path.join(dir, 'log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      `-p ${port} -k ${sock} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
+    ]);
+  };
+  const stop = (mode: 'fast' | 'immediate' = 'fast'): void => {
+    pgCtl(['-D', data, '-m', mode, '-w', 'stop']);
+  };
+  const admin = (sql: string): string =>
+    run(
+      asOwner(
+        '/usr/bin/psql',
+        ['-h', sock, '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-Atc', sql],
+        asRoot,
+      ),
+    );
+  start();
+  const password = 'team-' + Math.random().toString(36).slice(2);
+  admin(`CREATE ROLE am_team LOGIN PASSWORD '${password}' NOSUPERUSER NOCREATEDB NOCREATEROLE`);
+  admin('CREATE DATABASE team_memory OWNER am_team');
+  let stopped = false;
+  return {
+    host: '127.0.0.1',
+    port,
+    database: 'team_memory',
+    user: 'am_team',
+    password,
+    dir,
+    start: () => {
+      start();
+      stopped = false;
+    },
+    stop: (mode) => {
+      stop(mode);
+      stopped = true;
+    },
+    admin,
+    destroy: () => {
+      try {
+        if (!stopped) stop('immediate');
+      } catch {
+        /* already down */
+      }
+      if (!process.env.KEEP_TMP) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
