@@ -13,7 +13,7 @@ import type { Logger } from './log';
 import { editableAddress, memoryIdOfUri, memoryUri, versionUri } from './memoryFs';
 import { memoryName, parseAddress } from './memoryFsNames';
 import { timelineEntries, type TimelineEntry } from './historyTimeline';
-import { pickRow } from './memoryRowText';
+import { pickRow } from '../present/memoryRowText';
 import { memoryGoneError } from '../engine/errorText';
 
 export const HISTORY_COMMANDS = {

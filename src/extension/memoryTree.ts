@@ -11,10 +11,9 @@ import { Debounced } from './debounce';
 import { describeExpiry } from '../core/lifecycle/remaining';
 import { errorLine, errorNotification, memoryGoneError } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
-import { LABEL_GRAPHEMES, rowText, typeHeading } from './memoryRowText';
+import { LABEL_GRAPHEMES, realTitle, rowText, typeHeading } from '../present/memoryRowText';
 
 export { typeHeading };
-import { realTitle } from './searchPanelModel';
 import { importanceWord } from '../core/text/importance';
 import { humanDate, relativeTime } from '../core/text/relativeTime';
 

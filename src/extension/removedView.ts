@@ -17,7 +17,7 @@ import type { Logger } from './log';
 import { memoryName } from './memoryFsNames';
 import { typeHeading } from './memoryTree';
 import { rememberUndo } from './undoLast';
-import { LABEL_GRAPHEMES } from './memoryRowText';
+import { LABEL_GRAPHEMES } from '../present/memoryRowText';
 import { restoredMessage } from './lifetimeMessages';
 
 const KEEP_PERMANENTLY = 'Keep Permanently';

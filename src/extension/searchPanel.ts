@@ -12,7 +12,7 @@ import { errorLine } from '../engine/errorText';
 import { MEMORY_TYPES } from '../core/memory/types';
 import { fillPanel, type PanelActions, type PanelSpec } from './panels';
 import { recentView, resultView, sanitizeSearchFilters, searchParams } from './searchPanelModel';
-import { isMessage, type FromSearchView, type SearchFiltersView, type ToSearchView } from './webviewMessages';
+import { isMessage, type FromSearchView, type SearchFiltersView, type ToSearchView } from '../present/webviewMessages';
 
 export const SEARCH_PANEL_TYPE = 'agentMemory.search';
 

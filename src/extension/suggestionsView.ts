@@ -13,7 +13,7 @@ import { errorLine } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
 import { relativeTime } from '../core/text/relativeTime';
-import { typeHeading } from './memoryRowText';
+import { typeHeading } from '../present/memoryRowText';
 
 export const SUGGESTIONS_VIEW_ID = 'agentMemory.suggestions';
 /** How many pending suggestions the view lists (the engine's list limit is 200). */

@@ -9,7 +9,7 @@ import { CONFIG_SCHEMA } from '../../src/core/config/schema';
 import { HOST_SETTINGS, settingsContribution } from '../../src/extension/settingsSchema';
 import { SETTING_IDS } from '../../src/extension/settingsLayout';
 import { contentSecurityPolicy, escapeHtml, webviewShell } from '../../src/extension/webviewHtml';
-import { RECALL_CLOSE, RECALL_OPEN, recallBlock, stripRecall } from '../../src/extension/recall';
+import { RECALL_CLOSE, RECALL_OPEN, recallBlock, stripRecall } from '../../src/present/recall';
 import type { SearchHit } from '../../src/engine/protocol';
 
 const root = path.resolve(__dirname, '../..');

@@ -7,8 +7,7 @@ import type { SearchHit } from '../engine/protocol';
 import { describeExpiry } from '../core/lifecycle/remaining';
 import { truncateFlat } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
-import { typeHeading } from './memoryRowText';
-import { realTitle } from './searchPanelModel';
+import { realTitle, typeHeading } from './memoryRowText';
 
 export const RECALL_OPEN = '<agent-memory-recall>';
 export const RECALL_CLOSE = '</agent-memory-recall>';
