@@ -8,7 +8,7 @@
  */
 import type { FromSearchView, SearchFiltersView, SearchResultView, ToSearchView } from '../src/present/webviewMessages';
 // The same wording as the rest of the extension ("yesterday", "5 minutes ago", a date beyond a month): pure Intl code.
-import { humanDate, relativeTime } from '../src/core/text/relativeTime';
+import { humanDate, relativeTime } from '../src/core/text/timeWords';
 import { byId, clear, h, icon } from './lib/dom';
 import { highlightSegments } from './lib/highlight';
 import { channel } from './lib/vscodeApi';

@@ -15,7 +15,7 @@ import { LABEL_GRAPHEMES, realTitle, rowText, typeHeading } from '../present/mem
 
 export { typeHeading };
 import { importanceWord } from '../core/text/importance';
-import { humanDate, relativeTime } from '../core/text/relativeTime';
+import { humanDate, relativeTime } from '../core/text/timeWords';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;

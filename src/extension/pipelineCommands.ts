@@ -21,7 +21,7 @@ import { ingestMessage } from './ingestMessage';
 import { PIPELINE_VIEW_ID, PipelineViewProvider, type PipelineNode } from './pipelineView';
 import { checkPipelineModel, pullPipelineModel } from './pipelineReadiness';
 import { truncateLine } from '../core/text/truncate';
-import { relativeTime } from '../core/text/relativeTime';
+import { relativeTime } from '../core/text/timeWords';
 
 /** Options of a programmatic switchPipelineMode(mode, options). */
 interface SwitchOptions {

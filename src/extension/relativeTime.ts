@@ -1,13 +1,13 @@
 /**
- * Times as people read them (the wording is src/core/text/relativeTime.ts): "just now", "5 minutes ago", "yesterday", "in 3 days", and a
+ * Times as people read them (the wording is src/core/text/timeWords.ts): "just now", "5 minutes ago", "yesterday", "in 3 days", and a
  * short date ("24 Nov 2026, 07:13") where the exact moment matters. Pure: no `vscode` import.
  */
 
-import { humanDate } from '../core/text/relativeTime';
+import { humanDate } from '../core/text/timeWords';
 import { plural } from '../core/text/plural';
 
-/** "5 minutes ago", "yesterday", "in 3 days"; a date beyond a month (src/core/text/relativeTime.ts). */
-export { relativeTime } from '../core/text/relativeTime';
+/** "5 minutes ago", "yesterday", "in 3 days"; a date beyond a month (src/core/text/timeWords.ts). */
+export { relativeTime } from '../core/text/timeWords';
 
 /** "24 Nov 2026, 07:13" in the machine's time zone. */
 export function shortDate(iso: string): string {

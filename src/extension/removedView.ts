@@ -9,7 +9,7 @@ import type { EngineClient } from '../engine/client';
 import type { MemoryRecord, RemovedMemory } from '../engine/protocol';
 import { errorLine } from '../engine/errorText';
 import { describeAgo, describeExpiry } from '../core/lifecycle/remaining';
-import { humanDate } from '../core/text/relativeTime';
+import { humanDate } from '../core/text/timeWords';
 import { truncateLine } from '../core/text/truncate';
 import { commandRegistrar } from './commands';
 import { Debounced } from './debounce';

@@ -6,7 +6,7 @@
 import type { WebhookDelivery, WebhookInfo } from '../engine/protocol';
 import { describeAgo } from '../core/lifecycle/remaining';
 import { plural } from '../core/text/plural';
-import { relativeTime } from '../core/text/relativeTime';
+import { relativeTime } from '../core/text/timeWords';
 
 /** The look of a row: a codicon and the theme colour it is drawn in (undefined: the default). */
 export interface RowLook {

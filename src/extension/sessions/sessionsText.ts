@@ -6,7 +6,7 @@
  */
 import type { SessionEvent, SessionInfo } from '../../engine/protocol';
 import { describeAgo } from '../../core/lifecycle/remaining';
-import { humanDate } from '../../core/text/relativeTime';
+import { humanDate } from '../../core/text/timeWords';
 import { plural } from '../../core/text/plural';
 import { truncateLine } from '../../core/text/truncate';
 import { RECALL_CLOSE, RECALL_OPEN, neutraliseMarkers } from '../../present/recall';

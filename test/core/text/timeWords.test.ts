@@ -1,7 +1,7 @@
 /** Human dates and relative times instead of raw ISO timestamps. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expiryText, humanDate, relativeTime } from '../../../src/core/text/relativeTime';
+import { expiryText, humanDate, relativeTime } from '../../../src/core/text/timeWords';
 
 // Local-time noon, so calendar days do not depend on the machine's time zone.
 const NOW = new Date(2026, 10, 24, 12, 0, 0);
