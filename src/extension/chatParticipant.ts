@@ -10,7 +10,7 @@
  * with scores), /stats (counts per type, store size, embedder, pipeline mode).
  */
 import * as vscode from 'vscode';
-import { describeExpiry } from '../core/lifecycle/remaining';
+import { describeExpiry } from '../core/text/timeWords';
 import { errorLine } from '../engine/errorText';
 import type { EngineClient } from '../engine/client';
 import type { SearchHit, SearchResponse } from '../engine/protocol';

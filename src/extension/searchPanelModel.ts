@@ -4,7 +4,7 @@
  */
 import type { MemorySummary, SearchHit, SearchParams } from '../engine/protocol';
 import type { SearchFiltersView, SearchResultView } from '../present/webviewMessages';
-import { describeExpiry } from '../core/lifecycle/remaining';
+import { describeExpiry } from '../core/text/timeWords';
 import { realTitle } from '../present/memoryRowText';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

@@ -4,7 +4,7 @@
  * learns it again (docs/pipeline.md: recalled text must not become new memories).
  */
 import type { SearchHit } from '../engine/protocol';
-import { describeExpiry } from '../core/lifecycle/remaining';
+import { describeExpiry } from '../core/text/timeWords';
 import { truncateFlat } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
 import { realTitle, typeHeading } from './memoryRowText';

@@ -5,8 +5,7 @@
  * goes inside the recall markers with every variant of them removed (src/present/recall.ts).
  */
 import type { SessionEvent, SessionInfo } from '../../engine/protocol';
-import { describeAgo } from '../../core/lifecycle/remaining';
-import { humanDate } from '../../core/text/timeWords';
+import { describeAgo, humanDate } from '../../core/text/timeWords';
 import { plural } from '../../core/text/plural';
 import { truncateLine } from '../../core/text/truncate';
 import { RECALL_CLOSE, RECALL_OPEN, neutraliseMarkers } from '../../present/recall';
