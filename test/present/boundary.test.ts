@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { importSpecifiers, listSourceFiles } from '../helpers/importScan';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -30,24 +31,6 @@ const BANNED_MODULES: readonly Rule[] = [
   { from: 'src/core', banned: ['vscode'] },
   { from: 'src/engine', banned: ['vscode'] },
 ];
-
-function listFiles(dir: string, out: string[] = []): string[] {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) listFiles(p, out);
-    else if (/\.(?:ts|tsx|mts|cts|js|mjs)$/.test(e.name)) out.push(p);
-  }
-  return out;
-}
-
-/** Every specifier of static imports, re-exports (`export … from`), `import()` and `require()`. */
-function importSpecifiers(source: string): string[] {
-  const fromClause = /\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]/.source;
-  const bare = /\bimport\s*['"]([^'"]+)['"]/.source;
-  const call = /\b(?:import|require)\s*\(\s*['"]([^'"]+)['"]\s*\)/.source;
-  const re = new RegExp(`${fromClause}|${bare}|${call}`, 'g');
-  return [...source.matchAll(re)].map((m) => (m[1] ?? m[2] ?? m[3])!);
-}
 
 const toPosix = (p: string): string => p.split(path.sep).join('/');
 const under = (file: string, folder: string): boolean => file === folder || file.startsWith(`${folder}/`);
@@ -77,7 +60,7 @@ function scan(folders: readonly string[]): Map<string, string> {
   for (const folder of folders) {
     const dir = path.join(root, folder);
     if (!fs.existsSync(dir)) continue;
-    for (const f of listFiles(dir)) files.set(toPosix(path.relative(root, f)), fs.readFileSync(f, 'utf8'));
+    for (const f of listSourceFiles(dir)) files.set(toPosix(path.relative(root, f)), fs.readFileSync(f, 'utf8'));
   }
   return files;
 }
