@@ -19,11 +19,12 @@ import { memoryUri } from './memoryDocument';
 import type { ChatRecorder } from './sessions/chatRecorder';
 import { citedIndexes, recallContext, stripRecall } from '../present/recall';
 import { truncateFlat, truncateLine } from '../core/text/truncate';
+import type { CommandId } from './commandIds';
 
 export const PARTICIPANT_ID = 'agentMemory.memory';
 const RECALL_LIMIT = 6;
 const SEARCH_LIMIT = 10;
-const OPEN_COMMAND = 'agentMemory.openMemory';
+const OPEN_COMMAND = 'agentMemory.openMemory' satisfies CommandId;
 
 export interface ChatResultMetadata {
   command: string;

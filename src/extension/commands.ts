@@ -37,6 +37,7 @@ import { SUGGESTION_COMMANDS } from './suggestionCommands';
 import { pickRow, typeHeading } from '../present/memoryRowText';
 import { deleteDetail } from './lifetimeMessages';
 import { memoryName } from './memoryFsNames';
+import type { CommandId } from './commandIds';
 
 export const COMMANDS = {
   addMemory: 'agentMemory.addMemory',
@@ -60,7 +61,7 @@ export const COMMANDS = {
   treeLoadMore: 'agentMemory.treeLoadMore',
   restartEngine: 'agentMemory.restartEngine',
   showLog: 'agentMemory.showLog',
-} as const;
+} as const satisfies Record<string, CommandId>;
 
 type MemoryArg = string | TreeNode | { id: string } | undefined;
 

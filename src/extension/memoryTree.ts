@@ -15,6 +15,7 @@ import { LABEL_GRAPHEMES, realTitle, rowText, typeHeading } from '../present/mem
 
 export { typeHeading };
 import { importanceWord } from '../core/text/importance';
+import type { CommandId, ContextKey } from './commandIds';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;
@@ -37,7 +38,7 @@ const TYPE_ICONS: Record<string, string> = {
 
 export type Grouping = 'type' | 'tag';
 /** Context key for the view-title toggle (package.json menus). */
-export const GROUPING_CONTEXT = 'agentMemory.treeGrouping';
+export const GROUPING_CONTEXT = 'agentMemory.treeGrouping' satisfies ContextKey;
 const GROUPING_STATE = 'agentMemory.treeGrouping';
 
 export type TreeNode =
@@ -251,7 +252,7 @@ export const TREE_COMMANDS = {
   groupByType: 'agentMemory.treeGroupByType',
   copyMemory: 'agentMemory.copyMemory',
   openInSearch: 'agentMemory.openInSearch',
-} as const;
+} as const satisfies Record<string, CommandId>;
 
 function memoryOf(arg: unknown): { id: string; title?: string } | undefined {
   if (typeof arg === 'string') return { id: arg };
