@@ -2,7 +2,7 @@
  * Hostile inputs cost neither seconds nor gigabytes: generated agent.yaml files (hundreds of
  * thousands of unknown keys, a 50 MB string, a 200,000-character key, 98 KB of brackets,
  * aliases that expand without end) and recall markers nested 2,000 deep. The unit tests
- * (test/core/config/limits.test.ts, test/extension/recall.test.ts) check what comes out; the
+ * (test/core/config/limits.test.ts, test/present/recall.test.ts) check what comes out; the
  * time each takes is measured here. Before the limits these took 60 s and more.
  */
 import * as fs from 'node:fs';
@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadConfigFile, loadProjectConfig, parseConfig } from '../src/core/config';
 import { MAX_CONFIG_BYTES } from '../src/core/config/limits';
-import { neutraliseMarkers } from '../src/extension/recall';
+import { neutraliseMarkers } from '../src/present/recall';
 import { round } from './stats';
 
 export interface HostileBenchResult {

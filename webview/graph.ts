@@ -12,7 +12,7 @@
  */
 import cytoscape from 'cytoscape';
 import fcose from 'cytoscape-fcose';
-import type { FromGraphView, GraphViewState, ToGraphView } from '../src/extension/webviewMessages';
+import type { FromGraphView, GraphViewState, ToGraphView } from '../src/present/webviewMessages';
 import type { EntityGraphData, EntityMemory, EntityNode, GraphData, GraphView } from '../src/engine/protocol';
 import { byId, clear, h } from './lib/dom';
 import { bindKeyboard } from './lib/graphKeys';

@@ -6,9 +6,9 @@
  * delete, / focuses the query, Esc clears. Memory text is rendered with textContent only
  * (lib/dom.ts builds every element; there is no innerHTML).
  */
-import type { FromSearchView, SearchFiltersView, SearchResultView, ToSearchView } from '../src/extension/webviewMessages';
+import type { FromSearchView, SearchFiltersView, SearchResultView, ToSearchView } from '../src/present/webviewMessages';
 // The same wording as the rest of the extension ("yesterday", "5 minutes ago", a date beyond a month): pure Intl code.
-import { humanDate, relativeTime } from '../src/core/text/relativeTime';
+import { humanDate, relativeTime } from '../src/core/text/timeWords';
 import { byId, clear, h, icon } from './lib/dom';
 import { highlightSegments } from './lib/highlight';
 import { channel } from './lib/vscodeApi';

@@ -16,7 +16,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { EngineClient } from '../engine/client';
-import { recallContext } from '../extension/recall';
+import { recallContext } from '../present/recall';
 import { projectContext } from '../mcp/projectContext';
 import { dataBlock, sessionHitLines, sessionHitsSentence } from '../mcp/sessionText';
 import { CliFailure } from './failure';

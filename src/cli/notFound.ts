@@ -7,7 +7,7 @@ import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
 import type { MemoryRecord } from '../engine/protocol';
 import { memoryLabel } from '../engine/memoryLabel';
-import { describeAgo } from '../core/lifecycle/remaining';
+import { describeAgo } from '../core/text/timeWords';
 import { CliFailure } from './failure';
 
 /**

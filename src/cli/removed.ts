@@ -5,7 +5,7 @@
  */
 import type { EngineClient } from '../engine/client';
 import type { RemovedMemory } from '../engine/protocol';
-import { describeAgo, describeExpiry } from '../core/lifecycle/remaining';
+import { describeAgo, describeExpiry } from '../core/text/timeWords';
 import { UsageError, need, type CliArgs } from './args';
 import type { CommandOutput } from './commands';
 import { memoryLabel } from '../engine/memoryLabel';

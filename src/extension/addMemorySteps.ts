@@ -7,7 +7,7 @@
 import { MEMORY_TYPES, type CreateMemoryInput } from '../core/memory/types';
 import { truncate } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
-import { typeHeading } from './memoryRowText';
+import { typeHeading } from '../present/memoryRowText';
 
 export interface AddMemoryDraft {
   content: string;

@@ -1,7 +1,7 @@
 /**
  * The `@memory` chat participant. Default (/recall): recall the memories that match the prompt
  * (project and global stores) and, when a language model is available, answer with them
- * injected as clearly marked DATA (recall.ts recallContext), then reference the memories the
+ * injected as clearly marked DATA (src/present/recall.ts recallContext), then reference the memories the
  * answer cited; when the model fails (no consent, quota, an error) it answers with the recalled
  * memories themselves. With no chat model installed VS Code 1.139 does not call this handler at
  * all (it answers "Language model unavailable" itself; README "Chat"): "Agent Memory: Recall…"
@@ -10,20 +10,21 @@
  * with scores), /stats (counts per type, store size, embedder, pipeline mode).
  */
 import * as vscode from 'vscode';
-import { describeExpiry } from '../core/lifecycle/remaining';
+import { describeExpiry } from '../core/text/timeWords';
 import { errorLine } from '../engine/errorText';
 import type { EngineClient } from '../engine/client';
 import type { SearchHit, SearchResponse } from '../engine/protocol';
 import { describeCreate } from '../engine/createResultText';
 import { memoryUri } from './memoryDocument';
 import type { ChatRecorder } from './sessions/chatRecorder';
-import { citedIndexes, recallContext, stripRecall } from './recall';
+import { citedIndexes, recallContext, stripRecall } from '../present/recall';
 import { truncateFlat, truncateLine } from '../core/text/truncate';
+import type { CommandId } from './commandIds';
 
 export const PARTICIPANT_ID = 'agentMemory.memory';
 const RECALL_LIMIT = 6;
 const SEARCH_LIMIT = 10;
-const OPEN_COMMAND = 'agentMemory.openMemory';
+const OPEN_COMMAND = 'agentMemory.openMemory' satisfies CommandId;
 
 export interface ChatResultMetadata {
   command: string;

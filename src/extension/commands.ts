@@ -17,7 +17,7 @@ import { openMemoryDocument } from './memoryDocument';
 import type { PanelActions } from './panels';
 import { SearchPanel, registerSearchPanel } from './searchPanel';
 import { GraphPanel } from './graphPanel';
-import { stripRecall } from './recall';
+import { stripRecall } from '../present/recall';
 import { showWithOpen } from './openAction';
 import { reembedMessage, reindexMessage } from './maintenanceMessages';
 import { describeSecretScan } from '../engine/secretScanText';
@@ -34,9 +34,10 @@ import { defaultExportPath, LAST_EXPORT_FOLDER_KEY } from './exportTarget';
 import { exportTo, importFrom } from '../engine/transferClient';
 import { describeCreate } from '../engine/createResultText';
 import { SUGGESTION_COMMANDS } from './suggestionCommands';
-import { pickRow, typeHeading } from './memoryRowText';
+import { pickRow, typeHeading } from '../present/memoryRowText';
 import { deleteDetail } from './lifetimeMessages';
 import { memoryName } from './memoryFsNames';
+import type { CommandId } from './commandIds';
 
 export const COMMANDS = {
   addMemory: 'agentMemory.addMemory',
@@ -60,7 +61,7 @@ export const COMMANDS = {
   treeLoadMore: 'agentMemory.treeLoadMore',
   restartEngine: 'agentMemory.restartEngine',
   showLog: 'agentMemory.showLog',
-} as const;
+} as const satisfies Record<string, CommandId>;
 
 type MemoryArg = string | TreeNode | { id: string } | undefined;
 

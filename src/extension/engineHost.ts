@@ -20,6 +20,7 @@ import { readSettingOverrides } from './settings';
 import { SETTINGS_SECTION } from './settingsSchema';
 import { pickProjectFolder } from './projectFolder';
 import { SettingsWriter } from './settingsWriter';
+import type { ContextKey } from './commandIds';
 
 /** workspaceState key: pipeline.pause survives engine restarts and window reloads of this workspace. */
 export const PIPELINE_PAUSED_KEY = 'agentMemory.pipelinePaused';
@@ -164,7 +165,7 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
 }
 
 /** Context key: the engine's state, so the Memories view says "Opening…" rather than "No memories yet" while it starts. */
-export const ENGINE_STATE_CONTEXT = 'agentMemory.engineState';
+export const ENGINE_STATE_CONTEXT = 'agentMemory.engineState' satisfies ContextKey;
 
 /**
  * Says what the engine does, in the log and where people look. A crash of this window's engine

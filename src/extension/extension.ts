@@ -35,9 +35,10 @@ import { registerToolImportCommands } from './toolImportCommands';
 import { plural } from '../core/text/plural';
 import { attentionItems, diagnosticsSummary } from './diagnosticsSummary';
 import { showDiagnosticsDocument } from './diagnosticsDocument';
+import type { CommandId } from './commandIds';
 
 export { OUTPUT_CHANNEL_NAME };
-export const COMMAND_SHOW_DIAGNOSTICS = 'agentMemory.showDiagnostics';
+export const COMMAND_SHOW_DIAGNOSTICS = 'agentMemory.showDiagnostics' satisfies CommandId;
 
 /** What "Agent Memory: Show Diagnostics" reports (also its return value, used by tests). */
 export interface Diagnostics {

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import { errorLine } from '../engine/errorText';
 import { createPanel, fillPanel, type PanelActions, type PanelSpec } from './panels';
-import { isMessage, type FromGraphView, type GraphEmptyAction, type GraphFilters, type ToGraphView } from './webviewMessages';
+import { isMessage, type FromGraphView, type GraphEmptyAction, type GraphFilters, type ToGraphView } from '../present/webviewMessages';
 
 export const GRAPH_PANEL_TYPE = 'agentMemory.graph';
 

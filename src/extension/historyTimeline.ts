@@ -5,7 +5,7 @@
  */
 import type { MemoryVersion } from '../engine/protocol';
 import { truncate } from '../core/text/truncate';
-import { relativeTime, shortDate } from './relativeTime';
+import { humanDate, relativeTime } from '../core/text/timeWords';
 
 export interface TimelineEntry {
   version: number;
@@ -66,6 +66,6 @@ export function timelineEntries(versions: MemoryVersion[], currentVersion: numbe
       label: `Version ${v.version} · ${eventText(v)}`,
       description: `${v.version === currentVersion ? 'current · ' : ''}${who(v.changedBy)} · ${relativeTime(v.createdAt, now)}`,
       detail: truncate([v.title, v.content].filter(Boolean).join(' — ').replace(/\s+/g, ' '), 120),
-      when: shortDate(v.createdAt),
+      when: humanDate(v.createdAt),
     }));
 }

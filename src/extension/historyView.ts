@@ -13,14 +13,15 @@ import type { Logger } from './log';
 import { editableAddress, memoryIdOfUri, memoryUri, versionUri } from './memoryFs';
 import { memoryName, parseAddress } from './memoryFsNames';
 import { timelineEntries, type TimelineEntry } from './historyTimeline';
-import { pickRow } from './memoryRowText';
+import { pickRow } from '../present/memoryRowText';
 import { memoryGoneError } from '../engine/errorText';
+import type { CommandId } from './commandIds';
 
 export const HISTORY_COMMANDS = {
   showHistory: 'agentMemory.showHistory',
   compareVersion: 'agentMemory.compareVersion',
   restoreVersion: 'agentMemory.restoreVersion',
-} as const;
+} as const satisfies Record<string, CommandId>;
 
 type VersionItem = vscode.QuickPickItem & { entry: TimelineEntry };
 type Action = 'compare' | 'restore' | 'open';

@@ -4,9 +4,8 @@
  * restored, that memories expired, and how long a restored memory is kept. Pure: no `vscode`.
  */
 import type { MemoryRecord, RemovedMemory } from '../engine/protocol';
-import { describeExpiry, spanInWords } from '../core/lifecycle/remaining';
+import { describeExpiry, durationText, spanInWords } from '../core/text/timeWords';
 import { plural } from '../core/text/plural';
-import { durationText } from './relativeTime';
 import { memoryName } from './memoryFsNames';
 
 const VIEW = 'Recently Deleted and Expired';

@@ -8,7 +8,7 @@ import type { ChatRecorder } from './sessions/chatRecorder';
 import type { EngineClient } from '../engine/client';
 import type { SearchResponse } from '../engine/protocol';
 import { describeCreate } from '../engine/createResultText';
-import { recallBlock, stripRecall } from './recall';
+import { recallBlock, stripRecall } from '../present/recall';
 import { errorLine } from '../engine/errorText';
 import { truncate, truncateFlat } from '../core/text/truncate';
 

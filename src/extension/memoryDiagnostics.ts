@@ -8,10 +8,11 @@
 import * as vscode from 'vscode';
 import { editableAddress } from './memoryFs';
 import { memoryDocumentProblems, notSavedMessage } from './memoryFsFormat';
+import type { CommandId, ContextKey } from './commandIds';
 
-export const SAVE_MEMORY_DOCUMENT = 'agentMemory.saveMemoryDocument';
+export const SAVE_MEMORY_DOCUMENT = 'agentMemory.saveMemoryDocument' satisfies CommandId;
 /** True while the active editor shows a memory document with a wrong value (package.json keybinding). */
-const INVALID_CONTEXT = 'agentMemory.memoryDocumentInvalid';
+const INVALID_CONTEXT = 'agentMemory.memoryDocumentInvalid' satisfies ContextKey;
 
 export function registerMemoryDiagnostics(context: vscode.ExtensionContext): vscode.DiagnosticCollection {
   const collection = vscode.languages.createDiagnosticCollection('agent-memory-documents');

@@ -22,7 +22,7 @@ import { parseDocument, Document, isMap, isNode, isScalar } from 'yaml';
 import { MEMORY_TYPES, type MemoryRecord, type UpdateMemoryInput } from '../core/memory/types';
 import { LIFETIME_EXAMPLES, parseLifetimeSeconds } from '../core/lifecycle/lifetimeText';
 import { parseTags } from './addMemorySteps';
-import { durationText, shortDate } from './relativeTime';
+import { durationText, humanDate } from '../core/text/timeWords';
 import { displayText } from '../core/documents/markdownText';
 
 export const EDITABLE_FIELDS = ['title', 'type', 'tags', 'importance', 'scope', 'lifetime'] as const;
@@ -81,10 +81,10 @@ function extendedByUse(m: Pick<MemoryRecord, 'createdAt' | 'expiresAt' | 'ttlSec
  * changed (the editor compares sizes and times to notice changes; relative times are in the history).
  */
 export function renderMemory(m: MemoryRecord): string {
-  const expiry = m.expiresAt ? ` # expires ${shortDate(m.expiresAt)}${extendedByUse(m) ? ' (extended by use)' : ''}` : '';
+  const expiry = m.expiresAt ? ` # expires ${humanDate(m.expiresAt)}${extendedByUse(m) ? ' (extended by use)' : ''}` : '';
   const lines = [
     '---',
-    `# Version ${m.version}${m.updatedAt === m.createdAt ? '' : ` · updated ${shortDate(m.updatedAt)}`} · created ${shortDate(m.createdAt)}`,
+    `# Version ${m.version}${m.updatedAt === m.createdAt ? '' : ` · updated ${humanDate(m.updatedAt)}`} · created ${humanDate(m.createdAt)}`,
     `title: ${scalar(m.title)}`,
     `type: ${m.type}`,
     `tags: ${scalar(m.tags, true)}`,

@@ -8,15 +8,14 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { ListResult, MemorySummary } from '../engine/protocol';
 import { Debounced } from './debounce';
-import { describeExpiry } from '../core/lifecycle/remaining';
+import { compactAgo, describeExpiry, humanDate, relativeTime } from '../core/text/timeWords';
 import { errorLine, errorNotification, memoryGoneError } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
-import { LABEL_GRAPHEMES, rowText, typeHeading } from './memoryRowText';
+import { LABEL_GRAPHEMES, realTitle, rowText, typeHeading } from '../present/memoryRowText';
 
 export { typeHeading };
-import { realTitle } from './searchPanelModel';
 import { importanceWord } from '../core/text/importance';
-import { humanDate, relativeTime } from '../core/text/relativeTime';
+import type { CommandId, ContextKey } from './commandIds';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;
@@ -39,7 +38,7 @@ const TYPE_ICONS: Record<string, string> = {
 
 export type Grouping = 'type' | 'tag';
 /** Context key for the view-title toggle (package.json menus). */
-export const GROUPING_CONTEXT = 'agentMemory.treeGrouping';
+export const GROUPING_CONTEXT = 'agentMemory.treeGrouping' satisfies ContextKey;
 const GROUPING_STATE = 'agentMemory.treeGrouping';
 
 export type TreeNode =
@@ -51,18 +50,6 @@ export type TreeNode =
   /** `type`: the group key given to treeLoadMore (a type, or `tag:<name>` / `tag:` for tag groups). */
   | { kind: 'more'; type: string; remaining: number }
   | { kind: 'message'; text: string };
-
-/** "just now", "5 min ago", "3 h ago", "3 d ago", "2 mo ago", "1 y ago". */
-export function age(iso: string, now = Date.now()): string {
-  const s = Math.max(0, (now - Date.parse(iso)) / 1000);
-  if (!Number.isFinite(s)) return '';
-  if (s < 60) return 'just now';
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
-  if (s < 86400 * 30) return `${Math.floor(s / 86400)} d ago`;
-  if (s < 86400 * 365) return `${Math.floor(s / (86400 * 30))} mo ago`;
-  return `${Math.floor(s / (86400 * 365))} y ago`;
-}
 
 const groupKey = (node: Extract<TreeNode, { kind: 'type' | 'tag' }>) => (node.kind === 'type' ? node.type : `tag:${node.tag ?? ''}`);
 
@@ -246,7 +233,7 @@ export function memoryDescription(m: MemorySummary, grouping: Grouping, now = Da
   const importance = importanceWord(m.importance);
   return [
     describeExpiry(m.expiresAt, new Date(now)),
-    age(m.createdAt, now),
+    compactAgo(m.createdAt, now),
     importance === 'normal' ? undefined : `${importance} importance`,
     m.scope === 'global' ? 'global' : undefined,
     ...(grouping === 'type' ? m.tags.map((t) => `#${t}`) : [typeHeading(m.type).toLowerCase()]),
@@ -265,7 +252,7 @@ export const TREE_COMMANDS = {
   groupByType: 'agentMemory.treeGroupByType',
   copyMemory: 'agentMemory.copyMemory',
   openInSearch: 'agentMemory.openInSearch',
-} as const;
+} as const satisfies Record<string, CommandId>;
 
 function memoryOf(arg: unknown): { id: string; title?: string } | undefined {
   if (typeof arg === 'string') return { id: arg };

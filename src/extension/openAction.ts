@@ -3,9 +3,10 @@
  * leaves a person with a name and no way to reach the memory.
  */
 import * as vscode from 'vscode';
+import type { CommandId } from './commandIds';
 
 /** The command that opens a memory's document (package.json: agentMemory.openMemory). */
-const OPEN_MEMORY = 'agentMemory.openMemory';
+const OPEN_MEMORY = 'agentMemory.openMemory' satisfies CommandId;
 
 export async function showWithOpen(message: string, memoryId: string, ...more: string[]): Promise<string | undefined> {
   const pick = await vscode.window.showInformationMessage(message, 'Open', ...more);

@@ -1,7 +1,7 @@
 /**
  * The webview panels' common part: createPanel, fillPanel (also used by the serializers that
  * restore a panel after a window reload). The search panel is searchPanel.ts, the graph panel
- * graphPanel.ts. All data goes to the webview as typed messages (webviewMessages.ts).
+ * graphPanel.ts. All data goes to the webview as typed messages (src/present/webviewMessages.ts).
  */
 import * as vscode from 'vscode';
 import { nonce, webviewShell } from './webviewHtml';

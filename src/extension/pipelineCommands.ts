@@ -21,7 +21,8 @@ import { ingestMessage } from './ingestMessage';
 import { PIPELINE_VIEW_ID, PipelineViewProvider, type PipelineNode } from './pipelineView';
 import { checkPipelineModel, pullPipelineModel } from './pipelineReadiness';
 import { truncateLine } from '../core/text/truncate';
-import { relativeTime } from '../core/text/relativeTime';
+import { relativeTime } from '../core/text/timeWords';
+import type { ContextKey } from './commandIds';
 
 /** Options of a programmatic switchPipelineMode(mode, options). */
 interface SwitchOptions {
@@ -53,9 +54,9 @@ export const PIPELINE_COMMANDS = {
 } as const;
 
 /** Context keys for `when`/`enablement` clauses in package.json. */
-const KEY_PAUSED = 'agentMemory.pipelinePaused';
-const KEY_RESTRICTED = 'agentMemory.restricted';
-const KEY_MULTI_ROOT = 'agentMemory.multiRoot';
+const KEY_PAUSED = 'agentMemory.pipelinePaused' satisfies ContextKey;
+const KEY_RESTRICTED = 'agentMemory.restricted' satisfies ContextKey;
+const KEY_MULTI_ROOT = 'agentMemory.multiRoot' satisfies ContextKey;
 
 const MODES: { mode: PipelineModeName; label: string; detail: string }[] = [
   { mode: 'off', label: 'Off', detail: 'No extraction: memories are stored as given.' },

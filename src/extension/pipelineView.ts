@@ -14,7 +14,7 @@ import { Debounced } from './debounce';
 import { errorLine } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
-import { humanDate, relativeTime } from '../core/text/relativeTime';
+import { humanDate, relativeTime } from '../core/text/timeWords';
 
 export const PIPELINE_VIEW_ID = 'agentMemory.pipeline';
 

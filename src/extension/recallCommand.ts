@@ -10,10 +10,10 @@ import type { EngineClient } from '../engine/client';
 import type { SearchResponse } from '../engine/protocol';
 import { commandRegistrar } from './commands';
 import type { Logger } from './log';
-import { recallAnswer, type RecallLink } from './recall';
+import { recallAnswer, type RecallLink } from '../present/recall';
 import { memoryUri } from './memoryFs';
 import { truncate } from '../core/text/truncate';
-import { pickRow, typeHeading } from './memoryRowText';
+import { pickRow, typeHeading } from '../present/memoryRowText';
 
 export const RECALL_COMMAND = 'agentMemory.recall';
 const RECALL_SCHEME = 'agent-memory-recall';

@@ -14,11 +14,12 @@ import { localTimeZone } from '../core/schedules/zoned';
 import { errorLine } from '../engine/errorText';
 import { EngineError } from '../engine/errors';
 import { openRuns } from './scheduleNotice';
+import type { CommandId } from './commandIds';
 
 type Register = <A extends unknown[], R>(id: string, what: string, fn: (...args: A) => Promise<R>) => void;
 
-export const NEW_REMINDER_COMMAND = 'agentMemory.newReminder';
-export const REMINDERS_COMMAND = 'agentMemory.reminders';
+export const NEW_REMINDER_COMMAND = 'agentMemory.newReminder' satisfies CommandId;
+export const REMINDERS_COMMAND = 'agentMemory.reminders' satisfies CommandId;
 
 export function registerReminderCommands(run: Register, engine: EngineClient): void {
   run(NEW_REMINDER_COMMAND, 'New Reminder', () => newReminder(engine));

@@ -8,8 +8,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { MemoryRecord, RemovedMemory } from '../engine/protocol';
 import { errorLine } from '../engine/errorText';
-import { describeAgo, describeExpiry } from '../core/lifecycle/remaining';
-import { humanDate } from '../core/text/relativeTime';
+import { describeAgo, describeExpiry, humanDate } from '../core/text/timeWords';
 import { truncateLine } from '../core/text/truncate';
 import { commandRegistrar } from './commands';
 import { Debounced } from './debounce';
@@ -17,7 +16,7 @@ import type { Logger } from './log';
 import { memoryName } from './memoryFsNames';
 import { typeHeading } from './memoryTree';
 import { rememberUndo } from './undoLast';
-import { LABEL_GRAPHEMES } from './memoryRowText';
+import { LABEL_GRAPHEMES } from '../present/memoryRowText';
 import { restoredMessage } from './lifetimeMessages';
 
 const KEEP_PERMANENTLY = 'Keep Permanently';

@@ -17,6 +17,7 @@ import { Debounced } from './debounce';
 import type { Logger } from './log';
 import { deleteReminder, editReminder, runReminderNow, setPaused } from './reminderCommands';
 import { openRuns } from './scheduleNotice';
+import type { CommandId } from './commandIds';
 
 export const SCHEDULES_VIEW_ID = 'agentMemory.schedules';
 /** Schedules listed (soonest due first) and runs shown under each. */
@@ -32,7 +33,7 @@ export const SCHEDULE_COMMANDS = {
   delete: 'agentMemory.deleteSchedule',
   openRun: 'agentMemory.openScheduleRun',
   refresh: 'agentMemory.refreshSchedules',
-} as const;
+} as const satisfies Record<string, CommandId>;
 
 export type ScheduleNode =
   | { kind: 'schedule'; schedule: ScheduleDefinition }

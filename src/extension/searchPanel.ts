@@ -12,7 +12,8 @@ import { errorLine } from '../engine/errorText';
 import { MEMORY_TYPES } from '../core/memory/types';
 import { fillPanel, type PanelActions, type PanelSpec } from './panels';
 import { recentView, resultView, sanitizeSearchFilters, searchParams } from './searchPanelModel';
-import { isMessage, type FromSearchView, type SearchFiltersView, type ToSearchView } from './webviewMessages';
+import { isMessage, type FromSearchView, type SearchFiltersView, type ToSearchView } from '../present/webviewMessages';
+import type { CommandId } from './commandIds';
 
 export const SEARCH_PANEL_TYPE = 'agentMemory.search';
 
@@ -23,7 +24,7 @@ export const SEARCH_RESULT_COMMANDS = {
   edit: 'agentMemory.searchResult.edit',
   promote: 'agentMemory.searchResult.promote',
   delete: 'agentMemory.searchResult.delete',
-} as const;
+} as const satisfies Record<string, CommandId>;
 
 /** Results asked per query, and recent memories shown for an empty one. */
 const SEARCH_LIMIT = 50;

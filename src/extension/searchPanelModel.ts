@@ -3,8 +3,9 @@
  * input, kept only when well-typed) → engine search params, and engine hits → result views.
  */
 import type { MemorySummary, SearchHit, SearchParams } from '../engine/protocol';
-import type { SearchFiltersView, SearchResultView } from './webviewMessages';
-import { describeExpiry } from '../core/lifecycle/remaining';
+import type { SearchFiltersView, SearchResultView } from '../present/webviewMessages';
+import { describeExpiry } from '../core/text/timeWords';
+import { realTitle } from '../present/memoryRowText';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -47,20 +48,6 @@ function nextDay(date: string): string {
   const d = new Date(`${date}T00:00:00.000Z`);
   d.setUTCDate(d.getUTCDate() + 1);
   return d.toISOString().slice(0, 10);
-}
-
-/**
- * The title worth showing above the text: the memory's title unless it only repeats the start of
- * the content (titles derived from the text, cut mid-word: the card would say everything twice).
- */
-export function realTitle(title: string, content: string): string {
-  const t = title
-    .trim()
-    .replace(/(?:…|\.\.\.)$/u, '')
-    .trim();
-  if (!t) return '';
-  const norm = (s: string) => s.replace(/\s+/gu, ' ').trim().toLowerCase();
-  return norm(content).startsWith(norm(t)) ? '' : title.trim();
 }
 
 export function resultView(h: SearchHit): SearchResultView {

@@ -29,8 +29,9 @@ import { ensureLauncher, writeIfChanged, type LauncherInput } from './agentLaunc
 import type { Logger } from './log';
 import { pickProjectFolder } from './projectFolder';
 import { SETTINGS_SECTION } from './settingsSchema';
+import type { CommandId } from './commandIds';
 
-export const COMMAND_SETUP_AGENTS = 'agentMemory.setupAgents';
+export const COMMAND_SETUP_AGENTS = 'agentMemory.setupAgents' satisfies CommandId;
 
 export function cliPath(context: vscode.ExtensionContext): string {
   return vscode.Uri.joinPath(context.extensionUri, 'dist', 'cli.js').fsPath;

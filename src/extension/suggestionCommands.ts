@@ -12,6 +12,7 @@ import type { Logger } from './log';
 import { type commandRegistrar, reportError } from './commands';
 import { bothSidesText, mergePreviewTitle, sentenceLines } from './mergePreviewText';
 import { SUGGESTIONS_VIEW_ID, type SuggestionNode, type SuggestionsProvider } from './suggestionsView';
+import type { CommandId } from './commandIds';
 
 export const SUGGESTION_COMMANDS = {
   accept: 'agentMemory.acceptSuggestion',
@@ -20,7 +21,7 @@ export const SUGGESTION_COMMANDS = {
   openB: 'agentMemory.openSuggestionMemoryB',
   show: 'agentMemory.showSuggestions',
   refresh: 'agentMemory.refreshSuggestions',
-} as const;
+} as const satisfies Record<string, CommandId>;
 
 /** Scheme of the merge preview's read-only documents. */
 export const MERGE_PREVIEW_SCHEME = 'agent-memory-merge';

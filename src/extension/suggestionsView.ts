@@ -12,8 +12,8 @@ import { Debounced } from './debounce';
 import { errorLine } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
-import { relativeTime } from '../core/text/relativeTime';
-import { typeHeading } from './memoryRowText';
+import { relativeTime } from '../core/text/timeWords';
+import { typeHeading } from '../present/memoryRowText';
 
 export const SUGGESTIONS_VIEW_ID = 'agentMemory.suggestions';
 /** How many pending suggestions the view lists (the engine's list limit is 200). */

@@ -8,8 +8,9 @@
  * later change of the key ticks it. So the key is set no earlier than 6 s after activation.
  */
 import * as vscode from 'vscode';
+import type { ContextKey } from './commandIds';
 
-export const HAS_MEMORIES_CONTEXT = 'agentMemory.hasMemories';
+export const HAS_MEMORIES_CONTEXT = 'agentMemory.hasMemories' satisfies ContextKey;
 const REGISTRATION_GRACE_MS = 6000;
 
 export class HasMemoriesContext implements vscode.Disposable {

@@ -4,9 +4,8 @@
  * notifications of Send Test Event, Copy Signing Secret and Retry Failed Deliveries.
  */
 import type { WebhookDelivery, WebhookInfo } from '../engine/protocol';
-import { describeAgo } from '../core/lifecycle/remaining';
+import { describeAgo, relativeTime } from '../core/text/timeWords';
 import { plural } from '../core/text/plural';
-import { relativeTime } from '../core/text/relativeTime';
 
 /** The look of a row: a codicon and the theme colour it is drawn in (undefined: the default). */
 export interface RowLook {

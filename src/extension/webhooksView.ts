@@ -14,12 +14,13 @@ import { commandRegistrar } from './commands';
 import { Debounced } from './debounce';
 import type { Logger } from './log';
 import * as text from './webhooksText';
+import type { CommandId, ContextKey } from './commandIds';
 
 export const WEBHOOKS_VIEW_ID = 'agentMemory.webhooks';
 /** Context key: webhooks are configured (the view is shown). */
-export const WEBHOOKS_CONTEXT = 'agentMemory.webhooksConfigured';
+export const WEBHOOKS_CONTEXT = 'agentMemory.webhooksConfigured' satisfies ContextKey;
 /** Context key: some webhook has failed deliveries that can be sent again (the view title's Retry). */
-export const WEBHOOKS_FAILED_CONTEXT = 'agentMemory.webhooksFailed';
+export const WEBHOOKS_FAILED_CONTEXT = 'agentMemory.webhooksFailed' satisfies ContextKey;
 /** Deliveries listed under each webhook. */
 const RECENT = 10;
 
@@ -28,7 +29,7 @@ export const WEBHOOK_COMMANDS = {
   sendTest: 'agentMemory.sendWebhookTestEvent',
   copySecret: 'agentMemory.copyWebhookSecret',
   retry: 'agentMemory.retryWebhookDeliveries',
-} as const;
+} as const satisfies Record<string, CommandId>;
 
 export type WebhookNode =
   | { kind: 'webhook'; webhook: WebhookInfo; keptIn: string }

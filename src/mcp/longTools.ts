@@ -17,7 +17,7 @@ import type { EngineClient } from '../engine/client';
 import type { RequestOptions } from '../engine/client';
 import { importFrom } from '../engine/transferClient';
 import { plural } from '../core/text/plural';
-import { neutraliseMarkers } from '../extension/recall';
+import { neutraliseMarkers } from '../present/recall';
 import * as out from './outputs';
 import { guarded, text } from './tools';
 

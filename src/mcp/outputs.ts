@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { neutraliseMarkers } from '../extension/recall';
+import { neutraliseMarkers } from '../present/recall';
 
 /** A copy of `value` as plain JSON: undefined fields dropped, every string without the recall markers. */
 export function structured(value: object): Record<string, unknown> {

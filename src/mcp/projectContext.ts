@@ -3,7 +3,7 @@
  * important memories, then the most recent ones, then important global ones, then the last
  * agent session's summary and open scratchpad items (docs/sessions.md) — cut to a token
  * budget (about 4 characters a token), each memory at most once. Memory text is data: the
- * briefing is wrapped like every recall (src/extension/recall.ts). Reminders come first: the
+ * briefing is wrapped like every recall (src/present/recall.ts). Reminders come first: the
  * schedules due within a day and what runs of the last three days said (docs/schedules.md
  * "Notices"), so an agent picks up a follow-up it or a person left.
  */
@@ -11,7 +11,7 @@ import type { EngineClient } from '../engine/client';
 import type { MemorySummary } from '../engine/protocol';
 import { plural } from '../core/text/plural';
 import { reminderLines } from '../core/schedules/describe';
-import { RECALL_CLOSE, RECALL_CONTEXT_HEADER, RECALL_OPEN, neutraliseMarkers } from '../extension/recall';
+import { RECALL_CLOSE, RECALL_CONTEXT_HEADER, RECALL_OPEN, neutraliseMarkers } from '../present/recall';
 import { lastSession, sessionStateLines } from './sessionText';
 
 export const DEFAULT_CONTEXT_TOKENS = 1500;

@@ -4,7 +4,7 @@
  * agent to store the lasting knowledge of the conversation, typed and tagged) and "review
  * suggestions" (the pending merge suggestions, as data, with how to resolve them). Their
  * arguments complete: a memory type from the engine's list, a tag from the tags in use. Recalled
- * text stays inside the recall markers (src/extension/recall.ts).
+ * text stays inside the recall markers (src/present/recall.ts).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { EngineClient } from '../engine/client';
 import { MEMORY_TYPES } from '../core/memory/types';
 import { plural } from '../core/text/plural';
-import { recallContext } from '../extension/recall';
+import { recallContext } from '../present/recall';
 import { dataBlock, sessionHitLines, sessionHitsSentence } from './sessionText';
 import { asData } from './tools';
 

@@ -10,7 +10,7 @@
 import type * as http from 'node:http';
 import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
-import { stripRecall } from '../extension/recall';
+import { stripRecall } from '../present/recall';
 import { DEFAULT_CONTEXT_TOKENS, projectContext } from './projectContext';
 import { openApiDocument } from './openapi';
 

@@ -13,7 +13,7 @@ import { PHRASE_EXAMPLES } from '../core/schedules/phrases';
 import { describeRun, describeSchedule } from '../core/schedules/describe';
 import { localTimeZone } from '../core/schedules/zoned';
 import { plural } from '../core/text/plural';
-import { neutraliseMarkers } from '../extension/recall';
+import { neutraliseMarkers } from '../present/recall';
 import * as out from './outputs';
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };

@@ -2,13 +2,13 @@
  * Agent-session text for agents (docs/sessions.md "Context that arrives by itself"): the last
  * session's summary and open scratchpad items, and session chunks found by a recall. Like every
  * recall, the text of a session is DATA: it only comes inside the recall markers, after a line
- * saying so, with every variant of the markers removed from it (src/extension/recall.ts), and it
+ * saying so, with every variant of the markers removed from it (src/present/recall.ts), and it
  * is cut to a token budget (about 4 characters a token), never past it.
  */
 import type { EngineClient } from '../engine/client';
 import type { ChunkHit, SessionInfo } from '../engine/protocol';
 import { plural } from '../core/text/plural';
-import { RECALL_CLOSE, RECALL_OPEN, neutraliseMarkers } from '../extension/recall';
+import { RECALL_CLOSE, RECALL_OPEN, neutraliseMarkers } from '../present/recall';
 
 const CHARS_PER_TOKEN = 4;
 

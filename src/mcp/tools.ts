@@ -3,7 +3,7 @@
  * schema (zod) the SDK publishes; every enumerated input is the engine's own list (memory
  * types, scopes, suggestion statuses). Memory text that goes back to the agent — titles too —
  * is data: it comes only inside the recall markers, after a line saying so, with every variant
- * of the markers removed from it (src/extension/recall.ts); text that arrives with those
+ * of the markers removed from it (src/present/recall.ts); text that arrives with those
  * markers is stored as `fromRecall` so it is not learned again. What the agent does is recorded
  * as done by the agent (its MCP client name), never by "user".
  */
@@ -16,7 +16,7 @@ import { describeCreate, describeRedacted } from '../engine/createResultText';
 import { MEMORY_SCOPES, MEMORY_TYPES } from '../core/memory/types';
 import { SUGGESTION_STATUSES } from '../core/consolidation/records';
 import { plural } from '../core/text/plural';
-import { RECALL_CLOSE, RECALL_OPEN, neutraliseMarkers, recallContext, stripRecall } from '../extension/recall';
+import { RECALL_CLOSE, RECALL_OPEN, neutraliseMarkers, recallContext, stripRecall } from '../present/recall';
 import { DEFAULT_CONTEXT_TOKENS, projectContext } from './projectContext';
 import { registerScheduleTools } from './scheduleTools';
 import { registerSessionTools } from './sessionTools';

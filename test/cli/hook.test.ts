@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { RECALL_CLOSE, RECALL_OPEN } from '../../src/extension/recall';
+import { RECALL_CLOSE, RECALL_OPEN } from '../../src/present/recall';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { CLI_TS, ROOT, runCli } from '../helpers/cliProcess';

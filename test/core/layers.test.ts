@@ -6,31 +6,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CORE_LAYERS } from '../../src/core/layers';
+import { importSpecifiers, listSourceFiles } from '../helpers/importScan';
 
 const root = path.resolve(__dirname, '../..');
 const core = path.join(root, 'src/core');
 
 type Graph = Map<string, string[]>;
 
-function listFiles(dir: string, out: string[] = []): string[] {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) listFiles(p, out);
-    else if (e.name.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
-
-/** Relative specifiers of static imports, re-exports (`export … from`), `import()` and `require()`. */
-function importSpecifiers(source: string): string[] {
-  const fromClause = /\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]/.source;
-  const bare = /\bimport\s*['"]([^'"]+)['"]/.source;
-  const call = /\b(?:import|require)\s*\(\s*['"]([^'"]+)['"]\s*\)/.source;
-  const re = new RegExp(`${fromClause}|${bare}|${call}`, 'g');
-  const out: string[] = [];
-  for (const m of source.matchAll(re)) out.push((m[1] ?? m[2] ?? m[3])!);
-  return out.filter((s) => s.startsWith('.'));
-}
+/** Relative specifiers only: the imports between files of the repository. */
+const relativeSpecifiers = (source: string): string[] => importSpecifiers(source).filter((s) => s.startsWith('.'));
 
 function resolveImport(from: string, spec: string): string {
   const base = path.resolve(path.dirname(from), spec.replace(/\.js$/, ''));
@@ -40,9 +24,9 @@ function resolveImport(from: string, spec: string): string {
 
 function scanCore(): Graph {
   const g: Graph = new Map();
-  for (const f of listFiles(core)) {
+  for (const f of listSourceFiles(core).filter((f) => f.endsWith('.ts'))) {
     const rel = path.relative(core, f).split(path.sep).join('/');
-    const targets = importSpecifiers(fs.readFileSync(f, 'utf8')).map((s) => {
+    const targets = relativeSpecifiers(fs.readFileSync(f, 'utf8')).map((s) => {
       const t = resolveImport(f, s);
       const r = path.relative(core, t).split(path.sep).join('/');
       return r.startsWith('..') ? `OUTSIDE:${path.relative(root, t)}` : r;
@@ -148,7 +132,7 @@ test('the checks catch an upward import, an outside import, an unknown folder an
   assert.deepEqual(sameLayer, ['graph/a.ts -> search/b.ts'], 'same layer, other folder');
   assert.deepEqual(importCycles(g), [['search/bm25.ts', 'store/store.ts']]);
   assert.deepEqual(
-    importSpecifiers(
+    relativeSpecifiers(
       `import type { A } from './a';\nexport { b } from "../b";\nconst c = await import('./c');\nimport './d';\nimport x from 'node:fs';`,
     ),
     ['./a', '../b', './c', './d'],

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { realTitle, recentView, resultView } from '../../src/extension/searchPanelModel';
+import { recentView, resultView } from '../../src/extension/searchPanelModel';
 import type { MemorySummary, SearchHit } from '../../src/engine/protocol';
 
 const summary = (over: Partial<MemorySummary> = {}): MemorySummary =>
@@ -17,13 +17,6 @@ const summary = (over: Partial<MemorySummary> = {}): MemorySummary =>
   }) as MemorySummary;
 
 describe('search panel model', () => {
-  test('a title that only repeats the start of the text is not shown; a real title is', () => {
-    assert.equal(realTitle('We use pnpm as the package…', 'We use pnpm as the package manager.'), '');
-    assert.equal(realTitle('We  use PNPM', 'we use pnpm\nas the manager'), '');
-    assert.equal(realTitle('Package manager decision', 'We use pnpm as the package manager.'), 'Package manager decision');
-    assert.equal(realTitle('  ', 'text'), '');
-  });
-
   test('a hit carries its relevance, matched words and cosine to the webview; a recent memory carries none', () => {
     const hit: SearchHit = {
       memory: summary(),

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { SessionEvent, SessionInfo } from '../../src/engine/protocol';
 import { forgetQuestion, resumePrompt, sessionRow, transcriptMarkdown } from '../../src/extension/sessions/sessionsText';
-import { RECALL_CLOSE, RECALL_OPEN, recallMarkers } from '../../src/extension/recall';
+import { RECALL_CLOSE, RECALL_OPEN, recallMarkers } from '../../src/present/recall';
 
 const NOW = new Date('2026-05-02T12:00:00Z');
 const info: SessionInfo = {

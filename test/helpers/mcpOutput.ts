@@ -1,6 +1,6 @@
 /** Reading what `agent-memory mcp`'s tools answer (src/mcp/tools.ts): a sentence, then data inside the recall markers. */
 import * as assert from 'node:assert/strict';
-import { RECALL_CLOSE, RECALL_OPEN } from '../../src/extension/recall';
+import { RECALL_CLOSE, RECALL_OPEN } from '../../src/present/recall';
 
 type TextResult = { content: { type: string; text: string }[]; isError?: boolean };
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { RECALL_CLOSE, RECALL_OPEN } from '../../src/extension/recall';
+import { RECALL_CLOSE, RECALL_OPEN } from '../../src/present/recall';
 import { mcpProject } from '../helpers/mcpClient';
 import { resultData, textOf } from '../helpers/mcpOutput';
 

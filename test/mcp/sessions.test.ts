@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { RECALL_CLOSE, RECALL_OPEN } from '../../src/extension/recall';
+import { RECALL_CLOSE, RECALL_OPEN } from '../../src/present/recall';
 import { mcpProject } from '../helpers/mcpClient';
 import { textOf } from '../helpers/mcpOutput';
 

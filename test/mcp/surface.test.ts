@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { RECALL_CLOSE, RECALL_OPEN } from '../../src/extension/recall';
+import { RECALL_CLOSE, RECALL_OPEN } from '../../src/present/recall';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { CLI_TS, ROOT } from '../helpers/cliProcess';

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { RECALL_CLOSE, RECALL_OPEN, recallMarkers } from '../../src/extension/recall';
+import { RECALL_CLOSE, RECALL_OPEN, recallMarkers } from '../../src/present/recall';
 import { MEMORY_SCOPES, MEMORY_TYPES } from '../../src/core/memory/types';
 import { SUGGESTION_STATUSES } from '../../src/core/consolidation/records';
 import { NOTIFICATION_POLICIES, PATCH_STATUSES, SCHEDULE_STATUSES } from '../../src/core/schedules/types';

@@ -1,4 +1,4 @@
-/** The webview side of postMessage, typed by the message unions of src/extension/webviewMessages.ts. */
+/** The webview side of postMessage, typed by the message unions of src/present/webviewMessages.ts. */
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
 
 export interface Channel<In, Out> {

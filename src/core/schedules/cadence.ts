@@ -10,6 +10,7 @@ import { Cron } from 'croner';
 import { UserFacingError, errorMessage } from '../util/errors';
 import { shownValue } from '../util/shownValue';
 import { parseLifetimeSeconds } from '../lifecycle/lifetimeText';
+import { durationWords } from '../text/timeWords';
 import { CADENCE_KINDS, SCHEDULE_LIMITS, type CadenceKind, type ScheduleCadence } from './types';
 import { isTimeZone, localTimeZone, zonedInstant } from './zoned';
 
@@ -129,28 +130,6 @@ function validateInterval(c: Extract<ScheduleCadence, { kind: 'interval' }>, min
   const anchor = typeof c.anchor === 'string' ? Date.parse(c.anchor) : NaN;
   if (Number.isNaN(anchor)) throw invalid(`the first run ${shownValue(c.anchor)} is not a date and time`);
   return { kind: 'interval', everySeconds: every, anchor: new Date(anchor).toISOString(), timezone: c.timezone };
-}
-
-/** "5 minutes", "2 hours", "1 day 2 hours", "30 seconds". */
-export function durationWords(seconds: number): string {
-  const s = Math.round(seconds);
-  const units: [number, string][] = [
-    [604_800, 'week'],
-    [86_400, 'day'],
-    [3600, 'hour'],
-    [60, 'minute'],
-    [1, 'second'],
-  ];
-  const parts: string[] = [];
-  let rest = s;
-  for (const [size, name] of units) {
-    const n = Math.floor(rest / size);
-    if (n <= 0) continue;
-    parts.push(`${n} ${name}${n === 1 ? '' : 's'}`);
-    rest -= n * size;
-    if (parts.length === 2) break;
-  }
-  return parts.join(' ') || '0 seconds';
 }
 
 /**

@@ -4,7 +4,7 @@
  * "in 25 minutes") and both together ("…, next tomorrow 09:00"). English, like every sentence
  * people read; vscode-free, so the CLI, the MCP server and VS Code say the same.
  */
-import { durationWords } from './cadence';
+import { durationWords, relativeTime } from '../text/timeWords';
 import type { Notice, Reminders, ScheduleCadence, ScheduleDefinition, ScheduleRunRecord } from './types';
 import { plural } from '../text/plural';
 import { truncateLine as truncate } from '../text/truncate';
@@ -65,8 +65,8 @@ function absoluteWords(d: Date, zone: string): string {
   return `on ${DAY_NAMES[w.weekday]!.slice(0, 3)} ${w.day} ${MONTH_NAMES[w.month - 1]} ${w.year} at ${hhmm(w)}`;
 }
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
+/** Within the hour a due time reads relative ("in 25 minutes"). */
+const HOUR = 3_600_000;
 
 /**
  * A due time as people say it, in `zone`: "in 25 minutes" within the hour, else "today 17:00",
@@ -77,7 +77,7 @@ export function whenWords(at: Date | string, zone: string, now: Date): string {
   const d = typeof at === 'string' ? new Date(at) : at;
   if (Number.isNaN(d.getTime())) return String(at);
   const ms = d.getTime() - now.getTime();
-  if (Math.abs(ms) < HOUR) return minutesWords(ms);
+  if (Math.abs(ms) < HOUR) return relativeTime(d, now);
   const w = wallTime(d, zone);
   const today = wallTime(now, zone);
   const days = Math.round((Date.UTC(w.year, w.month - 1, w.day) - Date.UTC(today.year, today.month - 1, today.day)) / 86_400_000);
@@ -88,14 +88,6 @@ export function whenWords(at: Date | string, zone: string, now: Date): string {
   if (days > 1 && days < 7) return `${DAY_NAMES[w.weekday]} ${time}`;
   if (days < 0 && days > -7) return `last ${DAY_NAMES[w.weekday]} ${time}`;
   return `${w.day} ${MONTH_NAMES[w.month - 1]}${w.year === today.year ? '' : ` ${w.year}`} ${time}`;
-}
-
-/** Within the hour: "in 25 minutes", "5 minutes ago", "just now". */
-function minutesWords(ms: number): string {
-  if (Math.abs(ms) < MINUTE) return ms >= 0 ? 'in less than a minute' : 'just now';
-  const n = Math.round(Math.abs(ms) / MINUTE);
-  const mins = `${n} minute${n === 1 ? '' : 's'}`;
-  return ms > 0 ? `in ${mins}` : `${mins} ago`;
 }
 
 /** "every weekday at 09:00 Europe/Berlin, next tomorrow 09:00"; paused and completed schedules say so. */

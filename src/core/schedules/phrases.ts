@@ -9,6 +9,7 @@
  */
 import { UserFacingError } from '../util/errors';
 import { shownValue } from '../util/shownValue';
+import { WEEKDAYS, countOf } from '../text/countWords';
 import type { ScheduleCadence } from './types';
 import { addDays, daysInMonth, isTimeZone, localTimeZone, wallTime, zonedInstant, type WallTime } from './zoned';
 
@@ -34,26 +35,7 @@ interface Ctx {
 type Rule = { re: RegExp; build: (m: RegExpExecArray, ctx: Ctx) => ScheduleCadence };
 
 const DEFAULT_TIME = { hour: 9, minute: 0 };
-const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const NUMBER_WORDS: Readonly<Record<string, number>> = {
-  a: 1,
-  an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  twelve: 12,
-  fifteen: 15,
-  twenty: 20,
-  thirty: 30,
-};
 const UNIT_SECONDS: Readonly<Record<string, number>> = { minute: 60, hour: 3600, day: 86_400, week: 604_800 };
 
 // Pieces of the grammar, as regular-expression sources.
@@ -106,10 +88,6 @@ function weekdayIndex(word: string): number {
 
 function monthIndex(word: string): number {
   return MONTHS.findIndex((m) => m.startsWith(word.slice(0, 3))) + 1;
-}
-
-function amount(word: string): number {
-  return /^\d+$/.test(word) ? Number(word) : (NUMBER_WORDS[word] ?? NaN);
 }
 
 /** A wall-clock day and time in the context's zone as a one-shot cadence. */
@@ -174,7 +152,7 @@ const RULES: Rule[] = [
   {
     re: new RegExp(String.raw`^in\s+(?:${AMOUNT}\s*${UNIT}|(half an hour))$`),
     build: (m, ctx) => {
-      const seconds = m[3] ? 1800 : amount(m[1]!) * (UNIT_SECONDS[unitName(m[2]!)] ?? NaN);
+      const seconds = m[3] ? 1800 : countOf(m[1]!) * (UNIT_SECONDS[unitName(m[2]!)] ?? NaN);
       if (!Number.isFinite(seconds) || seconds <= 0) throw bad(`${shownValue(m[0])} is not a time from now`);
       return { kind: 'once', at: new Date(ctx.now.getTime() + seconds * 1000).toISOString(), timezone: ctx.zone };
     },
@@ -243,7 +221,7 @@ const RULES: Rule[] = [
   {
     re: new RegExp(String.raw`^every\s+${AMOUNT}\s+${UNIT}$`),
     build: (m, ctx) => {
-      const seconds = amount(m[1]!) * (UNIT_SECONDS[unitName(m[2]!)] ?? NaN);
+      const seconds = countOf(m[1]!) * (UNIT_SECONDS[unitName(m[2]!)] ?? NaN);
       return {
         kind: 'interval',
         everySeconds: seconds,

@@ -14,6 +14,8 @@
  * English only, like the rest of the product's text rules. Deterministic: no clock is read here.
  */
 
+import { WEEKDAYS, countOf } from './countWords';
+
 export interface DateWindow {
   start: number;
   end: number;
@@ -26,28 +28,8 @@ export const MAX_TIME_REFS = 16;
 const MONTH =
   '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const YEAR = '((?:19|20)\\d\\d)';
 const DAY = '(\\d{1,2})(?:st|nd|rd|th)?';
-const NUMBER_WORDS: Record<string, number> = {
-  a: 1,
-  an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  couple: 2,
-  few: 3,
-  several: 3,
-};
 const COUNT = `(\\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|a few|several)`;
 const UNIT = '(day|week|month|year)s?';
 
@@ -90,12 +72,6 @@ function monthWindow(y: number, m: number): DateWindow {
 
 function yearWindow(y: number): DateWindow {
   return { start: Date.UTC(y, 0, 1), end: Date.UTC(y + 1, 0, 1) };
-}
-
-function countOf(word: string): number {
-  const w = word.toLowerCase().replace(/\s+of$/, '');
-  const n = /^\d+$/.test(w) ? Number(w) : (NUMBER_WORDS[w.replace(/^a\s+/, '')] ?? NUMBER_WORDS[w] ?? NaN);
-  return Number.isFinite(n) ? n : NaN;
 }
 
 /** The UTC day of `ref` as [y, m, d]. */
@@ -146,7 +122,7 @@ function shiftedPeriod(ref: Date, which: string, period: string): DateWindow {
 
 function weekday(ref: Date, which: string, name: string): DateWindow {
   const [y, m, d] = ymd(ref);
-  const target = WEEKDAYS.indexOf(name.toLowerCase());
+  const target = (WEEKDAYS as readonly string[]).indexOf(name.toLowerCase());
   const today = ref.getUTCDay();
   const w = which.toLowerCase();
   let delta: number;

@@ -44,7 +44,7 @@ export interface GlobalRouteOptions {
 export type GlobalTarget = GlobalLink | 'local';
 
 /** How long a read waits for an owner before it is answered from the read-only copy. */
-const READ_WAIT_MS = 3000;
+export const READ_WAIT_MS = 3000;
 /** How often one call goes again after closing owners refused it. */
 const MAX_REFUSALS = 10;
 

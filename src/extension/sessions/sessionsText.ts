@@ -2,14 +2,13 @@
  * What people read about agent sessions in VS Code (docs/sessions.md "In VS Code"), without
  * `vscode`: a session's row and tooltip, its read-only transcript, the text "Resume" puts into a
  * new chat, and the question "Forget Session" asks. Session text shown in a chat is data: it
- * goes inside the recall markers with every variant of them removed (recall.ts).
+ * goes inside the recall markers with every variant of them removed (src/present/recall.ts).
  */
 import type { SessionEvent, SessionInfo } from '../../engine/protocol';
-import { describeAgo } from '../../core/lifecycle/remaining';
-import { humanDate } from '../../core/text/relativeTime';
+import { describeAgo, humanDate } from '../../core/text/timeWords';
 import { plural } from '../../core/text/plural';
 import { truncateLine } from '../../core/text/truncate';
-import { RECALL_CLOSE, RECALL_OPEN, neutraliseMarkers } from '../recall';
+import { RECALL_CLOSE, RECALL_OPEN, neutraliseMarkers } from '../../present/recall';
 
 /** The agent that logged the session, in words. */
 export function agentName(s: SessionInfo): string {

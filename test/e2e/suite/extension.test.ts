@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { suite, suiteSetup, test } from '../runner';
 import type { AgentMemoryApi, Diagnostics } from '../../../src/extension/extension';
+import { COMMAND_IDS } from '../../../src/extension/commandIds';
 
 const EXTENSION_ID = 'agent-memory.agent-memory';
 
@@ -34,6 +35,17 @@ suite('Extension', () => {
     assert.equal(result.vscodeVersion, vscode.version);
     assert.equal(result.extensionMode, 'test');
     assert.equal(result.workspaceFolders.length, 1, 'the e2e workspace is open');
+  });
+
+  test('registers exactly the commands of commandIds.ts', async () => {
+    await extension.activate();
+    const views = (extension.packageJSON as { contributes: { views: Record<string, { id: string }[]> } }).contributes.views;
+    const viewIds = new Set(Object.values(views).flatMap((list) => list.map((v) => v.id)));
+    // VS Code registers "<view id>.focus", "….resetViewLocation"… for each view: not ours.
+    const ours = (await vscode.commands.getCommands(true)).filter(
+      (c) => c.startsWith('agentMemory.') && !viewIds.has(c.slice(0, c.lastIndexOf('.'))),
+    );
+    assert.deepEqual([...new Set(ours)].sort(), [...COMMAND_IDS].sort());
   });
 
   test('exports an API from activate()', () => {

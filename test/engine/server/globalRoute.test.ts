@@ -4,13 +4,16 @@
 // to the new owner and sees the same global memories. While global/ is held by a process that
 // does not serve it, reads come from the read-only copy at once and the first engine to get the
 // lock afterwards takes the store over.
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { MemoryEngine } from '../../../src/engine/engine';
+import { EngineError } from '../../../src/engine/errors';
+import { GlobalRoute, READ_WAIT_MS } from '../../../src/engine/server/globalRoute';
 import { tmpDir } from '../../helpers/tmp';
 import { fakeClone } from '../../helpers/clones';
 import { sharedClient } from './sharedHarness';
+import { realDelay, until } from '../../helpers/until';
 
 test('the owner of global/ closes: the other project takes it over, a later window links to it', { timeout: 180_000 }, async () => {
   const root = tmpDir('am-global-route-');
@@ -79,10 +82,12 @@ test(
       assert.equal(early.status, 'created');
       await holder.maintenance.maybeSnapshot(Date.now() + 60_000); // on disk in a snapshot for Y's read-only copy
       await y.client.start();
-      const t0 = Date.now();
+      // Answered while the holder keeps global/'s lock (it closes only below), so from Y's
+      // read-only copy and not by an owner; how long a read waits for one is proven with mock
+      // timers in the tests of GlobalRoute below.
       const list = await y.client.request('memory.list', { scope: 'global' });
       assert.equal(list.total, 1, 'the read-only copy answers');
-      assert.ok(Date.now() - t0 < 15_000, `without waiting for an owner (${Date.now() - t0} ms)`);
+      assert.equal((await y.client.request('stats', {})).global.readOnly, true, 'while nobody serves global/, Y reads its copy');
 
       await holder.close();
       holderOpen = false;
@@ -100,3 +105,78 @@ test(
     }
   },
 );
+
+/** A GlobalRoute over a global/ nobody serves (no owner record), its take-over attempts counted. */
+async function routeWithoutOwner(takeOver: () => Promise<boolean>): Promise<{ route: GlobalRoute; attempts: () => number }> {
+  let attempts = 0;
+  const route = await GlobalRoute.start({
+    globalDir: path.join(tmpDir('am-global-wait-'), 'global'),
+    client: 'test',
+    onEvent: () => undefined,
+    takeOver: () => {
+      attempts++;
+      return takeOver();
+    },
+    becameOwner: async () => undefined,
+    log: () => undefined,
+    waitMs: 10_000,
+  });
+  return { route, attempts: () => attempts };
+}
+
+/** How a call ends, read without awaiting it. */
+function track(call: Promise<unknown>): () => { value: unknown } | { error: unknown } | undefined {
+  let outcome: { value: unknown } | { error: unknown } | undefined;
+  call.then(
+    (value) => (outcome = { value }),
+    (error: unknown) => (outcome = { error }),
+  );
+  return () => outcome;
+}
+
+const fromCopy = async () => ({ total: 1, answeredBy: 'copy' }) as never;
+
+test('no owner yet while a take-over attempt runs: a read waits READ_WAIT_MS, then the copy answers; a write waits waitMs, then fails', async () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  let release: (held: boolean) => void = () => undefined;
+  const { route, attempts } = await routeWithoutOwner(() => new Promise<boolean>((r) => (release = r)));
+  try {
+    await until('the first take-over attempt', attempts);
+    const read = track(route.request('memory.list', { scope: 'global' }, fromCopy));
+    const write = track(route.request('memory.create', { content: 'x', scope: 'global' }, fromCopy));
+    mock.timers.tick(READ_WAIT_MS - 1);
+    await realDelay(20);
+    assert.equal(read(), undefined, 'the read still waits for an owner');
+    mock.timers.tick(1);
+    const answered = await until('the read to be answered', read);
+    assert.deepEqual(answered, { value: { total: 1, answeredBy: 'copy' } }, 'from the copy, after exactly READ_WAIT_MS');
+    assert.equal(route.local, false);
+    mock.timers.tick(10_000 - READ_WAIT_MS - 1);
+    await realDelay(20);
+    assert.equal(write(), undefined, 'the write still waits for an owner');
+    mock.timers.tick(1);
+    const failed = await until('the write to fail', write);
+    assert.ok('error' in failed && failed.error instanceof EngineError, `the write failed with an EngineError: ${JSON.stringify(failed)}`);
+    assert.equal(failed.error.code, 'engine_unavailable');
+    assert.equal(attempts(), 1, 'one take-over attempt, still running: nothing else ended the waits');
+  } finally {
+    await route.close();
+    release(false);
+    mock.timers.reset();
+  }
+});
+
+test('once a round found nobody serving global/ and its lock held, a read is answered from the copy with no wait at all', async () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  const { route, attempts } = await routeWithoutOwner(async () => false);
+  try {
+    await until('a take-over attempt that found the lock held', attempts);
+    await realDelay(20);
+    const read = track(route.request('memory.list', { scope: 'global' }, fromCopy));
+    // No mocked time passes: a read that waited for any timer would never be answered.
+    assert.deepEqual(await until('the read to be answered', read), { value: { total: 1, answeredBy: 'copy' } });
+  } finally {
+    await route.close();
+    mock.timers.reset();
+  }
+});

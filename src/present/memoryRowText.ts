@@ -1,7 +1,7 @@
-// How a memory's row in the tree is labelled (memoryTree.ts): no vscode import, so it is unit-tested.
+// How a memory's row is labelled in the tree (memoryTree.ts), a pick list, a search card and a
+// recall answer: no vscode import, so every surface can use it and it is unit-tested.
 import type { MemorySummary } from '../engine/protocol';
 import { truncateFlat, truncateLine } from '../core/text/truncate';
-import { realTitle } from './searchPanelModel';
 
 /** About 26 characters leave room for the age at the default sidebar width (about 300 px). */
 export const LABEL_GRAPHEMES = 26;
@@ -30,4 +30,18 @@ export function typeHeading(type: string): string {
 export function pickRow(title: string, text: string, labelMax = 80, detailMax = 300): { label: string; detail?: string } {
   const own = realTitle(title, text);
   return own ? { label: truncateLine(own, labelMax), detail: truncateFlat(text, detailMax) } : { label: truncateLine(text, labelMax) };
+}
+
+/**
+ * The title worth showing above the text: the memory's title unless it only repeats the start of
+ * the content (titles derived from the text, cut mid-word: the card would say everything twice).
+ */
+export function realTitle(title: string, content: string): string {
+  const t = title
+    .trim()
+    .replace(/(?:…|\.\.\.)$/u, '')
+    .trim();
+  if (!t) return '';
+  const norm = (s: string) => s.replace(/\s+/gu, ' ').trim().toLowerCase();
+  return norm(content).startsWith(norm(t)) ? '' : title.trim();
 }

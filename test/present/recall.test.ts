@@ -1,4 +1,4 @@
-// The recalled-memory context for a language model (src/extension/recall.ts): a header saying
+// The recalled-memory context for a language model (src/present/recall.ts): a header saying
 // it is data, the recall markers around one fenced block, each memory labelled with its id;
 // memory text can close neither the fence nor the block; citations map back to memories.
 import { test } from 'node:test';
@@ -16,7 +16,7 @@ import {
   recallContext,
   recallMarkers,
   stripRecall,
-} from '../../src/extension/recall';
+} from '../../src/present/recall';
 import { MARKER_VARIANTS } from '../fixtures/recallMarkers';
 import type { SearchHit } from '../../src/engine/protocol';
 

@@ -4,11 +4,10 @@
  * learns it again (docs/pipeline.md: recalled text must not become new memories).
  */
 import type { SearchHit } from '../engine/protocol';
-import { describeExpiry } from '../core/lifecycle/remaining';
+import { describeExpiry } from '../core/text/timeWords';
 import { truncateFlat } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
-import { typeHeading } from './memoryRowText';
-import { realTitle } from './searchPanelModel';
+import { realTitle, typeHeading } from './memoryRowText';
 
 export const RECALL_OPEN = '<agent-memory-recall>';
 export const RECALL_CLOSE = '</agent-memory-recall>';

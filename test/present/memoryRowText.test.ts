@@ -1,7 +1,7 @@
-// How a memory's tree row is labelled (src/extension/memoryRowText.ts): a document chunk as the Explorer shows a file.
+// How a memory's row is labelled (src/present/memoryRowText.ts): a document chunk as the Explorer shows a file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pickRow, rowText, typeHeading } from '../../src/extension/memoryRowText';
+import { pickRow, realTitle, rowText, typeHeading } from '../../src/present/memoryRowText';
 
 test('a document chunk shows its section as the label and its document as the place', () => {
   const title = 'ONBOARDING.md › Releases (3 of 3)';
@@ -42,4 +42,11 @@ test('a pick list row: a title that only repeats the start of the text is not sh
   });
   assert.deepEqual(pickRow('', text), { label: 'Deploy freeze starts Friday at noon. No merges after that without the release…' });
   assert.deepEqual(pickRow('Release freeze', text), { label: 'Release freeze', detail: text });
+});
+
+test('a title that only repeats the start of the text is not shown; a real title is', () => {
+  assert.equal(realTitle('We use pnpm as the package…', 'We use pnpm as the package manager.'), '');
+  assert.equal(realTitle('We  use PNPM', 'we use pnpm\nas the manager'), '');
+  assert.equal(realTitle('Package manager decision', 'We use pnpm as the package manager.'), 'Package manager decision');
+  assert.equal(realTitle('  ', 'text'), '');
 });
