@@ -156,7 +156,9 @@ export const tests = {
       assert.equal(receiver.received[3].status, 200);
       await until(page, async () => !/failed/.test(await hook.innerText()), 'the failure to clear');
       await failedRow.waitFor({ state: 'detached', timeout: 20000 });
-      assert.match(await hook.innerText(), /3 delivered/);
+      // The receiver answers before the owner records the answer: the row says "1 waiting" until then.
+      await until(page, async () => /3 delivered/.test(await hook.innerText()), 'the retried delivery to be recorded');
+      assert.match(await hook.innerText(), /^team-bot\s*3 delivered$/);
       await view
         .locator('.pane-header .action-label[aria-label^="Retry Failed Webhook Deliveries"]')
         .waitFor({ state: 'hidden', timeout: 10000 });
