@@ -46,6 +46,11 @@ const UX_HOST = 'test/e2e/suite/memoryUx.test.ts';
 /** Each claim of the README (a phrase it must contain) and the test that shows it is true. */
 const CLAIMS: { phrase: string; file: string; test: string }[] = [
   {
+    phrase: 'Sessions, Schedules and Webhooks start collapsed',
+    file: 'test/e2e/ui/presence.ui.mjs',
+    test: 'every view of the Agent Memory container has room',
+  },
+  {
     phrase: 'It has six views, and a seventh once webhooks\nare configured',
     file: 'test/e2e/ui/webhooks.ui.mjs',
     test: 'the Webhooks view shows state',

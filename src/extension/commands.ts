@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import { EngineError } from '../engine/errors';
-import { errorNotification, memoryGoneError } from '../engine/errorText';
+import { errorLine, errorNotification, memoryGoneError } from '../engine/errorText';
 import type { CreateMemoryResult, MemorySummary, SearchResponse } from '../engine/protocol';
 import type { Logger } from './log';
 import type { MemoryTreeProvider, TreeNode } from './memoryTree';
@@ -457,10 +457,20 @@ export function registerCommands(d: CommandDeps): void {
   });
   run(COMMANDS.restartEngine, 'restart engine', async () => {
     // Other windows of the project are told it is a restart (they reconnect at once, engineHost.ts).
-    const info = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Agent Memory: Restarting the memory engine…' },
-      () => engine.restart(),
-    );
+    let info;
+    try {
+      info = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Agent Memory: Restarting the memory engine…' },
+        () => engine.restart(),
+      );
+    } catch (e) {
+      // It could not start: the window already says why, with the button that helps (engineHost.ts). One notice, not two.
+      if (engine.state === 'failed') {
+        log.info(`restart engine: the engine could not start (${errorLine(e)})`);
+        return undefined;
+      }
+      throw e;
+    }
     // A client restarts its connection only: the window that serves the store keeps its engine.
     void vscode.window.showInformationMessage(
       d.role?.() === 'client'

@@ -60,8 +60,10 @@ function notePlainStores(context: vscode.ExtensionContext, engine: EngineClient,
       void engine.request('encryption.status', {}).then(
         async (s) => {
           const notice = plainStoresNotice(s);
-          if (notice) log.info(`encryption: ${notice}`);
-          await sayPlainStoresOnce(notice, context.globalState, say);
+          const said = await sayPlainStoresOnce(notice, context.globalState, say);
+          // Logged once the window decided (the UI test of the once-only notice waits for it).
+          if (notice) log.info(`encryption: ${notice}${said ? '' : ' (said at an earlier start: not shown again)'}`);
+          else log.info(`encryption: new stores are ${s.newStores === 'encrypted' ? 'encrypted' : 'written plain'}`);
         },
         (e: unknown) => log.info(`encryption: the status could not be read at start-up (${errorLine(e)})`),
       );

@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import { Worker } from 'node:worker_threads';
 import { EngineClient, type EngineStateChange, type Handover } from '../engine/client';
+import { ERROR_SENTENCES } from '../engine/errorText';
 import { resolveStoreHome } from '../engine/storeLocation';
 import { RESTARTING_OWNER_WAIT_MS, SharedTransport } from '../engine/transport/sharedTransport';
 import type { EngineInit } from '../engine/protocol';
@@ -210,9 +211,9 @@ class StateReporter {
     }
   }
 
-  /** The engine stopped for good: why, and the button that helps (a missing store key: import the recovery key). */
+  /** The engine stopped for good: why, and the button that helps (a store key missing or wrong: import the recovery key). */
   private failed(s: EngineStateChange): void {
-    if (s.code === 'store_key_missing') return this.keyMissing(s.reason);
+    if (s.code === 'store_key_missing' || s.code === 'store_key_wrong') return this.keyMissing(s.code);
     void vscode.window
       .showErrorMessage(`Agent Memory: the memory engine stopped. ${s.reason ?? ''}`, 'Restart Engine', 'Show Log')
       .then((pick) => {
@@ -221,18 +222,17 @@ class StateReporter {
       });
   }
 
-  /** The store is encrypted and its key is not here: the button imports the recovery key (then the engine starts again). */
-  private keyMissing(reason: string | undefined): void {
-    void vscode.window
-      .showErrorMessage(
-        `Agent Memory: ${reason ?? 'the memory store is encrypted and its key is not on this machine.'}`,
-        IMPORT_RECOVERY_KEY,
-        'Show Log',
-      )
-      .then((pick) => {
-        if (pick === IMPORT_RECOVERY_KEY) void vscode.commands.executeCommand(ENCRYPTION_COMMANDS.importRecoveryKey);
-        if (pick === 'Show Log') this.log.channel.show(true);
-      });
+  /**
+   * The store is encrypted and its key is not here (or does not open it): the sentence of the error
+   * catalogue and the button that imports the recovery key (then the engine starts again). The
+   * engine's own message (the store's folder, the key's id, where it was looked for: words for the
+   * CLI) is in the log, on the "engine state: failed" line.
+   */
+  private keyMissing(code: 'store_key_missing' | 'store_key_wrong'): void {
+    void vscode.window.showErrorMessage(`Agent Memory: ${ERROR_SENTENCES[code]}`, IMPORT_RECOVERY_KEY, 'Show Log').then((pick) => {
+      if (pick === IMPORT_RECOVERY_KEY) void vscode.commands.executeCommand(ENCRYPTION_COMMANDS.importRecoveryKey);
+      if (pick === 'Show Log') this.log.channel.show(true);
+    });
   }
 }
 

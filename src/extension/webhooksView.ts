@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { WebhookDelivery, WebhookInfo, WebhooksOverview } from '../engine/protocol';
 import { errorLine } from '../engine/errorText';
+import { plural } from '../core/text/plural';
 import { commandRegistrar } from './commands';
 import { Debounced } from './debounce';
 import type { Logger } from './log';
@@ -45,6 +46,7 @@ export class WebhooksTreeProvider implements vscode.TreeDataProvider<WebhookNode
   private readonly subs: vscode.Disposable[] = [];
   /** The last list shown (the palette commands pick from it). */
   overview: WebhooksOverview | undefined;
+  view: vscode.TreeView<WebhookNode> | undefined;
 
   constructor(private readonly engine: EngineClient) {
     this.subs.push(
@@ -79,6 +81,12 @@ export class WebhooksTreeProvider implements vscode.TreeDataProvider<WebhookNode
   private setContext(o: WebhooksOverview | undefined): void {
     void vscode.commands.executeCommand('setContext', WEBHOOKS_CONTEXT, !!o?.webhooks.length);
     void vscode.commands.executeCommand('setContext', WEBHOOKS_FAILED_CONTEXT, !!o?.webhooks.some((w) => w.retryable > 0));
+    // The view starts collapsed (package.json): failed deliveries still show, as a badge on it and the activity bar.
+    const failed = o?.webhooks.reduce((n, w) => n + w.retryable, 0) ?? 0;
+    if (this.view)
+      this.view.badge = failed
+        ? { value: failed, tooltip: plural(failed, 'failed webhook delivery', 'failed webhook deliveries') }
+        : undefined;
   }
 
   async getChildren(node?: WebhookNode): Promise<WebhookNode[]> {
@@ -181,7 +189,8 @@ async function chooseWebhook(tree: WebhooksTreeProvider, arg: unknown, placeHold
 
 export function registerWebhooksView(context: vscode.ExtensionContext, engine: EngineClient, log: Logger): WebhooksTreeProvider {
   const tree = new WebhooksTreeProvider(engine);
-  context.subscriptions.push(tree, vscode.window.createTreeView(WEBHOOKS_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true }));
+  tree.view = vscode.window.createTreeView(WEBHOOKS_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
+  context.subscriptions.push(tree, tree.view);
   const run = commandRegistrar(context, log);
 
   run(WEBHOOK_COMMANDS.refresh, 'refresh webhooks', () => tree.load());

@@ -1,12 +1,13 @@
 // UI tests: how the extension presents itself — the Getting Started walkthrough, the Settings
 // editor filtered to Agent Memory (readable titles, advanced settings last), the view title
-// actions with their icons, the Details page with the icon, and a window close that logs no
-// error. Screenshots: test-artifacts/e2e/presence--*--{light,hc,dark}.png.
+// actions with their icons, every view of the Agent Memory container with room for what it shows
+// first, the Details page with the icon, and a window close that logs no error.
+// Screenshots: test-artifacts/e2e/presence--*--{light,hc,dark}.png.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { cli, findFrame, openViewContainer, runCommand } from './workbench.mjs';
+import { cli, findFrame, openFolder, openViewContainer, ownProjectFolder, runCommand } from './workbench.mjs';
 
 const EXTENSION_ID = 'agent-memory.agent-memory';
 
@@ -22,6 +23,62 @@ function extHostLogs(userDataDir) {
   };
   walk(join(userDataDir, 'logs'));
   return out;
+}
+
+/** The views of the Agent Memory container, in order (package.json); Webhooks only once webhooks are configured. */
+const CONTAINER_VIEWS = ['Memories', 'Suggestions', 'Pipeline', 'Sessions', 'Schedules', 'Recently Deleted and Expired'];
+/**
+ * Collapsed at first (package.json "visibility"), so Recently Deleted and Expired keeps its room: at
+ * 833 px each expanded view takes 120 px at least, and with Schedules open too it got 141 px, not a fifth.
+ */
+const COLLAPSED_AT_FIRST = ['Sessions', 'Schedules', 'Webhooks'];
+const ROW_PX = 22;
+
+/**
+ * Checks every view of the container as a person sees it on a fresh layout: its header in the side
+ * bar; each expanded view at least three rows tall, with what it shows first (its first row, its
+ * welcome text's button) whole, not cut off at its bottom edge; Recently Deleted and Expired a
+ * fifth of the side bar at least (memoryUx.ui.mjs). Logs each view's height.
+ */
+async function checkContainerViews(page, titles) {
+  const side = await page.locator('.part.sidebar').boundingBox();
+  const views = [];
+  for (const title of titles) {
+    const header = page.locator('.pane-header', { hasText: title }).first();
+    await header.waitFor({ state: 'visible', timeout: 20000 });
+    const view = { title, header: await header.boundingBox(), expanded: (await header.getAttribute('aria-expanded')) === 'true' };
+    views.push(view);
+    if (!view.expanded) continue;
+    const body = page.locator('.pane', { has: header }).first().locator('.pane-body').first();
+    // What the view shows first: its first row, else its welcome text's first button (or the text).
+    const first = body.locator('.monaco-list-row').first().or(body.locator('.welcome-view-content').first());
+    await first.waitFor({ state: 'visible', timeout: 30000 });
+    const button = body.locator('.welcome-view-content .monaco-button').first();
+    view.first = (await button.count()) ? button : body.locator('.monaco-list-row').first();
+    view.bodyLocator = body;
+  }
+  await page.waitForTimeout(500); // the split view settles
+  for (const v of views) {
+    if (!v.expanded) continue;
+    v.body = await v.bodyLocator.boundingBox();
+    v.whole = (await v.first.count()) ? await v.first.boundingBox() : undefined;
+  }
+  const said = views.map((v) => `${v.title} ${v.expanded ? `${Math.round(v.body.height)} px` : 'collapsed'}`);
+  console.log(`    side bar ${Math.round(side.height)} px: ${said.join(', ')}`);
+  for (const v of views) {
+    const { title, header: h, body: b, whole: w } = v;
+    assert.ok(h.y >= side.y && h.y + h.height <= side.y + side.height + 1, `${title}: its header is inside the side bar`);
+    assert.equal(v.expanded, !COLLAPSED_AT_FIRST.includes(title), `${title}: ${v.expanded ? 'expanded' : 'collapsed'}`);
+    if (!v.expanded) continue;
+    assert.ok(b.height >= 3 * ROW_PX, `${title}: three rows at least, not ${b.height} px`);
+    if (w)
+      assert.ok(
+        w.y + w.height <= b.y + b.height + 1,
+        `${title}: what it shows first is whole (${JSON.stringify(w)} in ${JSON.stringify(b)})`,
+      );
+    if (title.startsWith('Recently Deleted'))
+      assert.ok(b.height >= side.height / 5, `${title}: a fifth of the side bar at least: ${b.height} of ${side.height}`);
+  }
 }
 
 export const tests = {
@@ -128,6 +185,31 @@ export const tests = {
     }
     await page.locator('.pane-header', { hasText: 'Memories' }).first().hover();
     await screenshot('view-titles');
+  },
+
+  async 'every view of the Agent Memory container has room: Memories, Suggestions, Pipeline, Sessions, Schedules, Recently Deleted; Webhooks once configured'({
+    page,
+    screenshot,
+    url,
+    workspace,
+  }) {
+    // A folder of its own: a fresh layout (VS Code keeps view sizes per folder) and an empty store.
+    const folder = ownProjectFolder(workspace, 'views', 'container-views-test');
+    try {
+      await openFolder(page, url, folder);
+      await openViewContainer(page, 'Agent Memory');
+      await checkContainerViews(page, CONTAINER_VIEWS);
+      assert.equal(await page.locator('.pane-header', { hasText: 'Webhooks' }).count(), 0, 'no Webhooks view before one is configured');
+      await screenshot('container-views');
+
+      // A webhook configured (no signing secret: nothing is sent): the Webhooks view joins the others.
+      writeFileSync(join(folder, 'agent.yaml'), 'webhooks:\n  endpoints:\n    - name: views-bot\n      url: http://127.0.0.1:9/hook\n');
+      await page.locator('.pane-header', { hasText: 'Webhooks' }).first().waitFor({ state: 'visible', timeout: 30000 });
+      await checkContainerViews(page, [...CONTAINER_VIEWS, 'Webhooks']);
+      await screenshot('container-views-webhooks');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   },
 
   async "the extension's Details page shows its icon and the user README"({ page, screenshot }) {

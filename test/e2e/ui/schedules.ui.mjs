@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { SCREENSHOT_THEMES, cli, openViewContainer, runCommand, treeRow, waitForNotification } from './workbench.mjs';
 
-const DARK = [SCREENSHOT_THEMES.at(-1)];
+/** Light and dark (the view's screenshot is taken in all three themes). */
+const LIGHT_DARK = [SCREENSHOT_THEMES[0], SCREENSHOT_THEMES.at(-1)];
 
 async function deleteAllSchedules(workspace) {
   for (const s of (await cli(workspace, 'schedule', 'list')).items) await cli(workspace, 'schedule', 'delete', s.id);
@@ -46,8 +47,13 @@ export const tests = {
     const pane = await openSchedulesView(page);
     const welcome = pane.locator('.welcome-view', { hasText: 'No schedules yet' }).first();
     await welcome.waitFor({ state: 'visible', timeout: 20000 });
-    await welcome.locator('.monaco-button', { hasText: 'New Reminder…' }).first().waitFor({ state: 'visible' });
-    await screenshot('empty', DARK);
+    const newReminder = welcome.locator('.monaco-button', { hasText: 'New Reminder…' }).first();
+    await newReminder.waitFor({ state: 'visible' });
+    // The button is whole in the view, not cut off at its bottom edge (the view opens at its initial share).
+    const body = await pane.locator('.pane-body').first().boundingBox();
+    const button = await newReminder.boundingBox();
+    assert.ok(button.y + button.height <= body.y + body.height + 1, `New Reminder… is shown whole: ${JSON.stringify({ button, body })}`);
+    await screenshot('empty', LIGHT_DARK);
 
     await cli(workspace, 'add', 'Schedules view test: the checkout rollout reached 100 % on Friday.', '--title', 'checkout rollout');
     const made = await cli(
@@ -92,14 +98,14 @@ export const tests = {
     await doc.waitFor({ state: 'visible', timeout: 20000 });
     assert.match(await doc.innerText(), /ran\sjust\snow/); // the editor draws spaces as no-break spaces
     assert.match(await doc.innerText(), /checkout/);
-    await screenshot('run-document', DARK);
+    await screenshot('run-document', LIGHT_DARK);
 
     // Pause (context menu): the row says it is paused and why; Resume (inline) brings the next run back.
     await contextMenu(page, row, 'Pause Schedule');
     await row.filter({ hasText: 'Paused by a person' }).waitFor({ state: 'visible', timeout: 20000 });
     assert.equal((await cli(workspace, 'schedule', 'list')).items.find((s) => s.id === made.id)?.status, 'paused');
     await row.hover();
-    await screenshot('paused', DARK);
+    await screenshot('paused', LIGHT_DARK);
     await row.hover();
     await action(row, 'Resume Schedule').click();
     await row.filter({ hasText: /next .*Europe\/Berlin/ }).waitFor({ state: 'visible', timeout: 20000 });
@@ -116,7 +122,7 @@ export const tests = {
     await input.fill('every weekday at 09:00');
     const understood = page.locator('.quick-input-widget .quick-input-message', { hasText: 'every weekday at 09:00 Europe/Berlin' });
     await understood.waitFor({ state: 'visible', timeout: 15000 });
-    await screenshot('edit-when', DARK);
+    await screenshot('edit-when', LIGHT_DARK);
     await page.keyboard.press('Enter');
     await row.filter({ hasText: /09:00 Europe\/Berlin/ }).waitFor({ state: 'visible', timeout: 20000 });
     const list = await cli(workspace, 'schedule', 'list');
@@ -132,7 +138,7 @@ export const tests = {
       return dialog;
     };
     let dialog = await ask();
-    await screenshot('delete-asks', DARK);
+    await screenshot('delete-asks', LIGHT_DARK);
     await dialog.locator('.monaco-button', { hasText: 'Cancel' }).first().click();
     assert.ok(
       (await cli(workspace, 'schedule', 'list')).items.some((s) => s.id === made.id),
@@ -166,7 +172,7 @@ export const tests = {
     const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'backup report' }).first();
     await pick.waitFor({ state: 'visible', timeout: 15000 });
     assert.match(await pick.innerText(), /every day at 08:30 America\/New_York, next /);
-    await screenshot('reminders-picker', DARK);
+    await screenshot('reminders-picker', LIGHT_DARK);
     await pick.click();
     const pause = page.locator('.quick-input-list .monaco-list-row', { hasText: /^Pause$/ }).first();
     await pause.waitFor({ state: 'visible', timeout: 10000 });

@@ -141,6 +141,14 @@ export const tests = {
       const failedRow = view.locator('.monaco-list-row', { hasText: 'failed after 1 attempt' }).first();
       await failedRow.waitFor({ state: 'visible', timeout: 20000 });
       await until(page, async () => /1 failed/.test(await hook.innerText()), 'the failure on the webhook row');
+      // The failure shows as a badge too, on the Agent Memory entry of the activity bar (the view may be collapsed).
+      const entry = page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Agent Memory"]') }).first();
+      const badge = entry.locator('.badge-content').first();
+      await until(
+        page,
+        async () => (await badge.isVisible()) && (await badge.innerText()).trim() === '1',
+        'the badge of the failed delivery',
+      );
       await failedRow.hover(); // title actions show while the pointer is over the view
       // The view's title offers Retry only while something failed.
       await view
@@ -156,7 +164,10 @@ export const tests = {
       assert.equal(receiver.received[3].status, 200);
       await until(page, async () => !/failed/.test(await hook.innerText()), 'the failure to clear');
       await failedRow.waitFor({ state: 'detached', timeout: 20000 });
-      assert.match(await hook.innerText(), /3 delivered/);
+      await until(page, async () => !(await badge.isVisible()), 'the badge to go with the failure');
+      // The receiver answers before the owner records the answer: the row says "1 waiting" until then.
+      await until(page, async () => /3 delivered/.test(await hook.innerText()), 'the retried delivery to be recorded');
+      assert.match(await hook.innerText(), /^team-bot\s*3 delivered$/);
       await view
         .locator('.pane-header .action-label[aria-label^="Retry Failed Webhook Deliveries"]')
         .waitFor({ state: 'hidden', timeout: 10000 });

@@ -1,6 +1,6 @@
 // Helpers for the Playwright UI tests (test/e2e/ui/*.ui.mjs), driving the real workbench
 // that code-server serves, in Debian's Chromium. Selectors measured on VS Code 1.139.1.
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -262,4 +262,54 @@ export async function shownInWindow(page) {
       tabs: text('.tabs-container .tab .label-name'),
     };
   });
+}
+
+/**
+ * A folder `<workspace>-<name>` that is a clone of project `project` (its git origin), so a test
+ * that opens it has a store of its own and a fresh workbench layout (VS Code keeps view sizes per
+ * folder): windows earlier tests left behind (code-server keeps a closed window's extension host
+ * for a while) hold the sample project's store, never this one.
+ */
+export function ownProjectFolder(workspace, name, project) {
+  const dir = `${workspace}-${name}`;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, '.git'), { recursive: true });
+  writeFileSync(join(dir, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  writeFileSync(join(dir, '.git', 'config'), `[remote "origin"]\n\turl = https://github.com/example-org/${project}.git\n`);
+  writeFileSync(join(dir, 'README.md'), `# ${project}, ${name}\n`);
+  return dir;
+}
+
+/** Waits until the window's engine is ready: the status bar item counts memories. */
+export async function engineReady(page, { timeoutMs = 60000 } = {}) {
+  await page
+    .locator('.statusbar-item', { hasText: /Memory: \d+/ })
+    .first()
+    .waitFor({ state: 'visible', timeout: timeoutMs });
+}
+
+/** Opens `folder` in `page` (the harness's URL opens the sample workspace) and waits for its engine. */
+export async function openFolder(page, url, folder) {
+  await page.goto(url.replace(/folder=[^&]*/, `folder=${encodeURIComponent(folder)}`));
+  await waitForWorkbench(page);
+  await engineReady(page);
+}
+
+/** The lines of every "Agent Memory" output log of the instance (every window's extension host) logged since `sinceMs`. */
+export function agentMemoryLogsSince(server, sinceMs) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const f = join(d, e.name);
+      if (e.isDirectory()) walk(f);
+      else if (e.name.endsWith('Agent Memory.log') && statSync(f).mtimeMs >= sinceMs) out.push(readFileSync(f, 'utf8'));
+    }
+  };
+  const logs = join(server.userDataDir, 'logs');
+  if (existsSync(logs)) walk(logs);
+  // Each line starts with its time: [2026-11-28T06:43:32.929Z].
+  return out
+    .join('\n')
+    .split('\n')
+    .filter((l) => Date.parse(l.slice(1, 25)) >= sinceMs);
 }
