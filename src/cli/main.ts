@@ -113,6 +113,10 @@ async function runHookCommand(args: CliArgs, io: CliIo): Promise<number> {
       workspace,
       ...(args.home ? { home: args.home } : {}),
       client: `agent-memory hook ${event}`,
+      // As the owner (nobody else has the store), a hook answers and exits: no schedule, no
+      // background embedding that would load the model and hold the exit (docs/sessions.md).
+      runSchedules: false,
+      backgroundWork: false,
       ...(args.verbose ? { log: (l) => io.err(l) } : {}),
     });
     await engine.start();

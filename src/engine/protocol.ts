@@ -147,6 +147,12 @@ export interface EngineInit {
    */
   runSchedules?: boolean;
   /**
+   * false: an owner for one short answer (a Claude Code hook): none of the store's background work
+   * starts — the embedding backfill (which would load the embedding model), the pipeline, webhook
+   * delivery, team sync, session summaries, schedules. The next long-lived owner does that work.
+   */
+  backgroundWork?: boolean;
+  /**
    * Identifies the client that runs this engine (EngineClient sets one). The client runs one
    * worker at a time, so a store lock held by this process under the same owner was left by
    * a crashed predecessor thread and is reclaimed (a pid check cannot tell: the pid is ours).
@@ -541,7 +547,10 @@ export interface RunningConfig {
 
 // ── Requests: method name → params and result ───────────────────────────────────────────────
 
-/** Schedules (scheduleProtocol.ts), agent sessions (sessionsProtocol.ts), the change feed and webhooks (changesProtocol.ts), team memory (teamProtocol.ts). */
+/**
+ * Schedules (scheduleProtocol.ts), agent sessions (sessionsProtocol.ts), the change feed and webhooks
+ * (changesProtocol.ts), team memory (teamProtocol.ts).
+ */
 export interface EngineMethods extends ScheduleMethods, SessionMethods, ChangeMethods, TeamMethods {
   /** Through the smart store (docs/consolidation.md): may merge into an existing memory (status duplicate, action merged). */
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };
