@@ -10,6 +10,7 @@ import type { Embedder } from '../../src/core/embed/types';
 import type { SearchSettings } from '../../src/core/search/types';
 import { EngineRetriever } from './engineRetriever';
 import { ReferenceBm25Retriever } from './referenceBm25';
+import { SessionsRetriever } from './sessionsRetriever';
 import type { RetrieverFactory } from './retriever';
 
 export interface RetrieverConfig {
@@ -70,6 +71,14 @@ export const configs: Record<string, RetrieverConfig> = Object.fromEntries([
     useLite,
     JSON.parse(process.env.LOCOMO_EXP ?? '{}') as Partial<SearchSettings>,
   ),
+  [
+    'sessions',
+    {
+      description:
+        'agent sessions: each conversation session logged as events, the chunk query (FTS + USE-lite, 0.7/0.3), chunk scores to turns, cut at k turns',
+      create: (ctx) => SessionsRetriever.create('sessions', ctx, { embedder: useLite }),
+    },
+  ],
   ...(fs.existsSync(STATIC_TABLE)
     ? [
         engine('use-static', 'engine, USE-lite turns, static-table queries alone (vector weight 1)', useStatic, VECTOR_ONLY),

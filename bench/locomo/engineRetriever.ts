@@ -145,7 +145,7 @@ async function embedAll(embedder: Embedder, texts: string[], kind: 'document' | 
 }
 
 /** An Embedder that answers queries from the shared cache (the search asks it for kind 'query'). */
-function cachedQueries(inner: Embedder): Embedder {
+export function cachedQueries(inner: Embedder): Embedder {
   return {
     id: inner.id,
     space: inner.space,

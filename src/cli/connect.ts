@@ -22,6 +22,8 @@ export interface ConnectOptions {
   client: string;
   /** false: a short command that, as the owner, runs no schedule that is due (EngineInit.runSchedules). */
   runSchedules?: boolean;
+  /** false: as the owner, start no background work at all (EngineInit.backgroundWork): a hook. */
+  backgroundWork?: boolean;
 }
 
 /** dist/cli.js starts dist/engine.js; run from the sources (tsx), src/engine/worker.ts. */
@@ -38,6 +40,7 @@ export function connectEngine(opts: ConnectOptions): EngineClient {
     workspaceRoot: path.resolve(opts.workspace),
     purpose: `${opts.client} (pid ${process.pid})`,
     ...(opts.runSchedules === false ? { runSchedules: false } : {}),
+    ...(opts.backgroundWork === false ? { backgroundWork: false } : {}),
     ...(opts.settings ? { settings: opts.settings } : {}),
   };
   const client = new EngineClient({

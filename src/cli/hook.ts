@@ -134,6 +134,9 @@ async function logTurns(engine: EngineClient, input: HookInput): Promise<void> {
       sessionId: input.session_id,
       path: input.transcript_path!,
       agent: 'claude-code',
+      // The turn is logged now and embedded by the store's owner in the background: a Stop hook
+      // never waits for (or loads) the embedding model.
+      deferEmbedding: true,
     });
     if (!r.more) return;
   }

@@ -16,7 +16,6 @@ import { CliFailure } from './failure';
 import { importRecoveryKey } from './encryption';
 import { commandUsage, mainUsage, usageHint } from './spec';
 import { VERSION } from './version';
-import { runMcp } from '../mcp/server';
 import type { EngineClient } from '../engine/client';
 import { HOOK_EVENTS, readHookInput, runHook, type HookEvent } from './hook';
 
@@ -54,7 +53,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.err(`agent-memory: ${oneLine(e)}`);
     return 1;
   }
-  if (args.command === 'mcp') return runMcp(args, io);
+  // The MCP server (and its SDK) is evaluated only for `mcp`: other commands, hooks above all, start without it.
+  if (args.command === 'mcp') return (await import('../mcp/server.js')).runMcp(args, io);
   if (args.command === 'hook') return runHookCommand(args, io);
   if (args.command === 'encryption' && args.positionals[0] === 'import-recovery-key') return runLocal(args, io);
   return runOne(args, io);
@@ -113,6 +113,10 @@ async function runHookCommand(args: CliArgs, io: CliIo): Promise<number> {
       workspace,
       ...(args.home ? { home: args.home } : {}),
       client: `agent-memory hook ${event}`,
+      // As the owner (nobody else has the store), a hook answers and exits: no schedule, no
+      // background embedding that would load the model and hold the exit (docs/sessions.md).
+      runSchedules: false,
+      backgroundWork: false,
       ...(args.verbose ? { log: (l) => io.err(l) } : {}),
     });
     await engine.start();

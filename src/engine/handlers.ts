@@ -36,6 +36,12 @@ function optString(v: unknown, key: string): string | undefined {
   return v;
 }
 
+function optBool(v: unknown, key: string): boolean | undefined {
+  if (v !== undefined && typeof v !== 'boolean')
+    throw new EngineError('invalid_input', `${key}: must be true or false, got ${shownValue(v)}`);
+  return v;
+}
+
 function optStrings(v: unknown, key: string): void {
   if (v !== undefined && (!Array.isArray(v) || v.some((x) => typeof x !== 'string')))
     throw new EngineError('invalid_input', `${key}: must be an array of strings`);
@@ -234,6 +240,7 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
         sessionId: str(p, 'sessionId'),
         path: str(p, 'path'),
         ...(optString(p.agent, 'agent') ? { agent: p.agent! } : {}),
+        ...(optBool(p.deferEmbedding, 'deferEmbedding') ? { deferEmbedding: true } : {}),
       }),
     'sessions.list': (e, p) => e.sessions.list(optInt(p?.limit, 'limit'), offset(p)),
     'sessions.get': (e, p) => e.sessions.get(str(p, 'sessionId')),

@@ -147,6 +147,12 @@ export interface EngineInit {
    */
   runSchedules?: boolean;
   /**
+   * false: an owner for one short answer (a Claude Code hook): none of the store's background work
+   * starts — the embedding backfill (which would load the embedding model), the pipeline, webhook
+   * delivery, team sync, session summaries, schedules. The next long-lived owner does that work.
+   */
+  backgroundWork?: boolean;
+  /**
    * Identifies the client that runs this engine (EngineClient sets one). The client runs one
    * worker at a time, so a store lock held by this process under the same owner was left by
    * a crashed predecessor thread and is reclaimed (a pid check cannot tell: the pid is ours).

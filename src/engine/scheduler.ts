@@ -44,10 +44,12 @@ export class Scheduler {
   /** (Re)starts every timer with the current configuration and the current runtimes' background tasks. */
   start(): void {
     void this.stop();
-    for (const rt of this.ctx.stores.all())
+    // An owner for one short answer (EngineInit.backgroundWork false) starts no background work.
+    const background = this.ctx.init.backgroundWork !== false;
+    for (const rt of background ? this.ctx.stores.all() : [])
       this.tasks.drive(rt.backgroundTasks(), (task, e) => this.ctx.warn(`${rt.name} store: ${task.name} failed: ${errorMessage(e)}`));
     // The project store's schedule runner, when this engine owns the store (docs/schedules.md "Runs").
-    this.tasks.drive(this.jobs.schedules?.tasks() ?? [], (task, e) =>
+    this.tasks.drive((background && this.jobs.schedules?.tasks()) || [], (task, e) =>
       this.ctx.warn(`project store: ${task.name} failed: ${errorMessage(e)}`),
     );
     const { maintenance, suggestions, snapshotTickMs } = this.jobs;

@@ -92,7 +92,8 @@ export interface SessionMethods {
   'sessions.log': { params: { sessionId: string; events: EventInput[]; agent?: string }; result: StoreEventsResult };
   /** Logs the new conversation lines of an agent's transcript file (Claude Code's JSONL); `more`: call again. */
   'sessions.logTranscript': {
-    params: { sessionId: string; path: string; agent?: string };
+    /** deferEmbedding: store the chunks without vectors; the background embeds them (a hook never waits for the model). */
+    params: { sessionId: string; path: string; agent?: string; deferEmbedding?: boolean };
     result: { logged: StoreEventsResult | null; more: boolean; skipped: string[] };
   };
   /** Sessions by last activity, most recent first. */

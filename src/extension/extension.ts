@@ -23,7 +23,7 @@ import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
 import { registerWebhooksView } from './webhooksView';
-import { registerSessionsView } from './sessions/sessionsView';
+import { registerSessionsView, type SessionsTreeProvider } from './sessions/sessionsView';
 import { createChatRecorder } from './sessions/chatRecorder';
 import { registerExpiryNotice } from './expiryNotice';
 import { registerScheduleNotices } from './scheduleNotice';
@@ -75,6 +75,8 @@ export interface AgentMemoryApi {
   removed: RemovedTreeProvider;
   /** The Schedules view's data provider (scheduleView.ts). */
   schedules: SchedulesTreeProvider;
+  /** The Sessions view's data provider (sessions/sessionsView.ts). */
+  sessions: SessionsTreeProvider;
 }
 
 function modeName(mode: vscode.ExtensionMode): Diagnostics['extensionMode'] {
@@ -125,7 +127,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerMemoryDiagnostics(context);
   registerCommands({ context, engine, tree, log, onRecall, role: host.role });
   const removed = registerRemovedView(context, engine, log);
-  registerSessionsView(context, engine, log);
+  const sessions = registerSessionsView(context, engine, log);
   registerWebhooksView(context, engine, log);
   registerExpiryNotice(context, engine, log);
   registerReadOnlyDocuments(context);
@@ -232,7 +234,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
     `Agent Memory ${baseDiagnostics().extensionVersion} activated in ${timings.activationMs.toFixed(1)} ms ` +
       `(VS Code ${vscode.version}, ${modeName(context.extensionMode)} mode)`,
   );
-  return { diagnostics: baseDiagnostics, engine, tree, chatHandler, views, removed, schedules };
+  return { diagnostics: baseDiagnostics, engine, tree, chatHandler, views, removed, schedules, sessions };
 }
 
 /** VS Code waits for this promise (a few seconds): the engine snapshots and releases its locks. */

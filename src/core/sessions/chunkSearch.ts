@@ -86,7 +86,8 @@ export async function searchChunks(deps: ChunkSearchDeps, q: ChunkQuery): Promis
   const req = checkQuery(q);
   const warnings: string[] = [];
   const terms = buildFtsTerms(req.query);
-  const qvec = await queryVector(deps.pair, req, warnings);
+  // A vector weight of 0 asks for the full-text ranking alone: no query embedding, no vector leg.
+  const qvec = req.vectorWeight > 0 ? await queryVector(deps.pair, req, warnings) : undefined;
   const legs = { keyword: terms !== null, vector: qvec !== undefined };
   const union = collect(deps, req, terms === null ? null : joinFtsTerms(terms), qvec);
   const fused = fuse([...union.values()], { vector: req.vectorWeight, keyword: req.ftsWeight }, 'minmax', legs);

@@ -85,7 +85,11 @@ export class SessionStore {
    * Logs events in order, in one transaction (all or none). `file`: a file the events were read
    * from, whose `files` row (its read position) is written in the same transaction.
    */
-  async storeEvents(sessionIdIn: string, events: EventInput[], opts: { agent?: string; file?: FileMark } = {}): Promise<StoreEventsResult> {
+  async storeEvents(
+    sessionIdIn: string,
+    events: EventInput[],
+    opts: { agent?: string; file?: FileMark; deferEmbedding?: boolean } = {},
+  ): Promise<StoreEventsResult> {
     const sessionId = checkSessionId(sessionIdIn);
     const agent = checkAgent(opts.agent);
     if (!Array.isArray(events) || events.length === 0) throw new ValidationError('events', 'must be a non-empty list of events');
@@ -99,7 +103,8 @@ export class SessionStore {
     const prepared = events.map((e, i) => prepareEvent(e, i, events.length, skipped));
     const pair = this.deps.chunks?.current;
     const all = prepared.flatMap((p) => p.chunks);
-    const embedError = await embedPrepared(this.store, sessionId, all, pair);
+    // deferEmbedding: the chunks are stored pending and the background embeds them (no model load here).
+    const embedError = opts.deferEmbedding ? undefined : await embedPrepared(this.store, sessionId, all, pair);
     if (embedError) skipped.push(`the chunks were stored without vectors (embedded in the background): ${embedError}`);
     const now = this.now().toISOString();
     const result = this.store.transaction((tx) => {
@@ -245,6 +250,7 @@ export class SessionStore {
     sessionIdIn: string,
     file: string,
     agent?: string,
+    opts: { deferEmbedding?: boolean } = {},
   ): Promise<{ logged: StoreEventsResult | null; more: boolean; skipped: string[] }> {
     const sessionId = checkSessionId(sessionIdIn);
     checkNotForgotten(this.store, sessionId);
@@ -260,7 +266,11 @@ export class SessionStore {
       if (row) this.store.transaction((tx) => markFile(tx, sessionId, mark, this.now().toISOString()));
       return { logged: null, more: read.more, skipped: read.skipped };
     }
-    const logged = await this.storeEvents(sessionId, read.events, { ...(agent ? { agent } : {}), file: mark });
+    const logged = await this.storeEvents(sessionId, read.events, {
+      ...(agent ? { agent } : {}),
+      file: mark,
+      ...(opts.deferEmbedding ? { deferEmbedding: true } : {}),
+    });
     return { logged, more: read.more, skipped: [...read.skipped, ...logged.skipped] };
   }
 

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import type { ClientConfig } from 'pg';
+import type { Client, ClientConfig } from 'pg';
 import type { ResolvedConfig } from '../config/types';
 import { osKeychain } from '../crypto/osKeychain';
 import type { SecretStore } from '../webhooks/secrets';
@@ -136,4 +136,13 @@ export class TeamPasswords {
     if (kc) kc.set(key, '');
     await this.fallback.delete(key);
   }
+}
+
+/**
+ * A PostgreSQL client, the driver loaded on first use: loading `pg` costs about 200 ms, which every
+ * engine start (a Claude Code hook's included) paid though most never talk to a team server.
+ */
+export async function newPgClient(config: ClientConfig): Promise<Client> {
+  const { default: pg } = await import('pg');
+  return new pg.Client(config);
 }

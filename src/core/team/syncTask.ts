@@ -6,11 +6,11 @@
  * 1 s, doubling to 5 minutes. Steps never overlap: `syncNow` (the CLI's `team sync`) waits for
  * a step under way.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Store } from '../store/store';
 import { WakeSignal, dueAt, msUntil, type BackgroundTask } from '../util/backgroundTask';
 import { errorMessage } from '../util/errors';
-import { clientConfig, serverLabel, type TeamSettings } from './connection';
+import { clientConfig, newPgClient, serverLabel, type TeamSettings } from './connection';
 import { openConflicts, readCursors, resetForServer, machineIdOf } from './localState';
 import { ensureServerSchema } from './serverSchema';
 import { syncOnce, waitingCount, type SyncReport } from './sync';
@@ -149,7 +149,7 @@ export class TeamSyncTask implements BackgroundTask {
   private async connected(): Promise<pg.Client> {
     if (this.client) return this.client;
     const s = this.opts.settings;
-    const client = new pg.Client(clientConfig(s, await this.opts.password()));
+    const client = await newPgClient(clientConfig(s, await this.opts.password()));
     // A dropped connection is an 'error' event: without a listener it would end the process.
     client.on('error', (e) => {
       this.lastError = errorMessage(e);

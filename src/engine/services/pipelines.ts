@@ -29,6 +29,7 @@ export class PipelinesService {
 
   /** Starts the pipelines of freshly built runtimes (stopped again at once when paused: nothing is leased yet). */
   async start(): Promise<void> {
+    if (this.ctx.init.backgroundWork === false) return; // an owner for one short answer runs no pipeline
     for (const p of this.pipelines()) {
       p.start();
       if (this.paused) await pc.pauseWorkers(p);

@@ -54,7 +54,9 @@ export class SessionsService {
   }
 
   async logTranscript(p: EngineMethods['sessions.logTranscript']['params']): Promise<R<'sessions.logTranscript'>> {
-    const r = await this.write(p.sessionId, 'logged', (api) => api.logTranscript(p.sessionId, p.path, p.agent));
+    const r = await this.write(p.sessionId, 'logged', (api) =>
+      api.logTranscript(p.sessionId, p.path, p.agent, { deferEmbedding: p.deferEmbedding === true }),
+    );
     if (r.logged) this.rt.sessions?.summaries.queue(p.sessionId);
     return r;
   }

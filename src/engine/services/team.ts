@@ -8,10 +8,17 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import pg from 'pg';
 import { parseDocument } from 'yaml';
 import { findConfigFile } from '../../core/config/files';
-import { clientConfig, passwordKey, serverLabel, teamSettingsOf, TeamPasswords, type TeamSettings } from '../../core/team/connection';
+import {
+  clientConfig,
+  newPgClient,
+  passwordKey,
+  serverLabel,
+  teamSettingsOf,
+  TeamPasswords,
+  type TeamSettings,
+} from '../../core/team/connection';
 import { openConflicts, resolveConflictRow } from '../../core/team/localState';
 import { ensureServerSchema, projectSchema } from '../../core/team/serverSchema';
 import type { TeamSyncTask } from '../../core/team/syncTask';
@@ -107,7 +114,7 @@ export class TeamService {
 
   /** Signs in, makes (or checks) the project's schema, and only then saves anything. */
   private async tryServer(s: TeamSettings, password: string | undefined): Promise<void> {
-    const client = new pg.Client(clientConfig(s, password));
+    const client = await newPgClient(clientConfig(s, password));
     client.on('error', () => undefined);
     try {
       await client.connect();

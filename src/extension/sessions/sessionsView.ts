@@ -12,10 +12,11 @@ import { commandRegistrar } from '../commands';
 import { Debounced } from '../debounce';
 import type { Logger } from '../log';
 import { forgetQuestion, resumePrompt, sessionDetail, sessionRow, transcriptMarkdown } from './sessionsText';
+import { SESSIONS_PAGE, firstSessions, showMoreLabel } from './sessionsPaging';
 
 export const SESSIONS_VIEW_ID = 'agentMemory.sessions';
 export const SESSION_SCHEME = 'agent-memory-session';
-const PAGE = 50;
+const PAGE = SESSIONS_PAGE;
 /** Turns shown in a transcript document. */
 const TRANSCRIPT_TURNS = 1000;
 
@@ -24,16 +25,22 @@ export const SESSION_COMMANDS = {
   resume: 'agentMemory.resumeSession',
   forget: 'agentMemory.forgetSession',
   refresh: 'agentMemory.refreshSessions',
+  showMore: 'agentMemory.showMoreSessions',
 } as const;
 
 export type SessionNode =
-  { kind: 'session'; info: SessionInfo } | { kind: 'item'; text: string; sessionId: string } | { kind: 'message'; text: string };
+  | { kind: 'session'; info: SessionInfo }
+  | { kind: 'item'; text: string; sessionId: string }
+  | { kind: 'more'; remaining: number }
+  | { kind: 'message'; text: string };
 
 export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SessionNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly refreshLater = new Debounced(() => this.refresh(), 300);
   private readonly subs: vscode.Disposable[] = [];
+  /** Sessions shown: a page more for each "Show more…". */
+  private shown = PAGE;
 
   constructor(private readonly engine: EngineClient) {
     this.subs.push(
@@ -51,13 +58,21 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
     this.changed.fire(undefined);
   }
 
+  /** "Show more…": the next page of older sessions. */
+  showMore(): void {
+    this.shown += PAGE;
+    this.refresh();
+  }
+
   async getChildren(node?: SessionNode): Promise<SessionNode[]> {
     if (node?.kind === 'session')
       return (node.info.scratchpad?.items ?? []).map((text) => ({ kind: 'item', text, sessionId: node.info.sessionId }));
     if (node) return [];
     try {
-      const page = await this.engine.request('sessions.list', { limit: PAGE });
-      return page.items.map((info) => ({ kind: 'session', info })); // empty: the view's welcome text explains
+      const page = await firstSessions((limit, offset) => this.engine.request('sessions.list', { limit, offset }), this.shown);
+      const out: SessionNode[] = page.items.map((info) => ({ kind: 'session', info })); // empty: the view's welcome text explains
+      if (page.remaining > 0) out.push({ kind: 'more', remaining: page.remaining });
+      return out;
     } catch (e) {
       return [{ kind: 'message', text: `Cannot list sessions: ${errorLine(e)}` }];
     }
@@ -65,6 +80,12 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
 
   getTreeItem(node: SessionNode): vscode.TreeItem {
     if (node.kind === 'message') return new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+    if (node.kind === 'more') {
+      const item = new vscode.TreeItem(showMoreLabel(node.remaining), vscode.TreeItemCollapsibleState.None);
+      item.iconPath = new vscode.ThemeIcon('ellipsis');
+      item.command = { command: SESSION_COMMANDS.showMore, title: 'Show More Sessions' };
+      return item;
+    }
     if (node.kind === 'item') {
       const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
       item.iconPath = new vscode.ThemeIcon('circle-large-outline');
@@ -179,5 +200,6 @@ export function registerSessionsView(context: vscode.ExtensionContext, engine: E
     return r;
   });
   run(SESSION_COMMANDS.refresh, 'refresh sessions', () => Promise.resolve(tree.refresh()));
+  run(SESSION_COMMANDS.showMore, 'show more sessions', () => Promise.resolve(tree.showMore()));
   return tree;
 }

@@ -42,6 +42,9 @@ test('hybrid: both legs, min-max normalised, 0.7 vector + 0.3 full text, each hi
     // Weights are the caller's to change.
     const textOnly = await f.sessions.search({ query: 'billing deployment rollback', vectorWeight: 0, ftsWeight: 1 });
     for (const h of textOnly.hits) assert.equal(h.score, h.textScore);
+    // A vector weight of 0 is the full-text ranking alone: the query is not embedded, no vector leg runs.
+    assert.deepEqual(textOnly.legs, { keyword: true, vector: false });
+    assert.ok(textOnly.hits.length > 0 && textOnly.hits.every((h) => h.matchedTerms.length > 0));
   } finally {
     await f.close();
   }

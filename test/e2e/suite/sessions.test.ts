@@ -6,6 +6,8 @@ import * as vscode from 'vscode';
 import { suite, suiteSetup, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
 import { chatSessionId } from '../../../src/extension/sessions/chatRecorder';
+import { SESSION_COMMANDS, type SessionNode } from '../../../src/extension/sessions/sessionsView';
+import { SESSIONS_PAGE } from '../../../src/extension/sessions/sessionsPaging';
 import { activeApi } from './activate';
 
 const noToken: vscode.CancellationToken = new vscode.CancellationTokenSource().token;
@@ -56,5 +58,30 @@ suite('Sessions', () => {
     } finally {
       await config.update('storage.recordChatSessions', undefined, vscode.ConfigurationTarget.Global);
     }
+  });
+
+  test('the Sessions view shows a page of sessions and "Show more…" loads the next', async () => {
+    const { total: before } = await api.engine.request('sessions.list', { limit: 1 });
+    const add = Math.max(0, SESSIONS_PAGE + 7 - before);
+    for (let i = 0; i < add; i++)
+      await api.engine.request('sessions.log', {
+        sessionId: `paging-host-test-${i}`,
+        events: [{ payload: { role: 'user', content: `Paging host test ${i}` } }],
+        agent: 'host test',
+      });
+    const total = before + add;
+    const sessionsOf = (nodes: SessionNode[]) => nodes.filter((n) => n.kind === 'session').length;
+    let nodes = await api.sessions.getChildren();
+    assert.equal(sessionsOf(nodes), SESSIONS_PAGE);
+    const more = nodes.at(-1)!;
+    assert.equal(more.kind, 'more');
+    assert.equal(more.kind === 'more' && more.remaining, total - SESSIONS_PAGE);
+    const item = api.sessions.getTreeItem(more);
+    assert.match(item.label as string, /^Show more… \(\d+ more sessions?\)$/);
+    assert.equal(item.command?.command, SESSION_COMMANDS.showMore);
+    await vscode.commands.executeCommand(item.command.command);
+    nodes = await api.sessions.getChildren();
+    assert.equal(sessionsOf(nodes), Math.min(total, 2 * SESSIONS_PAGE));
+    assert.equal(nodes.at(-1)!.kind === 'more', total > 2 * SESSIONS_PAGE);
   });
 });
