@@ -89,6 +89,12 @@ export interface CodingReport {
   offtopic_examples: { query: string; results: number; first: string; relevance: number; matched: string[] }[];
   /** Paraphrases whose answer was not in the top 3: the rank found (0 = not returned). */
   paraphrase_misses: { query: string; rank: number }[];
+  /**
+   * The share of paraphrases whose answer is in the top 3 by the query's cosine alone, over all
+   * memories: the ceiling of paraphrase_top3 with these vectors (a paraphrase shares no word with its
+   * answer, so words can only lift other memories above it).
+   */
+  paraphrase_top3_cosine: number;
   /** One search through the service (ms): mean and 95th percentile over every question. */
   ask_ms_mean: number;
   ask_ms_p95: number;
@@ -101,6 +107,8 @@ interface Bench {
   keyOf: Map<string, string>;
   askMs: number[];
   expansionWarnings: () => number;
+  /** The rank of `key` among all memories by the query's cosine alone (0: no vectors). */
+  cosineRank(query: string, key: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -176,6 +184,17 @@ async function openBench(cfg: CodingConfig, workDir: string): Promise<Bench> {
       askMs.push(performance.now() - t0);
       if (dumpFile) dumpAnswer(query, hits, keyOf);
       return hits;
+    },
+    cosineRank: async (query, key) => {
+      if (!embedder || !vectors) return 0;
+      // Meaning only, every memory, no floor: the order the query's embedding alone gives.
+      const s = { ...settings, keywordWeight: 0, vectorWeight: 1, relevanceFloor: false };
+      const r = await new HybridSearch(store, { projectId: PROJECT, embedder, vectors, settings: s }).search({
+        query,
+        limit: MEMORIES.length,
+      });
+      const bySim = [...r.results].sort((a, b) => (b.similarity ?? -1) - (a.similarity ?? -1));
+      return bySim.findIndex((h) => keyOf.get(h.memory.id) === key) + 1;
     },
     close: async () => {
       await vectors?.close({ save: false });
@@ -266,6 +285,8 @@ export async function runCoding(cfg: CodingConfig, tmpRoot = os.tmpdir()): Promi
       return out;
     };
     const para = await ranks(PARAPHRASES);
+    const cosineRanks: number[] = [];
+    for (const q of PARAPHRASES) cosineRanks.push(await bench.cosineRank(q.query, q.answer));
     const direct = await ranks(DIRECT);
     const top = (rs: number[], k: number) => share(rs.filter((r) => r > 0 && r <= k).length, rs.length);
     return {
@@ -282,6 +303,7 @@ export async function runCoding(cfg: CodingConfig, tmpRoot = os.tmpdir()): Promi
       inversions,
       offtopic_examples: examples,
       paraphrase_misses: PARAPHRASES.map((q, i) => ({ query: q.query, rank: para[i]! })).filter((m) => m.rank === 0 || m.rank > 3),
+      paraphrase_top3_cosine: top(cosineRanks, 3),
       ...askTimes(bench.askMs),
       expansion_warnings: bench.expansionWarnings(),
     };
@@ -297,6 +319,7 @@ function table(results: Record<string, CodingReport>): string {
     'paraphrase_top1',
     'paraphrase_top3',
     'paraphrase_top10',
+    'paraphrase_top3_cosine',
     'direct_top1',
     'direct_top3',
     'direct_top10',

@@ -153,35 +153,54 @@ export function llmQueryExpander(llm: LlmProvider): QueryExpander {
 }
 
 /**
+ * Relevance above this, for the query as written, makes a memory related to it: some evidence of
+ * meaning (a cosine above the embedder's calibrated floor) or of words.
+ */
+export const RELATED_RELEVANCE = 1e-6;
+
+/**
  * `search` with the query as written and with each alternate wording (those never reranked), one
  * list: every memory once, at the best of its relevance as written and ALTERNATE_SHARE × its
  * relevance under an alternate (which must still reach `floor`), ranked by that relevance; a
  * memory found through an alternate says which (`evidence.alternate`). Warnings, legs and timings
  * of all the searches are combined.
+ *
+ * An alternate wording lifts what the query as written is related to, and brings in nothing else: a
+ * memory it finds counts only if the query as written has some evidence for it, below the floor
+ * too (one more search of the query, `poolLimit` results, floor RELATED_RELEVANCE). A model that
+ * answers with generic or off-topic wordings ("other wording", whose "second" matches one memory's
+ * "120-second budget") cannot make an off-topic question find memories (bench/RESULTS-recall.md).
  */
 export async function searchWithAlternates(
   search: (req: SearchRequest) => Promise<SearchResponse>,
   req: SearchRequest,
   alternates: readonly string[],
-  floor: number = RELEVANCE_FLOOR,
+  opts: { poolLimit: number; floor?: number },
 ): Promise<SearchResponse> {
   const first = await search(req);
   if (alternates.length === 0) return first;
+  const floor = opts.floor ?? RELEVANCE_FLOOR;
   const best = new Map<string, SearchResult>(first.results.map((r) => [r.memory.id, r]));
   const warnings = new Set(first.warnings);
   const legs = { ...first.legs };
   const timings = { ...first.timings };
-  for (const query of alternates) {
-    const r = await search({ ...req, query, noRerank: true });
+  const add = (r: SearchResponse) => {
     for (const w of r.warnings) warnings.add(w);
     legs.keyword ||= r.legs.keyword;
     legs.vector ||= r.legs.vector;
     timings.embedMs += r.timings.embedMs;
     timings.searchMs += r.timings.searchMs;
+  };
+  const pool = await search({ ...req, limit: Math.max(opts.poolLimit, req.limit ?? 0), minRelevance: RELATED_RELEVANCE, noRerank: true });
+  add(pool);
+  const related = new Set(pool.results.map((r) => r.memory.id));
+  for (const query of alternates) {
+    const r = await search({ ...req, query, noRerank: true });
+    add(r);
     for (const hit of r.results) {
       const relevance = hit.relevance * ALTERNATE_SHARE;
       const had = best.get(hit.memory.id);
-      if (relevance < floor || (had && had.relevance >= relevance)) continue;
+      if (relevance < floor || !related.has(hit.memory.id) || (had && had.relevance >= relevance)) continue;
       best.set(hit.memory.id, { ...hit, relevance, finalScore: relevance, evidence: { ...hit.evidence, alternate: query } });
     }
   }

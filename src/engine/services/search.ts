@@ -69,7 +69,7 @@ export class SearchService {
         ...filters,
         graphBoost: this.ctx.config.memory.pipelineV2.graphEnabled,
       };
-      const r = await searchWithAlternates((q) => rt.search(q), req, alternates);
+      const r = await searchWithAlternates((q) => rt.search(q), req, alternates, { poolLimit: max });
       if (r.legs.keyword) legs.add('keyword');
       if (r.legs.vector) legs.add('vector');
       for (const w of r.warnings) this.ctx.warn(`search: ${w}`);

@@ -1,7 +1,7 @@
 // memory.pipelineV2.queryExpansionEnabled: the engine's search asks the pipeline's model (the fake
 // Ollama on 127.0.0.1) once per search for other wordings, searches each store with them too and
-// shows what they found below the query as written; off by default; a failing or slow model leaves
-// the query as written with a warning, and is not asked again for a while.
+// lifts what the query as written is related to (never brings in what it is not); off by default;
+// a failing or slow model leaves the query as written with a warning, and is not asked again for a while.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { MemoryEngine } from '../../../src/engine/engine';
@@ -15,7 +15,8 @@ const MEMORIES = [
   'Branch names follow type/short-description, for example feat/export-csv.',
   'Postgres 16 is the production database; SQLite is only used for local unit tests.',
 ];
-const PARAPHRASE = 'Which tool fetches our JavaScript libraries?';
+// Shares one word with the first memory ("installs"): related to it, below the floor as written (the hash embedder knows no synonyms).
+const PARAPHRASE = 'Which tool installs our JavaScript libraries?';
 
 async function openEngine(fake: FakeOllama, extra: Record<string, unknown> = {}) {
   const events: EngineEvent[] = [];
@@ -32,18 +33,29 @@ async function openEngine(fake: FakeOllama, extra: Record<string, unknown> = {})
   return { engine, warnings };
 }
 
-test('query expansion finds a memory worded differently, once per search, below the query as written', async () => {
+test('query expansion lifts a memory worded differently, once per search, and brings in nothing unrelated', async () => {
   const fake = await FakeOllama.start({ models: ['qwen3:4b'] });
-  const { engine, warnings } = await openEngine(fake);
+  const { engine, warnings } = await openEngine(fake, { 'memory.pipelineV2.queryExpansionEnabled': false });
   try {
-    fake.enqueue('generate', { reply: '{"queries":["pnpm package installs"]}' });
+    assert.deepEqual((await engine.search.search({ query: PARAPHRASE, limit: 5 })).hits, [], 'below the floor as written');
+    await engine.reloadConfig({
+      'embedding.provider': 'hash',
+      'memory.pipelineV2.ollamaUrl': fake.url,
+      'memory.pipelineV2.queryExpansionEnabled': true,
+      'memory.pipelineV2.queryExpansionTimeoutMs': 10_000,
+    });
+    // The second wording matches another memory strongly, but the question as written has no evidence for it.
+    fake.enqueue('generate', { reply: '{"queries":["pnpm package installs","branch names"]}' });
     const r = await engine.search.search({ query: PARAPHRASE, limit: 5 });
-    assert.equal(r.hits[0]?.content, MEMORIES[0], JSON.stringify(r.hits.map((h) => h.content)));
+    assert.deepEqual(
+      r.hits.map((h) => h.content),
+      [MEMORIES[0]],
+    );
     assert.equal(r.hits[0]!.evidence?.alternate, 'pnpm package installs', 'the hit says which wording found it');
     assert.equal(fake.count('generate'), 1, 'one model call for both stores');
     const asked = fake.requestsTo('generate')[0]!;
     assert.equal(asked.body.model, 'qwen3:4b', "the pipeline's model");
-    assert.match(String(asked.body.prompt), /Query: Which tool fetches our JavaScript libraries\?/);
+    assert.match(String(asked.body.prompt), /Query: Which tool installs our JavaScript libraries\?/);
 
     // The same memory asked by its own words: found as written, at full relevance, above the alternate's share.
     fake.enqueue('generate', { reply: '{"queries":["pnpm package installs"]}' });
@@ -57,7 +69,7 @@ test('query expansion finds a memory worded differently, once per search, below 
     for (let i = 1; i < r.hits.length; i++) assert.ok(r.hits[i]!.relevance <= r.hits[i - 1]!.relevance, 'relevance decreases');
 
     // The same query again: the cached wordings, no second call.
-    await engine.search.search({ query: PARAPHRASE, limit: 5 });
+    assert.equal((await engine.search.search({ query: PARAPHRASE, limit: 5 })).hits[0]?.content, MEMORIES[0]);
     assert.equal(fake.count('generate'), 2);
     assert.deepEqual(warnings(), []);
   } finally {
