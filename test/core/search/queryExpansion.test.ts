@@ -52,7 +52,9 @@ describe('query expansion (fake Ollama)', () => {
 
   test("the model's wordings are used; a fenced answer with a <think> block is read; the answer is cached", async () => {
     fake.reset();
-    fake.enqueue('generate', { reply: '<think>libraries are packages</think>```json\n{"queries":["package manager pnpm","npm install"]}\n```' });
+    fake.enqueue('generate', {
+      reply: '<think>libraries are packages</think>```json\n{"queries":["package manager pnpm","npm install"]}\n```',
+    });
     const x = new QueryExpansion();
     const out = await x.expand('Which tool fetches our JavaScript libraries?', llmQueryExpander(provider), 5000);
     assert.equal(out.status, 'expanded');
