@@ -78,10 +78,14 @@ export class QueryExpansion {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Alternate wordings of `query` from `expander` within `timeoutMs`; never throws. */
-  async expand(query: string, expander: QueryExpander, timeoutMs: number): Promise<ExpansionOutcome> {
+  /**
+   * Alternate wordings of `query` from `expander` within `timeoutMs`; never throws. `model` names
+   * the expander's model: answers are cached per model and query.
+   */
+  async expand(query: string, expander: QueryExpander, timeoutMs: number, model = ''): Promise<ExpansionOutcome> {
     const key = query.trim();
-    const cached = this.cache.get(key);
+    const cacheKey = `${model}\u0000${key}`;
+    const cached = this.cache.get(cacheKey);
     if (cached) return { alternates: cached, status: cached.length ? 'expanded' : 'unchanged', ms: 0 };
     if (this.now() < this.pausedUntil) return { alternates: [], status: 'paused', reason: this.pauseReason, ms: 0 };
     const t0 = performance.now();
@@ -98,7 +102,7 @@ export class QueryExpansion {
         return this.failed('timeout', `the model did not answer within ${timeoutMs} ms`, ms);
       }
       const alternates = cleanAlternates(key, Array.isArray(answer) ? answer : []);
-      this.remember(key, alternates);
+      this.remember(cacheKey, alternates);
       return { alternates, status: alternates.length ? 'expanded' : 'unchanged', ms };
     } catch (e) {
       return this.failed('failed', errorMessage(e), performance.now() - t0);

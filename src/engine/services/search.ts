@@ -43,7 +43,8 @@ export class SearchService {
   private async alternates(query: string): Promise<string[]> {
     const p = this.ctx.config.memory.pipelineV2;
     if (!p.queryExpansionEnabled || !this.llm || !/[\p{L}\p{N}]/u.test(query)) return [];
-    const out = await this.expansion.expand(query, llmQueryExpander(this.llm()), p.queryExpansionTimeoutMs);
+    const llm = this.llm();
+    const out = await this.expansion.expand(query, llmQueryExpander(llm), p.queryExpansionTimeoutMs, llm.id);
     if (out.status === 'timeout' || out.status === 'failed')
       this.ctx.warn(`search: query expansion skipped (${out.reason}); searched as written, and not asked again for a minute.`);
     return out.alternates;

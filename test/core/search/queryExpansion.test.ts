@@ -64,6 +64,10 @@ describe('query expansion (fake Ollama)', () => {
     assert.deepEqual(again.alternates, out.alternates);
     assert.equal(again.ms, 0);
     assert.equal(fake.count('generate'), 1, 'the same query is not asked twice');
+    fake.enqueue('generate', { reply: '{"queries":["pnpm"]}' });
+    const other = await x.expand('Which tool fetches our JavaScript libraries?', llmQueryExpander(provider), 5000, 'ollama:other-model');
+    assert.deepEqual(other.alternates, ['pnpm'], 'cached per model');
+    assert.equal(fake.count('generate'), 2);
   });
 
   test('garbage, an HTTP error and a hanging model leave the query as written with the reason', async () => {
