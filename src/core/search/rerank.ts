@@ -90,9 +90,10 @@ function reorder<T extends RerankCandidate>(head: T[], answer: RerankCandidate[]
 export const RERANK_PAUSE_MS = 60_000;
 
 /**
- * `provider` that, after an error or a call still unanswered at `cfg.timeoutMs`, is not asked
- * again for `pauseMs`: meanwhile the candidates keep their order without a call, so a stopped or
- * overloaded model costs one deadline (and one warning, from the failed call), not one per search.
+ * `provider` that, after an error or an answer later than `cfg.timeoutMs` (rerank() has already
+ * kept the order; the LLM provider's own limit ends a hanging call), is not asked again for
+ * `pauseMs`: meanwhile the candidates keep their order without a call, so a stopped or overloaded
+ * model costs one deadline (and one warning, from the failed call), not one per search.
  */
 export function pausingReranker(provider: RerankProvider, opts: { pauseMs?: number; now?: () => number } = {}): RerankProvider {
   const pauseMs = opts.pauseMs ?? RERANK_PAUSE_MS;
@@ -100,14 +101,14 @@ export function pausingReranker(provider: RerankProvider, opts: { pauseMs?: numb
   let pausedUntil = 0;
   return async (query, candidates, cfg) => {
     if (now() < pausedUntil) return candidates;
-    const timer = setTimeout(() => (pausedUntil = now() + pauseMs), Math.max(0, cfg.timeoutMs));
+    const t0 = now();
     try {
-      return await provider(query, candidates, cfg);
+      const answer = await provider(query, candidates, cfg);
+      if (now() - t0 > cfg.timeoutMs) pausedUntil = now() + pauseMs;
+      return answer;
     } catch (e) {
       pausedUntil = now() + pauseMs;
       throw e;
-    } finally {
-      clearTimeout(timer);
     }
   };
 }
