@@ -138,6 +138,7 @@ function breakdown(r: SearchResultView): string {
     lines.push(`Relevance from the words ${percent(e.keyword)} · from the meaning ${percent(e.vector)}`);
     if (e.speaker) lines.push('Said by the person the query names');
     if (e.context.length) lines.push(`Found through its context: ${e.context.join(', ')}`);
+    if (e.alternate) lines.push(`Found through another wording of the query: “${e.alternate}”`);
   }
   lines.push(`Found by: ${r.matchType ?? 'keyword'}`);
   return lines.join('\n');

@@ -94,7 +94,8 @@ export class MemoryEngine {
   ) {
     this.memories = new MemoriesService(ctx);
     this.versions = new VersionsService(ctx, this.memories);
-    this.search = new SearchService(ctx);
+    const llm = pc.liveOllama(() => ctx.config.memory.pipelineV2);
+    this.search = new SearchService(ctx, () => llm);
     this.sessions = new SessionsService(ctx, this.search);
     this.suggestions = new SuggestionsService(ctx);
     this.graph = new GraphViewService(ctx);
@@ -113,7 +114,6 @@ export class MemoryEngine {
       embedderInfo: () => this.embedderInfo,
       openMs,
     });
-    const llm = pc.liveOllama(() => ctx.config.memory.pipelineV2);
     this.schedules = new SchedulesService(ctx, this.search, () => llm);
     this.scheduler = new Scheduler(ctx, {
       maintenance: this.maintenance,

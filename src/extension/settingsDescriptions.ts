@@ -33,6 +33,8 @@ export const SETTING_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'memory.pipelineV2.graphBoostWeight': 'Extra score for memories linked to the query through the knowledge graph.',
   'memory.pipelineV2.rerankerEnabled': 'Reorder the best search results with a reranking model (slower, sometimes better).',
   'memory.pipelineV2.rerankerModel': 'Model the reranker uses (empty: its default).',
+  'memory.pipelineV2.queryExpansionEnabled':
+    "Also search with other wordings of your query, written by the pipeline's Ollama model (slower; finds memories that use other words).",
 
   'memory.similarity_threshold': 'Two memories at least this similar (0 to 1) are offered to you as a merge suggestion.',
   'memory.auto_merge_threshold':

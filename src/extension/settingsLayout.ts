@@ -59,6 +59,7 @@ export const SETTING_IDS: Readonly<Record<string, string>> = {
   'memory.pipelineV2.graphBoostWeight': 'search.graphBoost',
   'memory.pipelineV2.rerankerEnabled': 'search.rerank',
   'memory.pipelineV2.rerankerModel': 'search.rerankModel',
+  'memory.pipelineV2.queryExpansionEnabled': 'search.queryExpansion',
 
   'memory.similarity_threshold': 'duplicates.suggestFromSimilarity',
   'memory.auto_merge_threshold': 'duplicates.autoMergeFromSimilarity',
@@ -95,6 +96,7 @@ export const SETTING_IDS: Readonly<Record<string, string>> = {
   'memory.pipelineV2.graphBoostTimeoutMs': 'worker.graphBoostTimeout',
   'memory.pipelineV2.rerankerTopN': 'worker.rerankTopN',
   'memory.pipelineV2.rerankerTimeoutMs': 'worker.rerankTimeout',
+  'memory.pipelineV2.queryExpansionTimeoutMs': 'worker.queryExpansionTimeout',
 
   'memory.pipelineV2.autonomousEnabled': 'maintenance.enabled',
   'memory.pipelineV2.autonomousFrozen': 'maintenance.frozen',

@@ -165,6 +165,10 @@ const TIMER_ALLOWLIST: Record<string, { max: number; why: string }> = {
     why: 'the lease heartbeat while one job runs and the grace deadline of stop(), both cleared when the job ends',
   },
   'src/core/search/rerank.ts': { max: 1, why: 'the rerank call deadline (timeout keeps the original order), cleared when it answers' },
+  'src/core/search/queryExpansion.ts': {
+    max: 1,
+    why: 'the query expansion call deadline (timeout searches the query as written), cleared when it answers',
+  },
   'src/core/store/retryScheduler.ts': {
     max: 1,
     why: 'the store recovers from a failed write (disk full) on its own, also without an engine (CLI); stopped by store.close()',

@@ -140,6 +140,18 @@ const ENTRIES = [
     'Reranker deadline; on timeout or error the original order is kept.',
   ),
 
+  // ── query expansion ─────────────────────────────────────────────────────────────────────
+  bool(
+    `${P}.queryExpansionEnabled`,
+    false,
+    "Search also with other wordings of each query from the pipeline's model (Ollama); slower, finds memories worded differently.",
+  ),
+  ms(
+    `${P}.queryExpansionTimeoutMs`,
+    { default: 1500, min: 100, max: 30 * SECOND },
+    'Query expansion deadline; on timeout or error the query is searched as written, and expansion pauses for a minute.',
+  ),
+
   // ── maintenance ─────────────────────────────────────────────────────────────────────────
   ms(`${P}.maintenanceIntervalMs`, { default: 30 * MINUTE, min: MINUTE, max: DAY }, 'Interval between maintenance cycles.'),
   oneOf(

@@ -42,6 +42,9 @@ export interface PipelineV2Config {
   rerankerTopN: number;
   rerankerTimeoutMs: number;
 
+  queryExpansionEnabled: boolean;
+  queryExpansionTimeoutMs: number;
+
   maintenanceIntervalMs: number;
   maintenanceMode: MaintenanceMode;
   repairReembedCooldownMs: number;

@@ -15,4 +15,6 @@ export interface SearchEvidence {
   speaker: boolean;
   /** Query words found only in its search context (the previous turn, a heading path), not in its own text. */
   context: string[];
+  /** The alternate wording of the query (query expansion, docs/recall.md) that found it, when not the query as written. */
+  alternate?: string;
 }

@@ -137,6 +137,12 @@ function monotoneRelevance(ranked: Ranked[]): Ranked[] {
   return ranked;
 }
 
+/** A request's relevance floor (SearchRequest.minRelevance): undefined, or a number from 0 to 1. */
+function checkedMinRelevance(v: unknown): number | undefined {
+  if (v === undefined || (typeof v === 'number' && v >= 0 && v <= 1)) return v;
+  throw new ValidationError('minRelevance', `must be a number from 0 to 1, got ${shownValue(v)}`);
+}
+
 /** Relevance first, then the hybrid score (a better BM25 or cosine among equals), then the newer. */
 function compareByRelevance(a: Ranked, b: Ranked): number {
   if (a.relevance !== b.relevance) return b.relevance - a.relevance;
@@ -201,7 +207,7 @@ export class HybridSearch {
   }
 
   /** Checks the request; the limit it will use. */
-  private validate(req: SearchRequest): { query: string; limit: number; minScore: number } {
+  private validate(req: SearchRequest): { query: string; limit: number; minScore: number; minRelevance: number | undefined } {
     if (!req || typeof req !== 'object') throw new ValidationError('request', 'must be an object');
     if (typeof req.query !== 'string') throw new ValidationError('query', 'must be a string');
     const { defaultLimit, maxLimit } = this.settings;
@@ -214,11 +220,11 @@ export class HybridSearch {
     if (typeof minScore !== 'number' || !Number.isFinite(minScore) || minScore < 0) {
       throw new ValidationError('minScore', `must be a number ≥ 0, got ${shownValue(req.minScore)}`);
     }
-    return { query: req.query.slice(0, MAX_QUERY_CHARS), limit, minScore };
+    return { query: req.query.slice(0, MAX_QUERY_CHARS), limit, minScore, minRelevance: checkedMinRelevance(req.minRelevance) };
   }
 
   async search(req: SearchRequest): Promise<SearchResponse> {
-    const { query, limit, minScore } = this.validate(req);
+    const { query, limit, minScore, minRelevance } = this.validate(req);
     const now = this.now();
     const where = buildMemoryFilter(this.deps.projectId, req, now);
     const warnings: string[] = [];
@@ -265,7 +271,7 @@ export class HybridSearch {
     const boosted = this.applyGraphBoost(req, query, fused, warnings);
     // The one relevance (relevance.ts): absolute evidence, the same scale on every query. Below
     // the floor there is no evidence worth showing, whatever the min-max scores say.
-    let ranked = this.floored(this.scored(boosted, plan, text), plan)
+    let ranked = this.floored(this.scored(boosted, plan, text), plan, minRelevance)
       .filter((c) => c.finalScore >= minScore)
       .sort(byRelevance ? compareByRelevance : compareRanked);
 
@@ -313,9 +319,11 @@ export class HybridSearch {
 
   /**
    * The candidates with at least settings.minRelevance of relevance (minRelevanceUnknown when the
-   * store holds none of the query's words: QueryPlan.unknown); all of them with settings.relevanceFloor off.
+   * store holds none of the query's words: QueryPlan.unknown), or the request's `minRelevance`; all
+   * of them with settings.relevanceFloor off.
    */
-  private floored(ranked: Ranked[], plan: QueryPlan): Ranked[] {
+  private floored(ranked: Ranked[], plan: QueryPlan, requested: number | undefined): Ranked[] {
+    if (requested !== undefined) return ranked.filter((c) => c.relevance >= requested);
     if (!this.settings.relevanceFloor) return ranked;
     const min = plan.unknown ? Math.max(this.settings.minRelevance, this.settings.minRelevanceUnknown) : this.settings.minRelevance;
     return ranked.filter((c) => c.relevance >= min);

@@ -85,3 +85,30 @@ function reorder<T extends RerankCandidate>(head: T[], answer: RerankCandidate[]
   for (const c of head) if (byId.has(c.id)) out.push(c);
   return out;
 }
+
+/** After a reranking model fails or misses its deadline, it is not asked again for this long (ms). */
+export const RERANK_PAUSE_MS = 60_000;
+
+/**
+ * `provider` that, after an error or an answer later than `cfg.timeoutMs` (rerank() has already
+ * kept the order; the LLM provider's own limit ends a hanging call), is not asked again for
+ * `pauseMs`: meanwhile the candidates keep their order without a call, so a stopped or overloaded
+ * model costs one deadline (and one warning, from the failed call), not one per search.
+ */
+export function pausingReranker(provider: RerankProvider, opts: { pauseMs?: number; now?: () => number } = {}): RerankProvider {
+  const pauseMs = opts.pauseMs ?? RERANK_PAUSE_MS;
+  const now = opts.now ?? Date.now;
+  let pausedUntil = 0;
+  return async (query, candidates, cfg) => {
+    if (now() < pausedUntil) return candidates;
+    const t0 = now();
+    try {
+      const answer = await provider(query, candidates, cfg);
+      if (now() - t0 > cfg.timeoutMs) pausedUntil = now() + pauseMs;
+      return answer;
+    } catch (e) {
+      pausedUntil = now() + pauseMs;
+      throw e;
+    }
+  };
+}

@@ -47,6 +47,11 @@ export interface SearchRequest extends SearchFilters {
   graphBoost?: boolean;
   /** Skip the reranker for this request even when one is configured. */
   noRerank?: boolean;
+  /**
+   * The relevance floor of this request instead of the settings' (0…1; docs/recall.md "The floor").
+   * Query expansion asks for the query's related memories below the floor (queryExpansion.ts).
+   */
+  minRelevance?: number;
 }
 
 export interface SearchResult {

@@ -3,11 +3,15 @@
  * it has no vectors) with its relevance floor, the lists are ranked together by the absolute
  * relevance (src/core/search/relevance.ts: one scale for both stores, where the stores' own
  * min-max scores are not comparable); the hits count as accesses (written after the answer) only
- * when the caller says they go to an agent (recordAccess).
+ * when the caller says they go to an agent (recordAccess). With memory.pipelineV2.queryExpansionEnabled
+ * the pipeline's model is asked once per search for other wordings, and each store is searched with
+ * them too (src/core/search/queryExpansion.ts; bounded, a failure is a warning).
  */
 import type { ResolvedConfig } from '../../core/config';
 import type { MemoryScope } from '../../core/memory/types';
 import type { SearchRequest, SearchResponse as StoreSearchResponse, SearchResult } from '../../core/search/types';
+import type { LlmProvider } from '../../core/llm/types';
+import { llmQueryExpander, QueryExpansion, searchWithAlternates } from '../../core/search/queryExpansion';
 import { createdRange } from '../createdRange';
 import type { SearchHit, SearchLeg, SearchParams, SearchResponse, StoreName } from '../protocol';
 
@@ -27,7 +31,24 @@ export interface SearchContext {
 }
 
 export class SearchService {
-  constructor(private readonly ctx: SearchContext) {}
+  private readonly expansion = new QueryExpansion();
+
+  /** `llm`: the pipeline's model (live with the configuration), for query expansion. */
+  constructor(
+    private readonly ctx: SearchContext,
+    private readonly llm?: () => LlmProvider,
+  ) {}
+
+  /** Other wordings of `query` when query expansion is on and a model is there; none otherwise (the reason is a warning). */
+  private async alternates(query: string): Promise<string[]> {
+    const p = this.ctx.config.memory.pipelineV2;
+    if (!p.queryExpansionEnabled || !this.llm || !/[\p{L}\p{N}]/u.test(query)) return [];
+    const llm = this.llm();
+    const out = await this.expansion.expand(query, llmQueryExpander(llm), p.queryExpansionTimeoutMs, llm.id);
+    if (out.status === 'timeout' || out.status === 'failed')
+      this.ctx.warn(`search: query expansion skipped (${out.reason}); searched as written, and not asked again for a minute.`);
+    return out.alternates;
+  }
 
   /** `params` are checked by the protocol handler (limit within search.default_limit … max_limit). */
   async search(params: SearchParams): Promise<SearchResponse> {
@@ -40,14 +61,16 @@ export class SearchService {
     const range = createdRange(params);
     const perStore: SearchHit[][] = [];
     const legs = new Set<SearchLeg>();
+    const alternates = await this.alternates(params.query);
     for (const rt of this.ctx.stores.forScope(params.scope)) {
-      const r = await rt.search({
+      const req: SearchRequest = {
         query: params.query,
         limit: range ? max : limit,
         minScore,
         ...filters,
         graphBoost: this.ctx.config.memory.pipelineV2.graphEnabled,
-      });
+      };
+      const r = await searchWithAlternates((q) => rt.search(q), req, alternates, { poolLimit: max });
       if (r.legs.keyword) legs.add('keyword');
       if (r.legs.vector) legs.add('vector');
       for (const w of r.warnings) this.ctx.warn(`search: ${w}`);

@@ -287,6 +287,21 @@ describe('hybrid search: union, scores, ordering', () => {
     await f.store.close();
   });
 
+  test("a request's minRelevance replaces the floor: related memories below it are listed; nonsense is refused", async () => {
+    const f = await seeded();
+    const s = f.searcher();
+    // One common word of a longer question: below the floor, yet related (docs/recall.md "The floor").
+    const q = 'which editor mode do the users of the library like for their documents';
+    const floored = await s.search({ query: q });
+    const related = await s.search({ query: q, minRelevance: 1e-6 });
+    assert.ok(related.results.length > floored.results.length, `${related.results.length} > ${floored.results.length}`);
+    for (const x of related.results) assert.ok(x.relevance >= 1e-6);
+    assert.ok(related.results.some((x) => x.relevance < 0.3));
+    await assert.rejects(s.search({ query: q, minRelevance: 1.5 }), /minRelevance: must be a number from 0 to 1, got 1.5/);
+    await assert.rejects(s.search({ query: q, minRelevance: Number.NaN }), ValidationError);
+    await f.store.close();
+  });
+
   test('equal scores: the newer memory first', async () => {
     const f = await searchFixture();
     const older = await f.add({ content: 'gamma widget one' });

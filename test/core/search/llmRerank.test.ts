@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { FakeOllama } from '../../helpers/fakeOllama';
 import { OllamaProvider } from '../../../src/core/llm/ollamaProvider';
 import { llmReranker, rerankPrompt } from '../../../src/core/search/llmRerank';
-import { rerank } from '../../../src/core/search/rerank';
+import { pausingReranker, rerank, RERANK_PAUSE_MS } from '../../../src/core/search/rerank';
 
 const CANDS = ['Auth uses JWT.', 'Dark mode is preferred.', 'Port 8080 for dev.', 'Tests run in parallel.'].map((content, i) => ({
   id: `m${i}`,
@@ -50,5 +50,47 @@ describe('LLM reranker (fake Ollama)', () => {
     const slow = await rerank('q', CANDS, llmReranker(provider), { topN: 4, timeoutMs: 150 });
     assert.equal(slow.status, 'timeout');
     assert.deepEqual(ids(slow.items), ids(CANDS));
+  });
+});
+
+describe('a reranking model that fails or hangs is paused (pausingReranker)', () => {
+  const order = (xs: { id: string }[]) => xs.map((x) => x.id);
+  test('after an error: the original order without a call until the pause is over', async () => {
+    let now = 1_000_000;
+    let calls = 0;
+    let fail = true;
+    const inner = async (_q: string, cands: typeof CANDS) => {
+      calls++;
+      if (fail) throw new Error('model crashed');
+      return [...cands].reverse();
+    };
+    const provider = pausingReranker(inner, { now: () => now });
+    const cfg = { topN: 4, timeoutMs: 1000 };
+    assert.equal((await rerank('q', CANDS, provider, cfg)).status, 'failed');
+    fail = false;
+    const paused = await rerank('q', CANDS, provider, cfg);
+    assert.deepEqual(order(paused.items), order(CANDS));
+    assert.equal(calls, 1, 'not asked while paused');
+    now += RERANK_PAUSE_MS + 1;
+    assert.deepEqual(order((await rerank('q', CANDS, provider, cfg)).items), order(CANDS).reverse());
+    assert.equal(calls, 2);
+  });
+
+  test('an answer later than the deadline pauses too (the LLM provider ends a hanging call at its own limit)', async () => {
+    let now = 1_000_000;
+    let calls = 0;
+    let release: (v: typeof CANDS) => void = () => undefined;
+    const hanging = (_q: string, _c: typeof CANDS) => {
+      calls++;
+      return new Promise<typeof CANDS>((resolve) => (release = resolve));
+    };
+    const provider = pausingReranker(hanging, { now: () => now });
+    const cfg = { topN: 4, timeoutMs: 50 };
+    assert.equal((await rerank('q', CANDS, provider, cfg)).status, 'timeout');
+    now += 51;
+    release(CANDS);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(order((await rerank('q', CANDS, provider, cfg)).items), order(CANDS));
+    assert.equal(calls, 1, 'paused: not asked again');
   });
 });

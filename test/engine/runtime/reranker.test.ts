@@ -1,6 +1,6 @@
 // The reranker settings (memory.pipelineV2.reranker*) rerank search results through the LLM
 // provider: the fake Ollama (127.0.0.1) answers the order; an error or a timeout keeps the
-// original order with a warning.
+// original order with a warning, and the model is not asked again for a minute.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { MemoryEngine } from '../../../src/engine/engine';
@@ -38,7 +38,13 @@ test('search results are reranked by the LLM when rerankerEnabled; error and tim
       warnings().join('\n'),
     );
 
+    // Paused after the failure: the next search keeps the order without asking the model.
+    const calls = fake.count('generate');
     fake.enqueue('generate', { reply: JSON.stringify({ order: [3, 2, 1] }) });
+    assert.deepEqual(await ids(), original, 'paused: the original order');
+    assert.equal(fake.count('generate'), calls, 'paused: no model call');
+    await engine.reloadConfig(settings); // a new configuration starts unpaused
+
     assert.deepEqual(await ids(), [...original].reverse(), "the model's order wins");
     const asked = fake.requestsTo('generate').at(-1)!;
     assert.equal(asked.body.model, 'rerank-model', 'memory.pipelineV2.rerankerModel is the model asked');
