@@ -3,9 +3,10 @@
 // through scripts/conformance.mjs) against `agent-memory mcp --http` as a real process, with its
 // bearer token: the suite's client sends no Authorization header, so it talks to a loopback relay
 // that adds the token to each request and passes everything else (Host and Origin too, mapped
-// from the relay's port to the server's) on unchanged. The scenarios that need the suite's own
-// fixture tools, prompts and resources (test_simple_text, test://static-text, …) cannot pass on
-// a real server and are listed as such; every other server scenario must pass.
+// from the relay's port to the server's) on unchanged. The server is the CLI's own runMcp with
+// the suite's fixture tools, prompts and resources (test_simple_text, test://static-text, …,
+// which its scenarios call by name) added beside ours (test/helpers/conformanceFixtures.ts):
+// every active server scenario of the suite must pass.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -15,59 +16,58 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
-import { CLI_TS, ROOT } from '../helpers/cliProcess';
+import { ROOT } from '../helpers/cliProcess';
+
+const FIXTURE_SERVER = path.join(ROOT, 'test/helpers/conformanceServer.ts');
 
 /**
- * Scenarios whose checks call the suite's own fixtures by name (a tool test_image_content, a
- * prompt test_simple_prompt, a resource test://static-text, …) or need a server that asks its
- * client for sampling or elicitation, which this one never does: they fail on any server that is
- * not the suite's reference server. Each fails only for that reason (the message names the fixture).
+ * The suite's active server scenarios (`conformance list --server`, 0.1.16): every one must pass.
+ * Most call the suite's fixtures by name, which conformanceServer.ts adds beside our own surface;
+ * the rest (initialize, ping, logging level, listings, streams, DNS rebinding) test ours alone.
  */
-const FIXTURE_SCENARIOS: Record<string, RegExp> = {
-  'completion-complete': /Prompt test_prompt_with_arguments not found/,
-  'prompts-get-simple': /Prompt test_simple_prompt not found/,
-  'prompts-get-with-args': /Prompt test_prompt_with_arguments not found/,
-  'prompts-get-embedded-resource': /Prompt test_prompt_with_embedded_resource not found/,
-  'prompts-get-with-image': /Prompt test_prompt_with_image not found/,
-  'resources-read-text': /Resource test:\/\/static-text not found/,
-  'resources-read-binary': /Resource test:\/\/static-binary not found/,
-  'resources-templates-read': /Resource test:\/\/template\/123\/data not found/,
-  'resources-subscribe': /No resource test:\/\/watched-resource to subscribe to/,
-  'resources-unsubscribe': /No resource test:\/\/watched-resource to subscribe to/,
-  'tools-call-image': /No image content found/,
-  'tools-call-audio': /No audio content found/,
-  'tools-call-embedded-resource': /No resource content found/,
-  'tools-call-mixed-content': /Expected multiple content items/,
-  'tools-call-with-logging': /No log notifications received/,
-  'tools-call-with-progress': /No progress notifications received/,
-  'tools-call-sampling': /Server did not request sampling/,
-  'tools-call-elicitation': /Server did not request elicitation/,
-  'elicitation-sep1034-defaults': /Server did not request elicitation/,
-  'elicitation-sep1330-enums': /Server did not request elicitation/,
-};
-
-/**
- * Scenarios that test this server itself: each must pass. (tools-call-simple-text passes too, but
- * only because the error text of its unknown fixture tool is text content: it proves nothing here.)
- */
-const OWN_SCENARIOS = [
+const SCENARIOS = [
   'server-initialize',
   'ping',
   'logging-set-level',
+  'completion-complete',
   'tools-list',
-  'tools-call-error', // an unknown tool (test_error_handling) answers isError with a message
-  'resources-list',
-  'prompts-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-with-logging',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'tools-call-sampling',
+  'tools-call-elicitation',
+  'elicitation-sep1034-defaults',
+  'elicitation-sep1330-enums',
   'server-sse-multiple-streams',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'resources-subscribe',
+  'resources-unsubscribe',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
   'dns-rebinding-protection',
 ];
 
 function serve(ws: string, home: string, tokenFile: string): Promise<{ proc: ChildProcess; port: number }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CLI_TS, 'mcp', '--http', '0', '--workspace', ws, '--token-file', tokenFile], {
-    cwd: ROOT,
-    env: { ...process.env, AGENT_MEMORY_HOME: home },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', FIXTURE_SERVER, 'mcp', '--http', '0', '--workspace', ws, '--token-file', tokenFile],
+    {
+      cwd: ROOT,
+      env: { ...process.env, AGENT_MEMORY_HOME: home },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let err = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no URL within 60 s: ${err}`)), 60_000);
@@ -153,15 +153,11 @@ test(
           )
           .join('\n'),
       );
-      for (const s of OWN_SCENARIOS) {
+      for (const s of SCENARIOS) {
         assert.ok(results[s], `the suite ran ${s}: ${said.slice(-1500)}`);
         assert.deepEqual(failures(s), [], `${s} passes`);
       }
-      for (const [s, why] of Object.entries(FIXTURE_SCENARIOS)) {
-        if (!results[s]) continue; // a later suite may drop or rename it
-        for (const c of failures(s)) assert.match(c.errorMessage ?? '', why, `${s} fails only for want of the suite's fixture`);
-      }
-      const unexpected = Object.keys(results).filter((s) => failures(s).length && !(s in FIXTURE_SCENARIOS));
+      const unexpected = Object.keys(results).filter((s) => failures(s).length);
       assert.deepEqual(unexpected, [], 'no other scenario fails');
     } finally {
       front.close();
