@@ -251,6 +251,11 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   { phrase: '**Export as AGENTS.md Section**', file: 'test/e2e/suite/toolImport.test.ts', test: 'the AGENTS.md section is not read back' },
   { phrase: 'shows a\nplan first', file: 'test/cli/importFrom.test.ts', test: 'import-from: plan' },
   {
+    phrase: "the user and\nrepository memory of VS Code's memory tool",
+    file: 'test/cli/importFrom.test.ts',
+    test: "import-from reads VS Code's memory tool",
+  },
+  {
     phrase: 'importing again adds nothing for unchanged files and updates\nwhat came from a changed one',
     file: 'test/cli/importFrom.test.ts',
     test: 'idempotent re-import, a changed file updates, one undo',
