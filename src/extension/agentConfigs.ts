@@ -68,7 +68,10 @@ export interface AgentSetupInput {
   userHome: string;
   /** The project folder (absent: no folder open: no project files). */
   workspace?: string;
-  /** Environment variables that move the agents' own folders: CLAUDE_CONFIG_DIR, CODEX_HOME, CONTINUE_GLOBAL_DIR, XDG_CONFIG_HOME. */
+  /**
+   * Environment variables that move the agents' own folders: CLAUDE_CONFIG_DIR, CODEX_HOME,
+   * CONTINUE_GLOBAL_DIR, COPILOT_HOME, XDG_CONFIG_HOME.
+   */
   env?: Record<string, string | undefined>;
   platform?: NodeJS.Platform;
   /** Cline's settings file (in VS Code's storage of the Cline extension), when known. */
@@ -174,7 +177,8 @@ function moreUserTargets(input: AgentSetupInput, mcp: string[]): AgentTarget[] {
     {
       agent: 'GitHub Copilot CLI',
       scope: 'user',
-      file: path.join(env.XDG_CONFIG_HOME ?? input.userHome, '.copilot', 'mcp-config.json'),
+      // Its folder moves with COPILOT_HOME (`copilot help environment`); it does not follow XDG_CONFIG_HOME.
+      file: path.join(env.COPILOT_HOME ?? path.join(input.userHome, '.copilot'), 'mcp-config.json'),
       format: 'json',
       keyPath: ['mcpServers', SERVER_KEY],
       entry: { type: 'local', ...launch(input, mcp), env: {}, tools: ['*'] },
