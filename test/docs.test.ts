@@ -342,6 +342,13 @@ function agentSetupClaims(): { phrase: string; file: string; test: string }[] {
       test: 'its MCP client lists and calls our tools',
     },
     { phrase: 'Cursor passes its open folder', file: clients, test: 'runs the exact command line of each written entry (Cursor too)' },
+    { phrase: 'what `/mcp add` writes', file: clients, test: '`copilot mcp get` reads ~/.copilot/mcp-config.json' },
+    {
+      phrase: '`$COPILOT_HOME` when set',
+      file: 'test/extension/agentConfigs.test.ts',
+      test: 'Gemini CLI, Copilot CLI, Windsurf and Zed',
+    },
+    { phrase: '| Gemini CLI | `~/.gemini/settings.json` (`mcpServers`)', file: clients, test: '`gemini mcp list` reports the server' },
     {
       phrase: '`.mcp.json` and `.cursor/mcp.json` name no path of yours',
       file: clients,
