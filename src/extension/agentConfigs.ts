@@ -172,7 +172,9 @@ function moreUserTargets(input: AgentSetupInput, mcp: string[]): AgentTarget[] {
       keyPath: ['mcpServers', SERVER_KEY],
       entry: launch(input, mcp),
       writable: true,
-      note: 'Gemini CLI starts it in the folder it runs in: that project’s memory. `/mcp` in Gemini CLI lists it.',
+      note:
+        'Gemini CLI starts it in the folder it runs in: that project’s memory, once you trust the folder (it starts no MCP server ' +
+        'in an untrusted one). `/mcp` in Gemini CLI lists it.',
     },
     {
       agent: 'GitHub Copilot CLI',

@@ -125,6 +125,8 @@ test('Gemini CLI, Copilot CLI, Windsurf and Zed: each entry in its documented sh
     [of('Gemini CLI').keyPath, of('Gemini CLI').entry],
     [['mcpServers', 'agent-memory'], { command: input.launcher, args: ['mcp', '--home', input.home] }],
   );
+  // The real client starts no MCP server in a folder its user has not trusted (test/agents): the note says so.
+  assert.match(of('Gemini CLI').note ?? '', /once you trust the folder/);
   assert.deepEqual(of('GitHub Copilot CLI').entry, {
     type: 'local',
     command: input.launcher,
