@@ -73,6 +73,15 @@ function notifyingTools(server: McpServer): void {
   });
 }
 
+/** SEP-1699: the server closes the call's stream mid-call; the client reconnects with Last-Event-ID and gets the answer. */
+function reconnectingTool(server: McpServer): void {
+  server.registerTool('test_reconnection', { description: 'Closes its stream, then answers.', inputSchema: {} }, async (_a, extra) => {
+    extra.closeSSEStream?.();
+    await pause(100);
+    return text('Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.');
+  });
+}
+
 function elicit(server: McpServer, message: string, requestedSchema: Schema) {
   return server.server.request({ method: 'elicitation/create', params: { message, requestedSchema } }, ElicitResultSchema);
 }
@@ -202,6 +211,7 @@ function prompts(server: McpServer): void {
 export const conformanceFixtures: McpExtension = (server, hooks) => {
   contentTools(server);
   notifyingTools(server);
+  reconnectingTool(server);
   clientTools(server);
   resources(server, hooks.subscribable);
   prompts(server);

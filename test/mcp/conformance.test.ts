@@ -14,6 +14,8 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { ROOT } from '../helpers/cliProcess';
@@ -56,6 +58,8 @@ const SCENARIOS = [
   'prompts-get-embedded-resource',
   'prompts-get-with-image',
   'dns-rebinding-protection',
+  // Pending in 0.1.16 (run on its own): the server closes a call's stream, the client resumes it.
+  'server-sse-polling',
 ];
 
 function serve(ws: string, home: string, tokenFile: string): Promise<{ proc: ChildProcess; port: number }> {
@@ -110,6 +114,30 @@ interface Check {
   errorMessage?: string;
 }
 
+/** Runs the suite's CLI (server mode) to its end; what it said. */
+async function runSuite(args: string[]): Promise<string> {
+  const run = spawn(process.execPath, ['scripts/conformance.mjs', 'server', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let said = '';
+  run.stdout!.on('data', (d: Buffer) => (said += d.toString('utf8')));
+  run.stderr!.on('data', (d: Buffer) => (said += d.toString('utf8')));
+  await new Promise((resolve) => run.once('exit', resolve));
+  return said;
+}
+
+/** The checks of every scenario run, by scenario: results/server-<scenario>-<timestamp>/checks.json. */
+function readResults(outDir: string): Record<string, Check[]> {
+  const results: Record<string, Check[]> = {};
+  for (const f of fs.readdirSync(outDir, { recursive: true }) as string[]) {
+    if (!f.endsWith('checks.json')) continue;
+    const scenario = path
+      .basename(path.dirname(f))
+      .replace(/^server-/, '')
+      .replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, '');
+    results[scenario] = JSON.parse(fs.readFileSync(path.join(outDir, f), 'utf8')) as Check[];
+  }
+  return results;
+}
+
 test(
   'the MCP conformance suite passes its server scenarios against agent-memory mcp --http with the token',
   { timeout: 600_000 },
@@ -122,27 +150,19 @@ test(
     fs.writeFileSync(tokenFile, token, { mode: 0o600 });
     const served = await serve(ws, path.join(root, 'home'), tokenFile);
     const front = await relay(served.port, token);
-    const outDir = path.join(root, 'results');
     try {
-      const run = spawn(
-        process.execPath,
-        ['scripts/conformance.mjs', 'server', '--url', `http://localhost:${front.port}/mcp`, '-o', outDir],
-        { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let said = '';
-      run.stdout!.on('data', (d: Buffer) => (said += d.toString('utf8')));
-      run.stderr!.on('data', (d: Buffer) => (said += d.toString('utf8')));
-      await new Promise((resolve) => run.once('exit', resolve));
-      const results: Record<string, Check[]> = {};
-      for (const f of fs.readdirSync(outDir, { recursive: true }) as string[]) {
-        if (!f.endsWith('checks.json')) continue;
-        // server-<scenario>-<timestamp>/checks.json
-        const scenario = path
-          .basename(path.dirname(f))
-          .replace(/^server-/, '')
-          .replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, '');
-        results[scenario] = JSON.parse(fs.readFileSync(path.join(outDir, f), 'utf8')) as Check[];
-      }
+      // The active suite, and the one pending server scenario that tests this server itself
+      // (resumable streams; the other pending one, json-schema-2020-12, is about a fixture's schema).
+      let said = await runSuite(['--url', `http://localhost:${front.port}/mcp`, '-o', path.join(root, 'results')]);
+      said += await runSuite([
+        '--url',
+        `http://localhost:${front.port}/mcp`,
+        '--scenario',
+        'server-sse-polling',
+        '-o',
+        path.join(root, 'results'),
+      ]);
+      const results = readResults(path.join(root, 'results'));
       const failures = (s: string) => (results[s] ?? []).filter((c) => c.status === 'FAILURE');
       // The closing note's table (test output): every scenario and how it went.
       console.log(
@@ -161,6 +181,41 @@ test(
       assert.deepEqual(unexpected, [], 'no other scenario fails');
     } finally {
       front.close();
+      served.proc.kill('SIGTERM');
+    }
+  },
+);
+
+test(
+  'a call whose stream the server closes mid-call is resumed by the SDK client with Last-Event-ID and answered',
+  { timeout: 120_000 },
+  async () => {
+    const root = tmpDir('am-mcp-resume-');
+    const ws = fakeClone(root, 'repo');
+    fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
+    const token = randomBytes(32).toString('hex');
+    const tokenFile = path.join(root, 'token');
+    fs.writeFileSync(tokenFile, token, { mode: 0o600 });
+    const served = await serve(ws, path.join(root, 'home'), tokenFile);
+    const resumed: string[] = [];
+    const client = new Client({ name: 'resume-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${served.port}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      reconnectionOptions: { initialReconnectionDelay: 50, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 5 },
+      fetch: (url, init) => {
+        const last = new Headers(init?.headers).get('last-event-id');
+        if (last) resumed.push(last);
+        return fetch(url, init);
+      },
+    });
+    try {
+      await client.connect(transport);
+      // test_reconnection (the suite's fixture) closes its own stream before it answers.
+      const r = (await client.callTool({ name: 'test_reconnection', arguments: {} })) as { content: { text: string }[] };
+      assert.match(r.content[0]!.text, /Reconnection test completed successfully/);
+      assert.ok(resumed.length >= 1, 'the client came back with the last event id it had');
+    } finally {
+      await client.close();
       served.proc.kill('SIGTERM');
     }
   },
