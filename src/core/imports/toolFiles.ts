@@ -121,11 +121,17 @@ function realOrSelf(p: string): string {
  * `memory-tool/memories/repo/*.md`. Session memory (`/memories/session/`) ends with its chat and is
  * not read.
  */
-export function vsCodeMemoryFiles(workspace: string, home: string, env: NodeJS.ProcessEnv = process.env): ToolFile[] {
+export function vsCodeMemoryFiles(
+  workspace: string,
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+  userDirs: string[] = [],
+): ToolFile[] {
   const out: ToolFile[] = [];
   // One spelling of the folder per storage folder: on a case-insensitive disk both name the same one.
   const memories = (storage: string) => COPILOT_MEMORIES.map((m) => path.join(storage, m)).find(isDir);
-  for (const user of vsCodeUserDirs(home, env)) {
+  // The running VS Code's own folder first (any --user-data-dir, a portable install), then the usual places.
+  for (const user of new Set([...userDirs, ...vsCodeUserDirs(home, env)].map((d) => path.resolve(d)))) {
     const global = memories(path.join(user, 'globalStorage'));
     if (global) for (const f of filesOf(global, '.md')) out.push({ tool: 'VS Code memory', path: f, scope: 'global' });
     for (const ws of workspaceStorageOf(user, workspace)) {
@@ -165,7 +171,12 @@ const isDir = (p: string) => {
 };
 
 /** The files of other tools found for this project and user, in a fixed order. */
-export function findToolFiles(workspace: string, home: string, env: NodeJS.ProcessEnv = process.env): ToolFile[] {
+export function findToolFiles(
+  workspace: string,
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+  vsCodeUser: string[] = [],
+): ToolFile[] {
   const out: ToolFile[] = [];
   for (const p of PLACES) {
     const abs = path.join(p.base === 'ws' ? workspace : home, p.rel);
@@ -173,7 +184,7 @@ export function findToolFiles(workspace: string, home: string, env: NodeJS.Proce
     for (const f of files) out.push({ tool: p.tool, path: f, scope: p.scope });
   }
   for (const f of filesOf(claudeAutoMemoryDir(home, workspace), '.md')) out.push({ tool: 'Claude Code memory', path: f, scope: 'project' });
-  out.push(...vsCodeMemoryFiles(workspace, home, env));
+  out.push(...vsCodeMemoryFiles(workspace, home, env, vsCodeUser));
   // The same file reached twice (a link, CLAUDE.md → AGENTS.md): once.
   const seen = new Set<string>();
   return out.filter((f) => {

@@ -44,3 +44,17 @@ test('repository memory comes from the workspace storage whose workspace.json na
   fs.writeFileSync(path.join(storage, 'workspace.json'), '{ not json');
   assert.deepEqual(vsCodeMemoryFiles(ws, path.join(root, 'home'), env), []);
 });
+
+test("the running VS Code's own User folder is searched first (any --user-data-dir), and a folder given twice is read once", () => {
+  const root = tmpDir('am-vscode-memory-');
+  const user = path.join(root, 'portable', 'data', 'user-data', 'User');
+  const memories = path.join(user, 'globalStorage', 'github.copilot-chat', 'memory-tool', 'memories');
+  fs.mkdirSync(memories, { recursive: true });
+  fs.writeFileSync(path.join(memories, 'prefs.md'), '- Prefers tabs over spaces in Go files.\n');
+  const env = { XDG_CONFIG_HOME: path.join(root, 'none'), XDG_DATA_HOME: path.join(root, 'none') };
+  const home = path.join(root, 'home');
+  assert.deepEqual(vsCodeMemoryFiles(path.join(root, 'ws'), home, env), [], 'not in a usual place');
+  assert.deepEqual(vsCodeMemoryFiles(path.join(root, 'ws'), home, env, [user, `${user}/`]), [
+    { tool: 'VS Code memory', path: path.join(memories, 'prefs.md'), scope: 'global' },
+  ]);
+});
