@@ -256,6 +256,11 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   { phrase: '**Export as AGENTS.md Section**', file: 'test/e2e/suite/toolImport.test.ts', test: 'the AGENTS.md section is not read back' },
   { phrase: 'shows a\nplan first', file: 'test/cli/importFrom.test.ts', test: 'import-from: plan' },
   {
+    phrase: "the user and\nrepository memory of VS Code's memory tool",
+    file: 'test/cli/importFrom.test.ts',
+    test: "import-from reads VS Code's memory tool",
+  },
+  {
     phrase: 'importing again adds nothing for unchanged files and updates\nwhat came from a changed one',
     file: 'test/cli/importFrom.test.ts',
     test: 'idempotent re-import, a changed file updates, one undo',
@@ -342,6 +347,13 @@ function agentSetupClaims(): { phrase: string; file: string; test: string }[] {
       test: 'its MCP client lists and calls our tools',
     },
     { phrase: 'Cursor passes its open folder', file: clients, test: 'runs the exact command line of each written entry (Cursor too)' },
+    { phrase: 'what `/mcp add` writes', file: clients, test: '`copilot mcp get` reads ~/.copilot/mcp-config.json' },
+    {
+      phrase: '`$COPILOT_HOME` when set',
+      file: 'test/extension/agentConfigs.test.ts',
+      test: 'Gemini CLI, Copilot CLI, Windsurf and Zed',
+    },
+    { phrase: '| Gemini CLI | `~/.gemini/settings.json` (`mcpServers`)', file: clients, test: '`gemini mcp list` reports the server' },
     {
       phrase: '`.mcp.json` and `.cursor/mcp.json` name no path of yours',
       file: clients,

@@ -84,8 +84,9 @@ async function duplicateOf(engine: EngineClient, text: string): Promise<string |
   return r.hits.find((h) => norm(h.content) === norm(text))?.memory.id;
 }
 
-export async function planImport(engine: EngineClient, workspace: string, home: string): Promise<ImportPlan> {
-  const files = findToolFiles(workspace, home);
+/** `vsCodeUser`: the `User` folder of the VS Code asking (the extension), searched before the usual places. */
+export async function planImport(engine: EngineClient, workspace: string, home: string, vsCodeUser: string[] = []): Promise<ImportPlan> {
+  const files = findToolFiles(workspace, home, process.env, vsCodeUser);
   const before = await earlierImports(engine);
   const plan: ImportPlan = { files: [], entries: [], removed: [] };
   const seenKeys = new Set<string>();

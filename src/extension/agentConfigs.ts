@@ -68,7 +68,10 @@ export interface AgentSetupInput {
   userHome: string;
   /** The project folder (absent: no folder open: no project files). */
   workspace?: string;
-  /** Environment variables that move the agents' own folders: CLAUDE_CONFIG_DIR, CODEX_HOME, CONTINUE_GLOBAL_DIR, XDG_CONFIG_HOME. */
+  /**
+   * Environment variables that move the agents' own folders: CLAUDE_CONFIG_DIR, CODEX_HOME,
+   * CONTINUE_GLOBAL_DIR, COPILOT_HOME, XDG_CONFIG_HOME.
+   */
   env?: Record<string, string | undefined>;
   platform?: NodeJS.Platform;
   /** Cline's settings file (in VS Code's storage of the Cline extension), when known. */
@@ -169,12 +172,15 @@ function moreUserTargets(input: AgentSetupInput, mcp: string[]): AgentTarget[] {
       keyPath: ['mcpServers', SERVER_KEY],
       entry: launch(input, mcp),
       writable: true,
-      note: 'Gemini CLI starts it in the folder it runs in: that project’s memory. `/mcp` in Gemini CLI lists it.',
+      note:
+        'Gemini CLI starts it in the folder it runs in: that project’s memory, once you trust the folder (it starts no MCP server ' +
+        'in an untrusted one). `/mcp` in Gemini CLI lists it.',
     },
     {
       agent: 'GitHub Copilot CLI',
       scope: 'user',
-      file: path.join(env.XDG_CONFIG_HOME ?? input.userHome, '.copilot', 'mcp-config.json'),
+      // Its folder moves with COPILOT_HOME (`copilot help environment`); it does not follow XDG_CONFIG_HOME.
+      file: path.join(env.COPILOT_HOME ?? path.join(input.userHome, '.copilot'), 'mcp-config.json'),
       format: 'json',
       keyPath: ['mcpServers', SERVER_KEY],
       entry: { type: 'local', ...launch(input, mcp), env: {}, tools: ['*'] },

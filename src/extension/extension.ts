@@ -2,6 +2,7 @@
 // wires the surfaces to it: commands, the memory tree, search and graph panels, the @memory
 // chat participant, language-model tools, the status bar and the log. The UI thread never
 // opens a store: everything goes through the EngineClient (src/engine/client.ts).
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { EngineDiagnostics, SearchResponse } from '../engine/protocol';
@@ -135,7 +136,8 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerReminderCommands(commandRegistrar(context, log), engine);
   const schedules = registerSchedulesView(context, engine, log);
   registerUndoCommand(commandRegistrar(context, log));
-  registerToolImportCommands(commandRegistrar(context, log), engine);
+  // globalStorageUri is <user data>/User/globalStorage/<this extension>: VS Code's own User folder is two up.
+  registerToolImportCommands(commandRegistrar(context, log), engine, path.dirname(path.dirname(context.globalStorageUri.fsPath)));
   registerHistoryCommands(context, engine, log);
   registerEncryptionCommands(context, engine, log);
   registerRecallCommand(context, engine, log, onRecall);

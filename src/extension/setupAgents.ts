@@ -70,6 +70,9 @@ function setupInput(context: vscode.ExtensionContext, launcher: { file: string; 
       CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR,
       CODEX_HOME: process.env.CODEX_HOME,
       CONTINUE_GLOBAL_DIR: process.env.CONTINUE_GLOBAL_DIR,
+      COPILOT_HOME: process.env.COPILOT_HOME,
+      // Zed's settings folder.
+      XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
     },
     // Cline keeps its servers in VS Code's storage of its own extension.
     clineSettings: path.join(

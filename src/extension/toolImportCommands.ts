@@ -45,7 +45,7 @@ async function storeDir(workspace: string): Promise<string> {
   return projectStoreDir({ home, workspaceRoot: path.resolve(workspace) });
 }
 
-async function importFromTools(engine: EngineClient, opts: ImportOptions = {}) {
+async function importFromTools(engine: EngineClient, vsCodeUser: string, opts: ImportOptions = {}) {
   const workspace = workspaceRoot();
   if (!workspace) {
     void vscode.window.showInformationMessage('Open a folder first: the memories of other tools are found in the project folder.');
@@ -55,7 +55,7 @@ async function importFromTools(engine: EngineClient, opts: ImportOptions = {}) {
   const shown = shownPath(workspace, home);
   const plan = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Looking for the memories of other tools…' },
-    () => planImport(engine, workspace, home),
+    () => planImport(engine, workspace, home, [vsCodeUser]),
   );
   const work = planWork(plan);
   if (!work) {
@@ -110,7 +110,8 @@ async function exportAgentsMd(engine: EngineClient) {
   return { ...w, memories };
 }
 
-export function registerToolImportCommands(run: Register, engine: EngineClient): void {
-  run(IMPORT_FROM_TOOLS_COMMAND, 'import from other tools', (opts?: ImportOptions) => importFromTools(engine, opts));
+/** `vsCodeUser`: this VS Code's `User` folder, where its memory tool keeps user and repository memory. */
+export function registerToolImportCommands(run: Register, engine: EngineClient, vsCodeUser: string): void {
+  run(IMPORT_FROM_TOOLS_COMMAND, 'import from other tools', (opts?: ImportOptions) => importFromTools(engine, vsCodeUser, opts));
   run(EXPORT_AGENTS_MD_COMMAND, 'export as an AGENTS.md section', () => exportAgentsMd(engine));
 }

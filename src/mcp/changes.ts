@@ -32,7 +32,8 @@ function pageSentence(p: ChangePage, since: number): string {
   return head + more + gap;
 }
 
-export function registerChanges(server: McpServer, engine: EngineClient): void {
+/** Registers the tool and the resources; `subscribable` adds a URI a client may subscribe to (it is told of updates its owner sends). */
+export function registerChanges(server: McpServer, engine: EngineClient): { subscribable: (uri: string) => void } {
   server.registerTool(
     'memory_changes_since',
     {
@@ -97,4 +98,5 @@ export function registerChanges(server: McpServer, engine: EngineClient): void {
     listener.dispose();
     closed?.();
   };
+  return { subscribable: (uri) => void known.add(uri) };
 }

@@ -17,10 +17,13 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { allowedHosts, allowedOrigins, refusal } from './httpGuard';
 import { REST_PREFIX } from './restApi';
+import { SessionEventStore } from './eventStore';
 
 export const MCP_HTTP_PATH = '/mcp';
 /** Sessions kept at once; the oldest is closed beyond this (a client that never says goodbye). */
 const MAX_SESSIONS = 64;
+/** How soon a client whose stream the server closed should reconnect (the SSE `retry` field). */
+const RETRY_MS = 1000;
 
 export interface McpHttpOptions {
   /** 0 = any free port. */
@@ -108,6 +111,9 @@ export class McpHttpServer {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableDnsRebindingProtection: true,
+      // Resumable streams: a client that reconnects with Last-Event-ID gets what it missed (eventStore.ts).
+      eventStore: new SessionEventStore(),
+      retryInterval: RETRY_MS,
       allowedHosts: allowedHosts(this.port),
       allowedOrigins: allowedOrigins(this.port),
       onsessioninitialized: (sid) => {

@@ -20,6 +20,7 @@ import { plural } from '../core/text/plural';
 import { neutraliseMarkers } from '../present/recall';
 import * as out from './outputs';
 import { guarded, text } from './tools';
+import { sendLog } from './logging';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -116,8 +117,7 @@ async function reembed(engine: EngineClient, extra: Extra, log: (level: 'info' |
 }
 
 export function registerLongTools(server: McpServer, engine: EngineClient, workspace: string): void {
-  const log = (level: 'info' | 'warning', data: string) =>
-    void server.server.sendLoggingMessage({ level, logger: 'agent-memory', data }).catch(() => undefined);
+  const log = (level: 'info' | 'warning', data: string) => void sendLog(server, { level, logger: 'agent-memory', data });
   const resolve = (p: string) => path.resolve(workspace, p);
 
   server.registerTool(

@@ -15,6 +15,7 @@ import { localTimeZone } from '../core/schedules/zoned';
 import { plural } from '../core/text/plural';
 import { neutraliseMarkers } from '../present/recall';
 import * as out from './outputs';
+import { sendLog } from './logging';
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
 
@@ -196,13 +197,12 @@ function noticesToThisClient(server: McpServer, engine: EngineClient, kit: ToolK
     if (!server.isConnected() || e.schedule.channelContextId !== kit.actorOf(server)) return;
     const words = describeRun(e.run, e.schedule.cadence.timezone, new Date());
     const name = neutraliseMarkers(e.schedule.name ?? e.schedule.goal.slice(0, 80)).replace(/\s+/g, ' ');
-    void server.server
-      .sendLoggingMessage({
-        level: 'info',
-        logger: 'agent-memory schedules',
-        data: `Schedule "${name}" ${words}. schedule_runs ${e.schedule.id} has its output.`,
-      })
-      .catch(() => undefined); // a client that takes no logging messages misses nothing: the notice stays in the project context
+    // A client that takes no logging messages misses nothing: the notice stays in the project context.
+    void sendLog(server, {
+      level: 'info',
+      logger: 'agent-memory schedules',
+      data: `Schedule "${name}" ${words}. schedule_runs ${e.schedule.id} has its output.`,
+    });
   });
   const closed = server.server.onclose;
   server.server.onclose = () => {

@@ -26,7 +26,14 @@ import { VERSION } from '../cli/version';
 
 type Io = { err: (s: string) => void };
 
-function createMcpServer(engine: EngineClient, workspace: string): McpServer {
+/**
+ * More on every session's server, after ours: the MCP conformance suite's fixture tools, prompts
+ * and resources (test/mcp/conformance.test.ts) — never in the product. `subscribable` lets a
+ * resource of the extension be subscribed to besides the change feeds (changes.ts).
+ */
+export type McpExtension = (server: McpServer, hooks: { subscribable: (uri: string) => void }) => void;
+
+function createMcpServer(engine: EngineClient, workspace: string, extend?: McpExtension): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version: VERSION },
     {
@@ -41,13 +48,14 @@ function createMcpServer(engine: EngineClient, workspace: string): McpServer {
   );
   registerTools(server, engine);
   registerLongTools(server, engine, workspace);
-  registerChanges(server, engine);
+  const changes = registerChanges(server, engine);
   registerResources(server, engine);
   registerPrompts(server, engine);
+  extend?.(server, changes);
   return server;
 }
 
-export async function runMcp(args: CliArgs, io: Io): Promise<number> {
+export async function runMcp(args: CliArgs, io: Io, extend?: McpExtension): Promise<number> {
   if (args.http === undefined && args.tokenFile !== undefined) {
     io.err('agent-memory mcp: --token-file goes with --http <port> (stdio needs no token)');
     return 2;
@@ -68,13 +76,16 @@ export async function runMcp(args: CliArgs, io: Io): Promise<number> {
   });
   // The engine starts in the background: requests wait for it, the handshake does not.
   engine.start().catch((e) => io.err(`agent-memory mcp: the memory engine could not start: ${(e as Error).message}`));
-  const code = args.http === undefined ? await serveStdio(engine, path.resolve(args.workspace)) : await serveHttp(engine, args, token, io);
+  const code =
+    args.http === undefined
+      ? await serveStdio(engine, path.resolve(args.workspace), extend)
+      : await serveHttp(engine, args, token, io, extend);
   await engine.shutdown().catch(() => undefined);
   return code;
 }
 
-async function serveStdio(engine: EngineClient, workspace: string): Promise<number> {
-  const server = createMcpServer(engine, workspace);
+async function serveStdio(engine: EngineClient, workspace: string, extend?: McpExtension): Promise<number> {
+  const server = createMcpServer(engine, workspace, extend);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -86,14 +97,14 @@ async function serveStdio(engine: EngineClient, workspace: string): Promise<numb
 }
 
 /** Serves until SIGINT / SIGTERM. A generated token is printed once, to stderr, with the file holding it. */
-async function serveHttp(engine: EngineClient, args: CliArgs, given: string | undefined, io: Io): Promise<number> {
+async function serveHttp(engine: EngineClient, args: CliArgs, given: string | undefined, io: Io, extend?: McpExtension): Promise<number> {
   const token = given ?? newToken();
   let http: McpHttpServer;
   try {
     http = await McpHttpServer.start({
       port: args.http!,
       token,
-      newServer: () => createMcpServer(engine, path.resolve(args.workspace)),
+      newServer: () => createMcpServer(engine, path.resolve(args.workspace), extend),
       rest: (req, res) => handleRest(req, res, engine),
       log: (l) => io.err(l),
     });

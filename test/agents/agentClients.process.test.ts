@@ -312,3 +312,79 @@ test(
     }
   },
 );
+
+/** Every tool of ours among the names a client offered its model, under the client's own prefix. */
+function offersOurTools(offered: string[][], prefix: string): void {
+  const names = new Set(offered.flat());
+  for (const tool of [...TOOLS, 'recall_memories', 'store_memory', 'memory_changes_since'])
+    assert.ok(names.has(`${prefix}${tool}`), `${prefix}${tool} is offered: ${[...names].join(', ')}`);
+}
+
+test(
+  'Gemini CLI: `gemini mcp list` reports the server from ~/.gemini/settings.json connected; it offers our tools and recalls the memory',
+  { timeout: 600_000, skip: !posix && 'POSIX launcher' },
+  async (t) => {
+    const bin = clientOrSkip(t, 'gemini');
+    if (!bin) return;
+    const w = await world({ defaultHome: false });
+    // The person's own settings: an API key sign-in (here: for the fake model) and no usage statistics.
+    const file = path.join(w.userHome, '.gemini', 'settings.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const mine = { security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } };
+    fs.writeFileSync(file, JSON.stringify(mine, null, 2));
+    // What Gemini CLI records when the person trusts the folder (it starts no MCP server in an untrusted one).
+    fs.writeFileSync(path.join(w.userHome, '.gemini', 'trustedFolders.json'), JSON.stringify({ [w.workspace]: 'TRUST_FOLDER' }));
+    setUpTwice(w, 'Gemini CLI', 'user');
+    assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')).security, mine.security, 'the person’s settings are kept');
+    const env = (llm?: string) =>
+      clientEnv(w.userHome, { AGENT_MEMORY_HOME: w.decoy, ...(llm ? { GEMINI_API_KEY: 'test', GOOGLE_GEMINI_BASE_URL: llm } : {}) });
+    const list = await runAsync(bin, ['mcp', 'list'], { cwd: w.workspace, env: env() });
+    assert.equal(list.code, 0, list.err);
+    assert.match(`${list.out}${list.err}`, /✓ agent-memory: .* mcp --home .* \(stdio\) - Connected/); // (it writes the list to stderr)
+    const llm = await startFakeLlm('recall_memories', { query: 'webhook retries' });
+    try {
+      // Non-interactive, its tools approved (as --approval-mode yolo does), the model the fake one.
+      const args = ['--approval-mode', 'yolo', '-m', 'gemini-2.5-flash', '-p', 'What do we know about webhook retries?'];
+      const r = await runAsync(bin, args, { cwd: w.workspace, env: env(llm.url) });
+      assert.equal(r.code, 0, `gemini -p: ${r.err}${r.out}`);
+      offersOurTools(llm.offered, 'mcp_agent-memory_');
+      assert.match(llm.toolResults.join('\n'), new RegExp(MEMORY.replace(/\./g, '\\.')));
+    } finally {
+      await llm.close();
+    }
+  },
+);
+
+test(
+  'GitHub Copilot CLI: `copilot mcp get` reads ~/.copilot/mcp-config.json; offline with a local model it offers our tools and recalls the memory',
+  { timeout: 600_000, skip: !posix && 'POSIX launcher' },
+  async (t) => {
+    const bin = clientOrSkip(t, 'copilot');
+    if (!bin) return;
+    const w = await world({ defaultHome: false });
+    setUpTwice(w, 'GitHub Copilot CLI', 'user');
+    const base = { AGENT_MEMORY_HOME: w.decoy, COPILOT_AUTO_UPDATE: 'false' };
+    const get = await runAsync(bin, ['mcp', 'get', 'agent-memory'], { cwd: w.workspace, env: clientEnv(w.userHome, base) });
+    assert.equal(get.code, 0, get.err);
+    assert.match(get.out, /Status: Enabled[\s\S]*Type: local[\s\S]*mcp --home [\s\S]*Tools: \* \(all\)[\s\S]*Source: User/);
+    const llm = await startFakeLlm('recall_memories', { query: 'webhook retries' });
+    try {
+      // Offline mode with a local model provider: no GitHub sign-in, no telemetry, nothing leaves 127.0.0.1.
+      const env = clientEnv(w.userHome, {
+        ...base,
+        COPILOT_OFFLINE: 'true',
+        COPILOT_PROVIDER_BASE_URL: `${llm.url}/v1`,
+        COPILOT_PROVIDER_TYPE: 'openai',
+        COPILOT_PROVIDER_API_KEY: 'test',
+        COPILOT_MODEL: 'fake',
+      });
+      const args = ['-p', 'What do we know about webhook retries?', '--allow-tool', 'agent-memory', '--no-auto-update'];
+      const r = await runAsync(bin, args, { cwd: w.workspace, env });
+      assert.equal(r.code, 0, `copilot -p: ${r.err}${r.out}`);
+      offersOurTools(llm.offered, 'agent-memory-');
+      assert.match(llm.toolResults.join('\n'), new RegExp(MEMORY.replace(/\./g, '\\.')));
+    } finally {
+      await llm.close();
+    }
+  },
+);

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { tmpDir } from '../helpers/tmp';
 import { FIVE } from '../helpers/fakeSecrets';
 import { fakeClone } from '../helpers/clones';
@@ -33,7 +34,9 @@ test(
     const auto = claudeAutoMemoryDir(home, ws);
     fs.mkdirSync(auto, { recursive: true });
     fs.writeFileSync(path.join(auto, 'MEMORY.md'), '- The staging database is refreshed from production every Sunday night.\n');
-    const env = { HOME: home, AGENT_MEMORY_HOME: path.join(root, 'store') };
+    // VS Code's folders are found under these when set: the machine's own must not leak in.
+    const xdg = { XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share') };
+    const env = { HOME: home, ...xdg, AGENT_MEMORY_HOME: path.join(root, 'store') };
     const cli = async (...args: string[]) => {
       const r = await runCli([...args, '--workspace', ws, '--json'], env);
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}${r.stdout}`);
@@ -165,5 +168,83 @@ test(
       ['Install with pnpm install --frozen-lockfile.'],
       'the exported section is not read back',
     );
+  },
+);
+
+test(
+  "import-from reads VS Code's memory tool: user memory as global, this project's repository memory, not sessions nor other projects",
+  { timeout: 180_000 },
+  async () => {
+    const root = tmpDir('am-import-vscode-');
+    const ws = fakeClone(root, 'repo');
+    fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
+    const home = path.join(root, 'user');
+    // VS Code's user data folder on Linux (~/.config/Code/User), as written by its memory tool.
+    const user = path.join(home, '.config', 'Code', 'User');
+    fs.cpSync(path.join(FIXTURES, 'vscode', 'Code', 'User'), user, { recursive: true });
+    const storage = (hash: string) => path.join(user, 'workspaceStorage', hash);
+    // Each workspace storage folder names its folder in workspace.json, as VS Code writes it.
+    fs.writeFileSync(
+      path.join(storage('5f1c0e9a2b7d4c3e8a6b1d2f0e9c8b7a'), 'workspace.json'),
+      JSON.stringify({ folder: pathToFileURL(ws).href }),
+    );
+    fs.writeFileSync(
+      path.join(storage('9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d'), 'workspace.json'),
+      JSON.stringify({ folder: pathToFileURL(path.join(root, 'another-project')).href }),
+    );
+    const env = {
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      XDG_DATA_HOME: path.join(home, '.local', 'share'),
+      AGENT_MEMORY_HOME: path.join(root, 'store'),
+    };
+    const cli = async (...args: string[]) => {
+      const r = await runCli([...args, '--workspace', ws, '--json'], env);
+      assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}${r.stdout}`);
+      return JSON.parse(r.stdout) as Record<string, unknown>;
+    };
+
+    const plan = (await cli('import-from')) as unknown as ImportPlan;
+    const memories = (storageDir: string) => path.join(storageDir, 'memory-tool', 'memories');
+    assert.deepEqual(
+      plan.files.map((f) => [f.path, f.tool, f.scope, f.items]),
+      [
+        [path.join(memories(path.join(user, 'globalStorage', 'github.copilot-chat')), 'preferences.md'), 'VS Code memory', 'global', 2],
+        [
+          path.join(memories(path.join(storage('5f1c0e9a2b7d4c3e8a6b1d2f0e9c8b7a'), 'GitHub.copilot-chat')), 'repo', 'build-and-test.md'),
+          'VS Code memory',
+          'project',
+          3,
+        ],
+      ],
+      "the session's plan.md and another project's repository memory are not read",
+    );
+    assert.deepEqual(
+      plan.entries.map((e) => [path.basename(e.file), e.item.line, e.item.type, e.action]),
+      [
+        ['preferences.md', 3, 'preference', 'add'],
+        ['preferences.md', 4, 'preference', 'add'],
+        ['build-and-test.md', 3, 'workflow', 'add'],
+        ['build-and-test.md', 4, 'workflow', 'add'],
+        ['build-and-test.md', 8, 'problem', 'add'],
+      ],
+    );
+
+    const done = (await cli('import-from', '--yes')) as { created: string[] };
+    assert.equal(done.created.length, 5);
+    const hit = async (q: string) => ((await cli('search', q)) as { hits: { memory: { id: string } }[] }).hits[0]!.memory.id;
+    const pitfall = (await cli('get', await hit('dev server caches env files'))) as { source: string; scope: string; tags: string[] };
+    assert.deepEqual(
+      [pitfall.source, pitfall.scope, pitfall.tags],
+      [
+        `~/.config/Code/User/workspaceStorage/5f1c0e9a2b7d4c3e8a6b1d2f0e9c8b7a/GitHub.copilot-chat/memory-tool/memories/repo/build-and-test.md:8`,
+        'project',
+        ['imported', 'vs-code-memory'],
+      ],
+    );
+    const pnpm = (await cli('get', await hit('pnpm personal projects'))) as { scope: string };
+    assert.equal(pnpm.scope, 'global', 'user memory holds for every workspace');
+    const again = (await cli('import-from', '--yes')) as { created: string[]; updated: unknown[]; deleted: unknown[] };
+    assert.deepEqual([again.created.length, again.updated.length, again.deleted.length], [0, 0, 0], 'a re-import adds nothing');
   },
 );

@@ -125,6 +125,8 @@ test('Gemini CLI, Copilot CLI, Windsurf and Zed: each entry in its documented sh
     [of('Gemini CLI').keyPath, of('Gemini CLI').entry],
     [['mcpServers', 'agent-memory'], { command: input.launcher, args: ['mcp', '--home', input.home] }],
   );
+  // The real client starts no MCP server in a folder its user has not trusted (test/agents): the note says so.
+  assert.match(of('Gemini CLI').note ?? '', /once you trust the folder/);
   assert.deepEqual(of('GitHub Copilot CLI').entry, {
     type: 'local',
     command: input.launcher,
@@ -140,8 +142,12 @@ test('Gemini CLI, Copilot CLI, Windsurf and Zed: each entry in its documented sh
       { source: 'custom', command: input.launcher, args: ['mcp', '--home', input.home, '--workspace', '/home/dev/widgets'], env: {} },
     ],
   );
-  const moved = agentTargets({ ...input, env: { XDG_CONFIG_HOME: '/home/dev/.xdg' } });
+  const moved = agentTargets({ ...input, env: { XDG_CONFIG_HOME: '/home/dev/.xdg', COPILOT_HOME: '/home/dev/.cop' } });
   assert.equal(moved.find((t) => t.agent === 'Zed')!.file, '/home/dev/.xdg/zed/settings.json');
+  // Copilot CLI moves with COPILOT_HOME only: with XDG_CONFIG_HOME alone it still reads ~/.copilot (checked with the real client).
+  assert.equal(moved.find((t) => t.agent === 'GitHub Copilot CLI')!.file, '/home/dev/.cop/mcp-config.json');
+  const xdgOnly = agentTargets({ ...input, env: { XDG_CONFIG_HOME: '/home/dev/.xdg' } });
+  assert.equal(xdgOnly.find((t) => t.agent === 'GitHub Copilot CLI')!.file, '/home/dev/.copilot/mcp-config.json');
   const shown = agentConfigsMarkdown(targets, input);
   assert.match(shown, /## Zed — for you, in every project[\s\S]*"context_servers": \{\n\s+"agent-memory": \{\n\s+"source": "custom"/);
 });

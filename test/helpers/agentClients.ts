@@ -1,7 +1,7 @@
 /**
- * Real agent clients for test/agents (process-heavy): Claude Code, Codex, Continue's `cn` and
- * the MCP Inspector, installed from npm at pinned versions into the git-ignored
- * `.vscode-test/agents/` the first time (and again when a pin changes), and the extension's CLI
+ * Real agent clients for test/agents (process-heavy): Claude Code, Codex, Continue's `cn`, Gemini
+ * CLI, GitHub Copilot CLI and the MCP Inspector, installed from npm at pinned versions into the
+ * git-ignored `.vscode-test/agents/` the first time (and again when a pin changes), and the extension's CLI
  * bundled into a folder laid out like an installed extension, for the launcher to run.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -14,6 +14,8 @@ export const CLIENT_PINS = {
   codex: { pkg: '@openai/codex', version: '0.169.0', bin: 'codex' },
   cn: { pkg: '@continuedev/cli', version: '1.5.47', bin: 'cn' },
   inspector: { pkg: '@modelcontextprotocol/inspector', version: '2.12.0', bin: 'mcp-inspector' },
+  gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
+  copilot: { pkg: '@github/copilot', version: '1.0.102', bin: 'copilot' },
 } as const;
 export type ClientName = keyof typeof CLIENT_PINS;
 
@@ -104,7 +106,20 @@ export function runAsync(command: string, args: string[], opts: { cwd: string; e
 /** The environment of a client: a fresh HOME, no variable of ours or of the agents' own folders from the test's environment. */
 export function clientEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, USERPROFILE: home, NODE_OPTIONS: '' };
-  for (const k of ['AGENT_MEMORY_HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'CONTINUE_GLOBAL_DIR', 'XDG_CONFIG_HOME', 'ANTHROPIC_API_KEY'])
+  for (const k of [
+    'AGENT_MEMORY_HOME',
+    'CLAUDE_CONFIG_DIR',
+    'CODEX_HOME',
+    'CONTINUE_GLOBAL_DIR',
+    'COPILOT_HOME',
+    'XDG_CONFIG_HOME',
+    'ANTHROPIC_API_KEY',
+    'GEMINI_API_KEY',
+    'GOOGLE_API_KEY',
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'COPILOT_GITHUB_TOKEN',
+  ])
     delete env[k];
   return { ...env, ...extra };
 }

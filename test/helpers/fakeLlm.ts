@@ -1,6 +1,7 @@
 /**
  * A scripted model on 127.0.0.1 for driving real agent clients (test/agents): it speaks the
- * OpenAI chat completions API (Continue's `cn`) and Anthropic's messages API (Claude Code),
+ * OpenAI chat completions API (Continue's `cn`, Copilot CLI's own provider), Anthropic's messages
+ * API (Claude Code) and Google's Gemini API (Gemini CLI),
  * streamed or not. When a request offers a tool whose name ends with `toolSuffix` and carries no
  * tool result yet, it asks for that tool with `toolArgs`; once the result comes back it records
  * the result's text (`toolResults`) and answers "done". Anything else gets a short text answer.
@@ -111,6 +112,26 @@ function anthropic(body: Json, res: http.ServerResponse, llm: FakeLlm, suffix: s
   ]);
 }
 
+/** Google's Gemini API (Gemini CLI): generateContent, or streamGenerateContent with ?alt=sse. */
+function gemini(request: { url: string; body: Json }, res: http.ServerResponse, llm: FakeLlm, suffix: string, args: Json): void {
+  const { url, body } = request;
+  const parts = ((body.contents ?? []) as Json[]).flatMap((c) => (c.parts ?? []) as Json[]);
+  const results = parts.filter((p) => p.functionResponse);
+  for (const r of results) llm.toolResults.push(JSON.stringify(r.functionResponse.response ?? {}));
+  const tool = geminiTools(body).find((n) => n.endsWith(suffix));
+  const part = tool && results.length === 0 ? { functionCall: { name: tool, args } } : { text: 'done' };
+  const answer = {
+    candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
+  };
+  if (url.includes('alt=sse')) return sse(res, [{ data: answer }]);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(answer));
+}
+
+const geminiTools = (body: Json): string[] =>
+  ((body.tools ?? []) as Json[]).flatMap((t) => ((t.functionDeclarations ?? []) as Json[]).map((f) => String(f.name)));
+
 function parseBody(raw: string): Json {
   try {
     return raw ? (JSON.parse(raw) as Json) : {};
@@ -129,7 +150,9 @@ export async function startFakeLlm(toolSuffix: string, toolArgs: Json): Promise<
       const url = req.url ?? '';
       llm.requests.push(`${req.method} ${url}`);
       const body = parseBody(raw);
-      llm.offered.push(((body.tools ?? []) as Json[]).map((t) => String(t.name ?? t.function?.name ?? t.type)));
+      const gem = /\/models\/[^/]+:(stream)?generateContent/i.test(url);
+      llm.offered.push(gem ? geminiTools(body) : ((body.tools ?? []) as Json[]).map((t) => String(t.name ?? t.function?.name ?? t.type)));
+      if (req.method === 'POST' && gem) return gemini({ url, body }, res, llm, toolSuffix, toolArgs);
       if (req.method === 'POST' && url.includes('/chat/completions')) return openAi(body, res, llm, toolSuffix, toolArgs);
       if (req.method === 'POST' && /\/v1\/messages(\?|$)/.test(url)) return anthropic(body, res, llm, toolSuffix, toolArgs);
       if (url.includes('/models')) {

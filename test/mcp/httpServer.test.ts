@@ -12,11 +12,13 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { projectStoreDir } from '../../src/engine/transport/endpoint';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { CLI_TS, ROOT, runCli } from '../helpers/cliProcess';
 import { resultData } from '../helpers/mcpOutput';
+import { until } from '../helpers/until';
 
 type TextResult = { content: { type: string; text: string }[]; isError?: boolean };
 const textOf = (r: unknown) => (r as TextResult).content.map((c) => c.text).join('\n');
@@ -258,6 +260,54 @@ test(
       assert.deepEqual(redirected, [], 'no browser sign-in is started');
       assert.equal(asked[asked.length - 1], 'POST /register', `discovery ends at the registration it cannot do: ${asked.join(', ')}`);
     } finally {
+      assert.equal(await stop(s), 0);
+    }
+  },
+);
+
+test(
+  "over HTTP each client's logging level holds for its own session: one that asked for errors only gets no info message",
+  { timeout: 180_000 },
+  async () => {
+    const root = tmpDir('am-mcp-http-');
+    const ws = fakeClone(root, 'repo');
+    fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
+    fs.writeFileSync(path.join(ws, 'notes.jsonl'), `${JSON.stringify({ content: 'The release branch is cut on Thursdays.' })}\n`);
+    const s = await serve(ws, path.join(root, 'home'));
+    const token = /bearer token: (\S+)/.exec(s.stderr())![1]!;
+    const connect = async (name: string) => {
+      const client = new Client({ name, version: '1.0.0' });
+      const logged: string[] = [];
+      client.setNotificationHandler(
+        LoggingMessageNotificationSchema,
+        (n) => void logged.push(`${n.params.level} ${String(n.params.data)}`),
+      );
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+      );
+      return { client, logged };
+    };
+    const quiet = await connect('errors-only');
+    const chatty = await connect('info');
+    try {
+      await quiet.client.setLoggingLevel('error');
+      await chatty.client.setLoggingLevel('info');
+      // Each import's outcome is an info message (docs/mcp.md "Logging and progress").
+      assert.ok(!(await quiet.client.callTool({ name: 'import_memories', arguments: { path: 'notes.jsonl' } })).isError);
+      assert.ok(!(await chatty.client.callTool({ name: 'import_memories', arguments: { path: 'notes.jsonl' } })).isError);
+      await until('the info client is told of its import', () => chatty.logged.some((l) => /^info .*1 duplicate/.test(l)), {
+        timeoutMs: 30_000,
+      });
+      // Messages to one session come in the order sent: once the quiet client takes info again, the
+      // next outcome it gets is the first it sees only if the earlier one was held back.
+      await quiet.client.setLoggingLevel('info');
+      assert.ok(!(await quiet.client.callTool({ name: 'import_memories', arguments: { path: 'notes.jsonl' } })).isError);
+      await until('the quiet client is told of its second import', () => quiet.logged.length > 0, { timeoutMs: 30_000 });
+      assert.equal(quiet.logged.length, 1, quiet.logged.join('\n'));
+      assert.match(quiet.logged[0]!, /^info .*1 duplicate/, 'the message it gets is the second import (a duplicate), not the first');
+    } finally {
+      await quiet.client.close();
+      await chatty.client.close();
       assert.equal(await stop(s), 0);
     }
   },

@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import type { MemoryType } from '../memory/types';
 import { SECTION_BEGIN_RE, SECTION_END_RE } from './agentsMd';
 
@@ -58,6 +59,89 @@ export function claudeAutoMemoryDir(home: string, workspace: string): string {
   return path.join(home, '.claude', 'projects', path.resolve(workspace).replace(/[/\\._:]/g, '-'), 'memory');
 }
 
+/**
+ * The `User` folders of VS Code's builds on this machine, where its memory tool keeps its files:
+ * Code and Code - Insiders (and VSCodium) in the platform's application-data folder, a remote
+ * machine's VS Code Server, and code-server.
+ */
+export function vsCodeUserDirs(home: string, env: NodeJS.ProcessEnv = process.env, platform = process.platform): string[] {
+  const appData =
+    platform === 'win32'
+      ? (env.APPDATA ?? path.join(home, 'AppData', 'Roaming'))
+      : platform === 'darwin'
+        ? path.join(home, 'Library', 'Application Support')
+        : (env.XDG_CONFIG_HOME ?? path.join(home, '.config'));
+  const dataHome = env.XDG_DATA_HOME ?? path.join(home, '.local', 'share');
+  return [
+    ...['Code', 'Code - Insiders', 'VSCodium'].map((b) => path.join(appData, b, 'User')),
+    path.join(home, '.vscode-server', 'data', 'User'),
+    path.join(home, '.vscode-server-insiders', 'data', 'User'),
+    path.join(dataHome, 'code-server', 'User'),
+  ];
+}
+
+/** The memory tool's folder under a storage folder of GitHub Copilot Chat (VS Code lower-cases the global one's name). */
+const COPILOT_MEMORIES = ['GitHub.copilot-chat', 'github.copilot-chat'].map((ext) => path.join(ext, 'memory-tool', 'memories'));
+
+/** The workspace storage folders VS Code keeps for this project: their workspace.json names it as a file: URI. */
+function workspaceStorageOf(userDir: string, workspace: string): string[] {
+  const root = path.join(userDir, 'workspaceStorage');
+  let names: string[];
+  try {
+    names = fs.readdirSync(root);
+  } catch {
+    return [];
+  }
+  const want = realOrSelf(workspace);
+  return names
+    .sort()
+    .map((n) => path.join(root, n))
+    .filter((dir) => {
+      try {
+        const folder = (JSON.parse(fs.readFileSync(path.join(dir, 'workspace.json'), 'utf8')) as { folder?: unknown }).folder;
+        return typeof folder === 'string' && folder.startsWith('file:') && realOrSelf(fileURLToPath(folder)) === want;
+      } catch {
+        return false; // no workspace.json (an empty window), a multi-root workspace or a remote folder: not this project
+      }
+    });
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/**
+ * VS Code's memory tool (GitHub Copilot Chat; docs/import-from-tools.md): user memory
+ * (`/memories/`, for every workspace) in its global storage, `memory-tool/memories/*.md`, and
+ * repository memory (`/memories/repo/`) in this project's workspace storage,
+ * `memory-tool/memories/repo/*.md`. Session memory (`/memories/session/`) ends with its chat and is
+ * not read.
+ */
+export function vsCodeMemoryFiles(
+  workspace: string,
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+  userDirs: string[] = [],
+): ToolFile[] {
+  const out: ToolFile[] = [];
+  // One spelling of the folder per storage folder: on a case-insensitive disk both name the same one.
+  const memories = (storage: string) => COPILOT_MEMORIES.map((m) => path.join(storage, m)).find(isDir);
+  // The running VS Code's own folder first (any --user-data-dir, a portable install), then the usual places.
+  for (const user of new Set([...userDirs, ...vsCodeUserDirs(home, env)].map((d) => path.resolve(d)))) {
+    const global = memories(path.join(user, 'globalStorage'));
+    if (global) for (const f of filesOf(global, '.md')) out.push({ tool: 'VS Code memory', path: f, scope: 'global' });
+    for (const ws of workspaceStorageOf(user, workspace)) {
+      const local = memories(ws);
+      if (local) for (const f of filesOf(path.join(local, 'repo'), '.md')) out.push({ tool: 'VS Code memory', path: f, scope: 'project' });
+    }
+  }
+  return out;
+}
+
 function filesOf(dir: string, ext: string): string[] {
   try {
     return fs
@@ -78,8 +162,21 @@ const isFile = (p: string) => {
   }
 };
 
+const isDir = (p: string) => {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
 /** The files of other tools found for this project and user, in a fixed order. */
-export function findToolFiles(workspace: string, home: string): ToolFile[] {
+export function findToolFiles(
+  workspace: string,
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+  vsCodeUser: string[] = [],
+): ToolFile[] {
   const out: ToolFile[] = [];
   for (const p of PLACES) {
     const abs = path.join(p.base === 'ws' ? workspace : home, p.rel);
@@ -87,6 +184,7 @@ export function findToolFiles(workspace: string, home: string): ToolFile[] {
     for (const f of files) out.push({ tool: p.tool, path: f, scope: p.scope });
   }
   for (const f of filesOf(claudeAutoMemoryDir(home, workspace), '.md')) out.push({ tool: 'Claude Code memory', path: f, scope: 'project' });
+  out.push(...vsCodeMemoryFiles(workspace, home, env, vsCodeUser));
   // The same file reached twice (a link, CLAUDE.md → AGENTS.md): once.
   const seen = new Set<string>();
   return out.filter((f) => {
