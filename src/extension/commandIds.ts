@@ -90,6 +90,7 @@ export const COMMAND_IDS = [
   'agentMemory.resumeSession',
   'agentMemory.forgetSession',
   'agentMemory.refreshSessions',
+  'agentMemory.showMoreSessions',
   'agentMemory.refreshWebhooks',
   'agentMemory.sendWebhookTestEvent',
   'agentMemory.copyWebhookSecret',

@@ -9,6 +9,7 @@ import type { EngineClient } from '../../engine/client';
 import type { SessionInfo } from '../../engine/protocol';
 import { errorLine } from '../../engine/errorText';
 import { commandRegistrar } from '../commands';
+import type { CommandId } from '../commandIds';
 import { Debounced } from '../debounce';
 import type { Logger } from '../log';
 import { forgetQuestion, resumePrompt, sessionDetail, sessionRow, transcriptMarkdown } from './sessionsText';
@@ -26,7 +27,7 @@ export const SESSION_COMMANDS = {
   forget: 'agentMemory.forgetSession',
   refresh: 'agentMemory.refreshSessions',
   showMore: 'agentMemory.showMoreSessions',
-} as const;
+} as const satisfies Record<string, CommandId>;
 
 export type SessionNode =
   | { kind: 'session'; info: SessionInfo }
