@@ -41,7 +41,9 @@ test(
       assert.match(found.text, /TZ=UTC/);
       assert.match((await call('search_sessions', { query: 'terraform state bucket' })).text, /No passages in agent sessions match/);
 
-      await call('store_memory', { content: 'CI runs on GitHub Actions with the ubuntu-24.04 image.' });
+      // Relevant by more than the one word "CI" every memory of this store shares (docs/recall.md: one
+      // common word alone is not relevance).
+      await call('store_memory', { content: 'The checkout tests run on CI (GitHub Actions) in the UTC timezone.' });
       const recall = await call('recall_memories', { query: 'CI checkout test timezone' });
       assert.match(recall.text, /\[m1\] id=/, 'memories');
       assert.match(recall.text, /\[s1\] session=conv-1/, 'and session passages, saying where they came from');
