@@ -10,6 +10,7 @@ import pg from 'pg';
 import type { Store } from '../store/store';
 import { WakeSignal, dueAt, msUntil, type BackgroundTask } from '../util/backgroundTask';
 import { errorMessage } from '../util/errors';
+import { plural } from '../text/plural';
 import { clientConfig, serverLabel, type TeamSettings } from './connection';
 import { openConflicts, readCursors, resetForServer, machineIdOf } from './localState';
 import { ensureServerSchema } from './serverSchema';
@@ -137,7 +138,7 @@ export class TeamSyncTask implements BackgroundTask {
     if (!ids.length || key === this.saidHeldBack) return;
     this.saidHeldBack = key;
     this.opts.onWarning?.(
-      `team memory: ${ids.length === 1 ? '1 memory holds' : `${ids.length} memories hold`} a password, key or token, so ${ids.length === 1 ? 'it stays' : 'they stay'} on this machine and ${ids.length === 1 ? 'is' : 'are'} not shared. Remove the secret (Scan Memories for Secrets) to share ${ids.length === 1 ? 'it' : 'them'}.`,
+      `team memory: ${plural(ids.length, 'memory holds', 'memories hold')} a password, key or token, so ${ids.length === 1 ? 'it stays' : 'they stay'} on this machine and ${ids.length === 1 ? 'is' : 'are'} not shared. Remove the secret (Scan Memories for Secrets) to share ${ids.length === 1 ? 'it' : 'them'}.`,
     );
   }
 

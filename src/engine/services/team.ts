@@ -12,7 +12,8 @@ import pg from 'pg';
 import { parseDocument } from 'yaml';
 import { findConfigFile } from '../../core/config/files';
 import { clientConfig, passwordKey, serverLabel, teamSettingsOf, TeamPasswords, type TeamSettings } from '../../core/team/connection';
-import { openConflicts, resolveConflictRow } from '../../core/team/localState';
+import { openConflicts, resolveConflictRow, sharedByOf } from '../../core/team/localState';
+import type { SharedBy } from '../../core/memory/types';
 import { ensureServerSchema, projectSchema } from '../../core/team/serverSchema';
 import type { TeamSyncTask } from '../../core/team/syncTask';
 import type { RuntimeOptions } from '../runtime/storeRuntime';
@@ -156,6 +157,21 @@ export class TeamService {
       );
     }
     return { disconnected: true, settingsFile };
+  }
+
+  /**
+   * The memories with who made their server version added (docs/team.md "Surfaces": the memory
+   * views show it). Project memories only: the global store is never shared.
+   */
+  withSharedBy<T extends { id: string; scope: string; sharedBy?: SharedBy }>(items: T[]): T[] {
+    const ids = items.filter((m) => m.scope === 'project').map((m) => m.id);
+    if (!ids.length) return items;
+    const by = sharedByOf(this.ctx.stores.runtime('project').store, ids);
+    if (!by.size) return items;
+    return items.map((m) => {
+      const s = by.get(m.id);
+      return s ? { ...m, sharedBy: s } : m;
+    });
   }
 
   conflicts(): TeamConflictInfo[] {
