@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { MemorySummary, Suggestion } from '../engine/protocol';
 import type { TeamConflictInfo } from '../engine/teamProtocol';
-import { conflictDescription, conflictLabel, conflictSides } from './teamText';
+import { conflictLabel, conflictSides } from './teamText';
 import { Debounced } from './debounce';
 import { errorLine } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
@@ -153,7 +153,6 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
 function conflictItem(c: TeamConflictInfo): vscode.TreeItem {
   const item = new vscode.TreeItem(conflictLabel(c), vscode.TreeItemCollapsibleState.None);
   item.id = `team-conflict:${c.id}`;
-  item.description = conflictDescription(c);
   const sides = conflictSides(c);
   const tip = new vscode.MarkdownString();
   tip.appendMarkdown('**Yours** (not shared)\n\n');
@@ -167,7 +166,7 @@ function conflictItem(c: TeamConflictInfo): vscode.TreeItem {
   item.tooltip = tip;
   item.iconPath = new vscode.ThemeIcon('git-pull-request-draft');
   item.contextValue = 'teamConflict';
-  item.accessibilityInformation = { label: `Team conflict: ${conflictLabel(c)}, ${item.description}` };
+  item.accessibilityInformation = { label: `Team memory conflict: ${conflictLabel(c)}` };
   item.command = { command: 'agentMemory.openMemory', title: 'Open Memory', arguments: [c.memoryId] };
   return item;
 }

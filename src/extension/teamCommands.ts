@@ -9,12 +9,13 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
-import type { TeamConflictInfo, TeamConnectParams } from '../engine/teamProtocol';
+import type { TeamConflictInfo, TeamConnectParams, TeamOverview } from '../engine/teamProtocol';
 import { plural } from '../core/text/plural';
+import { errorLine } from '../engine/errorText';
 import type { commandRegistrar } from './commands';
 import { SUGGESTIONS_VIEW_ID } from './suggestionsView';
 import { TEAM_STATUS_COMMAND, type TeamStatusBar } from './teamStatusBar';
-import { conflictLabel, teamStatusSentences } from './teamText';
+import { conflictLabel, memoryNameOf, teamStatusSentences } from './teamText';
 
 export const TEAM_COMMANDS = {
   connect: 'agentMemory.connectTeam',
@@ -113,7 +114,7 @@ export function registerTeamCommands(d: {
   const { context, engine, statusBar, run } = d;
   let prev: Partial<Answers> = {};
 
-  const connectWith = async (params: TeamConnectParams): Promise<void> => {
+  const connectWith = async (params: TeamConnectParams): Promise<TeamOverview> => {
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Team memory' },
       async (progress) => {
@@ -136,12 +137,12 @@ export function registerTeamCommands(d: {
       const connected = result.status.connected ? result.status.server : undefined;
       if (connected) await context.secrets.store(secretKey(connected), params.password);
     }
-    await statusBar.refresh();
-    const r = result.report;
-    void vscode.window.showInformationMessage(
-      `Connected to team memory: ${plural(r.pushed, 'memory', 'memories')} shared, ${plural(r.pulled, 'change')} from the team. ` +
-        "The password is in VS Code's secret storage, not in agent.yaml.",
-    );
+    const s = await statusBar.refresh();
+    // The round that uploads may be one a configuration reload started: the state says what is left, not the last round's counts.
+    const left = s.connected && s.waiting ? ` ${plural(s.waiting, 'change')} still ${s.waiting === 1 ? 'waits' : 'wait'} to be sent.` : '';
+    // Short enough for the toast: where the password is kept is in the connect steps and the docs.
+    void vscode.window.showInformationMessage(`Connected to team memory: this project's memories are shared.${left}`);
+    return s;
   };
 
   run(TEAM_COMMANDS.connect, 'Connect to Team Memory', async (given?: TeamConnectParams) => {
@@ -162,7 +163,7 @@ export function registerTeamCommands(d: {
           author: a.author,
         });
       } catch (e) {
-        const again = await vscode.window.showErrorMessage(`Not connected: ${(e as Error).message} Nothing was changed.`, 'Try Again');
+        const again = await vscode.window.showErrorMessage(`Could not connect to team memory: ${errorLine(e)}`, 'Try Again');
         if (again !== 'Try Again') return;
       }
     }
@@ -174,11 +175,12 @@ export function registerTeamCommands(d: {
     );
     await statusBar.refresh();
     const { pushed, pulled, conflicts } = r.report;
-    vscode.window.setStatusBarMessage(
-      `$(check) Team memory synced: ${plural(pushed, 'change')} sent, ${plural(pulled, 'change')} received` +
-        (conflicts ? `, ${plural(conflicts, 'new conflict')}` : ''),
-      5000,
-    );
+    const parts = [
+      ...(pushed ? [`${plural(pushed, 'change')} sent`] : []),
+      ...(pulled ? [`${plural(pulled, 'change')} received`] : []),
+      ...(conflicts ? [plural(conflicts, 'new conflict')] : []),
+    ];
+    vscode.window.setStatusBarMessage(`$(check) Team memory synced${parts.length ? `: ${parts.join(', ')}` : ''}`, 5000);
   });
 
   run(TEAM_COMMANDS.status, 'Team Memory', async () => {
@@ -223,7 +225,7 @@ export function registerTeamCommands(d: {
     await engine.request('team.resolve', { id: c.id, keep });
     await statusBar.refresh();
     vscode.window.setStatusBarMessage(
-      `$(check) ${keep === 'mine' ? 'Your version is kept and shared' : 'Their version is kept'}: ${conflictLabel(c)}`,
+      `$(check) ${keep === 'mine' ? 'Your version is kept and shared' : 'Their version is kept'}: ${memoryNameOf(c)}`,
       5000,
     );
   };
@@ -241,7 +243,7 @@ async function conflictOf(engine: EngineClient, arg: unknown, placeHolder: strin
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
-    list.map((c) => ({ label: conflictLabel(c), description: c.serverAuthor ? `their version by ${c.serverAuthor}` : '', c })),
+    list.map((c) => ({ label: memoryNameOf(c), description: conflictLabel(c).split(' · ')[0], c })),
     { placeHolder },
   );
   return pick?.c;

@@ -72,15 +72,16 @@ export function teamStatusSentences(s: Connected, now = new Date()): string[] {
   return lines;
 }
 
-/** A conflict's row in the Suggestions view: the memory's name and whose version won. */
-export function conflictLabel(c: Pick<TeamConflictInfo, 'local' | 'current'>): string {
-  return truncateLine(c.current?.title || c.local.title || c.current?.content || c.local.content, 60);
+/** A conflict's row in the Suggestions view: who else changed it leads (the sidebar cuts the end), then the memory's name. */
+export function conflictLabel(c: Pick<TeamConflictInfo, 'local' | 'current' | 'serverAuthor'>): string {
+  const who = c.serverAuthor ?? 'someone else';
+  const lead = !c.current || c.current.deletedAt ? `Deleted by ${who}, edited by you` : `Changed by ${who} and by you`;
+  return `${lead} · ${memoryNameOf(c)}`;
 }
 
-export function conflictDescription(c: Pick<TeamConflictInfo, 'serverAuthor' | 'current'>): string {
-  const who = c.serverAuthor ?? 'someone else';
-  if (!c.current || c.current.deletedAt) return `deleted by ${who}; your edit is kept aside`;
-  return `changed by ${who} and by you`;
+/** The memory a conflict is about, in a few words. */
+export function memoryNameOf(c: Pick<TeamConflictInfo, 'local' | 'current'>): string {
+  return truncateLine(c.current?.title || c.local.title || c.current?.content || c.local.content, 60);
 }
 
 /** What each side of a conflict says (the tooltip and the Keep question). */

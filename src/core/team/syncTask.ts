@@ -42,6 +42,8 @@ export interface TeamSyncOptions {
   password: () => Promise<string | undefined>;
   onStatus?: (s: TeamStatus) => void;
   onWarning?: (m: string) => void;
+  /** The first upload's progress, whichever round makes it (a connect's, or one a reload started). */
+  onProgress?: (done: number, total: number) => void;
   now?: () => Date;
 }
 
@@ -68,6 +70,11 @@ export class TeamSyncTask implements BackgroundTask {
 
   start(): void {
     this.unsubscribe = this.opts.store.onCommit(() => this.kick());
+  }
+
+  /** Stopped (its store runtime closed: a reload replaces the task). */
+  isStopped(): boolean {
+    return this.stopped;
   }
 
   /** A local change: push it soon (a failing server keeps its backoff). */
@@ -115,7 +122,7 @@ export class TeamSyncTask implements BackgroundTask {
         machine: this.machine,
         author: s.author,
         ...(this.opts.now ? { now: this.opts.now } : {}),
-        ...(onProgress ? { onProgress } : {}),
+        ...((onProgress ?? this.opts.onProgress) ? { onProgress: onProgress ?? this.opts.onProgress } : {}),
       });
       this.failures = 0;
       this.lastError = undefined;

@@ -63,6 +63,7 @@ export class TeamService {
         this.ctx.emit({ type: 'team.status', status: { connected: true, ...status } });
       },
       onWarning: (m) => this.ctx.warn(m),
+      onProgress: (done, total) => this.ctx.emit({ type: 'team.progress', done, total }),
     };
   }
 
@@ -81,12 +82,28 @@ export class TeamService {
   }
 
   async sync(): Promise<{ status: TeamOverview; report: TeamSyncReport }> {
-    const task = this.task();
-    const s = this.settings()!;
-    const report = await task.syncNow().catch((e: unknown) => {
-      throw unreachable(serverLabel(s), e);
+    const s = this.settings();
+    const report = await this.round().catch((e: unknown) => {
+      throw unreachable(s ? serverLabel(s) : 'the configured address', e);
     });
     return { status: this.status(), report };
+  }
+
+  /**
+   * One round on the project's sync task. A configuration reload (connect's own, or the agent.yaml
+   * watcher's in VS Code) replaces the task, stopping the one a round was asked of: the round runs
+   * again on its successor, which starts from what was committed.
+   */
+  private async round(onProgress?: (done: number, total: number) => void): Promise<TeamSyncReport> {
+    for (let attempt = 1; ; attempt++) {
+      const task = this.task();
+      try {
+        return await task.syncNow(onProgress);
+      } catch (e) {
+        if (!task.isStopped() || attempt >= 10) throw e;
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
+    }
   }
 
   private checked(p: TeamConnectParams): TeamSettings {
@@ -136,11 +153,10 @@ export class TeamService {
       doc.set('team', t);
     });
     await this.reload();
-    const report = await this.task()
-      .syncNow((done, total) => this.ctx.emit({ type: 'team.progress', done, total }))
-      .catch((e: unknown) => {
-        throw unreachable(serverLabel(s), e);
-      });
+    // The upload's progress: the task's events (team.progress), whichever round uploads.
+    const report = await this.round().catch((e: unknown) => {
+      throw unreachable(serverLabel(s), e);
+    });
     return { status: this.status(), report, settingsFile, passwordKeptIn: this.passwords.where() };
   }
 
@@ -161,11 +177,12 @@ export class TeamService {
 
   /**
    * The memories with who made their server version added (docs/team.md "Surfaces": the memory
-   * views show it). Project memories only: the global store is never shared.
+   * views show it), while the project is connected. Project memories only: the global store is
+   * never shared.
    */
   withSharedBy<T extends { id: string; scope: string; sharedBy?: SharedBy }>(items: T[]): T[] {
     const ids = items.filter((m) => m.scope === 'project').map((m) => m.id);
-    if (!ids.length) return items;
+    if (!ids.length || !this.settings()) return items; // shown while connected: after Disconnect nothing is shared
     const by = sharedByOf(this.ctx.stores.runtime('project').store, ids);
     if (!by.size) return items;
     return items.map((m) => {
