@@ -12,7 +12,23 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-const BIN_DIRS = ['/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/17/bin'];
+/** Debian's layout (/usr/lib/postgresql/<major>/bin), newest first; 15 is the oldest the team schema is tested on. */
+function binDirs(): string[] {
+  const root = '/usr/lib/postgresql';
+  let majors: number[] = [];
+  try {
+    majors = fs
+      .readdirSync(root)
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n >= 15)
+      .sort((a, b) => b - a);
+  } catch {
+    /* no PostgreSQL installed */
+  }
+  const dirs = majors.map((m) => path.join(root, String(m), 'bin'));
+  // AGENT_MEMORY_PG_BIN: PostgreSQL's programs elsewhere (another distribution, a build of its own).
+  return process.env.AGENT_MEMORY_PG_BIN ? [process.env.AGENT_MEMORY_PG_BIN, ...dirs] : dirs;
+}
 
 export interface PgCluster {
   host: string;
@@ -32,10 +48,22 @@ export interface PgCluster {
 
 /** The folder of PostgreSQL's programs, or undefined (the tests skip, saying why). */
 export function pgBinDir(): string | undefined {
-  return BIN_DIRS.find((d) => fs.existsSync(path.join(d, 'initdb')) && fs.existsSync(path.join(d, 'pg_ctl')));
+  return binDirs().find((d) => fs.existsSync(path.join(d, 'initdb')) && fs.existsSync(path.join(d, 'pg_ctl')));
 }
 
-export const NO_PG_REASON = `no PostgreSQL server binaries in ${BIN_DIRS.join(', ')} (install postgresql-15)`;
+export const NO_PG_REASON =
+  'no PostgreSQL server programs (initdb, pg_ctl) in /usr/lib/postgresql/<15 or later>/bin or AGENT_MEMORY_PG_BIN (install postgresql-15)';
+
+/**
+ * The `skip` of a team test: false where PostgreSQL's programs are, else the reason. CI (.ci/run)
+ * sets AGENT_MEMORY_REQUIRE_PG=1 where it found them: a test that would skip there fails instead,
+ * so a lookup that goes wrong cannot pass CI silently.
+ */
+export function pgSkip(): false | string {
+  if (pgBinDir()) return false;
+  if (process.env.AGENT_MEMORY_REQUIRE_PG === '1') throw new Error(`AGENT_MEMORY_REQUIRE_PG=1 but ${NO_PG_REASON}`);
+  return NO_PG_REASON;
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -63,7 +91,8 @@ export async function startPgCluster(): Promise<PgCluster> {
   const bin = pgBinDir();
   if (!bin) throw new Error(NO_PG_REASON);
   const asRoot = process.getuid?.() === 0;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-pg-'));
+  // As root the cluster runs as nobody, who must reach its folder: /tmp, not a TMPDIR under /root.
+  const dir = fs.mkdtempSync(path.join(asRoot ? '/tmp' : os.tmpdir(), 'am-pg-'));
   const data = path.join(dir, 'data');
   const sock = path.join(dir, 'sock');
   fs.mkdirSync(sock);

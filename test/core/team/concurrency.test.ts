@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
-import { NO_PG_REASON, pgBinDir, startPgCluster, type PgCluster } from '../../helpers/pgCluster';
+import { startPgCluster, type PgCluster, pgSkip } from '../../helpers/pgCluster';
 import { tmpDir } from '../../helpers/tmp';
 import { Store } from '../../../src/core/store/store';
 import { rowToRecord } from '../../../src/core/memory/rows';
@@ -19,7 +19,7 @@ import { syncOnce } from '../../../src/core/team/sync';
 import { machineIdOf, openConflicts } from '../../../src/core/team/localState';
 import { sharedOf, stateHash } from '../../../src/core/team/payload';
 
-const skip = pgBinDir() ? false : NO_PG_REASON;
+const skip = pgSkip();
 const PROJECT = 'github.com/acme/team-concurrency';
 const SCHEMA = 'am_concurrency';
 const CHILD = path.join(__dirname, '..', '..', 'fixtures', 'team-client.ts');
