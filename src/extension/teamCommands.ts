@@ -15,7 +15,7 @@ import { errorLine } from '../engine/errorText';
 import type { commandRegistrar } from './commands';
 import { SUGGESTIONS_VIEW_ID } from './suggestionsView';
 import { TEAM_STATUS_COMMAND, type TeamStatusBar } from './teamStatusBar';
-import { conflictLabel, memoryNameOf, teamStatusSentences } from './teamText';
+import { conflictLabel, memoryNameOf, parseServer, secretKey, teamStatusSentences } from './teamText';
 
 export const TEAM_COMMANDS = {
   connect: 'agentMemory.connectTeam',
@@ -27,21 +27,6 @@ export const TEAM_COMMANDS = {
 } as const;
 
 const STEPS = 6;
-const HOST_PORT = /^([A-Za-z0-9._-]{1,253}|\[[0-9A-Fa-f:]+\])(?::(\d{1,5}))?$/;
-
-/** The secret storage key of a server's password: its "user@host:port/database" label (the status's `server`). */
-export function secretKey(server: string): string {
-  return `agentMemory.team/${server}`;
-}
-
-/** "host" or "host:port" → its parts, or why not. */
-export function parseServer(text: string): { host: string; port: number } | string {
-  const m = HOST_PORT.exec(text.trim());
-  if (!m) return 'Write a host name or address, with ":port" when it is not 5432 (db.example.com or 127.0.0.1:5433).';
-  const port = m[2] ? Number(m[2]) : 5432;
-  if (port < 1 || port > 65535) return 'The port is a number from 1 to 65535.';
-  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
-}
 
 function userName(): string {
   try {

@@ -90,3 +90,19 @@ export function conflictSides(c: TeamConflictInfo): { mine: string; theirs: stri
   const theirs = !c.current ? '(no longer here)' : c.current.deletedAt ? '(deleted)' : c.current.content;
   return { mine, theirs };
 }
+
+const HOST_PORT = /^([A-Za-z0-9._-]{1,253}|\[[0-9A-Fa-f:]+\])(?::(\d{1,5}))?$/;
+
+/** The secret storage key of a server's password: its "user@host:port/database" label (the status's `server`). */
+export function secretKey(server: string): string {
+  return `agentMemory.team/${server}`;
+}
+
+/** "host" or "host:port" → its parts, or why not. */
+export function parseServer(text: string): { host: string; port: number } | string {
+  const m = HOST_PORT.exec(text.trim());
+  if (!m) return 'Write a host name or address, with ":port" when it is not 5432 (db.example.com or 127.0.0.1:5433).';
+  const port = m[2] ? Number(m[2]) : 5432;
+  if (port < 1 || port > 65535) return 'The port is a number from 1 to 65535.';
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+}
