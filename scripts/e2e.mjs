@@ -375,7 +375,9 @@ async function main() {
           CLAUDE_CONFIG_DIR: storeHome('agent-config-claude'),
           CONTINUE_GLOBAL_DIR: storeHome('agent-config-continue'),
         },
-        extraArgs: ['--enable-proposed-api', DEFAULT_CHAT_FIXTURE_ID],
+        // A closed window's extension host ends 30 s after its window went (code-server keeps it
+        // 3 hours by default): fewer hosts contend for the CPU and for the theme fixture's requests.
+        extraArgs: ['--enable-proposed-api', DEFAULT_CHAT_FIXTURE_ID, '--reconnection-grace-time', '30'],
         beforeStart: async (dirs) => {
           await (vsix ? installVsix(vsix, dirs) : linkExtension(dirs.extensionsDir));
           installFixture(dirs.extensionsDir, 'default-chat');

@@ -17,7 +17,7 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['jobs', 'changes'], // the durable job queue and its worker; the change feed and the webhook outbox
   ['memory'], // the memory API (MemoryService), rows, history, visibility, embed-on-write
   ['lifecycle', 'consolidation', 'graph', 'search'], // read-side lifetimes, merge suggestions, entity graph, recall
-  ['documents', 'sessions'], // document ingestion (chunks become memories); agent sessions, their chunks, summary, scratchpad, notes
+  ['documents', 'sessions', 'imports'], // document ingestion (chunks become memories); agent sessions, their chunks, summary, scratchpad, notes; other tools' memory files read and split
   ['retention', 'webhooks'], // retention sweep; webhook deliveries (signing, sending, retries)
   ['maintenance'], // maintenance worker (runs retention, diagnostics)
   ['pipeline'], // extraction → decisions → writes; composes everything below

@@ -541,7 +541,10 @@ export interface RunningConfig {
 
 // ── Requests: method name → params and result ───────────────────────────────────────────────
 
-/** Schedules (scheduleProtocol.ts), agent sessions (sessionsProtocol.ts), the change feed and webhooks (changesProtocol.ts), team memory (teamProtocol.ts). */
+/**
+ * Schedules (scheduleProtocol.ts), agent sessions (sessionsProtocol.ts), the change feed and
+ * webhooks (changesProtocol.ts), team memory (teamProtocol.ts).
+ */
 export interface EngineMethods extends ScheduleMethods, SessionMethods, ChangeMethods, TeamMethods {
   /** Through the smart store (docs/consolidation.md): may merge into an existing memory (status duplicate, action merged). */
   'memory.create': { params: CreateMemoryInput; result: CreateMemoryResult };

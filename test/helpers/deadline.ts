@@ -14,6 +14,16 @@ interface HeldTimer {
   cleared: boolean;
 }
 
+/**
+ * Whether the timer being set comes from Node's own internals (undici's keep-alive and parser
+ * timers of pooled connections): never the call's deadline, even when its delay happens to be
+ * the same (undici keeps a connection 3 s against a server that says keep-alive 5 s).
+ */
+function setByNodeItself(): boolean {
+  const caller = new Error().stack?.split('\n')[3] ?? '';
+  return caller.includes('node:internal/');
+}
+
 /** Runs `start` with its deadline timer (the first setTimeout of `limitMs`) held; returns it with how the call ends. */
 function runHoldingDeadline(
   limitMs: number,
@@ -23,7 +33,7 @@ function runHoldingDeadline(
   const realClear = globalThis.clearTimeout;
   let held: (HeldTimer & { handle: NodeJS.Timeout }) | undefined;
   globalThis.setTimeout = ((fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) => {
-    if (held || ms !== limitMs) return realSet(fn, ms, ...args);
+    if (held || ms !== limitMs || setByNodeItself()) return realSet(fn, ms, ...args);
     const handle = realSet(() => undefined, 2 ** 31 - 1); // a real handle (ref/unref/clear work), never due
     handle.unref();
     const timer = { handle, cleared: false, fire: () => (timer.cleared ? undefined : fn(...args)) };

@@ -15,6 +15,7 @@ import { clientConfig, serverLabel, type TeamSettings } from './connection';
 import { openConflicts, readCursors, resetForServer, machineIdOf } from './localState';
 import { ensureServerSchema } from './serverSchema';
 import { syncOnce, waitingCount, type SyncReport } from './sync';
+import { plural } from '../text/plural';
 
 export type TeamState = 'connecting' | 'synced' | 'waiting' | 'offline' | 'conflict';
 
@@ -145,7 +146,11 @@ export class TeamSyncTask implements BackgroundTask {
     if (!ids.length || key === this.saidHeldBack) return;
     this.saidHeldBack = key;
     this.opts.onWarning?.(
-      `team memory: ${plural(ids.length, 'memory holds', 'memories hold')} a password, key or token, so ${ids.length === 1 ? 'it stays' : 'they stay'} on this machine and ${ids.length === 1 ? 'is' : 'are'} not shared. Remove the secret (Scan Memories for Secrets) to share ${ids.length === 1 ? 'it' : 'them'}.`,
+      ids.length === 1
+        ? 'team memory: 1 memory holds a password, key or token, so it stays on this machine and is not shared. ' +
+            'Remove the secret (Scan Memories for Secrets) to share it.'
+        : `team memory: ${plural(ids.length, 'memory', 'memories')} hold a password, key or token, so they stay on this machine ` +
+            'and are not shared. Remove the secret (Scan Memories for Secrets) to share them.',
     );
   }
 
