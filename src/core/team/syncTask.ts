@@ -15,7 +15,6 @@ import { clientConfig, serverLabel, type TeamSettings } from './connection';
 import { openConflicts, readCursors, resetForServer, machineIdOf } from './localState';
 import { ensureServerSchema } from './serverSchema';
 import { syncOnce, waitingCount, type SyncReport } from './sync';
-import { plural } from '../text/plural';
 
 export type TeamState = 'connecting' | 'synced' | 'waiting' | 'offline' | 'conflict';
 
