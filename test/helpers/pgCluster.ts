@@ -44,6 +44,8 @@ export interface PgCluster {
   admin(sql: string): string;
   /** Stops the cluster and removes its folder. */
   destroy(): void;
+  /** With `clientCerts`: the authority, and the client certificate and key of the role (PEM files). */
+  tls?: { ca: string; clientCert: string; clientKey: string };
 }
 
 /** The folder of PostgreSQL's programs, or undefined (the tests skip, saying why). */
@@ -86,8 +88,68 @@ function run(cmd: string[], env: NodeJS.ProcessEnv = process.env): string {
   return r.stdout;
 }
 
-/** Makes, starts and returns a cluster; the caller destroys it (`after(() => pg.destroy())`). */
-export async function startPgCluster(): Promise<PgCluster> {
+/**
+ * A certificate authority, a server certificate for 127.0.0.1 and a client certificate for the
+ * role `am_team`, made with openssl into `dir` (throw-away, valid two days).
+ */
+function makeCertificates(dir: string): { ca: string; serverCert: string; serverKey: string; clientCert: string; clientKey: string } {
+  fs.mkdirSync(dir);
+  const f = (n: string) => path.join(dir, n);
+  const ssl = (args: string[]) => run(['openssl', ...args]);
+  ssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=agent-memory test CA',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.crt'),
+  ]);
+  fs.writeFileSync(f('server.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  for (const [name, cn, ext] of [
+    ['server', '127.0.0.1', f('server.ext')],
+    ['client', 'am_team', undefined],
+  ] as const) {
+    ssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${cn}`, '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`)]);
+    ssl([
+      'x509',
+      '-req',
+      '-in',
+      f(`${name}.csr`),
+      '-CA',
+      f('ca.crt'),
+      '-CAkey',
+      f('ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-out',
+      f(`${name}.crt`),
+      ...(ext ? ['-extfile', ext] : []),
+    ]);
+  }
+  fs.chmodSync(f('server.key'), 0o600);
+  return {
+    ca: f('ca.crt'),
+    serverCert: f('server.crt'),
+    serverKey: f('server.key'),
+    clientCert: f('client.crt'),
+    clientKey: f('client.key'),
+  };
+}
+
+/**
+ * Makes, starts and returns a cluster; the caller destroys it (`after(() => pg.destroy())`).
+ * `clientCerts`: TLS on, and the role signs in to its database over TLS with its client
+ * certificate only (pg_hba `cert`): no password is accepted there.
+ */
+export async function startPgCluster(opts: { clientCerts?: boolean } = {}): Promise<PgCluster> {
   const bin = pgBinDir();
   if (!bin) throw new Error(NO_PG_REASON);
   const asRoot = process.getuid?.() === 0;
@@ -107,6 +169,17 @@ export async function startPgCluster(): Promise<PgCluster> {
       asRoot,
     ),
   );
+  const certs = opts.clientCerts ? makeCertificates(path.join(dir, 'tls')) : undefined;
+  let tlsOptions = '';
+  if (certs) {
+    const hba = path.join(data, 'pg_hba.conf');
+    fs.writeFileSync(
+      hba,
+      `hostssl team_memory am_team 127.0.0.1/32 cert\nhost team_memory am_team 127.0.0.1/32 reject\n${fs.readFileSync(hba, 'utf8')}`,
+    );
+    tlsOptions = ` -c ssl=on -c ssl_cert_file=${certs.serverCert} -c ssl_key_file=${certs.serverKey} -c ssl_ca_file=${certs.ca}`;
+    if (asRoot) execFileSync('chown', ['-R', 'nobody:nogroup', dir]);
+  }
   const port = await freePort();
   const pgCtl = (args: string[]): string => run(asOwner(path.join(bin, 'pg_ctl'), args, asRoot));
   const start = (): void => {
@@ -119,7 +192,7 @@ export async function startPgCluster(): Promise<PgCluster> {
       '-t',
       '60',
       '-o',
-      `-p ${port} -k ${sock} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      `-p ${port} -k ${sock} -c listen_addresses=127.0.0.1 -c fsync=off${tlsOptions}`,
       'start',
     ]);
   };
@@ -155,6 +228,7 @@ export async function startPgCluster(): Promise<PgCluster> {
       stopped = true;
     },
     admin,
+    ...(certs ? { tls: { ca: certs.ca, clientCert: certs.clientCert, clientKey: certs.clientKey } } : {}),
     destroy: () => {
       try {
         if (!stopped) stop('immediate');

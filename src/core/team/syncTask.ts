@@ -40,6 +40,8 @@ export interface TeamSyncOptions {
   projectId: string;
   settings: TeamSettings;
   password: () => Promise<string | undefined>;
+  /** The private key of the client certificate (settings.certFile), from the keychain. */
+  clientKey?: () => Promise<string | undefined>;
   onStatus?: (s: TeamStatus) => void;
   onWarning?: (m: string) => void;
   /** The first upload's progress, whichever round makes it (a connect's, or one a reload started). */
@@ -156,7 +158,7 @@ export class TeamSyncTask implements BackgroundTask {
   private async connected(): Promise<pg.Client> {
     if (this.client) return this.client;
     const s = this.opts.settings;
-    const client = new pg.Client(clientConfig(s, await this.opts.password()));
+    const client = new pg.Client(clientConfig(s, await this.opts.password(), await this.opts.clientKey?.()));
     // A dropped connection is an 'error' event: without a listener it would end the process.
     client.on('error', (e) => {
       this.lastError = errorMessage(e);

@@ -11,7 +11,15 @@ import * as path from 'node:path';
 import pg from 'pg';
 import { parseDocument } from 'yaml';
 import { findConfigFile } from '../../core/config/files';
-import { clientConfig, passwordKey, serverLabel, teamSettingsOf, TeamPasswords, type TeamSettings } from '../../core/team/connection';
+import {
+  clientConfig,
+  clientKeyKey,
+  passwordKey,
+  serverLabel,
+  teamSettingsOf,
+  TeamPasswords,
+  type TeamSettings,
+} from '../../core/team/connection';
 import { openConflicts, resolveConflictRow, sharedByOf } from '../../core/team/localState';
 import type { SharedBy } from '../../core/memory/types';
 import { ensureServerSchema, projectSchema } from '../../core/team/serverSchema';
@@ -58,6 +66,7 @@ export class TeamService {
     return {
       settings,
       password: () => this.passwords.get(passwordKey(settings)),
+      clientKey: () => (settings.certFile ? this.passwords.get(clientKeyKey(settings)) : Promise.resolve(undefined)),
       onStatus: (status) => {
         if (status.last && status.last.pulled > 0) onPulled();
         this.ctx.emit({ type: 'team.status', status: { connected: true, ...status } });
@@ -118,14 +127,15 @@ export class TeamService {
       schema: p.schema || projectSchema(this.ctx.project.id),
       tls: p.tls ?? 'verify-full',
       caFile: p.caFile ?? '',
+      certFile: p.certFile ?? '',
       author: p.author ?? '',
       syncIntervalMs: this.ctx.config.team.syncInterval,
     };
   }
 
   /** Signs in, makes (or checks) the project's schema, and only then saves anything. */
-  private async tryServer(s: TeamSettings, password: string | undefined): Promise<void> {
-    const client = new pg.Client(clientConfig(s, password));
+  private async tryServer(s: TeamSettings, password: string | undefined, clientKey: string | undefined): Promise<void> {
+    const client = new pg.Client(clientConfig(s, password, clientKey));
     client.on('error', () => undefined);
     try {
       await client.connect();
@@ -143,12 +153,16 @@ export class TeamService {
     const s = this.checked(p);
     const key = passwordKey(s);
     const password = p.password ?? (await this.passwords.get(key));
-    await this.tryServer(s, password);
+    const clientKey = s.certFile ? (p.clientKey ?? (await this.passwords.get(clientKeyKey(s)))) : undefined;
+    await this.tryServer(s, password, clientKey);
     if (p.password !== undefined) await this.passwords.set(key, p.password);
+    // A client certificate's private key is kept like the password: the keychain, never agent.yaml.
+    if (s.certFile && p.clientKey !== undefined) await this.passwords.set(clientKeyKey(s), p.clientKey);
     const settingsFile = await this.writeSettings((doc) => {
       const t: Record<string, string | number> = { host: s.host, port: s.port, database: s.database, user: s.user, tls: s.tls };
       if (p.schema) t.schema = p.schema;
       if (s.caFile) t.caFile = s.caFile;
+      if (s.certFile) t.certFile = s.certFile;
       if (s.author) t.author = s.author;
       doc.set('team', t);
     });
@@ -165,6 +179,7 @@ export class TeamService {
     if (!s) return { disconnected: false };
     const settingsFile = await this.writeSettings((doc) => doc.delete('team'));
     await this.passwords.delete(passwordKey(s));
+    await this.passwords.delete(clientKeyKey(s));
     await this.reload();
     if (this.settings()) {
       throw new EngineError(
