@@ -44,6 +44,9 @@ const WORK_WITHOUT_ITEM = new Set([
   'agentMemory.promoteMemory',
   'agentMemory.openGraph',
   'agentMemory.acceptSuggestion',
+  // Team memory conflicts: picked from the palette when run there (shown while the project is connected).
+  'agentMemory.keepMyVersion',
+  'agentMemory.keepTheirVersion',
   'agentMemory.rejectSuggestion',
   'agentMemory.pausePipeline',
   'agentMemory.resumePipeline',

@@ -87,6 +87,8 @@ export interface CliArgs {
   teamSchema?: string;
   tls?: 'verify-full' | 'disable';
   caFile?: string;
+  certFile?: string;
+  certKeyFile?: string;
   author?: string;
   passwordStdin?: boolean;
   keep?: 'server' | 'mine';
@@ -235,6 +237,8 @@ function teamArgs(v: Values): Partial<CliArgs> {
     ...optional('teamSchema', s('schema'), (x) => x),
     ...optional('tls', s('tls'), (x) => oneOf(x, ['verify-full', 'disable'] as const, '--tls')),
     ...optional('caFile', s('ca-file'), (x) => x),
+    ...optional('certFile', s('cert'), (x) => x),
+    ...optional('certKeyFile', s('cert-key'), (x) => x),
     ...optional('author', s('author'), (x) => x),
     ...optional('keep', s('keep'), (x) => oneOf(x, ['server', 'mine'] as const, '--keep')),
     ...(v['password-stdin'] ? { passwordStdin: true } : {}),

@@ -95,6 +95,8 @@ export const OPTIONS = {
     help: "verify-full (default) checks the server's certificate and name; disable only for a server on this machine",
   },
   'ca-file': { value: '<file>', help: "the certificate authority that signed the server's certificate (default: the system's)" },
+  cert: { value: '<file>', help: 'a client certificate (PEM) to sign in with, when the server asks for one (TLS only)' },
+  'cert-key': { value: '<file>', help: "the client certificate's private key (PEM): read once and kept in the keychain" },
   author: { value: '<name>', help: "your name on the team, recorded with each change you push (default: this computer's user name)" },
   'password-stdin': { help: 'read the password from stdin (else AGENT_MEMORY_TEAM_PASSWORD, else the one kept from before)' },
   keep: { value: 'server|mine', help: "which version of a conflict to keep: the team's (server) or yours (mine)" },
@@ -312,7 +314,7 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
     summary: "share this project's memory with your other machines and your team through a PostgreSQL server",
     about:
       "connect signs in, makes the project's schema on the server, writes the settings to agent.yaml (never the password, which is kept in the keychain or a file only you can read) and uploads this store; after that every change is pushed and the team's are pulled in the background, and the memory keeps working offline. status says synced, how many changes wait, offline or conflicts; sync runs a round now; conflicts lists edits of yours the server did not take (another version came first) and resolve settles one; disconnect stops syncing and keeps the memory here.",
-    options: ['server', 'database', 'user', 'schema', 'tls', 'ca-file', 'author', 'password-stdin', 'keep'],
+    options: ['server', 'database', 'user', 'schema', 'tls', 'ca-file', 'cert', 'cert-key', 'author', 'password-stdin', 'keep'],
     examples: [
       'agent-memory team connect --server db.example.com --user ana --database team_memory --password-stdin < pw.txt',
       'agent-memory team status',

@@ -4,6 +4,9 @@
  * (--password-stdin) or AGENT_MEMORY_TEAM_PASSWORD, never from the command line (it would stay
  * in the shell's history and the process list), and kept in the keychain, never in agent.yaml.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { errorMessage } from '../core/util/errors';
 import type { EngineClient } from '../engine/client';
 import type { TeamConflictInfo, TeamOverview, TeamSyncReport } from '../engine/teamProtocol';
 import { plural } from '../core/text/plural';
@@ -67,6 +70,15 @@ function serverParts(a: CliArgs): { host: string; port?: number } {
   return { host: m[1]!, ...(m[2] ? { port: Number(m[2]) } : {}) };
 }
 
+/** The client certificate's private key, read once here: the engine keeps it in the keychain. */
+function readKeyFile(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`team connect: --cert-key ${file} cannot be read (${errorMessage(e)})`, 'team');
+  }
+}
+
 type Action = (engine: EngineClient, a: CliArgs, io: CommandIo) => Promise<CommandOutput>;
 
 const ACTIONS: Record<TeamAction, Action> = {
@@ -88,6 +100,8 @@ const ACTIONS: Record<TeamAction, Action> = {
         ...(a.teamSchema ? { schema: a.teamSchema } : {}),
         ...(a.tls ? { tls: a.tls } : {}),
         ...(a.caFile ? { caFile: a.caFile } : {}),
+        ...(a.certFile ? { certFile: path.resolve(a.certFile) } : {}),
+        ...(a.certKeyFile ? { clientKey: readKeyFile(a.certKeyFile) } : {}),
         ...(a.author ? { author: a.author } : {}),
         ...(password !== undefined ? { password } : {}),
       });

@@ -20,6 +20,11 @@ export type HandlerTable = { [M in EngineMethod]: Handler<M> };
 
 type Params = Record<string, unknown> | undefined;
 
+/** One memory (or none) with who made its team server version (services/team.ts withSharedBy). */
+function sharedOne<T extends { id: string; scope: string } | null>(e: MemoryEngine, m: T): T {
+  return m ? e.team.withSharedBy([m])[0]! : m;
+}
+
 function str(params: unknown, key: string): string {
   const v = (params as Params)?.[key];
   if (typeof v !== 'string' || v === '') throw new EngineError('invalid_input', `${key}: must be a non-empty string`);
@@ -148,9 +153,13 @@ export function createHandlers(opts: { allowDebug: boolean; exit: (code: number)
     ...TEAM_HANDLERS,
     // A retried create (same idempotency key) answers with the memory it already made.
     'memory.create': (e, p) => idempotentCreate(e, obj(p, 'input')),
-    'memory.get': (e, p) => e.memories.get(str(p, 'id'), !!p.includeDeleted),
-    'memory.list': (e, p) => e.memories.list({ ...(p ?? {}), offset: offset(p), limit: limit(p, LIMIT_RANGES.list, 'memory.list') }),
-    'memory.update': (e, p) => e.memories.update(str(p, 'id'), p.patch), // an unknown id is not_found before a bad patch
+    // Team memory: who made the server's version rides along (docs/team.md "Surfaces").
+    'memory.get': (e, p) => sharedOne(e, e.memories.get(str(p, 'id'), !!p.includeDeleted)),
+    'memory.list': (e, p) => {
+      const r = e.memories.list({ ...(p ?? {}), offset: offset(p), limit: limit(p, LIMIT_RANGES.list, 'memory.list') });
+      return { ...r, items: e.team.withSharedBy(r.items) };
+    },
+    'memory.update': async (e, p) => sharedOne(e, await e.memories.update(str(p, 'id'), p.patch)), // an unknown id is not_found before a bad patch
     'memory.delete': (e, p) => e.memories.delete(str(p, 'id'), optString(p.reason, 'reason'), optString(p.who, 'who')),
     'memory.restore': (e, p) => e.memories.restore(str(p, 'id')),
     'memory.listRemoved': (e, p) =>

@@ -19,7 +19,7 @@ function optString(p: Record<string, unknown>, key: string): void {
 function connectParams(p: unknown): TeamConnectParams {
   if (!p || typeof p !== 'object') throw new EngineError('invalid_input', 'params: must be an object');
   const o = p as Record<string, unknown>;
-  for (const k of ['host', 'user', 'database', 'password', 'schema', 'tls', 'caFile', 'author']) optString(o, k);
+  for (const k of ['host', 'user', 'database', 'password', 'schema', 'tls', 'caFile', 'certFile', 'clientKey', 'author']) optString(o, k);
   if (o.port !== undefined && typeof o.port !== 'number') throw new EngineError('invalid_input', 'port: must be a number');
   return o as unknown as TeamConnectParams;
 }

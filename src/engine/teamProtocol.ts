@@ -25,6 +25,10 @@ export interface TeamConnectParams {
   schema?: string;
   tls?: 'verify-full' | 'disable';
   caFile?: string;
+  /** A client certificate (PEM file) to sign in with (TLS only). */
+  certFile?: string;
+  /** Its private key (PEM text): kept in the keychain like the password, never in agent.yaml. */
+  clientKey?: string;
   author?: string;
 }
 

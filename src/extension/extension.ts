@@ -20,6 +20,8 @@ import { createChatHandler, registerChatParticipant, type ChatHandler } from './
 import { registerTools } from './lmTools';
 import { registerPipelineSurfaces, type PipelineSurfaces } from './pipelineCommands';
 import { registerEncryptionCommands } from './encryptionCommands';
+import { TeamStatusBar } from './teamStatusBar';
+import { registerTeamCommands } from './teamCommands';
 import { ConfigDiagnostics } from './configDiagnostics';
 import { registerRecallCommand } from './recallCommand';
 import { registerRemovedView, type RemovedTreeProvider } from './removedView';
@@ -140,6 +142,9 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   registerToolImportCommands(commandRegistrar(context, log), engine, path.dirname(path.dirname(context.globalStorageUri.fsPath)));
   registerHistoryCommands(context, engine, log);
   registerEncryptionCommands(context, engine, log);
+  const teamStatus = new TeamStatusBar(engine);
+  context.subscriptions.push(teamStatus);
+  registerTeamCommands({ context, engine, statusBar: teamStatus, run: commandRegistrar(context, log) });
   registerRecallCommand(context, engine, log, onRecall);
   // agent.yaml problems → Problems panel, one notification per change, status bar warning.
   const configProblems = new ConfigDiagnostics(vscode.workspace.workspaceFolders?.[0]?.uri, log, (s) => statusBar.setConfigProblems(s));

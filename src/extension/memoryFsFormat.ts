@@ -24,6 +24,7 @@ import { LIFETIME_EXAMPLES, parseLifetimeSeconds } from '../core/lifecycle/lifet
 import { parseTags } from './addMemorySteps';
 import { durationText, humanDate } from '../core/text/timeWords';
 import { displayText } from '../core/documents/markdownText';
+import { sharedByText } from './teamText';
 
 export const EDITABLE_FIELDS = ['title', 'type', 'tags', 'importance', 'scope', 'lifetime'] as const;
 
@@ -85,6 +86,8 @@ export function renderMemory(m: MemoryRecord): string {
   const lines = [
     '---',
     `# Version ${m.version}${m.updatedAt === m.createdAt ? '' : ` · updated ${humanDate(m.updatedAt)}`} · created ${humanDate(m.createdAt)}`,
+    // Team memory: who made the version the server holds (docs/team.md "In VS Code").
+    ...(m.sharedBy ? [`# Team memory: last shared version by ${sharedByText(m.sharedBy)}`] : []),
     `title: ${scalar(m.title)}`,
     `type: ${m.type}`,
     `tags: ${scalar(m.tags, true)}`,

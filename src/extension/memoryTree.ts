@@ -5,6 +5,7 @@
  * (grouping toggle, copy, open in search) are registered here.
  */
 import * as vscode from 'vscode';
+import { sharedByText } from './teamText';
 import type { EngineClient } from '../engine/client';
 import type { ListResult, MemorySummary } from '../engine/protocol';
 import { Debounced } from './debounce';
@@ -174,6 +175,8 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         `${importanceWord(m.importance)} importance (${m.importance})`,
         life ? `${life} (${humanDate(m.expiresAt!)})` : 'permanent',
         `added ${relativeTime(m.createdAt)} (${humanDate(m.createdAt)})`,
+        // Team memory: who made the version the server holds (docs/team.md "In VS Code").
+        ...(m.sharedBy ? [`last shared by ${sharedByText(m.sharedBy)}`] : []),
         ...(m.tags.length ? [m.tags.map((t) => `#${t}`).join(' ')] : []),
       ].join(' · '),
     );

@@ -85,6 +85,7 @@ export const SETTING_IDS: Readonly<Record<string, string>> = {
   'team.schema': 'team.schema',
   'team.tls': 'team.tls',
   'team.caFile': 'team.caFile',
+  'team.certFile': 'team.certFile',
   'team.author': 'team.author',
   'team.syncInterval': 'team.syncInterval',
 

@@ -8,6 +8,8 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../engine/client';
 import type { MemorySummary, Suggestion } from '../engine/protocol';
+import type { TeamConflictInfo } from '../engine/teamProtocol';
+import { conflictLabel, conflictSides } from './teamText';
 import { Debounced } from './debounce';
 import { errorLine } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
@@ -22,6 +24,8 @@ const LIST_LIMIT = 200;
 export type SuggestionNode =
   | { kind: 'suggestion'; suggestion: Suggestion }
   | { kind: 'side'; side: 'A' | 'B'; memory: MemorySummary; suggestionId: string }
+  /** Team memory: a memory changed here and by someone else at once (docs/team.md "Conflicts"). */
+  | { kind: 'conflict'; conflict: TeamConflictInfo }
   | { kind: 'message'; text: string };
 
 export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNode>, vscode.Disposable {
@@ -31,6 +35,8 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
   private readonly subs: vscode.Disposable[] = [];
   /** The last list shown (tests and the view's badge read it). */
   last: Suggestion[] = [];
+  /** The open team memory conflicts shown (listed before the suggestions). */
+  conflicts: TeamConflictInfo[] = [];
   view: vscode.TreeView<SuggestionNode> | undefined;
 
   constructor(private readonly engine: EngineClient) {
@@ -38,6 +44,8 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
       engine.onEvent((e) => {
         // A scan (of this window, another window or the schedule), a reject or a clear: the engine says when it ends.
         if (e.type === 'memory.changed' || e.type === 'suggestions.changed') this.refreshSoon();
+        // A sync that found (or settled) a conflict.
+        if (e.type === 'team.status' && e.status.connected && e.status.conflicts !== this.conflicts.length) this.refreshSoon();
       }),
       engine.onStateChange((s) => {
         this.refreshLater.hold(s.state === 'stopping' || s.state === 'stopped');
@@ -64,20 +72,37 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
       ];
     }
     try {
-      this.last = await this.engine.request('suggestions.list', { status: 'pending', limit: LIST_LIMIT });
-      if (this.view)
-        this.view.badge = this.last.length
-          ? { value: this.last.length, tooltip: plural(this.last.length, 'consolidation suggestion') }
-          : undefined;
+      const [list, conflicts] = await Promise.all([
+        this.engine.request('suggestions.list', { status: 'pending', limit: LIST_LIMIT }),
+        this.engine.request('team.conflicts', {}).catch(() => [] as TeamConflictInfo[]),
+      ]);
+      this.last = list;
+      this.conflicts = conflicts;
+      this.setBadge();
       // Empty → no children, so the view's welcome content shows.
-      return this.last.map((suggestion) => ({ kind: 'suggestion', suggestion }));
+      return [
+        ...conflicts.map((conflict): SuggestionNode => ({ kind: 'conflict', conflict })),
+        ...list.map((suggestion): SuggestionNode => ({ kind: 'suggestion', suggestion })),
+      ];
     } catch (e) {
       return [{ kind: 'message', text: `Cannot list suggestions: ${errorLine(e)}` }];
     }
   }
 
+  private setBadge(): void {
+    if (!this.view) return;
+    const n = this.last.length + this.conflicts.length;
+    const parts = [
+      ...(this.conflicts.length ? [plural(this.conflicts.length, 'team memory conflict')] : []),
+      ...(this.last.length ? [plural(this.last.length, 'consolidation suggestion')] : []),
+    ];
+    this.view.badge = n ? { value: n, tooltip: parts.join(', ') } : undefined;
+  }
+
   getTreeItem(node: SuggestionNode): vscode.TreeItem {
     switch (node.kind) {
+      case 'conflict':
+        return conflictItem(node.conflict);
       case 'suggestion': {
         const s = node.suggestion;
         // The similarity leads the label: a description would be cut off at the default sidebar width.
@@ -122,6 +147,28 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
     for (const s of this.subs) s.dispose();
     this.changed.dispose();
   }
+}
+
+/** A team conflict's row: the memory, whose version won; keep mine / keep theirs are its inline actions. */
+function conflictItem(c: TeamConflictInfo): vscode.TreeItem {
+  const item = new vscode.TreeItem(conflictLabel(c), vscode.TreeItemCollapsibleState.None);
+  item.id = `team-conflict:${c.id}`;
+  const sides = conflictSides(c);
+  const tip = new vscode.MarkdownString();
+  tip.appendMarkdown('**Yours** (not shared)\n\n');
+  tip.appendText(sides.mine);
+  tip.appendMarkdown(`\n\n**Theirs** (${c.serverAuthor ? 'by ' : ''}`);
+  tip.appendText(c.serverAuthor ?? 'kept now');
+  tip.appendMarkdown(c.serverAuthor ? ', kept now)\n\n' : ')\n\n');
+  tip.appendText(sides.theirs);
+  tip.appendMarkdown('\n\n---\n\n');
+  tip.appendText(`Changed at the same time ${relativeTime(c.createdAt)}. Keep yours or theirs.`);
+  item.tooltip = tip;
+  item.iconPath = new vscode.ThemeIcon('git-pull-request-draft');
+  item.contextValue = 'teamConflict';
+  item.accessibilityInformation = { label: `Team memory conflict: ${conflictLabel(c)}` };
+  item.command = { command: 'agentMemory.openMemory', title: 'Open Memory', arguments: [c.memoryId] };
+  return item;
 }
 
 function short(m: MemorySummary, max = 40): string {

@@ -12,9 +12,9 @@ import type { TeamOverview, TeamSyncReport, TeamConflictInfo } from '../../src/e
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { runCli, type CliRun } from '../helpers/cliProcess';
-import { NO_PG_REASON, pgBinDir, startPgCluster, type PgCluster } from '../helpers/pgCluster';
+import { startPgCluster, type PgCluster, pgSkip } from '../helpers/pgCluster';
 
-const skip = pgBinDir() ? false : NO_PG_REASON;
+const skip = pgSkip();
 let pg: PgCluster;
 
 before(async () => {

@@ -12,7 +12,23 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-const BIN_DIRS = ['/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/17/bin'];
+/** Debian's layout (/usr/lib/postgresql/<major>/bin), newest first; 15 is the oldest the team schema is tested on. */
+function binDirs(): string[] {
+  const root = '/usr/lib/postgresql';
+  let majors: number[] = [];
+  try {
+    majors = fs
+      .readdirSync(root)
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n >= 15)
+      .sort((a, b) => b - a);
+  } catch {
+    /* no PostgreSQL installed */
+  }
+  const dirs = majors.map((m) => path.join(root, String(m), 'bin'));
+  // AGENT_MEMORY_PG_BIN: PostgreSQL's programs elsewhere (another distribution, a build of its own).
+  return process.env.AGENT_MEMORY_PG_BIN ? [process.env.AGENT_MEMORY_PG_BIN, ...dirs] : dirs;
+}
 
 export interface PgCluster {
   host: string;
@@ -28,14 +44,28 @@ export interface PgCluster {
   admin(sql: string): string;
   /** Stops the cluster and removes its folder. */
   destroy(): void;
+  /** With `clientCerts`: the authority, and the client certificate and key of the role (PEM files). */
+  tls?: { ca: string; clientCert: string; clientKey: string };
 }
 
 /** The folder of PostgreSQL's programs, or undefined (the tests skip, saying why). */
 export function pgBinDir(): string | undefined {
-  return BIN_DIRS.find((d) => fs.existsSync(path.join(d, 'initdb')) && fs.existsSync(path.join(d, 'pg_ctl')));
+  return binDirs().find((d) => fs.existsSync(path.join(d, 'initdb')) && fs.existsSync(path.join(d, 'pg_ctl')));
 }
 
-export const NO_PG_REASON = `no PostgreSQL server binaries in ${BIN_DIRS.join(', ')} (install postgresql-15)`;
+export const NO_PG_REASON =
+  'no PostgreSQL server programs (initdb, pg_ctl) in /usr/lib/postgresql/<15 or later>/bin or AGENT_MEMORY_PG_BIN (install postgresql-15)';
+
+/**
+ * The `skip` of a team test: false where PostgreSQL's programs are, else the reason. CI (.ci/run)
+ * sets AGENT_MEMORY_REQUIRE_PG=1 where it found them: a test that would skip there fails instead,
+ * so a lookup that goes wrong cannot pass CI silently.
+ */
+export function pgSkip(): false | string {
+  if (pgBinDir()) return false;
+  if (process.env.AGENT_MEMORY_REQUIRE_PG === '1') throw new Error(`AGENT_MEMORY_REQUIRE_PG=1 but ${NO_PG_REASON}`);
+  return NO_PG_REASON;
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -58,12 +88,73 @@ function run(cmd: string[], env: NodeJS.ProcessEnv = process.env): string {
   return r.stdout;
 }
 
-/** Makes, starts and returns a cluster; the caller destroys it (`after(() => pg.destroy())`). */
-export async function startPgCluster(): Promise<PgCluster> {
+/**
+ * A certificate authority, a server certificate for 127.0.0.1 and a client certificate for the
+ * role `am_team`, made with openssl into `dir` (throw-away, valid two days).
+ */
+function makeCertificates(dir: string): { ca: string; serverCert: string; serverKey: string; clientCert: string; clientKey: string } {
+  fs.mkdirSync(dir);
+  const f = (n: string) => path.join(dir, n);
+  const ssl = (args: string[]) => run(['openssl', ...args]);
+  ssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=agent-memory test CA',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.crt'),
+  ]);
+  fs.writeFileSync(f('server.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  for (const [name, cn, ext] of [
+    ['server', '127.0.0.1', f('server.ext')],
+    ['client', 'am_team', undefined],
+  ] as const) {
+    ssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${cn}`, '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`)]);
+    ssl([
+      'x509',
+      '-req',
+      '-in',
+      f(`${name}.csr`),
+      '-CA',
+      f('ca.crt'),
+      '-CAkey',
+      f('ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-out',
+      f(`${name}.crt`),
+      ...(ext ? ['-extfile', ext] : []),
+    ]);
+  }
+  fs.chmodSync(f('server.key'), 0o600);
+  return {
+    ca: f('ca.crt'),
+    serverCert: f('server.crt'),
+    serverKey: f('server.key'),
+    clientCert: f('client.crt'),
+    clientKey: f('client.key'),
+  };
+}
+
+/**
+ * Makes, starts and returns a cluster; the caller destroys it (`after(() => pg.destroy())`).
+ * `clientCerts`: TLS on, and the role signs in to its database over TLS with its client
+ * certificate only (pg_hba `cert`): no password is accepted there.
+ */
+export async function startPgCluster(opts: { clientCerts?: boolean } = {}): Promise<PgCluster> {
   const bin = pgBinDir();
   if (!bin) throw new Error(NO_PG_REASON);
   const asRoot = process.getuid?.() === 0;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-pg-'));
+  // As root the cluster runs as nobody, who must reach its folder: /tmp, not a TMPDIR under /root.
+  const dir = fs.mkdtempSync(path.join(asRoot ? '/tmp' : os.tmpdir(), 'am-pg-'));
   const data = path.join(dir, 'data');
   const sock = path.join(dir, 'sock');
   fs.mkdirSync(sock);
@@ -78,6 +169,17 @@ export async function startPgCluster(): Promise<PgCluster> {
       asRoot,
     ),
   );
+  const certs = opts.clientCerts ? makeCertificates(path.join(dir, 'tls')) : undefined;
+  let tlsOptions = '';
+  if (certs) {
+    const hba = path.join(data, 'pg_hba.conf');
+    fs.writeFileSync(
+      hba,
+      `hostssl team_memory am_team 127.0.0.1/32 cert\nhost team_memory am_team 127.0.0.1/32 reject\n${fs.readFileSync(hba, 'utf8')}`,
+    );
+    tlsOptions = ` -c ssl=on -c ssl_cert_file=${certs.serverCert} -c ssl_key_file=${certs.serverKey} -c ssl_ca_file=${certs.ca}`;
+    if (asRoot) execFileSync('chown', ['-R', 'nobody:nogroup', dir]);
+  }
   const port = await freePort();
   const pgCtl = (args: string[]): string => run(asOwner(path.join(bin, 'pg_ctl'), args, asRoot));
   const start = (): void => {
@@ -90,7 +192,7 @@ export async function startPgCluster(): Promise<PgCluster> {
       '-t',
       '60',
       '-o',
-      `-p ${port} -k ${sock} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      `-p ${port} -k ${sock} -c listen_addresses=127.0.0.1 -c fsync=off${tlsOptions}`,
       'start',
     ]);
   };
@@ -126,6 +228,7 @@ export async function startPgCluster(): Promise<PgCluster> {
       stopped = true;
     },
     admin,
+    ...(certs ? { tls: { ca: certs.ca, clientCert: certs.clientCert, clientKey: certs.clientKey } } : {}),
     destroy: () => {
       try {
         if (!stopped) stop('immediate');

@@ -322,6 +322,12 @@ const ENTRIES = [
     "A file with the certificate authority that signed the server's certificate; empty: the system's.",
   ),
   str(
+    'team.certFile',
+    '',
+    { allowEmpty: true },
+    'A client certificate (PEM) to sign in with instead of a password, when the server asks for one; its private key is kept in the keychain, never here.',
+  ),
+  str(
     'team.author',
     '',
     { allowEmpty: true },

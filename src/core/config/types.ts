@@ -124,6 +124,8 @@ export interface TeamConfig {
   schema: string;
   tls: 'verify-full' | 'disable';
   caFile: string;
+  /** A client certificate (PEM file); its key is in the keychain. */
+  certFile: string;
   author: string;
   syncInterval: number;
 }

@@ -25,6 +25,16 @@ export type MemoryScope = (typeof MEMORY_SCOPES)[number];
 
 export type EmbeddingStatus = 'pending' | 'ready' | 'failed' | 'none';
 
+/**
+ * Who made the version of a memory the team server holds (docs/team.md "Surfaces"): the author's
+ * name and the machine it came from (host name and a random part). Set only on a project memory
+ * that has been exchanged with a team server.
+ */
+export interface SharedBy {
+  author: string;
+  machine: string | null;
+}
+
 export interface MemoryRecord {
   id: string;
   rid: number;
@@ -74,6 +84,8 @@ export interface MemoryRecord {
   speaker: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Team memory: who made the version the server holds (absent: never shared). */
+  sharedBy?: SharedBy;
 }
 
 export interface MemorySummary {
@@ -91,6 +103,8 @@ export interface MemorySummary {
   version: number;
   createdAt: string;
   updatedAt: string;
+  /** Team memory: who made the version the server holds (absent: never shared). */
+  sharedBy?: SharedBy;
 }
 
 export interface CreateMemoryInput {

@@ -21,6 +21,8 @@ export interface TeamSettings {
   schema: string;
   tls: 'verify-full' | 'disable';
   caFile: string;
+  /** A client certificate (PEM file) to sign in with; its private key is kept like the password. */
+  certFile: string;
   author: string;
   syncIntervalMs: number;
 }
@@ -37,6 +39,7 @@ export function teamSettingsOf(config: ResolvedConfig, projectId: string): TeamS
     schema: t.schema || projectSchema(projectId),
     tls: t.tls,
     caFile: t.caFile,
+    certFile: t.certFile,
     author: t.author || safeUserName(),
     syncIntervalMs: t.syncInterval,
   };
@@ -60,20 +63,44 @@ export function passwordKey(s: Pick<TeamSettings, 'host' | 'port' | 'database' |
   return `team/${serverLabel(s)}`;
 }
 
+/** The key a client certificate's private key is kept under (beside the password). */
+export function clientKeyKey(s: Pick<TeamSettings, 'host' | 'port' | 'database' | 'user'>): string {
+  return `${passwordKey(s)}#client-key`;
+}
+
+function readSetting(key: string, file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UserFacingError(`${key}: ${file} cannot be read (${errorMessage(e)}).`, 'invalid_input');
+  }
+}
+
+/** The client certificate and its key, when the settings name one (TLS only: a certificate is never sent in the clear). */
+function clientCertificate(s: TeamSettings, clientKey: string | undefined): { cert: string; key: string } | undefined {
+  if (!s.certFile) return undefined;
+  if (s.tls !== 'verify-full') {
+    throw new UserFacingError(
+      'team.certFile: a client certificate needs team.tls: verify-full (it is never sent in the clear).',
+      'invalid_input',
+    );
+  }
+  if (!clientKey) {
+    throw new UserFacingError(
+      'team.certFile: the private key of the client certificate is not in the keychain; connect again with its key (agent-memory team connect --cert FILE --key FILE).',
+      'invalid_input',
+    );
+  }
+  return { cert: readSetting('team.certFile', s.certFile), key: clientKey };
+}
+
 /** node-postgres settings: TLS verified against the system's or the given authority; timeouts so a dead network never hangs a sync. */
-export function clientConfig(s: TeamSettings, password: string | undefined): ClientConfig {
+export function clientConfig(s: TeamSettings, password: string | undefined, clientKey?: string): ClientConfig {
   let ssl: ClientConfig['ssl'] = false;
   if (s.tls === 'verify-full') {
-    let ca: string | undefined;
-    if (s.caFile) {
-      try {
-        ca = fs.readFileSync(s.caFile, 'utf8');
-      } catch (e) {
-        throw new UserFacingError(`team.caFile: ${s.caFile} cannot be read (${errorMessage(e)}).`, 'invalid_input');
-      }
-    }
-    ssl = { rejectUnauthorized: true, servername: s.host, ...(ca ? { ca } : {}) };
-  }
+    const ca = s.caFile ? readSetting('team.caFile', s.caFile) : undefined;
+    ssl = { rejectUnauthorized: true, servername: s.host, ...(ca ? { ca } : {}), ...clientCertificate(s, clientKey) };
+  } else clientCertificate(s, clientKey);
   return {
     host: s.host,
     port: s.port,

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import type { SqlDb } from '../store/sqlDb';
 import type { Tx } from '../store/store';
+import type { SharedBy } from '../memory/types';
 import type { SharedMemory } from './types';
 
 export interface SyncCursors {
@@ -79,6 +80,20 @@ export function writeBase(tx: Tx, memoryId: string, b: MemoryBase): void {
        author = excluded.author, machine = excluded.machine`,
     [memoryId, b.serverSeq, b.stateHash, b.author, b.machine],
   );
+}
+
+/** Who made the server's version of each of `ids` that has one (the memory views show it). */
+export function sharedByOf(db: Reader, ids: readonly string[]): Map<string, SharedBy> {
+  const out = new Map<string, SharedBy>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const part = ids.slice(i, i + 500);
+    const rows = db.all<{ memory_id: string; author: string | null; machine: string | null }>(
+      `SELECT memory_id, author, machine FROM team_memories WHERE memory_id IN (${part.map(() => '?').join(', ')}) AND author IS NOT NULL`,
+      part,
+    );
+    for (const r of rows) out.set(String(r.memory_id), { author: String(r.author), machine: r.machine });
+  }
+  return out;
 }
 
 export interface TeamConflict {

@@ -10,11 +10,11 @@ import type pg from 'pg';
 import type { Store } from '../store/store';
 import { WakeSignal, dueAt, msUntil, type BackgroundTask } from '../util/backgroundTask';
 import { errorMessage } from '../util/errors';
+import { plural } from '../text/plural';
 import { clientConfig, newPgClient, serverLabel, type TeamSettings } from './connection';
 import { openConflicts, readCursors, resetForServer, machineIdOf } from './localState';
 import { ensureServerSchema } from './serverSchema';
 import { syncOnce, waitingCount, type SyncReport } from './sync';
-import { plural } from '../text/plural';
 
 export type TeamState = 'connecting' | 'synced' | 'waiting' | 'offline' | 'conflict';
 
@@ -40,8 +40,12 @@ export interface TeamSyncOptions {
   projectId: string;
   settings: TeamSettings;
   password: () => Promise<string | undefined>;
+  /** The private key of the client certificate (settings.certFile), from the keychain. */
+  clientKey?: () => Promise<string | undefined>;
   onStatus?: (s: TeamStatus) => void;
   onWarning?: (m: string) => void;
+  /** The first upload's progress, whichever round makes it (a connect's, or one a reload started). */
+  onProgress?: (done: number, total: number) => void;
   now?: () => Date;
 }
 
@@ -68,6 +72,11 @@ export class TeamSyncTask implements BackgroundTask {
 
   start(): void {
     this.unsubscribe = this.opts.store.onCommit(() => this.kick());
+  }
+
+  /** Stopped (its store runtime closed: a reload replaces the task). */
+  isStopped(): boolean {
+    return this.stopped;
   }
 
   /** A local change: push it soon (a failing server keeps its backoff). */
@@ -115,7 +124,7 @@ export class TeamSyncTask implements BackgroundTask {
         machine: this.machine,
         author: s.author,
         ...(this.opts.now ? { now: this.opts.now } : {}),
-        ...(onProgress ? { onProgress } : {}),
+        ...((onProgress ?? this.opts.onProgress) ? { onProgress: onProgress ?? this.opts.onProgress } : {}),
       });
       this.failures = 0;
       this.lastError = undefined;
@@ -149,7 +158,7 @@ export class TeamSyncTask implements BackgroundTask {
   private async connected(): Promise<pg.Client> {
     if (this.client) return this.client;
     const s = this.opts.settings;
-    const client = await newPgClient(clientConfig(s, await this.opts.password()));
+    const client = await newPgClient(clientConfig(s, await this.opts.password(), await this.opts.clientKey?.()));
     // A dropped connection is an 'error' event: without a listener it would end the process.
     client.on('error', (e) => {
       this.lastError = errorMessage(e);

@@ -13,13 +13,15 @@ import { findConfigFile } from '../../core/config/files';
 import {
   clientConfig,
   newPgClient,
+  clientKeyKey,
   passwordKey,
   serverLabel,
   teamSettingsOf,
   TeamPasswords,
   type TeamSettings,
 } from '../../core/team/connection';
-import { openConflicts, resolveConflictRow } from '../../core/team/localState';
+import { openConflicts, resolveConflictRow, sharedByOf } from '../../core/team/localState';
+import type { SharedBy } from '../../core/memory/types';
 import { ensureServerSchema, projectSchema } from '../../core/team/serverSchema';
 import type { TeamSyncTask } from '../../core/team/syncTask';
 import type { RuntimeOptions } from '../runtime/storeRuntime';
@@ -64,11 +66,13 @@ export class TeamService {
     return {
       settings,
       password: () => this.passwords.get(passwordKey(settings)),
+      clientKey: () => (settings.certFile ? this.passwords.get(clientKeyKey(settings)) : Promise.resolve(undefined)),
       onStatus: (status) => {
         if (status.last && status.last.pulled > 0) onPulled();
         this.ctx.emit({ type: 'team.status', status: { connected: true, ...status } });
       },
       onWarning: (m) => this.ctx.warn(m),
+      onProgress: (done, total) => this.ctx.emit({ type: 'team.progress', done, total }),
     };
   }
 
@@ -87,12 +91,28 @@ export class TeamService {
   }
 
   async sync(): Promise<{ status: TeamOverview; report: TeamSyncReport }> {
-    const task = this.task();
-    const s = this.settings()!;
-    const report = await task.syncNow().catch((e: unknown) => {
-      throw unreachable(serverLabel(s), e);
+    const s = this.settings();
+    const report = await this.round().catch((e: unknown) => {
+      throw unreachable(s ? serverLabel(s) : 'the configured address', e);
     });
     return { status: this.status(), report };
+  }
+
+  /**
+   * One round on the project's sync task. A configuration reload (connect's own, or the agent.yaml
+   * watcher's in VS Code) replaces the task, stopping the one a round was asked of: the round runs
+   * again on its successor, which starts from what was committed.
+   */
+  private async round(onProgress?: (done: number, total: number) => void): Promise<TeamSyncReport> {
+    for (let attempt = 1; ; attempt++) {
+      const task = this.task();
+      try {
+        return await task.syncNow(onProgress);
+      } catch (e) {
+        if (!task.isStopped() || attempt >= 10) throw e;
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
+    }
   }
 
   private checked(p: TeamConnectParams): TeamSettings {
@@ -107,14 +127,15 @@ export class TeamService {
       schema: p.schema || projectSchema(this.ctx.project.id),
       tls: p.tls ?? 'verify-full',
       caFile: p.caFile ?? '',
+      certFile: p.certFile ?? '',
       author: p.author ?? '',
       syncIntervalMs: this.ctx.config.team.syncInterval,
     };
   }
 
   /** Signs in, makes (or checks) the project's schema, and only then saves anything. */
-  private async tryServer(s: TeamSettings, password: string | undefined): Promise<void> {
-    const client = await newPgClient(clientConfig(s, password));
+  private async tryServer(s: TeamSettings, password: string | undefined, clientKey: string | undefined): Promise<void> {
+    const client = await newPgClient(clientConfig(s, password, clientKey));
     client.on('error', () => undefined);
     try {
       await client.connect();
@@ -132,21 +153,24 @@ export class TeamService {
     const s = this.checked(p);
     const key = passwordKey(s);
     const password = p.password ?? (await this.passwords.get(key));
-    await this.tryServer(s, password);
+    const clientKey = s.certFile ? (p.clientKey ?? (await this.passwords.get(clientKeyKey(s)))) : undefined;
+    await this.tryServer(s, password, clientKey);
     if (p.password !== undefined) await this.passwords.set(key, p.password);
+    // A client certificate's private key is kept like the password: the keychain, never agent.yaml.
+    if (s.certFile && p.clientKey !== undefined) await this.passwords.set(clientKeyKey(s), p.clientKey);
     const settingsFile = await this.writeSettings((doc) => {
       const t: Record<string, string | number> = { host: s.host, port: s.port, database: s.database, user: s.user, tls: s.tls };
       if (p.schema) t.schema = p.schema;
       if (s.caFile) t.caFile = s.caFile;
+      if (s.certFile) t.certFile = s.certFile;
       if (s.author) t.author = s.author;
       doc.set('team', t);
     });
     await this.reload();
-    const report = await this.task()
-      .syncNow((done, total) => this.ctx.emit({ type: 'team.progress', done, total }))
-      .catch((e: unknown) => {
-        throw unreachable(serverLabel(s), e);
-      });
+    // The upload's progress: the task's events (team.progress), whichever round uploads.
+    const report = await this.round().catch((e: unknown) => {
+      throw unreachable(serverLabel(s), e);
+    });
     return { status: this.status(), report, settingsFile, passwordKeptIn: this.passwords.where() };
   }
 
@@ -155,6 +179,7 @@ export class TeamService {
     if (!s) return { disconnected: false };
     const settingsFile = await this.writeSettings((doc) => doc.delete('team'));
     await this.passwords.delete(passwordKey(s));
+    await this.passwords.delete(clientKeyKey(s));
     await this.reload();
     if (this.settings()) {
       throw new EngineError(
@@ -163,6 +188,22 @@ export class TeamService {
       );
     }
     return { disconnected: true, settingsFile };
+  }
+
+  /**
+   * The memories with who made their server version added (docs/team.md "Surfaces": the memory
+   * views show it), while the project is connected. Project memories only: the global store is
+   * never shared.
+   */
+  withSharedBy<T extends { id: string; scope: string; sharedBy?: SharedBy }>(items: T[]): T[] {
+    const ids = items.filter((m) => m.scope === 'project').map((m) => m.id);
+    if (!ids.length || !this.settings()) return items; // shown while connected: after Disconnect nothing is shared
+    const by = sharedByOf(this.ctx.stores.runtime('project').store, ids);
+    if (!by.size) return items;
+    return items.map((m) => {
+      const s = by.get(m.id);
+      return s ? { ...m, sharedBy: s } : m;
+    });
   }
 
   conflicts(): TeamConflictInfo[] {

@@ -2,15 +2,17 @@
 // Team memory under faults, against a real PostgreSQL 15 (docs/team.md "Crashes"): three client
 // processes with their own stores write, edit and delete concurrently and sync between writes,
 // while the server is stopped with `-m immediate` and started again and one client is killed
-// with SIGKILL mid-run and started again on its store. Afterwards every acknowledged create is
+// with SIGKILL mid-run and started again on its store; then the clients' connections are cut
+// mid-transaction (pg_terminate_backend) again and again until they finish. Afterwards every acknowledged create is
 // on every machine exactly once, every machine holds the same versions, the server never took
 // two changes on one base, and the conflicts recorded are real ones.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
-import { NO_PG_REASON, pgBinDir, startPgCluster, type PgCluster } from '../../helpers/pgCluster';
+import { startPgCluster, type PgCluster, pgSkip } from '../../helpers/pgCluster';
 import { tmpDir } from '../../helpers/tmp';
 import { Store } from '../../../src/core/store/store';
 import { rowToRecord } from '../../../src/core/memory/rows';
@@ -19,7 +21,7 @@ import { syncOnce } from '../../../src/core/team/sync';
 import { machineIdOf, openConflicts } from '../../../src/core/team/localState';
 import { sharedOf, stateHash } from '../../../src/core/team/payload';
 
-const skip = pgBinDir() ? false : NO_PG_REASON;
+const skip = pgSkip();
 const PROJECT = 'github.com/acme/team-concurrency';
 const SCHEMA = 'am_concurrency';
 const CHILD = path.join(__dirname, '..', '..', 'fixtures', 'team-client.ts');
@@ -73,6 +75,46 @@ function run(c: Omit<Child, 'done' | 'proc'> & Partial<Child>, from: number): Ch
   return child;
 }
 
+/**
+ * Cuts the clients' connections while a transaction of theirs is open (a push or a page being
+ * applied), every few milliseconds, through a superuser session of its own, until stopped.
+ * Resolves with how many were cut.
+ */
+function dropConnectionsMidSync(): { stop(): Promise<number> } {
+  let running = true;
+  let dropped = 0;
+  const loop = (async () => {
+    const admin = new pg.Client({
+      ...conn(),
+      user: 'postgres',
+      database: 'postgres',
+      password: fs.readFileSync(path.join(cluster.dir, 'pw'), 'utf8'),
+    });
+    admin.on('error', () => undefined);
+    await admin.connect();
+    try {
+      while (running) {
+        const r = await admin.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE usename = $1 AND xact_start IS NOT NULL AND pid <> pg_backend_pid()) t`,
+          [cluster.user],
+        );
+        dropped += r.rows[0]!.n;
+        await new Promise((res) => setTimeout(res, 15));
+      }
+    } finally {
+      await admin.end().catch(() => undefined);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return dropped;
+    },
+  };
+}
+
 const until = async (cond: () => boolean, ms = 120_000) => {
   const end = Date.now() + ms;
   while (!cond()) {
@@ -101,7 +143,12 @@ test(
     await new Promise((r) => setTimeout(r, 1500));
     cluster.start();
     clients[1] = run(clients[1]!, clients[1]!.acks.length);
+    // Connections dropped mid-sync until the clients are done (their last rounds retry until one succeeds).
+    const dropper = dropConnectionsMidSync();
+    await until(() => clients.every((c) => c.acks.length >= COUNT - 6) || clients.some((c) => c.proc!.exitCode !== null));
+    const dropped = await dropper.stop();
     await Promise.all(clients.map((c) => c.done));
+    assert.ok(dropped > 0, 'a connection was cut in the middle of a transaction');
     // The restart was met: some round failed on it, and was done again.
     assert.ok(
       clients.some((c) => c.failedRounds > 0),
@@ -152,7 +199,7 @@ test(
       // Conflicts are real: the version kept aside differs from the one that won.
       const conflicts = stores.reduce((n, s) => n + openConflicts(s).length, 0);
       process.stdout.write(
-        `# ${acked.length} creates, ${versions[0]!.size} memories, ${conflicts} conflicts, ${clients.map((c) => c.failedRounds).join('/')} failed rounds\n`,
+        `# ${acked.length} creates, ${versions[0]!.size} memories, ${conflicts} conflicts, ${clients.map((c) => c.failedRounds).join('/')} failed rounds, ${dropped} connections cut mid-transaction\n`,
       );
       for (const s of stores) {
         for (const c of openConflicts(s)) {

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { NO_PG_REASON, pgBinDir, startPgCluster, type PgCluster } from '../../helpers/pgCluster';
+import { startPgCluster, type PgCluster, pgSkip } from '../../helpers/pgCluster';
 import { openMemory } from '../../helpers/memoryFixture';
 import type { CreateResult, MemoryRecord } from '../../../src/core/memory/types';
 import { ensureServerSchema, projectSchema, SERVER_SCHEMA_VERSION } from '../../../src/core/team/serverSchema';
@@ -16,7 +16,7 @@ import { applyServerChange } from '../../../src/core/team/apply';
 import { sharedOf, stateHash } from '../../../src/core/team/payload';
 import { MemoryService } from '../../../src/core/memory/memoryService';
 
-const skip = pgBinDir() ? false : NO_PG_REASON;
+const skip = pgSkip();
 let cluster: PgCluster;
 const clients: pg.Client[] = [];
 let schemaN = 0;
