@@ -95,6 +95,12 @@ export const COMMAND_IDS = [
   'agentMemory.sendWebhookTestEvent',
   'agentMemory.copyWebhookSecret',
   'agentMemory.retryWebhookDeliveries',
+  'agentMemory.connectTeam',
+  'agentMemory.disconnectTeam',
+  'agentMemory.syncTeam',
+  'agentMemory.teamStatus',
+  'agentMemory.keepMyVersion',
+  'agentMemory.keepTheirVersion',
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];
@@ -107,6 +113,7 @@ export const CONTEXT_KEYS = [
   'agentMemory.multiRoot',
   'agentMemory.pipelinePaused',
   'agentMemory.restricted',
+  'agentMemory.teamConnected',
   'agentMemory.treeGrouping',
   'agentMemory.webhooksConfigured',
   'agentMemory.webhooksFailed',

@@ -32,6 +32,7 @@ const OTHER_IDS: Readonly<Record<string, string>> = {
   'agentMemory.mcp': 'the MCP server definition provider (contributes.mcpServerDefinitionProviders)',
   'agentMemory.config': 'the diagnostics collection of agent.yaml',
   'agentMemory.status': 'the status bar item',
+  'agentMemory.team': "the team memory's status bar item",
   'agentMemory.plainStoresNoticeSaid': 'a global state key',
   'agentMemory.expiredSeenUntil': 'a workspace state key',
   'agentMemory.lastExportFolder': 'a global state key',
