@@ -200,7 +200,7 @@ export const COMMAND_SPECS: Record<CommandName, CommandSpec> = {
   },
   'import-from': {
     args: '',
-    summary: 'import the memories kept in other tools: CLAUDE.md, AGENTS.md, Copilot, Cursor, Windsurf, Cline, Codex',
+    summary: 'import the memories kept in other tools: CLAUDE.md, AGENTS.md, Copilot, Cursor, Windsurf, Cline, Codex, VS Code',
     about:
       'Finds the memory files of other tools for this project and in your home folder and shows what would become which memory: split on headings, paragraphs and list items, typed where it can tell, duplicates of existing memories and what looks like a secret left out. --yes imports, each memory keeping its file and line; importing again adds nothing for unchanged files and updates what came from a changed one. --undo takes the last import back.',
     options: ['yes', 'undo'],
@@ -349,6 +349,8 @@ export function optionsOf(command: CommandName): OptionName[] {
 const EXIT_CODES = 'Exit codes: 0 ok, 1 failure, 2 usage (a mistake on the command line). Errors are one line on stderr.';
 
 const WIDTH = 96;
+/** The widest command-with-arguments shown in the main usage's left column. */
+const COMMAND_COLUMN = 24;
 
 /** Words on lines of at most `width` characters. */
 function paragraph(text: string, width = WIDTH): string[] {
@@ -379,14 +381,25 @@ function optionLines(names: readonly OptionName[], own: CommandSpec['optionHelp'
 
 /** `agent-memory --help`: the commands, the common options, where more help is, the exit codes. */
 export function mainUsage(): string {
-  const width = Math.max(...COMMANDS.map((c) => `${c} ${COMMAND_SPECS[c].args}`.length)) + 2;
+  // A command's arguments are shown beside it when they are short; long ones (schedule's) are in
+  // its own help, so the summaries stay in one readable column.
+  const left = (c: CommandName) => {
+    const full = `${c} ${COMMAND_SPECS[c].args}`.trimEnd();
+    return full.length <= COMMAND_COLUMN ? full : c;
+  };
+  const width = Math.max(...COMMANDS.map((c) => left(c).length)) + 2;
+  const pad = ' '.repeat(width + 2);
   return [
     'Usage: agent-memory <command> [arguments] [options]',
     '',
     "The project's long-term memory, shared with VS Code and your agents.",
     '',
     'Commands:',
-    ...COMMANDS.map((c) => `  ${`${c} ${COMMAND_SPECS[c].args}`.trimEnd().padEnd(width)}${COMMAND_SPECS[c].summary}`),
+    ...COMMANDS.map((c) =>
+      paragraph(COMMAND_SPECS[c].summary, WIDTH - pad.length)
+        .map((l, i) => (i === 0 ? `  ${left(c).padEnd(width)}${l}` : pad + l))
+        .join('\n'),
+    ),
     '',
     'Common options:',
     ...optionLines(['workspace', 'home', 'json', 'verbose', 'help', 'version']),
