@@ -117,11 +117,13 @@ async function serveHttp(engine: EngineClient, args: CliArgs, given: string | un
     io.err(`agent-memory mcp: removed ${stale}: the server it was written for no longer runs`);
   }
   let file: string | undefined;
+  // For agents without MCP: the REST API on the same port and token (docs/mcp.md "REST API").
+  const rest = `REST API: ${http.url.replace(/\/mcp$/, '/api/v1')} (its OpenAPI document at /api/v1/openapi.json)`;
   if (given) {
-    io.err(`agent-memory mcp: Streamable HTTP on ${http.url} (bearer token from ${args.tokenFile})`);
+    io.err(`agent-memory mcp: Streamable HTTP on ${http.url} (bearer token from ${args.tokenFile})\n${rest}`);
   } else {
     file = writeToken(dir, http.port, token);
-    io.err(`agent-memory mcp: Streamable HTTP on ${http.url}\nbearer token: ${token}\n(also in ${file}, mode 0600)`);
+    io.err(`agent-memory mcp: Streamable HTTP on ${http.url}\n${rest}\nbearer token: ${token}\n(also in ${file}, mode 0600)`);
   }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

@@ -29,7 +29,8 @@ function serve(ws: string, home: string, tokenFile: string): Promise<{ proc: Chi
     const timer = setTimeout(() => reject(new Error(`no URL within 60 s: ${err}`)), 60_000);
     proc.stderr!.on('data', (d: Buffer) => {
       err += d.toString('utf8');
-      const m = /Streamable HTTP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err);
+      // Started, and it says where the REST API is (same port and token).
+      const m = /Streamable HTTP on http:\/\/127\.0\.0\.1:(\d+)\/mcp[^\n]*\nREST API: http:\/\/127\.0\.0\.1:\1\/api\/v1 /.exec(err);
       if (m) {
         clearTimeout(timer);
         resolve({ proc, port: Number(m[1]) });

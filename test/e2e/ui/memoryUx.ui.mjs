@@ -217,7 +217,7 @@ export const tests = {
       const restored = await waitForNotification(page, 'Memory restored for 1 day');
       assert.match(
         await restored.innerText(),
-        /It was short-term and had expired; it expires again tomorrow unless it is used\. Keep it permanently\?/,
+        /It was short-term and had expired; it expires again (tomorrow|in 2[34] hours) unless it is used\. Keep it permanently\?/,
       );
       await restored.locator('.monaco-button', { hasText: 'Keep Permanently' }).first().waitFor({ state: 'visible', timeout: 5000 });
       await page.waitForTimeout(500); // the toast slides in

@@ -67,6 +67,19 @@ async function expectTitles(frame, expected) {
     .catch(async () => assert.deepEqual((await titles(frame)).sort(), want));
 }
 
+/** Collapses every open view of the side bar but `keep`; returns what opens them again. */
+async function collapseOtherPanes(page, keep) {
+  const pane = (title) => page.locator('.sidebar .pane-header', { has: page.locator('h3.title', { hasText: title }) }).first();
+  const open = await page
+    .locator('.sidebar .pane-header[aria-expanded="true"] h3.title')
+    .allInnerTexts()
+    .then((titles) => titles.map((t) => t.trim()).filter((t) => t && t !== keep));
+  for (const title of open) await pane(title).click();
+  return async () => {
+    for (const title of open) if ((await pane(title).getAttribute('aria-expanded')) !== 'true') await pane(title).click();
+  };
+}
+
 /**
  * Answers the simple file dialog with `file`. The dialog fills its box with the workspace
  * folder once it has read it, which can overwrite a path typed before: wait for that first,
@@ -248,33 +261,40 @@ export const tests = {
 
   async 'the memory tree grouped by tag, with age, importance and scope'({ page, screenshot }) {
     await openViewContainer(page, 'Agent Memory');
-    // The toggle in the Memories view's title bar (its actions show while the header is hovered).
-    const header = page.locator('.pane-header', { hasText: 'Memories' }).first();
-    await header.hover();
-    await header.locator('a.action-label[aria-label^="Group Memories by Tag"]').click();
-    // A group row (top level): under the type grouping a memory row also shows "#ui-nav" among its tags.
-    const group = page.locator('.monaco-list-row[aria-level="1"]', { hasText: '#ui-nav' }).first();
-    await group.waitFor({ state: 'visible', timeout: 20000 });
-    const row = page.locator('.monaco-list-row', { hasText: 'Wallaby flaky spec fix' }).first();
-    await row.waitFor({ state: 'visible', timeout: 20000 });
-    // The age shows beside the title at the default sidebar width (normal importance, project scope: not repeated).
-    const description = row.locator('.label-description').first();
-    assert.match(await description.innerText(), /^\d+ (d|mo|y) ago · fix$/);
-    const [rowBox, descBox] = [await row.boundingBox(), await description.boundingBox()];
-    assert.ok(descBox && descBox.width > 0 && descBox.x + descBox.width <= rowBox.x + rowBox.width, 'the description is not cut off');
-    await screenshot('tree-by-tag');
-    await row.click({ button: 'right' });
-    const menu = page.locator('.context-view .monaco-menu');
-    await menu.waitFor({ state: 'visible', timeout: 10000 });
-    const entries = await menu.locator('.action-label').allInnerTexts();
-    for (const e of ['Copy Memory Content', 'Open in Search Panel', 'Edit Memory', 'Delete Memory'])
-      assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
-    await screenshot('tree-context-menu');
-    await page.keyboard.press('Escape');
-    await header.hover();
-    await header.locator('a.action-label[aria-label^="Group Memories by Type"]').click();
-    // Type groups are headed by a word ("Fix"), not the type id.
-    await page.locator('.monaco-list-row', { hasText: /^Fix/ }).first().waitFor({ state: 'visible', timeout: 20000 });
+    // The tree needs rows on screen (a list draws only what is in view): the other views of the
+    // container that earlier tests left open are collapsed while it runs, and opened again after.
+    const reopen = await collapseOtherPanes(page, 'Memories');
+    try {
+      // The toggle in the Memories view's title bar (its actions show while the header is hovered).
+      const header = page.locator('.pane-header', { hasText: 'Memories' }).first();
+      await header.hover();
+      await header.locator('a.action-label[aria-label^="Group Memories by Tag"]').click();
+      // A group row (top level): under the type grouping a memory row also shows "#ui-nav" among its tags.
+      const group = page.locator('.monaco-list-row[aria-level="1"]', { hasText: '#ui-nav' }).first();
+      await group.waitFor({ state: 'visible', timeout: 20000 });
+      const row = page.locator('.monaco-list-row', { hasText: 'Wallaby flaky spec fix' }).first();
+      await row.waitFor({ state: 'visible', timeout: 20000 });
+      // The age shows beside the title at the default sidebar width (normal importance, project scope: not repeated).
+      const description = row.locator('.label-description').first();
+      assert.match(await description.innerText(), /^\d+ (d|mo|y) ago · fix$/);
+      const [rowBox, descBox] = [await row.boundingBox(), await description.boundingBox()];
+      assert.ok(descBox && descBox.width > 0 && descBox.x + descBox.width <= rowBox.x + rowBox.width, 'the description is not cut off');
+      await screenshot('tree-by-tag');
+      await row.click({ button: 'right' });
+      const menu = page.locator('.context-view .monaco-menu');
+      await menu.waitFor({ state: 'visible', timeout: 10000 });
+      const entries = await menu.locator('.action-label').allInnerTexts();
+      for (const e of ['Copy Memory Content', 'Open in Search Panel', 'Edit Memory', 'Delete Memory'])
+        assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
+      await screenshot('tree-context-menu');
+      await page.keyboard.press('Escape');
+      await header.hover();
+      await header.locator('a.action-label[aria-label^="Group Memories by Type"]').click();
+      // Type groups are headed by a word ("Fix"), not the type id.
+      await page.locator('.monaco-list-row', { hasText: /^Fix/ }).first().waitFor({ state: 'visible', timeout: 20000 });
+    } finally {
+      await reopen();
+    }
   },
 
   async 'search relevance: nonsense finds nothing, a match is highlighted and clamped, actions in the context menu, restored after a reload'({
