@@ -104,17 +104,13 @@ export const tests = {
       // Under the box: its prompt, or what is wrong with what was typed.
       const message = page.locator('.quick-input-widget .quick-input-message').first();
       const prompt = 'it starts with AMRK-';
-      await page.waitForFunction((el) => el.textContent.includes('it starts with AMRK-'), await message.elementHandle(), {
-        timeout: 10000,
-      });
+      // Read from the page each time: the quick input draws its message element anew.
+      const messageText = () => document.querySelector('.quick-input-widget .quick-input-message')?.textContent ?? '';
+      await page.waitForFunction(`(${messageText})().includes('it starts with AMRK-')`, undefined, { timeout: 20000 });
       await input.fill(recoveryKey.slice(0, -1) + (recoveryKey.endsWith('A') ? 'B' : 'A'));
-      await page.waitForFunction(
-        (el) => el.textContent.trim() && !el.textContent.includes('it starts with AMRK-'),
-        await message.elementHandle(),
-        {
-          timeout: 10000,
-        },
-      );
+      await page.waitForFunction(`((t) => t.trim() && !t.includes('it starts with AMRK-'))((${messageText})())`, undefined, {
+        timeout: 20000,
+      });
       console.log(`    a mistyped recovery key: "${(await message.innerText()).trim()}"`);
       await screenshot('recovery-key-mistyped', LIGHT_DARK);
       await input.fill(recoveryKey);
