@@ -134,6 +134,13 @@ export const tests = {
       await created.waitFor({ state: 'visible', timeout: 20000 });
       await until(page, async () => /delivered/.test(await created.innerText()), 'the delivered row');
 
+      // The container's badge adds up its views' badges (earlier tests may have left a suggestion
+      // or a review waiting): the failure adds one to what it shows now.
+      const entry = page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Agent Memory"]') }).first();
+      const badge = entry.locator('.badge-content').first();
+      const badgeCount = async () => ((await badge.isVisible()) ? Number((await badge.innerText()).trim()) || 0 : 0);
+      const before = await badgeCount();
+
       // The receiver fails: the delivery dies after its one attempt and shows as a failure.
       receiver.answers.push(500);
       await cli(workspace, 'add', 'Webhooks UI test: the staging database is refreshed from production on Sundays.');
@@ -142,13 +149,7 @@ export const tests = {
       await failedRow.waitFor({ state: 'visible', timeout: 20000 });
       await until(page, async () => /1 failed/.test(await hook.innerText()), 'the failure on the webhook row');
       // The failure shows as a badge too, on the Agent Memory entry of the activity bar (the view may be collapsed).
-      const entry = page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Agent Memory"]') }).first();
-      const badge = entry.locator('.badge-content').first();
-      await until(
-        page,
-        async () => (await badge.isVisible()) && (await badge.innerText()).trim() === '1',
-        'the badge of the failed delivery',
-      );
+      await until(page, async () => (await badgeCount()) === before + 1, 'the badge of the failed delivery');
       await failedRow.hover(); // title actions show while the pointer is over the view
       // The view's title offers Retry only while something failed.
       await view
@@ -164,7 +165,7 @@ export const tests = {
       assert.equal(receiver.received[3].status, 200);
       await until(page, async () => !/failed/.test(await hook.innerText()), 'the failure to clear');
       await failedRow.waitFor({ state: 'detached', timeout: 20000 });
-      await until(page, async () => !(await badge.isVisible()), 'the badge to go with the failure');
+      await until(page, async () => (await badgeCount()) === before, 'the badge to go with the failure');
       // The receiver answers before the owner records the answer: the row says "1 waiting" until then.
       await until(page, async () => /3 delivered/.test(await hook.innerText()), 'the retried delivery to be recorded');
       assert.match(await hook.innerText(), /^team-bot\s*3 delivered$/);
