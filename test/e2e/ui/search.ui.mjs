@@ -8,7 +8,15 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deleteAllMemories, findFrame, openViewContainer, runCommand, waitForNotification, waitForWorkbench } from './workbench.mjs';
+import {
+  collapseOtherPanes,
+  deleteAllMemories,
+  findFrame,
+  openViewContainer,
+  runCommand,
+  waitForNotification,
+  waitForWorkbench,
+} from './workbench.mjs';
 
 const HEADER = { format: 'agent-memory-jsonl', version: 1, exportedAt: '2026-01-01T00:00:00.000Z', projectId: 'e2e', count: 3 };
 const MEMORIES = [
@@ -65,19 +73,6 @@ async function expectTitles(frame, expected) {
       { timeout: 20000 },
     )
     .catch(async () => assert.deepEqual((await titles(frame)).sort(), want));
-}
-
-/** Collapses every open view of the side bar but `keep`; returns what opens them again. */
-async function collapseOtherPanes(page, keep) {
-  const pane = (title) => page.locator('.sidebar .pane-header', { has: page.locator('h3.title', { hasText: title }) }).first();
-  const open = await page
-    .locator('.sidebar .pane-header[aria-expanded="true"] h3.title')
-    .allInnerTexts()
-    .then((titles) => titles.map((t) => t.trim()).filter((t) => t && t !== keep));
-  for (const title of open) await pane(title).click();
-  return async () => {
-    for (const title of open) if ((await pane(title).getAttribute('aria-expanded')) !== 'true') await pane(title).click();
-  };
 }
 
 /**
