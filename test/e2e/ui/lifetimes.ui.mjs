@@ -80,7 +80,11 @@ export const tests = {
       await removed.waitFor({ state: 'detached', timeout: 20000 });
       const back = row(page, 'Memories', 'integration suite needs Docker 24');
       await back.waitFor({ state: 'visible', timeout: 20000 });
-      assert.match(await back.innerText(), /expires (tomorrow|in 1 day|in 2[34] hours)/, 'restored with a fresh lifetime, shown in the tree');
+      assert.match(
+        await back.innerText(),
+        /expires (tomorrow|in 1 day|in 2[34] hours)/,
+        'restored with a fresh lifetime, shown in the tree',
+      );
       await screenshot('restored-into-tree');
       await page.waitForTimeout(11000); // another sweep: it stays
       assert.equal((await cli(workspace, 'get', r.memory.id)).deletedAt, null);
