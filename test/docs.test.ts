@@ -97,6 +97,11 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
     test: 'a memory holding a credential stays',
   },
   {
+    phrase: '**Connect to Team Memory…** asks\nfor the server step by step and uploads with progress',
+    file: 'test/e2e/ui/team.ui.mjs',
+    test: 'connect, status, offline, conflict kept mine, author shown, disconnect keeps the memory',
+  },
+  {
     phrase: 'each machine keeps working on its own copy when the server is down',
     file: 'test/cli/team.test.ts',
     test: 'offline changes wait',
