@@ -8,15 +8,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  collapseOtherPanes,
-  deleteAllMemories,
-  findFrame,
-  openViewContainer,
-  runCommand,
-  waitForNotification,
-  waitForWorkbench,
-} from './workbench.mjs';
+import { deleteAllMemories, findFrame, openViewContainer, runCommand, waitForNotification, waitForWorkbench } from './workbench.mjs';
 
 const HEADER = { format: 'agent-memory-jsonl', version: 1, exportedAt: '2026-01-01T00:00:00.000Z', projectId: 'e2e', count: 3 };
 const MEMORIES = [
@@ -73,6 +65,21 @@ async function expectTitles(frame, expected) {
       { timeout: 20000 },
     )
     .catch(async () => assert.deepEqual((await titles(frame)).sort(), want));
+}
+
+/**
+ * Waits for `target`, a row of the view under `header`, scrolling that view's list down while it
+ * is not drawn: a list draws only the rows in view, and earlier tests leave the side bar's views
+ * open and the Memories view short. Scrolling changes nothing a later test depends on.
+ */
+async function scrollIntoList(page, header, target) {
+  const list = page.locator('.pane', { has: header }).locator('.monaco-list').first();
+  for (let i = 0; i < 60 && !(await target.isVisible()); i++) {
+    await list.hover();
+    await page.mouse.wheel(0, 66);
+    await page.waitForTimeout(150);
+  }
+  await target.waitFor({ state: 'visible', timeout: 20000 });
 }
 
 /**
@@ -256,40 +263,33 @@ export const tests = {
 
   async 'the memory tree grouped by tag, with age, importance and scope'({ page, screenshot }) {
     await openViewContainer(page, 'Agent Memory');
-    // The tree needs rows on screen (a list draws only what is in view): the other views of the
-    // container that earlier tests left open are collapsed while it runs, and opened again after.
-    const reopen = await collapseOtherPanes(page, 'Memories');
-    try {
-      // The toggle in the Memories view's title bar (its actions show while the header is hovered).
-      const header = page.locator('.pane-header', { hasText: 'Memories' }).first();
-      await header.hover();
-      await header.locator('a.action-label[aria-label^="Group Memories by Tag"]').click();
-      // A group row (top level): under the type grouping a memory row also shows "#ui-nav" among its tags.
-      const group = page.locator('.monaco-list-row[aria-level="1"]', { hasText: '#ui-nav' }).first();
-      await group.waitFor({ state: 'visible', timeout: 20000 });
-      const row = page.locator('.monaco-list-row', { hasText: 'Wallaby flaky spec fix' }).first();
-      await row.waitFor({ state: 'visible', timeout: 20000 });
-      // The age shows beside the title at the default sidebar width (normal importance, project scope: not repeated).
-      const description = row.locator('.label-description').first();
-      assert.match(await description.innerText(), /^\d+ (d|mo|y) ago · fix$/);
-      const [rowBox, descBox] = [await row.boundingBox(), await description.boundingBox()];
-      assert.ok(descBox && descBox.width > 0 && descBox.x + descBox.width <= rowBox.x + rowBox.width, 'the description is not cut off');
-      await screenshot('tree-by-tag');
-      await row.click({ button: 'right' });
-      const menu = page.locator('.context-view .monaco-menu');
-      await menu.waitFor({ state: 'visible', timeout: 10000 });
-      const entries = await menu.locator('.action-label').allInnerTexts();
-      for (const e of ['Copy Memory Content', 'Open in Search Panel', 'Edit Memory', 'Delete Memory'])
-        assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
-      await screenshot('tree-context-menu');
-      await page.keyboard.press('Escape');
-      await header.hover();
-      await header.locator('a.action-label[aria-label^="Group Memories by Type"]').click();
-      // Type groups are headed by a word ("Fix"), not the type id.
-      await page.locator('.monaco-list-row', { hasText: /^Fix/ }).first().waitFor({ state: 'visible', timeout: 20000 });
-    } finally {
-      await reopen();
-    }
+    // The toggle in the Memories view's title bar (its actions show while the header is hovered).
+    const header = page.locator('.pane-header', { hasText: 'Memories' }).first();
+    await header.hover();
+    await header.locator('a.action-label[aria-label^="Group Memories by Tag"]').click();
+    // A group row (top level): under the type grouping a memory row also shows "#ui-nav" among its tags.
+    const group = page.locator('.monaco-list-row[aria-level="1"]', { hasText: '#ui-nav' }).first();
+    await scrollIntoList(page, header, group);
+    const row = page.locator('.monaco-list-row', { hasText: 'Wallaby flaky spec fix' }).first();
+    await scrollIntoList(page, header, row);
+    // The age shows beside the title at the default sidebar width (normal importance, project scope: not repeated).
+    const description = row.locator('.label-description').first();
+    assert.match(await description.innerText(), /^\d+ (d|mo|y) ago · fix$/);
+    const [rowBox, descBox] = [await row.boundingBox(), await description.boundingBox()];
+    assert.ok(descBox && descBox.width > 0 && descBox.x + descBox.width <= rowBox.x + rowBox.width, 'the description is not cut off');
+    await screenshot('tree-by-tag');
+    await row.click({ button: 'right' });
+    const menu = page.locator('.context-view .monaco-menu');
+    await menu.waitFor({ state: 'visible', timeout: 10000 });
+    const entries = await menu.locator('.action-label').allInnerTexts();
+    for (const e of ['Copy Memory Content', 'Open in Search Panel', 'Edit Memory', 'Delete Memory'])
+      assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
+    await screenshot('tree-context-menu');
+    await page.keyboard.press('Escape');
+    await header.hover();
+    await header.locator('a.action-label[aria-label^="Group Memories by Type"]').click();
+    // Type groups are headed by a word ("Fix"), not the type id.
+    await scrollIntoList(page, header, page.locator('.monaco-list-row', { hasText: /^Fix/ }).first());
   },
 
   async 'search relevance: nonsense finds nothing, a match is highlighted and clamped, actions in the context menu, restored after a reload'({

@@ -313,16 +313,3 @@ export function agentMemoryLogsSince(server, sinceMs) {
     .split('\n')
     .filter((l) => Date.parse(l.slice(1, 25)) >= sinceMs);
 }
-
-/** Collapses every open view of the side bar but `keep`; returns what opens them again. */
-export async function collapseOtherPanes(page, keep) {
-  const pane = (title) => page.locator('.sidebar .pane-header', { has: page.locator('h3.title', { hasText: title }) }).first();
-  const open = await page
-    .locator('.sidebar .pane-header[aria-expanded="true"] h3.title')
-    .allInnerTexts()
-    .then((titles) => titles.map((t) => t.trim()).filter((t) => t && t !== keep));
-  for (const title of open) await pane(title).click();
-  return async () => {
-    for (const title of open) if ((await pane(title).getAttribute('aria-expanded')) !== 'true') await pane(title).click();
-  };
-}
