@@ -39,6 +39,7 @@ import { plural } from '../core/text/plural';
 import { attentionItems, diagnosticsSummary } from './diagnosticsSummary';
 import { showDiagnosticsDocument } from './diagnosticsDocument';
 import type { CommandId } from './commandIds';
+import { markDeactivating } from './shutdown';
 
 export { OUTPUT_CHANNEL_NAME };
 export const COMMAND_SHOW_DIAGNOSTICS = 'agentMemory.showDiagnostics' satisfies CommandId;
@@ -246,6 +247,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
 
 /** VS Code waits for this promise (a few seconds): the engine snapshots and releases its locks. */
 export async function deactivate(): Promise<void> {
+  markDeactivating();
   await engineRef?.shutdown(4000);
   engineRef = undefined;
 }

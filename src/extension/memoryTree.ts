@@ -17,6 +17,7 @@ import { LABEL_GRAPHEMES, realTitle, rowText, typeHeading } from '../present/mem
 export { typeHeading };
 import { importanceWord } from '../core/text/importance';
 import type { CommandId, ContextKey } from './commandIds';
+import { isDeactivating } from './shutdown';
 
 export const TREE_VIEW_ID = 'agentMemory.memories';
 export const PAGE_SIZE = 50;
@@ -82,6 +83,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
   }
 
   refresh(): void {
+    if (isDeactivating()) return; // see shutdown.ts
     this.changed.fire(undefined);
   }
 

@@ -15,6 +15,7 @@ import { errorLine } from '../engine/errorText';
 import { truncateLine } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
 import { humanDate, relativeTime } from '../core/text/timeWords';
+import { isDeactivating } from './shutdown';
 
 export const PIPELINE_VIEW_ID = 'agentMemory.pipeline';
 
@@ -67,6 +68,7 @@ export class PipelineViewProvider implements vscode.TreeDataProvider<PipelineNod
   }
 
   refresh(): void {
+    if (isDeactivating()) return; // see shutdown.ts
     this.changed.fire(undefined);
   }
 
