@@ -18,6 +18,7 @@ import { typeHeading } from './memoryTree';
 import { rememberUndo } from './undoLast';
 import { LABEL_GRAPHEMES } from '../present/memoryRowText';
 import { restoredMessage } from './lifetimeMessages';
+import { isDeactivating } from './shutdown';
 
 const KEEP_PERMANENTLY = 'Keep Permanently';
 
@@ -74,7 +75,7 @@ export class RemovedTreeProvider implements vscode.TreeDataProvider<RemovedNode>
   }
 
   refresh(): void {
-    this.changed.fire(undefined);
+    if (!isDeactivating()) this.changed.fire(undefined); // see shutdown.ts
   }
 
   loadMore(): void {

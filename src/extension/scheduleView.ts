@@ -18,6 +18,7 @@ import type { Logger } from './log';
 import { deleteReminder, editReminder, runReminderNow, setPaused } from './reminderCommands';
 import { openRuns } from './scheduleNotice';
 import type { CommandId } from './commandIds';
+import { isDeactivating } from './shutdown';
 
 export const SCHEDULES_VIEW_ID = 'agentMemory.schedules';
 /** Schedules listed (soonest due first) and runs shown under each. */
@@ -93,7 +94,7 @@ export class SchedulesTreeProvider implements vscode.TreeDataProvider<ScheduleNo
   }
 
   refresh(): void {
-    this.changed.fire(undefined);
+    if (!isDeactivating()) this.changed.fire(undefined); // see shutdown.ts
   }
 
   async getChildren(node?: ScheduleNode): Promise<ScheduleNode[]> {

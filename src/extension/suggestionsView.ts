@@ -16,6 +16,7 @@ import { truncateLine } from '../core/text/truncate';
 import { plural } from '../core/text/plural';
 import { relativeTime } from '../core/text/timeWords';
 import { typeHeading } from '../present/memoryRowText';
+import { isDeactivating } from './shutdown';
 
 export const SUGGESTIONS_VIEW_ID = 'agentMemory.suggestions';
 /** How many pending suggestions the view lists (the engine's list limit is 200). */
@@ -55,7 +56,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
   }
 
   refresh(): void {
-    this.changed.fire(undefined);
+    if (!isDeactivating()) this.changed.fire(undefined); // see shutdown.ts
   }
 
   refreshSoon(): void {

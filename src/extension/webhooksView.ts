@@ -16,6 +16,7 @@ import { Debounced } from './debounce';
 import type { Logger } from './log';
 import * as text from './webhooksText';
 import type { CommandId, ContextKey } from './commandIds';
+import { isDeactivating } from './shutdown';
 
 export const WEBHOOKS_VIEW_ID = 'agentMemory.webhooks';
 /** Context key: webhooks are configured (the view is shown). */
@@ -74,7 +75,7 @@ export class WebhooksTreeProvider implements vscode.TreeDataProvider<WebhookNode
       this.overview = undefined; // getChildren says why
     }
     this.setContext(this.overview);
-    this.changed.fire(undefined);
+    if (!isDeactivating()) this.changed.fire(undefined); // see shutdown.ts
     return this.overview;
   }
 

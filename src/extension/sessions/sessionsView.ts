@@ -14,6 +14,7 @@ import { Debounced } from '../debounce';
 import type { Logger } from '../log';
 import { forgetQuestion, resumePrompt, sessionDetail, sessionRow, transcriptMarkdown } from './sessionsText';
 import { SESSIONS_PAGE, firstSessions, showMoreLabel } from './sessionsPaging';
+import { isDeactivating } from '../shutdown';
 
 export const SESSIONS_VIEW_ID = 'agentMemory.sessions';
 export const SESSION_SCHEME = 'agent-memory-session';
@@ -56,7 +57,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
   }
 
   refresh(): void {
-    this.changed.fire(undefined);
+    if (!isDeactivating()) this.changed.fire(undefined); // see shutdown.ts
   }
 
   /** "Show more…": the next page of older sessions. */
