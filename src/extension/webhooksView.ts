@@ -75,7 +75,10 @@ export class WebhooksTreeProvider implements vscode.TreeDataProvider<WebhookNode
       this.overview = undefined; // getChildren says why
     }
     this.setContext(this.overview);
-    if (!isDeactivating()) this.changed.fire(undefined); // see shutdown.ts
+    // Redrawn only while shown (VS Code asks for the rows when the view opens): the view is hidden
+    // or collapsed in most windows, and a redraw asked just before a window closes is cancelled
+    // and logged as an error (shutdown.ts).
+    if (!isDeactivating() && this.view?.visible) this.changed.fire(undefined);
     return this.overview;
   }
 
@@ -191,7 +194,13 @@ async function chooseWebhook(tree: WebhooksTreeProvider, arg: unknown, placeHold
 export function registerWebhooksView(context: vscode.ExtensionContext, engine: EngineClient, log: Logger): WebhooksTreeProvider {
   const tree = new WebhooksTreeProvider(engine);
   tree.view = vscode.window.createTreeView(WEBHOOKS_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
-  context.subscriptions.push(tree, tree.view);
+  context.subscriptions.push(
+    tree,
+    tree.view,
+    tree.view.onDidChangeVisibility((e) => {
+      if (e.visible) tree.refresh();
+    }),
+  );
   const run = commandRegistrar(context, log);
 
   run(WEBHOOK_COMMANDS.refresh, 'refresh webhooks', () => tree.load());
