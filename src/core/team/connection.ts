@@ -7,25 +7,14 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import type { Client, ClientConfig } from 'pg';
-import type { ResolvedConfig } from '../config/types';
+import type { ResolvedConfig, TeamConfig } from '../config/types';
 import { osKeychain } from '../crypto/osKeychain';
 import type { SecretStore } from '../webhooks/secrets';
 import { UserFacingError, errorMessage } from '../util/errors';
 import { projectSchema } from './serverSchema';
 
-export interface TeamSettings {
-  host: string;
-  port: number;
-  database: string;
-  user: string;
-  schema: string;
-  tls: 'verify-full' | 'disable';
-  caFile: string;
-  /** A client certificate (PEM file) to sign in with; its private key is kept like the password. */
-  certFile: string;
-  author: string;
-  syncIntervalMs: number;
-}
+/** The connection settings of `team.*` (TeamConfig), with the sync interval named by its unit. */
+export type TeamSettings = Omit<TeamConfig, 'syncInterval'> & { syncIntervalMs: number };
 
 /** The team settings of a configuration, or undefined when this project is not connected (no host). */
 export function teamSettingsOf(config: ResolvedConfig, projectId: string): TeamSettings | undefined {
