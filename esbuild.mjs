@@ -1,7 +1,7 @@
 // Bundles the extension.  `node esbuild.mjs [--watch] [--production]`  (npm run build)
 //
 //   src/extension/extension.ts -> dist/extension.js   (node, cjs; the extension host's entry)
-//   src/engine/worker.ts       -> dist/engine.js      (node, cjs; engine worker thread) if present
+//   src/engine/worker/worker.ts       -> dist/engine.js      (node, cjs; engine worker thread) if present
 //   src/core/embed/useLiteWorker.ts -> dist/useLiteWorker.js (the built-in embedder's thread)
 //   src/cli/main.ts            -> dist/cli.js         (node, cjs; the `agent-memory` CLI and MCP server, package.json bin)
 //   webview/*.ts               -> dist/webview/*.js   (browser, iife; one per webview) if present
@@ -40,8 +40,8 @@ function targets() {
     alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   };
   list.push({ ...node, entryPoints: { extension: join(root, 'src/extension/extension.ts') }, outdir: dist });
-  if (existsSync(join(root, 'src/engine/worker.ts'))) {
-    list.push({ ...node, entryPoints: { engine: join(root, 'src/engine/worker.ts') }, outdir: dist });
+  if (existsSync(join(root, 'src/engine/worker/worker.ts'))) {
+    list.push({ ...node, entryPoints: { engine: join(root, 'src/engine/worker/worker.ts') }, outdir: dist });
   }
   // The agent-memory CLI (and its `mcp` server): starts dist/engine.js next to it when it owns the store.
   if (existsSync(join(root, 'src/cli/main.ts'))) {

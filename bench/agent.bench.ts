@@ -19,7 +19,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { EngineClient } from '../src/engine/client';
+import { EngineClient } from '../src/engine/client/engineClient';
 import type { EngineInit } from '../src/engine/protocol';
 import { spawnTsWorker } from '../test/engine/harness';
 import { agentMemories, agentNewMemories, agentQueries } from './agentCorpus';

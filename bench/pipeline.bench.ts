@@ -17,7 +17,7 @@ import { MemoryPipeline } from '../src/core/pipeline/pipeline';
 import { defaultConfig } from '../src/core/config/tree';
 import { jobCounts } from '../src/core/jobs/queue';
 import { percentile, round } from './stats';
-import { TaskDriver } from '../src/engine/scheduler';
+import { TaskDriver } from '../src/engine/worker/scheduler';
 
 const WORDS =
   'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu'.split(

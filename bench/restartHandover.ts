@@ -31,12 +31,20 @@ interface Round {
   ownerKeptStore: boolean;
 }
 
+/** A source file of `v`'s checkout: its path now, else where a checkout before the engine's split had it. */
+function inCheckout(v: Variant, file: string, before: string): string {
+  const now = path.join(v.root, file);
+  return fs.existsSync(now) ? now : path.join(v.root, before);
+}
+
 /** Two windows on one store, with the client and transport of `v`'s checkout (typed as this one's). */
 async function twoWindows(v: Variant, index: number) {
-  const { EngineClient } = (await import(path.join(v.root, 'src/engine/client.ts'))) as typeof import('../src/engine/client');
+  const { EngineClient } = (await import(
+    inCheckout(v, 'src/engine/client/engineClient.ts', 'src/engine/client.ts')
+  )) as typeof import('../src/engine/client/engineClient');
   const { SharedTransport } = (await import(
-    path.join(v.root, 'src/engine/transport/sharedTransport.ts')
-  )) as typeof import('../src/engine/transport/sharedTransport');
+    inCheckout(v, 'src/engine/client/sharedTransport.ts', 'src/engine/transport/sharedTransport.ts')
+  )) as typeof import('../src/engine/client/sharedTransport');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `am-restart-${index}-`));
   const ws = path.join(dir, 'ws');
   fs.mkdirSync(ws);
@@ -52,7 +60,7 @@ async function twoWindows(v: Variant, index: number) {
         globalStorageDir: path.join(dir, `${name}-global`),
         purpose: `VS Code window ${name}`,
       },
-      // As src/extension/engineHost.ts does it (an older checkout ignores the hint).
+      // As src/extension/host/engineHost.ts does it (an older checkout ignores the hint).
       spawn: (init, hint) =>
         (transport = new SharedTransport({
           init,

@@ -8,9 +8,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { EngineClient } from '../src/engine/client';
+import { EngineClient } from '../src/engine/client/engineClient';
 import type { EngineInit } from '../src/engine/protocol';
-import { SharedTransport } from '../src/engine/transport/sharedTransport';
+import { SharedTransport } from '../src/engine/client/sharedTransport';
 import { spawnTsWorker } from '../test/engine/harness';
 import { syntheticMemories } from './corpus';
 import { percentile, round } from './stats';

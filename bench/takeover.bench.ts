@@ -26,7 +26,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
-import { EngineClient } from '../src/engine/client';
+import { EngineClient } from '../src/engine/client/engineClient';
 import { Worker } from 'node:worker_threads';
 import { syntheticMemories } from './corpus';
 import { mannWhitneyP, median, round } from './stats';
@@ -107,7 +107,7 @@ const now = () => performance.timeOrigin + performance.now();
 async function bundleEngine(dir: string): Promise<string> {
   fs.mkdirSync(dir, { recursive: true });
   await esbuild.build({
-    entryPoints: { engine: path.join(ROOT, 'src/engine/worker.ts') },
+    entryPoints: { engine: path.join(ROOT, 'src/engine/worker/worker.ts') },
     outdir: dir,
     bundle: true,
     platform: 'node',

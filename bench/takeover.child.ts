@@ -15,9 +15,9 @@
  */
 import { Worker } from 'node:worker_threads';
 import * as readline from 'node:readline';
-import { EngineClient } from '../src/engine/client';
+import { EngineClient } from '../src/engine/client/engineClient';
 import { EngineError } from '../src/engine/errors';
-import { SharedTransport } from '../src/engine/transport/sharedTransport';
+import { SharedTransport } from '../src/engine/client/sharedTransport';
 
 const [home, workspaceRoot, name, enginePath] = process.argv.slice(2) as [string, string, string, string];
 const now = () => performance.timeOrigin + performance.now();

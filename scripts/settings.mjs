@@ -1,9 +1,9 @@
 // `npm run settings`: regenerates package.json `contributes.configuration` from CONFIG_SCHEMA
-// (src/core/config/schema.ts) through src/extension/settingsSchema.ts — the Settings editor's
-// ids, groups, order and advanced tags come from src/extension/settingsLayout.ts, the everyday
+// (src/core/config/schema.ts) through src/extension/config/settingsSchema.ts — the Settings editor's
+// ids, groups, order and advanced tags come from src/extension/config/settingsLayout.ts, the everyday
 // descriptions from settingsDescriptions.ts; a key missing there fails — and agent.yaml's JSON
 // schema (media/agent-yaml.schema.json, contributed through `yamlValidation`) through
-// src/extension/configSchemaJson.ts. Run after changing the configuration schema;
+// src/extension/config/configSchemaJson.ts. Run after changing the configuration schema;
 // test/extension/surfaces.test.ts and configSchemaJson.test.ts fail while they are out of date.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,8 +12,8 @@ const require = createRequire(import.meta.url);
 require('tsx/cjs'); // lets require() load the TypeScript sources
 const root = new URL('..', import.meta.url);
 const { CONFIG_SCHEMA } = require('../src/core/config/schema.ts');
-const { settingsContribution } = require('../src/extension/settingsSchema.ts');
-const { agentYamlJsonSchema, AGENT_YAML_SCHEMA_FILE } = require('../src/extension/configSchemaJson.ts');
+const { settingsContribution } = require('../src/extension/config/settingsSchema.ts');
+const { agentYamlJsonSchema, AGENT_YAML_SCHEMA_FILE } = require('../src/extension/config/configSchemaJson.ts');
 const file = new URL('package.json', root);
 const pkg = JSON.parse(readFileSync(file, 'utf8'));
 pkg.contributes.configuration = settingsContribution(CONFIG_SCHEMA);

@@ -36,7 +36,7 @@ test('README shows how to start; the developer commands are in docs/DEVELOPMENT.
 
 const TRUST_UI = 'test/e2e/ui/trust.ui.mjs';
 const TRUST_HOST = 'test/e2e/suite/trust.test.ts';
-const READINESS = 'test/extension/pipelineReadiness.test.ts';
+const READINESS = 'test/extension/pipeline/pipelineReadiness.test.ts';
 const CLI_USAGE = 'test/cli/usage.test.ts';
 const CLI_EXPORT = 'test/cli/exportTargets.test.ts';
 const CLI_IMPORT = 'test/cli/importFiles.test.ts';
@@ -73,7 +73,7 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   },
   {
     phrase: 'VS Code says it once at start-up (not on every start)',
-    file: 'test/extension/encryptionText.test.ts',
+    file: 'test/extension/trust/encryptionText.test.ts',
     test: 'the start-up notice is said once',
   },
   {
@@ -119,14 +119,22 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   { phrase: 'Recall…', file: TRUST_UI, test: 'recall answers without a model' },
   { phrase: 'VS Code does not pass chat requests to `@memory` at all', file: TRUST_UI, test: 'recall answers without a model' },
   { phrase: '**Save now** button', file: TRUST_UI, test: 'Add Memory asks type, tags, lifetime' },
-  { phrase: '**permanent**', file: 'test/extension/addMemorySteps.test.ts', test: 'defaults: permanent, general' },
+  { phrase: '**permanent**', file: 'test/extension/memories/addMemorySteps.test.ts', test: 'defaults: permanent, general' },
   { phrase: 'scope (moves it between this project and global) or lifetime', file: TRUST_HOST, test: 'Edit can change the scope' },
   { phrase: 'appears in the **Problems** panel and as a squiggle', file: TRUST_UI, test: 'invalid agent.yaml gives a Problems entry' },
-  { phrase: 'each problem is written to the log once', file: 'test/extension/configProblems.test.ts', test: 'each problem logged once' },
-  { phrase: 'You get **one** notification', file: 'test/extension/configProblems.test.ts', test: 'one notification per distinct set' },
-  { phrase: 'the file says so at that value', file: 'test/extension/configProblems.test.ts', test: 'overrides' },
+  {
+    phrase: 'each problem is written to the log once',
+    file: 'test/extension/config/configProblems.test.ts',
+    test: 'each problem logged once',
+  },
+  {
+    phrase: 'You get **one** notification',
+    file: 'test/extension/config/configProblems.test.ts',
+    test: 'one notification per distinct set',
+  },
+  { phrase: 'the file says so at that value', file: 'test/extension/config/configProblems.test.ts', test: 'overrides' },
   { phrase: 'status bar item turns to a\nwarning', file: TRUST_UI, test: 'invalid agent.yaml gives a Problems entry' },
-  { phrase: 'JSON schema', file: 'test/extension/configSchemaJson.test.ts', test: 'package.json contributes it' },
+  { phrase: 'JSON schema', file: 'test/extension/config/configSchemaJson.test.ts', test: 'package.json contributes it' },
   { phrase: 'offers to pull a missing model (with progress)', file: READINESS, test: 'pulls through /api/pull' },
   { phrase: '"waiting for Ollama"', file: READINESS, test: 'waiting for Ollama' },
   { phrase: 'Import keeps `created_at`', file: 'test/e2e/suite/surfaces.test.ts', test: 'export' },
@@ -143,27 +151,27 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   },
   {
     phrase: 'the old folder is then renamed',
-    file: 'test/engine/storeMigration.test.ts',
+    file: 'test/engine/worker/storeMigration.test.ts',
     test: 'merge into the shared store without loss',
   },
   {
     phrase: 'applied exactly once or reported as\nfailed, never twice',
-    file: 'test/engine/server/takeover.test.ts',
+    file: 'test/engine/worker/owner/takeover.test.ts',
     test: 'none applied twice',
   },
   {
     phrase: "closing a\nwindow or ending an agent's command fails nobody's save",
-    file: 'test/engine/server/ownerLeaves.test.ts',
+    file: 'test/engine/worker/owner/ownerLeaves.test.ts',
     test: 'the owning CLI exits with an update in flight',
   },
   {
     phrase: 'one client takes the store over within a couple of seconds while the others wait for it',
-    file: 'test/engine/server/sharedTransport.test.ts',
+    file: 'test/engine/worker/owner/sharedTransport.test.ts',
     test: 'of five clients one starts an engine, the others connect to it',
   },
   {
     phrase: 'searches and new memories in flight are sent again by themselves',
-    file: 'test/engine/server/ownerLeaves.test.ts',
+    file: 'test/engine/worker/owner/ownerLeaves.test.ts',
     test: 'the owning CLI is killed while six loops',
   },
   {
@@ -183,7 +191,7 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   },
   {
     phrase: "**Nothing is sent until the webhook's signing secret exists**",
-    file: 'test/engine/services/webhooks.test.ts',
+    file: 'test/engine/worker/services/webhooks.test.ts',
     test: 'nothing is sent before the signing secret exists',
   },
   {
@@ -244,10 +252,14 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   { phrase: '**REST API.**', file: 'test/mcp/restApi.test.ts', test: 'the REST API /api/v1 through fetch' },
   {
     phrase: '| Zed | `~/.config/zed/settings.json` (`context_servers`;',
-    file: 'test/extension/agentConfigs.test.ts',
+    file: 'test/extension/agents/agentConfigs.test.ts',
     test: 'Gemini CLI, Copilot CLI, Windsurf and Zed',
   },
-  { phrase: '| Gemini CLI | `~/.gemini/settings.json`', file: 'test/extension/agentConfigs.test.ts', test: 'Gemini CLI, Copilot CLI' },
+  {
+    phrase: '| Gemini CLI | `~/.gemini/settings.json`',
+    file: 'test/extension/agents/agentConfigs.test.ts',
+    test: 'Gemini CLI, Copilot CLI',
+  },
   {
     phrase: 'an AGENTS.md section of your most important memories',
     file: 'test/cli/importFrom.test.ts',
@@ -285,22 +297,22 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
   },
   {
     phrase: 'A store home is never shared between users',
-    file: 'test/engine/transport/privateDir.test.ts',
+    file: 'test/engine/socket/privateDir.test.ts',
     test: 'the store home must be writable by nobody else',
   },
   {
     phrase: 'another user made or can open is refused, never used',
-    file: 'test/engine/transport/otherUser.test.ts',
+    file: 'test/engine/socket/otherUser.test.ts',
     test: 'a runtime folder made first by another user is refused',
   },
   {
     phrase: 'connects only to a socket of your own user',
-    file: 'test/engine/transport/privateDir.test.ts',
+    file: 'test/engine/socket/privateDir.test.ts',
     test: 'a runtime folder, socket or store home of another user is refused',
   },
   {
     phrase: 'without ever sending it',
-    file: 'test/engine/transport/handshake.test.ts',
+    file: 'test/engine/socket/handshake.test.ts',
     test: 'the client sends a nonce and nothing else until the owner proves it knows the secret',
   },
   { phrase: 'says so and\nwhat to run', file: 'test/cli/encryption.test.ts', test: 'encryption from the CLI: no keychain said so' },
@@ -327,8 +339,8 @@ const CLAIMS: { phrase: string; file: string; test: string }[] = [
 /** README "Other agents (MCP)": what Set Up Other Agents… writes, shown by the real clients (test/agents). */
 function agentSetupClaims(): { phrase: string; file: string; test: string }[] {
   const clients = 'test/agents/agentClients.process.test.ts';
-  const files = 'test/extension/agentConfigFiles.test.ts';
-  const launcher = 'test/extension/agentLauncher.test.ts';
+  const files = 'test/extension/agents/agentConfigFiles.test.ts';
+  const launcher = 'test/extension/agents/agentLauncher.test.ts';
   return [
     {
       phrase: '`~/.claude.json` (what `claude mcp add --scope user` writes)',
@@ -355,7 +367,7 @@ function agentSetupClaims(): { phrase: string; file: string; test: string }[] {
     { phrase: 'what `/mcp add` writes', file: clients, test: '`copilot mcp get` reads ~/.copilot/mcp-config.json' },
     {
       phrase: '`$COPILOT_HOME` when set',
-      file: 'test/extension/agentConfigs.test.ts',
+      file: 'test/extension/agents/agentConfigs.test.ts',
       test: 'Gemini CLI, Copilot CLI, Windsurf and Zed',
     },
     { phrase: '| Gemini CLI | `~/.gemini/settings.json` (`mcpServers`)', file: clients, test: '`gemini mcp list` reports the server' },
@@ -372,7 +384,7 @@ function agentSetupClaims(): { phrase: string; file: string; test: string }[] {
     },
     {
       phrase: 'Offered when your store is in the default `~/.agent-memory`',
-      file: 'test/extension/agentConfigs.test.ts',
+      file: 'test/extension/agents/agentConfigs.test.ts',
       test: 'project files name no path of this person',
     },
   ];
@@ -392,7 +404,7 @@ function sessionClaims(): { phrase: string; file: string; test: string }[] {
     },
     {
       phrase: 'writes hooks into\n`~/.claude/settings.json` beside your own',
-      file: 'test/extension/claudeHooks.test.ts',
+      file: 'test/extension/agents/claudeHooks.test.ts',
       test: 'beside the person’s own',
     },
     { phrase: 'the memories relevant to each prompt (nothing when\nnone is)', file: hook, test: 'prompt recall' },

@@ -33,7 +33,7 @@ import type { Embedder } from '../../src/core/embed/types';
 import type { SearchSettings } from '../../src/core/search/types';
 import { embeddingFor, factEmbeddingText, prepareEmbeddings } from '../../src/core/memory/prepareEmbeddings';
 import { defaultConfig } from '../../src/core/config';
-import { SearchService, type SearchableStore } from '../../src/engine/services/search';
+import { SearchService, type SearchableStore } from '../../src/engine/worker/services/search';
 import type { SearchHit } from '../../src/engine/protocol';
 import { ollamaProviderFromConfig } from '../../src/core/llm/ollamaProvider';
 import { DIRECT, MEMORIES, OFF_TOPIC, PARAPHRASES, type AnsweredQuestion } from './dataset';

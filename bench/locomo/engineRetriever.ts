@@ -5,7 +5,7 @@
 // on top. LOCOMO_FLOAT32_BLOBS=1 stores the rows as float32 instead (the format of older versions),
 // to measure what the compact format costs in recall.
 //
-// Questions go through the engine's search service (src/engine/services/search.ts), over the
+// Questions go through the engine's search service (src/engine/worker/services/search.ts), over the
 // sample's store as the project store and an empty global store: the relevance floor, the
 // ranking across both stores and the hit hydration are the engine's own.
 //
@@ -21,7 +21,7 @@ import type { Embedder } from '../../src/core/embed/types';
 import { HybridSearch } from '../../src/core/search/hybrid';
 import { MemoryService } from '../../src/core/memory/memoryService';
 import { defaultConfig } from '../../src/core/config';
-import { SearchService, type SearchableStore } from '../../src/engine/services/search';
+import { SearchService, type SearchableStore } from '../../src/engine/worker/services/search';
 import { VectorStore } from '../../src/core/vectorstore/vectorStore';
 import { vectorToBlob, vectorToFloat32Blob } from '../../src/core/vectorstore/blob';
 import type { SearchSettings } from '../../src/core/search/types';

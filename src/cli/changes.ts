@@ -3,7 +3,7 @@
  * cursor (--follow keeps printing changes as they come, until Ctrl+C), and the project's webhooks:
  * their state, recent deliveries and failures, a test event, signing secrets, dead ones sent again.
  */
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import type { ChangeEvent, ChangePage, WebhookDelivery, WebhookInfo } from '../engine/protocol';
 import { UsageError, type CliArgs } from './args';
 import type { CommandIo, CommandOutput } from './commands';

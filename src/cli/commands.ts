@@ -6,17 +6,17 @@
  */
 import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import type { HistoryEntry, ImportResult, MemoryRecord, MemorySummary } from '../engine/protocol';
-import { memoryLabel } from '../engine/memoryLabel';
-import { exportTo, importFrom } from '../engine/transferClient';
+import { memoryLabel } from '../present/memoryLabel';
+import { exportTo, importFrom } from '../engine/client/transferClient';
 import { UsageError, need, type CliArgs } from './args';
 import { removedCommand, restoreCommand } from './removed';
 import { aboutMemory, explainMissing } from './notFound';
 import { plural } from '../core/text/plural';
 import { eventsCommand, webhooksCommand } from './changes';
-import { describeCreate, describeRedacted } from '../engine/createResultText';
-import { describeSecretScan } from '../engine/secretScanText';
+import { describeCreate, describeRedacted } from '../present/createResultText';
+import { describeSecretScan } from '../present/secretScanText';
 import { scheduleCommand } from './scheduleCommand';
 import { noteCommand, scratchpadCommand, sessionCommand } from './sessionCommands';
 import { encryptionAction, encryptionCommand } from './encryption';

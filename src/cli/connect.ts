@@ -6,11 +6,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { EngineClient } from '../engine/client';
+import { EngineClient } from '../engine/client/engineClient';
 import type { EngineInit } from '../engine/protocol';
 import { resolveStoreHome } from '../engine/storeLocation';
-import { RESTARTING_OWNER_WAIT_MS, SharedTransport } from '../engine/transport/sharedTransport';
-import type { EngineTransport } from '../engine/transport/types';
+import { RESTARTING_OWNER_WAIT_MS, SharedTransport } from '../engine/client/sharedTransport';
+import type { EngineTransport } from '../engine/client/transport';
 
 export interface ConnectOptions {
   workspace: string;
@@ -26,11 +26,11 @@ export interface ConnectOptions {
   backgroundWork?: boolean;
 }
 
-/** dist/cli.js starts dist/engine.js; run from the sources (tsx), src/engine/worker.ts. */
+/** dist/cli.js starts dist/engine.js; run from the sources (tsx), src/engine/worker/worker.ts. */
 function spawnEngineWorker(init: EngineInit): EngineTransport {
   const bundled = path.join(__dirname, 'engine.js');
   if (fs.existsSync(bundled)) return new Worker(bundled, { workerData: init });
-  const source = path.resolve(__dirname, '../engine/worker.ts');
+  const source = path.resolve(__dirname, '../engine/worker/worker.ts');
   return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true, workerData: init });
 }
 

@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import type { EncryptionStatus } from '../engine/protocol';
 import { resolveStoreHome } from '../engine/storeLocation';
 import { userKeyring } from '../core/crypto/osKeychain';

@@ -15,7 +15,7 @@
  * (Claude Code shows it and carries on; exit 2 would block the prompt, so it is never used).
  */
 import type { Readable } from 'node:stream';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import { recallContext } from '../present/recall';
 import { projectContext } from '../mcp/projectContext';
 import { dataBlock, sessionHitLines, sessionHitsSentence } from '../mcp/sessionText';

@@ -11,10 +11,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import type { MemorySummary } from '../engine/protocol';
 import { resolveStoreHome } from '../engine/storeLocation';
-import { projectStoreDir } from '../engine/transport/endpoint';
+import { projectStoreDir } from '../engine/socket/endpoint';
 import { findToolFiles, itemTitle, splitMarkdown, type ToolFile, type ToolItem } from '../core/imports/toolFiles';
 import { hasSecret } from '../core/secrets/detect';
 import { agentsMdSection, withSection } from '../core/imports/agentsMd';

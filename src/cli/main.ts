@@ -7,7 +7,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { EngineError } from '../engine/errors';
-import { errorLine } from '../engine/errorText';
+import { errorLine } from '../present/errorText';
 import { UsageError, parseCli, type CliArgs } from './args';
 import { COMMAND_TABLE, type CommandIo } from './commands';
 import { checkPlaces } from './places';
@@ -16,7 +16,7 @@ import { CliFailure } from './failure';
 import { importRecoveryKey } from './encryption';
 import { commandUsage, mainUsage, usageHint } from './spec';
 import { VERSION } from './version';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import { HOOK_EVENTS, readHookInput, runHook, type HookEvent } from './hook';
 
 export interface CliIo {

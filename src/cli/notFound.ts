@@ -3,10 +3,10 @@
  * memory that was deleted or expired — restorable from Recently Deleted and Expired or with
  * `agent-memory restore` — and from one that was merged into another memory.
  */
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import { EngineError } from '../engine/errors';
 import type { MemoryRecord } from '../engine/protocol';
-import { memoryLabel } from '../engine/memoryLabel';
+import { memoryLabel } from '../present/memoryLabel';
 import { describeAgo } from '../core/text/timeWords';
 import { CliFailure } from './failure';
 

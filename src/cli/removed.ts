@@ -3,12 +3,12 @@
  * deleted and expired memories, restorable until the retention sweep purges them
  * (docs/lifecycle.md "Expired and deleted").
  */
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import type { RemovedMemory } from '../engine/protocol';
 import { describeAgo, describeExpiry } from '../core/text/timeWords';
 import { UsageError, need, type CliArgs } from './args';
 import type { CommandOutput } from './commands';
-import { memoryLabel } from '../engine/memoryLabel';
+import { memoryLabel } from '../present/memoryLabel';
 
 export async function removedCommand(engine: EngineClient, a: CliArgs): Promise<CommandOutput> {
   if (a.expired && a.deleted) throw new UsageError('removed: give --expired or --deleted, not both');

@@ -3,7 +3,7 @@
  * run and delete over the engine's schedules.* methods. A schedule made here records channel
  * "cli" and the terminal it was made in. Times are shown in the schedule's own zone, in words.
  */
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import type { ScheduleDefinition, ScheduleRunRecord } from '../engine/scheduleProtocol';
 import { describeRun, describeSchedule, scheduleLabel } from '../core/schedules/describe';
 import { localTimeZone } from '../core/schedules/zoned';

@@ -3,7 +3,7 @@
  * terminal or a script. `session log <id>` reads events as JSON on stdin (one event, a list, or
  * one per line); `session forget` asks first: it needs --yes.
  */
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import type { EventInput, SessionEvent, SessionInfo } from '../engine/protocol';
 import { plural } from '../core/text/plural';
 import { UsageError, need, type CliArgs } from './args';

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { errorMessage } from '../core/util/errors';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import type { TeamConflictInfo, TeamOverview, TeamSyncReport } from '../engine/teamProtocol';
 import { plural } from '../core/text/plural';
 import { UsageError, type CliArgs } from './args';

@@ -1,6 +1,6 @@
 /**
  * The ONE typed protocol between the UI thread (src/extension, or any plain Node host) and
- * the engine worker thread (src/engine/worker.ts). Every request, response and event that
+ * the engine worker thread (src/engine/worker/worker.ts). Every request, response and event that
  * crosses the MessagePort is a type here; nothing else is sent.
  *
  *   UI → engine : RequestMessage | CancelMessage
@@ -117,7 +117,7 @@ export interface EngineInit {
   /**
    * The shared store folder (src/engine/storeLocation.ts): `<home>/<project folder>` and
    * `<home>/global`. When set, storageDir / globalStorageDir only name the old per-window
-   * stores, merged into the shared ones on first open (src/engine/storeMigration.ts).
+   * stores, merged into the shared ones on first open (src/engine/worker/storeMigration.ts).
    */
   home?: string;
   /** Without `home`: where per-project stores live (`<storageDir>/projects/<folder>`); with it: the old location to migrate. */
@@ -129,7 +129,7 @@ export interface EngineInit {
    * fails with `store_locked` (the caller then connects to that owner) instead of opening it read-only.
    */
   exclusive?: boolean;
-  /** Serve the engine on the store's local socket (src/engine/server) once open. */
+  /** Serve the engine on the store's local socket (src/engine/worker/owner) once open. */
   serve?: boolean;
   /** agent.yaml keys set in the host's settings (dotted paths); they win over agent.yaml. */
   settings?: Record<string, unknown>;
@@ -499,7 +499,7 @@ export interface EngineDiagnostics {
   embedder?: { provider: string; space: string; reason: string; degraded: boolean };
 }
 
-/** JSONL (default: header line + one memory per line, src/engine/transfer.ts) or the older JSON ExportFile. */
+/** JSONL (default: header line + one memory per line, src/engine/transferFormat.ts) or the older JSON ExportFile. */
 export type ExportFormat = 'jsonl' | 'json';
 
 /** A JSON export file (Agent Memory: Export). */
@@ -532,7 +532,7 @@ export interface ReadyInfo {
   /**
    * What the engine runs with when the connection is made: the explicit settings (agent.yaml keys:
    * its window's, or the last config.reload's), the folder whose agent.yaml it reads, the pipeline
-   * mode. A window compares them with its own (src/extension/ownerSettings.ts).
+   * mode. A window compares them with its own (src/extension/host/ownerSettings.ts).
    */
   config?: RunningConfig;
 }
@@ -567,7 +567,7 @@ export interface EngineMethods extends ScheduleMethods, SessionMethods, ChangeMe
   /** A deliberate use: a person opened these memories or an answer cited them (docs/lifecycle.md "Access"). */
   'memory.recordAccess': { params: { ids: string[] }; result: { recorded: number } };
   'memory.history': { params: { id: string }; result: HistoryEntry[] };
-  /** The memory's versions, oldest first (src/engine/services/versions.ts); deleted memories too. */
+  /** The memory's versions, oldest first (src/engine/worker/services/versions.ts); deleted memories too. */
   'memory.versions': { params: { id: string }; result: MemoryVersion[] };
   /** Writes an old version's text and fields back as a new version (history: updated, "restored version N"). */
   'memory.restoreVersion': { params: { id: string; version: number; expectedVersion?: number }; result: MemoryRecord };

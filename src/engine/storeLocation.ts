@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ensurePrivateFolder } from './transport/privateDir';
+import { ensurePrivateFolder } from './socket/privateDir';
 
 export const HOME_ENV = 'AGENT_MEMORY_HOME';
 export const GLOBAL_FOLDER = 'global';

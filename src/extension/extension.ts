@@ -1,45 +1,45 @@
 // Extension entry point (UI thread of the extension host). It starts the engine worker and
 // wires the surfaces to it: commands, the memory tree, search and graph panels, the @memory
 // chat participant, language-model tools, the status bar and the log. The UI thread never
-// opens a store: everything goes through the EngineClient (src/engine/client.ts).
+// opens a store: everything goes through the EngineClient (src/engine/client/engineClient.ts).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import type { EngineDiagnostics, SearchResponse } from '../engine/protocol';
-import { createLogger, OUTPUT_CHANNEL_NAME, type Logger } from './log';
-import { startEngine } from './engineHost';
-import { Ownership } from './ownership';
-import { registerAgentAccess } from './mcpAccess';
-import { StatusBar } from './statusBar';
-import { MemoryTreeProvider, TREE_VIEW_ID, registerTreeCommands } from './memoryTree';
-import { registerMemoryDocuments } from './memoryDocument';
-import { registerMemoryDiagnostics } from './memoryDiagnostics';
-import { registerHistoryCommands } from './historyView';
-import { commandRegistrar, registerCommands } from './commands';
-import { createChatHandler, registerChatParticipant, type ChatHandler } from './chatParticipant';
-import { registerTools } from './lmTools';
-import { registerPipelineSurfaces, type PipelineSurfaces } from './pipelineCommands';
-import { registerEncryptionCommands } from './encryptionCommands';
-import { TeamStatusBar } from './teamStatusBar';
-import { registerTeamCommands } from './teamCommands';
-import { ConfigDiagnostics } from './configDiagnostics';
-import { registerRecallCommand } from './recallCommand';
-import { registerRemovedView, type RemovedTreeProvider } from './removedView';
-import { registerWebhooksView } from './webhooksView';
+import { createLogger, OUTPUT_CHANNEL_NAME, type Logger } from './host/log';
+import { startEngine } from './host/engineHost';
+import { Ownership } from './host/ownership';
+import { registerAgentAccess } from './agents/mcpAccess';
+import { StatusBar } from './host/statusBar';
+import { MemoryTreeProvider, TREE_VIEW_ID, registerTreeCommands } from './memories/memoryTree';
+import { registerMemoryDocuments } from './memories/memoryDocument';
+import { registerMemoryDiagnostics } from './memories/memoryDiagnostics';
+import { registerHistoryCommands } from './history/historyView';
+import { commandRegistrar, registerCommands } from './memories/memoryCommands';
+import { createChatHandler, registerChatParticipant, type ChatHandler } from './chat/chatParticipant';
+import { registerTools } from './chat/lmTools';
+import { registerPipelineSurfaces, type PipelineSurfaces } from './pipeline/pipelineCommands';
+import { registerEncryptionCommands } from './trust/encryptionCommands';
+import { TeamStatusBar } from './team/teamStatusBar';
+import { registerTeamCommands } from './team/teamCommands';
+import { ConfigDiagnostics } from './config/configDiagnostics';
+import { registerRecallCommand } from './search/recallCommand';
+import { registerRemovedView, type RemovedTreeProvider } from './history/removedView';
+import { registerWebhooksView } from './webhooks/webhooksView';
 import { registerSessionsView, type SessionsTreeProvider } from './sessions/sessionsView';
 import { createChatRecorder } from './sessions/chatRecorder';
-import { registerExpiryNotice } from './expiryNotice';
-import { registerScheduleNotices } from './scheduleNotice';
-import { registerReadOnlyDocuments } from './readOnlyDocument';
-import { registerReminderCommands } from './reminderCommands';
-import { registerSchedulesView, type SchedulesTreeProvider } from './scheduleView';
-import { registerUndoCommand } from './undoLast';
-import { registerToolImportCommands } from './toolImportCommands';
+import { registerExpiryNotice } from './history/expiryNotice';
+import { registerScheduleNotices } from './schedules/scheduleNotice';
+import { registerReadOnlyDocuments } from './common/readOnlyDocument';
+import { registerReminderCommands } from './schedules/reminderCommands';
+import { registerSchedulesView, type SchedulesTreeProvider } from './schedules/scheduleView';
+import { registerUndoCommand } from './history/undoLast';
+import { registerToolImportCommands } from './agents/toolImportCommands';
 import { plural } from '../core/text/plural';
-import { attentionItems, diagnosticsSummary } from './diagnosticsSummary';
-import { showDiagnosticsDocument } from './diagnosticsDocument';
+import { attentionItems, diagnosticsSummary } from './diagnostics/diagnosticsSummary';
+import { showDiagnosticsDocument } from './diagnostics/diagnosticsDocument';
 import type { CommandId } from './commandIds';
-import { markDeactivating } from './shutdown';
+import { markDeactivating } from './host/shutdown';
 
 export { OUTPUT_CHANNEL_NAME };
 export const COMMAND_SHOW_DIAGNOSTICS = 'agentMemory.showDiagnostics' satisfies CommandId;

@@ -7,7 +7,7 @@
  * schedules due within a day and what runs of the last three days said (docs/schedules.md
  * "Notices"), so an agent picks up a follow-up it or a person left.
  */
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import type { MemorySummary } from '../engine/protocol';
 import { plural } from '../core/text/plural';
 import { reminderLines } from '../core/schedules/describe';

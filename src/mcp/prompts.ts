@@ -9,7 +9,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { z } from 'zod';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import { MEMORY_TYPES } from '../core/memory/types';
 import { plural } from '../core/text/plural';
 import { recallContext } from '../present/recall';

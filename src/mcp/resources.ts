@@ -8,7 +8,7 @@
  */
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import { DEFAULT_CONTEXT_TOKENS, projectContext } from './projectContext';
 import { asData } from './tools';
 import { clean } from './sessionText';

@@ -8,7 +8,7 @@
  * recorded as made by the `X-Agent-Name` header's value, else "REST API".
  */
 import type * as http from 'node:http';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import { EngineError } from '../engine/errors';
 import { stripRecall } from '../present/recall';
 import { DEFAULT_CONTEXT_TOKENS, projectContext } from './projectContext';

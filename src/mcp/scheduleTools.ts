@@ -6,7 +6,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import type { ScheduleDefinition, ScheduleRunRecord } from '../engine/scheduleProtocol';
 import { NOTIFICATION_POLICIES, PATCH_STATUSES, SCHEDULE_STATUSES } from '../core/schedules/types';
 import { PHRASE_EXAMPLES } from '../core/schedules/phrases';

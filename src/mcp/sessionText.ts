@@ -5,7 +5,7 @@
  * saying so, with every variant of the markers removed from it (src/present/recall.ts), and it
  * is cut to a token budget (about 4 characters a token), never past it.
  */
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import type { ChunkHit, SessionInfo } from '../engine/protocol';
 import { plural } from '../core/text/plural';
 import { RECALL_CLOSE, RECALL_OPEN, neutraliseMarkers } from '../present/recall';

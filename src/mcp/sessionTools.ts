@@ -6,7 +6,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import { plural } from '../core/text/plural';
 import { SCRATCHPAD_MAX_ITEMS, SCRATCHPAD_MAX_ITEM_CHARS, NOTE_MAX_TAGS } from '../core/sessions/limits';
 import { dataBlock, sessionHitLines, sessionHitsSentence } from './sessionText';

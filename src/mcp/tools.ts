@@ -9,10 +9,10 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient } from '../engine/client/engineClient';
 import { EngineError } from '../engine/errors';
 import type { CreateMemoryResult, ListResult, MemoryRecord } from '../engine/protocol';
-import { describeCreate, describeRedacted } from '../engine/createResultText';
+import { describeCreate, describeRedacted } from '../present/createResultText';
 import { MEMORY_SCOPES, MEMORY_TYPES } from '../core/memory/types';
 import { SUGGESTION_STATUSES } from '../core/consolidation/records';
 import { plural } from '../core/text/plural';

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { runCli, type CliRun } from '../helpers/cliProcess';
-import { sharedClient, type SharedClient } from '../engine/server/sharedHarness';
+import { sharedClient, type SharedClient } from '../engine/worker/owner/sharedHarness';
 
 const root = tmpDir('am-cli-export-');
 const home = path.join(root, 'home');

@@ -12,7 +12,7 @@ import type { ImportResult } from '../../src/engine/protocol';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { runCli, type CliRun } from '../helpers/cliProcess';
-import { sharedClient, type SharedClient } from '../engine/server/sharedHarness';
+import { sharedClient, type SharedClient } from '../engine/worker/owner/sharedHarness';
 
 const root = tmpDir('am-cli-import-');
 const home = path.join(root, 'home');

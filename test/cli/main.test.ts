@@ -18,7 +18,7 @@ import type {
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { runCli, type CliRun } from '../helpers/cliProcess';
-import { sharedClient } from '../engine/server/sharedHarness';
+import { sharedClient } from '../engine/worker/owner/sharedHarness';
 
 /** stdout is one line holding one JSON object; exit code 0. */
 function oneObject<T>(r: CliRun): T {

@@ -10,7 +10,7 @@ import type { CreateMemoryResult, MemoryRecord, RemovedList } from '../../src/en
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { runCli, type CliRun } from '../helpers/cliProcess';
-import { MemoryEngine } from '../../src/engine/engine';
+import { MemoryEngine } from '../../src/engine/worker/engine';
 
 function json<T>(r: CliRun): T {
   assert.equal(r.code, 0, `exit code (stderr: ${r.stderr})`);

@@ -4,10 +4,10 @@
 // A retried create is answered as it was the first time, for both.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { MemoryEngine } from '../../src/engine/engine';
-import { idempotentCreate } from '../../src/engine/server/idempotency';
+import { MemoryEngine } from '../../src/engine/worker/engine';
+import { idempotentCreate } from '../../src/engine/worker/owner/idempotency';
 import { IDEMPOTENCY_KEY, asRetry, type CreateMemoryResult } from '../../src/engine/protocol';
-import { describeCreate } from '../../src/engine/createResultText';
+import { describeCreate } from '../../src/present/createResultText';
 import { engineDirs } from './harness';
 import { BACKUP, BACKUP_14, BACKUP_30 } from '../fixtures/closeDuplicates';
 

@@ -5,12 +5,12 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { MemoryEngine, storeFolderName } from '../../src/engine/engine';
+import { MemoryEngine, storeFolderName } from '../../src/engine/worker/engine';
 import { EngineError } from '../../src/engine/errors';
 import { Store } from '../../src/core/store/store';
 import { writeMemoryGraph, type Triple } from '../../src/core/graph/persist';
 import type { EntityGraphData, GraphParams, GraphView } from '../../src/engine/protocol';
-import { createHandlers } from '../../src/engine/handlers';
+import { createHandlers } from '../../src/engine/worker/handlers';
 import { engineDirs, startClient } from './harness';
 
 const handlers = createHandlers({ allowDebug: false, exit: () => undefined });

@@ -1,12 +1,12 @@
-/** Starts the real engine worker thread (src/engine/worker.ts through tsx) for the engine tests. */
+/** Starts the real engine worker thread (src/engine/worker/worker.ts through tsx) for the engine tests. */
 import { Worker } from 'node:worker_threads';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EngineClient, type EngineClientOptions } from '../../src/engine/client';
+import { EngineClient, type EngineClientOptions } from '../../src/engine/client/engineClient';
 import type { EngineInit } from '../../src/engine/protocol';
 import { tmpDir } from '../helpers/tmp';
 
-export const WORKER_TS = path.resolve(__dirname, '../../src/engine/worker.ts');
+export const WORKER_TS = path.resolve(__dirname, '../../src/engine/worker/worker.ts');
 
 export function spawnTsWorker(init: EngineInit): Worker {
   return new Worker(`require('tsx/cjs'); require(${JSON.stringify(WORKER_TS)});`, { eval: true, workerData: init });

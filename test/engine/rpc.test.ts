@@ -7,8 +7,8 @@ import * as path from 'node:path';
 import { Store } from '../../src/core/store/store';
 import { EngineError } from '../../src/engine/errors';
 import type { EngineEvent } from '../../src/engine/protocol';
-import type { EngineStateChange } from '../../src/engine/client';
-import { storeFolderName } from '../../src/engine/engine';
+import type { EngineStateChange } from '../../src/engine/client/engineClient';
+import { storeFolderName } from '../../src/engine/worker/engine';
 import { engineDirs, startClient } from './harness';
 
 function waitFor<T>(subscribe: (cb: (v: T) => void) => { dispose(): void }, pred: (v: T) => boolean): Promise<T> {

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MemoryEngine } from '../../src/engine/engine';
-import { createHandlers } from '../../src/engine/handlers';
+import { MemoryEngine } from '../../src/engine/worker/engine';
+import { createHandlers } from '../../src/engine/worker/handlers';
 import type { EngineEvent, EngineMethod, ParamsOf, ResultOf } from '../../src/engine/protocol';
 import { engineDirs } from './harness';
 

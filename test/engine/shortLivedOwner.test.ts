@@ -7,10 +7,10 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MemoryEngine } from '../../src/engine/engine';
+import { MemoryEngine } from '../../src/engine/worker/engine';
 import { HashEmbedder } from '../../src/core/embed/hashEmbedder';
 import type { EmbedKind, Embedder } from '../../src/core/embed/types';
-import type { ChooseEmbedder } from '../../src/engine/runtime/embedders';
+import type { ChooseEmbedder } from '../../src/engine/worker/runtime/embedders';
 import { engineDirs } from './harness';
 import { tmpDir } from '../helpers/tmp';
 

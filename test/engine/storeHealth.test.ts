@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MemoryEngine } from '../../src/engine/engine';
+import { MemoryEngine } from '../../src/engine/worker/engine';
 import { storeDirsIn } from '../../src/engine/storeLocation';
 import { EngineError } from '../../src/engine/errors';
 import { tmpDir } from '../helpers/tmp';

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { MemoryEngine } from '../../src/engine/engine';
+import { MemoryEngine } from '../../src/engine/worker/engine';
 import { resolveStoreHome, storeDirsIn, storeFolderName } from '../../src/engine/storeLocation';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';

@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EngineError } from '../../src/engine/errors';
 import type { MemoryRecord } from '../../src/engine/protocol';
-import type { EngineClient } from '../../src/engine/client';
-import { JSONL_FORMAT, parseJsonl } from '../../src/engine/transfer';
+import type { EngineClient } from '../../src/engine/client/engineClient';
+import { JSONL_FORMAT, parseJsonl } from '../../src/engine/transferFormat';
 import { engineDirs, startClient } from './harness';
 import { tmpDir } from '../helpers/tmp';
 

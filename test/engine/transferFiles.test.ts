@@ -10,8 +10,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EngineError } from '../../src/engine/errors';
-import type { EngineClient } from '../../src/engine/client';
-import { JSONL_FORMAT, parseJsonl, looksLikeJsonl } from '../../src/engine/transfer';
+import type { EngineClient } from '../../src/engine/client/engineClient';
+import { JSONL_FORMAT, parseJsonl, looksLikeJsonl } from '../../src/engine/transferFormat';
 import { engineDirs, startClient } from './harness';
 import { tmpDir } from '../helpers/tmp';
 

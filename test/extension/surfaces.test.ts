@@ -6,9 +6,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CONFIG_SCHEMA } from '../../src/core/config/schema';
-import { HOST_SETTINGS, settingsContribution } from '../../src/extension/settingsSchema';
-import { SETTING_IDS } from '../../src/extension/settingsLayout';
-import { contentSecurityPolicy, escapeHtml, webviewShell } from '../../src/extension/webviewHtml';
+import { HOST_SETTINGS, settingsContribution } from '../../src/extension/config/settingsSchema';
+import { SETTING_IDS } from '../../src/extension/config/settingsLayout';
+import { contentSecurityPolicy, escapeHtml, webviewShell } from '../../src/extension/common/webviewHtml';
 import { RECALL_CLOSE, RECALL_OPEN, recallBlock, stripRecall } from '../../src/present/recall';
 import type { SearchHit } from '../../src/engine/protocol';
 

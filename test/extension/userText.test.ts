@@ -65,7 +65,7 @@ test('every codicon the extension names exists: $(…) in strings and package.js
     for (const m of line.matchAll(/\$\(([a-z0-9-]+)(?:~[a-z]+)?\)/g)) used.push({ name: m[1]!, where });
     for (const m of line.matchAll(/ThemeIcon\('([a-z0-9-]+)'/g)) used.push({ name: m[1]!, where });
   }
-  const tree = fs.readFileSync(path.join(root, 'src', 'extension', 'memoryTree.ts'), 'utf8');
+  const tree = fs.readFileSync(path.join(root, 'src', 'extension', 'memories', 'memoryTree.ts'), 'utf8');
   const typeIcons = /const TYPE_ICONS[^{]*\{([^}]*)\}/.exec(tree)?.[1] ?? '';
   for (const m of typeIcons.matchAll(/:\s*'([a-z0-9-]+)'/g)) used.push({ name: m[1]!, where: 'memoryTree.ts TYPE_ICONS' });
   const pkg = fs.readFileSync(path.join(root, 'package.json'), 'utf8');

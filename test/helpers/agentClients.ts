@@ -57,7 +57,7 @@ export async function buildExtension(extensions: string): Promise<string> {
   // The same externals as the VSIX's bundle (esbuild.mjs): the embedders' packages and the keychain binding.
   const { NODE_EXTERNALS } = (await import(path.join(ROOT, 'scripts/vsix-runtime-deps.mjs'))) as { NODE_EXTERNALS: string[] };
   await esbuild.build({
-    entryPoints: { cli: path.join(ROOT, 'src/cli/main.ts'), engine: path.join(ROOT, 'src/engine/worker.ts') },
+    entryPoints: { cli: path.join(ROOT, 'src/cli/main.ts'), engine: path.join(ROOT, 'src/engine/worker/worker.ts') },
     outdir: dist,
     bundle: true,
     platform: 'node',

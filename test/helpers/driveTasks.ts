@@ -4,7 +4,7 @@
  * Errors of steps are collected in `errors`; `stop()` clears the timers and waits for a step under way.
  */
 import type { BackgroundTask } from '../../src/core/util/backgroundTask';
-import { TaskDriver } from '../../src/engine/scheduler';
+import { TaskDriver } from '../../src/engine/worker/scheduler';
 
 export function driveTasks(tasks: BackgroundTask[]): { errors: unknown[]; stop(): Promise<void> } {
   const driver = new TaskDriver();

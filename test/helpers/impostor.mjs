@@ -1,4 +1,4 @@
-// A hostile local user pretending to be a store's owner (test/engine/transport/otherUser.test.ts runs it
+// A hostile local user pretending to be a store's owner (test/engine/socket/otherUser.test.ts runs it
 // as `nobody` through setpriv). It listens on a Unix socket where a client of the store might look,
 // answers every handshake and request with forgeries, and reports every connection and every byte it
 // receives as one JSON line on stdout, so the test can show what leaked. Plain JavaScript with only

@@ -7,7 +7,7 @@
  * (last_accessed_at is the persisted throttle, so a restart does not reset it).
  *
  * The write is deferred and batched: `record` only queues rids; `flush` writes them in one
- * durable transaction. The engine's scheduler calls flush (src/engine/scheduler.ts); this class
+ * durable transaction. The engine's scheduler calls flush (src/engine/worker/scheduler.ts); this class
  * keeps no timer of its own. Callers decide what counts (search's recordAccess param): nothing
  * here guesses.
  */

@@ -8,7 +8,7 @@
  * already hide expired rows before the sweep (visibility.ts), so the sweep changes no result.
  * Purging old tombstones is a separate retention concern.
  * The caller removes the returned rids from the vector index (the vector store owns it). The
- * engine's scheduler runs the sweep every memory.cleanup_interval (src/engine/scheduler.ts).
+ * engine's scheduler runs the sweep every memory.cleanup_interval (src/engine/worker/scheduler.ts).
  */
 import type { Store } from '../store/store';
 import type { Row } from '../store/store';

@@ -3,7 +3,7 @@
  * creates per store to run pipeline v2. It composes the extraction worker, the document
  * worker, the retention worker and the maintenance worker, reads the configuration live
  * through a getter, and exposes the review / undo / graph functions. It sets no timer: the
- * workers are background tasks (`tasks()`) the host's scheduler drives (src/engine/scheduler.ts).
+ * workers are background tasks (`tasks()`) the host's scheduler drives (src/engine/worker/scheduler.ts).
  *
  *   const p = new MemoryPipeline({ store, memory, projectId, llm, embedder, findCandidates, config: () => cfg });
  *   scheduler.drive(p.tasks());

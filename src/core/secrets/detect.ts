@@ -185,6 +185,12 @@ export function describeKinds(kinds: readonly SecretKind[]): string {
   return `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }
 
+/** What the secret guard did to a saved text (docs/secrets.md), for every surface that reports a save, an edit or an import. */
+export function describeRedacted(kinds: readonly SecretKind[] | undefined): string {
+  if (!kinds?.length) return '';
+  return `Removed before saving: ${describeKinds(kinds)}, replaced by [redacted: …] so it is never stored.`;
+}
+
 function withArticle(words: string): string {
   return /^(?:[aeiouAEIO]|npm\b)/.test(words) ? `an ${words}` : `a ${words}`;
 }

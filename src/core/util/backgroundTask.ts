@@ -1,7 +1,7 @@
 /**
  * Background work of a core object, driven from outside. Core objects set no timers of their
  * own (ARCHITECTURE.md "Threads and timers"): each says when its next step is due and runs one
- * step when asked; the host's scheduler (src/engine/scheduler.ts in the engine) owns the timers,
+ * step when asked; the host's scheduler (src/engine/worker/scheduler.ts in the engine) owns the timers,
  * so closing the host leaves none behind. Tests and tools may call `runStep` directly.
  */
 export interface BackgroundTask {

@@ -2,7 +2,7 @@
  * Every error code Agent Memory shows to a caller, in one closed list (ARCHITECTURE.md "Errors").
  * The core throws these through UserFacingError, the engine through EngineError, the protocol
  * carries them as EngineErrorCode, and each surface maps them to a sentence of its own
- * (src/engine/errorText.ts). A code not listed here does not compile.
+ * (src/present/errorText.ts). A code not listed here does not compile.
  *
  * `template` is the shape of the message thrown with the code ({name} = a value filled in at
  * the throw site; {reason} = a sentence written there); `formatErrorMessage` fills it where a

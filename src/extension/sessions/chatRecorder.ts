@@ -6,9 +6,9 @@
  * recording that fails is logged and never fails the chat.
  */
 import * as vscode from 'vscode';
-import type { EngineClient } from '../../engine/client';
-import { SETTINGS_SECTION } from '../settingsSchema';
-import type { Logger } from '../log';
+import type { EngineClient } from '../../engine/client/engineClient';
+import { SETTINGS_SECTION } from '../config/settingsSchema';
+import type { Logger } from '../host/log';
 
 export const RECORD_SETTING = 'storage.recordChatSessions';
 /** Largest answer text recorded per turn (the event limit is higher; a chat answer is rarely longer). */

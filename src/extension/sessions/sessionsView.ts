@@ -5,16 +5,16 @@
  * its summary and scratchpad (as data); "Forget Session" asks first (modal), then forgets it.
  */
 import * as vscode from 'vscode';
-import type { EngineClient } from '../../engine/client';
+import type { EngineClient } from '../../engine/client/engineClient';
 import type { SessionInfo } from '../../engine/protocol';
-import { errorLine } from '../../engine/errorText';
-import { commandRegistrar } from '../commands';
+import { errorLine } from '../../present/errorText';
+import { commandRegistrar } from '../memories/memoryCommands';
 import type { CommandId } from '../commandIds';
-import { Debounced } from '../debounce';
-import type { Logger } from '../log';
+import { Debounced } from '../common/debounce';
+import type { Logger } from '../host/log';
 import { forgetQuestion, resumePrompt, sessionDetail, sessionRow, transcriptMarkdown } from './sessionsText';
 import { SESSIONS_PAGE, firstSessions, showMoreLabel } from './sessionsPaging';
-import { isDeactivating } from '../shutdown';
+import { isDeactivating } from '../host/shutdown';
 
 export const SESSIONS_VIEW_ID = 'agentMemory.sessions';
 export const SESSION_SCHEME = 'agent-memory-session';

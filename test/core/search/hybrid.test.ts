@@ -471,7 +471,7 @@ describe('hybrid search: access bookkeeping', () => {
     // Deferred: nothing written yet when the response is in hand.
     assert.equal(f.svc.get(a.id)!.accessCount, 0);
     assert.equal(tracker.pending, 1);
-    tracker.flush(); // the engine's scheduler does this (src/engine/scheduler.ts)
+    tracker.flush(); // the engine's scheduler does this (src/engine/worker/scheduler.ts)
     assert.equal(tracker.pending, 0);
     assert.equal(f.svc.get(a.id)!.accessCount, 1);
     f.clock.advance(3600_000); // one access per memory per hour counts

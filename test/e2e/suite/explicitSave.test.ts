@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { suite, suiteSetup, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
 import type { CreateMemoryResult, MemoryRecord } from '../../../src/engine/protocol';
-import { renderRemoved } from '../../../src/extension/removedView';
+import { renderRemoved } from '../../../src/extension/history/removedView';
 import { BACKUP, BACKUP_14, BACKUP_30 } from '../../fixtures/closeDuplicates';
 import { activeApi } from './activate';
 

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { suite, suiteSetup, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
 import type { CreateResult, MemoryRecord } from '../../../src/engine/protocol';
-import type { RemovedNode } from '../../../src/extension/removedView';
+import type { RemovedNode } from '../../../src/extension/history/removedView';
 import { activeApi } from './activate';
 
 function created(r: CreateResult | undefined): MemoryRecord {

@@ -1,4 +1,4 @@
-// Settings in the real extension host (src/extension/settings.ts, settingsLayout.ts): a value set
+// Settings in the real extension host (src/extension/config/settings.ts, settingsLayout.ts): a value set
 // under its Settings editor id reaches the engine as its agent.yaml key; a value saved under the
 // former id (agentMemory.<agent.yaml key>) still does; the new id wins when both are set;
 // a duration typed as text ("2d") reaches it as text the engine reads.

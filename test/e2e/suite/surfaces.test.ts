@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { suite, suiteSetup, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
-import type { TreeNode } from '../../../src/extension/memoryTree';
+import type { TreeNode } from '../../../src/extension/memories/memoryTree';
 import type { CreateResult, MemoryRecord, SearchResponse, SecretScanReport } from '../../../src/engine/protocol';
 import { activeApi, EXTENSION_ID } from './activate';
 

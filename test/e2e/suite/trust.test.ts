@@ -9,11 +9,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { suite, suiteSetup, suiteTeardown, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
-import type { InfoNode, PipelineNode } from '../../../src/extension/pipelineView';
-import type { RecallOutcome } from '../../../src/extension/recallCommand';
+import type { InfoNode, PipelineNode } from '../../../src/extension/pipeline/pipelineView';
+import type { RecallOutcome } from '../../../src/extension/search/recallCommand';
 import type { CreateResult, MemoryRecord, SearchResponse } from '../../../src/engine/protocol';
 import { closedPortUrl, FakeOllama } from '../../helpers/fakeOllama';
-import { settingIdFor } from '../../../src/extension/settingsLayout';
+import { settingIdFor } from '../../../src/extension/config/settingsLayout';
 import { activeApi } from './activate';
 import { until } from '../../helpers/until';
 

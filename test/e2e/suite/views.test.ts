@@ -8,11 +8,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { suite, suiteSetup, suiteTeardown, test } from '../runner';
 import type { AgentMemoryApi } from '../../../src/extension/extension';
-import type { InfoNode, PipelineNode } from '../../../src/extension/pipelineView';
-import type { SuggestionNode } from '../../../src/extension/suggestionsView';
+import type { InfoNode, PipelineNode } from '../../../src/extension/pipeline/pipelineView';
+import type { SuggestionNode } from '../../../src/extension/suggestions/suggestionsView';
 import type { CreateMemoryResult, DocumentIngestResult, MemoryRecord, PipelineStatus, Suggestion } from '../../../src/engine/protocol';
 import { FakeOllama } from '../../helpers/fakeOllama';
-import { settingIdFor } from '../../../src/extension/settingsLayout';
+import { settingIdFor } from '../../../src/extension/config/settingsLayout';
 import { activeApi } from './activate';
 import { until } from '../../helpers/until';
 
