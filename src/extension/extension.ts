@@ -15,11 +15,14 @@ import { MemoryTreeProvider, TREE_VIEW_ID, registerTreeCommands } from './memori
 import { registerMemoryDocuments } from './memories/memoryDocument';
 import { registerMemoryDiagnostics } from './memories/memoryDiagnostics';
 import { registerHistoryCommands } from './history/historyView';
-import { commandRegistrar, registerCommands } from './memories/memoryCommands';
+import { registerCommands } from './memories/memoryCommands';
+import { commandRegistrar } from './common/commandTable';
 import { createChatHandler, registerChatParticipant, type ChatHandler } from './chat/chatParticipant';
 import { registerTools } from './chat/lmTools';
 import { registerPipelineSurfaces, type PipelineSurfaces } from './pipeline/pipelineCommands';
 import { registerEncryptionCommands } from './trust/encryptionCommands';
+import { registerWorkspaceTrust } from './trust/workspaceTrust';
+import { registerFolderCommands } from './host/folderCommands';
 import { TeamStatusBar } from './team/teamStatusBar';
 import { registerTeamCommands } from './team/teamCommands';
 import { ConfigDiagnostics } from './config/configDiagnostics';
@@ -159,6 +162,12 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   );
   registerTreeCommands(context, engine, tree);
   const views = registerPipelineSurfaces({ context, engine, settings, log });
+  const refreshViews = () => {
+    views.suggestions.refresh();
+    views.pipeline.refresh();
+  };
+  registerFolderCommands({ context, engine, log, refresh: refreshViews });
+  registerWorkspaceTrust({ context, engine, log, refresh: refreshViews });
   // The person's settings run the shared engine whichever window serves it, or the person is told (ownership.ts).
   const ownership = new Ownership(engine, host, log, (folder) => views.pipeline.setModeSource(folder));
   context.subscriptions.push(
@@ -191,50 +200,7 @@ export function activate(context: vscode.ExtensionContext): AgentMemoryApi {
   };
 
   context.subscriptions.push(
-    vscode.commands.registerCommand(COMMAND_SHOW_DIAGNOSTICS, async (): Promise<Diagnostics> => {
-      let engineDiagnostics: EngineDiagnostics | undefined;
-      let engineError: string | undefined;
-      // What the Pipeline view shows too (Ollama probed, failed jobs): the summary says what is degraded.
-      const pipeline = engine.request('pipeline.diagnostics', {}, { timeoutMs: 10_000 }).catch(() => undefined);
-      try {
-        engineDiagnostics = await engine.request('diagnostics', {}, { timeoutMs: 10_000 });
-      } catch (e) {
-        engineError = (e as Error).message;
-      }
-      // Taken after the engine answered, so state and timings are current.
-      const d: Diagnostics = {
-        ...baseDiagnostics(),
-        ...(engineDiagnostics ? { engine: engineDiagnostics } : {}),
-        ...(engineError ? { engineError } : {}),
-      };
-      // Engine details first, the summary last: the output view shows the end.
-      if (d.engine) logEngineDiagnostics(log, d.engine);
-      const ms = (v: number | undefined) => (v === undefined ? '—' : `${v.toFixed(0)} ms`);
-      log.info('Diagnostics');
-      log.channel.appendLine(
-        `  extensionVersion: ${d.extensionVersion} (${d.extensionMode} mode) · VS Code ${d.vscodeVersion} (${d.uiKind}, ${d.appHost}) · Node ${d.node} ${d.platform}`,
-      );
-      log.channel.appendLine(
-        `  engine: ${d.engineState}${d.engineError ? ` (${d.engineError})` : ''} · activation ${ms(d.activationMs)} · engine ready after ${ms(d.engineReadyMs)} · first recall after ${ms(d.firstRecallMs)}`,
-      );
-      log.channel.appendLine(`  workspace: ${d.workspaceFolders.join(', ') || '(none)'}`);
-      log.channel.appendLine(`  storage: ${d.workspaceStorage ?? '(no workspace storage)'} · global ${d.globalStorage}`);
-      // People get sentences; versions, paths and timings stay in the log ("Show Log").
-      const pipelineDiagnostics = await pipeline;
-      await showDiagnosticsDocument(context, diagnosticsSummary(d.engine, d.engineError ?? engine.state, pipelineDiagnostics));
-      const attention = d.engine ? attentionItems(d.engine, pipelineDiagnostics).length : 0;
-      // Not awaited: the promise settles only when the notification is dismissed.
-      void vscode.window
-        .showInformationMessage(
-          d.engine
-            ? `Agent Memory is active: ${plural(d.engine.stats.project.memories + d.engine.stats.global.memories, 'memory', 'memories')}, project ${d.engine.projectId}` +
-                (attention ? `. ${plural(attention, 'thing needs', 'things need')} attention (see the diagnostics).` : '')
-            : `Agent Memory is active (engine: ${d.engineError ?? engine.state})`,
-          'Show Log',
-        )
-        .then((pick) => pick === 'Show Log' && log.channel.show(true));
-      return d;
-    }),
+    vscode.commands.registerCommand(COMMAND_SHOW_DIAGNOSTICS, () => showDiagnostics(context, engine, log, baseDiagnostics)),
   );
 
   timings.activationMs = performance.now() - t0;
@@ -250,6 +216,57 @@ export async function deactivate(): Promise<void> {
   markDeactivating();
   await engineRef?.shutdown(4000);
   engineRef = undefined;
+}
+
+/** "Agent Memory: Show Diagnostics": the engine's report in the log, a summary document and a notification; returns the report. */
+async function showDiagnostics(
+  context: vscode.ExtensionContext,
+  engine: EngineClient,
+  log: Logger,
+  baseDiagnostics: () => Diagnostics,
+): Promise<Diagnostics> {
+  let engineDiagnostics: EngineDiagnostics | undefined;
+  let engineError: string | undefined;
+  // What the Pipeline view shows too (Ollama probed, failed jobs): the summary says what is degraded.
+  const pipeline = engine.request('pipeline.diagnostics', {}, { timeoutMs: 10_000 }).catch(() => undefined);
+  try {
+    engineDiagnostics = await engine.request('diagnostics', {}, { timeoutMs: 10_000 });
+  } catch (e) {
+    engineError = (e as Error).message;
+  }
+  // Taken after the engine answered, so state and timings are current.
+  const d: Diagnostics = {
+    ...baseDiagnostics(),
+    ...(engineDiagnostics ? { engine: engineDiagnostics } : {}),
+    ...(engineError ? { engineError } : {}),
+  };
+  // Engine details first, the summary last: the output view shows the end.
+  if (d.engine) logEngineDiagnostics(log, d.engine);
+  const ms = (v: number | undefined) => (v === undefined ? '—' : `${v.toFixed(0)} ms`);
+  log.info('Diagnostics');
+  log.channel.appendLine(
+    `  extensionVersion: ${d.extensionVersion} (${d.extensionMode} mode) · VS Code ${d.vscodeVersion} (${d.uiKind}, ${d.appHost}) · Node ${d.node} ${d.platform}`,
+  );
+  log.channel.appendLine(
+    `  engine: ${d.engineState}${d.engineError ? ` (${d.engineError})` : ''} · activation ${ms(d.activationMs)} · engine ready after ${ms(d.engineReadyMs)} · first recall after ${ms(d.firstRecallMs)}`,
+  );
+  log.channel.appendLine(`  workspace: ${d.workspaceFolders.join(', ') || '(none)'}`);
+  log.channel.appendLine(`  storage: ${d.workspaceStorage ?? '(no workspace storage)'} · global ${d.globalStorage}`);
+  // People get sentences; versions, paths and timings stay in the log ("Show Log").
+  const pipelineDiagnostics = await pipeline;
+  await showDiagnosticsDocument(context, diagnosticsSummary(d.engine, d.engineError ?? engine.state, pipelineDiagnostics));
+  const attention = d.engine ? attentionItems(d.engine, pipelineDiagnostics).length : 0;
+  // Not awaited: the promise settles only when the notification is dismissed.
+  void vscode.window
+    .showInformationMessage(
+      d.engine
+        ? `Agent Memory is active: ${plural(d.engine.stats.project.memories + d.engine.stats.global.memories, 'memory', 'memories')}, project ${d.engine.projectId}` +
+            (attention ? `. ${plural(attention, 'thing needs', 'things need')} attention (see the diagnostics).` : '')
+        : `Agent Memory is active (engine: ${d.engineError ?? engine.state})`,
+      'Show Log',
+    )
+    .then((pick) => pick === 'Show Log' && log.channel.show(true));
+  return d;
 }
 
 /** The engine's part of Show Diagnostics, in the output channel. */

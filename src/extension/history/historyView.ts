@@ -8,12 +8,12 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../../engine/client/engineClient';
 import { EngineError } from '../../engine/errors';
 import type { MemoryRecord } from '../../engine/protocol';
-import { commandRegistrar } from '../memories/memoryCommands';
+import { commandRegistrar } from '../common/commandTable';
 import type { Logger } from '../host/log';
 import { editableAddress, memoryIdOfUri, memoryUri, versionUri } from '../memories/memoryFs';
 import { memoryName, parseAddress } from '../memories/memoryFsNames';
 import { timelineEntries, type TimelineEntry } from './historyTimeline';
-import { pickRow } from '../../present/memoryRowText';
+import { pickMemory } from '../memories/memoryPicker';
 import { memoryGoneError } from '../../present/errorText';
 import type { CommandId } from '../commandIds';
 
@@ -40,16 +40,6 @@ function idFrom(arg: unknown): string | undefined {
   }
   const active = vscode.window.activeTextEditor?.document.uri;
   return active ? memoryIdOfUri(active) : undefined;
-}
-
-async function pickRecent(engine: EngineClient): Promise<string | undefined> {
-  const { items } = await engine.request('memory.list', { limit: 50 });
-  const pick = await vscode.window.showQuickPick(
-    // An untitled memory is named by its text: the detail would only repeat it.
-    items.map((m) => ({ ...pickRow(m.title, m.preview), id: m.id })),
-    { placeHolder: 'Show the history of which memory?', matchOnDetail: true },
-  );
-  return pick?.id;
 }
 
 async function getMemory(engine: EngineClient, id: string): Promise<MemoryRecord> {
@@ -199,7 +189,7 @@ export function registerHistoryCommands(context: vscode.ExtensionContext, engine
     }),
   );
   run(HISTORY_COMMANDS.showHistory, 'show memory history', async (arg?: unknown) => {
-    const id = idFrom(arg) ?? (await pickRecent(engine));
+    const id = idFrom(arg) ?? (await pickMemory(engine, 'Show the history of which memory?'));
     return id ? showTimeline(engine, log, id) : undefined;
   });
   // With arguments (tests, other extensions): the same actions without the pick.

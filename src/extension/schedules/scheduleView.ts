@@ -12,7 +12,7 @@ import { describeRun, describeSchedule, scheduleLabel, scheduleRowDescription, s
 import { plural } from '../../core/text/plural';
 import { truncateLine } from '../../core/text/truncate';
 import { errorLine } from '../../present/errorText';
-import { commandRegistrar } from '../memories/memoryCommands';
+import { commandRegistrar } from '../common/commandTable';
 import { Debounced } from '../common/debounce';
 import type { Logger } from '../host/log';
 import { deleteReminder, editReminder, runReminderNow, setPaused } from './reminderCommands';

@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../../engine/client/engineClient';
 import type { SearchResponse } from '../../engine/protocol';
-import { commandRegistrar } from '../memories/memoryCommands';
+import { commandRegistrar } from '../common/commandTable';
 import type { Logger } from '../host/log';
 import { recallAnswer, type RecallLink } from '../../present/recall';
 import { memoryUri } from '../memories/memoryFs';

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../../engine/client/engineClient';
 import type { SessionInfo } from '../../engine/protocol';
 import { errorLine } from '../../present/errorText';
-import { commandRegistrar } from '../memories/memoryCommands';
+import { commandRegistrar } from '../common/commandTable';
 import type { CommandId } from '../commandIds';
 import { Debounced } from '../common/debounce';
 import type { Logger } from '../host/log';

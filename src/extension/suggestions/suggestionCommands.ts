@@ -9,7 +9,7 @@ import type { EngineClient } from '../../engine/client/engineClient';
 import type { MemoryRecord, Suggestion, SuggestionPreview } from '../../engine/protocol';
 import { truncateLine } from '../../core/text/truncate';
 import type { Logger } from '../host/log';
-import { type commandRegistrar, reportError } from '../memories/memoryCommands';
+import { type commandRegistrar, reportError } from '../common/commandTable';
 import { bothSidesText, mergePreviewTitle, sentenceLines } from './mergePreviewText';
 import { SUGGESTIONS_VIEW_ID, type SuggestionNode, type SuggestionsProvider } from './suggestionsView';
 import type { CommandId } from '../commandIds';

@@ -12,7 +12,7 @@ import type { EngineClient } from '../../engine/client/engineClient';
 import type { TeamConflictInfo, TeamConnectParams, TeamOverview } from '../../engine/teamProtocol';
 import { plural } from '../../core/text/plural';
 import { errorLine } from '../../present/errorText';
-import type { commandRegistrar } from '../memories/memoryCommands';
+import type { commandRegistrar } from '../common/commandTable';
 import { SUGGESTIONS_VIEW_ID } from '../suggestions/suggestionsView';
 import { TEAM_STATUS_COMMAND, type TeamStatusBar } from './teamStatusBar';
 import { conflictLabel, memoryNameOf, parseServer, secretKey, teamStatusSentences } from './teamText';

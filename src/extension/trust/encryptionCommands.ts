@@ -13,7 +13,7 @@ import { parseRecoveryKey } from '../../core/crypto/recoveryKey';
 import { userKey } from '../../core/crypto/userKeys';
 import { errorLine } from '../../present/errorText';
 import type { Logger } from '../host/log';
-import { commandRegistrar } from '../memories/memoryCommands';
+import { commandRegistrar } from '../common/commandTable';
 import {
   encryptionStatusText,
   keyFileQuestion,

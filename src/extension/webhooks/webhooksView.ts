@@ -11,7 +11,7 @@ import type { EngineClient } from '../../engine/client/engineClient';
 import type { WebhookDelivery, WebhookInfo, WebhooksOverview } from '../../engine/protocol';
 import { errorLine } from '../../present/errorText';
 import { plural } from '../../core/text/plural';
-import { commandRegistrar } from '../memories/memoryCommands';
+import { commandRegistrar } from '../common/commandTable';
 import { Debounced } from '../common/debounce';
 import type { Logger } from '../host/log';
 import * as text from './webhooksText';
