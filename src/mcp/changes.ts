@@ -12,7 +12,7 @@ import type { EngineClient } from '../engine/client/engineClient';
 import type { ChangePage, StoreName } from '../engine/protocol';
 import { plural } from '../core/text/plural';
 import { MEMORY_SCOPES } from '../core/memory/types';
-import { asData, guarded } from './tools';
+import { asData, guarded } from './toolTable';
 import * as out from './outputs';
 
 export const CHANGES_URI: Record<StoreName, string> = {

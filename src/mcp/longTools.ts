@@ -19,7 +19,7 @@ import { importFrom } from '../engine/client/transferClient';
 import { plural } from '../core/text/plural';
 import { neutraliseMarkers } from '../present/recall';
 import * as out from './outputs';
-import { guarded, text } from './tools';
+import { guarded, text } from './toolTable';
 import { sendLog } from './logging';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;

@@ -14,7 +14,7 @@ import { MEMORY_TYPES } from '../core/memory/types';
 import { plural } from '../core/text/plural';
 import { recallContext } from '../present/recall';
 import { dataBlock, sessionHitLines, sessionHitsSentence } from './sessionText';
-import { asData } from './tools';
+import { asData } from './toolTable';
 
 /** How many completions one request answers. */
 const COMPLETIONS = 20;

@@ -10,7 +10,7 @@ import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/serv
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { EngineClient } from '../engine/client/engineClient';
 import { DEFAULT_CONTEXT_TOKENS, projectContext } from './projectContext';
-import { asData } from './tools';
+import { asData } from './toolTable';
 import { clean } from './sessionText';
 
 export const CONTEXT_URI = 'memory://project/context';

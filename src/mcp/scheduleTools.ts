@@ -15,16 +15,8 @@ import { localTimeZone } from '../core/schedules/zoned';
 import { plural } from '../core/text/plural';
 import { neutraliseMarkers } from '../present/recall';
 import * as out from './outputs';
+import { actorOf, asData, registerToolTable, text, tool, type ToolEntry } from './toolTable';
 import { sendLog } from './logging';
-
-type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
-
-export interface ToolKit {
-  guarded(fn: () => Promise<ToolResult>): Promise<ToolResult>;
-  asData(sentence: string, value: unknown, data?: object): ToolResult;
-  text(t: string, data?: object): ToolResult;
-  actorOf(server: McpServer): string;
-}
 
 const id = z.string().min(1).describe('Schedule id (from create_schedule or list_schedules).');
 const when = z
@@ -52,9 +44,9 @@ function runData(r: ScheduleRunRecord, zone: string, now: Date) {
   return { ...r, inWords: describeRun(r, zone, now) };
 }
 
-export function registerScheduleTools(server: McpServer, engine: EngineClient, kit: ToolKit): void {
-  server.registerTool(
-    'create_schedule',
+/** The schedule tools: spec and handler of each. */
+const SCHEDULE_TOOL_TABLE: Record<string, ToolEntry> = {
+  create_schedule: tool(
     {
       title: 'Create a schedule or reminder',
       description:
@@ -73,24 +65,21 @@ export function registerScheduleTools(server: McpServer, engine: EngineClient, k
         notification_policy: policy.optional(),
       },
     },
-    (a) =>
-      kit.guarded(async () => {
-        const s = await engine.request('schedules.create', {
-          goal: a.goal,
-          when: a.when,
-          timezone: a.timezone ?? localTimeZone(),
-          channelId: 'mcp',
-          channelContextId: kit.actorOf(server),
-          createdBy: kit.actorOf(server),
-          ...(a.name ? { name: a.name } : {}),
-          ...(a.notification_policy ? { notificationPolicy: a.notification_policy } : {}),
-        });
-        return kit.asData(`Schedule ${s.id} created: ${describeSchedule(s, new Date())}.`, scheduleData(s, new Date()));
-      }),
-  );
-
-  server.registerTool(
-    'list_schedules',
+    async (a, { engine, server }) => {
+      const s = await engine.request('schedules.create', {
+        goal: a.goal,
+        when: a.when,
+        timezone: a.timezone ?? localTimeZone(),
+        channelId: 'mcp',
+        channelContextId: actorOf(server),
+        createdBy: actorOf(server),
+        ...(a.name ? { name: a.name } : {}),
+        ...(a.notification_policy ? { notificationPolicy: a.notification_policy } : {}),
+      });
+      return asData(`Schedule ${s.id} created: ${describeSchedule(s, new Date())}.`, scheduleData(s, new Date()));
+    },
+  ),
+  list_schedules: tool(
     {
       title: 'List schedules',
       description: 'The schedules and reminders of this project, soonest due first, each with its cadence and next run in words.',
@@ -103,19 +92,16 @@ export function registerScheduleTools(server: McpServer, engine: EngineClient, k
         offset: z.number().int().min(0).optional(),
       },
     },
-    (a) =>
-      kit.guarded(async () => {
-        const r = await engine.request('schedules.list', { ...a });
-        const now = new Date();
-        const sentence = r.total
-          ? `Schedules ${r.offset + 1} to ${r.offset + r.items.length} of ${plural(r.total, 'schedule')}, soonest due first.`
-          : 'No schedules.';
-        return kit.asData(sentence, { ...r, items: r.items.map((s) => scheduleData(s, now)) });
-      }),
-  );
-
-  server.registerTool(
-    'update_schedule',
+    async (a, { engine }) => {
+      const r = await engine.request('schedules.list', { ...a });
+      const now = new Date();
+      const sentence = r.total
+        ? `Schedules ${r.offset + 1} to ${r.offset + r.items.length} of ${plural(r.total, 'schedule')}, soonest due first.`
+        : 'No schedules.';
+      return asData(sentence, { ...r, items: r.items.map((s) => scheduleData(s, now)) });
+    },
+  ),
+  update_schedule: tool(
     {
       title: 'Update a schedule',
       description: 'Changes a schedule: its goal, name, time (when), notification policy, or pauses / resumes it. Give only what changes.',
@@ -131,21 +117,18 @@ export function registerScheduleTools(server: McpServer, engine: EngineClient, k
         status: z.enum(PATCH_STATUSES).optional().describe('paused stops its runs; active resumes it.'),
       },
     },
-    (a) =>
-      kit.guarded(async () => {
-        const { id: scheduleId, notification_policy, ...rest } = a;
-        const patch = { ...rest, ...(notification_policy ? { notificationPolicy: notification_policy } : {}) };
-        if (!Object.keys(patch).length)
-          return kit.text('Nothing to change: give goal, name, when, notification_policy or status.', { changed: false });
-        if (patch.when && !patch.timezone) patch.timezone = localTimeZone();
-        const s = await engine.request('schedules.update', { id: scheduleId, patch });
-        const data = scheduleData(s, new Date());
-        return kit.asData(`Schedule ${s.id} updated: ${data.inWords}.`, data, { changed: true, schedule: data });
-      }),
-  );
-
-  server.registerTool(
-    'delete_schedule',
+    async (a, { engine }) => {
+      const { id: scheduleId, notification_policy, ...rest } = a;
+      const patch = { ...rest, ...(notification_policy ? { notificationPolicy: notification_policy } : {}) };
+      if (!Object.keys(patch).length)
+        return text('Nothing to change: give goal, name, when, notification_policy or status.', { changed: false });
+      if (patch.when && !patch.timezone) patch.timezone = localTimeZone();
+      const s = await engine.request('schedules.update', { id: scheduleId, patch });
+      const data = scheduleData(s, new Date());
+      return asData(`Schedule ${s.id} updated: ${data.inWords}.`, data, { changed: true, schedule: data });
+    },
+  ),
+  delete_schedule: tool(
     {
       title: 'Delete a schedule',
       description: 'Deletes a schedule and its run history (no undo).',
@@ -153,18 +136,15 @@ export function registerScheduleTools(server: McpServer, engine: EngineClient, k
       outputSchema: out.scheduleDeleteOutput,
       inputSchema: { id },
     },
-    (a) =>
-      kit.guarded(async () => {
-        const r = await engine.request('schedules.delete', { id: a.id });
-        return kit.text(r.deleted ? `Schedule ${a.id} deleted.` : `No schedule with id ${a.id}: nothing deleted.`, {
-          id: a.id,
-          deleted: r.deleted,
-        });
-      }),
-  );
-
-  server.registerTool(
-    'schedule_runs',
+    async (a, { engine }) => {
+      const r = await engine.request('schedules.delete', { id: a.id });
+      return text(r.deleted ? `Schedule ${a.id} deleted.` : `No schedule with id ${a.id}: nothing deleted.`, {
+        id: a.id,
+        deleted: r.deleted,
+      });
+    },
+  ),
+  schedule_runs: tool(
     {
       title: 'Schedule run history',
       description:
@@ -173,28 +153,30 @@ export function registerScheduleTools(server: McpServer, engine: EngineClient, k
       outputSchema: out.scheduleRunsOutput,
       inputSchema: { id, limit: z.number().int().min(1).max(50).optional() },
     },
-    (a) =>
-      kit.guarded(async () => {
-        const s = await engine.request('schedules.get', { id: a.id });
-        if (!s) return { isError: true, content: [{ type: 'text', text: `No schedule with id ${a.id}. (not_found)` }] };
-        const runs = await engine.request('schedules.runs', { id: a.id, limit: a.limit ?? 10 });
-        const now = new Date();
-        return kit.asData(
-          `${plural(runs.length, 'run')} of schedule ${a.id}, newest first.`,
-          runs.map((r) => runData(r, s.cadence.timezone, now)),
-          { scheduleId: a.id, runs: runs.map((r) => runData(r, s.cadence.timezone, now)) },
-        );
-      }),
-  );
+    async (a, { engine }) => {
+      const s = await engine.request('schedules.get', { id: a.id });
+      if (!s) return { isError: true, content: [{ type: 'text', text: `No schedule with id ${a.id}. (not_found)` }] };
+      const runs = await engine.request('schedules.runs', { id: a.id, limit: a.limit ?? 10 });
+      const now = new Date();
+      return asData(
+        `${plural(runs.length, 'run')} of schedule ${a.id}, newest first.`,
+        runs.map((r) => runData(r, s.cadence.timezone, now)),
+        { scheduleId: a.id, runs: runs.map((r) => runData(r, s.cadence.timezone, now)) },
+      );
+    },
+  ),
+};
 
-  noticesToThisClient(server, engine, kit);
+export function registerScheduleTools(server: McpServer, engine: EngineClient): void {
+  registerToolTable(server, SCHEDULE_TOOL_TABLE, { engine, server });
+  noticesToThisClient(server, engine);
 }
 
 /** A run of a schedule this client made: told to it as a logging message, when the client takes them. */
-function noticesToThisClient(server: McpServer, engine: EngineClient, kit: ToolKit): void {
+function noticesToThisClient(server: McpServer, engine: EngineClient): void {
   const sub = engine.onEvent((e) => {
     if (e.type !== 'schedule.ran' || !e.notify || e.schedule.channelId !== 'mcp') return;
-    if (!server.isConnected() || e.schedule.channelContextId !== kit.actorOf(server)) return;
+    if (!server.isConnected() || e.schedule.channelContextId !== actorOf(server)) return;
     const words = describeRun(e.run, e.schedule.cadence.timezone, new Date());
     const name = neutraliseMarkers(e.schedule.name ?? e.schedule.goal.slice(0, 80)).replace(/\s+/g, ' ');
     // A client that takes no logging messages misses nothing: the notice stays in the project context.

@@ -11,16 +11,8 @@ import { plural } from '../core/text/plural';
 import { SCRATCHPAD_MAX_ITEMS, SCRATCHPAD_MAX_ITEM_CHARS, NOTE_MAX_TAGS } from '../core/sessions/limits';
 import { dataBlock, sessionHitLines, sessionHitsSentence } from './sessionText';
 import * as out from './outputs';
+import { actorOf, asData, registerToolTable, text, tool, type ToolEntry } from './toolTable';
 import { recallData } from './recallData';
-
-type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
-
-export interface ToolKit {
-  text(t: string, data?: object): ToolResult;
-  asData(sentence: string, value: unknown, data?: object): ToolResult;
-  guarded(fn: () => Promise<ToolResult>): Promise<ToolResult>;
-  actor(): string;
-}
 
 const sessionId = z
   .string()
@@ -36,9 +28,9 @@ const event = z
   })
   .passthrough();
 
-export function registerSessionTools(server: McpServer, engine: EngineClient, k: ToolKit): void {
-  server.registerTool(
-    'log_session_events',
+/** The session tools (events, session search, summary, scratchpad, notes): spec and handler of each. */
+const SESSION_TOOL_TABLE: Record<string, ToolEntry> = {
+  log_session_events: tool(
     {
       title: 'Log session events',
       description:
@@ -48,20 +40,17 @@ export function registerSessionTools(server: McpServer, engine: EngineClient, k:
       outputSchema: out.logEventsOutput,
       inputSchema: { session_id: sessionId, events: z.array(event).min(1).max(500) },
     },
-    (a) =>
-      k.guarded(async () => {
-        const r = await engine.request('sessions.log', {
-          sessionId: a.session_id,
-          agent: k.actor(),
-          events: a.events.map((payload) => ({ payload })),
-        });
-        const said = `Logged ${plural(r.sequences.length, 'event')} to session ${a.session_id} (last sequence ${r.lastSequence}).`;
-        return k.text(r.skipped.length ? `${said} Not indexed: ${r.skipped.join('; ')}.` : said, r);
-      }),
-  );
-
-  server.registerTool(
-    'search_sessions',
+    async (a, { engine, server }) => {
+      const r = await engine.request('sessions.log', {
+        sessionId: a.session_id,
+        agent: actorOf(server),
+        events: a.events.map((payload) => ({ payload })),
+      });
+      const said = `Logged ${plural(r.sequences.length, 'event')} to session ${a.session_id} (last sequence ${r.lastSequence}).`;
+      return text(r.skipped.length ? `${said} Not indexed: ${r.skipped.join('; ')}.` : said, r);
+    },
+  ),
+  search_sessions: tool(
     {
       title: 'Search past sessions',
       description:
@@ -76,21 +65,18 @@ export function registerSessionTools(server: McpServer, engine: EngineClient, k:
         limit: z.number().int().min(1).max(50).optional().describe('At most this many passages (default 10).'),
       },
     },
-    (a) =>
-      k.guarded(async () => {
-        const r = await engine.request('sessions.search', {
-          query: a.query,
-          limit: a.limit ?? 10,
-          ...(a.session_id ? { sessionId: a.session_id } : {}),
-          ...(a.tags ? { tags: a.tags } : {}),
-        });
-        const block = dataBlock(sessionHitsSentence(r.hits.length), sessionHitLines(r.hits), 4000);
-        return k.text(block || sessionHitsSentence(0), { query: a.query, passages: recallData(a.query, [], r.hits).sessions });
-      }),
-  );
-
-  server.registerTool(
-    'read_session_summary',
+    async (a, { engine }) => {
+      const r = await engine.request('sessions.search', {
+        query: a.query,
+        limit: a.limit ?? 10,
+        ...(a.session_id ? { sessionId: a.session_id } : {}),
+        ...(a.tags ? { tags: a.tags } : {}),
+      });
+      const block = dataBlock(sessionHitsSentence(r.hits.length), sessionHitLines(r.hits), 4000);
+      return text(block || sessionHitsSentence(0), { query: a.query, passages: recallData(a.query, [], r.hits).sessions });
+    },
+  ),
+  read_session_summary: tool(
     {
       title: 'Read a session summary',
       description:
@@ -99,21 +85,17 @@ export function registerSessionTools(server: McpServer, engine: EngineClient, k:
       outputSchema: out.summaryOutput,
       inputSchema: { session_id: sessionId },
     },
-    (a) =>
-      k.guarded(async () => {
-        const s = await engine.request('sessions.summary', { sessionId: a.session_id });
-        if (!s)
-          return k.text(`Session ${a.session_id} has no summary yet (epoch 0).`, { sessionId: a.session_id, epoch: 0, summary: null });
-        return k.asData(`The summary of session ${a.session_id}, epoch ${s.epoch}, covers up to sequence ${s.upperSequence}.`, s, {
-          sessionId: a.session_id,
-          epoch: s.epoch,
-          summary: s,
-        });
-      }),
-  );
-
-  server.registerTool(
-    'write_session_summary',
+    async (a, { engine }) => {
+      const s = await engine.request('sessions.summary', { sessionId: a.session_id });
+      if (!s) return text(`Session ${a.session_id} has no summary yet (epoch 0).`, { sessionId: a.session_id, epoch: 0, summary: null });
+      return asData(`The summary of session ${a.session_id}, epoch ${s.epoch}, covers up to sequence ${s.upperSequence}.`, s, {
+        sessionId: a.session_id,
+        epoch: s.epoch,
+        summary: s,
+      });
+    },
+  ),
+  write_session_summary: tool(
     {
       title: 'Write a session summary',
       description:
@@ -128,25 +110,22 @@ export function registerSessionTools(server: McpServer, engine: EngineClient, k:
         expected_epoch: z.number().int().min(0).describe('The epoch read_session_summary returned (0 when there was none).'),
       },
     },
-    (a) =>
-      k.guarded(async () => {
-        const r = await engine.request('sessions.writeSummary', {
-          sessionId: a.session_id,
-          text: a.text,
-          upperSequence: a.upper_sequence,
-          expectedEpoch: a.expected_epoch,
-        });
-        return k.text(
-          r.applied
-            ? `Summary written (epoch ${r.epoch}).`
-            : `Not applied: the summary changed since epoch ${a.expected_epoch} (it is at epoch ${r.epoch}). Read it again and merge your changes.`,
-          { applied: r.applied, epoch: r.epoch },
-        );
-      }),
-  );
-
-  server.registerTool(
-    'scratchpad',
+    async (a, { engine }) => {
+      const r = await engine.request('sessions.writeSummary', {
+        sessionId: a.session_id,
+        text: a.text,
+        upperSequence: a.upper_sequence,
+        expectedEpoch: a.expected_epoch,
+      });
+      return text(
+        r.applied
+          ? `Summary written (epoch ${r.epoch}).`
+          : `Not applied: the summary changed since epoch ${a.expected_epoch} (it is at epoch ${r.epoch}). Read it again and merge your changes.`,
+        { applied: r.applied, epoch: r.epoch },
+      );
+    },
+  ),
+  scratchpad: tool(
     {
       title: 'Read or write the scratchpad',
       description:
@@ -160,26 +139,23 @@ export function registerSessionTools(server: McpServer, engine: EngineClient, k:
         items: z.array(z.string()).optional().describe('The new whole list (omit to read).'),
       },
     },
-    (a) =>
-      k.guarded(async () => {
-        if (a.items === undefined) {
-          const s = await engine.request('scratchpad.read', { sessionId: a.session_id });
-          const data = { sessionId: a.session_id, items: s?.items ?? [], ...(s ? { updatedAt: s.updatedAt } : {}) };
-          return s?.items.length
-            ? k.asData(`The scratchpad of session ${a.session_id} has ${plural(s.items.length, 'item')}.`, s.items, data)
-            : k.text(`The scratchpad of session ${a.session_id} is empty.`, data);
-        }
-        if (!a.items.length) {
-          const r = await engine.request('scratchpad.clear', { sessionId: a.session_id });
-          return k.text(r.cleared ? 'Scratchpad cleared.' : 'The scratchpad was already empty.', { sessionId: a.session_id, items: [] });
-        }
-        const s = await engine.request('scratchpad.write', { sessionId: a.session_id, items: a.items, agent: k.actor() });
-        return k.text(`Scratchpad saved: ${plural(s.items.length, 'item')}.`, { sessionId: a.session_id, ...s });
-      }),
-  );
-
-  server.registerTool(
-    'store_note',
+    async (a, { engine, server }) => {
+      if (a.items === undefined) {
+        const s = await engine.request('scratchpad.read', { sessionId: a.session_id });
+        const data = { sessionId: a.session_id, items: s?.items ?? [], ...(s ? { updatedAt: s.updatedAt } : {}) };
+        return s?.items.length
+          ? asData(`The scratchpad of session ${a.session_id} has ${plural(s.items.length, 'item')}.`, s.items, data)
+          : text(`The scratchpad of session ${a.session_id} is empty.`, data);
+      }
+      if (!a.items.length) {
+        const r = await engine.request('scratchpad.clear', { sessionId: a.session_id });
+        return text(r.cleared ? 'Scratchpad cleared.' : 'The scratchpad was already empty.', { sessionId: a.session_id, items: [] });
+      }
+      const s = await engine.request('scratchpad.write', { sessionId: a.session_id, items: a.items, agent: actorOf(server) });
+      return text(`Scratchpad saved: ${plural(s.items.length, 'item')}.`, { sessionId: a.session_id, ...s });
+    },
+  ),
+  store_note: tool(
     {
       title: 'Store a note',
       description:
@@ -195,22 +171,19 @@ export function registerSessionTools(server: McpServer, engine: EngineClient, k:
         tags: z.array(z.string()).optional().describe(`At most ${NOTE_MAX_TAGS}; trimmed, lower-cased, de-duplicated.`),
       },
     },
-    (a) =>
-      k.guarded(async () => {
-        const r = await engine.request('notes.store', {
-          content: a.content,
-          agent: k.actor(),
-          ...(a.session_id ? { sessionId: a.session_id } : {}),
-          ...(a.note_id ? { noteId: a.note_id } : {}),
-          ...(a.source !== undefined ? { source: a.source } : {}),
-          ...(a.tags ? { tags: a.tags } : {}),
-        });
-        return k.text(`${r.replaced ? 'Note replaced' : 'Note stored'}: ${r.noteId} in session ${r.sessionId}.`, r);
-      }),
-  );
-
-  server.registerTool(
-    'delete_note',
+    async (a, { engine, server }) => {
+      const r = await engine.request('notes.store', {
+        content: a.content,
+        agent: actorOf(server),
+        ...(a.session_id ? { sessionId: a.session_id } : {}),
+        ...(a.note_id ? { noteId: a.note_id } : {}),
+        ...(a.source !== undefined ? { source: a.source } : {}),
+        ...(a.tags ? { tags: a.tags } : {}),
+      });
+      return text(`${r.replaced ? 'Note replaced' : 'Note stored'}: ${r.noteId} in session ${r.sessionId}.`, r);
+    },
+  ),
+  delete_note: tool(
     {
       title: 'Delete a note',
       description: 'Deletes a note you stored (by its note-… id) when it is wrong or no longer useful.',
@@ -218,13 +191,16 @@ export function registerSessionTools(server: McpServer, engine: EngineClient, k:
       outputSchema: out.noteDeleteOutput,
       inputSchema: { note_id: z.string().min(1), session_id: z.string().min(1).max(200).optional() },
     },
-    (a) =>
-      k.guarded(async () => {
-        const r = await engine.request('notes.delete', { noteId: a.note_id, ...(a.session_id ? { sessionId: a.session_id } : {}) });
-        return k.text(r.deleted ? `Note ${a.note_id} deleted.` : `No note ${a.note_id}: nothing deleted.`, {
-          noteId: a.note_id,
-          deleted: r.deleted,
-        });
-      }),
-  );
+    async (a, { engine }) => {
+      const r = await engine.request('notes.delete', { noteId: a.note_id, ...(a.session_id ? { sessionId: a.session_id } : {}) });
+      return text(r.deleted ? `Note ${a.note_id} deleted.` : `No note ${a.note_id}: nothing deleted.`, {
+        noteId: a.note_id,
+        deleted: r.deleted,
+      });
+    },
+  ),
+};
+
+export function registerSessionTools(server: McpServer, engine: EngineClient): void {
+  registerToolTable(server, SESSION_TOOL_TABLE, { engine, server });
 }
