@@ -58,10 +58,18 @@ export default defineConfig(
     rules: typeAwareTuning,
   },
 
-  // Product code: the size limits in full.
+  // Product code: the size limits in full, and short functions: a registration is a table of small handlers
+  // (src/extension/common/commandTable.ts, src/mcp/toolTable.ts, the CLI's COMMAND_TABLE), not one long closure.
   {
     files: ['src/**/*.ts', 'webview/**/*.ts'],
-    rules: sizeLimits,
+    rules: { ...sizeLimits, 'max-lines-per-function': ['error', { max: 120, skipBlankLines: true, skipComments: true }] },
+  },
+  // Named exceptions to the function length, each with its reason.
+  {
+    // createHandlers is already a table: one object literal mapping every protocol method to its service, one line or
+    // two each; splitting it by area would only scatter the one list a newcomer reads to find a method.
+    files: ['src/engine/worker/handlers.ts'],
+    rules: { 'max-lines-per-function': 'off' },
   },
 
   // Tests, benchmarks and scripts: one test file covers one module with many cases, so no max-lines; a test body or
