@@ -10,7 +10,7 @@ import type { MemoryRecord, RemovedMemory } from '../../engine/protocol';
 import { errorLine } from '../../present/errorText';
 import { describeAgo, describeExpiry, humanDate } from '../../core/text/timeWords';
 import { truncateLine } from '../../core/text/truncate';
-import { commandRegistrar } from '../memories/memoryCommands';
+import { commandRegistrar } from '../common/commandTable';
 import { Debounced } from '../common/debounce';
 import type { Logger } from '../host/log';
 import { memoryName } from '../memories/memoryFsNames';
@@ -51,8 +51,7 @@ export function removedDetail(x: RemovedMemory, now = new Date()): string {
     x.reason === 'expired'
       ? 'Its lifetime ended (it was short-term).'
       : `Deleted by ${x.removedBy ?? 'someone'}${x.detail ? `: ${x.detail}` : ''}.`;
-  const purge = new Date(x.purgeAt);
-  return `${by} ${whenAndWhy(x, now).replace(/^./, (c) => c.toUpperCase())} (${new Date(x.removedAt).toLocaleString()}). Restorable until ${purge.toLocaleDateString()}.`;
+  return `${by} ${whenAndWhy(x, now).replace(/^./, (c) => c.toUpperCase())} (${humanDate(x.removedAt)}). Restorable until ${humanDate(x.purgeAt, { time: false })}.`;
 }
 
 export class RemovedTreeProvider implements vscode.TreeDataProvider<RemovedNode>, vscode.Disposable {

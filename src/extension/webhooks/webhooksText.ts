@@ -4,7 +4,7 @@
  * notifications of Send Test Event, Copy Signing Secret and Retry Failed Deliveries.
  */
 import type { WebhookDelivery, WebhookInfo } from '../../engine/protocol';
-import { describeAgo, relativeTime } from '../../core/text/timeWords';
+import { describeAgo, humanDate, relativeTime } from '../../core/text/timeWords';
 import { plural } from '../../core/text/plural';
 
 /** The look of a row: a codicon and the theme colour it is drawn in (undefined: the default). */
@@ -102,7 +102,7 @@ export function deliveryLook(d: WebhookDelivery): RowLook {
 export function deliveryTooltip(d: WebhookDelivery, now = new Date()): string {
   const lines = [`${deliveryTitle(d)} to ${d.webhook}: ${deliveryDescription(d, now)}.`];
   if (d.status !== 'delivered' && d.lastError) lines.push(`Last error: ${d.lastError}.`);
-  if (d.lastAttemptAt) lines.push(`Last attempt: ${new Date(d.lastAttemptAt).toLocaleString()} (${plural(d.attempts, 'attempt')} in all).`);
+  if (d.lastAttemptAt) lines.push(`Last attempt: ${humanDate(d.lastAttemptAt)} (${plural(d.attempts, 'attempt')} in all).`);
   lines.push(`Delivery id: ${d.id} (the same on every attempt; the receiver drops repeats by it).`);
   return lines.join('\n\n');
 }

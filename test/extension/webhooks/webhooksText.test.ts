@@ -78,6 +78,8 @@ test('a delivery row says what was sent and how it went, in words', () => {
   assert.match(tip, /^Memory created \(change 42\) to ci: failed after 8 attempts\.\n\nLast error: answered 500: boom\./);
   assert.match(tip, /Delivery id: d-1 \(the same on every attempt; the receiver drops repeats by it\)\.$/);
   assert.doesNotMatch(t.deliveryTooltip(delivery(), NOW), /Last error/);
+  // Dates in the one wording of src/core/text/timeWords.ts ("28 Nov 2026, 05:58" in local time), not the platform's toLocaleString.
+  assert.match(tip, /\n\nLast attempt: \d{1,2} Nov 2026, \d\d:\d\d \(8 attempts in all\)\.\n\n/);
 });
 
 test('the commands say what happened and what to do', () => {
