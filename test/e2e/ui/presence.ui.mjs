@@ -81,6 +81,43 @@ async function checkContainerViews(page, titles) {
   }
 }
 
+/**
+ * A view collapsed at first, opened by a person on a fresh layout: it gets room for three rows at
+ * least, and what it shows first (its first row, or its welcome text's button) is whole. Collapsed
+ * again afterwards, as it was.
+ */
+async function checkOpensWhole(page, title) {
+  const header = page.locator('.pane-header', { hasText: new RegExp(`^${title}`) }).first();
+  await header.waitFor({ state: 'visible', timeout: 20000 });
+  assert.equal(await header.getAttribute('aria-expanded'), 'false', `${title} is collapsed at first`);
+  await header.click();
+  const body = page.locator('.pane', { has: header }).first().locator('.pane-body').first();
+  // Its first row, else its welcome text's first button, else the welcome text's first line.
+  await body
+    .locator('.monaco-list-row')
+    .first()
+    .or(body.locator('.welcome-view-content').first())
+    .waitFor({ state: 'visible', timeout: 30000 });
+  const candidates = [
+    body.locator('.monaco-list-row'),
+    body.locator('.welcome-view-content .monaco-button'),
+    body.locator('.welcome-view-content > *'),
+  ];
+  let first;
+  for (const c of candidates) if (!first && (await c.count())) first = c.first();
+  await page.waitForTimeout(500); // the split view settles
+  const b = await body.boundingBox();
+  const w = await first.boundingBox();
+  console.log(`    ${title} opened: ${Math.round(b.height)} px`);
+  assert.ok(b.height >= 3 * ROW_PX, `${title} opened: three rows at least, not ${b.height} px`);
+  assert.ok(
+    w.y + w.height <= b.y + b.height + 1,
+    `${title} opened: what it shows first is whole (${JSON.stringify(w)} in ${JSON.stringify(b)})`,
+  );
+  await header.click();
+  await page.waitForFunction((h) => h.getAttribute('aria-expanded') === 'false', await header.elementHandle(), { timeout: 10000 });
+}
+
 export const tests = {
   async 'Getting Started walkthrough: add a memory, @memory / Recall…, other agents, the pipeline'({ page, screenshot, workspace }) {
     // A memory saved elsewhere (here the CLI) ticks "Add a memory": the step is about having one.
@@ -201,6 +238,8 @@ export const tests = {
       await checkContainerViews(page, CONTAINER_VIEWS);
       assert.equal(await page.locator('.pane-header', { hasText: 'Webhooks' }).count(), 0, 'no Webhooks view before one is configured');
       await screenshot('container-views');
+      // Opened one at a time, as a person first opens them: e.g. the Schedules view's New Reminder… whole.
+      for (const title of ['Sessions', 'Schedules']) await checkOpensWhole(page, title);
 
       // A webhook configured (no signing secret: nothing is sent): the Webhooks view joins the others.
       writeFileSync(join(folder, 'agent.yaml'), 'webhooks:\n  endpoints:\n    - name: views-bot\n      url: http://127.0.0.1:9/hook\n');
