@@ -2,7 +2,8 @@
  * What encryption at rest costs (docs/encryption.md), plain and encrypted measured in the same run
  * over the same memories: durable create p50 (the writes alternate between the two stores, one per
  * macrotask, so both see the same machine), Store.open from the snapshot in a fresh process
- * (alternating, median of OPEN_RUNS each), the snapshot itself, and the bytes on disk.
+ * (alternating, median of OPEN_RUNS each and of the ratio of each back-to-back pair), the
+ * snapshot itself, and the bytes on disk.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -31,6 +32,10 @@ export interface EncryptionBenchResult {
   plain_open_cpu_ms: number;
   encrypted_open_cpu_ms: number;
   open_cpu_overhead_pct: number;
+  /** Median over the interleaved pairs of (encrypted / plain): each pair ran back to back, under the same load. */
+  open_pair_ratio_wall: number;
+  open_pair_ratio_cpu: number;
+  open_runs: number;
   plain_snapshot_ms: number;
   encrypted_snapshot_ms: number;
   plain_snapshot_bytes: number;
@@ -39,7 +44,8 @@ export interface EncryptionBenchResult {
 }
 
 const progress = (s: string) => process.stderr.write(`  [encryption] ${s}\n`);
-const OPEN_RUNS = 7;
+/** Opens of each store, alternating (AGENT_MEMORY_BENCH_OPEN_RUNS overrides: more on a busy machine). */
+const OPEN_RUNS = Number(process.env.AGENT_MEMORY_BENCH_OPEN_RUNS) || 15;
 const WRITES = 1000;
 
 function openOnce(dir: string, recoveryKey: string | undefined): OpenResult {
@@ -112,6 +118,7 @@ export async function runEncryptionBench(size: number, workDir: string): Promise
   }
   const wall = (o: OpenResult[]) => o.map((x) => x.open_ms);
   const cpu = (o: OpenResult[]) => o.map((x) => x.open_cpu_ms);
+  const pairRatio = (f: (x: OpenResult) => number) => round(median(opens.enc.map((e, k) => f(e) / f(opens.plain[k]!))), 3);
   progress(`open plain ${wall(opens.plain).map(Math.round).join(' / ')} ms, encrypted ${wall(opens.enc).map(Math.round).join(' / ')} ms`);
   const p = median(samples.plain);
   const e = median(samples.enc);
@@ -132,6 +139,9 @@ export async function runEncryptionBench(size: number, workDir: string): Promise
     plain_open_cpu_ms: round(pc, 1),
     encrypted_open_cpu_ms: round(ec, 1),
     open_cpu_overhead_pct: pct(ec, pc),
+    open_pair_ratio_wall: pairRatio((x) => x.open_ms),
+    open_pair_ratio_cpu: pairRatio((x) => x.open_cpu_ms),
+    open_runs: OPEN_RUNS,
     plain_snapshot_ms: round(plain.snapshotMs, 1),
     encrypted_snapshot_ms: round(enc.snapshotMs, 1),
     plain_snapshot_bytes: fs.statSync(path.join(plainDir, 'snapshot.sqlite')).size,

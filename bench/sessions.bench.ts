@@ -6,7 +6,8 @@
  * - query: the hybrid chunk query over `size` chunks (p50 / p99 over 200 queries), beside the
  *   same query's full-text leg alone (vector weight 0: no vector leg) and ranked by the vector leg
  *   (full-text weight 0), measured in the same run, after the chunk index caught up with every
- *   chunk written (`warm_ms`).
+ *   chunk written (`warm_ms`); beside them, the keyword ranking the pruned one replaced (bm25() in
+ *   SQL over every matching chunk, `text_rank_bm25_sql`).
  * `npm run bench -- --sections sessions --sizes 100000`, or `node --import tsx bench/sessions.bench.ts 10000`.
  */
 import * as fs from 'node:fs';
@@ -70,6 +71,7 @@ export async function runSessionsBench(size: number): Promise<object> {
     const hybrid: number[] = [];
     const text: number[] = [];
     const vectorOnly: number[] = [];
+    const textSql: number[] = [];
     const matches: number[] = [];
     for (const q of queries) {
       let s = performance.now();
@@ -84,7 +86,15 @@ export async function runSessionsBench(size: number): Promise<object> {
       await sessions.search({ query: q, topK: 10, vectorWeight: 1, ftsWeight: 0 });
       vectorOnly.push(performance.now() - s);
       const expr = joinFtsTerms(buildFtsTerms(q) ?? []);
-      if (expr) matches.push(Number(store.get<{ n: number }>('SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?', [expr])!.n));
+      if (!expr) continue;
+      matches.push(Number(store.get<{ n: number }>('SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?', [expr])!.n));
+      // The keyword leg's ranking before the pruned one: bm25() in SQL over every matching chunk (k = 30, as the leg asks).
+      s = performance.now();
+      store.all(
+        "SELECT docid, bm25(matchinfo(chunks_fts, 'pcnalx')) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score ASC LIMIT 120",
+        [expr],
+      );
+      textSql.push(performance.now() - s);
     }
     const h = p(hybrid);
     const k = p(text);
@@ -98,6 +108,8 @@ export async function runSessionsBench(size: number): Promise<object> {
       query_hybrid: h,
       query_text_only: k,
       query_vector_weighted: p(vectorOnly),
+      /** The ranking the keyword leg replaced (bm25() in SQL over every match), same queries. */
+      text_rank_bm25_sql: p(textSql),
       hybrid_vs_text_only_p50: round(h.p50_ms / k.p50_ms),
     };
   } finally {

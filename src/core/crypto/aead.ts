@@ -69,9 +69,15 @@ export function open(key: Uint8Array, sealed: Uint8Array, aad: Uint8Array, out?:
   decipher.setAAD(aad);
   decipher.setAuthTag(tag);
   try {
+    if (!out) {
+      const first = decipher.update(body);
+      const last = decipher.final(); // GCM is a stream mode: nothing is held back, so no joined copy either
+      return last.length ? Buffer.concat([first, last]) : first;
+    }
+    // Into `out` without a joined copy (a snapshot's chunks): the caller drops `out` when this throws
+    // (the tag is checked by final(), after the bytes were written). One update() per chunk: smaller
+    // pieces cost more calls and saved nothing (bench/RESULTS-encryption.md, run 5).
     const first = decipher.update(body);
-    if (!out) return Buffer.concat([first, decipher.final()]);
-    // Into `out` without a joined copy (a snapshot's chunks): the caller drops `out` when this throws.
     out.set(first, at);
     const last = decipher.final();
     out.set(last, at + first.length);

@@ -158,6 +158,10 @@ export class FileCipher {
     const head = Buffer.alloc(Math.min(size, SEALED_MAGIC.length + 2 + 255 + 12));
     if (readAt(head, 0) !== head.length) throw new DecryptError('the encrypted file is cut short');
     const { header, chunk, plainLength } = parseHeader(head, kind);
+    // The size the header implies, checked before the target is allocated (a damaged length must not allocate).
+    const expected = header.length + Math.ceil(plainLength / chunk) * SEAL_OVERHEAD + plainLength;
+    if (size < expected) throw new DecryptError('the encrypted file is cut short');
+    if (size > expected) throw new DecryptError(`the encrypted file has ${size - expected} unexpected bytes at its end`);
     const plain = target(plainLength);
     const buf = Buffer.allocUnsafe(Math.min(chunk, plainLength) + SEAL_OVERHEAD);
     let at = header.length;

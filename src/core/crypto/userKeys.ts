@@ -61,6 +61,13 @@ export type KeychainState = { ok: true } | { ok: false; why: string };
 
 export class UserKeyring {
   private probed: KeychainState | undefined;
+  /**
+   * Keys found in the keychain or the key file, by id: a process opens several stores under the
+   * same key (an engine opens the project's and the global one, and again after a reload), and
+   * each keychain call is a synchronous round trip to the Secret Service / Keychain. Only keys
+   * found are kept (a key imported later is still looked for); user keys are never deleted.
+   */
+  private readonly found = new Map<string, { key: UserKey; source: KeySource }>();
 
   constructor(private readonly opts: UserKeyringOptions) {}
 
@@ -98,6 +105,15 @@ export class UserKeyring {
   find(id: string): { key: UserKey; source: KeySource } | undefined {
     const env = this.envKey();
     if (env?.id === id) return { key: env, source: 'the recovery key in AGENT_MEMORY_RECOVERY_KEY' };
+    const known = this.found.get(id);
+    if (known) return known;
+    const got = this.lookUp(id);
+    // Kept only when it is the key of that id (the id is the key's hash: a damaged entry is looked up again).
+    if (got?.key.id === id) this.found.set(id, got);
+    return got;
+  }
+
+  private lookUp(id: string): { key: UserKey; source: KeySource } | undefined {
     if (this.keychainState().ok) {
       const secret = this.keychainGet(account(id));
       if (secret) return { key: userKey(Buffer.from(secret, 'base64')), source: 'the keychain' };

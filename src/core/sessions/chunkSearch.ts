@@ -33,6 +33,7 @@ import type { VectorStore } from '../vectorstore/vectorStore';
 import { CHUNK_TEXT_WEIGHT, CHUNK_VECTOR_WEIGHT, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from './limits';
 import { noteTags } from './notes';
 import { checkSessionId } from './state';
+import { rankChunkText } from './chunkTextRank';
 import type { ChunkHit } from './types';
 
 export type { ChunkHit };
@@ -89,7 +90,7 @@ export async function searchChunks(deps: ChunkSearchDeps, q: ChunkQuery): Promis
   // A vector weight of 0 asks for the full-text ranking alone: no query embedding, no vector leg.
   const qvec = req.vectorWeight > 0 ? await queryVector(deps.pair, req, warnings) : undefined;
   const legs = { keyword: terms !== null, vector: qvec !== undefined };
-  const union = collect(deps, req, terms === null ? null : joinFtsTerms(terms), qvec);
+  const union = collect(deps, req, terms, qvec);
   const fused = fuse([...union.values()], { vector: req.vectorWeight, keyword: req.ftsWeight }, 'minmax', legs);
   const content = terms === null ? [] : contentTerms(req.query);
   const cal: VectorCalibration | undefined = qvec !== undefined ? vectorCalibration(deps.pair?.embedder.id) : undefined;
@@ -103,13 +104,14 @@ export async function searchChunks(deps: ChunkSearchDeps, q: ChunkQuery): Promis
 function collect(
   deps: ChunkSearchDeps,
   req: CheckedQuery,
-  expr: string | null,
+  terms: string[] | null,
   qvec: Float32Array | undefined,
 ): Map<number, ChunkCandidate> {
   const where = whereOf(req.sessionId, req.tags);
   const k = Math.max(30, req.topK * 3);
   const union = new Map<number, ChunkCandidate>();
-  if (expr !== null) for (const h of keywordLeg(deps.store, expr, where, k)) union.set(h.rid, h);
+  const expr = terms === null ? null : joinFtsTerms(terms);
+  if (expr !== null) for (const h of keywordLeg(deps.store, { expr, phrases: terms!.length }, where, k)) union.set(h.rid, h);
   if (qvec === undefined || !deps.pair) return union;
   for (const h of vectorLeg(deps.store, { vectors: deps.pair.vectors, q: qvec }, where, k)) {
     const c = union.get(h.rid);
@@ -273,12 +275,15 @@ function candidate(rid: number, sequenceEnd: number, bm25: number | undefined, s
 }
 
 /**
- * Best `k` chunks matching `expr` under `where`. Ranked over the FTS table alone first (k×4), then
- * joined and filtered; when the filters leave fewer than k, the one-pass query with the filters
- * inside answers (the same result either way).
+ * Best `k` chunks matching `expr` under `where`: the pruned exact ranking (chunkTextRank.ts), or,
+ * where it does not apply, ranked over the FTS table alone first (k×4), then joined and filtered;
+ * when the filters leave fewer than k, the one-pass query with the filters inside answers (the
+ * same result either way).
  */
-function keywordLeg(store: Store, expr: string, where: Where, k: number): ChunkCandidate[] {
+function keywordLeg(store: Store, { expr, phrases }: { expr: string; phrases: number }, where: Where, k: number): ChunkCandidate[] {
   ensureBm25(store);
+  const pruned = prunedKeywordLeg(store, expr, phrases, where, k);
+  if (pruned) return pruned;
   const first = k * 4;
   const twoPass =
     `SELECT c.rid AS rid, c.sequence_end AS seq, r.score AS score FROM (SELECT docid, bm25(matchinfo(chunks_fts, 'pcnalx')) AS score ` +
@@ -294,6 +299,15 @@ function keywordLeg(store: Store, expr: string, where: Where, k: number): ChunkC
     );
   }
   return rows.map((r) => candidate(Number(r.rid), Number(r.seq), -Number(r.score), undefined));
+}
+
+/** The pruned ranking's answer; null when it does not apply or the store breaks its expectations (then bm25() in SQL answers). */
+function prunedKeywordLeg(store: Store, expr: string, phrases: number, where: Where, k: number): ChunkCandidate[] | null {
+  try {
+    return rankChunkText(store, expr, phrases, where, k)?.map((h) => candidate(h.rid, h.seq, h.bm25, undefined)) ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** The vector top-k under the filters: unfiltered first, the allowed set inside the walk when the filters reject too many. */

@@ -14,6 +14,13 @@ export function fsyncDir(dir: string): void {
   }
 }
 
+/** Reads `dst.length` bytes of `fd` at `at` (fewer only at the end of the file); returns how many were read. */
+export function readFully(fd: number, dst: Uint8Array, at: number): number {
+  let done = 0;
+  for (let n = 1; done < dst.length && n > 0; done += n) n = fs.readSync(fd, dst, done, dst.length - done, at + done);
+  return done;
+}
+
 /** Write bytes to `file` atomically: temp file → fsync → rename → fsync the directory. */
 export async function writeFileAtomic(file: string, data: Uint8Array): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;

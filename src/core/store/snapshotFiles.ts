@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { errorMessage } from '../util/errors';
-import { fsyncDir, preserveBytes } from './fsutil';
+import { fsyncDir, preserveBytes, readFully } from './fsutil';
 import { openOnStorage, readIntoReserve, type LiveFile } from './liveFile';
 import { writeAll, type StoreFs } from './storeFs';
 import { FileCipher, isSealed } from '../crypto/fileCipher';
@@ -102,10 +102,14 @@ function setAside(at: { dir: string; repair: boolean; warnings: string[] }, name
   }
 }
 
-/** Newest snapshot whose checksum verifies; else one that passes integrity_check; else an empty database. */
-export function loadSnapshot(SQL: SqlJsStatic, dir: string, warnings: string[], opts: LoadOptions): LoadedSnapshot {
+/**
+ * Newest snapshot whose checksum verifies; else one that passes integrity_check; else an empty database.
+ * `sql` is awaited only once the snapshot's bytes are read (and decrypted, and verified): a first
+ * open reads them while sql.js's WebAssembly compiles on V8's background threads.
+ */
+export async function loadSnapshot(sql: Promise<SqlJsStatic>, dir: string, warnings: string[], opts: LoadOptions): Promise<LoadedSnapshot> {
   const present = [SNAPSHOT, SNAPSHOT_PREV].filter((n) => fs.existsSync(path.join(dir, n)));
-  if (opts.cipher) return loadSealedSnapshot(SQL, dir, warnings, { ...opts, cipher: opts.cipher }, present);
+  if (opts.cipher) return loadSealedSnapshot(sql, dir, warnings, { ...opts, cipher: opts.cipher }, present);
   refuseSealed(dir, present);
   const lines = sidecarLines(dir);
   const unverified: string[] = [];
@@ -117,7 +121,7 @@ export function loadSnapshot(SQL: SqlJsStatic, dir: string, warnings: string[], 
         const badBytes = fs.readFileSync(path.join(dir, bad));
         setAside({ dir, repair: opts.repair, warnings }, bad, badBytes, 'is damaged or unverifiable (it does not match its checksum)');
       }
-      const { db, live } = openOnStorage(SQL, snap.storage, snap.size);
+      const { db, live } = openOnStorage(await sql, snap.storage, snap.size);
       if (name === SNAPSHOT_PREV) warnings.push(`used the previous snapshot because ${SNAPSHOT} was missing or failed its checksum`);
       return { db, live, snapshotSeq: watermark(db), verifiedBy: 'checksum' };
     }
@@ -125,7 +129,7 @@ export function loadSnapshot(SQL: SqlJsStatic, dir: string, warnings: string[], 
   }
   for (const name of unverified) {
     const snap = readSnapshot(path.join(dir, name), opts.reserve);
-    const loaded = loadUnverified(SQL, snap);
+    const loaded = loadUnverified(await sql, snap);
     if (typeof loaded === 'string') {
       setAside({ dir, repair: opts.repair, warnings }, name, snap.bytes, `is damaged (${loaded})`);
       continue;
@@ -144,7 +148,7 @@ export function loadSnapshot(SQL: SqlJsStatic, dir: string, warnings: string[], 
     );
     return { ...loaded, snapshotSeq: watermark(loaded.db), verifiedBy: 'integrity_check' };
   }
-  return { ...emptyDatabase(SQL, opts.reserve), snapshotSeq: 0, verifiedBy: 'none' };
+  return { ...emptyDatabase(await sql, opts.reserve), snapshotSeq: 0, verifiedBy: 'none' };
 }
 
 /** A sealed snapshot in a store without store.key: its key header is gone, never "damage" to set aside. */
@@ -172,13 +176,13 @@ function refuseSealed(dir: string, present: string[]): void {
  * changed byte, a chunk cut or added fails), decrypted straight into reserved storage; the ones
  * that do not open are set aside. None: an empty database (the log then says what is missing).
  */
-function loadSealedSnapshot(
-  SQL: SqlJsStatic,
+async function loadSealedSnapshot(
+  sql: Promise<SqlJsStatic>,
   dir: string,
   warnings: string[],
   opts: LoadOptions & { cipher: FileCipher },
   present: string[],
-): LoadedSnapshot {
+): Promise<LoadedSnapshot> {
   const bad: { name: string; raw: Buffer; why: string }[] = [];
   for (const name of present) {
     let opened: { storage: Uint8Array; size: number } | undefined;
@@ -190,19 +194,12 @@ function loadSealedSnapshot(
       continue;
     }
     for (const b of bad) setAside({ dir, repair: opts.repair, warnings }, b.name, b.raw, `is damaged or unverifiable: it ${b.why}`);
-    const { db, live } = openOnStorage(SQL, opened.storage, opened.size);
+    const { db, live } = openOnStorage(await sql, opened.storage, opened.size);
     if (name === SNAPSHOT_PREV) warnings.push(`used the previous snapshot because ${SNAPSHOT} was missing or did not open`);
     return { db, live, snapshotSeq: watermark(db), verifiedBy: 'checksum' };
   }
   for (const b of bad) setAside({ dir, repair: opts.repair, warnings }, b.name, b.raw, `is damaged: it ${b.why}`);
-  return { ...emptyDatabase(SQL, opts.reserve), snapshotSeq: 0, verifiedBy: 'none' };
-}
-
-/** Reads `dst.length` bytes at `at` (fewer only at the end of the file). */
-function readFully(fd: number, dst: Buffer, at: number): number {
-  let done = 0;
-  for (let n = 1; done < dst.length && n > 0; done += n) n = fs.readSync(fd, dst, done, dst.length - done, at + done);
-  return done;
+  return { ...emptyDatabase(await sql, opts.reserve), snapshotSeq: 0, verifiedBy: 'none' };
 }
 
 /** A sealed snapshot decrypted chunk by chunk from its file into reserved storage (fileCipher.ts). */

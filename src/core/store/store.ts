@@ -150,11 +150,12 @@ export class Store extends SqlDb {
     try {
       // The key first: nothing of an encrypted store is read before it opens (storeCrypt.ts).
       const cipher = storeCipherAtOpen(dir, { keys: opts.keys, newStoreKey: opts.newStoreKey, writer: mode === 'writer' });
-      const SQL = await loadSqlJs(opts.sqlWasmPath);
       const warnings: string[] = [];
       if (lock?.tookOver) warnings.push(lock.tookOver);
       const reserve = opts.fileReserve ?? reserveFor;
-      const snap = loadSnapshot(SQL, dir, warnings, { reserve, repair: mode === 'writer', ...(cipher ? { cipher } : {}) });
+      // sql.js compiles while the snapshot is read (and decrypted): it is awaited only to open it.
+      const sql = loadSqlJs(opts.sqlWasmPath);
+      const snap = await loadSnapshot(sql, dir, warnings, { reserve, repair: mode === 'writer', ...(cipher ? { cipher } : {}) });
       const log = mode === 'writer' ? new OpLog(dir, opts.fs ?? nodeFs, { codec: codecFor(cipher) }) : undefined;
       const store = new Store(snap.db, log, lock, dir, opts);
       store.cipher = cipher;

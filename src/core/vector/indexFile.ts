@@ -29,8 +29,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from '../store/checksum';
 import { isSealed, type FileCipher } from '../crypto/fileCipher';
+import { DecryptError } from '../crypto/aead';
 import { errorMessage } from '../util/errors';
-import { fsyncDir } from '../store/fsutil';
+import { fsyncDir, readFully } from '../store/fsutil';
 import { CorruptIndexError } from './errors';
 import { HnswIndex, type HnswParams } from './hnswIndex';
 import type { VectorSpace } from './types';
@@ -253,23 +254,43 @@ async function checkedIndex(
   return { index, info };
 }
 
-/** Loads a sealed index file: opened with the store's key, then checked like a plain one. */
+/**
+ * Loads a sealed index file: opened with the store's key, then checked like a plain one. It is
+ * decrypted chunk by chunk from the file into one buffer (never held whole in its sealed form too).
+ */
 async function loadSealed(file: string, cipher: FileCipher, opts: LoadIndexOptions): Promise<{ index: HnswIndex; info: IndexFileInfo }> {
-  const raw = fs.readFileSync(file);
-  if (!isSealed(raw)) throw new CorruptIndexError('bad-magic', 'a plain index file in an encrypted store', file);
-  let plain: Buffer;
-  try {
-    plain = Buffer.from(cipher.openFile('vector-index', raw).plain);
-  } catch (e) {
-    throw new CorruptIndexError('payload-checksum', `the encrypted index file does not open: ${errorMessage(e)}`, file);
-  }
-  const info = { ...parseHeader(file, plain.subarray(0, HEADER), plain.length), fileBytes: raw.length };
+  const { plain, fileBytes } = openSealedIndex(file, cipher);
+  const info = { ...parseHeader(file, plain.subarray(0, HEADER), plain.length), fileBytes };
   checkDim(file, info, opts);
   const payload = plain.subarray(HEADER);
   if (crc32(payload) !== plain.readUInt32LE(48)) throw new CorruptIndexError('payload-checksum', 'index payload checksum mismatch', file);
   return checkedIndex(file, info, () =>
     HnswIndex.deserialize(payload, { dim: info.dim, efSearch: opts.efSearch, initialCapacity: opts.initialCapacity }),
   );
+}
+
+function openSealedIndex(file: string, cipher: FileCipher): { plain: Buffer; fileBytes: number } {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const fileBytes = fs.fstatSync(fd).size;
+    const head = Buffer.alloc(Math.min(fileBytes, 8));
+    if (!isSealed(head.subarray(0, readFully(fd, head, 0))))
+      throw new CorruptIndexError('bad-magic', 'a plain index file in an encrypted store', file);
+    try {
+      const opened = cipher.openFrom(
+        'vector-index',
+        fileBytes,
+        (dst, at) => readFully(fd, dst, at),
+        (n) => Buffer.allocUnsafe(n),
+      );
+      return { plain: Buffer.from(opened.plain.buffer, opened.plain.byteOffset, opened.length), fileBytes };
+    } catch (e) {
+      if (!(e instanceof DecryptError)) throw e;
+      throw new CorruptIndexError('payload-checksum', `the encrypted index file does not open: ${errorMessage(e)}`, file);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**

@@ -57,21 +57,25 @@ function toChange(rid: number, blob: Uint8Array | null, dim: number, source: Vec
 /**
  * Live rows with a vector in `space` and rid > `afterRid`, by rid, at most `limit`: the
  * full set is read in such pages (a rebuild never holds every vector in JS at once).
- * CROSS JOIN keeps the rows (by rid) the outer loop.
+ * CROSS JOIN keeps the rows (by rid) the outer loop. With `unchangedSince`, only rows not changed
+ * after that position (a rebuild applies the others from changesSince, once).
  */
 export function liveVectorsAfter(
   store: Store,
   { space, dim, source = MEMORY_VECTORS }: VectorScope,
   afterRid: number,
   limit: number,
+  unchangedSince?: number,
 ): VectorChange[] {
+  const unchanged =
+    unchangedSince === undefined ? '' : ` AND NOT EXISTS (SELECT 1 FROM ${source.dirtyTable} d WHERE d.rid = m.rid AND d.seq > ?)`;
   const rows = store.all<{ rid: number; vector: Uint8Array }>(
     `SELECT m.rid AS rid, e.${source.vectors.blob} AS vector
        FROM ${source.table} m CROSS JOIN ${vectorJoin(source)}
-      WHERE m.rid > ? AND ${source.live}
+      WHERE m.rid > ? AND ${source.live}${unchanged}
       ORDER BY m.rid
       LIMIT ?`,
-    [space, afterRid, limit],
+    unchangedSince === undefined ? [space, afterRid, limit] : [space, afterRid, unchangedSince, limit],
   );
   return rows.map((r) => toChange(Number(r.rid), r.vector, dim, source));
 }

@@ -288,15 +288,19 @@ export class VectorStore implements VectorSearcher {
 
   /**
    * Builds HNSW from the stored vectors, read in pages of rows by rid, in batches; false when
-   * superseded or closed. (`exact`, complete at seq0, answers meanwhile.) Rows read after seq0
-   * may be newer — harmless: the catch-up below re-applies every change after seq0.
+   * superseded or closed. (`exact`, complete at seq0, answers meanwhile.) The pages hold only rows
+   * unchanged since seq0; the rows written meanwhile (a bulk write racing the build) are applied
+   * from the change marks afterwards, in slices too. Each vector is so added once: reading it in a
+   * page and again as a change made every such vector an HNSW update, which re-links its
+   * neighbours and cost ten times an insert (bench/RESULTS-sessions.md).
    */
   private async build(seq0: number, exact: ExactIndex, gen: number): Promise<boolean> {
     const stale = () => this.closed || gen !== this.generation;
     const h = await HnswIndex.create({ dim: this.dimension, ...this.params, initialCapacity: withHeadroom(exact.size) });
+    let caught: number;
     try {
       for (let after = 0; ;) {
-        const rows = liveVectorsAfter(this.store, this.scope, after, READ_PAGE);
+        const rows = liveVectorsAfter(this.store, this.scope, after, READ_PAGE, seq0);
         if (!rows.length) break;
         after = rows[rows.length - 1]!.rid;
         await this.sliced(
@@ -313,6 +317,7 @@ export class VectorStore implements VectorSearcher {
         );
       }
       await this.sliced([], () => undefined, stale); // yields once even when there was nothing to add
+      caught = await this.catchUpSliced(h, seq0, stale);
     } catch (e) {
       h.dispose();
       if (e instanceof RebuildCancelled) return false;
@@ -320,7 +325,7 @@ export class VectorStore implements VectorSearcher {
     }
     // Synchronous from here: catch up, swap, persist.
     const seq = currentVectorSeq(this.store, this.source);
-    this.applyTo(h, changesSince(this.store, this.scope, seq0));
+    this.applyTo(h, changesSince(this.store, this.scope, caught));
     this.hnsw = h;
     this.exact = undefined;
     this.watermark = seq;
@@ -328,6 +333,22 @@ export class VectorStore implements VectorSearcher {
     this.rebuilding = undefined;
     await this.save().catch((e) => this.warn(`vector index ${this.space}: rebuilt but not saved: ${errorMessage(e)}`));
     return true;
+  }
+
+  /**
+   * Applies the changes after `from` in slices while more than inlineCatchUpMax are waiting (at
+   * most a few rounds: writes faster than the inserts are left to the synchronous tail); returns
+   * the position applied up to.
+   */
+  private async catchUpSliced(h: HnswIndex, from: number, stale: () => boolean): Promise<number> {
+    let caught = from;
+    for (let round = 0; round < 4 && pendingChanges(this.store, caught, this.source) > this.inlineMax; round++) {
+      const seq = currentVectorSeq(this.store, this.source);
+      const changes = changesSince(this.store, this.scope, caught);
+      await this.sliced(changes, (c) => this.applyTo(h, [c]), stale);
+      caught = seq;
+    }
+    return caught;
   }
 
   /**

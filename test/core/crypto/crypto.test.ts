@@ -51,6 +51,31 @@ test('a sealed file: chunks round-trip, and a flipped bit, a cut, extra bytes or
   assert.equal(c.openFile('quarantine', empty).length, 0);
 });
 
+test('a sealed file opens into a given target, and a bit flipped anywhere in a chunk (its last bytes, its tag) fails', () => {
+  // A chunk is deciphered into the target piece by piece (aead.ts): every piece and the tag are checked.
+  const c = new FileCipher(newKey());
+  const plain = randomBytes(CHUNK_BYTES * 2 + 70_000);
+  const sealed = c.sealFile('snapshot', plain);
+  const target = Buffer.alloc(plain.length + 4096, 0xee);
+  const opened = c.openFile('snapshot', sealed, target);
+  assert.equal(opened.length, plain.length);
+  assert.equal(opened.plain, target, 'decrypted into the target itself, not a copy');
+  assert.deepEqual(target.subarray(0, plain.length), plain);
+  assert.ok(
+    target.subarray(plain.length).every((b) => b === 0xee),
+    'nothing written past the plain length',
+  );
+  const headerBytes = sealedSize('snapshot', 0);
+  const chunk1 = headerBytes + CHUNK_BYTES + 28; // where chunk 1's sealed bytes start
+  for (const at of [chunk1 + 12 + 65_536 + 3, chunk1 + 12 + CHUNK_BYTES - 1, chunk1 + 12 + CHUNK_BYTES + 5, sealed.length - 1]) {
+    const flip = Buffer.from(sealed);
+    assert.ok(at < sealed.length);
+    flip[at]! ^= 0x01;
+    assert.throws(() => c.openFile('snapshot', flip, Buffer.alloc(plain.length)), DecryptError, `flipped byte at ${at}`);
+  }
+  assert.throws(() => c.openFile('snapshot', sealed, Buffer.alloc(plain.length - 1)), RangeError);
+});
+
 test('the recovery key round-trips and names a typo instead of trying a wrong key', () => {
   const key = newKey();
   const text = formatRecoveryKey(key);
@@ -96,6 +121,20 @@ test('the keychain path: keys are kept in the keychain, found by id; the recover
   assert.equal(viaEnv.find(other.id)?.source, 'the recovery key in AGENT_MEMORY_RECOVERY_KEY');
   const badEnv = keychainKeyring(chain, { AGENT_MEMORY_RECOVERY_KEY: 'AMRK-XXXX' });
   assert.throws(() => badEnv.find(other.id), /AGENT_MEMORY_RECOVERY_KEY is not a recovery key/);
+});
+
+test('a keyring asks the keychain for a key once however many stores it opens, and still finds a key kept later', () => {
+  const chain = new MemoryKeychain();
+  const made = keychainKeyring(chain).create(false);
+  const asked: string[] = [];
+  const counting = { get: (a: string) => (asked.push(a), chain.get(a)), set: chain.set.bind(chain), delete: chain.delete.bind(chain) };
+  const ring = keychainKeyring(counting);
+  for (let i = 0; i < 3; i++) assert.deepEqual(ring.find(made.key.id)?.key.key, made.key.key);
+  assert.equal(asked.filter((a) => a === `user-key-${made.key.id}`).length, 1, 'one round trip for the key');
+  const later = userKey(newKey());
+  assert.equal(ring.find(later.id), undefined);
+  chain.set(`user-key-${later.id}`, later.key.toString('base64')); // imported by another process
+  assert.deepEqual(ring.find(later.id)?.key.key, later.key, 'a key not found before is looked for again');
 });
 
 test('a keychain that does not answer is said so, with why', () => {

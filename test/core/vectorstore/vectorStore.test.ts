@@ -11,7 +11,7 @@ import { tmpDir } from '../../helpers/tmp';
 import { openWritePath, exactNeighbours, sampleTexts, PROJECT } from '../../fixtures/writePath';
 import { embeddingTextForInput, embeddingHashOf } from '../../../src/core/memory/embedding';
 import { embedTextHash } from '../../../src/core/embed/cache';
-import { currentVectorSeq } from '../../../src/core/vectorstore/changes';
+import { changesSince, currentVectorSeq, liveVectorsAfter } from '../../../src/core/vectorstore/changes';
 import { readIndexFileInfo } from '../../../src/core/vector/indexFile';
 import { VectorStore, withHeadroom } from '../../../src/core/vectorstore/vectorStore';
 import type { HashEmbedder } from '../../../src/core/embed/hashEmbedder';
@@ -400,5 +400,34 @@ test('the index keeps free slots after a rebuild and after a load, so the next m
     }
   } finally {
     await w.store.close();
+  }
+});
+
+test('a rebuild reads in its pages only the vectors unchanged since it started: the changed ones come once, as changes', async () => {
+  // VectorStore.build: a vector read in a page and again as a change was an HNSW update (ten inserts' cost).
+  const w = await openWritePath({ dir: tmpDir('am-vs-') });
+  try {
+    const made: { rid: number; id: string }[] = [];
+    for (const t of sampleTexts(12, 3)) {
+      const r = await w.ingest.create({ content: t, allowNearDuplicate: true });
+      if (r.result.status === 'created') made.push({ rid: r.result.memory.rid, id: r.result.memory.id });
+    }
+    const rids = made.map((m) => m.rid);
+    const seq0 = currentVectorSeq(w.store);
+    const later: number[] = [];
+    for (const t of sampleTexts(5, 4)) {
+      const r = await w.ingest.create({ content: `${t} (written after the rebuild began)`, allowNearDuplicate: true });
+      if (r.result.status === 'created') later.push(r.result.memory.rid);
+    }
+    await w.ingest.update(made[0]!.id, { content: 'A new text for the first memory, embedded again.' });
+    const scope = { space: w.embedder.space, dim: w.embedder.dimension };
+    const all = liveVectorsAfter(w.store, scope, 0, 100).map((c) => c.rid);
+    assert.deepEqual(all, [...rids, ...later]);
+    const unchanged = liveVectorsAfter(w.store, scope, 0, 100, seq0).map((c) => c.rid);
+    assert.deepEqual(unchanged, rids.slice(1), 'rows changed after seq0 (new or updated) are left to changesSince');
+    const changed = changesSince(w.store, scope, seq0).map((c) => c.rid);
+    assert.deepEqual(new Set(changed), new Set([...later, rids[0]!]));
+  } finally {
+    await w.close();
   }
 });
