@@ -18,6 +18,7 @@ import { collectEmbedding } from '../memory/embedding';
 import { computeDocHash } from '../text/docHash';
 import { createdSummary } from '../memory/recordParts';
 import type { MemoryRecord } from '../memory/types';
+import { enqueueMemoryJob } from '../jobs/enqueue';
 import { readBase, recordConflict, writeBase } from './localState';
 import { sharedOf, stateHash } from './payload';
 import type { ServerChange, SharedMemory } from './types';
@@ -120,8 +121,8 @@ function historyEvent(local: MemoryRecord | undefined, next: MemoryRecord): stri
   return 'updated';
 }
 
-function writeTags(tx: Tx, rid: number, tags: string[]): void {
-  tx.run('DELETE FROM memory_tags WHERE rid = ?', [rid]);
+function writeTags(tx: Tx, rid: number, tags: string[], fresh: boolean): void {
+  if (!fresh) tx.run('DELETE FROM memory_tags WHERE rid = ?', [rid]);
   for (const tag of tags) tx.run('INSERT OR IGNORE INTO memory_tags (tag, rid) VALUES (?, ?)', [tag, rid]);
 }
 
@@ -160,14 +161,17 @@ function absorbTwin(tx: Tx, next: MemoryRecord, ch: ServerChange): void {
 
 function writeVersion(tx: Tx, local: MemoryRecord | undefined, next: MemoryRecord, ch: ServerChange): void {
   absorbTwin(tx, next, ch);
+  // The row written is `next` with its row number: read back only that (a catch-up writes 100,000 of them).
+  let saved: MemoryRecord;
   if (local) {
     tx.run(UPDATE_SQL, [...Object.values(recordToColumns(next)).slice(1), local.rid]);
     if (local.embeddingHash !== next.embeddingHash) collectEmbedding(tx, local.embeddingHash);
+    saved = { ...next, rid: local.rid };
   } else {
     tx.run(INSERT_SQL, Object.values(recordToColumns(next)));
+    saved = { ...next, rid: Number(tx.get<{ rid: number }>('SELECT rid FROM memories WHERE id = ?', [next.id])!.rid) };
   }
-  const saved = rowToRecord(tx.get('SELECT * FROM memories WHERE id = ?', [next.id])!);
-  writeTags(tx, saved.rid, saved.tags);
+  writeTags(tx, saved.rid, saved.tags, !local);
   writeHistory(tx, {
     memoryId: saved.id,
     event: historyEvent(local, saved),
@@ -183,11 +187,34 @@ function writeVersion(tx: Tx, local: MemoryRecord | undefined, next: MemoryRecor
   });
 }
 
+/** Where a pulled change is applied: the store's project, this copy's name, and who shares from it. */
+export interface ApplyTarget {
+  projectId: string;
+  /** This store copy's name on the server. */
+  machine: string;
+  /**
+   * Set while the pipeline is on and this store holds memories of its own person (`author`): a
+   * new or rewritten memory from someone else is queued for the pipeline's decision against them
+   * (docs/team.md "Contradicting facts", review.ts), in the same transaction as the change.
+   */
+  review?: { author: string };
+}
+
+/** The job that runs the pipeline's decision on a memory someone else shared (review.ts). */
+export const TEAM_REVIEW_JOB = 'team_review';
+
+function queueReview(tx: Tx, t: ApplyTarget, local: MemoryRecord | undefined, ch: ServerChange, iso: string): void {
+  if (!t.review || ch.author === t.review.author || ch.memory.deletedAt) return;
+  if (local && local.content === ch.memory.content && local.title === ch.memory.title) return; // the text did not change
+  enqueueMemoryJob(tx, TEAM_REVIEW_JOB, ch.memoryId, iso, { payload: { author: ch.author, machine: ch.machine, me: t.review.author } });
+}
+
 /**
- * Applies one server change in `tx`. `machine` is this store copy's name: a change it pushed
+ * Applies one server change in `tx`. `t.machine` is this store copy's name: a change it pushed
  * itself only moves the memory's base (the local copy is that version or newer).
  */
-export function applyServerChange(tx: Tx, projectId: string, machine: string, ch: ServerChange, iso: string): ApplyOutcome {
+export function applyServerChange(tx: Tx, t: ApplyTarget, ch: ServerChange, iso: string): ApplyOutcome {
+  const { projectId, machine } = t;
   const base = readBase(tx, ch.memoryId);
   if (base && base.serverSeq >= ch.seq) return 'skipped';
   const row = tx.get('SELECT * FROM memories WHERE id = ?', [ch.memoryId]);
@@ -212,5 +239,6 @@ export function applyServerChange(tx: Tx, projectId: string, machine: string, ch
   }
   writeVersion(tx, local, recordOf(ch.memory, projectId, local), ch);
   writeBase(tx, ch.memoryId, newBase);
+  if (!unpushed) queueReview(tx, t, local, ch, iso);
   return unpushed ? 'conflict' : 'applied';
 }
