@@ -105,11 +105,74 @@ async function answer(page, step, text) {
   await page.keyboard.press('Enter');
 }
 
+/** Picks `file` in the file dialog titled `title` (code-server's dialog: a path typed into a quick input). */
+async function pickFile(page, title, file) {
+  await page.locator('.quick-input-widget', { hasText: title }).waitFor({ state: 'visible', timeout: 10000 });
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(file);
+  await page.waitForTimeout(300); // the dialog reads the typed folder
+  await page.keyboard.press('Enter');
+}
+
+/** Picks the item `label` of the quick pick titled `title`. */
+async function pick(page, title, label) {
+  await page.locator('.quick-input-widget', { hasText: title }).waitFor({ state: 'visible', timeout: 10000 });
+  await page.locator('.quick-input-widget input').fill(label);
+  await page.keyboard.press('Enter');
+}
+
 export const timeouts = {
   'connect, status, offline, conflict kept mine, author shown, disconnect keeps the memory': 420000,
+  'connect with a client certificate picked in file dialogs; the key stays out of agent.yaml': 300000,
 };
 
 export const tests = {
+  async 'connect with a client certificate picked in file dialogs; the key stays out of agent.yaml'({ page, screenshot, workspace }) {
+    const mod = await pgClusterModule();
+    const skip = mod.pgSkip();
+    if (skip) {
+      console.log(`      skipped: ${skip}`);
+      return;
+    }
+    const agentYaml = join(workspace, 'agent.yaml');
+    const yamlBefore = existsSync(agentYaml) ? readFileSync(agentYaml, 'utf8') : undefined;
+    // TLS on; the role signs in only with its certificate (pg_hba "hostssl … cert", plain "reject").
+    const pg = await mod.startPgCluster({ clientCerts: true });
+    try {
+      await runCommand(page, 'Agent Memory: Connect to Team Memory…');
+      await answer(page, 1, `127.0.0.1:${pg.port}`);
+      await answer(page, 2, pg.user);
+      await answer(page, 3, pg.database);
+      await answer(page, 4, ''); // no password: the certificate signs in
+      await page.locator('.quick-input-widget', { hasText: 'Connect to Team Memory (5/6)' }).waitFor({ state: 'visible', timeout: 10000 });
+      await screenshot('cert-choice');
+      await pick(page, 'Connect to Team Memory (5/6)', 'Encrypted, signing in with a client certificate');
+      await pickFile(page, 'your client certificate', pg.tls.clientCert);
+      await page.locator('.quick-input-widget', { hasText: 'private key' }).waitFor({ state: 'visible', timeout: 10000 });
+      await screenshot('cert-key-dialog');
+      await pickFile(page, 'private key', pg.tls.clientKey);
+      await pick(page, "check the server's certificate against", 'A certificate authority file…');
+      await pickFile(page, "the server's certificate authority", pg.tls.ca);
+      await answer(page, 6, 'ana');
+      await waitForNotification(page, 'Connected to team memory', { timeoutMs: 60000 });
+      await statusItem(page, 'Team: synced').waitFor({ state: 'visible', timeout: 30000 });
+      const yaml = readFileSync(agentYaml, 'utf8');
+      assert.match(yaml, /tls: verify-full/);
+      assert.ok(yaml.includes(`certFile: ${pg.tls.clientCert}`), yaml);
+      assert.ok(yaml.includes(`caFile: ${pg.tls.ca}`), yaml);
+      assert.ok(!/PRIVATE KEY/.test(yaml), 'the private key is not in agent.yaml');
+      const status = await cli(workspace, 'team', 'status');
+      assert.equal(status.connected, true, JSON.stringify(status));
+      await page.mouse.move(700, 450);
+      await screenshot('cert-connected');
+    } finally {
+      await cli(workspace, 'team', 'disconnect').catch(() => undefined);
+      if (yamlBefore === undefined) rmSync(agentYaml, { force: true });
+      else writeFileSync(agentYaml, yamlBefore);
+      pg.destroy();
+    }
+  },
+
   async 'connect, status, offline, conflict kept mine, author shown, disconnect keeps the memory'({
     page,
     screenshot,
