@@ -61,7 +61,10 @@ export interface TeamMethods {
   /** One round now: push what waits, pull what is new. */
   'team.sync': { params: Record<string, never>; result: { status: TeamOverview; report: SyncReport } };
   'team.conflicts': { params: Record<string, never>; result: TeamConflictInfo[] };
-  /** Settles a conflict: keep the server's version, or make mine the current one again (pushed as a new version); for a contradiction, retire mine or keep both. */
+  /**
+   * Settles a conflict: keep the server's version, or make mine the current one again (pushed as a
+   * new version); for a contradiction, keeping theirs retires mine and keeping mine keeps both.
+   */
   'team.resolve': { params: { id: string; keep: 'server' | 'mine' }; result: { resolved: boolean } };
   /** Stops syncing: the team settings leave agent.yaml and the password is forgotten; the local memory stays as it is. */
   'team.disconnect': { params: Record<string, never>; result: { disconnected: boolean; settingsFile?: string } };
