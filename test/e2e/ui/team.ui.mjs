@@ -107,11 +107,24 @@ async function answer(page, step, text) {
 
 /** Picks `file` in the file dialog titled `title` (code-server's dialog: a path typed into a quick input). */
 async function pickFile(page, title, file) {
-  await page.locator('.quick-input-widget', { hasText: title }).waitFor({ state: 'visible', timeout: 10000 });
+  const dialog = page.locator('.quick-input-widget', { hasText: title });
+  await dialog.waitFor({ state: 'visible', timeout: 10000 });
   const input = page.locator('.quick-input-widget input');
-  await input.fill(file);
-  await page.waitForTimeout(300); // the dialog reads the typed folder
-  await page.keyboard.press('Enter');
+  // The dialog writes its starting folder into the input once it has read it: type over it only then.
+  await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '').endsWith('/'), null, {
+    timeout: 10000,
+  });
+  for (let attempt = 1; ; attempt++) {
+    await input.fill(file);
+    await page.waitForTimeout(500); // the dialog reads the typed folder
+    if ((await input.inputValue()) === file) await page.keyboard.press('Enter');
+    try {
+      await dialog.waitFor({ state: 'hidden', timeout: 5000 });
+      return;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
 }
 
 /** Picks the item `label` of the quick pick titled `title`. */
