@@ -86,7 +86,7 @@ async function checkContainerViews(page, titles) {
  * least, and what it shows first (its first row, or its welcome text's button) is whole. Collapsed
  * again afterwards, as it was.
  */
-async function checkOpensWhole(page, title) {
+async function checkOpensWhole(page, title, screenshot) {
   const header = page.locator('.pane-header', { hasText: new RegExp(`^${title}`) }).first();
   await header.waitFor({ state: 'visible', timeout: 20000 });
   assert.equal(await header.getAttribute('aria-expanded'), 'false', `${title} is collapsed at first`);
@@ -114,6 +114,7 @@ async function checkOpensWhole(page, title) {
     w.y + w.height <= b.y + b.height + 1,
     `${title} opened: what it shows first is whole (${JSON.stringify(w)} in ${JSON.stringify(b)})`,
   );
+  await screenshot(`opened-${title.toLowerCase()}`);
   await header.click();
   await page.waitForFunction((h) => h.getAttribute('aria-expanded') === 'false', await header.elementHandle(), { timeout: 10000 });
 }
@@ -239,7 +240,7 @@ export const tests = {
       assert.equal(await page.locator('.pane-header', { hasText: 'Webhooks' }).count(), 0, 'no Webhooks view before one is configured');
       await screenshot('container-views');
       // Opened one at a time, as a person first opens them: e.g. the Schedules view's New Reminder… whole.
-      for (const title of ['Sessions', 'Schedules']) await checkOpensWhole(page, title);
+      for (const title of ['Sessions', 'Schedules']) await checkOpensWhole(page, title, screenshot);
 
       // A webhook configured (no signing secret: nothing is sent): the Webhooks view joins the others.
       writeFileSync(join(folder, 'agent.yaml'), 'webhooks:\n  endpoints:\n    - name: views-bot\n      url: http://127.0.0.1:9/hook\n');
