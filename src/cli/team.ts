@@ -45,6 +45,15 @@ export function reportText(r: TeamSyncReport): string {
 }
 
 function conflictText(c: TeamConflictInfo): string {
+  if (c.contradiction) {
+    return [
+      `${c.serverAuthor ?? 'someone'}'s memory ${c.contradiction.theirMemoryId ?? ''} says otherwise than yours, ${c.memoryId} (${c.createdAt}): ${c.contradiction.reason}`,
+      `  theirs (by ${c.serverAuthor ?? 'someone'}): ${c.current?.content ?? '(gone)'}`,
+      `  yours: ${c.local.content}`,
+      `  agent-memory team resolve ${c.id} --keep server   (retire yours: restorable)`,
+      `  agent-memory team resolve ${c.id} --keep mine     (keep both)`,
+    ].join('\n');
+  }
   const theirs = c.current ? (c.current.deletedAt ? '(deleted)' : c.current.content) : '(gone)';
   const mine = c.local.deletedAt ? '(deleted)' : c.local.content;
   return [

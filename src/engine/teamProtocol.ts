@@ -42,6 +42,13 @@ export interface TeamConflictInfo {
   /** The version kept (the server's). */
   current: { title: string; content: string; deletedAt: string | null } | null;
   createdAt: string;
+  /**
+   * Set when this is not two versions of one memory but another person's memory that the
+   * pipeline's decision found contradicting one of mine (docs/team.md "Contradicting facts"):
+   * `local` is my memory, `current` theirs, `serverAuthor` who shared it. Keeping theirs retires
+   * mine (a soft delete); keeping mine keeps both.
+   */
+  contradiction?: { theirMemoryId: string | null; reason: string };
 }
 
 export interface TeamMethods {
@@ -54,7 +61,10 @@ export interface TeamMethods {
   /** One round now: push what waits, pull what is new. */
   'team.sync': { params: Record<string, never>; result: { status: TeamOverview; report: SyncReport } };
   'team.conflicts': { params: Record<string, never>; result: TeamConflictInfo[] };
-  /** Settles a conflict: keep the server's version, or make mine the current one again (pushed as a new version). */
+  /**
+   * Settles a conflict: keep the server's version, or make mine the current one again (pushed as a
+   * new version); for a contradiction, keeping theirs retires mine and keeping mine keeps both.
+   */
   'team.resolve': { params: { id: string; keep: 'server' | 'mine' }; result: { resolved: boolean } };
   /** Stops syncing: the team settings leave agent.yaml and the password is forgotten; the local memory stays as it is. */
   'team.disconnect': { params: Record<string, never>; result: { disconnected: boolean; settingsFile?: string } };

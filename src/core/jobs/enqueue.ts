@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Tx } from '../store/store';
 
 /** Job types sharing memory_jobs. Handlers are registered per type on a {@link JobWorker}. */
-export type JobType = 'extract' | 'document_ingest' | 'reembed' | 'embed';
+export type JobType = 'extract' | 'document_ingest' | 'reembed' | 'embed' | 'team_review';
 
 /**
  * Enqueue a job for a memory unless one of the same type is already pending or

@@ -20,7 +20,7 @@ import type { Embedder } from '../embed/types';
 import type { LlmProvider } from '../llm/types';
 import { ModelCallWatch, watchModelCalls, type ModelWaitState } from '../llm/callWatch';
 import type { PipelineMode, PipelineV2Config } from '../config/types';
-import { JobWorker, type WorkerEvent } from '../jobs/worker';
+import { JobWorker, type JobHandler, type WorkerEvent } from '../jobs/worker';
 import { jobCounts } from '../jobs/queue';
 import { createDocumentHandler, createDocument, guardDocument, type CreateDocumentInput, type DocumentRow } from '../documents/ingest';
 import type { DocumentFetcher } from '../documents/fetch';
@@ -59,6 +59,11 @@ export interface PipelineDeps {
   fetchDocument?: DocumentFetcher;
   now?: () => Date;
   onEvent?: (e: WorkerEvent | { type: 'log'; message: string }) => void;
+  /**
+   * More job types for the extraction worker, made by the host from layers above this one (the
+   * team's decision on memories other people shared, src/core/team/review.ts).
+   */
+  jobHandlers?: (llm: LlmProvider) => Record<string, JobHandler>;
 }
 
 export function modeOf(c: Cfg): PipelineMode {
@@ -94,12 +99,14 @@ export class MemoryPipeline {
       };
     };
     const onEvent = (e: WorkerEvent) => deps.onEvent?.(e);
+    const llm = watchModelCalls(deps.llm, this.modelCalls);
     this.extractWorker = new JobWorker(store, {
       handlers: {
+        ...deps.jobHandlers?.(llm),
         extract: createExtractHandler({
           store,
           memory: this.memory,
-          llm: watchModelCalls(deps.llm, this.modelCalls),
+          llm,
           embedder: deps.embedder,
           now: this.now,
           settings: extractSettings,

@@ -18,7 +18,8 @@ import { collectEmbedding } from '../memory/embedding';
 import { computeDocHash } from '../text/docHash';
 import { createdSummary } from '../memory/recordParts';
 import type { MemoryRecord } from '../memory/types';
-import { readBase, recordConflict, writeBase } from './localState';
+import { enqueueMemoryJob } from '../jobs/enqueue';
+import { readBase, recordConflict, writeBase, type MemoryBase } from './localState';
 import { sharedOf, stateHash } from './payload';
 import type { ServerChange, SharedMemory } from './types';
 
@@ -120,14 +121,18 @@ function historyEvent(local: MemoryRecord | undefined, next: MemoryRecord): stri
   return 'updated';
 }
 
-function writeTags(tx: Tx, rid: number, tags: string[]): void {
-  tx.run('DELETE FROM memory_tags WHERE rid = ?', [rid]);
+function writeTags(tx: Tx, rid: number, tags: string[], fresh: boolean): void {
+  if (!fresh) tx.run('DELETE FROM memory_tags WHERE rid = ?', [rid]);
   for (const tag of tags) tx.run('INSERT OR IGNORE INTO memory_tags (tag, rid) VALUES (?, ?)', [tag, rid]);
 }
 
 /** Another live local memory with the same content is absorbed into the pulled one (one memory per content). */
-function absorbTwin(tx: Tx, next: MemoryRecord, ch: ServerChange): void {
+function absorbTwin(tx: Tx, next: MemoryRecord, ch: ServerChange, page: PageState | undefined): void {
   if (next.deletedAt) return;
+  if (page && !page.hashes.has(next.contentHash)) {
+    page.hashes.add(next.contentHash); // live from now on
+    return;
+  }
   const twin = tx.get('SELECT * FROM memories WHERE project_id = ? AND content_hash = ? AND deleted_at IS NULL AND id <> ?', [
     next.projectId,
     next.contentHash,
@@ -135,6 +140,7 @@ function absorbTwin(tx: Tx, next: MemoryRecord, ch: ServerChange): void {
   ]);
   if (!twin) return;
   const t = rowToRecord(twin);
+  page?.stale.add(t.id);
   const gone: MemoryRecord = {
     ...t,
     deletedAt: ch.memory.updatedAt,
@@ -158,16 +164,19 @@ function absorbTwin(tx: Tx, next: MemoryRecord, ch: ServerChange): void {
   });
 }
 
-function writeVersion(tx: Tx, local: MemoryRecord | undefined, next: MemoryRecord, ch: ServerChange): void {
-  absorbTwin(tx, next, ch);
+function writeVersion(tx: Tx, local: MemoryRecord | undefined, next: MemoryRecord, ch: ServerChange, page?: PageState): void {
+  absorbTwin(tx, next, ch, page);
+  // The row written is `next` with its row number: read back only that (a catch-up writes 100,000 of them).
+  let saved: MemoryRecord;
   if (local) {
     tx.run(UPDATE_SQL, [...Object.values(recordToColumns(next)).slice(1), local.rid]);
     if (local.embeddingHash !== next.embeddingHash) collectEmbedding(tx, local.embeddingHash);
+    saved = { ...next, rid: local.rid };
   } else {
     tx.run(INSERT_SQL, Object.values(recordToColumns(next)));
+    saved = { ...next, rid: Number(tx.get<{ rid: number }>('SELECT rid FROM memories WHERE id = ?', [next.id])!.rid) };
   }
-  const saved = rowToRecord(tx.get('SELECT * FROM memories WHERE id = ?', [next.id])!);
-  writeTags(tx, saved.rid, saved.tags);
+  writeTags(tx, saved.rid, saved.tags, !local);
   writeHistory(tx, {
     memoryId: saved.id,
     event: historyEvent(local, saved),
@@ -183,15 +192,86 @@ function writeVersion(tx: Tx, local: MemoryRecord | undefined, next: MemoryRecor
   });
 }
 
+/** Where a pulled change is applied: the store's project, this copy's name, and who shares from it. */
+export interface ApplyTarget {
+  projectId: string;
+  /** This store copy's name on the server. */
+  machine: string;
+  /**
+   * Set while the pipeline is on and this store holds memories of its own person (`author`): a
+   * new or rewritten memory from someone else is queued for the pipeline's decision against them
+   * (docs/team.md "Contradicting facts", review.ts), in the same transaction as the change.
+   */
+  review?: { author: string };
+  /** What a page's memories were before it (readPage): two queries for a page instead of two per change. */
+  page?: PageState;
+}
+
 /**
- * Applies one server change in `tx`. `machine` is this store copy's name: a change it pushed
+ * The bases and local rows of a page's memories, read once. A memory the page has changed since
+ * (a change applied to it, or absorbed as a twin) is `stale`: it is read from the store again.
+ */
+export interface PageState {
+  bases: Map<string, MemoryBase>;
+  rows: Map<string, MemoryRecord>;
+  stale: Set<string>;
+  /** Content hashes live here when the page was read, and those the page wrote since: a hash in neither has no twin to absorb. */
+  hashes: Set<string>;
+}
+
+type BaseRow = { memory_id: string; server_seq: number; state_hash: string; author: string | null; machine: string | null };
+
+/** Reads the bases and local rows of `ids` (a pulled page's memories) in a few queries. */
+export function readPage(db: Pick<Tx, 'all'>, projectId: string, changes: readonly ServerChange[]): PageState {
+  const page: PageState = { bases: new Map(), rows: new Map(), stale: new Set(), hashes: new Set() };
+  const unique = [...new Set(changes.map((c) => c.memoryId))];
+  const hashes = [...new Set(changes.map((c) => c.memory.contentHash))];
+  for (let i = 0; i < hashes.length; i += 500) {
+    const part = hashes.slice(i, i + 500);
+    const sql = `SELECT content_hash FROM memories WHERE project_id = ? AND deleted_at IS NULL AND content_hash IN (${part.map(() => '?').join(', ')})`;
+    for (const r of db.all<{ content_hash: string }>(sql, [projectId, ...part])) page.hashes.add(String(r.content_hash));
+  }
+  for (let i = 0; i < unique.length; i += 500) {
+    const part = unique.slice(i, i + 500);
+    const marks = part.map(() => '?').join(', ');
+    const sql = `SELECT memory_id, server_seq, state_hash, author, machine FROM team_memories WHERE memory_id IN (${marks})`;
+    for (const b of db.all<BaseRow>(sql, part)) {
+      const base = { serverSeq: Number(b.server_seq), stateHash: String(b.state_hash), author: b.author, machine: b.machine };
+      page.bases.set(String(b.memory_id), base);
+    }
+    for (const r of db.all(`SELECT * FROM memories WHERE id IN (${marks})`, part)) page.rows.set(String(r.id), rowToRecord(r));
+  }
+  return page;
+}
+
+/** The base and local row of `id`: from the page read before it while it is not stale, else from the store. */
+function current(tx: Tx, t: ApplyTarget, id: string): { base: MemoryBase | undefined; local: MemoryRecord | undefined } {
+  const page = t.page;
+  if (page && !page.stale.has(id)) {
+    page.stale.add(id); // applying this change changes both
+    return { base: page.bases.get(id), local: page.rows.get(id) };
+  }
+  const row = tx.get('SELECT * FROM memories WHERE id = ?', [id]);
+  return { base: readBase(tx, id), local: row ? rowToRecord(row) : undefined };
+}
+
+/** The job that runs the pipeline's decision on a memory someone else shared (review.ts). */
+export const TEAM_REVIEW_JOB = 'team_review';
+
+function queueReview(tx: Tx, t: ApplyTarget, local: MemoryRecord | undefined, ch: ServerChange, iso: string): void {
+  if (!t.review || ch.author === t.review.author || ch.memory.deletedAt) return;
+  if (local && local.content === ch.memory.content && local.title === ch.memory.title) return; // the text did not change
+  enqueueMemoryJob(tx, TEAM_REVIEW_JOB, ch.memoryId, iso, { payload: { author: ch.author, machine: ch.machine, me: t.review.author } });
+}
+
+/**
+ * Applies one server change in `tx`. `t.machine` is this store copy's name: a change it pushed
  * itself only moves the memory's base (the local copy is that version or newer).
  */
-export function applyServerChange(tx: Tx, projectId: string, machine: string, ch: ServerChange, iso: string): ApplyOutcome {
-  const base = readBase(tx, ch.memoryId);
+export function applyServerChange(tx: Tx, t: ApplyTarget, ch: ServerChange, iso: string): ApplyOutcome {
+  const { projectId, machine } = t;
+  const { base, local } = current(tx, t, ch.memoryId);
   if (base && base.serverSeq >= ch.seq) return 'skipped';
-  const row = tx.get('SELECT * FROM memories WHERE id = ?', [ch.memoryId]);
-  const local = row ? rowToRecord(row) : undefined;
   const newBase = { serverSeq: ch.seq, stateHash: ch.stateHash, author: ch.author, machine: ch.machine };
   const localHash = local ? stateHash(sharedOf(local)) : undefined;
   if (ch.machine === machine || localHash === ch.stateHash) {
@@ -210,7 +290,8 @@ export function applyServerChange(tx: Tx, projectId: string, machine: string, ch
       createdAt: iso,
     });
   }
-  writeVersion(tx, local, recordOf(ch.memory, projectId, local), ch);
+  writeVersion(tx, local, recordOf(ch.memory, projectId, local), ch, t.page);
   writeBase(tx, ch.memoryId, newBase);
+  if (!unpushed) queueReview(tx, t, local, ch, iso);
   return unpushed ? 'conflict' : 'applied';
 }

@@ -10,7 +10,7 @@ import type { ClientBase } from 'pg';
 import type { Store } from '../store/store';
 import { rowToRecord } from '../memory/rows';
 import { hasSecret } from '../secrets/detect';
-import { applyServerChange, type ApplyOutcome } from './apply';
+import { applyServerChange, readPage, type ApplyOutcome, type ApplyTarget } from './apply';
 import { readBase, readCursors, writeBase, writeCursors } from './localState';
 import { changeIdOf, sharedOf, stateHash } from './payload';
 import { pullChanges, pushChanges } from './server';
@@ -29,6 +29,11 @@ export interface SyncContext {
   /** Changes per push and per pulled page. */
   batch?: number;
   now?: () => Date;
+  /**
+   * The pipeline is on: pulled memories from other people are queued for its decision against
+   * this person's own (apply.ts `ApplyTarget.review`).
+   */
+  reviewPulled?: boolean;
   /** Progress of the first upload of a store (memories sent so far, of how many). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -168,27 +173,51 @@ async function pushAll(ctx: SyncContext, report: SyncReport): Promise<void> {
   }
 }
 
+/**
+ * Whether this store holds a live memory of its own person: one never shared, or shared by
+ * `author`. Without one there is nothing a pulled memory could contradict that is theirs to review
+ * (a new member catching up queues no decisions).
+ */
+function hasOwnMemories(ctx: SyncContext): boolean {
+  return !!ctx.store.get(
+    `SELECT 1 AS x FROM memories m LEFT JOIN team_memories t ON t.memory_id = m.id
+     WHERE m.project_id = ? AND m.deleted_at IS NULL AND (t.author IS NULL OR t.author = ?) LIMIT 1`,
+    [ctx.projectId, ctx.author],
+  );
+}
+
 async function pullAll(ctx: SyncContext, report: SyncReport): Promise<void> {
   const batch = ctx.batch ?? DEFAULT_BATCH;
   const now = ctx.now ?? (() => new Date());
+  const target: ApplyTarget = { projectId: ctx.projectId, machine: ctx.machine };
+  if (ctx.reviewPulled && hasOwnMemories(ctx)) target.review = { author: ctx.author };
+  // The next page is asked for before this one is applied: the server reads it while this machine
+  // writes (a new member's catch-up is a hundred pages of 1,000). Its failure is seen when awaited.
+  let next = pullChanges(ctx.client, ctx.schema, readCursors(ctx.store).pulledThrough, batch);
   for (;;) {
-    const after = readCursors(ctx.store).pulledThrough;
-    const page = await pullChanges(ctx.client, ctx.schema, after, batch);
+    const page = await next;
     report.serverLatest = page.latest;
     if (!page.changes.length) return;
+    const last = page.changes[page.changes.length - 1]!.seq;
+    const more = last < page.latest;
+    if (more) {
+      next = pullChanges(ctx.client, ctx.schema, last, batch);
+      next.catch(() => undefined); // handled when awaited; a failed apply must not leave it unhandled
+    }
     const iso = now().toISOString();
     ctx.store.transaction((tx) => {
       // Another pull may have applied part of this page meanwhile: the cursor is read again inside.
       const through = readCursors(tx).pulledThrough;
+      target.page = readPage(tx, ctx.projectId, page.changes);
       for (const ch of page.changes) {
         if (ch.seq <= through) continue;
-        const o: ApplyOutcome = applyServerChange(tx, ctx.projectId, ctx.machine, ch, iso);
+        const o: ApplyOutcome = applyServerChange(tx, target, ch, iso);
         if (o === 'applied' || o === 'conflict') report.pulled++;
         if (o === 'conflict') report.conflicts++;
       }
-      writeCursors(tx, { pulledThrough: page.changes[page.changes.length - 1]!.seq, updatedAt: iso });
+      writeCursors(tx, { pulledThrough: Math.max(through, last), updatedAt: iso });
     });
-    if (page.changes[page.changes.length - 1]!.seq >= page.latest) return;
+    if (!more) return;
   }
 }
 

@@ -14,6 +14,7 @@ import { plural } from '../text/plural';
 import { clientConfig, newPgClient, serverLabel, type TeamSettings } from './connection';
 import { openConflicts, readCursors, resetForServer, machineIdOf } from './localState';
 import { ensureServerSchema } from './serverSchema';
+import { openContradictions } from './review';
 import { syncOnce, waitingCount, type SyncReport } from './sync';
 
 export type TeamState = 'connecting' | 'synced' | 'waiting' | 'offline' | 'conflict';
@@ -46,6 +47,8 @@ export interface TeamSyncOptions {
   onWarning?: (m: string) => void;
   /** The first upload's progress, whichever round makes it (a connect's, or one a reload started). */
   onProgress?: (done: number, total: number) => void;
+  /** Whether the pipeline is on (read every round): memories from other people then go through its decision (review.ts). */
+  reviewPulled?: () => boolean;
   now?: () => Date;
 }
 
@@ -123,6 +126,7 @@ export class TeamSyncTask implements BackgroundTask {
         projectId: this.opts.projectId,
         machine: this.machine,
         author: s.author,
+        reviewPulled: this.opts.reviewPulled?.() ?? false,
         ...(this.opts.now ? { now: this.opts.now } : {}),
         ...((onProgress ?? this.opts.onProgress) ? { onProgress: onProgress ?? this.opts.onProgress } : {}),
       });
@@ -189,7 +193,7 @@ export class TeamSyncTask implements BackgroundTask {
     const s = this.opts.settings;
     const store = this.opts.store;
     const waiting = waitingCount(store);
-    const conflicts = openConflicts(store).length;
+    const conflicts = openConflicts(store).length + openContradictions(store).length;
     const cursors = readCursors(store);
     let state: TeamState;
     if (this.lastError) state = 'offline';

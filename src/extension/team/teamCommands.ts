@@ -6,6 +6,7 @@
  * means, with Sync Now, the conflicts and Disconnect. Keep mine / keep theirs settle a conflict
  * (Suggestions view). "Disconnect" stops sharing and keeps every memory here.
  */
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { EngineClient } from '../../engine/client/engineClient';
@@ -42,10 +43,95 @@ interface Answers {
   user: string;
   tls: 'verify-full' | 'disable';
   author: string;
+  /** Sign in with a client certificate too (or only): its files, and the server's authority when it has its own. */
+  cert?: CertAnswers;
+}
+
+interface CertAnswers {
+  certFile: string;
+  keyFile: string;
+  caFile?: string;
+}
+
+/** The secret storage key of a server's client certificate key (beside its password's). */
+function clientKeySecret(server: string): string {
+  return `${secretKey(server)}#clientKey`;
+}
+
+/** A server that signs in only with a client certificate says so when connected to without one. */
+function wantsCertificate(e: unknown): boolean {
+  return /client certificate|no encryption/i.test(errorLine(e));
+}
+
+async function pickFile(title: string, prev: string | undefined): Promise<string | undefined> {
+  const uris = await vscode.window.showOpenDialog({
+    title,
+    canSelectMany: false,
+    canSelectFolders: false,
+    openLabel: 'Choose',
+    filters: { 'PEM files': ['pem', 'crt', 'cer', 'key'], 'All files': ['*'] },
+    ...(prev ? { defaultUri: vscode.Uri.file(prev) } : {}),
+  });
+  return uris?.[0]?.fsPath;
+}
+
+/** The client certificate's files, picked in file dialogs; the server's authority when it has its own. */
+async function askCertificate(prev: CertAnswers | undefined): Promise<CertAnswers | undefined> {
+  const certFile = await pickFile('Connect to Team Memory: your client certificate (PEM file)', prev?.certFile);
+  if (!certFile) return undefined;
+  const keyFile = await pickFile(
+    "Connect to Team Memory: the certificate's private key (kept in secret storage and the keychain, never in agent.yaml)",
+    prev?.keyFile,
+  );
+  if (!keyFile) return undefined;
+  const ca = await vscode.window.showQuickPick(
+    [
+      { label: "The system's certificate authorities", value: 'system' as const },
+      { label: 'A certificate authority file…', description: 'for a server with an authority of its own', value: 'file' as const },
+    ],
+    { title: "Connect to Team Memory: check the server's certificate against", ignoreFocusOut: true },
+  );
+  if (!ca) return undefined;
+  if (ca.value === 'system') return { certFile, keyFile };
+  const caFile = await pickFile("Connect to Team Memory: the server's certificate authority (PEM file)", prev?.caFile);
+  return caFile ? { certFile, keyFile, caFile } : undefined;
+}
+
+/** The private key's text, or why it cannot be used. */
+function readClientKey(file: string): string | { problem: string } {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    return { problem: `The key file cannot be read: ${errorLine(e)}` };
+  }
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text))
+    return { problem: `${file} is not a private key in PEM form (-----BEGIN PRIVATE KEY-----).` };
+  return text;
 }
 
 async function ask(step: number, o: vscode.InputBoxOptions): Promise<string | undefined> {
   return vscode.window.showInputBox({ title: `Connect to Team Memory (${step}/${STEPS})`, ignoreFocusOut: true, ...o });
+}
+
+/** Step 5: how to talk to the server; with a client certificate, its files. */
+async function askTransport(prev: CertAnswers | undefined): Promise<{ tls: Answers['tls']; cert?: CertAnswers } | undefined> {
+  const tls = await vscode.window.showQuickPick(
+    [
+      { label: "Encrypted, server's certificate checked", description: 'recommended', value: 'verify-full' as const },
+      {
+        label: 'Encrypted, signing in with a client certificate',
+        description: 'for a server that asks for one',
+        value: 'certificate' as const,
+      },
+      { label: 'Not encrypted', description: 'only for a server on this machine', value: 'disable' as const },
+    ],
+    { title: `Connect to Team Memory (5/${STEPS})`, placeHolder: 'How to talk to the server', ignoreFocusOut: true },
+  );
+  if (!tls) return undefined;
+  const cert = tls.value === 'certificate' ? await askCertificate(prev) : undefined;
+  if (tls.value === 'certificate' && !cert) return undefined;
+  return { tls: tls.value === 'disable' ? 'disable' : 'verify-full', ...(cert ? { cert } : {}) };
 }
 
 /** The steps of Connect, each with the previous answer (a failed attempt asks again with them). */
@@ -69,25 +155,38 @@ async function askConnection(prev: Partial<Answers>): Promise<(Answers & { passw
   const database = await ask(3, { prompt: 'The database (empty: the one named like the role).', value: prev.database ?? '' });
   if (database === undefined) return undefined;
   const password = await ask(4, {
-    prompt: "The role's password. It is kept in VS Code's secret storage and the system keychain, never in agent.yaml.",
+    prompt:
+      "The role's password (empty when the server signs you in with a client certificate). It is kept in VS Code's secret storage and the system keychain, never in agent.yaml.",
     password: true,
   });
   if (password === undefined) return undefined;
-  const tls = await vscode.window.showQuickPick(
-    [
-      { label: "Encrypted, server's certificate checked", description: 'recommended', value: 'verify-full' as const },
-      { label: 'Not encrypted', description: 'only for a server on this machine', value: 'disable' as const },
-    ],
-    { title: `Connect to Team Memory (5/${STEPS})`, placeHolder: 'How to talk to the server', ignoreFocusOut: true },
-  );
-  if (!tls) return undefined;
+  const transport = await askTransport(prev.cert);
+  if (!transport) return undefined;
   const author = await ask(6, {
     prompt: 'Your name on the team: recorded with every change you share.',
     value: prev.author ?? userName(),
     validateInput: (v) => (v.trim() ? undefined : 'Write a name.'),
   });
   if (author === undefined) return undefined;
-  return { server, user: user.trim(), database: database.trim(), password, tls: tls.value, author: author.trim() };
+  return { server, user: user.trim(), database: database.trim(), password, ...transport, author: author.trim() };
+}
+
+/** The engine's connect parameters for the answers (the key read from its file), or why not. */
+function connectParams(a: Answers & { password: string }): TeamConnectParams | { problem: string } {
+  const server = parseServer(a.server) as { host: string; port: number };
+  const params: TeamConnectParams = {
+    ...server,
+    user: a.user,
+    database: a.database || undefined,
+    // With a certificate an empty password means none (the one kept already, if any).
+    password: a.cert && !a.password ? undefined : a.password,
+    tls: a.cert ? 'verify-full' : a.tls,
+    author: a.author,
+  };
+  if (!a.cert) return params;
+  const key = readClientKey(a.cert.keyFile);
+  if (typeof key !== 'string') return key;
+  return { ...params, certFile: a.cert.certFile, clientKey: key, ...(a.cert.caFile ? { caFile: a.cert.caFile } : {}) };
 }
 
 export function registerTeamCommands(d: {
@@ -118,10 +217,9 @@ export function registerTeamCommands(d: {
         }
       },
     );
-    if (params.password !== undefined) {
-      const connected = result.status.connected ? result.status.server : undefined;
-      if (connected) await context.secrets.store(secretKey(connected), params.password);
-    }
+    const connected = result.status.connected ? result.status.server : undefined;
+    if (connected && params.password !== undefined) await context.secrets.store(secretKey(connected), params.password);
+    if (connected && params.clientKey !== undefined) await context.secrets.store(clientKeySecret(connected), params.clientKey);
     const s = await statusBar.refresh();
     // The round that uploads may be one a configuration reload started: the state says what is left, not the last round's counts.
     const left = s.connected && s.waiting ? ` ${plural(s.waiting, 'change')} still ${s.waiting === 1 ? 'waits' : 'wait'} to be sent.` : '';
@@ -133,23 +231,22 @@ export function registerTeamCommands(d: {
   run(TEAM_COMMANDS.connect, 'Connect to Team Memory', async (given?: TeamConnectParams) => {
     // Other extensions and the tests may pass the settings; a person is asked.
     if (given && typeof given === 'object' && typeof given.host === 'string') return connectWith(given);
-    for (;;) {
-      const a = await askConnection(prev);
-      if (!a) return;
+    let a = await askConnection(prev);
+    while (a) {
       prev = a;
-      const server = parseServer(a.server) as { host: string; port: number };
+      const params = connectParams(a);
       try {
-        return await connectWith({
-          ...server,
-          user: a.user,
-          database: a.database || undefined,
-          password: a.password,
-          tls: a.tls,
-          author: a.author,
-        });
+        if ('problem' in params) throw new Error(params.problem);
+        return await connectWith(params);
       } catch (e) {
-        const again = await vscode.window.showErrorMessage(`Could not connect to team memory: ${errorLine(e)}`, 'Try Again');
-        if (again !== 'Try Again') return;
+        // A server that wants a certificate is offered one at once, the other answers kept.
+        const offer = !a.cert && wantsCertificate(e) ? ['Use a Client Certificate…'] : [];
+        const again = await vscode.window.showErrorMessage(`Could not connect to team memory: ${errorLine(e)}`, ...offer, 'Try Again');
+        if (again === 'Try Again') a = await askConnection(prev);
+        else if (again === 'Use a Client Certificate…') {
+          const cert = await askCertificate(prev.cert);
+          a = cert ? { ...a, tls: 'verify-full', cert } : undefined;
+        } else a = undefined;
       }
     }
   });
@@ -200,6 +297,7 @@ export function registerTeamCommands(d: {
     if (ok !== 'Disconnect') return;
     await engine.request('team.disconnect', {});
     await context.secrets.delete(secretKey(s.server));
+    await context.secrets.delete(clientKeySecret(s.server));
     await statusBar.refresh();
     void vscode.window.showInformationMessage('Disconnected from team memory. Every memory stays here.');
   });

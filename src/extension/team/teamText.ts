@@ -73,8 +73,9 @@ export function teamStatusSentences(s: Connected, now = new Date()): string[] {
 }
 
 /** A conflict's row in the Suggestions view: who else changed it leads (the sidebar cuts the end), then the memory's name. */
-export function conflictLabel(c: Pick<TeamConflictInfo, 'local' | 'current' | 'serverAuthor'>): string {
+export function conflictLabel(c: Pick<TeamConflictInfo, 'local' | 'current' | 'serverAuthor' | 'contradiction'>): string {
   const who = c.serverAuthor ?? 'someone else';
+  if (c.contradiction) return `${who} says otherwise · ${truncateLine(c.local.title || c.local.content, 60)}`;
   const lead = !c.current || c.current.deletedAt ? `Deleted by ${who}, edited by you` : `Changed by ${who} and by you`;
   return `${lead} · ${memoryNameOf(c)}`;
 }
@@ -89,6 +90,23 @@ export function conflictSides(c: TeamConflictInfo): { mine: string; theirs: stri
   const mine = c.local.deletedAt ? '(you deleted it)' : c.local.content;
   const theirs = !c.current ? '(no longer here)' : c.current.deletedAt ? '(deleted)' : c.current.content;
   return { mine, theirs };
+}
+
+/** The headings and closing sentence of a conflict's tooltip (an edit conflict, or another person's memory contradicting mine). */
+export function conflictTip(c: TeamConflictInfo, now = new Date()): { mine: string; theirs: string; footer: string } {
+  const who = c.serverAuthor ?? 'someone else';
+  if (c.contradiction) {
+    return {
+      mine: 'Yours',
+      theirs: `${who}'s memory`,
+      footer: `The pipeline found that ${who}'s memory says otherwise: ${c.contradiction.reason} Keep theirs to retire yours (you can restore it), or keep yours to keep both.`,
+    };
+  }
+  return {
+    mine: 'Yours (not shared)',
+    theirs: c.serverAuthor ? `Theirs (by ${c.serverAuthor}, kept now)` : 'Theirs (kept now)',
+    footer: `Changed at the same time ${relativeTime(c.createdAt, now)}. Keep yours or theirs.`,
+  };
 }
 
 const HOST_PORT = /^([A-Za-z0-9._-]{1,253}|\[[0-9A-Fa-f:]+\])(?::(\d{1,5}))?$/;

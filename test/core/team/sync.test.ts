@@ -147,7 +147,8 @@ test('a push sent again after its answer was lost is stored once; a page applied
   const before = b.store.get<{ n: number }>('SELECT count(*) AS n FROM memory_history')!.n;
   const page = await pullChanges(b.ctx.client, schema, 0, 100);
   b.store.transaction((tx) => {
-    for (const ch of page.changes) assert.equal(applyServerChange(tx, PROJECT, b.ctx.machine, ch, new Date().toISOString()), 'skipped');
+    for (const ch of page.changes)
+      assert.equal(applyServerChange(tx, { projectId: PROJECT, machine: b.ctx.machine }, ch, new Date().toISOString()), 'skipped');
   });
   assert.equal(b.store.get<{ n: number }>('SELECT count(*) AS n FROM memory_history')!.n, before);
   assert.equal(b.svc.count(), 1);

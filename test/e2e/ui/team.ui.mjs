@@ -8,10 +8,14 @@
 // status says so, the Suggestions view lists it with Keep My Version / Keep Their Version, the
 // tree tooltip and the memory document name ben. Keep My Version shares the window's text with
 // ben. Disconnect keeps every memory and removes the settings; the password was never in
-// agent.yaml. Screenshots: test-artifacts/e2e/team--*.png (light, high contrast, dark).
+// agent.yaml. Screenshots: test-artifacts/e2e/team--*.png (light, high contrast, dark). Two more tests:
+// connecting with a client certificate picked in file dialogs (a cluster that accepts the role only
+// with it), and another person's contradicting memory waiting in Suggestions (the window's pipeline
+// on against a small fake Ollama) until keeping theirs retires the window's memory on both machines.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -105,11 +109,223 @@ async function answer(page, step, text) {
   await page.keyboard.press('Enter');
 }
 
+/** Picks `file` in the file dialog titled `title` (code-server's dialog: a path typed into a quick input). */
+async function pickFile(page, title, file) {
+  const dialog = page.locator('.quick-input-widget', { hasText: title });
+  await dialog.waitFor({ state: 'visible', timeout: 10000 });
+  const input = page.locator('.quick-input-widget input');
+  // The dialog writes its starting folder into the input once it has read it: type over it only then.
+  await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '').endsWith('/'), null, {
+    timeout: 10000,
+  });
+  for (let attempt = 1; ; attempt++) {
+    await input.fill(file);
+    await page.waitForTimeout(500); // the dialog reads the typed folder
+    if ((await input.inputValue()) === file) await page.keyboard.press('Enter');
+    try {
+      await dialog.waitFor({ state: 'hidden', timeout: 5000 });
+      return;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
+}
+
+/** Picks the item `label` of the quick pick titled `title`. */
+async function pick(page, title, label) {
+  await page.locator('.quick-input-widget', { hasText: title }).waitFor({ state: 'visible', timeout: 10000 });
+  await page.locator('.quick-input-widget input').fill(label);
+  await page.keyboard.press('Enter');
+}
+
+const MODEL = 'qwen3:4b';
+
+/**
+ * A minimal Ollama (127.0.0.1): extraction finds nothing; a decision about candidates answers
+ * UPDATE of the first one (the window's own memory), with a reason.
+ */
+async function decidingOllama() {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const json = (o) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(o));
+      };
+      if (req.url === '/api/tags') return json({ models: [{ name: MODEL, model: MODEL, size: 1, digest: 'x', details: {} }] });
+      if (req.url === '/api/show') return json({ details: { family: 'qwen3' }, model_info: {} });
+      if (req.url === '/api/generate') {
+        const prompt = String(JSON.parse(body || '{}').prompt ?? '');
+        const target = /Existing memories:[\s\S]*?id=(\S+)/.exec(prompt)?.[1];
+        const answer = target
+          ? { action: 'UPDATE', targetId: target, confidence: 0.9, reason: 'Ben says blue-green releases were retired.' }
+          : { facts: [], entities: [] };
+        return json({ model: MODEL, created_at: new Date().toISOString(), done: true, response: JSON.stringify(answer) });
+      }
+      res.writeHead(404);
+      res.end('{}');
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
 export const timeouts = {
+  "another person's contradicting memory waits in Suggestions with both authors; keep theirs retires mine": 300000,
   'connect, status, offline, conflict kept mine, author shown, disconnect keeps the memory': 420000,
+  'connect with a client certificate picked in file dialogs; the key stays out of agent.yaml': 300000,
 };
 
 export const tests = {
+  async "another person's contradicting memory waits in Suggestions with both authors; keep theirs retires mine"({
+    page,
+
+    inTheme,
+    workspace,
+  }) {
+    const mod = await pgClusterModule();
+    const skip = mod.pgSkip();
+    if (skip) {
+      console.log(`      skipped: ${skip}`);
+      return;
+    }
+    const ANAS = 'Staging deploys use blue-green releases behind the load balancer';
+    const BENS2 = 'Staging deploys use rolling releases; blue-green releases behind the load balancer were retired';
+    const agentYaml = join(workspace, 'agent.yaml');
+    const yamlBefore = existsSync(agentYaml) ? readFileSync(agentYaml, 'utf8') : undefined;
+    const pg = await mod.startPgCluster();
+    const ollama = await decidingOllama();
+    const ben = otherMachine(workspace, pg);
+    try {
+      writeFileSync(
+        agentYaml,
+        `memory:\n  pipelineV2:\n    enabled: true\n    ollamaUrl: ${ollama.url}\n    extractionModel: ${MODEL}\n    workerPollMs: 200\n`,
+      );
+      await page.waitForTimeout(3000); // the window reloads its configuration when agent.yaml changes
+      await addMemoryFromPalette(page, ANAS);
+      await page.keyboard.press('Escape');
+      await runCommand(page, 'Agent Memory: Connect to Team Memory…');
+      await answer(page, 1, `127.0.0.1:${pg.port}`);
+      await answer(page, 2, pg.user);
+      await answer(page, 3, pg.database);
+      await answer(page, 4, pg.password);
+      await answer(page, 5, 'Not encrypted');
+      await answer(page, 6, 'ana');
+      await waitForNotification(page, 'Connected to team memory', { timeoutMs: 60000 });
+      const mine = (await cli(workspace, 'list', '--scope', 'project', '--limit', '100')).items.find((m) => m.preview.startsWith(ANAS));
+      assert.ok(mine, 'the memory added in the window');
+
+      // Ben, pipeline off, shares a memory that says otherwise.
+      await ben.run(
+        'team',
+        'connect',
+        '--server',
+        `127.0.0.1:${pg.port}`,
+        '--user',
+        pg.user,
+        '--database',
+        pg.database,
+        '--tls',
+        'disable',
+        '--author',
+        'ben',
+      );
+      await ben.run('add', BENS2);
+      await ben.run('team', 'sync');
+
+      // The window pulls it; the decision would change ana's memory: it waits in Suggestions.
+      await runCommand(page, 'Agent Memory: Sync Team Memory');
+      await statusItem(page, 'Team: 1 conflict').waitFor({ state: 'visible', timeout: 90000 });
+      await openViewContainer(page, 'Agent Memory');
+      const suggestions = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Suggestions' }) });
+      const row = suggestions.locator('.monaco-list-row', { hasText: 'ben says otherwise' }).first();
+      await row.waitFor({ state: 'visible', timeout: 30000 });
+      assert.equal((await cli(workspace, 'get', mine.id)).content, ANAS, 'nothing changed before ana decides');
+      const conflicts = await cli(workspace, 'team', 'conflicts');
+      assert.equal(conflicts.length, 1);
+      assert.equal(conflicts[0].serverAuthor, 'ben');
+      assert.equal(conflicts[0].contradiction.reason, 'Ben says blue-green releases were retired.');
+      for (const theme of ['light', 'dark']) {
+        await inTheme(theme, async () => {
+          await page.mouse.move(700, 450);
+          await page.waitForTimeout(300);
+          await row.hover();
+          await page
+            .locator('.monaco-hover, .workbench-hover', { hasText: "ben's memory" })
+            .first()
+            .waitFor({ state: 'visible', timeout: 10000 });
+          await page.waitForTimeout(400); // the hover fades in
+          await page.screenshot({ path: join(ROOT, 'test-artifacts', 'e2e', `team--contradiction--${theme}.png`) });
+        });
+      }
+
+      // Keep theirs: ana's memory is retired here and, after a sync, on ben's machine.
+      await page.mouse.move(700, 450);
+      await row.hover();
+      await row.locator('.action-label[aria-label^="Keep Their Version"]').click();
+      await statusItem(page, 'Team: synced').waitFor({ state: 'visible', timeout: 60000 });
+      const left = (await cli(workspace, 'list', '--scope', 'project', '--limit', '100')).items.map((m) => m.preview);
+      assert.ok(!left.some((p) => p.startsWith(ANAS)) && left.some((p) => p.startsWith(BENS2)), JSON.stringify(left));
+      await ben.run('team', 'sync');
+      const bens = (await ben.run('list', '--scope', 'project', '--limit', '100')).items.map((m) => m.preview);
+      assert.ok(!bens.some((p) => p.startsWith(ANAS)) && bens.some((p) => p.startsWith(BENS2)), JSON.stringify(bens));
+    } finally {
+      await cli(workspace, 'team', 'disconnect').catch(() => undefined);
+      if (yamlBefore === undefined) rmSync(agentYaml, { force: true });
+      else writeFileSync(agentYaml, yamlBefore);
+      rmSync(ben.root, { recursive: true, force: true });
+      await ollama.close();
+      pg.destroy();
+    }
+  },
+
+  async 'connect with a client certificate picked in file dialogs; the key stays out of agent.yaml'({ page, screenshot, workspace }) {
+    const mod = await pgClusterModule();
+    const skip = mod.pgSkip();
+    if (skip) {
+      console.log(`      skipped: ${skip}`);
+      return;
+    }
+    const agentYaml = join(workspace, 'agent.yaml');
+    const yamlBefore = existsSync(agentYaml) ? readFileSync(agentYaml, 'utf8') : undefined;
+    // TLS on; the role signs in only with its certificate (pg_hba "hostssl … cert", plain "reject").
+    const pg = await mod.startPgCluster({ clientCerts: true });
+    try {
+      await runCommand(page, 'Agent Memory: Connect to Team Memory…');
+      await answer(page, 1, `127.0.0.1:${pg.port}`);
+      await answer(page, 2, pg.user);
+      await answer(page, 3, pg.database);
+      await answer(page, 4, ''); // no password: the certificate signs in
+      await page.locator('.quick-input-widget', { hasText: 'Connect to Team Memory (5/6)' }).waitFor({ state: 'visible', timeout: 10000 });
+      await screenshot('cert-choice');
+      await pick(page, 'Connect to Team Memory (5/6)', 'Encrypted, signing in with a client certificate');
+      await pickFile(page, 'your client certificate', pg.tls.clientCert);
+      await page.locator('.quick-input-widget', { hasText: 'private key' }).waitFor({ state: 'visible', timeout: 10000 });
+      await screenshot('cert-key-dialog');
+      await pickFile(page, 'private key', pg.tls.clientKey);
+      await pick(page, "check the server's certificate against", 'A certificate authority file…');
+      await pickFile(page, "the server's certificate authority", pg.tls.ca);
+      await answer(page, 6, 'ana');
+      await waitForNotification(page, 'Connected to team memory', { timeoutMs: 60000 });
+      await statusItem(page, 'Team: synced').waitFor({ state: 'visible', timeout: 30000 });
+      const yaml = readFileSync(agentYaml, 'utf8');
+      assert.match(yaml, /tls: verify-full/);
+      assert.ok(yaml.includes(`certFile: ${pg.tls.clientCert}`), yaml);
+      assert.ok(yaml.includes(`caFile: ${pg.tls.ca}`), yaml);
+      assert.ok(!/PRIVATE KEY/.test(yaml), 'the private key is not in agent.yaml');
+      const status = await cli(workspace, 'team', 'status');
+      assert.equal(status.connected, true, JSON.stringify(status));
+      await page.mouse.move(700, 450);
+      await screenshot('cert-connected');
+    } finally {
+      await cli(workspace, 'team', 'disconnect').catch(() => undefined);
+      if (yamlBefore === undefined) rmSync(agentYaml, { force: true });
+      else writeFileSync(agentYaml, yamlBefore);
+      pg.destroy();
+    }
+  },
+
   async 'connect, status, offline, conflict kept mine, author shown, disconnect keeps the memory'({
     page,
     screenshot,

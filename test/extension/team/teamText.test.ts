@@ -71,6 +71,30 @@ test("a conflict's row leads with who else changed it; a won delete says so", ()
   assert.deepEqual(t.conflictSides(c), { mine: c.local.content, theirs: c.current!.content });
 });
 
+test("another person's contradicting memory reads as theirs against yours, with both authors and what each choice does", () => {
+  const c: TeamConflictInfo = {
+    id: 'r1',
+    memoryId: 'mine',
+    serverAuthor: 'ana',
+    local: { title: '', content: 'Staging deploys use rolling releases.' } as TeamConflictInfo['local'],
+    current: { title: '', content: 'Staging deploys use blue-green releases.', deletedAt: null },
+    createdAt: '2026-11-28T07:59:00.000Z',
+    contradiction: { theirMemoryId: 'theirs', reason: 'Ana says blue-green is used.' },
+  };
+  assert.equal(t.conflictLabel(c), 'ana says otherwise · Staging deploys use rolling releases.');
+  assert.deepEqual(t.conflictSides(c), { mine: c.local.content, theirs: c.current!.content });
+  const tip = t.conflictTip(c);
+  assert.equal(tip.mine, 'Yours');
+  assert.equal(tip.theirs, "ana's memory");
+  assert.equal(
+    tip.footer,
+    "The pipeline found that ana's memory says otherwise: Ana says blue-green is used. Keep theirs to retire yours (you can restore it), or keep yours to keep both.",
+  );
+  const edit = t.conflictTip({ ...c, contradiction: undefined }, new Date('2026-11-28T08:00:00.000Z'));
+  assert.equal(edit.theirs, 'Theirs (by ana, kept now)');
+  assert.match(edit.footer, /^Changed at the same time .+\. Keep yours or theirs\.$/);
+});
+
 test('Connect reads "host" and "host:port", and says what to write otherwise; the secret key is the server label', () => {
   assert.deepEqual(t.parseServer('db.example.com'), { host: 'db.example.com', port: 5432 });
   assert.deepEqual(t.parseServer(' 127.0.0.1:5433 '), { host: '127.0.0.1', port: 5433 });

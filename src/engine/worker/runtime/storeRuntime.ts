@@ -28,12 +28,14 @@ import { AccessTracker } from '../../../core/lifecycle/access';
 import { cleanupExpired } from '../../../core/lifecycle/cleanup';
 import { pipelineMode, type ResolvedConfig } from '../../../core/config';
 import type { LlmProvider } from '../../../core/llm/types';
-import { MemoryPipeline, type PipelineDeps } from '../../../core/pipeline/pipeline';
+import { MemoryPipeline, modeOf, type PipelineDeps } from '../../../core/pipeline/pipeline';
 import { createSearchCandidateFinder } from '../../../core/pipeline/searchCandidates';
 import type { FindCandidates } from '../../../core/pipeline/decision';
 import type { BackgroundTask } from '../../../core/util/backgroundTask';
 import { WebhookSender } from '../../../core/webhooks/worker';
 import { TeamSyncTask, type TeamSyncOptions } from '../../../core/team/syncTask';
+import { createTeamReviewHandler } from '../../../core/team/review';
+import { TEAM_REVIEW_JOB } from '../../../core/team/apply';
 import { errorMessage } from '../../../core/util/errors';
 import { lifecycleFrom } from '../config';
 import type { StoreName } from '../../protocol';
@@ -128,7 +130,13 @@ export class StoreRuntime {
     this.webhookSender = writable && opts.webhooks ? this.createWebhookSender(opts.webhooks) : undefined;
     this.teamSync =
       writable && opts.team && !opts.restricted
-        ? new TeamSyncTask({ ...opts.team, store, projectId: opts.projectId, ...(opts.now ? { now: opts.now } : {}) })
+        ? new TeamSyncTask({
+            ...opts.team,
+            store,
+            projectId: opts.projectId,
+            reviewPulled: () => modeOf(config.memory.pipelineV2) !== 'off',
+            ...(opts.now ? { now: opts.now } : {}),
+          })
         : undefined;
     this.hybrid = this.createSearch();
     // A completed embedder switch: search the new space from now on.
@@ -386,6 +394,19 @@ export class StoreRuntime {
         config: () => config.memory.pipelineV2,
         ...(this.opts.now ? { now: this.opts.now } : {}),
         ...(this.opts.onPipelineEvent ? { onEvent: this.opts.onPipelineEvent } : {}),
+        jobHandlers: (llm) => ({
+          [TEAM_REVIEW_JOB]: createTeamReviewHandler({
+            store: this.store,
+            memory: this.memory,
+            llm,
+            findCandidates: this.findCandidates,
+            settings: () => {
+              const m = modeOf(config.memory.pipelineV2);
+              return { mode: m === 'off' ? 'shadow' : m, extractionTimeoutMs: config.memory.pipelineV2.extractionTimeout };
+            },
+            now: this.opts.now ?? (() => new Date()),
+          }),
+        }),
       });
     } catch (e) {
       this.opts.onWarning(`${this.name} store: the pipeline could not start: ${errorMessage(e)}`);

@@ -21,6 +21,8 @@ import {
   type TeamSettings,
 } from '../../../core/team/connection';
 import { openConflicts, resolveConflictRow, sharedByOf } from '../../../core/team/localState';
+import { openContradictions, settleContradiction } from '../../../core/team/review';
+import type { StoreRuntime } from '../runtime/storeRuntime';
 import type { SharedBy } from '../../../core/memory/types';
 import { ensureServerSchema, projectSchema } from '../../../core/team/serverSchema';
 import type { TeamSyncTask } from '../../../core/team/syncTask';
@@ -208,6 +210,25 @@ export class TeamService {
 
   conflicts(): TeamConflictInfo[] {
     const rt = this.ctx.stores.runtime('project');
+    const contradictions = openContradictions(rt.store).flatMap((c): TeamConflictInfo[] =>
+      c.mine
+        ? [
+            {
+              id: c.id,
+              memoryId: c.memoryId,
+              serverAuthor: c.author,
+              local: c.mine,
+              current: c.theirs,
+              createdAt: c.createdAt,
+              contradiction: { theirMemoryId: c.theirMemoryId, reason: c.reason },
+            },
+          ]
+        : [],
+    );
+    return [...this.editConflicts(rt), ...contradictions];
+  }
+
+  private editConflicts(rt: StoreRuntime): TeamConflictInfo[] {
     return openConflicts(rt.store).map((c) => {
       const m = rt.memory.get(c.memoryId, { includeDeleted: true });
       return {
@@ -224,6 +245,13 @@ export class TeamService {
   /** Keeps the server's version, or makes the local one current again (an ordinary edit, pushed on top of the winner). */
   resolve(id: string, keep: 'server' | 'mine'): { resolved: boolean } {
     const rt = this.ctx.stores.runtime('project');
+    if (openContradictions(rt.store).some((x) => x.id === id)) {
+      return this.ctx.write(rt, () => {
+        const r = settleContradiction(rt.store, rt.memory, id, keep === 'server' ? 'theirs' : 'mine', { now: this.ctx.now() });
+        this.ctx.changed(r.status === 'deleted' ? 'deleted' : 'updated', [r.memoryId], 'project');
+        return { resolved: r.status !== 'stale' };
+      });
+    }
     const c = openConflicts(rt.store).find((x) => x.id === id);
     if (!c) throw new EngineError('not_found', `No open team conflict with id ${id}.`);
     const iso = this.ctx.now().toISOString();
