@@ -50,6 +50,7 @@ import { TeamPasswords } from '../core/team/connection';
 import { GLOBAL_PROJECT_ID, Stores } from './stores';
 import type { StoreFs } from '../core/store/storeFs';
 import { plural } from '../core/text/plural';
+import { SharedExclusiveGate } from '../core/util/sharedExclusiveGate';
 
 export { GLOBAL_PROJECT_ID, storeFolderName } from './stores';
 export type { CallContext } from './services/transfer';
@@ -86,6 +87,10 @@ export class MemoryEngine {
   /** Bumped by every runtime rebuild: a background embedder switch of an older generation stops. */
   private generation = 0;
   private switching: Promise<void> | undefined;
+  /** The rebuild over a first embedder (switchEmbedder), once the requests under way are done. */
+  private rebuilding: Promise<void> | undefined;
+  /** Requests run in its shared sections, runtime rebuilds in its exclusive ones: no request meets a closed runtime. */
+  private readonly runtimeGate = new SharedExclusiveGate();
 
   private constructor(
     private readonly opts: EngineOptions,
@@ -190,17 +195,27 @@ export class MemoryEngine {
    * `embedding.*` re-embeds in the background (progress events); search keeps the old space
    * until a store's new space is complete.
    */
-  async reloadConfig(settings?: Record<string, unknown>): Promise<ConfigSummary> {
-    if (settings) this.opts.settings = settings;
-    this.ctx.engineConfig = await loadEngineConfig(this.opts.workspaceRoot, this.opts.settings);
-    await this.closeRuntimes();
-    await this.switching; // a switch of the closed runtimes stops; a changed embedding.* starts it again below
-    await this.buildRuntimes(); // restarts the scheduler: new intervals
-    await this.pipelines.start(); // a reload does not undo pipeline.pause
-    this.reportConfigIssues();
-    if (embeddingKey(this.ctx.config) !== this.active?.key) this.switching = this.switchEmbedder(this.generation);
-    this.pipelines.stateChanged();
-    return this.ctx.engineConfig.summary;
+  reloadConfig(settings?: Record<string, unknown>): Promise<ConfigSummary> {
+    return this.runtimeGate.exclusive(async () => {
+      if (settings) this.opts.settings = settings;
+      this.ctx.engineConfig = await loadEngineConfig(this.opts.workspaceRoot, this.opts.settings);
+      await this.closeRuntimes();
+      await this.switching; // a switch of the closed runtimes stops; a changed embedding.* starts it again below
+      await this.buildRuntimes(); // restarts the scheduler: new intervals
+      await this.pipelines.start(); // a reload does not undo pipeline.pause
+      this.reportConfigIssues();
+      if (embeddingKey(this.ctx.config) !== this.active?.key) this.switching = this.switchEmbedder(this.generation);
+      this.pipelines.stateChanged();
+      return this.ctx.engineConfig.summary;
+    });
+  }
+
+  /**
+   * Runs one request (handlers.ts): never while the runtimes are being rebuilt, and a rebuild waits
+   * for the requests under way — a write racing an agent.yaml reload is applied, not refused.
+   */
+  serveRequest<T>(fn: () => T | Promise<T>): Promise<T> {
+    return this.runtimeGate.shared(fn);
   }
 
   /** The mode's flags become settings overrides of this engine (the host persists them in workspace settings). */
@@ -223,22 +238,26 @@ export class MemoryEngine {
     const warnings: string[] = [];
     const store = await Stores.openGlobalWritable(this.opts, this.ctx.project.id, warnings);
     if (!store) return false;
-    await this.closeRuntimes();
-    await this.switching;
-    await this.ctx.stores.replaceGlobal(store);
-    this.changes.watch(['global']);
-    store.onHealthChange((health) => this.ctx.emit({ type: 'store.health', store: 'global', health }));
-    for (const w of [...warnings, ...store.warnings]) this.ctx.warn(w);
-    await this.buildRuntimes();
-    this.scheduler.start();
-    await this.pipelines.start();
-    this.queueMissingVectors();
+    // The calls waiting for global/ wait outside the gate (server/globalForwarding.ts): no deadlock.
+    await this.runtimeGate.exclusive(async () => {
+      await this.closeRuntimes();
+      await this.switching;
+      await this.ctx.stores.replaceGlobal(store);
+      this.changes.watch(['global']);
+      store.onHealthChange((health) => this.ctx.emit({ type: 'store.health', store: 'global', health }));
+      for (const w of [...warnings, ...store.warnings]) this.ctx.warn(w);
+      await this.buildRuntimes();
+      this.scheduler.start();
+      await this.pipelines.start();
+      this.queueMissingVectors();
+    });
     return true;
   }
 
   /** The background embedder switch started by the last reload, if any (tests wait for it). */
-  whenEmbedderSwitched(): Promise<void> {
-    return this.switching ?? Promise.resolve();
+  async whenEmbedderSwitched(): Promise<void> {
+    await this.switching;
+    await this.rebuilding;
   }
 
   /** Clean shutdown: stop the timers and runtimes, snapshot both stores and release their locks. */
@@ -370,12 +389,22 @@ export class MemoryEngine {
       return;
     }
     if (!this.active) {
-      // No vectors before: the runtimes are rebuilt over the new embedder and embed everything.
-      this.active = next;
-      await this.closeRuntimes();
-      await this.buildRuntimes();
-      await this.pipelines.start();
-      this.queueMissingVectors();
+      // No vectors before: the runtimes are rebuilt over the new embedder and embed everything —
+      // once the requests under way are done. Not awaited here: a reload awaits this switch while
+      // it holds the gate (reloadConfig); its new generation makes the waiting rebuild give up.
+      this.rebuilding = this.runtimeGate
+        .exclusive(async () => {
+          if (generation !== this.generation || this.ctx.closed) {
+            next.embedder.dispose();
+            return;
+          }
+          this.active = next;
+          await this.closeRuntimes();
+          await this.buildRuntimes();
+          await this.pipelines.start();
+          this.queueMissingVectors();
+        })
+        .catch((e: unknown) => this.ctx.warn(`Switching to the new embedder failed: ${errorMessage(e)}`));
       return;
     }
     const current = () => generation === this.generation;

@@ -144,7 +144,42 @@ function graphParams(p: GraphParams | undefined): GraphParams {
   return { ...g, limit: l };
 }
 
+/**
+ * Methods outside the engine's request gate (MemoryEngine.serveRequest): those that rebuild the
+ * runtimes themselves (a rebuild waits for every request under way, so theirs would wait for
+ * itself), the long wait for changes (it reads the store, not the runtimes: a reload must not wait
+ * for it), the shutdown (it closes the runtimes once the requests are drained) and the debug
+ * methods that never end.
+ */
+export const OUTSIDE_REQUEST_GATE: ReadonlySet<EngineMethod> = new Set<EngineMethod>([
+  'config.reload',
+  'pipeline.setMode',
+  'team.connect',
+  'team.disconnect',
+  'events.wait',
+  'engine.shutdown',
+  'debug.crash',
+  'debug.hang',
+]);
+
+type AnyHandler = (e: MemoryEngine, p: unknown, c: CallContext) => unknown;
+
+/** Every other method runs in the gate's shared section: a reload never closes a runtime under it. */
+function gated(table: HandlerTable): HandlerTable {
+  const out = { ...table } as Record<EngineMethod, AnyHandler>;
+  for (const m of Object.keys(table) as EngineMethod[]) {
+    if (OUTSIDE_REQUEST_GATE.has(m)) continue;
+    const handler = table[m] as AnyHandler;
+    out[m] = (e, p, c) => e.serveRequest(() => handler(e, p, c));
+  }
+  return out as unknown as HandlerTable;
+}
+
 export function createHandlers(opts: { allowDebug: boolean; exit: (code: number) => void }): HandlerTable {
+  return gated(handlerTable(opts));
+}
+
+function handlerTable(opts: { allowDebug: boolean; exit: (code: number) => void }): HandlerTable {
   const debugOnly = () => {
     if (!opts.allowDebug) throw new EngineError('unknown_method', 'Debug methods are disabled.');
   };

@@ -23,9 +23,18 @@ function describe(err: unknown): string {
 export function createLogger(): Logger {
   const channel = vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME);
   const stamp = () => new Date().toISOString();
+  // As the window closes VS Code closes the channel before deactivate() has finished: appendLine then
+  // throws "Channel has been closed", which must not abort the engine's shutdown that logged the line.
+  const write = (text: string) => {
+    try {
+      channel.appendLine(text);
+    } catch {
+      // The line has nowhere to go any more.
+    }
+  };
   return {
     channel,
-    info: (line) => channel.appendLine(`[${stamp()}] ${line}`),
+    info: (line) => write(`[${stamp()}] ${line}`),
     error: (line, err) => {
       const detail =
         err instanceof Error
@@ -33,7 +42,7 @@ export function createLogger(): Logger {
           : err !== undefined
             ? ` — ${describe(err)}`
             : '';
-      channel.appendLine(`[${stamp()}] ERROR ${line}${detail}`);
+      write(`[${stamp()}] ERROR ${line}${detail}`);
     },
   };
 }

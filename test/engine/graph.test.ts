@@ -16,8 +16,8 @@ import { engineDirs, startClient } from './harness';
 const handlers = createHandlers({ allowDebug: false, exit: () => undefined });
 const NO_CALL = { signal: new AbortController().signal, progress: () => undefined };
 /** graph.query as the protocol answers it (the handler checks the params). */
-function graphQuery(engine: MemoryEngine, params: GraphParams) {
-  return handlers['graph.query'](engine, params, NO_CALL) as GraphView;
+async function graphQuery(engine: MemoryEngine, params: GraphParams): Promise<GraphView> {
+  return (await handlers['graph.query'](engine, params, NO_CALL)) as GraphView;
 }
 
 const GRAPH_ON = { 'embedding.provider': 'hash', 'memory.pipelineV2.graphEnabled': true };
@@ -83,7 +83,7 @@ async function seeded(settings: Record<string, unknown> = GRAPH_ON) {
 test('graph.query: entities with types and mentions, relations among them, the type list', async () => {
   const { engine } = await seeded();
   try {
-    const g = entitiesOf(graphQuery(engine, {}));
+    const g = entitiesOf(await graphQuery(engine, {}));
     assert.deepEqual(names(g), ['<img src=x onerror=alert(1)>', 'API Gateway', 'Billing Service', 'Memcached', 'Postgres', 'Redis']);
     assert.equal(g.totalEntities, 6);
     assert.equal(g.truncated, false);
@@ -111,33 +111,33 @@ test('graph.query: entities with types and mentions, relations among them, the t
 test('graph.query filters: entity types, minimum mentions, name search, limit; edges only between shown entities', async () => {
   const { engine } = await seeded();
   try {
-    const tech = entitiesOf(graphQuery(engine, { entityTypes: ['technology'] }));
+    const tech = entitiesOf(await graphQuery(engine, { entityTypes: ['technology'] }));
     assert.deepEqual(names(tech), ['Memcached', 'Postgres', 'Redis']);
     assert.deepEqual(tech.edges, [], 'no relation joins two technologies');
     assert.equal(tech.totalEntities, 6, 'the total is the whole graph');
 
-    const services = entitiesOf(graphQuery(engine, { entityTypes: ['service', 'technology'], minMentions: 2 }));
+    const services = entitiesOf(await graphQuery(engine, { entityTypes: ['service', 'technology'], minMentions: 2 }));
     assert.deepEqual(names(services), ['API Gateway', 'Redis'], 'Billing Service has one mention');
     assert.deepEqual(
       services.edges.map((e) => e.type),
       ['uses'],
     );
-    const both = entitiesOf(graphQuery(engine, { entityTypes: ['service'] }));
+    const both = entitiesOf(await graphQuery(engine, { entityTypes: ['service'] }));
     assert.deepEqual(
       both.edges.map((e) => e.type),
       ['calls'],
     );
 
-    assert.deepEqual(names(entitiesOf(graphQuery(engine, { minMentions: 3 }))), ['API Gateway']);
+    assert.deepEqual(names(entitiesOf(await graphQuery(engine, { minMentions: 3 }))), ['API Gateway']);
     assert.deepEqual(
-      names(entitiesOf(graphQuery(engine, { search: '  api  GATE' }))),
+      names(entitiesOf(await graphQuery(engine, { search: '  api  GATE' }))),
       ['API Gateway'],
       'case and spaces as in canonical names',
     );
-    assert.deepEqual(names(entitiesOf(graphQuery(engine, { search: '100%' }))), [], 'LIKE wildcards are literal');
-    assert.deepEqual(names(entitiesOf(graphQuery(engine, { search: '<img' }))), ['<img src=x onerror=alert(1)>']);
+    assert.deepEqual(names(entitiesOf(await graphQuery(engine, { search: '100%' }))), [], 'LIKE wildcards are literal');
+    assert.deepEqual(names(entitiesOf(await graphQuery(engine, { search: '<img' }))), ['<img src=x onerror=alert(1)>']);
 
-    const top2 = entitiesOf(graphQuery(engine, { limit: 2 }));
+    const top2 = entitiesOf(await graphQuery(engine, { limit: 2 }));
     assert.equal(top2.nodes.length, 2);
     assert.equal(top2.truncated, true);
     assert.deepEqual(names(top2), ['API Gateway', 'Redis']);
@@ -146,16 +146,16 @@ test('graph.query filters: entity types, minimum mentions, name search, limit; e
       ['uses'],
     );
 
-    assert.throws(
-      () => graphQuery(engine, { mode: 'both' as never }),
+    await assert.rejects(
+      graphQuery(engine, { mode: 'both' as never }),
       (e: unknown) => e instanceof EngineError && e.code === 'invalid_input',
     );
-    assert.throws(
-      () => graphQuery(engine, { minMentions: 'two' as never }),
+    await assert.rejects(
+      graphQuery(engine, { minMentions: 'two' as never }),
       (e: unknown) => e instanceof EngineError && e.code === 'invalid_input',
     );
 
-    const memories = graphQuery(engine, { mode: 'memories' });
+    const memories = await graphQuery(engine, { mode: 'memories' });
     assert.equal(memories.mode, 'memories');
     assert.equal(memories.nodes.length, 3);
     assert.equal((memories as { notice?: string }).notice, undefined, 'asked for: no notice');
@@ -167,7 +167,7 @@ test('graph.query filters: entity types, minimum mentions, name search, limit; e
 test('graph.entityMemories: the memories mentioning an entity, newest first; deleted ones leave; unknown id is not_found', async () => {
   const { engine, ids } = await seeded();
   try {
-    const g = entitiesOf(graphQuery(engine, {}));
+    const g = entitiesOf(await graphQuery(engine, {}));
     const id = (name: string) => g.nodes.find((n) => n.name === name)!.id;
     const redis = engine.graph.entityMemories(id('Redis'));
     assert.equal(redis.entity.name, 'Redis');
@@ -196,7 +196,7 @@ test('graph.entityMemories: the memories mentioning an entity, newest first; del
 test('graph.query falls back to the memory view, saying why, when graphEnabled is off or the graph is empty', async () => {
   const off = await seeded({ 'embedding.provider': 'hash' });
   try {
-    const v = graphQuery(off.engine, {});
+    const v = await graphQuery(off.engine, {});
     assert.equal(v.mode, 'memories');
     assert.equal(v.nodes.length, 3, 'the memories are still drawn');
     assert.match((v as { notice?: string }).notice ?? '', /turn on the pipeline and its Knowledge Graph setting to extract the entities/);
@@ -206,7 +206,7 @@ test('graph.query falls back to the memory view, saying why, when graphEnabled i
   const empty = await MemoryEngine.open({ ...engineDirs(), snapshotTickMs: 0, settings: GRAPH_ON });
   try {
     await empty.memories.create({ content: 'A memory without any extracted entity yet, in a fresh store.' });
-    const v = graphQuery(empty, {});
+    const v = await graphQuery(empty, {});
     assert.equal(v.mode, 'memories');
     assert.equal(v.nodes.length, 1);
     assert.match(
@@ -254,18 +254,18 @@ test('graph.query at 3,000 entities and 6,000 relations (limit 5,000 cap; time p
   const engine = await MemoryEngine.open({ ...dirs, snapshotTickMs: 0, settings: GRAPH_ON });
   try {
     const t0 = performance.now();
-    const g = entitiesOf(graphQuery(engine, { limit: 5000 }));
+    const g = entitiesOf(await graphQuery(engine, { limit: 5000 }));
     const ms = performance.now() - t0;
     assert.equal(g.totalEntities, 3000);
     assert.equal(g.nodes.length, 3000);
     assert.ok(g.edges.length > 5500, `about 6,000 relations, got ${g.edges.length}`);
     console.log(`# graph.query: ${g.nodes.length} entities, ${g.edges.length} relations in ${ms.toFixed(0)} ms`);
-    assert.throws(
-      () => graphQuery(engine, { limit: 99999 }),
+    await assert.rejects(
+      graphQuery(engine, { limit: 99999 }),
       (e: unknown) => (e as EngineError).code === 'invalid_input' && /from 1 to 5000/.test((e as Error).message),
       'the cap is 5,000: a larger limit is refused, naming the range',
     );
-    assert.equal(entitiesOf(graphQuery(engine, {})).nodes.length, 2000, 'default limit 2,000');
+    assert.equal(entitiesOf(await graphQuery(engine, {})).nodes.length, 2000, 'default limit 2,000');
   } finally {
     await engine.close();
   }

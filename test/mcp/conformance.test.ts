@@ -9,16 +9,14 @@
 // every active server scenario of the suite must pass.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { tmpDir } from '../helpers/tmp';
-import { fakeClone } from '../helpers/clones';
 import { ROOT } from '../helpers/cliProcess';
+import { serveMcpHttp, tokenWorkspace } from '../helpers/mcpHttp';
 
 const FIXTURE_SERVER = path.join(ROOT, 'test/helpers/conformanceServer.ts');
 
@@ -61,31 +59,6 @@ const SCENARIOS = [
   // Pending in 0.1.16 (run on its own): the server closes a call's stream, the client resumes it.
   'server-sse-polling',
 ];
-
-function serve(ws: string, home: string, tokenFile: string): Promise<{ proc: ChildProcess; port: number }> {
-  const proc = spawn(
-    process.execPath,
-    ['--import', 'tsx', FIXTURE_SERVER, 'mcp', '--http', '0', '--workspace', ws, '--token-file', tokenFile],
-    {
-      cwd: ROOT,
-      env: { ...process.env, AGENT_MEMORY_HOME: home },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let err = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL within 60 s: ${err}`)), 60_000);
-    proc.stderr!.on('data', (d: Buffer) => {
-      err += d.toString('utf8');
-      const m = /Streamable HTTP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, port: Number(m[1]) });
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`exited with ${code}: ${err}`)));
-  });
-}
 
 /** A loopback relay to `port` that adds the bearer token; the relay's own port in Host / Origin becomes the server's. */
 async function relay(port: number, token: string): Promise<http.Server & { port: number }> {
@@ -142,13 +115,8 @@ test(
   'the MCP conformance suite passes its server scenarios against agent-memory mcp --http with the token',
   { timeout: 600_000 },
   async () => {
-    const root = tmpDir('am-mcp-conformance-');
-    const ws = fakeClone(root, 'repo');
-    fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
-    const token = randomBytes(32).toString('hex');
-    const tokenFile = path.join(root, 'token');
-    fs.writeFileSync(tokenFile, token, { mode: 0o600 });
-    const served = await serve(ws, path.join(root, 'home'), tokenFile);
+    const { root, ws, home, token, tokenFile } = tokenWorkspace('am-mcp-conformance-');
+    const served = await serveMcpHttp(ws, home, { entry: FIXTURE_SERVER, extra: ['--token-file', tokenFile] });
     const front = await relay(served.port, token);
     try {
       // The active suite, and the one pending server scenario that tests this server itself
@@ -190,13 +158,8 @@ test(
   'a call whose stream the server closes mid-call is resumed by the SDK client with Last-Event-ID and answered',
   { timeout: 120_000 },
   async () => {
-    const root = tmpDir('am-mcp-resume-');
-    const ws = fakeClone(root, 'repo');
-    fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
-    const token = randomBytes(32).toString('hex');
-    const tokenFile = path.join(root, 'token');
-    fs.writeFileSync(tokenFile, token, { mode: 0o600 });
-    const served = await serve(ws, path.join(root, 'home'), tokenFile);
+    const { ws, home, token, tokenFile } = tokenWorkspace('am-mcp-resume-');
+    const served = await serveMcpHttp(ws, home, { entry: FIXTURE_SERVER, extra: ['--token-file', tokenFile] });
     const resumed: string[] = [];
     const client = new Client({ name: 'resume-test', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${served.port}/mcp`), {

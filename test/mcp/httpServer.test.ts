@@ -5,7 +5,6 @@
 // others can read refused; the token file it writes is gone once it stops.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
@@ -16,41 +15,17 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 import { projectStoreDir } from '../../src/engine/transport/endpoint';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
-import { CLI_TS, ROOT, runCli } from '../helpers/cliProcess';
+import { runCli } from '../helpers/cliProcess';
+import { serveMcpHttp, type ServedMcp as Served } from '../helpers/mcpHttp';
 import { resultData } from '../helpers/mcpOutput';
 import { until } from '../helpers/until';
 
 type TextResult = { content: { type: string; text: string }[]; isError?: boolean };
 const textOf = (r: unknown) => (r as TextResult).content.map((c) => c.text).join('\n');
 
-interface Served {
-  proc: ChildProcess;
-  url: string;
-  port: number;
-  stderr: () => string;
-}
-
-/** Starts `agent-memory mcp --http 0 …` and waits for the line naming its URL. */
-function serve(ws: string, home: string, extra: string[] = []): Promise<Served> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CLI_TS, 'mcp', '--http', '0', '--workspace', ws, ...extra], {
-    cwd: ROOT,
-    env: { ...process.env, AGENT_MEMORY_HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL within 60 s: ${err}`)), 60_000);
-    proc.stderr.on('data', (d: Buffer) => {
-      err += d.toString('utf8');
-      const m = /Streamable HTTP on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/.exec(err);
-      if (m && (extra.includes('--token-file') || /\(also in .*\)/.test(err))) {
-        clearTimeout(timer);
-        resolve({ proc, url: m[1]!, port: Number(m[2]), stderr: () => err });
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`exited with ${code}: ${err}`)));
-  });
-}
+/** `agent-memory mcp --http 0 …`, started once it has said its URL and where its token is (or was given one). */
+const serve = (ws: string, home: string, extra: string[] = []) =>
+  serveMcpHttp(ws, home, { extra, ready: (err) => extra.includes('--token-file') || /\(also in .*\)/.test(err) });
 
 async function stop(s: Served): Promise<number | null> {
   const exited = new Promise<number | null>((resolve) => s.proc.once('exit', (code) => resolve(code)));

@@ -7,38 +7,10 @@
 // the document's paths are exactly the router's routes.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import Ajv from 'ajv';
 import { ROUTES } from '../../src/mcp/restApi';
 import { OPERATIONS } from '../../src/mcp/openapi';
-import { tmpDir } from '../helpers/tmp';
-import { fakeClone } from '../helpers/clones';
-import { CLI_TS, ROOT } from '../helpers/cliProcess';
-
-function serve(ws: string, home: string, tokenFile: string): Promise<{ proc: ChildProcess; port: number }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CLI_TS, 'mcp', '--http', '0', '--workspace', ws, '--token-file', tokenFile], {
-    cwd: ROOT,
-    env: { ...process.env, AGENT_MEMORY_HOME: home },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL within 60 s: ${err}`)), 60_000);
-    proc.stderr!.on('data', (d: Buffer) => {
-      err += d.toString('utf8');
-      // Started, and it says where the REST API is (same port and token).
-      const m = /Streamable HTTP on http:\/\/127\.0\.0\.1:(\d+)\/mcp[^\n]*\nREST API: http:\/\/127\.0\.0\.1:\1\/api\/v1 /.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, port: Number(m[1]) });
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`exited with ${code}: ${err}`)));
-  });
-}
+import { serveMcpHttp, tokenWorkspace } from '../helpers/mcpHttp';
 
 type Json = Record<string, any>;
 
@@ -46,13 +18,12 @@ test(
   'the REST API /api/v1 through fetch: token, memories CRUD, search, suggestions, context, stats, errors, OpenAPI',
   { timeout: 180_000 },
   async () => {
-    const root = tmpDir('am-rest-');
-    const ws = fakeClone(root, 'repo');
-    fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
-    const token = randomBytes(32).toString('hex');
-    const tokenFile = path.join(root, 'token');
-    fs.writeFileSync(tokenFile, token, { mode: 0o600 });
-    const served = await serve(ws, path.join(root, 'home'), tokenFile);
+    const { ws, home, token, tokenFile } = tokenWorkspace('am-rest-');
+    // Started, and it says where the REST API is (same port and token).
+    const served = await serveMcpHttp(ws, home, {
+      extra: ['--token-file', tokenFile],
+      ready: (err) => /Streamable HTTP on http:\/\/127\.0\.0\.1:(\d+)\/mcp[^\n]*\nREST API: http:\/\/127\.0\.0\.1:\1\/api\/v1 /.test(err),
+    });
     const base = `http://127.0.0.1:${served.port}/api/v1`;
     const ajv = new Ajv({ strict: false });
     const seen = new Set<string>();

@@ -49,10 +49,8 @@ export const tests = {
     await welcome.waitFor({ state: 'visible', timeout: 20000 });
     const newReminder = welcome.locator('.monaco-button', { hasText: 'New Reminder…' }).first();
     await newReminder.waitFor({ state: 'visible' });
-    // The button is whole in the view, not cut off at its bottom edge (the view opens at its initial share).
-    const body = await pane.locator('.pane-body').first().boundingBox();
-    const button = await newReminder.boundingBox();
-    assert.ok(button.y + button.height <= body.y + body.height + 1, `New Reminder… is shown whole: ${JSON.stringify({ button, body })}`);
+    // That the button is whole when the view first opens is checked on a fresh layout (presence.ui.mjs
+    // › "every view … has room"): in this window earlier tests have resized the views.
     await screenshot('empty', LIGHT_DARK);
 
     await cli(workspace, 'add', 'Schedules view test: the checkout rollout reached 100 % on Friday.', '--title', 'checkout rollout');
