@@ -59,6 +59,13 @@ export interface SearchBenchResult {
   ab_fulltext_unpruned_p50_ms: number;
   ab_fulltext_unpruned_p99_ms: number;
   /** The 3-common-words worst case, pruned (default) and unpruned alternating (100 queries). */
+  /**
+   * The engine's search request (src/engine/services/search.ts), alternating per query: results
+   * with their whole contents from the search's one read of the rows (withContent)…
+   */
+  ab_hits_whole_p50_ms: number;
+  /** …and what the engine did before: the summaries, then each hit read again by id (SELECT *). */
+  ab_hits_reread_p50_ms: number;
   ab_common_terms_p50_ms: number;
   ab_common_terms_unpruned_p50_ms: number;
   hybrid_exact_baseline_p50_ms: number;
@@ -342,6 +349,30 @@ async function timeSearch(
   return { times };
 }
 
+/** The engine's search with whole hits, one read vs a read per hit, alternating per query (see SearchBenchResult). */
+async function timeHitReads(
+  store: Store,
+  search: HybridSearch,
+  emb: PrecomputedEmbedder,
+  queries: { texts: string[]; vecs: Float32Array[] },
+): Promise<{ whole: number[]; reread: number[] }> {
+  const whole: number[] = [];
+  const reread: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    for (let i = 0; i < queries.texts.length; i++) {
+      emb.next = queries.vecs[i]!;
+      const a = await search.search({ query: queries.texts[i]!, withContent: true });
+      const b = await search.search({ query: queries.texts[i]! });
+      const t0 = performance.now();
+      for (const r of b.results) store.get('SELECT * FROM memories WHERE id = ?', [r.memory.id]);
+      if (round === 0) continue; // the first round warms both
+      whole.push(a.timings.searchMs);
+      reread.push(b.timings.searchMs + performance.now() - t0);
+    }
+  }
+  return { whole, reread };
+}
+
 /** Both ways of scoring 60 random rids per query, alternating, same rids (see SearchBenchResult). */
 function timeSimilarities(
   store: Store,
@@ -503,6 +534,7 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
     );
     const [abCommon, abCommonUnpruned] = await timeAlternating([hybrid, unpruned], emb, common.slice(0, 100), qvecs);
     const hc = await timeSearch(hybrid, emb, common.slice(0, 100), qvecs);
+    const hitReads = await timeHitReads(store, hybrid, emb, { texts: text.slice(0, 150), vecs: qvecs });
     const ann = qvecs.map((q) => {
       const t0 = performance.now();
       const r = hnsw.search(q, 10);
@@ -560,6 +592,8 @@ export async function runSearchBench(size: number, workDir: string): Promise<Sea
       ab_no_feedback_p99_ms: round(percentile(abNoFeedback!, 99)),
       ab_fulltext_unpruned_p50_ms: round(median(abUnpruned!)),
       ab_fulltext_unpruned_p99_ms: round(percentile(abUnpruned!, 99)),
+      ab_hits_whole_p50_ms: round(median(hitReads.whole)),
+      ab_hits_reread_p50_ms: round(median(hitReads.reread)),
       ab_common_terms_p50_ms: round(median(abCommon!)),
       ab_common_terms_unpruned_p50_ms: round(median(abCommonUnpruned!)),
       hybrid_exact_baseline_p50_ms: round(ep50),

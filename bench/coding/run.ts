@@ -142,12 +142,10 @@ async function openBench(cfg: CodingConfig, workDir: string): Promise<Bench> {
     {
       name: 'project',
       search: (req) => new HybridSearch(store, { projectId: PROJECT, embedder, vectors, settings }).search(req),
-      memory,
     },
     {
       name: 'global',
       search: (req) => new HybridSearch(global, { projectId: PROJECT, settings }).search(req),
-      memory: new MemoryService(global, { projectId: PROJECT }),
     },
   ];
   const x = cfg.expansion;

@@ -19,7 +19,6 @@ import * as path from 'node:path';
 import { Store } from '../../src/core/store/store';
 import type { Embedder } from '../../src/core/embed/types';
 import { HybridSearch } from '../../src/core/search/hybrid';
-import { MemoryService } from '../../src/core/memory/memoryService';
 import { defaultConfig } from '../../src/core/config';
 import { SearchService, type SearchableStore } from '../../src/engine/worker/services/search';
 import { VectorStore } from '../../src/core/vectorstore/vectorStore';
@@ -92,9 +91,8 @@ interface SampleStore {
 }
 
 /** A store as the engine's search service sees it (a StoreRuntime's search, memory and name). */
-function searchable(name: 'project' | 'global', store: Store, search: HybridSearch): SearchableStore {
-  const memory = new MemoryService(store, { projectId: PROJECT });
-  return { name, search: (req) => search.search(req), memory };
+function searchable(name: 'project' | 'global', search: HybridSearch): SearchableStore {
+  return { name, search: (req) => search.search(req) };
 }
 
 /** Embeddings computed once per process, shared by every config with the same space. */
@@ -259,13 +257,9 @@ export class EngineRetriever extends PerSampleRetriever<SampleStore> {
       await vectors.whenReady();
     }
     const settings = this.opts.settings;
-    const project = searchable(
-      'project',
-      store,
-      new HybridSearch(store, { projectId: PROJECT, embedder: this.embedder, vectors, settings }),
-    );
+    const project = searchable('project', new HybridSearch(store, { projectId: PROJECT, embedder: this.embedder, vectors, settings }));
     const global = await Store.open({ dir: path.join(this.ctx.workDir, `${sampleId.replace(/[^\w.-]+/g, '_')}-global`) });
-    const both = [project, searchable('global', global, new HybridSearch(global, { projectId: PROJECT, settings }))];
+    const both = [project, searchable('global', new HybridSearch(global, { projectId: PROJECT, settings }))];
     const search = new SearchService({
       config: defaultConfig(),
       stores: { forScope: (scope) => both.filter((b) => scope === undefined || b.name === scope) },

@@ -279,11 +279,7 @@ export class HybridSearch {
       ranked = monotoneRelevance(await this.rerankHead(this.deps.reranker, { query, limit, warnings }, ranked));
     }
     ranked = ranked.slice(0, limit);
-    const rows = this.rows(
-      ranked.map((c) => c.rid),
-      SUMMARY_COLUMNS,
-    );
-    const results = this.results(ranked, rows, plan);
+    const results = this.hydrated(ranked, plan, req.withContent === true);
     const searchMs = performance.now() - t1;
     // Lifecycle bookkeeping is queued only; its write happens after this response.
     if (results.length) this.deps.access?.record(ranked.map((c) => c.rid));
@@ -329,15 +325,26 @@ export class HybridSearch {
     return ranked.filter((c) => c.relevance >= min);
   }
 
+  /** The results of `ranked` from one read of their rows: whole contents only for a caller that shows them. */
+  private hydrated(ranked: Ranked[], plan: QueryPlan, withContent: boolean): SearchResult[] {
+    const rows = this.rows(
+      ranked.map((c) => c.rid),
+      withContent ? HYDRATE_COLUMNS : SUMMARY_COLUMNS,
+    );
+    return this.results(ranked, rows, plan, withContent);
+  }
+
   /** The results of `ranked` (in order) from their rows, with their matched words, relevance and evidence. */
-  private results(ranked: Ranked[], rows: Map<number, Row>, plan: QueryPlan): SearchResult[] {
+  private results(ranked: Ranked[], rows: Map<number, Row>, plan: QueryPlan, withContent: boolean): SearchResult[] {
     const results: SearchResult[] = [];
     for (const c of ranked) {
       const row = rows.get(c.rid);
       if (!row) continue; // vanished between the legs and hydration (cannot happen on one thread; cheap to guard)
       const similarity = plan.cal ? c.similarity : undefined;
       results.push({
+        rid: c.rid,
         memory: rowToSummary(row),
+        ...(withContent ? { content: String(row.content) } : {}),
         vectorScore: c.vectorScore,
         textScore: c.textScore,
         graphBoost: c.graphBoost,
@@ -578,7 +585,7 @@ export class HybridSearch {
     return out;
   }
 
-  /** The rows of the results: `columns` is HYDRATE_COLUMNS (for the reranker) or SUMMARY_COLUMNS. */
+  /** The rows of the results: `columns` is HYDRATE_COLUMNS (the reranker, SearchRequest.withContent) or SUMMARY_COLUMNS. */
   private rows(rids: number[], columns: string): Map<number, Row> {
     const out = new Map<number, Row>();
     for (let i = 0; i < rids.length; i += 500) {

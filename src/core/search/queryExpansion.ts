@@ -195,7 +195,13 @@ export async function searchWithAlternates(
     timings.embedMs += r.timings.embedMs;
     timings.searchMs += r.timings.searchMs;
   };
-  const pool = await search({ ...req, limit: Math.max(opts.poolLimit, req.limit ?? 0), minRelevance: RELATED_RELEVANCE, noRerank: true });
+  const pool = await search({
+    ...req,
+    limit: Math.max(opts.poolLimit, req.limit ?? 0),
+    minRelevance: RELATED_RELEVANCE,
+    noRerank: true,
+    withContent: false,
+  });
   add(pool);
   const related = new Set(pool.results.map((r) => r.memory.id));
   for (const query of alternates) {

@@ -35,6 +35,13 @@ export interface SearchFilters {
   scope?: MemoryScope;
   /** Every listed tag must be present. */
   tags?: string[];
+  /**
+   * Written at or after this instant (an ISO date-time; a date alone is midnight UTC). Applied in
+   * SQL by both legs, like the other filters, so a date-limited search still finds `limit` hits.
+   */
+  createdAfter?: string;
+  /** Written before this instant (ISO, as createdAfter). */
+  createdBefore?: string;
 }
 
 export interface SearchRequest extends SearchFilters {
@@ -52,10 +59,20 @@ export interface SearchRequest extends SearchFilters {
    * Query expansion asks for the query's related memories below the floor (queryExpansion.ts).
    */
   minRelevance?: number;
+  /**
+   * Also read each result's whole content (SearchResult.content), in the one statement that
+   * reads the results' rows: for callers that show it (the engine's search), instead of reading
+   * every hit again. Without it only the summary's preview is copied out of sql.js.
+   */
+  withContent?: boolean;
 }
 
 export interface SearchResult {
+  /** memories.rid of the result (the engine records accesses by it). */
+  rid: number;
   memory: MemorySummary;
+  /** The whole content, when the request asked for it (SearchRequest.withContent). */
+  content?: string;
   /**
    * Normalized vector score (0 when the memory has no vector in this space or the leg was off);
    * with vector feedback on (settings.feedbackDocs), of the cosine with the moved query.

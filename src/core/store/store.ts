@@ -11,37 +11,27 @@
  * Faults (docs/durability.md): a failed append or fsync pauses writes (health disk_full /
  * io_error) until a durable state is re-established in the background; a log that cannot be
  * replayed opens read-only with one error and its segments copied to quarantine/.
+ *
+ * This file opens the store and holds its state; transactions are storeWrites.ts, snapshots and
+ * the secure compaction storeSnapshots.ts, health storeHealth.ts, encryption storeCrypt.ts.
  */
-/* eslint-disable max-lines -- 528 lines since secure compaction and encryption at rest landed;
-   splitting the class (open, snapshots, encryption) belongs to the codebase layout work. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database } from 'sql.js';
 import { SqlDb } from './sqlDb';
 import type { SnapshotPolicy, StoreOptions, StoreStats, Tx, WriteBlock } from './storeTypes';
 import { AppendError, OpLog } from './opLog';
-import type { Op, SqlValue } from './opCodec';
-import { REPLAYABLE_MARK, highestBoundRid, planInsert, withoutMark } from './rowNumbers';
+import type { Op } from './opCodec';
+import { highestBoundRid, withoutMark } from './rowNumbers';
 import { StoreLock } from './lock';
 import { loadSqlJs } from './sqljs';
 import { applyMigrations, defaultMigrationsDir, loadMigrations, type MigrationHost } from './migrations';
-import { changeCounter, releaseStorage, reserveFor, type LiveFile } from './liveFile';
+import { reserveFor } from './liveFile';
 import { UserFacingError, errorMessage } from '../util/errors';
-import {
-  SNAPSHOT,
-  loadSnapshot,
-  removeOldCopies,
-  discardSnapshotTemp,
-  writeSnapshotFile,
-  writeSnapshotTemp,
-  type LoadedSnapshot,
-  type SnapshotContent,
-  type VerifiedBy,
-} from './snapshotFiles';
+import { SNAPSHOT, loadSnapshot, type LoadedSnapshot, type VerifiedBy } from './snapshotFiles';
 import { LOW_SPACE_BYTES, freeBytes, isDiskFull, nodeFs, type StoreFs } from './storeFs';
 import {
   HealthTracker,
-  SNAPSHOT_DISK_FULL,
   StoreIoError,
   WarningList,
   diskFullAtOpen,
@@ -55,11 +45,12 @@ import { becomeWriter } from './writerCatchUp';
 import { checkStoreLayout } from './storeLayout';
 import { RetryScheduler } from './retryScheduler';
 import { FtsMergeTimer, compactFullTextIndex, mergeFullTextSegments, type CompactOptions, type FtsHost } from './ftsMaintenance';
-import { normalizeParams, stripSqlComments, NON_DETERMINISTIC } from './sqlText';
 import type { FileCipher } from '../crypto/fileCipher';
 import type { UserKey, UserKeyring } from '../crypto/userKeys';
 import { codecFor } from './logCodec';
 import { encryptionInfo, rekeyStore, storeCipherAtOpen, type EncryptionInfo, type RekeyProbe } from './storeCrypt';
+import { StoreSnapshots } from './storeSnapshots';
+import { StoreWrites } from './storeWrites';
 
 export * from './storeTypes';
 export type { StoreHealth, StoreHealthState } from './storeHealth';
@@ -73,10 +64,6 @@ function isDiskFullError(e: unknown): boolean {
 
 export class Store extends SqlDb {
   private seq = 0;
-  private snapshotSeq = 0;
-  private snapshotting: Promise<void> | undefined;
-  private oldestUnsnapshottedAt: number | undefined;
-  private inTx = false;
   private closed = false;
   private readonly ftsMergeTimer: FtsMergeTimer | undefined;
   private readonly warningList = new WarningList();
@@ -85,26 +72,17 @@ export class Store extends SqlDb {
   private replayed = 0;
   private schemaVersion = 0;
   private snapshotVerifiedBy: VerifiedBy = 'none';
-  /** The database file's bytes in MEMFS, written out directly by snapshots (see liveFile.ts). */
-  private live: LiveFile | undefined;
-  private lastSnapshotFrom: StoreStats['lastSnapshotFrom'];
   /** Why this process never writes (opened read-only, a log it cannot replay); undefined for a writer. */
   private readOnlyReason: string | undefined;
   /** The log could not be replayed: read-only for good, migrations applied in memory only. */
   private unreplayable = false;
   private writeBlock: WriteBlock | undefined;
-  /** Snapshots fail (disk full) while writes to the log still work; retried after snapshotRetryAt. */
-  private snapshotProblem: string | undefined;
-  private snapshotRetryAt = 0;
   private readonly retry: RetryScheduler;
-  /** The loaded snapshot matched no checksum: the next snapshot replaces it and never makes it snapshot.prev. */
-  private loadedUnverified = false;
   private readonly sfs: StoreFs;
-  /** The highest memory row number given out or seen; new memories get the next one (rowNumbers.ts). */
-  private ridHigh = 0;
   /** The open found a damaged log: the writer takes a snapshot at once, so the repaired state is durable. */
   private damagedLog = false;
-  private readonly commitListeners = new Set<() => void>();
+  private readonly snapshots: StoreSnapshots;
+  private readonly writes: StoreWrites;
   /** The store's data key when it is encrypted (docs/encryption.md): every file it writes is sealed with it. */
   private cipher: FileCipher | undefined;
 
@@ -121,6 +99,35 @@ export class Store extends SqlDb {
     if (opts.onHealthChange) this.healthTracker.onChange(opts.onHealthChange);
     const merge = opts.ftsMerge ?? { tables: ['memories_fts', 'memories_exact', 'chunks_fts'], every: 64 };
     if (merge) this.ftsMergeTimer = new FtsMergeTimer(merge.every, () => !this.closed && this.mergeFullTextSegments(merge.tables));
+    this.snapshots = new StoreSnapshots({
+      dir: this.dir,
+      sfs: this.sfs,
+      db,
+      fileSize: () => this.fileSize(),
+      cipher: () => this.cipher,
+      log: () => this.log,
+      seq: () => this.seq,
+      inTx: () => this.writes.inTx,
+      writeBlocked: () => !!this.writeBlock,
+      warn: (m, key) => this.warn(m, key),
+      refreshHealth: () => this.refreshHealth(),
+      blockWrites: (block) => this.blockWrites(block),
+      isDiskFull: isDiskFullError,
+    });
+    this.writes = new StoreWrites({
+      db,
+      execOp: (sql, params) => this.execOp(sql, params),
+      get: (sql, params) => this.get(sql, params),
+      all: (sql, params) => this.all(sql, params),
+      assertWritable: () => this.assertWritable(),
+      append: (ops) => this.appendDurably(ops),
+      committed: () => {
+        this.seq++;
+        this.snapshots.changed();
+        this.ftsMergeTimer?.countCommit();
+      },
+      warn: (m, key) => this.warn(m, key),
+    });
   }
 
   /**
@@ -171,11 +178,11 @@ export class Store extends SqlDb {
 
   /** From the loaded snapshot: replay, open the log for appending, migrate, tell what happened. */
   private startFrom(snap: LoadedSnapshot, warnings: string[]): void {
-    this.live = snap.live;
+    this.snapshots.live = snap.live;
     this.exec('PRAGMA foreign_keys = ON');
-    this.snapshotSeq = this.seq = snap.snapshotSeq;
+    this.snapshots.seq = this.seq = snap.snapshotSeq;
     this.snapshotVerifiedBy = snap.verifiedBy;
-    this.loadedUnverified = snap.verifiedBy === 'integrity_check';
+    this.snapshots.loadedUnverified = snap.verifiedBy === 'integrity_check';
     const freshSegment = this.replayLog(warnings);
     // Appends go on in the newest segment; after a lost one, in a new one (every snapshot's position has a segment after it).
     if (freshSegment) this.log?.restart(this.seq + 1);
@@ -192,15 +199,17 @@ export class Store extends SqlDb {
    * error). True when its newest segment was empty or gone (appends start a new one).
    */
   private replayLog(warnings: string[]): boolean {
-    this.ridHigh = this.maxRid(); // before replay: a memory the log deletes keeps its number out of reach
+    const w = this.writes;
+    w.ridHigh = w.maxRid(); // before replay: a memory the log deletes keeps its number out of reach
     const newest = this.newestSegment();
     const reader = this.log ?? new OpLog(this.dir, nodeFs, { create: false, codec: codecFor(this.cipher) });
-    const r = reader.read(this.snapshotSeq, { repair: !!this.log });
-    const done = replayRecords(r, this.snapshotSeq, (ops) => this.applyOps(withoutMark(ops)));
+    const from = this.snapshots.seq;
+    const r = reader.read(from, { repair: !!this.log });
+    const done = replayRecords(r, from, (ops) => this.applyOps(withoutMark(ops)));
     if (this.log) keepSetAside(this.dir, r, done.setAsideSeqs);
-    for (const rec of r.records) this.ridHigh = Math.max(this.ridHigh, highestBoundRid(rec.ops));
-    this.ridHigh = Math.max(this.ridHigh, this.maxRid());
-    const lastSegment = r.lastSeq === this.snapshotSeq ? newest : 'present';
+    for (const rec of r.records) w.ridHigh = Math.max(w.ridHigh, highestBoundRid(rec.ops));
+    w.ridHigh = Math.max(w.ridHigh, w.maxRid());
+    const lastSegment = r.lastSeq === from ? newest : 'present';
     const damage = logDamageWarning(this.dir, r, done, lastSegment);
     if (damage) {
       warnings.push(damage);
@@ -208,7 +217,7 @@ export class Store extends SqlDb {
     }
     this.seq = done.seq;
     this.replayed = done.replayed;
-    if (this.replayed) this.oldestUnsnapshottedAt = Date.now();
+    if (this.replayed) this.snapshots.changed();
     if (done.failure) this.becomeUnreplayable(done.failure, warnings);
     return r.lostAtEnd === 'maybe' || lastSegment === 'gone';
   }
@@ -218,8 +227,9 @@ export class Store extends SqlDb {
    * gone, changes made after the snapshot may be lost (how many cannot be told).
    */
   private newestSegment(): NewestSegment {
-    if (this.snapshotSeq === 0) return 'present';
-    return OpLog.list(this.dir).some((seg) => seg.firstSeq > this.snapshotSeq) ? 'present' : 'gone';
+    const at = this.snapshots.seq;
+    if (at === 0) return 'present';
+    return OpLog.list(this.dir).some((seg) => seg.firstSeq > at) ? 'present' : 'gone';
   }
 
   private becomeUnreplayable(why: string, warnings: string[]): void {
@@ -258,7 +268,7 @@ export class Store extends SqlDb {
   }
 
   private refreshHealth(): void {
-    this.healthTracker.derive(this.readOnlyReason, this.writeBlock, this.snapshotProblem);
+    this.healthTracker.derive(this.readOnlyReason, this.writeBlock, this.snapshots.problem);
   }
 
   private warn(message: string, key?: string): void {
@@ -282,51 +292,7 @@ export class Store extends SqlDb {
    * commit; when this returns, the transaction is durable. `fn` must be synchronous.
    */
   transaction<T>(fn: (tx: Tx) => T): T {
-    this.assertWritable();
-    if (this.inTx) throw new Error('nested transactions are not supported');
-    const ops: Op[] = [];
-    let lastChanges = 0;
-    let replayable = true;
-    const ridHigh = this.ridHigh;
-    const tx: Tx = {
-      run: (sql, params = []) => {
-        if (NON_DETERMINISTIC.test(stripSqlComments(sql))) {
-          throw new Error(`non-deterministic SQL cannot be logged for replay; bind the value from JS instead: ${sql.slice(0, 120)}`);
-        }
-        const op = this.runLogged(sql, normalizeParams(params));
-        lastChanges = op.changes;
-        if (op.unbound) replayable = false;
-        ops.push({ sql: op.sql, params: op.params });
-      },
-      changes: () => lastChanges,
-      get: (sql, params) => this.get(sql, params),
-      all: (sql, params) => this.all(sql, params),
-    };
-    this.inTx = true;
-    this.db.exec('BEGIN');
-    let result: T;
-    try {
-      result = fn(tx);
-      if (result instanceof Promise) {
-        throw new Error('transaction bodies must be synchronous (no awaits inside a transaction)');
-      }
-      // Durable first: if the log write fails, the transaction is rolled back.
-      if (ops.length) this.appendDurably(replayable ? [{ sql: REPLAYABLE_MARK, params: [] }, ...ops] : ops);
-    } catch (e) {
-      this.db.exec('ROLLBACK');
-      this.inTx = false;
-      this.ridHigh = ridHigh;
-      throw e;
-    }
-    this.db.exec('COMMIT');
-    this.inTx = false;
-    if (ops.length) {
-      this.seq++;
-      this.oldestUnsnapshottedAt ??= Date.now();
-      this.ftsMergeTimer?.countCommit();
-      this.notifyCommit();
-    }
-    return result;
+    return this.writes.transaction(fn);
   }
 
   /**
@@ -334,45 +300,7 @@ export class Store extends SqlDb {
    * webhook outbox wake their readers with it); returns the unsubscribe function.
    */
   onCommit(listener: () => void): () => void {
-    this.commitListeners.add(listener);
-    return () => this.commitListeners.delete(listener);
-  }
-
-  private notifyCommit(): void {
-    for (const l of [...this.commitListeners]) {
-      try {
-        l();
-      } catch (e) {
-        this.warn(`a listener of committed changes failed: ${errorMessage(e)}`, 'commit-listener');
-      }
-    }
-  }
-
-  /**
-   * Runs one statement of a transaction and returns what to log: an insert into memories runs
-   * with its row number bound (rowNumbers.ts), so a replay gives the row the same number.
-   */
-  private runLogged(sql: string, params: SqlValue[]): { sql: string; params: SqlValue[]; changes: number; unbound: boolean } {
-    const plan = planInsert(sql, params, () => this.ridHigh + 1);
-    const run = plan.kind === 'bound' ? plan : { sql, params };
-    this.execOp(run.sql, run.params);
-    const changes = this.db.getRowsModified();
-    if (plan.kind !== 'none' && changes > 0)
-      this.ridHigh = Math.max(this.ridHigh, plan.kind === 'bound' && plan.rid ? plan.rid : this.lastRowId());
-    return { ...run, changes, unbound: plan.kind === 'unbound' && changes > 0 };
-  }
-
-  private lastRowId(): number {
-    return Number(this.get<{ n: number }>('SELECT last_insert_rowid() AS n')!.n);
-  }
-
-  /** The highest memory row number in the database (0 before the memories table exists). */
-  private maxRid(): number {
-    try {
-      return Number(this.get<{ n: number | null }>('SELECT max(rid) AS n FROM memories')?.n ?? 0);
-    } catch {
-      return 0;
-    }
+    return this.writes.onCommit(listener);
   }
 
   private appendDurably(ops: Op[]): void {
@@ -407,13 +335,13 @@ export class Store extends SqlDb {
     const block = this.writeBlock;
     if (!block || this.closed) return true; // nothing left to retry
     try {
-      await this.snapshotting?.catch(() => undefined);
+      await this.snapshots.pending?.catch(() => undefined);
       if (block.needsWriter) {
         const state = { dir: this.dir, sfs: this.sfs, purpose: this.opts.purpose, seq: this.seq, codec: codecFor(this.cipher) };
         const w = becomeWriter(
           state,
           (ops) => {
-            this.ridHigh = Math.max(this.ridHigh, highestBoundRid(ops));
+            this.writes.ridHigh = Math.max(this.writes.ridHigh, highestBoundRid(ops));
             this.applyOps(withoutMark(ops));
           },
           (m) => this.warn(m),
@@ -428,7 +356,7 @@ export class Store extends SqlDb {
         block.needsWriter = false;
       }
       if (this.readOnlyReason) return true; // nothing left to retry
-      if (block.needsSnapshot && this.seq !== this.snapshotSeq) await this.startSnapshot({ verify: true, rotate: false });
+      if (block.needsSnapshot && this.seq !== this.snapshots.seq) await this.snapshots.start({ verify: true, rotate: false });
       block.needsSnapshot = false;
       // The next record goes to a fresh segment: nothing that failed can precede it.
       this.log!.restart(this.seq + 1);
@@ -471,11 +399,7 @@ export class Store extends SqlDb {
 
   /** Whether a snapshot is due under `policy` (never while writes are paused or snapshots back off). */
   snapshotDue(policy: SnapshotPolicy, now = Date.now()): boolean {
-    if (!this.log || this.writeBlock || this.seq === this.snapshotSeq || now < this.snapshotRetryAt) return false;
-    return (
-      this.log.activeSegmentBytes >= policy.logBytes ||
-      (this.oldestUnsnapshottedAt !== undefined && now - this.oldestUnsnapshottedAt >= policy.maxAgeMs)
-    );
+    return this.snapshots.due(policy, now);
   }
 
   /**
@@ -485,11 +409,7 @@ export class Store extends SqlDb {
    * during the back-off after a snapshot failed for lack of space.
    */
   snapshot(): Promise<void> {
-    if (!this.log || this.writeBlock || Date.now() < this.snapshotRetryAt) return Promise.resolve();
-    if (this.snapshotting) return this.snapshotting;
-    if (this.seq === this.snapshotSeq && fs.existsSync(path.join(this.dir, SNAPSHOT))) return Promise.resolve();
-    if (this.inTx) throw new Error('cannot snapshot inside a transaction');
-    return this.startSnapshot({ verify: false, rotate: true });
+    return this.snapshots.take();
   }
 
   /**
@@ -501,111 +421,21 @@ export class Store extends SqlDb {
    */
   async compactSecurely(): Promise<number> {
     this.assertWritable();
-    if (this.inTx) throw new Error('cannot compact inside a transaction');
-    await this.snapshotting?.catch(() => undefined);
-    const size = this.fileSize();
-    this.db.run('VACUUM');
-    // A VACUUM that shrinks the file makes MEMFS copy it into a new array: the live view is then
-    // stale, and snapshots copy the database until the store is opened again (nothing is wrong: no warning).
-    if (this.fileSize() < size) this.live = undefined;
-    await this.startSnapshot({ verify: true, rotate: true, keepPrevious: false });
-    return this.log!.removeCoveredSegments(this.snapshotSeq) + removeOldCopies(this.dir);
-  }
-
-  private startSnapshot(opts: { verify: boolean; rotate: boolean; keepPrevious?: boolean }): Promise<void> {
-    const seq = this.seq;
-    const counter = this.live ? changeCounter(this.live.storage) : 0;
-    // The watermark lives inside the snapshot; this write is not logged on purpose.
-    this.db.run("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('log_seq', ?)", [String(seq)]);
-    let content: SnapshotContent;
-    try {
-      const fromLive = this.liveFileUsable(counter);
-      content = fromLive
-        ? writeSnapshotTemp(this.dir, this.sfs, this.live!.storage, this.fileSize(), this.cipher)
-        : { bytes: this.cipher ? this.cipher.sealFile('snapshot', this.db.export()) : this.db.export() };
-      this.lastSnapshotFrom = 'bytes' in content ? 'export' : 'live-file';
-      if (opts.rotate) this.rotateForSnapshot(seq, content);
-    } catch (e) {
-      return Promise.reject(this.snapshotFailed(e));
-    }
-    const startedAt = this.oldestUnsnapshottedAt;
-    this.oldestUnsnapshottedAt = undefined;
-    this.snapshotting = (async () => {
-      try {
-        await writeSnapshotFile(this.dir, this.sfs, content, {
-          keepPrevious: opts.keepPrevious !== false && !this.loadedUnverified,
-          verify: opts.verify,
-        });
-        this.loadedUnverified = false;
-        const prevSeq = this.snapshotSeq;
-        this.snapshotSeq = seq;
-        this.snapshotProblem = undefined;
-        this.snapshotRetryAt = 0;
-        this.refreshHealth();
-        // Keep the segments the previous snapshot still needs, in case the newest is damaged.
-        this.log?.removeCoveredSegments(prevSeq);
-      } catch (e) {
-        this.oldestUnsnapshottedAt = startedAt ?? Date.now();
-        throw this.snapshotFailed(e);
-      } finally {
-        this.snapshotting = undefined;
-      }
-    })();
-    return this.snapshotting;
-  }
-
-  /** Writes continue in a new segment while the snapshot file is written; if it cannot be started, writes pause. */
-  private rotateForSnapshot(seq: number, content: SnapshotContent): void {
-    try {
-      this.log!.rotate(seq + 1);
-    } catch (e) {
-      discardSnapshotTemp(this.dir, content);
-      const err = storeIoError(this.dir, e, 'a new log segment');
-      this.blockWrites({ code: err.code as WriteBlock['code'], detail: err.message, needsSnapshot: false, needsWriter: false });
-      throw err;
-    }
-  }
-
-  /** A failed snapshot costs nothing (the log has every write); for lack of space, retries back off. */
-  private snapshotFailed(e: unknown): Error {
-    if (!isDiskFullError(e)) {
-      this.warn(`snapshot failed (the operation log still holds every write): ${errorMessage(e)}`, `snapshot:${errorMessage(e)}`);
-      return e instanceof Error ? e : new Error(errorMessage(e));
-    }
-    this.snapshotProblem = SNAPSHOT_DISK_FULL;
-    this.snapshotRetryAt = Date.now() + 60_000;
-    this.warn(SNAPSHOT_DISK_FULL, 'snapshot:disk_full');
-    this.refreshHealth();
-    return storeIoError(this.dir, e, 'a snapshot');
-  }
-
-  /**
-   * Whether the live file view still is the database file: it fits its storage, and the
-   * change counter moved in it with the write just made (`before`: the counter before it).
-   */
-  private liveFileUsable(before: number): boolean {
-    const ok = !!this.live && this.fileSize() <= this.live.storage.length && changeCounter(this.live.storage) !== before;
-    if (this.live && !ok) {
-      this.live = undefined;
-      this.warn(
-        'snapshots now copy the whole database (its in-memory file outgrew the space reserved for it); reopening the store restores the direct write',
-      );
-    }
-    return ok;
+    return this.snapshots.compactSecurely();
   }
 
   stats(): StoreStats {
     const snap = path.join(this.dir, SNAPSHOT);
     return {
       seq: this.seq,
-      snapshotSeq: this.snapshotSeq,
+      snapshotSeq: this.snapshots.seq,
       logBytes: this.log?.totalBytes() ?? 0,
       snapshotBytes: fs.existsSync(snap) ? fs.statSync(snap).size : 0,
       schemaVersion: this.schemaVersion,
       openMs: this.openMs,
       replayedRecords: this.replayed,
       snapshotVerifiedBy: this.snapshotVerifiedBy,
-      lastSnapshotFrom: this.lastSnapshotFrom,
+      lastSnapshotFrom: this.snapshots.lastFrom,
     };
   }
 
@@ -621,25 +451,19 @@ export class Store extends SqlDb {
    */
   switchEncryption(target: { user: UserKey; keys: UserKeyring } | undefined, probe?: RekeyProbe): EncryptionInfo {
     this.assertWritable();
-    if (this.inTx || this.snapshotting)
+    if (this.writes.inTx || this.snapshots.pending)
       throw new UserFacingError('The store is busy writing a snapshot; try again in a moment.', 'store_locked');
     const next = rekeyStore(
-      { dir: this.dir, seq: this.seq, current: this.cipher, snapshotBytes: (seq) => this.snapshotBytes(seq) },
+      { dir: this.dir, seq: this.seq, current: this.cipher, snapshotBytes: (seq) => this.snapshots.bytesAt(seq) },
       target,
       probe,
     );
     this.log!.close();
-    [this.cipher, this.snapshotSeq, this.oldestUnsnapshottedAt, this.loadedUnverified] = [next, this.seq, undefined, false];
+    this.cipher = next;
+    this.snapshots.rewritten();
     this.log = new OpLog(this.dir, this.sfs, { codec: codecFor(next) });
     this.log.openForAppend(this.seq + 1);
     return encryptionInfo(this.dir);
-  }
-
-  /** The database's bytes with the snapshot watermark at `seq`: the live file when it is usable, else an export. */
-  private snapshotBytes(seq: number): Uint8Array {
-    const counter = this.live ? changeCounter(this.live.storage) : 0;
-    this.db.run("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('log_seq', ?)", [String(seq)]);
-    return this.liveFileUsable(counter) ? this.live!.storage.subarray(0, this.fileSize()) : this.db.export();
   }
 
   /** Never writes in this process (opened read-only, or a log it cannot replay). A paused writer is not read-only. */
@@ -652,7 +476,7 @@ export class Store extends SqlDb {
     if (this.closed) return;
     try {
       if (opts.snapshot !== false && this.log) {
-        await this.snapshotting?.catch(() => undefined);
+        await this.snapshots.pending?.catch(() => undefined);
         if (this.writeBlock) await this.recover();
         await this.snapshot().catch((e) =>
           this.warn(`snapshot on close failed (the log still holds every write): ${errorMessage(e)}`, 'close'),
@@ -665,9 +489,7 @@ export class Store extends SqlDb {
       this.freeStatements();
       this.log?.close();
       this.db.close();
-      const live = this.live;
-      this.live = undefined;
-      if (live) await releaseStorage(live).catch(() => undefined);
+      await this.snapshots.release();
       this.lock?.release();
     }
   }

@@ -13,6 +13,7 @@ import { loadEngineConfig } from './config';
 import { EngineContext } from './context';
 import { EngineError } from '../errors';
 import * as pc from './services/pipelineControl';
+import { liveOllama } from '../../core/llm/liveOllama';
 import type { ConfigSummary, EngineEvent, EngineInit, PipelineModeName, PipelineStatus, RunningConfig } from '../protocol';
 import { StoreRuntime } from './runtime/storeRuntime';
 import {
@@ -99,7 +100,7 @@ export class MemoryEngine {
   ) {
     this.memories = new MemoriesService(ctx);
     this.versions = new VersionsService(ctx, this.memories);
-    const llm = pc.liveOllama(() => ctx.config.memory.pipelineV2);
+    const llm = liveOllama(() => ctx.config.memory.pipelineV2);
     this.search = new SearchService(ctx, () => llm);
     this.sessions = new SessionsService(ctx, this.search);
     this.suggestions = new SuggestionsService(ctx);
@@ -280,7 +281,7 @@ export class MemoryEngine {
   private async buildRuntimes(): Promise<void> {
     this.generation++;
     const { ctx } = this;
-    const llm = pc.liveOllama(() => ctx.config.memory.pipelineV2);
+    const llm = liveOllama(() => ctx.config.memory.pipelineV2);
     const open = (name: 'project' | 'global', projectId: string) =>
       StoreRuntime.open({
         name,

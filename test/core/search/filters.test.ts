@@ -29,3 +29,40 @@ test('search with a non-string tag rejects instead of searching without the filt
   await assert.rejects(f.searcher().search({ query: 'dark mode', limit: Number.NaN }), /got NaN/);
   await f.store.close();
 });
+
+test('a created-at bound that is not an ISO date is invalid_input naming the field', () => {
+  for (const [field, value] of [
+    ['createdAfter', 'last tuesday'],
+    ['createdBefore', '2026-13-45'],
+    ['createdAfter', 20260502],
+  ] as const) {
+    assert.throws(
+      () => buildMemoryFilter('p', { [field]: value as unknown as string }, NOW),
+      (e: unknown) => e instanceof ValidationError && e.code === 'invalid_input' && e.field === field,
+      `${field}=${value}`,
+    );
+  }
+  const ok = buildMemoryFilter('p', { createdAfter: '2026-05-02', createdBefore: '2026-05-03T12:00:00+02:00' }, NOW);
+  assert.ok(ok.params.includes('2026-05-02T00:00:00.000Z'), 'a date alone is midnight UTC');
+  assert.ok(ok.params.includes('2026-05-03T10:00:00.000Z'), 'a date-time is its instant');
+});
+
+test('the created-at range compares instants, whatever ISO form a memory kept (an import with an offset)', async () => {
+  const f = await searchFixture();
+  const early = await f.add({ content: 'The staging database listens on port 5433.' });
+  const late = await f.add({ content: 'The staging database is reset every night.' });
+  f.store.transaction((tx) => {
+    // 01:00 at +02:00 is 23:00 UTC the day before: as text it sorts after 2026-05-02, as an instant it is before.
+    tx.run('UPDATE memories SET created_at = ? WHERE rid = ?', ['2026-05-02T01:00:00+02:00', early.rid]);
+    tx.run('UPDATE memories SET created_at = ? WHERE rid = ?', ['2026-05-02T09:30:00Z', late.rid]);
+  });
+  const search = (range: { createdAfter?: string; createdBefore?: string }) =>
+    f
+      .searcher()
+      .search({ query: 'staging database', ...range })
+      .then((r) => r.results.map((x) => x.memory.id));
+  assert.deepEqual(await search({ createdAfter: '2026-05-02' }), [late.id]);
+  assert.deepEqual(await search({ createdBefore: '2026-05-02' }), [early.id]);
+  assert.deepEqual((await search({})).sort(), [early.id, late.id].sort());
+  await f.store.close();
+});

@@ -105,4 +105,26 @@ describe('vector leg: k first, over-fetch only when filters reject', () => {
     );
     await f.store.close();
   });
+
+  test('a created-at window is a filter like tags: k, 2×k, a filtered search, and the best k written in it', async () => {
+    const f = await searchFixture();
+    const mem = [];
+    for (let i = 0; i < 300; i++) {
+      mem.push(await f.add({ content: `Deployment note ${i} about service ${i % 13} and region ${i % 7}` }));
+      f.clock.advance(3_600_000);
+    }
+    const vs = spy(f.vectors);
+    // Memories 100 … 105: six of 300, one hour apart; the window's end excludes memory 106.
+    const window = { createdAfter: mem[100]!.createdAt, createdBefore: mem[106]!.createdAt };
+    const r = await f.searcher({ vectors: vs, settings: { relevanceFloor: false } }).search({ query: QUERY, limit: 20, ...window });
+    assert.deepEqual(vs.calls, ['60', '120', '60 filtered']);
+    const idOf = new Map(mem.map((m) => [m.rid, m.id]));
+    const inWindow = new Set(mem.slice(100, 106).map((m) => m.rid));
+    assert.equal(r.results.length, 6);
+    assert.deepEqual(
+      r.results.map((x) => x.memory.id),
+      await exactTop(f, QUERY, 20, (rid) => inWindow.has(rid), idOf),
+    );
+    await f.store.close();
+  });
 });

@@ -127,3 +127,38 @@ test('the relevance floor of memory recall: nonsense and stop-words-only queries
     await f.close();
   }
 });
+
+test('hits come with their rows from one read: more hits, no more statements', async () => {
+  const f = await openSessions(tmpDir('am-csearch-'));
+  try {
+    await f.sessions.storeEvents(
+      'long',
+      Array.from({ length: 14 }, (_, i) => ({
+        payload: user(`Deploy step ${i} of the billing service: ${'check the canary. '.repeat(i)}`),
+      })),
+    );
+    const query = 'deploy billing canary';
+    await f.sessions.search({ query, topK: 2 }); // warm caches alike
+    const seen: string[] = [];
+    for (const m of ['get', 'all'] as const) {
+      const real = f.store[m].bind(f.store) as (sql: string, params?: unknown[]) => unknown;
+      (f.store as unknown as Record<string, unknown>)[m] = (sql: string, params?: unknown[]) => {
+        seen.push(sql);
+        return real(sql, params);
+      };
+    }
+    const few = await f.sessions.search({ query, topK: 2 });
+    const fewCount = seen.length;
+    seen.length = 0;
+    const many = await f.sessions.search({ query, topK: 12 });
+    assert.equal(few.hits.length, 2);
+    assert.equal(many.hits.length, 12);
+    assert.equal(seen.length, fewCount, seen.join('\n'));
+    for (const h of many.hits) {
+      const row = f.store.get<{ chunk_text: string }>('SELECT chunk_text FROM chunks WHERE rid = ?', [h.rid]);
+      assert.equal(h.text, row!.chunk_text);
+    }
+  } finally {
+    await f.close();
+  }
+});

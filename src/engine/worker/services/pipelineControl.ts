@@ -1,8 +1,9 @@
 /**
  * The engine's pipeline controls over src/core: pause/resume of the job workers, mode flags,
- * reviews, the pipeline's change history (for undo), document ingest with progress and the
- * maintenance diagnostics. services/pipelines.ts keeps the state (which pipeline, paused or not) and
- * calls these; they hold none.
+ * reviews, the pipeline's change history (for undo), document ingest (the file read, the job run
+ * or awaited with its progress: src/core/documents/ingestProgress.ts) and the maintenance
+ * diagnostics. services/pipelines.ts keeps the state (which pipeline, paused or not) and calls
+ * these; they hold none. The live Ollama client the pipeline uses is src/core/llm/liveOllama.ts.
  */
 import { shownValue } from '../../../core/util/shownValue';
 import * as fs from 'node:fs';
@@ -13,8 +14,8 @@ import { PIPELINE_WHO } from '../../../core/pipeline/audit';
 import type { PendingReview } from '../../../core/pipeline/reviews';
 import { getDiagnostics } from '../../../core/maintenance/diagnostics';
 import { documentMemoryIds, getDocument } from '../../../core/documents/ingest';
-import { ollamaProviderFromConfig, type OllamaProvider } from '../../../core/llm/ollamaProvider';
-import type { GenerateOptions, LlmProvider } from '../../../core/llm/types';
+import { documentProgress } from '../../../core/documents/ingestProgress';
+import { ollamaProviderFromConfig } from '../../../core/llm/ollamaProvider';
 import type { PipelineV2Config } from '../../../core/config/types';
 import { errorMessage } from '../../../core/util/errors';
 import { LIMIT_RANGES } from '../../../core/memory/limits';
@@ -106,34 +107,6 @@ export function readDocumentFile(file: string, maxBytes: number): { content: str
   return { content, title: path.basename(file) };
 }
 
-/** Progress (of 100) at the start of each stage; 'embedding' runs to `indexing` as the chunks are written. */
-const STAGE_PROGRESS: Record<string, number> = {
-  pending: 0,
-  extracting: 3,
-  chunking: 6,
-  embedding: 10,
-  indexing: 97,
-  done: 100,
-  failed: 100,
-};
-
-/** Where an ingest stands, for the progress notification: percent and a sentence. */
-export function documentProgress(store: Store, id: string, status: string, chunkCount: number): { pct: number; message: string } {
-  if (status !== 'embedding' || !chunkCount) return { pct: STAGE_PROGRESS[status] ?? 0, message: STAGE_MESSAGES[status] ?? status };
-  const written = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM document_memories WHERE document_id = ?', [id])?.n ?? 0);
-  const pct = STAGE_PROGRESS.embedding! + Math.floor(((STAGE_PROGRESS.indexing! - STAGE_PROGRESS.embedding!) * written) / chunkCount);
-  return { pct, message: `Embedding chunk ${Math.min(written + 1, chunkCount)} of ${chunkCount}` };
-}
-
-const STAGE_MESSAGES: Record<string, string> = {
-  pending: 'Waiting to start',
-  extracting: 'Reading the file',
-  chunking: 'Splitting into chunks',
-  indexing: 'Indexing',
-  done: 'Done',
-  failed: 'Failed',
-};
-
 /**
  * Runs (when the document worker is not running: mode off or paused — an explicit ingest is
  * the user's request) or waits for the document job, reporting its progress chunk by chunk.
@@ -200,37 +173,5 @@ export async function pipelineDiagnostics(
     health: { score: d.score, queue: d.queue, index: d.index, storage: d.storage, at: d.at },
     completedJobs: completed,
     llm,
-  };
-}
-
-type OllamaCfg = Pick<PipelineV2Config, 'ollamaUrl' | 'extractionModel' | 'extractionTimeout'>;
-
-/**
- * An LlmProvider that follows the live config: the pipeline is built once, but a config
- * reload (settings, agent.yaml, pipeline.setMode) may change the Ollama URL, model or
- * timeout. The Ollama client is rebuilt when one of them changes.
- */
-export function liveOllama(cfg: () => OllamaCfg): LlmProvider & { ensureModel: OllamaProvider['ensureModel'] } {
-  let key = '';
-  let current: OllamaProvider | undefined;
-  const provider = (): OllamaProvider => {
-    const c = cfg();
-    const k = `${c.ollamaUrl}\n${c.extractionModel}\n${c.extractionTimeout}`;
-    if (!current || k !== key) {
-      current = ollamaProviderFromConfig(c);
-      key = k;
-    }
-    return current;
-  };
-  return {
-    get id() {
-      return provider().id;
-    },
-    get model() {
-      return provider().model;
-    },
-    generate: (prompt: string, opts?: GenerateOptions) => provider().generate(prompt, opts),
-    available: () => provider().available(),
-    ensureModel: (opts) => provider().ensureModel(opts),
   };
 }

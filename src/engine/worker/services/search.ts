@@ -15,11 +15,13 @@ import { llmQueryExpander, QueryExpansion, searchWithAlternates } from '../../..
 import { createdRange } from './createdRange';
 import type { SearchHit, SearchLeg, SearchParams, SearchResponse, StoreName } from '../../protocol';
 
-/** What the search needs of one store (a StoreRuntime; the LoCoMo bench builds them over its own stores). */
+/**
+ * What the search needs of one store (a StoreRuntime; the LoCoMo bench builds them over its own
+ * stores): its hybrid search, whose results carry their rows (asked withContent: no second read).
+ */
 export interface SearchableStore {
   readonly name: StoreName;
   search(req: SearchRequest): Promise<StoreSearchResponse>;
-  readonly memory: { get(id: string): { rid: number; content: string } | undefined };
   readonly access?: { record(rids: Iterable<number>): void } | undefined;
 }
 
@@ -55,20 +57,23 @@ export class SearchService {
     const t0 = performance.now();
     const { default_limit: def, max_limit: max, min_score: minScore } = this.ctx.config.search;
     const limit = params.limit ?? def;
-    const filters = { ...(params.types ? { types: params.types } : {}), ...(params.tags ? { tags: params.tags } : {}) };
-    // The core's search filters (src/core/search/filters.ts) have no date range: with one, ask
-    // each store for search.max_limit candidates and keep those in the range (createdRange.ts).
-    const range = createdRange(params);
+    // The created-at range goes into each store's query like the type and tag filters (src/core/search/filters.ts).
+    const filters = {
+      ...(params.types ? { types: params.types } : {}),
+      ...(params.tags ? { tags: params.tags } : {}),
+      ...createdRange(params),
+    };
     const perStore: SearchHit[][] = [];
     const legs = new Set<SearchLeg>();
     const alternates = await this.alternates(params.query);
     for (const rt of this.ctx.stores.forScope(params.scope)) {
       const req: SearchRequest = {
         query: params.query,
-        limit: range ? max : limit,
+        limit,
         minScore,
         ...filters,
         graphBoost: this.ctx.config.memory.pipelineV2.graphEnabled,
+        withContent: true,
       };
       const r = await searchWithAlternates((q) => rt.search(q), req, alternates, { poolLimit: max });
       if (r.legs.keyword) legs.add('keyword');
@@ -78,11 +83,8 @@ export class SearchService {
       const hits: SearchHit[] = [];
       perStore.push(hits);
       for (const res of r.results) {
-        if (range && !range.has(res.memory.createdAt)) continue;
-        const rec = rt.memory.get(res.memory.id);
-        if (!rec) continue;
-        rids.push(rec.rid);
-        hits.push(toHit(res, rec.content, rt.name));
+        rids.push(res.rid);
+        hits.push(toHit(res, rt.name));
       }
       // Hits handed to an agent or cited are accesses (docs/lifecycle.md "Access"), written after the answer; browsing never is.
       if (params.recordAccess === true) rt.access?.record(rids);
@@ -114,10 +116,10 @@ function mergeInOrder(lists: SearchHit[][], limit: number): SearchHit[] {
   return out;
 }
 
-function toHit(res: SearchResult, content: string, store: StoreName): SearchHit {
+function toHit(res: SearchResult, store: StoreName): SearchHit {
   return {
     memory: res.memory,
-    content,
+    content: res.content ?? res.memory.preview,
     score: res.finalScore,
     relevance: res.relevance,
     matchedTerms: res.matchedTerms,

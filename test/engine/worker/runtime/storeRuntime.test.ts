@@ -11,7 +11,7 @@ import { Store } from '../../../../src/core/store/store';
 import { HashEmbedder } from '../../../../src/core/embed/hashEmbedder';
 import { embeddingTextForInput } from '../../../../src/core/memory/embedding';
 import { loadEngineConfig } from '../../../../src/engine/worker/config';
-import { liveOllama } from '../../../../src/engine/worker/services/pipelineControl';
+import { liveOllama } from '../../../../src/core/llm/liveOllama';
 import { StoreRuntime } from '../../../../src/engine/worker/runtime/storeRuntime';
 import type { Embedder } from '../../../../src/core/embed/types';
 

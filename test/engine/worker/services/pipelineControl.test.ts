@@ -13,7 +13,7 @@ import { FakeOllama, closedPortUrl } from '../../../helpers/fakeOllama';
 import type { EngineClient } from '../../../../src/engine/client/engineClient';
 import type { EngineInit } from '../../../../src/engine/protocol';
 import { Store } from '../../../../src/core/store/store';
-import { documentProgress } from '../../../../src/engine/worker/services/pipelineControl';
+import { documentProgress } from '../../../../src/core/documents/ingestProgress';
 import { until } from '../../../helpers/until';
 
 const MODEL = 'qwen3:4b';

@@ -9,12 +9,13 @@ import { HashEmbedder } from '../../../../src/core/embed/hashEmbedder';
 import { defaultConfig } from '../../../../src/core/config';
 import { SearchService, type SearchableStore } from '../../../../src/engine/worker/services/search';
 import { searchFixture } from '../../../core/search/fixture';
+import { plural } from '../../../../src/core/text/plural';
 
 async function store(name: 'project' | 'global', contents: string[]) {
   const f = await searchFixture(new HashEmbedder({ dimension: 512 }));
   for (const content of contents) await f.add({ content });
   const hybrid = f.searcher();
-  const view: SearchableStore = { name, search: (req) => hybrid.search(req), memory: f.svc };
+  const view: SearchableStore = { name, search: (req) => hybrid.search(req) };
   return { f, view };
 }
 
@@ -76,5 +77,89 @@ describe('search across both stores', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+/** Counts the statements a store runs (its reads: get and all), and keeps their SQL. */
+function countStatements(store: { get: (...a: never[]) => unknown; all: (...a: never[]) => unknown }): { sql: string[] } {
+  const seen = { sql: [] as string[] };
+  for (const m of ['get', 'all'] as const) {
+    const real = store[m].bind(store) as (sql: string, params?: unknown[]) => unknown;
+    (store as Record<string, unknown>)[m] = (sql: string, params?: unknown[]) => {
+      seen.sql.push(sql);
+      return real(sql, params);
+    };
+  }
+  return seen;
+}
+
+function serviceOver(view: SearchableStore) {
+  return new SearchService({ config: defaultConfig(), stores: { forScope: () => [view] }, warn: () => {} });
+}
+
+describe('search reads each hit once', () => {
+  test('hits carry the whole content and row number from the search itself: no read per hit, the same hits as reading each', async () => {
+    const f = await searchFixture(new HashEmbedder({ dimension: 512 }));
+    for (let i = 0; i < 40; i++)
+      await f.add({
+        content: `Deploy note ${i}: the staging database ${'is migrated before the release '.repeat(i % 3 ? 1 : 12)}(step ${i}).`,
+      });
+    const hybrid = f.searcher();
+    const accessed: number[] = [];
+    const view: SearchableStore = {
+      name: 'project',
+      search: (req) => hybrid.search(req),
+      access: { record: (rids) => accessed.push(...rids) },
+    };
+    const service = serviceOver(view);
+    await service.search({ query: 'staging database release', limit: 5 }); // fills the store's term statistics cache
+    const statements = countStatements(f.store);
+    const few = await service.search({ query: 'staging database release', limit: 5, recordAccess: true });
+    const fewCount = statements.sql.length;
+    statements.sql.length = 0;
+    const many = await service.search({ query: 'staging database release', limit: 30, recordAccess: true });
+    assert.equal(few.hits.length, 5);
+    assert.equal(many.hits.length, 30);
+    // One statement reads the results' rows whatever their number: 25 more hits, no more statements.
+    assert.equal(statements.sql.length, fewCount, statements.sql.join('\n'));
+    assert.ok(!statements.sql.some((s) => /SELECT \* FROM memories WHERE id = \?/.test(s)), 'no memory is read again by id');
+    // What the per-hit read gave before: the whole content, and the row number accesses are recorded by.
+    const rids: number[] = [];
+    for (const h of many.hits) {
+      const rec = f.svc.get(h.memory.id)!;
+      assert.equal(h.content, rec.content);
+      rids.push(rec.rid);
+    }
+    assert.ok(
+      many.hits.some((h) => h.content.length > h.memory.preview.length),
+      'long contents come whole, not as the preview',
+    );
+    assert.deepEqual(accessed.slice(5), rids);
+    await f.store.close();
+  });
+});
+
+describe('a created-at range is part of the query', () => {
+  test('a date-limited search finds `limit` hits in the range when more than max_limit better matches lie outside it', async () => {
+    const f = await searchFixture(new HashEmbedder({ dimension: 512 }));
+    f.clock.advance(-400 * 86_400_000); // 2025
+    for (let i = 0; i < 120; i++) await f.add({ content: `Staging database port ${5400 + i} is used by the nightly job ${i}.` });
+    f.clock.advance(400 * 86_400_000); // 2026-03-01
+    const recent: string[] = [];
+    for (let i = 0; i < 8; i++) recent.push((await f.add({ content: `The database port of worker ${i} moved to ${6400 + i}.` })).id);
+    const hybrid = f.searcher();
+    const service = serviceOver({ name: 'project', search: (req) => hybrid.search(req) });
+    const query = 'staging database port';
+    const max = defaultConfig().search.max_limit;
+    const unfiltered = await service.search({ query, limit: max, recordAccess: false });
+    assert.equal(unfiltered.hits.length, max);
+    assert.ok(!unfiltered.hits.some((h) => recent.includes(h.memory.id)), `the ${plural(8, 'recent memory')} rank below the first ${max}`);
+    const r = await service.search({ query, limit: 5, createdAfter: '2026-01-01', recordAccess: false });
+    assert.equal(r.hits.length, 5);
+    for (const h of r.hits) assert.ok(recent.includes(h.memory.id) && h.memory.createdAt >= '2026-01-01', h.memory.createdAt);
+    const before = await service.search({ query, limit: 5, createdBefore: '2026-01-01', recordAccess: false });
+    assert.equal(before.hits.length, 5);
+    for (const h of before.hits) assert.ok(!recent.includes(h.memory.id));
+    await f.store.close();
   });
 });
