@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../src/core/store/store';
 import { MemoryService } from '../src/core/memory/memoryService';
-import { embedMemoryText } from '../src/core/memory/ingest';
+import { embedMemoryText } from '../src/core/memory/embedOnWrite';
 import { embeddingTextForInput } from '../src/core/memory/embedding';
 import { embedTextHash } from '../src/core/embed/cache';
 import { HashEmbedder } from '../src/core/embed/hashEmbedder';

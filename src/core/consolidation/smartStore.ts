@@ -22,7 +22,7 @@ import { normalizeAndHashContent } from '../text/normalize';
 import { truncateFlat } from '../text/truncate';
 import type { ActiveSpace } from '../vectorstore/activeSpace';
 import type { PreparedEmbedding } from '../vectorstore/types';
-import { embedForActiveSpace, embedMemoryText, type EmbedResult } from '../memory/ingest';
+import { embedForActiveSpace, embedMemoryText, type EmbedResult } from '../memory/embedOnWrite';
 import { DuplicateContentError, ValidationError } from '../memory/errors';
 import type { MemoryService, PreparedCreate } from '../memory/memoryService';
 import type { CreateMemoryInput, MemoryRecord, RedactedKinds, SimilarMemory, SkipReason } from '../memory/types';

@@ -14,7 +14,7 @@ import { HashEmbedder } from '../../../src/core/embed/hashEmbedder';
 import { CachedEmbedder, EmbeddingCache } from '../../../src/core/embed/cache';
 import { MemoryService } from '../../../src/core/memory/memoryService';
 import { EmbeddingBackfill } from '../../../src/core/memory/backfill';
-import { MemoryIngest } from '../../../src/core/memory/ingest';
+import { EmbedOnWrite } from '../../../src/core/memory/embedOnWrite';
 import { ActiveSpace } from '../../../src/core/vectorstore/activeSpace';
 import { VectorStore } from '../../../src/core/vectorstore/vectorStore';
 import { embeddingTextForInput } from '../../../src/core/memory/embedding';
@@ -32,7 +32,7 @@ test('embedding failure (HTTP 500, timeout, refused) still commits the memory as
   try {
     const impatient = new OllamaEmbedder({ host: fake.url, timeoutMs: 300 });
     assert.equal(impatient.space, w.embedder.space);
-    const impatientIngest = new MemoryIngest(w.store, w.svc, new ActiveSpace(impatient, w.vectors));
+    const impatientIngest = new EmbedOnWrite(w.store, w.svc, new ActiveSpace(impatient, w.vectors));
     fake.enqueue('embed', { status: 500, body: { error: 'model crashed' } });
     const r1 = await w.ingest.create({ content: 'The staging database is reset every night at 02:00 UTC.' });
     assert.equal(r1.result.status, 'created');
@@ -139,7 +139,7 @@ test('pipeline writes without a vector are backfilled; a text update that cannot
     assert.equal(w.vectors.search(oldVec, 1)[0]?.rid, c.memory.rid);
     const failing = new HashEmbedder({ dimension: 512 });
     failing.dispose(); // embed() now rejects: stands in for a provider outage
-    const outage = new MemoryIngest(w.store, w.svc, new ActiveSpace(failing, w.vectors));
+    const outage = new EmbedOnWrite(w.store, w.svc, new ActiveSpace(failing, w.vectors));
     const u = await outage.update(c.memory.id, { content: 'Extraction: the team now prefers rebase merges on main.' });
     assert.equal(u.embedding, 'pending');
     assert.match(u.embeddingError ?? '', /disposed/);
@@ -264,7 +264,7 @@ test('a write whose embedding finishes after the embedder was switched is embedd
       return out;
     };
     w.space.switchTo(racing, w.vectors);
-    const ingest = new MemoryIngest(w.store, w.svc, w.space);
+    const ingest = new EmbedOnWrite(w.store, w.svc, w.space);
     const r = await ingest.create({ content: 'Written across an embedder switch: vectors must come from the new space.' });
     assert.equal(switched, true);
     assert.equal(r.embedding, 'ready');
@@ -305,7 +305,7 @@ test('embeddings are cached by content hash: the EmbeddingCache in memory, the e
     assert.ok(cache.stats().hits >= 1);
     // Same text in another project's memory: the stored row answers, no embed call.
     const other = new MemoryService(w.store, { projectId: 'github.com/acme/other' });
-    const ingestOther = new MemoryIngest(w.store, other, w.space);
+    const ingestOther = new EmbedOnWrite(w.store, other, w.space);
     cache.clear();
     const o = await ingestOther.create({ content: A });
     assert.equal(o.embedding, 'ready');

@@ -18,7 +18,7 @@ import type { UserKeyring } from '../../../src/core/crypto/userKeys';
 import { HashEmbedder } from '../../../src/core/embed/hashEmbedder';
 import { VectorStore } from '../../../src/core/vectorstore/vectorStore';
 import { ActiveSpace } from '../../../src/core/vectorstore/activeSpace';
-import { MemoryIngest } from '../../../src/core/memory/ingest';
+import { EmbedOnWrite } from '../../../src/core/memory/embedOnWrite';
 import { MemoryService } from '../../../src/core/memory/memoryService';
 
 const SECRET = 'launch code tangerine-42';
@@ -278,7 +278,7 @@ test('the vector index file of an encrypted store is sealed, opens from the file
   const embedder = new HashEmbedder({ dimension: 64 });
   let store = await Store.open({ dir, keys, newStoreKey: () => user });
   let vectors = await VectorStore.open({ store, space: embedder.space, dimension: embedder.dimension });
-  const ingest = new MemoryIngest(store, new MemoryService(store, { projectId: 'p' }), new ActiveSpace(embedder, vectors));
+  const ingest = new EmbedOnWrite(store, new MemoryService(store, { projectId: 'p' }), new ActiveSpace(embedder, vectors));
   for (let i = 0; i < 12; i++) await ingest.create({ content: `${SECRET}: vector note ${i} about topic ${i * 7}` });
   await vectors.whenReady(); // the first index is built in the background, then saved
   await vectors.save();

@@ -1,5 +1,5 @@
 /**
- * The write path feeding the read path: memories written through MemoryIngest / the smart
+ * The write path feeding the read path: memories written through EmbedOnWrite / the smart
  * store / a pipeline-style outer transaction are found by the very next HybridSearch through
  * its vector leg (VectorStore as the VectorSearcher), and deletes disappear from it.
  */

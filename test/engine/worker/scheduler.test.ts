@@ -182,7 +182,7 @@ const TIMER_ALLOWLIST: Record<string, { max: number; why: string }> = {
     why: "the HTTP request deadline, cleared when the request ends, and the probe's TCP check deadline (the socket's own, gone with it)",
   },
   'src/core/embed/useLite.ts': { max: 2, why: 'the model load deadline and the idle stop of the model worker thread, cleared on dispose' },
-  'src/core/memory/ingest.ts': {
+  'src/core/memory/embedOnWrite.ts': {
     max: 1,
     why: 'how long a write waits for its embedding before it is stored pending, cleared when it answers',
   },

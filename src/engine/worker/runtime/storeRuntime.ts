@@ -12,7 +12,7 @@
 import type { Store } from '../../../core/store/store';
 import { MemoryService } from '../../../core/memory/memoryService';
 import type { CreateMemoryInput, UpdatedMemory, UpdateMemoryInput } from '../../../core/memory/types';
-import { MemoryIngest } from '../../../core/memory/ingest';
+import { EmbedOnWrite } from '../../../core/memory/embedOnWrite';
 import { EmbeddingBackfill } from '../../../core/memory/backfill';
 import { reembedAll, type ReembedProgress, type ReembedResult } from '../../../core/memory/reembed';
 import type { Embedder } from '../../../core/embed/types';
@@ -89,7 +89,7 @@ export class StoreRuntime {
   /** Sends the webhook deliveries of this store (the project store's owner, trusted workspace). */
   readonly webhookSender: WebhookSender | undefined;
   readonly teamSync: TeamSyncTask | undefined;
-  private readonly ingest: MemoryIngest | undefined;
+  private readonly embedOnWrite: EmbedOnWrite | undefined;
   private readonly backfill: EmbeddingBackfill | undefined;
   private switching: { run: Promise<ReembedResult>; abort: AbortController } | undefined;
   private closed = false;
@@ -114,7 +114,7 @@ export class StoreRuntime {
     this.backfill = space ? new EmbeddingBackfill(store, this.memory, space, { onWarning: warn }) : undefined;
     const kick = () => this.backfill?.kick();
     this.smart = new SmartStore({ store, memory: this.memory, space, settings: consolidationSettingsFrom(config.memory), onPending: kick });
-    this.ingest = space ? new MemoryIngest(store, this.memory, space, { onPending: kick }) : undefined;
+    this.embedOnWrite = space ? new EmbedOnWrite(store, this.memory, space, { onPending: kick }) : undefined;
     const writable = !store.isReadOnly && !opts.restricted;
     this.access = writable
       ? new AccessTracker(store, {
@@ -188,7 +188,7 @@ export class StoreRuntime {
 
   /** Update; with vectors a changed text is embedded again before the commit. */
   async update(id: string, patch: UpdateMemoryInput): Promise<UpdatedMemory> {
-    if (this.ingest) return (await this.ingest.update(id, patch)).memory;
+    if (this.embedOnWrite) return (await this.embedOnWrite.update(id, patch)).memory;
     return this.memory.update(id, patch);
   }
 

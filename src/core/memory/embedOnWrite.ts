@@ -103,7 +103,7 @@ export interface IngestResult {
  * Creates and updates memories with their vectors (no consolidation; see
  * src/core/consolidation/smartStore.ts for the smart store built on the same steps).
  */
-export class MemoryIngest {
+export class EmbedOnWrite {
   constructor(
     private readonly store: Store,
     private readonly memory: MemoryService,

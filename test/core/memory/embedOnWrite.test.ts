@@ -11,7 +11,7 @@ import { openWritePath } from '../../fixtures/writePath';
 import { HashEmbedder } from '../../../src/core/embed/hashEmbedder';
 import { OllamaEmbedder } from '../../../src/core/embed/ollama';
 import { EmbeddingBackfill } from '../../../src/core/memory/backfill';
-import { WRITE_EMBED_WAIT_MS } from '../../../src/core/memory/ingest';
+import { WRITE_EMBED_WAIT_MS } from '../../../src/core/memory/embedOnWrite';
 import { settlesAtDeadline } from '../../helpers/deadline';
 import type { MemoryRecord } from '../../../src/core/memory/types';
 
