@@ -94,6 +94,11 @@ const claudeEnv = (w: World, llm?: string) =>
     AGENT_MEMORY_HOME: w.decoy,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
+    // How long `claude -p` waits for its MCP servers before the first turn (MCP_CONNECT_TIMEOUT_MS, 5 s
+    // by default) and for one to start (MCP_TIMEOUT): on a loaded CI machine our server can take longer
+    // to answer, and a turn that began without it offers the fake model no tool to call.
+    MCP_CONNECT_TIMEOUT_MS: '60000',
+    MCP_TIMEOUT: '60000',
     // MCP tools offered directly, not behind Claude Code's tool search, so the fake model sees them.
     ENABLE_TOOL_SEARCH: 'false',
     ...(llm ? { ANTHROPIC_BASE_URL: llm, ANTHROPIC_API_KEY: 'sk-ant-test' } : {}),
