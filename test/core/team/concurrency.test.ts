@@ -77,10 +77,10 @@ function run(c: Omit<Child, 'done' | 'proc'> & Partial<Child>, from: number): Ch
 
 /**
  * Cuts the clients' connections while a transaction of theirs is open (a push or a page being
- * applied), every few milliseconds, through a superuser session of its own, until stopped.
- * Resolves with how many were cut.
+ * applied), looking every millisecond (a round's transactions last a few milliseconds), through a
+ * superuser session of its own, until stopped. Resolves with how many were cut.
  */
-function dropConnectionsMidSync(): { stop(): Promise<number> } {
+function dropConnectionsMidSync(): { cut(): number; stop(): Promise<number> } {
   let running = true;
   let dropped = 0;
   const loop = (async () => {
@@ -100,13 +100,14 @@ function dropConnectionsMidSync(): { stop(): Promise<number> } {
           [cluster.user],
         );
         dropped += r.rows[0]!.n;
-        await new Promise((res) => setTimeout(res, 15));
+        await new Promise((res) => setTimeout(res, 1));
       }
     } finally {
       await admin.end().catch(() => undefined);
     }
   })();
   return {
+    cut: () => dropped,
     stop: async () => {
       running = false;
       await loop;
@@ -145,7 +146,9 @@ test(
     clients[1] = run(clients[1]!, clients[1]!.acks.length);
     // Connections dropped mid-sync until the clients are done (their last rounds retry until one succeeds).
     const dropper = dropConnectionsMidSync();
-    await until(() => clients.every((c) => c.acks.length >= COUNT - 6) || clients.some((c) => c.proc!.exitCode !== null));
+    await until(
+      () => (clients.every((c) => c.acks.length >= COUNT - 6) && dropper.cut() > 0) || clients.some((c) => c.proc!.exitCode !== null),
+    );
     const dropped = await dropper.stop();
     await Promise.all(clients.map((c) => c.done));
     assert.ok(dropped > 0, 'a connection was cut in the middle of a transaction');
