@@ -33,3 +33,13 @@ test('every tier has files, and a tier line is read only at the top of a file', 
   assert.equal(tierOf(`${'x'.repeat(700)}\n// @tier process\n`), 'fast');
   assert.throws(() => testFiles('none'), /unknown tier|no test/i);
 });
+
+test('every test file of every tier polls through the one until() of test/helpers/until.ts', async () => {
+  const { testFiles } = await runner();
+  const own = /\b(?:async\s+function\s+until\s*\(|const\s+until\s*=\s*async\b)/;
+  const offenders = ['fast', 'durability', 'process']
+    .flatMap((tier) => testFiles(tier))
+    .filter((f) => f !== 'test/tiers.test.ts') // names the pattern
+    .filter((f) => own.test(fs.readFileSync(path.join(root, f), 'utf8')));
+  assert.deepEqual(offenders, [], 'import { until } from test/helpers/until.ts instead of a private polling helper');
+});

@@ -11,6 +11,7 @@ import type { ChangeEvent } from '../../src/engine/protocol';
 import { tmpDir } from '../helpers/tmp';
 import { fakeClone } from '../helpers/clones';
 import { CLI_TS, ROOT, runCli } from '../helpers/cliProcess';
+import { until } from '../helpers/until';
 
 interface Follower {
   proc: ChildProcess;
@@ -33,14 +34,6 @@ function follow(ws: string, env: Record<string, string>): Follower {
   return { proc, out: () => out, err: () => err, exited };
 }
 
-async function until(cond: () => boolean, what: string, ms = 90_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 test('--follow goes on after the owner is killed: the follower takes over and prints every change', { timeout: 240_000 }, async (t) => {
   const root = tmpDir('am-follow-takeover-');
   const ws = fakeClone(root, 'repo');
@@ -54,17 +47,26 @@ test('--follow goes on after the owner is killed: the follower takes over and pr
 
   const owner = follow(ws, env);
   t.after(() => owner.proc.kill('SIGKILL'));
-  await until(() => owner.err().includes('store owned by this process'), 'the first process to own the store');
+  await until('the first process to own the store', () => owner.err().includes('store owned by this process'), {
+    timeoutMs: 90_000,
+    intervalMs: 100,
+  });
   const follower = follow(ws, env);
   t.after(() => follower.proc.kill('SIGKILL'));
-  await until(() => follower.err().includes('connected as a client'), 'the follower to connect as a client');
+  await until('the follower to connect as a client', () => follower.err().includes('connected as a client'), {
+    timeoutMs: 90_000,
+    intervalMs: 100,
+  });
 
   const before = await add('The cache warms up in ninety seconds after a deploy.');
-  await until(() => follower.out().includes(before), 'the change made while the owner lives');
+  await until('the change made while the owner lives', () => follower.out().includes(before), { timeoutMs: 90_000, intervalMs: 100 });
   owner.proc.kill('SIGKILL');
   await owner.exited;
   const after = await add('Error budgets are reviewed every second Thursday.');
-  await until(() => follower.out().includes(after), `the change made after the owner died (stderr: ${follower.err()})`);
+  await until(`the change made after the owner died (stderr: ${follower.err()})`, () => follower.out().includes(after), {
+    timeoutMs: 90_000,
+    intervalMs: 100,
+  });
 
   const printed = follower
     .out()

@@ -16,6 +16,7 @@ import { fileKeyring } from '../../helpers/keys';
 import { UserFacingError } from '../../../src/core/util/errors';
 import { FaultFs } from '../../fixtures/faultFs';
 import { tmpDir } from '../../helpers/tmp';
+import { until } from '../../helpers/until';
 
 function insert(store: Store, id: string): void {
   store.transaction((tx) => {
@@ -37,14 +38,6 @@ function insertFails(store: Store, id: string, code: string): void {
 
 function ids(store: Store): string[] {
   return store.all<{ id: string }>('SELECT id FROM memories ORDER BY rid').map((r) => r.id);
-}
-
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /**
@@ -79,7 +72,7 @@ for (const v of VARIANTS) {
     for (let i = 1; i < 30; i++) insertFails(store, `failed-${i}`, 'disk_full');
     assert.equal(store.warnings.filter((w) => /full/.test(w)).length, 1, store.warnings.join('\n'));
     ffs.clear(); // space is back
-    await until(() => store.health().state === 'ok');
+    await until('the store to be healthy again', () => store.health().state === 'ok', { timeoutMs: 5000, intervalMs: 10 });
     for (let i = 0; i < 30; i++) insert(store, `after-${i}`);
     await store.close({ snapshot: false }); // as good as a crash for the log: nothing more is written
     assert.deepEqual(states, ['disk_full', 'ok']);
@@ -171,7 +164,7 @@ for (const v of VARIANTS) {
     assert.deepEqual(ids(store), ['a']);
     insertFails(store, 'x', 'disk_full');
     ffs.clear();
-    await until(() => store.health().state === 'ok');
+    await until('the store to be healthy again', () => store.health().state === 'ok', { timeoutMs: 5000, intervalMs: 10 });
     insert(store, 'b');
     await store.close({ snapshot: false });
     const again = await Store.open({ ...k, dir });

@@ -20,6 +20,7 @@ import { ensureServerSchema } from '../../../src/core/team/serverSchema';
 import { syncOnce } from '../../../src/core/team/sync';
 import { machineIdOf, openConflicts } from '../../../src/core/team/localState';
 import { sharedOf, stateHash } from '../../../src/core/team/payload';
+import { until } from '../../helpers/until';
 
 const skip = pgSkip();
 const PROJECT = 'github.com/acme/team-concurrency';
@@ -116,14 +117,6 @@ function dropConnectionsMidSync(): { cut(): number; stop(): Promise<number> } {
   };
 }
 
-const until = async (cond: () => boolean, ms = 120_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
-
 test(
   'concurrent clients, a server restart and a killed client: every acknowledged change everywhere, once',
   { skip, timeout: 600_000 },
@@ -136,10 +129,10 @@ test(
     const clients = ['ana', 'ben', 'cy'].map((name) => run({ name, dir: path.join(root, name), acks: [], failedRounds: 0 }, 0));
 
     // Kill ben after some writes, restart the server while the others go on, then start ben again.
-    await until(() => clients[1]!.acks.length >= 8);
+    await until('ben to acknowledge 8 writes', () => clients[1]!.acks.length >= 8, { timeoutMs: 120_000 });
     clients[1]!.proc!.kill('SIGKILL');
     await clients[1]!.done;
-    await until(() => clients[0]!.acks.length >= 14);
+    await until('ana to acknowledge 14 writes', () => clients[0]!.acks.length >= 14, { timeoutMs: 120_000 });
     cluster.stop('immediate');
     await new Promise((r) => setTimeout(r, 1500));
     cluster.start();
@@ -147,7 +140,9 @@ test(
     // Connections dropped mid-sync until the clients are done (their last rounds retry until one succeeds).
     const dropper = dropConnectionsMidSync();
     await until(
+      'the clients to be nearly done, a connection cut on the way',
       () => (clients.every((c) => c.acks.length >= COUNT - 6) && dropper.cut() > 0) || clients.some((c) => c.proc!.exitCode !== null),
+      { timeoutMs: 120_000 },
     );
     const dropped = await dropper.stop();
     await Promise.all(clients.map((c) => c.done));

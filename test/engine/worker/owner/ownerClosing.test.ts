@@ -11,14 +11,7 @@ import { tmpDir } from '../../../helpers/tmp';
 import { fakeClone } from '../../../helpers/clones';
 import { FakeOllama } from '../../../helpers/fakeOllama';
 import { sharedClient } from './sharedHarness';
-
-async function until(what: string, cond: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { until } from '../../../helpers/until';
 
 test('an owner that shuts down answers the update in flight; writes sent while it closes go to the next owner', async () => {
   const root = tmpDir('am-closing-');
@@ -44,7 +37,7 @@ test('an owner that shuts down answers the update in flight; writes sent while i
       id: first.memory.id,
       patch: { content: 'The release branch is cut every second Wednesday since March.' },
     });
-    await until('the update to reach the embedder', () => ollama.count('embed') > embedsBefore);
+    await until('the update to reach the embedder', () => ollama.count('embed') > embedsBefore, { timeoutMs: 60_000, intervalMs: 10 });
     const closing = a.client.shutdown(15_000);
     // Sent while A closes: refused there (not run) and sent again to the next owner, or answered by A.
     const deletion = b.client.request('memory.delete', { id: second.memory.id });
@@ -93,7 +86,10 @@ test("the owner of global/ shuts down with another project's global update in fl
       id: shared.memory.id,
       patch: { content: 'Every service logs in JSON lines to stdout, one event per line.' },
     });
-    await until("Y's global update to reach the embedder on X", () => ollama.count('embed') > embedsBefore);
+    await until("Y's global update to reach the embedder on X", () => ollama.count('embed') > embedsBefore, {
+      timeoutMs: 60_000,
+      intervalMs: 10,
+    });
     const closing = x.client.shutdown(15_000);
     const created = y.client.request('memory.create', { content: 'Global feature flags live in LaunchDarkly.', scope: 'global' });
 

@@ -22,6 +22,7 @@ import { tmpDir } from '../../../helpers/tmp';
 import { fakeClone } from '../../../helpers/clones';
 import { CLI_TS, ROOT, runCli, type CliRun } from '../../../helpers/cliProcess';
 import { FakeOllama } from '../../../helpers/fakeOllama';
+import { until } from '../../../helpers/until';
 
 const LOOPS = 6;
 const ADDS_PER_LOOP = Number(process.env.OWNER_LEAVES_ADDS ?? 3);
@@ -46,14 +47,6 @@ function lockPid(dir: string): number | undefined {
     return (JSON.parse(fs.readFileSync(path.join(dir, 'store.lock'), 'utf8')) as { pid: number }).pid;
   } catch {
     return undefined;
-  }
-}
-
-async function until(what: string, cond: () => boolean, timeoutMs = 300_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
   }
 }
 
@@ -134,7 +127,7 @@ async function scenario(how: 'exits' | 'is killed'): Promise<void> {
   });
   const ownerExited = new Promise<void>((r) => owner.once('exit', () => r()));
   try {
-    await until('the MCP server to own the store', () => lockPid(dir) === owner.pid);
+    await until('the MCP server to own the store', () => lockPid(dir) === owner.pid, { timeoutMs: 300_000, intervalMs: 25 });
     const outcomes: Outcome[] = [];
     const adds = addLoops(ws, env, outcomes);
     // The owner goes away with a client's write in flight: an update (it exits) or a create (it is killed).
@@ -145,6 +138,7 @@ async function scenario(how: 'exits' | 'is killed'): Promise<void> {
       await until(
         "the update's embedding",
         embedding((t) => t.includes(UPDATED)),
+        { timeoutMs: 300_000, intervalMs: 25 },
       );
       owner.stdin!.end();
       await update;
@@ -155,10 +149,12 @@ async function scenario(how: 'exits' | 'is killed'): Promise<void> {
       await until(
         "the search's query embedding",
         embedding((t) => t.includes(QUERY)),
+        { timeoutMs: 300_000, intervalMs: 25 },
       );
       await until(
         "a client's create embedding",
         embedding((t) => t.includes('Loop ')),
+        { timeoutMs: 300_000, intervalMs: 25 },
       );
       owner.kill('SIGKILL');
       await search;

@@ -12,20 +12,13 @@ import { createHandlers } from '../../../../src/engine/worker/handlers';
 import type { EngineEvent, EngineMethod, ParamsOf, ResultOf } from '../../../../src/engine/protocol';
 import { WebhookReceiver } from '../../../helpers/webhookReceiver';
 import { engineDirs } from '../../harness';
+import { until } from '../../../helpers/until';
 
 const handlers = createHandlers({ allowDebug: false, exit: () => undefined });
 const CALL = { requestId: 1, signal: new AbortController().signal, progress: () => undefined };
 
 function call<M extends EngineMethod>(engine: MemoryEngine, method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
   return Promise.resolve().then(() => handlers[method](engine, params, CALL) as ResultOf<M> | Promise<ResultOf<M>>);
-}
-
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 15_000;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 function settings(url: string, extra: Record<string, unknown> = {}) {
@@ -77,7 +70,10 @@ test('nothing is sent before the signing secret exists; then every change is del
 
   const m = await call(engine, 'memory.create', { content: 'After the secret: staging certificates renew on the first Monday.' });
   assert.equal(m.status, 'created');
-  await until(() => events.some((e) => e.type === 'webhooks.delivery' && e.delivery.status === 'delivered'), 'a delivery');
+  await until('a delivery', () => events.some((e) => e.type === 'webhooks.delivery' && e.delivery.status === 'delivered'), {
+    timeoutMs: 15_000,
+    intervalMs: 20,
+  });
   assert.equal(receiver.received.length, 1);
   assert.ok(receiver.received[0]!.verified, 'signed with the secret the engine made');
   assert.equal(receiver.received[0]!.body.event.type, 'memory.created');
@@ -108,12 +104,16 @@ test('dead deliveries are listed as failures and sent again on request; a remove
   receiver.secret = (await call(engine, 'webhooks.secret', { name: 'ci' })).secret;
   receiver.enqueue({ status: 500, body: 'down for maintenance' }, { status: 500, body: 'down for maintenance' });
   await call(engine, 'memory.create', { content: 'The build cache lives on the second SSD of the CI runner.' });
-  await until(() => receiver.received.length >= 2, 'two attempts');
+  await until('two attempts', () => receiver.received.length >= 2, { timeoutMs: 15_000, intervalMs: 20 });
   let failed: Awaited<ReturnType<typeof call<'webhooks.deliveries'>>> = [];
-  await until(() => {
-    void call(engine, 'webhooks.deliveries', { failed: true }).then((f) => (failed = f));
-    return failed.length === 1 && failed[0]!.status === 'dead';
-  }, 'the dead delivery');
+  await until(
+    'the dead delivery',
+    () => {
+      void call(engine, 'webhooks.deliveries', { failed: true }).then((f) => (failed = f));
+      return failed.length === 1 && failed[0]!.status === 'dead';
+    },
+    { timeoutMs: 15_000, intervalMs: 20 },
+  );
   assert.match(failed[0]!.lastError ?? '', /answered 500: down for maintenance/);
   assert.equal((await call(engine, 'webhooks.list', {})).webhooks[0]!.dead, 1);
   // A failed test event is dead too, but not retried: "retryable" counts what retry sends again.
@@ -125,13 +125,13 @@ test('dead deliveries are listed as failures and sent again on request; a remove
   );
 
   assert.deepEqual(await call(engine, 'webhooks.retry', {}), { requeued: 1 });
-  await until(() => receiver.delivered.length === 1, 'the retried delivery');
+  await until('the retried delivery', () => receiver.delivered.length === 1, { timeoutMs: 15_000, intervalMs: 20 });
   assert.equal(receiver.received[3]!.body.id, receiver.received[0]!.body.id, 'sent again under the same delivery id');
 
   // A webhook that hangs keeps its delivery pending; removing the webhook cancels it.
   receiver.enqueue({ hang: true });
   await call(engine, 'memory.create', { content: 'Integration tests need the docker daemon running locally.' });
-  await until(() => receiver.received.length === 5, 'the hanging attempt');
+  await until('the hanging attempt', () => receiver.received.length === 5, { timeoutMs: 15_000, intervalMs: 20 });
   await engine.reloadConfig({ 'embedding.provider': 'hash' });
   const all = await call(engine, 'webhooks.deliveries', {});
   assert.equal(all[0]!.status, 'cancelled');
