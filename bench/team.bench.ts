@@ -22,12 +22,9 @@ import { ensureServerSchema } from '../src/core/team/serverSchema';
 import { syncOnce, type SyncContext } from '../src/core/team/sync';
 import { machineIdOf } from '../src/core/team/localState';
 import { pushChanges } from '../src/core/team/server';
-import { changeIdOf, stateHash } from '../src/core/team/payload';
-import type { OutgoingChange, SharedMemory } from '../src/core/team/types';
-import { normalizeAndHashContent } from '../src/core/text/normalize';
-import { randomUUID } from 'node:crypto';
 import { startPgCluster, type PgCluster } from '../test/helpers/pgCluster';
 import { median, peakRssMb, percentile, round } from './stats';
+import { memoryText, pushedChange } from './teamCorpus';
 
 const PROJECT = 'github.com/acme/team-bench';
 const SCHEMA = 'am_bench';
@@ -35,56 +32,7 @@ const CLIENTS = 5;
 const LATENCY_SAMPLES = 100;
 const UPLOAD_STORE = 2000;
 
-/** A memory as another member's machine would push it (new, base 0). */
-function synthetic(i: number, machine: string): OutgoingChange {
-  const content = text(i, 'cy');
-  const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
-  const memory: SharedMemory = {
-    id: randomUUID(),
-    type: 'general',
-    title: '',
-    content,
-    summary: null,
-    contentHash: normalizeAndHashContent(content).contentHash,
-    tags: ['bench'],
-    importance: 0.5,
-    source: null,
-    agentSource: 'bench',
-    who: 'cy',
-    why: null,
-    ttlSeconds: null,
-    expiresAt: null,
-    decisions: [],
-    rationale: [],
-    metadata: {},
-    mergedFrom: [],
-    replacedBy: null,
-    retentionStatus: 'active',
-    deletedAt: null,
-    deletedBy: null,
-    deleteReason: null,
-    createdAt: at,
-    updatedAt: at,
-  };
-  const hash = stateHash(memory);
-  return { changeId: changeIdOf(machine, memory.id, 0, hash), memoryId: memory.id, baseSeq: 0, stateHash: hash, memory, author: 'cy' };
-}
 const progress = (s: string) => process.stderr.write(`  [team] ${s}\n`);
-
-const WORDS =
-  'build deploy cache token schema index vector queue worker lease retry snapshot segment replica shard cursor branch release tag pipeline'.split(
-    ' ',
-  );
-
-function text(i: number, who: string): string {
-  const w: string[] = [];
-  let x = (i * 2654435761 + who.length * 7919) >>> 0;
-  for (let k = 0; k < 18; k++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    w.push(WORDS[x % WORDS.length]!);
-  }
-  return `${who} ${i}: ${w.join(' ')}.`;
-}
 
 /** CPU seconds used so far by the cluster's processes (postgres runs as `nobody` in the bench cluster). */
 function serverCpuSeconds(cluster: PgCluster): number {
@@ -157,7 +105,7 @@ export async function runTeamBench(size: number, workDir: string) {
     const first = await machine(cluster, path.join(workDir, 'first'), 'ana');
     const upload = Math.min(size, UPLOAD_STORE);
     first.svc.createMany(
-      Array.from({ length: upload }, (_, k) => ({ content: text(k, 'ana') })),
+      Array.from({ length: upload }, (_, k) => ({ content: memoryText(k, 'ana') })),
       { batchSize: 5000 },
     );
     let cpu0 = serverCpuSeconds(cluster);
@@ -171,7 +119,7 @@ export async function runTeamBench(size: number, workDir: string) {
     t0 = performance.now();
     let pushed = up.pushed;
     for (let i = upload; i < size; i += 1000) {
-      const batch = Array.from({ length: Math.min(1000, size - i) }, (_, k) => synthetic(i + k, first.ctx.machine));
+      const batch = Array.from({ length: Math.min(1000, size - i) }, (_, k) => pushedChange(i + k, first.ctx.machine));
       const outcomes = await pushChanges(setup, SCHEMA, 'bench-pusher', batch);
       pushed += outcomes.filter((o) => o.status === 'accepted').length;
     }
@@ -211,7 +159,7 @@ export async function runTeamBench(size: number, workDir: string) {
     for (let s = 0; s < LATENCY_SAMPLES; s++) {
       const writer = members[s % CLIENTS]!;
       const others = members.filter((m) => m !== writer);
-      const r = writer.svc.create({ content: text(size + s, `steady${s % CLIENTS}`) });
+      const r = writer.svc.create({ content: memoryText(size + s, `steady${s % CLIENTS}`) });
       if (r.status !== 'created') continue;
       const id = r.memory.id;
       const start = performance.now();

@@ -9,68 +9,17 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { Store } from '../src/core/store/store';
 import { ensureServerSchema } from '../src/core/team/serverSchema';
 import { syncOnce, type SyncContext } from '../src/core/team/sync';
 import { machineIdOf } from '../src/core/team/localState';
 import { pushChanges } from '../src/core/team/server';
-import { changeIdOf, stateHash } from '../src/core/team/payload';
-import type { OutgoingChange, SharedMemory } from '../src/core/team/types';
-import { normalizeAndHashContent } from '../src/core/text/normalize';
 import { startPgCluster } from '../test/helpers/pgCluster';
+import { pushedChange } from './teamCorpus';
 
 const PROJECT = 'github.com/acme/team-bench';
 const SCHEMA = 'am_bench';
-const WORDS =
-  'build deploy cache token schema index vector queue worker lease retry snapshot segment replica shard cursor branch release tag pipeline'.split(
-    ' ',
-  );
-
-function text(i: number): string {
-  const w: string[] = [];
-  let x = (i * 2654435761) >>> 0;
-  for (let k = 0; k < 18; k++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    w.push(WORDS[x % WORDS.length]!);
-  }
-  return `cy ${i}: ${w.join(' ')}.`;
-}
-
-function synthetic(i: number): OutgoingChange {
-  const content = text(i);
-  const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
-  const memory: SharedMemory = {
-    id: randomUUID(),
-    type: 'general',
-    title: '',
-    content,
-    summary: null,
-    contentHash: normalizeAndHashContent(content).contentHash,
-    tags: ['bench'],
-    importance: 0.5,
-    source: null,
-    agentSource: 'bench',
-    who: 'cy',
-    why: null,
-    ttlSeconds: null,
-    expiresAt: null,
-    decisions: [],
-    rationale: [],
-    metadata: {},
-    mergedFrom: [],
-    replacedBy: null,
-    retentionStatus: 'active',
-    deletedAt: null,
-    deletedBy: null,
-    deleteReason: null,
-    createdAt: at,
-    updatedAt: at,
-  };
-  const hash = stateHash(memory);
-  return { changeId: changeIdOf('cy-desktop', memory.id, 0, hash), memoryId: memory.id, baseSeq: 0, stateHash: hash, memory, author: 'cy' };
-}
 
 async function main(size: number): Promise<void> {
   const cluster = await startPgCluster();
@@ -85,7 +34,7 @@ async function main(size: number): Promise<void> {
         setup,
         SCHEMA,
         'cy-desktop',
-        Array.from({ length: Math.min(1000, size - i) }, (_, k) => synthetic(i + k)),
+        Array.from({ length: Math.min(1000, size - i) }, (_, k) => pushedChange(i + k, 'cy-desktop')),
       );
     }
     await setup.end();
