@@ -162,7 +162,8 @@ export const OUTSIDE_REQUEST_GATE: ReadonlySet<EngineMethod> = new Set<EngineMet
   'debug.hang',
 ]);
 
-type AnyHandler = (e: MemoryEngine, p: unknown, c: CallContext) => unknown;
+/** A handler of any method, called with params not yet checked (table wrappers: the gate, global forwarding). */
+export type AnyHandler = (e: MemoryEngine, p: unknown, c: CallContext) => unknown;
 
 /** Every other method runs in the gate's shared section: a reload never closes a runtime under it. */
 function gated(table: HandlerTable): HandlerTable {

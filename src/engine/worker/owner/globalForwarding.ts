@@ -6,7 +6,7 @@
  * switch half-way runs here with the owner's rules (globalScope.ts).
  */
 import type { CallContext, MemoryEngine } from '../engine';
-import type { HandlerTable } from '../handlers';
+import type { AnyHandler, HandlerTable } from '../handlers';
 import type { EngineMethod, ListResult, ParamsOf, ResultOf, SearchResponse } from '../../protocol';
 import type { GlobalRoute } from './globalRoute';
 import { globalScopeHandlers } from './globalScope';
@@ -14,7 +14,6 @@ import { globalScopeHandlers } from './globalScope';
 type IdMethod =
   'memory.update' | 'memory.delete' | 'memory.restore' | 'memory.history' | 'memory.versions' | 'memory.restoreVersion' | 'memory.promote';
 type Remote = <M extends EngineMethod>(method: M, params: ParamsOf<M>) => Promise<ResultOf<M>>;
-type AnyHandler = (e: MemoryEngine, p: unknown, c: CallContext) => unknown;
 
 /** A memory id that is not one of this engine's project memories is the global owner's to answer. */
 function isLocalProject(e: MemoryEngine, id: unknown): boolean {
