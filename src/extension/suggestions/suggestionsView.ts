@@ -22,6 +22,13 @@ export const SUGGESTIONS_VIEW_ID = 'agentMemory.suggestions';
 /** How many pending suggestions the view lists (the engine's list limit is 200). */
 const LIST_LIMIT = 200;
 
+interface Rows {
+  list: Suggestion[];
+  conflicts: TeamConflictInfo[];
+}
+
+const rowsKey = (rows: Rows): string => JSON.stringify(rows);
+
 export type SuggestionNode =
   | { kind: 'suggestion'; suggestion: Suggestion }
   | { kind: 'side'; side: 'A' | 'B'; memory: MemorySummary; suggestionId: string }
@@ -32,7 +39,13 @@ export type SuggestionNode =
 export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SuggestionNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly refreshLater = new Debounced(() => this.refresh(), 150);
+  private readonly refreshLater = new Debounced(() => this.refreshIfChanged(), 150);
+  /** What the rows shown were made from: an event that changes none of it leaves the tree alone. */
+  private shownKey: string | undefined;
+  /** Rows fetched by refreshIfChanged, handed to the getChildren its refresh causes. */
+  private prefetched: Rows | undefined;
+  /** How many event-driven checks have ended (tests wait on it). */
+  checks = 0;
   private readonly subs: vscode.Disposable[] = [];
   /** The last list shown (tests and the view's badge read it). */
   last: Suggestion[] = [];
@@ -56,11 +69,44 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
   }
 
   refresh(): void {
+    this.prefetched = undefined;
+    this.fire();
+  }
+
+  private fire(): void {
     if (!isDeactivating()) this.changed.fire(undefined); // see shutdown.ts
   }
 
   refreshSoon(): void {
     this.refreshLater.trigger();
+  }
+
+  /**
+   * Refreshes only when the rows would differ. A refresh makes VS Code forget the elements shown
+   * until the view has asked for them again, and an inline action (Keep Their Version, Accept)
+   * clicked in that gap reaches its command with no row — so events that change nothing shown
+   * (most memory.changed events) must not refresh.
+   */
+  private async refreshIfChanged(): Promise<void> {
+    if (isDeactivating()) return;
+    try {
+      const rows = await this.fetchRows();
+      if (rowsKey(rows) === this.shownKey) return;
+      this.prefetched = rows;
+      this.fire();
+    } catch {
+      this.refresh(); // getChildren tries again and shows the error
+    } finally {
+      this.checks++;
+    }
+  }
+
+  private async fetchRows(): Promise<Rows> {
+    const [list, conflicts] = await Promise.all([
+      this.engine.request('suggestions.list', { status: 'pending', limit: LIST_LIMIT }),
+      this.engine.request('team.conflicts', {}).catch(() => [] as TeamConflictInfo[]),
+    ]);
+    return { list, conflicts };
   }
 
   async getChildren(node?: SuggestionNode): Promise<SuggestionNode[]> {
@@ -73,10 +119,10 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
       ];
     }
     try {
-      const [list, conflicts] = await Promise.all([
-        this.engine.request('suggestions.list', { status: 'pending', limit: LIST_LIMIT }),
-        this.engine.request('team.conflicts', {}).catch(() => [] as TeamConflictInfo[]),
-      ]);
+      const rows = this.prefetched ?? (await this.fetchRows());
+      this.prefetched = undefined;
+      this.shownKey = rowsKey(rows);
+      const { list, conflicts } = rows;
       this.last = list;
       this.conflicts = conflicts;
       this.setBadge();
@@ -86,6 +132,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
         ...list.map((suggestion): SuggestionNode => ({ kind: 'suggestion', suggestion })),
       ];
     } catch (e) {
+      this.shownKey = undefined;
       return [{ kind: 'message', text: `Cannot list suggestions: ${errorLine(e)}` }];
     }
   }

@@ -143,6 +143,31 @@ suite('Sidebar views', () => {
   );
 
   test(
+    'Suggestions view: a memory change that changes no row does not refresh it (an inline click in flight keeps its row)',
+    async () => {
+      await reload({ 'memory.similarity_threshold': 0.99, 'memory.auto_merge_threshold': 1 }); // the write suggests nothing
+      await new Promise((r) => setTimeout(r, 1000)); // the view has handled the reload's events
+      await api.views.suggestions.getChildren(); // the rows shown
+      const checksBefore = api.views.suggestions.checks;
+      let fired = 0;
+      const sub = api.views.suggestions.onDidChangeTreeData(() => fired++);
+      try {
+        const m = await create('The release checklist lives in docs/release.md and is read before every tag.');
+        await until('the view has checked its rows after the write', () => api.views.suggestions.checks > checksBefore, {
+          timeoutMs: 5000,
+        });
+        await new Promise((r) => setTimeout(r, 500)); // any later event of the write too (the debounce is 150 ms)
+        assert.equal(fired, 0, 'same rows: no refresh');
+        await api.engine.request('memory.delete', { id: m.id });
+      } finally {
+        sub.dispose();
+        await reload({});
+      }
+    },
+    { timeoutMs: 30_000 },
+  );
+
+  test(
     'Pipeline view: project, mode, worker, queue, reviews, embedder, LLM, health; pause/resume and mode switch',
     async () => {
       const roots = await api.views.pipeline.getChildren();

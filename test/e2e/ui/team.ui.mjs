@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { addMemoryFromPalette, cli, openViewContainer, runCommand, treeRow, waitForNotification } from './workbench.mjs';
+import { addMemoryFromPalette, clearHovers, cli, openViewContainer, runCommand, treeRow, waitForNotification } from './workbench.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const TEXT = 'Deploys to production go through the staging pipeline first';
@@ -80,6 +80,19 @@ async function relay(targetPort) {
 }
 
 /** "ben": another machine — its own store home, a clone of the workspace's repository, the CLI. */
+/**
+ * A test's cleanup: the window's store outlives the test, so a conflict a failed test left open is
+ * settled (keep mine: nothing is retired) before the disconnect, or the next test would start with it.
+ */
+async function leaveTeam(workspace) {
+  const open = await cli(workspace, 'team', 'conflicts').catch(() => []);
+  for (const c of open) {
+    console.log(`      cleanup: settling a conflict the test left open (${c.id})`);
+    await cli(workspace, 'team', 'resolve', c.id, '--keep', 'mine').catch((e) => console.log(`      cleanup: ${e.message}`));
+  }
+  await cli(workspace, 'team', 'disconnect').catch(() => undefined);
+}
+
 function otherMachine(workspace, pg) {
   const root = mkdtempSync(join(tmpdir(), 'am-team-ben-'));
   const ws = join(root, 'repo');
@@ -248,8 +261,7 @@ export const tests = {
       assert.equal(conflicts[0].contradiction.reason, 'Ben says blue-green releases were retired.');
       for (const theme of ['light', 'dark']) {
         await inTheme(theme, async () => {
-          await page.mouse.move(700, 450);
-          await page.waitForTimeout(300);
+          await clearHovers(page);
           await row.hover();
           await page
             .locator('.monaco-hover, .workbench-hover', { hasText: "ben's memory" })
@@ -261,7 +273,7 @@ export const tests = {
       }
 
       // Keep theirs: ana's memory is retired here and, after a sync, on ben's machine.
-      await page.mouse.move(700, 450);
+      await clearHovers(page);
       await row.hover();
       await row.locator('.action-label[aria-label^="Keep Their Version"]').click();
       await statusItem(page, 'Team: synced').waitFor({ state: 'visible', timeout: 60000 });
@@ -271,7 +283,7 @@ export const tests = {
       const bens = (await ben.run('list', '--scope', 'project', '--limit', '100')).items.map((m) => m.preview);
       assert.ok(!bens.some((p) => p.startsWith(ANAS)) && bens.some((p) => p.startsWith(BENS2)), JSON.stringify(bens));
     } finally {
-      await cli(workspace, 'team', 'disconnect').catch(() => undefined);
+      await leaveTeam(workspace);
       if (yamlBefore === undefined) rmSync(agentYaml, { force: true });
       else writeFileSync(agentYaml, yamlBefore);
       rmSync(ben.root, { recursive: true, force: true });
@@ -319,7 +331,7 @@ export const tests = {
       await page.mouse.move(700, 450);
       await screenshot('cert-connected');
     } finally {
-      await cli(workspace, 'team', 'disconnect').catch(() => undefined);
+      await leaveTeam(workspace);
       if (yamlBefore === undefined) rmSync(agentYaml, { force: true });
       else writeFileSync(agentYaml, yamlBefore);
       pg.destroy();
@@ -426,8 +438,7 @@ export const tests = {
         );
       const hoverRow = async () => {
         for (let attempt = 1; ; attempt++) {
-          await page.mouse.move(700, 450);
-          await page.waitForTimeout(500);
+          await clearHovers(page);
           await row.hover();
           try {
             return await hoverShown();
@@ -457,7 +468,7 @@ export const tests = {
       await runCommand(page, 'View: Close All Editors');
 
       // Keep mine: the window's text is current again and reaches ben.
-      await page.mouse.move(700, 450);
+      await clearHovers(page);
       await conflictRow.hover();
       await conflictRow.locator('.action-label[aria-label^="Keep My Version"]').click();
       await statusItem(page, 'Team: synced').waitFor({ state: 'visible', timeout: 60000 });
@@ -480,7 +491,7 @@ export const tests = {
       assert.equal((await cli(workspace, 'get', mine.id)).content, MINE, 'the memory stays');
     } finally {
       net1.close();
-      await cli(workspace, 'team', 'disconnect').catch(() => undefined);
+      await leaveTeam(workspace);
       if (yamlBefore === undefined) rmSync(agentYaml, { force: true });
       else writeFileSync(agentYaml, yamlBefore);
       rmSync(ben.root, { recursive: true, force: true });

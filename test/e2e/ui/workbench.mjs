@@ -84,6 +84,28 @@ export async function openViewContainer(page, title, { timeoutMs = 20000 } = {})
   await entry.click();
 }
 
+/**
+ * Moves the pointer to the empty editor area and waits until no hover is shown. A hover left by a
+ * click (the activity bar's tooltip after openViewContainer) can cover a row; moving onto it keeps
+ * it open, so a row's hover() would then land on the tooltip and never reach the row.
+ */
+export async function clearHovers(page, { timeoutMs = 5000 } = {}) {
+  const shown = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('.monaco-hover, .workbench-hover, .context-view')].some((e) => {
+        const r = e.getBoundingClientRect();
+        return r.width > 0 && r.height > 0 && e.innerText.trim() !== '';
+      }),
+    );
+  const t0 = Date.now();
+  for (let i = 0; ; i++) {
+    await page.mouse.move(700 + (i % 2) * 20, 450);
+    await page.waitForTimeout(150);
+    if (!(await shown())) return;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`a hover stays shown ${timeoutMs} ms after the pointer left it`);
+  }
+}
+
 /** Finds a webview's inner frame whose URL or content matches `predicate(frame)`. */
 export async function findFrame(page, predicate, { timeoutMs = 20000 } = {}) {
   const t0 = Date.now();
