@@ -42,8 +42,6 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
   private readonly refreshLater = new Debounced(() => this.refreshIfChanged(), 150);
   /** What the rows shown were made from: an event that changes none of it leaves the tree alone. */
   private shownKey: string | undefined;
-  /** Rows fetched by refreshIfChanged, handed to the getChildren its refresh causes. */
-  private prefetched: Rows | undefined;
   /** How many event-driven checks have ended (tests wait on it). */
   checks = 0;
   private readonly subs: vscode.Disposable[] = [];
@@ -69,11 +67,6 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
   }
 
   refresh(): void {
-    this.prefetched = undefined;
-    this.fire();
-  }
-
-  private fire(): void {
     if (!isDeactivating()) this.changed.fire(undefined); // see shutdown.ts
   }
 
@@ -90,10 +83,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
   private async refreshIfChanged(): Promise<void> {
     if (isDeactivating()) return;
     try {
-      const rows = await this.fetchRows();
-      if (rowsKey(rows) === this.shownKey) return;
-      this.prefetched = rows;
-      this.fire();
+      if (rowsKey(await this.fetchRows()) !== this.shownKey) this.refresh(); // getChildren fetches them again: the newest
     } catch {
       this.refresh(); // getChildren tries again and shows the error
     } finally {
@@ -119,8 +109,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
       ];
     }
     try {
-      const rows = this.prefetched ?? (await this.fetchRows());
-      this.prefetched = undefined;
+      const rows = await this.fetchRows();
       this.shownKey = rowsKey(rows);
       const { list, conflicts } = rows;
       this.last = list;
