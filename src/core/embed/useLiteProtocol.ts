@@ -23,6 +23,8 @@ export interface UseLiteWorkerStats {
   heapUsed: number;
   /** Texts embedded since start (warm-up excluded). */
   textsEmbedded: number;
+  /** Calls into the model (a query's texts share one). */
+  modelCalls: number;
   /** Time spent inside the model for those texts (ms). */
   embedMs: number;
   /** Network attempts the guard blocked (must stay empty). */

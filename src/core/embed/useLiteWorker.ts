@@ -9,8 +9,9 @@
  *   package, which reads `model.json`, the weight shards and `vocab.json` from its own
  *   directory with `fs` (`file://` URL + tfjs's node file-system IO handler). `initModel()`
  *   without a source would download from tfhub.dev.
- * - Work is one text at a time; between texts the event loop turns, so a query that arrives
- *   while a long document batch is running is taken next (two queues, queries first).
+ * - Documents are embedded one text at a time; between texts the event loop turns, so a query
+ *   that arrives while a long document batch is running is taken next (two queues, queries
+ *   first). A query's texts (up to QUERY_BATCH) go in one call.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
@@ -33,12 +34,16 @@ if (!port) throw new Error('useLiteWorker must run in a worker thread');
 const data = (workerData ?? {}) as Partial<UseLiteWorkerData>;
 const maxChars = data.maxChars ?? 10_000;
 
+/** At most this many texts of a query job per model call. */
+const QUERY_BATCH = 8;
+
 const queries: Job[] = [];
 const documents: Job[] = [];
 let model: Model | undefined;
 let backend = 'unknown';
 let loadMs = 0;
 let textsEmbedded = 0;
+let modelCalls = 0;
 let embedMs = 0;
 let running = false;
 
@@ -86,15 +91,24 @@ async function pump(): Promise<void> {
       if (!job) break;
       const queue = queries[0] === job ? queries : documents;
       try {
+        // A query's texts (its two views, an expansion's wordings) go to the model in one call: its
+        // fixed cost per call is most of a short text's (docs/recall.md "The query path"). A
+        // document job goes one text at a time, so a query waits for one text at most.
+        const take = queue === queries ? Math.min(QUERY_BATCH, job.texts.length - job.next) : 1;
+        const inputs = job.texts.slice(job.next, job.next + take).map(modelInput);
         const t0 = performance.now();
-        const [vec] = await model!.embed([modelInput(job.texts[job.next]!)]);
+        const vecs = await model!.embed(inputs);
         embedMs += performance.now() - t0;
-        textsEmbedded++;
-        if (!vec || vec.length !== USE_LITE_DIMENSION) {
-          throw new Error(`USE-lite returned ${vec?.length} dimensions, expected ${USE_LITE_DIMENSION}`);
+        textsEmbedded += take;
+        modelCalls++;
+        for (let i = 0; i < take; i++) {
+          const vec = vecs[i];
+          if (!vec || vec.length !== USE_LITE_DIMENSION) {
+            throw new Error(`USE-lite returned ${vec?.length} dimensions, expected ${USE_LITE_DIMENSION}`);
+          }
+          job.out.set(vec, (job.next + i) * USE_LITE_DIMENSION);
         }
-        job.out.set(vec, job.next * USE_LITE_DIMENSION);
-        job.next++;
+        job.next += take;
         if (job.next === job.texts.length) {
           queue.shift();
           post({ type: 'result', id: job.id, data: job.out, count: job.texts.length, dimension: USE_LITE_DIMENSION }, [
@@ -140,6 +154,7 @@ port.on('message', (msg: ToUseLiteWorker) => {
           rss: process.memoryUsage.rss(),
           heapUsed: getHeapStatistics().used_heap_size,
           textsEmbedded,
+          modelCalls,
           embedMs,
           networkAttempts: [...guard.attempts],
           queuedQueries: queries.length,

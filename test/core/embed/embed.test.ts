@@ -201,6 +201,21 @@ describe('UseLiteEmbedder (built-in model in a worker thread)', () => {
     assert.ok(dot(q!, qAsDoc!) > 0.9999);
   });
 
+  test("a query's texts are embedded in one model call: same vectors, same order as one at a time", async () => {
+    const texts = ['which package manager do we use', 'package manager use', 'how long do login credentials stay valid', ''];
+    const before = await use.stats();
+    const batched = await use.embed(texts, 'query');
+    const after = await use.stats();
+    assert.equal(after.textsEmbedded - before.textsEmbedded, texts.length);
+    assert.equal(after.modelCalls - before.modelCalls, 1);
+    assert.equal(batched.length, texts.length);
+    for (const [i, text] of texts.entries()) {
+      const [alone] = await use.embed([text], 'query');
+      assert.ok(dot(batched[i]!, alone!) > 0.9999, `text ${i}: ${dot(batched[i]!, alone!)}`);
+    }
+    assert.ok(dot(batched[0]!, batched[2]!) < 0.9, 'different texts, different vectors');
+  });
+
   test('queries jump ahead of queued documents', async (t) => {
     const order: string[] = [];
     const docs = Array.from({ length: 10 }, (_, i) => `Document number ${i} about the build pipeline and its wasm files`);
