@@ -130,16 +130,19 @@ const TOOL_TABLE: Record<string, ToolEntry> = {
     },
     async (a, { engine }) => {
       const limit = a.limit ?? 10;
-      const r = await engine.request('search', {
-        query: a.query,
-        limit,
-        recordAccess: true, // handed to an agent: a deliberate use (docs/lifecycle.md "Access")
-        ...(a.types ? { types: a.types } : {}),
-        ...(a.tags ? { tags: a.tags } : {}),
-      });
-      // Session passages only for an unfiltered recall (types and tags are memory fields).
+      // Session passages only for an unfiltered recall (types and tags are memory fields). Both
+      // asked at once: the engine then embeds the query for both in one model call.
       const withSessions = a.include_sessions !== false && !a.types && !a.tags;
-      const s = withSessions ? await engine.request('sessions.search', { query: a.query, limit }) : undefined;
+      const [r, s] = await Promise.all([
+        engine.request('search', {
+          query: a.query,
+          limit,
+          recordAccess: true, // handed to an agent: a deliberate use (docs/lifecycle.md "Access")
+          ...(a.types ? { types: a.types } : {}),
+          ...(a.tags ? { tags: a.tags } : {}),
+        }),
+        withSessions ? engine.request('sessions.search', { query: a.query, limit }) : undefined,
+      ]);
       const parts = [r.hits.length ? recallContext(r.hits) : 'No memories match.'];
       if (s?.hits.length) parts.push(dataBlock(`## ${sessionHitsSentence(s.hits.length)}`, sessionHitLines(s.hits), 4000));
       return text(parts.join('\n\n'), recallData(a.query, r.hits, s?.hits ?? []));

@@ -109,6 +109,10 @@ export class UseLiteEmbedder implements Embedder {
   private fatal: EmbedderError | undefined;
   private disposed = false;
   private restarts = 0;
+  /** Query texts asked this turn of the event loop, sent together at its end. */
+  private queryBatch:
+    | { texts: string[]; waiters: { start: number; n: number; resolve: (v: Float32Array[]) => void; reject: (e: unknown) => void }[] }
+    | undefined;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private idleTimer: NodeJS.Timeout | undefined;
@@ -165,9 +169,38 @@ export class UseLiteEmbedder implements Embedder {
     }
   }
 
-  async embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]> {
-    if (texts.length === 0) return [];
+  embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]> {
+    if (texts.length === 0) return Promise.resolve([]);
     const prepared = texts.map((t) => prepareUseLiteText(t, kind, this.opts.queryStopwords));
+    if (kind !== 'query') return this.embedNow(prepared, 'document');
+    // Queries asked in one turn of the event loop (a recall's memory and session-chunk searches)
+    // go to the worker as one request, and so to the model in one call (useLiteWorker.ts).
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      let batch = this.queryBatch;
+      if (!batch) {
+        batch = this.queryBatch = { texts: [], waiters: [] };
+        setImmediate(() => this.flushQueries());
+      }
+      batch.waiters.push({ start: batch.texts.length, n: prepared.length, resolve, reject });
+      batch.texts.push(...prepared);
+    });
+  }
+
+  private flushQueries(): void {
+    const batch = this.queryBatch;
+    this.queryBatch = undefined;
+    if (!batch) return;
+    this.embedNow(batch.texts, 'query').then(
+      (vs) => {
+        for (const w of batch.waiters) w.resolve(vs.slice(w.start, w.start + w.n));
+      },
+      (e: unknown) => {
+        for (const w of batch.waiters) w.reject(e);
+      },
+    );
+  }
+
+  private async embedNow(prepared: string[], kind: EmbedKind): Promise<Float32Array[]> {
     const msg = await this.send((id) => ({
       type: 'embed',
       id,

@@ -11,7 +11,7 @@
  *   without a source would download from tfhub.dev.
  * - Documents are embedded one text at a time; between texts the event loop turns, so a query
  *   that arrives while a long document batch is running is taken next (two queues, queries
- *   first). A query's texts (up to QUERY_BATCH) go in one call.
+ *   first). The queries waiting (up to QUERY_BATCH texts) go in one call.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
@@ -34,7 +34,7 @@ if (!port) throw new Error('useLiteWorker must run in a worker thread');
 const data = (workerData ?? {}) as Partial<UseLiteWorkerData>;
 const maxChars = data.maxChars ?? 10_000;
 
-/** At most this many texts of a query job per model call. */
+/** At most this many query texts per model call. */
 const QUERY_BATCH = 8;
 
 const queries: Job[] = [];
@@ -82,45 +82,80 @@ async function load(): Promise<void> {
   loadMs = performance.now() - started;
 }
 
+/** A run of texts of one job in a model call. */
+interface Part {
+  job: Job;
+  from: number;
+  n: number;
+}
+
+/**
+ * What the next model call embeds. Queries come first, and every query job waiting goes in one
+ * call (up to QUERY_BATCH texts): a query's two views, and the queries a recall sends at once
+ * (memories and session chunks), pay the model's fixed cost per call once — most of a short
+ * text's cost (docs/recall.md "The query path"). Documents go one text at a time, so a query
+ * waits for one text at most.
+ */
+function nextParts(): Part[] {
+  if (!queries.length) return documents[0] ? [{ job: documents[0], from: documents[0].next, n: 1 }] : [];
+  const parts: Part[] = [];
+  let room = QUERY_BATCH;
+  for (const job of queries) {
+    const n = Math.min(room, job.texts.length - job.next);
+    if (n <= 0) break;
+    parts.push({ job, from: job.next, n });
+    room -= n;
+  }
+  return parts;
+}
+
+/** Posts the result of every job a call completed and drops it from its queue. */
+function settle(parts: Part[], failure: unknown): void {
+  for (const { job, n } of parts) {
+    const queue = queries.includes(job) ? queries : documents;
+    if (failure === undefined) {
+      job.next += n;
+      if (job.next < job.texts.length) continue;
+    }
+    queue.splice(queue.indexOf(job), 1);
+    if (failure !== undefined) post({ type: 'error', id: job.id, message: `USE-lite failed to embed: ${errorText(failure)}` });
+    else
+      post({ type: 'result', id: job.id, data: job.out, count: job.texts.length, dimension: USE_LITE_DIMENSION }, [
+        job.out.buffer as ArrayBuffer,
+      ]);
+  }
+}
+
 async function pump(): Promise<void> {
   if (running) return;
   running = true;
   try {
     for (;;) {
-      const job = queries[0] ?? documents[0];
-      if (!job) break;
-      const queue = queries[0] === job ? queries : documents;
+      // Let the messages already sent in (a query, most importantly; a recall's second query) arrive first.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const parts = nextParts();
+      if (!parts.length) break;
       try {
-        // A query's texts (its two views, an expansion's wordings) go to the model in one call: its
-        // fixed cost per call is most of a short text's (docs/recall.md "The query path"). A
-        // document job goes one text at a time, so a query waits for one text at most.
-        const take = queue === queries ? Math.min(QUERY_BATCH, job.texts.length - job.next) : 1;
-        const inputs = job.texts.slice(job.next, job.next + take).map(modelInput);
+        const inputs = parts.flatMap(({ job, from, n }) => job.texts.slice(from, from + n).map(modelInput));
         const t0 = performance.now();
         const vecs = await model!.embed(inputs);
         embedMs += performance.now() - t0;
-        textsEmbedded += take;
+        textsEmbedded += inputs.length;
         modelCalls++;
-        for (let i = 0; i < take; i++) {
-          const vec = vecs[i];
-          if (!vec || vec.length !== USE_LITE_DIMENSION) {
-            throw new Error(`USE-lite returned ${vec?.length} dimensions, expected ${USE_LITE_DIMENSION}`);
+        let k = 0;
+        for (const { job, from, n } of parts) {
+          for (let i = 0; i < n; i++, k++) {
+            const vec = vecs[k];
+            if (!vec || vec.length !== USE_LITE_DIMENSION) {
+              throw new Error(`USE-lite returned ${vec?.length} dimensions, expected ${USE_LITE_DIMENSION}`);
+            }
+            job.out.set(vec, (from + i) * USE_LITE_DIMENSION);
           }
-          job.out.set(vec, (job.next + i) * USE_LITE_DIMENSION);
         }
-        job.next += take;
-        if (job.next === job.texts.length) {
-          queue.shift();
-          post({ type: 'result', id: job.id, data: job.out, count: job.texts.length, dimension: USE_LITE_DIMENSION }, [
-            job.out.buffer as ArrayBuffer,
-          ]);
-        }
+        settle(parts, undefined);
       } catch (err) {
-        queue.shift();
-        post({ type: 'error', id: job.id, message: `USE-lite failed to embed: ${errorText(err)}` });
+        settle(parts, err ?? 'unknown error');
       }
-      // Let queued messages (a query, most importantly) in before the next text.
-      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   } finally {
     running = false;

@@ -216,6 +216,20 @@ describe('UseLiteEmbedder (built-in model in a worker thread)', () => {
     assert.ok(dot(batched[0]!, batched[2]!) < 0.9, 'different texts, different vectors');
   });
 
+  test('queries sent at once (a recall of memories and session chunks) share one model call', async () => {
+    const before = await use.stats();
+    const [a, b] = await Promise.all([
+      use.embed(['which package manager do we use', 'package manager use'], 'query'),
+      use.embed(['package manager'], 'query'),
+    ]);
+    const after = await use.stats();
+    assert.equal(after.textsEmbedded - before.textsEmbedded, 3);
+    assert.equal(after.modelCalls - before.modelCalls, 1);
+    const [alone] = await use.embed(['package manager'], 'query');
+    assert.ok(dot(b[0]!, alone!) > 0.9999, 'each request gets its own vectors back');
+    assert.ok(dot(a[1]!, b[0]!) < 0.9999 && a.length === 2 && b.length === 1);
+  });
+
   test('queries jump ahead of queued documents', async (t) => {
     const order: string[] = [];
     const docs = Array.from({ length: 10 }, (_, i) => `Document number ${i} about the build pipeline and its wasm files`);

@@ -154,14 +154,17 @@ export class SessionsService {
   async recall(p: RecallParams): Promise<RecallResponse> {
     const t0 = performance.now();
     const limit = p.limit ?? this.ctx.config.search.default_limit;
-    const mem = await this.search.search({ query: p.query, limit, ...(p.recordAccess ? { recordAccess: true } : {}) });
+    // Both at once: their query embeddings then reach the built-in model in one call (useLiteWorker.ts).
+    const [mem, s] = await Promise.all([
+      this.search.search({ query: p.query, limit, ...(p.recordAccess ? { recordAccess: true } : {}) }),
+      p.includeSessions !== false && this.rt.sessions
+        ? this.searchChunks({ query: p.query, limit, ...(p.sessionId ? { sessionId: p.sessionId } : {}) })
+        : undefined,
+    ]);
     const items: RecallItem[] = mem.hits.map((h) => ({ kind: 'memory', relevance: h.relevance, memory: h }));
     const legs = new Set(mem.legsUsed);
-    if (p.includeSessions !== false && this.rt.sessions) {
-      const s = await this.searchChunks({ query: p.query, limit, ...(p.sessionId ? { sessionId: p.sessionId } : {}) });
-      for (const h of s.hits) items.push({ kind: 'session', relevance: h.relevance, chunk: h });
-      for (const l of s.legsUsed) legs.add(l);
-    }
+    for (const h of s?.hits ?? []) items.push({ kind: 'session', relevance: h.relevance, chunk: h });
+    for (const l of s?.legsUsed ?? []) legs.add(l);
     // Stable sort: within one kind the list's own order is kept on equal relevance.
     items.sort((a, b) => b.relevance - a.relevance);
     return { query: p.query, items: items.slice(0, limit), legsUsed: [...legs], tookMs: performance.now() - t0 };
