@@ -12,6 +12,7 @@ import { describeAgo, describeExpiry, humanDate } from '../../core/text/timeWord
 import { truncateLine } from '../../core/text/truncate';
 import { commandRegistrar } from '../common/commandTable';
 import { Debounced } from '../common/debounce';
+import { RowsWatch } from '../common/rowsWatch';
 import type { Logger } from '../host/log';
 import { memoryName } from '../memories/memoryFsNames';
 import { typeHeading } from '../memories/memoryTree';
@@ -57,7 +58,12 @@ export function removedDetail(x: RemovedMemory, now = new Date()): string {
 export class RemovedTreeProvider implements vscode.TreeDataProvider<RemovedNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<RemovedNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly refreshLater = new Debounced(() => this.refresh(), 200);
+  /** A memory change that adds or removes no row here leaves the tree alone (rowsWatch.ts says why). */
+  readonly rows = new RowsWatch(
+    () => this.fetchRows(),
+    () => this.refresh(),
+  );
+  private readonly refreshLater = new Debounced(() => (isDeactivating() ? undefined : this.rows.check()), 200);
   private readonly subs: vscode.Disposable[] = [];
   private shown = PAGE;
 
@@ -85,23 +91,31 @@ export class RemovedTreeProvider implements vscode.TreeDataProvider<RemovedNode>
   async getChildren(node?: RemovedNode): Promise<RemovedNode[]> {
     if (node) return [];
     try {
-      const items: RemovedMemory[] = [];
-      let total = 0;
-      while (items.length < this.shown) {
-        const page = await this.engine.request('memory.listRemoved', {
-          offset: items.length,
-          limit: Math.min(100, this.shown - items.length),
-        });
-        total = page.total;
-        items.push(...page.items);
-        if (!page.items.length || items.length >= total) break;
-      }
-      const out: RemovedNode[] = items.map((item) => ({ kind: 'removed', item }));
-      if (total > items.length) out.push({ kind: 'more', remaining: total - items.length });
+      const rows = await this.fetchRows();
+      this.rows.shown(rows);
+      const out: RemovedNode[] = rows.items.map((item) => ({ kind: 'removed', item }));
+      if (rows.total > rows.items.length) out.push({ kind: 'more', remaining: rows.total - rows.items.length });
       return out; // empty: the view's welcome text explains what appears here
     } catch (e) {
+      this.rows.shown(undefined);
       return [{ kind: 'message', text: `Cannot list removed memories: ${errorLine(e)}` }];
     }
+  }
+
+  /** The removed memories shown (the first `shown` of them) and how many there are. */
+  private async fetchRows(): Promise<{ items: RemovedMemory[]; total: number }> {
+    const items: RemovedMemory[] = [];
+    let total = 0;
+    while (items.length < this.shown) {
+      const page = await this.engine.request('memory.listRemoved', {
+        offset: items.length,
+        limit: Math.min(100, this.shown - items.length),
+      });
+      total = page.total;
+      items.push(...page.items);
+      if (!page.items.length || items.length >= total) break;
+    }
+    return { items, total };
   }
 
   getTreeItem(node: RemovedNode): vscode.TreeItem {

@@ -11,6 +11,7 @@ import type { MemorySummary, Suggestion } from '../../engine/protocol';
 import type { TeamConflictInfo } from '../../engine/teamProtocol';
 import { conflictLabel, conflictSides, conflictTip } from '../team/teamText';
 import { Debounced } from '../common/debounce';
+import { RowsWatch } from '../common/rowsWatch';
 import { errorLine } from '../../present/errorText';
 import { truncateLine } from '../../core/text/truncate';
 import { plural } from '../../core/text/plural';
@@ -27,8 +28,6 @@ interface Rows {
   conflicts: TeamConflictInfo[];
 }
 
-const rowsKey = (rows: Rows): string => JSON.stringify(rows);
-
 export type SuggestionNode =
   | { kind: 'suggestion'; suggestion: Suggestion }
   | { kind: 'side'; side: 'A' | 'B'; memory: MemorySummary; suggestionId: string }
@@ -39,11 +38,12 @@ export type SuggestionNode =
 export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SuggestionNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly refreshLater = new Debounced(() => this.refreshIfChanged(), 150);
-  /** What the rows shown were made from: an event that changes none of it leaves the tree alone. */
-  private shownKey: string | undefined;
-  /** How many event-driven checks have ended (tests wait on it). */
-  checks = 0;
+  /** Events that change no row leave the tree alone (rowsWatch.ts says why). */
+  readonly rows = new RowsWatch(
+    () => this.fetchRows(),
+    () => this.refresh(),
+  );
+  private readonly refreshLater = new Debounced(() => (isDeactivating() ? undefined : this.rows.check()), 150);
   private readonly subs: vscode.Disposable[] = [];
   /** The last list shown (tests and the view's badge read it). */
   last: Suggestion[] = [];
@@ -74,23 +74,6 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
     this.refreshLater.trigger();
   }
 
-  /**
-   * Refreshes only when the rows would differ. A refresh makes VS Code forget the elements shown
-   * until the view has asked for them again, and an inline action (Keep Their Version, Accept)
-   * clicked in that gap reaches its command with no row — so events that change nothing shown
-   * (most memory.changed events) must not refresh.
-   */
-  private async refreshIfChanged(): Promise<void> {
-    if (isDeactivating()) return;
-    try {
-      if (rowsKey(await this.fetchRows()) !== this.shownKey) this.refresh(); // getChildren fetches them again: the newest
-    } catch {
-      this.refresh(); // getChildren tries again and shows the error
-    } finally {
-      this.checks++;
-    }
-  }
-
   private async fetchRows(): Promise<Rows> {
     const [list, conflicts] = await Promise.all([
       this.engine.request('suggestions.list', { status: 'pending', limit: LIST_LIMIT }),
@@ -110,7 +93,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
     }
     try {
       const rows = await this.fetchRows();
-      this.shownKey = rowsKey(rows);
+      this.rows.shown(rows);
       const { list, conflicts } = rows;
       this.last = list;
       this.conflicts = conflicts;
@@ -121,7 +104,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
         ...list.map((suggestion): SuggestionNode => ({ kind: 'suggestion', suggestion })),
       ];
     } catch (e) {
-      this.shownKey = undefined;
+      this.rows.shown(undefined);
       return [{ kind: 'message', text: `Cannot list suggestions: ${errorLine(e)}` }];
     }
   }

@@ -148,12 +148,12 @@ suite('Sidebar views', () => {
       await reload({ 'memory.similarity_threshold': 0.99, 'memory.auto_merge_threshold': 1 }); // the write suggests nothing
       await new Promise((r) => setTimeout(r, 1000)); // the view has handled the reload's events
       await api.views.suggestions.getChildren(); // the rows shown
-      const checksBefore = api.views.suggestions.checks;
+      const checksBefore = api.views.suggestions.rows.checks;
       let fired = 0;
       const sub = api.views.suggestions.onDidChangeTreeData(() => fired++);
       try {
         const m = await create('The release checklist lives in docs/release.md and is read before every tag.');
-        await until('the view has checked its rows after the write', () => api.views.suggestions.checks > checksBefore, {
+        await until('the view has checked its rows after the write', () => api.views.suggestions.rows.checks > checksBefore, {
           timeoutMs: 5000,
         });
         await new Promise((r) => setTimeout(r, 500)); // any later event of the write too (the debounce is 150 ms)
@@ -162,6 +162,32 @@ suite('Sidebar views', () => {
       } finally {
         sub.dispose();
         await reload({});
+      }
+    },
+    { timeoutMs: 30_000 },
+  );
+
+  test(
+    'Recently Deleted view: a write that removes nothing does not refresh it; a delete does, with the row',
+    async () => {
+      await api.removed.getChildren(); // the rows shown
+      let fired = 0;
+      const sub = api.removed.onDidChangeTreeData(() => fired++);
+      try {
+        const checks = api.removed.rows.checks;
+        const m = await create('The staging cluster is rebuilt from Terraform every Friday afternoon.');
+        await until('the view has checked its rows after the write', () => api.removed.rows.checks > checks, { timeoutMs: 5000 });
+        await new Promise((r) => setTimeout(r, 500)); // any later event of the write too (the debounce is 200 ms)
+        assert.equal(fired, 0, 'same rows: no refresh');
+        await api.engine.request('memory.delete', { id: m.id });
+        await until('the delete refreshes the view', () => fired > 0, { timeoutMs: 5000 });
+        const rows = await api.removed.getChildren();
+        assert.ok(
+          rows.some((n) => n.kind === 'removed' && n.item.memory.id === m.id),
+          'the deleted memory is listed',
+        );
+      } finally {
+        sub.dispose();
       }
     },
     { timeoutMs: 30_000 },
