@@ -74,7 +74,7 @@ export class RemovedTreeProvider implements vscode.TreeDataProvider<RemovedNode>
       }),
       engine.onStateChange((s) => {
         this.refreshLater.hold(s.state === 'stopping' || s.state === 'stopped');
-        if (s.state === 'ready') this.refresh();
+        if (s.state === 'ready' && !isDeactivating()) void this.rows.check(); // a takeover most often changes no row
       }),
     );
   }

@@ -11,9 +11,10 @@ import { errorLine } from '../../present/errorText';
 import { commandRegistrar } from '../common/commandTable';
 import type { CommandId } from '../commandIds';
 import { Debounced } from '../common/debounce';
+import { RowsWatch } from '../common/rowsWatch';
 import type { Logger } from '../host/log';
 import { forgetQuestion, resumePrompt, sessionDetail, sessionRow, transcriptMarkdown } from './sessionsText';
-import { SESSIONS_PAGE, firstSessions, showMoreLabel } from './sessionsPaging';
+import { SESSIONS_PAGE, firstSessions, showMoreLabel, type ShownSessions } from './sessionsPaging';
 import { isDeactivating } from '../host/shutdown';
 
 export const SESSIONS_VIEW_ID = 'agentMemory.sessions';
@@ -39,7 +40,12 @@ export type SessionNode =
 export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SessionNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly refreshLater = new Debounced(() => this.refresh(), 300);
+  /** Events and reconnects that change no row leave the tree alone (rowsWatch.ts says why). */
+  readonly rows = new RowsWatch(
+    () => this.fetchRows(),
+    () => this.refresh(),
+  );
+  private readonly refreshLater = new Debounced(() => (isDeactivating() ? undefined : this.rows.check()), 300);
   private readonly subs: vscode.Disposable[] = [];
   /** Sessions shown: a page more for each "Show more…". */
   private shown = PAGE;
@@ -51,13 +57,18 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
       }),
       engine.onStateChange((s) => {
         this.refreshLater.hold(s.state === 'stopping' || s.state === 'stopped');
-        if (s.state === 'ready') this.refresh();
+        // After a restart or a takeover the rows are most often the same: a refresh would only open the gap.
+        if (s.state === 'ready' && !isDeactivating()) void this.rows.check();
       }),
     );
   }
 
   refresh(): void {
     if (!isDeactivating()) this.changed.fire(undefined); // see shutdown.ts
+  }
+
+  private fetchRows(): Promise<ShownSessions<SessionInfo>> {
+    return firstSessions((limit, offset) => this.engine.request('sessions.list', { limit, offset }), this.shown);
   }
 
   /** "Show more…": the next page of older sessions. */
@@ -71,11 +82,13 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
       return (node.info.scratchpad?.items ?? []).map((text) => ({ kind: 'item', text, sessionId: node.info.sessionId }));
     if (node) return [];
     try {
-      const page = await firstSessions((limit, offset) => this.engine.request('sessions.list', { limit, offset }), this.shown);
+      const page = await this.fetchRows();
+      this.rows.shown(page);
       const out: SessionNode[] = page.items.map((info) => ({ kind: 'session', info })); // empty: the view's welcome text explains
       if (page.remaining > 0) out.push({ kind: 'more', remaining: page.remaining });
       return out;
     } catch (e) {
+      this.rows.shown(undefined);
       return [{ kind: 'message', text: `Cannot list sessions: ${errorLine(e)}` }];
     }
   }

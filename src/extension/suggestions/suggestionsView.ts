@@ -61,7 +61,8 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
       }),
       engine.onStateChange((s) => {
         this.refreshLater.hold(s.state === 'stopping' || s.state === 'stopped');
-        if (s.state === 'ready' || s.state === 'failed') this.refresh();
+        if (s.state === 'ready' && !isDeactivating()) void this.rows.check(); // a takeover most often changes no row
+        if (s.state === 'failed') this.refresh();
       }),
     );
   }
