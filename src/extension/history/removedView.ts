@@ -63,7 +63,7 @@ export class RemovedTreeProvider implements vscode.TreeDataProvider<RemovedNode>
     () => this.fetchRows(),
     () => this.refresh(),
   );
-  private readonly refreshLater = new Debounced(() => (isDeactivating() ? undefined : this.rows.check()), 200);
+  private readonly refreshLater = new Debounced(() => this.rows.check(), 200);
   private readonly subs: vscode.Disposable[] = [];
   private shown = PAGE;
 
@@ -74,7 +74,7 @@ export class RemovedTreeProvider implements vscode.TreeDataProvider<RemovedNode>
       }),
       engine.onStateChange((s) => {
         this.refreshLater.hold(s.state === 'stopping' || s.state === 'stopped');
-        if (s.state === 'ready' && !isDeactivating()) void this.rows.check(); // a takeover most often changes no row
+        if (s.state === 'ready') void this.rows.check(); // a takeover most often changes no row
       }),
     );
   }
@@ -91,13 +91,11 @@ export class RemovedTreeProvider implements vscode.TreeDataProvider<RemovedNode>
   async getChildren(node?: RemovedNode): Promise<RemovedNode[]> {
     if (node) return [];
     try {
-      const rows = await this.fetchRows();
-      this.rows.shown(rows);
+      const rows = await this.rows.read();
       const out: RemovedNode[] = rows.items.map((item) => ({ kind: 'removed', item }));
       if (rows.total > rows.items.length) out.push({ kind: 'more', remaining: rows.total - rows.items.length });
       return out; // empty: the view's welcome text explains what appears here
     } catch (e) {
-      this.rows.shown(undefined);
       return [{ kind: 'message', text: `Cannot list removed memories: ${errorLine(e)}` }];
     }
   }

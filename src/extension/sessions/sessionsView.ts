@@ -45,7 +45,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
     () => this.fetchRows(),
     () => this.refresh(),
   );
-  private readonly refreshLater = new Debounced(() => (isDeactivating() ? undefined : this.rows.check()), 300);
+  private readonly refreshLater = new Debounced(() => this.rows.check(), 300);
   private readonly subs: vscode.Disposable[] = [];
   /** Sessions shown: a page more for each "Show more…". */
   private shown = PAGE;
@@ -58,7 +58,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
       engine.onStateChange((s) => {
         this.refreshLater.hold(s.state === 'stopping' || s.state === 'stopped');
         // After a restart or a takeover the rows are most often the same: a refresh would only open the gap.
-        if (s.state === 'ready' && !isDeactivating()) void this.rows.check();
+        if (s.state === 'ready') void this.rows.check();
       }),
     );
   }
@@ -82,13 +82,11 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
       return (node.info.scratchpad?.items ?? []).map((text) => ({ kind: 'item', text, sessionId: node.info.sessionId }));
     if (node) return [];
     try {
-      const page = await this.fetchRows();
-      this.rows.shown(page);
+      const page = await this.rows.read();
       const out: SessionNode[] = page.items.map((info) => ({ kind: 'session', info })); // empty: the view's welcome text explains
       if (page.remaining > 0) out.push({ kind: 'more', remaining: page.remaining });
       return out;
     } catch (e) {
-      this.rows.shown(undefined);
       return [{ kind: 'message', text: `Cannot list sessions: ${errorLine(e)}` }];
     }
   }

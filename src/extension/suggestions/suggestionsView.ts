@@ -43,7 +43,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
     () => this.fetchRows(),
     () => this.refresh(),
   );
-  private readonly refreshLater = new Debounced(() => (isDeactivating() ? undefined : this.rows.check()), 150);
+  private readonly refreshLater = new Debounced(() => this.rows.check(), 150);
   private readonly subs: vscode.Disposable[] = [];
   /** The last list shown (tests and the view's badge read it). */
   last: Suggestion[] = [];
@@ -61,7 +61,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
       }),
       engine.onStateChange((s) => {
         this.refreshLater.hold(s.state === 'stopping' || s.state === 'stopped');
-        if (s.state === 'ready' && !isDeactivating()) void this.rows.check(); // a takeover most often changes no row
+        if (s.state === 'ready') void this.rows.check(); // a takeover most often changes no row
         if (s.state === 'failed') this.refresh();
       }),
     );
@@ -93,8 +93,7 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
       ];
     }
     try {
-      const rows = await this.fetchRows();
-      this.rows.shown(rows);
+      const rows = await this.rows.read();
       const { list, conflicts } = rows;
       this.last = list;
       this.conflicts = conflicts;
@@ -105,7 +104,6 @@ export class SuggestionsProvider implements vscode.TreeDataProvider<SuggestionNo
         ...list.map((suggestion): SuggestionNode => ({ kind: 'suggestion', suggestion })),
       ];
     } catch (e) {
-      this.rows.shown(undefined);
       return [{ kind: 'message', text: `Cannot list suggestions: ${errorLine(e)}` }];
     }
   }
