@@ -36,6 +36,7 @@ import { defaultConfig } from '../../src/core/config';
 import { SearchService, type SearchableStore } from '../../src/engine/worker/services/search';
 import type { SearchHit } from '../../src/engine/protocol';
 import { ollamaProviderFromConfig } from '../../src/core/llm/ollamaProvider';
+import { useStatic } from '../locomo/configs';
 import { DIRECT, MEMORIES, OFF_TOPIC, PARAPHRASES, type AnsweredQuestion } from './dataset';
 
 const PROJECT = 'github.com/example/shop';
@@ -55,6 +56,10 @@ function ollamaExpansion(): CodingConfig['expansion'] {
 
 export const CODING_CONFIGS: Record<string, CodingConfig> = {
   use: { description: 'product default: full text + built-in USE-lite', embedder: () => new UseLiteEmbedder() },
+  'use-static': {
+    description: 'full text + USE-lite for memories, the distilled static table for queries (bench/student)',
+    embedder: useStatic,
+  },
   hash: { description: 'full text + hash embedder (512-d)', embedder: () => new HashEmbedder({ dimension: 512 }) },
   fts: { description: 'full text only (no embedder)' },
   'use-exp': {

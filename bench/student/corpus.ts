@@ -130,6 +130,16 @@ export const DEFAULT_SIZES: StudentCorpusSizes = {
   withoutStopwords: 5_000,
 };
 
+/** Every sentence of the two packages and the docs, and more query-like texts. */
+export const LARGE_SIZES: StudentCorpusSizes = {
+  brown: Infinity,
+  examples: Infinity,
+  definitions: Infinity,
+  docs: Infinity,
+  windows: 30_000,
+  withoutStopwords: 25_000,
+};
+
 /** The training texts, distinct, in a fixed order. */
 export function studentCorpus(sizes: StudentCorpusSizes = DEFAULT_SIZES, seed = 3): string[] {
   const rng = new Rng(seed);
