@@ -4,7 +4,7 @@
  * Measured on LoCoMo with the built-in USE-lite model (figures: bench/RESULTS-design-notes.md):
  * - question marks pull a question towards the stored memories that are questions themselves
  *   ("How have you been?") instead of the statement that answers it: removing them helps;
- * - words found in a large share of the store's memories (more than a fifth by default: a
+ * - words found in a large share of the store's memories (more than a tenth by default: a
  *   project's or a person's name that is in every other note) dominate a short query's
  *   embedding while telling the memories apart no better than stop-words do: leaving them out
  *   helps further (on LoCoMo these are mostly the two speakers' names).

@@ -147,7 +147,7 @@ describe('hybrid search: the embedded query', () => {
   test('defaults are the measured ones; nonsense is refused', () => {
     assert.equal(DEFAULT_SEARCH_SETTINGS.queryRawView, true);
     assert.equal(DEFAULT_SEARCH_SETTINGS.queryStripQuestionMarks, true);
-    assert.equal(DEFAULT_SEARCH_SETTINGS.queryCommonShare, 0.2);
+    assert.equal(DEFAULT_SEARCH_SETTINGS.queryCommonShare, 0.1);
     assert.equal(DEFAULT_SEARCH_SETTINGS.queryCommonMinRows, 200);
     assert.throws(() => resolveSearchSettings({ queryCommonShare: 1.5 }), RangeError);
     assert.throws(() => resolveSearchSettings({ queryCommonShare: -0.1 }), RangeError);
