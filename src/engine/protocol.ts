@@ -3,13 +3,14 @@
  * the engine worker thread (src/engine/worker/worker.ts). Every request, response and event that
  * crosses the MessagePort is a type here; nothing else is sent.
  *
- *   UI → engine : RequestMessage | CancelMessage
+ *   UI → engine : RequestMessage | CancelMessage | PrepareMessage
  *   engine → UI : ReadyMessage | ResponseMessage | EventMessage | FatalMessage
  *
  * Requests carry an id; exactly one ResponseMessage answers each id (ok or error). A
  * CancelMessage asks the engine to abort a running request: it then answers with the
- * `cancelled` error code. Events are unsolicited (memory changed, progress, warnings,
- * pipeline and engine state).
+ * `cancelled` error code. A PrepareMessage says a request that embeds text waits for the
+ * engine to start (it loads its embedder meanwhile). Events are unsolicited (memory changed,
+ * progress, warnings, pipeline and engine state).
  *
  * Only structured-cloneable data crosses: plain objects, arrays, strings, numbers, booleans,
  * null. Errors are turned into EngineErrorPayload (code + user-facing message).
@@ -788,7 +789,12 @@ export interface CancelMessage {
   id: number;
 }
 
-export type ToEngineMessage = RequestMessage | CancelMessage;
+/** Sent by the client while the engine starts: a request that embeds text waits (the engine loads its embedder meanwhile). */
+export interface PrepareMessage {
+  kind: 'prepare';
+}
+
+export type ToEngineMessage = RequestMessage | CancelMessage | PrepareMessage;
 
 export interface ReadyMessage {
   kind: 'ready';

@@ -122,6 +122,16 @@ interface Pending {
   onProgress?: RequestOptions['onProgress'];
 }
 
+/** Requests that embed a query or a memory's text: one of them waiting while the engine starts is worth a PrepareMessage. */
+const EMBEDDING_METHODS: ReadonlySet<EngineMethod> = new Set<EngineMethod>([
+  'search',
+  'sessions.search',
+  'memory.create',
+  'memory.update',
+  'notes.store',
+  'documents.ingest',
+]);
+
 export class EngineClient {
   private worker: EngineTransport | undefined;
   private nextId = 1;
@@ -140,6 +150,8 @@ export class EngineClient {
   private _state: EngineState = 'stopped';
   private readonly backoff: BackoffOptions;
   private generation = 0;
+  /** The generation whose worker was told to prepare its embedder (prepareEmbedder). */
+  private embedderPrepared = -1;
   private exitWaiters: (() => void)[] = [];
   /** Mutable only through updateInit: what the next (re)start of the worker opens. */
   private init: EngineInit;
@@ -248,8 +260,26 @@ export class EngineClient {
         );
       }
       if (this._state === 'ready') this.send(pending);
-      else this.queue.push(pending);
+      else {
+        this.queue.push(pending);
+        if (EMBEDDING_METHODS.has(method)) this.prepareEmbedder();
+      }
     });
+  }
+
+  /**
+   * A request that embeds text waits for the starting engine: tell it now, so that it loads its
+   * embedder (the built-in model: hundreds of ms) beside opening the stores instead of after.
+   * Once per worker start.
+   */
+  private prepareEmbedder(): void {
+    if (!this.worker || this.embedderPrepared === this.generation) return;
+    this.embedderPrepared = this.generation;
+    try {
+      this.worker.postMessage({ kind: 'prepare' });
+    } catch {
+      // Only a hint: the request itself loads the embedder when the engine is ready.
+    }
   }
 
   /** Clean shutdown: the engine snapshots and closes its stores, then the thread ends (`restarting`: told to its clients). */

@@ -63,6 +63,10 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
   /** What this side became once ready. */
   role: 'owner' | 'client' | undefined;
   private inner: EngineTransport | undefined;
+  /** The worker this side is starting as the store's owner, until it is ready (tryToOwn). */
+  private starting: EngineTransport | undefined;
+  /** A request that embeds text waits (a PrepareMessage came): a worker we start hears it at once. */
+  private prepare = false;
   private terminated = false;
   private readonly early: ToEngineMessage[] = [];
 
@@ -80,6 +84,16 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
   }
 
   postMessage(message: ToEngineMessage): void {
+    if (message.kind === 'prepare') {
+      // Only for an engine of our own (it may still be opening); an owner elsewhere has long started.
+      if (this.inner) {
+        if (this.role === 'owner') this.inner.postMessage(message);
+        return;
+      }
+      this.prepare = true;
+      this.starting?.postMessage(message);
+      return;
+    }
     if (this.inner) this.inner.postMessage(message);
     else this.early.push(message);
   }
@@ -130,7 +144,9 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
     try {
       if (this.lockedByOther(dir)) return false;
       const worker = this.opts.spawnWorker({ ...this.opts.init, exclusive: true, serve: true });
-      const start = await startOf(worker);
+      this.starting = worker;
+      if (this.prepare) worker.postMessage({ kind: 'prepare' });
+      const start = await startOf(worker).finally(() => (this.starting = undefined));
       if (start.messages.some((m) => m.kind === 'fatal' && m.error.code === 'store_locked')) {
         await worker.terminate(); // another process took the lock first: wait for its socket
         return false;

@@ -64,6 +64,7 @@ export class SocketTransport extends EventEmitter implements EngineTransport {
   }
 
   postMessage(message: ToEngineMessage): void {
+    if (message.kind === 'prepare') return; // the owner's engine runs already: nothing to prepare
     if (message.kind === 'request' && message.method === 'engine.shutdown') {
       this.emit('message', { kind: 'response', id: message.id, ok: true, result: { snapshotted: false } } satisfies FromEngineMessage);
       void this.terminate();

@@ -65,6 +65,11 @@ export interface EngineOptions extends EngineInit {
   chooseEmbedder?: ChooseEmbedder;
   /** The file operations the stores' durable writes go through (tests inject disk faults: test/fixtures/faultFs.ts). */
   storeFs?: StoreFs;
+  /**
+   * Resolves when a request that embeds text is waiting for this engine to open (a PrepareMessage
+   * reached the worker): the embedder is then loaded while the stores open, not after.
+   */
+  embedderWanted?: Promise<void>;
 }
 
 export class MemoryEngine {
@@ -134,19 +139,40 @@ export class MemoryEngine {
     const cfg = await loadEngineConfig(opts.workspaceRoot, opts.settings);
     const project = await projectIdFor(opts.workspaceRoot, cfg.config);
     const warnings: string[] = [...(project.warnings ?? [])];
-    const stores = await Stores.open(opts, project.id, warnings);
+    // The embedder is chosen (an Ollama probe is a network round trip) while the stores open; what
+    // it says before the engine's context exists is said once the context does, in the same order.
+    const early = { warnings: [] as string[], logs: [] as string[], ctx: undefined as EngineContext | undefined };
+    const log = (m: string) => (early.ctx ? early.ctx.log(m) : early.logs.push(m));
+    const choosing = selectActive(
+      opts.chooseEmbedder ?? chooseEmbedder,
+      cfg.config,
+      (m) => (early.ctx ? early.ctx.warn(m) : early.warnings.push(m)),
+      (m) => log(m),
+    );
+    void choosing.then((active) =>
+      opts.embedderWanted?.then(() => {
+        if (!active) return;
+        log(`loading the embedder (${active.info.provider}) while the store opens: a request that needs it is waiting`);
+        return active.embedder.available();
+      }),
+    );
+    let stores: Stores;
+    try {
+      stores = await Stores.open(opts, project.id, warnings);
+    } catch (e) {
+      void choosing.then((active) => active?.embedder.dispose());
+      throw e;
+    }
     warnings.push(...stores.project.warnings, ...stores.global.warnings);
     const ctx = new EngineContext(opts, project, stores, cfg, opts.now ?? (() => new Date()));
     for (const w of warnings) ctx.warn(w);
     // Disk full, I/O errors and recovery reach every window (status bar) as they happen.
     for (const name of ['project', 'global'] as const)
       stores.store(name).onHealthChange((health) => ctx.emit({ type: 'store.health', store: name, health }));
-    const active = await selectActive(
-      opts.chooseEmbedder ?? chooseEmbedder,
-      cfg.config,
-      (m) => ctx.warn(m),
-      (m) => ctx.log(m),
-    );
+    const active = await choosing;
+    early.ctx = ctx;
+    for (const w of early.warnings) ctx.warn(w);
+    for (const l of early.logs) ctx.log(l);
     const engine = new MemoryEngine(opts, ctx, active, performance.now() - t0);
     engine.changes.watch();
     await engine.buildRuntimes();

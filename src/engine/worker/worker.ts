@@ -27,6 +27,13 @@ async function main(): Promise<void> {
   const port = parentPort as unknown as Port & { close(): void };
   const post = (m: FromEngineMessage) => parentPort!.postMessage(m);
   const init = workerData as EngineInit;
+  // A request that embeds text waits while the stores open (PrepareMessage): the embedder loads meanwhile.
+  let wanted!: () => void;
+  const embedderWanted = new Promise<void>((resolve) => (wanted = resolve));
+  const onPrepare = (m: unknown) => {
+    if ((m as { kind?: unknown } | null)?.kind === 'prepare') wanted();
+  };
+  parentPort.on('message', onPrepare);
   let engine: MemoryEngine;
   // The store's socket server (init.serve) gets every event the owner's window gets; the global
   // store's server (this engine owns global/) only the global ones.
@@ -40,6 +47,7 @@ async function main(): Promise<void> {
       ...init,
       ...(sqlWasmPath ? { sqlWasmPath } : {}),
       ...(migrationsDir ? { migrationsDir } : {}),
+      embedderWanted,
       onEvent: (event) => {
         post({ kind: 'event', event });
         server?.broadcast(event);
@@ -50,6 +58,8 @@ async function main(): Promise<void> {
   } catch (e) {
     post({ kind: 'fatal', error: toErrorPayload(e) });
     return;
+  } finally {
+    parentPort.off('message', onPrepare);
   }
   const local = createHandlers({ allowDebug: !!init.allowDebug, exit: (code) => process.exit(code) });
   const warn = (message: string) => post({ kind: 'event', event: { type: 'warning', message } });

@@ -11,6 +11,7 @@ import { Store } from '../../../src/core/store/store';
 import type { EngineEvent } from '../../../src/engine/protocol';
 import { engineDirs } from '../harness';
 import { FakeOllama } from '../../helpers/fakeOllama';
+import { until } from '../../helpers/until';
 
 const HASH = { 'embedding.provider': 'hash' };
 
@@ -505,6 +506,37 @@ test('the built-in model loads at the first search that needs it, not at open, a
     await engine.search.search({ query: 'which package manager do we use', limit: 3 });
     assert.equal(logs().length, 1, logs().join('\n'));
     assert.match(logs()[0]!, /^built-in embedding model loaded in \d+ ms$/);
+  } finally {
+    await engine.close();
+  }
+});
+
+test('a search waiting while the engine opens (prepare) has the built-in model loaded meanwhile, and the log says so', async () => {
+  const events: EngineEvent[] = [];
+  const logs = () => events.flatMap((e) => (e.type === 'log' ? [e.message] : []));
+  let want!: () => void;
+  const embedderWanted = new Promise<void>((resolve) => (want = resolve));
+  want(); // as the worker does when a PrepareMessage arrives before the stores are open
+  const engine = await MemoryEngine.open({
+    ...engineDirs(),
+    snapshotTickMs: 0,
+    settings: { 'embedding.provider': 'builtin' },
+    onEvent: (e) => events.push(e),
+    embedderWanted,
+  });
+  try {
+    assert.deepEqual(
+      logs(),
+      ['loading the embedder (builtin) while the store opens: a request that needs it is waiting'],
+      'the load started during open',
+    );
+    // No search yet: the model finishes loading on its own.
+    await until('the model loaded with no search asked', () => logs().some((l) => /^built-in embedding model loaded in \d+ ms$/.test(l)), {
+      timeoutMs: 60_000,
+    });
+    const r = await engine.search.search({ query: 'which package manager do we use', limit: 3 });
+    assert.ok(r.legsUsed.includes('vector'), JSON.stringify(r.legsUsed));
+    assert.equal(logs().filter((l) => l.startsWith('built-in embedding model loaded')).length, 1, 'loaded once');
   } finally {
     await engine.close();
   }
