@@ -17,6 +17,7 @@ import { importRecoveryKey } from './encryption';
 import { commandUsage, mainUsage, usageHint } from './spec';
 import { VERSION } from './version';
 import type { EngineClient } from '../engine/client/engineClient';
+import type { EngineMethod } from '../engine/protocol';
 import { HOOK_EVENTS, readHookInput, runHook, type HookEvent } from './hook';
 
 export interface CliIo {
@@ -66,6 +67,9 @@ function usageFailure(e: UsageError, io: CliIo): number {
   return 2;
 }
 
+/** Commands whose first request embeds text (EngineClient.expect). */
+const EMBEDDING_COMMANDS: Partial<Record<CliArgs['command'], EngineMethod>> = { search: 'search', add: 'memory.create' };
+
 async function runOne(args: CliArgs, io: CliIo): Promise<number> {
   const verbose = args.verbose;
   const engine = connectEngine({
@@ -78,7 +82,11 @@ async function runOne(args: CliArgs, io: CliIo): Promise<number> {
   });
   const streams: CommandIo = { stdin: io.stdin ?? process.stdin, stdout: io.stdout ?? process.stdout, stderr: io.stderr ?? process.stderr };
   try {
-    await engine.start();
+    const started = engine.start();
+    // The command's request that needs the embedder: the engine loads it while the store opens.
+    const embeds = EMBEDDING_COMMANDS[args.command];
+    if (embeds) engine.expect(embeds);
+    await started;
     const command = COMMAND_TABLE[args.command as keyof typeof COMMAND_TABLE];
     const result = await command(engine, args, streams);
     (result.toStderr ? io.err : io.out)(args.json ? JSON.stringify(result.json) : result.text);
@@ -119,7 +127,9 @@ async function runHookCommand(args: CliArgs, io: CliIo): Promise<number> {
       backgroundWork: false,
       ...(args.verbose ? { log: (l) => io.err(l) } : {}),
     });
-    await engine.start();
+    const started = engine.start();
+    if (event === 'user-prompt-submit') engine.expect('search'); // it recalls for the prompt
+    await started;
     const out = await runHook(engine, event as HookEvent, input);
     if (out) io.out(out);
     return 0;

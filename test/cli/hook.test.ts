@@ -96,6 +96,16 @@ test('Claude Code hooks: session start briefing, prompt recall, stop logs the tu
   });
   assert.equal(nothing.code, 0, nothing.stderr);
   assert.equal(nothing.stdout, '', 'nothing relevant: nothing added');
+  // The prompt hook owns the store here (nobody else does): its search has the embedder load while the store opens.
+  const verbose = await runHook(
+    `cd "${ROOT}" && ${hook('user-prompt-submit')} --verbose`,
+    JSON.stringify({ session_id: 'two', cwd: ws, hook_event_name: 'UserPromptSubmit', prompt: 'how do deploys work here?' }),
+    ws,
+    env,
+  );
+  assert.equal(verbose.code, 0, verbose.stderr);
+  assert.match(verbose.stderr, /^engine: loading the embedder \(hash\) while the store opens: a request that needs it is waiting$/m);
+  assert.match(verbose.stdout, /scripts\/deploy\.sh/);
 
   for (const [event, input, said] of [
     ['session-start', 'not json', /stdin is not JSON/],

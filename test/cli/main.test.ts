@@ -117,3 +117,22 @@ test('every command: --json output and exit codes, as owner and as client', { ti
     await owner.client.shutdown();
   }
 });
+
+test('a command that searches or adds has the embedder load while the store opens (--verbose says so); a list does not', async () => {
+  const root = tmpDir('am-cli-prepare-');
+  const ws = fakeClone(root, 'repo');
+  fs.writeFileSync(path.join(ws, 'agent.yaml'), 'embedding:\n  provider: hash\n');
+  const env = { AGENT_MEMORY_HOME: path.join(root, 'home') };
+  const cli = (...args: string[]) => runCli([...args, '--workspace', ws, '--verbose'], env);
+  const loading = /^engine: loading the embedder \(hash\) while the store opens: a request that needs it is waiting$/m;
+  const added = await cli('add', 'Integration tests need the docker daemon running locally.', '--json');
+  assert.equal(added.code, 0, added.stderr);
+  assert.match(added.stderr, loading);
+  const found = await cli('search', 'docker daemon', '--json');
+  assert.equal(found.code, 0, found.stderr);
+  assert.match(found.stderr, loading);
+  assert.equal(JSON.parse(found.stdout).hits.length, 1);
+  const listed = await cli('list', '--json');
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.doesNotMatch(listed.stderr, loading);
+});

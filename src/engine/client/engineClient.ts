@@ -262,9 +262,17 @@ export class EngineClient {
       if (this._state === 'ready') this.send(pending);
       else {
         this.queue.push(pending);
-        if (EMBEDDING_METHODS.has(method)) this.prepareEmbedder();
+        this.expect(method);
       }
     });
+  }
+
+  /**
+   * A request of this kind is about to follow (a CLI command, a hook that searches): when it
+   * embeds text and the engine is still starting, the engine loads its embedder meanwhile.
+   */
+  expect(method: EngineMethod): void {
+    if ((this._state === 'starting' || this._state === 'restarting') && EMBEDDING_METHODS.has(method)) this.prepareEmbedder();
   }
 
   /**
