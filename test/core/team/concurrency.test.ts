@@ -28,7 +28,7 @@ const SCHEMA = 'am_concurrency';
 const CHILD = path.join(__dirname, '..', '..', 'fixtures', 'team-client.ts');
 // Enough rounds after the server's restart for the connection cutter to meet open transactions
 // even on a loaded machine (36 left it a second or two: on a busy 2-core machine it met none in
-// 4 runs of 7).
+// 6 runs of 17).
 const COUNT = 60;
 let cluster: PgCluster;
 
