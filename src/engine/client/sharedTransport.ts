@@ -84,12 +84,8 @@ export class SharedTransport extends EventEmitter implements EngineTransport {
   }
 
   postMessage(message: ToEngineMessage): void {
-    if (message.kind === 'prepare') {
-      // Only for an engine of our own (it may still be opening); an owner elsewhere has long started.
-      if (this.inner) {
-        if (this.role === 'owner') this.inner.postMessage(message);
-        return;
-      }
+    if (message.kind === 'prepare' && !this.inner) {
+      // Not queued with the rest: the worker we are starting must hear it before it is ready.
       this.prepare = true;
       this.starting?.postMessage(message);
       return;

@@ -147,7 +147,7 @@ export class MemoryEngine {
       opts.chooseEmbedder ?? chooseEmbedder,
       cfg.config,
       (m) => (early.ctx ? early.ctx.warn(m) : early.warnings.push(m)),
-      (m) => log(m),
+      log,
     );
     void choosing.then((active) =>
       opts.embedderWanted?.then(() => {
