@@ -115,6 +115,12 @@ test(
     const status = await ben.request('team.status', {});
     assert.ok(status.connected && status.conflicts === 1, JSON.stringify(status));
     assert.equal((await ben.request('memory.get', { id: benId }))?.content, BEN, 'nothing changed before ben decides');
+    // Every read a memory view makes names who shared ana's memory: the tree grouped by type, by
+    // tag (an untagged memory is in the "(untagged)" group), and the memory's document.
+    const sharedBy = (items: { id: string; sharedBy?: { author: string } }[]) => items.find((m) => m.id === anaId)?.sharedBy?.author;
+    assert.equal((await ben.request('memory.get', { id: anaId }))?.sharedBy?.author, 'ana');
+    assert.equal(sharedBy((await ben.request('memory.list', { types: ['general'], limit: 100 })).items), 'ana');
+    assert.equal(sharedBy((await ben.request('memory.listUntagged', { limit: 100 })).items), 'ana');
 
     // Keep theirs: ben's memory is retired (restorable), here and, after a sync, on ana's machine.
     assert.deepEqual(await ben.request('team.resolve', { id: c.id, keep: 'server' }), { resolved: true });

@@ -215,7 +215,10 @@ function handlerTable(opts: { allowDebug: boolean; exit: (code: number) => void 
     'memory.promote': (e, p) => e.memories.promote(str(p, 'id')),
     'memory.typeCounts': (e, p) => e.memories.typeCounts(p?.scope),
     'memory.tagCounts': (e, p) => e.memories.tagCounts(p?.scope),
-    'memory.listUntagged': (e, p) => e.memories.listUntagged(offset(p), limit(p, LIMIT_RANGES.list, 'memory.listUntagged')),
+    'memory.listUntagged': (e, p) => {
+      const r = e.memories.listUntagged(offset(p), limit(p, LIMIT_RANGES.list, 'memory.listUntagged'));
+      return { ...r, items: e.team.withSharedBy(r.items) };
+    },
     search: (e, p) => e.search.search(searchParams(e, p)),
     'suggestions.list': (e, p) =>
       e.suggestions.list(optOneOf(p?.status, SUGGESTION_STATUSES, 'status'), limit(p, LIMIT_RANGES.suggestions, 'suggestions.list')),
