@@ -8,7 +8,15 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deleteAllMemories, findFrame, openViewContainer, runCommand, waitForNotification, waitForWorkbench } from './workbench.mjs';
+import {
+  deleteAllMemories,
+  findFrame,
+  openViewContainer,
+  runCommand,
+  scrollToRow,
+  waitForNotification,
+  waitForWorkbench,
+} from './workbench.mjs';
 
 const HEADER = { format: 'agent-memory-jsonl', version: 1, exportedAt: '2026-01-01T00:00:00.000Z', projectId: 'e2e', count: 3 };
 const MEMORIES = [
@@ -68,18 +76,25 @@ async function expectTitles(frame, expected) {
 }
 
 /**
- * Waits for `target`, a row of the view under `header`, scrolling that view's list down while it
- * is not drawn: a list draws only the rows in view, and earlier tests leave the side bar's views
- * open and the Memories view short. Scrolling changes nothing a later test depends on.
+ * Groups the Memories view by `mode` ('Tag' or 'Type') with the toggle in its title bar (shown
+ * while the header is hovered), clicking again until the toggle offers the other grouping: the
+ * title bar is redrawn as the view fills while the window starts, and a click on an action that is
+ * replaced under the pointer does nothing.
  */
-async function scrollIntoList(page, header, target) {
-  const list = page.locator('.pane', { has: header }).locator('.monaco-list').first();
-  for (let i = 0; i < 60 && !(await target.isVisible()); i++) {
-    await list.hover();
-    await page.mouse.wheel(0, 66);
-    await page.waitForTimeout(150);
+async function groupBy(header, mode) {
+  const other = mode === 'Tag' ? 'Type' : 'Tag';
+  for (let attempt = 1; ; attempt++) {
+    await header.hover();
+    const toggle = header.locator(`a.action-label[aria-label^="Group Memories by ${mode}"]`);
+    if (await toggle.isVisible()) await toggle.click();
+    const done = await header
+      .locator(`a.action-label[aria-label^="Group Memories by ${other}"]`)
+      .waitFor({ state: 'attached', timeout: 3000 })
+      .then(() => true)
+      .catch(() => false);
+    if (done) return;
+    if (attempt >= 5) throw new Error(`the Memories view does not group by ${mode.toLowerCase()} after ${attempt} clicks`);
   }
-  await target.waitFor({ state: 'visible', timeout: 20000 });
 }
 
 /**
@@ -265,31 +280,35 @@ export const tests = {
     await openViewContainer(page, 'Agent Memory');
     // The toggle in the Memories view's title bar (its actions show while the header is hovered).
     const header = page.locator('.pane-header', { hasText: 'Memories' }).first();
-    await header.hover();
-    await header.locator('a.action-label[aria-label^="Group Memories by Tag"]').click();
-    // A group row (top level): under the type grouping a memory row also shows "#ui-nav" among its tags.
-    const group = page.locator('.monaco-list-row[aria-level="1"]', { hasText: '#ui-nav' }).first();
-    await scrollIntoList(page, header, group);
-    const row = page.locator('.monaco-list-row', { hasText: 'Wallaby flaky spec fix' }).first();
-    await scrollIntoList(page, header, row);
-    // The age shows beside the title at the default sidebar width (normal importance, project scope: not repeated).
-    const description = row.locator('.label-description').first();
-    assert.match(await description.innerText(), /^\d+ (d|mo|y) ago · fix$/);
-    const [rowBox, descBox] = [await row.boundingBox(), await description.boundingBox()];
-    assert.ok(descBox && descBox.width > 0 && descBox.x + descBox.width <= rowBox.x + rowBox.width, 'the description is not cut off');
-    await screenshot('tree-by-tag');
-    await row.click({ button: 'right' });
-    const menu = page.locator('.context-view .monaco-menu');
-    await menu.waitFor({ state: 'visible', timeout: 10000 });
-    const entries = await menu.locator('.action-label').allInnerTexts();
-    for (const e of ['Copy Memory Content', 'Open in Search Panel', 'Edit Memory', 'Delete Memory'])
-      assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
-    await screenshot('tree-context-menu');
-    await page.keyboard.press('Escape');
-    await header.hover();
-    await header.locator('a.action-label[aria-label^="Group Memories by Type"]').click();
+    await groupBy(header, 'Tag');
+    try {
+      // A group row (top level): under the type grouping a memory row also shows "#ui-nav" among its tags.
+      const group = page.locator('.monaco-list-row[aria-level="1"]', { hasText: '#ui-nav' }).first();
+      await scrollToRow(page, header, group);
+      const row = page.locator('.monaco-list-row', { hasText: 'Wallaby flaky spec fix' }).first();
+      await scrollToRow(page, header, row);
+      // The age shows beside the title at the default sidebar width (normal importance, project scope: not repeated).
+      const description = row.locator('.label-description').first();
+      assert.match(await description.innerText(), /^\d+ (d|mo|y) ago · fix$/);
+      const [rowBox, descBox] = [await row.boundingBox(), await description.boundingBox()];
+      assert.ok(descBox && descBox.width > 0 && descBox.x + descBox.width <= rowBox.x + rowBox.width, 'the description is not cut off');
+      await screenshot('tree-by-tag');
+      await row.click({ button: 'right' });
+      const menu = page.locator('.context-view .monaco-menu');
+      await menu.waitFor({ state: 'visible', timeout: 10000 });
+      const entries = await menu.locator('.action-label').allInnerTexts();
+      for (const e of ['Copy Memory Content', 'Open in Search Panel', 'Edit Memory', 'Delete Memory'])
+        assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
+      await screenshot('tree-context-menu');
+      await page.keyboard.press('Escape');
+    } finally {
+      // The grouping is kept in the workspace's state, and the later tests look for rows under
+      // the type grouping: a failure above must not leave the tag grouping to them.
+      await page.keyboard.press('Escape');
+      await groupBy(header, 'Type').catch((e) => console.log(`      cleanup: the type grouping not restored: ${e.message}`));
+    }
     // Type groups are headed by a word ("Fix"), not the type id.
-    await scrollIntoList(page, header, page.locator('.monaco-list-row', { hasText: /^Fix/ }).first());
+    await scrollToRow(page, header, page.locator('.monaco-list-row', { hasText: /^Fix/ }).first());
   },
 
   async 'search relevance: nonsense finds nothing, a match is highlighted and clamped, actions in the context menu, restored after a reload'({

@@ -21,7 +21,16 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { addMemoryFromPalette, clearHovers, cli, openViewContainer, runCommand, treeRow, waitForNotification } from './workbench.mjs';
+import {
+  addMemoryFromPalette,
+  clearHovers,
+  cli,
+  openViewContainer,
+  runCommand,
+  scrollToRow,
+  treeRow,
+  waitForNotification,
+} from './workbench.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const TEXT = 'Deploys to production go through the staging pipeline first';
@@ -422,9 +431,9 @@ export const tests = {
       await conflictRow.waitFor({ state: 'visible', timeout: 30000 });
       await page.mouse.move(700, 450);
       await screenshot('conflict');
-      const memories = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Memories' }) });
-      const row = treeRow(memories, 'Deploys to production go');
-      await row.waitFor({ state: 'visible', timeout: 30000 });
+      const memoriesHeader = page.locator('.pane-header', { hasText: 'Memories' }).first();
+      const memories = page.locator('.pane', { has: memoriesHeader });
+      const row = await scrollToRow(page, memoriesHeader, treeRow(memories, 'Deploys to production go'));
       // A theme switch closes a hover: hover again in each theme, then take the picture.
       // A shown hover (one with a size: VS Code keeps hidden copies) that names ben.
       const hoverShown = () =>

@@ -5,7 +5,15 @@
 // Screenshots: test-artifacts/e2e/windows--*.png.
 import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
-import { clickQuickInputButton, openViewContainer, runCommand, treeRow, waitForNotification, waitForWorkbench } from './workbench.mjs';
+import {
+  clickQuickInputButton,
+  openViewContainer,
+  runCommand,
+  scrollToRow,
+  treeRow,
+  waitForNotification,
+  waitForWorkbench,
+} from './workbench.mjs';
 
 const FIRST = 'First window note: the payments queue is drained by worker pool alpha every minute.';
 const SECOND = 'Second window note: staging certificates rotate on the first Tuesday of each month.';
@@ -36,9 +44,7 @@ async function treeShows(page, text) {
   // A second click on the activity-bar entry would close the sidebar again.
   if (!(await header.isVisible())) await openViewContainer(page, 'Agent Memory');
   await header.waitFor({ state: 'visible', timeout: 20000 });
-  const row = treeRow(page, text);
-  await row.waitFor({ state: 'visible', timeout: 30000 });
-  return row;
+  return scrollToRow(page, header, treeRow(page, text));
 }
 
 export const tests = {

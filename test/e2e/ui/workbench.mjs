@@ -70,6 +70,40 @@ export function treeRow(scope, text) {
     .first();
 }
 
+/**
+ * Scrolls the list of the view whose header is `header` (a locator) until `target` (one of its
+ * rows) is drawn, then waits for it to be visible: a list draws only the rows in view, and
+ * earlier tests leave the side bar's views open and the Memories view short. It starts from the
+ * top (a list keeps its scroll position across refreshes) and goes down until the drawn rows stop
+ * changing (the end), then starts again: the rows may still be arriving. Scrolling changes
+ * nothing a later test depends on.
+ */
+export async function scrollToRow(page, header, target, { timeoutMs = 30000 } = {}) {
+  const pane = page.locator('.pane', { has: header });
+  const list = pane.locator('.monaco-list').first();
+  const drawn = async () => (await pane.locator('.monaco-list-row').allInnerTexts()).join('\n');
+  const wheel = async (dy) => {
+    await list.hover({ timeout: 5000 }).catch(() => {});
+    await page.mouse.wheel(0, dy);
+    await page.waitForTimeout(150);
+  };
+  const t0 = Date.now();
+  while (Date.now() - t0 < timeoutMs) {
+    if (await target.isVisible()) return target;
+    await wheel(-100000);
+    let before = await drawn();
+    for (let same = 0; same < 3 && Date.now() - t0 < timeoutMs;) {
+      if (await target.isVisible()) return target;
+      await wheel(88);
+      const now = await drawn();
+      same = now === before ? same + 1 : 0;
+      before = now;
+    }
+  }
+  await target.waitFor({ state: 'visible', timeout: 1000 });
+  return target;
+}
+
 /** Resolves with the notification toast that contains `text`. */
 export async function waitForNotification(page, text, { timeoutMs = 20000 } = {}) {
   const toast = page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
@@ -103,7 +137,27 @@ export async function clearHovers(page, { timeoutMs = 5000 } = {}) {
     await page.waitForTimeout(150);
     if (!(await shown())) return;
     if (Date.now() - t0 > timeoutMs) throw new Error(`a hover stays shown ${timeoutMs} ms after the pointer left it`);
+    // A hover shown while the pointer was elsewhere (the activity bar's, after a theme switch
+    // redrew the workbench) waits for the pointer to leave it: pass over it once, then Escape.
+    if (i === 8 || i === 16) await leaveShownHover(page);
+    if (i === 20) await page.keyboard.press('Escape');
   }
+}
+
+/** Moves the pointer onto the shown hover's middle, then off it. */
+async function leaveShownHover(page) {
+  const box = await page.evaluate(() => {
+    const e = [...document.querySelectorAll('.monaco-hover, .workbench-hover, .context-view')].find((h) => {
+      const r = h.getBoundingClientRect();
+      return r.width > 0 && r.height > 0 && h.innerText.trim() !== '';
+    });
+    const r = e?.getBoundingClientRect();
+    return r ? { x: r.x + r.width / 2, y: r.y + r.height / 2 } : undefined;
+  });
+  if (!box) return;
+  await page.mouse.move(box.x, box.y);
+  await page.waitForTimeout(150);
+  await page.mouse.move(700, 450);
 }
 
 /** Finds a webview's inner frame whose URL or content matches `predicate(frame)`. */
