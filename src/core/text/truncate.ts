@@ -5,7 +5,9 @@
  * word boundary in the last third of the room, so labels do not end mid-word.
  */
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+let segmenter: Intl.Segmenter | undefined;
+/** Made when first needed: making one costs about 7 ms, which every process start (a hook, the MCP server) paid before its first answer. */
+const graphemes = (): Intl.Segmenter => (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' }));
 const ELLIPSIS = '…';
 
 /** `text` in at most `max` graphemes, ending with "…" when it was cut. */
@@ -14,7 +16,7 @@ export function truncate(text: string, max: number): string {
   // Every grapheme is at least one UTF-16 unit: short texts need no segmenting.
   if (text.length <= max) return text;
   const kept: string[] = [];
-  for (const { segment } of graphemes.segment(text)) {
+  for (const { segment } of graphemes().segment(text)) {
     if (kept.length === max) {
       // "captain.…" reads as four dots: punctuation at the cut gives way to the ellipsis.
       return cutAtWord(kept.slice(0, max - 1)).replace(/[\s.,;:!?…]+$/u, '') + ELLIPSIS;
@@ -35,7 +37,7 @@ export const GRAPHEME_LOOKAHEAD_UNITS = 32;
 export function headByUnits(text: string, maxUnits: number): string {
   if (text.length <= maxUnits) return text;
   let end = 0;
-  for (const { index, segment } of graphemes.segment(text.slice(0, maxUnits + GRAPHEME_LOOKAHEAD_UNITS))) {
+  for (const { index, segment } of graphemes().segment(text.slice(0, maxUnits + GRAPHEME_LOOKAHEAD_UNITS))) {
     if (index + segment.length > maxUnits) break;
     end = index + segment.length;
   }
