@@ -108,9 +108,12 @@ test('npm run package builds a VSIX of what runs, and its CLI and MCP server wor
     spawnSync(process.execPath, [cli, ...args, '--workspace', workspace, '--json'], { encoding: 'utf8', env, timeout: 120_000 });
   const added = run('add', 'Releases are cut from the main branch every second Tuesday by the on-call engineer.');
   assert.equal(added.status, 0, added.stderr);
-  const memory = (JSON.parse(added.stdout) as { memory: { embeddingStatus: string; embeddingVersion: string } }).memory;
-  assert.equal(memory.embeddingStatus, 'ready');
-  assert.match(memory.embeddingVersion, /^builtin-use-lite-/, 'embedded by the built-in model loaded from the VSIX, not a fallback');
+  type Embedded = { id: string; embeddingStatus: string; embeddingVersion: string | null };
+  const memory = (JSON.parse(added.stdout) as { memory: Embedded }).memory;
+  // A write waits 4 s for its vector (WRITE_EMBED_WAIT_MS), then commits it pending for the
+  // background to embed: a cold model on a loaded machine can take longer. Either way the vector
+  // must come from the built-in model of the VSIX (checked below, once an owner has embedded it).
+  assert.ok(['ready', 'pending'].includes(memory.embeddingStatus), memory.embeddingStatus);
   const found = run('search', 'when do we cut a release');
   assert.equal(found.status, 0, found.stderr);
   assert.match(found.stdout, /second Tuesday/);
@@ -138,6 +141,20 @@ test('npm run package builds a VSIX of what runs, and its CLI and MCP server wor
     assert.ok(tools.some((t) => t.name === 'recall_memories'));
     const answer = await client.callTool({ name: 'recall_memories', arguments: { query: 'release schedule' } });
     assert.match(JSON.stringify(answer.content), /second Tuesday/);
+    // The MCP server owns the store (it answered): a pending vector is embedded in its background.
+    let embedded = memory;
+    for (const t0 = Date.now(); embedded.embeddingStatus !== 'ready' && Date.now() - t0 < 120_000;) {
+      await new Promise((r) => setTimeout(r, 500));
+      const got = run('get', memory.id);
+      assert.equal(got.status, 0, got.stderr);
+      embedded = JSON.parse(got.stdout) as Embedded;
+    }
+    assert.equal(embedded.embeddingStatus, 'ready');
+    assert.match(
+      embedded.embeddingVersion ?? '',
+      /^builtin-use-lite-/,
+      'embedded by the built-in model loaded from the VSIX, not a fallback',
+    );
   } finally {
     await client.close();
   }
