@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import {
+  clearHovers,
   clickQuickInputButton,
   openViewContainer,
   runCommand,
@@ -68,11 +69,11 @@ export const tests = {
       // The themes are taken in the second window: the newest window applies theme requests, and
       // another window of code-server may follow the shared settings only later.
       await second.bringToFront();
-      await second.mouse.move(700, 450); // off the activity bar: its hover would cover the tree
+      await clearHovers(second).catch(() => {}); // a hover (the activity bar's, a row's) would cover the tree
       const shots = await screenshot('second-window-tree', undefined, second); // one file per theme
       const file = Array.isArray(shots) ? shots[0] : shots;
       await page.bringToFront();
-      await page.mouse.move(700, 450);
+      await clearHovers(page).catch(() => {});
       await page.screenshot({ path: join(dirname(file), 'windows--first-window-tree.png') });
     } finally {
       await second.close().catch(() => {});
