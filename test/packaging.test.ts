@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { tmpDir } from './helpers/tmp';
+import { until } from './helpers/until';
 
 const root = path.resolve(__dirname, '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -142,14 +143,17 @@ test('npm run package builds a VSIX of what runs, and its CLI and MCP server wor
     const answer = await client.callTool({ name: 'recall_memories', arguments: { query: 'release schedule' } });
     assert.match(JSON.stringify(answer.content), /second Tuesday/);
     // The MCP server owns the store (it answered): a pending vector is embedded in its background.
-    let embedded = memory;
-    for (const t0 = Date.now(); embedded.embeddingStatus !== 'ready' && Date.now() - t0 < 120_000;) {
-      await new Promise((r) => setTimeout(r, 500));
-      const got = run('get', memory.id);
-      assert.equal(got.status, 0, got.stderr);
-      embedded = JSON.parse(got.stdout) as Embedded;
-    }
-    assert.equal(embedded.embeddingStatus, 'ready');
+    const embedded = await until(
+      'the memory embedded',
+      () => {
+        if (memory.embeddingStatus === 'ready') return memory;
+        const got = run('get', memory.id);
+        assert.equal(got.status, 0, got.stderr);
+        const m = JSON.parse(got.stdout) as Embedded;
+        return m.embeddingStatus === 'ready' ? m : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
     assert.match(
       embedded.embeddingVersion ?? '',
       /^builtin-use-lite-/,

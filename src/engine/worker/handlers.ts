@@ -25,6 +25,11 @@ function sharedOne<T extends { id: string; scope: string } | null>(e: MemoryEngi
   return m ? e.team.withSharedBy([m])[0]! : m;
 }
 
+/** A page of memories with who made each one's team server version (every list a memory view reads). */
+function sharedPage<T extends { items: { id: string; scope: string }[] }>(e: MemoryEngine, page: T): T {
+  return { ...page, items: e.team.withSharedBy(page.items) };
+}
+
 function str(params: unknown, key: string): string {
   const v = (params as Params)?.[key];
   if (typeof v !== 'string' || v === '') throw new EngineError('invalid_input', `${key}: must be a non-empty string`);
@@ -191,10 +196,8 @@ function handlerTable(opts: { allowDebug: boolean; exit: (code: number) => void 
     'memory.create': (e, p) => idempotentCreate(e, obj(p, 'input')),
     // Team memory: who made the server's version rides along (docs/team.md "Surfaces").
     'memory.get': (e, p) => sharedOne(e, e.memories.get(str(p, 'id'), !!p.includeDeleted)),
-    'memory.list': (e, p) => {
-      const r = e.memories.list({ ...(p ?? {}), offset: offset(p), limit: limit(p, LIMIT_RANGES.list, 'memory.list') });
-      return { ...r, items: e.team.withSharedBy(r.items) };
-    },
+    'memory.list': (e, p) =>
+      sharedPage(e, e.memories.list({ ...(p ?? {}), offset: offset(p), limit: limit(p, LIMIT_RANGES.list, 'memory.list') })),
     'memory.update': async (e, p) => sharedOne(e, await e.memories.update(str(p, 'id'), p.patch)), // an unknown id is not_found before a bad patch
     'memory.delete': (e, p) => e.memories.delete(str(p, 'id'), optString(p.reason, 'reason'), optString(p.who, 'who')),
     'memory.restore': (e, p) => e.memories.restore(str(p, 'id')),
@@ -215,10 +218,7 @@ function handlerTable(opts: { allowDebug: boolean; exit: (code: number) => void 
     'memory.promote': (e, p) => e.memories.promote(str(p, 'id')),
     'memory.typeCounts': (e, p) => e.memories.typeCounts(p?.scope),
     'memory.tagCounts': (e, p) => e.memories.tagCounts(p?.scope),
-    'memory.listUntagged': (e, p) => {
-      const r = e.memories.listUntagged(offset(p), limit(p, LIMIT_RANGES.list, 'memory.listUntagged'));
-      return { ...r, items: e.team.withSharedBy(r.items) };
-    },
+    'memory.listUntagged': (e, p) => sharedPage(e, e.memories.listUntagged(offset(p), limit(p, LIMIT_RANGES.list, 'memory.listUntagged'))),
     search: (e, p) => e.search.search(searchParams(e, p)),
     'suggestions.list': (e, p) =>
       e.suggestions.list(optOneOf(p?.status, SUGGESTION_STATUSES, 'status'), limit(p, LIMIT_RANGES.suggestions, 'suggestions.list')),

@@ -20,7 +20,7 @@ import { ensureServerSchema } from '../../../src/core/team/serverSchema';
 import { syncOnce } from '../../../src/core/team/sync';
 import { machineIdOf, openConflicts } from '../../../src/core/team/localState';
 import { sharedOf, stateHash } from '../../../src/core/team/payload';
-import { until } from '../../helpers/until';
+import { realDelay, until } from '../../helpers/until';
 
 const skip = pgSkip();
 const PROJECT = 'github.com/acme/team-concurrency';
@@ -105,9 +105,9 @@ function dropConnectionsMidSync(): { cut(): number; stop(): Promise<number> } {
       while (running) {
         await holder.query('BEGIN');
         await holder.query(`SELECT seq FROM ${SCHEMA}.counter WHERE id = 1 FOR UPDATE`);
-        await new Promise((res) => setTimeout(res, 150));
+        await realDelay(150);
         await holder.query('COMMIT');
-        await new Promise((res) => setTimeout(res, 100));
+        await realDelay(100);
       }
     } finally {
       await holder.end().catch(() => undefined);

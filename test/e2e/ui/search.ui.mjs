@@ -300,10 +300,9 @@ export const tests = {
       for (const e of ['Copy Memory Content', 'Open in Search Panel', 'Edit Memory', 'Delete Memory'])
         assert.ok(entries.includes(e), `${e} in ${entries.join(', ')}`);
       await screenshot('tree-context-menu');
-      await page.keyboard.press('Escape');
     } finally {
-      // The grouping is kept in the workspace's state, and the later tests look for rows under
-      // the type grouping: a failure above must not leave the tag grouping to them.
+      // The context menu closed; the grouping is kept in the workspace's state, and the later
+      // tests look for rows under the type grouping: a failure above must not leave it to them.
       await page.keyboard.press('Escape');
       await groupBy(header, 'Type').catch((e) => console.log(`      cleanup: the type grouping not restored: ${e.message}`));
     }

@@ -124,29 +124,26 @@ export async function openViewContainer(page, title, { timeoutMs = 20000 } = {})
  * it open, so a row's hover() would then land on the tooltip and never reach the row.
  */
 export async function clearHovers(page, { timeoutMs = 5000 } = {}) {
-  const shown = () =>
-    page.evaluate(() =>
-      [...document.querySelectorAll('.monaco-hover, .workbench-hover, .context-view')].some((e) => {
-        const r = e.getBoundingClientRect();
-        return r.width > 0 && r.height > 0 && e.innerText.trim() !== '';
-      }),
-    );
   const t0 = Date.now();
   for (let i = 0; ; i++) {
     await page.mouse.move(700 + (i % 2) * 20, 450);
     await page.waitForTimeout(150);
-    if (!(await shown())) return;
+    const hover = await shownHover(page);
+    if (!hover) return;
     if (Date.now() - t0 > timeoutMs) throw new Error(`a hover stays shown ${timeoutMs} ms after the pointer left it`);
     // A hover shown while the pointer was elsewhere (the activity bar's, after a theme switch
     // redrew the workbench) waits for the pointer to leave it: pass over it once, then Escape.
-    if (i === 8 || i === 16) await leaveShownHover(page);
+    if (i === 8 || i === 16) {
+      await page.mouse.move(hover.x, hover.y);
+      await page.waitForTimeout(150);
+    }
     if (i === 20) await page.keyboard.press('Escape');
   }
 }
 
-/** Moves the pointer onto the shown hover's middle, then off it. */
-async function leaveShownHover(page) {
-  const box = await page.evaluate(() => {
+/** The middle of a shown hover (one with a size and text: VS Code keeps hidden, empty copies), if any. */
+function shownHover(page) {
+  return page.evaluate(() => {
     const e = [...document.querySelectorAll('.monaco-hover, .workbench-hover, .context-view')].find((h) => {
       const r = h.getBoundingClientRect();
       return r.width > 0 && r.height > 0 && h.innerText.trim() !== '';
@@ -154,10 +151,6 @@ async function leaveShownHover(page) {
     const r = e?.getBoundingClientRect();
     return r ? { x: r.x + r.width / 2, y: r.y + r.height / 2 } : undefined;
   });
-  if (!box) return;
-  await page.mouse.move(box.x, box.y);
-  await page.waitForTimeout(150);
-  await page.mouse.move(700, 450);
 }
 
 /** Finds a webview's inner frame whose URL or content matches `predicate(frame)`. */
