@@ -85,6 +85,54 @@ test('headByUnits: whole graphemes within a budget of UTF-16 units (storage prev
   }
 });
 
+test('headByUnits cuts where the segmenter would, at every cut of mixed text (ASCII shortcut included)', () => {
+  // The segmenter's answer, written out: the end of the last grapheme that fits.
+  const bySegmenter = (text: string, max: number): string => {
+    if (text.length <= max) return text;
+    let end = 0;
+    for (const { index, segment } of new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text)) {
+      if (index + segment.length > max) break;
+      end = index + segment.length;
+    }
+    return text.slice(0, end);
+  };
+  const pieces = [
+    'a',
+    'Z',
+    ' ',
+    '.',
+    '\r\n',
+    '\r',
+    '\n',
+    '\t',
+    'e\u0301',
+    '\u0301',
+    '\u200d',
+    '👩‍👩‍👧',
+    '😀',
+    '🇫🇷',
+    '1\ufe0f\u20e3',
+    '#\u20e3',
+    '\u0600',
+    '\u0915\u094d\u0937',
+    'ก\u0e33',
+    '\u1100\u1161',
+    '\ud83d',
+    'é',
+    '©\ufe0f',
+  ];
+  let seed = 7;
+  const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  for (let round = 0; round < 300; round++) {
+    let text = '';
+    while (text.length < 60) text += pieces[next(pieces.length)]!;
+    for (let max = 0; max <= text.length; max++) {
+      assert.equal(headByUnits(text, max), bySegmenter(text, max), `${JSON.stringify(text)} at ${max}`);
+    }
+  }
+  assert.equal(headByUnits('a\r\nb', 2), 'a', 'CR LF is one grapheme: not split by the ASCII shortcut');
+});
+
 test('punctuation at the cut gives way to the ellipsis: never "captain.…" (four dots) or ",…"', () => {
   assert.equal(truncate('Releases are cut by the release captain. Hotfixes ship any day.', 45), 'Releases are cut by the release captain…');
   assert.equal(truncate('Use pnpm, not npm, for installs in this repository', 10), 'Use pnpm…');
