@@ -12,6 +12,7 @@
  *   npm run bench -- --sections agent --sizes 1000
  *   node --import tsx bench/agent.bench.ts [memories] [trials]   (JSON on stdout)
  *   AGENT_BENCH_CLI=/path/to/other/dist/cli.js …                  (measure another build)
+ *   AGENT_BENCH_THREADS=1 …                                         (print recall and store CPU by thread)
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -39,6 +40,32 @@ function cpuMs(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // fields 14 and 15 of stat(5)
+}
+
+/** CPU ms of each live thread of a process, by "tid name" (AGENT_BENCH_THREADS=1: where a recall's CPU goes). */
+function threadCpuMs(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(`${tid} ${name}`, (Number(fields[11]) + Number(fields[12])) * TICK_MS);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+/** Per-thread CPU between two samples, per operation, the busiest first. */
+function threadShares(before: Map<string, number>, after: Map<string, number>, ops: number): string {
+  return [...after]
+    .map(([k, v]) => [k, (v - (before.get(k) ?? 0)) / ops] as const)
+    .filter(([, v]) => v > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k}: ${v.toFixed(2)}`)
+    .join(', ');
 }
 
 /** VmRSS / VmHWM of a process in MB. */
@@ -140,6 +167,7 @@ async function mcpTrial(home: string, ws: string, queries: string[], trial: numb
   try {
     await quiet(pid);
     let c0 = cpuMs(pid);
+    const threads0 = process.env.AGENT_BENCH_THREADS ? threadCpuMs(pid) : undefined;
     const recallWall: number[] = [];
     for (const q of queries.slice(1, RECALLS + 1)) {
       const t = performance.now();
@@ -147,8 +175,10 @@ async function mcpTrial(home: string, ws: string, queries: string[], trial: numb
       recallWall.push(performance.now() - t);
     }
     const recallCpu = (cpuMs(pid) - c0) / RECALLS;
+    if (threads0) progress(`recall CPU ms by thread: ${threadShares(threads0, threadCpuMs(pid), RECALLS)}`);
     await quiet(pid);
     c0 = cpuMs(pid);
+    const storeThreads0 = process.env.AGENT_BENCH_THREADS ? threadCpuMs(pid) : undefined;
     const storeWall: number[] = [];
     let stored = 0;
     for (const m of agentNewMemories(STORES * (trial + 1)).slice(STORES * trial)) {
@@ -158,6 +188,7 @@ async function mcpTrial(home: string, ws: string, queries: string[], trial: numb
       if (!/"status":\s*"skipped"/.test(out)) stored++;
     }
     const storeCpuAnswer = (cpuMs(pid) - c0) / STORES;
+    if (storeThreads0) progress(`store CPU ms by thread: ${threadShares(storeThreads0, threadCpuMs(pid), STORES)}`);
     await quiet(pid);
     const storeCpuAll = (cpuMs(pid) - c0) / STORES;
     const end = rssMb(pid);

