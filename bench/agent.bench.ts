@@ -13,6 +13,7 @@
  *   node --import tsx bench/agent.bench.ts [memories] [trials]   (JSON on stdout)
  *   AGENT_BENCH_CLI=/path/to/other/dist/cli.js …                  (measure another build)
  *   AGENT_BENCH_THREADS=1 …                                         (print recall and store CPU by thread)
+ *   AGENT_BENCH_TRACE=1 …                                           (the server's --verbose log, ms since spawn)
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -150,13 +151,19 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 async function mcpTrial(home: string, ws: string, queries: string[], trial: number): Promise<Trial> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'mcp', '--workspace', ws],
+    args: [CLI, 'mcp', '--workspace', ws, ...(process.env.AGENT_BENCH_TRACE ? ['--verbose'] : [])],
     cwd: ws,
     env: { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: home },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'agent-bench', version: '1.0.0' });
   const t0 = performance.now();
+  if (process.env.AGENT_BENCH_TRACE) {
+    // The server's log (--verbose), each line with the ms since spawn: where the first answer's time goes.
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) progress(`+${Math.round(performance.now() - t0)} ms ${line}`);
+    });
+  }
   await client.connect(transport);
   const pid = transport.pid!;
   const firstAnswer = await call(client, 'recall_memories', { query: queries[0]! });
