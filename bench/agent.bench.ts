@@ -14,6 +14,7 @@
  *   AGENT_BENCH_CLI=/path/to/other/dist/cli.js …                  (measure another build)
  *   AGENT_BENCH_THREADS=1 …                                         (print recall and store CPU by thread)
  *   AGENT_BENCH_TRACE=1 …                                           (the server's --verbose log, ms since spawn)
+ *   AGENT_BENCH_PROFILE=<dir> …                                     (CPU profiles of the servers' threads, node --cpu-prof)
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -151,7 +152,14 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 async function mcpTrial(home: string, ws: string, queries: string[], trial: number): Promise<Trial> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'mcp', '--workspace', ws, ...(process.env.AGENT_BENCH_TRACE ? ['--verbose'] : [])],
+    args: [
+      ...(process.env.AGENT_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AGENT_BENCH_PROFILE}`] : []),
+      CLI,
+      'mcp',
+      '--workspace',
+      ws,
+      ...(process.env.AGENT_BENCH_TRACE ? ['--verbose'] : []),
+    ],
     cwd: ws,
     env: { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: home },
     stderr: 'pipe',

@@ -12,6 +12,7 @@ import { UsageError, parseCli, type CliArgs } from './args';
 import { COMMAND_TABLE, type CommandIo } from './commands';
 import { checkPlaces } from './places';
 import { connectEngine } from './connect';
+import { startMcp } from '../mcp/start';
 import { CliFailure } from './failure';
 import { importRecoveryKey } from './encryption';
 import { commandUsage, mainUsage, usageHint } from './spec';
@@ -54,8 +55,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.err(`agent-memory: ${oneLine(e)}`);
     return 1;
   }
-  // The MCP server (and its SDK) is evaluated only for `mcp`: other commands, hooks above all, start without it.
-  if (args.command === 'mcp') return (await import('../mcp/server.js')).runMcp(args, io);
+  // The MCP server (and its SDK) is evaluated only for `mcp`: other commands, hooks above all, start
+  // without it. Its engine starts first, and opens the store while the SDK is evaluated.
+  if (args.command === 'mcp') {
+    const started = startMcp(args, io);
+    if (typeof started === 'number') return started;
+    return (await import('../mcp/server.js')).runMcp(args, io, undefined, started);
+  }
   if (args.command === 'hook') return runHookCommand(args, io);
   if (args.command === 'encryption' && args.positionals[0] === 'import-recovery-key') return runLocal(args, io);
   return runOne(args, io);

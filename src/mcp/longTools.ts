@@ -16,7 +16,7 @@ import { z } from 'zod';
 import type { EngineClient } from '../engine/client/engineClient';
 import type { RequestOptions } from '../engine/client/engineClient';
 import { importFrom } from '../engine/client/transferClient';
-import { plural } from '../core/text/plural';
+import { formatCount, plural } from '../core/text/plural';
 import { neutraliseMarkers } from '../present/recall';
 import * as out from './outputs';
 import { guarded, text } from './toolTable';
@@ -110,7 +110,7 @@ async function reembed(engine: EngineClient, extra: Extra, log: (level: 'info' |
   }
   if (!pending && total) await progress.finish('done', total);
   const said = pending
-    ? `${plural(queued, 'memory', 'memories')} queued; ${pending.toLocaleString('en-US')} still wait for a vector (the embedder goes on in the background).`
+    ? `${plural(queued, 'memory', 'memories')} queued; ${formatCount(pending)} still wait for a vector (the embedder goes on in the background).`
     : `${plural(queued, 'memory', 'memories')} queued; every memory has its vector now.`;
   log('info', said);
   return text(said, { queued, pending });
@@ -137,8 +137,8 @@ export function registerLongTools(server: McpServer, engine: EngineClient, works
         const r = await importFrom(engine, resolve(a.path), { request: progress.options });
         await progress.finish(`${r.created} created`, r.total);
         const said =
-          `Imported ${plural(r.created, 'memory', 'memories')} of ${r.total.toLocaleString('en-US')} from ${a.path}: ` +
-          `${plural(r.duplicates, 'duplicate')}, ${r.skipped.toLocaleString('en-US')} skipped, ${plural(r.errors.length, 'line')} with an error.`;
+          `Imported ${plural(r.created, 'memory', 'memories')} of ${formatCount(r.total)} from ${a.path}: ` +
+          `${plural(r.duplicates, 'duplicate')}, ${formatCount(r.skipped)} skipped, ${plural(r.errors.length, 'line')} with an error.`;
         log('info', said);
         const lines = r.errors.slice(0, 10).map((e) => `- ${neutraliseMarkers(e.message)}`);
         return text([said, ...lines].join('\n'), r);

@@ -9,18 +9,17 @@ import * as path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CliArgs } from '../cli/args';
-import { connectEngine } from '../cli/connect';
 import type { EngineClient } from '../engine/client/engineClient';
 import { resolveStoreHome } from '../engine/storeLocation';
 import { projectStoreDir } from '../engine/socket/endpoint';
-import { McpHttpServer } from './httpServer';
-import { TokenFileError, newToken, readTokenFile, removeStaleTokens, removeToken, writeToken } from './httpToken';
+import type { McpHttpServer } from './httpServer';
+import { newToken, removeStaleTokens, removeToken, writeToken } from './httpToken';
+import { startMcp, type McpStart } from './start';
 import { registerTools } from './tools';
 import { registerChanges } from './changes';
 import { registerResources } from './resources';
 import { registerPrompts } from './prompts';
 import { registerLongTools } from './longTools';
-import { handleRest } from './restApi';
 import { MCP_SERVER_NAME } from './serverName';
 import { VERSION } from '../cli/version';
 
@@ -55,27 +54,11 @@ function createMcpServer(engine: EngineClient, workspace: string, extend?: McpEx
   return server;
 }
 
-export async function runMcp(args: CliArgs, io: Io, extend?: McpExtension): Promise<number> {
-  if (args.http === undefined && args.tokenFile !== undefined) {
-    io.err('agent-memory mcp: --token-file goes with --http <port> (stdio needs no token)');
-    return 2;
-  }
-  let token: string | undefined;
-  try {
-    token = args.tokenFile ? readTokenFile(args.tokenFile) : undefined;
-  } catch (e) {
-    if (!(e instanceof TokenFileError)) throw e;
-    io.err(`agent-memory mcp: ${e.message}`);
-    return 1;
-  }
-  const engine = connectEngine({
-    workspace: args.workspace,
-    ...(args.home ? { home: args.home } : {}),
-    client: 'agent-memory mcp',
-    ...(args.verbose ? { log: (l: string) => io.err(l) } : {}),
-  });
-  // The engine starts in the background: requests wait for it, the handshake does not.
-  engine.start().catch((e) => io.err(`agent-memory mcp: the memory engine could not start: ${(e as Error).message}`));
+/** Serves MCP; `started` is what the CLI began before it loaded this module (start.ts), else it is begun here. */
+export async function runMcp(args: CliArgs, io: Io, extend?: McpExtension, started?: McpStart): Promise<number> {
+  const start = started ?? startMcp(args, io);
+  if (typeof start === 'number') return start;
+  const { engine, token } = start;
   const code =
     args.http === undefined
       ? await serveStdio(engine, path.resolve(args.workspace), extend)
@@ -99,6 +82,10 @@ async function serveStdio(engine: EngineClient, workspace: string, extend?: McpE
 /** Serves until SIGINT / SIGTERM. A generated token is printed once, to stderr, with the file holding it. */
 async function serveHttp(engine: EngineClient, args: CliArgs, given: string | undefined, io: Io, extend?: McpExtension): Promise<number> {
   const token = given ?? newToken();
+  // Loaded here, not with this module: the HTTP stack (Hono's Node adapter) loads Node's fetch
+  // (undici) as it initialises, which a stdio server, an agent's usual one, never needs.
+  const { McpHttpServer } = await import('./httpServer.js');
+  const { handleRest } = await import('./restApi.js');
   let http: McpHttpServer;
   try {
     http = await McpHttpServer.start({

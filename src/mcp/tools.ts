@@ -15,7 +15,7 @@ import type { CreateMemoryResult, ListResult, MemoryRecord } from '../engine/pro
 import { describeCreate, describeRedacted } from '../present/createResultText';
 import { MEMORY_SCOPES, MEMORY_TYPES } from '../core/memory/types';
 import { SUGGESTION_STATUSES } from '../core/consolidation/records';
-import { plural } from '../core/text/plural';
+import { formatCount, plural } from '../core/text/plural';
 import { recallContext, stripRecall } from '../present/recall';
 import { DEFAULT_CONTEXT_TOKENS, projectContext } from './projectContext';
 import { registerScheduleTools } from './scheduleTools';
@@ -50,9 +50,8 @@ function createAnswer(r: CreateMemoryResult): ToolResult {
 
 /** "Memories 1 to 20 of 45, newest first." */
 function listSentence(r: ListResult): string {
-  if (!r.items.length)
-    return r.total ? `No memories from number ${r.offset + 1}: there are ${r.total.toLocaleString('en-US')}.` : 'No memories yet.';
-  return `Memories ${r.offset + 1} to ${r.offset + r.items.length} of ${r.total.toLocaleString('en-US')}, newest first.`;
+  if (!r.items.length) return r.total ? `No memories from number ${r.offset + 1}: there are ${formatCount(r.total)}.` : 'No memories yet.';
+  return `Memories ${r.offset + 1} to ${r.offset + r.items.length} of ${formatCount(r.total)}, newest first.`;
 }
 
 const scope = z.enum(MEMORY_SCOPES);

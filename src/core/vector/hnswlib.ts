@@ -383,9 +383,11 @@ export function loadHnswlib(): Promise<HnswlibRuntime> {
   return loading;
 }
 
-interface PackageShape {
-  loadHnswlib(fsType?: 'IDBFS'): Promise<HnswlibModule>;
-  __tla?: Promise<unknown>;
+/** The Emscripten factory module of hnswlib-wasm 0.8.2 (what the package's `loadHnswlib` wraps). */
+interface FactoryShape {
+  default(): Promise<
+    HnswlibModule & { EmscriptenFileSystemManager?: { initializeFileSystem(fsType: 'IDBFS'): void; isInitialized(): boolean } }
+  >;
 }
 
 async function doLoad(): Promise<HnswlibRuntime> {
@@ -404,10 +406,12 @@ async function doLoad(): Promise<HnswlibRuntime> {
   };
   const unhook = hookInstantiate(state, capture);
   const unquiet = quietConsole();
+  const unfetch = dataUriFetch();
   let module: HnswlibModule;
   try {
     module = await importHnswlib();
   } finally {
+    unfetch();
     unhook();
     unquiet();
     removeEmscriptenGlobals(globalsBefore);
@@ -459,6 +463,35 @@ function hookInstantiate(state: LoadState, capture: CaptureState): () => void {
   };
 }
 
+/**
+ * Serves the glue's `fetch` of its own wasm, a base64 data: URI, by decoding it with Buffer.
+ * Node's fetch would load undici for it (about 50 ms of a fresh process's start, on the way to an
+ * agent's first answer) and decode the 600 KB of base64 in JavaScript. Any other URL goes to the
+ * original fetch. Returns the undo.
+ */
+function dataUriFetch(): () => void {
+  const g = globalThis as Record<string, unknown>;
+  const original = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
+  const prefix = /^data:[^;,]*;base64,/;
+  const stub = (input: unknown, init?: unknown): Promise<unknown> => {
+    if (typeof input === 'string' && prefix.test(input)) {
+      const bytes = Buffer.from(input.slice(input.indexOf(',') + 1), 'base64');
+      const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+      return Promise.resolve({ ok: true, arrayBuffer: () => Promise.resolve(buffer) });
+    }
+    const fetch: unknown = original?.value ?? original?.get?.call(globalThis);
+    return typeof fetch === 'function'
+      ? (fetch as (i: unknown, o?: unknown) => Promise<unknown>)(input, init)
+      : Promise.reject(new Error('no fetch'));
+  };
+  Object.defineProperty(globalThis, 'fetch', { value: stub, writable: true, configurable: true });
+  return () => {
+    if (g.fetch !== stub) return;
+    if (original) Object.defineProperty(globalThis, 'fetch', original);
+    else delete g.fetch;
+  };
+}
+
 /** Quiets the module: it logs on mount, and binds console.log/console.warn as its stdout/stderr. Returns the undo. */
 function quietConsole(): () => void {
   const target = console as unknown as Record<string, unknown>;
@@ -479,11 +512,21 @@ function quietConsole(): () => void {
   return () => undo.forEach((u) => u());
 }
 
+/**
+ * What the package's `loadHnswlib()` does, without its wait: it mounts the file system, then
+ * checks whether the mount is done 100 ms later, and every 100 ms after — 100 ms of every cold
+ * start (an agent's first answer waits for the vector index). The mount is synchronous here (the
+ * IndexedDB sync is ours, a no-op), so it is checked at once.
+ */
 async function importHnswlib(): Promise<HnswlibModule> {
   try {
-    const pkg = (await import('hnswlib-wasm/dist/hnswlib.js')) as unknown as PackageShape;
-    if (pkg.__tla) await pkg.__tla;
-    return await pkg.loadHnswlib();
+    const factory = (await import('hnswlib-wasm/dist/hnswlib-317962d7.js')) as unknown as FactoryShape;
+    const module = await factory.default();
+    const files = module.EmscriptenFileSystemManager;
+    if (!files) throw new Error('unsupported hnswlib-wasm build (no EmscriptenFileSystemManager)');
+    if (!files.isInitialized()) files.initializeFileSystem('IDBFS');
+    if (!files.isInitialized()) throw new Error('its file system did not mount');
+    return module;
   } catch (err) {
     throw new HnswlibError(`hnswlib: loading hnswlib-wasm failed: ${err instanceof Error ? err.message : String(err)}`, undefined, {
       cause: err,

@@ -57,6 +57,26 @@ test('loadHnswlib: memoized, quiet, leaves no window shim or Emscripten globals 
   }
 });
 
+test('loadHnswlib waits on no timer and loads no fetch (undici); fetch is put back', () => {
+  // In a fresh process. The package's own loader waited 100 ms before checking its file system
+  // and fetched its inlined wasm with Node's fetch (undici, ~50 ms to load): both on the way to
+  // an MCP server's first answer.
+  const source = path.resolve(__dirname, '../../../src/core/vector/hnswlib.ts');
+  const code = `
+    const before = globalThis.fetch;
+    const timers = [];
+    const setTimeoutBefore = globalThis.setTimeout;
+    globalThis.setTimeout = (fn, ms, ...rest) => (timers.push(ms), setTimeoutBefore(fn, ms, ...rest));
+    require(${JSON.stringify(source)}).loadHnswlib().then(() => {
+      globalThis.setTimeout = setTimeoutBefore;
+      const undici = process.moduleLoadList.filter((m) => /undici/.test(m));
+      console.log(JSON.stringify({ same: globalThis.fetch === before, undici, timers }));
+    });`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout.trim()), { same: true, undici: [], timers: [] });
+});
+
 test('native failures become HnswlibError with the C++ message', async () => {
   const rt = await loadHnswlib();
   const native = rt.newNative(4);
