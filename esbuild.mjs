@@ -48,6 +48,10 @@ function targets() {
   if (existsSync(join(root, 'src/cli/main.ts'))) {
     list.push({ ...node, entryPoints: { cli: join(root, 'src/cli/main.ts') }, outdir: dist, banner: { js: '#!/usr/bin/env node' } });
   }
+  // The CLI's engine thread runs dist/engine.js through this entry, with a V8 code cache (src/cli/codeCache.ts).
+  if (existsSync(join(root, 'src/cli/cachedWorker.ts'))) {
+    list.push({ ...node, entryPoints: { cachedWorker: join(root, 'src/cli/cachedWorker.ts') }, outdir: dist });
+  }
   // The built-in embedder's own worker thread: useLite.ts starts `<dir of the bundle>/useLiteWorker.js`.
   if (existsSync(join(root, 'src/core/embed/useLiteWorker.ts'))) {
     list.push({ ...node, entryPoints: { useLiteWorker: join(root, 'src/core/embed/useLiteWorker.ts') }, outdir: dist });

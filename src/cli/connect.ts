@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EngineClient } from '../engine/client/engineClient';
+import { userCodeCacheDir } from './codeCache';
 import type { EngineInit } from '../engine/protocol';
 import { resolveStoreHome } from '../engine/storeLocation';
 import { RESTARTING_OWNER_WAIT_MS, SharedTransport } from '../engine/client/sharedTransport';
@@ -26,9 +27,18 @@ export interface ConnectOptions {
   backgroundWork?: boolean;
 }
 
-/** dist/cli.js starts dist/engine.js; run from the sources (tsx), src/engine/worker/worker.ts. */
+/**
+ * dist/cli.js starts dist/engine.js, through dist/cachedWorker.js: with the V8 code cache of the
+ * user's cache folder (codeCache.ts; AGENT_MEMORY_CODE_CACHE=0 turns it off). Run from the
+ * sources (tsx): src/engine/worker/worker.ts.
+ */
 function spawnEngineWorker(init: EngineInit): EngineTransport {
   const bundled = path.join(__dirname, 'engine.js');
+  const cached = path.join(__dirname, 'cachedWorker.js');
+  const cacheDir = userCodeCacheDir();
+  if (fs.existsSync(bundled) && cacheDir && fs.existsSync(cached)) {
+    return new Worker(cached, { workerData: init, argv: [bundled, cacheDir] });
+  }
   if (fs.existsSync(bundled)) return new Worker(bundled, { workerData: init });
   const source = path.resolve(__dirname, '../engine/worker/worker.ts');
   return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true, workerData: init });
