@@ -383,13 +383,24 @@ export const tests = {
     await screenshot('context-menu');
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'hidden', timeout: 10000 });
-    // From the keyboard: Shift+F10 on the selected result opens the same menu.
-    await hit.click();
-    await hit.focus(); // the key goes to the focused result
-    await page.keyboard.press('Shift+F10');
-    await menu.waitFor({ state: 'visible', timeout: 10000 });
-    assert.ok((await menu.locator('.action-label').allInnerTexts()).includes('Copy Text'));
-    await page.keyboard.press('Escape');
+    // From the keyboard: Shift+F10 on the selected result opens the same menu. In one full run the
+    // key opened a menu without the result's actions: the focus had not reached the result yet
+    // (the webview was still handling the click). The key is pressed again, at most twice more,
+    // only after a menu that is not the result's; what that menu held is kept for the message.
+    const keyboardMenus = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await hit.click();
+      await hit.focus(); // the key goes to the focused result
+      await frame.waitForFunction(() => document.activeElement?.classList.contains('result'), undefined, { timeout: 5000 });
+      await page.keyboard.press('Shift+F10');
+      await menu.waitFor({ state: 'visible', timeout: 10000 });
+      await menu.locator('.action-label').first().waitFor({ state: 'visible', timeout: 5000 });
+      keyboardMenus.push(await menu.locator('.action-label').allInnerTexts());
+      await page.keyboard.press('Escape');
+      await menu.waitFor({ state: 'hidden', timeout: 10000 });
+      if (keyboardMenus.at(-1).includes('Copy Text')) break;
+    }
+    assert.ok(keyboardMenus.at(-1).includes('Copy Text'), `Shift+F10 on a result opens its menu: ${JSON.stringify(keyboardMenus)}`);
 
     // A window reload brings the panel back with its query and results.
     await runCommand(page, 'Developer: Reload Window');
