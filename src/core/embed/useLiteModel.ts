@@ -55,6 +55,8 @@ interface TensorPlace {
 class WeightFiles {
   readonly tensors = new Map<string, TensorPlace>();
   private readonly groups: Array<Array<{ file: string; size: number }>>;
+  /** Open shard files, by path: each is opened once for the whole load ({@link close}). */
+  private readonly fds = new Map<string, number>();
 
   constructor(private readonly dir: string) {
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'model.json'), 'utf8')) as Manifest;
@@ -92,16 +94,19 @@ class WeightFiles {
         continue;
       }
       const length = Math.min(size - skip, t.bytes - done);
-      const fd = fs.openSync(file, 'r');
-      try {
-        const read = fs.readSync(fd, target, at + done, length, skip);
-        if (read !== length) throw new Error(`USE-lite weights: ${file} ended after ${skip + read} of ${size} bytes`);
-      } finally {
-        fs.closeSync(fd);
-      }
+      let fd = this.fds.get(file);
+      if (fd === undefined) this.fds.set(file, (fd = fs.openSync(file, 'r')));
+      const read = fs.readSync(fd, target, at + done, length, skip);
+      if (read !== length) throw new Error(`USE-lite weights: ${file} ended after ${skip + read} of ${size} bytes`);
       done += length;
       skip = 0;
     }
+  }
+
+  /** Closes the shard files opened by the reads. */
+  close(): void {
+    for (const fd of this.fds.values()) fs.closeSync(fd);
+    this.fds.clear();
   }
 
   /** A small tensor (a bias, a norm's scale, a constant) in an array of its own. */
@@ -132,8 +137,6 @@ interface Layer {
 export interface UseLiteModelInfo {
   /** What runs the model: `wasm-simd`, the kernel of simdMatmul.ts. */
   backend: string;
-  /** Bytes of the WebAssembly memory (weights and work buffers). */
-  memoryBytes: number;
 }
 
 export class UseLiteModel {
@@ -156,117 +159,122 @@ export class UseLiteModel {
     dir: string,
   ) {
     const weights = new WeightFiles(dir);
-    const take = (name: string, shape: number[]): Float32Array =>
-      weights.read(
-        name,
-        shape.reduce((a, b) => a * b, 1),
-      );
+    try {
+      const take = (name: string, shape: number[]): Float32Array =>
+        weights.read(
+          name,
+          shape.reduce((a, b) => a * b, 1),
+        );
 
-    const T = USE_LITE_MAX_TOKENS;
-    // Work buffers in floats, for the longest input; Kᵀ's columns padded to the kernel's 8.
-    const Tc = Math.ceil(T / MATMUL_COL_BLOCK) * MATMUL_COL_BLOCK;
-    const sizes = {
-      x: T * EMBED,
-      norm: T * HIDDEN,
-      qkv: T * 3 * HIDDEN,
-      attn: T * HIDDEN,
-      h: T * HIDDEN,
-      tmp: T * HIDDEN,
-      ffn: T * FFN,
-      q: T * HIDDEN,
-      kt: HIDDEN * Tc,
-      v: T * HIDDEN,
-      scores: T * Tc,
-      probs: T * T,
-      head: T * HIDDEN,
-      pooled: HIDDEN,
-      out: USE_LITE_OUTPUT,
-    };
-    const matrices: Array<[string, number, number]> = [];
-    const layerNames = (i: number) => ({
-      norm: [
-        `${ENCODE}Layer_${i}/TransformerLayer/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`,
-        `${ENCODE}Layer_${i}/TransformerLayer/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`,
-      ],
-      qkv: [
-        `${KERNELS}Layer_${i}/TransformerLayer/MultiheadAttention/qkv_transform_single/kernel/part_0`,
-        `${ENCODE}Layer_${i}/TransformerLayer/MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`,
-      ],
-      out: [
-        `${KERNELS}Layer_${i}/TransformerLayer/MultiheadAttention/output_transform_single/kernel/part_0`,
-        `${ENCODE}Layer_${i}/TransformerLayer/MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`,
-      ],
-      ffnNorm: [
-        `${ENCODE}Layer_${i}/TransformerLayer/FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`,
-        `${ENCODE}Layer_${i}/TransformerLayer/FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`,
-      ],
-      ffnIn: [
-        `${ENCODE}TransformerStack/Layer_${i}/TransformerLayer/FFN/conv1/Tensordot/Reshape_1`,
-        `${ENCODE}Layer_${i}/TransformerLayer/FFN/conv1/bias/ConcatPartitions/concat`,
-      ],
-      ffnOut: [
-        `${ENCODE}TransformerStack/Layer_${i}/TransformerLayer/FFN/conv2/Tensordot/Reshape_1`,
-        `${ENCODE}Layer_${i}/TransformerLayer/FFN/conv2/bias/ConcatPartitions/concat`,
-      ],
-    });
-    const widths = [EMBED, HIDDEN] as const;
-    for (let i = 0; i < 2; i++) {
-      const n = layerNames(i);
-      const w = widths[i]!;
-      matrices.push([n.qkv[0]!, w, 3 * w], [n.out[0]!, w, HIDDEN], [n.ffnIn[0]!, HIDDEN, FFN], [n.ffnOut[0]!, FFN, HIDDEN]);
-    }
-    const residualName = `${ENCODE}Layer_0/TransformerLayer/dense/kernel/ConcatPartitions/concat`;
-    const poolName = 'module/Encoder_en/hidden_layers/tanh_layer_0/weights';
-    const embeddingsName = 'module/Embeddings_en';
-    matrices.push([residualName, EMBED, HIDDEN], [poolName, HIDDEN, USE_LITE_OUTPUT], [embeddingsName, tokenizer.size + 2, EMBED]);
-
-    const floats = matrices.reduce((s, [, r, c]) => s + r * c, 0) + Object.values(sizes).reduce((a, b) => a + b, 0);
-    const memory = kernelMemory(floats * 4);
-    this.mm = instantiateMatmul(memory);
-    this.heap = new Float32Array(memory.buffer);
-    let next = 0; // in floats
-    const place = new Map<string, number>();
-    const bytes = new Uint8Array(memory.buffer);
-    for (const [name, rows, cols] of matrices) {
-      weights.readInto(weights.find(name, rows * cols), bytes, next * 4);
-      place.set(name, next * 4);
-      next += rows * cols;
-    }
-    const buffers = {} as Record<keyof typeof sizes, number>;
-    for (const key of Object.keys(sizes) as Array<keyof typeof sizes>) {
-      buffers[key] = next * 4;
-      next += sizes[key];
-    }
-    this.buffers = buffers;
-
-    const dense = (name: string, biasName: string, inner: number, cols: number): Dense => ({
-      at: place.get(name)!,
-      inner,
-      cols,
-      bias: take(biasName, [cols]),
-    });
-    const layer = (i: number): Layer => {
-      const n = layerNames(i);
-      const w = widths[i]!;
-      return {
-        width: w,
-        scale: take(`${ENCODE}TransformerStack/Layer_${i}/TransformerLayer/MultiheadAttention/mul/y`, [])[0]!,
-        norm: { scale: take(n.norm[0]!, [w]), bias: take(n.norm[1]!, [w]) },
-        qkv: dense(n.qkv[0]!, n.qkv[1]!, w, 3 * w),
-        out: dense(n.out[0]!, n.out[1]!, w, HIDDEN),
-        ffnNorm: { scale: take(n.ffnNorm[0]!, [HIDDEN]), bias: take(n.ffnNorm[1]!, [HIDDEN]) },
-        ffnIn: dense(n.ffnIn[0]!, n.ffnIn[1]!, HIDDEN, FFN),
-        ffnOut: dense(n.ffnOut[0]!, n.ffnOut[1]!, FFN, HIDDEN),
+      const T = USE_LITE_MAX_TOKENS;
+      // Work buffers in floats, for the longest input; Kᵀ's columns padded to the kernel's 8.
+      const Tc = Math.ceil(T / MATMUL_COL_BLOCK) * MATMUL_COL_BLOCK;
+      const sizes = {
+        x: T * EMBED,
+        norm: T * HIDDEN,
+        qkv: T * 3 * HIDDEN,
+        attn: T * HIDDEN,
+        h: T * HIDDEN,
+        tmp: T * HIDDEN,
+        ffn: T * FFN,
+        q: T * HIDDEN,
+        kt: HIDDEN * Tc,
+        v: T * HIDDEN,
+        scores: T * Tc,
+        probs: T * T,
+        head: T * HIDDEN,
+        pooled: HIDDEN,
+        out: USE_LITE_OUTPUT,
       };
-    };
-    this.layers = [layer(0), layer(1)];
-    this.residual = dense(residualName, `${ENCODE}Layer_0/TransformerLayer/dense/bias/ConcatPartitions/concat`, EMBED, HIDDEN);
-    this.pool = dense(poolName, 'module/Encoder_en/hidden_layers/tanh_layer_0/bias', HIDDEN, USE_LITE_OUTPUT);
-    const table = place.get(embeddingsName)! / 4;
-    this.embeddings = this.heap.subarray(table, table + (tokenizer.size + 2) * EMBED);
-    this.timescales = take(`${ENCODE}TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, EMBED / 2]);
-    this.epsilon = take(`${ENCODE}TransformerStack/Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`, [])[0]!;
-    this.info = { backend: 'wasm-simd', memoryBytes: memory.buffer.byteLength };
+      const matrices: Array<[string, number, number]> = [];
+      const layerNames = (i: number) => ({
+        norm: [
+          `${ENCODE}Layer_${i}/TransformerLayer/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`,
+          `${ENCODE}Layer_${i}/TransformerLayer/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`,
+        ],
+        qkv: [
+          `${KERNELS}Layer_${i}/TransformerLayer/MultiheadAttention/qkv_transform_single/kernel/part_0`,
+          `${ENCODE}Layer_${i}/TransformerLayer/MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`,
+        ],
+        out: [
+          `${KERNELS}Layer_${i}/TransformerLayer/MultiheadAttention/output_transform_single/kernel/part_0`,
+          `${ENCODE}Layer_${i}/TransformerLayer/MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`,
+        ],
+        ffnNorm: [
+          `${ENCODE}Layer_${i}/TransformerLayer/FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`,
+          `${ENCODE}Layer_${i}/TransformerLayer/FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`,
+        ],
+        ffnIn: [
+          `${ENCODE}TransformerStack/Layer_${i}/TransformerLayer/FFN/conv1/Tensordot/Reshape_1`,
+          `${ENCODE}Layer_${i}/TransformerLayer/FFN/conv1/bias/ConcatPartitions/concat`,
+        ],
+        ffnOut: [
+          `${ENCODE}TransformerStack/Layer_${i}/TransformerLayer/FFN/conv2/Tensordot/Reshape_1`,
+          `${ENCODE}Layer_${i}/TransformerLayer/FFN/conv2/bias/ConcatPartitions/concat`,
+        ],
+      });
+      const widths = [EMBED, HIDDEN] as const;
+      const names = [layerNames(0), layerNames(1)] as const;
+      for (let i = 0; i < 2; i++) {
+        const n = names[i];
+        const w = widths[i]!;
+        matrices.push([n.qkv[0]!, w, 3 * w], [n.out[0]!, w, HIDDEN], [n.ffnIn[0]!, HIDDEN, FFN], [n.ffnOut[0]!, FFN, HIDDEN]);
+      }
+      const residualName = `${ENCODE}Layer_0/TransformerLayer/dense/kernel/ConcatPartitions/concat`;
+      const poolName = 'module/Encoder_en/hidden_layers/tanh_layer_0/weights';
+      const embeddingsName = 'module/Embeddings_en';
+      matrices.push([residualName, EMBED, HIDDEN], [poolName, HIDDEN, USE_LITE_OUTPUT], [embeddingsName, tokenizer.size + 2, EMBED]);
+
+      const floats = matrices.reduce((s, [, r, c]) => s + r * c, 0) + Object.values(sizes).reduce((a, b) => a + b, 0);
+      const memory = kernelMemory(floats * 4);
+      this.mm = instantiateMatmul(memory);
+      this.heap = new Float32Array(memory.buffer);
+      let next = 0; // in floats
+      const place = new Map<string, number>();
+      const bytes = new Uint8Array(memory.buffer);
+      for (const [name, rows, cols] of matrices) {
+        weights.readInto(weights.find(name, rows * cols), bytes, next * 4);
+        place.set(name, next * 4);
+        next += rows * cols;
+      }
+      const buffers = {} as Record<keyof typeof sizes, number>;
+      for (const key of Object.keys(sizes) as Array<keyof typeof sizes>) {
+        buffers[key] = next * 4;
+        next += sizes[key];
+      }
+      this.buffers = buffers;
+
+      const dense = (name: string, biasName: string, inner: number, cols: number): Dense => ({
+        at: place.get(name)!,
+        inner,
+        cols,
+        bias: take(biasName, [cols]),
+      });
+      const layer = (i: 0 | 1): Layer => {
+        const n = names[i];
+        const w = widths[i]!;
+        return {
+          width: w,
+          scale: take(`${ENCODE}TransformerStack/Layer_${i}/TransformerLayer/MultiheadAttention/mul/y`, [])[0]!,
+          norm: { scale: take(n.norm[0]!, [w]), bias: take(n.norm[1]!, [w]) },
+          qkv: dense(n.qkv[0]!, n.qkv[1]!, w, 3 * w),
+          out: dense(n.out[0]!, n.out[1]!, w, HIDDEN),
+          ffnNorm: { scale: take(n.ffnNorm[0]!, [HIDDEN]), bias: take(n.ffnNorm[1]!, [HIDDEN]) },
+          ffnIn: dense(n.ffnIn[0]!, n.ffnIn[1]!, HIDDEN, FFN),
+          ffnOut: dense(n.ffnOut[0]!, n.ffnOut[1]!, FFN, HIDDEN),
+        };
+      };
+      this.layers = [layer(0), layer(1)];
+      this.residual = dense(residualName, `${ENCODE}Layer_0/TransformerLayer/dense/bias/ConcatPartitions/concat`, EMBED, HIDDEN);
+      this.pool = dense(poolName, 'module/Encoder_en/hidden_layers/tanh_layer_0/bias', HIDDEN, USE_LITE_OUTPUT);
+      const table = place.get(embeddingsName)! / 4;
+      this.embeddings = this.heap.subarray(table, table + (tokenizer.size + 2) * EMBED);
+      this.timescales = take(`${ENCODE}TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, EMBED / 2]);
+      this.epsilon = take(`${ENCODE}TransformerStack/Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`, [])[0]!;
+      this.info = { backend: 'wasm-simd' };
+    } finally {
+      weights.close(); // the shards are read: nothing more is needed of them
+    }
   }
 
   /** Loads the weights and the vocabulary from `dir` (default: the installed model package). */
@@ -275,18 +283,13 @@ export class UseLiteModel {
     return new UseLiteModel(new UseLiteTokenizer(vocabulary), dir);
   }
 
-  /** The token ids the model reads for `text` (its first 128). */
-  tokens(text: string): number[] {
-    return this.tokenizer.encode(text);
-  }
-
   /** The 512-d unit vector of `text`. */
   embed(text: string): Float32Array {
     return this.embedTokens(this.tokenizer.encode(text));
   }
 
   /** The 512-d unit vector of a token sequence (at most 128 are read). */
-  embedTokens(tokenIds: readonly number[]): Float32Array {
+  private embedTokens(tokenIds: readonly number[]): Float32Array {
     const ids = tokenIds.slice(0, USE_LITE_MAX_TOKENS);
     const T = ids.length;
     const heap = this.heap;

@@ -38,8 +38,11 @@ export class UseLiteTokenizer {
   private readonly root: TrieNode = { next: new Map(), id: -1 };
   private readonly scores: Float64Array;
   private readonly lengths: Int32Array;
+  /** Pieces in the vocabulary (the model's embedding table has two rows more). */
+  readonly size: number;
 
-  constructor(private readonly vocabulary: UseLiteVocabulary) {
+  constructor(vocabulary: UseLiteVocabulary) {
+    this.size = vocabulary.length;
     this.scores = new Float64Array(vocabulary.length);
     this.lengths = new Int32Array(vocabulary.length);
     vocabulary.forEach(([piece, score], id) => {
@@ -54,10 +57,6 @@ export class UseLiteTokenizer {
       }
       node.id = id;
     });
-  }
-
-  get size(): number {
-    return this.vocabulary.length;
   }
 
   /** The ids the model reads for `text`: at most `maxTokens` (the model's input length). */
