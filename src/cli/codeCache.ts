@@ -23,6 +23,7 @@ import { createRequire, wrap } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
+import { ensurePrivateFolder, folderProblem, type FolderRules } from '../engine/socket/privateDir';
 
 /** The user's cache folder for compiled code, by the platform's convention; undefined where it cannot be known. */
 export function userCodeCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -52,9 +53,25 @@ function sourceKey(source: Buffer): Buffer {
  * after the first seconds (with the functions that ran), and `top`, written at once by a run that
  * found none (the bundle's top level: a short command ends before `full`).
  */
-export function codeCacheFiles(target: string, dir: string, source = fs.readFileSync(target)): { full: string; top: string } {
-  const base = path.join(dir, `${path.basename(target)}-${sourceKey(source).toString('hex').slice(0, 24)}`);
+export function codeCacheFiles(target: string, dir: string): { full: string; top: string } {
+  return cacheFiles(target, dir, sourceKey(fs.readFileSync(target)));
+}
+
+function cacheFiles(target: string, dir: string, key: Buffer): { full: string; top: string } {
+  const base = path.join(dir, `${path.basename(target)}-${key.toString('hex').slice(0, 24)}`);
   return { full: `${base}.v8cache`, top: `${base}.top.v8cache` };
+}
+
+/** How the cache folder is checked: the rules of the store's private folders (privateDir.ts). */
+const FOLDER: FolderRules = { what: 'The code cache folder', otherwise: 'set AGENT_MEMORY_CODE_CACHE=0.' };
+
+/**
+ * Whether `dir` may hold code to run: this user's, and writable by nobody else (another user who
+ * can write it could put their code there). A folder that is not there yet is fine: it is made
+ * (0700) when the first cache is written.
+ */
+function trusted(dir: string): boolean {
+  return !fs.existsSync(dir) || folderProblem(dir, FOLDER) === undefined;
 }
 
 export interface CodeCacheResult {
@@ -75,7 +92,7 @@ export interface CodeCacheResult {
 export function runWithCodeCache(target: string, dir: string | undefined, fullAfterMs = 3000): CodeCacheResult {
   const bytes = fs.readFileSync(target);
   const key = sourceKey(bytes);
-  const files = dir ? safe(() => codeCacheFiles(target, dir, bytes)) : undefined;
+  const files = dir && trusted(dir) ? cacheFiles(target, dir, key) : undefined;
   const source = bytes.toString('utf8');
   const code = wrap(source.startsWith('#!') ? `//${source.slice(2)}` : source);
   let script: vm.Script | undefined;
@@ -130,7 +147,7 @@ function writeCache(script: vm.Script, file: string, key: Buffer): boolean {
   return (
     safe(() => {
       const dir = path.dirname(file);
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      ensurePrivateFolder(dir, FOLDER);
       const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
       fs.writeFileSync(temp, seal(script.createCachedData(), key), { mode: 0o600 });
       fs.renameSync(temp, file);

@@ -127,6 +127,25 @@ test('caches of other builds are removed once a month old; recent ones and other
   assert.equal(fs.existsSync(other), true);
 });
 
+test(
+  'a cache folder other users can write is neither read nor written: the bundle runs compiled',
+  { skip: process.platform === 'win32' },
+  async () => {
+    const dir = tmpDir('am-codecache-');
+    const cache = path.join(dir, 'cache');
+    const file = bundle(dir);
+    assert.equal(await written(runWithCodeCache(file, cache, 0).written), true);
+    fs.chmodSync(cache, 0o777);
+    const runs = g.__bundleRuns ?? 0;
+    const open = runWithCodeCache(file, cache, 0);
+    assert.equal(g.__bundleRuns, runs + 1);
+    assert.equal(open.used, undefined, 'a cache in a folder others can write is not run');
+    assert.equal(await written(open.written), false);
+    fs.chmodSync(cache, 0o700);
+    assert.equal(runWithCodeCache(file, cache, 0).used, 'full');
+  },
+);
+
 test("the cache folder follows the platform's convention, and AGENT_MEMORY_CODE_CACHE=0 turns it off", () => {
   assert.equal(userCodeCacheDir({ AGENT_MEMORY_CODE_CACHE: '0', XDG_CACHE_HOME: '/c' }), undefined);
   if (process.platform === 'linux') {
