@@ -37,11 +37,15 @@ const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf
 
 const progress = (s: string) => process.stderr.write(`  [agent] ${s}\n`);
 
+/** utime + stime of a /proc stat line, in ms (fields 14 and 15 of stat(5)). */
+function statCpuMs(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
 /** utime + stime of a process, all its threads (finished ones included), in ms. */
 function cpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // fields 14 and 15 of stat(5)
+  return statCpuMs(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
 /** CPU ms of each live thread of a process, by "tid name" (AGENT_BENCH_THREADS=1: where a recall's CPU goes). */
@@ -51,8 +55,7 @@ function threadCpuMs(pid: number): Map<string, number> {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(`${tid} ${name}`, (Number(fields[11]) + Number(fields[12])) * TICK_MS);
+      out.set(`${tid} ${name}`, statCpuMs(stat));
     } catch {
       // the thread ended between the listing and the read
     }
