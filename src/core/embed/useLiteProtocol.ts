@@ -23,7 +23,7 @@ export interface UseLiteWorkerStats {
   heapUsed: number;
   /** Texts embedded since start (warm-up excluded). */
   textsEmbedded: number;
-  /** Calls into the model (a query's texts share one). */
+  /** Turns of the worker that embedded texts (the queries waiting share one; a document has its own). */
   modelCalls: number;
   /** Time spent inside the model for those texts (ms). */
   embedMs: number;
