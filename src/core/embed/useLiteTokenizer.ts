@@ -26,16 +26,19 @@ const RESERVED = 6;
 /** The longest piece, in code points, plus room: a start of this many code points per token always suffices. */
 const CODE_POINTS_PER_TOKEN = 16;
 
-interface TrieNode {
-  next: Map<string, TrieNode>;
-  /** Vocabulary id of the piece ending here, or -1. */
-  id: number;
-}
+/** Code points and more: a trie node's children are keyed by `node * CODE_SPACE + code point`. */
+const CODE_SPACE = 0x110000;
 
 export type UseLiteVocabulary = ReadonlyArray<readonly [string, number]>;
 
 export class UseLiteTokenizer {
-  private readonly root: TrieNode = { next: new Map(), id: -1 };
+  /**
+   * The pieces as a trie of code points, kept compact: one map of edges for the whole trie
+   * (a map per node held ~4 MB in the model's thread; this holds under 1 MB) and each node's
+   * piece id in an array (-1: no piece ends there). Node 0 is the root.
+   */
+  private readonly edges = new Map<number, number>();
+  private readonly pieceAt: Int32Array;
   private readonly scores: Float64Array;
   private readonly lengths: Int32Array;
   /** Pieces in the vocabulary (the model's embedding table has two rows more). */
@@ -45,18 +48,25 @@ export class UseLiteTokenizer {
     this.size = vocabulary.length;
     this.scores = new Float64Array(vocabulary.length);
     this.lengths = new Int32Array(vocabulary.length);
+    const pieceAt: number[] = [-1];
     vocabulary.forEach(([piece, score], id) => {
       this.scores[id] = score;
       this.lengths[id] = [...piece].length;
       if (id < RESERVED) return;
-      let node = this.root;
+      let node = 0;
       for (const ch of piece) {
-        let child = node.next.get(ch);
-        if (!child) node.next.set(ch, (child = { next: new Map(), id: -1 }));
+        const key = node * CODE_SPACE + ch.codePointAt(0)!;
+        let child = this.edges.get(key);
+        if (child === undefined) {
+          child = pieceAt.length;
+          pieceAt.push(-1);
+          this.edges.set(key, child);
+        }
         node = child;
       }
-      node.id = id;
+      pieceAt[node] = id;
     });
+    this.pieceAt = Int32Array.from(pieceAt);
   }
 
   /** The ids the model reads for `text`: at most `maxTokens` (the model's input length). */
@@ -79,16 +89,18 @@ export class UseLiteTokenizer {
     // Candidate pieces by end position, each as (start, id); id 0 is the unknown piece of one code point.
     const starts: number[][] = Array.from({ length: count + 1 }, () => []);
     const ids: number[][] = Array.from({ length: count + 1 }, () => []);
+    const codes = symbols.map((s) => s.codePointAt(0)!);
     for (let i = 0; i < count; i++) {
-      let node = this.root.next.get(symbols[i]!);
+      let node = this.edges.get(codes[i]!); // from the root, node 0
       let found = false;
-      for (let j = i; node && j < count; j++) {
-        if (node.id >= 0) {
+      for (let j = i; node !== undefined && j < count; j++) {
+        const id = this.pieceAt[node]!;
+        if (id >= 0) {
           starts[j + 1]!.push(i);
-          ids[j + 1]!.push(node.id);
+          ids[j + 1]!.push(id);
           found = true;
         }
-        node = j + 1 < count ? node.next.get(symbols[j + 1]!) : undefined;
+        node = j + 1 < count ? this.edges.get(node * CODE_SPACE + codes[j + 1]!) : undefined;
       }
       if (!found) {
         starts[i + 1]!.push(i);
