@@ -16,7 +16,7 @@
 // --production minifies (used by `npm run package`); --watch rebuilds on change (and re-copies
 // the assets after each rebuild). To add a bundle, add an entry to `targets()` below.
 import * as esbuild from 'esbuild';
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATA_PACKAGES, NODE_EXTERNALS } from './scripts/vsix-runtime-deps.mjs';
@@ -116,6 +116,31 @@ const assetsPlugin = (label) => ({
   },
 });
 
+/**
+ * A production bundle that Node runs must be ASCII: V8 keeps a script's source for the life of
+ * the thread, and one character past Latin-1 makes it a two-byte string (2.4 MB more for the CLI
+ * and its engine thread together). esbuild escapes strings but leaves regex literals as written,
+ * so the sources write such characters as `\uXXXX` in regexes; this says where one slipped in.
+ */
+function nodeBundlesAreAscii(configs) {
+  let ok = true;
+  for (const cfg of configs.filter((c) => c.platform === 'node')) {
+    for (const name of Object.keys(cfg.entryPoints)) {
+      const file = join(cfg.outdir, `${name}.js`);
+      const text = readFileSync(file, 'utf8');
+      const at = text.search(/[\u0080-\u{10ffff}]/u);
+      if (at === -1) continue;
+      ok = false;
+      const line = text.slice(0, at).split('\n').length;
+      console.error(
+        `[esbuild] ${file}:${line}: character U+${text.codePointAt(at).toString(16).toUpperCase().padStart(4, '0')} ` +
+          `(not ASCII) in a production bundle: write it as \\u…, as in src/core/documents/chunk.ts (near: ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))})`,
+      );
+    }
+  }
+  return ok;
+}
+
 const t0 = Date.now();
 // A clean dist/ for one-off builds; watch mode keeps it, so a running VS Code never sees it gone.
 if (!watch) rmSync(dist, { recursive: true, force: true });
@@ -141,6 +166,7 @@ if (watch) {
     }
   }
   copyAssets();
+  if (production && !failed) failed = !nodeBundlesAreAscii(configs);
   if (failed) process.exit(1);
   console.log(`[esbuild] ${production ? 'production ' : ''}build in ${Date.now() - t0} ms: ${outputs.join(', ')}`);
 }

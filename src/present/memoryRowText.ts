@@ -39,7 +39,8 @@ export function pickRow(title: string, text: string, labelMax = 80, detailMax = 
 export function realTitle(title: string, content: string): string {
   const t = title
     .trim()
-    .replace(/(?:…|\.\.\.)$/u, '')
+    // \u2026 is "…": regexes are written in ASCII so the bundles stay ASCII (esbuild.mjs).
+    .replace(/(?:\u2026|\.\.\.)$/u, '')
     .trim();
   if (!t) return '';
   const norm = (s: string) => s.replace(/\s+/gu, ' ').trim().toLowerCase();

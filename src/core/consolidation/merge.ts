@@ -75,7 +75,8 @@ export function joinSentences(pieces: string[]): string {
 /** The text with end punctuation: unchanged when it already ends a sentence (also before a closing quote or bracket). */
 export function endSentence(text: string): string {
   const t = text.trimEnd();
-  if (!t || /[.!?…。！？]["'”’)\]]*$/u.test(t)) return t;
+  // . ! ? … 。 ！ ？ then closing quotes ” ’ or brackets (ASCII regexes: esbuild.mjs).
+  if (!t || /[.!?\u2026\u3002\uff01\uff1f]["'\u201d\u2019)\]]*$/u.test(t)) return t;
   // A trailing ":" / ";" / "," does not end a sentence: it becomes the full stop.
   return `${t.replace(/[,;:]+$/u, '')}.`;
 }

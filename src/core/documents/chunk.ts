@@ -44,7 +44,8 @@ interface Block {
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const HEADING = /^ {0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/;
 const LIST_ITEM = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+/;
-const SENTENCE_END = /(?<=[.!?…。！？]["'”’)\]]*)\s+(?=\S)/u;
+// After . ! ? … 。 ！ ？ and any closing quotes ” ’ or brackets (ASCII regexes: esbuild.mjs).
+const SENTENCE_END = /(?<=[.!?\u2026\u3002\uff01\uff1f]["'\u201d\u2019)\]]*)\s+(?=\S)/u;
 
 function checkOptions(size: number, overlap: number): void {
   if (!Number.isInteger(size) || size < 1) throw new RangeError(`chunk size must be a positive whole number, got ${size}`);

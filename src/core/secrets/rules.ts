@@ -45,10 +45,11 @@ export interface SecretRule {
 
 /**
  * Values that stand for a secret without being one: documentation placeholders, variables
- * and templates, masks. Allowed on purpose (docs/secrets.md "What is allowed").
+ * and templates, masks. Allowed on purpose (docs/secrets.md "What is allowed"). `\u2026` is
+ * "…" (ASCII regexes: esbuild.mjs).
  */
 const PLACEHOLDER =
-  /^(?:\$\{?[A-Za-z_][\w.]*\}?|\$\(.*\)|%[A-Za-z_]\w*%|\{\{.*\}\}|<[^<>]*>|\[[^[\]]*\]|\*+|x+|X+|\.{3,}|…|(?:your|my|the)[-_ ]?\w*|changeme|change[-_]me|placeholder|redacted|secret|password|passwd|pass|pwd|token|none|null|undefined|example|test|dummy|foo|bar)$/i;
+  /^(?:\$\{?[A-Za-z_][\w.]*\}?|\$\(.*\)|%[A-Za-z_]\w*%|\{\{.*\}\}|<[^<>]*>|\[[^[\]]*\]|\*+|x+|X+|\.{3,}|\u2026|(?:your|my|the)[-_ ]?\w*|changeme|change[-_]me|placeholder|redacted|secret|password|passwd|pass|pwd|token|none|null|undefined|example|test|dummy|foo|bar)$/i;
 
 /** The published example credentials of the providers' documentation (AWS's `…EXAMPLE` pair). */
 const EXAMPLE_MARK = /EXAMPLE|example|[Ff]ake|FAKE|[Dd]ummy|DUMMY|[Pp]laceholder|PLACEHOLDER/;

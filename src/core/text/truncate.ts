@@ -19,7 +19,8 @@ export function truncate(text: string, max: number): string {
   for (const { segment } of graphemes().segment(text)) {
     if (kept.length === max) {
       // "captain.…" reads as four dots: punctuation at the cut gives way to the ellipsis.
-      return cutAtWord(kept.slice(0, max - 1)).replace(/[\s.,;:!?…]+$/u, '') + ELLIPSIS;
+      // \u2026 is "…" (ASCII regexes: esbuild.mjs).
+      return cutAtWord(kept.slice(0, max - 1)).replace(/[\s.,;:!?\u2026]+$/u, '') + ELLIPSIS;
     }
     kept.push(segment);
   }

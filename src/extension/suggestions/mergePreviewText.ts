@@ -29,7 +29,8 @@ function isFirstSentence(title: string, content: string): boolean {
   const bare = (s: string) =>
     s
       .trim()
-      .replace(/[.…]+$/u, '')
+      // \u2026 is "…" (ASCII regexes: esbuild.mjs).
+      .replace(/[.\u2026]+$/u, '')
       .replace(/\s+/gu, ' ')
       .toLowerCase();
   return bare(title) === bare(suggestTitle(content));
