@@ -139,14 +139,36 @@ export interface UseLiteModelInfo {
   backend: string;
 }
 
+/** The timing signal of every position the model reads: sin | cos of position × timescale. */
+function timingSignal(timescales: Float32Array): Float32Array {
+  const timing = new Float32Array(USE_LITE_MAX_TOKENS * EMBED);
+  const half = EMBED / 2;
+  for (let t = 0; t < USE_LITE_MAX_TOKENS; t++) {
+    for (let i = 0; i < half; i++) {
+      const angle = Math.fround(t * timescales[i]!); // a float32 product, as in the graph
+      timing[t * EMBED + i] = Math.sin(angle);
+      timing[t * EMBED + half + i] = Math.cos(angle);
+    }
+  }
+  return timing;
+}
+
 export class UseLiteModel {
   private readonly heap: Float32Array;
   private readonly mm: MatmulKernel;
   private readonly layers: [Layer, Layer];
   private readonly residual: Dense;
   private readonly pool: Dense;
-  private readonly embeddings: Float32Array;
-  private readonly timescales: Float32Array;
+  /**
+   * The embedding table (8,002 rows of 256 floats, 8 MB) stays in its shard: each call reads the
+   * rows of its tokens (a few dozen reads of 1 KB from the page cache, well under 0.1 ms), and
+   * the files are closed again before it returns.
+   */
+  private readonly files: WeightFiles;
+  private readonly table: TensorPlace;
+  private readonly row = new Float32Array(EMBED);
+  /** The timing signal added to the token at each position: sin | cos of position × timescale. */
+  private readonly timing: Float32Array;
   private readonly epsilon: number;
   private readonly buffers: Record<
     'x' | 'norm' | 'qkv' | 'attn' | 'h' | 'tmp' | 'ffn' | 'q' | 'kt' | 'v' | 'scores' | 'probs' | 'head' | 'pooled' | 'out',
@@ -159,6 +181,7 @@ export class UseLiteModel {
     dir: string,
   ) {
     const weights = new WeightFiles(dir);
+    this.files = weights;
     try {
       const take = (name: string, shape: number[]): Float32Array =>
         weights.read(
@@ -223,7 +246,8 @@ export class UseLiteModel {
       const residualName = `${ENCODE}Layer_0/TransformerLayer/dense/kernel/ConcatPartitions/concat`;
       const poolName = 'module/Encoder_en/hidden_layers/tanh_layer_0/weights';
       const embeddingsName = 'module/Embeddings_en';
-      matrices.push([residualName, EMBED, HIDDEN], [poolName, HIDDEN, USE_LITE_OUTPUT], [embeddingsName, tokenizer.size + 2, EMBED]);
+      matrices.push([residualName, EMBED, HIDDEN], [poolName, HIDDEN, USE_LITE_OUTPUT]);
+      this.table = weights.find(embeddingsName, (tokenizer.size + 2) * EMBED);
 
       const floats = matrices.reduce((s, [, r, c]) => s + r * c, 0) + Object.values(sizes).reduce((a, b) => a + b, 0);
       const memory = kernelMemory(floats * 4);
@@ -267,13 +291,12 @@ export class UseLiteModel {
       this.layers = [layer(0), layer(1)];
       this.residual = dense(residualName, `${ENCODE}Layer_0/TransformerLayer/dense/bias/ConcatPartitions/concat`, EMBED, HIDDEN);
       this.pool = dense(poolName, 'module/Encoder_en/hidden_layers/tanh_layer_0/bias', HIDDEN, USE_LITE_OUTPUT);
-      const table = place.get(embeddingsName)! / 4;
-      this.embeddings = this.heap.subarray(table, table + (tokenizer.size + 2) * EMBED);
-      this.timescales = take(`${ENCODE}TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, EMBED / 2]);
+      const timescales = take(`${ENCODE}TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, EMBED / 2]);
+      this.timing = timingSignal(timescales);
       this.epsilon = take(`${ENCODE}TransformerStack/Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`, [])[0]!;
       this.info = { backend: 'wasm-simd' };
     } finally {
-      weights.close(); // the shards are read: nothing more is needed of them
+      weights.close(); // read: only the embedding table is read again, a few rows per call
     }
   }
 
@@ -295,17 +318,17 @@ export class UseLiteModel {
     const heap = this.heap;
     const b = this.buffers;
 
-    // The graph adds the embedding to itself plus the timing signal (sin | cos of position × timescale).
+    // The graph adds the embedding to itself plus the timing signal.
     const x = b.x / 4;
-    const half = EMBED / 2;
-    for (let t = 0; t < T; t++) {
-      const row = x + t * EMBED;
-      const e = ids[t]! * EMBED;
-      for (let i = 0; i < half; i++) {
-        const angle = Math.fround(t * this.timescales[i]!); // a float32 product, as in the graph
-        heap[row + i] = 2 * this.embeddings[e + i]! + Math.sin(angle);
-        heap[row + half + i] = 2 * this.embeddings[e + half + i]! + Math.cos(angle);
+    const rowBytes = new Uint8Array(this.row.buffer);
+    try {
+      for (let t = 0; t < T; t++) {
+        this.files.readInto({ ...this.table, offset: this.table.offset + ids[t]! * EMBED * 4, bytes: EMBED * 4 }, rowBytes, 0);
+        const at = x + t * EMBED;
+        for (let i = 0; i < EMBED; i++) heap[at + i] = 2 * this.row[i]! + this.timing[t * EMBED + i]!;
       }
+    } finally {
+      this.files.close();
     }
 
     // Layer 0: its residual is projected 256 → 512.

@@ -116,6 +116,34 @@ test('a text embeds the same alone, after a longer one and after a shorter one (
   assert.deepEqual(Array.from(afterShort), Array.from(first));
 });
 
+/** The model's weight files this process holds open (Linux: /proc/self/fd), by name. */
+function openWeightFiles(): string[] {
+  const dir = fs.realpathSync(useLiteWeightsDir());
+  return fs
+    .readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return ''; // closed meanwhile (the readdir's own descriptor)
+      }
+    })
+    .filter((target) => target.startsWith(dir + path.sep))
+    .map((target) => path.basename(target));
+}
+
+test(
+  'the weight files are not held open: after the load, and after each text (its embedding rows are read per call)',
+  { skip: process.platform !== 'linux' && 'reads /proc/self/fd' },
+  () => {
+    const model = UseLiteModel.load();
+    assert.deepEqual(openWeightFiles(), []);
+    const long = model.embed('a much longer text about deploys, retries, caches and the people who review migrations '.repeat(4));
+    assert.deepEqual(openWeightFiles(), [], 'an open shard would keep a Windows update from replacing the extension folder');
+    assert.equal(long.length, 512);
+  },
+);
+
 test('the SIMD kernel multiplies like a plain loop, for every block shape the model uses and any row count', () => {
   const memory = kernelMemory(8 << 20);
   const mm = instantiateMatmul(memory);
