@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EngineClient } from '../engine/client/engineClient';
+import { ENGINE_WORKER_LIMITS } from '../core/util/workerHeap';
 import { userCodeCacheDir } from './codeCache';
 import type { EngineInit } from '../engine/protocol';
 import { resolveStoreHome } from '../engine/storeLocation';
@@ -37,11 +38,15 @@ function spawnEngineWorker(init: EngineInit): EngineTransport {
   const cached = path.join(__dirname, 'cachedWorker.js');
   const cacheDir = userCodeCacheDir();
   if (fs.existsSync(bundled) && cacheDir && fs.existsSync(cached)) {
-    return new Worker(cached, { workerData: init, argv: [bundled, cacheDir] });
+    return new Worker(cached, { workerData: init, argv: [bundled, cacheDir], resourceLimits: ENGINE_WORKER_LIMITS });
   }
-  if (fs.existsSync(bundled)) return new Worker(bundled, { workerData: init });
+  if (fs.existsSync(bundled)) return new Worker(bundled, { workerData: init, resourceLimits: ENGINE_WORKER_LIMITS });
   const source = path.resolve(__dirname, '../engine/worker/worker.ts');
-  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true, workerData: init });
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, {
+    eval: true,
+    workerData: init,
+    resourceLimits: ENGINE_WORKER_LIMITS,
+  });
 }
 
 export function connectEngine(opts: ConnectOptions): EngineClient {

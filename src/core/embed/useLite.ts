@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { MODEL_WORKER_LIMITS } from '../util/workerHeap';
 import { removeStopwords } from './stopwords';
 import { EmbedderError, spaceName, type EmbedKind, type Embedder } from './types';
 import { l2normalize } from './vector';
@@ -267,9 +268,9 @@ export class UseLiteEmbedder implements Embedder {
         throw new Error(`cannot run ${file}: it is TypeScript and tsx is not installed`);
       }
       const boot = `require(${JSON.stringify(tsx)}); require(${JSON.stringify(file)});`;
-      return new Worker(boot, { eval: true, workerData });
+      return new Worker(boot, { eval: true, workerData, resourceLimits: MODEL_WORKER_LIMITS });
     }
-    return new Worker(file, { workerData });
+    return new Worker(file, { workerData, resourceLimits: MODEL_WORKER_LIMITS });
   }
 
   private start(): Promise<UseLiteLoadInfo> {

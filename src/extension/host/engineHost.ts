@@ -18,6 +18,7 @@ import type { Logger } from './log';
 import { ENCRYPTION_COMMANDS } from '../trust/encryptionCommands';
 import { IMPORT_RECOVERY_KEY } from '../trust/encryptionText';
 import { readSettingOverrides } from '../config/settings';
+import { ENGINE_WORKER_LIMITS } from '../../core/util/workerHeap';
 import { SETTINGS_SECTION } from '../config/settingsSchema';
 import { pickProjectFolder } from './projectFolder';
 import { SettingsWriter } from '../config/settingsWriter';
@@ -78,7 +79,7 @@ export function startEngine(context: vscode.ExtensionContext, log: Logger): Engi
         ...(hint?.ownerRestarting ? { waitForOwnerMs: RESTARTING_OWNER_WAIT_MS } : {}),
         client: `VS Code window (pid ${process.pid})`,
         log: (line) => log.info(`engine: ${line}`),
-        spawnWorker: (i) => new Worker(workerPath, { workerData: i }),
+        spawnWorker: (i) => new Worker(workerPath, { workerData: i, resourceLimits: ENGINE_WORKER_LIMITS }),
       })),
     log: (line) => log.info(`engine: ${line}`),
   });
