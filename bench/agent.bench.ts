@@ -12,6 +12,9 @@
  *   npm run bench -- --sections agent --sizes 1000
  *   node --import tsx bench/agent.bench.ts [memories] [trials]   (JSON on stdout)
  *   AGENT_BENCH_CLI=/path/to/other/dist/cli.js …                  (measure another build)
+ *   AGENT_BENCH_CLI=/a/dist/cli.js,/b/dist/cli.js …                 (A/B: the builds take turns, trial by
+ *                                                                    trial on one store; each build's medians
+ *                                                                    and its ratios to the first, `ab`)
  *   AGENT_BENCH_THREADS=1 …                                         (print recall and store CPU by thread)
  *   AGENT_BENCH_TRACE=1 …                                           (the server's --verbose log, ms since spawn)
  *   AGENT_BENCH_PROFILE=<dir> …                                     (CPU profiles of the servers' threads, node --cpu-prof)
@@ -29,8 +32,13 @@ import { agentMemories, agentNewMemories, agentQueries } from './agentCorpus';
 import { median, round } from './stats';
 
 const ROOT = path.resolve(__dirname, '..');
-/** The CLI bundle measured; AGENT_BENCH_CLI=<another checkout>/dist/cli.js measures that build (before/after). */
-const CLI = process.env.AGENT_BENCH_CLI ? path.resolve(process.env.AGENT_BENCH_CLI) : path.join(ROOT, 'dist', 'cli.js');
+/**
+ * The CLI bundles measured; AGENT_BENCH_CLI=<another checkout>/dist/cli.js measures that build,
+ * a comma-separated list measures each in turn, trial by trial (before/after in one run).
+ */
+const CLIS = process.env.AGENT_BENCH_CLI
+  ? process.env.AGENT_BENCH_CLI.split(',').map((p) => path.resolve(p.trim()))
+  : [path.join(ROOT, 'dist', 'cli.js')];
 const RECALLS = 60;
 const STORES = 20;
 const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
@@ -152,12 +160,12 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return text;
 }
 
-async function mcpTrial(home: string, ws: string, queries: string[], trial: number): Promise<Trial> {
+async function mcpTrial(cli: string, home: string, ws: string, queries: string[], trial: number): Promise<Trial> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [
       ...(process.env.AGENT_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AGENT_BENCH_PROFILE}`] : []),
-      CLI,
+      cli,
       'mcp',
       '--workspace',
       ws,
@@ -228,9 +236,9 @@ async function mcpTrial(home: string, ws: string, queries: string[], trial: numb
   }
 }
 
-function coldSearchMs(home: string, ws: string, query: string): number {
+function coldSearchMs(cli: string, home: string, ws: string, query: string): number {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [CLI, 'search', query, '--workspace', ws, '--limit', '5'], {
+  const r = spawnSync(process.execPath, [cli, 'search', query, '--workspace', ws, '--limit', '5'], {
     cwd: ws,
     env: { ...process.env, AGENT_MEMORY_HOME: home },
     encoding: 'utf8',
@@ -261,8 +269,40 @@ export interface AgentBenchResult {
   cold_search_vs_node: number;
 }
 
-/** Section `agent` of bench/index.ts: medians over `trials` fresh servers. */
-export async function runAgentBench(n: number, trials = 5): Promise<AgentBenchResult> {
+/** One build's medians over its trials; `nodeMs` is the median `node -e 0` of the run. */
+function summarize(runs: Trial[], cold: number[], nodeMs: number) {
+  const m = (k: keyof Trial) => round(median(runs.map((r) => r[k])), 2);
+  return {
+    spawn_to_first_recall_ms: m('first_recall_ms'),
+    spawn_to_first_recall_vs_node: round(m('first_recall_ms') / nodeMs, 2),
+    first_recall_cpu_ms: m('first_recall_cpu_ms'),
+    rss_after_first_recall_mb: m('rss_after_first_mb'),
+    recall_cpu_ms: m('recall_cpu_ms'),
+    recall_p50_ms: m('recall_p50_ms'),
+    store_cpu_ms: m('store_cpu_to_answer_ms'),
+    store_cpu_with_background_ms: m('store_cpu_with_background_ms'),
+    store_p50_ms: m('store_p50_ms'),
+    stored_not_skipped: `${m('stored')} of ${STORES}`,
+    rss_after_all_mb: m('rss_after_all_mb'),
+    server_peak_rss_mb: m('peak_rss_mb'),
+    cold_search_ms: round(median(cold), 1),
+    cold_search_vs_node: round(median(cold) / nodeMs, 2),
+  };
+}
+
+/** A build measured beside the first in an A/B run: its medians and their ratios to the first's. */
+export interface AgentBenchBuild extends ReturnType<typeof summarize> {
+  cli: string;
+  /** This build's median ÷ the first build's, per figure (below 1: less). */
+  vs_first: Record<string, number>;
+}
+
+/**
+ * Section `agent` of bench/index.ts: medians over `trials` fresh servers. With several builds
+ * (AGENT_BENCH_CLI=a,b), each trial runs every build on a copy of the same store, in an order
+ * that rotates from trial to trial; the top-level figures are the first build's.
+ */
+export async function runAgentBench(n: number, trials = 5): Promise<AgentBenchResult & { ab?: AgentBenchBuild[] }> {
   const build = spawnSync(process.execPath, [path.join(ROOT, 'esbuild.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   if (build.status !== 0) throw new Error('npm run build failed');
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'am-agent-bench-'));
@@ -274,43 +314,40 @@ export async function runAgentBench(n: number, trials = 5): Promise<AgentBenchRe
     progress(`${made.memories} memories in ${made.embedder}`);
     const queries = agentQueries(RECALLS + 1 + trials);
     const node: number[] = [];
-    const runs: Trial[] = [];
-    const cold: number[] = [];
+    const runs: Trial[][] = CLIS.map(() => []);
+    const cold: number[][] = CLIS.map(() => []);
     const coldHome = path.join(root, 'home-cold');
     fs.cpSync(template, coldHome, { recursive: true });
     for (let i = 0; i < trials; i++) {
-      node.push(bareNodeMs());
-      const home = path.join(root, `home-${i}`);
-      fs.cpSync(template, home, { recursive: true });
-      const q = [queries[RECALLS + 1 + i]!, ...queries.slice(1, RECALLS + 1)];
-      runs.push(await mcpTrial(home, ws, q, i));
-      fs.rmSync(home, { recursive: true, force: true });
-      node.push(bareNodeMs());
-      cold.push(coldSearchMs(coldHome, ws, queries[i]!));
-      progress(`trial ${i + 1}/${trials}: ${JSON.stringify(runs[i])}`);
+      for (let k = 0; k < CLIS.length; k++) {
+        const b = (i + k) % CLIS.length;
+        const cli = CLIS[b]!;
+        node.push(bareNodeMs());
+        const home = path.join(root, `home-${i}-${b}`);
+        fs.cpSync(template, home, { recursive: true });
+        const q = [queries[RECALLS + 1 + i]!, ...queries.slice(1, RECALLS + 1)];
+        const run = await mcpTrial(cli, home, ws, q, i);
+        runs[b]!.push(run);
+        fs.rmSync(home, { recursive: true, force: true });
+        node.push(bareNodeMs());
+        cold[b]!.push(coldSearchMs(cli, coldHome, ws, queries[i]!));
+        progress(`trial ${i + 1}/${trials}${CLIS.length > 1 ? ` ${cli}` : ''}: ${JSON.stringify(run)}`);
+      }
     }
-    const m = (k: keyof Trial) => round(median(runs.map((r) => r[k])), 2);
     const nodeMs = median(node);
-    return {
-      memories: made.memories,
-      embedder: made.embedder,
-      trials,
-      node_e0_ms: round(nodeMs, 1),
-      spawn_to_first_recall_ms: m('first_recall_ms'),
-      spawn_to_first_recall_vs_node: round(m('first_recall_ms') / nodeMs, 2),
-      first_recall_cpu_ms: m('first_recall_cpu_ms'),
-      rss_after_first_recall_mb: m('rss_after_first_mb'),
-      recall_cpu_ms: m('recall_cpu_ms'),
-      recall_p50_ms: m('recall_p50_ms'),
-      store_cpu_ms: m('store_cpu_to_answer_ms'),
-      store_cpu_with_background_ms: m('store_cpu_with_background_ms'),
-      store_p50_ms: m('store_p50_ms'),
-      stored_not_skipped: `${m('stored')} of ${STORES}`,
-      rss_after_all_mb: m('rss_after_all_mb'),
-      server_peak_rss_mb: m('peak_rss_mb'),
-      cold_search_ms: round(median(cold), 1),
-      cold_search_vs_node: round(median(cold) / nodeMs, 2),
-    };
+    const builds = CLIS.map((_, b) => summarize(runs[b]!, cold[b]!, nodeMs));
+    const first = builds[0]!;
+    const result = { memories: made.memories, embedder: made.embedder, trials, node_e0_ms: round(nodeMs, 1), ...first };
+    if (CLIS.length === 1) return result;
+    const ab = builds.map((figures, b) => {
+      const vs: Record<string, number> = {};
+      for (const [k, v] of Object.entries(figures)) {
+        const base = first[k as keyof typeof first];
+        if (typeof v === 'number' && typeof base === 'number' && base > 0) vs[k] = round(v / base, 3);
+      }
+      return { cli: CLIS[b]!, ...figures, vs_first: vs };
+    });
+    return { ...result, ab };
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
