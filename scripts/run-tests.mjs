@@ -10,8 +10,9 @@
 //               tests (`npm run test:process`)
 // test/tiers.test.ts checks that a file which kills or starts our own processes is not in the
 // fast tier. e2e tests (test/e2e) have their own runner (`npm run test:e2e`).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -66,6 +67,9 @@ function main() {
   }
   console.log(`run-tests: ${filter.length ? 'matching' : `the ${tier} tier`}: ${files.length} file${files.length === 1 ? '' : 's'}`);
   const summary = join(root, 'scripts', 'test-summary-reporter.mjs');
+  // The CLIs the tests start keep their V8 code cache under XDG_CACHE_HOME (src/cli/codeCache.ts):
+  // a folder of this run, removed after it, so no test writes into the developer's ~/.cache.
+  const cacheHome = mkdtempSync(join(tmpdir(), 'am-test-cache-'));
   const r = spawnSync(
     process.execPath,
     [
@@ -87,9 +91,11 @@ function main() {
         NODE_OPTIONS: '',
         TEST_TIER: filter.length ? 'matching files' : `${tier} tier`,
         AGENT_MEMORY_KEYCHAIN: process.env.AGENT_MEMORY_KEYCHAIN ?? 'off',
+        XDG_CACHE_HOME: cacheHome,
       },
     },
   );
+  rmSync(cacheHome, { recursive: true, force: true });
   process.exit(r.status ?? 1);
 }
 
