@@ -246,6 +246,9 @@ async function queryVector(pair: ChunkSearchDeps['pair'], req: CheckedQuery, war
     return req.queryEmbedding;
   }
   if (!/[\p{L}\p{N}]/u.test(req.query)) return undefined;
+  // No chunk has a vector (no session yet, or none embedded yet): the vector leg can find nothing,
+  // so the query is not embedded for it — recall_memories asks for sessions on every call.
+  if (pair.vectors.size === 0) return undefined;
   const texts = [prepareQueryEmbedText(req.query, { stopwords: true, questionMarks: true })];
   const raw = prepareQueryEmbedText(req.query, { stopwords: false, questionMarks: true });
   if (raw !== texts[0]) texts.push(raw);

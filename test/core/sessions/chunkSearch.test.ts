@@ -92,6 +92,26 @@ test('a precomputed query embedding is used as it is: no embedder call; a wrong 
   }
 });
 
+test('no chunk with a vector yet: the query is not embedded for a vector leg that could find nothing', async () => {
+  const embedder = new FlakyEmbedder();
+  const f = await openSessions(tmpDir('am-csearch-empty-'), { embedder });
+  try {
+    const empty = await f.sessions.search({ query: 'billing deployment rolled back' });
+    assert.equal(embedder.calls, 0);
+    assert.deepEqual(empty.hits, []);
+    assert.equal(empty.legs.vector, false);
+    // Once a session's chunks are embedded, the query is embedded again and the vector leg runs.
+    await f.sessions.storeEvents('deploy', [{ payload: user('How do we deploy the billing service to production?') }]);
+    while ((await f.backfill.runOnce()) > 0);
+    const before = embedder.calls;
+    const r = await f.sessions.search({ query: 'shipping the invoicing app' });
+    assert.ok(embedder.calls > before);
+    assert.equal(r.legs.vector, true);
+  } finally {
+    await f.close();
+  }
+});
+
 test('ties go to the more recent chunk (sequence_end)', async () => {
   const f = await openSessions(tmpDir('am-csearch-'));
   try {
