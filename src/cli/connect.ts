@@ -26,6 +26,8 @@ export interface ConnectOptions {
   runSchedules?: boolean;
   /** false: as the owner, start no background work at all (EngineInit.backgroundWork): a hook. */
   backgroundWork?: boolean;
+  /** Called when this process starts the engine's thread (it owns the store), before the thread runs. */
+  onWorkerSpawned?: () => void;
 }
 
 /**
@@ -65,7 +67,11 @@ export function connectEngine(opts: ConnectOptions): EngineClient {
     spawn: (i, hint) =>
       new SharedTransport({
         init: i,
-        spawnWorker: spawnEngineWorker,
+        spawnWorker: (w) => {
+          const worker = spawnEngineWorker(w);
+          opts.onWorkerSpawned?.();
+          return worker;
+        },
         client: opts.client,
         ...(hint?.ownerRestarting ? { waitForOwnerMs: RESTARTING_OWNER_WAIT_MS } : {}),
         ...(opts.log ? { log: opts.log } : {}),

@@ -60,6 +60,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (args.command === 'mcp') {
     const started = startMcp(args, io);
     if (typeof started === 'number') return started;
+    await started.begun; // the engine's thread starts before the SDK is evaluated (McpStart.begun)
     return (await import('../mcp/server.js')).runMcp(args, io, undefined, started);
   }
   if (args.command === 'hook') return runHookCommand(args, io);
