@@ -24,6 +24,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
 import { ensurePrivateFolder, folderProblem, type FolderRules } from '../engine/socket/privateDir';
+import { orUndefined } from '../core/util/orUndefined';
 
 /** The user's cache folder for compiled code, by the platform's convention; undefined where it cannot be known. */
 export function userCodeCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -99,7 +100,7 @@ export function runWithCodeCache(target: string, dir: string | undefined, fullAf
   let used: CodeCacheResult['used'];
   let rejected = false;
   for (const kind of ['full', 'top'] as const) {
-    const stored = files ? safe(() => fs.readFileSync(files[kind])) : undefined;
+    const stored = files ? orUndefined(() => fs.readFileSync(files[kind])) : undefined;
     if (!stored) continue;
     const cachedData = unseal(stored, key);
     if (!cachedData) {
@@ -145,18 +146,18 @@ export const STALE_CACHE_MS = 30 * 24 * 3600 * 1000;
  */
 function writeCache(script: vm.Script, file: string, key: Buffer): boolean {
   return (
-    safe(() => {
+    orUndefined(() => {
       const dir = path.dirname(file);
       ensurePrivateFolder(dir, FOLDER);
       const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
       fs.writeFileSync(temp, seal(script.createCachedData(), key), { mode: 0o600 });
       fs.renameSync(temp, file);
       const prefix = path.basename(file).replace(/-[0-9a-f]+(\.top)?\.v8cache$/, '-');
-      for (const other of safe(() => fs.readdirSync(dir)) ?? []) {
+      for (const other of orUndefined(() => fs.readdirSync(dir)) ?? []) {
         if (!other.startsWith(prefix) || other === path.basename(file)) continue;
         const at = path.join(dir, other);
-        const age = Date.now() - (safe(() => fs.statSync(at).mtimeMs) ?? Date.now());
-        if (age > STALE_CACHE_MS) safe(() => fs.rmSync(at, { force: true }));
+        const age = Date.now() - (orUndefined(() => fs.statSync(at).mtimeMs) ?? Date.now());
+        if (age > STALE_CACHE_MS) orUndefined(() => fs.rmSync(at, { force: true }));
       }
       return true;
     }) ?? false
@@ -187,12 +188,4 @@ function unseal(file: Buffer, key: Buffer): Buffer | undefined {
     .equals(file.subarray(MAGIC.length + 32, start))
     ? data
     : undefined;
-}
-
-function safe<T>(fn: () => T): T | undefined {
-  try {
-    return fn();
-  } catch {
-    return undefined;
-  }
 }

@@ -36,6 +36,7 @@ import {
   type CaptureState,
   type WasmEnv,
 } from './hnswlibSyscalls';
+import { orUndefined } from '../util/orUndefined';
 
 /** The embind `HierarchicalNSW` object as this build really exposes it (the shipped typings differ). */
 export interface NativeHnsw {
@@ -136,14 +137,14 @@ export class HnswlibRuntime {
     const ex = err as { message?: unknown; getArg?(tag: unknown, i: number): number; is?(tag: unknown): boolean };
     let type = 'exception';
     let message = '';
-    const pair = Array.isArray(ex.message) ? ex.message : safe(() => this.module.getExceptionMessage?.(err));
+    const pair = Array.isArray(ex.message) ? ex.message : orUndefined(() => this.module.getExceptionMessage?.(err));
     if (Array.isArray(pair)) {
       type = String(pair[0] ?? type);
       message = pair[1] === undefined ? '' : String(pair[1]);
     }
     // Free the C++ exception object: nothing else will once it has escaped to JS.
     const tag = this.module.asm.__cpp_exception;
-    safe(() => {
+    orUndefined(() => {
       if (tag && ex.is?.(tag) && ex.getArg) {
         const ptr = this.module.___thrown_object_from_unwind_exception?.(ex.getArg(tag, 0));
         if (ptr) this.module.___cxa_decrement_exception_refcount?.(ptr);
@@ -364,14 +365,6 @@ interface WasmGlobal {
 }
 const wasmGlobal = (): WasmGlobal => (globalThis as unknown as { WebAssembly: WasmGlobal }).WebAssembly;
 
-function safe<T>(fn: () => T): T | undefined {
-  try {
-    return fn();
-  } catch {
-    return undefined;
-  }
-}
-
 let loading: Promise<HnswlibRuntime> | undefined;
 
 /** Loads hnswlib-wasm once per thread (memoized; a failed load may be retried). */
@@ -420,7 +413,7 @@ async function doLoad(): Promise<HnswlibRuntime> {
   state.module = module;
   capture.memory = () => module.asm.memory.buffer;
   capture.scratch = module.asm.malloc(16);
-  safe(() => module.setIdbfsSynced(true)); // release the lock left by the sync on mount
+  orUndefined(() => module.setIdbfsSynced(true)); // release the lock left by the sync on mount
   return new HnswlibRuntime(module, env, capture);
 }
 
@@ -448,7 +441,7 @@ function hookInstantiate(state: LoadState, capture: CaptureState): () => void {
       e.syncIdb_js = () => {
         // Nothing to sync: we never use IndexedDB. Report success so its sync lock is released.
         const module = state.module;
-        if (module) safe(() => module.setIdbfsSynced(true));
+        if (module) orUndefined(() => module.setIdbfsSynced(true));
       };
       // The factory has passed its `typeof window` check by now; the shim can go.
       if (addedWindow && g.window === globalThis) delete g.window;
@@ -558,7 +551,7 @@ function removeEmscriptenGlobals(before: Set<string | symbol>): void {
     const d = Object.getOwnPropertyDescriptor(globalThis, key);
     if (!d || !d.configurable || typeof d.get !== 'function') continue;
     // eslint-disable-next-line @typescript-eslint/unbound-method -- only the getter's source text is read; it is never called
-    const src = safe(() => Function.prototype.toString.call(d.get)) ?? '';
+    const src = orUndefined(() => Function.prototype.toString.call(d.get)) ?? '';
     if (/emscripten|library symbol|DEFAULT_LIBRARY_FUNCS_TO_INCLUDE/.test(src)) {
       delete (globalThis as Record<string | symbol, unknown>)[key];
     }
