@@ -39,16 +39,11 @@ function spawnEngineWorker(init: EngineInit): EngineTransport {
   const bundled = path.join(__dirname, 'engine.js');
   const cached = path.join(__dirname, 'cachedWorker.js');
   const cacheDir = userCodeCacheDir();
-  if (fs.existsSync(bundled) && cacheDir && fs.existsSync(cached)) {
-    return new Worker(cached, { workerData: init, argv: [bundled, cacheDir], resourceLimits: ENGINE_WORKER_LIMITS });
-  }
-  if (fs.existsSync(bundled)) return new Worker(bundled, { workerData: init, resourceLimits: ENGINE_WORKER_LIMITS });
+  const options = { workerData: init, resourceLimits: ENGINE_WORKER_LIMITS };
+  if (fs.existsSync(bundled) && cacheDir && fs.existsSync(cached)) return new Worker(cached, { ...options, argv: [bundled, cacheDir] });
+  if (fs.existsSync(bundled)) return new Worker(bundled, options);
   const source = path.resolve(__dirname, '../engine/worker/worker.ts');
-  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, {
-    eval: true,
-    workerData: init,
-    resourceLimits: ENGINE_WORKER_LIMITS,
-  });
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { ...options, eval: true });
 }
 
 export function connectEngine(opts: ConnectOptions): EngineClient {

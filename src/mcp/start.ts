@@ -53,13 +53,10 @@ export function startMcp(args: CliArgs, io: Io, beginWaitMs = BEGIN_WAIT_MS): Mc
     onWorkerSpawned: () => spawned(),
   });
   // The engine starts in the background: requests wait for it, the handshake does not.
-  const starting = engine.start().then(
-    () => 'reached' as const,
-    (e: unknown) => {
-      io.err(`agent-memory mcp: the memory engine could not start: ${(e as Error).message}`);
-      return 'reached' as const;
-    },
-  );
+  const starting = engine
+    .start()
+    .catch((e: unknown) => io.err(`agent-memory mcp: the memory engine could not start: ${(e as Error).message}`))
+    .then(() => 'reached' as const);
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), beginWaitMs)));
   const begun = Promise.race([workerSpawned, starting, waited]).finally(() => clearTimeout(timer));
