@@ -43,7 +43,7 @@ export interface UseLiteLoadInfo {
   loadMs: number;
   /** Caller's view: `load()` call → ready (ms), thread start-up included. */
   wallMs: number;
-  /** What runs the model (`wasm-simd`: useLiteModel.ts). */
+  /** What runs the model (`wasm-simd-int16`: useLiteModel.ts and int16Matmul.ts). */
   backend: string;
   /** Whole-process RSS right after loading (bytes). */
   rss: number;

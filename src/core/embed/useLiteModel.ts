@@ -19,6 +19,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { instantiateInt16Matmul, quantizeRows, type Int16Kernels } from './int16Matmul';
 import { MATMUL_COL_BLOCK, instantiateMatmul, kernelMemory, type MatmulKernel, type MatmulOperand } from './simdMatmul';
 import { USE_LITE_MAX_TOKENS, UseLiteTokenizer, type UseLiteVocabulary } from './useLiteTokenizer';
 
@@ -120,7 +121,17 @@ class WeightFiles {
 /** One dense layer: the kernel's matrix (in the module's memory) and its bias. */
 interface Dense extends MatmulOperand {
   bias: Float32Array;
+  /** int16 weights: each column's factor back to its float values (int16Matmul.ts). */
+  columns?: Float32Array;
 }
+
+/**
+ * How the dense layers compute. `int16` (the default): weights and inputs quantized, exact
+ * integer sums (int16Matmul.ts) — half the memory, fewer instructions, vectors within a cosine
+ * of 1 − 2·10⁻⁶ of float32's. `float32`: the published arithmetic, kept as the reference the
+ * tests compare both against.
+ */
+export type UseLitePrecision = 'int16' | 'float32';
 
 interface Layer {
   norm: { scale: Float32Array; bias: Float32Array };
@@ -135,7 +146,7 @@ interface Layer {
 }
 
 export interface UseLiteModelInfo {
-  /** What runs the model: `wasm-simd`, the kernel of simdMatmul.ts. */
+  /** What runs the model: `wasm-simd-int16` (int16Matmul.ts) or `wasm-simd` (simdMatmul.ts, float32). */
   backend: string;
 }
 
@@ -156,6 +167,10 @@ function timingSignal(timescales: Float32Array): Float32Array {
 export class UseLiteModel {
   private readonly heap: Float32Array;
   private readonly mm: MatmulKernel;
+  /** The int16 product and its inputs' buffer (int16 precision only). */
+  private readonly int16: Int16Kernels | undefined;
+  private readonly heap16: Int16Array;
+  private readonly rowFactors = new Float32Array(USE_LITE_MAX_TOKENS);
   private readonly layers: [Layer, Layer];
   private readonly residual: Dense;
   private readonly pool: Dense;
@@ -171,7 +186,7 @@ export class UseLiteModel {
   private readonly timing: Float32Array;
   private readonly epsilon: number;
   private readonly buffers: Record<
-    'x' | 'norm' | 'qkv' | 'attn' | 'h' | 'tmp' | 'ffn' | 'q' | 'kt' | 'v' | 'scores' | 'probs' | 'head' | 'pooled' | 'out',
+    'x' | 'norm' | 'qkv' | 'attn' | 'h' | 'tmp' | 'ffn' | 'q' | 'kt' | 'v' | 'scores' | 'probs' | 'head' | 'pooled' | 'out' | 'quantized',
     number
   >;
   readonly info: UseLiteModelInfo;
@@ -179,6 +194,7 @@ export class UseLiteModel {
   private constructor(
     private readonly tokenizer: UseLiteTokenizer,
     dir: string,
+    precision: UseLitePrecision,
   ) {
     const weights = new WeightFiles(dir);
     this.files = weights;
@@ -208,6 +224,7 @@ export class UseLiteModel {
         head: T * HIDDEN,
         pooled: HIDDEN,
         out: USE_LITE_OUTPUT,
+        quantized: precision === 'int16' ? (T * FFN) / 2 : 0, // int16 inputs of a product, two to a float
       };
       const matrices: Array<[string, number, number]> = [];
       const layerNames = (i: number) => ({
@@ -249,30 +266,29 @@ export class UseLiteModel {
       matrices.push([residualName, EMBED, HIDDEN], [poolName, HIDDEN, USE_LITE_OUTPUT]);
       this.table = weights.find(embeddingsName, (tokenizer.size + 2) * EMBED);
 
-      const floats = matrices.reduce((s, [, r, c]) => s + r * c, 0) + Object.values(sizes).reduce((a, b) => a + b, 0);
-      const memory = kernelMemory(floats * 4);
+      // The work buffers first (in int16 precision they are also where each matrix is read
+      // before it is packed: they hold more than the largest), then the matrices.
+      const weightBytes = matrices.reduce((s, [, r, c]) => s + r * c, 0) * (precision === 'int16' ? 2 : 4);
+      const memory = kernelMemory(Object.values(sizes).reduce((a, b) => a + b, 0) * 4 + weightBytes);
       this.mm = instantiateMatmul(memory);
       this.heap = new Float32Array(memory.buffer);
-      let next = 0; // in floats
-      const place = new Map<string, number>();
-      const bytes = new Uint8Array(memory.buffer);
-      for (const [name, rows, cols] of matrices) {
-        weights.readInto(weights.find(name, rows * cols), bytes, next * 4);
-        place.set(name, next * 4);
-        next += rows * cols;
-      }
+      this.heap16 = new Int16Array(memory.buffer);
+      let next = 0; // in bytes
       const buffers = {} as Record<keyof typeof sizes, number>;
       for (const key of Object.keys(sizes) as Array<keyof typeof sizes>) {
-        buffers[key] = next * 4;
-        next += sizes[key];
+        buffers[key] = next;
+        next += sizes[key] * 4;
       }
       this.buffers = buffers;
-
+      // Packing's scratch: the int16 inputs' buffer, after the region each matrix is read into.
+      this.int16 = precision === 'int16' ? instantiateInt16Matmul(memory, buffers.quantized) : undefined;
+      const { place, columns } = this.placeMatrices(weights, matrices, memory, next);
       const dense = (name: string, biasName: string, inner: number, cols: number): Dense => ({
         at: place.get(name)!,
         inner,
         cols,
         bias: take(biasName, [cols]),
+        columns: columns.get(name),
       });
       const layer = (i: 0 | 1): Layer => {
         const n = names[i];
@@ -294,16 +310,46 @@ export class UseLiteModel {
       const timescales = take(`${ENCODE}TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, EMBED / 2]);
       this.timing = timingSignal(timescales);
       this.epsilon = take(`${ENCODE}TransformerStack/Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`, [])[0]!;
-      this.info = { backend: 'wasm-simd' };
+      this.info = { backend: precision === 'int16' ? 'wasm-simd-int16' : 'wasm-simd' };
     } finally {
       weights.close(); // read: only the embedding table is read again, a few rows per call
     }
   }
 
+  /**
+   * Reads each matrix into the memory from byte `from` on: as it is (float32), or through the
+   * work buffers (at 0) packed for the int16 kernel, with each column's factor back.
+   */
+  private placeMatrices(
+    weights: WeightFiles,
+    matrices: ReadonlyArray<[string, number, number]>,
+    memory: { buffer: ArrayBuffer },
+    from: number,
+  ): { place: Map<string, number>; columns: Map<string, Float32Array> } {
+    const place = new Map<string, number>();
+    const columns = new Map<string, Float32Array>();
+    const bytes = new Uint8Array(memory.buffer);
+    let next = from;
+    for (const [name, rows, cols] of matrices) {
+      place.set(name, next);
+      if (this.int16) {
+        // Read where the work buffers are, below the packing's scratch (the int16 inputs' buffer).
+        if (rows * cols * 4 > this.buffers.quantized) throw new Error(`USE-lite: ${name} does not fit the work buffers`);
+        weights.readInto(weights.find(name, rows * cols), bytes, 0);
+        columns.set(name, this.int16.pack(0, rows, cols, next));
+        next += rows * cols * 2;
+      } else {
+        weights.readInto(weights.find(name, rows * cols), bytes, next);
+        next += rows * cols * 4;
+      }
+    }
+    return { place, columns };
+  }
+
   /** Loads the weights and the vocabulary from `dir` (default: the installed model package). */
-  static load(dir = useLiteWeightsDir()): UseLiteModel {
+  static load(dir = useLiteWeightsDir(), precision: UseLitePrecision = 'int16'): UseLiteModel {
     const vocabulary = JSON.parse(fs.readFileSync(path.join(dir, 'vocab.json'), 'utf8')) as UseLiteVocabulary;
-    return new UseLiteModel(new UseLiteTokenizer(vocabulary), dir);
+    return new UseLiteModel(new UseLiteTokenizer(vocabulary), dir, precision);
   }
 
   /** The 512-d unit vector of `text`. */
@@ -366,8 +412,21 @@ export class UseLiteModel {
 
   /** `dst[T × cols] = src · W + bias`. */
   private dense(d: Dense, src: number, T: number, dst: number): void {
-    this.mm(src, d, dst, T);
     const heap = this.heap;
+    if (this.int16 && d.columns) {
+      const rows = this.rowFactors;
+      const columns = d.columns;
+      const q = this.buffers.quantized;
+      quantizeRows(heap, src / 4, T, d.inner, { values: this.heap16, at: q / 2, factors: rows });
+      this.int16.matmul(q, d, dst, T);
+      for (let t = 0; t < T; t++) {
+        const row = dst / 4 + t * d.cols;
+        const r = rows[t]!;
+        for (let i = 0; i < d.cols; i++) heap[row + i] = heap[row + i]! * r * columns[i]! + d.bias[i]!;
+      }
+      return;
+    }
+    this.mm(src, d, dst, T);
     for (let t = 0; t < T; t++) {
       const row = dst / 4 + t * d.cols;
       for (let i = 0; i < d.cols; i++) heap[row + i]! += d.bias[i]!;

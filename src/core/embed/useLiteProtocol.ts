@@ -13,7 +13,7 @@ export type ToUseLiteWorker =
   { type: 'embed'; id: number; texts: string[]; priority: 'query' | 'document' } | { type: 'stats'; id: number };
 
 export interface UseLiteWorkerStats {
-  /** What runs the model (`wasm-simd`: useLiteModel.ts). */
+  /** What runs the model (`wasm-simd-int16`: useLiteModel.ts and int16Matmul.ts). */
   backend: string;
   /** Time from worker start to model ready, warm-up included (ms). */
   loadMs: number;

@@ -168,7 +168,7 @@ describe('UseLiteEmbedder (built-in model in a worker thread)', () => {
         `USE-lite load: ${Math.round(info.loadMs)} ms in the worker (${Math.round(info.wallMs)} ms wall), ` +
           `RSS ${Math.round(info.rss / 2 ** 20)} MiB (before: ${Math.round(rssBefore / 2 ** 20)} MiB), backend ${info.backend}`,
       );
-      assert.equal(info.backend, 'wasm-simd');
+      assert.equal(info.backend, 'wasm-simd-int16');
       assert.ok(info.loadMs > 0, `load took ${info.loadMs} ms in the worker`);
       await use.embed(['a document to embed while the timer runs'], 'document');
     } finally {
@@ -260,7 +260,7 @@ describe('UseLiteEmbedder (built-in model in a worker thread)', () => {
     const perText = (performance.now() - t0) / texts.length;
     const stats = await use.stats();
     assert.deepEqual(stats.networkAttempts, []);
-    assert.equal(stats.backend, 'wasm-simd');
+    assert.equal(stats.backend, 'wasm-simd-int16');
     assert.ok(stats.textsEmbedded >= 8);
     t.diagnostic(
       `USE-lite: ${perText.toFixed(1)} ms/text (8 texts), ${(stats.embedMs / stats.textsEmbedded).toFixed(1)} ms/text in-model over ` +

@@ -2,14 +2,15 @@
  * The built-in USE-lite model run by our own code (useLiteModel.ts, useLiteTokenizer.ts,
  * simdMatmul.ts) against the implementation the weights were published for: TensorFlow.js with
  * the tfjs-models tokenizer (@energetic-ai/embeddings, a dev dependency kept for this test).
- * Same token ids, same vectors to float precision — so vectors stored by earlier versions stay
- * valid.
+ * Same token ids, same vectors to float precision in float32 — so vectors stored by earlier
+ * versions stay valid — and within a cosine of 1 − 10⁻⁵ in int16, the default (int16Matmul.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { INT16_CHUNK, INT16_INPUT_MAX, INT16_WEIGHT_MAX, instantiateInt16Matmul, quantizeRows } from '../../../src/core/embed/int16Matmul';
 import { instantiateMatmul, kernelMemory } from '../../../src/core/embed/simdMatmul';
 import { UseLiteModel, useLiteWeightsDir } from '../../../src/core/embed/useLiteModel';
 import { USE_LITE_MAX_TOKENS, UseLiteTokenizer, type UseLiteVocabulary } from '../../../src/core/embed/useLiteTokenizer';
@@ -81,7 +82,7 @@ test('the tokenizer gives the ids of the published tokenizer (its first 128), ov
 
 test('the model gives the published vectors to float precision, over varied text', async () => {
   const ref = await published();
-  const model = UseLiteModel.load();
+  const model = UseLiteModel.load(undefined, 'float32');
   const texts = corpus();
   const expected = await ref.embed(texts);
   for (let i = 0; i < texts.length; i++) {
@@ -114,6 +115,104 @@ test('a text embeds the same alone, after a longer one and after a shorter one (
   const afterShort = model.embed(text);
   assert.deepEqual(Array.from(afterLong), Array.from(first));
   assert.deepEqual(Array.from(afterShort), Array.from(first));
+});
+
+test('in int16 (the default) the model gives the published vectors within a cosine of 1 − 10⁻⁵, over varied text', async () => {
+  const ref = await published();
+  const model = UseLiteModel.load();
+  assert.equal(model.info.backend, 'wasm-simd-int16');
+  const float = UseLiteModel.load(undefined, 'float32');
+  const texts = corpus();
+  const expected = await ref.embed(texts);
+  for (let i = 0; i < texts.length; i++) {
+    const v = model.embed(texts[i]!);
+    const f = float.embed(texts[i]!);
+    const e = expected[i]!;
+    let dot = 0;
+    let toFloat = 0;
+    let maxDiff = 0;
+    for (let j = 0; j < 512; j++) {
+      dot += v[j]! * e[j]!;
+      toFloat += v[j]! * f[j]!;
+      maxDiff = Math.max(maxDiff, Math.abs(v[j]! - e[j]!));
+    }
+    const name = JSON.stringify(texts[i]!.slice(0, 60));
+    assert.ok(dot > 0.99999 && toFloat > 0.99999, `${name}: cosine ${dot} to the published vector, ${toFloat} to float32's`);
+    // Not float precision (that is the float32 test above): each value within 10⁻³.
+    assert.ok(maxDiff < 1e-3, `${name}: largest difference ${maxDiff}`);
+  }
+});
+
+test('the int16 kernel sums exactly, for every block shape and any row count, and cannot overflow', () => {
+  const memory = kernelMemory(16 << 20);
+  const scratch = 15 << 20;
+  const { matmul, pack } = instantiateInt16Matmul(memory, scratch);
+  const heap = new Float32Array(memory.buffer);
+  const heap16 = new Int16Array(memory.buffer);
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
+  const run = (T: number, K: number, N: number, w: (k: number, n: number) => number, x: (t: number, k: number) => number) => {
+    const W = 0; // float32 weights, then packed at P
+    const P = 4 << 20;
+    const X = 8 << 20; // float32 inputs, quantized at Q
+    const Q = 10 << 20;
+    const Y = 12 << 20;
+    for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) heap[W / 4 + k * N + n] = w(k, n);
+    for (let t = 0; t < T; t++) for (let k = 0; k < K; k++) heap[X / 4 + t * K + k] = x(t, k);
+    const columns = pack(W, K, N, P);
+    const rows = new Float32Array(T);
+    quantizeRows(heap, X / 4, T, K, { values: heap16, at: Q / 2, factors: rows });
+    heap.fill(Number.NaN, Y / 4, Y / 4 + T * N); // every output is written, none read
+    matmul(Q, { at: P, inner: K, cols: N }, Y, T);
+    for (let t = 0; t < T; t++) {
+      for (let n = 0; n < N; n++) {
+        // The exact sum of the quantized values as they lie in memory (x row-major; w in pairs
+        // of rows per column, blocks of 8 columns), each checked against its float value.
+        let exact = 0;
+        let magnitude = 0;
+        for (let k = 0; k < K; k++) {
+          const xq = heap16[Q / 2 + t * K + k]!;
+          const wq = heap16[P / 2 + Math.floor(n / 8) * K * 8 + (k >> 1) * 16 + (n % 8) * 2 + (k & 1)]!;
+          assert.ok(Math.abs(xq) <= INT16_INPUT_MAX && Math.abs(wq) <= INT16_WEIGHT_MAX);
+          assert.ok(Math.abs(xq * rows[t]! - heap[X / 4 + t * K + k]!) <= rows[t]! / 2 + 1e-7, `x ${t},${k}`);
+          assert.ok(Math.abs(wq * columns[n]! - heap[W / 4 + k * N + n]!) <= columns[n]! / 2 + 1e-7, `w ${k},${n}`);
+          exact += xq * wq;
+          magnitude += Math.abs(xq * wq);
+        }
+        const got = heap[Y / 4 + t * N + n]!;
+        // Each chunk's int32 sum is exact; turning it into float32 and adding the chunks rounds
+        // at float32's 24 bits of the terms' size.
+        assert.ok(Math.abs(got - exact) <= magnitude * 2 ** -22, `${T}×${K}×${N} at ${t},${n}: ${got} vs ${exact}`);
+      }
+    }
+    return { rows, columns, y: (t: number, n: number) => heap[Y / 4 + t * N + n]! };
+  };
+  for (const [T, K, N] of [
+    [1, 32, 8],
+    [2, 64, 16],
+    [3, 96, 24],
+    [4, 256, 768],
+    [5, 512, 64],
+    [9, 1536, 512],
+    [11, 512, 1536],
+    [128, 256, 64],
+  ] as const) {
+    run(T, K, N, () => rnd(), () => rnd());
+  }
+  // Every product at its largest, same sign and alternating: int32 would wrap after 16 pairs.
+  const K = 1536;
+  const big = run(5, K, 16, (k, n) => (n % 2 === 0 ? 3 : k % 2 === 0 ? 3 : -3), (t) => (t % 2 === 0 ? 2 : -2));
+  const full = K * INT16_INPUT_MAX * INT16_WEIGHT_MAX;
+  assert.equal(big.y(0, 0), Math.fround(full));
+  assert.equal(big.y(1, 0), Math.fround(-full));
+  assert.equal(big.y(0, 1), 0);
+  // A row or a column of zeros: factor 0, sums 0.
+  const zeros = run(2, 32, 8, (_k, n) => (n === 3 ? 0 : rnd()), (t) => (t === 1 ? 0 : rnd()));
+  assert.equal(zeros.columns[3], 0);
+  assert.equal(zeros.rows[1], 0);
+  assert.equal(zeros.y(1, 0), 0);
+  assert.throws(() => matmul(0, { at: 0, inner: 48, cols: 8 }, 0, 1), /multiple of 32/);
+  assert.equal(INT16_CHUNK * INT16_INPUT_MAX * INT16_WEIGHT_MAX < 2 ** 31, true);
 });
 
 /** The model's weight files this process holds open (Linux: /proc/self/fd), by name. */

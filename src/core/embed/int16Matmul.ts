@@ -1,0 +1,219 @@
+/**
+ * The built-in embedder's dense layers in 16-bit integers: one WebAssembly SIMD function written
+ * as bytes (like simdMatmul.ts), `y[T×N] = x[T×K] · w[K×N]` with x and w in int16 and the sums
+ * exact in int32, and the JavaScript that quantizes and packs its operands.
+ *
+ * Why: a float32 product costs two SIMD instructions (mul, add) per 4 multiply-adds; WebAssembly's
+ * `i32x4.dot_i16x8_s` does 8 in one, and int16 weights are half the bytes to hold and to stream
+ * (the model's 4.9M weights: 19.6 MB as float32, 9.8 MB here). The vectors stay those of the
+ * float model to a cosine of 1 − 2·10⁻⁶ (useLiteModel.test.ts; bench/RESULTS-recall.md).
+ *
+ * The numbers:
+ * - w: each column scaled on its own so its largest magnitude is 32,767 (`pack`).
+ * - x: each row scaled so its largest magnitude is 2,047 (`quantizeRows`): 12 bits, because a
+ *   product is then at most 32,767 × 2,047 and 32 of them (one chunk of K) stay below 2³¹, so
+ *   the int32 sums cannot overflow whatever the values. After each chunk the sums are converted to
+ *   float32 and added to float accumulators.
+ * - y: the float sums; the caller multiplies y[t][n] by the scales of row t and column n.
+ *
+ * Layout of the packed weights: for each block of 8 columns, K/2 pairs of rows (k, k+1), each
+ * 16 int16 — [w(k,n), w(k+1,n)] for n = 0…7 of the block — so one 32-bit load of x's pair
+ * (x[k], x[k+1]) broadcast against a 128-bit load of 4 columns' pairs gives 4 columns' two
+ * multiply-adds in one `dot`. K must be a multiple of 32, N of 8; T is free (blocks of 4 rows,
+ * the last 1–3 as one block of their size). Byte offsets: x 4-aligned, w and y 16-aligned.
+ */
+import type { MatmulOperand } from './simdMatmul';
+import { BodyEmitter, OP, SIMD, instantiateKernel, kernelModuleBytes, type WasmMemory } from './wasmBytes';
+
+/** The largest magnitude of a packed weight. */
+export const INT16_WEIGHT_MAX = 32_767;
+/** The largest magnitude of a quantized input: 32 products of the two maxima stay below 2³¹. */
+export const INT16_INPUT_MAX = 2_047;
+/** K is summed in int32 over chunks of this many, then in float32. */
+export const INT16_CHUNK = 32;
+const ROW_BLOCK = 4;
+const COL_BLOCK = 8;
+
+/** `y[rows × w.cols] (float32) = x[rows × w.inner] (int16) · w (packed int16)`; x and y are byte offsets. */
+export type Int16MatmulKernel = (x: number, w: MatmulOperand, y: number, rows: number) => void;
+
+/** The module's bytes: imports `env.memory`, exports `mmq`. */
+export function int16MatmulModuleBytes(): Uint8Array {
+  const [X, W, Y, T, K, N] = [0, 1, 2, 3, 4, 5];
+  const [t, n, c, xp, wp, yp, T4, N4] = [6, 7, 8, 9, 10, 11, 12, 13];
+  const rowBytes = [14, 15, 16]; // K*2, K*4, K*6: from a row of x to the next three
+  const acc = (i: number): number => 17 + i; // 8 int32 sums of the chunk: row i>>1, column half i&1
+  const total = (i: number): number => 25 + i; // 8 float32 sums over the chunks
+  const a = (i: number): number => 33 + i; // 4 broadcast pairs of x
+  const wv = (i: number): number => 37 + i; // 2 vectors of w: columns 0–3 and 4–7 of the block
+
+  const e = new BodyEmitter();
+  const { get, set, int, simd, memarg } = e;
+  const add = [OP.i32Add];
+  const mul = [OP.i32Mul];
+  const block = (rows: number): void => {
+    for (let i = 0; i < rows * 2; i++) e.emit(e.zero(), set(total(i)));
+    e.emit(get(X), get(t), get(rowBytes[0]!), mul, add, set(xp)); // xp = x + t*K*2
+    e.emit(get(W), get(n), get(K), mul, int(2), mul, add, set(wp)); // wp = w + (n/8)*K*16
+    e.forLoop(c, int(0), K, INT16_CHUNK, () => {
+      for (let i = 0; i < rows * 2; i++) e.emit(e.zero(), set(acc(i)));
+      for (let p = 0; p < INT16_CHUNK / 2; p++) {
+        e.emit(get(xp), simd(SIMD.load32Splat, ...memarg(2, p * 4)), set(a(0)));
+        for (let row = 1; row < rows; row++) {
+          e.emit(get(xp), get(rowBytes[row - 1]!), add, simd(SIMD.load32Splat, ...memarg(2, p * 4)), set(a(row)));
+        }
+        e.emit(get(wp), simd(SIMD.load, ...memarg(4, p * 32)), set(wv(0)));
+        e.emit(get(wp), simd(SIMD.load, ...memarg(4, p * 32 + 16)), set(wv(1)));
+        for (let row = 0; row < rows; row++) {
+          for (let half = 0; half < 2; half++) {
+            const sum = acc(row * 2 + half);
+            e.emit(get(sum), get(a(row)), get(wv(half)), simd(SIMD.i32x4DotI16x8S), simd(SIMD.i32x4Add), set(sum));
+          }
+        }
+      }
+      for (let i = 0; i < rows * 2; i++) {
+        e.emit(get(total(i)), get(acc(i)), simd(SIMD.f32x4ConvertI32x4S), simd(SIMD.f32x4Add), set(total(i)));
+      }
+      e.emit(get(xp), int(INT16_CHUNK * 2), add, set(xp));
+      e.emit(get(wp), int(INT16_CHUNK * 16), add, set(wp));
+    });
+    e.emit(get(Y), get(t), get(N), mul, get(n), add, int(4), mul, add, set(yp)); // yp = y + (t*N + n)*4
+    for (let row = 0; row < rows; row++) {
+      for (let half = 0; half < 2; half++) e.emit(get(yp), get(total(row * 2 + half)), simd(SIMD.store, ...memarg(4, half * 16)));
+      e.emit(get(yp), get(N4), add, set(yp));
+    }
+  };
+
+  for (let i = 0; i < 3; i++) e.emit(get(K), int(2 * (i + 1)), mul, set(rowBytes[i]!));
+  e.emit(get(N), int(4), mul, set(N4));
+  e.emit(get(T), int(~(ROW_BLOCK - 1)), [OP.i32And], set(T4));
+  // Columns outside, rows inside: a block of 8 columns (K × 16 bytes) stays in cache for every row.
+  e.forLoop(n, int(0), N, COL_BLOCK, () => {
+    e.forLoop(t, int(0), T4, ROW_BLOCK, () => block(ROW_BLOCK));
+    for (let rest = 1; rest < ROW_BLOCK; rest++) {
+      e.emit(get(T), get(T4), [OP.i32Sub], int(rest), [OP.i32Eq, OP.if, OP.void], get(T4), set(t));
+      block(rest);
+      e.emit([OP.end]);
+    }
+  });
+  return kernelModuleBytes({ mmq: e.body(11, 22), pack: packBody() });
+}
+
+/**
+ * `pack(src, dst, K, N, scales)`: w (K × N float32 at src) times each column's scale (N float32
+ * at scales), rounded, into the kernel's layout at dst (module `pack` below).
+ */
+function packBody(): number[] {
+  const [SRC, DST, K, N, SCALES] = [0, 1, 2, 3, 4];
+  const [b, k, even, o, N4] = [6, 7, 8, 9, 10];
+  const [s0, s1, lo, hi] = [11, 12, 13, 14];
+  const e = new BodyEmitter();
+  const { get, set, int, simd, memarg } = e;
+  const add = [OP.i32Add];
+  const mul = [OP.i32Mul];
+  // Scaled, rounded and saturated to int32: the value at `get(even)` + offset, times `scale`.
+  const scaled = (offset: number, scale: number, odd: boolean): number[][] => [
+    get(even),
+    ...(odd ? [get(N4), add] : []),
+    simd(SIMD.load, ...memarg(2, offset)),
+    get(scale),
+    simd(SIMD.f32x4Mul),
+    simd(SIMD.f32x4Nearest),
+    simd(SIMD.i32x4TruncSatF32x4S),
+  ];
+  // [e0 e1 e2 e3 o0 o1 o2 o3] (int16) → [e0 o0 e1 o1 e2 o2 e3 o3]: pairs of rows per column.
+  const interleave = simd(SIMD.i8x16Shuffle, 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+  e.emit(get(N), int(4), mul, set(N4));
+  e.forLoop(b, int(0), N, COL_BLOCK, () => {
+    e.emit(get(SCALES), get(b), int(4), mul, add, simd(SIMD.load, ...memarg(2, 0)), set(s0));
+    e.emit(get(SCALES), get(b), int(4), mul, add, simd(SIMD.load, ...memarg(2, 16)), set(s1));
+    e.emit(get(DST), get(b), get(K), mul, int(2), mul, add, set(o)); // dst + (b/8)*K*16
+    e.forLoop(k, int(0), K, 2, () => {
+      e.emit(get(SRC), get(k), get(N), mul, get(b), add, int(4), mul, add, set(even)); // src + (k*N + b)*4
+      e.emit(...scaled(0, s0, false), ...scaled(0, s0, true), simd(SIMD.i16x8NarrowI32x4S), set(lo));
+      e.emit(...scaled(16, s1, false), ...scaled(16, s1, true), simd(SIMD.i16x8NarrowI32x4S), set(hi));
+      e.emit(get(o), get(lo), get(lo), interleave, simd(SIMD.store, ...memarg(4, 0)));
+      e.emit(get(o), get(hi), get(hi), interleave, simd(SIMD.store, ...memarg(4, 16)));
+      e.emit(get(o), int(32), add, set(o));
+    });
+  });
+  return e.body(5, 4);
+}
+
+export interface Int16Kernels {
+  /** The product (see {@link Int16MatmulKernel}). */
+  matmul: Int16MatmulKernel;
+  /** Packs w (K × N float32 at byte `src`) into the product's layout at byte `dst`; returns each column's factor back. */
+  pack: (src: number, K: number, N: number, dst: number) => Float32Array;
+}
+
+/** The kernels over `memory`; throws a clear error where WebAssembly SIMD is not available. */
+export function instantiateInt16Matmul(memory: WasmMemory, scratch: number): Int16Kernels {
+  const { mmq, pack } = instantiateKernel(int16MatmulModuleBytes(), memory);
+  const check = (K: number, N: number): void => {
+    if (K % INT16_CHUNK !== 0 || N % COL_BLOCK !== 0) {
+      throw new RangeError(`int16 product: K ${K} must be a multiple of ${INT16_CHUNK} and N ${N} of ${COL_BLOCK}`);
+    }
+  };
+  return {
+    matmul: (x, w, y, rows) => {
+      check(w.inner, w.cols);
+      mmq!(x, w.at, y, rows, w.inner, w.cols);
+    },
+    pack: (src, K, N, dst) => {
+      check(K, N);
+      const heap = new Float32Array(memory.buffer);
+      const { scale, back } = columnScales(heap.subarray(src / 4, src / 4 + K * N), K, N);
+      heap.set(scale, scratch / 4);
+      pack!(src, dst, K, N, scratch);
+      return back;
+    },
+  };
+}
+
+/** Each column's scale to ±{@link INT16_WEIGHT_MAX} and its factor back (0 and 0 for a column of zeros). */
+function columnScales(w: Float32Array, K: number, N: number): { scale: Float32Array; back: Float32Array } {
+  const max = new Float32Array(N);
+  for (let k = 0; k < K; k++) {
+    const row = k * N; // row by row: w is read in the order it lies in memory
+    for (let n = 0; n < N; n++) {
+      const v = Math.abs(w[row + n]!);
+      if (v > max[n]!) max[n] = v;
+    }
+  }
+  const back = new Float32Array(N);
+  const scale = new Float32Array(N);
+  for (let n = 0; n < N; n++) {
+    scale[n] = max[n]! > 0 ? INT16_WEIGHT_MAX / max[n]! : 0;
+    back[n] = max[n]! > 0 ? max[n]! / INT16_WEIGHT_MAX : 0;
+  }
+  return { scale, back };
+}
+
+/** Where {@link quantizeRows} writes: int16 values from element `at`, and each row's factor back. */
+export interface QuantizedRows {
+  values: Int16Array;
+  at: number;
+  factors: Float32Array;
+}
+
+/**
+ * Quantizes `rows` rows of `width` floats of `src` (from element `from`) into `into`, each row
+ * scaled to ±{@link INT16_INPUT_MAX}; its factor back to the float values is 0 for a row of zeros.
+ */
+export function quantizeRows(src: Float32Array, from: number, rows: number, width: number, into: QuantizedRows): void {
+  const { values, at, factors } = into;
+  for (let t = 0; t < rows; t++) {
+    const row = from + t * width;
+    let max = 0;
+    for (let k = 0; k < width; k++) {
+      const v = src[row + k]!;
+      if (v > max) max = v;
+      else if (-v > max) max = -v;
+    }
+    const scale = max > 0 ? INT16_INPUT_MAX / max : 0;
+    factors[t] = max > 0 ? max / INT16_INPUT_MAX : 0;
+    const to = at + t * width;
+    for (let k = 0; k < width; k++) values[to + k] = Math.round(src[row + k]! * scale);
+  }
+}

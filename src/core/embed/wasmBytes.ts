@@ -1,0 +1,154 @@
+/**
+ * Writing a WebAssembly module as bytes: the encodings and a small emitter for the kernels of
+ * simdMatmul.ts and int16Matmul.ts. Each kernel module imports `env.memory` and exports
+ * functions of six i32 parameters and no result.
+ */
+
+export function uleb(value: number): number[] {
+  const out: number[] = [];
+  let n = value >>> 0;
+  do {
+    let byte = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (n !== 0);
+  return out;
+}
+
+export function sleb(value: number): number[] {
+  const out: number[] = [];
+  let n = value | 0;
+  for (;;) {
+    const byte = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0)) {
+      out.push(byte);
+      return out;
+    }
+    out.push(byte | 0x80);
+  }
+}
+
+const sized = (bytes: number[]): number[] => [...uleb(bytes.length), ...bytes];
+const name = (s: string): number[] => sized([...Buffer.from(s, 'utf8')]);
+const section = (id: number, content: number[]): number[] => [id, ...sized(content)];
+
+/** Opcodes (WebAssembly core 2.0). */
+export const OP = {
+  block: 0x02,
+  loop: 0x03,
+  end: 0x0b,
+  br: 0x0c,
+  brIf: 0x0d,
+  void: 0x40,
+  localGet: 0x20,
+  localSet: 0x21,
+  i32Const: 0x41,
+  if: 0x04,
+  i32Eq: 0x46,
+  i32Sub: 0x6b,
+  i32GeU: 0x4f,
+  i32Add: 0x6a,
+  i32Mul: 0x6c,
+  i32And: 0x71,
+  simd: 0xfd,
+} as const;
+
+/** Fixed-width SIMD opcodes (after the 0xfd prefix). */
+export const SIMD = {
+  load: 0x00,
+  load32Splat: 0x09,
+  store: 0x0b,
+  const: 0x0c,
+  i8x16Shuffle: 0x0d,
+  f32x4Nearest: 0x6a,
+  i16x8NarrowI32x4S: 0x85,
+  i32x4Add: 0xae,
+  i32x4DotI16x8S: 0xba,
+  f32x4Add: 0xe4,
+  f32x4Mul: 0xe6,
+  i32x4TruncSatF32x4S: 0xf8,
+  f32x4ConvertI32x4S: 0xfa,
+} as const;
+
+export const I32 = 0x7f;
+export const V128 = 0x7b;
+
+/** The instructions of one function body, and helpers that return one instruction's bytes. */
+export class BodyEmitter {
+  private readonly code: number[] = [];
+
+  emit(...instructions: number[][]): void {
+    for (const bytes of instructions) this.code.push(...bytes);
+  }
+
+  get = (i: number): number[] => [OP.localGet, ...uleb(i)];
+  set = (i: number): number[] => [OP.localSet, ...uleb(i)];
+  int = (v: number): number[] => [OP.i32Const, ...sleb(v)];
+  simd = (op: number, ...imm: number[]): number[] => [OP.simd, ...uleb(op), ...imm];
+  /** A memory access's immediate: alignment (log2) and a constant offset. */
+  memarg = (alignLog2: number, offset: number): number[] => [alignLog2, ...uleb(offset)];
+  zero = (): number[] => this.simd(SIMD.const, ...new Array<number>(16).fill(0));
+
+  /** `for (i = from; i < limit; i += step) body()`, as block/loop/br_if. */
+  forLoop(i: number, from: number[], limit: number, step: number, body: () => void): void {
+    this.emit(from, this.set(i), [OP.block, OP.void, OP.loop, OP.void]);
+    this.emit(this.get(i), this.get(limit), [OP.i32GeU, OP.brIf, 1]);
+    body();
+    this.emit(this.get(i), this.int(step), [OP.i32Add], this.set(i), [OP.br, 0, OP.end, OP.end]);
+  }
+
+  /** The body with its locals (after the 6 parameters): `i32s` i32 then `v128s` v128. */
+  body(i32s: number, v128s: number): number[] {
+    return sized([...uleb(2), ...uleb(i32s), I32, ...uleb(v128s), V128, ...this.code, OP.end]);
+  }
+}
+
+/** A module importing `env.memory` (at least 1 page) and exporting each body by its name, each (i32 ×6) → (). */
+export function kernelModuleBytes(functions: Record<string, number[]>): Uint8Array {
+  const names = Object.keys(functions);
+  const exports = names.flatMap((exportName, i) => [...name(exportName), 0x00, ...uleb(i)]);
+  return new Uint8Array([
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
+    ...section(1, [1, 0x60, 6, I32, I32, I32, I32, I32, I32, 0]), // type: (i32 ×6) → ()
+    ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, ...uleb(1)]), // import memory, min 1 page
+    ...section(3, [...uleb(names.length), ...names.map(() => 0)]), // the functions, all of type 0
+    ...section(7, [...uleb(names.length), ...exports]),
+    ...section(10, [...uleb(names.length), ...names.flatMap((n) => functions[n]!)]),
+  ]);
+}
+
+/** A WebAssembly memory, as far as it is used here. */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+}
+
+/** The parts of the WebAssembly global used here (its types are not in this project's libs). */
+interface WasmApi {
+  Memory: new (descriptor: { initial: number }) => WasmMemory;
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+  validate(bytes: Uint8Array): boolean;
+}
+const wasm = (): WasmApi => (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/** A memory of at least `bytes` bytes for the kernels. */
+export function kernelMemory(bytes: number): WasmMemory {
+  return new (wasm().Memory)({ initial: Math.ceil(bytes / 65_536) });
+}
+
+/** The module's exports over `memory`; throws a clear error where WebAssembly SIMD is not available. */
+export function instantiateKernel(bytes: Uint8Array, memory: WasmMemory): Record<string, (...args: number[]) => void> {
+  const api = wasm();
+  if (!api.validate(bytes)) throw new Error('this runtime has no WebAssembly SIMD (needed by the built-in embedder)');
+  const instance = new api.Instance(new api.Module(bytes), { env: { memory } });
+  return instance.exports as Record<string, (...args: number[]) => void>;
+}
