@@ -37,11 +37,21 @@ import { median, round } from './stats';
 const ROOT = path.resolve(__dirname, '..');
 /**
  * The CLI bundles measured; AGENT_BENCH_CLI=<another checkout>/dist/cli.js measures that build,
- * a comma-separated list measures each in turn, trial by trial (before/after in one run).
+ * a comma-separated list measures each in turn, trial by trial (before/after in one run). An
+ * entry may name node flags after the path, each after a `+` (`dist/cli.js+--max-semi-space-size=1`).
  */
 const CLIS = process.env.AGENT_BENCH_CLI
-  ? process.env.AGENT_BENCH_CLI.split(',').map((p) => path.resolve(p.trim()))
+  ? process.env.AGENT_BENCH_CLI.split(',').map((p) => {
+      const [file, ...flags] = p.trim().split('+');
+      return [path.resolve(file!), ...flags].join('+');
+    })
   : [path.join(ROOT, 'dist', 'cli.js')];
+
+/** An AGENT_BENCH_CLI entry's bundle and node flags. */
+function nodeArgs(entry: string): string[] {
+  const [cli, ...flags] = entry.split('+');
+  return [...flags, cli!];
+}
 const RECALLS = 60;
 const STORES = 20;
 const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
@@ -168,7 +178,7 @@ async function mcpTrial(cli: string, home: string, ws: string, queries: string[]
     command: process.execPath,
     args: [
       ...(process.env.AGENT_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AGENT_BENCH_PROFILE}`] : []),
-      cli,
+      ...nodeArgs(cli),
       'mcp',
       '--workspace',
       ws,
@@ -241,7 +251,7 @@ async function mcpTrial(cli: string, home: string, ws: string, queries: string[]
 
 function coldSearchMs(cli: string, home: string, ws: string, query: string): number {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [cli, 'search', query, '--workspace', ws, '--limit', '5'], {
+  const r = spawnSync(process.execPath, [...nodeArgs(cli), 'search', query, '--workspace', ws, '--limit', '5'], {
     cwd: ws,
     env: { ...process.env, AGENT_MEMORY_HOME: home },
     encoding: 'utf8',

@@ -197,17 +197,35 @@ test('the int16 kernel sums exactly, for every block shape and any row count, an
     [11, 512, 1536],
     [128, 256, 64],
   ] as const) {
-    run(T, K, N, () => rnd(), () => rnd());
+    run(
+      T,
+      K,
+      N,
+      () => rnd(),
+      () => rnd(),
+    );
   }
   // Every product at its largest, same sign and alternating: int32 would wrap after 16 pairs.
   const K = 1536;
-  const big = run(5, K, 16, (k, n) => (n % 2 === 0 ? 3 : k % 2 === 0 ? 3 : -3), (t) => (t % 2 === 0 ? 2 : -2));
+  const big = run(
+    5,
+    K,
+    16,
+    (k, n) => (n % 2 === 0 ? 3 : k % 2 === 0 ? 3 : -3),
+    (t) => (t % 2 === 0 ? 2 : -2),
+  );
   const full = K * INT16_INPUT_MAX * INT16_WEIGHT_MAX;
   assert.equal(big.y(0, 0), Math.fround(full));
   assert.equal(big.y(1, 0), Math.fround(-full));
   assert.equal(big.y(0, 1), 0);
   // A row or a column of zeros: factor 0, sums 0.
-  const zeros = run(2, 32, 8, (_k, n) => (n === 3 ? 0 : rnd()), (t) => (t === 1 ? 0 : rnd()));
+  const zeros = run(
+    2,
+    32,
+    8,
+    (_k, n) => (n === 3 ? 0 : rnd()),
+    (t) => (t === 1 ? 0 : rnd()),
+  );
   assert.equal(zeros.columns[3], 0);
   assert.equal(zeros.rows[1], 0);
   assert.equal(zeros.y(1, 0), 0);
