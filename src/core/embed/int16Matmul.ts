@@ -23,7 +23,7 @@
  * the last 1–3 as one block of their size). Byte offsets: x 4-aligned, w and y 16-aligned.
  */
 import type { MatmulOperand } from './simdMatmul';
-import { BodyEmitter, OP, SIMD, instantiateKernel, kernelModuleBytes, type WasmMemory } from './wasmBytes';
+import { BodyEmitter, OP, SIMD, instantiateKernel, kernelModuleBytes, type KernelFunction, type WasmMemory } from './wasmBytes';
 
 /** The largest magnitude of a packed weight. */
 export const INT16_WEIGHT_MAX = 32_767;
@@ -34,18 +34,32 @@ export const INT16_CHUNK = 32;
 const ROW_BLOCK = 4;
 const COL_BLOCK = 8;
 
-/** `y[rows × w.cols] (float32) = x[rows × w.inner] (int16) · w (packed int16)`; x and y are byte offsets. */
-export type Int16MatmulKernel = (x: number, w: MatmulOperand, y: number, rows: number) => void;
+/** A packed matrix: where it is, its shape, and where its columns' factors and then its bias are (N floats each). */
+export interface Int16Operand extends MatmulOperand {
+  meta: number;
+}
 
-/** The module's bytes: imports `env.memory`, exports `mmq`. */
+/**
+ * `y[rows × w.cols] = (x · w) × row factor × column factor + bias`, and with `relu` negatives as
+ * 0: x is int16 (`quantize`), its rows' factors at `factors` (float32); byte offsets.
+ */
+export type Int16MatmulKernel = (x: number, factors: number, w: Int16Operand, y: number, rows: number, relu?: boolean) => void;
+
+/** The module's bytes: imports `env.memory`, exports `mmq`, `mmqRelu`, `quantize` and `pack`. */
 export function int16MatmulModuleBytes(): Uint8Array {
-  const [X, W, Y, T, K, N] = [0, 1, 2, 3, 4, 5];
-  const [t, n, c, xp, wp, yp, T4, N4] = [6, 7, 8, 9, 10, 11, 12, 13];
-  const rowBytes = [14, 15, 16]; // K*2, K*4, K*6: from a row of x to the next three
-  const acc = (i: number): number => 17 + i; // 8 int32 sums of the chunk: row i>>1, column half i&1
-  const total = (i: number): number => 25 + i; // 8 float32 sums over the chunks
-  const a = (i: number): number => 33 + i; // 4 broadcast pairs of x
-  const wv = (i: number): number => 37 + i; // 2 vectors of w: columns 0–3 and 4–7 of the block
+  return kernelModuleBytes({ mmq: productBody(false), mmqRelu: productBody(true), quantize: quantizeBody(), pack: packBody() });
+}
+
+/** `mmq(x, w, y, T, K, N, factors, meta)` (see {@link Int16MatmulKernel}). */
+function productBody(relu: boolean): KernelFunction {
+  const [X, W, Y, T, K, N, FACTORS, META] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const [t, n, c, xp, wp, yp, T4, N4] = [8, 9, 10, 11, 12, 13, 14, 15];
+  const rowBytes = [16, 17, 18]; // K*2, K*4, K*6: from a row of x to the next three
+  const [columns, bias] = [19, 20]; // the block's column factors and bias
+  const acc = (i: number): number => 21 + i; // 8 int32 sums of the chunk: row i>>1, column half i&1
+  const total = (i: number): number => 29 + i; // 8 float32 sums over the chunks
+  const a = (i: number): number => 37 + i; // 4 broadcast pairs of x (then the row's factor)
+  const wv = (i: number): number => 41 + i; // 2 vectors of w: columns 0–3 and 4–7 of the block
 
   const e = new BodyEmitter();
   const { get, set, int, simd, memarg } = e;
@@ -78,8 +92,18 @@ export function int16MatmulModuleBytes(): Uint8Array {
       e.emit(get(wp), int(INT16_CHUNK * 16), add, set(wp));
     });
     e.emit(get(Y), get(t), get(N), mul, get(n), add, int(4), mul, add, set(yp)); // yp = y + (t*N + n)*4
+    e.emit(get(META), get(n), int(4), mul, add, set(columns)); // meta + n*4
+    e.emit(get(columns), get(N4), add, set(bias)); // meta + (N + n)*4
     for (let row = 0; row < rows; row++) {
-      for (let half = 0; half < 2; half++) e.emit(get(yp), get(total(row * 2 + half)), simd(SIMD.store, ...memarg(4, half * 16)));
+      // The row's factor, broadcast: factors[t + row].
+      e.emit(get(FACTORS), get(t), int(4), mul, add, [OP.f32Load, ...memarg(2, row * 4)], simd(SIMD.f32x4Splat), set(a(0)));
+      for (let half = 0; half < 2; half++) {
+        e.emit(get(yp), get(total(row * 2 + half)), get(a(0)), simd(SIMD.f32x4Mul));
+        e.emit(get(columns), simd(SIMD.load, ...memarg(2, half * 16)), simd(SIMD.f32x4Mul));
+        e.emit(get(bias), simd(SIMD.load, ...memarg(2, half * 16)), simd(SIMD.f32x4Add));
+        if (relu) e.emit(e.zero(), simd(SIMD.f32x4Max));
+        e.emit(simd(SIMD.store, ...memarg(4, half * 16)));
+      }
       e.emit(get(yp), get(N4), add, set(yp));
     }
   };
@@ -96,14 +120,59 @@ export function int16MatmulModuleBytes(): Uint8Array {
       e.emit([OP.end]);
     }
   });
-  return kernelModuleBytes({ mmq: e.body(11, 22), pack: packBody() });
+  return e.body(8, { i32: 13, v128: 22 });
+}
+
+/**
+ * `quantize(src, dst, T, K, factors)`: each of T rows of K floats at src scaled to
+ * ±{@link INT16_INPUT_MAX}, rounded, as int16 at dst; each row's factor back at `factors`
+ * (0 for a row of zeros). K a multiple of 8.
+ */
+function quantizeBody(): KernelFunction {
+  const [SRC, DST, T, K, FACTORS] = [0, 1, 2, 3, 4];
+  const [t, from, to, end] = [6, 7, 8, 9];
+  const [max, scale] = [10, 11];
+  const [m, vs] = [12, 13];
+  const e = new BodyEmitter();
+  const { get, set, int, simd, memarg } = e;
+  const add = [OP.i32Add];
+  const mul = [OP.i32Mul];
+  const lane = (i: number): number[][] => [get(m), simd(SIMD.f32x4ExtractLane, i)];
+  const rounded = (offset: number): number[][] => [
+    get(from),
+    simd(SIMD.load, ...memarg(2, offset)),
+    get(vs),
+    simd(SIMD.f32x4Mul),
+    simd(SIMD.f32x4Nearest),
+    simd(SIMD.i32x4TruncSatF32x4S),
+  ];
+  e.forLoop(t, int(0), T, 1, () => {
+    e.emit(get(SRC), get(t), get(K), mul, int(4), mul, add, set(from));
+    e.emit(get(from), get(K), int(4), mul, add, set(end));
+    e.emit(e.zero(), set(m));
+    e.forLoop(from, get(from), end, 16, () => {
+      e.emit(get(m), get(from), simd(SIMD.load, ...memarg(2, 0)), simd(SIMD.f32x4Abs), simd(SIMD.f32x4Max), set(m));
+    });
+    e.emit(...lane(0), ...lane(1), [OP.f32Max], ...lane(2), ...lane(3), [OP.f32Max], [OP.f32Max], set(max));
+    // scale = max > 0 ? INPUT_MAX / max : 0, and the factor back max / INPUT_MAX (0 when max is 0).
+    e.emit(e.f32(INT16_INPUT_MAX), get(max), [OP.f32Div], e.f32(0), get(max), e.f32(0), [OP.f32Gt, OP.select], set(scale));
+    e.emit(get(FACTORS), get(t), int(4), mul, add, get(max), e.f32(INT16_INPUT_MAX), [OP.f32Div], [OP.f32Store, ...memarg(2, 0)]);
+    e.emit(get(scale), simd(SIMD.f32x4Splat), set(vs));
+    e.emit(get(SRC), get(t), get(K), mul, int(4), mul, add, set(from));
+    e.emit(get(DST), get(t), get(K), mul, int(2), mul, add, set(to));
+    e.forLoop(from, get(from), end, 32, () => {
+      e.emit(get(to), ...rounded(0), ...rounded(16), simd(SIMD.i16x8NarrowI32x4S), simd(SIMD.store, ...memarg(4, 0)));
+      e.emit(get(to), int(16), add, set(to));
+    });
+  });
+  return e.body(6, { i32: 4, f32: 2, v128: 2 });
 }
 
 /**
  * `pack(src, dst, K, N, scales)`: w (K × N float32 at src) times each column's scale (N float32
  * at scales), rounded, into the kernel's layout at dst (module `pack` below).
  */
-function packBody(): number[] {
+function packBody(): KernelFunction {
   const [SRC, DST, K, N, SCALES] = [0, 1, 2, 3, 4];
   const [b, k, even, o, N4] = [6, 7, 8, 9, 10];
   const [s0, s1, lo, hi] = [11, 12, 13, 14];
@@ -137,28 +206,34 @@ function packBody(): number[] {
       e.emit(get(o), int(32), add, set(o));
     });
   });
-  return e.body(5, 4);
+  return e.body(6, { i32: 5, v128: 4 });
 }
 
 export interface Int16Kernels {
   /** The product (see {@link Int16MatmulKernel}). */
   matmul: Int16MatmulKernel;
+  /** `rows` rows of `width` floats at byte `src` as int16 at byte `dst`, each row's factor back at byte `factors`. */
+  quantize: (src: number, rows: number, width: number, dst: number, factors: number) => void;
   /** Packs w (K × N float32 at byte `src`) into the product's layout at byte `dst`; returns each column's factor back. */
   pack: (src: number, K: number, N: number, dst: number) => Float32Array;
 }
 
 /** The kernels over `memory`; throws a clear error where WebAssembly SIMD is not available. */
 export function instantiateInt16Matmul(memory: WasmMemory, scratch: number): Int16Kernels {
-  const { mmq, pack } = instantiateKernel(int16MatmulModuleBytes(), memory);
+  const { mmq, mmqRelu, quantize, pack } = instantiateKernel(int16MatmulModuleBytes(), memory);
   const check = (K: number, N: number): void => {
     if (K % INT16_CHUNK !== 0 || N % COL_BLOCK !== 0) {
       throw new RangeError(`int16 product: K ${K} must be a multiple of ${INT16_CHUNK} and N ${N} of ${COL_BLOCK}`);
     }
   };
   return {
-    matmul: (x, w, y, rows) => {
+    matmul: (x, factors, w, y, rows, relu = false) => {
       check(w.inner, w.cols);
-      mmq!(x, w.at, y, rows, w.inner, w.cols);
+      (relu ? mmqRelu! : mmq!)(x, w.at, y, rows, w.inner, w.cols, factors, w.meta);
+    },
+    quantize: (src, rows, width, dst, factors) => {
+      check(width, COL_BLOCK);
+      quantize!(src, dst, rows, width, factors, 0);
     },
     pack: (src, K, N, dst) => {
       check(K, N);

@@ -87,7 +87,7 @@ export function matmulModuleBytes(): Uint8Array {
       e.emit([OP.end]);
     }
   });
-  return kernelModuleBytes({ mm: e.body(11, 14) });
+  return kernelModuleBytes({ mm: e.body(6, { i32: 11, v128: 14 }) });
 }
 
 /** The kernel over `memory`; throws a clear error where WebAssembly SIMD is not available. */

@@ -19,7 +19,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { instantiateInt16Matmul, quantizeRows, type Int16Kernels } from './int16Matmul';
+import { instantiateInt16Matmul, type Int16Kernels } from './int16Matmul';
 import { MATMUL_COL_BLOCK, instantiateMatmul, kernelMemory, type MatmulKernel, type MatmulOperand } from './simdMatmul';
 import { USE_LITE_MAX_TOKENS, UseLiteTokenizer, type UseLiteVocabulary } from './useLiteTokenizer';
 
@@ -121,8 +121,8 @@ class WeightFiles {
 /** One dense layer: the kernel's matrix (in the module's memory) and its bias. */
 interface Dense extends MatmulOperand {
   bias: Float32Array;
-  /** int16 weights: each column's factor back to its float values (int16Matmul.ts). */
-  columns?: Float32Array;
+  /** int16 weights: where each column's factor back to its float values, then the bias, are in the memory (int16Matmul.ts). */
+  meta: number;
 }
 
 /**
@@ -169,8 +169,6 @@ export class UseLiteModel {
   private readonly mm: MatmulKernel;
   /** The int16 product and its inputs' buffer (int16 precision only). */
   private readonly int16: Int16Kernels | undefined;
-  private readonly heap16: Int16Array;
-  private readonly rowFactors = new Float32Array(USE_LITE_MAX_TOKENS);
   private readonly layers: [Layer, Layer];
   private readonly residual: Dense;
   private readonly pool: Dense;
@@ -186,7 +184,23 @@ export class UseLiteModel {
   private readonly timing: Float32Array;
   private readonly epsilon: number;
   private readonly buffers: Record<
-    'x' | 'norm' | 'qkv' | 'attn' | 'h' | 'tmp' | 'ffn' | 'q' | 'kt' | 'v' | 'scores' | 'probs' | 'head' | 'pooled' | 'out' | 'quantized',
+    | 'x'
+    | 'norm'
+    | 'qkv'
+    | 'attn'
+    | 'h'
+    | 'tmp'
+    | 'ffn'
+    | 'q'
+    | 'kt'
+    | 'v'
+    | 'scores'
+    | 'probs'
+    | 'head'
+    | 'pooled'
+    | 'out'
+    | 'factors'
+    | 'quantized',
     number
   >;
   readonly info: UseLiteModelInfo;
@@ -224,6 +238,7 @@ export class UseLiteModel {
         head: T * HIDDEN,
         pooled: HIDDEN,
         out: USE_LITE_OUTPUT,
+        factors: T, // each input row's factor back (int16)
         quantized: precision === 'int16' ? (T * FFN) / 2 : 0, // int16 inputs of a product, two to a float
       };
       const matrices: Array<[string, number, number]> = [];
@@ -268,11 +283,14 @@ export class UseLiteModel {
 
       // The work buffers first (in int16 precision they are also where each matrix is read
       // before it is packed: they hold more than the largest), then the matrices.
-      const weightBytes = matrices.reduce((s, [, r, c]) => s + r * c, 0) * (precision === 'int16' ? 2 : 4);
+      // int16: each matrix's column factors and bias (2 × N floats) after the matrices.
+      const weightBytes =
+        precision === 'int16'
+          ? matrices.reduce((s, [, r, c]) => s + r * c * 2 + c * 8, 0)
+          : matrices.reduce((s, [, r, c]) => s + r * c * 4, 0);
       const memory = kernelMemory(Object.values(sizes).reduce((a, b) => a + b, 0) * 4 + weightBytes);
       this.mm = instantiateMatmul(memory);
       this.heap = new Float32Array(memory.buffer);
-      this.heap16 = new Int16Array(memory.buffer);
       let next = 0; // in bytes
       const buffers = {} as Record<keyof typeof sizes, number>;
       for (const key of Object.keys(sizes) as Array<keyof typeof sizes>) {
@@ -282,14 +300,19 @@ export class UseLiteModel {
       this.buffers = buffers;
       // Packing's scratch: the int16 inputs' buffer, after the region each matrix is read into.
       this.int16 = precision === 'int16' ? instantiateInt16Matmul(memory, buffers.quantized) : undefined;
-      const { place, columns } = this.placeMatrices(weights, matrices, memory, next);
-      const dense = (name: string, biasName: string, inner: number, cols: number): Dense => ({
-        at: place.get(name)!,
-        inner,
-        cols,
-        bias: take(biasName, [cols]),
-        columns: columns.get(name),
-      });
+      const { place, columns, end } = this.placeMatrices(weights, matrices, memory, next);
+      let meta = end;
+      const dense = (name: string, biasName: string, inner: number, cols: number): Dense => {
+        const bias = take(biasName, [cols]);
+        const d: Dense = { at: place.get(name)!, inner, cols, bias, meta: -1 };
+        if (this.int16) {
+          d.meta = meta;
+          this.heap.set(columns.get(name)!, meta / 4);
+          this.heap.set(bias, meta / 4 + cols);
+          meta += cols * 8;
+        }
+        return d;
+      };
       const layer = (i: 0 | 1): Layer => {
         const n = names[i];
         const w = widths[i]!;
@@ -325,7 +348,7 @@ export class UseLiteModel {
     matrices: ReadonlyArray<[string, number, number]>,
     memory: { buffer: ArrayBuffer },
     from: number,
-  ): { place: Map<string, number>; columns: Map<string, Float32Array> } {
+  ): { place: Map<string, number>; columns: Map<string, Float32Array>; end: number } {
     const place = new Map<string, number>();
     const columns = new Map<string, Float32Array>();
     const bytes = new Uint8Array(memory.buffer);
@@ -343,7 +366,7 @@ export class UseLiteModel {
         next += rows * cols * 4;
       }
     }
-    return { place, columns };
+    return { place, columns, end: next };
   }
 
   /** Loads the weights and the vocabulary from `dir` (default: the installed model package). */
@@ -410,27 +433,21 @@ export class UseLiteModel {
     return out;
   }
 
-  /** `dst[T × cols] = src · W + bias`. */
-  private dense(d: Dense, src: number, T: number, dst: number): void {
-    const heap = this.heap;
-    if (this.int16 && d.columns) {
-      const rows = this.rowFactors;
-      const columns = d.columns;
-      const q = this.buffers.quantized;
-      quantizeRows(heap, src / 4, T, d.inner, { values: this.heap16, at: q / 2, factors: rows });
-      this.int16.matmul(q, d, dst, T);
-      for (let t = 0; t < T; t++) {
-        const row = dst / 4 + t * d.cols;
-        const r = rows[t]!;
-        for (let i = 0; i < d.cols; i++) heap[row + i] = heap[row + i]! * r * columns[i]! + d.bias[i]!;
-      }
+  /** `dst[T × cols] = src · W + bias`, with `relu` negatives as 0. */
+  private dense(d: Dense, src: number, T: number, dst: number, relu = false): void {
+    if (this.int16) {
+      const { quantized, factors } = this.buffers;
+      this.int16.quantize(src, T, d.inner, quantized, factors);
+      this.int16.matmul(quantized, factors, d, dst, T, relu);
       return;
     }
+    const heap = this.heap;
     this.mm(src, d, dst, T);
     for (let t = 0; t < T; t++) {
       const row = dst / 4 + t * d.cols;
       for (let i = 0; i < d.cols; i++) heap[row + i]! += d.bias[i]!;
     }
+    if (relu) for (let i = dst / 4; i < dst / 4 + T * d.cols; i++) if (heap[i]! < 0) heap[i] = 0;
   }
 
   private addInto(dst: number, src: number, n: number): void {
@@ -507,12 +524,9 @@ export class UseLiteModel {
 
   /** Pre-norm ReLU feed-forward on `h`, added to it. */
   private feedForward(l: Layer, T: number): void {
-    const heap = this.heap;
     const b = this.buffers;
     this.layerNorm(b.h, T, HIDDEN, l.ffnNorm, b.norm);
-    this.dense(l.ffnIn, b.norm, T, b.ffn);
-    const ffn = b.ffn / 4;
-    for (let i = 0; i < T * FFN; i++) if (heap[ffn + i]! < 0) heap[ffn + i] = 0;
+    this.dense(l.ffnIn, b.norm, T, b.ffn, true);
     this.dense(l.ffnOut, b.ffn, T, b.tmp);
     this.addInto(b.h, b.tmp, T * HIDDEN);
   }

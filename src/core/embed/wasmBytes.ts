@@ -1,7 +1,7 @@
 /**
  * Writing a WebAssembly module as bytes: the encodings and a small emitter for the kernels of
  * simdMatmul.ts and int16Matmul.ts. Each kernel module imports `env.memory` and exports
- * functions of six i32 parameters and no result.
+ * functions of i32 parameters and no result.
  */
 
 export function uleb(value: number): number[] {
@@ -52,6 +52,13 @@ export const OP = {
   i32Add: 0x6a,
   i32Mul: 0x6c,
   i32And: 0x71,
+  select: 0x1b,
+  f32Load: 0x2a,
+  f32Store: 0x38,
+  f32Const: 0x43,
+  f32Gt: 0x5e,
+  f32Div: 0x95,
+  f32Max: 0x97,
   simd: 0xfd,
 } as const;
 
@@ -63,16 +70,21 @@ export const SIMD = {
   const: 0x0c,
   i8x16Shuffle: 0x0d,
   f32x4Nearest: 0x6a,
+  f32x4Splat: 0x13,
+  f32x4ExtractLane: 0x1f,
   i16x8NarrowI32x4S: 0x85,
   i32x4Add: 0xae,
   i32x4DotI16x8S: 0xba,
+  f32x4Abs: 0xe0,
   f32x4Add: 0xe4,
   f32x4Mul: 0xe6,
+  f32x4Max: 0xe9,
   i32x4TruncSatF32x4S: 0xf8,
   f32x4ConvertI32x4S: 0xfa,
 } as const;
 
 export const I32 = 0x7f;
+export const F32 = 0x7d;
 export const V128 = 0x7b;
 
 /** The instructions of one function body, and helpers that return one instruction's bytes. */
@@ -90,6 +102,7 @@ export class BodyEmitter {
   /** A memory access's immediate: alignment (log2) and a constant offset. */
   memarg = (alignLog2: number, offset: number): number[] => [alignLog2, ...uleb(offset)];
   zero = (): number[] => this.simd(SIMD.const, ...new Array<number>(16).fill(0));
+  f32 = (v: number): number[] => [OP.f32Const, ...new Uint8Array(new Float32Array([v]).buffer)];
 
   /** `for (i = from; i < limit; i += step) body()`, as block/loop/br_if. */
   forLoop(i: number, from: number[], limit: number, step: number, body: () => void): void {
@@ -99,15 +112,31 @@ export class BodyEmitter {
     this.emit(this.get(i), this.int(step), [OP.i32Add], this.set(i), [OP.br, 0, OP.end, OP.end]);
   }
 
-  /** The body with its locals (after the 6 parameters): `i32s` i32 then `v128s` v128. */
-  body(i32s: number, v128s: number): number[] {
-    return sized([...uleb(2), ...uleb(i32s), I32, ...uleb(v128s), V128, ...this.code, OP.end]);
+  /** The function with its locals, numbered after the parameters: i32 first, then f32, then v128. */
+  body(params: number, locals: { i32?: number; f32?: number; v128?: number }): KernelFunction {
+    const groups = (
+      [
+        [locals.i32, I32],
+        [locals.f32, F32],
+        [locals.v128, V128],
+      ] as const
+    ).filter(([n]) => (n ?? 0) > 0);
+    const declared = [...uleb(groups.length), ...groups.flatMap(([n, type]) => [...uleb(n!), type])];
+    return { params, body: sized([...declared, ...this.code, OP.end]) };
   }
 }
 
-/** A module importing `env.memory` (at least 1 page) and exporting each body by its name, each (i32 ×6) → (). */
-export function kernelModuleBytes(functions: Record<string, number[]>): Uint8Array {
+/** One exported function: its i32 parameters (no result) and its encoded body. */
+export interface KernelFunction {
+  params: number;
+  body: number[];
+}
+
+/** A module importing `env.memory` (at least 1 page) and exporting each function by its name. */
+export function kernelModuleBytes(functions: Record<string, KernelFunction>): Uint8Array {
   const names = Object.keys(functions);
+  const arities = [...new Set(names.map((n) => functions[n]!.params))];
+  const types = arities.flatMap((params) => [0x60, ...uleb(params), ...new Array<number>(params).fill(I32), 0]); // (i32 ×params) → ()
   const exports = names.flatMap((exportName, i) => [...name(exportName), 0x00, ...uleb(i)]);
   return new Uint8Array([
     0x00,
@@ -118,11 +147,11 @@ export function kernelModuleBytes(functions: Record<string, number[]>): Uint8Arr
     0x00,
     0x00,
     0x00,
-    ...section(1, [1, 0x60, 6, I32, I32, I32, I32, I32, I32, 0]), // type: (i32 ×6) → ()
+    ...section(1, [...uleb(arities.length), ...types]),
     ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, ...uleb(1)]), // import memory, min 1 page
-    ...section(3, [...uleb(names.length), ...names.map(() => 0)]), // the functions, all of type 0
+    ...section(3, [...uleb(names.length), ...names.flatMap((n) => uleb(arities.indexOf(functions[n]!.params)))]),
     ...section(7, [...uleb(names.length), ...exports]),
-    ...section(10, [...uleb(names.length), ...names.flatMap((n) => functions[n]!)]),
+    ...section(10, [...uleb(names.length), ...names.flatMap((n) => functions[n]!.body)]),
   ]);
 }
 

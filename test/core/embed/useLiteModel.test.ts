@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { INT16_CHUNK, INT16_INPUT_MAX, INT16_WEIGHT_MAX, instantiateInt16Matmul, quantizeRows } from '../../../src/core/embed/int16Matmul';
+import { INT16_CHUNK, INT16_INPUT_MAX, INT16_WEIGHT_MAX, instantiateInt16Matmul } from '../../../src/core/embed/int16Matmul';
 import { instantiateMatmul, kernelMemory } from '../../../src/core/embed/simdMatmul';
 import { UseLiteModel, useLiteWeightsDir } from '../../../src/core/embed/useLiteModel';
 import { USE_LITE_MAX_TOKENS, UseLiteTokenizer, type UseLiteVocabulary } from '../../../src/core/embed/useLiteTokenizer';
@@ -143,27 +143,27 @@ test('in int16 (the default) the model gives the published vectors within a cosi
   }
 });
 
-test('the int16 kernel sums exactly, for every block shape and any row count, and cannot overflow', () => {
+test('the int16 kernels: exact sums for every block shape and row count, no overflow, factors, bias and ReLU', () => {
   const memory = kernelMemory(16 << 20);
   const scratch = 15 << 20;
-  const { matmul, pack } = instantiateInt16Matmul(memory, scratch);
+  const { matmul, quantize, pack } = instantiateInt16Matmul(memory, scratch);
   const heap = new Float32Array(memory.buffer);
   const heap16 = new Int16Array(memory.buffer);
   let seed = 7;
   const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
+  const [W, P, X, Q, Y, M, F] = [0, 4 << 20, 8 << 20, 10 << 20, 12 << 20, 14 << 20, (14 << 20) + (64 << 10)];
   const run = (T: number, K: number, N: number, w: (k: number, n: number) => number, x: (t: number, k: number) => number) => {
-    const W = 0; // float32 weights, then packed at P
-    const P = 4 << 20;
-    const X = 8 << 20; // float32 inputs, quantized at Q
-    const Q = 10 << 20;
-    const Y = 12 << 20;
     for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) heap[W / 4 + k * N + n] = w(k, n);
     for (let t = 0; t < T; t++) for (let k = 0; k < K; k++) heap[X / 4 + t * K + k] = x(t, k);
     const columns = pack(W, K, N, P);
-    const rows = new Float32Array(T);
-    quantizeRows(heap, X / 4, T, K, { values: heap16, at: Q / 2, factors: rows });
+    quantize(X, T, K, Q, F);
+    const rows = heap.slice(F / 4, F / 4 + T);
+    // First the bare sums: every factor 1, no bias.
+    heap.fill(1, M / 4, M / 4 + N);
+    heap.fill(0, M / 4 + N, M / 4 + 2 * N);
+    heap.fill(1, F / 4, F / 4 + T);
     heap.fill(Number.NaN, Y / 4, Y / 4 + T * N); // every output is written, none read
-    matmul(Q, { at: P, inner: K, cols: N }, Y, T);
+    matmul(Q, F, { at: P, inner: K, cols: N, meta: M }, Y, T);
     for (let t = 0; t < T; t++) {
       for (let n = 0; n < N; n++) {
         // The exact sum of the quantized values as they lie in memory (x row-major; w in pairs
@@ -174,8 +174,9 @@ test('the int16 kernel sums exactly, for every block shape and any row count, an
           const xq = heap16[Q / 2 + t * K + k]!;
           const wq = heap16[P / 2 + Math.floor(n / 8) * K * 8 + (k >> 1) * 16 + (n % 8) * 2 + (k & 1)]!;
           assert.ok(Math.abs(xq) <= INT16_INPUT_MAX && Math.abs(wq) <= INT16_WEIGHT_MAX);
-          assert.ok(Math.abs(xq * rows[t]! - heap[X / 4 + t * K + k]!) <= rows[t]! / 2 + 1e-7, `x ${t},${k}`);
-          assert.ok(Math.abs(wq * columns[n]! - heap[W / 4 + k * N + n]!) <= columns[n]! / 2 + 1e-7, `w ${k},${n}`);
+          // Within half a step, and the float32 arithmetic of the scaling (< 0.01 of a step).
+          assert.ok(Math.abs(xq * rows[t]! - heap[X / 4 + t * K + k]!) <= rows[t]! * 0.51, `x ${t},${k}`);
+          assert.ok(Math.abs(wq * columns[n]! - heap[W / 4 + k * N + n]!) <= columns[n]! * 0.51, `w ${k},${n}`);
           exact += xq * wq;
           magnitude += Math.abs(xq * wq);
         }
@@ -183,6 +184,28 @@ test('the int16 kernel sums exactly, for every block shape and any row count, an
         // Each chunk's int32 sum is exact; turning it into float32 and adding the chunks rounds
         // at float32's 24 bits of the terms' size.
         assert.ok(Math.abs(got - exact) <= magnitude * 2 ** -22, `${T}×${K}×${N} at ${t},${n}: ${got} vs ${exact}`);
+      }
+    }
+    // Then the layer: the rows' and columns' factors and a bias give the float product, within
+    // the quantization's error; with ReLU, no negatives.
+    heap.set(columns, M / 4);
+    for (let n = 0; n < N; n++) heap[M / 4 + N + n] = n % 3;
+    heap.set(rows, F / 4);
+    for (const relu of [false, true]) {
+      matmul(Q, F, { at: P, inner: K, cols: N, meta: M }, Y, T, relu);
+      for (let t = 0; t < T; t++) {
+        for (let n = 0; n < N; n++) {
+          let float = n % 3;
+          let size = 0;
+          for (let k = 0; k < K; k++) {
+            float += heap[X / 4 + t * K + k]! * heap[W / 4 + k * N + n]!;
+            size += Math.abs(heap[X / 4 + t * K + k]! * heap[W / 4 + k * N + n]!);
+          }
+          if (relu) float = Math.max(float, 0);
+          const got = heap[Y / 4 + t * N + n]!;
+          assert.ok(Math.abs(got - float) <= size * 2e-3 + 1e-5, `${relu ? 'relu ' : ''}${T}×${K}×${N} at ${t},${n}: ${got} vs ${float}`);
+          if (relu) assert.ok(got >= 0);
+        }
       }
     }
     return { rows, columns, y: (t: number, n: number) => heap[Y / 4 + t * N + n]! };
@@ -197,13 +220,7 @@ test('the int16 kernel sums exactly, for every block shape and any row count, an
     [11, 512, 1536],
     [128, 256, 64],
   ] as const) {
-    run(
-      T,
-      K,
-      N,
-      () => rnd(),
-      () => rnd(),
-    );
+    run(T, K, N, rnd, rnd);
   }
   // Every product at its largest, same sign and alternating: int32 would wrap after 16 pairs.
   const K = 1536;
@@ -215,6 +232,10 @@ test('the int16 kernel sums exactly, for every block shape and any row count, an
     (t) => (t % 2 === 0 ? 2 : -2),
   );
   const full = K * INT16_INPUT_MAX * INT16_WEIGHT_MAX;
+  heap.fill(1, M / 4, M / 4 + 16);
+  heap.fill(0, M / 4 + 16, M / 4 + 32);
+  heap.fill(1, F / 4, F / 4 + 5);
+  matmul(Q, F, { at: P, inner: K, cols: 16, meta: M }, Y, 5);
   assert.equal(big.y(0, 0), Math.fround(full));
   assert.equal(big.y(1, 0), Math.fround(-full));
   assert.equal(big.y(0, 1), 0);
@@ -229,7 +250,7 @@ test('the int16 kernel sums exactly, for every block shape and any row count, an
   assert.equal(zeros.columns[3], 0);
   assert.equal(zeros.rows[1], 0);
   assert.equal(zeros.y(1, 0), 0);
-  assert.throws(() => matmul(0, { at: 0, inner: 48, cols: 8 }, 0, 1), /multiple of 32/);
+  assert.throws(() => matmul(0, 0, { at: 0, inner: 48, cols: 8, meta: 0 }, 0, 1), /multiple of 32/);
   assert.equal(INT16_CHUNK * INT16_INPUT_MAX * INT16_WEIGHT_MAX < 2 ** 31, true);
 });
 
