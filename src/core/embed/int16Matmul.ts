@@ -39,11 +39,17 @@ export interface Int16Operand extends MatmulOperand {
   meta: number;
 }
 
+/** Quantized input rows (`quantize`): the int16 values and each row's factor back (float32); byte offsets. */
+export interface Int16Input {
+  at: number;
+  factors: number;
+}
+
 /**
  * `y[rows × w.cols] = (x · w) × row factor × column factor + bias`, and with `relu` negatives as
- * 0: x is int16 (`quantize`), its rows' factors at `factors` (float32); byte offsets.
+ * 0; y is a byte offset.
  */
-export type Int16MatmulKernel = (x: number, factors: number, w: Int16Operand, y: number, rows: number, relu?: boolean) => void;
+export type Int16MatmulKernel = (x: Int16Input, w: Int16Operand, y: number, rows: number, relu?: boolean) => void;
 
 /** The module's bytes: imports `env.memory`, exports `mmq`, `mmqRelu`, `quantize` and `pack`. */
 export function int16MatmulModuleBytes(): Uint8Array {
@@ -227,9 +233,9 @@ export function instantiateInt16Matmul(memory: WasmMemory, scratch: number): Int
     }
   };
   return {
-    matmul: (x, factors, w, y, rows, relu = false) => {
+    matmul: (x, w, y, rows, relu = false) => {
       check(w.inner, w.cols);
-      (relu ? mmqRelu! : mmq!)(x, w.at, y, rows, w.inner, w.cols, factors, w.meta);
+      (relu ? mmqRelu! : mmq!)(x.at, w.at, y, rows, w.inner, w.cols, x.factors, w.meta);
     },
     quantize: (src, rows, width, dst, factors) => {
       check(width, COL_BLOCK);

@@ -150,6 +150,50 @@ export interface UseLiteModelInfo {
   backend: string;
 }
 
+type WorkBuffer =
+  | 'x'
+  | 'norm'
+  | 'qkv'
+  | 'attn'
+  | 'h'
+  | 'tmp'
+  | 'ffn'
+  | 'q'
+  | 'kt'
+  | 'v'
+  | 'scores'
+  | 'probs'
+  | 'head'
+  | 'pooled'
+  | 'out'
+  | 'factors'
+  | 'quantized';
+
+/** The work buffers' sizes in floats, for the longest input; Kᵀ's columns padded to the kernel's 8. */
+function workBufferSizes(precision: UseLitePrecision): Record<WorkBuffer, number> {
+  const T = USE_LITE_MAX_TOKENS;
+  const Tc = Math.ceil(T / MATMUL_COL_BLOCK) * MATMUL_COL_BLOCK;
+  return {
+    x: T * EMBED,
+    norm: T * HIDDEN,
+    qkv: T * 3 * HIDDEN,
+    attn: T * HIDDEN,
+    h: T * HIDDEN,
+    tmp: T * HIDDEN,
+    ffn: T * FFN,
+    q: T * HIDDEN,
+    kt: HIDDEN * Tc,
+    v: T * HIDDEN,
+    scores: T * Tc,
+    probs: T * T,
+    head: T * HIDDEN,
+    pooled: HIDDEN,
+    out: USE_LITE_OUTPUT,
+    factors: T, // each input row's factor back (int16)
+    quantized: precision === 'int16' ? (T * FFN) / 2 : 0, // int16 inputs of a product, two to a float
+  };
+}
+
 /** The timing signal of every position the model reads: sin | cos of position × timescale. */
 function timingSignal(timescales: Float32Array): Float32Array {
   const timing = new Float32Array(USE_LITE_MAX_TOKENS * EMBED);
@@ -183,26 +227,7 @@ export class UseLiteModel {
   /** The timing signal added to the token at each position: sin | cos of position × timescale. */
   private readonly timing: Float32Array;
   private readonly epsilon: number;
-  private readonly buffers: Record<
-    | 'x'
-    | 'norm'
-    | 'qkv'
-    | 'attn'
-    | 'h'
-    | 'tmp'
-    | 'ffn'
-    | 'q'
-    | 'kt'
-    | 'v'
-    | 'scores'
-    | 'probs'
-    | 'head'
-    | 'pooled'
-    | 'out'
-    | 'factors'
-    | 'quantized',
-    number
-  >;
+  private readonly buffers: Record<WorkBuffer, number>;
   readonly info: UseLiteModelInfo;
 
   private constructor(
@@ -219,28 +244,7 @@ export class UseLiteModel {
           shape.reduce((a, b) => a * b, 1),
         );
 
-      const T = USE_LITE_MAX_TOKENS;
-      // Work buffers in floats, for the longest input; Kᵀ's columns padded to the kernel's 8.
-      const Tc = Math.ceil(T / MATMUL_COL_BLOCK) * MATMUL_COL_BLOCK;
-      const sizes = {
-        x: T * EMBED,
-        norm: T * HIDDEN,
-        qkv: T * 3 * HIDDEN,
-        attn: T * HIDDEN,
-        h: T * HIDDEN,
-        tmp: T * HIDDEN,
-        ffn: T * FFN,
-        q: T * HIDDEN,
-        kt: HIDDEN * Tc,
-        v: T * HIDDEN,
-        scores: T * Tc,
-        probs: T * T,
-        head: T * HIDDEN,
-        pooled: HIDDEN,
-        out: USE_LITE_OUTPUT,
-        factors: T, // each input row's factor back (int16)
-        quantized: precision === 'int16' ? (T * FFN) / 2 : 0, // int16 inputs of a product, two to a float
-      };
+      const sizes = workBufferSizes(precision);
       const matrices: Array<[string, number, number]> = [];
       const layerNames = (i: number) => ({
         norm: [
@@ -292,8 +296,8 @@ export class UseLiteModel {
       this.mm = instantiateMatmul(memory);
       this.heap = new Float32Array(memory.buffer);
       let next = 0; // in bytes
-      const buffers = {} as Record<keyof typeof sizes, number>;
-      for (const key of Object.keys(sizes) as Array<keyof typeof sizes>) {
+      const buffers = {} as Record<WorkBuffer, number>;
+      for (const key of Object.keys(sizes) as WorkBuffer[]) {
         buffers[key] = next;
         next += sizes[key] * 4;
       }
@@ -438,7 +442,7 @@ export class UseLiteModel {
     if (this.int16) {
       const { quantized, factors } = this.buffers;
       this.int16.quantize(src, T, d.inner, quantized, factors);
-      this.int16.matmul(quantized, factors, d, dst, T, relu);
+      this.int16.matmul({ at: quantized, factors }, d, dst, T, relu);
       return;
     }
     const heap = this.heap;

@@ -163,7 +163,7 @@ test('the int16 kernels: exact sums for every block shape and row count, no over
     heap.fill(0, M / 4 + N, M / 4 + 2 * N);
     heap.fill(1, F / 4, F / 4 + T);
     heap.fill(Number.NaN, Y / 4, Y / 4 + T * N); // every output is written, none read
-    matmul(Q, F, { at: P, inner: K, cols: N, meta: M }, Y, T);
+    matmul({ at: Q, factors: F }, { at: P, inner: K, cols: N, meta: M }, Y, T);
     for (let t = 0; t < T; t++) {
       for (let n = 0; n < N; n++) {
         // The exact sum of the quantized values as they lie in memory (x row-major; w in pairs
@@ -192,7 +192,7 @@ test('the int16 kernels: exact sums for every block shape and row count, no over
     for (let n = 0; n < N; n++) heap[M / 4 + N + n] = n % 3;
     heap.set(rows, F / 4);
     for (const relu of [false, true]) {
-      matmul(Q, F, { at: P, inner: K, cols: N, meta: M }, Y, T, relu);
+      matmul({ at: Q, factors: F }, { at: P, inner: K, cols: N, meta: M }, Y, T, relu);
       for (let t = 0; t < T; t++) {
         for (let n = 0; n < N; n++) {
           let float = n % 3;
@@ -235,7 +235,7 @@ test('the int16 kernels: exact sums for every block shape and row count, no over
   heap.fill(1, M / 4, M / 4 + 16);
   heap.fill(0, M / 4 + 16, M / 4 + 32);
   heap.fill(1, F / 4, F / 4 + 5);
-  matmul(Q, F, { at: P, inner: K, cols: 16, meta: M }, Y, 5);
+  matmul({ at: Q, factors: F }, { at: P, inner: K, cols: 16, meta: M }, Y, 5);
   assert.equal(big.y(0, 0), Math.fround(full));
   assert.equal(big.y(1, 0), Math.fround(-full));
   assert.equal(big.y(0, 1), 0);
@@ -250,7 +250,7 @@ test('the int16 kernels: exact sums for every block shape and row count, no over
   assert.equal(zeros.columns[3], 0);
   assert.equal(zeros.rows[1], 0);
   assert.equal(zeros.y(1, 0), 0);
-  assert.throws(() => matmul(0, 0, { at: 0, inner: 48, cols: 8, meta: 0 }, 0, 1), /multiple of 32/);
+  assert.throws(() => matmul({ at: 0, factors: 0 }, { at: 0, inner: 48, cols: 8, meta: 0 }, 0, 1), /multiple of 32/);
   assert.equal(INT16_CHUNK * INT16_INPUT_MAX * INT16_WEIGHT_MAX < 2 ** 31, true);
 });
 
