@@ -150,6 +150,12 @@ export interface UseLiteModelInfo {
   backend: string;
 }
 
+/** One text's rows in a batch. */
+interface Segment {
+  start: number;
+  length: number;
+}
+
 type WorkBuffer =
   | 'x'
   | 'norm'
@@ -187,8 +193,8 @@ function workBufferSizes(precision: UseLitePrecision): Record<WorkBuffer, number
     scores: T * Tc,
     probs: T * T,
     head: T * HIDDEN,
-    pooled: HIDDEN,
-    out: USE_LITE_OUTPUT,
+    pooled: T * HIDDEN, // one row per text of a batch
+    out: T * USE_LITE_OUTPUT,
     factors: T, // each input row's factor back (int16)
     quantized: precision === 'int16' ? (T * FFN) / 2 : 0, // int16 inputs of a product, two to a float
   };
@@ -381,60 +387,96 @@ export class UseLiteModel {
 
   /** The 512-d unit vector of `text`. */
   embed(text: string): Float32Array {
-    return this.embedTokens(this.tokenizer.encode(text));
+    return this.embedMany([text])[0]!;
   }
 
-  /** The 512-d unit vector of a token sequence (at most 128 are read). */
-  private embedTokens(tokenIds: readonly number[]): Float32Array {
-    const ids = tokenIds.slice(0, USE_LITE_MAX_TOKENS);
-    const T = ids.length;
+  /**
+   * The 512-d unit vectors of `texts`, in order. Texts whose tokens fit the work buffers together
+   * (128) go through the dense layers as one block of rows, so the weights are read once for all
+   * of them (a query's two views: one pass); attention and pooling stay per text. Every row is
+   * computed as it would be alone, so each vector equals `embed` of its text.
+   */
+  embedMany(texts: readonly string[]): Float32Array[] {
+    const out: Float32Array[] = [];
+    let group: number[][] = [];
+    let rows = 0;
+    for (const text of texts) {
+      const ids = this.tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
+      if (group.length > 0 && (rows + ids.length > USE_LITE_MAX_TOKENS || group.length === USE_LITE_MAX_TOKENS)) {
+        out.push(...this.embedSequences(group));
+        group = [];
+        rows = 0;
+      }
+      group.push(ids);
+      rows += ids.length;
+    }
+    if (group.length > 0) out.push(...this.embedSequences(group));
+    return out;
+  }
+
+  /** The vectors of token sequences whose lengths add up to at most 128, in one pass. */
+  private embedSequences(sequences: readonly number[][]): Float32Array[] {
     const heap = this.heap;
     const b = this.buffers;
+    const segments: Segment[] = [];
+    let R = 0;
+    for (const ids of sequences) {
+      segments.push({ start: R, length: ids.length });
+      R += ids.length;
+    }
 
-    // The graph adds the embedding to itself plus the timing signal.
+    // The graph adds the embedding to itself plus the timing signal (by position in its text).
     const x = b.x / 4;
     const rowBytes = new Uint8Array(this.row.buffer);
     try {
-      for (let t = 0; t < T; t++) {
-        this.files.readInto({ ...this.table, offset: this.table.offset + ids[t]! * EMBED * 4, bytes: EMBED * 4 }, rowBytes, 0);
-        const at = x + t * EMBED;
-        for (let i = 0; i < EMBED; i++) heap[at + i] = 2 * this.row[i]! + this.timing[t * EMBED + i]!;
-      }
+      sequences.forEach((ids, s) => {
+        for (let t = 0; t < ids.length; t++) {
+          this.files.readInto({ ...this.table, offset: this.table.offset + ids[t]! * EMBED * 4, bytes: EMBED * 4 }, rowBytes, 0);
+          const at = x + (segments[s]!.start + t) * EMBED;
+          for (let i = 0; i < EMBED; i++) heap[at + i] = 2 * this.row[i]! + this.timing[t * EMBED + i]!;
+        }
+      });
     } finally {
       this.files.close();
     }
 
     // Layer 0: its residual is projected 256 → 512.
     const [l0, l1] = this.layers;
-    this.attention(l0, b.x, T, b.h);
-    this.dense(this.residual, b.x, T, b.tmp);
-    this.addInto(b.h, b.tmp, T * HIDDEN);
-    this.feedForward(l0, T);
+    this.attention(l0, b.x, segments, R, b.h);
+    this.dense(this.residual, b.x, R, b.tmp);
+    this.addInto(b.h, b.tmp, R * HIDDEN);
+    this.feedForward(l0, R);
     // Layer 1.
-    this.attention(l1, b.h, T, b.tmp);
-    this.addInto(b.h, b.tmp, T * HIDDEN);
-    this.feedForward(l1, T);
+    this.attention(l1, b.h, segments, R, b.tmp);
+    this.addInto(b.h, b.tmp, R * HIDDEN);
+    this.feedForward(l1, R);
 
-    // Mean over the tokens (at least 1 as divisor), tanh dense, unit length.
+    // Per text: the mean over its tokens (at least 1 as divisor); then tanh dense, unit length.
     const pooled = b.pooled / 4;
-    heap.fill(0, pooled, pooled + HIDDEN);
-    for (let t = 0; t < T; t++) {
-      const row = b.h / 4 + t * HIDDEN;
-      for (let i = 0; i < HIDDEN; i++) heap[pooled + i]! += heap[row + i]!;
-    }
-    const count = Math.max(T, 1);
-    for (let i = 0; i < HIDDEN; i++) heap[pooled + i]! /= count;
-    this.dense(this.pool, b.pooled, 1, b.out);
-    const out = new Float32Array(USE_LITE_OUTPUT);
-    let squares = 0;
-    for (let i = 0; i < USE_LITE_OUTPUT; i++) {
-      const v = Math.tanh(heap[b.out / 4 + i]!);
-      out[i] = v;
-      squares += v * v;
-    }
-    const scale = 1 / Math.sqrt(Math.max(squares, 1e-12));
-    for (let i = 0; i < USE_LITE_OUTPUT; i++) out[i]! *= scale;
-    return out;
+    heap.fill(0, pooled, pooled + segments.length * HIDDEN);
+    segments.forEach(({ start, length }, s) => {
+      const to = pooled + s * HIDDEN;
+      for (let t = start; t < start + length; t++) {
+        const row = b.h / 4 + t * HIDDEN;
+        for (let i = 0; i < HIDDEN; i++) heap[to + i]! += heap[row + i]!;
+      }
+      const count = Math.max(length, 1);
+      for (let i = 0; i < HIDDEN; i++) heap[to + i]! /= count;
+    });
+    this.dense(this.pool, b.pooled, segments.length, b.out);
+    return segments.map((_, s) => {
+      const from = b.out / 4 + s * USE_LITE_OUTPUT;
+      const out = new Float32Array(USE_LITE_OUTPUT);
+      let squares = 0;
+      for (let i = 0; i < USE_LITE_OUTPUT; i++) {
+        const v = Math.tanh(heap[from + i]!);
+        out[i] = v;
+        squares += v * v;
+      }
+      const scale = 1 / Math.sqrt(Math.max(squares, 1e-12));
+      for (let i = 0; i < USE_LITE_OUTPUT; i++) out[i]! *= scale;
+      return out;
+    });
   }
 
   /** `dst[T × cols] = src · W + bias`, with `relu` negatives as 0. */
@@ -481,23 +523,30 @@ export class UseLiteModel {
   }
 
   /** Pre-norm multi-head self-attention of `src` (width of the layer) into `dst` (512 wide). */
-  private attention(l: Layer, src: number, T: number, dst: number): void {
+  private attention(l: Layer, src: number, segments: readonly Segment[], rows: number, dst: number): void {
+    const b = this.buffers;
+    this.layerNorm(src, rows, l.width, l.norm, b.norm);
+    this.dense(l.qkv, b.norm, rows, b.qkv);
+    for (const segment of segments) this.attendWithin(l, segment);
+    this.dense(l.out, b.attn, rows, dst);
+  }
+
+  /** Multi-head attention among one text's rows: from its Q, K, V (in `qkv`) into its rows of `attn`. */
+  private attendWithin(l: Layer, { start, length: T }: Segment): void {
     const heap = this.heap;
     const b = this.buffers;
     const w = l.width;
     const hd = w / HEADS;
     const scale = l.scale;
     const cols = Math.ceil(T / MATMUL_COL_BLOCK) * MATMUL_COL_BLOCK;
-    this.layerNorm(src, T, w, l.norm, b.norm);
-    this.dense(l.qkv, b.norm, T, b.qkv);
-    const qkv = b.qkv / 4;
+    const qkv = b.qkv / 4 + start * 3 * w;
     const q = b.q / 4;
     const kt = b.kt / 4;
     const v = b.v / 4;
     const scores = b.scores / 4;
     const probs = b.probs / 4;
     const head = b.head / 4;
-    const attn = b.attn / 4;
+    const attn = b.attn / 4 + start * w;
     heap.fill(0, kt, kt + hd * cols); // the padding columns: products of zeros, never read
     for (let h = 0; h < HEADS; h++) {
       // Q (scaled, as the graph does before the product), Kᵀ and V of this head, packed for the kernel.
@@ -523,7 +572,6 @@ export class UseLiteModel {
         for (let e = 0; e < hd; e++) heap[attn + t * w + h * hd + e] = heap[head + t * hd + e]!;
       }
     }
-    this.dense(l.out, b.attn, T, dst);
   }
 
   /** Pre-norm ReLU feed-forward on `h`, added to it. */

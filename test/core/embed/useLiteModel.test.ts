@@ -254,6 +254,26 @@ test('the int16 kernels: exact sums for every block shape and row count, no over
   assert.equal(INT16_CHUNK * INT16_INPUT_MAX * INT16_WEIGHT_MAX < 2 ** 31, true);
 });
 
+test('texts embedded together give each the vector it gets alone, in both precisions', () => {
+  const long = 'a much longer text about deploys, retries, caches and the people who review migrations '.repeat(12);
+  const texts = [
+    'which package manager do we use',
+    'package manager',
+    '',
+    long, // more than 128 tokens: read up to 128, a batch of its own
+    'x',
+    ...Array.from({ length: 40 }, (_, i) => `note ${i} about the billing service`), // several batches of 128 rows
+  ];
+  for (const precision of ['int16', 'float32'] as const) {
+    const model = UseLiteModel.load(undefined, precision);
+    const together = model.embedMany(texts);
+    assert.equal(together.length, texts.length);
+    texts.forEach((text, i) => {
+      assert.deepEqual(Array.from(together[i]!), Array.from(model.embed(text)), `${precision}: ${JSON.stringify(text.slice(0, 40))}`);
+    });
+  }
+});
+
 /** The model's weight files this process holds open (Linux: /proc/self/fd), by name. */
 function openWeightFiles(): string[] {
   const dir = fs.realpathSync(useLiteWeightsDir());
