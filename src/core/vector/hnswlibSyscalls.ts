@@ -24,6 +24,50 @@ export interface WasmEnv {
   syncIdb_js: (populateFromFs: boolean) => void;
 }
 
+/** Reads of `path` (in the wasm FS) served from `length` bytes of a host file at `hostOffset`. */
+export interface HostFileRedirect {
+  path: string;
+  fds: Set<number>;
+  hostFd: number;
+  hostOffset: number;
+  length: number;
+  error?: { thrown: unknown };
+  /** Bytes read ahead from the host file, from (file) position `start`. */
+  ahead?: { start: number; bytes: Uint8Array };
+}
+
+/**
+ * How much a redirected read takes from the host file at once. hnswlib's loader reads through the
+ * C library's 1 KB stdio buffer, so an index came in thousands of small reads, each a system call
+ * and two seeks: 42 ms of a fresh server's 1,000-memory index (a CPU profile); read ahead, a few.
+ */
+const READ_AHEAD = 1 << 20;
+
+/** Copies `len` bytes at file position `pos` into `into`, through the redirect's read-ahead. */
+function readRedirected(r: HostFileRedirect, pos: number, into: Uint8Array): void {
+  const len = into.length;
+  if (len >= READ_AHEAD) {
+    readFully(r, pos, into);
+    return;
+  }
+  let a = r.ahead;
+  if (!a || pos < a.start || pos + len > a.start + a.bytes.length) {
+    const bytes = new Uint8Array(Math.min(READ_AHEAD, r.length - pos));
+    readFully(r, pos, bytes);
+    a = r.ahead = { start: pos, bytes };
+  }
+  into.set(a.bytes.subarray(pos - a.start, pos - a.start + len));
+}
+
+function readFully(r: HostFileRedirect, pos: number, into: Uint8Array): void {
+  let done = 0;
+  while (done < into.length) {
+    const n = fs.readSync(r.hostFd, into, done, into.length - done, r.hostOffset + pos + done);
+    if (n <= 0) throw new HnswlibError(`hnswlib: the index file ended early (at ${pos + done} of ${r.length} bytes)`);
+    done += n;
+  }
+}
+
 /** Write capture (see HnswlibRuntime.captureWrites in hnswlib.ts), shared with the wrapped wasm imports. */
 export interface CaptureState {
   /** Path being captured, or undefined when idle. */
@@ -35,7 +79,7 @@ export interface CaptureState {
   sink: ((chunk: Uint8Array) => void) | undefined;
   memory: (() => ArrayBuffer) | undefined;
   /** Read redirect (see HnswlibRuntime.readFromHostFile): reads of `path` come from a host file. */
-  redirect: { path: string; fds: Set<number>; hostFd: number; hostOffset: number; length: number; error?: { thrown: unknown } } | undefined;
+  redirect: HostFileRedirect | undefined;
   /** What the sink threw: the write reports EIO to the C++ side, and captureWrites rethrows this. */
   sinkError: { thrown: unknown } | undefined;
   /** 8 bytes of wasm heap for the syscall wrappers (a file position). */
@@ -83,18 +127,7 @@ export function wrapForCapture(env: WasmEnv, capture: CaptureState): void {
         const ptr = dv.getUint32(iov + 8 * i, true);
         const want = dv.getUint32(iov + 8 * i + 4, true);
         const len = Math.min(want, Math.max(0, r.length - pos - total));
-        let done = 0;
-        while (done < len) {
-          const n = fs.readSync(
-            r.hostFd,
-            new Uint8Array(capture.memory(), ptr + done, len - done),
-            0,
-            len - done,
-            r.hostOffset + pos + total + done,
-          );
-          if (n <= 0) throw new HnswlibError(`hnswlib: the index file ended early (at ${pos + total + done} of ${r.length} bytes)`);
-          done += n;
-        }
+        if (len > 0) readRedirected(r, pos + total, new Uint8Array(capture.memory(), ptr, len));
         total += len;
         if (len < want) break;
       }

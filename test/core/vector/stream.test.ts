@@ -58,6 +58,33 @@ test('the streamed file holds exactly serialize()’s bytes, and a file built fr
   }
 });
 
+test('an index of several megabytes loads from its file the same (the reads cross the 1 MB read-ahead)', async () => {
+  const { vectors, queries } = clusteredVectors({ n: 3000, dim: 256, clusters: 20, queries: 20, seed: 5 });
+  const index = await HnswIndex.create({ dim: 256, initialCapacity: 3000 });
+  vectors.forEach((v, i) => index.add(i + 1, v));
+  const dir = tmpDir('am-vstream-');
+  const file = path.join(dir, 'big.hnsw');
+  try {
+    const info = await saveIndexFile(file, index, { watermark: 7 });
+    assert.ok(info.payloadBytes > 3 << 20, `payload ${info.payloadBytes} bytes`);
+    const { index: loaded } = await loadIndexFile(file, { expectDim: 256 });
+    try {
+      assert.equal(loaded.size, index.size);
+      for (const q of queries)
+        assert.deepEqual(
+          loaded.search(q, 10).map((h) => h.label),
+          index.search(q, 10).map((h) => h.label),
+        );
+      for (const label of [1, 1500, 3000]) assert.deepEqual(Array.from(loaded.getVector(label)!), Array.from(index.getVector(label)!));
+    } finally {
+      loaded.dispose();
+    }
+  } finally {
+    index.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a sink that fails mid-way (disk full) throws, and the index keeps working and serializing', async () => {
   const { index, queries } = await sampleIndex();
   try {
