@@ -20,6 +20,7 @@
  *                                                                    and its ratios to the first, `ab`)
  *   AGENT_BENCH_THREADS=1 …                                         (print recall and store CPU by thread)
  *   AGENT_BENCH_TRACE=1 …                                           (the server's --verbose log, ms since spawn)
+ *   AGENT_BENCH_SMAPS=<prefix> …                                    (copy the server's /proc/<pid>/smaps after its first answer)
  *   AGENT_BENCH_PROFILE=<dir> …                                     (CPU profiles of the servers' threads, node --cpu-prof)
  */
 import { spawnSync } from 'node:child_process';
@@ -202,6 +203,7 @@ async function mcpTrial(cli: string, home: string, ws: string, queries: string[]
   const firstMs = performance.now() - t0;
   const firstCpu = cpuMs(pid);
   const afterFirst = rssMb(pid);
+  if (process.env.AGENT_BENCH_SMAPS) fs.writeFileSync(`${process.env.AGENT_BENCH_SMAPS}-${trial}`, fs.readFileSync(`/proc/${pid}/smaps`));
   if (!/\S/.test(firstAnswer)) throw new Error('empty first recall');
   try {
     await quiet(pid);
