@@ -148,6 +148,8 @@ interface Layer {
 export interface UseLiteModelInfo {
   /** What runs the model: `wasm-simd-int16` (int16Matmul.ts) or `wasm-simd` (simdMatmul.ts, float32). */
   backend: string;
+  /** The bytes of the kernels' memory: weights and work buffers. */
+  memoryBytes: number;
 }
 
 /** One text's rows in a batch. */
@@ -343,7 +345,7 @@ export class UseLiteModel {
       const timescales = take(`${ENCODE}TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, EMBED / 2]);
       this.timing = timingSignal(timescales);
       this.epsilon = take(`${ENCODE}TransformerStack/Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`, [])[0]!;
-      this.info = { backend: precision === 'int16' ? 'wasm-simd-int16' : 'wasm-simd' };
+      this.info = { backend: precision === 'int16' ? 'wasm-simd-int16' : 'wasm-simd', memoryBytes: memory.buffer.byteLength };
     } finally {
       weights.close(); // read: only the embedding table is read again, a few rows per call
     }
