@@ -132,16 +132,7 @@ function productBody(relu: boolean): KernelFunction {
 
   for (let i = 0; i < 3; i++) e.emit(get(K), int(2 * (i + 1)), mul, set(rowBytes[i]!));
   e.emit(get(N), int(4), mul, set(N4));
-  e.emit(get(T), int(~(ROW_BLOCK - 1)), [OP.i32And], set(T4));
-  // Columns outside, rows inside: a block of 8 columns (K × 16 bytes) stays in cache for every row.
-  e.forLoop(n, int(0), N, COL_BLOCK, () => {
-    e.forLoop(t, int(0), T4, ROW_BLOCK, () => block(ROW_BLOCK));
-    for (let rest = 1; rest < ROW_BLOCK; rest++) {
-      e.emit(get(T), get(T4), [OP.i32Sub], int(rest), [OP.i32Eq, OP.if, OP.void], get(T4), set(t));
-      block(rest);
-      e.emit([OP.end]);
-    }
-  });
+  e.tiles({ n, t, T, T4, N }, ROW_BLOCK, COL_BLOCK, block); // a block of 8 columns of w: K × 16 bytes
   return e.body(8, { i32: 14, v128: 22 });
 }
 

@@ -75,18 +75,9 @@ export function matmulModuleBytes(): Uint8Array {
 
   for (let i = 0; i < 3; i++) e.emit(get(K), int(4 * (i + 1)), mul, set(rowBytes[i]!));
   e.emit(get(N), int(4), mul, set(N4));
-  e.emit(get(T), int(~(MATMUL_ROW_BLOCK - 1)), [OP.i32And], set(T4)); // whole blocks of 4 rows
-  // Columns outside, rows inside: the 8 columns of w (K × 32 bytes) stay in cache for every row,
-  // where rows outside would stream all of w (up to 3 MB) from memory once per 4 rows.
-  e.forLoop(n, int(0), N, MATMUL_COL_BLOCK, () => {
-    e.forLoop(t, int(0), T4, MATMUL_ROW_BLOCK, () => block(MATMUL_ROW_BLOCK));
-    // The last 1–3 rows as one block of their size (one row at a time would load w once per row).
-    for (let rest = 1; rest < MATMUL_ROW_BLOCK; rest++) {
-      e.emit(get(T), get(T4), [OP.i32Sub], int(rest), [OP.i32Eq, OP.if, OP.void], get(T4), set(t));
-      block(rest);
-      e.emit([OP.end]);
-    }
-  });
+  // A block of 8 columns of w (K × 32 bytes) stays in cache for every row, where rows outside would
+  // stream all of w (up to 3 MB) from memory once per 4 rows.
+  e.tiles({ n, t, T, T4, N }, MATMUL_ROW_BLOCK, MATMUL_COL_BLOCK, block);
   return kernelModuleBytes({ mm: e.body(6, { i32: 11, v128: 14 }) });
 }
 

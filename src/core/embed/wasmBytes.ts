@@ -112,6 +112,30 @@ export class BodyEmitter {
     this.emit(this.get(i), this.int(step), [OP.i32Add], this.set(i), [OP.br, 0, OP.end, OP.end]);
   }
 
+  /**
+   * The tiling both matrix products use: blocks of `colBlock` columns outside, `rowBlock` rows
+   * inside (a block's columns of w stay in cache for every row), then the last 1 to rowBlock − 1
+   * rows as one block of their size (one row at a time would read w once per row). `block(rows)`
+   * emits one block at locals `n` (column) and `t` (row); `T4` receives T rounded down to rowBlock.
+   */
+  tiles(
+    locals: { n: number; t: number; T: number; T4: number; N: number },
+    rowBlock: number,
+    colBlock: number,
+    block: (rows: number) => void,
+  ): void {
+    const { n, t, T, T4, N } = locals;
+    this.emit(this.get(T), this.int(~(rowBlock - 1)), [OP.i32And], this.set(T4));
+    this.forLoop(n, this.int(0), N, colBlock, () => {
+      this.forLoop(t, this.int(0), T4, rowBlock, () => block(rowBlock));
+      for (let rest = 1; rest < rowBlock; rest++) {
+        this.emit(this.get(T), this.get(T4), [OP.i32Sub], this.int(rest), [OP.i32Eq, OP.if, OP.void], this.get(T4), this.set(t));
+        block(rest);
+        this.emit([OP.end]);
+      }
+    });
+  }
+
   /** The function with its locals, numbered after the parameters: i32 first, then f32, then v128. */
   body(params: number, locals: { i32?: number; f32?: number; v128?: number }): KernelFunction {
     const groups = (
