@@ -198,9 +198,9 @@ export class HybridSearch {
     this.settings = resolveSearchSettings(deps.settings);
     this.now = deps.now ?? (() => new Date());
     this.rerankConfig = { ...DEFAULT_RERANK_CONFIG, ...deps.reranker?.config };
-    this.commonTerms = new CommonTermFilter(store, { share: this.settings.commonTermShare, minRows: this.settings.commonTermMinRows });
     this.stats = new TermStats(store);
-    this.queryCommonTerms = new CommonTermFilter(store, {
+    this.commonTerms = new CommonTermFilter(this.stats, { share: this.settings.commonTermShare, minRows: this.settings.commonTermMinRows });
+    this.queryCommonTerms = new CommonTermFilter(this.stats, {
       share: this.settings.queryCommonShare,
       minRows: this.settings.queryCommonMinRows,
     });

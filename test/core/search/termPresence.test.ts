@@ -55,6 +55,17 @@ const WORDS = [
   'Postgres',
   'pnpm',
   'npm',
+  // The anchors' edge cases (termPresence.anchorOf): stems that change the last letter, words
+  // with a digit cut to their first and last 3 letters, words over 20 letters cut to 10 + 10.
+  'day',
+  'days',
+  'happy',
+  'base64url',
+  'kubernetes1234',
+  'internationalization',
+  'internationalizations',
+  'counterrevolutionaries',
+  'Überprüfungsverfahrens',
 ];
 const QUERIES = [
   'deploy',
@@ -90,6 +101,18 @@ const QUERIES = [
   'caching',
   'au*',
   'releasetag',
+  'day',
+  'happy',
+  'happi*',
+  'basur*',
+  'basurl',
+  'kub*',
+  'kub1234',
+  'internationalizations',
+  'counterrevolutionaries',
+  'counterrevolution*',
+  'interna*',
+  'überprüfungsverfahrens',
 ];
 
 /** Which memories MATCH a rendered term, by the index that answers it (the oracle). */
