@@ -51,6 +51,8 @@ export function connectEngine(opts: ConnectOptions): EngineClient {
     home: resolveStoreHome(opts.home),
     workspaceRoot: path.resolve(opts.workspace),
     purpose: `${opts.client} (pid ${process.pid})`,
+    // One agent's process: the built-in model on the engine's thread (EngineInit.modelThread).
+    modelThread: 'engine',
     ...(opts.runSchedules === false ? { runSchedules: false } : {}),
     ...(opts.backgroundWork === false ? { backgroundWork: false } : {}),
     ...(opts.settings ? { settings: opts.settings } : {}),

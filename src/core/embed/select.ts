@@ -3,6 +3,7 @@ import { HashEmbedder, type HashEmbedderOptions } from './hashEmbedder';
 import { DEFAULT_OLLAMA_EMBED_MODEL, OllamaEmbedder } from './ollama';
 import { normalizeOllamaHost } from './ollamaHttp';
 import type { Embedder } from './types';
+import type { UseLiteInThreadEmbedder } from './useLiteInThread';
 import { UseLiteEmbedder, type UseLiteEmbedderOptions } from './useLite';
 
 export type EmbeddingProviderSetting = 'auto' | 'ollama' | 'builtin' | 'hash';
@@ -26,6 +27,11 @@ export interface SelectEmbedderConfig {
   /** Wrap the choice in a {@link CachedEmbedder} with this cache; `false` = no cache. Default: a new cache. */
   cache?: EmbeddingCache | false;
   useLite?: UseLiteEmbedderOptions;
+  /**
+   * Run the built-in model on the calling thread (useLiteInThread.ts) instead of a worker thread
+   * of its own: the CLI's engine (EngineInit.modelThread). Default false.
+   */
+  useLiteInThread?: boolean;
   hash?: HashEmbedderOptions;
 }
 
@@ -128,7 +134,8 @@ export const DEFAULT_BUILTIN_IDLE_MS = 120_000;
  * embedding asked of it (docs/recall.md "The query path") — else the hash embedder.
  */
 function builtinOrHash(config: SelectEmbedderConfig, why: string, asked: boolean): EmbedderSelection {
-  const use = new UseLiteEmbedder({ idleDisposeMs: DEFAULT_BUILTIN_IDLE_MS, ...config.useLite });
+  const options = { idleDisposeMs: DEFAULT_BUILTIN_IDLE_MS, ...config.useLite };
+  const use = config.useLiteInThread ? inThreadEmbedder(options) : new UseLiteEmbedder(options);
   const missing = use.missing();
   if (!missing) {
     return {
@@ -148,4 +155,11 @@ function builtinOrHash(config: SelectEmbedderConfig, why: string, asked: boolean
     reason: `Using the hash embedder (lexical only) because the built-in model could not be loaded (${loadError})${asked ? '' : `; it was tried ${why}`}.`,
     degraded: true,
   };
+}
+
+/** The built-in model on this thread, its module loaded only then: a thread that runs it in a worker never loads the model's code. */
+function inThreadEmbedder(options: UseLiteEmbedderOptions): UseLiteInThreadEmbedder {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { UseLiteInThreadEmbedder: InThread } = require('./useLiteInThread') as typeof import('./useLiteInThread');
+  return new InThread(options);
 }

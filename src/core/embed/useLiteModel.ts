@@ -216,6 +216,12 @@ function timingSignal(timescales: Float32Array): Float32Array {
   return timing;
 }
 
+/** What the model is given for `text`: cut to `maxChars` UTF-16 units, "." for an empty one (its sparse input would have none). */
+export function useLiteInput(text: string, maxChars: number): string {
+  const t = text.length > maxChars ? text.slice(0, maxChars) : text;
+  return t.trim() === '' ? '.' : t;
+}
+
 export class UseLiteModel {
   private readonly heap: Float32Array;
   private readonly mm: MatmulKernel;

@@ -14,7 +14,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
 import { installNetworkGuard } from './networkGuard';
-import { UseLiteModel } from './useLiteModel';
+import { UseLiteModel, useLiteInput } from './useLiteModel';
 import { USE_LITE_DIMENSION, type FromUseLiteWorker, type ToUseLiteWorker, type UseLiteWorkerData } from './useLiteProtocol';
 
 const guard = installNetworkGuard();
@@ -54,10 +54,8 @@ function errorText(err: unknown): string {
   return String(err);
 }
 
-/** The model cannot take an empty string (its sparse input would have no entries). */
 function modelInput(text: string): string {
-  const t = text.length > maxChars ? text.slice(0, maxChars) : text;
-  return t.trim() === '' ? '.' : t;
+  return useLiteInput(text, maxChars);
 }
 
 async function load(): Promise<void> {

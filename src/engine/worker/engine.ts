@@ -18,6 +18,7 @@ import type { ConfigSummary, EngineEvent, EngineInit, PipelineModeName, Pipeline
 import { StoreRuntime } from './runtime/storeRuntime';
 import {
   chooseEmbedder,
+  chooseEmbedderInThread,
   embeddingKey,
   selectActive,
   switchAll,
@@ -143,12 +144,7 @@ export class MemoryEngine {
     // it says before the engine's context exists is said once the context does, in the same order.
     const early = { warnings: [] as string[], logs: [] as string[], ctx: undefined as EngineContext | undefined };
     const log = (m: string) => (early.ctx ? early.ctx.log(m) : early.logs.push(m));
-    const choosing = selectActive(
-      opts.chooseEmbedder ?? chooseEmbedder,
-      cfg.config,
-      (m) => (early.ctx ? early.ctx.warn(m) : early.warnings.push(m)),
-      log,
-    );
+    const choosing = selectActive(embedderChooser(opts), cfg.config, (m) => (early.ctx ? early.ctx.warn(m) : early.warnings.push(m)), log);
     void choosing.then((active) =>
       opts.embedderWanted?.then(() => {
         if (!active) return;
@@ -405,7 +401,7 @@ export class MemoryEngine {
   /** Chooses the new embedder and switches every store to it in the background (see reloadConfig). */
   private async switchEmbedder(generation: number): Promise<void> {
     const next = await selectActive(
-      this.opts.chooseEmbedder ?? chooseEmbedder,
+      embedderChooser(this.opts),
       this.ctx.config,
       (m) => this.ctx.warn(m),
       (m) => this.ctx.log(m),
@@ -461,4 +457,9 @@ export class MemoryEngine {
       this.ctx.emit({ type: 'warning', message: `config: ${key}${i.message}${i.source ? ` (${i.source})` : ''}` });
     }
   }
+}
+
+/** How this engine chooses its embedder: the test's chooser, else by where the built-in model runs (EngineInit.modelThread). */
+function embedderChooser(opts: EngineOptions): ChooseEmbedder {
+  return opts.chooseEmbedder ?? (opts.modelThread === 'engine' ? chooseEmbedderInThread : chooseEmbedder);
 }

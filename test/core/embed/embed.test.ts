@@ -22,18 +22,9 @@ import {
 } from '../../../src/core/embed';
 import { FakeOllama, closedPortUrl, fakeEmbedding } from '../../helpers/fakeOllama';
 import { failsAtDeadline, settlesAtDeadline } from '../../helpers/deadline';
+import { embedderRejection } from '../../helpers/embedderRejection';
 
 const norm = (v: Float32Array) => Math.sqrt(dot(v, v));
-
-async function rejection(p: Promise<unknown>): Promise<EmbedderError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof EmbedderError, `expected EmbedderError, got ${String(err)}`);
-    return err;
-  }
-  assert.fail('expected a rejection');
-}
 
 // ---------------------------------------------------------------------------------------------
 describe('HashEmbedder', () => {
@@ -290,7 +281,7 @@ describe('UseLiteEmbedder (built-in model in a worker thread)', () => {
   test('dispose rejects later calls', async () => {
     const e = new UseLiteEmbedder();
     e.dispose();
-    const err = await rejection(e.embed(['x'], 'document'));
+    const err = await embedderRejection(e.embed(['x'], 'document'));
     assert.equal(err.code, 'disposed');
     assert.equal(await e.available(), false);
   });
@@ -298,7 +289,7 @@ describe('UseLiteEmbedder (built-in model in a worker thread)', () => {
   test('a worker that cannot load reports a load error', async () => {
     const e = new UseLiteEmbedder({ workerPath: path.join(__dirname, 'no-such-worker.js') });
     assert.equal(await e.available(), false);
-    const err = await rejection(e.embed(['x'], 'document'));
+    const err = await embedderRejection(e.embed(['x'], 'document'));
     assert.equal(err.code, 'load-failed');
     assert.match(err.message, /could not be loaded/);
     e.dispose();
@@ -363,7 +354,7 @@ describe('OllamaEmbedder against the fake Ollama', () => {
   test('HTTP 500 → error naming the status and the first 200 characters of the body', async () => {
     const body = `boom: ${'x'.repeat(194)}TAIL-NOT-SHOWN`;
     fake.enqueue('embed', { status: 500, body });
-    const err = await rejection(new OllamaEmbedder({ host: fake.url }).embed(['a'], 'document'));
+    const err = await embedderRejection(new OllamaEmbedder({ host: fake.url }).embed(['a'], 'document'));
     assert.equal(err.code, 'http');
     assert.equal(err.status, 500);
     assert.match(err.message, /HTTP 500/);
@@ -372,7 +363,7 @@ describe('OllamaEmbedder against the fake Ollama', () => {
     assert.ok(err.message.includes(fake.url));
 
     fake.enqueue('embed', { status: 500, body: { error: 'llama runner process has terminated' } });
-    const err2 = await rejection(new OllamaEmbedder({ host: fake.url }).embed(['a'], 'document'));
+    const err2 = await embedderRejection(new OllamaEmbedder({ host: fake.url }).embed(['a'], 'document'));
     assert.match(err2.message, /HTTP 500.*llama runner process has terminated/);
   });
 
@@ -404,7 +395,7 @@ describe('OllamaEmbedder against the fake Ollama', () => {
   test('connection refused → "Ollama is not reachable at <host>"', async () => {
     const url = await closedPortUrl();
     const e = new OllamaEmbedder({ host: url });
-    const err = await rejection(e.embed(['a'], 'document'));
+    const err = await embedderRejection(e.embed(['a'], 'document'));
     assert.equal(err.code, 'unreachable');
     assert.ok(err.message.startsWith(`Ollama is not reachable at ${url}`), err.message);
     assert.equal(await e.available(), false);
@@ -428,13 +419,13 @@ describe('OllamaEmbedder against the fake Ollama', () => {
   test('a dropped connection and a malformed answer are reported as such', async () => {
     const e = new OllamaEmbedder({ host: fake.url });
     fake.enqueue('embed', { destroySocket: true });
-    assert.equal((await rejection(e.embed(['a'], 'document'))).code, 'connection');
+    assert.equal((await embedderRejection(e.embed(['a'], 'document'))).code, 'connection');
     fake.enqueue('embed', { body: { embeddings: [[1, 2, 3]] } });
-    const bad = await rejection(e.embed(['a'], 'document'));
+    const bad = await embedderRejection(e.embed(['a'], 'document'));
     assert.equal(bad.code, 'bad-response');
     assert.match(bad.message, /3 dimensions, expected 768/);
     fake.enqueue('embed', { body: 'not json', contentType: 'application/json' });
-    assert.equal((await rejection(e.embed(['a'], 'document'))).code, 'bad-response');
+    assert.equal((await embedderRejection(e.embed(['a'], 'document'))).code, 'bad-response');
   });
 
   test('available(): answers within 3 s against /api/tags', async () => {
@@ -451,7 +442,7 @@ describe('OllamaEmbedder against the fake Ollama', () => {
     const empty = await FakeOllama.start({ models: [] });
     try {
       const e = new OllamaEmbedder({ host: empty.url });
-      const err = await rejection(e.embed(['a'], 'document'));
+      const err = await embedderRejection(e.embed(['a'], 'document'));
       assert.equal(err.code, 'model-missing');
       assert.match(err.message, /ollama pull nomic-embed-text/);
 
@@ -479,7 +470,7 @@ describe('OllamaEmbedder against the fake Ollama', () => {
   test('a failed pull is an error', async () => {
     const none = await FakeOllama.start({ models: [], pullable: [] });
     try {
-      const err = await rejection(new OllamaEmbedder({ host: none.url }).ensureModel({ pull: true }));
+      const err = await embedderRejection(new OllamaEmbedder({ host: none.url }).ensureModel({ pull: true }));
       assert.equal(err.code, 'model-missing');
       assert.match(err.message, /could not pull nomic-embed-text: pull model manifest: file does not exist/);
     } finally {
@@ -545,7 +536,7 @@ describe('EmbeddingCache / CachedEmbedder', () => {
     fake.reset();
     const e = new CachedEmbedder(new OllamaEmbedder({ host: fake.url }));
     fake.enqueue('embed', { status: 500, body: 'temporarily broken' });
-    await rejection(e.embed(['z'], 'document'));
+    await embedderRejection(e.embed(['z'], 'document'));
     const [z] = await e.embed(['z'], 'document');
     assert.equal(z!.length, 768);
     assert.equal(fake.count('embed'), 2);

@@ -511,6 +511,33 @@ test('the built-in model loads at the first search that needs it, not at open, a
   }
 });
 
+test("modelThread 'engine' (the CLI): the built-in model loads on the engine's thread at the first search, and the log says so", async () => {
+  const events: EngineEvent[] = [];
+  const logs = () => events.flatMap((e) => (e.type === 'log' ? [e.message] : []));
+  const engine = await MemoryEngine.open({
+    ...engineDirs(),
+    snapshotTickMs: 0,
+    settings: { 'embedding.provider': 'builtin' },
+    modelThread: 'engine',
+    onEvent: (e) => events.push(e),
+  });
+  try {
+    assert.equal(engine.embedderInfo?.provider, 'builtin');
+    assert.deepEqual(logs(), [], 'nothing loaded while the engine opened');
+    await engine.memories.create({ content: 'Package installs go through pnpm only.', ttlSeconds: null });
+    const r = await engine.search.search({ query: 'which package manager do we use', limit: 3 });
+    assert.ok(r.legsUsed.includes('vector'), JSON.stringify(r.legsUsed));
+    assert.equal(r.hits[0]?.memory.preview, 'Package installs go through pnpm only.');
+    assert.equal(logs().filter((l) => l.startsWith('built-in embedding model loaded')).length, 1, logs().join('\n'));
+    assert.match(
+      logs().find((l) => l.startsWith('built-in embedding model loaded'))!,
+      /^built-in embedding model loaded in \d+ ms on the engine's thread$/,
+    );
+  } finally {
+    await engine.close();
+  }
+});
+
 test('a search waiting while the engine opens (prepare) has the built-in model loaded meanwhile, and the log says so', async () => {
   const events: EngineEvent[] = [];
   const logs = () => events.flatMap((e) => (e.type === 'log' ? [e.message] : []));

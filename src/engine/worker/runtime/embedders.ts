@@ -23,10 +23,21 @@ export interface EmbedderInfo {
 /** Chooses the embedder of a configuration (a test can inject another chooser); `log` hears the built-in model's loads and releases. */
 export type ChooseEmbedder = (config: ResolvedConfig, log?: (line: string) => void) => Promise<EmbedderSelection>;
 
-export const chooseEmbedder: ChooseEmbedder = (config, log) => {
+export const chooseEmbedder: ChooseEmbedder = (config, log) => choose(config, log, false);
+
+/** The same choice, with the built-in model on the engine's own thread (EngineInit.modelThread 'engine'). */
+export const chooseEmbedderInThread: ChooseEmbedder = (config, log) => choose(config, log, true);
+
+function choose(config: ResolvedConfig, log: ((line: string) => void) | undefined, inThread: boolean): Promise<EmbedderSelection> {
   const e = config.embedding;
-  return selectEmbedder({ provider: e.provider, model: e.model, ollamaUrl: e.ollama_url, ...(log ? { useLite: { log } } : {}) });
-};
+  return selectEmbedder({
+    provider: e.provider,
+    model: e.model,
+    ollamaUrl: e.ollama_url,
+    ...(log ? { useLite: { log } } : {}),
+    ...(inThread ? { useLiteInThread: true } : {}),
+  });
+}
 
 export function embedderInfo(sel: EmbedderSelection): EmbedderInfo {
   return { provider: sel.provider, space: sel.embedder.space, reason: sel.reason, degraded: sel.degraded };
