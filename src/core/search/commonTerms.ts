@@ -37,17 +37,12 @@ export class CommonTermFilter {
     const n = this.rowCount();
     if (n < this.opts.minRows) return all;
     const limit = Math.floor(this.opts.share * n);
-    // Counted at least to limit + 1 and read as at most that: every common word ties, and the first
-    // one stays when all are common (the rarest of them by full count lost a LoCoMo question).
-    const dfs = terms.map((t) => Math.min(limit + 1, this.stats.documentFrequency(t, limit + 1)));
+    const dfs = terms.map((t) => this.stats.documentFrequency(t, limit + 1));
     const kept = terms.filter((_, i) => dfs[i]! <= limit);
     if (kept.length === terms.length) return all;
-    if (kept.length === 0) {
-      // Everything is common: keep the rarest one (the first: counts stop just above the limit).
-      let best = 0;
-      for (let i = 1; i < dfs.length; i++) if (dfs[i]! < dfs[best]!) best = i;
-      return { kept: [terms[best]!], dropped: terms.filter((_, i) => i !== best) };
-    }
+    // Everything is common: the first word stays. Counts above the limit are not compared (the
+    // rarest of them by full count was tried and lost a LoCoMo question).
+    if (kept.length === 0) return { kept: [terms[0]!], dropped: terms.slice(1) };
     return { kept, dropped: terms.filter((_, i) => dfs[i]! > limit) };
   }
 }
