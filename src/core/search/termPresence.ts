@@ -70,7 +70,9 @@ export function termsPresent(
 /**
  * Tokenizes with `tokenizer` the rows of `rids` whose text may hold one of `terms` (file header)
  * and records in `out` the terms each holds. The anchors are checked in SQL, on SQLite's lower()
- * (ASCII only, as the porter tokenizer folds): rows that fail are neither tokenized nor read.
+ * (ASCII only, as the porter tokenizer folds), computed once per row in a subquery (its LIMIT
+ * keeps SQLite from folding it into the outer query, which would lower the text once per anchor):
+ * rows that fail are neither tokenized nor read.
  */
 function addTokenized(
   store: Store,
@@ -82,10 +84,12 @@ function addTokenized(
   const { over } = by;
   const ownColumns = over.own ?? over.columns.length;
   const tokenized = over.columns.map((c) => `(SELECT group_concat(token, ' ') FROM ${by.table} WHERE input = m.${c}) AS ${c}`).join(', ');
+  const lowered = `lower(${over.columns.map((c) => `coalesce(${c}, '')`).join(' || char(10) || ')}) AS lowered`;
   const may = mayHoldCondition(over, terms, by.tokenizer);
   for (let i = 0; i < rids.length; i += 500) {
     const chunk = padded(rids.slice(i, i + 500));
-    const sql = `SELECT m.rid, ${tokenized} FROM ${over.table} m WHERE m.rid IN (${chunk.map(() => '?').join(', ')})${may.sql}`;
+    const rows = `SELECT rid, ${over.columns.join(', ')}, ${lowered} FROM ${over.table} WHERE rid IN (${chunk.map(() => '?').join(', ')}) LIMIT -1`;
+    const sql = `SELECT m.rid, ${tokenized} FROM (${rows}) m${may.where}`;
     for (const row of store.all(sql, [...chunk, ...may.params])) {
       const columns = over.columns.map((c) => (typeof row[c] === 'string' ? (row[c] as string).split(' ') : []));
       addHeld(out, Number(row.rid), terms, { own: columns.slice(0, ownColumns), context: columns.slice(ownColumns) });
@@ -93,19 +97,18 @@ function addTokenized(
   }
 }
 
-/** ` AND (…)`: the row's lower-cased text holds every anchor of some term; '' when a term has none. */
-function mayHoldCondition(over: TextColumns, terms: readonly TokenizedTerm[], tokenizer: Tokenizer): { sql: string; params: string[] } {
-  if (terms.some((t) => t.anchors.length === 0)) return { sql: '', params: [] };
-  const text = `lower(${over.columns.map((c) => `coalesce(m.${c}, '')`).join(' || char(10) || ')})`;
+/** ` WHERE …`: the row's lower-cased text (`m.lowered`) holds every anchor of some term; '' when a term has none. */
+function mayHoldCondition(over: TextColumns, terms: readonly TokenizedTerm[], tokenizer: Tokenizer): { where: string; params: string[] } {
+  if (terms.some((t) => t.anchors.length === 0)) return { where: '', params: [] };
   const params: string[] = [];
   const each = terms.map((t) => {
     params.push(...t.anchors);
-    return `(${t.anchors.map(() => `instr(${text}, ?) > 0`).join(' AND ')})`;
+    return `(${t.anchors.map(() => 'instr(m.lowered, ?) > 0').join(' AND ')})`;
   });
   // unicode61 folds diacritics ("É" → "e"): its anchors hold only in ASCII text (as many bytes as characters).
   const raw = over.columns.map((c) => `coalesce(m.${c}, '')`).join(' || ');
   const folded = tokenizer === 'unicode61' ? [`length(CAST(${raw} AS BLOB)) <> length(${raw})`] : [];
-  return { sql: ` AND (${[...folded, ...each].join(' OR ')})`, params };
+  return { where: ` WHERE ${[...folded, ...each].join(' OR ')}`, params };
 }
 
 type Tokenizer = 'porter' | 'unicode61';
