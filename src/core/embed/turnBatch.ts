@@ -1,7 +1,8 @@
 /**
  * Texts asked in one turn of the event loop, embedded together at its end: a recall's memory and
  * session-chunk searches ask for their query views separately, and the built-in model embeds
- * texts of one call in one pass over its weights (useLiteModel.ts `embedMany`).
+ * texts of one call in one pass over its weights (useLiteModel.ts `embedMany`). A text asked
+ * twice in one turn (both stores' searches ask for the query as written) is embedded once.
  */
 export class TurnBatch {
   private batch: { texts: string[]; waiters: Waiter[] } | undefined;
@@ -26,9 +27,19 @@ export class TurnBatch {
     const batch = this.batch;
     this.batch = undefined;
     if (!batch) return;
-    this.run(batch.texts).then(
+    const unique = [...new Set(batch.texts)];
+    const slot = new Map(unique.map((t, i) => [t, i]));
+    this.run(unique).then(
       (vs) => {
-        for (const w of batch.waiters) w.resolve(vs.slice(w.start, w.start + w.n));
+        // A repeated text gets its own copy: a caller may scale its vectors in place.
+        const seen = new Set<string>();
+        const all = batch.texts.map((t) => {
+          const v = vs[slot.get(t)!];
+          if (seen.has(t)) return v?.slice();
+          seen.add(t);
+          return v;
+        }) as Float32Array[];
+        for (const w of batch.waiters) w.resolve(all.slice(w.start, w.start + w.n));
       },
       (e: unknown) => {
         for (const w of batch.waiters) w.reject(e);

@@ -241,12 +241,12 @@ export class HybridSearch {
 
     // Query embedding: timed apart, never part of the search latency.
     const t0 = performance.now();
-    const qvec = await this.embedQuery(query, warnings);
+    const { leg: vectorLeg, vector: qvec } = await this.queryVector(query, warnings);
     const embedMs = performance.now() - t0;
 
     const t1 = performance.now();
     const terms = this.fullTextTerms(query, warnings);
-    const legs = { keyword: terms !== null, vector: qvec !== undefined };
+    const legs = { keyword: terms !== null, vector: vectorLeg };
     const k = Math.max(this.settings.minCandidates, Math.ceil(limit * this.settings.candidateMultiplier));
     // Porter-stemmed words and exact identifiers (fullTextExact.ts); pruned top-k where it applies (fullTextRank.ts).
     const text = fullTextLeg(this.store, terms, where, k, this.settings.fullTextPruning);
@@ -254,7 +254,7 @@ export class HybridSearch {
     const plan = this.plan(query, legs, now);
     // Memories of a date the query names are candidates even when neither leg found them.
     const dated = datedCandidates(this.store, where, plan.windows, k);
-    let union = this.collect(text, qvec, { where, k, dated });
+    let union = this.collect(text, qvec, { where, k, dated, vectorLeg });
     const byRelevance = this.settings.ranking === 'relevance';
     const dates = !byRelevance && this.settings.dateBoost > 0 ? parseQueryDates(query) : [];
     const fuseAll = (u: Map<number, Candidate>) =>
@@ -265,7 +265,7 @@ export class HybridSearch {
     const hybridRanking = legs.keyword && this.settings.keywordWeight > 0 && this.settings.vectorWeight > 0;
     const fb = qvec !== undefined && hybridRanking ? this.feedbackQuery(qvec, fused) : undefined;
     if (fb) {
-      union = this.collect(text, fb, { where, k, earlier: union, dated });
+      union = this.collect(text, fb, { where, k, earlier: union, dated, vectorLeg });
       fused = fuseAll(union);
     }
     const boosted = this.applyGraphBoost(req, query, fused, warnings);
@@ -399,6 +399,7 @@ export class HybridSearch {
    * The candidate union: the keyword top-k (`textHits`) and the vector top-k of `qvec`, each
    * candidate scored on both legs where it can be (see the file header). `earlier`: a previous
    * union for the same text query, whose BM25 scores are reused instead of asked again.
+   * `vectorLeg` with no `qvec`: the leg is on but nothing is indexed (queryVector).
    */
   private collect(
     text: { hits: readonly TextHit[]; scores: ((rids: number[]) => Map<number, TextHit>) | null },
@@ -408,10 +409,11 @@ export class HybridSearch {
       k: number;
       earlier?: Map<number, Candidate>;
       dated: readonly { rid: number; id: string; createdAt: string }[];
+      vectorLeg: boolean;
     },
   ): Map<number, Candidate> {
     const { hits: textHits, scores: textScores } = text;
-    const { where, k, earlier, dated } = pool;
+    const { where, k, earlier, dated, vectorLeg } = pool;
     const union = new Map<number, Candidate>();
     for (const h of textHits) {
       union.set(h.rid, keywordCandidate(h));
@@ -434,7 +436,7 @@ export class HybridSearch {
       if (missing.length) for (const [rid, sim] of vectors.similarities(qvec, missing)) union.get(rid)!.similarity = sim;
     }
     // …and vector-only candidates their BM25 (they may match beyond the keyword top-k).
-    if (textScores !== null && qvec !== undefined && this.settings.fillTextScores) fillTextScores(union, textScores, earlier);
+    if (textScores !== null && vectorLeg && this.settings.fillTextScores) fillTextScores(union, textScores, earlier);
     return union;
   }
 
@@ -488,13 +490,24 @@ export class HybridSearch {
     return kept;
   }
 
-  private async embedQuery(query: string, warnings: string[]): Promise<Float32Array | undefined> {
+  /**
+   * Whether the vector leg is on, and the query's vector. With nothing indexed (a new store, or
+   * the user store of someone who keeps everything per project) the leg is on but finds nothing,
+   * so the query is not embedded for it: the results are the same, without a model call.
+   */
+  private async queryVector(query: string, warnings: string[]): Promise<{ leg: boolean; vector: Float32Array | undefined }> {
     const { embedder, vectors } = this.deps;
-    if (!embedder || !vectors) return undefined;
+    if (!embedder || !vectors) return { leg: false, vector: undefined };
     if (embedder.space !== vectors.space || embedder.dimension !== vectors.dimension) {
       warnings.push(`Vector search skipped: the query embedder (${embedder.space}) does not match the vector index (${vectors.space}).`);
-      return undefined;
+      return { leg: false, vector: undefined };
     }
+    if (vectors.size === 0) return { leg: true, vector: undefined };
+    const vector = await this.embedQuery(query, embedder, vectors.dimension, warnings);
+    return { leg: vector !== undefined, vector };
+  }
+
+  private async embedQuery(query: string, embedder: Embedder, dimension: number, warnings: string[]): Promise<Float32Array | undefined> {
     const s = this.settings;
     let text = prepareQueryEmbedText(query, { stopwords: s.queryStopwords, questionMarks: s.queryStripQuestionMarks });
     if (s.queryCommonShare > 0)
@@ -506,11 +519,11 @@ export class HybridSearch {
       if (raw !== text) texts.push(raw);
     }
     try {
-      const vs = await (embedder as Embedder).embed(texts, 'query');
-      if (vs.length !== texts.length || vs.some((v) => !v || v.length !== vectors.dimension))
-        throw new Error(`expected ${plural(texts.length, `${vectors.dimension}-d vector`)}`);
+      const vs = await embedder.embed(texts, 'query');
+      if (vs.length !== texts.length || vs.some((v) => !v || v.length !== dimension))
+        throw new Error(`expected ${plural(texts.length, `${dimension}-d vector`)}`);
       const unusable = vs.map(unusableVectorReason).find((r) => r !== undefined);
-      if (unusable) throw new Error(`${(embedder as Embedder).id} returned an unusable vector: it ${unusable}`);
+      if (unusable) throw new Error(`${embedder.id} returned an unusable vector: it ${unusable}`);
       return vs.length === 1 ? vs[0] : meanOfUnitVectors(vs);
     } catch (e) {
       warnings.push(`Vector search skipped (full-text only): the query could not be embedded: ${errorMessage(e)}`);

@@ -13,6 +13,8 @@ export type { SearchEvidence };
 export interface VectorSearcher {
   readonly space: string;
   readonly dimension: number;
+  /** Live vectors it can find; 0 lets a search skip embedding its query. Absent: not known. */
+  readonly size?: number;
   search(query: Float32Array, k: number, filter?: (rid: number) => boolean): { rid: number; similarity: number }[];
   similarities(query: Float32Array, rids: number[]): Map<number, number>;
   /** Stored vectors of live memories (absent: none); used by vector feedback. */

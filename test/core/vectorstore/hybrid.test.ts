@@ -11,6 +11,9 @@ import { HybridSearch } from '../../../src/core/search/hybrid';
 import { SmartStore } from '../../../src/core/consolidation/smartStore';
 import { embeddingTextForInput } from '../../../src/core/memory/embedding';
 import { embedTextHash } from '../../../src/core/embed/cache';
+import { HashEmbedder } from '../../../src/core/embed/hashEmbedder';
+import type { EmbedKind } from '../../../src/core/embed/types';
+import type { VectorSearcher } from '../../../src/core/search/types';
 
 test('written memories are found by the next hybrid search through the vector leg', async () => {
   const w = await openWritePath({ dir: tmpDir('am-vsh-') });
@@ -44,6 +47,56 @@ test('written memories are found by the next hybrid search through the vector le
     assert.ok(hit2 && hit2.vectorScore > 0);
     const r3 = await search.search({ query: 'snapshot atomic rename fsync', limit: 20 });
     assert.ok(!r3.results.some((r) => r.memory.id === s.memory!.id), 'deleted memory gone from both legs');
+  } finally {
+    await w.close();
+  }
+});
+
+test('a search over an empty vector index does not embed its query, and answers the same', async () => {
+  let embedCalls = 0;
+  class CountingEmbedder extends HashEmbedder {
+    override async embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]> {
+      embedCalls++;
+      return super.embed(texts, kind);
+    }
+  }
+  const w = await openWritePath({ dir: tmpDir('am-vsh-'), embedder: new CountingEmbedder({ dimension: 512 }) });
+  try {
+    // Written without a vector (as before an embedder is chosen): the keyword leg alone can find them.
+    for (const t of sampleTexts(30, 5)) w.svc.create({ content: t, allowNearDuplicate: true, ttlSeconds: null });
+    w.svc.create({ content: 'The release train leaves every Thursday at noon.', allowNearDuplicate: true, ttlSeconds: null });
+    assert.equal(w.vectors.size, 0);
+    const deps = { projectId: w.svc.projectId, embedder: w.embedder };
+    const skipping = new HybridSearch(w.store, { ...deps, vectors: w.vectors });
+    // The same index without its size: the search cannot know it is empty, so it embeds.
+    const v = w.vectors;
+    const blind: VectorSearcher = {
+      space: v.space,
+      dimension: v.dimension,
+      search: (q, k, f) => v.search(q, k, f),
+      similarities: (q, rids) => v.similarities(q, rids),
+      vectorsOf: (rids) => v.vectorsOf(rids),
+    };
+    const embedding = new HybridSearch(w.store, { ...deps, vectors: blind });
+    for (const query of ['when does the release train leave', 'snapshot rename', 'zebra']) {
+      embedCalls = 0;
+      const a = await skipping.search({ query, limit: 10 });
+      assert.equal(embedCalls, 0, `${query}: not embedded`);
+      const b = await embedding.search({ query, limit: 10 });
+      assert.equal(embedCalls, 1, `${query}: embedded when the size is not known`);
+      assert.deepEqual(a.legs, b.legs, query);
+      assert.equal(a.legs.vector, true, `${query}: the vector leg stays on`);
+      assert.deepEqual(a.warnings, b.warnings, query);
+      assert.deepEqual(a.results, b.results, query);
+    }
+    assert.ok((await skipping.search({ query: 'release train Thursday', limit: 5 })).results.length > 0, 'keyword hits found');
+
+    // One memory with a vector: the query is embedded again.
+    await w.ingest.create({ content: 'Deploys wait for the release train.', allowNearDuplicate: true });
+    embedCalls = 0;
+    const r = await skipping.search({ query: 'when does the release train leave', limit: 5 });
+    assert.equal(embedCalls, 1);
+    assert.ok(r.results.some((x) => x.vectorScore > 0));
   } finally {
     await w.close();
   }

@@ -66,16 +66,19 @@ export class SearchService {
     const perStore: SearchHit[][] = [];
     const legs = new Set<SearchLeg>();
     const alternates = await this.alternates(params.query);
-    for (const rt of this.ctx.stores.forScope(params.scope)) {
-      const req: SearchRequest = {
-        query: params.query,
-        limit,
-        minScore,
-        ...filters,
-        graphBoost: this.ctx.config.memory.pipelineV2.graphEnabled,
-        withContent: true,
-      };
-      const r = await searchWithAlternates((q) => rt.search(q), req, alternates, { poolLimit: max });
+    const req: SearchRequest = {
+      query: params.query,
+      limit,
+      minScore,
+      ...filters,
+      graphBoost: this.ctx.config.memory.pipelineV2.graphEnabled,
+      withContent: true,
+    };
+    // The stores at once: their query embeddings then reach the built-in model in one call (turnBatch.ts).
+    const stores = this.ctx.stores.forScope(params.scope);
+    const answers = await Promise.all(stores.map((rt) => searchWithAlternates((q) => rt.search(q), req, alternates, { poolLimit: max })));
+    stores.forEach((rt, i) => {
+      const r = answers[i]!;
       if (r.legs.keyword) legs.add('keyword');
       if (r.legs.vector) legs.add('vector');
       for (const w of r.warnings) this.ctx.warn(`search: ${w}`);
@@ -88,7 +91,7 @@ export class SearchService {
       }
       // Hits handed to an agent or cited are accesses (docs/lifecycle.md "Access"), written after the answer; browsing never is.
       if (params.recordAccess === true) rt.access?.record(rids);
-    }
+    });
     const hits = mergeInOrder(perStore, limit);
     return { query: params.query, hits, legsUsed: [...legs], tookMs: performance.now() - t0 };
   }

@@ -6,6 +6,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HashEmbedder } from '../../../../src/core/embed/hashEmbedder';
+import { TurnBatch } from '../../../../src/core/embed/turnBatch';
+import type { EmbedKind } from '../../../../src/core/embed/types';
 import { defaultConfig } from '../../../../src/core/config';
 import { SearchService, type SearchableStore } from '../../../../src/engine/worker/services/search';
 import { searchFixture } from '../../../core/search/fixture';
@@ -76,6 +78,42 @@ describe('search across both stores', () => {
       assert.deepEqual(r.legsUsed.sort(), ['keyword', 'vector']);
     } finally {
       await s.close();
+    }
+  });
+});
+
+/** A hash embedder that embeds the texts asked in one turn together (as the built-in model does: turnBatch.ts). */
+class TurnBatchedEmbedder extends HashEmbedder {
+  readonly calls: string[][] = [];
+  private readonly turns = new TurnBatch((texts) => {
+    this.calls.push(texts);
+    return super.embed(texts, 'query');
+  });
+  override embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]> {
+    return kind === 'query' ? this.turns.add(texts) : super.embed(texts, kind);
+  }
+}
+
+describe('both stores embed the query together', () => {
+  test("a search over both stores asks for the stores' query views in one model call", async () => {
+    const embedder = new TurnBatchedEmbedder({ dimension: 512 });
+    const project = await searchFixture(embedder);
+    const global = await searchFixture(embedder);
+    try {
+      await project.add({ content: 'We use pnpm as the package manager in this repository.' });
+      await global.add({ content: 'My colleague prefers small pull requests with one change each.' });
+      const views: SearchableStore[] = [
+        { name: 'project', search: (req) => project.searcher().search(req) },
+        { name: 'global', search: (req) => global.searcher().search(req) },
+      ];
+      const service = new SearchService({ config: defaultConfig(), stores: { forScope: () => views }, warn: () => {} });
+      const r = await service.search({ query: 'which package manager do we use', recordAccess: false });
+      assert.equal(r.hits[0]!.store, 'project');
+      // Both stores ask for the same two views; each text is embedded once.
+      assert.deepEqual(embedder.calls, [['package manager use', 'which package manager do we use']]);
+    } finally {
+      await project.store.close();
+      await global.store.close();
     }
   });
 });
