@@ -293,9 +293,26 @@ suite('Sidebar views', () => {
       assert.equal(info(roots, 'llm').description, 'ready', 'the fake Ollama is reachable and has the model');
       assert.equal(info(roots, 'mode').label, 'Mode: full');
 
+      // Both views redraw after the decision (the Memories tree on the engine's change event).
+      let memoriesRedrawn = 0;
+      let pipelineRedrawn = 0;
+      const watching = [
+        api.tree.onDidChangeTreeData(() => memoriesRedrawn++),
+        api.views.pipeline.onDidChangeTreeData(() => pipelineRedrawn++),
+      ];
       const approved = await vscode.commands.executeCommand<{ status: string; historyId: string }>('agentMemory.approveReview', node);
       assert.equal(approved.status, 'deleted');
       assert.equal(await api.engine.request('memory.get', { id: target.id }), null);
+      await until('the Memories and Pipeline views redrawn after Approve', async () => ({ memoriesRedrawn, pipelineRedrawn }), {
+        check: (n: { memoriesRedrawn: number; pipelineRedrawn: number }) => n.memoriesRedrawn > 0 && n.pipelineRedrawn > 0,
+        timeoutMs: 5000,
+      });
+      const left = info(await api.views.pipeline.getChildren(), 'reviews').children ?? [];
+      assert.ok(
+        !left.some((n: PipelineNode) => n.kind === 'review' && n.review.targetId === target.id),
+        'the approved proposal left the view',
+      );
+      for (const w of watching) w.dispose();
       const undone = await vscode.commands.executeCommand<{ undone: string; memory: MemoryRecord }>(
         'agentMemory.undoPipelineChange',
         approved.historyId,

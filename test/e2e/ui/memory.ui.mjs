@@ -2,7 +2,16 @@
 // find it in the search panel, open the graph, reach @memory in chat; and memory text with HTML
 // and <script> stays inert text in every webview. Screenshots: test-artifacts/e2e/memory--*.png.
 import assert from 'node:assert/strict';
-import { addMemoryFromPalette, deleteAllMemories, findFrame, openViewContainer, runCommand, treeRow } from './workbench.mjs';
+import {
+  addMemoryFromPalette,
+  cli,
+  deleteAllMemories,
+  findFrame,
+  openViewContainer,
+  runCommand,
+  treeRow,
+  waitForNotification,
+} from './workbench.mjs';
 
 /** The inner frame of a webview panel whose document has `selector`. */
 function webviewFrame(page, selector) {
@@ -33,6 +42,30 @@ async function clickGraphNode(graph, re) {
 const XSS = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>inert-probe</b> never render memory text as HTML';
 
 export const tests = {
+  async "the Memories view's inline Delete removes the row at once, and Undo brings it back"({ page, screenshot, workspace }) {
+    const r = await cli(workspace, 'add', 'Inline delete probe: the staging database is reset every Sunday night.');
+    await openViewContainer(page, 'Agent Memory');
+    const memories = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Memories' }) }).first();
+    const row = treeRow(memories, 'staging database is reset every Sunday');
+    await row.waitFor({ state: 'visible', timeout: 20000 });
+    await row.hover();
+    await row.locator('.action-label[aria-label^="Delete Memory"]').click();
+    await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Delete' }).click();
+    await waitForNotification(page, 'Memory deleted');
+    const t0 = Date.now();
+    await row.waitFor({ state: 'detached', timeout: 5000 });
+    const goneMs = Date.now() - t0;
+    await assert.rejects(cli(workspace, 'get', r.memory.id), /was deleted just now/, 'deleted in the store');
+    await screenshot('inline-delete-row-gone');
+    await page
+      .locator('.notifications-toasts .notification-toast', { hasText: 'Memory deleted' })
+      .getByRole('button', { name: 'Undo' })
+      .click();
+    await row.waitFor({ state: 'visible', timeout: 5000 });
+    assert.equal((await cli(workspace, 'get', r.memory.id)).deletedAt, null, 'restored');
+    console.log(`[inline delete] row gone ${goneMs} ms after the toast`);
+  },
+
   async 'palette → tree → search panel → graph: a new user finds the memory they added'({ page, screenshot, workspace }) {
     await deleteAllMemories(workspace); // a new user: the UI tests share one store, earlier tests added memories
     const text = 'Our staging database listens on port 5433 (not 5432) since the March migration.';
