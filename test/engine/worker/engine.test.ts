@@ -490,7 +490,7 @@ test('memory.normalize_project_id off: the workspace folder path is the project 
   }
 });
 
-test('the built-in model loads at the first search that needs it, not at open, and the log says so', async () => {
+test('the built-in model loads when first needed, not at open nor for a search with no vector to compare; the log says so', async () => {
   const events: EngineEvent[] = [];
   const logs = () => events.flatMap((e) => (e.type === 'log' ? [e.message] : []));
   const engine = await MemoryEngine.open({
@@ -503,7 +503,12 @@ test('the built-in model loads at the first search that needs it, not at open, a
     assert.equal(engine.embedderInfo?.provider, 'builtin');
     assert.match(engine.embedderInfo?.reason ?? '', /loaded when first needed/);
     assert.deepEqual(logs(), [], 'nothing loaded while the engine opened');
-    await engine.search.search({ query: 'which package manager do we use', limit: 3 });
+    const empty = await engine.search.search({ query: 'which package manager do we use', limit: 3 });
+    assert.deepEqual(logs(), [], 'an empty store: nothing to compare the query with, so it is not embedded');
+    assert.ok(empty.legsUsed.includes('vector'), 'the vector leg is still on');
+    await engine.memories.create({ content: 'Package installs go through pnpm only.', ttlSeconds: null });
+    const r = await engine.search.search({ query: 'which package manager do we use', limit: 3 });
+    assert.equal(r.hits[0]?.memory.preview, 'Package installs go through pnpm only.');
     assert.equal(logs().length, 1, logs().join('\n'));
     assert.match(logs()[0]!, /^built-in embedding model loaded in \d+ ms$/);
   } finally {
