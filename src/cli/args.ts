@@ -109,7 +109,7 @@ const isCommand = (s: string | undefined): s is CommandName => (COMMANDS as read
 
 function unknownCommand(word: string): UsageError {
   const near = closest(word, COMMANDS);
-  return new UsageError(`unknown command "${word}". ${near ? `Did you mean "${near}"?` : 'Run "agent-memory help" for the commands.'}`);
+  return new UsageError(`unknown command "${word}".${near ? ` Did you mean "${near}"?` : ''}`);
 }
 
 export function parseCli(argv: string[], cwd: string): Parsed {

@@ -73,7 +73,11 @@ test('help for every command: usage, options and an example, three ways', async 
 
 test('an unknown command or option says what was given and suggests the closest', async () => {
   usageError(await runCli(['serch', 'docker'], env), /^agent-memory: unknown command "serch"\. Did you mean "search"\?/);
-  usageError(await runCli(['frobnicate'], env), /^agent-memory: unknown command "frobnicate"\. Run "agent-memory help"/);
+  // The pointer to the commands is said once (it used to end the message and follow it too).
+  usageError(
+    await runCli(['frobnicate'], env),
+    /^agent-memory: unknown command "frobnicate"\.\nRun "agent-memory help" for the commands\.\n$/,
+  );
   usageError(await runCli(['help', 'lst'], env), /^agent-memory: unknown command "lst"\. Did you mean "list"\?/);
   usageError(await runCli(['list', '--limt', '5'], env), /^agent-memory: list: unknown option --limt\. Did you mean --limit\?/);
   usageError(
