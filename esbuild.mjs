@@ -45,8 +45,10 @@ function targets() {
     list.push({ ...node, entryPoints: { engine: join(root, 'src/engine/worker/worker.ts') }, outdir: dist });
   }
   // The agent-memory CLI (and its `mcp` server): starts dist/engine.js next to it when it owns the store.
+  // dist/cli.js (package.json bin) is a small entry that runs dist/cliMain.js with a V8 code cache (src/cli/entry.ts).
   if (existsSync(join(root, 'src/cli/main.ts'))) {
-    list.push({ ...node, entryPoints: { cli: join(root, 'src/cli/main.ts') }, outdir: dist, banner: { js: '#!/usr/bin/env node' } });
+    list.push({ ...node, entryPoints: { cliMain: join(root, 'src/cli/main.ts') }, outdir: dist });
+    list.push({ ...node, entryPoints: { cli: join(root, 'src/cli/entry.ts') }, outdir: dist, banner: { js: '#!/usr/bin/env node' } });
   }
   // The CLI's engine thread runs dist/engine.js through this entry, with a V8 code cache (src/cli/codeCache.ts).
   if (existsSync(join(root, 'src/cli/cachedWorker.ts'))) {

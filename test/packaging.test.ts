@@ -89,6 +89,7 @@ test('npm run package builds a VSIX of what runs, and its CLI and MCP server wor
     'dist/extension.js',
     'dist/engine.js',
     'dist/cli.js',
+    'dist/cliMain.js',
     'dist/cachedWorker.js',
     'dist/useLiteWorker.js',
     'dist/sql-wasm.wasm',

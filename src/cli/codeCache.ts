@@ -82,6 +82,8 @@ export interface CodeCacheResult {
   rejected: boolean;
   /** Resolves once the full cache is written, with whether it was (no folder, or nothing to do: false). */
   written: Promise<boolean>;
+  /** What the file put in `module.exports`. */
+  exports: unknown;
 }
 
 /**
@@ -117,7 +119,12 @@ export function runWithCodeCache(target: string, dir: string | undefined, fullAf
     break;
   }
   script ??= new vm.Script(code, { filename: target });
-  const mod = { exports: {}, filename: target, id: target, loaded: false };
+  const mod: { exports: unknown; filename: string; id: string; loaded: boolean } = {
+    exports: {},
+    filename: target,
+    id: target,
+    loaded: false,
+  };
   const run = script.runInThisContext() as (
     exports: unknown,
     require: NodeJS.Require,
@@ -133,7 +140,7 @@ export function runWithCodeCache(target: string, dir: string | undefined, fullAf
     files && used !== 'full'
       ? new Promise<boolean>((resolve) => setTimeout(() => resolve(writeCache(ready, files.full, key)), fullAfterMs).unref())
       : Promise.resolve(false);
-  return { used, rejected, written };
+  return { used, rejected, written, exports: mod.exports };
 }
 
 /** Caches of other builds of the same bundle are removed when unused this long. */

@@ -1,6 +1,6 @@
 /**
- * `agent-memory`: the project's memory from a terminal or any agent (bundled to dist/cli.js,
- * plain Node 20+). Owner or client of the shared store, transparently (connect.ts). stdout
+ * `agent-memory`: the project's memory from a terminal or any agent (bundled to dist/cliMain.js,
+ * run by dist/cli.js: entry.ts; plain Node 20+). Owner or client of the shared store, transparently (connect.ts). stdout
  * carries only the answer (exactly one JSON object with --json, or an export written to `-`);
  * errors are one line on stderr. Exit codes: 0 ok, 1 failure, 2 usage (a mistake on the command
  * line: the usage follows on stderr).
@@ -172,7 +172,8 @@ function oneLine(e: unknown): string {
   return `${errorLine(e)}${code}`.replace(/\s*\n\s*/g, ' ');
 }
 
-if (require.main === module) {
+/** Runs this process's command line and exits with its code (dist/cli.js calls it: entry.ts). */
+export function main(): void {
   runCli(process.argv.slice(2), {
     out: (s) => process.stdout.write(`${s}\n`),
     err: (s) => process.stderr.write(`${s}\n`),
@@ -188,3 +189,5 @@ if (require.main === module) {
     },
   );
 }
+
+if (require.main === module) main();

@@ -14,7 +14,8 @@ function bundle(dir: string): string {
       'const os = require("node:os");\n' +
       'function work(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }\n' +
       'globalThis.__bundleRuns = (globalThis.__bundleRuns ?? 0) + 1;\n' +
-      'globalThis.__bundleSeen = { file: __filename, dir: __dirname, isModule: module.exports === exports, work: work(1000), eol: os.EOL };\n',
+      'globalThis.__bundleSeen = { file: __filename, dir: __dirname, isModule: module.exports === exports, work: work(1000), eol: os.EOL };\n' +
+      'exports.answer = 42;\n',
   );
   return file;
 }
@@ -41,6 +42,7 @@ test('a bundle runs as a CommonJS module; the first run writes the top-level cac
   assert.equal(g.__bundleRuns, before + 1);
   assert.deepEqual(g.__bundleSeen, { file, dir, isModule: true, work: 2997, eol: '\n' });
   assert.equal(first.used, undefined);
+  assert.deepEqual(first.exports, { answer: 42 }, "the file's exports are handed back");
   const files = codeCacheFiles(file, cache);
   assert.ok(fs.existsSync(files.top), 'the top-level cache is written at once');
   assert.equal(await written(first.written), true);

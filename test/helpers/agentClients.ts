@@ -46,7 +46,7 @@ export function installClient(name: ClientName): { bin: string } | { skip: strin
 }
 
 /**
- * Bundles the CLI and the engine worker (as `npm run build` does) into
+ * Bundles the CLI (its entry and its main bundle) and the engine worker (as `npm run build` does) into
  * `<extensions>/agent-memory.agent-memory-0.1.0/dist/` with the assets they read, and returns
  * the path of its cli.js. The folder is under the repository so the packages external in the
  * bundle as in the VSIX (`@energetic-ai/*`, `@napi-rs/keyring`) resolve from its node_modules.
@@ -57,7 +57,12 @@ export async function buildExtension(extensions: string): Promise<string> {
   // The same externals as the VSIX's bundle (esbuild.mjs): the embedders' packages and the keychain binding.
   const { NODE_EXTERNALS } = (await import(path.join(ROOT, 'scripts/vsix-runtime-deps.mjs'))) as { NODE_EXTERNALS: string[] };
   await esbuild.build({
-    entryPoints: { cli: path.join(ROOT, 'src/cli/main.ts'), engine: path.join(ROOT, 'src/engine/worker/worker.ts') },
+    // As esbuild.mjs: dist/cli.js is the small entry that runs dist/cliMain.js with a code cache.
+    entryPoints: {
+      cli: path.join(ROOT, 'src/cli/entry.ts'),
+      cliMain: path.join(ROOT, 'src/cli/main.ts'),
+      engine: path.join(ROOT, 'src/engine/worker/worker.ts'),
+    },
     outdir: dist,
     bundle: true,
     platform: 'node',
