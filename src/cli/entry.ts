@@ -5,7 +5,7 @@
  *
  * Why: an agent spawns `node dist/cli.js mcp`, and the engine's thread, which answers its first
  * recall, starts only once this thread has compiled the CLI's bundle (1.2 MB: ~50 ms). From a
- * cache it is read instead; the first answer came 0.86× as late (bench/RESULTS-recall.md, stop 38).
+ * cache it is read instead: the first answer came 0.89–0.93× as late (bench/RESULTS-recall.md "Stop 38").
  * This file stays small: it is compiled without a cache on every start.
  */
 import * as path from 'node:path';
