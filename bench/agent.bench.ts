@@ -163,6 +163,8 @@ interface Trial {
   stored: number;
   rss_after_all_mb: number;
   peak_rss_mb: number;
+  /** 1 when the server's log said it loaded the built-in model for its first answer. */
+  model_loaded: number;
 }
 
 type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
@@ -183,7 +185,8 @@ async function mcpTrial(cli: string, home: string, ws: string, queries: string[]
       'mcp',
       '--workspace',
       ws,
-      ...(process.env.AGENT_BENCH_TRACE ? ['--verbose'] : []),
+      // Its log says which embedder it loaded (a server that fell back to another would look cheap).
+      '--verbose',
     ],
     cwd: ws,
     env: { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: home },
@@ -191,12 +194,14 @@ async function mcpTrial(cli: string, home: string, ws: string, queries: string[]
   });
   const client = new Client({ name: 'agent-bench', version: '1.0.0' });
   const t0 = performance.now();
-  if (process.env.AGENT_BENCH_TRACE) {
-    // The server's log (--verbose), each line with the ms since spawn: where the first answer's time goes.
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) progress(`+${Math.round(performance.now() - t0)} ms ${line}`);
-    });
-  }
+  const log: string[] = [];
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+      log.push(line);
+      // AGENT_BENCH_TRACE: each line with the ms since spawn (where the first answer's time goes).
+      if (process.env.AGENT_BENCH_TRACE) progress(`+${Math.round(performance.now() - t0)} ms ${line}`);
+    }
+  });
   await client.connect(transport);
   const pid = transport.pid!;
   const firstAnswer = await call(client, 'recall_memories', { query: queries[0]! });
@@ -205,6 +210,9 @@ async function mcpTrial(cli: string, home: string, ws: string, queries: string[]
   const afterFirst = rssMb(pid);
   if (process.env.AGENT_BENCH_SMAPS) fs.writeFileSync(`${process.env.AGENT_BENCH_SMAPS}-${trial}`, fs.readFileSync(`/proc/${pid}/smaps`));
   if (!/\S/.test(firstAnswer)) throw new Error('empty first recall');
+  const modelLoaded = log.some((l) => /built-in embedding model loaded/.test(l));
+  if (!modelLoaded)
+    progress(`trial ${trial + 1}: the server did not load the built-in model for its first answer; its log: ${log.join(' | ')}`);
   try {
     await quiet(pid);
     let c0 = cpuMs(pid);
@@ -245,6 +253,7 @@ async function mcpTrial(cli: string, home: string, ws: string, queries: string[]
       stored,
       rss_after_all_mb: end.rss,
       peak_rss_mb: end.peak,
+      model_loaded: modelLoaded ? 1 : 0,
     };
   } finally {
     await client.close();
@@ -278,6 +287,8 @@ export interface AgentBenchResult {
   store_cpu_with_background_ms: number;
   store_p50_ms: number;
   stored_not_skipped: string;
+  /** How many of the measured servers said they loaded the built-in model (`embedder` is the preparing engine's choice). */
+  servers_with_builtin_model: string;
   rss_after_all_mb: number;
   server_peak_rss_mb: number;
   cold_search_ms: number;
@@ -298,6 +309,7 @@ function summarize(runs: Trial[], cold: number[], nodeMs: number) {
     store_cpu_with_background_ms: m('store_cpu_with_background_ms'),
     store_p50_ms: m('store_p50_ms'),
     stored_not_skipped: `${m('stored')} of ${STORES}`,
+    servers_with_builtin_model: `${runs.filter((r) => r.model_loaded === 1).length} of ${runs.length}`,
     rss_after_all_mb: m('rss_after_all_mb'),
     server_peak_rss_mb: m('peak_rss_mb'),
     cold_search_ms: round(median(cold), 1),
