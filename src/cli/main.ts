@@ -1,9 +1,9 @@
 /**
  * `agent-memory`: the project's memory from a terminal or any agent (bundled to dist/cliMain.js,
- * run by dist/cli.js: entry.ts; plain Node 20+). Owner or client of the shared store, transparently (connect.ts). stdout
- * carries only the answer (exactly one JSON object with --json, or an export written to `-`);
- * errors are one line on stderr. Exit codes: 0 ok, 1 failure, 2 usage (a mistake on the command
- * line: the usage follows on stderr).
+ * which dist/cli.js runs: entry.ts; plain Node 20+). Owner or client of the shared store,
+ * transparently (connect.ts). stdout carries only the answer (exactly one JSON object with
+ * --json, or an export written to `-`); errors are one line on stderr. Exit codes: 0 ok,
+ * 1 failure, 2 usage (a mistake on the command line: the usage follows on stderr).
  */
 import type { Readable, Writable } from 'node:stream';
 import { EngineError } from '../engine/errors';
