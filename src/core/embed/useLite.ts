@@ -5,6 +5,7 @@ import { MODEL_WORKER_LIMITS } from '../util/workerHeap';
 import { removeStopwords } from './stopwords';
 import { EmbedderError, spaceName, type EmbedKind, type Embedder } from './types';
 import { TurnBatch } from './turnBatch';
+import { IdleRelease } from './idleRelease';
 import { l2normalize } from './vector';
 import {
   USE_LITE_DIMENSION,
@@ -120,7 +121,7 @@ export class UseLiteEmbedder implements Embedder {
   private readonly queries = new TurnBatch((texts) => this.embedNow(texts, 'query'));
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly idle: IdleRelease;
 
   constructor(options: UseLiteEmbedderOptions = {}) {
     this.opts = {
@@ -131,6 +132,7 @@ export class UseLiteEmbedder implements Embedder {
       idleDisposeMs: options.idleDisposeMs ?? 0,
     };
     this.log = options.log ?? (() => undefined);
+    this.idle = new IdleRelease(this.opts.idleDisposeMs, () => this.releaseIdle(), this.log);
   }
 
   /** Why the model cannot start here, without loading it (see {@link useLiteMissing}). */
@@ -229,7 +231,7 @@ export class UseLiteEmbedder implements Embedder {
   private request(id: number, msg: ToUseLiteWorker): Promise<FromUseLiteWorker> {
     const worker = this.worker;
     if (!worker) return Promise.reject(new EmbedderError('USE-lite worker is not running.', 'internal', this.id));
-    this.clearIdle();
+    this.idle.clear();
     return new Promise<FromUseLiteWorker>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       worker.ref();
@@ -376,7 +378,7 @@ export class UseLiteEmbedder implements Embedder {
   }
 
   private stopWorker(err: EmbedderError): void {
-    this.clearIdle();
+    this.idle.clear();
     const worker = this.worker;
     this.worker = undefined;
     this.ready = undefined;
@@ -384,21 +386,15 @@ export class UseLiteEmbedder implements Embedder {
     if (worker) void worker.terminate();
   }
 
+  /** The idle wait starts once nothing waits on the worker. */
   private armIdle(): void {
-    if (this.opts.idleDisposeMs <= 0 || this.pending.size > 0) return;
-    this.clearIdle();
-    this.idleTimer = setTimeout(() => {
-      if (this.pending.size === 0 && this.worker) {
-        this.stopWorker(new EmbedderError('idle stop', 'internal', this.id));
-        const s = Math.round(this.opts.idleDisposeMs / 1000);
-        this.log(`built-in embedding model released after ${s} s without work; it loads again when needed`);
-      }
-    }, this.opts.idleDisposeMs);
-    this.idleTimer.unref();
+    if (this.pending.size === 0) this.idle.arm();
   }
 
-  private clearIdle(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
+  /** The idle release: the worker stops when nothing waits on it. */
+  private releaseIdle(): boolean {
+    if (this.pending.size > 0 || !this.worker) return false;
+    this.stopWorker(new EmbedderError('idle stop', 'internal', this.id));
+    return true;
   }
 }

@@ -11,6 +11,7 @@
  * turn of the event loop go to the model in one call; a document batch is embedded one text per
  * turn, so a query asked meanwhile waits for one text at most.
  */
+import { IdleRelease } from './idleRelease';
 import { TurnBatch } from './turnBatch';
 import type { UseLiteEmbedderOptions, UseLiteLoadInfo } from './useLite';
 import { prepareUseLiteText, useLiteWeightsMissing } from './useLite';
@@ -43,7 +44,7 @@ export class UseLiteInThreadEmbedder implements Embedder {
   private info: UseLiteLoadInfo | undefined;
   private fatal: EmbedderError | undefined;
   private disposed = false;
-  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly idle: IdleRelease;
   private readonly queries = new TurnBatch(async (texts) => this.embedNow(texts));
   private readonly figures: UseLiteInThreadStats = { loads: 0, modelCalls: 0, textsEmbedded: 0, embedMs: 0 };
 
@@ -55,6 +56,7 @@ export class UseLiteInThreadEmbedder implements Embedder {
       weightsDir: options.weightsDir,
     };
     this.log = options.log ?? (() => undefined);
+    this.idle = new IdleRelease(this.opts.idleDisposeMs, () => this.releaseIdle(), this.log);
   }
 
   /** Why the model cannot load here, without loading it (its weights are not installed). */
@@ -111,13 +113,13 @@ export class UseLiteInThreadEmbedder implements Embedder {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.clearIdle();
+    this.idle.clear();
     this.model = undefined;
   }
 
   private embedNow(prepared: string[]): Float32Array[] {
     const { model } = this.loaded();
-    this.clearIdle();
+    this.idle.clear();
     try {
       const t0 = performance.now();
       const vecs = model.embedMany(prepared.map((t) => useLiteInput(t, this.opts.maxChars)));
@@ -131,7 +133,7 @@ export class UseLiteInThreadEmbedder implements Embedder {
     } catch (err) {
       throw new EmbedderError(`USE-lite failed to embed: ${(err as Error).message}`, 'internal', this.id, undefined, { cause: err });
     } finally {
-      this.armIdle();
+      this.idle.arm();
     }
   }
 
@@ -162,24 +164,14 @@ export class UseLiteInThreadEmbedder implements Embedder {
     this.info = { loadMs: ms, wallMs: ms, backend: model.info.backend, rss: process.memoryUsage.rss() };
     this.figures.loads++;
     this.log(`built-in embedding model loaded in ${Math.round(ms)} ms on the engine's thread`);
-    this.armIdle();
+    this.idle.arm();
     return { model, info: this.info };
   }
 
-  private armIdle(): void {
-    if (this.opts.idleDisposeMs <= 0) return;
-    this.clearIdle();
-    this.idleTimer = setTimeout(() => {
-      if (!this.model) return;
-      this.model = undefined;
-      const s = Math.round(this.opts.idleDisposeMs / 1000);
-      this.log(`built-in embedding model released after ${s} s without work; it loads again when needed`);
-    }, this.opts.idleDisposeMs);
-    this.idleTimer.unref();
-  }
-
-  private clearIdle(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
+  /** The idle release: the model is dropped (its memory goes with it). */
+  private releaseIdle(): boolean {
+    if (!this.model) return false;
+    this.model = undefined;
+    return true;
   }
 }

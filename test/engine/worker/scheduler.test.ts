@@ -181,8 +181,11 @@ const TIMER_ALLOWLIST: Record<string, { max: number; why: string }> = {
     max: 2,
     why: "the HTTP request deadline, cleared when the request ends, and the probe's TCP check deadline (the socket's own, gone with it)",
   },
-  'src/core/embed/useLite.ts': { max: 2, why: 'the model load deadline and the idle stop of the model worker thread, cleared on dispose' },
-  'src/core/embed/useLiteInThread.ts': { max: 1, why: 'the idle release of the model on the engine thread (unref), cleared on dispose' },
+  'src/core/embed/useLite.ts': { max: 1, why: 'the model load deadline of the model worker thread, cleared when it loads or fails' },
+  'src/core/embed/idleRelease.ts': {
+    max: 1,
+    why: "the built-in model's idle release (its worker or the engine thread's copy; unref), cleared on work and on dispose",
+  },
   'src/core/memory/embedOnWrite.ts': {
     max: 1,
     why: 'how long a write waits for its embedding before it is stored pending, cleared when it answers',
