@@ -490,7 +490,8 @@ test('memory.normalize_project_id off: the workspace folder path is the project 
   }
 });
 
-test('the built-in model loads when first needed, not at open nor for a search with no vector to compare; the log says so', async () => {
+/** An engine on the built-in embedder, and the log lines it has said so far. */
+async function builtinEngine(extra: Partial<Parameters<typeof MemoryEngine.open>[0]> = {}) {
   const events: EngineEvent[] = [];
   const logs = () => events.flatMap((e) => (e.type === 'log' ? [e.message] : []));
   const engine = await MemoryEngine.open({
@@ -498,7 +499,13 @@ test('the built-in model loads when first needed, not at open nor for a search w
     snapshotTickMs: 0,
     settings: { 'embedding.provider': 'builtin' },
     onEvent: (e) => events.push(e),
+    ...extra,
   });
+  return { engine, logs };
+}
+
+test('the built-in model loads when first needed, not at open nor for a search with no vector to compare; the log says so', async () => {
+  const { engine, logs } = await builtinEngine();
   try {
     assert.equal(engine.embedderInfo?.provider, 'builtin');
     assert.match(engine.embedderInfo?.reason ?? '', /loaded when first needed/);
@@ -516,16 +523,8 @@ test('the built-in model loads when first needed, not at open nor for a search w
   }
 });
 
-test("modelThread 'engine' (the CLI): the built-in model loads on the engine's thread at the first search, and the log says so", async () => {
-  const events: EngineEvent[] = [];
-  const logs = () => events.flatMap((e) => (e.type === 'log' ? [e.message] : []));
-  const engine = await MemoryEngine.open({
-    ...engineDirs(),
-    snapshotTickMs: 0,
-    settings: { 'embedding.provider': 'builtin' },
-    modelThread: 'engine',
-    onEvent: (e) => events.push(e),
-  });
+test("modelThread 'engine' (the CLI): the built-in model loads on the engine's thread when first needed, and the log says so", async () => {
+  const { engine, logs } = await builtinEngine({ modelThread: 'engine' });
   try {
     assert.equal(engine.embedderInfo?.provider, 'builtin');
     assert.deepEqual(logs(), [], 'nothing loaded while the engine opened');
