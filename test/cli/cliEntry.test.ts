@@ -17,6 +17,8 @@ test('dist/cli.js runs the CLI from its code cache: the same answers and exit co
   const out = fs.mkdtempSync(path.join(ROOT, '.test-tmp', 'am-cli-entry-'));
   try {
     const esbuild = await import('esbuild');
+    // The VSIX's externals (esbuild.mjs), as test/helpers/agentClients.ts builds them.
+    const { NODE_EXTERNALS } = (await import(path.join(ROOT, 'scripts/vsix-runtime-deps.mjs'))) as { NODE_EXTERNALS: string[] };
     await esbuild.build({
       entryPoints: { cli: path.join(ROOT, 'src/cli/entry.ts'), cliMain: path.join(ROOT, 'src/cli/main.ts') },
       outdir: out,
@@ -24,7 +26,7 @@ test('dist/cli.js runs the CLI from its code cache: the same answers and exit co
       platform: 'node',
       format: 'cjs',
       target: 'node20',
-      external: ['@energetic-ai/*', '@napi-rs/keyring'],
+      external: NODE_EXTERNALS,
       logLevel: 'silent',
     });
     const cache = path.join(out, 'xdg');
