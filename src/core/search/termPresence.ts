@@ -84,11 +84,12 @@ function addTokenized(
   const { over } = by;
   const ownColumns = over.own ?? over.columns.length;
   const tokenized = over.columns.map((c) => `(SELECT group_concat(token, ' ') FROM ${by.table} WHERE input = m.${c}) AS ${c}`).join(', ');
-  const lowered = `lower(${over.columns.map((c) => `coalesce(${c}, '')`).join(' || char(10) || ')}) AS lowered`;
   const may = mayHoldCondition(over, terms, by.tokenizer);
+  // The lowered text only where the anchors are checked on it (a term without anchors checks none).
+  const lowered = may.where ? `, lower(${over.columns.map((c) => `coalesce(${c}, '')`).join(' || char(10) || ')}) AS lowered` : '';
   for (let i = 0; i < rids.length; i += 500) {
     const chunk = padded(rids.slice(i, i + 500));
-    const rows = `SELECT rid, ${over.columns.join(', ')}, ${lowered} FROM ${over.table} WHERE rid IN (${chunk.map(() => '?').join(', ')}) LIMIT -1`;
+    const rows = `SELECT rid, ${over.columns.join(', ')}${lowered} FROM ${over.table} WHERE rid IN (${chunk.map(() => '?').join(', ')}) LIMIT -1`;
     const sql = `SELECT m.rid, ${tokenized} FROM (${rows}) m${may.where}`;
     for (const row of store.all(sql, [...chunk, ...may.params])) {
       const columns = over.columns.map((c) => (typeof row[c] === 'string' ? (row[c] as string).split(' ') : []));
