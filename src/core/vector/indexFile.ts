@@ -222,6 +222,11 @@ export async function readIndexFileInfo(file: string): Promise<IndexFileInfo> {
 }
 
 export interface LoadIndexOptions extends Pick<Partial<HnswParams>, 'efSearch' | 'initialCapacity'> {
+  /**
+   * The slots to allocate, from what the file's header says (its live vectors and watermark);
+   * overrides `initialCapacity`. Lets a caller size the index without counting vectors elsewhere.
+   */
+  capacityFor?: (header: Pick<IndexFileInfo, 'count' | 'watermark'>) => number;
   /** Refuse (CorruptIndexError 'mismatch') an index of another dimension. */
   expectDim?: number;
   /** The store's data key: only a sealed file that opens with it is used (encrypted stores). */
@@ -232,6 +237,10 @@ function checkDim(file: string, info: IndexFileInfo, opts: LoadIndexOptions): vo
   if (opts.expectDim !== undefined && opts.expectDim !== info.dim) {
     throw new CorruptIndexError('mismatch', `index has dimension ${info.dim}, expected ${opts.expectDim}`, file);
   }
+}
+
+function capacityOf(info: IndexFileInfo, opts: LoadIndexOptions): number | undefined {
+  return opts.capacityFor ? opts.capacityFor({ count: info.count, watermark: info.watermark }) : opts.initialCapacity;
 }
 
 /** The index `build` makes from a checked payload, a corruption it finds naming `file`, and its size checked against the header. */
@@ -265,7 +274,7 @@ async function loadSealed(file: string, cipher: FileCipher, opts: LoadIndexOptio
   const payload = plain.subarray(HEADER);
   if (crc32(payload) !== plain.readUInt32LE(48)) throw new CorruptIndexError('payload-checksum', 'index payload checksum mismatch', file);
   return checkedIndex(file, info, () =>
-    HnswIndex.deserialize(payload, { dim: info.dim, efSearch: opts.efSearch, initialCapacity: opts.initialCapacity }),
+    HnswIndex.deserialize(payload, { dim: info.dim, efSearch: opts.efSearch, initialCapacity: capacityOf(info, opts) }),
   );
 }
 
@@ -326,7 +335,7 @@ export async function loadIndexFile(file: string, opts: LoadIndexOptions = {}): 
       HnswIndex.loadFromFile(fd, HEADER, info.payloadBytes, {
         dim: info.dim,
         efSearch: opts.efSearch,
-        initialCapacity: opts.initialCapacity,
+        initialCapacity: capacityOf(info, opts),
       }),
     );
   } finally {

@@ -161,11 +161,12 @@ export class VectorStore implements VectorSearcher {
     let index: HnswIndex;
     let watermark: number;
     try {
-      const capacity = withHeadroom(liveVectorCount(this.store, this.scope));
+      // Room for what the file holds and the changes since it was saved, with headroom: sized
+      // from its header, not by counting the database's vectors (a scan of every vector row).
       const loaded = await loadIndexFile(this.file, {
         expectDim: this.dimension,
         efSearch: this.params.efSearch,
-        initialCapacity: capacity,
+        capacityFor: (saved) => withHeadroom(saved.count + pendingChanges(this.store, saved.watermark, this.source)),
         ...(this.store.fileCipher ? { cipher: this.store.fileCipher } : {}),
       });
       index = loaded.index;

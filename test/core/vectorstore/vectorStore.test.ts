@@ -403,6 +403,28 @@ test('the index keeps free slots after a rebuild and after a load, so the next m
   }
 });
 
+test("a loaded index has room for its file's vectors and the changes since it was saved, with headroom", async () => {
+  const w = await openWritePath({ dir: tmpDir('am-vs-') });
+  try {
+    for (const t of sampleTexts(40, 31)) await w.ingest.create({ content: t, allowNearDuplicate: true });
+    await w.vectors.whenReady();
+    await w.vectors.save();
+    for (const t of sampleTexts(30, 32)) await w.ingest.create({ content: `${t} (after the save)`, allowNearDuplicate: true });
+    await w.vectors.close({ save: false });
+    const vs = await VectorStore.open({ store: w.store, space: w.embedder.space, dimension: w.embedder.dimension });
+    try {
+      assert.equal(vs.stats().openedFrom, 'file');
+      assert.equal(vs.stats().caughtUp, 30, 'the 30 written after the save came from the change marks');
+      assert.equal(vs.size, 70);
+      assert.equal(vs.stats().capacity, withHeadroom(70), "room for the file's 40 and the 30 changes, with headroom");
+    } finally {
+      await vs.close({ save: false });
+    }
+  } finally {
+    await w.store.close();
+  }
+});
+
 test('a rebuild reads in its pages only the vectors unchanged since it started: the changed ones come once, as changes', async () => {
   // VectorStore.build: a vector read in a page and again as a change was an HNSW update (ten inserts' cost).
   const w = await openWritePath({ dir: tmpDir('am-vs-') });
