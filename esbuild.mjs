@@ -73,7 +73,10 @@ function targets() {
     bundle: true,
     sourcemap: true,
     minify: production,
-    keepNames: true,
+    // Not in production: keeping names wraps every named closure in a `__name(fn, "…")` call as it
+    // is made (Object.defineProperty on each), measured at 5–7 % of a recall's and a store's CPU
+    // (bench/RESULTS-recall.md "Stop 39"); our errors set their `name` themselves.
+    keepNames: !production,
     logLevel: 'warning',
     metafile: true,
     define: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development') },
