@@ -33,6 +33,7 @@ import { EngineClient } from '../src/engine/client/engineClient';
 import type { EngineInit } from '../src/engine/protocol';
 import { spawnTsWorker } from '../test/engine/harness';
 import { agentMemories, agentNewMemories, agentQueries } from './agentCorpus';
+import { MEMORIES as CODING_MEMORIES } from './coding/dataset';
 import { median, round } from './stats';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -54,6 +55,12 @@ function nodeArgs(entry: string): string[] {
   return [...flags, cli!];
 }
 const RECALLS = 60;
+/**
+ * Recalls between the first window of RECALLS and a second, steady one (AGENT_BENCH_STEADY=0: none).
+ * The first window pays V8's warm-up — the engine's code optimized on its helper threads as
+ * it first runs hot — which a server pays once; the second is what each later recall costs.
+ */
+const STEADY_GAP = Number(process.env.AGENT_BENCH_STEADY ?? 240);
 const STORES = 20;
 const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
 
@@ -156,11 +163,15 @@ interface Trial {
   first_recall_cpu_ms: number;
   rss_after_first_mb: number;
   recall_cpu_ms: number;
+  recall_cpu_steady_ms: number;
   recall_p50_ms: number;
   store_cpu_to_answer_ms: number;
   store_cpu_with_background_ms: number;
   store_p50_ms: number;
   stored: number;
+  /** CPU per store of a memory that merges with none (to its answer); how many of them were stored unmerged. */
+  store_novel_cpu_ms: number;
+  novel_stored: number;
   rss_after_all_mb: number;
   peak_rss_mb: number;
   /** 1 when the server's log said it loaded the built-in model for its first answer. */
@@ -241,16 +252,41 @@ async function mcpTrial(cli: string, home: string, ws: string, queries: string[]
     await quiet(pid);
     const storeCpuAll = (cpuMs(pid) - c0) / STORES;
     const end = rssMb(pid);
+    // Stores with no near neighbour in this store (the coding set's memories: other words, other
+    // topics) are stored without a merge: one model pass, where a merge makes two.
+    await quiet(pid);
+    c0 = cpuMs(pid);
+    let novel = 0;
+    for (const m of CODING_MEMORIES.slice(0, STORES)) {
+      const out = await call(client, 'store_memory', { content: m.content, type: m.type });
+      if (/"action":\s*"stored"/.test(out)) novel++;
+    }
+    const novelCpu = (cpuMs(pid) - c0) / STORES;
+    let steadyCpu = NaN;
+    if (STEADY_GAP > 0) {
+      // After the stores (measured as before), so that neither window has seen more of the other.
+      for (const q of queries.slice(RECALLS + 1, RECALLS + 1 + STEADY_GAP)) await call(client, 'recall_memories', { query: q });
+      await quiet(pid);
+      c0 = cpuMs(pid);
+      const steady0 = process.env.AGENT_BENCH_THREADS ? threadCpuMs(pid) : undefined;
+      for (const q of queries.slice(RECALLS + 1 + STEADY_GAP, 2 * RECALLS + 1 + STEADY_GAP))
+        await call(client, 'recall_memories', { query: q });
+      steadyCpu = (cpuMs(pid) - c0) / RECALLS;
+      if (steady0) progress(`steady recall CPU ms by thread: ${threadShares(steady0, threadCpuMs(pid), RECALLS)}`);
+    }
     return {
       first_recall_ms: round(firstMs, 1),
       first_recall_cpu_ms: round(firstCpu, 1),
       rss_after_first_mb: afterFirst.rss,
       recall_cpu_ms: round(recallCpu, 2),
+      recall_cpu_steady_ms: round(steadyCpu, 2),
       recall_p50_ms: round(median(recallWall), 2),
       store_cpu_to_answer_ms: round(storeCpuAnswer, 2),
       store_cpu_with_background_ms: round(storeCpuAll, 2),
       store_p50_ms: round(median(storeWall), 2),
       stored,
+      store_novel_cpu_ms: round(novelCpu, 2),
+      novel_stored: novel,
       rss_after_all_mb: end.rss,
       peak_rss_mb: end.peak,
       model_loaded: modelLoaded ? 1 : 0,
@@ -282,11 +318,16 @@ export interface AgentBenchResult {
   first_recall_cpu_ms: number;
   rss_after_first_recall_mb: number;
   recall_cpu_ms: number;
+  /** Per recall after STEADY_GAP more (V8's warm-up paid); NaN when AGENT_BENCH_STEADY=0. */
+  recall_cpu_steady_ms: number;
   recall_p50_ms: number;
   store_cpu_ms: number;
   store_cpu_with_background_ms: number;
   store_p50_ms: number;
   stored_not_skipped: string;
+  /** Stores of memories with no near neighbour: no merge, one model pass (`store_cpu_ms`' stores mostly merge). */
+  store_novel_cpu_ms: number;
+  novel_stored_unmerged: string;
   /** How many of the measured servers said they loaded the built-in model (`embedder` is the preparing engine's choice). */
   servers_with_builtin_model: string;
   rss_after_all_mb: number;
@@ -304,11 +345,14 @@ function summarize(runs: Trial[], cold: number[], nodeMs: number) {
     first_recall_cpu_ms: m('first_recall_cpu_ms'),
     rss_after_first_recall_mb: m('rss_after_first_mb'),
     recall_cpu_ms: m('recall_cpu_ms'),
+    recall_cpu_steady_ms: m('recall_cpu_steady_ms'),
     recall_p50_ms: m('recall_p50_ms'),
     store_cpu_ms: m('store_cpu_to_answer_ms'),
     store_cpu_with_background_ms: m('store_cpu_with_background_ms'),
     store_p50_ms: m('store_p50_ms'),
     stored_not_skipped: `${m('stored')} of ${STORES}`,
+    store_novel_cpu_ms: m('store_novel_cpu_ms'),
+    novel_stored_unmerged: `${m('novel_stored')} of ${STORES}`,
     servers_with_builtin_model: `${runs.filter((r) => r.model_loaded === 1).length} of ${runs.length}`,
     rss_after_all_mb: m('rss_after_all_mb'),
     server_peak_rss_mb: m('peak_rss_mb'),
@@ -343,7 +387,9 @@ export async function runAgentBench(n: number, trials = 5): Promise<AgentBenchRe
     progress(`storing ${n} memories with the default embedder…`);
     const made = await prepareStore(template, ws, n);
     progress(`${made.memories} memories in ${made.embedder}`);
-    const queries = agentQueries(RECALLS + 1 + trials);
+    // Per trial: its own first query, then the same recall windows (RECALLS, STEADY_GAP, RECALLS).
+    const windows = STEADY_GAP > 0 ? 2 * RECALLS + STEADY_GAP : RECALLS;
+    const queries = agentQueries(windows + 1 + trials);
     const node: number[] = [];
     const runs: Trial[][] = CLIS.map(() => []);
     const cold: number[][] = CLIS.map(() => []);
@@ -356,7 +402,7 @@ export async function runAgentBench(n: number, trials = 5): Promise<AgentBenchRe
         node.push(bareNodeMs());
         const home = path.join(root, `home-${i}-${b}`);
         fs.cpSync(template, home, { recursive: true });
-        const q = [queries[RECALLS + 1 + i]!, ...queries.slice(1, RECALLS + 1)];
+        const q = [queries[windows + 1 + i]!, ...queries.slice(1, windows + 1)];
         const run = await mcpTrial(cli, home, ws, q, i);
         runs[b]!.push(run);
         fs.rmSync(home, { recursive: true, force: true });
