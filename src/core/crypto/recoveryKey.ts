@@ -54,10 +54,14 @@ export function formatRecoveryKey(key: Uint8Array): string {
 export function parseRecoveryKey(text: string): { key: Buffer } | { error: string } {
   const t = text.trim().toUpperCase().replace(/\s+/g, '');
   if (!t.startsWith(PREFIX)) return { error: `a recovery key starts with ${PREFIX}` };
-  const body = unbase32(t.slice(PREFIX.length).replace(/-/g, ''));
+  const chars = t.slice(PREFIX.length).replace(/-/g, '');
+  const body = unbase32(chars);
   if (!body || body.length !== KEY_BYTES + 4)
     return { error: 'it has characters a recovery key does not have, or too few or too many of them' };
   const key = body.subarray(0, KEY_BYTES);
   if (zlib.crc32(key) >>> 0 !== body.readUInt32LE(KEY_BYTES)) return { error: 'its checksum does not match: a character is mistyped' };
+  // The last character holds two unused bits, 0 in a key we wrote; other values read as the same
+  // key, so a typo there would otherwise pass unnoticed.
+  if (base32(body) !== chars) return { error: 'its last character is mistyped' };
   return { key: Buffer.from(key) };
 }

@@ -86,6 +86,15 @@ test('the recovery key round-trips and names a typo instead of trying a wrong ke
   const typo = text.slice(0, 10) + (text[10] === 'A' ? 'B' : 'A') + text.slice(11);
   const bad = parseRecoveryKey(typo);
   assert.ok('error' in bad && /mistyped/.test(bad.error));
+  // Any one character changed, the last one included (its two unused bits): never the key.
+  for (let i = 'AMRK-'.length; i < text.length; i++) {
+    if (text[i] === '-') continue;
+    for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567') {
+      if (c === text[i]) continue;
+      const changed = parseRecoveryKey(text.slice(0, i) + c + text.slice(i + 1));
+      assert.ok('error' in changed, `${text[i]} → ${c} at ${i} refused`);
+    }
+  }
   const wrong = parseRecoveryKey('not a key');
   assert.ok('error' in wrong && /AMRK-/.test(wrong.error));
 });
