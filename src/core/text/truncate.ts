@@ -15,6 +15,10 @@ export function truncate(text: string, max: number): string {
   if (max <= 0) return '';
   // Every grapheme is at least one UTF-16 unit: short texts need no segmenting.
   if (text.length <= max) return text;
+  // ASCII up to the cut (no CR LF pair): each unit is a grapheme, no segmenting needed.
+  if (asciiWithoutCrLf(text, max + 1)) {
+    return cutAtWord(text.slice(0, max - 1).split('')).replace(/[\s.,;:!?\u2026]+$/u, '') + ELLIPSIS;
+  }
   const kept: string[] = [];
   for (const { segment } of graphemes().segment(text)) {
     if (kept.length === max) {
@@ -57,6 +61,15 @@ function asciiBoundary(text: string, at: number): boolean {
   const before = text.charCodeAt(at - 1);
   const after = text.charCodeAt(at);
   return before < 0x80 && after < 0x80 && !(before === 0x0d && after === 0x0a);
+}
+
+/** Whether the first `n` units of `text` are ASCII with no CR directly before an LF. */
+function asciiWithoutCrLf(text: string, n: number): boolean {
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80 || (c === 0x0d && text.charCodeAt(i + 1) === 0x0a)) return false;
+  }
+  return true;
 }
 
 /** The first line of `text`, whitespace collapsed, in at most `max` graphemes. */

@@ -137,3 +137,33 @@ test('punctuation at the cut gives way to the ellipsis: never "captain.…" (fou
   assert.equal(truncate('Releases are cut by the release captain. Hotfixes ship any day.', 45), 'Releases are cut by the release captain…');
   assert.equal(truncate('Use pnpm, not npm, for installs in this repository', 10), 'Use pnpm…');
 });
+
+test('ASCII text is cut without segmenting, exactly as the grapheme path cuts it', () => {
+  // The grapheme path, as truncate() runs it for any text: the reference for the ASCII shortcut.
+  const bySegments = (text: string, max: number): string => {
+    if (text.length <= max) return text;
+    const kept = [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text)].map((s) => s.segment);
+    if (kept.length <= max) return text;
+    const parts = kept.slice(0, max - 1);
+    const floor = Math.ceil((parts.length * 2) / 3);
+    let head = parts.join('').trimEnd();
+    for (let i = parts.length - 1; i >= floor; i--) {
+      if (/^\s+$/u.test(parts[i]!)) {
+        head = parts.slice(0, i).join('').trimEnd();
+        break;
+      }
+    }
+    return head.replace(/[\s.,;:!?\u2026]+$/u, '') + '…';
+  };
+  const alphabet = 'ab cd.,;:!?\t\r\n-xyz';
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+  for (let round = 0; round < 2000; round++) {
+    const text = Array.from({ length: 1 + (next() % 60) }, () => alphabet[next() % alphabet.length]).join('');
+    const max = 1 + (next() % 40);
+    assert.equal(truncate(text, max), bySegments(text, max), `${JSON.stringify(text)} at ${max}`);
+  }
+  // A CR LF pair is one grapheme: at the cut it falls back to segmenting.
+  assert.equal(truncate('abcd\r\nefgh', 5), bySegments('abcd\r\nefgh', 5));
+  assert.equal(truncate('abc\r\nefgh', 4), bySegments('abc\r\nefgh', 4));
+});
