@@ -4,6 +4,7 @@
  * a query over the few rarest words that any near-duplicate must contain, so the check
  * reads short doclists and scores a handful of documents.
  */
+import { ENGLISH_STOPWORDS } from '../embed/stopwords';
 import type { Store } from '../store/store';
 import { isNearDuplicate } from '../text/overlap';
 import { tokenizeWords } from '../text/tokenize';
@@ -55,7 +56,7 @@ class FrequencyCache {
   ) {}
 
   get(words: string[]): Map<string, number> {
-    const missing = words.filter((w) => !this.counts.has(w));
+    const missing = words.filter((w) => !this.counts.has(w) && !ENGLISH_STOPWORDS.has(w));
     const fresh = new Map<string, number>();
     if (missing.length) {
       if (this.counts.size + missing.length > this.maxEntries) this.counts.clear();
@@ -68,9 +69,18 @@ class FrequencyCache {
         }
       }
     }
-    return new Map(words.map((w) => [w, this.counts.get(w) ?? fresh.get(w) ?? 0]));
+    return new Map(words.map((w) => [w, this.counts.get(w) ?? fresh.get(w) ?? (ENGLISH_STOPWORDS.has(w) ? STOPWORD_FREQUENCY : 0)]));
   }
 }
+
+/**
+ * What a stop-word's count is taken to be, unlooked-up: above any real count, so it sorts after
+ * every other word. Their doclists are the longest of all (looking up a new text's words in a
+ * 20,000-memory store: 3.1 ms with them, 0.9 ms without). Counting one as present when no
+ * document holds it only makes the check read more doclists, never miss a near-duplicate
+ * (candidateWords then takes more words than it needs).
+ */
+const STOPWORD_FREQUENCY = Number.MAX_SAFE_INTEGER;
 
 const caches = new WeakMap<Store, FrequencyCache>();
 

@@ -8,6 +8,7 @@ import { candidateWords, documentFrequencies, findNearDuplicate } from '../../..
 import { isNearDuplicate } from '../../../src/core/text/overlap';
 import { tokenizeWords } from '../../../src/core/text/tokenize';
 import { syntheticMemories } from '../../../bench/corpus';
+import { agentMemories } from '../../../bench/agentCorpus';
 import { tmpDir } from '../../helpers/tmp';
 
 test('candidate words: the m − z + 2 rarest indexed words of which two must be held, or null when too many words are in no document', () => {
@@ -86,5 +87,34 @@ test('findNearDuplicate agrees with brute force over a corpus and its edits', as
     if (truth) positives++;
   }
   assert.ok(positives >= 40 && positives < edits.length, `the edits mix both outcomes (${positives} positives)`);
+  await store.close();
+});
+
+test('stop-words are not looked up, and near-duplicates are still found when one is in no document', async () => {
+  // Stop-words count as held by every document (their doclists are the longest to read); this
+  // checks the check still agrees with brute force on English text, with stop-words no memory has.
+  const store = await Store.open({ dir: tmpDir() });
+  const svc = new MemoryService(store, { projectId: 'p' });
+  const corpus = agentMemories(300, 23).map((m) => m.content);
+  svc.createMany(corpus.map((content) => ({ content, allowNearDuplicate: true })));
+  const stored = store.all<{ id: string; content: string }>('SELECT id, content FROM memories');
+  assert.ok(!stored.some((m) => /\b(whom|ourselves|hers)\b/.test(m.content)), 'the added stop-words are in no memory');
+  const edits: string[] = [];
+  for (let i = 0; i < 90; i++) {
+    const words = corpus[(i * 11) % corpus.length]!.split(' ');
+    const k = i % 3;
+    if (k === 0) edits.push(words.map((w, j) => (j === 2 ? 'whom' : w)).join(' '));
+    else if (k === 1) edits.push(`${words.join(' ')} whom ourselves hers`);
+    else edits.push(`whom ${words.filter((_, j) => j % 7 !== 3).join(' ')}`);
+  }
+  let positives = 0;
+  for (const text of edits) {
+    const truth = stored.some((m) => isNearDuplicate(text, m.content, 0.8));
+    const found = findNearDuplicate(store, 'p', text, 0.8);
+    if (found) assert.ok(isNearDuplicate(text, stored.find((m) => m.id === found.id)!.content, 0.8));
+    assert.equal(Boolean(found), truth, `found ⇔ a near-duplicate exists, for: ${text.slice(0, 80)}`);
+    if (truth) positives++;
+  }
+  assert.ok(positives >= 20 && positives < edits.length, `the edits mix both outcomes (${positives} positives)`);
   await store.close();
 });
