@@ -8,27 +8,16 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { bundleCli } from '../helpers/agentClients';
 import { ROOT } from '../helpers/cliProcess';
 import { VERSION } from '../../src/cli/version';
 
 test('dist/cli.js runs the CLI from its code cache: the same answers and exit codes, the cache written once', async () => {
-  // Built as esbuild.mjs builds them: the small entry (src/cli/entry.ts) and the CLI's own bundle next to it.
+  // Built as esbuild.mjs builds them (bundleCli): the small entry (src/cli/entry.ts) and the CLI's own bundle next to it.
   fs.mkdirSync(path.join(ROOT, '.test-tmp'), { recursive: true });
   const out = fs.mkdtempSync(path.join(ROOT, '.test-tmp', 'am-cli-entry-'));
   try {
-    const esbuild = await import('esbuild');
-    // The VSIX's externals (esbuild.mjs), as test/helpers/agentClients.ts builds them.
-    const { NODE_EXTERNALS } = (await import(path.join(ROOT, 'scripts/vsix-runtime-deps.mjs'))) as { NODE_EXTERNALS: string[] };
-    await esbuild.build({
-      entryPoints: { cli: path.join(ROOT, 'src/cli/entry.ts'), cliMain: path.join(ROOT, 'src/cli/main.ts') },
-      outdir: out,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      external: NODE_EXTERNALS,
-      logLevel: 'silent',
-    });
+    await bundleCli(out);
     const cache = path.join(out, 'xdg');
     const run = (args: string[], env: Record<string, string> = {}) =>
       spawnSync(process.execPath, [path.join(out, 'cli.js'), ...args], {

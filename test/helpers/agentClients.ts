@@ -53,17 +53,23 @@ export function installClient(name: ClientName): { bin: string } | { skip: strin
  */
 export async function buildExtension(extensions: string): Promise<string> {
   const dist = path.join(extensions, 'agent-memory.agent-memory-0.1.0', 'dist');
+  await bundleCli(dist, { engine: path.join(ROOT, 'src/engine/worker/worker.ts') });
+  fs.cpSync(path.join(ROOT, 'node_modules/sql.js/dist/sql-wasm.wasm'), path.join(dist, 'sql-wasm.wasm'));
+  fs.cpSync(path.join(ROOT, 'migrations'), path.join(dist, 'migrations'), { recursive: true });
+  return path.join(dist, 'cli.js');
+}
+
+/**
+ * Bundles the CLI into `outdir` as esbuild.mjs does: dist/cli.js, the small entry that runs
+ * dist/cliMain.js with a code cache, beside dist/cliMain.js, plus any `extra` entry points. The
+ * externals are the VSIX's (the embedders' packages and the keychain binding).
+ */
+export async function bundleCli(outdir: string, extra: Record<string, string> = {}): Promise<void> {
   const esbuild = await import('esbuild');
-  // The same externals as the VSIX's bundle (esbuild.mjs): the embedders' packages and the keychain binding.
   const { NODE_EXTERNALS } = (await import(path.join(ROOT, 'scripts/vsix-runtime-deps.mjs'))) as { NODE_EXTERNALS: string[] };
   await esbuild.build({
-    // As esbuild.mjs: dist/cli.js is the small entry that runs dist/cliMain.js with a code cache.
-    entryPoints: {
-      cli: path.join(ROOT, 'src/cli/entry.ts'),
-      cliMain: path.join(ROOT, 'src/cli/main.ts'),
-      engine: path.join(ROOT, 'src/engine/worker/worker.ts'),
-    },
-    outdir: dist,
+    entryPoints: { cli: path.join(ROOT, 'src/cli/entry.ts'), cliMain: path.join(ROOT, 'src/cli/main.ts'), ...extra },
+    outdir,
     bundle: true,
     platform: 'node',
     format: 'cjs',
@@ -71,9 +77,6 @@ export async function buildExtension(extensions: string): Promise<string> {
     external: NODE_EXTERNALS,
     logLevel: 'silent',
   });
-  fs.cpSync(path.join(ROOT, 'node_modules/sql.js/dist/sql-wasm.wasm'), path.join(dist, 'sql-wasm.wasm'));
-  fs.cpSync(path.join(ROOT, 'migrations'), path.join(dist, 'migrations'), { recursive: true });
-  return path.join(dist, 'cli.js');
 }
 
 /** A scratch folder under the repository's git-ignored .test-tmp/ (not /tmp: Codex refuses helpers there), removed at exit. */
