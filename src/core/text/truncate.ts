@@ -17,15 +17,11 @@ export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   // ASCII up to the cut (no CR LF pair): each unit is a grapheme, no segmenting needed.
   if (asciiWithoutCrLf(text, max + 1)) {
-    return cutAtWord(text.slice(0, max - 1).split('')).replace(/[\s.,;:!?\u2026]+$/u, '') + ELLIPSIS;
+    return ellipsized(text.slice(0, max - 1).split(''));
   }
   const kept: string[] = [];
   for (const { segment } of graphemes().segment(text)) {
-    if (kept.length === max) {
-      // "captain.…" reads as four dots: punctuation at the cut gives way to the ellipsis.
-      // \u2026 is "…" (ASCII regexes: esbuild.mjs).
-      return cutAtWord(kept.slice(0, max - 1)).replace(/[\s.,;:!?\u2026]+$/u, '') + ELLIPSIS;
-    }
+    if (kept.length === max) return ellipsized(kept.slice(0, max - 1));
     kept.push(segment);
   }
   return text; // max graphemes or fewer after all (e.g. emoji-heavy text)
@@ -81,6 +77,13 @@ export function truncateLine(text: string, max: number): string {
 /** The whole of `text` on one line (whitespace collapsed), in at most `max` graphemes. */
 export function truncateFlat(text: string, max: number): string {
   return truncate(text.replace(/\s+/g, ' ').trim(), max);
+}
+
+/** The graphemes before a cut, joined (back to a word's end) and followed by "…". */
+function ellipsized(parts: string[]): string {
+  // "captain.…" reads as four dots: punctuation at the cut gives way to the ellipsis.
+  // \u2026 is "…" (ASCII regexes: esbuild.mjs).
+  return cutAtWord(parts).replace(/[\s.,;:!?\u2026]+$/u, '') + ELLIPSIS;
 }
 
 /** The graphemes joined, cut back to the last space when that keeps at least two thirds of them. */
