@@ -160,13 +160,15 @@ export class VectorStore implements VectorSearcher {
     if (!fs.existsSync(this.file)) return 'no index file';
     let index: HnswIndex;
     let watermark: number;
+    // The changes since the file's watermark: counted once, to size the index and to catch up.
+    let pendingAtLoad: number | undefined;
     try {
       // Room for what the file holds and the changes since it was saved, with headroom: sized
       // from its header, not by counting the database's vectors (a scan of every vector row).
       const loaded = await loadIndexFile(this.file, {
         expectDim: this.dimension,
         efSearch: this.params.efSearch,
-        capacityFor: (saved) => withHeadroom(saved.count + pendingChanges(this.store, saved.watermark, this.source)),
+        capacityFor: (saved) => withHeadroom(saved.count + (pendingAtLoad = pendingChanges(this.store, saved.watermark, this.source))),
         ...(this.store.fileCipher ? { cipher: this.store.fileCipher } : {}),
       });
       index = loaded.index;
@@ -185,7 +187,7 @@ export class VectorStore implements VectorSearcher {
     }
     const seq = currentVectorSeq(this.store, this.source);
     if (watermark > seq) return fail(`index watermark ${watermark} is ahead of the database (${seq})`);
-    const pending = pendingChanges(this.store, watermark, this.source);
+    const pending = pendingAtLoad ?? pendingChanges(this.store, watermark, this.source);
     if (pending > this.inlineMax) {
       this.startBackgroundCatchUp(index, watermark, pending);
       return undefined;
