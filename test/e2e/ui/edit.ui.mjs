@@ -36,6 +36,8 @@ async function goToLine(page, n) {
   await input.waitFor({ state: 'visible', timeout: 5000 });
   await input.fill(`:${n}`);
   await page.keyboard.press('Enter');
+  // Typing before the box has closed would go into it (seen on a loaded machine).
+  await input.waitFor({ state: 'hidden', timeout: 5000 });
 }
 
 /** Replaces line `n` of the active editor with `text`, as typed. */
@@ -51,6 +53,8 @@ async function appendToText(page, text) {
   await goToLine(page, 11);
   await page.keyboard.press('End');
   await page.keyboard.type(text, { delay: 5 });
+  // The document holds the typed text: its tab shows unsaved changes.
+  await page.locator('.tabs-container .tab.active.dirty').first().waitFor({ state: 'visible', timeout: 10000 });
 }
 
 const saved = (page) => page.locator('.statusbar-item', { hasText: 'Memory saved' }).first();
