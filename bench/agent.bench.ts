@@ -40,7 +40,8 @@ const ROOT = path.resolve(__dirname, '..');
 /**
  * The CLI bundles measured; AGENT_BENCH_CLI=<another checkout>/dist/cli.js measures that build,
  * a comma-separated list measures each in turn, trial by trial (before/after in one run). An
- * entry may name node flags after the path, each after a `+` (`dist/cli.js+--max-semi-space-size=1`).
+ * entry may name node flags after the path, each after a `+` (`dist/cli.js+--max-semi-space-size=1`),
+ * and environment variables for the server the same way (`dist/cli.js+MALLOC_TRIM_THRESHOLD_=131072`).
  */
 const CLIS = process.env.AGENT_BENCH_CLI
   ? process.env.AGENT_BENCH_CLI.split(',').map((p) => {
@@ -51,8 +52,18 @@ const CLIS = process.env.AGENT_BENCH_CLI
 
 /** An AGENT_BENCH_CLI entry's bundle and node flags. */
 function nodeArgs(entry: string): string[] {
-  const [cli, ...flags] = entry.split('+');
-  return [...flags, cli!];
+  const [cli, ...extra] = entry.split('+');
+  return [...extra.filter((x) => x.startsWith('-')), cli!];
+}
+
+/** The server's environment: the bench's own, with an AGENT_BENCH_CLI entry's `NAME=value` parts. */
+function serverEnv(entry: string, home: string): Record<string, string> {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: home };
+  for (const x of entry.split('+').slice(1)) {
+    const eq = x.indexOf('=');
+    if (!x.startsWith('-') && eq > 0) env[x.slice(0, eq)] = x.slice(eq + 1);
+  }
+  return env;
 }
 const RECALLS = 60;
 /**
@@ -200,7 +211,7 @@ async function mcpTrial(cli: string, home: string, ws: string, queries: string[]
       '--verbose',
     ],
     cwd: ws,
-    env: { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: home },
+    env: serverEnv(cli, home),
     stderr: 'pipe',
   });
   const client = new Client({ name: 'agent-bench', version: '1.0.0' });
@@ -300,7 +311,7 @@ function coldSearchMs(cli: string, home: string, ws: string, query: string): num
   const t0 = performance.now();
   const r = spawnSync(process.execPath, [...nodeArgs(cli), 'search', query, '--workspace', ws, '--limit', '5'], {
     cwd: ws,
-    env: { ...process.env, AGENT_MEMORY_HOME: home },
+    env: serverEnv(cli, home),
     encoding: 'utf8',
   });
   const ms = performance.now() - t0;
