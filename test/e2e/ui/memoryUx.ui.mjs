@@ -52,6 +52,8 @@ async function retypeLine(page, n, text) {
   await quickInput(page).waitFor({ state: 'visible', timeout: 5000 });
   await quickInput(page).fill(`:${n}`);
   await page.keyboard.press('Enter');
+  // Keys pressed before the box has closed would go into it (seen on a loaded machine).
+  await quickInput(page).waitFor({ state: 'hidden', timeout: 5000 });
   await page.keyboard.press('Home');
   await page.keyboard.press('Shift+End');
   await page.keyboard.type(text, { delay: 5 });

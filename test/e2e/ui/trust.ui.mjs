@@ -82,6 +82,7 @@ export const tests = {
     await page.keyboard.press('Control+g');
     await quickInput(page).fill(':6');
     await page.keyboard.press('Enter');
+    await quickInput(page).waitFor({ state: 'hidden', timeout: 5000 });
     for (const key of ['End', 'ArrowLeft', 'ArrowLeft']) await page.keyboard.press(key);
     await runCommand(page, 'Open Link');
     await memoryTab.waitFor({ state: 'visible', timeout: 15000 });
