@@ -5,7 +5,7 @@
 // (VS Code's "content of the file is newer"), Compare shows both, Accept overwrites on purpose.
 // Screenshots: test-artifacts/e2e/edit--*.png.
 import assert from 'node:assert/strict';
-import { addMemoryFromPalette, openViewContainer, runCommand, treeRow, waitForNotification } from './workbench.mjs';
+import { addMemoryFromPalette, goToLine, openViewContainer, retypeLine, runCommand, treeRow, waitForNotification } from './workbench.mjs';
 
 const row = (page, text) => treeRow(page, text);
 const tab = (page, text) => page.locator('.tabs-container .tab', { hasText: text }).first();
@@ -27,25 +27,6 @@ async function openFromTree(page, text, tabTitle) {
     }
   }
   await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
-}
-
-/** Puts the cursor on line `n` of the active editor (Ctrl+G). */
-async function goToLine(page, n) {
-  await page.keyboard.press('Control+g');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 5000 });
-  await input.fill(`:${n}`);
-  await page.keyboard.press('Enter');
-  // Typing before the box has closed would go into it (seen on a loaded machine).
-  await input.waitFor({ state: 'hidden', timeout: 5000 });
-}
-
-/** Replaces line `n` of the active editor with `text`, as typed. */
-async function retypeLine(page, n, text) {
-  await goToLine(page, n);
-  await page.keyboard.press('Home');
-  await page.keyboard.press('Shift+End');
-  await page.keyboard.type(text, { delay: 5 });
 }
 
 /** Types `text` at the end of the memory's text (line 11: after the 9 lines of front matter and a blank line). */

@@ -8,7 +8,16 @@
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { clickQuickInputButton, cli, findFrame, openViewContainer, runCommand, treeRow, waitForNotification } from './workbench.mjs';
+import {
+  clickQuickInputButton,
+  cli,
+  findFrame,
+  openViewContainer,
+  retypeLine,
+  runCommand,
+  treeRow,
+  waitForNotification,
+} from './workbench.mjs';
 
 const quickInput = (page) => page.locator('.quick-input-widget input');
 const quickTitle = (page, text) => page.locator('.quick-input-widget', { hasText: text }).first();
@@ -44,19 +53,6 @@ async function openFromTree(page, text) {
       if (attempt === 3) throw e;
     }
   }
-}
-
-/** Replaces the active editor's line `n` with `text`, as typed. */
-async function retypeLine(page, n, text) {
-  await page.keyboard.press('Control+g');
-  await quickInput(page).waitFor({ state: 'visible', timeout: 5000 });
-  await quickInput(page).fill(`:${n}`);
-  await page.keyboard.press('Enter');
-  // Keys pressed before the box has closed would go into it (seen on a loaded machine).
-  await quickInput(page).waitFor({ state: 'hidden', timeout: 5000 });
-  await page.keyboard.press('Home');
-  await page.keyboard.press('Shift+End');
-  await page.keyboard.type(text, { delay: 5 });
 }
 
 /** Sweeps every 10 s while `fn` runs (agent.yaml, removed afterwards). */

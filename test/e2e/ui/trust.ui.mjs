@@ -8,6 +8,7 @@ import {
   addMemoryFromPalette,
   clickQuickInputButton,
   findFrame,
+  goToLine,
   openViewContainer,
   runCommand,
   waitForNotification,
@@ -79,10 +80,7 @@ export const tests = {
     // Back in the results document, the first memory's "Open" is a link to it.
     await runCommand(page, 'View: Close Editor');
     await memoryTab.waitFor({ state: 'detached', timeout: 10000 });
-    await page.keyboard.press('Control+g');
-    await quickInput(page).fill(':6');
-    await page.keyboard.press('Enter');
-    await quickInput(page).waitFor({ state: 'hidden', timeout: 5000 });
+    await goToLine(page, 6);
     for (const key of ['End', 'ArrowLeft', 'ArrowLeft']) await page.keyboard.press(key);
     await runCommand(page, 'Open Link');
     await memoryTab.waitFor({ state: 'visible', timeout: 15000 });

@@ -43,6 +43,25 @@ export async function runCommand(page, title, { timeoutMs = 30000 } = {}) {
   await input.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
 }
 
+/** Puts the cursor on line `n` of the active editor (Go to Line, Ctrl+G). */
+export async function goToLine(page, n) {
+  await page.keyboard.press('Control+g');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 5000 });
+  await input.fill(`:${n}`);
+  await page.keyboard.press('Enter');
+  // Keys pressed before the box has closed would go into it (seen on a loaded machine).
+  await input.waitFor({ state: 'hidden', timeout: 5000 });
+}
+
+/** Replaces line `n` of the active editor with `text`, as typed. */
+export async function retypeLine(page, n, text) {
+  await goToLine(page, n);
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Shift+End');
+  await page.keyboard.type(text, { delay: 5 });
+}
+
 /**
  * Hides the bottom panel and the secondary side bar when an earlier test left them open (the
  * workbench keeps its layout per workspace across pages): each test starts with the editor area
