@@ -50,20 +50,26 @@ const CLIS = process.env.AGENT_BENCH_CLI
     })
   : [path.join(ROOT, 'dist', 'cli.js')];
 
-/** An AGENT_BENCH_CLI entry's bundle and node flags. */
-function nodeArgs(entry: string): string[] {
+/** An AGENT_BENCH_CLI entry's parts: the bundle, the node flags (`-…`) and the server's `NAME=value` variables. */
+function entryParts(entry: string): { cli: string; flags: string[]; env: Record<string, string> } {
   const [cli, ...extra] = entry.split('+');
-  return [...extra.filter((x) => x.startsWith('-')), cli!];
-}
-
-/** The server's environment: the bench's own, with an AGENT_BENCH_CLI entry's `NAME=value` parts. */
-function serverEnv(entry: string, home: string): Record<string, string> {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: home };
-  for (const x of entry.split('+').slice(1)) {
+  const env: Record<string, string> = {};
+  for (const x of extra) {
     const eq = x.indexOf('=');
     if (!x.startsWith('-') && eq > 0) env[x.slice(0, eq)] = x.slice(eq + 1);
   }
-  return env;
+  return { cli: cli!, flags: extra.filter((x) => x.startsWith('-')), env };
+}
+
+/** The node arguments that run an AGENT_BENCH_CLI entry's bundle with its flags. */
+function nodeArgs(entry: string): string[] {
+  const { cli, flags } = entryParts(entry);
+  return [...flags, cli];
+}
+
+/** The server's environment: the bench's own, the store home, and the entry's variables. */
+function serverEnv(entry: string, home: string): Record<string, string> {
+  return { ...(process.env as Record<string, string>), AGENT_MEMORY_HOME: home, ...entryParts(entry).env };
 }
 const RECALLS = 60;
 /**
