@@ -30,6 +30,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { EngineClient } from '../src/engine/client/engineClient';
+import { MCP_SERVER_NODE_FLAGS } from '../src/mcp/serverNodeFlags';
 import type { EngineInit } from '../src/engine/protocol';
 import { spawnTsWorker } from '../test/engine/harness';
 import { agentMemories, agentNewMemories, agentQueries } from './agentCorpus';
@@ -42,6 +43,8 @@ const ROOT = path.resolve(__dirname, '..');
  * a comma-separated list measures each in turn, trial by trial (before/after in one run). An
  * entry may name node flags after the path, each after a `+` (`dist/cli.js+--max-semi-space-size=1`),
  * and environment variables for the server the same way (`dist/cli.js+MALLOC_TRIM_THRESHOLD_=131072`).
+ * The server gets the launcher's Node options first (src/mcp/serverNodeFlags.ts), then the entry's:
+ * `dist/cli.js+--v8-pool-size=4` is a server started with Node's default.
  */
 const CLIS = process.env.AGENT_BENCH_CLI
   ? process.env.AGENT_BENCH_CLI.split(',').map((p) => {
@@ -209,6 +212,8 @@ async function mcpTrial(cli: string, home: string, ws: string, queries: string[]
     command: process.execPath,
     args: [
       ...(process.env.AGENT_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AGENT_BENCH_PROFILE}`] : []),
+      // As the launcher agents start runs it with Node (an entry's own flags come after, and win).
+      ...MCP_SERVER_NODE_FLAGS,
       ...nodeArgs(cli),
       'mcp',
       '--workspace',

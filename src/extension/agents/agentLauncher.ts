@@ -12,13 +12,15 @@
  * the recorded extension folder is gone (updated, VS Code not started since), any installed
  * version next to it is used; none: a message saying the extension is no longer installed,
  * exit 1. The store home is passed as `--home`, so agents that filter environment variables
- * (Codex passes only a few) still open this store.
+ * (Codex passes only a few) still open this store. `agent-memory mcp` run by plain Node gets the
+ * server's Node options (src/mcp/serverNodeFlags.ts); Electron's Node mode does not read them.
  *
  * No `vscode` import: the process tests write and run the same launcher.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ensurePrivateHome } from '../../engine/storeLocation';
+import { MCP_SERVER_NODE_FLAGS } from '../../mcp/serverNodeFlags';
 
 export const LAUNCHER_NAME = 'agent-memory';
 
@@ -29,6 +31,8 @@ export interface LauncherInput {
   cliPath: string;
   /** The executable that runs the extension host (process.execPath): run as Node. */
   runtime: string;
+  /** Whether `runtime` is Electron (desktop VS Code), whose Node mode takes no server options. Default false. */
+  runtimeIsElectron?: boolean;
   /** The extension's id (`publisher.name`): its other installed versions are `<id>-<version>` folders. */
   extensionId: string;
   platform?: NodeJS.Platform;
@@ -47,6 +51,8 @@ const HEADER = 'Written by the Agent Memory extension each time VS Code starts i
 
 function posixScript(input: LauncherInput, extensionsDir: string, cliRel: string): string {
   const msg = (s: string) => `echo ${shQuote(`agent-memory: ${s}`)} >&2`;
+  // Unquoted where used: empty, or options without spaces or patterns.
+  const runtimeFlags = input.runtimeIsElectron ? '' : ' $server_flags';
   return [
     '#!/bin/sh',
     `# agent-memory: runs the CLI (and MCP server) of the Agent Memory VS Code extension.`,
@@ -63,11 +69,14 @@ function posixScript(input: LauncherInput, extensionsDir: string, cliRel: string
     `  ${msg(`the Agent Memory extension is no longer installed (${input.cliPath} is gone). Install it in VS Code again, or remove agent-memory from this agent's MCP configuration.`)}`,
     '  exit 1',
     'fi',
+    '# Node options of a long-lived MCP server (src/mcp/serverNodeFlags.ts in the extension).',
+    'server_flags=',
+    `if [ "$1" = mcp ]; then server_flags=${shQuote(MCP_SERVER_NODE_FLAGS.join(' '))}; fi`,
     'if [ -x "$runtime" ]; then',
-    `  ELECTRON_RUN_AS_NODE=1 exec "$runtime" "$cli" --home ${shQuote(input.home)} "$@"`,
+    `  ELECTRON_RUN_AS_NODE=1 exec "$runtime"${runtimeFlags} "$cli" --home ${shQuote(input.home)} "$@"`,
     'fi',
     'if command -v node >/dev/null 2>&1; then',
-    `  exec node "$cli" --home ${shQuote(input.home)} "$@"`,
+    `  exec node $server_flags "$cli" --home ${shQuote(input.home)} "$@"`,
     'fi',
     msg(
       `no Node.js to run it: the VS Code that installed it (${input.runtime}) is gone and there is no node on the PATH. Start VS Code once (it writes this launcher again) or install Node.js 20 or later.`,

@@ -42,6 +42,7 @@ function launcherInput(context: vscode.ExtensionContext): LauncherInput {
     home: resolveStoreHome(vscode.workspace.getConfiguration(SETTINGS_SECTION).get<string>('storeHome')),
     cliPath: cliPath(context),
     runtime: process.execPath,
+    runtimeIsElectron: process.versions.electron !== undefined,
     extensionId: context.extension.id,
   };
 }

@@ -2,9 +2,10 @@
 // Servers" shows "Agent Memory" (contributes.mcpServerDefinitionProviders, src/extension/
 // mcpProvider.ts), and starting it from there runs the bundled CLI's `mcp`: VS Code's output for
 // the server says it runs and found all its tools (as many as the MCP SDK's client lists from the
-// same CLI). Screenshots: test-artifacts/e2e/mcp--*.png.
+// same CLI), and the server runs with the MCP server's Node options (code-server's runtime is Node,
+// not Electron: src/mcp/serverNodeFlags.ts). Screenshots: test-artifacts/e2e/mcp--*.png.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,29 @@ async function toolCount() {
     await client.close().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The running `agent-memory mcp` servers VS Code started from the bundled CLI
+ * (Linux /proc): those with ELECTRON_RUN_AS_NODE=1 in their environment, which mcpProvider.ts sets;
+ * each with its command line and the Node options before the CLI's path.
+ */
+function serversStartedByVsCode() {
+  const found = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let argv;
+    let environ;
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    } catch {
+      continue; // gone meanwhile, or another user's
+    }
+    const cli = argv.findIndex((a) => a.endsWith('/dist/cli.js'));
+    if (cli > 0 && argv[cli + 1] === 'mcp' && environ.includes('ELECTRON_RUN_AS_NODE=1'))
+      found.push({ commandLine: argv.join(' '), nodeOptions: argv.slice(1, cli) });
+  }
+  return found;
 }
 
 /** The text of the panel's output once it matches `re` (Monaco renders lines as spans with non-breaking spaces). */
@@ -62,6 +86,9 @@ export const tests = {
     assert.ok(tools > 10, `the server lists its tools: ${tools}`);
     const log = await outputShows(page, new RegExp(`Discovered\\s+${tools}\\s+tools`));
     assert.match(log, /Connection state:\s+Running/);
+    const servers = serversStartedByVsCode();
+    assert.ok(servers.length >= 1, 'the server VS Code started is running');
+    for (const { commandLine, nodeOptions } of servers) assert.deepEqual(nodeOptions, ['--v8-pool-size=1'], commandLine);
     await screenshot('server-running');
   },
 };

@@ -7,18 +7,19 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ensureLauncher, launcherPath, launcherScript, type LauncherInput } from '../../../src/extension/agents/agentLauncher';
+import { MCP_SERVER_NODE_FLAGS } from '../../../src/mcp/serverNodeFlags';
 import { tmpDir } from '../../helpers/tmp';
 
 const posix = process.platform !== 'win32';
 const ID = 'agent-memory.agent-memory';
 
-/** An "installed extension" folder whose dist/cli.js prints its argv, cwd and ELECTRON_RUN_AS_NODE as JSON. */
+/** An "installed extension" folder whose dist/cli.js prints its argv, Node options, ELECTRON_RUN_AS_NODE and runtime as JSON. */
 function fakeExtension(extensions: string, version: string): string {
   const cli = path.join(extensions, `${ID}-${version}`, 'dist', 'cli.js');
   fs.mkdirSync(path.dirname(cli), { recursive: true });
   fs.writeFileSync(
     cli,
-    `process.stdout.write(JSON.stringify({ version: ${JSON.stringify(version)}, argv: process.argv.slice(2), electron: process.env.ELECTRON_RUN_AS_NODE ?? null, exec: process.execPath }));\n`,
+    `process.stdout.write(JSON.stringify({ version: ${JSON.stringify(version)}, argv: process.argv.slice(2), nodeOptions: process.execArgv, electron: process.env.ELECTRON_RUN_AS_NODE ?? null, exec: process.execPath }));\n`,
   );
   return cli;
 }
@@ -65,9 +66,36 @@ test(
     assert.deepEqual(JSON.parse(r.out), {
       version: '0.1.0',
       argv: ['--home', input.home, 'mcp', '--workspace', '/w'],
+      nodeOptions: ['--v8-pool-size=1'],
       electron: '1',
       exec: process.execPath,
     });
+    assert.deepEqual(MCP_SERVER_NODE_FLAGS, ['--v8-pool-size=1']);
+  },
+);
+
+test(
+  "the MCP server's Node options: for `mcp` only, on Node (VS Code's runtime or node on the PATH), never to Electron",
+  { skip: !posix && 'POSIX launcher' },
+  () => {
+    const { root, input } = setup();
+    const nodeOptions = (file: string, args: string[], PATH = '/usr/bin:/bin') => {
+      const r = run(file, args, { PATH });
+      assert.equal(r.code, 0, r.err);
+      return (JSON.parse(r.out) as { nodeOptions: string[] }).nodeOptions;
+    };
+    const { file } = ensureLauncher(input);
+    assert.deepEqual(nodeOptions(file, ['mcp']), ['--v8-pool-size=1']);
+    assert.deepEqual(nodeOptions(file, ['search', 'mcp']), [], 'another command, even with an argument "mcp"');
+    assert.deepEqual(nodeOptions(file, ['hook']), []);
+    // Desktop VS Code: the runtime is Electron, whose Node mode makes its own V8 platform. Node stands in
+    // for it here: what the launcher passes is what the stand-in prints.
+    ensureLauncher({ ...input, runtimeIsElectron: true });
+    assert.deepEqual(nodeOptions(file, ['mcp']), []);
+    assert.doesNotMatch(launcherScript({ ...input, runtimeIsElectron: true }), /exec "\$runtime" \$server_flags/);
+    // Electron gone: node on the PATH gets them.
+    const gone = ensureLauncher({ ...input, runtimeIsElectron: true, runtime: path.join(root, 'gone', 'code') });
+    assert.deepEqual(nodeOptions(gone.file, ['mcp'], `${path.dirname(process.execPath)}:/usr/bin:/bin`), ['--v8-pool-size=1']);
   },
 );
 
