@@ -7,9 +7,9 @@
  * is small (three small isolates: main, engine, model) except TurboFan recompiling sql.js's hot
  * WebAssembly as it tiers up, each compile with tens of MB of zone memory, freed into the C
  * library's arena of the thread that ran it. With one helper those compiles run one at a time and
- * reuse one arena: in the agent bench, peak RSS 172–179 → 153–154 MB (medians), RSS after the first
- * answer at most 149.4 MB in 23 servers where 8 of 23 with four helpers were over 150, and the first
- * answer 0.86–0.95× as late (bench/RESULTS-recall.md "Stop 41").
+ * reuse one arena: in the agent bench, peak RSS 172–180 → 153–154 MB (medians), RSS after the first
+ * answer at most 149.4 MB in 29 servers where 10 of 29 with four helpers were over 150, and the first
+ * answer 0.86–0.98× as late (bench/RESULTS-recall.md "Stop 41").
  *
  * Not given to Electron's Node mode (desktop VS Code's runtime): Electron makes its own V8 platform
  * with a thread count of its choosing, and this option does not reach it.
