@@ -20,7 +20,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ensurePrivateHome } from '../../engine/storeLocation';
-import { MCP_SERVER_NODE_FLAGS } from '../../mcp/serverNodeFlags';
+import { MCP_SERVER_NODE_FLAGS, mcpServerNodeFlags } from '../../mcp/serverNodeFlags';
 
 export const LAUNCHER_NAME = 'agent-memory';
 
@@ -51,8 +51,9 @@ const HEADER = 'Written by the Agent Memory extension each time VS Code starts i
 
 function posixScript(input: LauncherInput, extensionsDir: string, cliRel: string): string {
   const msg = (s: string) => `echo ${shQuote(`agent-memory: ${s}`)} >&2`;
-  // Unquoted where used: empty, or options without spaces or patterns.
-  const runtimeFlags = input.runtimeIsElectron ? '' : ' $server_flags';
+  // $server_flags is unquoted where used: empty, or options without spaces or patterns. VS Code's
+  // runtime gets them unless it is Electron (the rule of serverNodeFlags.ts); node always does.
+  const runtimeFlags = mcpServerNodeFlags({ electron: input.runtimeIsElectron === true }).length > 0 ? ' $server_flags' : '';
   return [
     '#!/bin/sh',
     `# agent-memory: runs the CLI (and MCP server) of the Agent Memory VS Code extension.`,
